@@ -1,0 +1,158 @@
+# Runs QEMU in its own process group, streams the serial output live, and enforces the timeout.
+# Maps QEMU's exit status (isa-debug-exit: 1 = guest success, 3 = guest failure) and any
+# "PANIC" serial line onto the runner's exit status.
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+
+EXIT_SUCCESS = 0
+EXIT_FAILURE = 1
+EXIT_TIMEOUT = 124
+PANIC_MARKER = b"PANIC"
+PANIC_GRACE_SECONDS = 5.0  # after a PANIC line the guest gets this long to exit by itself
+KILL_GRACE_SECONDS = 2.0
+
+
+class _Terminated(Exception):
+    """The runner itself got SIGTERM or SIGHUP."""
+
+
+def _raise_terminated(signum, _frame):
+    raise _Terminated(signum)
+
+
+def run(argv, timeout, log_path=None):
+    """Run QEMU; return the runner exit status. QEMU never outlives this call."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _raise_terminated)
+    log_file = open(log_path, "wb") if log_path else None
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               start_new_session=True)
+    watcher = _SerialWatcher(log_file)
+    try:
+        outcome = _watch(process, watcher, timeout)
+    except KeyboardInterrupt:
+        _note("interrupted; killed QEMU")
+        return 130
+    except _Terminated as terminated:
+        _note("terminated; killed QEMU")
+        return 128 + terminated.args[0]
+    finally:
+        _kill_group(process)
+        watcher.finish()
+        if log_file:
+            log_file.close()
+    return _status(outcome, process.returncode, watcher.panic_seen, timeout)
+
+
+def _watch(process, watcher, timeout):
+    """Pump output until QEMU exits; return 'exited', 'timeout' or 'panic-hang'."""
+    deadline = time.monotonic() + timeout
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout, selectors.EVENT_READ)
+    stdout_fd = process.stdout.fileno()
+    while True:
+        limit = deadline
+        if watcher.panic_time is not None:
+            limit = min(limit, watcher.panic_time + PANIC_GRACE_SECONDS)
+        remaining = limit - time.monotonic()
+        if remaining <= 0:
+            return "timeout" if limit == deadline else "panic-hang"
+        if not selector.select(remaining):
+            continue
+        chunk = os.read(stdout_fd, 65536)
+        if not chunk:
+            break
+        watcher.feed(chunk)
+    selector.close()
+    try:
+        process.wait(max(deadline - time.monotonic(), 0.1))
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return "exited"
+
+
+def _status(outcome, qemu_status, panic_seen, timeout):
+    if outcome == "timeout" and not panic_seen:
+        _note(f"TIMEOUT: no result after {timeout:g} s; killed QEMU")
+        return EXIT_TIMEOUT
+    if outcome in ("panic-hang", "timeout"):
+        _note("guest panicked and did not exit by itself; killed QEMU")
+        return EXIT_FAILURE
+    if panic_seen:
+        _note(f"guest panicked (QEMU exit status {qemu_status})")
+        return EXIT_FAILURE
+    if qemu_status == 1:
+        _note("guest reported success")
+        return EXIT_SUCCESS
+    if qemu_status == 0:
+        _note("guest powered off")
+        return EXIT_SUCCESS
+    if qemu_status == 3:
+        _note("guest reported failure")
+        return EXIT_FAILURE
+    _note(f"QEMU failed (exit status {qemu_status})")
+    return EXIT_FAILURE
+
+
+def _kill_group(process):
+    """SIGTERM, then SIGKILL, QEMU's whole process group if QEMU is still running."""
+    if process.poll() is not None:
+        return
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, signum)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(KILL_GRACE_SECONDS)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _note(message):
+    print(f"build/run: {message}", file=sys.stderr, flush=True)
+
+
+class _SerialWatcher:
+    """Echoes serial output to our stdout and the log, and spots PANIC lines."""
+
+    def __init__(self, log_file):
+        self.log_file = log_file
+        self.partial_line = b""
+        self.panic_seen = False
+        self.panic_time = None
+        self.echo = True
+
+    def feed(self, chunk):
+        self._echo(chunk)
+        if self.log_file:
+            self.log_file.write(chunk)
+            self.log_file.flush()
+        lines = (self.partial_line + chunk).split(b"\n")
+        self.partial_line = lines.pop()
+        for line in lines + [self.partial_line]:
+            self._check(line)
+
+    def finish(self):
+        if self.partial_line:
+            self._echo(b"\n")
+            self.partial_line = b""
+
+    def _check(self, line):
+        if PANIC_MARKER in line and not self.panic_seen:
+            self.panic_seen = True
+            self.panic_time = time.monotonic()
+
+    def _echo(self, data):
+        if not self.echo:
+            return
+        try:
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:
+            self.echo = False  # reader went away (e.g. `| head`); keep running QEMU to the end

@@ -1,0 +1,53 @@
+# build/run's main(): parse flags, pick the accelerator, build the QEMU command, run it.
+# Exit statuses: 0 guest success, 1 guest failure/panic, 2 usage error or missing
+# build outputs (nothing was run), 124 timeout.
+import os
+import shlex
+import shutil
+import sys
+
+from . import accel, launch, options, qemu_cmd
+
+EXIT_USAGE = 2
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+OUT_DIR = os.path.join(REPO_ROOT, "build", "out")
+
+
+def build_paths():
+    return {
+        "mkernel": os.path.join(OUT_DIR, "mkernel.elf"),
+        "pkernel": os.path.join(OUT_DIR, "pkernel.elf"),
+        "iso": os.path.join(OUT_DIR, "formica.iso"),
+    }
+
+
+def main(argv):
+    try:
+        opts = options.parse(argv, REPO_ROOT)
+    except options.UsageError as error:
+        print(f"build/run: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+    qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
+    if not shutil.which(qemu):
+        print(f"build/run: {qemu} not found: run build/deps.sh", file=sys.stderr)
+        return EXIT_USAGE
+    if opts.accel == "kvm" and not accel.kvm_usable():
+        print("build/run: --accel kvm: /dev/kvm is missing or not accessible", file=sys.stderr)
+        return EXIT_USAGE
+
+    chosen_accel = accel.resolve(opts.accel, opts.icount, qemu, OUT_DIR)
+    try:
+        argv_qemu = qemu_cmd.build_argv(opts, chosen_accel, build_paths(), qemu,
+                                         check_files=not opts.dry_run)
+    except qemu_cmd.MissingFile as error:
+        print(f"build/run: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+    if opts.dry_run:
+        print(shlex.join(argv_qemu))
+        return 0
+    cmdline = qemu_cmd.kernel_cmdline(opts)
+    print(f"build/run: {opts.boot} boot, {opts.smp} cores, {chosen_accel}, "
+          f"kernel options: {cmdline or '(none)'}", file=sys.stderr, flush=True)
+    return launch.run(argv_qemu, opts.timeout, opts.log)

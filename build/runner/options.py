@@ -1,0 +1,198 @@
+# Command-line flags of build/run: parsing and validation into one Options object.
+# Everything here is checked before QEMU starts; a bad flag raises UsageError (exit 2).
+# Paths are resolved against the current directory, defaults against the repo root.
+import argparse
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+MAX_CORES = 64
+PLACEMENT_PRESETS = [str(n) for n in range(1, 9)]
+DEFAULT_NVM_MIB = 64
+FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd")  # values may start with '-'
+
+
+class UsageError(Exception):
+    """A flag or flag combination that cannot be run."""
+
+
+@dataclass
+class Nvm:
+    path: str
+    size_mib: int
+
+
+@dataclass
+class Options:
+    smp: int
+    sockets: Optional[int]
+    mem_mib: int
+    accel: str
+    boot: str
+    machine: str
+    cpu: Optional[str]
+    x2apic: bool
+    placement: Optional[str]
+    placement_file: Optional[str]
+    cmd: Optional[str]
+    disk: Optional[str]
+    disk_bus: str
+    memnodes: int
+    nvm: Optional[Nvm]
+    icount: bool
+    qemu_extra: List[str] = field(default_factory=list)
+    timeout: float = 120.0
+    append: str = ""
+    log: Optional[str] = None
+    dry_run: bool = False
+
+
+def parse_size_mib(text, what):
+    """'256M', '1G', '512' (MiB), '65536K' -> MiB; whole MiB only."""
+    match = re.fullmatch(r"(\d+)\s*([KMGT]?)(i?B)?", text.strip(), re.IGNORECASE)
+    if not match:
+        raise UsageError(f"{what}: cannot read size {text!r} (use e.g. 256M or 1G)")
+    number = int(match.group(1))
+    unit = match.group(2).upper() or "M"
+    kib = number * {"K": 1, "M": 1024, "G": 1024**2, "T": 1024**3}[unit]
+    if kib % 1024:
+        raise UsageError(f"{what}: {text!r} is not a whole number of MiB")
+    return kib // 1024
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="build/run",
+        description="Boot Formica in QEMU. Exit status: 0 guest success, "
+        "1 guest failure or panic, 2 usage error, 124 timeout.",
+    )
+    parser.add_argument("--smp", type=int, default=2, metavar="N", help="cores, 1-64 (default 2)")
+    parser.add_argument("--sockets", type=int, metavar="S", help="split the cores into S sockets")
+    parser.add_argument("--mem", default="256M", metavar="SIZE", help="guest memory (default 256M)")
+    parser.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto",
+                        help="auto: TCG unless a quick probe shows KVM at full speed")
+    parser.add_argument("--boot", choices=["kernel", "iso", "uefi"], default="kernel",
+                        help="QEMU -kernel (default), the GRUB ISO under SeaBIOS, or the ISO under OVMF")
+    parser.add_argument("--machine", choices=["pc", "q35"], default="pc", help="QEMU machine (default pc)")
+    parser.add_argument("--cpu", metavar="MODEL", help="QEMU CPU model (default: max under TCG, host under KVM)")
+    parser.add_argument("--x2apic", action="store_true", help="require x2APIC in the CPU (QEMU refuses if it cannot)")
+    parser.add_argument("--placement", metavar="P", help="preset 1-8 or a placement file")
+    parser.add_argument("--cmd", metavar="'A; B'", help="shell commands to run, then power off")
+    parser.add_argument("--disk", metavar="IMG",
+                        help="disk image (default build/out/disk.img if it exists; 'none' for no disk)")
+    parser.add_argument("--disk-bus", choices=["virtio", "ahci"], default="virtio",
+                        help="how the disk is attached (default virtio)")
+    parser.add_argument("--memnodes", type=int, default=0, metavar="K", help="memory-node machines to start")
+    parser.add_argument("--nvm", metavar="FILE[:SIZE]", help="attach a file-backed NVDIMM (default size: the file's, else 64M)")
+    parser.add_argument("--icount", action="store_true", help="instruction-counted guest time (TCG, single thread)")
+    parser.add_argument("--qemu", action="append", default=[], metavar="ARGS", help="extra QEMU arguments (shell-split)")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="S", help="kill QEMU after S seconds (default 120)")
+    parser.add_argument("--append", action="append", default=[], metavar="OPTS", help="extra kernel command-line options")
+    parser.add_argument("--log", metavar="FILE", help="also save the serial output to FILE")
+    parser.add_argument("--dry-run", action="store_true", help="print the QEMU command line and exit")
+    return parser
+
+
+def parse(argv, repo_root):
+    """Parse argv into Options; raise UsageError on anything invalid."""
+    args = build_parser().parse_args(_glue_free_text_values(argv))  # exits 2 on bad flags
+
+    if not 1 <= args.smp <= MAX_CORES:
+        raise UsageError(f"--smp {args.smp}: must be between 1 and {MAX_CORES}")
+    if args.sockets is not None:
+        if args.sockets < 1 or args.sockets > args.smp or args.smp % args.sockets:
+            raise UsageError(f"--sockets {args.sockets}: must divide --smp {args.smp}")
+    mem_mib = parse_size_mib(args.mem, "--mem")
+    if mem_mib < 32:
+        raise UsageError("--mem: at least 32M")
+    if args.timeout <= 0:
+        raise UsageError("--timeout: must be positive")
+    if args.icount and args.accel == "kvm":
+        raise UsageError("--icount needs TCG; it cannot be used with --accel kvm")
+    if args.memnodes < 0:
+        raise UsageError("--memnodes: must be 0 or more")
+    if args.memnodes > 0:
+        raise UsageError("--memnodes: memory nodes are not yet supported")
+
+    placement, placement_file = None, None
+    if args.placement is not None:
+        if args.placement in PLACEMENT_PRESETS:
+            placement = args.placement
+        elif os.path.isfile(args.placement):
+            placement, placement_file = "file", os.path.abspath(args.placement)
+        else:
+            raise UsageError(f"--placement {args.placement!r}: not a preset 1-8 nor a file")
+
+    if args.cmd is not None and not args.cmd.strip():
+        raise UsageError("--cmd: empty command")
+
+    disk = _choose_disk(args.disk, repo_root)
+
+    return Options(
+        smp=args.smp,
+        sockets=args.sockets,
+        mem_mib=mem_mib,
+        accel=args.accel,
+        boot=args.boot,
+        machine=args.machine,
+        cpu=args.cpu,
+        x2apic=args.x2apic,
+        placement=placement,
+        placement_file=placement_file,
+        cmd=args.cmd,
+        disk=disk,
+        disk_bus=args.disk_bus,
+        memnodes=args.memnodes,
+        nvm=_parse_nvm(args.nvm) if args.nvm else None,
+        icount=args.icount,
+        qemu_extra=[word for text in args.qemu for word in shlex.split(text)],
+        timeout=args.timeout,
+        append=" ".join(part.strip() for part in args.append if part.strip()),
+        log=args.log,
+        dry_run=args.dry_run,
+    )
+
+
+def _glue_free_text_values(argv):
+    """Turn '--qemu -S' into '--qemu=-S' so argparse does not take '-S' for a flag."""
+    glued, index = [], 0
+    while index < len(argv):
+        word = argv[index]
+        if word in FREE_TEXT_FLAGS and index + 1 < len(argv):
+            glued.append(f"{word}={argv[index + 1]}")
+            index += 2
+        else:
+            glued.append(word)
+            index += 1
+    return glued
+
+
+def _choose_disk(disk_flag, repo_root):
+    if disk_flag == "none":
+        return None
+    if disk_flag is None:
+        default = os.path.join(repo_root, "build", "out", "disk.img")
+        return default if os.path.isfile(default) else None
+    if not os.path.isfile(disk_flag):
+        raise UsageError(f"--disk {disk_flag!r}: no such file")
+    return os.path.abspath(disk_flag)
+
+
+def _parse_nvm(text):
+    path, _, size_text = text.partition(":")
+    if not path:
+        raise UsageError("--nvm: missing FILE")
+    if size_text:
+        size_mib = parse_size_mib(size_text, "--nvm")
+    elif os.path.isfile(path) and os.path.getsize(path) > 0:
+        size_bytes = os.path.getsize(path)
+        if size_bytes % (1024 * 1024):
+            raise UsageError(f"--nvm {path!r}: file size is not a whole number of MiB; give :SIZE")
+        size_mib = size_bytes // (1024 * 1024)
+    else:
+        size_mib = DEFAULT_NVM_MIB
+    if size_mib < 1:
+        raise UsageError("--nvm: size must be at least 1M")
+    return Nvm(path=os.path.abspath(path), size_mib=size_mib)

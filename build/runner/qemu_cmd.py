@@ -1,0 +1,124 @@
+# Turns validated Options into the kernel command line and the QEMU argument vector.
+# The kernel command line goes to QEMU fw_cfg (opt/formica/cmdline) in every boot mode,
+# and also to -append for --boot kernel.
+import os
+import urllib.parse
+
+FW_CFG_CMDLINE = "opt/formica/cmdline"
+FW_CFG_PLACEMENT = "opt/formica/placement"
+OVMF_CODE_VARS_PAIRS = [
+    ("/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_VARS_4M.fd"),
+    ("/usr/share/OVMF/OVMF_CODE.fd", "/usr/share/OVMF/OVMF_VARS.fd"),
+]
+OVMF_SINGLE_IMAGE = "/usr/share/qemu/OVMF.fd"
+
+
+class MissingFile(Exception):
+    """A build output or firmware file that the requested boot needs is absent."""
+
+
+def encode_option_value(text):
+    """Percent-encode a kernel option value: only RFC 3986 unreserved chars and '/' stay."""
+    return urllib.parse.quote(text, safe="/")
+
+
+def kernel_cmdline(options):
+    words = []
+    if options.placement:
+        words.append("placement=" + options.placement)
+    if options.cmd:
+        words.append("cmd=" + encode_option_value(options.cmd))
+    if options.append:
+        words.append(options.append)
+    return " ".join(words)
+
+
+def qemu_option_value(text):
+    """Escape a value inside a QEMU 'key=value,...' option: ',' becomes ',,'."""
+    return text.replace(",", ",,")
+
+
+def default_cpu(accel):
+    return "host" if accel == "kvm" else "max"
+
+
+def build_argv(options, accel, paths, qemu="qemu-system-x86_64", check_files=True):
+    """The full QEMU argv. paths: dict with mkernel, pkernel, iso (checked unless told not to)."""
+    cmdline = kernel_cmdline(options)
+    machine = options.machine + (",nvdimm=on" if options.nvm else "")
+    cpu = options.cpu or default_cpu(accel)
+    if options.x2apic:
+        cpu += ",+x2apic,enforce"
+
+    argv = [qemu, "-machine", machine, "-accel", accel, "-cpu", cpu]
+    argv += ["-smp", _smp_value(options)]
+    argv += ["-m", _memory_value(options)]
+    argv += ["-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot",
+             "-device", "isa-debug-exit,iobase=0xf4,iosize=4"]
+    argv += _boot_args(options.boot, paths, cmdline, check_files)
+    if cmdline:
+        argv += ["-fw_cfg", f"name={FW_CFG_CMDLINE},string={qemu_option_value(cmdline)}"]
+    if options.placement_file:
+        argv += ["-fw_cfg", f"name={FW_CFG_PLACEMENT},file={qemu_option_value(options.placement_file)}"]
+    if options.disk:
+        argv += _disk_args(options.disk, options.disk_bus)
+    if options.nvm:
+        argv += ["-object", "memory-backend-file,id=nv1,share=on,"
+                 f"mem-path={qemu_option_value(options.nvm.path)},size={options.nvm.size_mib}M",
+                 "-device", "nvdimm,id=nvdimm1,memdev=nv1"]
+    if options.icount:
+        argv += ["-icount", "shift=0,align=off,sleep=off"]
+    argv += options.qemu_extra
+    return argv
+
+
+def _smp_value(options):
+    if not options.sockets:
+        return str(options.smp)
+    cores = options.smp // options.sockets
+    return f"{options.smp},sockets={options.sockets},cores={cores},threads=1"
+
+
+def _memory_value(options):
+    if not options.nvm:
+        return f"{options.mem_mib}M"
+    maxmem = options.mem_mib + options.nvm.size_mib
+    return f"{options.mem_mib}M,slots=2,maxmem={maxmem}M"
+
+
+def _boot_args(boot, paths, cmdline, check_files):
+    needed = ["mkernel", "pkernel"] if boot == "kernel" else ["iso"]
+    for name in needed if check_files else []:
+        _require(paths[name], "run `make` first")
+    if boot == "kernel":
+        # -initrd: QEMU's multiboot loader splits modules on ',' (escaped as ',,').
+        return ["-kernel", paths["mkernel"], "-initrd", qemu_option_value(paths["pkernel"]),
+                "-append", cmdline]
+    cdrom = ["-drive", f"file={qemu_option_value(paths['iso'])},media=cdrom,format=raw,readonly=on",
+             "-boot", "order=d"]
+    if boot == "iso":
+        return cdrom
+    return _ovmf_args() + cdrom
+
+
+def _ovmf_args():
+    """OVMF as a read-only code+vars pflash pair: runs are throwaway, so no variables are kept."""
+    for code, variables in OVMF_CODE_VARS_PAIRS:
+        if os.path.isfile(code) and os.path.isfile(variables):
+            return ["-drive", f"if=pflash,format=raw,readonly=on,file={code}",
+                    "-drive", f"if=pflash,format=raw,readonly=on,file={variables}"]
+    if os.path.isfile(OVMF_SINGLE_IMAGE):
+        return ["-bios", OVMF_SINGLE_IMAGE]
+    raise MissingFile("no OVMF firmware found: install the 'ovmf' package (build/deps.sh)")
+
+
+def _disk_args(disk, bus):
+    drive = ["-drive", f"file={qemu_option_value(disk)},format=raw,if=none,id=disk0"]
+    if bus == "ahci":
+        return drive + ["-device", "ahci,id=ahci0", "-device", "ide-hd,drive=disk0,bus=ahci0.0"]
+    return drive + ["-device", "virtio-blk-pci,drive=disk0"]
+
+
+def _require(path, hint):
+    if not os.path.isfile(path):
+        raise MissingFile(f"{path} is missing: {hint}")

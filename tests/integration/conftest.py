@@ -1,0 +1,37 @@
+# Shared fixtures for the QEMU integration tests.
+# `built` fails a test with a clear message when the kernel images are missing (nothing is
+# skipped silently); each session's counts go to build/out/pytest-session.json for .ci/run.
+import json
+
+import pytest
+
+from formica import OUT_DIR
+
+BUILD_OUTPUTS = ["mkernel.elf", "pkernel.elf", "formica.iso"]
+SESSION_REPORT = OUT_DIR / "pytest-session.json"
+_counts = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+@pytest.fixture(scope="session")
+def built():
+    missing = [name for name in BUILD_OUTPUTS if not (OUT_DIR / name).is_file()]
+    if missing:
+        pytest.fail(f"build outputs missing in {OUT_DIR}: {', '.join(missing)}; run `make` first",
+                    pytrace=False)
+
+
+def pytest_runtest_logreport(report):
+    if report.failed:
+        _counts["failed"] += 1
+    elif report.skipped:
+        _counts["skipped"] += 1
+    elif report.passed and report.when == "call":
+        _counts["passed"] += 1
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller reports
+        return
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    report = dict(_counts, collected=session.testscollected, exitstatus=int(exitstatus))
+    SESSION_REPORT.write_text(json.dumps(report) + "\n")

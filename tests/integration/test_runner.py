@@ -1,0 +1,107 @@
+# Tests of build/run itself: flag validation, the timeout, the QEMU command line it builds
+# (--dry-run), and --log. Most need no working kernel.
+import shlex
+
+import pytest
+
+import formica
+
+USAGE_ERROR = 2
+TIMEOUT = 124
+
+
+def dry_run(*flags):
+    result = formica.run("--dry-run", "--accel", "tcg", *flags)
+    assert result.rc == 0, result.describe()
+    command_lines = [line for line in result.lines if line.strip()]
+    assert len(command_lines) == 1, result.describe()
+    return shlex.split(command_lines[0])
+
+
+def value_after(argv, option):
+    """Values following every occurrence of option in argv."""
+    return [argv[index + 1] for index, word in enumerate(argv[:-1]) if word == option]
+
+
+@pytest.mark.parametrize("flags", [
+    ["--smp", "0"],
+    ["--smp", "65"],
+    ["--smp", "many"],
+    ["--smp", "4", "--sockets", "3"],
+    ["--mem", "lots"],
+    ["--placement", "9"],
+    ["--memnodes", "1"],
+    ["--icount", "--accel", "kvm"],
+    ["--boot", "floppy"],
+    ["--disk", "/nonexistent/disk.img"],
+    ["--no-such-flag"],
+])
+def test_bad_flags_are_usage_errors(flags):
+    result = formica.run(*flags, timeout=10)
+    assert result.rc == USAGE_ERROR, result.describe()
+    assert result.seconds < 10, result.describe()
+
+
+@pytest.mark.usefixtures("built")
+def test_timeout_kills_a_stopped_guest():
+    result = formica.run("--smp", "2", "--accel", "tcg", "--qemu", "-S", timeout=3)
+    assert result.rc == TIMEOUT, result.describe()
+    assert result.seconds < 10, result.describe()
+    assert "TIMEOUT" in result.stderr, result.describe()
+
+
+def test_dry_run_kernel_boot_command_line():
+    argv = dry_run("--smp", "4", "--sockets", "2", "--mem", "512M",
+                   "--append", "selftest=intercore", "--append", "x=a,b",
+                   "--cmd", "ls /; cat a,b", "--placement", "5", "--icount",
+                   "--qemu", "-d int")
+    assert argv[0].endswith("qemu-system-x86_64")
+    assert value_after(argv, "-smp") == ["4,sockets=2,cores=2,threads=1"]
+    assert value_after(argv, "-m") == ["512M"]
+    assert value_after(argv, "-accel") == ["tcg"]
+    assert value_after(argv, "-kernel")[0].endswith("build/out/mkernel.elf")
+    assert value_after(argv, "-initrd")[0].endswith("build/out/pkernel.elf")
+    assert "isa-debug-exit,iobase=0xf4,iosize=4" in value_after(argv, "-device")
+    assert value_after(argv, "-serial") == ["stdio"]
+    assert "-no-reboot" in argv
+    assert value_after(argv, "-icount") == ["shift=0,align=off,sleep=off"]
+    assert argv[-2:] == ["-d", "int"]
+    cmdline = "placement=5 cmd=ls%20/%3B%20cat%20a%2Cb selftest=intercore x=a,b"
+    assert value_after(argv, "-append") == [cmdline]
+    assert value_after(argv, "-fw_cfg") == [
+        "name=opt/formica/cmdline,string=" + cmdline.replace(",", ",,")]
+
+
+def test_dry_run_iso_and_uefi_boots():
+    iso_argv = dry_run("--boot", "iso")
+    assert "-kernel" not in iso_argv
+    assert any("build/out/formica.iso" in value for value in value_after(iso_argv, "-drive"))
+    uefi_argv = dry_run("--boot", "uefi", "--append", "selftest=intercore")
+    assert any("OVMF" in value for value in value_after(uefi_argv, "-drive") + value_after(uefi_argv, "-bios"))
+    assert value_after(uefi_argv, "-fw_cfg") == ["name=opt/formica/cmdline,string=selftest=intercore"]
+
+
+def test_dry_run_devices(tmp_path):
+    disk = tmp_path / "disk.img"
+    disk.write_bytes(bytes(1024 * 1024))
+    placement = tmp_path / "placement.conf"
+    placement.write_text("fs 1\nblk 2\n")
+    argv = dry_run("--machine", "q35", "--disk", str(disk), "--nvm", f"{tmp_path}/nvm.img:128M",
+                   "--placement", str(placement), "--x2apic")
+    assert value_after(argv, "-machine") == ["q35,nvdimm=on"]
+    assert value_after(argv, "-m") == ["256M,slots=2,maxmem=384M"]
+    assert "virtio-blk-pci,drive=disk0" in value_after(argv, "-device")
+    assert "nvdimm,id=nvdimm1,memdev=nv1" in value_after(argv, "-device")
+    assert value_after(argv, "-cpu") == ["max,+x2apic,enforce"]
+    assert f"name=opt/formica/placement,file={placement}" in value_after(argv, "-fw_cfg")
+    assert value_after(argv, "-append") == ["placement=file"]
+
+
+@pytest.mark.usefixtures("built")
+def test_log_saves_the_serial_output(tmp_path):
+    log = tmp_path / "serial.log"
+    result = formica.run("--smp", "1", "--accel", "tcg", "--log", str(log), timeout=60)
+    assert result.rc == 0, result.describe()
+    saved = log.read_text(errors="replace").replace("\r", "")
+    assert result.kinds("cores"), result.describe()
+    assert '"kind":"cores"' in saved.replace(" ", "")

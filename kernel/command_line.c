@@ -1,0 +1,41 @@
+/* command_line.c: looks up "name=value" words in the kernel command line
+ * (multiboot command line plus QEMU fw_cfg opt/formica/cmdline). */
+#include "shared.h"
+#include <string.h>
+
+static bool word_matches(const char *word, const char *name, const char **value)
+{
+    size_t length = strlen(name);
+    if (strncmp(word, name, length) != 0)
+        return false;
+    if (word[length] == '=') {
+        *value = word + length + 1;
+        return true;
+    }
+    if (word[length] == ' ' || word[length] == '\0') {
+        *value = word + length;
+        return true;
+    }
+    return false;
+}
+
+bool command_line_option(const char *name, char *value, unsigned value_size)
+{
+    const char *cursor = kernel_shared->command_line;
+    while (*cursor != '\0') {
+        while (*cursor == ' ')
+            cursor++;
+        const char *found;
+        if (*cursor != '\0' && word_matches(cursor, name, &found)) {
+            unsigned i = 0;
+            for (; found[i] != ' ' && found[i] != '\0' && i + 1 < value_size; i++)
+                value[i] = found[i];
+            if (value_size > 0)
+                value[i] = '\0';
+            return true;
+        }
+        while (*cursor != ' ' && *cursor != '\0')
+            cursor++;
+    }
+    return false;
+}

@@ -1,0 +1,109 @@
+/* console.c: formatted kernel output to COM1 and the VGA text screen. A line
+ * is formatted into a local buffer first and written under the console lock,
+ * so output from many cores stays whole. */
+#include "console.h"
+#include "shared.h"
+#include "x86.h"
+#include <format.h>
+#include <stdarg.h>
+
+#define COM1 0x3f8
+#define VGA_COLUMNS 80
+#define VGA_ROWS 25
+#define VGA_ATTRIBUTE 0x0700
+
+void console_init_serial(void)
+{
+    outb(COM1 + 1, 0x00); /* no interrupts */
+    outb(COM1 + 3, 0x80); /* divisor latch */
+    outb(COM1 + 0, 0x01); /* 115200 baud */
+    outb(COM1 + 1, 0x00);
+    outb(COM1 + 3, 0x03); /* 8N1 */
+    outb(COM1 + 2, 0xc7); /* FIFO on */
+    outb(COM1 + 4, 0x03);
+}
+
+static void serial_put(char character)
+{
+    for (int spins = 0; spins < 100000 && (inb(COM1 + 5) & 0x20) == 0; spins++)
+        cpu_relax();
+    outb(COM1, (uint8_t)character);
+}
+
+static void vga_scroll(struct console_state *console)
+{
+    for (int i = 0; i < VGA_COLUMNS * (VGA_ROWS - 1); i++)
+        console->vga[i] = console->vga[i + VGA_COLUMNS];
+    for (int i = 0; i < VGA_COLUMNS; i++)
+        console->vga[VGA_COLUMNS * (VGA_ROWS - 1) + i] = VGA_ATTRIBUTE | ' ';
+    console->vga_row = VGA_ROWS - 1;
+}
+
+static void vga_put(struct console_state *console, char character)
+{
+    if (console->vga == NULL)
+        return;
+    if (character == '\n') {
+        console->vga_column = 0;
+        console->vga_row++;
+    } else {
+        console->vga[console->vga_row * VGA_COLUMNS + console->vga_column] =
+            VGA_ATTRIBUTE | (uint8_t)character;
+        if (++console->vga_column == VGA_COLUMNS) {
+            console->vga_column = 0;
+            console->vga_row++;
+        }
+    }
+    if (console->vga_row == VGA_ROWS)
+        vga_scroll(console);
+}
+
+void console_enable_vga(uint16_t *text_buffer)
+{
+    struct console_state *console = &kernel_shared->console;
+    console->vga = text_buffer;
+    console->vga_row = 0;
+    console->vga_column = 0;
+    for (int i = 0; i < VGA_COLUMNS * VGA_ROWS; i++)
+        text_buffer[i] = VGA_ATTRIBUTE | ' ';
+}
+
+static void console_write(const char *text)
+{
+    struct console_state *console = &kernel_shared->console;
+    for (; *text != '\0'; text++) {
+        if (*text == '\n')
+            serial_put('\r');
+        serial_put(*text);
+        vga_put(console, *text);
+    }
+}
+
+static void console_print(int take_lock, const char *format, va_list arguments)
+{
+    char line[512];
+    format_string_va(line, sizeof(line), format, arguments);
+    if (!take_lock) {
+        console_write(line);
+        return;
+    }
+    uint64_t flags = spin_lock(&kernel_shared->console.lock);
+    console_write(line);
+    spin_unlock(&kernel_shared->console.lock, flags);
+}
+
+void kprintf(const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    console_print(1, format, arguments);
+    va_end(arguments);
+}
+
+void kprintf_unlocked(const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    console_print(0, format, arguments);
+    va_end(arguments);
+}

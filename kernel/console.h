@@ -1,0 +1,18 @@
+/* console.h: kernel output on the serial port COM1 and, when the firmware
+ * left one, the VGA text screen. Both kernels share the state (it lives in
+ * kernel_shared), so lines printed by different cores never interleave. */
+#pragma once
+#include <stdint.h>
+#include "spinlock.h"
+
+struct console_state {
+    struct spinlock lock;
+    uint16_t *vga; /* NULL when there is no VGA text screen */
+    uint32_t vga_row, vga_column;
+};
+
+void console_init_serial(void);
+void console_enable_vga(uint16_t *text_buffer);
+void kprintf(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* Prints without taking the lock: for panics, where another core may hold it. */
+void kprintf_unlocked(const char *format, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,53 @@
+/* cpu.h: the per-core record. Each core finds its own through the GS base
+ * (offset 0 holds a pointer to itself); the array of all records lives in
+ * memory shared by both kernels so a core can see whether another waits. */
+#pragma once
+#include <stdint.h>
+
+#define SEGMENT_KERNEL_CODE 0x08
+#define SEGMENT_KERNEL_DATA 0x10
+#define SEGMENT_USER_DATA 0x18
+#define SEGMENT_USER_CODE 0x20
+#define SEGMENT_TSS 0x28
+#define GDT_ENTRIES 7
+
+struct tss {
+    uint32_t reserved0;
+    uint64_t rsp[3];
+    uint64_t reserved1;
+    uint64_t ist[7];
+    uint64_t reserved2;
+    uint16_t reserved3;
+    uint16_t io_map_base;
+} __attribute__((packed));
+
+enum kernel_role { ROLE_M = 0, ROLE_P = 1 };
+
+struct cpu {
+    struct cpu *self; /* must stay first: %gs:0 */
+    uint32_t index;   /* logical core number, 0 = boot core */
+    uint32_t apic_id;
+    uint32_t role;            /* ROLE_M or ROLE_P */
+    volatile uint32_t online; /* set by the core once it runs its kernel */
+    /* Set while the core halts waiting for messages: senders IPI only then. */
+    volatile uint32_t waiting __attribute__((aligned(64)));
+    uint64_t ipis_sent __attribute__((aligned(64)));
+    uint64_t ipis_received;
+    uint64_t messages_sent;
+    uint64_t messages_received;
+    uint64_t timer_ticks;
+    uint64_t kernel_stack_top;
+    uint64_t fault_stack_top;
+    uint64_t gdt[GDT_ENTRIES];
+    struct tss tss;
+} __attribute__((aligned(64)));
+
+static inline struct cpu *this_cpu(void)
+{
+    struct cpu *cpu;
+    __asm__ volatile("movq %%gs:0, %0" : "=r"(cpu));
+    return cpu;
+}
+
+/* Builds the core's GDT and TSS, loads them, and points GS at the record. */
+void cpu_install(struct cpu *cpu);

@@ -1,0 +1,169 @@
+/* intercore.c: messages between cores over the N×N area. A sender pushes
+ * into its own row and IPIs the receiver only if that core has announced it
+ * is halting (cpu->waiting); the receiver re-checks its inboxes after the
+ * announcement, so no wake-up is lost and no needless IPI is sent. */
+#include "intercore.h"
+#include "cpu.h"
+#include "lapic.h"
+#include "panic.h"
+#include "shared.h"
+#include "trap.h"
+#include "x86.h"
+
+static intercore_handler handlers[MESSAGE_TYPE_COUNT];
+
+/* Per-core state of an outstanding intercore_call (each core uses its own slot). */
+struct pending_call {
+    uint64_t next_sequence;
+    uint64_t awaited_sequence;
+    volatile bool answered;
+    struct intercore_message reply;
+};
+static struct pending_call pending_calls[MAX_CORES];
+
+size_t intercore_area_bytes(uint32_t core_count)
+{
+    size_t entry = (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63ul;
+    return sizeof(struct intercore_area) + entry * core_count * core_count;
+}
+
+void intercore_area_init(struct intercore_area *area, uint32_t core_count)
+{
+    area->core_count = core_count;
+    area->entry_bytes =
+        (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63u;
+    for (uint32_t from = 0; from < core_count; from++)
+        for (uint32_t to = 0; to < core_count; to++)
+            ring_init(intercore_entry(area, from, to), INTERCORE_SLOTS,
+                      sizeof(struct intercore_message));
+}
+
+struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_t to)
+{
+    size_t index = (size_t)from * area->core_count + to;
+    return (struct ring *)(area->entries + index * area->entry_bytes);
+}
+
+static void wake_if_waiting(uint32_t to)
+{
+    struct cpu *target = &kernel_shared->cpus[to];
+    memory_fence();
+    if (__atomic_load_n(&target->waiting, __ATOMIC_ACQUIRE)) {
+        lapic_send_ipi(target->apic_id, VECTOR_MESSAGE);
+        this_cpu()->ipis_sent++;
+    }
+}
+
+void intercore_send(uint32_t to, struct intercore_message *message)
+{
+    struct cpu *cpu = this_cpu();
+    if (to >= kernel_shared->core_count)
+        panic("intercore_send to core %u of %u", to, kernel_shared->core_count);
+    message->from = cpu->index;
+    struct ring *entry = intercore_entry(kernel_shared->intercore, cpu->index, to);
+    while (!ring_push(entry, message)) {
+        wake_if_waiting(to);
+        if (intercore_poll() == 0)
+            cpu_relax();
+    }
+    cpu->messages_sent++;
+    wake_if_waiting(to);
+}
+
+void intercore_reply(const struct intercore_message *request, struct intercore_message *reply)
+{
+    reply->type = request->type | MESSAGE_REPLY;
+    reply->sequence = request->sequence;
+    intercore_send(request->from, reply);
+}
+
+void intercore_call(uint32_t to, struct intercore_message *message,
+                    struct intercore_message *reply)
+{
+    struct pending_call *call = &pending_calls[this_cpu()->index];
+    message->sequence = ++call->next_sequence;
+    call->awaited_sequence = message->sequence;
+    call->answered = false;
+    intercore_send(to, message);
+    while (!call->answered)
+        if (intercore_poll() == 0)
+            intercore_wait();
+    *reply = call->reply;
+}
+
+void intercore_set_handler(uint32_t type, intercore_handler handler)
+{
+    if (type < MESSAGE_TYPE_COUNT)
+        handlers[type] = handler;
+}
+
+static void dispatch(const struct intercore_message *message)
+{
+    struct cpu *cpu = this_cpu();
+    cpu->messages_received++;
+    if (message->type & MESSAGE_REPLY) {
+        struct pending_call *call = &pending_calls[cpu->index];
+        if (message->sequence == call->awaited_sequence && !call->answered) {
+            call->reply = *message;
+            call->answered = true;
+        } else {
+            kprintf("core %u: stray reply type 0x%x from core %u\n", cpu->index, message->type,
+                    message->from);
+        }
+        return;
+    }
+    if (message->type < MESSAGE_TYPE_COUNT && handlers[message->type] != 0)
+        handlers[message->type](message);
+    else
+        kprintf("core %u: no handler for message type %u from core %u\n", cpu->index,
+                message->type, message->from);
+}
+
+unsigned intercore_poll(void)
+{
+    struct cpu *cpu = this_cpu();
+    unsigned handled = 0;
+    for (uint32_t from = 0; from < kernel_shared->core_count; from++) {
+        if (from == cpu->index)
+            continue;
+        struct ring *entry = intercore_entry(kernel_shared->intercore, from, cpu->index);
+        struct intercore_message message;
+        while (ring_pop(entry, &message)) {
+            dispatch(&message);
+            handled++;
+        }
+    }
+    return handled;
+}
+
+static bool inbox_has_message(void)
+{
+    uint32_t self = this_cpu()->index;
+    for (uint32_t from = 0; from < kernel_shared->core_count; from++)
+        if (from != self && !ring_is_empty(intercore_entry(kernel_shared->intercore, from, self)))
+            return true;
+    return false;
+}
+
+void intercore_wait(void)
+{
+    struct cpu *cpu = this_cpu();
+    interrupts_disable();
+    __atomic_store_n(&cpu->waiting, 1, __ATOMIC_SEQ_CST);
+    memory_fence();
+    if (!inbox_has_message())
+        __asm__ volatile("sti; hlt; cli" ::: "memory");
+    __atomic_store_n(&cpu->waiting, 0, __ATOMIC_RELEASE);
+}
+
+static void message_interrupt(struct trap_frame *frame)
+{
+    (void)frame;
+    this_cpu()->ipis_received++;
+    lapic_end_of_interrupt();
+}
+
+void intercore_install(void)
+{
+    trap_set_handler(VECTOR_MESSAGE, message_interrupt);
+}

@@ -1,0 +1,58 @@
+/* intercore.h: the inter-core area of seed 003 §2.2.3. An N×N array of
+ * rings: entry (i,j) is written only by core i and read only by core j, so
+ * the path needs no lock; a core is sent an IPI only while it waits. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ring.h"
+
+#define INTERCORE_SLOTS 16 /* messages in flight per ordered pair of cores */
+
+enum intercore_type {
+    MESSAGE_NONE = 0,
+    MESSAGE_MEMORY_ALLOCATE, /* p → m: argument[0] = frames; reply: [0] = physical or 0 */
+    MESSAGE_MEMORY_FREE,     /* p → m: argument[0] = physical, [1] = frames; reply: [0] = ok */
+    MESSAGE_SELFTEST_START,  /* m → p: argument[0] = rounds */
+    MESSAGE_SELFTEST_PING,   /* any → any: argument[0] = sequence within the pair */
+    MESSAGE_SELFTEST_DONE,   /* p → m: [0] = received, [1] = out of order, [2] = sent */
+    MESSAGE_TYPE_COUNT,
+    MESSAGE_REPLY = 0x8000, /* or-ed into the type of an answer */
+};
+
+struct intercore_message {
+    uint32_t type;
+    uint32_t from; /* sending core, filled in by intercore_send */
+    uint64_t sequence; /* matches a reply to its request */
+    uint64_t argument[6];
+};
+
+struct intercore_area {
+    uint32_t core_count;
+    uint32_t entry_bytes;
+    uint8_t entries[] __attribute__((aligned(64)));
+};
+
+/* Bytes the area for `core_count` cores occupies. */
+size_t intercore_area_bytes(uint32_t core_count);
+void intercore_area_init(struct intercore_area *area, uint32_t core_count);
+/* The ring core `from` writes and core `to` reads. */
+struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_t to);
+
+/* Sends to core `to`; while the entry is full, handles incoming messages
+ * (so two cores sending to each other cannot deadlock). */
+void intercore_send(uint32_t to, struct intercore_message *message);
+/* Sends and waits for the reply with the same sequence number. */
+void intercore_call(uint32_t to, struct intercore_message *message,
+                    struct intercore_message *reply);
+/* Answers `request` with `reply` (type and sequence are set here). */
+void intercore_reply(const struct intercore_message *request, struct intercore_message *reply);
+
+typedef void (*intercore_handler)(const struct intercore_message *message);
+void intercore_set_handler(uint32_t type, intercore_handler handler);
+/* Handles every message waiting in this core's inboxes; returns how many. */
+unsigned intercore_poll(void);
+/* Halts until an IPI or interrupt arrives, unless a message is already waiting. */
+void intercore_wait(void);
+/* Installs the IPI vector handler; each core calls it once. */
+void intercore_install(void);

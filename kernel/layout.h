@@ -1,0 +1,34 @@
+/* layout.h: the kernel half of every address space, shared by the m-kernel
+ * and the p-kernel: where physical memory is mapped and where each kernel
+ * image is linked. Usable from assembly and C. */
+#pragma once
+
+#define PAGE_SIZE 4096
+#define LARGE_PAGE_SIZE 0x200000
+
+/* All physical memory, mapped one-to-one from here (2 MiB pages). */
+#define DIRECT_MAP_BASE 0xffff800000000000
+/* The m-kernel image: linked here, loaded at physical 1 MiB. */
+#define MKERNEL_VIRTUAL_BASE 0xffffffff80000000
+/* The p-kernel image: linked here, placed in frames by the m-kernel. */
+#define PKERNEL_VIRTUAL_BASE 0xffffffffc0000000
+
+/* Where the m-kernel copies the AP start-up trampoline (below 1 MiB). */
+#define TRAMPOLINE_PHYSICAL 0x8000
+
+#define KERNEL_STACK_SIZE 16384
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+static inline void *phys_to_virt(uint64_t physical)
+{
+    return (void *)(physical + DIRECT_MAP_BASE);
+}
+static inline uint64_t virt_to_phys(const void *virtual_address)
+{
+    uint64_t address = (uint64_t)virtual_address;
+    if (address >= MKERNEL_VIRTUAL_BASE && address < PKERNEL_VIRTUAL_BASE)
+        return address - MKERNEL_VIRTUAL_BASE;
+    return address - DIRECT_MAP_BASE;
+}
+#endif

@@ -1,0 +1,46 @@
+/* panic.c: fatal errors and the end of a run. A panicking core marks the
+ * shared state so other cores stop printing, reports itself and leaves
+ * through isa-debug-exit, or halts where there is no such device. */
+#include "panic.h"
+#include "console.h"
+#include "shared.h"
+#include "x86.h"
+#include <format.h>
+#include <stdarg.h>
+
+#define DEBUG_EXIT_PORT 0xf4
+
+void (*machine_power_off_hook)(void);
+
+void halt_forever(void)
+{
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}
+
+void machine_exit(uint32_t status)
+{
+    outl(DEBUG_EXIT_PORT, status);
+    if (status == 0 && machine_power_off_hook != 0)
+        machine_power_off_hook();
+    halt_forever();
+}
+
+static uint32_t current_core(void)
+{
+    uint64_t gs_base = rdmsr(MSR_GS_BASE);
+    return gs_base != 0 ? this_cpu()->index : 0;
+}
+
+void panic(const char *format, ...)
+{
+    interrupts_disable();
+    char message[256];
+    va_list arguments;
+    va_start(arguments, format);
+    format_string_va(message, sizeof(message), format, arguments);
+    va_end(arguments);
+    __atomic_store_n(&kernel_shared->panicking, 1, __ATOMIC_RELEASE);
+    kprintf_unlocked("\nPANIC on core %u: %s\n", current_core(), message);
+    machine_exit(1);
+}

@@ -1,0 +1,13 @@
+/* panic.h: the end of the line for a kernel. panic() prints the core and
+ * the cause, then exits QEMU with a failure status (halts on bare metal);
+ * machine_exit() ends a run with a given status. */
+#pragma once
+#include <stdint.h>
+
+void panic(const char *format, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* Exit status for QEMU's isa-debug-exit: 0 = success, anything else = failure.
+ * Falls back to ACPI power-off (set by the m-kernel), then halts. */
+void machine_exit(uint32_t status) __attribute__((noreturn));
+void halt_forever(void) __attribute__((noreturn));
+/* The m-kernel installs its ACPI S5 power-off here; NULL in the p-kernel. */
+extern void (*machine_power_off_hook)(void);

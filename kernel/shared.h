@@ -1,0 +1,37 @@
+/* shared.h: the state both kernels see. The m-kernel fills one kernel_shared
+ * record at boot and hands its address to every p-kernel core in the AP
+ * start-up hand-off; a kernel image's own static data is never shared. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "console.h"
+#include "cpu.h"
+
+#define MAX_CORES 64
+#define KERNEL_SHARED_MAGIC 0x466f726d /* "Form" */
+#define COMMAND_LINE_BYTES 1024
+
+struct intercore_area;
+
+struct kernel_shared {
+    uint32_t magic;
+    uint32_t core_count;
+    struct cpu *cpus; /* core_count records */
+    struct intercore_area *intercore;
+    struct console_state console;
+    uint64_t tsc_hz;              /* TSC ticks per second */
+    uint64_t lapic_ticks_per_ms;  /* LAPIC timer ticks per millisecond (divide by 16) */
+    const char *tsc_source;       /* how tsc_hz was found */
+    volatile uint8_t *lapic_mmio; /* xAPIC registers, unused in x2APIC mode */
+    bool x2apic;
+    volatile uint32_t cores_online;
+    volatile uint32_t panicking; /* a core has panicked: everyone stops */
+    char command_line[COMMAND_LINE_BYTES];
+};
+
+/* Each image defines this pointer; the p-kernel sets it from the hand-off. */
+extern struct kernel_shared *kernel_shared;
+
+/* Value of option `name` in the command line ("name=value" or bare "name",
+ * which yields ""), copied into `value`; false when absent. */
+bool command_line_option(const char *name, char *value, unsigned value_size);

@@ -1,0 +1,27 @@
+/* spinlock.h: a test-and-test-and-set lock with interrupts disabled while
+ * held. Used only for the console; the inter-core message path is lock-free. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "x86.h"
+
+struct spinlock {
+    volatile uint32_t locked;
+};
+
+static inline uint64_t spin_lock(struct spinlock *lock)
+{
+    uint64_t flags;
+    __asm__ volatile("pushfq; popq %0; cli" : "=r"(flags) : : "memory");
+    while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE) != 0)
+        while (lock->locked != 0)
+            cpu_relax();
+    return flags;
+}
+
+static inline void spin_unlock(struct spinlock *lock, uint64_t flags)
+{
+    __atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
+    if (flags & (1 << 9))
+        interrupts_enable();
+}

@@ -1,0 +1,75 @@
+/* trap.c: what happens after an entry stub. Exceptions in the kernel end in
+ * a full report and a panic; interrupt vectors go to the handler registered
+ * for them (timer, inter-core message IPI, devices). */
+#include "trap.h"
+#include "console.h"
+#include "cpu.h"
+#include "lapic.h"
+#include "panic.h"
+#include "x86.h"
+
+static trap_handler handlers[256];
+
+static const char *const exception_names[32] = {
+    "divide error", "debug", "NMI", "breakpoint", "overflow", "bound range exceeded",
+    "invalid opcode", "device not available", "double fault", "coprocessor segment overrun",
+    "invalid TSS", "segment not present", "stack-segment fault", "general protection fault",
+    "page fault", "reserved", "x87 floating-point error", "alignment check", "machine check",
+    "SIMD floating-point error", "virtualization exception", "control protection",
+};
+
+const char *trap_name(uint64_t vector)
+{
+    if (vector < 32)
+        return exception_names[vector] != 0 ? exception_names[vector] : "reserved exception";
+    if (vector == VECTOR_TIMER)
+        return "timer";
+    if (vector == VECTOR_MESSAGE)
+        return "message IPI";
+    return "interrupt";
+}
+
+void trap_set_handler(uint8_t vector, trap_handler handler)
+{
+    handlers[vector] = handler;
+}
+
+void trap_report(const struct trap_frame *frame)
+{
+    struct cpu *cpu = this_cpu();
+    kprintf_unlocked("\n*** %s (vector %lu) on core %u (apic %u, %s-kernel), error code 0x%lx\n",
+                     trap_name(frame->vector), frame->vector, cpu->index, cpu->apic_id,
+                     cpu->role == ROLE_M ? "m" : "p", frame->error_code);
+    if (frame->vector == VECTOR_PAGE_FAULT)
+        kprintf_unlocked("    faulting address cr2=%016lx (%s, %s, %s)\n", read_cr2(),
+                         (frame->error_code & 1) ? "protection" : "not present",
+                         (frame->error_code & 2) ? "write" : "read",
+                         (frame->error_code & 4) ? "user" : "kernel");
+    kprintf_unlocked("    rip=%016lx cs=%04lx rflags=%016lx rsp=%016lx ss=%04lx\n", frame->rip,
+                     frame->cs, frame->rflags, frame->rsp, frame->ss);
+    kprintf_unlocked("    rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx\n", frame->rax, frame->rbx,
+                     frame->rcx, frame->rdx);
+    kprintf_unlocked("    rsi=%016lx rdi=%016lx rbp=%016lx r8 =%016lx\n", frame->rsi, frame->rdi,
+                     frame->rbp, frame->r8);
+    kprintf_unlocked("    r9 =%016lx r10=%016lx r11=%016lx r12=%016lx\n", frame->r9, frame->r10,
+                     frame->r11, frame->r12);
+    kprintf_unlocked("    r13=%016lx r14=%016lx r15=%016lx cr3=%016lx\n", frame->r13, frame->r14,
+                     frame->r15, read_cr3());
+}
+
+void trap_dispatch(struct trap_frame *frame)
+{
+    uint64_t vector = frame->vector;
+    if (handlers[vector] != 0) {
+        handlers[vector](frame);
+        return;
+    }
+    if (vector < 32) {
+        trap_report(frame);
+        panic("unhandled %s in the kernel at rip %016lx", trap_name(vector), frame->rip);
+    }
+    if (vector != VECTOR_SPURIOUS) {
+        kprintf("core %u: unexpected interrupt vector %lu\n", this_cpu()->index, vector);
+        lapic_end_of_interrupt();
+    }
+}

@@ -1,0 +1,26 @@
+/* trap.h: interrupts and exceptions common to both kernels: the frame the
+ * entry stubs build, the IDT, handler registration for device and IPI
+ * vectors, and the fault report. */
+#pragma once
+#include <stdint.h>
+
+struct trap_frame {
+    uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+    uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+    uint64_t vector, error_code;
+    uint64_t rip, cs, rflags, rsp, ss;
+};
+
+#define VECTOR_PAGE_FAULT 14
+#define VECTOR_TIMER 0xef
+#define VECTOR_MESSAGE 0xf0 /* "look at your inter-core inboxes" */
+#define VECTOR_SPURIOUS 0xff
+
+typedef void (*trap_handler)(struct trap_frame *frame);
+
+/* Fills this image's IDT (once) and loads it on the calling core. */
+void idt_load(void);
+void trap_set_handler(uint8_t vector, trap_handler handler);
+/* Prints core, vector, cause, error code and all registers. */
+void trap_report(const struct trap_frame *frame);
+const char *trap_name(uint64_t vector);

@@ -1,0 +1,98 @@
+/* string.c: plain implementations of the string.h functions for freestanding
+ * builds (kernels and user programs). Clarity over speed, except memcpy and
+ * memset, which use the string instructions. */
+#include <string.h>
+#include <stdint.h>
+
+void *memcpy(void *destination, const void *source, size_t count)
+{
+    void *result = destination;
+    __asm__ volatile("rep movsb"
+                     : "+D"(destination), "+S"(source), "+c"(count)
+                     :
+                     : "memory");
+    return result;
+}
+
+void *memmove(void *destination, const void *source, size_t count)
+{
+    unsigned char *to = destination;
+    const unsigned char *from = source;
+    if (to == from || count == 0)
+        return destination;
+    if (to < from || to >= from + count)
+        return memcpy(destination, source, count);
+    while (count-- > 0)
+        to[count] = from[count];
+    return destination;
+}
+
+void *memset(void *destination, int value, size_t count)
+{
+    void *result = destination;
+    __asm__ volatile("rep stosb" : "+D"(destination), "+c"(count) : "a"(value) : "memory");
+    return result;
+}
+
+int memcmp(const void *left, const void *right, size_t count)
+{
+    const unsigned char *a = left, *b = right;
+    for (size_t i = 0; i < count; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+size_t strlen(const char *text)
+{
+    size_t length = 0;
+    while (text[length] != '\0')
+        length++;
+    return length;
+}
+
+size_t strnlen(const char *text, size_t limit)
+{
+    size_t length = 0;
+    while (length < limit && text[length] != '\0')
+        length++;
+    return length;
+}
+
+int strcmp(const char *left, const char *right)
+{
+    while (*left != '\0' && *left == *right) {
+        left++;
+        right++;
+    }
+    return (unsigned char)*left - (unsigned char)*right;
+}
+
+int strncmp(const char *left, const char *right, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (left[i] != right[i] || left[i] == '\0')
+            return (unsigned char)left[i] - (unsigned char)right[i];
+    }
+    return 0;
+}
+
+char *strchr(const char *text, int character)
+{
+    for (;; text++) {
+        if (*text == (char)character)
+            return (char *)text;
+        if (*text == '\0')
+            return NULL;
+    }
+}
+
+char *strncpy(char *destination, const char *source, size_t count)
+{
+    size_t i = 0;
+    for (; i < count && source[i] != '\0'; i++)
+        destination[i] = source[i];
+    for (; i < count; i++)
+        destination[i] = '\0';
+    return destination;
+}

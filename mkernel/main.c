@@ -1,0 +1,236 @@
+/* main.c: the m-kernel's boot sequence on the boot core: console, loader
+ * information, command line, physical memory, page tables, ACPI and the
+ * MADT, the APIC and clocks, the inter-core area, the p-kernel image, the
+ * other cores; then the boot report and, for now, the end of the run. */
+#include "acpi.h"
+#include "boot_information.h"
+#include "clock.h"
+#include "console.h"
+#include "cpu.h"
+#include "fault_injection.h"
+#include "fw_cfg.h"
+#include "intercore.h"
+#include "lapic.h"
+#include "layout.h"
+#include "madt.h"
+#include "memory_service.h"
+#include "paging.h"
+#include "panic.h"
+#include "physical_memory.h"
+#include "pkernel_loader.h"
+#include "selftest.h"
+#include "shared.h"
+#include "smp.h"
+#include "trap.h"
+#include "x86.h"
+#include <string.h>
+
+#define DEFAULT_AP_TIMEOUT_MS 5000
+#define DEFAULT_SELFTEST_ROUNDS 32
+#define TICK_PERIOD_MS 10
+
+extern char boot_stack_top[];
+
+static struct kernel_shared shared_state;
+/* The boot core's record until the core array exists: faults are reported from the start. */
+static struct cpu early_boot_cpu;
+static uint8_t early_fault_stack[4096] __attribute__((aligned(16)));
+struct kernel_shared *kernel_shared = &shared_state;
+static struct boot_information boot;
+static struct madt_info madt;
+
+static uint64_t parse_number(const char *text, uint64_t fallback)
+{
+    if (*text < '0' || *text > '9')
+        return fallback;
+    uint64_t value = 0;
+    while (*text >= '0' && *text <= '9')
+        value = value * 10 + (uint64_t)(*text++ - '0');
+    return value;
+}
+
+static uint64_t option_number(const char *name, uint64_t fallback)
+{
+    char value[32];
+    return command_line_option(name, value, sizeof(value)) ? parse_number(value, fallback)
+                                                           : fallback;
+}
+
+/* The loader's command line, then anything the runner passed through fw_cfg. */
+static void assemble_command_line(void)
+{
+    char extra[COMMAND_LINE_BYTES];
+    strncpy(kernel_shared->command_line, boot.command_line, COMMAND_LINE_BYTES - 1);
+    if (fw_cfg_read_text("opt/formica/cmdline", extra, sizeof(extra))) {
+        size_t used = strlen(kernel_shared->command_line);
+        if (used + 1 + strlen(extra) < COMMAND_LINE_BYTES) {
+            kernel_shared->command_line[used] = ' ';
+            strncpy(kernel_shared->command_line + used + 1, extra, COMMAND_LINE_BYTES - used - 2);
+        }
+    }
+    kprintf("command line: %s\n", kernel_shared->command_line);
+}
+
+static void read_madt(void)
+{
+    const struct acpi_header *table = acpi_find_table("APIC", 0);
+    if (table == NULL)
+        panic("ACPI: no MADT (APIC table); cannot find the cores");
+    char test[16];
+    uint8_t copy[4096];
+    const void *source = table;
+    if (command_line_option("test_corrupt_madt", test, sizeof(test)) && table->length <= 4096) {
+        memcpy(copy, table, table->length);
+        copy[table->length - 1] ^= 0x5a; /* as a damaged firmware table would be */
+        source = copy;
+    }
+    int error = madt_parse(source, table->length, &madt);
+    if (error != MADT_OK)
+        panic("ACPI: malformed MADT: %s", madt_error_text(error));
+    if (madt.cores_ignored > 0)
+        kprintf("madt: %u cores beyond the limit of %u ignored\n", madt.cores_ignored,
+                MADT_MAX_CORES);
+}
+
+static void setup_cores(void)
+{
+    uint32_t boot_apic = lapic_id();
+    if (madt_put_boot_core_first(&madt, boot_apic) != 0)
+        panic("the boot core (apic id %u) is not in the MADT", boot_apic);
+    char test[16];
+    if (command_line_option("test_phantom_core", test, sizeof(test)) &&
+        madt.core_count < MADT_MAX_CORES)
+        madt.cores[madt.core_count++] = (struct madt_core){.apic_id = 0xf0, .processor_uid = 0xf0};
+    uint32_t count = madt.core_count;
+    uint64_t pages = (count * sizeof(struct cpu) + PAGE_SIZE - 1) / PAGE_SIZE;
+    uint64_t records = physical_allocate(pages, 0);
+    if (records == 0)
+        panic("out of memory for %u core records", count);
+    kernel_shared->cpus = phys_to_virt(records);
+    kernel_shared->core_count = count;
+    for (uint32_t i = 0; i < count; i++) {
+        kernel_shared->cpus[i].index = i;
+        kernel_shared->cpus[i].apic_id = madt.cores[i].apic_id;
+        kernel_shared->cpus[i].role = i == 0 ? ROLE_M : ROLE_P;
+    }
+}
+
+static void setup_boot_core(void)
+{
+    struct cpu *cpu = &kernel_shared->cpus[0];
+    uint64_t fault_stack = physical_allocate(1, 0);
+    if (fault_stack == 0)
+        panic("out of memory for the boot core's fault stack");
+    cpu->kernel_stack_top = (uint64_t)boot_stack_top;
+    cpu->fault_stack_top = (uint64_t)phys_to_virt(fault_stack) + PAGE_SIZE;
+    cpu_install(cpu);
+    idt_load();
+    cpu->online = 1;
+    kernel_shared->cores_online = 1;
+}
+
+static void setup_interrupt_controllers(void)
+{
+    outb(0x21, 0xff); /* mask both legacy 8259 PICs: the APICs take over */
+    outb(0xa1, 0xff);
+    kernel_shared->lapic_mmio = phys_to_virt(madt.lapic_address);
+    char value[8];
+    bool forbid = command_line_option("nox2apic", value, sizeof(value));
+    kernel_shared->x2apic = lapic_x2apic_supported() && !forbid;
+    for (uint32_t i = 0; i < madt.core_count; i++)
+        if (madt.cores[i].apic_id > 254 && !kernel_shared->x2apic)
+            panic("core with apic id %u needs x2APIC, which this processor lacks",
+                  madt.cores[i].apic_id);
+    lapic_enable();
+}
+
+static void setup_intercore_area(void)
+{
+    uint32_t count = kernel_shared->core_count;
+    uint64_t bytes = intercore_area_bytes(count);
+    uint64_t area = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
+    if (area == 0)
+        panic("out of memory for the %u x %u inter-core area (%lu bytes)", count, count, bytes);
+    kernel_shared->intercore = phys_to_virt(area);
+    intercore_area_init(kernel_shared->intercore, count);
+    intercore_install();
+    memory_service_install();
+    selftest_install();
+}
+
+static void start_other_cores(void)
+{
+    if (kernel_shared->core_count == 1)
+        return;
+    uint64_t entry = pkernel_load(&boot);
+    if (entry == 0)
+        panic("cannot start the other %u cores without a p-kernel image",
+              kernel_shared->core_count - 1);
+    smp_start_application_cores(entry, option_number("ap_timeout_ms", DEFAULT_AP_TIMEOUT_MS));
+}
+
+static void report_cores(void)
+{
+    uint32_t count = kernel_shared->core_count;
+    kprintf("cores: %u online (%s, TSC %lu kHz from %s%s)\n", count,
+            kernel_shared->x2apic ? "x2APIC" : "xAPIC", kernel_shared->tsc_hz / 1000,
+            kernel_shared->tsc_source, clock_tsc_invariant() ? ", invariant" : "");
+    kprintf("@json {\"kind\":\"cores\",\"online\":%u,\"m\":1,\"p\":%u}\n", count, count - 1);
+}
+
+static void run_boot_selftests(void)
+{
+    char value[16];
+    if (!command_line_option("selftest", value, sizeof(value)))
+        return;
+    if (strncmp(value, "intercore", 9) != 0) {
+        kprintf("selftest: unknown test '%s'\n", value);
+        machine_exit(1);
+    }
+    uint32_t rounds = value[9] == ':' ? (uint32_t)parse_number(value + 10, DEFAULT_SELFTEST_ROUNDS)
+                                      : DEFAULT_SELFTEST_ROUNDS;
+    if (!selftest_intercore(rounds))
+        machine_exit(1);
+}
+
+static void power_off_through_acpi(void)
+{
+    acpi_power_off();
+}
+
+void mkernel_main(uint32_t magic, uint64_t info_physical)
+{
+    kernel_shared->magic = KERNEL_SHARED_MAGIC;
+    early_boot_cpu.kernel_stack_top = (uint64_t)boot_stack_top;
+    early_boot_cpu.fault_stack_top = (uint64_t)(early_fault_stack + sizeof(early_fault_stack));
+    cpu_install(&early_boot_cpu);
+    idt_load();
+    console_init_serial();
+    kprintf("\nFormica m-kernel starting\n");
+    if (!boot_information_read(magic, info_physical, &boot))
+        halt_forever();
+    if (boot.vga_text)
+        console_enable_vga(phys_to_virt(0xb8000));
+    kprintf("boot: %s from %s, %u memory regions, %u modules\n", boot.protocol,
+            boot.loader_name[0] ? boot.loader_name : "an unnamed loader", boot.region_count,
+            boot.module_count);
+    assemble_command_line();
+    physical_memory_init(&boot);
+    paging_init(physical_usable_end());
+    if (!acpi_init(boot.rsdp_physical))
+        panic("ACPI: no usable RSDP/RSDT; cannot find the cores");
+    machine_power_off_hook = power_off_through_acpi;
+    read_madt();
+    setup_interrupt_controllers();
+    setup_cores();
+    setup_boot_core();
+    clock_calibrate();
+    setup_intercore_area();
+    fault_injection_check();
+    start_other_cores();
+    clock_start_tick(TICK_PERIOD_MS);
+    report_cores();
+    run_boot_selftests();
+    kprintf("formica: boot complete; powering off (status 0)\n");
+    machine_exit(0);
+}

@@ -1,0 +1,24 @@
+/* paging.h: the kernel half of the page tables, built and changed only by
+ * the m-kernel: the direct map of physical memory, the m-kernel image and
+ * the p-kernel image. Every address space shares these upper-half entries. */
+#pragma once
+#include <stdint.h>
+
+#define PAGE_PRESENT (1ull << 0)
+#define PAGE_WRITABLE (1ull << 1)
+#define PAGE_USER (1ull << 2)
+#define PAGE_WRITE_THROUGH (1ull << 3)
+#define PAGE_CACHE_DISABLE (1ull << 4)
+#define PAGE_ACCESSED (1ull << 5)
+#define PAGE_DIRTY (1ull << 6)
+#define PAGE_LARGE (1ull << 7)
+#define PAGE_GLOBAL (1ull << 8)
+#define PAGE_ADDRESS_MASK 0x000ffffffffff000ull
+
+/* Builds the final kernel page tables and switches the boot core to them. */
+void paging_init(uint64_t usable_end);
+/* Physical address of the kernel's top-level table (for CR3). */
+uint64_t paging_kernel_root(void);
+/* Maps one 4 KiB page in the kernel half; 0 on success, -1 when out of memory
+ * or the address is already mapped by a large page. */
+int paging_map_kernel_page(uint64_t virtual_address, uint64_t physical, uint64_t flags);

@@ -1,0 +1,17 @@
+/* physical_memory.h: the m-kernel's frames. Built from the boot memory map
+ * minus everything already in use (low 1 MiB, the kernel image, the loader's
+ * structures and modules); the only allocator of physical memory in Formica. */
+#pragma once
+#include <stdint.h>
+#include "boot_information.h"
+#include "frame.h"
+
+#define MINIMUM_MEMORY_BYTES (24ul << 20)
+
+/* Sets up the allocator; panics with a clear message when memory is too small. */
+void physical_memory_init(struct boot_information *boot);
+/* `count` zeroed contiguous frames below `limit` (0 = anywhere); 0 when none. */
+uint64_t physical_allocate(uint64_t count, uint64_t limit);
+void physical_free(uint64_t physical, uint64_t count);
+uint64_t physical_free_bytes(void);
+uint64_t physical_usable_end(void);

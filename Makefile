@@ -75,7 +75,7 @@ unit-test:
 	$(MAKE) -C tests/unit
 
 integration-test: all
-	python3 -m pytest -q tests/integration
+	tests/integration/run
 
 # QEMU waits for gdb on port 1234; see docs/debugging.md.
 debug: deps all

@@ -27,11 +27,12 @@ void fault_injection_check(void)
         uint64_t *volatile unmapped = (uint64_t *)0x10;
         *unmapped = 1;
     }
-    else if (strcmp(name, "divide") == 0) {
-        volatile unsigned zero = 0;
-        volatile unsigned result = 1 / zero;
-        (void)result;
-    } else if (strcmp(name, "ud") == 0)
+    else if (strcmp(name, "divide") == 0)
+        __asm__ volatile("xorl %%ecx, %%ecx; movl $1, %%eax; xorl %%edx, %%edx; divl %%ecx"
+                         :
+                         :
+                         : "rax", "rcx", "rdx");
+    else if (strcmp(name, "ud") == 0)
         __asm__ volatile("ud2");
     else if (strcmp(name, "gp") == 0)
         __asm__ volatile("movq %0, %%rax; movq (%%rax), %%rax" : : "r"(0x8000000000000000ull) : "rax");

@@ -77,18 +77,35 @@ void intercore_reply(const struct intercore_message *request, struct intercore_m
     intercore_send(request->from, reply);
 }
 
-void intercore_call(uint32_t to, struct intercore_message *message,
-                    struct intercore_message *reply)
+bool intercore_call_bounded(uint32_t to, struct intercore_message *message,
+                            struct intercore_message *reply, uint64_t timeout_cycles)
 {
     struct pending_call *call = &pending_calls[this_cpu()->index];
     message->sequence = ++call->next_sequence;
     call->awaited_sequence = message->sequence;
     call->answered = false;
     intercore_send(to, message);
-    while (!call->answered)
-        if (intercore_poll() == 0)
-            intercore_wait();
+    uint64_t start = rdtsc();
+    while (!call->answered) {
+        if (timeout_cycles != 0 && rdtsc() - start > timeout_cycles) {
+            call->awaited_sequence = 0;
+            return false;
+        }
+        if (intercore_poll() == 0) {
+            if (timeout_cycles == 0)
+                intercore_wait(); /* the timer tick bounds a wait otherwise */
+            else
+                cpu_relax();
+        }
+    }
     *reply = call->reply;
+    return true;
+}
+
+void intercore_call(uint32_t to, struct intercore_message *message,
+                    struct intercore_message *reply)
+{
+    intercore_call_bounded(to, message, reply, 0);
 }
 
 void intercore_set_handler(uint32_t type, intercore_handler handler)

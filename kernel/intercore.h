@@ -16,6 +16,7 @@ enum intercore_type {
     MESSAGE_SELFTEST_START,  /* m → p: argument[0] = rounds */
     MESSAGE_SELFTEST_PING,   /* any → any: argument[0] = sequence within the pair */
     MESSAGE_SELFTEST_DONE,   /* p → m: [0] = received, [1] = out of order, [2] = sent */
+    MESSAGE_HALT,            /* m → p: reply, then stop for good (orderly power-off) */
     MESSAGE_TYPE_COUNT,
     MESSAGE_REPLY = 0x8000, /* or-ed into the type of an answer */
 };
@@ -45,6 +46,9 @@ void intercore_send(uint32_t to, struct intercore_message *message);
 /* Sends and waits for the reply with the same sequence number. */
 void intercore_call(uint32_t to, struct intercore_message *message,
                     struct intercore_message *reply);
+/* The same, giving up after `timeout_cycles` TSC cycles; false if no reply came. */
+bool intercore_call_bounded(uint32_t to, struct intercore_message *message,
+                            struct intercore_message *reply, uint64_t timeout_cycles);
 /* Answers `request` with `reply` (type and sequence are set here). */
 void intercore_reply(const struct intercore_message *request, struct intercore_message *reply);
 

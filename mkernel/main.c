@@ -20,6 +20,7 @@
 #include "pkernel_loader.h"
 #include "selftest.h"
 #include "shared.h"
+#include "shutdown.h"
 #include "smp.h"
 #include "trap.h"
 #include "x86.h"
@@ -185,12 +186,12 @@ static void run_boot_selftests(void)
         return;
     if (strncmp(value, "intercore", 9) != 0) {
         kprintf("selftest: unknown test '%s'\n", value);
-        machine_exit(1);
+        shutdown_machine(1);
     }
     uint32_t rounds = value[9] == ':' ? (uint32_t)parse_number(value + 10, DEFAULT_SELFTEST_ROUNDS)
                                       : DEFAULT_SELFTEST_ROUNDS;
     if (!selftest_intercore(rounds))
-        machine_exit(1);
+        shutdown_machine(1);
 }
 
 static void power_off_through_acpi(void)
@@ -231,6 +232,6 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     clock_start_tick(TICK_PERIOD_MS);
     report_cores();
     run_boot_selftests();
-    kprintf("formica: boot complete; powering off (status 0)\n");
-    machine_exit(0);
+    kprintf("formica: boot complete\n");
+    shutdown_machine(0);
 }

@@ -57,6 +57,14 @@ static uint64_t request_stack_memory(void)
     return reply.argument[0];
 }
 
+static void on_halt(const struct intercore_message *request)
+{
+    struct intercore_message reply = {0};
+    this_cpu()->online = 0;
+    intercore_reply(request, &reply);
+    halt_forever();
+}
+
 static void pkernel_run(struct cpu *cpu)
 {
     __atomic_store_n(&cpu->online, 1, __ATOMIC_RELEASE);
@@ -82,6 +90,7 @@ void pkernel_main(struct kernel_shared *shared, uint32_t ticket)
     lapic_enable();
     intercore_install();
     selftest_install();
+    intercore_set_handler(MESSAGE_HALT, on_halt);
     uint64_t stacks = request_stack_memory();
     uint8_t *base = phys_to_virt(stacks);
     cpu->fault_stack_top = (uint64_t)(base + FAULT_STACK_SIZE);

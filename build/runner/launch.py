@@ -12,6 +12,9 @@ EXIT_SUCCESS = 0
 EXIT_FAILURE = 1
 EXIT_TIMEOUT = 124
 PANIC_MARKER = b"PANIC"
+# The kernel prints this just before a successful power-off. QEMU also exits 0 when a guest
+# triple-faults under -no-reboot, so exit status 0 counts as success only after this line.
+POWER_OFF_MARKER = b"powering off (status 0)"
 PANIC_GRACE_SECONDS = 5.0  # after a PANIC line the guest gets this long to exit by itself
 KILL_GRACE_SECONDS = 2.0
 
@@ -45,7 +48,7 @@ def run(argv, timeout, log_path=None):
         watcher.finish()
         if log_file:
             log_file.close()
-    return _status(outcome, process.returncode, watcher.panic_seen, timeout)
+    return _status(outcome, process.returncode, watcher, timeout)
 
 
 def _watch(process, watcher, timeout):
@@ -75,7 +78,8 @@ def _watch(process, watcher, timeout):
     return "exited"
 
 
-def _status(outcome, qemu_status, panic_seen, timeout):
+def _status(outcome, qemu_status, watcher, timeout):
+    panic_seen = watcher.panic_seen
     if outcome == "timeout" and not panic_seen:
         _note(f"TIMEOUT: no result after {timeout:g} s; killed QEMU")
         return EXIT_TIMEOUT
@@ -88,9 +92,12 @@ def _status(outcome, qemu_status, panic_seen, timeout):
     if qemu_status == 1:
         _note("guest reported success")
         return EXIT_SUCCESS
-    if qemu_status == 0:
+    if qemu_status == 0 and watcher.power_off_seen:
         _note("guest powered off")
         return EXIT_SUCCESS
+    if qemu_status == 0:
+        _note("guest stopped without reporting success (a reset or triple fault under -no-reboot)")
+        return EXIT_FAILURE
     if qemu_status == 3:
         _note("guest reported failure")
         return EXIT_FAILURE
@@ -126,6 +133,7 @@ class _SerialWatcher:
         self.partial_line = b""
         self.panic_seen = False
         self.panic_time = None
+        self.power_off_seen = False
         self.echo = True
 
     def feed(self, chunk):
@@ -144,6 +152,8 @@ class _SerialWatcher:
             self.partial_line = b""
 
     def _check(self, line):
+        if POWER_OFF_MARKER in line:
+            self.power_off_seen = True
         if PANIC_MARKER in line and not self.panic_seen:
             self.panic_seen = True
             self.panic_time = time.monotonic()

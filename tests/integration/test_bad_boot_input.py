@@ -1,0 +1,57 @@
+# Bad boot input: a corrupt MADT, a core that never answers INIT-SIPI, too little memory,
+# a missing p-kernel module and a fault on a p-kernel core must each end the run quickly
+# with a clear message and a failing exit status, never a hang or a silent success.
+import shlex
+import subprocess
+
+import pytest
+
+import formica
+
+pytestmark = pytest.mark.usefixtures("built")
+
+TIMEOUT = 30
+
+
+def assert_fails_with(result, message):
+    assert result.rc not in (0, 124), result.describe()
+    assert "PANIC" in result.text, result.describe()
+    assert message in result.text, f"expected {message!r}\n{result.describe()}"
+
+
+def test_corrupt_madt_is_reported():
+    result = formica.run("--smp", "2", "--accel", "tcg", "--append", "test_corrupt_madt",
+                         timeout=TIMEOUT)
+    assert_fails_with(result, "malformed MADT: checksum mismatch")
+
+
+def test_core_that_never_answers_is_named():
+    result = formica.run("--smp", "2", "--accel", "tcg", "--append",
+                         "test_phantom_core ap_timeout_ms=500", timeout=TIMEOUT)
+    assert_fails_with(result, "did not answer INIT-SIPI-SIPI")
+    assert "apic id 240" in result.text, result.describe()
+
+
+def test_too_little_memory_is_reported():
+    result = formica.run("--smp", "1", "--accel", "tcg", "--mem", "20M", timeout=TIMEOUT)
+    assert_fails_with(result, "too little memory")
+
+
+def test_fault_on_a_pkernel_core_ends_the_run():
+    result = formica.run("--smp", "4", "--accel", "tcg", "--append", "fault=ud fault_core=2",
+                         timeout=TIMEOUT)
+    assert_fails_with(result, "invalid opcode")
+    assert "on core 2" in result.text and "p-kernel" in result.text, result.describe()
+
+
+def test_missing_pkernel_module_is_reported():
+    dry = subprocess.run([str(formica.RUNNER), "--dry-run", "--smp", "2", "--accel", "tcg"],
+                         capture_output=True, text=True, check=True)
+    argv = shlex.split(dry.stdout.strip().splitlines()[-1])
+    index = argv.index("-initrd")
+    del argv[index:index + 2]
+    completed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=TIMEOUT)
+    assert completed.returncode == 3, completed.stdout  # isa-debug-exit: guest wrote 1
+    assert "no p-kernel boot module" in completed.stdout
+    assert "PANIC" in completed.stdout

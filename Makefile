@@ -25,7 +25,10 @@ MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
 .PHONY: all run test unit-test integration-test debug clean deps help
-all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/formica.iso
+all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
+
+# User programs, servers and the boot image of them (build/out/initrd.tar).
+include build/user.mk
 
 # m-kernel sources may include mkernel/ headers; the p-kernel's may not.
 $(OBJ)/mkernel/%.o: mkernel/%.c
@@ -55,9 +58,9 @@ $(OUT)/pkernel.elf: build/pkernel.ld $(PKERNEL_OBJECTS) $(COMMON_OBJECTS)
 	@if $(NM) $@ | grep -Eq ' [tT] (frame_|physical_|paging_|madt_|elf_)'; then \
 		echo "error: the p-kernel image contains memory-management code" >&2; rm -f $@; exit 1; fi
 
-$(OUT)/formica.iso: $(OUT)/mkernel.elf $(OUT)/pkernel.elf build/grub.cfg
+$(OUT)/formica.iso: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar build/grub.cfg
 	@rm -rf $(OUT)/iso && mkdir -p $(OUT)/iso/boot/grub
-	cp $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/iso/boot/
+	cp $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/iso/boot/
 	cp build/grub.cfg $(OUT)/iso/boot/grub/grub.cfg
 	grub-mkrescue -o $@ $(OUT)/iso 2> $(OUT)/grub-mkrescue.log || \
 		{ cat $(OUT)/grub-mkrescue.log >&2; exit 1; }

@@ -17,6 +17,7 @@ def build_paths():
     return {
         "mkernel": os.path.join(OUT_DIR, "mkernel.elf"),
         "pkernel": os.path.join(OUT_DIR, "pkernel.elf"),
+        "initrd": os.path.join(OUT_DIR, "initrd.tar"),
         "iso": os.path.join(OUT_DIR, "formica.iso"),
     }
 

@@ -91,9 +91,13 @@ def _boot_args(boot, paths, cmdline, check_files):
     for name in needed if check_files else []:
         _require(paths[name], "run `make` first")
     if boot == "kernel":
-        # -initrd: QEMU's multiboot loader splits modules on ',' (escaped as ',,').
-        return ["-kernel", paths["mkernel"], "-initrd", qemu_option_value(paths["pkernel"]),
-                "-append", cmdline]
+        # -initrd: QEMU's multiboot loader splits modules on ',' (escaped as ',,'). The
+        # p-kernel image comes first, then the boot image of user programs when it exists.
+        modules = [paths["pkernel"]]
+        if paths.get("initrd") and os.path.isfile(paths["initrd"]):
+            modules.append(paths["initrd"])
+        return ["-kernel", paths["mkernel"], "-initrd",
+                ",".join(qemu_option_value(module) for module in modules), "-append", cmdline]
     cdrom = ["-drive", f"file={qemu_option_value(paths['iso'])},media=cdrom,format=raw,readonly=on",
              "-boot", "order=d"]
     if boot == "iso":

@@ -1,0 +1,22 @@
+/* errors.h: error codes shared by the kernels, the servers and user
+ * programs. A system call returns a value >= 0 on success and the negative
+ * of one of these codes on failure. */
+#pragma once
+
+#define E_OK 0
+#define E_INVALID 1      /* an argument is malformed or out of range */
+#define E_FAULT 2        /* a pointer does not lie in the caller's mapped user memory */
+#define E_NO_MEMORY 3    /* no physical memory (or address space) left */
+#define E_NOT_FOUND 4    /* no such process, program, file or option */
+#define E_NO_SUCH_CORE 5 /* the core does not exist or is not online */
+#define E_BUSY 6         /* a bounded resource is exhausted (process table, ring) */
+#define E_TOO_BIG 7      /* a size or length over its limit */
+#define E_PERMISSION 8   /* the caller may not do this */
+#define E_NOT_CHILD 9    /* wait on a process that is not the caller's child */
+#define E_BAD_PROGRAM 10 /* the program file is not a loadable ELF64 executable */
+#define E_INTERRUPTED 11 /* the wait ended for another reason (e.g. a kill) */
+#define E_NO_SYSTEM_CALL 12
+#define E_ERROR_COUNT 13
+
+/* A short English text for an error code (positive or negative). */
+const char *error_text(long code);

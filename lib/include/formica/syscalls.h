@@ -1,0 +1,103 @@
+/* syscalls.h: the system-call interface of Formica, shared by the kernels
+ * and lib/. Entry is the `syscall` instruction: number in rax, arguments in
+ * rdi, rsi, rdx, r10, r8, r9; result in rax (negative = -E_* error code).
+ * Every pointer argument is checked against the caller's user mappings. */
+#pragma once
+#include <stdint.h>
+
+enum syscall_number {
+    SYS_EXIT = 0,          /* (code): ends the calling process; never returns */
+    SYS_CONSOLE_WRITE = 1, /* (buffer, length) -> bytes written */
+    SYS_CONSOLE_READ = 2,  /* (buffer, length) -> bytes read (>= 1; blocks) */
+    SYS_YIELD = 3,         /* () -> 0 */
+    SYS_PROCESS_ID = 4,    /* () -> pid of the caller */
+    SYS_CORE_ID = 5,       /* () -> core the caller runs on now */
+    SYS_SPAWN = 6,         /* (struct spawn_request *) -> pid of the new process */
+    SYS_WAIT = 7,          /* (pid, int *exit_code or NULL) -> pid; blocks until it ends */
+    SYS_KILL = 8,          /* (pid) -> 0; the process ends with exit code -1 */
+    SYS_PROCESS_LIST = 9,  /* (struct process_info *, max) -> number filled */
+    SYS_CORE_LIST = 10,    /* (struct core_info *, max) -> number filled */
+    SYS_MEMORY_GROW = 11,  /* (bytes) -> old end of the heap; heap grows by whole pages */
+    SYS_NOTIFY = 12,       /* (pid) -> 0: adds one to the process's notification count */
+    SYS_AWAIT = 13,        /* () -> count taken: blocks until the count is > 0, resets it */
+    SYS_SLEEP = 14,        /* (milliseconds) -> 0 */
+    SYS_KERNEL_OPTION = 15, /* (name, buffer, size) -> length; the kernel command-line value */
+    SYS_PLACEMENT = 16,    /* (struct placement_info *) -> 0: the placement in effect */
+    SYS_POWER_OFF = 17,    /* (status) -> never returns: stops every core, exits QEMU */
+    SYS_CLOCK = 18,        /* (struct clock_info *) -> 0: TSC frequency and ticks */
+    SYS_COUNT
+};
+
+#define PRIORITY_SERVER 0      /* runs before any application on the same core */
+#define PRIORITY_APPLICATION 1
+#define PRIORITY_LEVELS 2
+
+#define CORE_ANY 0xffffffffu   /* spawn: let the kernel choose (the caller's core) */
+#define NAME_BYTES 32
+#define ARGUMENTS_BYTES 256
+
+struct spawn_request {
+    char program[NAME_BYTES];        /* name in the boot image, e.g. "hello" */
+    char arguments[ARGUMENTS_BYTES]; /* space-separated, argv[1..] */
+    uint32_t core;                   /* target core or CORE_ANY */
+    uint32_t priority;               /* PRIORITY_SERVER or PRIORITY_APPLICATION */
+};
+
+enum process_state {
+    PROCESS_FREE = 0,
+    PROCESS_READY,
+    PROCESS_RUNNING,
+    PROCESS_WAITING,
+    PROCESS_ZOMBIE,
+};
+
+struct process_info {
+    uint32_t pid;
+    uint32_t parent;
+    uint32_t core;
+    uint32_t state;    /* enum process_state */
+    uint32_t priority;
+    int32_t exit_code; /* valid in PROCESS_ZOMBIE */
+    uint64_t ticks;    /* timer ticks spent running */
+    uint64_t memory_bytes;
+    char name[NAME_BYTES];
+};
+
+#define KERNEL_M 0
+#define KERNEL_P 1
+
+struct core_info {
+    uint32_t id;
+    uint32_t apic_id;
+    uint32_t kernel; /* KERNEL_M or KERNEL_P */
+    uint32_t socket;
+    uint32_t online;
+    uint32_t process_count;
+    uint32_t pids[16]; /* the first 16 processes on the core */
+    uint64_t ipis_sent, ipis_received, messages_sent, messages_received;
+};
+
+/* Where servers and applications run (see docs/placement.md). */
+#define PLACEMENT_SERVERS 4 /* fs, blk, dk, pager */
+#define PLACEMENT_MAX_APP_CORES 64
+
+struct placement_info {
+    char name[NAME_BYTES];                   /* preset number ("5"), "file" or "default" */
+    uint32_t server_core[PLACEMENT_SERVERS]; /* indexed by enum placement_server */
+    /* Application cores, in order. With app_spread, cores without a server come
+     * first (app_preferred_count of them): P processes use only those while
+     * P <= app_preferred_count, else all app_core_count cores evenly. */
+    uint32_t app_spread;
+    uint32_t app_preferred_count;
+    uint32_t app_core_count;
+    uint32_t app_cores[PLACEMENT_MAX_APP_CORES];
+    uint32_t warnings; /* problems found in the file; the default was used if > 0 */
+};
+
+enum placement_server { SERVER_FS = 0, SERVER_BLK = 1, SERVER_DK = 2, SERVER_PAGER = 3 };
+
+struct clock_info {
+    uint64_t tsc_hz;
+    uint64_t ticks;          /* timer ticks on the caller's core */
+    uint64_t tick_period_us; /* length of a tick */
+};

@@ -1,5 +1,67 @@
-# user.mk: rules for user programs (lib/, apps/, servers/) and the boot image
-# build/out/initrd.tar that carries them. Placeholder until the user runtime lands.
-$(OUT)/initrd.tar:
-	@mkdir -p $(OUT)/initrd
-	tar --format=ustar -cf $@ -C $(OUT)/initrd .
+# user.mk: builds the user runtime (lib/ -> build/out/libformica.a), every user
+# program (apps/, servers/ -> build/out/bin/NAME) and the boot image
+# build/out/initrd.tar that carries them. Included by the top-level Makefile.
+
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
+	-fno-pic -fno-pie -static -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
+	-Ilib/include
+USER_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
+	--no-warn-rwx-segments -T build/user.ld -u _start
+USER_AR := $(CROSS_COMPILE)ar
+USER_LIBGCC := $(shell $(CC) -print-libgcc-file-name)
+
+# User objects live under $(OBJ)/user/ so that lib/string.c and lib/format.c,
+# which the kernels compile with kernel flags into $(OBJ)/lib/, do not collide.
+user_object_of = $(patsubst %,$(OBJ)/user/%.o,$(basename $(1)))
+
+# Everything in lib/ (string.c, format.c, errors.c and placement_rule.c are
+# shared with the kernels, which compile their own copies with kernel flags).
+USER_LIBRARY_SOURCES := $(wildcard lib/*.c lib/*.S)
+USER_LIBRARY := $(OUT)/libformica.a
+
+# Program name in the initrd : source folder.
+USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fault \
+	pingpong:apps/pingpong fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
+program_name = $(word 1,$(subst :, ,$(1)))
+program_folder = $(word 2,$(subst :, ,$(1)))
+USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))
+
+$(OBJ)/user/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (user)"
+	@$(CC) $(USER_CFLAGS) -MMD -c $< -o $@
+$(OBJ)/user/%.o: %.S
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (user)"
+	@$(CC) $(USER_CFLAGS) -MMD -c $< -o $@
+
+$(USER_LIBRARY): $(call user_object_of,$(USER_LIBRARY_SOURCES))
+	@echo "  AR      $@"
+	@rm -f $@
+	@$(USER_AR) rcs $@ $^
+
+# $(1): program name, $(2): its source folder.
+define user_program_rule
+$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(USER_LIBRARY)
+	@mkdir -p $$(dir $$@)
+	@echo "  LD      $$@"
+	@$(LD) $(USER_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(USER_LIBRARY) $(USER_LIBGCC)
+endef
+$(foreach program,$(USER_PROGRAMS),$(eval $(call user_program_rule,$(call program_name,$(program)),$(call program_folder,$(program)))))
+
+# The boot image: bin/<program> for every program and placements/<N>.conf from
+# build/placements/ (when that folder exists). The folder itself is a
+# prerequisite so that adding or removing a file there rebuilds the image.
+PLACEMENT_FILES := $(wildcard build/placements/*.conf)
+INITRD_STAGING := $(OUT)/initrd
+
+$(OUT)/initrd.tar: $(USER_BINARIES) $(PLACEMENT_FILES) $(wildcard build/placements) build/user.mk
+	@echo "  TAR     $@"
+	@rm -rf $(INITRD_STAGING) && mkdir -p $(INITRD_STAGING)/bin $(INITRD_STAGING)/placements
+	@cp $(USER_BINARIES) $(INITRD_STAGING)/bin/
+	@$(if $(PLACEMENT_FILES),cp $(PLACEMENT_FILES) $(INITRD_STAGING)/placements/)
+	@tar --format=ustar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
+		-cf $@ -C $(INITRD_STAGING) bin placements
+
+.PHONY: user
+user: $(OUT)/initrd.tar

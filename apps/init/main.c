@@ -1,0 +1,61 @@
+/* apps/init: process 1, started by the kernel on core 0. Starts the servers
+ * on the cores the placement names, then the shell on core 0; when the shell
+ * ends, powers the machine off with 0 if the shell succeeded, else 1. */
+#include <formica/user.h>
+#include <stdio.h>
+
+static const char *const server_programs[PLACEMENT_SERVERS] = {
+    [SERVER_FS] = "fs",
+    [SERVER_BLK] = "blk",
+    [SERVER_DK] = "dk",
+    [SERVER_PAGER] = "pager",
+};
+
+/* The placement in effect; every server on core 0 if the kernel has none. */
+static void read_placement(struct placement_info *placement)
+{
+    long result = placement_get(placement);
+    if (result >= 0)
+        return;
+    printf("init: no placement (%s); servers go to core 0\n", error_text(result));
+    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+        placement->server_core[server] = 0;
+}
+
+static void start_servers(const struct placement_info *placement)
+{
+    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
+        const char *program = server_programs[server];
+        uint32_t core = placement->server_core[server];
+        long pid = spawn(program, NULL, core, PRIORITY_SERVER);
+        if (pid < 0)
+            printf("init: cannot start %s on core %u: %s\n", program, core, error_text(pid));
+    }
+}
+
+/* Runs the shell on core 0 and returns its exit code (1 if it never ran). */
+static int run_shell(void)
+{
+    long pid = spawn("shell", NULL, 0, PRIORITY_APPLICATION);
+    if (pid < 0) {
+        printf("init: cannot start the shell: %s\n", error_text(pid));
+        return 1;
+    }
+    int exit_code = 1;
+    long result = wait_process(pid, &exit_code);
+    if (result < 0) {
+        printf("init: waiting for the shell failed: %s\n", error_text(result));
+        return 1;
+    }
+    return exit_code;
+}
+
+int main(void)
+{
+    struct placement_info placement;
+    read_placement(&placement);
+    start_servers(&placement);
+    int shell_code = run_shell();
+    printf("init: shell exited with code %d; powering off\n", shell_code);
+    power_off(shell_code == 0 ? 0 : 1);
+}

@@ -1,0 +1,161 @@
+/* commands.c: the shell's command table and dispatcher, and the small
+ * commands: run, halt, echo, help, sleep. The system reports (ps, cores,
+ * placement) are in reports.c. */
+#include "shell.h"
+#include <formica/user.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct command {
+    const char *name;
+    command_handler handler;
+    const char *usage;
+    const char *summary;
+};
+
+static bool command_run(int word_count, char **words);
+static bool command_halt(int word_count, char **words);
+static bool command_echo(int word_count, char **words);
+static bool command_help(int word_count, char **words);
+static bool command_sleep(int word_count, char **words);
+
+static const struct command commands[] = {
+    {"ps", command_ps, "ps", "list processes"},
+    {"cores", command_cores, "cores", "list cores and the processes on each"},
+    {"placement", command_placement, "placement", "show where servers and applications run"},
+    {"run", command_run, "run PROG [ARGS...] [@CORE]", "run PROG on CORE and wait for it"},
+    {"sleep", command_sleep, "sleep MS", "sleep for MS milliseconds"},
+    {"echo", command_echo, "echo [WORDS...]", "print the words"},
+    {"help", command_help, "help", "list the commands"},
+    {"halt", command_halt, "halt", "power off"},
+};
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+int split_words(char *line, char **words, int max_words)
+{
+    int count = 0;
+    char *cursor = line;
+    for (;;) {
+        while (*cursor == ' ' || *cursor == '\t')
+            *cursor++ = '\0';
+        if (*cursor == '\0' || count == max_words)
+            return count;
+        words[count++] = cursor;
+        while (*cursor != '\0' && *cursor != ' ' && *cursor != '\t')
+            cursor++;
+    }
+}
+
+bool run_command_line(char *line)
+{
+    char *words[SHELL_MAX_WORDS];
+    int word_count = split_words(line, words, SHELL_MAX_WORDS);
+    if (word_count == 0)
+        return true;
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(words[0], commands[i].name) == 0)
+            return commands[i].handler(word_count, words);
+    printf("shell: unknown command '%s' (try help)\n", words[0]);
+    return false;
+}
+
+/* Parses "@CORE"; false if it is not a number. */
+static bool parse_core(const char *word, uint32_t *core)
+{
+    char *end;
+    unsigned long value = strtoul(word + 1, &end, 10);
+    if (end == word + 1 || *end != '\0' || value >= CORE_ANY)
+        return false;
+    *core = (uint32_t)value;
+    return true;
+}
+
+/* Joins words[first..last) with spaces into `buffer`; false if too long. */
+static bool join_words(char **words, int first, int last, char *buffer, size_t size)
+{
+    size_t used = 0;
+    buffer[0] = '\0';
+    for (int i = first; i < last; i++) {
+        int written = snprintf(buffer + used, size - used, "%s%s", i > first ? " " : "", words[i]);
+        if (written < 0 || (size_t)written >= size - used)
+            return false;
+        used += (size_t)written;
+    }
+    return true;
+}
+
+static bool command_run(int word_count, char **words)
+{
+    if (word_count < 2) {
+        printf("usage: run PROG [ARGS...] [@CORE]\n");
+        return false;
+    }
+    const char *program = words[1];
+    uint32_t core = (uint32_t)core_id();
+    int argument_end = word_count;
+    if (word_count > 2 && words[word_count - 1][0] == '@') {
+        argument_end--;
+        if (!parse_core(words[argument_end], &core)) {
+            printf("run: bad core '%s'\n", words[argument_end]);
+            return false;
+        }
+    }
+    char arguments[ARGUMENTS_BYTES];
+    if (!join_words(words, 2, argument_end, arguments, sizeof arguments)) {
+        printf("run: arguments longer than %d bytes\n", ARGUMENTS_BYTES - 1);
+        return false;
+    }
+    long pid = spawn(program, arguments, core, PRIORITY_APPLICATION);
+    if (pid < 0) {
+        printf("run: cannot start %s on core %u: %s\n", program, core, error_text(pid));
+        return false;
+    }
+    int exit_code = -1;
+    long waited = wait_process(pid, &exit_code);
+    if (waited < 0) {
+        printf("run: waiting for %s (pid %ld) failed: %s\n", program, pid, error_text(waited));
+        return false;
+    }
+    printf("%s exited with code %d\n", program, exit_code);
+    return exit_code == 0;
+}
+
+static bool command_halt(int word_count, char **words)
+{
+    (void)word_count;
+    (void)words;
+    fflush_console();
+    power_off(shell_status_so_far());
+}
+
+static bool command_echo(int word_count, char **words)
+{
+    for (int i = 1; i < word_count; i++)
+        printf("%s%s", i > 1 ? " " : "", words[i]);
+    putchar('\n');
+    return true;
+}
+
+static bool command_help(int word_count, char **words)
+{
+    (void)word_count;
+    (void)words;
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        printf("  %-28s %s\n", commands[i].usage, commands[i].summary);
+    return true;
+}
+
+static bool command_sleep(int word_count, char **words)
+{
+    char *end = NULL;
+    unsigned long milliseconds = word_count == 2 ? strtoul(words[1], &end, 10) : 0;
+    if (end == NULL || end == words[1] || *end != '\0') {
+        printf("usage: sleep MS\n");
+        return false;
+    }
+    long result = sleep_ms(milliseconds);
+    if (result < 0)
+        printf("sleep: %s\n", error_text(result));
+    return result >= 0;
+}

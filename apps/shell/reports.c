@@ -1,0 +1,183 @@
+/* reports.c: the shell commands that describe the system: ps (processes),
+ * cores (cores and their processes) and placement. Each prints a readable
+ * table and one "@json" line per item for the tests and benchmarks. */
+#include "shell.h"
+#include <formica/json.h>
+#include <formica/user.h>
+#include <stdio.h>
+
+#define MAX_PROCESSES 256
+#define MAX_CORES 64
+#define CORE_PIDS_LISTED 16 /* struct core_info carries the first 16 pids */
+
+static struct process_info processes[MAX_PROCESSES];
+static struct core_info cores[MAX_CORES];
+
+static const char *state_name(uint32_t state)
+{
+    switch (state) {
+    case PROCESS_READY: return "ready";
+    case PROCESS_RUNNING: return "running";
+    case PROCESS_WAITING: return "waiting";
+    case PROCESS_ZOMBIE: return "zombie";
+    default: return "free";
+    }
+}
+
+static const char *priority_name(uint32_t priority)
+{
+    return priority == PRIORITY_SERVER ? "server" : "application";
+}
+
+/* Fills `processes`; returns how many, or -1 after printing the error. */
+static long load_processes(const char *command)
+{
+    long count = process_list(processes, MAX_PROCESSES);
+    if (count < 0)
+        printf("%s: cannot list processes: %s\n", command, error_text(count));
+    for (long i = 0; i < count; i++)
+        processes[i].name[NAME_BYTES - 1] = '\0';
+    return count;
+}
+
+static const char *process_name(long process_count, uint32_t pid)
+{
+    for (long i = 0; i < process_count; i++)
+        if (processes[i].pid == pid)
+            return processes[i].name;
+    return "?";
+}
+
+static void print_process_json(const struct process_info *process)
+{
+    printf("@json {\"kind\":\"process\",\"pid\":%u,\"parent\":%u,\"core\":%u,\"state\":\"%s\","
+           "\"priority\":\"%s\",\"name\":",
+           process->pid, process->parent, process->core, state_name(process->state),
+           priority_name(process->priority));
+    json_print_string(process->name);
+    printf("}\n");
+}
+
+bool command_ps(int word_count, char **words)
+{
+    (void)word_count;
+    (void)words;
+    long count = load_processes("ps");
+    if (count < 0)
+        return false;
+    printf("%5s %6s %4s %-8s %-11s %8s %9s  %s\n", "PID", "PARENT", "CORE", "STATE", "PRIORITY",
+           "TICKS", "MEMORY", "NAME");
+    for (long i = 0; i < count; i++) {
+        const struct process_info *process = &processes[i];
+        printf("%5u %6u %4u %-8s %-11s %8lu %8luK  %s\n", process->pid, process->parent,
+               process->core, state_name(process->state), priority_name(process->priority),
+               process->ticks, process->memory_bytes / 1024, process->name);
+    }
+    for (long i = 0; i < count; i++)
+        print_process_json(&processes[i]);
+    return true;
+}
+
+static uint32_t listed_pid_count(const struct core_info *core)
+{
+    return core->process_count < CORE_PIDS_LISTED ? core->process_count : CORE_PIDS_LISTED;
+}
+
+static void print_core_json(const struct core_info *core, long process_count)
+{
+    printf("@json {\"kind\":\"core\",\"id\":%u,\"apic\":%u,\"kernel\":\"%s\",\"socket\":%u,"
+           "\"online\":%s,\"procs\":[",
+           core->id, core->apic_id, core->kernel == KERNEL_M ? "m" : "p", core->socket,
+           core->online ? "true" : "false");
+    for (uint32_t i = 0; i < listed_pid_count(core); i++) {
+        printf("%s{\"pid\":%u,\"name\":", i > 0 ? "," : "", core->pids[i]);
+        json_print_string(process_name(process_count, core->pids[i]));
+        putchar('}');
+    }
+    printf("]}\n");
+}
+
+static void print_core_row(const struct core_info *core, long process_count)
+{
+    printf("%4u %4u %6s %6u %6s %9lu %9lu  ", core->id, core->apic_id,
+           core->kernel == KERNEL_M ? "m" : "p", core->socket, core->online ? "yes" : "no",
+           core->ipis_sent, core->ipis_received);
+    for (uint32_t i = 0; i < listed_pid_count(core); i++)
+        printf("%s%s(%u)", i > 0 ? " " : "", process_name(process_count, core->pids[i]),
+               core->pids[i]);
+    if (core->process_count > CORE_PIDS_LISTED)
+        printf(" +%u more", core->process_count - CORE_PIDS_LISTED);
+    putchar('\n');
+}
+
+bool command_cores(int word_count, char **words)
+{
+    (void)word_count;
+    (void)words;
+    long process_count = load_processes("cores");
+    long core_count = core_list(cores, MAX_CORES);
+    if (core_count < 0) {
+        printf("cores: cannot list cores: %s\n", error_text(core_count));
+        return false;
+    }
+    if (process_count < 0)
+        process_count = 0; /* names show as "?" */
+    printf("%4s %4s %6s %6s %6s %9s %9s  %s\n", "CORE", "APIC", "KERNEL", "SOCKET", "ONLINE",
+           "IPIS-SENT", "IPIS-RECV", "PROCESSES");
+    for (long i = 0; i < core_count; i++)
+        print_core_row(&cores[i], process_count);
+    for (long i = 0; i < core_count; i++)
+        print_core_json(&cores[i], process_count);
+    return true;
+}
+
+static uint32_t application_core_count(const struct placement_info *placement)
+{
+    return placement->app_core_count < PLACEMENT_MAX_APP_CORES ? placement->app_core_count
+                                                               : PLACEMENT_MAX_APP_CORES;
+}
+
+static void print_placement_summary(const struct placement_info *placement)
+{
+    printf("placement %s: fs on core %u, blk on core %u, dk on core %u, pager on core %u\n",
+           placement->name, placement->server_core[SERVER_FS], placement->server_core[SERVER_BLK],
+           placement->server_core[SERVER_DK], placement->server_core[SERVER_PAGER]);
+    printf("applications on cores");
+    for (uint32_t i = 0; i < application_core_count(placement); i++)
+        printf(" %u", placement->app_cores[i]);
+    if (placement->app_spread)
+        printf(" (spread; the first %u have no server)", placement->app_preferred_count);
+    putchar('\n');
+    if (placement->warnings > 0)
+        printf("%u warning(s) in the placement file: the default is in effect\n",
+               placement->warnings);
+}
+
+static void print_placement_json(const struct placement_info *placement)
+{
+    printf("@json {\"kind\":\"placement\",\"name\":");
+    json_print_string(placement->name);
+    printf(",\"fs\":%u,\"blk\":%u,\"dk\":%u,\"pager\":%u,\"app_cores\":[",
+           placement->server_core[SERVER_FS], placement->server_core[SERVER_BLK],
+           placement->server_core[SERVER_DK], placement->server_core[SERVER_PAGER]);
+    for (uint32_t i = 0; i < application_core_count(placement); i++)
+        printf("%s%u", i > 0 ? "," : "", placement->app_cores[i]);
+    printf("],\"spread\":%s,\"warnings\":%u}\n", placement->app_spread ? "true" : "false",
+           placement->warnings);
+}
+
+bool command_placement(int word_count, char **words)
+{
+    (void)word_count;
+    (void)words;
+    struct placement_info placement;
+    long result = placement_get(&placement);
+    if (result < 0) {
+        printf("placement: %s\n", error_text(result));
+        return false;
+    }
+    placement.name[NAME_BYTES - 1] = '\0';
+    print_placement_summary(&placement);
+    print_placement_json(&placement);
+    return true;
+}

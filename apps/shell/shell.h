@@ -1,0 +1,23 @@
+/* shell.h: the pieces of the Formica shell (apps/shell): the command table
+ * and dispatcher (commands.c), the system reports (reports.c) and the
+ * command-list and prompt drivers (main.c). */
+#pragma once
+#include <stdbool.h>
+
+#define SHELL_MAX_WORDS 32
+
+/* A command handler gets the words of its line (words[0] is the command
+ * name) and returns true when the command succeeded. */
+typedef bool (*command_handler)(int word_count, char **words);
+
+/* Splits `line` in place at spaces and tabs; returns the number of words. */
+int split_words(char *line, char **words, int max_words);
+/* Runs one command line; true when it succeeded (an empty line does). */
+bool run_command_line(char *line);
+/* 0 if every command so far succeeded, else 1 (what `halt` powers off with). */
+int shell_status_so_far(void);
+
+/* reports.c */
+bool command_ps(int word_count, char **words);
+bool command_cores(int word_count, char **words);
+bool command_placement(int word_count, char **words);

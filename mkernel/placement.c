@@ -1,0 +1,500 @@
+/* placement.c: parses placement files ("key value" lines naming the core of
+ * each server and the application cores) into struct placement_info, and
+ * describes a placement in one line. Freestanding: no allocation, no libc. */
+#include "placement.h"
+#include <stdbool.h>
+#include <string.h>
+
+#define SPAN_QUOTE_LIMIT 24 /* characters of user text quoted in a message */
+#define TOKENS_PER_LINE 2
+
+enum placement_key { KEY_FS, KEY_BLK, KEY_DK, KEY_PAGER, KEY_APP, KEY_COUNT };
+
+/* The first four keys are enum placement_server, in its order. */
+static const char *const key_names[KEY_COUNT] = { "fs", "blk", "dk", "pager", "app" };
+
+struct span {
+    const char *start;
+    size_t length;
+};
+
+struct server_choice {
+    bool other_socket; /* resolved after every line is read */
+    uint32_t core;
+    uint32_t line;     /* where it was set; 0 = not named (core 0) */
+};
+
+struct parse_state {
+    uint32_t core_count;
+    const uint32_t *core_socket;
+    struct placement_error *errors;
+    unsigned max_errors;
+    int error_count;
+    uint32_t key_line[KEY_COUNT]; /* 0 = key not seen yet */
+    struct server_choice servers[PLACEMENT_SERVERS];
+    bool app_spread;
+    uint32_t app_count;
+    uint32_t app_cores[PLACEMENT_MAX_APP_CORES];
+};
+
+/* ---- Messages ---------------------------------------------------------- */
+
+struct message {
+    char *text;
+    size_t size;
+    size_t length;
+};
+
+static void message_char(struct message *message, char character)
+{
+    if (message->length + 1 < message->size) {
+        message->text[message->length++] = character;
+        message->text[message->length] = '\0';
+    }
+}
+
+static void message_text(struct message *message, const char *text)
+{
+    while (*text != '\0')
+        message_char(message, *text++);
+}
+
+static void message_unsigned(struct message *message, uint32_t value)
+{
+    char digits[10];
+    int count = 0;
+    do {
+        digits[count++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    while (count > 0)
+        message_char(message, digits[--count]);
+}
+
+/* User text, shortened and with unprintable bytes shown as '?'. */
+static void message_span(struct message *message, struct span span)
+{
+    size_t shown = span.length > SPAN_QUOTE_LIMIT ? SPAN_QUOTE_LIMIT : span.length;
+    for (size_t i = 0; i < shown; i++) {
+        char character = span.start[i];
+        message_char(message, character >= ' ' && character <= '~' ? character : '?');
+    }
+    if (shown < span.length)
+        message_text(message, "...");
+}
+
+static struct message message_start(char *text, size_t size)
+{
+    struct message message = { text, size, 0 };
+    if (size > 0)
+        text[0] = '\0';
+    return message;
+}
+
+/* Counts an error; returns its message to fill in, or NULL once the
+ * caller's array is full (the error still counts). */
+static struct message *error_begin(struct parse_state *state, uint32_t line, struct message *message)
+{
+    unsigned index = (unsigned)state->error_count++;
+    if (state->errors == NULL || index >= state->max_errors)
+        return NULL;
+    state->errors[index].line = line;
+    *message = message_start(state->errors[index].message, PLACEMENT_MESSAGE_BYTES);
+    return message;
+}
+
+static void error_simple(struct parse_state *state, uint32_t line, const char *text)
+{
+    struct message storage;
+    struct message *message = error_begin(state, line, &storage);
+    if (message != NULL)
+        message_text(message, text);
+}
+
+/* before + the user's text + after. */
+static void error_span(struct parse_state *state, uint32_t line, const char *before, struct span span,
+                       const char *after)
+{
+    struct message storage;
+    struct message *message = error_begin(state, line, &storage);
+    if (message == NULL)
+        return;
+    message_text(message, before);
+    message_span(message, span);
+    message_text(message, after);
+}
+
+static void error_no_such_core(struct parse_state *state, uint32_t line, struct span number)
+{
+    struct message storage;
+    struct message *message = error_begin(state, line, &storage);
+    if (message == NULL)
+        return;
+    message_text(message, "core ");
+    message_span(message, number);
+    message_text(message, " does not exist (");
+    message_unsigned(message, state->core_count);
+    message_text(message, state->core_count == 1 ? " core)" : " cores)");
+}
+
+static void error_duplicate_key(struct parse_state *state, uint32_t line, enum placement_key key)
+{
+    struct message storage;
+    struct message *message = error_begin(state, line, &storage);
+    if (message == NULL)
+        return;
+    message_text(message, "duplicate key '");
+    message_text(message, key_names[key]);
+    message_text(message, "' (first on line ");
+    message_unsigned(message, state->key_line[key]);
+    message_char(message, ')');
+}
+
+/* ---- Lexing ------------------------------------------------------------ */
+
+static bool is_blank(char character)
+{
+    return character == ' ' || character == '\t' || character == '\r' || character == '\v' ||
+           character == '\f';
+}
+
+static bool span_equals(struct span span, const char *word)
+{
+    size_t length = strlen(word);
+    return span.length == length && memcmp(span.start, word, length) == 0;
+}
+
+/* The line without its comment and its line ending. */
+static struct span line_content(struct span line)
+{
+    for (size_t i = 0; i < line.length; i++) {
+        if (line.start[i] == '#') {
+            line.length = i;
+            break;
+        }
+    }
+    return line;
+}
+
+/* Splits into at most `max` tokens; returns how many there are in all. */
+static unsigned split_tokens(struct span line, struct span *tokens, unsigned max)
+{
+    unsigned count = 0;
+    size_t i = 0;
+    while (i < line.length) {
+        while (i < line.length && is_blank(line.start[i]))
+            i++;
+        if (i == line.length)
+            break;
+        size_t start = i;
+        while (i < line.length && !is_blank(line.start[i]))
+            i++;
+        if (count < max)
+            tokens[count] = (struct span){ line.start + start, i - start };
+        count++;
+    }
+    return count;
+}
+
+/* Decimal digits only; saturates at UINT32_MAX (which no core has). */
+static bool parse_number(struct span span, uint32_t *value)
+{
+    if (span.length == 0)
+        return false;
+    uint64_t result = 0;
+    for (size_t i = 0; i < span.length; i++) {
+        char character = span.start[i];
+        if (character < '0' || character > '9')
+            return false;
+        result = result * 10 + (uint64_t)(character - '0');
+        if (result > UINT32_MAX)
+            result = UINT32_MAX;
+    }
+    *value = (uint32_t)result;
+    return true;
+}
+
+static int find_key(struct span span)
+{
+    for (int key = 0; key < KEY_COUNT; key++)
+        if (span_equals(span, key_names[key]))
+            return key;
+    return -1;
+}
+
+/* ---- Values ------------------------------------------------------------ */
+
+/* Reports a core number that no core has; returns whether it exists. */
+static bool check_core_exists(struct parse_state *state, uint32_t line, struct span number, uint32_t core)
+{
+    if (core < state->core_count)
+        return true;
+    error_no_such_core(state, line, number);
+    return false;
+}
+
+static void parse_server_value(struct parse_state *state, uint32_t line, enum placement_key key, struct span value)
+{
+    struct server_choice *choice = &state->servers[key];
+    choice->line = line;
+    if (span_equals(value, "other-socket")) {
+        choice->other_socket = true;
+        return;
+    }
+    uint32_t core;
+    if (!parse_number(value, &core)) {
+        error_span(state, line, "bad value '", value, "' (expected a core number or other-socket)");
+        return;
+    }
+    if (check_core_exists(state, line, value, core))
+        choice->core = core;
+}
+
+static bool app_list_contains(const struct parse_state *state, uint32_t core)
+{
+    for (uint32_t i = 0; i < state->app_count; i++)
+        if (state->app_cores[i] == core)
+            return true;
+    return false;
+}
+
+/* One element of a comma-separated list: an existing core, not repeated. */
+static bool add_app_core(struct parse_state *state, uint32_t line, struct span element, struct span whole)
+{
+    uint32_t core;
+    if (!parse_number(element, &core)) {
+        error_span(state, line, "bad value '", whole, "' for app (a core, a list like 0,2,3, or spread)");
+        return false;
+    }
+    if (!check_core_exists(state, line, element, core))
+        return false;
+    if (app_list_contains(state, core)) {
+        error_span(state, line, "core ", element, " listed twice for app");
+        return false;
+    }
+    if (state->app_count == PLACEMENT_MAX_APP_CORES) {
+        error_simple(state, line, "too many app cores (at most 64)");
+        return false;
+    }
+    state->app_cores[state->app_count++] = core;
+    return true;
+}
+
+static void parse_app_list(struct parse_state *state, uint32_t line, struct span value)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= value.length; i++) {
+        if (i < value.length && value.start[i] != ',')
+            continue;
+        struct span element = { value.start + start, i - start };
+        if (!add_app_core(state, line, element, value))
+            return;
+        start = i + 1;
+    }
+}
+
+static void parse_app_value(struct parse_state *state, uint32_t line, struct span value)
+{
+    if (span_equals(value, "spread")) {
+        state->app_spread = true;
+        return;
+    }
+    parse_app_list(state, line, value);
+}
+
+static void parse_line(struct parse_state *state, uint32_t line_number, struct span line)
+{
+    if (line.length > PLACEMENT_LINE_LIMIT) {
+        error_simple(state, line_number, "line too long (more than 256 characters)");
+        return;
+    }
+    struct span tokens[TOKENS_PER_LINE];
+    unsigned count = split_tokens(line_content(line), tokens, TOKENS_PER_LINE);
+    if (count == 0)
+        return;
+    if (count != TOKENS_PER_LINE) {
+        error_simple(state, line_number, "malformed line (expected 'key value')");
+        return;
+    }
+    int key = find_key(tokens[0]);
+    if (key < 0) {
+        error_span(state, line_number, "unknown key '", tokens[0], "'");
+        return;
+    }
+    if (state->key_line[key] != 0) {
+        error_duplicate_key(state, line_number, (enum placement_key)key);
+        return;
+    }
+    state->key_line[key] = line_number;
+    if (key == KEY_APP)
+        parse_app_value(state, line_number, tokens[1]);
+    else
+        parse_server_value(state, line_number, (enum placement_key)key, tokens[1]);
+}
+
+/* Calls parse_line for each line; a final line needs no line ending. */
+static void parse_lines(struct parse_state *state, const char *text, size_t length)
+{
+    uint32_t line_number = 0;
+    size_t start = 0;
+    while (start < length) {
+        size_t end = start;
+        while (end < length && text[end] != '\n')
+            end++;
+        size_t content = end - start;
+        if (content > 0 && text[end - 1] == '\r')
+            content--;
+        parse_line(state, ++line_number, (struct span){ text + start, content });
+        start = end + 1;
+    }
+}
+
+/* ---- Resolution -------------------------------------------------------- */
+
+static uint32_t socket_of(const struct parse_state *state, uint32_t core)
+{
+    return state->core_socket != NULL ? state->core_socket[core] : 0;
+}
+
+/* The lowest-numbered core on a socket other than `reference`'s. */
+static bool find_other_socket_core(const struct parse_state *state, uint32_t reference, uint32_t *core)
+{
+    uint32_t socket = socket_of(state, reference);
+    for (uint32_t candidate = 0; candidate < state->core_count; candidate++) {
+        if (socket_of(state, candidate) != socket) {
+            *core = candidate;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* fs's other-socket is relative to core 0; every other server's to fs's core. */
+static void resolve_other_sockets(struct parse_state *state)
+{
+    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
+        struct server_choice *choice = &state->servers[server];
+        if (!choice->other_socket)
+            continue;
+        uint32_t reference = server == SERVER_FS ? 0 : state->servers[SERVER_FS].core;
+        if (!find_other_socket_core(state, reference, &choice->core))
+            error_simple(state, choice->line, "other-socket needs at least two sockets");
+    }
+}
+
+static bool is_server_core(const struct placement_info *placement, uint32_t core)
+{
+    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+        if (placement->server_core[server] == core)
+            return true;
+    return false;
+}
+
+/* Cores without a server first (the preferred ones), then the server cores. */
+static void fill_spread(struct placement_info *out, uint32_t core_count)
+{
+    uint32_t count = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        bool want_server = pass == 1;
+        for (uint32_t core = 0; core < core_count && count < PLACEMENT_MAX_APP_CORES; core++)
+            if (is_server_core(out, core) == want_server)
+                out->app_cores[count++] = core;
+        if (pass == 0)
+            out->app_preferred_count = count;
+    }
+    out->app_spread = 1;
+    out->app_core_count = count;
+}
+
+static void fill_result(const struct parse_state *state, struct placement_info *out)
+{
+    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+        out->server_core[server] = state->servers[server].core;
+    memset(out->app_cores, 0, sizeof(out->app_cores));
+    out->warnings = 0;
+    if (state->app_spread) {
+        fill_spread(out, state->core_count);
+        return;
+    }
+    out->app_spread = 0;
+    out->app_core_count = 1; /* app not named: core 0 */
+    out->app_cores[0] = 0;
+    if (state->app_count > 0) {
+        out->app_core_count = state->app_count;
+        memcpy(out->app_cores, state->app_cores, state->app_count * sizeof(state->app_cores[0]));
+    }
+    out->app_preferred_count = out->app_core_count;
+}
+
+/* ---- Public ------------------------------------------------------------ */
+
+void placement_default(uint32_t core_count, struct placement_info *out)
+{
+    (void)core_count;
+    memset(out, 0, sizeof(*out));
+    strncpy(out->name, "default", sizeof(out->name) - 1);
+    out->app_preferred_count = 1;
+    out->app_core_count = 1;
+}
+
+int placement_parse(const char *text, size_t length, uint32_t core_count, const uint32_t *core_socket,
+                    struct placement_info *out, struct placement_error *errors, unsigned max_errors)
+{
+    struct parse_state state;
+    memset(&state, 0, sizeof(state));
+    state.core_count = core_count == 0 ? 1 : core_count;
+    state.core_socket = core_socket;
+    state.errors = errors;
+    state.max_errors = max_errors;
+    parse_lines(&state, text, length);
+    resolve_other_sockets(&state);
+    if (state.error_count > 0) {
+        placement_default(core_count, out);
+        out->warnings = (uint32_t)state.error_count;
+        return state.error_count;
+    }
+    fill_result(&state, out);
+    return 0;
+}
+
+/* ---- Description ------------------------------------------------------- */
+
+static void describe_cores(struct message *message, const uint32_t *cores, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        if (i > 0)
+            message_char(message, ',');
+        message_char(message, 'C');
+        message_unsigned(message, cores[i]);
+    }
+}
+
+static void describe_app(struct message *message, const struct placement_info *placement)
+{
+    uint32_t count = placement->app_core_count;
+    if (count > PLACEMENT_MAX_APP_CORES)
+        count = PLACEMENT_MAX_APP_CORES;
+    if (!placement->app_spread) {
+        describe_cores(message, placement->app_cores, count);
+        return;
+    }
+    uint32_t preferred = placement->app_preferred_count > count ? count : placement->app_preferred_count;
+    message_text(message, "spread(");
+    describe_cores(message, placement->app_cores, preferred);
+    message_char(message, '|');
+    describe_cores(message, placement->app_cores + preferred, count - preferred);
+    message_char(message, ')');
+}
+
+void placement_describe(const struct placement_info *placement, char *buffer, size_t size)
+{
+    struct message message = message_start(buffer, size);
+    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
+        message_text(&message, key_names[server]);
+        message_text(&message, "=C");
+        message_unsigned(&message, placement->server_core[server]);
+        message_char(&message, ' ');
+    }
+    message_text(&message, "app=");
+    describe_app(&message, placement);
+}

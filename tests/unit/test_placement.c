@@ -1,0 +1,593 @@
+/* test_placement.c: host unit tests of mkernel/placement.c (placement files)
+ * and lib/placement_rule.c (which core an application process gets). Reads
+ * the real presets from build/placements/ under REPO_ROOT. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "placement.h"
+
+#define MAX_ERRORS 8
+#define MAX_CORES 64
+
+struct result {
+    int error_count;
+    struct placement_info placement;
+    struct placement_error errors[MAX_ERRORS];
+};
+
+/* Cores 0..cores-1 split into `sockets` equal sockets (the first ones bigger). */
+static void make_sockets(uint32_t cores, uint32_t sockets, uint32_t *core_socket)
+{
+    uint32_t per_socket = (cores + sockets - 1) / sockets;
+    for (uint32_t core = 0; core < cores; core++)
+        core_socket[core] = core / per_socket;
+}
+
+/* Parses from an exact-size heap copy, so ASan sees any read past the end. */
+static void parse_sockets(const char *text, size_t length, uint32_t cores, uint32_t sockets, struct result *result)
+{
+    uint32_t core_socket[MAX_CORES];
+    make_sockets(cores, sockets, core_socket);
+    char *copy = malloc(length == 0 ? 1 : length);
+    assert_non_null(copy);
+    memcpy(copy, text, length);
+    memset(result, 0x5a, sizeof(*result));
+    strcpy(result->placement.name, "caller");
+    result->error_count = placement_parse(copy, length, cores, core_socket, &result->placement, result->errors,
+                                          MAX_ERRORS);
+    free(copy);
+}
+
+static void parse_text(const char *text, uint32_t cores, struct result *result)
+{
+    parse_sockets(text, strlen(text), cores, 1, result);
+}
+
+static size_t read_preset(int preset, char *buffer, size_t size)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/build/placements/%d.conf", REPO_ROOT, preset);
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        fail_msg("cannot open %s", path);
+    size_t length = fread(buffer, 1, size, file);
+    assert_true(length < size);
+    fclose(file);
+    return length;
+}
+
+static void parse_preset(int preset, uint32_t cores, uint32_t sockets, struct result *result)
+{
+    char text[4096];
+    size_t length = read_preset(preset, text, sizeof(text));
+    parse_sockets(text, length, cores, sockets, result);
+}
+
+static void assert_servers(const struct placement_info *placement, uint32_t fs, uint32_t blk, uint32_t dk,
+                           uint32_t pager)
+{
+    assert_int_equal(placement->server_core[SERVER_FS], fs);
+    assert_int_equal(placement->server_core[SERVER_BLK], blk);
+    assert_int_equal(placement->server_core[SERVER_DK], dk);
+    assert_int_equal(placement->server_core[SERVER_PAGER], pager);
+}
+
+static void assert_app_cores(const struct placement_info *placement, bool spread, uint32_t preferred,
+                             const uint32_t *cores, uint32_t count)
+{
+    assert_int_equal(placement->app_spread, spread ? 1 : 0);
+    assert_int_equal(placement->app_preferred_count, preferred);
+    assert_int_equal(placement->app_core_count, count);
+    for (uint32_t i = 0; i < count; i++)
+        assert_int_equal(placement->app_cores[i], cores[i]);
+}
+
+static void assert_is_default(const struct placement_info *placement, uint32_t warnings)
+{
+    static const uint32_t core_zero[] = { 0 };
+    assert_string_equal(placement->name, "default");
+    assert_servers(placement, 0, 0, 0, 0);
+    assert_app_cores(placement, false, 1, core_zero, 1);
+    assert_int_equal(placement->warnings, warnings);
+}
+
+static void assert_error(const struct result *result, unsigned index, uint32_t line, const char *message)
+{
+    assert_true((int)index < result->error_count);
+    assert_int_equal(result->errors[index].line, line);
+    assert_string_equal(result->errors[index].message, message);
+}
+
+static void assert_ok(const struct result *result)
+{
+    if (result->error_count != 0)
+        fail_msg("unexpected error on line %u: %s", result->errors[0].line, result->errors[0].message);
+    assert_string_equal(result->placement.name, "caller");
+    assert_int_equal(result->placement.warnings, 0);
+}
+
+/* ---- Presets ------------------------------------------------------------ */
+
+/* Smallest machine each preset fits: #8 needs two sockets, handled apart. */
+static const uint32_t preset_min_cores[9] = { 0, 1, 2, 2, 2, 3, 2, 3, 2 };
+
+/* Every preset on 1, 2, 3, 4 and 16 cores: it parses exactly when the
+ * machine is big enough, and every core it names exists. */
+static void test_presets_on_every_size(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[] = { 1, 2, 3, 4, 16 };
+    for (int preset = 1; preset <= 8; preset++) {
+        for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+            uint32_t cores = sizes[s];
+            uint32_t sockets = preset == 8 && cores >= 2 ? 2 : 1;
+            struct result result;
+            parse_preset(preset, cores, sockets, &result);
+            bool fits = cores >= preset_min_cores[preset];
+            if (!fits) {
+                assert_true(result.error_count > 0);
+                assert_is_default(&result.placement, (uint32_t)result.error_count);
+                continue;
+            }
+            assert_ok(&result);
+            for (int server = 0; server < PLACEMENT_SERVERS; server++)
+                assert_true(result.placement.server_core[server] < cores);
+            for (uint32_t i = 0; i < result.placement.app_core_count; i++)
+                assert_true(result.placement.app_cores[i] < cores);
+            if (result.placement.app_spread)
+                assert_int_equal(result.placement.app_core_count, cores);
+        }
+    }
+}
+
+static void test_presets_1_to_5_pin_the_application(void **state)
+{
+    (void)state;
+    static const uint32_t core_zero[] = { 0 };
+    static const uint32_t fs_core[6] = { 0, 0, 1, 0, 1, 1 };
+    static const uint32_t blk_core[6] = { 0, 0, 0, 1, 1, 2 };
+    for (int preset = 1; preset <= 5; preset++) {
+        struct result result;
+        parse_preset(preset, 4, 1, &result);
+        assert_ok(&result);
+        assert_servers(&result.placement, fs_core[preset], blk_core[preset], 0, 0);
+        assert_app_cores(&result.placement, false, 1, core_zero, 1);
+    }
+}
+
+static void test_preset_errors_on_small_machines(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_preset(2, 1, 1, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 4, "core 1 does not exist (1 core)");
+    parse_preset(5, 2, 1, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 5, "core 2 does not exist (2 cores)");
+    parse_preset(5, 1, 1, &result);
+    assert_int_equal(result.error_count, 2);
+    assert_error(&result, 0, 4, "core 1 does not exist (1 core)");
+    assert_error(&result, 1, 5, "core 2 does not exist (1 core)");
+    assert_is_default(&result.placement, 2);
+}
+
+static void test_preset_6_spread(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_preset(6, 4, 1, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 1, 1, 1, 1);
+    static const uint32_t four[] = { 0, 2, 3, 1 };
+    assert_app_cores(&result.placement, true, 3, four, 4);
+
+    parse_preset(6, 16, 2, &result);
+    assert_ok(&result);
+    static const uint32_t sixteen[] = { 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 1 };
+    assert_app_cores(&result.placement, true, 15, sixteen, 16);
+}
+
+static void test_preset_7_spread(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_preset(7, 3, 1, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 1, 2, 2, 2);
+    static const uint32_t three[] = { 0, 1, 2 };
+    assert_app_cores(&result.placement, true, 1, three, 3);
+
+    parse_preset(7, 16, 2, &result);
+    assert_ok(&result);
+    static const uint32_t sixteen[] = { 0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 1, 2 };
+    assert_app_cores(&result.placement, true, 14, sixteen, 16);
+}
+
+static void test_preset_8_other_socket(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_preset(8, 16, 2, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 1, 8, 8, 8);
+    static const uint32_t sixteen[] = { 0, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 1, 8 };
+    assert_app_cores(&result.placement, true, 14, sixteen, 16);
+
+    parse_preset(8, 4, 2, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 1, 2, 2, 2);
+
+    /* fs on core 1 is itself on the second socket: the other one is core 0's. */
+    parse_preset(8, 2, 2, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 1, 0, 0, 0);
+    static const uint32_t two[] = { 0, 1 };
+    assert_app_cores(&result.placement, true, 0, two, 2);
+
+    parse_preset(8, 4, 1, &result);
+    assert_int_equal(result.error_count, 3);
+    assert_error(&result, 0, 5, "other-socket needs at least two sockets");
+    assert_error(&result, 1, 6, "other-socket needs at least two sockets");
+    assert_error(&result, 2, 7, "other-socket needs at least two sockets");
+    assert_is_default(&result.placement, 3);
+}
+
+/* ---- Format ------------------------------------------------------------- */
+
+static void test_empty_file_is_all_core_zero(void **state)
+{
+    (void)state;
+    static const uint32_t core_zero[] = { 0 };
+    struct result result;
+    parse_text("", 4, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 0, 0, 0, 0);
+    assert_app_cores(&result.placement, false, 1, core_zero, 1);
+    parse_text("# only a comment\n\n   \t\n", 4, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 0, 0, 0, 0);
+}
+
+static void test_unnamed_servers_default_to_core_zero(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("blk 3\n", 4, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 0, 3, 0, 0);
+}
+
+static void test_comments_tabs_and_trailing_text(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("  fs\t2   # the file system\n#blk 9\npager 3#no space before the comment\n", 4, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 2, 0, 0, 3);
+}
+
+static void test_no_trailing_newline(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("fs 1\nblk 2", 4, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 1, 2, 0, 0);
+    parse_text("fs 1\nblk 9", 4, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 2, "core 9 does not exist (4 cores)");
+}
+
+static void test_crlf_line_endings(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("# preset\r\nfs 1\r\nblk 2\r\napp 0,3\r\n", 4, &result);
+    assert_ok(&result);
+    assert_servers(&result.placement, 1, 2, 0, 0);
+    static const uint32_t list[] = { 0, 3 };
+    assert_app_cores(&result.placement, false, 2, list, 2);
+    parse_text("fs 1\r\n\r\nfss 2\r\n", 4, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 3, "unknown key 'fss'");
+}
+
+static void test_success_keeps_the_name(void **state)
+{
+    (void)state;
+    struct placement_info placement;
+    memset(&placement, 0, sizeof(placement));
+    strcpy(placement.name, "5");
+    placement.warnings = 7;
+    assert_int_equal(placement_parse("fs 1", 4, 2, NULL, &placement, NULL, 0), 0);
+    assert_string_equal(placement.name, "5");
+    assert_int_equal(placement.warnings, 0);
+    assert_int_equal(placement.server_core[SERVER_FS], 1);
+}
+
+/* ---- Errors ------------------------------------------------------------- */
+
+static void test_error_no_such_core(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("fs 1\n\nblk 7\n", 4, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 3, "core 7 does not exist (4 cores)");
+    assert_is_default(&result.placement, 1);
+    parse_text("dk 123456789012345678901234567890\n", 4, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 1, "core 123456789012345678901234... does not exist (4 cores)");
+}
+
+static void test_error_unknown_key(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("fs 1\n# comment\nfss 2\n", 4, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 3, "unknown key 'fss'");
+    parse_text("FS 1\n", 4, &result);
+    assert_error(&result, 0, 1, "unknown key 'FS'");
+    parse_text("f\001s 1\n", 4, &result);
+    assert_error(&result, 0, 1, "unknown key 'f?s'");
+}
+
+static void test_error_malformed_lines(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("fs\nblk 1 2\napp 0 # fine\n", 4, &result);
+    assert_int_equal(result.error_count, 2);
+    assert_error(&result, 0, 1, "malformed line (expected 'key value')");
+    assert_error(&result, 1, 2, "malformed line (expected 'key value')");
+    assert_is_default(&result.placement, 2);
+}
+
+static void test_error_duplicate_key(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("# x\nfs 1\nblk 1\nfs 2\n", 4, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 4, "duplicate key 'fs' (first on line 2)");
+    /* A key whose value was wrong still counts as given. */
+    parse_text("app x\napp 1\n", 4, &result);
+    assert_int_equal(result.error_count, 2);
+    assert_error(&result, 1, 2, "duplicate key 'app' (first on line 1)");
+}
+
+static void test_error_bad_values(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("fs -1\nblk one\napp 0,,1\napp2 0\n", 4, &result);
+    assert_int_equal(result.error_count, 4);
+    assert_error(&result, 0, 1, "bad value '-1' (expected a core number or other-socket)");
+    assert_error(&result, 1, 2, "bad value 'one' (expected a core number or other-socket)");
+    assert_error(&result, 2, 3, "bad value '0,,1' for app (a core, a list like 0,2,3, or spread)");
+    assert_error(&result, 3, 4, "unknown key 'app2'");
+    parse_text("app 1,2,1\n", 4, &result);
+    assert_error(&result, 0, 1, "core 1 listed twice for app");
+    parse_text("app 0,\n", 4, &result);
+    assert_int_equal(result.error_count, 1);
+    parse_text("app spread,0\n", 4, &result);
+    assert_int_equal(result.error_count, 1);
+    parse_text("app 0,4\n", 4, &result);
+    assert_error(&result, 0, 1, "core 4 does not exist (4 cores)");
+    parse_text("fs other-socket\n", 4, &result);
+    assert_error(&result, 0, 1, "other-socket needs at least two sockets");
+}
+
+static void test_more_errors_than_room(void **state)
+{
+    (void)state;
+    struct placement_error errors[2];
+    struct placement_info placement;
+    const char *text = "a 1\nb 1\nc 1\nd 1\n";
+    assert_int_equal(placement_parse(text, strlen(text), 4, NULL, &placement, errors, 2), 4);
+    assert_int_equal(errors[0].line, 1);
+    assert_int_equal(errors[1].line, 2);
+    assert_int_equal(placement.warnings, 4);
+    assert_int_equal(placement_parse(text, strlen(text), 4, NULL, &placement, NULL, 0), 4);
+}
+
+static void test_long_lines_rejected(void **state)
+{
+    (void)state;
+    struct result result;
+    char text[20000];
+    /* Exactly the limit is fine: a 256-character comment. */
+    memset(text, '#', PLACEMENT_LINE_LIMIT);
+    strcpy(text + PLACEMENT_LINE_LIMIT, "\nfs 1\n");
+    parse_text(text, 4, &result);
+    assert_ok(&result);
+    /* One more character is an error, even for a comment. */
+    memset(text, '#', PLACEMENT_LINE_LIMIT + 1);
+    strcpy(text + PLACEMENT_LINE_LIMIT + 1, "\nfs 1\n");
+    parse_text(text, 4, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 1, "line too long (more than 256 characters)");
+    /* A huge value on line 2, with no line ending at all. */
+    strcpy(text, "fs 1\nblk ");
+    size_t used = strlen(text);
+    memset(text + used, '7', sizeof(text) - used - 1);
+    text[sizeof(text) - 1] = '\0';
+    parse_text(text, 4, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 2, "line too long (more than 256 characters)");
+    assert_is_default(&result.placement, 1);
+}
+
+/* ---- Application cores -------------------------------------------------- */
+
+static void test_app_list(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("app 3,0,2\n", 4, &result);
+    assert_ok(&result);
+    static const uint32_t list[] = { 3, 0, 2 };
+    assert_app_cores(&result.placement, false, 3, list, 3);
+    static const uint32_t expected[] = { 3, 0, 2, 3, 0 };
+    for (uint32_t i = 0; i < 5; i++)
+        assert_int_equal(placement_app_core(&result.placement, i, 5), expected[i]);
+    parse_text("app 2\n", 4, &result);
+    for (uint32_t i = 0; i < 8; i++)
+        assert_int_equal(placement_app_core(&result.placement, i, 8), 2);
+}
+
+/* Preset #7 on 4 cores: free cores 0 and 3, server cores 1 and 2. */
+static void test_spread_rule(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("fs 1\nblk 2\ndk 2\npager 2\napp spread\n", 4, &result);
+    assert_ok(&result);
+    static const uint32_t order[] = { 0, 3, 1, 2 };
+    assert_app_cores(&result.placement, true, 2, order, 4);
+    const struct placement_info *placement = &result.placement;
+    /* P <= free cores: only the free ones. */
+    assert_int_equal(placement_app_core(placement, 0, 1), 0);
+    assert_int_equal(placement_app_core(placement, 0, 2), 0);
+    assert_int_equal(placement_app_core(placement, 1, 2), 3);
+    /* P > free cores: every core, evenly. */
+    static const uint32_t three[] = { 0, 3, 1 };
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal(placement_app_core(placement, i, 3), three[i]);
+    uint32_t per_core[4] = { 0 };
+    for (uint32_t i = 0; i < 16; i++)
+        per_core[placement_app_core(placement, i, 16)]++;
+    for (uint32_t core = 0; core < 4; core++)
+        assert_int_equal(per_core[core], 4);
+}
+
+/* dk and pager not named are on core 0, which makes core 0 a server core. */
+static void test_spread_counts_unnamed_servers(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("fs 1\nblk 2\napp spread\n", 4, &result);
+    assert_ok(&result);
+    static const uint32_t order[] = { 3, 0, 1, 2 };
+    assert_app_cores(&result.placement, true, 1, order, 4);
+    assert_int_equal(placement_app_core(&result.placement, 0, 1), 3);
+    assert_int_equal(placement_app_core(&result.placement, 1, 2), 0);
+}
+
+static void test_spread_on_one_core(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("app spread\n", 1, &result);
+    assert_ok(&result);
+    static const uint32_t only[] = { 0 };
+    assert_app_cores(&result.placement, true, 0, only, 1);
+    assert_int_equal(placement_app_core(&result.placement, 0, 1), 0);
+    assert_int_equal(placement_app_core(&result.placement, 5, 9), 0);
+}
+
+static void test_spread_with_every_core_free_but_zero(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("app spread\n", 16, &result);
+    assert_ok(&result);
+    assert_int_equal(result.placement.app_preferred_count, 15);
+    assert_int_equal(result.placement.app_cores[0], 1);
+    assert_int_equal(result.placement.app_cores[15], 0);
+    for (uint32_t i = 0; i < 15; i++)
+        assert_int_equal(placement_app_core(&result.placement, i, 15), i + 1);
+}
+
+static void test_default_and_empty_rule(void **state)
+{
+    (void)state;
+    struct placement_info placement;
+    memset(&placement, 0x77, sizeof(placement));
+    placement_default(8, &placement);
+    assert_is_default(&placement, 0);
+    assert_int_equal(placement_app_core(&placement, 3, 4), 0);
+    placement.app_core_count = 0;
+    assert_int_equal(placement_app_core(&placement, 3, 4), 0);
+}
+
+/* ---- Description -------------------------------------------------------- */
+
+static void test_describe(void **state)
+{
+    (void)state;
+    struct result result;
+    char text[128];
+    parse_preset(5, 4, 1, &result);
+    placement_describe(&result.placement, text, sizeof(text));
+    assert_string_equal(text, "fs=C1 blk=C2 dk=C0 pager=C0 app=C0");
+    parse_preset(7, 4, 1, &result);
+    placement_describe(&result.placement, text, sizeof(text));
+    assert_string_equal(text, "fs=C1 blk=C2 dk=C2 pager=C2 app=spread(C0,C3|C1,C2)");
+    parse_text("app 0,3\n", 4, &result);
+    placement_describe(&result.placement, text, sizeof(text));
+    assert_string_equal(text, "fs=C0 blk=C0 dk=C0 pager=C0 app=C0,C3");
+}
+
+static void test_describe_truncates(void **state)
+{
+    (void)state;
+    struct placement_info placement;
+    placement_default(1, &placement);
+    char text[10];
+    memset(text, 'x', sizeof(text));
+    placement_describe(&placement, text, sizeof(text));
+    assert_string_equal(text, "fs=C0 blk");
+    char untouched = 'u';
+    placement_describe(&placement, &untouched, 0);
+    assert_int_equal(untouched, 'u');
+    char big[1024];
+    struct result result;
+    parse_text("app spread\n", 64, &result);
+    placement_describe(&result.placement, big, sizeof(big));
+    assert_true(strlen(big) > 200);
+    assert_non_null(strstr(big, "app=spread(C1,C2,"));
+    assert_non_null(strstr(big, ",C63|C0)"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_presets_on_every_size),
+        cmocka_unit_test(test_presets_1_to_5_pin_the_application),
+        cmocka_unit_test(test_preset_errors_on_small_machines),
+        cmocka_unit_test(test_preset_6_spread),
+        cmocka_unit_test(test_preset_7_spread),
+        cmocka_unit_test(test_preset_8_other_socket),
+        cmocka_unit_test(test_empty_file_is_all_core_zero),
+        cmocka_unit_test(test_unnamed_servers_default_to_core_zero),
+        cmocka_unit_test(test_comments_tabs_and_trailing_text),
+        cmocka_unit_test(test_no_trailing_newline),
+        cmocka_unit_test(test_crlf_line_endings),
+        cmocka_unit_test(test_success_keeps_the_name),
+        cmocka_unit_test(test_error_no_such_core),
+        cmocka_unit_test(test_error_unknown_key),
+        cmocka_unit_test(test_error_malformed_lines),
+        cmocka_unit_test(test_error_duplicate_key),
+        cmocka_unit_test(test_error_bad_values),
+        cmocka_unit_test(test_more_errors_than_room),
+        cmocka_unit_test(test_long_lines_rejected),
+        cmocka_unit_test(test_app_list),
+        cmocka_unit_test(test_spread_rule),
+        cmocka_unit_test(test_spread_counts_unnamed_servers),
+        cmocka_unit_test(test_spread_on_one_core),
+        cmocka_unit_test(test_spread_with_every_core_free_but_zero),
+        cmocka_unit_test(test_default_and_empty_rule),
+        cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_describe_truncates),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -15,7 +15,8 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-sta
 KERNEL_LDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments
 
 # Code both kernels link, and each kernel's own code.
-COMMON_SOURCES := $(wildcard kernel/*.c kernel/*.S) lib/string.c lib/format.c
+COMMON_SOURCES := $(wildcard kernel/*.c kernel/*.S) lib/string.c lib/format.c lib/errors.c \
+	lib/placement_rule.c
 MKERNEL_SOURCES := $(wildcard mkernel/*.c mkernel/*.S)
 PKERNEL_SOURCES := $(wildcard pkernel/*.c pkernel/*.S)
 
@@ -34,19 +35,19 @@ include build/user.mk
 $(OBJ)/mkernel/%.o: mkernel/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(KERNEL_CFLAGS) -Imkernel -MMD -c $< -o $@
+	@$(CC) $(KERNEL_CFLAGS) -Imkernel -MMD -MP -c $< -o $@
 $(OBJ)/mkernel/%.o: mkernel/%.S
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(KERNEL_CFLAGS) -Imkernel -MMD -c $< -o $@
+	@$(CC) $(KERNEL_CFLAGS) -Imkernel -MMD -MP -c $< -o $@
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(KERNEL_CFLAGS) -MMD -c $< -o $@
+	@$(CC) $(KERNEL_CFLAGS) -MMD -MP -c $< -o $@
 $(OBJ)/%.o: %.S
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(KERNEL_CFLAGS) -MMD -c $< -o $@
+	@$(CC) $(KERNEL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(OUT)/mkernel.elf: build/mkernel.ld $(MKERNEL_OBJECTS) $(COMMON_OBJECTS)
 	@echo "  LD      $@"

@@ -79,6 +79,26 @@ static void console_write(const char *text)
     }
 }
 
+void console_write_text(const char *text, uint64_t length)
+{
+    struct console_state *console = &kernel_shared->console;
+    uint64_t flags = spin_lock(&console->lock);
+    for (uint64_t i = 0; i < length; i++) {
+        if (text[i] == '\n')
+            serial_put('\r');
+        serial_put(text[i]);
+        vga_put(console, text[i]);
+    }
+    spin_unlock(&console->lock, flags);
+}
+
+int console_read_byte(void)
+{
+    if ((inb(COM1 + 5) & 0x01) == 0)
+        return -1;
+    return inb(COM1);
+}
+
 static void console_print(int take_lock, const char *format, va_list arguments)
 {
     char line[512];

@@ -13,6 +13,10 @@ struct console_state {
 
 void console_init_serial(void);
 void console_enable_vga(uint16_t *text_buffer);
+/* Writes `length` bytes as they are (process output), whole under the lock. */
+void console_write_text(const char *text, uint64_t length);
+/* A byte typed on the serial console, or -1 when none is waiting. */
+int console_read_byte(void);
 void kprintf(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* Prints without taking the lock: for panics, where another core may hold it. */
 void kprintf_unlocked(const char *format, ...) __attribute__((format(printf, 1, 2)));

@@ -2,7 +2,6 @@
  * (offset 0 holds a pointer to itself); the array of all records lives in
  * memory shared by both kernels so a core can see whether another waits. */
 #pragma once
-#include <stdint.h>
 
 #define SEGMENT_KERNEL_CODE 0x08
 #define SEGMENT_KERNEL_DATA 0x10
@@ -10,6 +9,13 @@
 #define SEGMENT_USER_CODE 0x20
 #define SEGMENT_TSS 0x28
 #define GDT_ENTRIES 7
+
+/* Offsets in struct cpu used by the system-call entry (syscall_entry.S). */
+#define CPU_KERNEL_STACK_TOP 8
+#define CPU_USER_STACK_SCRATCH 16
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
 
 struct tss {
     uint32_t reserved0;
@@ -23,12 +29,21 @@ struct tss {
 
 enum kernel_role { ROLE_M = 0, ROLE_P = 1 };
 
+struct process;
+
 struct cpu {
-    struct cpu *self; /* must stay first: %gs:0 */
-    uint32_t index;   /* logical core number, 0 = boot core */
+    struct cpu *self;          /* must stay first: %gs:0 */
+    uint64_t kernel_stack_top; /* of the running process (also TSS rsp0) */
+    uint64_t user_stack_scratch; /* the user rsp during system-call entry */
+    uint32_t index;            /* logical core number, 0 = boot core */
     uint32_t apic_id;
     uint32_t role;            /* ROLE_M or ROLE_P */
+    uint32_t socket;          /* package, from CPUID topology */
     volatile uint32_t online; /* set by the core once it runs its kernel */
+    struct process *current;  /* running process, NULL in the scheduler */
+    uint64_t scheduler_stack_top; /* the core's own stack: scheduler, idle */
+    uint64_t scheduler_rsp;       /* saved while a process runs */
+    uint32_t sleepers;            /* processes of this core waiting with a deadline */
     /* Set while the core halts waiting for messages: senders IPI only then. */
     volatile uint32_t waiting __attribute__((aligned(64)));
     uint64_t ipis_sent __attribute__((aligned(64)));
@@ -36,11 +51,15 @@ struct cpu {
     uint64_t messages_sent;
     uint64_t messages_received;
     uint64_t timer_ticks;
-    uint64_t kernel_stack_top;
     uint64_t fault_stack_top;
     uint64_t gdt[GDT_ENTRIES];
     struct tss tss;
 } __attribute__((aligned(64)));
+
+_Static_assert(__builtin_offsetof(struct cpu, kernel_stack_top) == CPU_KERNEL_STACK_TOP,
+               "syscall_entry.S relies on this offset");
+_Static_assert(__builtin_offsetof(struct cpu, user_stack_scratch) == CPU_USER_STACK_SCRATCH,
+               "syscall_entry.S relies on this offset");
 
 static inline struct cpu *this_cpu(void)
 {
@@ -51,3 +70,4 @@ static inline struct cpu *this_cpu(void)
 
 /* Builds the core's GDT and TSS, loads them, and points GS at the record. */
 void cpu_install(struct cpu *cpu);
+#endif

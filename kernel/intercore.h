@@ -17,6 +17,15 @@ enum intercore_type {
     MESSAGE_SELFTEST_PING,   /* any → any: argument[0] = sequence within the pair */
     MESSAGE_SELFTEST_DONE,   /* p → m: [0] = received, [1] = out of order, [2] = sent */
     MESSAGE_HALT,            /* m → p: reply, then stop for good (orderly power-off) */
+    MESSAGE_PROCESS_SPAWN,   /* → m: [0] = struct spawn_request * (kernel copy), [1] = parent;
+                                reply [0] = pid or -error */
+    MESSAGE_PROCESS_GROW,    /* → m: [0] = pid, [1] = bytes; reply [0] = old heap end or -error */
+    MESSAGE_PROCESS_EXITED,  /* → m: [0] = pid; its core has left it: free its memory */
+    MESSAGE_PROCESS_COLLECT, /* → m: [0] = pid; its parent has read the exit code; reply */
+    MESSAGE_PROCESS_ADOPT,   /* m → owner: [0] = pid, a new ready process */
+    MESSAGE_PROCESS_WAKE,    /* → owner: [0] = pid, re-check what it waits for */
+    MESSAGE_PROCESS_KILL,    /* → owner: [0] = pid */
+    MESSAGE_POWER_OFF,       /* → m: [0] = status */
     MESSAGE_TYPE_COUNT,
     MESSAGE_REPLY = 0x8000, /* or-ed into the type of an answer */
 };

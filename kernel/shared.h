@@ -6,12 +6,14 @@
 #include <stdint.h>
 #include "console.h"
 #include "cpu.h"
+#include <formica/syscalls.h>
 
 #define MAX_CORES 64
 #define KERNEL_SHARED_MAGIC 0x466f726d /* "Form" */
 #define COMMAND_LINE_BYTES 1024
 
 struct intercore_area;
+struct process;
 
 struct kernel_shared {
     uint32_t magic;
@@ -26,6 +28,10 @@ struct kernel_shared {
     bool x2apic;
     volatile uint32_t cores_online;
     volatile uint32_t panicking; /* a core has panicked: everyone stops */
+    uint64_t kernel_root;        /* page-table root with only the kernel half */
+    struct process *processes;   /* PROCESS_SLOTS entries */
+    struct placement_info placement;
+    uint32_t tick_period_ms;
     char command_line[COMMAND_LINE_BYTES];
 };
 

@@ -6,7 +6,11 @@
 #include "cpu.h"
 #include "lapic.h"
 #include "panic.h"
+#include "process.h"
+#include "scheduler.h"
 #include "x86.h"
+#include <format.h>
+#include <stdbool.h>
 
 static trap_handler handlers[256];
 
@@ -57,11 +61,31 @@ void trap_report(const struct trap_frame *frame)
                      frame->r15, read_cr3());
 }
 
+/* A fault in user mode ends that process, never the kernel. */
+static void end_faulting_process(struct trap_frame *frame)
+{
+    struct cpu *cpu = this_cpu();
+    struct process *process = cpu->current;
+    char address[40] = "";
+    if (frame->vector == VECTOR_PAGE_FAULT)
+        format_string(address, sizeof(address), ", address 0x%lx", read_cr2());
+    kprintf("core %u: process '%s' (pid %u) killed by %s (vector %lu, error 0x%lx) at rip "
+            "0x%lx%s\n",
+            cpu->index, process->name, process->pid, trap_name(frame->vector), frame->vector,
+            frame->error_code, frame->rip, address);
+    scheduler_exit_current(PROCESS_EXIT_FAULT_BASE + (int32_t)frame->vector);
+}
+
 void trap_dispatch(struct trap_frame *frame)
 {
     uint64_t vector = frame->vector;
+    bool from_user = (frame->cs & 3) != 0 && this_cpu()->current != NULL;
+    if (vector < 32 && from_user)
+        end_faulting_process(frame);
     if (handlers[vector] != 0) {
         handlers[vector](frame);
+        if (from_user)
+            scheduler_preempt_check(frame, vector == VECTOR_TIMER);
         return;
     }
     if (vector < 32) {

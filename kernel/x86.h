@@ -112,6 +112,9 @@ static inline void invlpg(uint64_t address)
 
 #define MSR_APIC_BASE 0x1b
 #define MSR_EFER 0xc0000080
+#define MSR_STAR 0xc0000081
+#define MSR_LSTAR 0xc0000082
+#define MSR_SFMASK 0xc0000084
 #define MSR_FS_BASE 0xc0000100
 #define MSR_GS_BASE 0xc0000101
 #define MSR_KERNEL_GS_BASE 0xc0000102

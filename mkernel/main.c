@@ -13,17 +13,22 @@
 #include "lapic.h"
 #include "layout.h"
 #include "madt.h"
-#include "memory_service.h"
 #include "paging.h"
 #include "panic.h"
 #include "physical_memory.h"
 #include "pkernel_loader.h"
+#include "placement_loader.h"
+#include "scheduler.h"
 #include "selftest.h"
+#include "services.h"
 #include "shared.h"
 #include "shutdown.h"
 #include "smp.h"
+#include "syscall.h"
+#include "topology.h"
 #include "trap.h"
 #include "x86.h"
+#include <formica/errors.h>
 #include <string.h>
 
 #define DEFAULT_AP_TIMEOUT_MS 5000
@@ -39,6 +44,15 @@ static uint8_t early_fault_stack[4096] __attribute__((aligned(16)));
 struct kernel_shared *kernel_shared = &shared_state;
 static struct boot_information boot;
 static struct madt_info madt;
+
+static bool strstr_simple(const char *text, const char *word)
+{
+    size_t length = strlen(word);
+    for (; *text != '\0'; text++)
+        if (strncmp(text, word, length) == 0)
+            return true;
+    return false;
+}
 
 static uint64_t parse_number(const char *text, uint64_t fallback)
 {
@@ -127,7 +141,10 @@ static void setup_boot_core(void)
     cpu_install(cpu);
     idt_load();
     cpu->online = 1;
+    cpu->socket = topology_socket_of_this_core();
+    cpu->scheduler_stack_top = (uint64_t)boot_stack_top;
     kernel_shared->cores_online = 1;
+    syscall_install();
 }
 
 static void setup_interrupt_controllers(void)
@@ -155,7 +172,7 @@ static void setup_intercore_area(void)
     kernel_shared->intercore = phys_to_virt(area);
     intercore_area_init(kernel_shared->intercore, count);
     intercore_install();
-    memory_service_install();
+    services_install();
     selftest_install();
 }
 
@@ -194,6 +211,27 @@ static void run_boot_selftests(void)
         shutdown_machine(1);
 }
 
+static const struct boot_module *find_initrd(void)
+{
+    for (uint32_t i = 0; i < boot.module_count; i++)
+        if (strstr_simple(boot.modules[i].name, "initrd"))
+            return &boot.modules[i];
+    return NULL;
+}
+
+/* Starts init (pid 1) on this core; false when the boot image has none. */
+static bool start_init(void)
+{
+    struct spawn_request request = {.program = "init", .core = 0,
+                                    .priority = PRIORITY_APPLICATION};
+    long pid = services_spawn(&request, 0);
+    if (pid < 0) {
+        kprintf("init: cannot start: %s\n", error_text(pid));
+        return false;
+    }
+    return true;
+}
+
 static void power_off_through_acpi(void)
 {
     acpi_power_off();
@@ -228,10 +266,17 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     clock_calibrate();
     setup_intercore_area();
     fault_injection_check();
+    services_init(find_initrd());
+    scheduler_init();
     start_other_cores();
+    kernel_shared->tick_period_ms = TICK_PERIOD_MS;
     clock_start_tick(TICK_PERIOD_MS);
     report_cores();
     run_boot_selftests();
-    kprintf("formica: boot complete\n");
-    shutdown_machine(0);
+    placement_load();
+    if (!start_init()) {
+        kprintf("formica: boot complete; no init program, nothing to run\n");
+        shutdown_machine(0);
+    }
+    scheduler_run();
 }

@@ -6,7 +6,9 @@
 #include "layout.h"
 #include "panic.h"
 #include "physical_memory.h"
+#include "shared.h"
 #include "x86.h"
+#include <stdbool.h>
 
 #define ENTRIES 512
 #define DEVICE_HOLE_START (3ull << 30)
@@ -44,17 +46,56 @@ static void map_large(uint64_t *root, uint64_t virtual_address, uint64_t physica
     level2[table_index(virtual_address, 1)] = physical | flags | PAGE_LARGE;
 }
 
-int paging_map_kernel_page(uint64_t virtual_address, uint64_t physical, uint64_t flags)
+/* The last-level entry for `virtual_address` under `root`; with `create`,
+ * missing tables are made (user-accessible when `user`, so the leaf decides). */
+static uint64_t *leaf_entry(uint64_t root, uint64_t virtual_address, bool create, bool user)
 {
-    uint64_t *table = phys_to_virt(kernel_root);
+    uint64_t *table = phys_to_virt(root);
     for (unsigned level = 3; level >= 1; level--) {
+        uint64_t *entry = &table[table_index(virtual_address, level)];
+        if (!(*entry & PAGE_PRESENT) && !create)
+            return NULL;
         table = next_table(table, table_index(virtual_address, level));
         if (table == NULL)
-            return -1;
+            return NULL;
+        if (user)
+            *entry |= PAGE_USER;
     }
-    table[table_index(virtual_address, 0)] = physical | flags | PAGE_PRESENT;
-    invlpg(virtual_address);
+    return &table[table_index(virtual_address, 0)];
+}
+
+int paging_map_page(uint64_t root, uint64_t virtual_address, uint64_t physical, uint64_t flags)
+{
+    uint64_t *entry = leaf_entry(root, virtual_address, true, (flags & PAGE_USER) != 0);
+    if (entry == NULL)
+        return -1;
+    *entry = physical | flags | PAGE_PRESENT;
     return 0;
+}
+
+uint64_t paging_unmap_page(uint64_t root, uint64_t virtual_address)
+{
+    uint64_t *entry = leaf_entry(root, virtual_address, false, false);
+    if (entry == NULL || !(*entry & PAGE_PRESENT))
+        return 0;
+    uint64_t physical = *entry & PAGE_ADDRESS_MASK;
+    *entry = 0;
+    return physical;
+}
+
+uint64_t paging_translate(uint64_t root, uint64_t virtual_address)
+{
+    uint64_t *entry = leaf_entry(root, virtual_address, false, false);
+    if (entry == NULL || !(*entry & PAGE_PRESENT))
+        return 0;
+    return (*entry & PAGE_ADDRESS_MASK) | (virtual_address & (PAGE_SIZE - 1));
+}
+
+int paging_map_kernel_page(uint64_t virtual_address, uint64_t physical, uint64_t flags)
+{
+    int result = paging_map_page(kernel_root, virtual_address, physical, flags);
+    invlpg(virtual_address);
+    return result;
 }
 
 void paging_init(uint64_t usable_end)
@@ -77,6 +118,7 @@ void paging_init(uint64_t usable_end)
         map_large(root, MKERNEL_VIRTUAL_BASE + physical, physical,
                   PAGE_PRESENT | PAGE_WRITABLE | PAGE_GLOBAL);
     write_cr3(kernel_root);
+    kernel_shared->kernel_root = kernel_root;
     kprintf("paging: %lu MiB direct-mapped at 0x%lx\n", direct_end >> 20,
             (uint64_t)DIRECT_MAP_BASE);
 }

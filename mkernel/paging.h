@@ -19,6 +19,13 @@
 void paging_init(uint64_t usable_end);
 /* Physical address of the kernel's top-level table (for CR3). */
 uint64_t paging_kernel_root(void);
+/* Maps one 4 KiB page under `root` (intermediate tables made as needed);
+ * 0, or -1 when out of memory or a large page is in the way. */
+int paging_map_page(uint64_t root, uint64_t virtual_address, uint64_t physical, uint64_t flags);
+/* Removes a 4 KiB mapping; returns the frame it mapped, or 0. */
+uint64_t paging_unmap_page(uint64_t root, uint64_t virtual_address);
+/* Physical address behind `virtual_address` under `root`, or 0 when unmapped. */
+uint64_t paging_translate(uint64_t root, uint64_t virtual_address);
 /* Maps one 4 KiB page in the kernel half; 0 on success, -1 when out of memory
  * or the address is already mapped by a large page. */
 int paging_map_kernel_page(uint64_t virtual_address, uint64_t physical, uint64_t flags);

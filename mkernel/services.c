@@ -1,31 +1,261 @@
-/* memory_service.c: handles MESSAGE_MEMORY_ALLOCATE and MESSAGE_MEMORY_FREE
- * from p-kernel cores. The frame allocator runs only on the m-kernel core,
- * so these requests are serialized by construction and need no lock. */
-#include "memory_service.h"
-#include "intercore.h"
+/* services.c: the m-kernel's services. They run only on the m-kernel's core
+ * (requests from p-kernel cores arrive over the inter-core area), so the
+ * frame allocator, page tables and process slots need no lock. */
+#include "services.h"
+#include "address_space.h"
+#include "console.h"
+#include "initrd.h"
+#include "layout.h"
+#include "paging.h"
 #include "physical_memory.h"
+#include "process.h"
+#include "program_loader.h"
+#include "scheduler.h"
+#include "shared.h"
+#include "shutdown.h"
+#include <formica/errors.h>
+#include <string.h>
 
-#define LARGEST_REQUEST_FRAMES 4096 /* 16 MiB */
+#define LARGEST_FRAME_REQUEST 4096 /* 16 MiB */
+#define HEAP_STACK_GAP (1ull << 30) /* the heap stops this far below the stack */
 
-static void on_allocate(const struct intercore_message *request)
+void process_first_entry(void);
+
+static const uint8_t *initrd_bytes;
+static uint64_t initrd_size;
+static uint32_t next_pid = 1;
+
+void services_init(const struct boot_module *initrd)
 {
-    struct intercore_message reply = {0};
-    uint64_t frames = request->argument[0];
-    if (frames > 0 && frames <= LARGEST_REQUEST_FRAMES)
-        reply.argument[0] = physical_allocate(frames, 0);
-    intercore_reply(request, &reply);
+    uint64_t bytes = PROCESS_SLOTS * sizeof(struct process);
+    uint64_t table = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
+    if (table == 0)
+        kprintf("services: no memory for the process table\n");
+    else
+        kernel_shared->processes = phys_to_virt(table);
+    if (initrd != NULL) {
+        initrd_bytes = phys_to_virt(initrd->start);
+        initrd_size = initrd->end - initrd->start;
+    }
 }
 
-static void on_free(const struct intercore_message *request)
+const uint8_t *services_boot_file(const char *name, uint64_t *size)
 {
-    struct intercore_message reply = {0};
-    physical_free(request->argument[0], request->argument[1]);
-    reply.argument[0] = 1;
-    intercore_reply(request, &reply);
+    struct initrd_file file;
+    if (initrd_bytes == NULL)
+        return NULL;
+    int error = initrd_find(initrd_bytes, initrd_size, name, &file);
+    if (error == -E_INVALID)
+        kprintf("services: the boot image is corrupt (looking for %s)\n", name);
+    if (error != 0)
+        return NULL;
+    *size = file.size;
+    return file.data;
 }
 
-void memory_service_install(void)
+static struct process *take_slot(void)
 {
-    intercore_set_handler(MESSAGE_MEMORY_ALLOCATE, on_allocate);
-    intercore_set_handler(MESSAGE_MEMORY_FREE, on_free);
+    for (uint32_t tries = 0; tries < PROCESS_SLOTS; tries++, next_pid++) {
+        if (next_pid == 0)
+            next_pid = 1;
+        struct process *process = &kernel_shared->processes[next_pid % PROCESS_SLOTS];
+        if (process->state == PROCESS_FREE) {
+            memset(process, 0, sizeof(*process));
+            process->pid = next_pid++;
+            return process;
+        }
+    }
+    return NULL;
+}
+
+static void release_slot(struct process *process)
+{
+    memset(process, 0, sizeof(*process));
+}
+
+/* The kernel stack of a new process: a switch frame that returns into
+ * process_first_entry, then the trap frame that enters user mode. */
+static void prepare_first_entry(struct process *process, const struct loaded_program *program)
+{
+    struct trap_frame *frame = (struct trap_frame *)(process_kernel_stack_top(process)) - 1;
+    memset(frame, 0, sizeof(*frame));
+    frame->rip = program->entry;
+    frame->cs = SEGMENT_USER_CODE | 3;
+    frame->rflags = 0x202; /* interrupts on */
+    frame->rsp = program->stack_pointer;
+    frame->ss = SEGMENT_USER_DATA | 3;
+    frame->rdi = program->argc;
+    frame->rsi = program->argv;
+    uint64_t *switch_frame = (uint64_t *)frame - 7;
+    memset(switch_frame, 0, 7 * sizeof(uint64_t));
+    switch_frame[6] = (uint64_t)process_first_entry;
+    process->saved_rsp = (uint64_t)switch_frame;
+    *(uint16_t *)&process->fpu_state[0] = 0x037f;  /* x87 control word */
+    *(uint32_t *)&process->fpu_state[24] = 0x1f80; /* MXCSR */
+}
+
+static void hand_to_core(struct process *process)
+{
+    if (process->core == 0)
+        scheduler_adopt(process);
+    else
+        scheduler_send_to_owner(MESSAGE_PROCESS_ADOPT, process);
+}
+
+long services_spawn(const struct spawn_request *request, uint32_t parent)
+{
+    char path[NAME_BYTES + 8] = "bin/";
+    uint64_t size = 0;
+    strncpy(path + 4, request->program, NAME_BYTES);
+    const uint8_t *file = services_boot_file(path, &size);
+    if (file == NULL)
+        return -E_NOT_FOUND;
+    struct process *process = take_slot();
+    if (process == NULL)
+        return -E_BUSY;
+    struct loaded_program program;
+    long error = program_load(file, size, request->program, request->arguments, &program);
+    uint64_t stack = error == 0 ? physical_allocate(PROCESS_KERNEL_STACK_PAGES, 0) : 0;
+    if (error == 0 && stack == 0) {
+        address_space_destroy(program.root);
+        error = -E_NO_MEMORY;
+    }
+    if (error != 0) {
+        release_slot(process);
+        return error;
+    }
+    strncpy(process->name, request->program, NAME_BYTES - 1);
+    process->core = request->core;
+    process->priority = request->priority;
+    process->parent = parent;
+    process->root = program.root;
+    process->kernel_stack_base = (uint64_t)phys_to_virt(stack);
+    process->heap_start = process->heap_end = program.heap_start;
+    process->memory_bytes = program.memory_bytes;
+    prepare_first_entry(process, &program);
+    process->state = PROCESS_READY;
+    hand_to_core(process);
+    return process->pid;
+}
+
+static long grow_heap(uint32_t pid, uint64_t bytes)
+{
+    struct process *process = process_find(pid);
+    if (process == NULL)
+        return -E_NOT_FOUND;
+    uint64_t pages = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
+    uint64_t limit = USER_STACK_TOP - USER_STACK_PAGES * PAGE_SIZE - HEAP_STACK_GAP;
+    if (bytes > limit || pages * PAGE_SIZE > limit - process->heap_end)
+        return -E_NO_MEMORY;
+    long error = address_space_map_new(process->root, process->heap_end, pages, 1);
+    if (error != 0)
+        return error;
+    uint64_t old_end = process->heap_end;
+    process->heap_end += pages * PAGE_SIZE;
+    process->memory_bytes += pages * PAGE_SIZE;
+    return (long)old_end;
+}
+
+static void free_if_done(struct process *process)
+{
+    if (process->resources_released && (process->collected || process->parent == 0))
+        release_slot(process);
+}
+
+static void orphan_children(uint32_t pid)
+{
+    for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
+        struct process *child = &kernel_shared->processes[slot];
+        if (child->state != PROCESS_FREE && child->parent == pid) {
+            child->parent = 0;
+            free_if_done(child);
+        }
+    }
+}
+
+static void release_exited(uint32_t pid)
+{
+    struct process *process = process_find(pid);
+    if (process == NULL || process->state != PROCESS_ZOMBIE || process->resources_released)
+        return;
+    address_space_destroy(process->root);
+    physical_free(virt_to_phys((void *)process->kernel_stack_base), PROCESS_KERNEL_STACK_PAGES);
+    process->root = 0;
+    process->memory_bytes = 0;
+    process->resources_released = true;
+    orphan_children(pid);
+    if (process_find(process->parent) == NULL)
+        process->parent = 0;
+    free_if_done(process);
+}
+
+static void collect(uint32_t pid)
+{
+    struct process *process = process_find(pid);
+    if (process == NULL || process->state != PROCESS_ZOMBIE)
+        return;
+    process->collected = true;
+    free_if_done(process);
+}
+
+static int64_t allocate_for_core(uint64_t frames)
+{
+    if (frames == 0 || frames > LARGEST_FRAME_REQUEST)
+        return 0;
+    return (int64_t)physical_allocate(frames, 0);
+}
+
+void services_handle(const struct intercore_message *request, struct intercore_message *reply)
+{
+    const uint64_t *argument = request->argument;
+    switch (request->type) {
+    case MESSAGE_MEMORY_ALLOCATE:
+        reply->argument[0] = (uint64_t)allocate_for_core(argument[0]);
+        break;
+    case MESSAGE_MEMORY_FREE:
+        physical_free(argument[0], argument[1]);
+        break;
+    case MESSAGE_PROCESS_SPAWN:
+        reply->argument[0] =
+            (uint64_t)services_spawn((const struct spawn_request *)argument[0], (uint32_t)argument[1]);
+        break;
+    case MESSAGE_PROCESS_GROW:
+        reply->argument[0] = (uint64_t)grow_heap((uint32_t)argument[0], argument[1]);
+        break;
+    case MESSAGE_PROCESS_EXITED:
+        release_exited((uint32_t)argument[0]);
+        break;
+    case MESSAGE_PROCESS_COLLECT:
+        collect((uint32_t)argument[0]);
+        break;
+    case MESSAGE_POWER_OFF:
+        shutdown_machine((uint32_t)argument[0]);
+    default:
+        kprintf("services: unknown request %u from core %u\n", request->type, request->from);
+    }
+}
+
+/* Requests that expect no answer. */
+static bool is_notification(uint32_t type)
+{
+    return type == MESSAGE_PROCESS_EXITED;
+}
+
+static void on_request(const struct intercore_message *request)
+{
+    struct intercore_message reply = {0};
+    services_handle(request, &reply);
+    if (!is_notification(request->type))
+        intercore_reply(request, &reply);
+}
+
+void services_install(void)
+{
+    static const uint32_t types[] = {
+        MESSAGE_MEMORY_ALLOCATE, MESSAGE_MEMORY_FREE,     MESSAGE_PROCESS_SPAWN,
+        MESSAGE_PROCESS_GROW,    MESSAGE_PROCESS_EXITED,  MESSAGE_PROCESS_COLLECT,
+        MESSAGE_POWER_OFF,
+    };
+    for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        intercore_set_handler(types[i], on_request);
 }

@@ -11,7 +11,10 @@
 #include "layout.h"
 #include "panic.h"
 #include "selftest.h"
+#include "scheduler.h"
 #include "shared.h"
+#include "syscall.h"
+#include "topology.h"
 #include "trap.h"
 #include "x86.h"
 
@@ -67,16 +70,13 @@ static void on_halt(const struct intercore_message *request)
 
 static void pkernel_run(struct cpu *cpu)
 {
+    syscall_install();
+    scheduler_init();
     __atomic_store_n(&cpu->online, 1, __ATOMIC_RELEASE);
     __atomic_fetch_add(&kernel_shared->cores_online, 1, __ATOMIC_ACQ_REL);
     fault_injection_check();
     clock_start_tick(TICK_PERIOD_MS);
-    for (;;) {
-        if (intercore_poll() == 0) {
-            selftest_run_pending();
-            intercore_wait();
-        }
-    }
+    scheduler_run();
 }
 
 void pkernel_main(struct kernel_shared *shared, uint32_t ticket)
@@ -85,6 +85,7 @@ void pkernel_main(struct kernel_shared *shared, uint32_t ticket)
     kernel_shared = shared;
     struct cpu *cpu = find_own_record();
     cpu->role = ROLE_P;
+    cpu->socket = topology_socket_of_this_core();
     cpu_install(cpu);
     idt_load();
     lapic_enable();
@@ -94,7 +95,8 @@ void pkernel_main(struct kernel_shared *shared, uint32_t ticket)
     uint64_t stacks = request_stack_memory();
     uint8_t *base = phys_to_virt(stacks);
     cpu->fault_stack_top = (uint64_t)(base + FAULT_STACK_SIZE);
-    cpu->kernel_stack_top = (uint64_t)(base + FAULT_STACK_SIZE + KERNEL_STACK_SIZE);
+    cpu->scheduler_stack_top = (uint64_t)(base + FAULT_STACK_SIZE + KERNEL_STACK_SIZE);
+    cpu->kernel_stack_top = cpu->scheduler_stack_top;
     cpu->tss.ist[0] = cpu->fault_stack_top;
     cpu->tss.rsp[0] = cpu->kernel_stack_top;
     run_on_stack(cpu->kernel_stack_top, pkernel_run, cpu);

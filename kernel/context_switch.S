@@ -1,0 +1,28 @@
+/* context_switch.S: switching kernel stacks between a core's scheduler and
+ * its processes. switch_context(save, next) pushes the callee-saved
+ * registers, stores rsp in *save, loads next and pops them back: the C
+ * caller sees an ordinary function return when its turn comes again. */
+.section .text
+.globl switch_context
+switch_context:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+
+/* First run of a process: its stack holds a switch frame returning here,
+ * then a trap frame for user mode. */
+.globl process_first_entry
+process_first_entry:
+    jmp trap_return

@@ -1,0 +1,28 @@
+/* process.c: looking up processes in the shared table. */
+#include "process.h"
+#include "shared.h"
+#include <string.h>
+
+struct process *process_find(uint32_t pid)
+{
+    if (pid == 0 || kernel_shared->processes == NULL)
+        return NULL;
+    struct process *process = &kernel_shared->processes[pid % PROCESS_SLOTS];
+    if (process->pid != pid || process->state == PROCESS_FREE)
+        return NULL;
+    return process;
+}
+
+void process_describe(const struct process *process, struct process_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    info->pid = process->pid;
+    info->parent = process->parent;
+    info->core = process->core;
+    info->state = process->state;
+    info->priority = process->priority;
+    info->exit_code = process->exit_code;
+    info->ticks = process->ticks;
+    info->memory_bytes = process->memory_bytes;
+    memcpy(info->name, process->name, NAME_BYTES);
+}

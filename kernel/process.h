@@ -1,0 +1,62 @@
+/* process.h: the process table, shared by both kernels. Slots are taken and
+ * released only by the m-kernel (which builds address spaces); a process's
+ * scheduling fields are written only by the core it runs on; notifications
+ * are atomic. A pid maps to slot pid % PROCESS_SLOTS. */
+#pragma once
+#include <formica/syscalls.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PROCESS_SLOTS 256
+#define PROCESS_KERNEL_STACK_PAGES 4
+#define USER_SPACE_START 0x400000ull
+#define USER_SPACE_END 0x00007ffffffff000ull
+#define USER_STACK_TOP 0x00007fffff000000ull
+#define USER_STACK_PAGES 16
+#define FPU_STATE_BYTES 512
+/* Exit code of a process ended by a fault: this plus the exception vector. */
+#define PROCESS_EXIT_FAULT_BASE 128
+/* Exit code of a killed process. */
+#define PROCESS_EXIT_KILLED (-1)
+
+enum wait_reason {
+    WAIT_NONE = 0,
+    WAIT_NOTIFICATION, /* SYS_AWAIT */
+    WAIT_CHILD,        /* SYS_WAIT */
+    WAIT_SLEEP,        /* SYS_SLEEP, console polling */
+};
+
+struct process {
+    uint8_t fpu_state[FPU_STATE_BYTES] __attribute__((aligned(16)));
+    uint32_t pid;
+    volatile uint32_t state; /* enum process_state */
+    uint32_t core;
+    uint32_t priority;
+    volatile uint32_t parent; /* 0 once the parent has gone */
+    int32_t exit_code;
+    char name[NAME_BYTES];
+    uint64_t root;              /* page-table root, physical */
+    uint64_t kernel_stack_base; /* PROCESS_KERNEL_STACK_PAGES pages, direct map */
+    uint64_t saved_rsp;         /* kernel rsp while switched out */
+    uint64_t heap_start, heap_end;
+    uint64_t memory_bytes;               /* user memory mapped */
+    volatile uint64_t notifications;     /* SYS_NOTIFY count, atomic */
+    uint32_t wait_reason;
+    uint64_t wake_tick;                  /* WAIT_SLEEP: core tick to wake at */
+    volatile uint32_t kill_requested;
+    uint32_t slice_left;                 /* ticks before preemption */
+    uint64_t ticks;                      /* ticks spent running */
+    /* Bookkeeping on the m-kernel: a slot is freed when both are true. */
+    bool resources_released;
+    bool collected;
+};
+
+static inline uint64_t process_kernel_stack_top(const struct process *process)
+{
+    return process->kernel_stack_base + PROCESS_KERNEL_STACK_PAGES * 4096;
+}
+
+/* The live process with `pid`, or NULL. */
+struct process *process_find(uint32_t pid);
+/* Fills `info` from `process` for SYS_PROCESS_LIST. */
+void process_describe(const struct process *process, struct process_info *info);

@@ -1,0 +1,46 @@
+/* run_queue.c: strict priority between levels, round robin within one. */
+#include "run_queue.h"
+
+void run_queue_init(struct run_queue *queue)
+{
+    for (int level = 0; level < RUN_QUEUE_LEVELS; level++)
+        ring_init(&queue->level[level].ring, RUN_QUEUE_CAPACITY, sizeof(uint32_t));
+}
+
+bool run_queue_push(struct run_queue *queue, uint32_t slot, uint32_t priority)
+{
+    if (priority >= RUN_QUEUE_LEVELS)
+        return false;
+    return ring_push(&queue->level[priority].ring, &slot);
+}
+
+uint32_t run_queue_best_priority(const struct run_queue *queue)
+{
+    for (uint32_t level = 0; level < RUN_QUEUE_LEVELS; level++)
+        if (!ring_is_empty(&queue->level[level].ring))
+            return level;
+    return RUN_QUEUE_LEVELS;
+}
+
+uint32_t run_queue_pop(struct run_queue *queue)
+{
+    uint32_t level = run_queue_best_priority(queue);
+    uint32_t slot;
+    if (level == RUN_QUEUE_LEVELS || !ring_pop(&queue->level[level].ring, &slot))
+        return RUN_QUEUE_EMPTY;
+    return slot;
+}
+
+void run_queue_remove(struct run_queue *queue, uint32_t slot)
+{
+    for (int level = 0; level < RUN_QUEUE_LEVELS; level++) {
+        struct ring *ring = &queue->level[level].ring;
+        uint32_t count = ring_count(ring);
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t queued;
+            ring_pop(ring, &queued);
+            if (queued != slot)
+                ring_push(ring, &queued);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/* run_queue.h: a core's ready processes, one FIFO per priority level, kept
+ * in the project's one ring (slot numbers of the process table). Only the
+ * owning core touches its queue. Pure logic, tested on the host. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "ring.h"
+
+#define RUN_QUEUE_CAPACITY 256 /* = PROCESS_SLOTS: every process fits */
+#define RUN_QUEUE_LEVELS 2     /* = PRIORITY_LEVELS: 0 servers, 1 applications */
+#define RUN_QUEUE_EMPTY UINT32_MAX
+
+struct run_queue {
+    struct {
+        struct ring ring;
+        uint32_t storage[RUN_QUEUE_CAPACITY];
+    } level[RUN_QUEUE_LEVELS];
+};
+
+void run_queue_init(struct run_queue *queue);
+/* Appends `slot` at `priority`; false for a bad priority or a full level. */
+bool run_queue_push(struct run_queue *queue, uint32_t slot, uint32_t priority);
+/* Removes and returns the oldest slot of the most urgent non-empty level. */
+uint32_t run_queue_pop(struct run_queue *queue);
+/* Most urgent level with a ready process, or RUN_QUEUE_LEVELS when none. */
+uint32_t run_queue_best_priority(const struct run_queue *queue);
+/* Removes `slot` wherever it is queued (for a process that is killed). */
+void run_queue_remove(struct run_queue *queue, uint32_t slot);

@@ -1,0 +1,224 @@
+/* scheduler.c: the per-core scheduler (xv6's shape: a loop on the core's own
+ * stack switches to a process and back). Only the owning core touches its
+ * run queue and its processes' scheduling state; other cores ask it with
+ * messages (adopt, wake, kill), so no lock is needed. */
+#include "scheduler.h"
+#include "console.h"
+#include "cpu.h"
+#include "intercore.h"
+#include "lapic.h"
+#include "mkernel_client.h"
+#include "panic.h"
+#include "run_queue.h"
+#include "selftest.h"
+#include "shared.h"
+#include "x86.h"
+
+void switch_context(uint64_t *save_rsp, uint64_t next_rsp);
+
+static struct run_queue run_queues[MAX_CORES];
+
+static struct run_queue *my_queue(void)
+{
+    return &run_queues[this_cpu()->index];
+}
+
+static uint32_t slot_of(const struct process *process)
+{
+    return (uint32_t)(process - kernel_shared->processes);
+}
+
+static void make_ready(struct process *process)
+{
+    process->state = PROCESS_READY;
+    process->wait_reason = WAIT_NONE;
+    if (!run_queue_push(my_queue(), slot_of(process), process->priority))
+        panic("run queue of core %u overflowed", this_cpu()->index);
+}
+
+void scheduler_adopt(struct process *process)
+{
+    process->slice_left = TIME_SLICE_TICKS;
+    make_ready(process);
+}
+
+void scheduler_wake(struct process *process)
+{
+    if (process->state != PROCESS_WAITING)
+        return;
+    if (process->wait_reason == WAIT_SLEEP)
+        this_cpu()->sleepers--;
+    make_ready(process);
+}
+
+static struct process *own_process(const struct intercore_message *message)
+{
+    struct process *process = process_find((uint32_t)message->argument[0]);
+    if (process == NULL || process->core != this_cpu()->index)
+        return NULL;
+    return process;
+}
+
+static void on_adopt(const struct intercore_message *message)
+{
+    struct process *process = own_process(message);
+    if (process != NULL && process->state == PROCESS_READY)
+        scheduler_adopt(process);
+}
+
+static void on_wake(const struct intercore_message *message)
+{
+    struct process *process = own_process(message);
+    if (process != NULL)
+        scheduler_wake(process);
+}
+
+static void on_kill(const struct intercore_message *message)
+{
+    struct process *process = own_process(message);
+    if (process == NULL || process->state == PROCESS_ZOMBIE)
+        return;
+    process->kill_requested = 1;
+    scheduler_wake(process);
+}
+
+void scheduler_send_to_owner(uint32_t type, struct process *process)
+{
+    struct intercore_message message = {.type = type};
+    message.argument[0] = process->pid;
+    if (process->core != this_cpu()->index) {
+        intercore_send(process->core, &message);
+        return;
+    }
+    message.from = this_cpu()->index;
+    if (type == MESSAGE_PROCESS_WAKE)
+        on_wake(&message);
+    else if (type == MESSAGE_PROCESS_KILL)
+        on_kill(&message);
+    else if (type == MESSAGE_PROCESS_ADOPT)
+        on_adopt(&message);
+}
+
+static void wake_sleepers(void)
+{
+    struct cpu *cpu = this_cpu();
+    if (cpu->sleepers == 0)
+        return;
+    for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
+        struct process *process = &kernel_shared->processes[slot];
+        if (process->core == cpu->index && process->state == PROCESS_WAITING &&
+            process->wait_reason == WAIT_SLEEP && process->wake_tick <= cpu->timer_ticks)
+            scheduler_wake(process);
+    }
+}
+
+static void report_exit(struct process *process)
+{
+    struct intercore_message message = {.type = MESSAGE_PROCESS_EXITED};
+    message.argument[0] = process->pid;
+    mkernel_notify(&message);
+}
+
+static void run_process(struct process *process)
+{
+    struct cpu *cpu = this_cpu();
+    cpu->current = process;
+    process->state = PROCESS_RUNNING;
+    cpu->kernel_stack_top = process_kernel_stack_top(process);
+    cpu->tss.rsp[0] = cpu->kernel_stack_top;
+    write_cr3(process->root);
+    __asm__ volatile("fxrstor64 %0" : : "m"(process->fpu_state));
+    switch_context(&cpu->scheduler_rsp, process->saved_rsp);
+    __asm__ volatile("fxsave64 %0" : "=m"(process->fpu_state));
+    cpu->current = NULL;
+    if (process->state == PROCESS_READY) {
+        make_ready(process);
+    } else if (process->state == PROCESS_ZOMBIE) {
+        write_cr3(kernel_shared->kernel_root); /* its tables are about to be freed */
+        report_exit(process);
+    }
+}
+
+void scheduler_init(void)
+{
+    run_queue_init(my_queue());
+    intercore_set_handler(MESSAGE_PROCESS_ADOPT, on_adopt);
+    intercore_set_handler(MESSAGE_PROCESS_WAKE, on_wake);
+    intercore_set_handler(MESSAGE_PROCESS_KILL, on_kill);
+}
+
+void scheduler_run(void)
+{
+    for (;;) {
+        intercore_poll();
+        wake_sleepers();
+        uint32_t slot = run_queue_pop(my_queue());
+        if (slot == RUN_QUEUE_EMPTY) {
+            selftest_run_pending();
+            intercore_wait();
+            continue;
+        }
+        struct process *process = &kernel_shared->processes[slot];
+        if (process->state == PROCESS_READY)
+            run_process(process);
+    }
+}
+
+static void switch_to_scheduler(void)
+{
+    struct cpu *cpu = this_cpu();
+    switch_context(&cpu->current->saved_rsp, cpu->scheduler_rsp);
+}
+
+void scheduler_yield(void)
+{
+    this_cpu()->current->state = PROCESS_READY;
+    switch_to_scheduler();
+}
+
+void scheduler_block(uint32_t reason, uint64_t wake_tick)
+{
+    struct process *process = this_cpu()->current;
+    process->state = PROCESS_WAITING;
+    process->wait_reason = reason;
+    process->wake_tick = wake_tick;
+    if (reason == WAIT_SLEEP)
+        this_cpu()->sleepers++;
+    switch_to_scheduler();
+}
+
+void scheduler_exit_current(int32_t code)
+{
+    struct process *process = this_cpu()->current;
+    process->exit_code = code;
+    process->state = PROCESS_ZOMBIE;
+    struct process *parent = process_find(process->parent);
+    if (parent != NULL)
+        scheduler_send_to_owner(MESSAGE_PROCESS_WAKE, parent);
+    switch_to_scheduler();
+    panic("a process that exited was scheduled again");
+}
+
+void scheduler_preempt_check(struct trap_frame *frame, int tick)
+{
+    struct cpu *cpu = this_cpu();
+    struct process *process = cpu->current;
+    if ((frame->cs & 3) == 0 || process == NULL)
+        return;
+    intercore_poll();
+    if (tick) {
+        process->ticks++;
+        if (process->slice_left > 0)
+            process->slice_left--;
+        wake_sleepers();
+    }
+    if (process->kill_requested)
+        scheduler_exit_current(-1);
+    uint32_t best = run_queue_best_priority(my_queue());
+    if (best < process->priority || (process->slice_left == 0 && best <= process->priority)) {
+        process->slice_left = TIME_SLICE_TICKS;
+        scheduler_yield();
+    } else if (process->slice_left == 0) {
+        process->slice_left = TIME_SLICE_TICKS;
+    }
+}

@@ -1,0 +1,28 @@
+/* scheduler.h: each core's scheduler. A core runs its ready processes by
+ * strict priority (servers before applications), round robin within a
+ * level, with time slices from the LAPIC timer; blocked processes wait in
+ * PROCESS_WAITING until a message or a deadline makes them ready. */
+#pragma once
+#include <stdint.h>
+#include "process.h"
+#include "trap.h"
+
+#define TIME_SLICE_TICKS 2
+
+/* Prepares this core's queues and handlers; then scheduler_run never returns. */
+void scheduler_init(void);
+void scheduler_run(void) __attribute__((noreturn));
+/* Takes a process created by the m-kernel for this core and makes it ready. */
+void scheduler_adopt(struct process *process);
+/* Makes a waiting process of this core ready (it re-checks why it waited). */
+void scheduler_wake(struct process *process);
+/* The running process gives up the core; its state says whether it stays ready. */
+void scheduler_yield(void);
+/* The running process blocks for `reason` (until woken, or until `wake_tick`). */
+void scheduler_block(uint32_t reason, uint64_t wake_tick);
+/* Ends the running process with `code`; never returns. */
+void scheduler_exit_current(int32_t code) __attribute__((noreturn));
+/* Interrupt from user mode: preempt if a more urgent process is ready or the slice is used up. */
+void scheduler_preempt_check(struct trap_frame *frame, int tick);
+/* Sends `type` about process `pid` to the core that owns it (or handles it here). */
+void scheduler_send_to_owner(uint32_t type, struct process *process);

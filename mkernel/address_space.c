@@ -1,0 +1,95 @@
+/* address_space.c: user address spaces. Frames for pages and tables come
+ * from the m-kernel's allocator; destroying an address space walks its user
+ * half and returns every frame, so an exited process leaks nothing. */
+#include "address_space.h"
+#include "layout.h"
+#include "paging.h"
+#include "physical_memory.h"
+#include "shared.h"
+#include <formica/errors.h>
+#include <string.h>
+
+#define KERNEL_HALF_FIRST_ENTRY 256
+
+uint64_t address_space_create(void)
+{
+    uint64_t root = physical_allocate(1, 0);
+    if (root == 0)
+        return 0;
+    uint64_t *entries = phys_to_virt(root);
+    const uint64_t *kernel = phys_to_virt(kernel_shared->kernel_root);
+    for (int i = KERNEL_HALF_FIRST_ENTRY; i < 512; i++)
+        entries[i] = kernel[i];
+    return root;
+}
+
+static void unmap_range(uint64_t root, uint64_t virtual_address, uint64_t pages)
+{
+    for (uint64_t i = 0; i < pages; i++) {
+        uint64_t frame = paging_unmap_page(root, virtual_address + i * PAGE_SIZE);
+        if (frame != 0)
+            physical_free(frame, 1);
+    }
+}
+
+long address_space_map_new(uint64_t root, uint64_t virtual_address, uint64_t pages, int writable)
+{
+    if (pages > physical_free_bytes() / PAGE_SIZE)
+        return -E_NO_MEMORY;
+    uint64_t flags = PAGE_USER | (writable ? PAGE_WRITABLE : 0);
+    for (uint64_t i = 0; i < pages; i++) {
+        uint64_t frame = physical_allocate(1, 0);
+        if (frame == 0 || paging_map_page(root, virtual_address + i * PAGE_SIZE, frame, flags) != 0) {
+            if (frame != 0)
+                physical_free(frame, 1);
+            unmap_range(root, virtual_address, i);
+            return -E_NO_MEMORY;
+        }
+    }
+    return 0;
+}
+
+/* Frees the tables below `table` at `level` (3 = the level under the root). */
+static void free_tables(uint64_t table_physical, int level)
+{
+    uint64_t *table = phys_to_virt(table_physical);
+    for (int i = 0; i < 512; i++) {
+        if (!(table[i] & PAGE_PRESENT))
+            continue;
+        uint64_t next = table[i] & PAGE_ADDRESS_MASK;
+        if (level > 0)
+            free_tables(next, level - 1);
+        physical_free(next, 1);
+    }
+}
+
+void address_space_destroy(uint64_t root)
+{
+    uint64_t *entries = phys_to_virt(root);
+    for (int i = 0; i < KERNEL_HALF_FIRST_ENTRY; i++) {
+        if (!(entries[i] & PAGE_PRESENT))
+            continue;
+        free_tables(entries[i] & PAGE_ADDRESS_MASK, 2);
+        physical_free(entries[i] & PAGE_ADDRESS_MASK, 1);
+    }
+    physical_free(root, 1);
+}
+
+long address_space_write(uint64_t root, uint64_t virtual_address, const void *bytes,
+                         uint64_t length)
+{
+    const uint8_t *source = bytes;
+    while (length > 0) {
+        uint64_t physical = paging_translate(root, virtual_address);
+        if (physical == 0)
+            return -E_FAULT;
+        uint64_t chunk = PAGE_SIZE - (virtual_address & (PAGE_SIZE - 1));
+        if (chunk > length)
+            chunk = length;
+        memcpy(phys_to_virt(physical), source, chunk);
+        source += chunk;
+        virtual_address += chunk;
+        length -= chunk;
+    }
+    return 0;
+}

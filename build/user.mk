@@ -26,14 +26,15 @@ program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))
 
-$(OBJ)/user/%.o: %.c
+# Objects depend on this file too, so changed flags rebuild them.
+$(OBJ)/user/%.o: %.c build/user.mk
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (user)"
-	@$(CC) $(USER_CFLAGS) -MMD -c $< -o $@
-$(OBJ)/user/%.o: %.S
+	@$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
+$(OBJ)/user/%.o: %.S build/user.mk
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (user)"
-	@$(CC) $(USER_CFLAGS) -MMD -c $< -o $@
+	@$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
 
 $(USER_LIBRARY): $(call user_object_of,$(USER_LIBRARY_SOURCES))
 	@echo "  AR      $@"
@@ -55,7 +56,7 @@ $(foreach program,$(USER_PROGRAMS),$(eval $(call user_program_rule,$(call progra
 PLACEMENT_FILES := $(wildcard build/placements/*.conf)
 INITRD_STAGING := $(OUT)/initrd
 
-$(OUT)/initrd.tar: $(USER_BINARIES) $(PLACEMENT_FILES) $(wildcard build/placements) build/user.mk
+$(OUT)/initrd.tar: $(USER_BINARIES) $(PLACEMENT_FILES) $(wildcard build/placements)
 	@echo "  TAR     $@"
 	@rm -rf $(INITRD_STAGING) && mkdir -p $(INITRD_STAGING)/bin $(INITRD_STAGING)/placements
 	@cp $(USER_BINARIES) $(INITRD_STAGING)/bin/

@@ -26,8 +26,8 @@ static int digit_value(char character)
 /* Skips the "0x" prefix for base 16 and picks the base when it is 0. */
 static const char *parse_base_prefix(const char *cursor, int *base)
 {
-    bool has_hex_prefix = cursor[0] == '0' && (cursor[1] == 'x' || cursor[1] == 'X') &&
-                          digit_value(cursor[2]) < 16;
+    bool has_hex_prefix =
+        cursor[0] == '0' && (cursor[1] == 'x' || cursor[1] == 'X') && digit_value(cursor[2]) < 16;
     if ((*base == 0 || *base == 16) && has_hex_prefix) {
         *base = 16;
         return cursor + 2;

@@ -24,16 +24,46 @@ static long call3(long number, long a, long b, long c)
     return syscall6(number, a, b, c, 0, 0, 0);
 }
 
-long process_id(void) { return call0(SYS_PROCESS_ID); }
-long core_id(void) { return call0(SYS_CORE_ID); }
-long yield(void) { return call0(SYS_YIELD); }
-long await_notification(void) { return call0(SYS_AWAIT); }
-long notify(long pid) { return call1(SYS_NOTIFY, pid); }
-long kill_process(long pid) { return call1(SYS_KILL, pid); }
-long memory_grow(size_t bytes) { return call1(SYS_MEMORY_GROW, (long)bytes); }
-long sleep_ms(uint64_t milliseconds) { return call1(SYS_SLEEP, (long)milliseconds); }
-long placement_get(struct placement_info *placement) { return call1(SYS_PLACEMENT, (long)placement); }
-long clock_get(struct clock_info *clock) { return call1(SYS_CLOCK, (long)clock); }
+long process_id(void)
+{
+    return call0(SYS_PROCESS_ID);
+}
+long core_id(void)
+{
+    return call0(SYS_CORE_ID);
+}
+long yield(void)
+{
+    return call0(SYS_YIELD);
+}
+long await_notification(void)
+{
+    return call0(SYS_AWAIT);
+}
+long notify(long pid)
+{
+    return call1(SYS_NOTIFY, pid);
+}
+long kill_process(long pid)
+{
+    return call1(SYS_KILL, pid);
+}
+long memory_grow(size_t bytes)
+{
+    return call1(SYS_MEMORY_GROW, (long)bytes);
+}
+long sleep_ms(uint64_t milliseconds)
+{
+    return call1(SYS_SLEEP, (long)milliseconds);
+}
+long placement_get(struct placement_info *placement)
+{
+    return call1(SYS_PLACEMENT, (long)placement);
+}
+long clock_get(struct clock_info *clock)
+{
+    return call1(SYS_CLOCK, (long)clock);
+}
 
 long wait_process(long pid, int *exit_code)
 {

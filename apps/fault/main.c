@@ -40,8 +40,7 @@ static int report(const char *kind, long result, long expected)
     printf("@json {\"kind\":\"fault\",\"case\":\"%s\",\"result\":%ld}\n", kind, result);
     if (result == expected)
         return 0;
-    printf("fault: %s: expected %ld (%s), got %ld\n", kind, expected, error_text(expected),
-           result);
+    printf("fault: %s: expected %ld (%s), got %ld\n", kind, expected, error_text(expected), result);
     return 1;
 }
 

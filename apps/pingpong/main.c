@@ -74,8 +74,7 @@ static long play_rounds(long responder, long rounds)
 static int run_initiator(const struct pingpong *setup)
 {
     char arguments[ARGUMENTS_BYTES];
-    snprintf(arguments, sizeof arguments, "%s %ld %ld", PARTNER_FLAG, process_id(),
-             setup->rounds);
+    snprintf(arguments, sizeof arguments, "%s %ld %ld", PARTNER_FLAG, process_id(), setup->rounds);
     long responder = spawn("pingpong", arguments, (uint32_t)setup->core_b, PRIORITY_APPLICATION);
     if (responder < 0) {
         printf("pingpong: cannot start the partner on core %ld: %s\n", setup->core_b,

@@ -16,11 +16,16 @@ static struct core_info cores[MAX_CORES];
 static const char *state_name(uint32_t state)
 {
     switch (state) {
-    case PROCESS_READY: return "ready";
-    case PROCESS_RUNNING: return "running";
-    case PROCESS_WAITING: return "waiting";
-    case PROCESS_ZOMBIE: return "zombie";
-    default: return "free";
+    case PROCESS_READY:
+        return "ready";
+    case PROCESS_RUNNING:
+        return "running";
+    case PROCESS_WAITING:
+        return "waiting";
+    case PROCESS_ZOMBIE:
+        return "zombie";
+    default:
+        return "free";
     }
 }
 

@@ -241,10 +241,19 @@ static void test_program_headers_out_of_file(void **state)
 static void test_segment_file_bytes_beyond_memory(void **state)
 {
     (void)state;
+    /* memsz shrunk below filesz; the file bytes themselves stay inside the file. */
     uint8_t *file = copy_of_tiny(tiny_bytes);
-    Elf64_Phdr *data = program_header(file, find_load(file, PF_W));
-    data->p_filesz = data->p_memsz + 1;
+    Elf64_Phdr *code = program_header(file, find_load(file, PF_X));
+    assert_true(code->p_filesz > 1);
+    code->p_memsz = code->p_filesz - 1;
+    header_of(file)->e_entry = code->p_vaddr;
     assert_int_equal(read_copy(file, tiny_bytes, LOW, HIGH), ELF_ERROR_SEGMENT);
+    /* filesz == memsz is fine. */
+    file = copy_of_tiny(tiny_bytes);
+    code = program_header(file, find_load(file, PF_X));
+    code->p_memsz = code->p_filesz;
+    header_of(file)->e_entry = code->p_vaddr;
+    assert_int_equal(read_copy(file, tiny_bytes, LOW, HIGH), ELF_OK);
 }
 
 static void test_segment_out_of_file(void **state)

@@ -25,7 +25,7 @@ COMMON_OBJECTS := $(call object_of,$(COMMON_SOURCES))
 MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
-.PHONY: all run test unit-test integration-test debug clean deps help
+.PHONY: all run shell test unit-test integration-test debug clean deps help
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -69,9 +69,15 @@ $(OUT)/formica.iso: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar buil
 deps:
 	@build/deps.sh
 
-# The demo: boot on 4 cores, show them coming up and the inter-core self-test.
+# The demo: 4 cores, the inter-core self-test, servers placed by preset 5, a
+# program on every core and a cross-core ping-pong; then power off.
+DEMO_COMMANDS := cores; placement; ps; run hello @1; run hello @2; run hello @3; run pingpong 200 0 1
 run: deps all
-	build/run --smp 4 --append "selftest=intercore" --timeout 120
+	build/run --smp 4 --placement 5 --append "selftest=intercore" --cmd "$(DEMO_COMMANDS)" --timeout 300
+
+# An interactive shell on the serial console (type `help`; `halt` powers off).
+shell: deps all
+	build/run --smp 4 --placement 5 --timeout 86400
 
 test: deps all unit-test integration-test
 
@@ -92,6 +98,7 @@ clean:
 help:
 	@echo "make            build build/out/{mkernel.elf,pkernel.elf,formica.iso}"
 	@echo "make run        install what is missing, boot the demo in QEMU"
+	@echo "make shell      boot into the interactive shell (serial console)"
 	@echo "make test       host unit tests and QEMU integration tests"
 	@echo "make debug      boot with QEMU's gdb stub waiting on :1234"
 	@echo "make clean      remove build/out"

@@ -19,7 +19,7 @@ static bool word_matches(const char *word, const char *name, const char **value)
     return false;
 }
 
-bool command_line_option(const char *name, char *value, unsigned value_size)
+bool command_line_find(const char *name, const char **value, unsigned *length)
 {
     const char *cursor = kernel_shared->command_line;
     while (*cursor != '\0') {
@@ -27,15 +27,30 @@ bool command_line_option(const char *name, char *value, unsigned value_size)
             cursor++;
         const char *found;
         if (*cursor != '\0' && word_matches(cursor, name, &found)) {
-            unsigned i = 0;
-            for (; found[i] != ' ' && found[i] != '\0' && i + 1 < value_size; i++)
-                value[i] = found[i];
-            if (value_size > 0)
-                value[i] = '\0';
+            unsigned count = 0;
+            while (found[count] != ' ' && found[count] != '\0')
+                count++;
+            *value = found;
+            *length = count;
             return true;
         }
         while (*cursor != ' ' && *cursor != '\0')
             cursor++;
     }
     return false;
+}
+
+bool command_line_option(const char *name, char *value, unsigned value_size)
+{
+    const char *found;
+    unsigned length;
+    if (!command_line_find(name, &found, &length))
+        return false;
+    if (value_size == 0)
+        return true;
+    if (length > value_size - 1)
+        length = value_size - 1;
+    memcpy(value, found, length);
+    value[length] = '\0';
+    return true;
 }

@@ -2,6 +2,7 @@
  * is formatted into a local buffer first and written under the console lock,
  * so output from many cores stays whole. */
 #include "console.h"
+#include "cpu.h"
 #include "shared.h"
 #include "x86.h"
 #include <format.h>
@@ -112,8 +113,21 @@ static void console_print(int take_lock, const char *format, va_list arguments)
     spin_unlock(&kernel_shared->console.lock, flags);
 }
 
+/* True when another core has panicked: its report must not be interleaved. */
+static int silenced(void)
+{
+    uint32_t panicking = __atomic_load_n(&kernel_shared->panicking, __ATOMIC_ACQUIRE);
+    if (panicking == 0)
+        return 0;
+    uint64_t gs_base = rdmsr(MSR_GS_BASE);
+    uint32_t core = gs_base != 0 ? this_cpu()->index : 0;
+    return panicking != core + 1;
+}
+
 void kprintf(const char *format, ...)
 {
+    if (silenced())
+        return;
     va_list arguments;
     va_start(arguments, format);
     console_print(1, format, arguments);

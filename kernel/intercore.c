@@ -44,11 +44,14 @@ struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_
     return (struct ring *)(area->entries + index * area->entry_bytes);
 }
 
+/* IPIs a core that announced it is halting. Taking the announcement back
+ * (exchange to 0) means one IPI per halt however many messages follow. */
 static void wake_if_waiting(uint32_t to)
 {
     struct cpu *target = &kernel_shared->cpus[to];
     memory_fence();
-    if (__atomic_load_n(&target->waiting, __ATOMIC_ACQUIRE)) {
+    if (__atomic_load_n(&target->waiting, __ATOMIC_ACQUIRE) &&
+        __atomic_exchange_n(&target->waiting, 0, __ATOMIC_ACQ_REL)) {
         lapic_send_ipi(target->apic_id, VECTOR_MESSAGE);
         this_cpu()->ipis_sent++;
     }

@@ -40,7 +40,7 @@ void panic(const char *format, ...)
     va_start(arguments, format);
     format_string_va(message, sizeof(message), format, arguments);
     va_end(arguments);
-    __atomic_store_n(&kernel_shared->panicking, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&kernel_shared->panicking, current_core() + 1, __ATOMIC_RELEASE);
     kprintf_unlocked("\nPANIC on core %u: %s\n", current_core(), message);
     machine_exit(1);
 }

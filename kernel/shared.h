@@ -10,7 +10,7 @@
 
 #define MAX_CORES 64
 #define KERNEL_SHARED_MAGIC 0x466f726d /* "Form" */
-#define COMMAND_LINE_BYTES 1024
+#define COMMAND_LINE_BYTES 4096
 
 struct intercore_area;
 struct process;
@@ -27,7 +27,7 @@ struct kernel_shared {
     volatile uint8_t *lapic_mmio; /* xAPIC registers, unused in x2APIC mode */
     bool x2apic;
     volatile uint32_t cores_online;
-    volatile uint32_t panicking; /* a core has panicked: everyone stops */
+    volatile uint32_t panicking; /* 1 + the core that panicked: others stop printing */
     uint64_t kernel_root;        /* page-table root with only the kernel half */
     struct process *processes;   /* PROCESS_SLOTS entries */
     struct placement_info placement;
@@ -41,3 +41,5 @@ extern struct kernel_shared *kernel_shared;
 /* Value of option `name` in the command line ("name=value" or bare "name",
  * which yields ""), copied into `value`; false when absent. */
 bool command_line_option(const char *name, char *value, unsigned value_size);
+/* Where option `name`'s value starts in the command line, and its length. */
+bool command_line_find(const char *name, const char **value, unsigned *length);

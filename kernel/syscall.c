@@ -252,20 +252,22 @@ static long sys_sleep(const struct trap_frame *frame)
 static long sys_kernel_option(const struct trap_frame *frame)
 {
     char name[64];
-    static char value[MAX_CORES][COMMAND_LINE_BYTES]; /* too big for the stack; one per core */
-    char *found = value[this_cpu()->index];
-    long length = copy_string_from_user(name, frame->rdi, sizeof(name));
-    if (length < 0)
-        return length;
+    const char *value;
+    unsigned length;
+    long error = copy_string_from_user(name, frame->rdi, sizeof(name));
+    if (error < 0)
+        return error;
     if (frame->rdx == 0)
         return -E_INVALID;
-    if (!command_line_option(name, found, COMMAND_LINE_BYTES))
+    if (!command_line_find(name, &value, &length))
         return -E_NOT_FOUND;
-    length = (long)strlen(found);
     if ((uint64_t)length + 1 > frame->rdx)
         return -E_TOO_BIG;
-    long error = copy_to_user(frame->rsi, found, (size_t)length + 1);
-    return error != 0 ? error : length;
+    if (!user_range_ok(current()->root, frame->rsi, (uint64_t)length + 1, true))
+        return -E_FAULT;
+    memcpy((void *)frame->rsi, value, length);
+    ((char *)frame->rsi)[length] = '\0';
+    return length;
 }
 
 static long sys_placement(const struct trap_frame *frame)

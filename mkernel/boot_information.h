@@ -17,7 +17,7 @@ struct boot_module {
 
 struct boot_information {
     const char *protocol; /* "multiboot1" or "multiboot2" */
-    char command_line[512];
+    char command_line[4096];
     char loader_name[64];
     uint32_t region_count;
     struct memory_region regions[BOOT_MAX_REGIONS];

@@ -71,19 +71,17 @@ static uint64_t option_number(const char *name, uint64_t fallback)
                                                            : fallback;
 }
 
-/* The loader's command line, then anything the runner passed through fw_cfg. */
+/* The command line: what the runner passed through QEMU fw_cfg when there is
+ * such a file (every QEMU boot method), else the loader's (GRUB, bare metal). */
 static void assemble_command_line(void)
 {
-    char extra[COMMAND_LINE_BYTES];
-    strncpy(kernel_shared->command_line, boot.command_line, COMMAND_LINE_BYTES - 1);
-    if (fw_cfg_read_text("opt/formica/cmdline", extra, sizeof(extra))) {
-        size_t used = strlen(kernel_shared->command_line);
-        if (used + 1 + strlen(extra) < COMMAND_LINE_BYTES) {
-            kernel_shared->command_line[used] = ' ';
-            strncpy(kernel_shared->command_line + used + 1, extra, COMMAND_LINE_BYTES - used - 2);
-        }
-    }
-    kprintf("command line: %s\n", kernel_shared->command_line);
+    char *line = kernel_shared->command_line;
+    if (!fw_cfg_read_text("opt/formica/cmdline", line, COMMAND_LINE_BYTES))
+        strncpy(line, boot.command_line, COMMAND_LINE_BYTES - 1);
+    if (strlen(line) == COMMAND_LINE_BYTES - 1)
+        kprintf("command line: WARNING: longer than %u bytes; the rest is cut off\n",
+                COMMAND_LINE_BYTES - 1);
+    kprintf("command line: %s\n", line);
 }
 
 static void read_madt(void)
@@ -196,17 +194,21 @@ static void report_cores(void)
     kprintf("@json {\"kind\":\"cores\",\"online\":%u,\"m\":1,\"p\":%u}\n", count, count - 1);
 }
 
+/* selftest=intercore or selftest=intercore:ROUNDS (ROUNDS >= 1). */
 static void run_boot_selftests(void)
 {
-    char value[16];
+    char value[32];
     if (!command_line_option("selftest", value, sizeof(value)))
         return;
-    if (strncmp(value, "intercore", 9) != 0) {
-        kprintf("selftest: unknown test '%s'\n", value);
+    uint32_t rounds = DEFAULT_SELFTEST_ROUNDS;
+    if (strncmp(value, "intercore:", 10) == 0)
+        rounds = (uint32_t)parse_number(value + 10, 0);
+    else if (strcmp(value, "intercore") != 0)
+        rounds = 0;
+    if (rounds == 0) {
+        kprintf("selftest: '%s' is not intercore or intercore:ROUNDS with ROUNDS >= 1\n", value);
         shutdown_machine(1);
     }
-    uint32_t rounds = value[9] == ':' ? (uint32_t)parse_number(value + 10, DEFAULT_SELFTEST_ROUNDS)
-                                      : DEFAULT_SELFTEST_ROUNDS;
     if (!selftest_intercore(rounds))
         shutdown_machine(1);
 }

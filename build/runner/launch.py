@@ -27,12 +27,14 @@ def _raise_terminated(signum, _frame):
     raise _Terminated(signum)
 
 
-def run(argv, timeout, log_path=None):
-    """Run QEMU; return the runner exit status. QEMU never outlives this call."""
+def run(argv, timeout, log_path=None, interactive=False):
+    """Run QEMU; return the runner exit status. QEMU never outlives this call.
+    Interactive runs hand our terminal to QEMU's serial port (the guest shell reads it)."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _raise_terminated)
     log_file = open(log_path, "wb") if log_path else None
-    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    process = subprocess.Popen(argv, stdin=None if interactive else subprocess.DEVNULL,
+                               stdout=subprocess.PIPE,
                                start_new_session=True)
     watcher = _SerialWatcher(log_file)
     try:

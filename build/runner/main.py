@@ -51,4 +51,4 @@ def main(argv):
     cmdline = qemu_cmd.kernel_cmdline(opts)
     print(f"build/run: {opts.boot} boot, {opts.smp} cores, {chosen_accel}, "
           f"kernel options: {cmdline or '(none)'}", file=sys.stderr, flush=True)
-    return launch.run(argv_qemu, opts.timeout, opts.log)
+    return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts))

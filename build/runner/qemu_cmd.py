@@ -2,6 +2,7 @@
 # The kernel command line goes to QEMU fw_cfg (opt/formica/cmdline) in every boot mode,
 # and also to -append for --boot kernel.
 import os
+import sys
 import urllib.parse
 
 FW_CFG_CMDLINE = "opt/formica/cmdline"
@@ -22,12 +23,19 @@ def encode_option_value(text):
     return urllib.parse.quote(text, safe="/")
 
 
+def interactive(options):
+    """The shell reads the console only when no --cmd is given and stdin is a terminal."""
+    return options.cmd is None and sys.stdin.isatty()
+
+
 def kernel_cmdline(options):
     words = []
     if options.placement:
         words.append("placement=" + options.placement)
     if options.cmd:
         words.append("cmd=" + encode_option_value(options.cmd))
+    elif not interactive(options):
+        words.append("cmd=")  # nobody to type: boot, run no command, power off
     if options.append:
         words.append(options.append)
     return " ".join(words)

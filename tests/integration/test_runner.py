@@ -60,7 +60,9 @@ def test_dry_run_kernel_boot_command_line():
     assert value_after(argv, "-m") == ["512M"]
     assert value_after(argv, "-accel") == ["tcg"]
     assert value_after(argv, "-kernel")[0].endswith("build/out/mkernel.elf")
-    assert value_after(argv, "-initrd")[0].endswith("build/out/pkernel.elf")
+    modules = value_after(argv, "-initrd")[0].split(",")
+    assert modules[0].endswith("build/out/pkernel.elf")
+    assert modules[1].endswith("build/out/initrd.tar")
     assert "isa-debug-exit,iobase=0xf4,iosize=4" in value_after(argv, "-device")
     assert value_after(argv, "-serial") == ["stdio"]
     assert "-no-reboot" in argv
@@ -78,7 +80,9 @@ def test_dry_run_iso_and_uefi_boots():
     assert any("build/out/formica.iso" in value for value in value_after(iso_argv, "-drive"))
     uefi_argv = dry_run("--boot", "uefi", "--append", "selftest=intercore")
     assert any("OVMF" in value for value in value_after(uefi_argv, "-drive") + value_after(uefi_argv, "-bios"))
-    assert value_after(uefi_argv, "-fw_cfg") == ["name=opt/formica/cmdline,string=selftest=intercore"]
+    # No --cmd and no terminal on stdin: the runner asks for an empty command list (cmd=).
+    assert value_after(uefi_argv, "-fw_cfg") == [
+        "name=opt/formica/cmdline,string=cmd= selftest=intercore"]
 
 
 def test_dry_run_devices(tmp_path):
@@ -94,7 +98,7 @@ def test_dry_run_devices(tmp_path):
     assert "nvdimm,id=nvdimm1,memdev=nv1" in value_after(argv, "-device")
     assert value_after(argv, "-cpu") == ["max,+x2apic,enforce"]
     assert f"name=opt/formica/placement,file={placement}" in value_after(argv, "-fw_cfg")
-    assert value_after(argv, "-append") == ["placement=file"]
+    assert value_after(argv, "-append") == ["placement=file cmd="]
 
 
 @pytest.mark.usefixtures("built")

@@ -16,6 +16,14 @@ static const char *const error_texts[E_ERROR_COUNT] = {
     [E_BAD_PROGRAM] = "not a loadable program",
     [E_INTERRUPTED] = "interrupted",
     [E_NO_SYSTEM_CALL] = "no such system call",
+    [E_EXISTS] = "already exists",
+    [E_NOT_DIRECTORY] = "not a directory",
+    [E_IS_DIRECTORY] = "is a directory",
+    [E_NOT_EMPTY] = "directory not empty",
+    [E_NO_SPACE] = "no space left on device",
+    [E_CORRUPT] = "corrupt file system",
+    [E_NAME_TOO_LONG] = "name too long",
+    [E_IO] = "input/output error",
 };
 
 const char *error_text(long code)

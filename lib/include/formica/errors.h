@@ -16,7 +16,15 @@
 #define E_BAD_PROGRAM 10 /* the program file is not a loadable ELF64 executable */
 #define E_INTERRUPTED 11 /* the wait ended for another reason (e.g. a kill) */
 #define E_NO_SYSTEM_CALL 12
-#define E_ERROR_COUNT 13
+#define E_EXISTS 13        /* the name already exists */
+#define E_NOT_DIRECTORY 14 /* a path component or target is not a directory */
+#define E_IS_DIRECTORY 15  /* the operation needs a non-directory */
+#define E_NOT_EMPTY 16     /* the directory still has entries */
+#define E_NO_SPACE 17      /* no free block or inode left on the device */
+#define E_CORRUPT 18       /* on-disk data is inconsistent (corrupt file system) */
+#define E_NAME_TOO_LONG 19 /* a path component is longer than the file system allows */
+#define E_IO 20            /* the device reported an error */
+#define E_ERROR_COUNT 21
 
 /* A short English text for an error code (positive or negative). */
 const char *error_text(long code);

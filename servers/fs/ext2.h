@@ -1,0 +1,102 @@
+/* ext2.h: the ext2 (revision 1) library the FS server runs: mount, path
+ * lookup, stat, read, write, truncate, create, mkdir, unlink, rmdir, rename,
+ * readdir. Freestanding, no allocation; blocks go through a caller's device. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ext2_layout.h"
+
+#define EXT2_MAX_BLOCK_SIZE 4096
+#define EXT2_PATH_MAX 4096
+
+/* The caller's block device. Block numbers are file-system blocks of
+ * block_size bytes; the library sets block_size (1024 while it reads the
+ * superblock in ext2_mount, then the file system's block size), and the
+ * callbacks read it through their context. Both return 0 or a negative E_*
+ * code. Writes are expected to reach the caller's cache or disk at once
+ * (the library is write-through; syncing the cache is the caller's business). */
+struct ext2_device {
+    void *context;
+    uint32_t block_size;
+    int (*read_block)(void *context, uint64_t block, void *buffer);
+    int (*write_block)(void *context, uint64_t block, const void *buffer);
+};
+
+/* A mounted file system (caller-provided storage; no pointers to free). */
+struct ext2_fs {
+    struct ext2_device *device;
+    struct ext2_superblock superblock; /* the primary copy, kept current */
+    uint32_t block_size;
+    uint32_t pointers_per_block; /* block numbers in an indirect block */
+    uint32_t group_count;
+    uint32_t descriptors_per_block;
+    uint32_t inode_size;
+    uint32_t inodes_per_block;
+    uint32_t inode_table_blocks; /* per group */
+    uint32_t first_inode;        /* first non-reserved inode */
+    bool filetype;               /* directory entries carry a file type */
+    bool read_only;              /* unknown RO_COMPAT features: no writes */
+    bool superblock_dirty;
+    uint32_t time; /* seconds since 1970 for timestamps; the caller may update it */
+};
+
+struct ext2_stat {
+    uint32_t inode;
+    uint16_t mode;
+    uint16_t links;
+    uint16_t uid;
+    uint16_t gid;
+    uint64_t size;
+    uint64_t blocks; /* 512-byte units, as i_blocks */
+    uint32_t atime;
+    uint32_t mtime;
+    uint32_t ctime;
+};
+
+struct ext2_dirent {
+    uint32_t inode;
+    uint8_t file_type; /* EXT2_FT_*, or EXT2_FT_UNKNOWN without the feature */
+    uint8_t name_length;
+    char name[EXT2_NAME_MAX + 1]; /* NUL-terminated */
+};
+
+/* Reads and checks the superblock and every group descriptor. Returns 0,
+ * -E_CORRUPT (bad magic, counts, descriptors), -E_INVALID (an unsupported
+ * revision, block size or INCOMPAT feature) or the device's error. Unknown
+ * RO_COMPAT features mount read-only (writes then return -E_PERMISSION). */
+int ext2_mount(struct ext2_fs *fs, struct ext2_device *device);
+
+/* Path lookup from the root ("/a/b", "a/./b/../c"; symbolic links are not
+ * followed). Returns 0 and *inode, -E_NOT_FOUND, -E_NOT_DIRECTORY,
+ * -E_NAME_TOO_LONG (a component over 255 bytes), -E_TOO_BIG (path over
+ * EXT2_PATH_MAX) or -E_CORRUPT. */
+int ext2_lookup(struct ext2_fs *fs, const char *path, uint32_t *inode);
+int ext2_stat(struct ext2_fs *fs, uint32_t inode, struct ext2_stat *stat);
+
+/* Reads up to length bytes at offset; returns the count (0 at or past the
+ * end) or a negative error. Holes read as zeros. */
+long ext2_read(struct ext2_fs *fs, uint32_t inode, uint64_t offset, void *buffer, size_t length);
+/* Writes length bytes at offset, extending the file (a gap becomes a hole).
+ * Returns the count written; fewer than length when the disk fills, and
+ * -E_NO_SPACE when nothing could be written. */
+long ext2_write(struct ext2_fs *fs, uint32_t inode, uint64_t offset, const void *buffer,
+                size_t length);
+/* Sets a regular file's size, freeing blocks past it or leaving a hole. */
+int ext2_truncate(struct ext2_fs *fs, uint32_t inode, uint64_t size);
+
+/* Namespace operations on paths from the root. mode's permission bits are
+ * used (the type comes from the call). */
+int ext2_create(struct ext2_fs *fs, const char *path, uint16_t mode, uint32_t *inode);
+int ext2_mkdir(struct ext2_fs *fs, const char *path, uint16_t mode, uint32_t *inode);
+int ext2_unlink(struct ext2_fs *fs, const char *path); /* not directories */
+int ext2_rmdir(struct ext2_fs *fs, const char *path);  /* empty directories */
+/* Moves old_path to new_path, replacing a file there (or an empty directory
+ * when old_path is a directory). */
+int ext2_rename(struct ext2_fs *fs, const char *old_path, const char *new_path);
+
+/* Directory iteration: *cursor starts at 0. Returns 1 and the next entry,
+ * 0 at the end, or a negative error. Unused slots are skipped. */
+int ext2_readdir(struct ext2_fs *fs, uint32_t directory, uint64_t *cursor,
+                 struct ext2_dirent *entry);

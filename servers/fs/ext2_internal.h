@@ -1,0 +1,69 @@
+/* ext2_internal.h: helpers shared by the ext2 library's files (block I/O,
+ * group descriptors, bitmaps, inodes, block mapping, directories). Not for
+ * the FS server: it uses ext2.h only. */
+#pragma once
+#include <formica/errors.h>
+#include <string.h>
+
+#include "ext2.h"
+
+/* Block I/O through the device; range-checked against the file system. */
+int ext2_read_block(struct ext2_fs *fs, uint32_t block, void *buffer);
+int ext2_write_block(struct ext2_fs *fs, uint32_t block, const void *buffer);
+bool ext2_block_in_range(const struct ext2_fs *fs, uint32_t block);
+int ext2_flush_superblock(struct ext2_fs *fs);
+int ext2_check_writable(const struct ext2_fs *fs);
+
+/* Group descriptors (read and checked on every use). */
+int ext2_read_group(struct ext2_fs *fs, uint32_t group, struct ext2_group_descriptor *descriptor);
+int ext2_write_group(struct ext2_fs *fs, uint32_t group,
+                     const struct ext2_group_descriptor *descriptor);
+uint32_t ext2_group_first_block(const struct ext2_fs *fs, uint32_t group);
+uint32_t ext2_group_block_count(const struct ext2_fs *fs, uint32_t group);
+
+/* Bitmaps: allocation near a goal, and freeing. */
+int ext2_allocate_block(struct ext2_fs *fs, uint32_t goal, uint32_t *block);
+int ext2_free_block(struct ext2_fs *fs, uint32_t block);
+int ext2_allocate_inode(struct ext2_fs *fs, uint32_t parent, bool directory, uint32_t *inode);
+int ext2_free_inode(struct ext2_fs *fs, uint32_t inode, bool directory);
+
+/* Inodes. */
+int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
+int ext2_write_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode);
+int ext2_initialize_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode,
+                          uint16_t mode);
+uint64_t ext2_inode_size(const struct ext2_inode *inode);
+void ext2_set_inode_size(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t size);
+bool ext2_is_directory(const struct ext2_inode *inode);
+bool ext2_has_block_tree(const struct ext2_inode *inode);
+int ext2_release_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
+
+/* Block mapping: logical block -> physical block (0 for a hole). */
+uint64_t ext2_max_file_blocks(const struct ext2_fs *fs);
+int ext2_map_block(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t logical,
+                   uint32_t *physical);
+int ext2_map_block_create(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t logical,
+                          uint32_t goal, uint32_t *physical, bool *created);
+int ext2_free_blocks_from(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t first_logical);
+
+/* Directories. */
+struct ext2_entry_location {
+    uint64_t logical;  /* directory block holding the entry */
+    uint32_t physical;
+    uint32_t offset;   /* of the entry in the block */
+    uint32_t previous; /* offset of the entry before it, or UINT32_MAX */
+    uint32_t inode;
+    uint8_t file_type;
+};
+int ext2_directory_find(struct ext2_fs *fs, struct ext2_inode *directory, const char *name,
+                        size_t name_length, struct ext2_entry_location *location);
+int ext2_directory_add(struct ext2_fs *fs, uint32_t directory_number,
+                       struct ext2_inode *directory, const char *name, size_t name_length,
+                       uint32_t inode, uint8_t file_type);
+int ext2_directory_remove(struct ext2_fs *fs, const struct ext2_entry_location *location);
+int ext2_directory_set_entry(struct ext2_fs *fs, const struct ext2_entry_location *location,
+                             uint32_t inode, uint8_t file_type);
+int ext2_directory_is_empty(struct ext2_fs *fs, struct ext2_inode *directory);
+int ext2_directory_initialize(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode,
+                              uint32_t parent);
+uint8_t ext2_file_type_of(const struct ext2_fs *fs, uint16_t mode);

@@ -1,0 +1,193 @@
+/* ext2_mount.c: mounting (superblock and group descriptor checks), block I/O
+ * through the caller's device, and writing the superblock and descriptors
+ * back. Every number read from disk is checked before it is used. */
+#include "ext2_internal.h"
+
+bool ext2_block_in_range(const struct ext2_fs *fs, uint32_t block)
+{
+    return block >= fs->superblock.s_first_data_block && block < fs->superblock.s_blocks_count;
+}
+
+int ext2_read_block(struct ext2_fs *fs, uint32_t block, void *buffer)
+{
+    if (block >= fs->superblock.s_blocks_count)
+        return -E_CORRUPT;
+    int status = fs->device->read_block(fs->device->context, block, buffer);
+    return status < 0 ? status : 0;
+}
+
+int ext2_write_block(struct ext2_fs *fs, uint32_t block, const void *buffer)
+{
+    if (!ext2_block_in_range(fs, block))
+        return -E_CORRUPT;
+    int status = fs->device->write_block(fs->device->context, block, buffer);
+    return status < 0 ? status : 0;
+}
+
+int ext2_check_writable(const struct ext2_fs *fs)
+{
+    return fs->read_only ? -E_PERMISSION : 0;
+}
+
+/* The superblock lives at byte 1024: block 1 with 1 KiB blocks, else inside block 0. */
+int ext2_flush_superblock(struct ext2_fs *fs)
+{
+    if (!fs->superblock_dirty)
+        return 0;
+    uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
+    uint32_t block = fs->block_size == 1024 ? 1 : 0;
+    uint32_t offset = fs->block_size == 1024 ? 0 : EXT2_SUPERBLOCK_OFFSET;
+    int status = fs->device->read_block(fs->device->context, block, buffer);
+    if (status < 0)
+        return status;
+    memcpy(buffer + offset, &fs->superblock, sizeof fs->superblock);
+    status = fs->device->write_block(fs->device->context, block, buffer);
+    if (status < 0)
+        return status;
+    fs->superblock_dirty = false;
+    return 0;
+}
+
+uint32_t ext2_group_first_block(const struct ext2_fs *fs, uint32_t group)
+{
+    return fs->superblock.s_first_data_block + group * fs->superblock.s_blocks_per_group;
+}
+
+uint32_t ext2_group_block_count(const struct ext2_fs *fs, uint32_t group)
+{
+    uint32_t first = ext2_group_first_block(fs, group);
+    uint32_t left = fs->superblock.s_blocks_count - first;
+    return left < fs->superblock.s_blocks_per_group ? left : fs->superblock.s_blocks_per_group;
+}
+
+static uint32_t descriptor_block(const struct ext2_fs *fs, uint32_t group)
+{
+    return fs->superblock.s_first_data_block + 1 + group / fs->descriptors_per_block;
+}
+
+static bool descriptor_is_valid(const struct ext2_fs *fs,
+                                const struct ext2_group_descriptor *descriptor, uint32_t group)
+{
+    uint32_t table = descriptor->bg_inode_table;
+    if (!ext2_block_in_range(fs, descriptor->bg_block_bitmap) ||
+        !ext2_block_in_range(fs, descriptor->bg_inode_bitmap) || !ext2_block_in_range(fs, table))
+        return false;
+    if ((uint64_t)table + fs->inode_table_blocks > fs->superblock.s_blocks_count)
+        return false;
+    return descriptor->bg_free_blocks_count <= ext2_group_block_count(fs, group) &&
+           descriptor->bg_free_inodes_count <= fs->superblock.s_inodes_per_group;
+}
+
+int ext2_read_group(struct ext2_fs *fs, uint32_t group, struct ext2_group_descriptor *descriptor)
+{
+    if (group >= fs->group_count)
+        return -E_CORRUPT;
+    uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
+    int status = ext2_read_block(fs, descriptor_block(fs, group), buffer);
+    if (status < 0)
+        return status;
+    memcpy(descriptor, buffer + (group % fs->descriptors_per_block) * sizeof *descriptor,
+           sizeof *descriptor);
+    return descriptor_is_valid(fs, descriptor, group) ? 0 : -E_CORRUPT;
+}
+
+int ext2_write_group(struct ext2_fs *fs, uint32_t group,
+                     const struct ext2_group_descriptor *descriptor)
+{
+    uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
+    uint32_t block = descriptor_block(fs, group);
+    int status = ext2_read_block(fs, block, buffer);
+    if (status < 0)
+        return status;
+    memcpy(buffer + (group % fs->descriptors_per_block) * sizeof *descriptor, descriptor,
+           sizeof *descriptor);
+    return ext2_write_block(fs, block, buffer);
+}
+
+static int check_features(struct ext2_fs *fs)
+{
+    const struct ext2_superblock *sb = &fs->superblock;
+    if (sb->s_rev_level == EXT2_GOOD_OLD_REV) {
+        fs->inode_size = EXT2_GOOD_OLD_INODE_SIZE;
+        fs->first_inode = EXT2_GOOD_OLD_FIRST_INODE;
+        return 0;
+    }
+    if (sb->s_rev_level != EXT2_DYNAMIC_REV)
+        return -E_INVALID;
+    if (sb->s_feature_incompat & ~(uint32_t)EXT2_FEATURE_INCOMPAT_SUPPORTED)
+        return -E_INVALID;
+    fs->filetype = (sb->s_feature_incompat & EXT2_FEATURE_INCOMPAT_FILETYPE) != 0;
+    fs->read_only = (sb->s_feature_ro_compat & ~(uint32_t)EXT2_FEATURE_RO_COMPAT_SUPPORTED) != 0;
+    fs->inode_size = sb->s_inode_size;
+    fs->first_inode = sb->s_first_ino;
+    return 0;
+}
+
+static int check_geometry(struct ext2_fs *fs)
+{
+    const struct ext2_superblock *sb = &fs->superblock;
+    uint32_t bits = fs->block_size * 8;
+    if (sb->s_blocks_per_group == 0 || sb->s_blocks_per_group > bits ||
+        sb->s_inodes_per_group == 0 || sb->s_inodes_per_group > bits)
+        return -E_CORRUPT;
+    if (sb->s_first_data_block != (fs->block_size == 1024 ? 1u : 0u) ||
+        sb->s_blocks_count <= sb->s_first_data_block + 1)
+        return -E_CORRUPT;
+    if (fs->inode_size < EXT2_GOOD_OLD_INODE_SIZE || fs->inode_size > fs->block_size ||
+        (fs->inode_size & (fs->inode_size - 1)) != 0)
+        return -E_CORRUPT;
+    fs->group_count = (sb->s_blocks_count - sb->s_first_data_block + sb->s_blocks_per_group - 1) /
+                      sb->s_blocks_per_group;
+    if ((uint64_t)fs->group_count * sb->s_inodes_per_group != sb->s_inodes_count)
+        return -E_CORRUPT;
+    if (fs->first_inode <= EXT2_ROOT_INODE || fs->first_inode > sb->s_inodes_count)
+        return -E_CORRUPT;
+    if (sb->s_free_blocks_count > sb->s_blocks_count || sb->s_free_inodes_count > sb->s_inodes_count)
+        return -E_CORRUPT;
+    fs->descriptors_per_block = fs->block_size / sizeof(struct ext2_group_descriptor);
+    fs->inodes_per_block = fs->block_size / fs->inode_size;
+    fs->inode_table_blocks =
+        (sb->s_inodes_per_group + fs->inodes_per_block - 1) / fs->inodes_per_block;
+    fs->pointers_per_block = fs->block_size / 4;
+    uint32_t table_blocks =
+        (fs->group_count + fs->descriptors_per_block - 1) / fs->descriptors_per_block;
+    if ((uint64_t)sb->s_first_data_block + 1 + table_blocks > sb->s_blocks_count)
+        return -E_CORRUPT;
+    return 0;
+}
+
+static int check_all_groups(struct ext2_fs *fs)
+{
+    struct ext2_group_descriptor descriptor;
+    for (uint32_t group = 0; group < fs->group_count; group++) {
+        int status = ext2_read_group(fs, group, &descriptor);
+        if (status < 0)
+            return status;
+    }
+    return 0;
+}
+
+int ext2_mount(struct ext2_fs *fs, struct ext2_device *device)
+{
+    uint8_t buffer[1024];
+    memset(fs, 0, sizeof *fs);
+    fs->device = device;
+    device->block_size = 1024;
+    int status = device->read_block(device->context, 1, buffer);
+    if (status < 0)
+        return status;
+    memcpy(&fs->superblock, buffer, sizeof fs->superblock);
+    const struct ext2_superblock *sb = &fs->superblock;
+    if (sb->s_magic != EXT2_MAGIC)
+        return -E_CORRUPT;
+    if (sb->s_log_block_size > 2)
+        return -E_INVALID;
+    fs->block_size = 1024u << sb->s_log_block_size;
+    status = check_features(fs);
+    if (status == 0)
+        status = check_geometry(fs);
+    if (status < 0)
+        return status;
+    device->block_size = fs->block_size;
+    return check_all_groups(fs);
+}

@@ -26,6 +26,10 @@ enum intercore_type {
     MESSAGE_PROCESS_WAKE,    /* → owner: [0] = pid, re-check what it waits for */
     MESSAGE_PROCESS_KILL,    /* → owner: [0] = pid */
     MESSAGE_POWER_OFF,       /* → m: [0] = status */
+    MESSAGE_DEVICE_MAP,      /* → m: [0] = pid, [1] = physical, [2] = bytes; reply [0] = address
+                                or -error (mkernel/device_memory.c) */
+    MESSAGE_DMA_ALLOCATE,    /* → m: [0] = pid, [1] = bytes; reply [0] = address or -error,
+                                [1] = physical, [2] = bytes */
     MESSAGE_TYPE_COUNT,
     MESSAGE_REPLY = 0x8000, /* or-ed into the type of an answer */
 };

@@ -24,6 +24,7 @@ enum wait_reason {
     WAIT_NOTIFICATION, /* SYS_AWAIT */
     WAIT_CHILD,        /* SYS_WAIT */
     WAIT_SLEEP,        /* SYS_SLEEP, console polling */
+    WAIT_IRQ = 8,      /* SYS_IRQ_WAIT (kernel/irq.c) */
 };
 
 struct process {

@@ -14,6 +14,7 @@
 
 struct intercore_area;
 struct process;
+struct device_state;
 
 struct kernel_shared {
     uint32_t magic;
@@ -32,6 +33,7 @@ struct kernel_shared {
     struct process *processes;   /* PROCESS_SLOTS entries */
     struct placement_info placement;
     uint32_t tick_period_ms;
+    struct device_state *devices; /* IOAPICs, interrupt owners, device rights (device_state.h) */
     char command_line[COMMAND_LINE_BYTES];
 };
 

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "console.h"
 #include "cpu.h"
+#include "device_syscalls.h"
 #include "mkernel_client.h"
 #include "process.h"
 #include "scheduler.h"
@@ -313,6 +314,12 @@ static const syscall_handler handlers[SYS_COUNT] = {
     [SYS_PLACEMENT] = sys_placement,
     [SYS_POWER_OFF] = sys_power_off,
     [SYS_CLOCK] = sys_clock,
+    [SYS_PCI_CONFIG_READ] = sys_pci_config_read,
+    [SYS_PCI_CONFIG_WRITE] = sys_pci_config_write,
+    [SYS_DEVICE_MAP] = sys_device_map,
+    [SYS_DMA_ALLOCATE] = sys_dma_allocate,
+    [SYS_IRQ_ATTACH] = sys_irq_attach,
+    [SYS_IRQ_WAIT] = sys_irq_wait,
 };
 
 void syscall_dispatch(struct trap_frame *frame)

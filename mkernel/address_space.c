@@ -59,6 +59,8 @@ static void free_tables(uint64_t table_physical, int level)
         uint64_t next = table[i] & PAGE_ADDRESS_MASK;
         if (level > 0)
             free_tables(next, level - 1);
+        else if (table[i] & PAGE_DEVICE)
+            continue; /* device registers, not a frame of ours */
         physical_free(next, 1);
     }
 }

@@ -1,12 +1,14 @@
 /* madt.c: walks the MADT's variable-length entries, checking every length
  * against the table before reading, and collects enabled cores (types 0 and
- * 9, skipping duplicates), IOAPICs (type 1) and a LAPIC override (type 5). */
+ * 9, skipping duplicates), IOAPICs (type 1), interrupt source overrides
+ * (type 2) and a LAPIC override (type 5). */
 #include "madt.h"
 #include "acpi_tables.h"
 #include <string.h>
 
 #define ENTRY_LAPIC 0
 #define ENTRY_IOAPIC 1
+#define ENTRY_SOURCE_OVERRIDE 2
 #define ENTRY_LAPIC_OVERRIDE 5
 #define ENTRY_X2APIC 9
 #define FLAG_ENABLED 1u
@@ -62,6 +64,14 @@ static int parse_entry(const uint8_t *entry, uint8_t length, struct madt_info *i
         if (info->ioapic_count < MADT_MAX_IOAPICS)
             info->ioapics[info->ioapic_count++] =
                 (struct madt_ioapic){entry[2], read32(entry + 4), read32(entry + 8)};
+        break;
+    case ENTRY_SOURCE_OVERRIDE:
+        if (length < 10)
+            return MADT_ERROR_ENTRY;
+        if (info->override_count < MADT_MAX_OVERRIDES && entry[2] == 0 /* ISA bus */)
+            info->overrides[info->override_count++] = (struct madt_override){
+                .source = entry[3], .gsi = read32(entry + 4),
+                .flags = (uint16_t)(entry[8] | entry[9] << 8)};
         break;
     case ENTRY_LAPIC_OVERRIDE:
         if (length < 12)

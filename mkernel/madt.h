@@ -7,6 +7,7 @@
 
 #define MADT_MAX_CORES 64
 #define MADT_MAX_IOAPICS 8
+#define MADT_MAX_OVERRIDES 16
 
 enum madt_error {
     MADT_OK = 0,
@@ -29,6 +30,14 @@ struct madt_ioapic {
     uint32_t interrupt_base;
 };
 
+/* Interrupt source override (type 2): ISA IRQ `source` arrives on `gsi`
+ * with `flags` (bits 0-1 polarity, 2-3 trigger mode; 0 = bus default). */
+struct madt_override {
+    uint8_t source;
+    uint32_t gsi;
+    uint16_t flags;
+};
+
 struct madt_info {
     uint64_t lapic_address;
     uint32_t core_count;
@@ -38,6 +47,8 @@ struct madt_info {
     uint32_t ioapic_count;
     struct madt_ioapic ioapics[MADT_MAX_IOAPICS];
     int legacy_pics; /* PCAT_COMPAT: 8259s present and must be masked */
+    uint32_t override_count;
+    struct madt_override overrides[MADT_MAX_OVERRIDES];
 };
 
 /* Parses `table` of which `available` bytes may be read. */

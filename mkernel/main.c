@@ -13,6 +13,7 @@
 #include "lapic.h"
 #include "layout.h"
 #include "madt.h"
+#include "device_setup.h"
 #include "paging.h"
 #include "panic.h"
 #include "physical_memory.h"
@@ -263,6 +264,7 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     machine_power_off_hook = power_off_through_acpi;
     read_madt();
     setup_interrupt_controllers();
+    device_setup(&madt);
     setup_cores();
     setup_boot_core();
     clock_calibrate();

@@ -13,6 +13,7 @@
 #define PAGE_DIRTY (1ull << 6)
 #define PAGE_LARGE (1ull << 7)
 #define PAGE_GLOBAL (1ull << 8)
+#define PAGE_DEVICE (1ull << 9) /* software bit: device memory, never freed as a frame */
 #define PAGE_ADDRESS_MASK 0x000ffffffffff000ull
 
 /* Builds the final kernel page tables and switches the boot core to them. */

@@ -11,6 +11,7 @@ extern char mkernel_physical_end[]; /* from the linker script */
 
 static struct frame_allocator frames;
 static uint64_t usable_end;
+static const struct boot_information *boot_map; /* kept for physical_is_memory */
 
 static void reserve_in_use(struct boot_information *boot, uint64_t bitmap, uint64_t bitmap_bytes)
 {
@@ -45,6 +46,7 @@ static uint64_t find_bitmap_home(struct boot_information *boot, uint64_t bytes)
 
 void physical_memory_init(struct boot_information *boot)
 {
+    boot_map = boot;
     boot->region_count = memmap_normalize(boot->regions, boot->region_count, BOOT_MAX_REGIONS);
     uint64_t usable = memmap_usable_bytes(boot->regions, boot->region_count);
     usable_end = memmap_usable_end(boot->regions, boot->region_count);
@@ -88,4 +90,23 @@ uint64_t physical_free_bytes(void)
 uint64_t physical_usable_end(void)
 {
     return usable_end;
+}
+
+static bool region_is_memory(const struct memory_region *region)
+{
+    return region->type == MEMORY_USABLE || region->type == MEMORY_ACPI_RECLAIMABLE ||
+           region->type == MEMORY_ACPI_NVS;
+}
+
+bool physical_is_memory(uint64_t base, uint64_t length)
+{
+    if (base < 0xa0000)
+        return true; /* conventional memory below the VGA hole */
+    for (uint32_t i = 0; boot_map != NULL && i < boot_map->region_count; i++) {
+        const struct memory_region *region = &boot_map->regions[i];
+        if (region_is_memory(region) && base < region->base + region->length &&
+            region->base < base + length)
+            return true;
+    }
+    return false;
 }

@@ -4,6 +4,7 @@
 #include "services.h"
 #include "address_space.h"
 #include "console.h"
+#include "device_memory.h"
 #include "initrd.h"
 #include "layout.h"
 #include "paging.h"
@@ -110,6 +111,9 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
     const uint8_t *file = services_boot_file(path, &size);
     if (file == NULL)
         return -E_NOT_FOUND;
+    long allowed = device_spawn_check(request->flags, parent);
+    if (allowed != 0)
+        return allowed;
     struct process *process = take_slot();
     if (process == NULL)
         return -E_BUSY;
@@ -133,6 +137,7 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
     process->heap_start = process->heap_end = program.heap_start;
     process->memory_bytes = program.memory_bytes;
     prepare_first_entry(process, &program);
+    device_process_start(process, request->flags);
     process->state = PROCESS_READY;
     hand_to_core(process);
     return process->pid;
@@ -178,6 +183,7 @@ static void release_exited(uint32_t pid)
     struct process *process = process_find(pid);
     if (process == NULL || process->state != PROCESS_ZOMBIE || process->resources_released)
         return;
+    device_process_end(process);
     address_space_destroy(process->root);
     physical_free(virt_to_phys((void *)process->kernel_stack_base), PROCESS_KERNEL_STACK_PAGES);
     process->root = 0;
@@ -228,6 +234,10 @@ void services_handle(const struct intercore_message *request, struct intercore_m
     case MESSAGE_PROCESS_COLLECT:
         collect((uint32_t)argument[0]);
         break;
+    case MESSAGE_DEVICE_MAP:
+    case MESSAGE_DMA_ALLOCATE:
+        device_memory_handle(request, reply);
+        break;
     case MESSAGE_POWER_OFF:
         shutdown_machine((uint32_t)argument[0]);
     default:
@@ -254,7 +264,7 @@ void services_install(void)
     static const uint32_t types[] = {
         MESSAGE_MEMORY_ALLOCATE, MESSAGE_MEMORY_FREE,     MESSAGE_PROCESS_SPAWN,
         MESSAGE_PROCESS_GROW,    MESSAGE_PROCESS_EXITED,  MESSAGE_PROCESS_COLLECT,
-        MESSAGE_POWER_OFF,
+        MESSAGE_POWER_OFF,       MESSAGE_DEVICE_MAP,      MESSAGE_DMA_ALLOCATE,
     };
     for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++)
         intercore_set_handler(types[i], on_request);

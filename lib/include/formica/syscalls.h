@@ -25,6 +25,25 @@ enum syscall_number {
     SYS_PLACEMENT = 16,    /* (struct placement_info *) -> 0: the placement in effect */
     SYS_POWER_OFF = 17,    /* (status) -> never returns: stops every core, exits QEMU */
     SYS_CLOCK = 18,        /* (struct clock_info *) -> 0: TSC frequency and ticks */
+    /* Device access for user-space drivers (docs/drivers.md). Only a process
+     * spawned with SPAWN_DRIVER may use them; any other gets -E_PERMISSION. */
+    SYS_PCI_CONFIG_READ = 30,  /* (bus, device, function, offset, width) -> value: configuration
+                                  mechanism #1; bus < 256, device < 32, function < 8, width 1, 2
+                                  or 4, offset < 256 and a multiple of width, else -E_INVALID */
+    SYS_PCI_CONFIG_WRITE = 31, /* (bus, device, function, offset, width, value) -> 0; same checks */
+    SYS_DEVICE_MAP = 32,       /* (physical, bytes) -> user address of `physical`, mapped uncached
+                                  and writable; -E_INVALID for RAM, the interrupt controllers, an
+                                  empty range or one over DEVICE_MAP_LIMIT bytes */
+    SYS_DMA_ALLOCATE = 33,     /* (bytes, struct dma_region *) -> 0: physically contiguous zeroed
+                                  memory below 4 GiB, mapped writable; at most DMA_LIMIT_BYTES per
+                                  process (-E_NO_MEMORY beyond); freed when the process ends */
+    SYS_IRQ_ATTACH = 34,       /* (line) -> GSI: routes an interrupt to the caller's core; a line
+                                  < 16 is an ISA IRQ (MADT overrides apply: PCI's interrupt-line
+                                  register), else a GSI (level, active low); -E_BUSY if owned,
+                                  -E_INVALID if no IOAPIC has it or the caller owns one already */
+    SYS_IRQ_WAIT = 35,         /* () -> interrupts since the last call (>= 1); blocks until one
+                                  comes. Unmasks a level-triggered line first: acknowledge the
+                                  device before calling; -E_INVALID without irq_attach */
     SYS_COUNT
 };
 
@@ -41,6 +60,24 @@ struct spawn_request {
     char arguments[ARGUMENTS_BYTES]; /* space-separated, argv[1..] */
     uint32_t core;                   /* target core or CORE_ANY */
     uint32_t priority;               /* PRIORITY_SERVER or PRIORITY_APPLICATION */
+    uint32_t flags;                  /* SPAWN_* below; 0 for an ordinary process */
+};
+
+/* Spawn flags. Process 1 may pass any; another process only the ones it
+ * was itself given SPAWN_GRANT_DRIVER for (-E_PERMISSION otherwise). */
+#define SPAWN_DRIVER 1u       /* device system calls allowed; IOPL 3 (in/out instructions) */
+#define SPAWN_GRANT_DRIVER 2u /* may pass SPAWN_DRIVER and SPAWN_GRANT_DRIVER to its children */
+#define SPAWN_FLAGS_ALL 3u
+
+/* Bounds of the device calls. */
+#define DEVICE_MAP_LIMIT (16u << 20)  /* one SYS_DEVICE_MAP */
+#define DMA_LIMIT_BYTES (8u << 20)    /* all SYS_DMA_ALLOCATE of one process */
+
+/* SYS_DMA_ALLOCATE's answer. */
+struct dma_region {
+    uint64_t address;  /* user virtual address */
+    uint64_t physical; /* what the device is given */
+    uint64_t bytes;    /* rounded up to whole pages */
 };
 
 enum process_state {

@@ -1,0 +1,110 @@
+/* irq.c: SYS_IRQ_ATTACH and SYS_IRQ_WAIT and the interrupt handler behind
+ * them. GSI g uses vector DEVICE_VECTOR_BASE + g on the owner's core; the
+ * handler masks a level line, counts, sends EOI and wakes the owner. */
+#include "irq.h"
+#include "cpu.h"
+#include "device_state.h"
+#include "ioapic.h"
+#include "lapic.h"
+#include "scheduler.h"
+#include "shared.h"
+#include "trap.h"
+#include <formica/errors.h>
+
+#define ISA_LINES 16
+
+struct line_mode {
+    uint32_t gsi;
+    bool level;
+    bool active_low;
+};
+
+/* ISA IRQs: edge, active high unless the MADT overrides them; GSIs >= 16
+ * are PCI: level, active low. */
+static struct line_mode resolve_line(uint64_t line)
+{
+    struct line_mode mode = {.gsi = (uint32_t)line, .level = true, .active_low = true};
+    if (line >= ISA_LINES)
+        return mode;
+    const struct isa_override *override = &kernel_shared->devices->isa[line];
+    mode.level = false;
+    mode.active_low = false;
+    if (override->present) {
+        mode.gsi = override->gsi;
+        mode.level = (override->flags & OVERRIDE_TRIGGER_MASK) == OVERRIDE_TRIGGER_LEVEL;
+        mode.active_low = (override->flags & OVERRIDE_POLARITY_MASK) == OVERRIDE_POLARITY_LOW;
+    }
+    return mode;
+}
+
+static void device_interrupt(struct trap_frame *frame)
+{
+    uint32_t gsi = (uint32_t)frame->vector - DEVICE_VECTOR_BASE;
+    struct irq_line *line = &kernel_shared->devices->lines[gsi];
+    if (line->level)
+        ioapic_set_masked(gsi, true);
+    __atomic_fetch_add(&line->pending, 1, __ATOMIC_ACQ_REL);
+    lapic_end_of_interrupt();
+    struct process *owner = process_find(line->owner_pid);
+    if (owner != NULL && owner->core == this_cpu()->index && owner->state == PROCESS_WAITING &&
+        owner->wait_reason == WAIT_IRQ)
+        scheduler_wake(owner);
+}
+
+long irq_attach(struct process *process, uint64_t line_number)
+{
+    struct device_process *record = device_process_of(process);
+    if (record == NULL || line_number >= DEVICE_GSI_LIMIT)
+        return -E_INVALID;
+    struct line_mode mode = resolve_line(line_number);
+    if (mode.gsi >= DEVICE_GSI_LIMIT || !ioapic_has_gsi(mode.gsi) || record->gsi != DEVICE_NO_GSI)
+        return -E_INVALID;
+    struct cpu *cpu = this_cpu();
+    if (cpu->apic_id > 255)
+        return -E_INVALID; /* IOAPIC destinations are 8 bits without interrupt remapping */
+    struct irq_line *line = &kernel_shared->devices->lines[mode.gsi];
+    uint32_t free_owner = 0;
+    if (!__atomic_compare_exchange_n(&line->owner_pid, &free_owner, process->pid, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return -E_BUSY;
+    line->core = cpu->index;
+    line->level = mode.level;
+    line->pending = 0;
+    record->gsi = (int32_t)mode.gsi;
+    uint8_t vector = (uint8_t)(DEVICE_VECTOR_BASE + mode.gsi);
+    trap_set_handler(vector, device_interrupt);
+    ioapic_route(mode.gsi, vector, cpu->apic_id, mode.level, mode.active_low);
+    return mode.gsi;
+}
+
+long irq_wait(struct process *process)
+{
+    struct device_process *record = device_process_of(process);
+    if (record == NULL || record->gsi == DEVICE_NO_GSI)
+        return -E_INVALID;
+    struct irq_line *line = &kernel_shared->devices->lines[record->gsi];
+    if (line->level)
+        ioapic_set_masked((uint32_t)record->gsi, false);
+    for (;;) {
+        uint32_t count = __atomic_exchange_n(&line->pending, 0, __ATOMIC_ACQ_REL);
+        if (count > 0)
+            return count;
+        scheduler_block(WAIT_IRQ, 0);
+        if (process->kill_requested)
+            scheduler_exit_current(-1);
+    }
+}
+
+void irq_release(uint32_t pid)
+{
+    struct device_state *devices = kernel_shared->devices;
+    if (devices == NULL)
+        return;
+    for (uint32_t gsi = 0; gsi < DEVICE_GSI_LIMIT; gsi++) {
+        if (devices->lines[gsi].owner_pid != pid)
+            continue;
+        ioapic_set_masked(gsi, true);
+        devices->lines[gsi].pending = 0;
+        __atomic_store_n(&devices->lines[gsi].owner_pid, 0, __ATOMIC_RELEASE);
+    }
+}

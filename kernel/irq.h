@@ -1,0 +1,13 @@
+/* irq.h: device interrupts delivered to user-space drivers. A driver owns
+ * one line, routed to its own core; the interrupt wakes it from irq_wait.
+ * Level-triggered lines stay masked from delivery until the next irq_wait. */
+#pragma once
+#include <stdint.h>
+#include "process.h"
+
+/* SYS_IRQ_ATTACH for `process` (the caller, on its own core): the GSI or -E_*. */
+long irq_attach(struct process *process, uint64_t line);
+/* SYS_IRQ_WAIT: interrupts counted since the last call (>= 1), or -E_*. */
+long irq_wait(struct process *process);
+/* Frees the line `pid` owns, masked (m-kernel, when the process has ended). */
+void irq_release(uint32_t pid);

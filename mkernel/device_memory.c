@@ -1,0 +1,160 @@
+/* device_memory.c: maps device registers (uncached, tagged PAGE_DEVICE so
+ * address_space_destroy never frees them) and DMA memory (contiguous frames
+ * mapped as ordinary user pages, freed with the address space) into drivers. */
+#include "device_memory.h"
+#include "address_space.h"
+#include "device_state.h"
+#include "irq.h"
+#include "layout.h"
+#include "paging.h"
+#include "physical_memory.h"
+#include "shared.h"
+#include "trap.h"
+#include <formica/errors.h>
+#include <formica/syscalls.h>
+
+#define INTERRUPT_CONTROLLERS_START 0xfec00000ull /* IOAPIC, HPET, local APIC */
+#define INTERRUPT_CONTROLLERS_END 0xff000000ull
+#define PHYSICAL_LIMIT (1ull << 52)
+#define DMA_BELOW (4ull << 30) /* 32-bit devices can reach it */
+#define RFLAGS_IOPL_3 (3ull << 12)
+#define DEVICE_PAGE_FLAGS (PAGE_USER | PAGE_WRITABLE | PAGE_CACHE_DISABLE | PAGE_WRITE_THROUGH | \
+                           PAGE_DEVICE)
+
+long device_spawn_check(uint32_t flags, uint32_t parent)
+{
+    if (flags & ~SPAWN_FLAGS_ALL)
+        return -E_INVALID;
+    if (flags == 0 || parent == 1)
+        return 0;
+    const struct device_process *record = device_process_of(process_find(parent));
+    if (record == NULL || !(record->flags & SPAWN_GRANT_DRIVER))
+        return -E_PERMISSION;
+    return 0;
+}
+
+void device_process_start(struct process *process, uint32_t flags)
+{
+    if (kernel_shared->devices == NULL)
+        return;
+    struct device_process *record = &kernel_shared->devices->processes[process->pid % PROCESS_SLOTS];
+    *record = (struct device_process){.pid = process->pid, .flags = flags,
+                                      .gsi = DEVICE_NO_GSI, .window_next = DEVICE_WINDOW_BASE};
+    if (flags & SPAWN_DRIVER) {
+        struct trap_frame *frame = (struct trap_frame *)process_kernel_stack_top(process) - 1;
+        frame->rflags |= RFLAGS_IOPL_3;
+    }
+}
+
+void device_process_end(struct process *process)
+{
+    struct device_process *record = device_process_of(process);
+    if (record == NULL)
+        return;
+    irq_release(process->pid);
+    record->pid = 0;
+}
+
+static bool overlaps(uint64_t base, uint64_t end, uint64_t start, uint64_t stop)
+{
+    return base < stop && start < end;
+}
+
+static bool mappable_device_range(uint64_t base, uint64_t end)
+{
+    if (end <= base || end > PHYSICAL_LIMIT)
+        return false;
+    if (overlaps(base, end, INTERRUPT_CONTROLLERS_START, INTERRUPT_CONTROLLERS_END))
+        return false;
+    uint64_t lapic = virt_to_phys((void *)kernel_shared->lapic_mmio) & ~(PAGE_SIZE - 1);
+    if (overlaps(base, end, lapic, lapic + PAGE_SIZE))
+        return false;
+    return !physical_is_memory(base, end - base);
+}
+
+/* Takes `pages` pages of the record's window; 0 when it is full. */
+static uint64_t take_window(struct device_process *record, uint64_t pages)
+{
+    uint64_t address = record->window_next;
+    if (pages > (DEVICE_WINDOW_END - address) / PAGE_SIZE)
+        return 0;
+    record->window_next += pages * PAGE_SIZE;
+    return address;
+}
+
+static void unmap_pages(uint64_t root, uint64_t address, uint64_t pages)
+{
+    for (uint64_t i = 0; i < pages; i++)
+        paging_unmap_page(root, address + i * PAGE_SIZE);
+}
+
+static long map_pages(uint64_t root, uint64_t address, uint64_t physical, uint64_t pages,
+                      uint64_t flags)
+{
+    for (uint64_t i = 0; i < pages; i++) {
+        if (paging_map_page(root, address + i * PAGE_SIZE, physical + i * PAGE_SIZE, flags) != 0) {
+            unmap_pages(root, address, i);
+            return -E_NO_MEMORY;
+        }
+    }
+    return 0;
+}
+
+static long device_map(uint32_t pid, uint64_t physical, uint64_t bytes)
+{
+    struct process *process = process_find(pid);
+    struct device_process *record = device_process_of(process);
+    if (record == NULL)
+        return -E_NOT_FOUND;
+    if (bytes == 0 || bytes > DEVICE_MAP_LIMIT || physical > PHYSICAL_LIMIT)
+        return -E_INVALID;
+    uint64_t base = physical & ~(uint64_t)(PAGE_SIZE - 1);
+    uint64_t end = (physical + bytes + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
+    if (!mappable_device_range(base, end))
+        return -E_INVALID;
+    uint64_t pages = (end - base) / PAGE_SIZE;
+    uint64_t address = take_window(record, pages);
+    if (address == 0)
+        return -E_NO_MEMORY;
+    long error = map_pages(process->root, address, base, pages, DEVICE_PAGE_FLAGS);
+    return error != 0 ? error : (long)(address + (physical - base));
+}
+
+static long dma_allocate(uint32_t pid, uint64_t bytes, uint64_t *physical, uint64_t *rounded)
+{
+    struct process *process = process_find(pid);
+    struct device_process *record = device_process_of(process);
+    if (record == NULL)
+        return -E_NOT_FOUND;
+    if (bytes == 0 || bytes > DMA_LIMIT_BYTES)
+        return -E_INVALID;
+    uint64_t pages = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
+    if (record->dma_bytes + pages * PAGE_SIZE > DMA_LIMIT_BYTES)
+        return -E_NO_MEMORY;
+    uint64_t frames = physical_allocate(pages, DMA_BELOW);
+    if (frames == 0)
+        return -E_NO_MEMORY;
+    uint64_t address = take_window(record, pages);
+    long error = address == 0 ? -E_NO_MEMORY
+                              : map_pages(process->root, address, frames, pages,
+                                          PAGE_USER | PAGE_WRITABLE);
+    if (error != 0) {
+        physical_free(frames, pages);
+        return error;
+    }
+    record->dma_bytes += pages * PAGE_SIZE;
+    process->memory_bytes += pages * PAGE_SIZE;
+    *physical = frames;
+    *rounded = pages * PAGE_SIZE;
+    return (long)address;
+}
+
+void device_memory_handle(const struct intercore_message *request, struct intercore_message *reply)
+{
+    const uint64_t *argument = request->argument;
+    if (request->type == MESSAGE_DEVICE_MAP)
+        reply->argument[0] = (uint64_t)device_map((uint32_t)argument[0], argument[1], argument[2]);
+    else if (request->type == MESSAGE_DMA_ALLOCATE)
+        reply->argument[0] = (uint64_t)dma_allocate((uint32_t)argument[0], argument[1],
+                                                    &reply->argument[1], &reply->argument[2]);
+}

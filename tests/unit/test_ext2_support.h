@@ -1,0 +1,32 @@
+/* test_ext2_support.h: helpers of the ext2 unit tests: a file-backed
+ * ext2_device, deterministic file contents, making images with mke2fs -d,
+ * and checking them with e2fsck -fn and debugfs from the host's side. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ext2_internal.h"
+
+struct test_disk {
+    struct ext2_device device;
+    int fd;
+    bool fail_writes; /* a device error on every write */
+    unsigned writes;
+};
+
+void disk_open(struct test_disk *disk, const char *image);
+void disk_close(struct test_disk *disk);
+void mount_image(struct ext2_fs *fs, struct test_disk *disk, const char *image);
+
+uint8_t pattern_byte(uint32_t seed, uint64_t offset);
+void pattern_fill(uint8_t *buffer, size_t length, uint32_t seed, uint64_t offset);
+
+/* Runs a shell command (printf-style); returns its exit status. */
+int run(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* A scratch directory for this test program (created once). */
+const char *scratch(void);
+bool fsck_clean(const char *image);
+/* debugfs -R "cat PATH": the file's bytes as the host sees them (malloc'd). */
+uint8_t *host_cat(const char *image, const char *path, size_t *length);
+bool files_equal(const char *left, const char *right);

@@ -21,7 +21,8 @@ USER_LIBRARY := $(OUT)/libformica.a
 
 # Program name in the initrd : source folder.
 USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fault \
-	pingpong:apps/pingpong fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
+	pingpong:apps/pingpong ipcserver:apps/ipcserver icasmoke:apps/icasmoke \
+	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

@@ -46,18 +46,27 @@ struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_
 
 /* IPIs a core that announced it is halting. Taking the announcement back
  * (exchange to 0) means one IPI per halt however many messages follow. */
-static void wake_if_waiting(uint32_t to)
+static void send_ipi(struct cpu *target)
+{
+    lapic_send_ipi(target->apic_id, VECTOR_MESSAGE);
+    this_cpu()->ipis_sent++;
+}
+
+/* True when it sent the IPI. */
+static bool wake_if_waiting(uint32_t to)
 {
     struct cpu *target = &kernel_shared->cpus[to];
     memory_fence();
     if (__atomic_load_n(&target->waiting, __ATOMIC_ACQUIRE) &&
         __atomic_exchange_n(&target->waiting, 0, __ATOMIC_ACQ_REL)) {
-        lapic_send_ipi(target->apic_id, VECTOR_MESSAGE);
-        this_cpu()->ipis_sent++;
+        send_ipi(target);
+        return true;
     }
+    return false;
 }
 
-void intercore_send(uint32_t to, struct intercore_message *message)
+/* Puts the message in entry (this core, to), draining our own inboxes while it is full. */
+static void push_message(uint32_t to, struct intercore_message *message)
 {
     struct cpu *cpu = this_cpu();
     if (to >= kernel_shared->core_count)
@@ -70,7 +79,19 @@ void intercore_send(uint32_t to, struct intercore_message *message)
             cpu_relax();
     }
     cpu->messages_sent++;
+}
+
+void intercore_send(uint32_t to, struct intercore_message *message)
+{
+    push_message(to, message);
     wake_if_waiting(to);
+}
+
+void intercore_send_urgent(uint32_t to, struct intercore_message *message)
+{
+    push_message(to, message);
+    if (!wake_if_waiting(to))
+        send_ipi(&kernel_shared->cpus[to]);
 }
 
 void intercore_reply(const struct intercore_message *request, struct intercore_message *reply)
@@ -87,7 +108,7 @@ bool intercore_call_bounded(uint32_t to, struct intercore_message *message,
     message->sequence = ++call->next_sequence;
     call->awaited_sequence = message->sequence;
     call->answered = false;
-    intercore_send(to, message);
+    intercore_send_urgent(to, message); /* the caller's whole core waits: interrupt the target */
     uint64_t start = rdtsc();
     while (!call->answered) {
         if (timeout_cycles != 0 && rdtsc() - start > timeout_cycles) {

@@ -26,6 +26,12 @@ enum intercore_type {
     MESSAGE_PROCESS_WAKE,    /* → owner: [0] = pid, re-check what it waits for */
     MESSAGE_PROCESS_KILL,    /* → owner: [0] = pid */
     MESSAGE_POWER_OFF,       /* → m: [0] = status */
+    MESSAGE_ICA_ALLOCATE,    /* → m: [0] = pid, [1] = kind, [2] = bytes; reply [0] = id or -error */
+    MESSAGE_ICA_FREE,        /* → m: [0] = id (already peeled by its holder); reply */
+    MESSAGE_ICA_TABLES,      /* → m: [0] = pid, [1] = address, [2] = bytes; reply [0] = 0 or -error */
+    MESSAGE_SERVER_REGISTER, /* → m: [0] = pid, [1] = name (kernel copy); reply [0] = 0 or -error */
+    MESSAGE_ICA_RESULT,      /* → requester's core: [0] = requester pid, [1] = control id */
+    MESSAGE_ICA_DISCARD,     /* → m: [0] = control id of a travelling ICA nobody can take */
     MESSAGE_DEVICE_MAP,      /* → m: [0] = pid, [1] = physical, [2] = bytes; reply [0] = address
                                 or -error (mkernel/device_memory.c) */
     MESSAGE_DMA_ALLOCATE,    /* → m: [0] = pid, [1] = bytes; reply [0] = address or -error,
@@ -56,6 +62,9 @@ struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_
 /* Sends to core `to`; while the entry is full, handles incoming messages
  * (so two cores sending to each other cannot deadlock). */
 void intercore_send(uint32_t to, struct intercore_message *message);
+/* Sends and interrupts core `to` whatever it is doing: for waking a process
+ * that waits there (its core may be busy running another process). */
+void intercore_send_urgent(uint32_t to, struct intercore_message *message);
 /* Sends and waits for the reply with the same sequence number. */
 void intercore_call(uint32_t to, struct intercore_message *message,
                     struct intercore_message *reply);

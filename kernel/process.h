@@ -6,6 +6,7 @@
 #include <formica/syscalls.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "ring.h"
 
 #define PROCESS_SLOTS 256
 #define PROCESS_KERNEL_STACK_PAGES 4
@@ -25,7 +26,10 @@ enum wait_reason {
     WAIT_CHILD,        /* SYS_WAIT */
     WAIT_SLEEP,        /* SYS_SLEEP, console polling */
     WAIT_IRQ = 8,      /* SYS_IRQ_WAIT (kernel/irq.c) */
+    WAIT_ICA,          /* SYS_ICA_RECEIVE / SYS_ICA_COLLECT / a synchronous request */
 };
+
+#define RESULT_RING_SLOTS 128 /* > ICA_PER_PROCESS: results can never overflow it */
 
 struct process {
     uint8_t fpu_state[FPU_STATE_BYTES] __attribute__((aligned(16)));
@@ -47,6 +51,14 @@ struct process {
     volatile uint32_t kill_requested;
     uint32_t slice_left;                 /* ticks before preemption */
     uint64_t ticks;                      /* ticks spent running */
+    /* ICA communication. The result ring is filled and drained by this
+     * process's core only; results from other cores arrive as messages. */
+    struct {
+        struct ring ring;
+        uint64_t storage[RESULT_RING_SLOTS];
+    } results;
+    volatile uint32_t ica_waiting; /* set while blocked for an ICA; a sender that clears it IPIs */
+    uint32_t icas_allocated;       /* counted by the m-kernel against ICA_PER_PROCESS */
     /* Bookkeeping on the m-kernel: a slot is freed when both are true. */
     bool resources_released;
     bool collected;

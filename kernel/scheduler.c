@@ -5,6 +5,7 @@
 #include "scheduler.h"
 #include "console.h"
 #include "cpu.h"
+#include "ica_syscalls.h"
 #include "intercore.h"
 #include "lapic.h"
 #include "mkernel_client.h"
@@ -145,6 +146,7 @@ void scheduler_init(void)
     intercore_set_handler(MESSAGE_PROCESS_ADOPT, on_adopt);
     intercore_set_handler(MESSAGE_PROCESS_WAKE, on_wake);
     intercore_set_handler(MESSAGE_PROCESS_KILL, on_kill);
+    ica_install();
 }
 
 void scheduler_run(void)

@@ -15,6 +15,7 @@
 struct intercore_area;
 struct process;
 struct device_state;
+struct ica_pools;
 
 struct kernel_shared {
     uint32_t magic;
@@ -31,6 +32,7 @@ struct kernel_shared {
     volatile uint32_t panicking; /* 1 + the core that panicked: others stop printing */
     uint64_t kernel_root;        /* page-table root with only the kernel half */
     struct process *processes;   /* PROCESS_SLOTS entries */
+    struct ica_pools *icas;      /* ICA descriptors and registered servers */
     struct placement_info placement;
     uint32_t tick_period_ms;
     struct device_state *devices; /* IOAPICs, interrupt owners, device rights (device_state.h) */

@@ -6,6 +6,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "device_syscalls.h"
+#include "ica_syscalls.h"
 #include "mkernel_client.h"
 #include "process.h"
 #include "scheduler.h"
@@ -320,6 +321,16 @@ static const syscall_handler handlers[SYS_COUNT] = {
     [SYS_DMA_ALLOCATE] = sys_dma_allocate,
     [SYS_IRQ_ATTACH] = sys_irq_attach,
     [SYS_IRQ_WAIT] = sys_irq_wait,
+    [SYS_ICA_ALLOCATE] = sys_ica_allocate,
+    [SYS_ICA_FREE] = sys_ica_free,
+    [SYS_ICA_REQUEST] = sys_ica_request,
+    [SYS_ICA_FORWARD] = sys_ica_forward,
+    [SYS_ICA_RETURN] = sys_ica_return,
+    [SYS_ICA_RECEIVE] = sys_ica_receive,
+    [SYS_ICA_COLLECT] = sys_ica_collect,
+    [SYS_SERVER_REGISTER] = sys_server_register,
+    [SYS_SERVER_LOOKUP] = sys_server_lookup,
+    [SYS_ICA_STATS] = sys_ica_stats,
 };
 
 void syscall_dispatch(struct trap_frame *frame)

@@ -73,6 +73,15 @@ int paging_map_page(uint64_t root, uint64_t virtual_address, uint64_t physical, 
     return 0;
 }
 
+bool paging_prepare_tables(uint64_t root, uint64_t virtual_address, uint64_t bytes)
+{
+    uint64_t first = virtual_address & ~(uint64_t)(LARGE_PAGE_SIZE - 1);
+    for (uint64_t address = first; address < virtual_address + bytes; address += LARGE_PAGE_SIZE)
+        if (leaf_entry(root, address, true, true) == NULL)
+            return false;
+    return true;
+}
+
 uint64_t paging_unmap_page(uint64_t root, uint64_t virtual_address)
 {
     uint64_t *entry = leaf_entry(root, virtual_address, false, false);

@@ -2,6 +2,7 @@
  * the m-kernel: the direct map of physical memory, the m-kernel image and
  * the p-kernel image. Every address space shares these upper-half entries. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 
 #define PAGE_PRESENT (1ull << 0)
@@ -23,6 +24,9 @@ uint64_t paging_kernel_root(void);
 /* Maps one 4 KiB page under `root` (intermediate tables made as needed);
  * 0, or -1 when out of memory or a large page is in the way. */
 int paging_map_page(uint64_t root, uint64_t virtual_address, uint64_t physical, uint64_t flags);
+/* Makes every (user) table down to the last level exist for the range, with
+ * no page mapped yet; false when out of memory. */
+bool paging_prepare_tables(uint64_t root, uint64_t virtual_address, uint64_t bytes);
 /* Removes a 4 KiB mapping; returns the frame it mapped, or 0. */
 uint64_t paging_unmap_page(uint64_t root, uint64_t virtual_address);
 /* Physical address behind `virtual_address` under `root`, or 0 when unmapped. */

@@ -5,6 +5,7 @@
 #include "address_space.h"
 #include "console.h"
 #include "device_memory.h"
+#include "ica_services.h"
 #include "initrd.h"
 #include "layout.h"
 #include "paging.h"
@@ -14,6 +15,7 @@
 #include "scheduler.h"
 #include "shared.h"
 #include "shutdown.h"
+#include "panic.h"
 #include <formica/errors.h>
 #include <string.h>
 
@@ -30,10 +32,9 @@ void services_init(const struct boot_module *initrd)
 {
     uint64_t bytes = PROCESS_SLOTS * sizeof(struct process);
     uint64_t table = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
-    if (table == 0)
-        kprintf("services: no memory for the process table\n");
-    else
-        kernel_shared->processes = phys_to_virt(table);
+    if (table == 0 || !ica_services_init())
+        panic("services: no memory for the process table and ICA pools");
+    kernel_shared->processes = phys_to_virt(table);
     if (initrd != NULL) {
         initrd_bytes = phys_to_virt(initrd->start);
         initrd_size = initrd->end - initrd->start;
@@ -119,6 +120,10 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
         return -E_BUSY;
     struct loaded_program program;
     long error = program_load(file, size, request->program, request->arguments, &program);
+    if (error == 0 && ica_prepare_process(program.root) != 0) {
+        address_space_destroy(program.root);
+        error = -E_NO_MEMORY;
+    }
     uint64_t stack = error == 0 ? physical_allocate(PROCESS_KERNEL_STACK_PAGES, 0) : 0;
     if (error == 0 && stack == 0) {
         address_space_destroy(program.root);
@@ -128,6 +133,7 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
         release_slot(process);
         return error;
     }
+    ring_init(&process->results.ring, RESULT_RING_SLOTS, sizeof(uint64_t));
     strncpy(process->name, request->program, NAME_BYTES - 1);
     process->core = request->core;
     process->priority = request->priority;
@@ -183,6 +189,7 @@ static void release_exited(uint32_t pid)
     struct process *process = process_find(pid);
     if (process == NULL || process->state != PROCESS_ZOMBIE || process->resources_released)
         return;
+    ica_release_process(process);
     device_process_end(process);
     address_space_destroy(process->root);
     physical_free(virt_to_phys((void *)process->kernel_stack_base), PROCESS_KERNEL_STACK_PAGES);
@@ -214,6 +221,8 @@ static int64_t allocate_for_core(uint64_t frames)
 void services_handle(const struct intercore_message *request, struct intercore_message *reply)
 {
     const uint64_t *argument = request->argument;
+    if (ica_services_handle(request, reply))
+        return;
     switch (request->type) {
     case MESSAGE_MEMORY_ALLOCATE:
         reply->argument[0] = (uint64_t)allocate_for_core(argument[0]);
@@ -248,7 +257,7 @@ void services_handle(const struct intercore_message *request, struct intercore_m
 /* Requests that expect no answer. */
 static bool is_notification(uint32_t type)
 {
-    return type == MESSAGE_PROCESS_EXITED;
+    return type == MESSAGE_PROCESS_EXITED || type == MESSAGE_ICA_DISCARD;
 }
 
 static void on_request(const struct intercore_message *request)
@@ -264,7 +273,9 @@ void services_install(void)
     static const uint32_t types[] = {
         MESSAGE_MEMORY_ALLOCATE, MESSAGE_MEMORY_FREE,     MESSAGE_PROCESS_SPAWN,
         MESSAGE_PROCESS_GROW,    MESSAGE_PROCESS_EXITED,  MESSAGE_PROCESS_COLLECT,
-        MESSAGE_POWER_OFF,       MESSAGE_DEVICE_MAP,      MESSAGE_DMA_ALLOCATE,
+        MESSAGE_POWER_OFF,       MESSAGE_ICA_ALLOCATE,    MESSAGE_ICA_FREE,
+        MESSAGE_ICA_DISCARD,     MESSAGE_ICA_TABLES,      MESSAGE_SERVER_REGISTER,
+        MESSAGE_DEVICE_MAP,      MESSAGE_DMA_ALLOCATE,
     };
     for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++)
         intercore_set_handler(types[i], on_request);

@@ -25,6 +25,17 @@ enum syscall_number {
     SYS_PLACEMENT = 16,    /* (struct placement_info *) -> 0: the placement in effect */
     SYS_POWER_OFF = 17,    /* (status) -> never returns: stops every core, exits QEMU */
     SYS_CLOCK = 18,        /* (struct clock_info *) -> 0: TSC frequency and ticks */
+    /* ICA communication (formica/ica.h, docs/ica.md). */
+    SYS_ICA_ALLOCATE = 20, /* (kind, bytes) -> id; mapped at ica_address(id) */
+    SYS_ICA_FREE = 21,     /* (id) -> 0 */
+    SYS_ICA_REQUEST = 22,  /* (server pid, control id, flags) -> 0; ICA_SYNC waits for the result */
+    SYS_ICA_FORWARD = 23,  /* (server pid, control id, flags) -> 0: next stage, same control ICA */
+    SYS_ICA_RETURN = 24,   /* (control id) -> 0: the result goes to returns[top] */
+    SYS_ICA_RECEIVE = 25,  /* (flags) -> control id of the next request (server) */
+    SYS_ICA_COLLECT = 26,  /* (flags) -> control id of the next result (requester) */
+    SYS_SERVER_REGISTER = 27, /* (name) -> 0: the caller serves requests under `name` */
+    SYS_SERVER_LOOKUP = 28,   /* (name) -> pid of the server */
+    SYS_ICA_STATS = 29,       /* (struct ica_stats *) -> 0 */
     /* Device access for user-space drivers (docs/drivers.md). Only a process
      * spawned with SPAWN_DRIVER may use them; any other gets -E_PERMISSION. */
     SYS_PCI_CONFIG_READ = 30,  /* (bus, device, function, offset, width) -> value: configuration
@@ -44,7 +55,7 @@ enum syscall_number {
     SYS_IRQ_WAIT = 35,         /* () -> interrupts since the last call (>= 1); blocks until one
                                   comes. Unmasks a level-triggered line first: acknowledge the
                                   device before calling; -E_INVALID without irq_attach */
-    SYS_COUNT
+    SYS_COUNT = 40
 };
 
 #define PRIORITY_SERVER 0      /* runs before any application on the same core */

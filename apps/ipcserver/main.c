@@ -1,0 +1,84 @@
+/* ipcserver: a server for tests and benchmarks of ICA communication.
+ * `ipcserver NAME` answers each request itself; `ipcserver NAME NEXT direct`
+ * forwards every request to server NEXT, which answers the requester
+ * directly; `ipcserver NAME NEXT via` forwards it so that the result comes
+ * back through NAME, which then returns it (no direct return). */
+#include <formica/request.h>
+#include <formica/user.h>
+#include <stdio.h>
+#include <string.h>
+
+#define OPERATION_ECHO 1  /* result = argument[0] + 1 */
+#define OPERATION_TOUCH 2 /* result = sum of the first byte of every attached data page */
+#define OPERATION_EXIT 3  /* the server answers, then exits */
+
+static long touch_attached(const struct ica_control *page)
+{
+    long sum = 0;
+    for (uint32_t i = 0; i < page->data_count; i++) {
+        const uint8_t *bytes = ica_address(page->data[i]);
+        for (uint32_t offset = 0; offset < ICA_DATA_MAX_BYTES; offset += 4096) {
+            sum += bytes[offset];
+            if (bytes[offset] == 0xee) /* the client marks the last page */
+                break;
+        }
+    }
+    return sum;
+}
+
+/* Answers and returns the request; the page is gone once returned. */
+static void answer(uint64_t control)
+{
+    struct ica_control *page = ica_control_of(control);
+    uint32_t operation = page->operation;
+    if (page->operation == OPERATION_ECHO)
+        page->result = (int64_t)page->argument[0] + 1;
+    else if (page->operation == OPERATION_TOUCH)
+        page->result = touch_attached(page);
+    else if (page->operation == OPERATION_EXIT)
+        page->result = 0;
+    else
+        page->result = -E_INVALID;
+    long error = ica_return(control);
+    if (error != 0)
+        printf("ipcserver: return failed: %s\n", error_text(error));
+    if (operation == OPERATION_EXIT)
+        exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        printf("usage: ipcserver NAME [NEXT direct|via]\n");
+        return 2;
+    }
+    long error = server_register(argv[1]);
+    if (error != 0) {
+        printf("ipcserver: cannot register %s: %s\n", argv[1], error_text(error));
+        return 1;
+    }
+    long next = -1;
+    uint32_t forward_flags = 0;
+    if (argc >= 4) {
+        next = server_wait_for(argv[2], 5000);
+        if (next < 0) {
+            printf("ipcserver: no server %s: %s\n", argv[2], error_text(next));
+            return 1;
+        }
+        forward_flags = strcmp(argv[3], "via") == 0 ? ICA_RETURN_VIA_ME : 0;
+    }
+    for (;;) {
+        long control = ica_receive(ICA_OR_RESULT);
+        if (control < 0) {
+            printf("ipcserver: receive failed: %s\n", error_text(control));
+            return 1;
+        }
+        struct ica_control *page = ica_control_of((uint64_t)control);
+        if (page->arrival == ICA_ARRIVED_AS_RESULT || next < 0 || page->operation == OPERATION_EXIT)
+            answer((uint64_t)control);
+        else if ((error = ica_forward(next, (uint64_t)control, forward_flags)) != 0) {
+            page->result = error;
+            ica_return((uint64_t)control);
+        }
+    }
+}

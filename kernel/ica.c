@@ -1,0 +1,116 @@
+/* ica.c: ICA lookup and the two halves of a handover. Peel clears the leaf
+ * page-table entries of the ICA in the sender and flushes them from this
+ * core's TLB; paste fills them in the receiver. The tables themselves are
+ * built by the m-kernel (at process creation for the control window, on
+ * first use for each 2 MiB of the data window); this file only writes
+ * entries in tables that exist. */
+#include "ica.h"
+#include "console.h"
+#include "cpu.h"
+#include "layout.h"
+#include "mkernel_client.h"
+#include "shared.h"
+#include "x86.h"
+
+#define ENTRY_PRESENT 1ull
+#define ENTRY_WRITABLE 2ull
+#define ENTRY_USER 4ull
+#define ENTRY_LARGE 0x80ull
+#define ENTRY_ADDRESS 0x000ffffffffff000ull
+
+struct ica *ica_lookup(uint64_t id)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    uint32_t index = ica_index(id), kind = ica_kind(id);
+    struct ica *ica = NULL;
+    if (kind == ICA_KIND_CONTROL && index < ICA_CONTROL_SLOTS)
+        ica = &pools->control[index];
+    else if (kind == ICA_KIND_DATA && index < ICA_DATA_SLOTS)
+        ica = &pools->data[index];
+    if (ica == NULL || ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
+        return NULL;
+    return ica;
+}
+
+uint64_t ica_id_of(const struct ica *ica)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    uint32_t index = ica->kind == ICA_KIND_CONTROL ? (uint32_t)(ica - pools->control)
+                                                   : (uint32_t)(ica - pools->data);
+    return ((uint64_t)ica->generation << 32) | ((uint64_t)ica->kind << 24) | index;
+}
+
+uint64_t ica_virtual_address(const struct ica *ica)
+{
+    return (uint64_t)ica_address(ica_id_of(ica));
+}
+
+/* The leaf entry for `address` in `root`, or NULL when a table is missing. */
+static uint64_t *leaf_entry(uint64_t root, uint64_t address)
+{
+    uint64_t *table = phys_to_virt(root);
+    for (int level = 3; level >= 1; level--) {
+        uint64_t entry = table[(address >> (12 + 9 * level)) & 511];
+        if (!(entry & ENTRY_PRESENT) || (entry & ENTRY_LARGE))
+            return NULL;
+        table = phys_to_virt(entry & ENTRY_ADDRESS);
+    }
+    return &table[(address >> 12) & 511];
+}
+
+void ica_peel(struct process *process, struct ica *ica)
+{
+    uint64_t address = ica_virtual_address(ica);
+    for (uint32_t page = 0; page < ica->pages; page++) {
+        uint64_t *entry = leaf_entry(process->root, address + page * PAGE_SIZE);
+        if (entry != NULL)
+            *entry = 0;
+        if (this_cpu()->current == process)
+            invlpg(address + page * PAGE_SIZE);
+    }
+    ica->owner = 0;
+}
+
+/* Asks the m-kernel for the page tables that cover the ICA in `process`. */
+static bool prepare_tables(struct process *process, uint64_t address, uint64_t bytes)
+{
+    struct intercore_message request = {.type = MESSAGE_ICA_TABLES}, reply;
+    request.argument[0] = process->pid;
+    request.argument[1] = address;
+    request.argument[2] = bytes;
+    mkernel_request(&request, &reply);
+    return reply.argument[0] == 0;
+}
+
+bool ica_paste(struct process *process, struct ica *ica)
+{
+    uint64_t address = ica_virtual_address(ica);
+    uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE;
+    if (leaf_entry(process->root, address) == NULL ||
+        leaf_entry(process->root, address + bytes - PAGE_SIZE) == NULL) {
+        if (!prepare_tables(process, address, bytes))
+            return false;
+    }
+    for (uint32_t page = 0; page < ica->pages; page++) {
+        uint64_t *entry = leaf_entry(process->root, address + page * PAGE_SIZE);
+        *entry = (ica->physical + page * PAGE_SIZE) | ENTRY_PRESENT | ENTRY_WRITABLE | ENTRY_USER;
+    }
+    ica->owner = process->pid;
+    ica->state = ICA_HELD;
+    __atomic_fetch_add(&kernel_shared->icas->handovers, 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+struct server_entry *server_of_pid(uint32_t pid)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    for (uint32_t i = 0; i < SERVER_SLOTS && pid != 0; i++)
+        if (pools->servers[i].pid == pid)
+            return &pools->servers[i];
+    return NULL;
+}
+
+struct ring *server_ring(struct server_entry *server, uint32_t core)
+{
+    return (struct ring *)(server->rings + (uint64_t)core * server->ring_stride);
+}

@@ -1,0 +1,63 @@
+/* ica.h: the kernel's side of ICAs. The descriptor table lives in shared
+ * memory; an ICA is touched only by the core of the process that holds it
+ * (or, while it travels, by nobody), so handover needs no lock. Slots and
+ * frames are given out and taken back only by the m-kernel. */
+#pragma once
+#include <formica/ica.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "process.h"
+#include "ring.h"
+
+enum ica_state { ICA_FREE = 0, ICA_HELD, ICA_TRAVELLING };
+enum ica_delivery { ICA_AS_REQUEST = 1, ICA_AS_RESULT };
+
+struct ica {
+    uint32_t generation;
+    volatile uint32_t state;
+    uint32_t kind;
+    uint32_t pages;
+    uint64_t physical;
+    volatile uint32_t owner;       /* pid holding it (ICA_HELD) */
+    volatile uint32_t destination; /* pid it travels to (ICA_TRAVELLING) */
+    uint32_t allocator;            /* pid that allocated it */
+    uint32_t delivery;             /* enum ica_delivery, for the receiver */
+    uint32_t sender;
+    /* Control ICAs: the kernel's own copy of the routing, not the page's. */
+    uint32_t origin;
+    uint32_t return_depth;
+    uint32_t returns[ICA_MAX_RETURNS];
+    uint32_t attached_count;
+    uint64_t attached[ICA_MAX_ATTACHED];
+};
+
+#define SERVER_SLOTS 16
+#define SERVER_NAME_BYTES 16
+#define ICA_RING_SLOTS 64
+
+/* A registered server: one request ring per core, filled by that core only. */
+struct server_entry {
+    char name[SERVER_NAME_BYTES];
+    volatile uint32_t pid; /* 0 = free slot */
+    uint32_t ring_stride;  /* bytes between the rings of consecutive cores */
+    uint8_t *rings;        /* core_count rings of ICA_RING_SLOTS ids */
+    uint32_t next_core;    /* where the server's next receive starts looking */
+};
+
+struct ica_pools {
+    struct ica control[ICA_CONTROL_SLOTS];
+    struct ica data[ICA_DATA_SLOTS];
+    struct server_entry servers[SERVER_SLOTS];
+    volatile uint64_t handovers;
+};
+
+/* The descriptor for `id` when it is well-formed and current, else NULL. */
+struct ica *ica_lookup(uint64_t id);
+uint64_t ica_id_of(const struct ica *ica);
+uint64_t ica_virtual_address(const struct ica *ica);
+/* Unmaps the ICA from `process` (running on this core) / maps it in. Paste
+ * may ask the m-kernel to build the page tables of a new ICA window region. */
+void ica_peel(struct process *process, struct ica *ica);
+bool ica_paste(struct process *process, struct ica *ica);
+struct server_entry *server_of_pid(uint32_t pid);
+struct ring *server_ring(struct server_entry *server, uint32_t core);

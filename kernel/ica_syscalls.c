@@ -1,0 +1,427 @@
+/* ica_syscalls.c: requests, forwards, returns, receives and collects of
+ * control ICAs (seed 003 §2.2.1, Fig. 2). A request goes straight into the
+ * server's ring for the sender's core; a result goes into the requester's
+ * result ring, through the inter-core area when it crosses cores. Nothing is
+ * copied: each handover peels the ICAs from the sender and the receiver's
+ * kernel pastes them. A process waiting for an ICA is woken (with an IPI
+ * when it lives on another core); a busy one is never interrupted. */
+#include "ica_syscalls.h"
+#include "console.h"
+#include "cpu.h"
+#include "ica.h"
+#include "intercore.h"
+#include "layout.h"
+#include "lapic.h"
+#include "mkernel_client.h"
+#include "scheduler.h"
+#include "shared.h"
+#include "user_memory.h"
+#include "x86.h"
+#include <formica/errors.h>
+#include <formica/syscalls.h>
+#include <string.h>
+
+#define NO_ICA UINT64_MAX
+
+static struct process *me(void)
+{
+    return this_cpu()->current;
+}
+
+static struct ica_control *control_page(const struct ica *ica)
+{
+    return phys_to_virt(ica->physical);
+}
+
+/* The ICA `id` of `kind` held by the caller, or an error. */
+static long held_by_me(uint64_t id, uint32_t kind, struct ica **out)
+{
+    struct ica *ica = ica_lookup(id);
+    if (ica == NULL || ica->kind != kind)
+        return -E_INVALID;
+    if (ica->state != ICA_HELD || ica->owner != me()->pid)
+        return -E_PERMISSION;
+    *out = ica;
+    return 0;
+}
+
+/* Reads and checks the data ICAs the sender attached in the control page. */
+static long read_attachments(struct ica *control, struct ica **data, uint32_t *count)
+{
+    const struct ica_control *page = control_page(control);
+    if (page->magic != ICA_CONTROL_MAGIC || page->data_count > ICA_MAX_ATTACHED)
+        return -E_INVALID;
+    *count = page->data_count;
+    for (uint32_t i = 0; i < *count; i++) {
+        long error = held_by_me(page->data[i], ICA_KIND_DATA, &data[i]);
+        if (error != 0)
+            return error;
+        for (uint32_t j = 0; j < i; j++)
+            if (data[j] == data[i])
+                return -E_INVALID;
+    }
+    return 0;
+}
+
+/* Peels the control ICA and its attachments from the caller: they travel. */
+static void depart(struct ica *control, struct ica **data, uint32_t count, uint32_t destination,
+                   uint32_t delivery)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        ica_peel(me(), data[i]);
+        data[i]->state = ICA_TRAVELLING;
+        data[i]->destination = destination;
+        control->attached[i] = ica_id_of(data[i]);
+    }
+    control->attached_count = count;
+    control->sender = me()->pid;
+    control->delivery = delivery;
+    ica_peel(me(), control);
+    control->destination = destination;
+    __atomic_store_n(&control->state, ICA_TRAVELLING, __ATOMIC_RELEASE);
+}
+
+/* Pastes a control ICA that travelled to the caller, with its attachments,
+ * and writes the routing into its page. False if it is not for the caller. */
+static bool arrive(struct ica *control)
+{
+    struct process *process = me();
+    if (control->state != ICA_TRAVELLING || control->destination != process->pid)
+        return false;
+    for (uint32_t i = 0; i < control->attached_count; i++) {
+        struct ica *data = ica_lookup(control->attached[i]);
+        if (data != NULL && data->state == ICA_TRAVELLING && data->destination == process->pid)
+            ica_paste(process, data);
+    }
+    if (!ica_paste(process, control))
+        return false;
+    struct ica_control *page = control_page(control);
+    page->arrival = control->delivery == ICA_AS_REQUEST ? ICA_ARRIVED_AS_REQUEST
+                                                         : ICA_ARRIVED_AS_RESULT;
+    page->origin = control->origin;
+    page->sender = control->sender;
+    page->return_depth = control->return_depth;
+    memcpy(page->returns, control->returns, sizeof(page->returns));
+    page->data_count = control->attached_count;
+    memcpy(page->data, control->attached, sizeof(page->data));
+    return true;
+}
+
+/* Wakes `target` if it waits for an ICA: directly on this core, else with a
+ * wake message and an IPI to its core. */
+static void wake_waiting(struct process *target)
+{
+    memory_fence();
+    if (!__atomic_load_n(&target->ica_waiting, __ATOMIC_ACQUIRE) ||
+        !__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
+        return;
+    if (target->core == this_cpu()->index) {
+        scheduler_wake(target);
+        return;
+    }
+    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE};
+    message.argument[0] = target->pid;
+    intercore_send_urgent(target->core, &message);
+}
+
+static void discard(uint64_t control_id)
+{
+    struct intercore_message message = {.type = MESSAGE_ICA_DISCARD};
+    message.argument[0] = control_id;
+    mkernel_notify(&message);
+}
+
+static void push_result(struct process *target, uint64_t control_id)
+{
+    if (!ring_push(&target->results.ring, &control_id)) {
+        kprintf("ica: result ring of pid %u full; result discarded\n", target->pid);
+        discard(control_id);
+        return;
+    }
+    wake_waiting(target);
+}
+
+void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
+{
+    struct process *target = process_find(target_pid);
+    if (target == NULL || target->state == PROCESS_ZOMBIE) {
+        discard(control_id);
+        return;
+    }
+    if (target->core == this_cpu()->index) {
+        push_result(target, control_id);
+        return;
+    }
+    struct intercore_message message = {.type = MESSAGE_ICA_RESULT};
+    message.argument[0] = target_pid;
+    message.argument[1] = control_id;
+    memory_fence();
+    if (__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
+        intercore_send_urgent(target->core, &message);
+    else
+        intercore_send(target->core, &message);
+}
+
+static void on_result(const struct intercore_message *message)
+{
+    struct process *target = process_find((uint32_t)message->argument[0]);
+    if (target == NULL || target->core != this_cpu()->index || target->state == PROCESS_ZOMBIE) {
+        discard(message->argument[1]);
+        return;
+    }
+    if (!ring_push(&target->results.ring, &message->argument[1])) {
+        discard(message->argument[1]);
+        return;
+    }
+    __atomic_store_n(&target->ica_waiting, 0, __ATOMIC_RELEASE);
+    scheduler_wake(target);
+}
+
+void ica_install(void)
+{
+    intercore_set_handler(MESSAGE_ICA_RESULT, on_result);
+}
+
+/* Takes `wanted` (or, with NO_ICA, the oldest entry) out of `ring`; the
+ * others keep their order. Stale entries are dropped with a log line. */
+static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
+{
+    uint32_t count = ring_count(ring);
+    uint64_t found = NO_ICA;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t id;
+        ring_pop(ring, &id);
+        if (found == NO_ICA && (wanted == NO_ICA || id == wanted)) {
+            struct ica *ica = ica_lookup(id);
+            if (ica != NULL && arrive(ica)) {
+                found = id;
+                continue;
+            }
+            kprintf("ica: pid %u: stale ICA 0x%lx dropped\n", me()->pid, id);
+            continue;
+        }
+        ring_push(ring, &id);
+    }
+    return found;
+}
+
+/* Blocks for an ICA unless `ready()` turns true after announcing the wait. */
+static void wait_for_ica(bool (*ready)(void))
+{
+    struct process *process = me();
+    __atomic_store_n(&process->ica_waiting, 1, __ATOMIC_SEQ_CST);
+    memory_fence();
+    intercore_poll();
+    if (ready()) {
+        __atomic_store_n(&process->ica_waiting, 0, __ATOMIC_RELEASE);
+        return;
+    }
+    scheduler_block(WAIT_ICA, 0);
+    __atomic_store_n(&process->ica_waiting, 0, __ATOMIC_RELEASE);
+    if (process->kill_requested)
+        scheduler_exit_current(PROCESS_EXIT_KILLED);
+}
+
+static bool results_waiting(void)
+{
+    return !ring_is_empty(&me()->results.ring);
+}
+
+/* Takes the result `wanted` (NO_ICA: any), waiting for it unless told not to. */
+static long collect(uint64_t wanted, bool wait)
+{
+    for (;;) {
+        uint64_t id = take_from_ring(&me()->results.ring, wanted);
+        if (id != NO_ICA)
+            return (long)id;
+        if (intercore_poll() > 0 && results_waiting())
+            continue;
+        if (!wait)
+            return -E_NOT_FOUND;
+        wait_for_ica(results_waiting);
+    }
+}
+
+/* Checks the server and the control ICA, then hands it over. */
+static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, bool forward)
+{
+    struct ica *control, *data[ICA_MAX_ATTACHED];
+    uint32_t count;
+    long error = held_by_me(id, ICA_KIND_CONTROL, &control);
+    if (error == 0)
+        error = read_attachments(control, data, &count);
+    if (error != 0)
+        return error;
+    struct server_entry *server = server_of_pid(server_pid);
+    struct process *target = process_find(server_pid);
+    if (server == NULL || target == NULL || target->state == PROCESS_ZOMBIE)
+        return -E_NOT_FOUND;
+    if (server_pid == me()->pid)
+        return -E_INVALID;
+    if (forward && (control->delivery != ICA_AS_REQUEST ||
+                    ((flags & ICA_RETURN_VIA_ME) && control->return_depth == ICA_MAX_RETURNS)))
+        return -E_INVALID;
+    struct ring *ring = server_ring(server, this_cpu()->index);
+    if (ring_is_full(ring))
+        return -E_BUSY;
+    if (!forward) {
+        control->origin = me()->pid;
+        control->return_depth = 1;
+        control->returns[0] = me()->pid;
+    } else if (flags & ICA_RETURN_VIA_ME) {
+        control->returns[control->return_depth++] = me()->pid;
+    }
+    depart(control, data, count, server_pid, ICA_AS_REQUEST);
+    ring_push(ring, &id);
+    wake_waiting(target);
+    return 0;
+}
+
+long sys_ica_request(const struct trap_frame *frame)
+{
+    uint64_t id = frame->rsi;
+    uint32_t flags = (uint32_t)frame->rdx;
+    long error = send_to_server((uint32_t)frame->rdi, id, flags, false);
+    if (error != 0 || !(flags & ICA_SYNC))
+        return error;
+    long result = collect(id, true);
+    return result < 0 ? result : 0;
+}
+
+long sys_ica_forward(const struct trap_frame *frame)
+{
+    return send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true);
+}
+
+long sys_ica_return(const struct trap_frame *frame)
+{
+    struct ica *control, *data[ICA_MAX_ATTACHED];
+    uint32_t count;
+    uint64_t id = frame->rdi;
+    long error = held_by_me(id, ICA_KIND_CONTROL, &control);
+    if (error == 0)
+        error = read_attachments(control, data, &count);
+    if (error != 0)
+        return error;
+    if (control->return_depth == 0 || control->return_depth > ICA_MAX_RETURNS)
+        return -E_INVALID;
+    uint32_t target = control->returns[--control->return_depth];
+    depart(control, data, count, target, ICA_AS_RESULT);
+    struct process *receiver = process_find(target);
+    ica_deliver_result(target, id);
+    return receiver == NULL ? -E_NOT_FOUND : 0;
+}
+
+static bool requests_waiting(void)
+{
+    struct server_entry *server = server_of_pid(me()->pid);
+    for (uint32_t core = 0; core < kernel_shared->core_count; core++)
+        if (!ring_is_empty(server_ring(server, core)))
+            return true;
+    return false;
+}
+
+static bool requests_or_results_waiting(void)
+{
+    return requests_waiting() || results_waiting();
+}
+
+long sys_ica_receive(const struct trap_frame *frame)
+{
+    struct server_entry *server = server_of_pid(me()->pid);
+    if (server == NULL)
+        return -E_PERMISSION;
+    uint32_t cores = kernel_shared->core_count, flags = (uint32_t)frame->rdi;
+    for (;;) {
+        for (uint32_t step = 0; step < cores; step++) {
+            uint32_t core = (server->next_core + step) % cores;
+            uint64_t id = take_from_ring(server_ring(server, core), NO_ICA);
+            if (id != NO_ICA) {
+                server->next_core = (core + 1) % cores;
+                return (long)id;
+            }
+        }
+        if (flags & ICA_OR_RESULT) {
+            long result = collect(NO_ICA, false);
+            if (result != -E_NOT_FOUND)
+                return result;
+        }
+        if (flags & ICA_NO_WAIT)
+            return -E_NOT_FOUND;
+        wait_for_ica((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting);
+    }
+}
+
+long sys_ica_collect(const struct trap_frame *frame)
+{
+    return collect(NO_ICA, !(frame->rdi & ICA_NO_WAIT));
+}
+
+long sys_ica_allocate(const struct trap_frame *frame)
+{
+    struct intercore_message request = {.type = MESSAGE_ICA_ALLOCATE}, reply;
+    request.argument[0] = me()->pid;
+    request.argument[1] = frame->rdi;
+    request.argument[2] = frame->rsi;
+    mkernel_request(&request, &reply);
+    return (long)reply.argument[0];
+}
+
+long sys_ica_free(const struct trap_frame *frame)
+{
+    struct ica *ica;
+    long error = held_by_me(frame->rdi, ica_kind(frame->rdi), &ica);
+    if (error != 0)
+        return error;
+    ica_peel(me(), ica);
+    ica->state = ICA_TRAVELLING;
+    ica->destination = 0;
+    struct intercore_message request = {.type = MESSAGE_ICA_FREE}, reply;
+    request.argument[0] = frame->rdi;
+    mkernel_request(&request, &reply);
+    return (long)reply.argument[0];
+}
+
+long sys_server_register(const struct trap_frame *frame)
+{
+    char name[SERVER_NAME_BYTES];
+    long length = copy_string_from_user(name, frame->rdi, sizeof(name));
+    if (length < 0)
+        return length;
+    if (length == 0)
+        return -E_INVALID;
+    struct intercore_message request = {.type = MESSAGE_SERVER_REGISTER}, reply;
+    request.argument[0] = me()->pid;
+    request.argument[1] = (uint64_t)name;
+    mkernel_request(&request, &reply);
+    return (long)reply.argument[0];
+}
+
+long sys_server_lookup(const struct trap_frame *frame)
+{
+    char name[SERVER_NAME_BYTES];
+    long length = copy_string_from_user(name, frame->rdi, sizeof(name));
+    if (length < 0)
+        return length;
+    for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
+        struct server_entry *server = &kernel_shared->icas->servers[i];
+        if (server->pid != 0 && strncmp(server->name, name, SERVER_NAME_BYTES) == 0)
+            return server->pid;
+    }
+    return -E_NOT_FOUND;
+}
+
+long sys_ica_stats(const struct trap_frame *frame)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    struct ica_stats stats = {0};
+    for (uint32_t i = 0; i < ICA_CONTROL_SLOTS; i++)
+        stats.control_free += pools->control[i].state == ICA_FREE;
+    for (uint32_t i = 0; i < ICA_DATA_SLOTS; i++)
+        stats.data_free += pools->data[i].state == ICA_FREE;
+    stats.allocated_by_me = me()->icas_allocated;
+    stats.handovers = pools->handovers;
+    for (uint32_t core = 0; core < kernel_shared->core_count; core++)
+        stats.ipis += kernel_shared->cpus[core].ipis_sent;
+    return copy_to_user(frame->rdi, &stats, sizeof(stats));
+}

@@ -1,0 +1,82 @@
+/* ica.h: inter-core communication areas (seed 003 §2.2), the one request
+ * format of Formica, shared by the kernels, the servers and applications.
+ * An ICA is a page-granular region held by one process at a time; handing it
+ * over unmaps it from the sender (peel) and maps it into the receiver (paste).
+ * Every ICA has a fixed address, the same in every process that holds it. */
+#pragma once
+#include <stdint.h>
+
+/* ICA identifiers: generation << 32 | kind << 24 | index. A stale or forged
+ * identifier (wrong generation, index out of range) is refused. */
+#define ICA_KIND_CONTROL 1u
+#define ICA_KIND_DATA 2u
+#define ICA_CONTROL_SLOTS 4096u
+#define ICA_DATA_SLOTS 1024u
+#define ICA_DATA_MAX_BYTES (1u << 20) /* a data ICA holds 4 KiB .. 1 MiB */
+#define ICA_CONTROL_BASE 0x0000500000000000ull /* + index * 4 KiB */
+#define ICA_DATA_BASE 0x0000510000000000ull    /* + index * 1 MiB */
+#define ICA_PER_PROCESS 64u /* ICAs one process may have allocated at once */
+
+#define ICA_MAX_RETURNS 8  /* depth of a multi-stage request */
+#define ICA_MAX_ATTACHED 4 /* data ICAs travelling with one control ICA */
+#define ICA_CONTROL_MAGIC 0x21414349u /* "ICA!" */
+
+/* Flags of SYS_ICA_REQUEST / SYS_ICA_FORWARD / SYS_ICA_RECEIVE / SYS_ICA_COLLECT. */
+#define ICA_SYNC 1u           /* request: wait for this control ICA's result */
+#define ICA_RETURN_VIA_ME 2u  /* forward: the result comes back through me (no direct return) */
+#define ICA_NO_WAIT 4u        /* receive/collect: -E_NOT_FOUND instead of waiting */
+#define ICA_OR_RESULT 8u      /* receive: also take a result (see arrival) */
+
+#define ICA_ARRIVED_AS_REQUEST 1u
+#define ICA_ARRIVED_AS_RESULT 2u
+
+/* The control ICA: one page. The requester fills operation, arguments and the
+ * list of data ICAs it attaches; the kernel fills the routing fields when the
+ * ICA arrives; the server writes result (and may attach data ICAs) before
+ * returning it. payload carries small inline data (paths, names). */
+struct ica_control {
+    uint32_t magic;     /* ICA_CONTROL_MAGIC, checked at every handover */
+    uint32_t operation; /* server-specific request code */
+    int64_t result;     /* set by the server: >= 0 value, < 0 -E_* code */
+    uint64_t tag;       /* the requester's own cookie, untouched by the kernel */
+    uint64_t argument[8];
+    /* Written by the kernel on arrival. */
+    uint32_t arrival;      /* ICA_ARRIVED_AS_REQUEST or ICA_ARRIVED_AS_RESULT */
+    uint32_t origin;       /* pid of the process that made the request */
+    uint32_t sender;       /* pid the ICA came from this time */
+    uint32_t return_depth; /* how many returns are still to happen */
+    uint32_t returns[ICA_MAX_RETURNS]; /* pids the result goes back to, last first */
+    /* Written by whoever hands the ICA over: data ICAs travelling with it. */
+    uint32_t data_count;
+    uint64_t data[ICA_MAX_ATTACHED];
+    uint8_t payload[];
+};
+
+#define ICA_PAYLOAD_BYTES (4096u - (uint32_t)sizeof(struct ica_control))
+
+/* Counts for tests and benchmarks (SYS_ICA_STATS). */
+struct ica_stats {
+    uint32_t control_free, data_free; /* slots in the pools */
+    uint32_t allocated_by_me;
+    uint32_t reserved;
+    uint64_t handovers; /* peel+paste pairs since boot, all cores */
+    uint64_t ipis;      /* IPIs sent since boot, all cores */
+};
+
+static inline uint32_t ica_index(uint64_t id)
+{
+    return (uint32_t)(id & 0xffffff);
+}
+
+static inline uint32_t ica_kind(uint64_t id)
+{
+    return (uint32_t)((id >> 24) & 0xff);
+}
+
+/* Where the ICA is mapped while a process holds it. */
+static inline void *ica_address(uint64_t id)
+{
+    if (ica_kind(id) == ICA_KIND_CONTROL)
+        return (void *)(ICA_CONTROL_BASE + (uint64_t)ica_index(id) * 4096);
+    return (void *)(ICA_DATA_BASE + (uint64_t)ica_index(id) * ICA_DATA_MAX_BYTES);
+}

@@ -1,0 +1,32 @@
+/* request.h: the request library shared by servers and applications: ICAs,
+ * server registration, and the request/forward/return/receive/collect steps
+ * of seed 003's inter-server communication (formica/ica.h has the format). */
+#pragma once
+#include <formica/ica.h>
+#include <stdint.h>
+
+/* A new ICA of `kind` (ICA_KIND_CONTROL or ICA_KIND_DATA) and `bytes`; its id. */
+long ica_allocate(uint32_t kind, uint64_t bytes);
+long ica_free(uint64_t id);
+/* The control page of a control ICA the caller holds. */
+static inline struct ica_control *ica_control_of(uint64_t id)
+{
+    return (struct ica_control *)ica_address(id);
+}
+/* Clears the request fields of a control ICA and sets its operation. */
+void request_prepare(uint64_t control, uint32_t operation);
+/* Attaches a data ICA the caller holds to the control ICA (up to ICA_MAX_ATTACHED). */
+long request_attach(uint64_t control, uint64_t data);
+
+long ica_request(long server, uint64_t control, uint32_t flags);
+long ica_forward(long server, uint64_t control, uint32_t flags);
+long ica_return(uint64_t control);
+long ica_receive(uint32_t flags);
+long ica_collect(uint32_t flags);
+long server_register(const char *name);
+long server_lookup(const char *name);
+/* server_lookup, retried for up to `milliseconds` while the server starts. */
+long server_wait_for(const char *name, uint64_t milliseconds);
+long ica_stats(struct ica_stats *stats);
+/* A synchronous request: prepare, send, wait; returns the control's result. */
+long request_call(long server, uint64_t control, uint32_t operation, uint64_t argument);

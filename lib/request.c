@@ -1,0 +1,93 @@
+/* request.c: thin wrappers of the ICA system calls plus the few steps every
+ * requester repeats (preparing a control ICA, attaching data, a whole
+ * synchronous call). */
+#include <formica/request.h>
+#include <formica/user.h>
+#include <string.h>
+
+long ica_allocate(uint32_t kind, uint64_t bytes)
+{
+    return syscall6(SYS_ICA_ALLOCATE, kind, (long)bytes, 0, 0, 0, 0);
+}
+
+long ica_free(uint64_t id)
+{
+    return syscall6(SYS_ICA_FREE, (long)id, 0, 0, 0, 0, 0);
+}
+
+void request_prepare(uint64_t control, uint32_t operation)
+{
+    struct ica_control *page = ica_control_of(control);
+    page->magic = ICA_CONTROL_MAGIC;
+    page->operation = operation;
+    page->result = 0;
+    page->data_count = 0;
+    memset(page->argument, 0, sizeof(page->argument));
+}
+
+long request_attach(uint64_t control, uint64_t data)
+{
+    struct ica_control *page = ica_control_of(control);
+    if (page->data_count >= ICA_MAX_ATTACHED)
+        return -E_TOO_BIG;
+    page->data[page->data_count++] = data;
+    return 0;
+}
+
+long ica_request(long server, uint64_t control, uint32_t flags)
+{
+    return syscall6(SYS_ICA_REQUEST, server, (long)control, flags, 0, 0, 0);
+}
+
+long ica_forward(long server, uint64_t control, uint32_t flags)
+{
+    return syscall6(SYS_ICA_FORWARD, server, (long)control, flags, 0, 0, 0);
+}
+
+long ica_return(uint64_t control)
+{
+    return syscall6(SYS_ICA_RETURN, (long)control, 0, 0, 0, 0, 0);
+}
+
+long ica_receive(uint32_t flags)
+{
+    return syscall6(SYS_ICA_RECEIVE, flags, 0, 0, 0, 0, 0);
+}
+
+long ica_collect(uint32_t flags)
+{
+    return syscall6(SYS_ICA_COLLECT, flags, 0, 0, 0, 0, 0);
+}
+
+long server_register(const char *name)
+{
+    return syscall6(SYS_SERVER_REGISTER, (long)name, 0, 0, 0, 0, 0);
+}
+
+long server_lookup(const char *name)
+{
+    return syscall6(SYS_SERVER_LOOKUP, (long)name, 0, 0, 0, 0, 0);
+}
+
+long server_wait_for(const char *name, uint64_t milliseconds)
+{
+    for (uint64_t waited = 0;; waited += 10) {
+        long pid = server_lookup(name);
+        if (pid != -E_NOT_FOUND || waited >= milliseconds)
+            return pid;
+        sleep_ms(10);
+    }
+}
+
+long ica_stats(struct ica_stats *stats)
+{
+    return syscall6(SYS_ICA_STATS, (long)stats, 0, 0, 0, 0, 0);
+}
+
+long request_call(long server, uint64_t control, uint32_t operation, uint64_t argument)
+{
+    request_prepare(control, operation);
+    ica_control_of(control)->argument[0] = argument;
+    long error = ica_request(server, control, ICA_SYNC);
+    return error != 0 ? error : ica_control_of(control)->result;
+}

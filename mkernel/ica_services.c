@@ -1,0 +1,259 @@
+/* ica_services.c: ICA slots, frames and windows, owned by the m-kernel.
+ * An ICA slot's generation changes every time it is freed, so an old
+ * identifier can never reach the ICA's next user. A server that ends has its
+ * unanswered requests returned to their requesters with -E_NOT_FOUND, so no
+ * request is silently lost. */
+#include "ica_services.h"
+#include "console.h"
+#include "ica.h"
+#include "ica_syscalls.h"
+#include "layout.h"
+#include "paging.h"
+#include "physical_memory.h"
+#include "shared.h"
+#include <formica/errors.h>
+#include <string.h>
+
+bool ica_services_init(void)
+{
+    uint64_t bytes = sizeof(struct ica_pools);
+    uint64_t pools = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
+    if (pools == 0)
+        return false;
+    kernel_shared->icas = phys_to_virt(pools);
+    for (uint32_t i = 0; i < ICA_CONTROL_SLOTS; i++)
+        kernel_shared->icas->control[i] = (struct ica){.generation = 1, .kind = ICA_KIND_CONTROL};
+    for (uint32_t i = 0; i < ICA_DATA_SLOTS; i++)
+        kernel_shared->icas->data[i] = (struct ica){.generation = 1, .kind = ICA_KIND_DATA};
+    return true;
+}
+
+long ica_prepare_process(uint64_t root)
+{
+    return paging_prepare_tables(root, ICA_CONTROL_BASE, (uint64_t)ICA_CONTROL_SLOTS * PAGE_SIZE)
+               ? 0
+               : -E_NO_MEMORY;
+}
+
+static struct ica *free_slot(uint32_t kind)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    uint32_t count = kind == ICA_KIND_CONTROL ? ICA_CONTROL_SLOTS : ICA_DATA_SLOTS;
+    struct ica *slots = kind == ICA_KIND_CONTROL ? pools->control : pools->data;
+    for (uint32_t i = 0; i < count; i++)
+        if (slots[i].state == ICA_FREE)
+            return &slots[i];
+    return NULL;
+}
+
+static long allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
+{
+    struct process *process = process_find(pid);
+    if (process == NULL)
+        return -E_NOT_FOUND;
+    if (kind == ICA_KIND_CONTROL)
+        bytes = PAGE_SIZE;
+    if ((kind != ICA_KIND_CONTROL && kind != ICA_KIND_DATA) || bytes == 0 ||
+        bytes > ICA_DATA_MAX_BYTES)
+        return -E_INVALID;
+    if (process->icas_allocated >= ICA_PER_PROCESS)
+        return -E_BUSY;
+    struct ica *ica = free_slot(kind);
+    if (ica == NULL)
+        return -E_BUSY;
+    uint32_t pages = (uint32_t)((bytes + PAGE_SIZE - 1) / PAGE_SIZE);
+    uint64_t physical = physical_allocate(pages, 0);
+    if (physical == 0)
+        return -E_NO_MEMORY;
+    ica->physical = physical;
+    ica->pages = pages;
+    ica->allocator = pid;
+    ica->return_depth = 0;
+    ica->attached_count = 0;
+    ica->delivery = 0;
+    ica->state = ICA_HELD;
+    if (!ica_paste(process, ica)) {
+        physical_free(physical, pages);
+        ica->state = ICA_FREE;
+        return -E_NO_MEMORY;
+    }
+    if (kind == ICA_KIND_CONTROL)
+        ((struct ica_control *)phys_to_virt(physical))->magic = ICA_CONTROL_MAGIC;
+    process->icas_allocated++;
+    return (long)ica_id_of(ica);
+}
+
+/* Gives the slot and its frames back; the ICA must be mapped nowhere. */
+static void release(struct ica *ica)
+{
+    struct process *allocator = process_find(ica->allocator);
+    if (allocator != NULL && allocator->icas_allocated > 0)
+        allocator->icas_allocated--;
+    physical_free(ica->physical, ica->pages);
+    ica->generation++;
+    ica->owner = ica->destination = ica->allocator = 0;
+    ica->state = ICA_FREE;
+}
+
+/* Frees a control ICA mapped nowhere, with the data ICAs travelling with it. */
+static void discard_attached_and(struct ica *control)
+{
+    for (uint32_t i = 0; i < control->attached_count; i++) {
+        struct ica *data = ica_lookup(control->attached[i]);
+        if (data != NULL && data->state == ICA_TRAVELLING)
+            release(data);
+    }
+    release(control);
+}
+
+/* A travelling control ICA nobody will receive. */
+static void discard(uint64_t id)
+{
+    struct ica *control = ica_lookup(id);
+    if (control != NULL && control->state == ICA_TRAVELLING)
+        discard_attached_and(control);
+}
+
+static long free_travelling(uint64_t id)
+{
+    struct ica *ica = ica_lookup(id);
+    if (ica == NULL || ica->state != ICA_TRAVELLING || ica->destination != 0)
+        return -E_INVALID;
+    release(ica);
+    return 0;
+}
+
+static long prepare_tables(uint32_t pid, uint64_t address, uint64_t bytes)
+{
+    struct process *process = process_find(pid);
+    uint64_t end = address + bytes;
+    bool in_control = address >= ICA_CONTROL_BASE &&
+                      end <= ICA_CONTROL_BASE + (uint64_t)ICA_CONTROL_SLOTS * PAGE_SIZE;
+    bool in_data = address >= ICA_DATA_BASE &&
+                   end <= ICA_DATA_BASE + (uint64_t)ICA_DATA_SLOTS * ICA_DATA_MAX_BYTES;
+    if (process == NULL || end < address || !(in_control || in_data))
+        return -E_INVALID;
+    return paging_prepare_tables(process->root, address, bytes) ? 0 : -E_NO_MEMORY;
+}
+
+static long register_server(uint32_t pid, const char *name)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    struct server_entry *slot = NULL;
+    for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
+        struct server_entry *server = &pools->servers[i];
+        if (server->pid != 0 && (strncmp(server->name, name, SERVER_NAME_BYTES) == 0 ||
+                                 server->pid == pid))
+            return -E_BUSY;
+        if (server->pid == 0 && slot == NULL)
+            slot = server;
+    }
+    if (slot == NULL)
+        return -E_BUSY;
+    uint32_t stride = (uint32_t)((ring_bytes(ICA_RING_SLOTS, sizeof(uint64_t)) + 63) & ~63ul);
+    uint64_t bytes = (uint64_t)stride * kernel_shared->core_count;
+    uint64_t rings = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
+    if (rings == 0)
+        return -E_NO_MEMORY;
+    slot->rings = phys_to_virt(rings);
+    slot->ring_stride = stride;
+    slot->next_core = 0;
+    for (uint32_t core = 0; core < kernel_shared->core_count; core++)
+        ring_init(server_ring(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
+    strncpy(slot->name, name, SERVER_NAME_BYTES - 1);
+    slot->name[SERVER_NAME_BYTES - 1] = '\0';
+    __atomic_store_n(&slot->pid, pid, __ATOMIC_RELEASE);
+    kprintf("ica: server '%s' registered (pid %u)\n", slot->name, pid);
+    return 0;
+}
+
+/* A request the ended server never answered goes back with -E_NOT_FOUND,
+ * with the data ICAs that came with it. */
+static void return_unanswered(struct process *server, struct ica *control)
+{
+    ((struct ica_control *)phys_to_virt(control->physical))->result = -E_NOT_FOUND;
+    if (control->return_depth == 0) {
+        discard_attached_and(control);
+        return;
+    }
+    uint32_t target = control->returns[--control->return_depth];
+    for (uint32_t i = 0; i < control->attached_count; i++) {
+        struct ica *data = ica_lookup(control->attached[i]);
+        if (data == NULL)
+            continue;
+        if (data->state == ICA_HELD && data->owner == server->pid)
+            ica_peel(server, data);
+        data->state = ICA_TRAVELLING;
+        data->destination = target;
+    }
+    control->sender = server->pid;
+    control->delivery = ICA_AS_RESULT;
+    control->destination = target;
+    control->state = ICA_TRAVELLING;
+    ica_deliver_result(target, ica_id_of(control));
+}
+
+static void unregister_server(uint32_t pid)
+{
+    struct server_entry *server = server_of_pid(pid);
+    if (server == NULL)
+        return;
+    __atomic_store_n(&server->pid, 0, __ATOMIC_RELEASE);
+    uint64_t bytes = (uint64_t)server->ring_stride * kernel_shared->core_count;
+    physical_free(virt_to_phys(server->rings), (bytes + PAGE_SIZE - 1) / PAGE_SIZE);
+    server->rings = NULL;
+}
+
+void ica_release_process(struct process *process)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    uint32_t pid = process->pid;
+    unregister_server(pid);
+    /* Control ICAs first: a request carries its data ICAs back with it. */
+    for (uint32_t i = 0; i < ICA_CONTROL_SLOTS; i++) {
+        struct ica *ica = &pools->control[i];
+        bool held = ica->state == ICA_HELD && ica->owner == pid;
+        bool coming = ica->state == ICA_TRAVELLING && ica->destination == pid;
+        if (held)
+            ica_peel(process, ica);
+        if ((held || coming) && ica->delivery == ICA_AS_REQUEST)
+            return_unanswered(process, ica);
+        else if (coming)
+            discard_attached_and(ica);
+        else if (held)
+            release(ica);
+    }
+    for (uint32_t i = 0; i < ICA_DATA_SLOTS; i++) {
+        struct ica *ica = &pools->data[i];
+        if (ica->state == ICA_HELD && ica->owner == pid) {
+            ica_peel(process, ica);
+            release(ica);
+        }
+    }
+}
+
+bool ica_services_handle(const struct intercore_message *request, struct intercore_message *reply)
+{
+    const uint64_t *argument = request->argument;
+    switch (request->type) {
+    case MESSAGE_ICA_ALLOCATE:
+        reply->argument[0] =
+            (uint64_t)allocate((uint32_t)argument[0], (uint32_t)argument[1], argument[2]);
+        return true;
+    case MESSAGE_ICA_FREE:
+        reply->argument[0] = (uint64_t)free_travelling(argument[0]);
+        return true;
+    case MESSAGE_ICA_DISCARD:
+        discard(argument[0]);
+        return true;
+    case MESSAGE_ICA_TABLES:
+        reply->argument[0] = (uint64_t)prepare_tables((uint32_t)argument[0], argument[1], argument[2]);
+        return true;
+    case MESSAGE_SERVER_REGISTER:
+        reply->argument[0] = (uint64_t)register_server((uint32_t)argument[0],
+                                                       (const char *)argument[1]);
+        return true;
+    default:
+        return false;
+    }
+}

@@ -31,6 +31,7 @@ all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 # User programs, servers and the boot image of them (build/out/initrd.tar).
 include build/user.mk
 -include build/disk.mk
+-include build/bench.mk
 
 # m-kernel sources may include mkernel/ headers; the p-kernel's may not.
 $(OBJ)/mkernel/%.o: mkernel/%.c

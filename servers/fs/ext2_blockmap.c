@@ -260,6 +260,12 @@ static int free_tree_pass(struct ext2_fs *fs, struct free_walk *walk)
     return 0;
 }
 
+int ext2_check_block_tree(struct ext2_fs *fs, struct ext2_inode *inode)
+{
+    struct free_walk walk = {.inode = inode, .first = 0, .apply = false};
+    return ext2_has_block_tree(inode) ? free_tree_pass(fs, &walk) : 0;
+}
+
 int ext2_free_blocks_from(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t first_logical)
 {
     struct free_walk walk = {.inode = inode, .first = first_logical, .apply = false};

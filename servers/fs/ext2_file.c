@@ -123,13 +123,13 @@ long ext2_write(struct ext2_fs *fs, uint32_t number, uint64_t offset, const void
             break;
         done += chunk;
     }
-    if (done > 0 && offset + done > ext2_inode_size(&inode))
+    if (done == 0 && length > 0)
+        return status < 0 ? status : -E_IO;
+    if (offset + done > ext2_inode_size(&inode))
         ext2_set_inode_size(fs, &inode, offset + done);
     inode.i_mtime = inode.i_ctime = fs->time;
     int written = ext2_write_inode(fs, number, &inode);
     int flushed = ext2_flush_superblock(fs);
-    if (done == 0 && length > 0)
-        return status < 0 ? status : -E_IO;
     if (written < 0 || flushed < 0)
         return written < 0 ? written : flushed;
     return (long)done;
@@ -166,16 +166,18 @@ int ext2_truncate(struct ext2_fs *fs, uint32_t number, uint64_t size)
         return ext2_is_directory(&inode) ? -E_IS_DIRECTORY : -E_INVALID;
     if (size > ext2_max_file_blocks(fs) * fs->block_size)
         return -E_TOO_BIG;
+    struct ext2_inode before = inode;
     if (size < ext2_inode_size(&inode)) {
         uint64_t keep = (size + fs->block_size - 1) / fs->block_size;
         status = ext2_free_blocks_from(fs, &inode, keep);
         if (status == 0)
             status = zero_block_tail(fs, &inode, size);
-        if (status < 0) {
+        if (status < 0 && memcmp(&before, &inode, sizeof inode) != 0) {
             ext2_write_inode(fs, number, &inode); /* keep the pointers already cleared */
             ext2_flush_superblock(fs);
-            return status;
         }
+        if (status < 0)
+            return status;
     }
     ext2_set_inode_size(fs, &inode, size);
     inode.i_mtime = inode.i_ctime = fs->time;

@@ -44,6 +44,8 @@ int ext2_map_block(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t logica
                    uint32_t *physical);
 int ext2_map_block_create(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t logical,
                           uint32_t goal, uint32_t *physical, bool *created);
+/* Checks the whole tree (ranges, loops) without changing anything. */
+int ext2_check_block_tree(struct ext2_fs *fs, struct ext2_inode *inode);
 int ext2_free_blocks_from(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t first_logical);
 
 /* Directories. */

@@ -174,6 +174,14 @@ int ext2_mkdir(struct ext2_fs *fs, const char *path, uint16_t mode, uint32_t *in
     return finish(fs, status);
 }
 
+/* Before an entry goes: the inode's blocks must be freeable if it is the last link. */
+static int check_removable(struct ext2_fs *fs, struct ext2_inode *inode)
+{
+    if (inode->i_links_count > 1 && !ext2_is_directory(inode))
+        return 0;
+    return ext2_check_block_tree(fs, inode);
+}
+
 /* One link fewer; at none the inode and its blocks are freed. */
 static int drop_link(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
 {
@@ -201,7 +209,9 @@ static int remove_name(struct ext2_fs *fs, const char *path, bool directory)
         return directory ? -E_NOT_DIRECTORY : -E_IS_DIRECTORY;
     if (directory && (status = ext2_directory_is_empty(fs, &target)) <= 0)
         return status < 0 ? status : -E_NOT_EMPTY;
-    status = ext2_directory_remove(fs, &location);
+    status = check_removable(fs, &target);
+    if (status == 0)
+        status = ext2_directory_remove(fs, &location);
     if (status == 0)
         status = drop_link(fs, location.inode, &target);
     if (status == 0 && directory) {
@@ -263,7 +273,9 @@ static int replace_target(struct ext2_fs *fs, struct parent *to,
         return -E_IS_DIRECTORY;
     if (ext2_is_directory(&old) && (status = ext2_directory_is_empty(fs, &old)) <= 0)
         return status < 0 ? status : -E_NOT_EMPTY;
-    status = ext2_directory_set_entry(fs, target, source,
+    status = check_removable(fs, &old);
+    if (status == 0)
+        status = ext2_directory_set_entry(fs, target, source,
                                       ext2_file_type_of(fs, source_inode->i_mode));
     if (status == 0)
         status = drop_link(fs, target->inode, &old);

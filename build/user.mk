@@ -23,6 +23,8 @@ USER_LIBRARY := $(OUT)/libformica.a
 USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fault \
 	pingpong:apps/pingpong ipcserver:apps/ipcserver icasmoke:apps/icasmoke \
 	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
+# Device access checks (apps/devtest, docs/drivers.md).
+USER_PROGRAMS += devtest:apps/devtest
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

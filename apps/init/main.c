@@ -1,6 +1,7 @@
 /* apps/init: process 1, started by the kernel on core 0. Starts the servers
  * on the cores the placement names, then the shell on core 0; when the shell
  * ends, powers the machine off with 0 if the shell succeeded, else 1. */
+#include <formica/device.h>
 #include <formica/user.h>
 #include <stdio.h>
 
@@ -27,7 +28,8 @@ static void start_servers(const struct placement_info *placement)
     for (int server = 0; server < PLACEMENT_SERVERS; server++) {
         const char *program = server_programs[server];
         uint32_t core = placement->server_core[server];
-        long pid = spawn(program, NULL, core, PRIORITY_SERVER);
+        uint32_t flags = server == SERVER_DK ? SPAWN_DRIVER : 0; /* DK drives the disks */
+        long pid = spawn_with_flags(program, NULL, core, PRIORITY_SERVER, flags);
         if (pid < 0)
             printf("init: cannot start %s on core %u: %s\n", program, core, error_text(pid));
     }
@@ -36,7 +38,8 @@ static void start_servers(const struct placement_info *placement)
 /* Runs the shell on core 0 and returns its exit code (1 if it never ran). */
 static int run_shell(void)
 {
-    long pid = spawn("shell", NULL, 0, PRIORITY_APPLICATION);
+    /* The shell may start drivers (`run --driver`). */
+    long pid = spawn_with_flags("shell", NULL, 0, PRIORITY_APPLICATION, SPAWN_GRANT_DRIVER);
     if (pid < 0) {
         printf("init: cannot start the shell: %s\n", error_text(pid));
         return 1;

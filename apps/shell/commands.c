@@ -2,6 +2,7 @@
  * commands: run, halt, echo, help, sleep. The system reports (ps, cores,
  * placement) are in reports.c. */
 #include "shell.h"
+#include <formica/device.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@ static const struct command commands[] = {
     {"ps", command_ps, "ps", "list processes"},
     {"cores", command_cores, "cores", "list cores and the processes on each"},
     {"placement", command_placement, "placement", "show where servers and applications run"},
-    {"run", command_run, "run PROG [ARGS...] [@CORE]", "run PROG on CORE and wait for it"},
+    {"run", command_run, "run [--driver] PROG [ARGS...] [@CORE]",
+     "run PROG on CORE and wait for it (--driver: with device access)"},
     {"sleep", command_sleep, "sleep MS", "sleep for MS milliseconds"},
     {"echo", command_echo, "echo [WORDS...]", "print the words"},
     {"help", command_help, "help", "list the commands"},
@@ -87,6 +89,12 @@ static bool join_words(char **words, int first, int last, char *buffer, size_t s
 
 static bool command_run(int word_count, char **words)
 {
+    uint32_t flags = 0;
+    if (word_count >= 2 && strcmp(words[1], "--driver") == 0) {
+        flags = SPAWN_DRIVER;
+        words++;
+        word_count--;
+    }
     if (word_count < 2) {
         printf("usage: run PROG [ARGS...] [@CORE]\n");
         return false;
@@ -106,7 +114,7 @@ static bool command_run(int word_count, char **words)
         printf("run: arguments longer than %d bytes\n", ARGUMENTS_BYTES - 1);
         return false;
     }
-    long pid = spawn(program, arguments, core, PRIORITY_APPLICATION);
+    long pid = spawn_with_flags(program, arguments, core, PRIORITY_APPLICATION, flags);
     if (pid < 0) {
         printf("run: cannot start %s on core %u: %s\n", program, core, error_text(pid));
         return false;

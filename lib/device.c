@@ -1,0 +1,55 @@
+/* device.c: wrappers of the device system calls and of a spawn that passes
+ * SPAWN_* flags. Thin: every check is the kernel's. */
+#include <formica/device.h>
+#include <formica/errors.h>
+#include <formica/user.h>
+#include <string.h>
+
+long spawn_with_flags(const char *program, const char *arguments, uint32_t core,
+                      uint32_t priority, uint32_t flags)
+{
+    struct spawn_request request;
+    memset(&request, 0, sizeof request);
+    if (arguments == NULL)
+        arguments = "";
+    if (strlen(program) >= NAME_BYTES || strlen(arguments) >= ARGUMENTS_BYTES)
+        return -E_TOO_BIG;
+    strncpy(request.program, program, NAME_BYTES - 1);
+    strncpy(request.arguments, arguments, ARGUMENTS_BYTES - 1);
+    request.core = core;
+    request.priority = priority;
+    request.flags = flags;
+    return syscall6(SYS_SPAWN, (long)&request, 0, 0, 0, 0, 0);
+}
+
+long pci_config_read(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
+                     uint32_t width)
+{
+    return syscall6(SYS_PCI_CONFIG_READ, bus, device, function, offset, width, 0);
+}
+
+long pci_config_write(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
+                      uint32_t width, uint32_t value)
+{
+    return syscall6(SYS_PCI_CONFIG_WRITE, bus, device, function, offset, width, value);
+}
+
+long device_map(uint64_t physical, uint64_t bytes)
+{
+    return syscall6(SYS_DEVICE_MAP, (long)physical, (long)bytes, 0, 0, 0, 0);
+}
+
+long dma_allocate(uint64_t bytes, struct dma_region *region)
+{
+    return syscall6(SYS_DMA_ALLOCATE, (long)bytes, (long)region, 0, 0, 0, 0);
+}
+
+long irq_attach(uint32_t line)
+{
+    return syscall6(SYS_IRQ_ATTACH, line, 0, 0, 0, 0, 0);
+}
+
+long irq_wait(void)
+{
+    return syscall6(SYS_IRQ_WAIT, 0, 0, 0, 0, 0, 0);
+}

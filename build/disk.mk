@@ -1,0 +1,33 @@
+# disk.mk: the default ext2 disk images, made with e2fsprogs from build/disk/
+# (included by the top Makefile): $(OUT)/disk.img (4 KiB blocks, 64 MiB) and
+# $(OUT)/disk-1k.img (1 KiB blocks, 32 MiB); `make disk-check` runs e2fsck -fn.
+
+DISK_SOURCE := build/disk
+DISK_FILES := $(shell find $(DISK_SOURCE) 2>/dev/null)
+DISK_IMAGE := $(OUT)/disk.img
+DISK_IMAGE_1K := $(OUT)/disk-1k.img
+MKE2FS ?= mke2fs
+E2FSCK ?= e2fsck
+
+# $(1): image, $(2): block size, $(3): size.
+define make_disk_image
+	@mkdir -p $(dir $(1))
+	@echo "  MKE2FS  $(1)"
+	@rm -f $(1)
+	@$(MKE2FS) -q -F -t ext2 -r 1 -b $(2) -L formica -d $(DISK_SOURCE) $(1) $(3) >/dev/null
+endef
+
+$(DISK_IMAGE): $(DISK_FILES) build/disk.mk
+	$(call make_disk_image,$@,4096,64M)
+
+$(DISK_IMAGE_1K): $(DISK_FILES) build/disk.mk
+	$(call make_disk_image,$@,1024,32M)
+
+.PHONY: disk disk-check
+disk: $(DISK_IMAGE) $(DISK_IMAGE_1K)
+
+disk-check: $(DISK_IMAGE) $(DISK_IMAGE_1K)
+	@for image in $^; do \
+	    echo "  E2FSCK  $$image"; \
+	    $(E2FSCK) -fn $$image || exit 1; \
+	done

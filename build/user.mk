@@ -21,7 +21,7 @@ USER_LIBRARY := $(OUT)/libformica.a
 
 # Program name in the initrd : source folder.
 USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fault \
-	pingpong:apps/pingpong ipcserver:apps/ipcserver icasmoke:apps/icasmoke \
+	pingpong:apps/pingpong ipcserver:apps/ipcserver spin:apps/spin icasmoke:apps/icasmoke \
 	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
 # Device access checks (apps/devtest, docs/drivers.md).
 USER_PROGRAMS += devtest:apps/devtest

@@ -1,5 +1,5 @@
 /* commands.c: the shell's command table and dispatcher, and the small
- * commands: run, halt, echo, help, sleep. The system reports (ps, cores,
+ * commands: run, start, kill, halt, echo, help, sleep. The system reports (ps, cores,
  * placement) are in reports.c. */
 #include "shell.h"
 #include <formica/device.h>
@@ -17,6 +17,8 @@ struct command {
 
 static bool command_run(int word_count, char **words);
 static bool command_halt(int word_count, char **words);
+static bool command_start(int word_count, char **words);
+static bool command_kill(int word_count, char **words);
 static bool command_echo(int word_count, char **words);
 static bool command_help(int word_count, char **words);
 static bool command_sleep(int word_count, char **words);
@@ -27,6 +29,8 @@ static const struct command commands[] = {
     {"placement", command_placement, "placement", "show where servers and applications run"},
     {"run", command_run, "run [--driver] PROG [ARGS...] [@CORE]",
      "run PROG on CORE and wait for it (--driver: with device access)"},
+    {"start", command_start, "start PROG [ARGS...] [@CORE]", "start PROG on CORE, do not wait"},
+    {"kill", command_kill, "kill PID", "end process PID"},
     {"sleep", command_sleep, "sleep MS", "sleep for MS milliseconds"},
     {"echo", command_echo, "echo [WORDS...]", "print the words"},
     {"help", command_help, "help", "list the commands"},
@@ -87,17 +91,20 @@ static bool join_words(char **words, int first, int last, char *buffer, size_t s
     return true;
 }
 
-static bool command_run(int word_count, char **words)
+/* Starts words[1] with the following words as arguments on the core of a
+ * trailing "@CORE" (default: the shell's); returns its pid or -1. */
+static long start_program(int word_count, char **words, const char *verb)
 {
     uint32_t flags = 0;
     if (word_count >= 2 && strcmp(words[1], "--driver") == 0) {
-        flags = SPAWN_DRIVER;
-        words++;
+        flags = SPAWN_DRIVER; /* drop the option so words[1] is the program for the caller */
+        for (int i = 1; i + 1 < word_count; i++)
+            words[i] = words[i + 1];
         word_count--;
     }
     if (word_count < 2) {
-        printf("usage: run PROG [ARGS...] [@CORE]\n");
-        return false;
+        printf("usage: %s PROG [ARGS...] [@CORE]\n", verb);
+        return -1;
     }
     const char *program = words[1];
     uint32_t core = (uint32_t)core_id();
@@ -105,20 +112,29 @@ static bool command_run(int word_count, char **words)
     if (word_count > 2 && words[word_count - 1][0] == '@') {
         argument_end--;
         if (!parse_core(words[argument_end], &core)) {
-            printf("run: bad core '%s'\n", words[argument_end]);
-            return false;
+            printf("%s: bad core '%s'\n", verb, words[argument_end]);
+            return -1;
         }
     }
     char arguments[ARGUMENTS_BYTES];
     if (!join_words(words, 2, argument_end, arguments, sizeof arguments)) {
-        printf("run: arguments longer than %d bytes\n", ARGUMENTS_BYTES - 1);
-        return false;
+        printf("%s: arguments longer than %d bytes\n", verb, ARGUMENTS_BYTES - 1);
+        return -1;
     }
     long pid = spawn_with_flags(program, arguments, core, PRIORITY_APPLICATION, flags);
     if (pid < 0) {
-        printf("run: cannot start %s on core %u: %s\n", program, core, error_text(pid));
-        return false;
+        printf("%s: cannot start %s on core %u: %s\n", verb, program, core, error_text(pid));
+        return -1;
     }
+    return pid;
+}
+
+static bool command_run(int word_count, char **words)
+{
+    long pid = start_program(word_count, words, "run");
+    if (pid < 0)
+        return false;
+    const char *program = words[1];
     int exit_code = -1;
     long waited = wait_process(pid, &exit_code);
     if (waited < 0) {
@@ -127,6 +143,33 @@ static bool command_run(int word_count, char **words)
     }
     printf("%s exited with code %d\n", program, exit_code);
     return exit_code == 0;
+}
+
+/* start: like run, without waiting; prints the new pid. */
+static bool command_start(int word_count, char **words)
+{
+    long pid = start_program(word_count, words, "start");
+    if (pid < 0)
+        return false;
+    printf("%s started as pid %ld\n", words[1], pid);
+    printf("@json {\"kind\":\"started\",\"program\":\"%s\",\"pid\":%ld}\n", words[1], pid);
+    return true;
+}
+
+static bool command_kill(int word_count, char **words)
+{
+    char *end;
+    long pid = word_count == 2 ? strtol(words[1], &end, 10) : 0;
+    if (word_count != 2 || *end != '\0' || pid <= 0) {
+        printf("usage: kill PID\n");
+        return false;
+    }
+    long error = kill_process(pid);
+    if (error != 0) {
+        printf("kill: pid %ld: %s\n", pid, error_text(error));
+        return false;
+    }
+    return true;
 }
 
 static bool command_halt(int word_count, char **words)

@@ -1,9 +1,55 @@
-/* servers/disk/main.c: placeholder for DK (virtio-blk and AHCI disk drivers), program "dk" in
- * the boot image. init starts it on its placement core at server priority; it
- * announces itself and waits until later issues give it requests to serve. */
+/* servers/disk/main.c: DK, the disk driver server (program "dk", spawned
+ * with SPAWN_DRIVER). Finds a virtio-blk disk, else an AHCI one; `dk
+ * --selftest [SECTORS]` checks the driver; kernel option dk=idle leaves the disk alone. */
+#include "block_device.h"
+#include "selftest.h"
 #include <formica/server_placeholder.h>
+#include <formica/user.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-int main(void)
+#define DEFAULT_SELFTEST_SECTORS 2048
+
+static bool find_disk(struct block_device *device)
 {
-    run_server_placeholder("dk");
+    if (virtio_blk_probe(device))
+        return true;
+    return ahci_probe(device);
+}
+
+static void announce(const struct block_device *device)
+{
+    if (strcmp(device->driver, "ahci") == 0)
+        printf("dk: AHCI port %u disk of %lu sectors\n", device->port, device->sectors);
+    else
+        printf("dk: %s disk of %lu sectors\n", device->driver, device->sectors);
+}
+
+/* dk=idle on the kernel command line: the boot DK leaves the disk to a
+ * `run --driver dk --selftest` (two drivers must never share a device). */
+static bool told_to_stay_idle(void)
+{
+    char value[16];
+    return kernel_option("dk", value, sizeof(value)) >= 0 && strcmp(value, "idle") == 0;
+}
+
+int main(int argc, char **argv)
+{
+    bool selftest = argc >= 2 && strcmp(argv[1], "--selftest") == 0;
+    if (!selftest && told_to_stay_idle())
+        run_server_placeholder("dk");
+    struct block_device device;
+    if (!find_disk(&device)) {
+        printf("dk: no disk\n");
+        if (selftest)
+            return 1;
+        run_server_placeholder("dk");
+    }
+    announce(&device);
+    if (selftest) {
+        uint64_t sectors = argc >= 3 ? strtoul(argv[2], NULL, 0) : DEFAULT_SELFTEST_SECTORS;
+        return disk_selftest(&device, sectors);
+    }
+    run_server_placeholder("dk"); /* the request path over ICAs comes with BLK */
 }

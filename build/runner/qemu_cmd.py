@@ -69,7 +69,7 @@ def build_argv(options, accel, paths, qemu="qemu-system-x86_64", check_files=Tru
     if options.placement_file:
         argv += ["-fw_cfg", f"name={FW_CFG_PLACEMENT},file={qemu_option_value(options.placement_file)}"]
     if options.disk:
-        argv += _disk_args(options.disk, options.disk_bus)
+        argv += _disk_args(options.disk, options.disk_bus, options.machine)
     if options.nvm:
         argv += ["-object", "memory-backend-file,id=nv1,share=on,"
                  f"mem-path={qemu_option_value(options.nvm.path)},size={options.nvm.size_mib}M",
@@ -124,8 +124,11 @@ def _ovmf_args():
     raise MissingFile("no OVMF firmware found: install the 'ovmf' package (build/deps.sh)")
 
 
-def _disk_args(disk, bus):
+def _disk_args(disk, bus, machine="pc"):
     drive = ["-drive", f"file={qemu_option_value(disk)},format=raw,if=none,id=disk0"]
+    if bus == "ahci" and machine == "q35":
+        # q35's built-in ICH9 AHCI controller (00:1f.2) has its ports as buses ide.0-ide.5.
+        return drive + ["-device", "ide-hd,drive=disk0,bus=ide.0"]
     if bus == "ahci":
         return drive + ["-device", "ahci,id=ahci0", "-device", "ide-hd,drive=disk0,bus=ahci0.0"]
     return drive + ["-device", "virtio-blk-pci,drive=disk0"]

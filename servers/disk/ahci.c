@@ -276,7 +276,14 @@ static long find_port(void)
 bool ahci_probe(struct block_device *device)
 {
     struct pci_function function;
-    if (!pci_find_class(0x01, 0x06, 0x01, 0, &function) || !map_controller(&function))
+    if (!pci_find_class(0x01, 0x06, 0x01, 0, &function))
+        return false;
+    long gsi = irq_attach(function.interrupt_line); /* first: it also claims the controller */
+    if (gsi < 0) {
+        printf("dk: AHCI interrupt line %u: %s\n", function.interrupt_line, error_text(gsi));
+        return false;
+    }
+    if (!map_controller(&function))
         return false;
     long port = find_port();
     if (port < 0) {
@@ -289,11 +296,6 @@ bool ahci_probe(struct block_device *device)
     uint64_t sectors = identify_sectors();
     if (sectors == 0) {
         printf("dk: AHCI port %ld: IDENTIFY failed\n", port);
-        return false;
-    }
-    long gsi = irq_attach(function.interrupt_line);
-    if (gsi < 0) {
-        printf("dk: AHCI interrupt line %u: %s\n", function.interrupt_line, error_text(gsi));
         return false;
     }
     hba_write(HBA_IS, 0xffffffffu);

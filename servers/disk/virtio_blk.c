@@ -182,13 +182,13 @@ bool virtio_blk_probe(struct block_device *device)
     struct pci_function function;
     if (!pci_find_device(VIRTIO_VENDOR, VIRTIO_BLK_TRANSITIONAL, 0, &function))
         return false;
-    if (!start_device(&function))
-        return false;
-    long gsi = irq_attach(function.interrupt_line);
+    long gsi = irq_attach(function.interrupt_line); /* first: it also claims the device */
     if (gsi < 0) {
         printf("dk: virtio-blk interrupt line %u: %s\n", function.interrupt_line, error_text(gsi));
         return false;
     }
+    if (!start_device(&function))
+        return false;
     uint64_t low = port_in32(virtio.io + REGISTER_CAPACITY);
     uint64_t high = port_in32(virtio.io + REGISTER_CAPACITY + 4);
     memset(device, 0, sizeof(*device));

@@ -1,0 +1,52 @@
+# Device access rules (system calls 30-35, docs/drivers.md): a process without
+# the driver flag is refused everything; a driver gets -E_INVALID for bad PCI
+# addresses, RAM and the interrupt controllers; DMA memory is zeroed and bounded.
+import pytest
+
+import formica
+
+pytestmark = pytest.mark.usefixtures("built")
+
+TIMEOUT = 90
+E_PERMISSION = -8
+
+
+def run_commands(commands, *flags):
+    return formica.run("--smp", "2", "--accel", "tcg", *flags, "--cmd", commands, timeout=TIMEOUT)
+
+
+def checks_by_name(run):
+    return {check["check"]: check for check in run.kinds("devtest")}
+
+
+def test_ordinary_process_is_refused_every_device_call():
+    run = run_commands("run devtest refused")
+    assert run.rc == 0, run.describe()
+    checks = checks_by_name(run)
+    for name in ["pci_read", "pci_write", "device_map", "dma_allocate", "irq_attach", "irq_wait",
+                 "spawn_driver"]:
+        assert checks[name]["result"] == E_PERMISSION, run.describe()
+
+
+def test_driver_gets_invalid_for_bad_addresses_and_ram():
+    run = run_commands("run --driver devtest rules")
+    assert run.rc == 0, run.describe()
+    checks = checks_by_name(run)
+    assert len(checks) >= 20, run.describe()
+    assert all(check["ok"] for check in checks.values()), run.describe()
+    for name in ["pci_bus_256", "pci_device_32", "pci_width_3", "map_ram_1mib", "map_lapic"]:
+        assert checks[name]["result"] == -1, run.describe()
+
+
+def test_driver_rules_hold_on_a_pkernel_core():
+    run = run_commands("run --driver devtest rules @1")
+    assert run.rc == 0, run.describe()
+    assert all(check["ok"] for check in run.kinds("devtest")), run.describe()
+
+
+def test_dma_memory_is_returned_when_a_driver_ends():
+    # 8 MiB of DMA per run, 12 runs: more than a small machine could leak.
+    commands = "; ".join(["run --driver devtest rules"] * 12)
+    run = run_commands(commands, "--mem", "64M")
+    assert run.rc == 0, run.describe()
+    assert "refused to free" not in run.text, run.describe()

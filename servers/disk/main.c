@@ -3,6 +3,7 @@
  * --selftest [SECTORS]` checks the driver; kernel option dk=idle leaves the disk alone. */
 #include "block_device.h"
 #include "selftest.h"
+#include "service.h"
 #include <formica/server_placeholder.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -51,5 +52,5 @@ int main(int argc, char **argv)
         uint64_t sectors = argc >= 3 ? strtoul(argv[2], NULL, 0) : DEFAULT_SELFTEST_SECTORS;
         return disk_selftest(&device, sectors);
     }
-    run_server_placeholder("dk"); /* the request path over ICAs comes with BLK */
+    disk_serve(&device); /* DK_READ / DK_WRITE / DK_INFO over ICAs */
 }

@@ -65,6 +65,15 @@ static void add_ioapic(struct table *table, uint8_t id, uint32_t address, uint32
     table_add(table, entry, sizeof(entry));
 }
 
+static void add_source_override(struct table *table, uint8_t bus, uint8_t source, uint32_t gsi,
+                                uint16_t flags)
+{
+    uint8_t entry[10] = {2, 10, bus, source};
+    memcpy(entry + 4, &gsi, 4);
+    memcpy(entry + 8, &flags, 2);
+    table_add(table, entry, sizeof(entry));
+}
+
 static void add_lapic_override(struct table *table, uint64_t address)
 {
     uint8_t entry[12] = {5, 12};
@@ -297,6 +306,34 @@ static void test_lapic_override_64bit(void **state)
     struct madt_info info;
     assert_int_equal(parse_table(&table, &info), MADT_OK);
     assert_int_equal(info.lapic_address, 0x0000001234567000ull);
+}
+
+/* Type 2 as QEMU writes it: IRQ 0 on GSI 2, PCI IRQs level/active high;
+ * entries for a bus other than ISA and a short entry are handled. */
+static void test_source_overrides(void **state)
+{
+    (void)state;
+    struct table table;
+    table_begin(&table, 0xfee00000, 1);
+    add_lapic(&table, 0, 0, 1);
+    add_source_override(&table, 0, 0, 2, 0);
+    add_source_override(&table, 0, 11, 11, 0x000d);
+    add_source_override(&table, 1, 5, 5, 0x000d); /* not ISA: ignored */
+    table_finish(&table);
+    struct madt_info info;
+    assert_int_equal(parse_table(&table, &info), MADT_OK);
+    assert_int_equal(info.override_count, 2);
+    assert_int_equal(info.overrides[0].source, 0);
+    assert_int_equal(info.overrides[0].gsi, 2);
+    assert_int_equal(info.overrides[1].source, 11);
+    assert_int_equal(info.overrides[1].flags, 0x000d);
+
+    uint8_t short_entry[8] = {2, 8, 0, 9};
+    table_begin(&table, 0xfee00000, 1);
+    add_lapic(&table, 0, 0, 1);
+    table_add(&table, short_entry, sizeof(short_entry));
+    table_finish(&table);
+    assert_int_equal(parse_table(&table, &info), MADT_ERROR_ENTRY);
 }
 
 static void test_duplicate_apic_ids_counted_once(void **state)
@@ -578,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_error_texts),
         cmocka_unit_test(test_put_boot_core_first),
         cmocka_unit_test(test_put_boot_core_first_full_table),
+        cmocka_unit_test(test_source_overrides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

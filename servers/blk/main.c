@@ -1,9 +1,63 @@
-/* servers/blk/main.c: placeholder for BLK (the file cache), program "blk" in
- * the boot image. init starts it on its placement core at server priority; it
- * announces itself and waits until later issues give it requests to serve. */
+/* servers/blk/main.c: BLK, the file cache server (program "blk"). `blk
+ * [--cache-kib N]` caches N KiB of disk blocks (default 8 MiB); it answers
+ * requests one at a time and asks DK on a miss. */
+#include "cache.h"
+#include "disk_client.h"
+#include "requests.h"
+#include <formica/request.h>
 #include <formica/server_placeholder.h>
+#include <formica/storage.h>
+#include <formica/user.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-int main(void)
+#define DEFAULT_CACHE_KIB (8u * 1024)
+
+static struct cache cache;
+
+static uint32_t capacity_from(int argc, char **argv)
 {
-    run_server_placeholder("blk");
+    uint64_t kib = DEFAULT_CACHE_KIB;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--cache-kib") == 0)
+            kib = strtoul(argv[i + 1], NULL, 0);
+    uint64_t blocks = kib * 1024 / STORAGE_BLOCK_BYTES;
+    return blocks < 2 * CACHE_MAX_RUN ? 2 * CACHE_MAX_RUN : (uint32_t)blocks;
+}
+
+static _Noreturn void serve(void)
+{
+    for (;;) {
+        long control = ica_receive(0);
+        if (control < 0) {
+            printf("blk: receive failed: %s\n", error_text(control));
+            exit(1);
+        }
+        blk_answer(&cache, ica_control_of((uint64_t)control));
+        long error = ica_return((uint64_t)control);
+        if (error != 0)
+            printf("blk: return failed: %s\n", error_text(error));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct cache_disk disk;
+    int error = disk_client_open(&disk);
+    if (error != 0) {
+        printf("blk: no disk through dk (%s); not serving\n", error_text(error));
+        run_server_placeholder(SERVER_NAME_BLK);
+    }
+    uint32_t capacity = capacity_from(argc, argv);
+    error = cache_init(&cache, capacity, &disk);
+    if (error == 0)
+        error = (int)server_register(SERVER_NAME_BLK);
+    if (error != 0) {
+        printf("blk: cannot start: %s\n", error_text(error));
+        return 1;
+    }
+    printf("blk: cache of %u blocks (%u KiB), disk of %lu blocks\n", capacity,
+           capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks);
+    serve();
 }

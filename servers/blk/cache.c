@@ -1,0 +1,133 @@
+/* cache.c: the cache's operations: set-up, read (hit, or a miss that reads
+ * the block and, after a miss on the block before it, the next
+ * CACHE_READ_AHEAD blocks in the same disk transfer), write, statistics. */
+#include "cache_internal.h"
+#include <formica/errors.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t bucket_count_for(uint32_t capacity)
+{
+    uint32_t count = 1;
+    while (count < capacity)
+        count <<= 1;
+    return count;
+}
+
+int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *disk)
+{
+    if (capacity < 2 * CACHE_MAX_RUN)
+        return -E_INVALID;
+    memset(cache, 0, sizeof(*cache));
+    cache->disk = *disk;
+    cache->capacity = capacity;
+    uint32_t buckets = bucket_count_for(capacity);
+    cache->bucket_mask = buckets - 1;
+    cache->blocks = calloc(capacity, sizeof(struct cache_block));
+    cache->buckets = calloc(buckets, sizeof(struct cache_block *));
+    uint8_t *data = malloc((size_t)capacity * CACHE_BLOCK_BYTES);
+    if (cache->blocks == NULL || cache->buckets == NULL || data == NULL)
+        return -E_NO_MEMORY;
+    for (uint32_t i = 0; i < capacity; i++)
+        cache->blocks[i].data = data + (size_t)i * CACHE_BLOCK_BYTES;
+    cache->last_miss = UINT64_MAX;
+    cache->stats.capacity = capacity;
+    return 0;
+}
+
+/* How many blocks a miss on `number` reads: 1, or more on a sequential miss. */
+static uint32_t run_length(struct cache *cache, uint64_t number)
+{
+    if (cache->last_miss == UINT64_MAX || number != cache->last_miss + 1)
+        return 1;
+    uint32_t count = 1;
+    while (count < 1 + CACHE_READ_AHEAD && number + count < cache->disk.blocks &&
+           cache_lookup(cache, number + count) == NULL)
+        count++;
+    return count;
+}
+
+static void release_slots(struct cache_block **slots, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        slots[i]->busy = false;
+}
+
+/* Reads `count` blocks from `number` into fresh slots; *first is `number`'s. */
+static int fill(struct cache *cache, uint64_t number, uint32_t count, struct cache_block **first)
+{
+    struct cache_block *slots[CACHE_MAX_RUN];
+    uint8_t *buffers[CACHE_MAX_RUN] = {0};
+    for (uint32_t i = 0; i < count; i++) {
+        int error = cache_take_slot(cache, &slots[i]);
+        if (error != 0) {
+            release_slots(slots, i);
+            return error;
+        }
+        buffers[i] = slots[i]->data;
+    }
+    int error = cache->disk.read(cache->disk.context, number, count, buffers);
+    release_slots(slots, count);
+    if (error != 0)
+        return error;
+    for (uint32_t i = 0; i < count; i++) {
+        slots[i]->number = number + i;
+        slots[i]->valid = true;
+        slots[i]->dirty = false;
+        slots[i]->referenced = i == 0; /* read-ahead blocks must earn their second chance */
+        cache_hash_insert(cache, slots[i]);
+    }
+    cache->stats.cached += count;
+    cache->stats.read_ahead += count - 1;
+    cache->last_miss = number + count - 1;
+    *first = slots[0];
+    return 0;
+}
+
+int cache_read(struct cache *cache, uint64_t number, void *out)
+{
+    if (number >= cache->disk.blocks)
+        return -E_INVALID;
+    struct cache_block *block = cache_lookup(cache, number);
+    if (block != NULL) {
+        cache->stats.hits++;
+    } else {
+        cache->stats.misses++;
+        int error = fill(cache, number, run_length(cache, number), &block);
+        if (error != 0)
+            return error;
+    }
+    block->referenced = true;
+    memcpy(out, block->data, CACHE_BLOCK_BYTES);
+    return 0;
+}
+
+int cache_write(struct cache *cache, uint64_t number, const void *in)
+{
+    if (number >= cache->disk.blocks)
+        return -E_INVALID;
+    struct cache_block *block = cache_lookup(cache, number);
+    if (block == NULL) {
+        int error = cache_take_slot(cache, &block);
+        if (error != 0)
+            return error;
+        block->busy = false;
+        block->number = number;
+        block->valid = true;
+        block->dirty = false;
+        cache_hash_insert(cache, block);
+        cache->stats.cached++;
+    }
+    memcpy(block->data, in, CACHE_BLOCK_BYTES);
+    block->referenced = true;
+    if (!block->dirty) {
+        block->dirty = true;
+        cache->stats.dirty++;
+    }
+    return 0;
+}
+
+void cache_get_stats(const struct cache *cache, struct cache_stats *stats)
+{
+    *stats = cache->stats;
+}

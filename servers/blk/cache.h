@@ -1,0 +1,57 @@
+/* cache.h: BLK's file cache: STORAGE_BLOCK_BYTES blocks keyed by disk block
+ * number, found through a hash table, replaced by CLOCK (second chance),
+ * written back when evicted or synced, read ahead on sequential misses.
+ * Plain C over a caller's disk callbacks, so the host tests can run it. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CACHE_BLOCK_BYTES 4096u
+#define CACHE_READ_AHEAD 8u  /* blocks read after a miss that follows a miss on block - 1 */
+#define CACHE_MAX_RUN 16u    /* most blocks in one disk transfer */
+
+/* The disk below the cache: `count` consecutive blocks from `first`, block i
+ * in buffers[i]. Both return 0 or a negative E_* code. */
+struct cache_disk {
+    void *context;
+    uint64_t blocks; /* the disk's size in blocks */
+    int (*read)(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers);
+    int (*write)(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers);
+};
+
+struct cache_block {
+    uint64_t number;
+    uint8_t *data;
+    struct cache_block *hash_next;
+    bool valid;      /* holds the disk block `number` */
+    bool dirty;      /* changed since it was read or written back */
+    bool referenced; /* CLOCK's second-chance bit, set on every use */
+    bool busy;       /* being filled: not a victim */
+};
+
+struct cache_stats {
+    uint64_t hits, misses, read_ahead, written_back, evictions;
+    uint32_t dirty, cached, capacity;
+};
+
+struct cache {
+    struct cache_disk disk;
+    struct cache_block *blocks;
+    uint32_t capacity;
+    struct cache_block **buckets;
+    uint32_t bucket_mask;
+    uint32_t hand;       /* CLOCK's position in blocks[] */
+    uint64_t last_miss;  /* the last block a miss read, UINT64_MAX at first */
+    struct cache_stats stats;
+};
+
+/* Allocates `capacity` blocks (>= 2 * CACHE_MAX_RUN); 0 or -E_NO_MEMORY / -E_INVALID. */
+int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *disk);
+/* Copies block `number` into `out`, reading it (and maybe more) on a miss. */
+int cache_read(struct cache *cache, uint64_t number, void *out);
+/* Replaces block `number` with `in` and marks it dirty. */
+int cache_write(struct cache *cache, uint64_t number, const void *in);
+/* Writes every dirty block back (runs of consecutive blocks together). */
+int cache_sync(struct cache *cache);
+void cache_get_stats(const struct cache *cache, struct cache_stats *stats);

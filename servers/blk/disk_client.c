@@ -1,0 +1,70 @@
+/* disk_client.c: synchronous requests from BLK to DK (seed 003 §3.2: on a
+ * miss BLK asks DK synchronously). One control ICA and one data ICA of
+ * CACHE_MAX_RUN blocks are reused; blocks are copied between it and the cache. */
+#include "disk_client.h"
+#include <formica/errors.h>
+#include <formica/request.h>
+#include <formica/storage.h>
+#include <stdio.h>
+#include <string.h>
+
+#define DK_WAIT_MS 5000
+
+static long dk_pid;
+static uint64_t control, transfer;
+
+static int transfer_blocks(uint32_t operation, uint64_t first, uint32_t count)
+{
+    request_prepare(control, operation);
+    struct ica_control *page = ica_control_of(control);
+    page->argument[0] = first * STORAGE_SECTORS_PER_BLOCK;
+    page->argument[1] = (uint64_t)count * STORAGE_SECTORS_PER_BLOCK;
+    request_attach(control, transfer);
+    long error = ica_request(dk_pid, control, ICA_SYNC);
+    if (error == 0 && page->result < 0)
+        error = page->result;
+    return (int)error;
+}
+
+static int read_blocks(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)
+{
+    (void)context;
+    int error = transfer_blocks(DK_READ, first, count);
+    if (error != 0)
+        return error;
+    const uint8_t *data = ica_address(transfer);
+    for (uint32_t i = 0; i < count; i++)
+        memcpy(buffers[i], data + (size_t)i * STORAGE_BLOCK_BYTES, STORAGE_BLOCK_BYTES);
+    return 0;
+}
+
+static int write_blocks(void *context, uint64_t first, uint32_t count,
+                        const uint8_t *const *buffers)
+{
+    (void)context;
+    uint8_t *data = ica_address(transfer);
+    for (uint32_t i = 0; i < count; i++)
+        memcpy(data + (size_t)i * STORAGE_BLOCK_BYTES, buffers[i], STORAGE_BLOCK_BYTES);
+    return transfer_blocks(DK_WRITE, first, count);
+}
+
+int disk_client_open(struct cache_disk *disk)
+{
+    dk_pid = server_wait_for(SERVER_NAME_DK, DK_WAIT_MS);
+    if (dk_pid < 0)
+        return (int)dk_pid;
+    long control_id = ica_allocate(ICA_KIND_CONTROL, 4096);
+    long transfer_id = ica_allocate(ICA_KIND_DATA, CACHE_MAX_RUN * STORAGE_BLOCK_BYTES);
+    if (control_id < 0 || transfer_id < 0)
+        return (int)(control_id < 0 ? control_id : transfer_id);
+    control = (uint64_t)control_id;
+    transfer = (uint64_t)transfer_id;
+    long result = request_call(dk_pid, control, DK_INFO, 0);
+    if (result < 0)
+        return (int)result;
+    disk->context = NULL;
+    disk->blocks = ica_control_of(control)->argument[0] / STORAGE_SECTORS_PER_BLOCK;
+    disk->read = read_blocks;
+    disk->write = write_blocks;
+    return 0;
+}

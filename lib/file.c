@@ -1,0 +1,284 @@
+/* file.c: open, close, read, write, pread, pwrite, lseek, ftruncate, fstat,
+ * stat, fsync and sync as FS requests over the process's channel
+ * (file_channel.c). Transfers are split into pieces of the data ICA. */
+#include "file_internal.h"
+#include <formica/user.h>
+#include <string.h>
+
+static uint32_t fs_open_flags(int flags)
+{
+    uint32_t fs_flags = 0;
+    if (flags & O_CREAT)
+        fs_flags |= FS_OPEN_CREATE;
+    if (flags & O_TRUNC)
+        fs_flags |= FS_OPEN_TRUNCATE;
+    if (flags & O_DIRECTORY)
+        fs_flags |= FS_OPEN_DIRECTORY;
+    return fs_flags;
+}
+
+/* FS_OPEN of `path`; fills the inode, size and mode of `file`. */
+static long open_request(const char *path, int flags, struct file_descriptor *file)
+{
+    long error = file_channel_begin(FS_OPEN, 0);
+    if (error == 0)
+        error = file_channel_set_paths(path, NULL);
+    if (error != 0)
+        return error;
+    struct ica_control *page = file_channel_page();
+    page->argument[0] = fs_open_flags(flags);
+    long inode = file_channel_call(false);
+    if (inode < 0)
+        return inode;
+    file->inode = (uint32_t)inode;
+    file->size = page->argument[1];
+    file->mode = (uint32_t)page->argument[2];
+    return 0;
+}
+
+int open(const char *path, int flags)
+{
+    if (path == NULL || (flags & O_ACCMODE) == O_ACCMODE)
+        return -E_INVALID;
+    int fd = file_descriptor_new();
+    if (fd < 0)
+        return fd;
+    struct file_descriptor *file = file_descriptor_get(fd);
+    file->flags = (uint32_t)flags;
+    long error = open_request(path, flags, file);
+    if (error == 0 && file_is_directory(file->mode) && file_can_write(file))
+        error = -E_IS_DIRECTORY;
+    if (error != 0) {
+        file_descriptor_release(fd);
+        return (int)error;
+    }
+    if (flags & O_TRUNC)
+        readbyte_forget_inode(file->inode);
+    return fd;
+}
+
+long close(int fd)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL)
+        return -E_INVALID;
+    readbyte_forget_inode(file->inode);
+    file_descriptor_release(fd);
+    return 0;
+}
+
+/* One FS_READ of at most a data ICA; copies the bytes into `buffer`. */
+static long read_piece(const struct file_descriptor *file, uint8_t *buffer, uint64_t length,
+                       uint64_t offset)
+{
+    long error = file_channel_begin(FS_READ, length);
+    if (error != 0)
+        return error;
+    struct ica_control *page = file_channel_page();
+    page->argument[0] = file->inode;
+    page->argument[1] = offset;
+    page->argument[2] = length;
+    long bytes = file_channel_call(true);
+    if (bytes <= 0)
+        return bytes;
+    if ((uint64_t)bytes > length)
+        bytes = (long)length;
+    const uint8_t *source = file_channel_result_data((uint64_t)bytes);
+    if (source == NULL)
+        return -E_INVALID;
+    memcpy(buffer, source, (size_t)bytes);
+    return bytes;
+}
+
+long pread(int fd, void *buffer, size_t length, uint64_t offset)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL || !file_can_read(file))
+        return -E_INVALID;
+    if (file_is_directory(file->mode))
+        return -E_IS_DIRECTORY;
+    size_t done = 0;
+    while (done < length) {
+        uint64_t piece = length - done;
+        if (piece > file_channel_piece_bytes())
+            piece = file_channel_piece_bytes();
+        long bytes = read_piece(file, (uint8_t *)buffer + done, piece, offset + done);
+        if (bytes < 0)
+            return done > 0 ? (long)done : bytes;
+        done += (size_t)bytes;
+        if ((uint64_t)bytes < piece)
+            break;
+    }
+    return (long)done;
+}
+
+/* One FS_WRITE of at most a data ICA. */
+static long write_piece(const struct file_descriptor *file, const uint8_t *data, uint64_t length,
+                        uint64_t offset)
+{
+    long error = file_channel_begin(FS_WRITE, length);
+    if (error != 0)
+        return error;
+    memcpy(file_channel_data(), data, (size_t)length);
+    struct ica_control *page = file_channel_page();
+    page->argument[0] = file->inode;
+    page->argument[1] = offset;
+    page->argument[2] = length;
+    return file_channel_call(true);
+}
+
+long file_write_at(struct file_descriptor *file, const void *data, size_t length, uint64_t offset)
+{
+    size_t done = 0;
+    while (done < length) {
+        uint64_t piece = length - done;
+        if (piece > file_channel_piece_bytes())
+            piece = file_channel_piece_bytes();
+        long bytes = write_piece(file, (const uint8_t *)data + done, piece, offset + done);
+        if (bytes < 0)
+            return done > 0 ? (long)done : bytes;
+        readbyte_note_write(file->inode, offset + done, (const uint8_t *)data + done, (size_t)bytes);
+        done += (size_t)bytes;
+        if (offset + done > file->size)
+            file->size = offset + done;
+        if ((uint64_t)bytes < piece)
+            break;
+    }
+    return (long)done;
+}
+
+long pwrite(int fd, const void *buffer, size_t length, uint64_t offset)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL || !file_can_write(file))
+        return -E_INVALID;
+    return file_write_at(file, buffer, length, offset);
+}
+
+long read(int fd, void *buffer, size_t length)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL)
+        return -E_INVALID;
+    long bytes = pread(fd, buffer, length, file->offset);
+    if (bytes > 0)
+        file->offset += (uint64_t)bytes;
+    return bytes;
+}
+
+long write(int fd, const void *buffer, size_t length)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL || !file_can_write(file))
+        return -E_INVALID;
+    if (file->flags & O_APPEND) {
+        struct file_status status;
+        long error = fstat(fd, &status);
+        if (error != 0)
+            return error;
+        file->offset = status.size;
+    }
+    long bytes = file_write_at(file, buffer, length, file->offset);
+    if (bytes > 0)
+        file->offset += (uint64_t)bytes;
+    return bytes;
+}
+
+long lseek(int fd, int64_t offset, int whence)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL)
+        return -E_INVALID;
+    int64_t base = 0;
+    if (whence == SEEK_CUR)
+        base = (int64_t)file->offset;
+    else if (whence == SEEK_END) {
+        struct file_status status;
+        long error = fstat(fd, &status);
+        if (error != 0)
+            return error;
+        base = (int64_t)status.size;
+    } else if (whence != SEEK_SET)
+        return -E_INVALID;
+    if (base + offset < 0)
+        return -E_INVALID;
+    file->offset = (uint64_t)(base + offset);
+    return (long)file->offset;
+}
+
+long ftruncate(int fd, uint64_t size)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL || !file_can_write(file))
+        return -E_INVALID;
+    long error = file_channel_begin(FS_TRUNCATE, 0);
+    if (error != 0)
+        return error;
+    file_channel_page()->argument[0] = file->inode;
+    file_channel_page()->argument[1] = size;
+    error = file_channel_call(false);
+    readbyte_forget_inode(file->inode);
+    if (error >= 0)
+        file->size = size;
+    return error < 0 ? error : 0;
+}
+
+/* FS_STAT by path (or by inode when path is NULL). */
+static long stat_request(const char *path, uint32_t inode, struct file_status *status)
+{
+    long error = file_channel_begin(FS_STAT, 0);
+    if (error == 0 && path != NULL)
+        error = file_channel_set_paths(path, NULL);
+    if (error != 0)
+        return error;
+    struct ica_control *page = file_channel_page();
+    if (path == NULL) {
+        page->payload[0] = '\0';
+        page->argument[0] = inode;
+    }
+    error = file_channel_call(false);
+    if (error < 0)
+        return error;
+    status->size = page->argument[1];
+    status->mode = (uint32_t)page->argument[2];
+    status->links = (uint32_t)page->argument[3];
+    status->blocks = page->argument[4];
+    status->inode = (uint32_t)page->argument[5];
+    return 0;
+}
+
+long fstat(int fd, struct file_status *status)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL || status == NULL)
+        return -E_INVALID;
+    long error = stat_request(NULL, file->inode, status);
+    if (error == 0)
+        file->size = status->size;
+    return error;
+}
+
+long stat(const char *path, struct file_status *status)
+{
+    if (path == NULL || status == NULL)
+        return -E_INVALID;
+    return stat_request(path, 0, status);
+}
+
+long sync(void)
+{
+    long error = file_channel_begin(FS_SYNC, 0);
+    if (error != 0)
+        return error;
+    error = file_channel_call(false);
+    return error < 0 ? error : 0;
+}
+
+long fsync(int fd)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL)
+        return -E_INVALID;
+    readbyte_forget_inode(file->inode);
+    return sync();
+}

@@ -1,0 +1,170 @@
+/* file_channel.c: a process's channel to FS: one control ICA reused for
+ * every request (seed 003's model) and one data ICA of up to 1 MiB, both
+ * allocated on first use, plus reading the data a result brings back. */
+#include "file_internal.h"
+#include <formica/request.h>
+#include <formica/user.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FS_WAIT_MS 5000
+#define NO_ICA 0
+
+static long fs_pid = -1;
+static uint64_t control = NO_ICA;
+static uint64_t data = NO_ICA;
+static uint64_t data_bytes;
+/* Data ICAs a result brought that are not ours: freed at the next begin. */
+static uint64_t foreign[ICA_MAX_ATTACHED];
+static uint32_t foreign_count;
+static uint8_t *gather_buffer; /* several lent blocks made contiguous */
+
+static long find_fs(void)
+{
+    if (fs_pid < 0)
+        fs_pid = server_wait_for(SERVER_NAME_FS, FS_WAIT_MS);
+    return fs_pid;
+}
+
+static long ensure_control(void)
+{
+    if (control != NO_ICA)
+        return 0;
+    long id = ica_allocate(ICA_KIND_CONTROL, 4096);
+    if (id < 0)
+        return id;
+    control = (uint64_t)id;
+    return 0;
+}
+
+static uint64_t round_data_bytes(uint64_t bytes)
+{
+    uint64_t rounded = FILE_CHANNEL_MIN_DATA_BYTES;
+    while (rounded < bytes && rounded < ICA_DATA_MAX_BYTES)
+        rounded *= 2;
+    return rounded;
+}
+
+/* A data ICA of at least `bytes` (capped at 1 MiB), reallocated if smaller. */
+static long ensure_data(uint64_t bytes)
+{
+    if (data != NO_ICA && data_bytes >= bytes)
+        return 0;
+    if (data != NO_ICA)
+        ica_free(data);
+    data = NO_ICA;
+    uint64_t size = round_data_bytes(bytes);
+    long id = ica_allocate(ICA_KIND_DATA, size);
+    if (id < 0)
+        return id;
+    data = (uint64_t)id;
+    data_bytes = size;
+    return 0;
+}
+
+static void release_foreign(void)
+{
+    for (uint32_t i = 0; i < foreign_count; i++)
+        ica_free(foreign[i]);
+    foreign_count = 0;
+}
+
+long file_channel_begin(uint32_t operation, uint64_t bytes)
+{
+    release_foreign();
+    long error = ensure_control();
+    if (error == 0 && bytes > 0)
+        error = ensure_data(bytes);
+    if (error != 0)
+        return error;
+    request_prepare(control, operation);
+    return 0;
+}
+
+struct ica_control *file_channel_page(void)
+{
+    return ica_control_of(control);
+}
+
+uint8_t *file_channel_data(void)
+{
+    return ica_address(data);
+}
+
+uint64_t file_channel_piece_bytes(void)
+{
+    return ICA_DATA_MAX_BYTES;
+}
+
+long file_channel_set_paths(const char *path, const char *second_path)
+{
+    size_t first = strnlen(path, FILE_PATH_MAX);
+    size_t second = second_path ? strnlen(second_path, FILE_PATH_MAX) : 0;
+    if (first == 0 || (second_path && second == 0))
+        return -E_INVALID;
+    if (first >= FILE_PATH_MAX || second >= FILE_PATH_MAX || first + second + 2 > ICA_PAYLOAD_BYTES)
+        return -E_NAME_TOO_LONG;
+    uint8_t *payload = file_channel_page()->payload;
+    memcpy(payload, path, first + 1);
+    if (second_path)
+        memcpy(payload + first + 1, second_path, second + 1);
+    return 0;
+}
+
+/* Sorts the data ICAs that came back: ours is kept, others are foreign. */
+static void take_returned_data(const struct ica_control *page, bool sent_data)
+{
+    bool ours_back = false;
+    for (uint32_t i = 0; i < page->data_count && i < ICA_MAX_ATTACHED; i++) {
+        if (page->data[i] == data)
+            ours_back = true;
+        else
+            foreign[foreign_count++] = page->data[i];
+    }
+    if (sent_data && !ours_back)
+        data = NO_ICA; /* kept by a server: a new one is allocated when needed */
+}
+
+long file_channel_call(bool attach_data)
+{
+    long server = find_fs();
+    if (server < 0)
+        return server;
+    if (attach_data) {
+        long error = request_attach(control, data);
+        if (error != 0)
+            return error;
+    }
+    long error = ica_request(server, control, ICA_SYNC);
+    if (error != 0)
+        return error;
+    struct ica_control *page = file_channel_page();
+    take_returned_data(page, attach_data);
+    return page->result;
+}
+
+/* Copies the lent blocks, one STORAGE_BLOCK_BYTES block per lent ICA, into
+ * one buffer. */
+static const uint8_t *gather_lent(const struct ica_control *page, uint64_t bytes)
+{
+    if (gather_buffer == NULL && (gather_buffer = malloc(ICA_DATA_MAX_BYTES)) == NULL)
+        return NULL;
+    for (uint32_t i = 0; i < page->lent_count && i * STORAGE_BLOCK_BYTES < bytes; i++) {
+        uint64_t left = bytes - i * STORAGE_BLOCK_BYTES;
+        uint64_t part = left < STORAGE_BLOCK_BYTES ? left : STORAGE_BLOCK_BYTES;
+        memcpy(gather_buffer + i * STORAGE_BLOCK_BYTES, ica_address(page->lent[i]), part);
+    }
+    return gather_buffer;
+}
+
+const uint8_t *file_channel_result_data(uint64_t bytes)
+{
+    const struct ica_control *page = file_channel_page();
+    if (page->lent_count == 1 || (page->lent_count > 1 && bytes <= STORAGE_BLOCK_BYTES))
+        return ica_address(page->lent[0]);
+    if (page->lent_count > 1)
+        return gather_lent(page, bytes);
+    if (page->data_count > 0)
+        return ica_address(page->data[0]);
+    return NULL;
+}

@@ -1,0 +1,53 @@
+/* file_internal.h: what the file modules of lib/ share and programs do not
+ * see: the process's FS channel (file_channel.c), its descriptor table
+ * (file_table.c) and readbyte's coherence hooks (readbyte.c). */
+#pragma once
+#include <formica/file.h>
+#include <formica/ica.h>
+#include <stdbool.h>
+
+/* The one FS channel of a process: a control ICA reused for every request
+ * and one data ICA, both allocated on first use. */
+#define FILE_CHANNEL_MIN_DATA_BYTES (64u * 1024)
+
+/* Prepares the control ICA for `operation` with room for `data_bytes` in the
+ * data ICA (0: no data); returns 0 or an error. */
+long file_channel_begin(uint32_t operation, uint64_t data_bytes);
+struct ica_control *file_channel_page(void);
+/* The data ICA's bytes (valid after a begin that asked for data). */
+uint8_t *file_channel_data(void);
+/* Largest transfer of one request. */
+uint64_t file_channel_piece_bytes(void);
+/* Copies `path` (and an optional second one after its NUL) into the payload. */
+long file_channel_set_paths(const char *path, const char *second_path);
+/* Sends the request to FS and waits; with `attach_data` the data ICA goes
+ * along. Returns the result (>= 0) or an error. */
+long file_channel_call(bool attach_data);
+/* After a call: where the `bytes` of the result are, contiguous (a lent
+ * cached block, the returned data ICA, or a gathered copy of several). */
+const uint8_t *file_channel_result_data(uint64_t bytes);
+
+/* The descriptor table. */
+struct file_descriptor {
+    bool used;
+    uint32_t inode;
+    uint32_t flags; /* O_* of open */
+    uint32_t mode;
+    uint64_t offset; /* the readdir cursor for directories */
+    uint64_t size;   /* from open, fstat and the process's own writes */
+};
+/* The open descriptor `fd`, or NULL. */
+struct file_descriptor *file_descriptor_get(int fd);
+/* A free descriptor number, marked used, or -E_BUSY. */
+int file_descriptor_new(void);
+void file_descriptor_release(int fd);
+bool file_can_read(const struct file_descriptor *file);
+bool file_can_write(const struct file_descriptor *file);
+
+/* Writes at `offset` through FS, updating the size and the readbyte buffer. */
+long file_write_at(struct file_descriptor *file, const void *data, size_t length, uint64_t offset);
+
+/* readbyte's buffer: the process's own writes update it, and these drop it. */
+void readbyte_note_write(uint32_t inode, uint64_t offset, const void *data, size_t length);
+void readbyte_forget_inode(uint32_t inode);
+void readbyte_forget_all(void);

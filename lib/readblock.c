@@ -1,0 +1,42 @@
+/* readblock.c: seed 003 Table 1's readblock, a system call in spirit: every
+ * call is one FS_READBLOCK request (AP -> FS -> BLK -> AP, direct return),
+ * nothing is kept in the process; and writeblock, its write counterpart. */
+#include "file_internal.h"
+#include <formica/user.h>
+
+long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL || data == NULL || !file_can_read(file))
+        return -E_INVALID;
+    if (size == 0 || size > READBLOCK_MAX_BLOCKS)
+        return -E_INVALID;
+    uint64_t wanted = (uint64_t)size * STORAGE_BLOCK_BYTES;
+    long error = file_channel_begin(FS_READBLOCK, wanted);
+    if (error != 0)
+        return error;
+    struct ica_control *page = file_channel_page();
+    page->argument[0] = file->inode;
+    page->argument[1] = blkoff;
+    page->argument[2] = size;
+    long bytes = file_channel_call(true);
+    if (bytes < 0)
+        return bytes;
+    if ((uint64_t)bytes > wanted)
+        bytes = (long)wanted;
+    *data = bytes > 0 ? file_channel_result_data((uint64_t)bytes) : NULL;
+    if (bytes > 0 && *data == NULL)
+        return -E_INVALID; /* a result without data: a server bug */
+    return bytes;
+}
+
+long writeblock(int fd, uint32_t size, uint64_t blkoff, const void *data)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL || data == NULL || !file_can_write(file))
+        return -E_INVALID;
+    if (size == 0 || size > READBLOCK_MAX_BLOCKS)
+        return -E_INVALID;
+    return file_write_at(file, data, (size_t)size * STORAGE_BLOCK_BYTES,
+                         blkoff * STORAGE_BLOCK_BYTES);
+}

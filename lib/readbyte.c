@@ -1,0 +1,163 @@
+/* readbyte.c: seed 003 Table 1's readbyte, a library call: a per-process,
+ * direct-mapped buffer of file blocks; a block's first reference fetches it
+ * with readblock, later references ask no server (docs/files.md: coherence). */
+#include "file_internal.h"
+#include <formica/user.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define READBYTE_SLOTS 1024u /* at most 4 MiB of buffered blocks */
+
+struct buffered_block {
+    bool used;
+    uint32_t inode;
+    uint32_t valid_bytes; /* < STORAGE_BLOCK_BYTES only in the file's last block */
+    uint64_t block;
+    uint8_t *bytes;
+};
+
+static struct buffered_block slots[READBYTE_SLOTS];
+static struct readbyte_counts counts;
+
+static struct buffered_block *slot_of(uint32_t inode, uint64_t block)
+{
+    return &slots[(block + (uint64_t)inode * 2654435761u) % READBYTE_SLOTS];
+}
+
+static struct buffered_block *find(uint32_t inode, uint64_t block)
+{
+    struct buffered_block *slot = slot_of(inode, block);
+    return slot->used && slot->inode == inode && slot->block == block ? slot : NULL;
+}
+
+static void drop(struct buffered_block *slot)
+{
+    if (slot->used)
+        counts.buffered--;
+    slot->used = false;
+}
+
+/* The block, from the buffer or fetched into it with readblock. */
+static long get_block(int fd, uint32_t inode, uint64_t block, struct buffered_block **out)
+{
+    struct buffered_block *slot = find(inode, block);
+    if (slot != NULL) {
+        counts.hits++;
+        *out = slot;
+        return 0;
+    }
+    slot = slot_of(inode, block);
+    if (slot->bytes == NULL && (slot->bytes = malloc(STORAGE_BLOCK_BYTES)) == NULL)
+        return -E_NO_MEMORY;
+    const void *data;
+    long bytes = readblock(fd, 1, block, &data);
+    if (bytes < 0)
+        return bytes;
+    counts.fetches++;
+    drop(slot);
+    memcpy(slot->bytes, data, (size_t)bytes);
+    slot->used = true;
+    slot->inode = inode;
+    slot->block = block;
+    slot->valid_bytes = (uint32_t)bytes;
+    counts.buffered++;
+    *out = slot;
+    return 0;
+}
+
+long readbyte(int fd, size_t size, uint64_t offset, void *buffer)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL || buffer == NULL || !file_can_read(file))
+        return -E_INVALID;
+    if (offset >= file->size)
+        return 0;
+    if (size > file->size - offset)
+        size = (size_t)(file->size - offset);
+    size_t done = 0;
+    while (done < size) {
+        uint64_t position = offset + done;
+        uint32_t within = (uint32_t)(position % STORAGE_BLOCK_BYTES);
+        struct buffered_block *slot;
+        long error = get_block(fd, file->inode, position / STORAGE_BLOCK_BYTES, &slot);
+        if (error != 0)
+            return done > 0 ? (long)done : error;
+        if (slot->valid_bytes <= within)
+            break;
+        size_t piece = slot->valid_bytes - within;
+        if (piece > size - done)
+            piece = size - done;
+        memcpy((uint8_t *)buffer + done, slot->bytes + within, piece);
+        done += piece;
+        if (slot->valid_bytes < STORAGE_BLOCK_BYTES)
+            break;
+    }
+    return (long)done;
+}
+
+long writebyte(int fd, size_t size, uint64_t offset, const void *data)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL || data == NULL || !file_can_write(file))
+        return -E_INVALID;
+    return file_write_at(file, data, size, offset);
+}
+
+/* Copies the written bytes into a buffered block; a write that would leave a
+ * hole after its valid bytes drops the block instead. */
+static void update_block(struct buffered_block *slot, uint32_t within, const uint8_t *data,
+                         uint32_t length)
+{
+    if (within > slot->valid_bytes) {
+        drop(slot);
+        return;
+    }
+    memcpy(slot->bytes + within, data, length);
+    if (within + length > slot->valid_bytes)
+        slot->valid_bytes = within + length;
+}
+
+void readbyte_note_write(uint32_t inode, uint64_t offset, const void *data, size_t length)
+{
+    size_t done = 0;
+    while (done < length) {
+        uint64_t position = offset + done;
+        uint32_t within = (uint32_t)(position % STORAGE_BLOCK_BYTES);
+        uint32_t piece = STORAGE_BLOCK_BYTES - within;
+        if (piece > length - done)
+            piece = (uint32_t)(length - done);
+        struct buffered_block *slot = find(inode, position / STORAGE_BLOCK_BYTES);
+        if (slot != NULL)
+            update_block(slot, within, (const uint8_t *)data + done, piece);
+        done += piece;
+    }
+}
+
+void readbyte_forget_inode(uint32_t inode)
+{
+    if (counts.buffered == 0)
+        return;
+    for (uint32_t i = 0; i < READBYTE_SLOTS; i++)
+        if (slots[i].used && slots[i].inode == inode)
+            drop(&slots[i]);
+}
+
+void readbyte_forget_all(void)
+{
+    for (uint32_t i = 0; i < READBYTE_SLOTS; i++)
+        drop(&slots[i]);
+}
+
+long readbyte_invalidate(int fd)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL)
+        return -E_INVALID;
+    readbyte_forget_inode(file->inode);
+    return 0;
+}
+
+void readbyte_counts_get(struct readbyte_counts *out)
+{
+    *out = counts;
+}

@@ -58,7 +58,7 @@ static uint64_t *leaf_entry(uint64_t root, uint64_t address)
     return &table[(address >> 12) & 511];
 }
 
-void ica_peel(struct process *process, struct ica *ica)
+static void unmap_pages(struct process *process, struct ica *ica)
 {
     uint64_t address = ica_virtual_address(ica);
     for (uint32_t page = 0; page < ica->pages; page++) {
@@ -68,6 +68,11 @@ void ica_peel(struct process *process, struct ica *ica)
         if (this_cpu()->current == process)
             invlpg(address + page * PAGE_SIZE);
     }
+}
+
+void ica_peel(struct process *process, struct ica *ica)
+{
+    unmap_pages(process, ica);
     ica->owner = 0;
 }
 
@@ -82,7 +87,7 @@ static bool prepare_tables(struct process *process, uint64_t address, uint64_t b
     return reply.argument[0] == 0;
 }
 
-bool ica_paste(struct process *process, struct ica *ica)
+static bool map_pages(struct process *process, struct ica *ica, uint64_t access)
 {
     uint64_t address = ica_virtual_address(ica);
     uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE;
@@ -93,8 +98,37 @@ bool ica_paste(struct process *process, struct ica *ica)
     }
     for (uint32_t page = 0; page < ica->pages; page++) {
         uint64_t *entry = leaf_entry(process->root, address + page * PAGE_SIZE);
-        *entry = (ica->physical + page * PAGE_SIZE) | ENTRY_PRESENT | ENTRY_WRITABLE | ENTRY_USER;
+        *entry = (ica->physical + page * PAGE_SIZE) | ENTRY_PRESENT | ENTRY_USER | access;
     }
+    return true;
+}
+
+bool ica_paste_lent(struct process *process, struct ica *ica)
+{
+    return map_pages(process, ica, 0);
+}
+
+void ica_end_lends(struct process *holder, struct ica *control)
+{
+    for (uint32_t i = 0; i < control->lent_count; i++) {
+        struct ica *lent = ica_lookup(control->lent[i]);
+        if (lent == NULL)
+            continue;
+        if (holder != NULL)
+            unmap_pages(holder, lent);
+        if (__atomic_sub_fetch(&lent->lend_count, 1, __ATOMIC_ACQ_REL) == 0 && lent->orphaned) {
+            struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN};
+            message.argument[0] = control->lent[i];
+            mkernel_notify(&message);
+        }
+    }
+    control->lent_count = 0;
+}
+
+bool ica_paste(struct process *process, struct ica *ica)
+{
+    if (!map_pages(process, ica, ENTRY_WRITABLE))
+        return false;
     ica->owner = process->pid;
     ica->state = ICA_HELD;
     __atomic_fetch_add(&kernel_shared->icas->handovers, 1, __ATOMIC_RELAXED);

@@ -29,6 +29,13 @@ struct ica {
     uint32_t returns[ICA_MAX_RETURNS];
     uint32_t attached_count;
     uint64_t attached[ICA_MAX_ATTACHED];
+    /* Control ICAs: data ICAs lent to whoever holds this control ICA now. */
+    uint32_t lent_count;
+    uint64_t lent[ICA_MAX_ATTACHED];
+    /* Data ICAs: how many holders of control ICAs see it lent right now; an
+     * ICA whose lender ended is freed when the last lend ends. */
+    volatile uint32_t lend_count;
+    volatile uint32_t orphaned;
 };
 
 #define SERVER_SLOTS 16
@@ -59,5 +66,11 @@ uint64_t ica_virtual_address(const struct ica *ica);
  * may ask the m-kernel to build the page tables of a new ICA window region. */
 void ica_peel(struct process *process, struct ica *ica);
 bool ica_paste(struct process *process, struct ica *ica);
+/* Maps a lent ICA read-only into `process`; the lender keeps it. */
+bool ica_paste_lent(struct process *process, struct ica *ica);
+/* Ends the lends of `control` to `holder` (who is about to pass it on or has
+ * ended): unmaps them and drops the lend counts; an orphaned ICA whose last
+ * lend ends is handed to the m-kernel to be freed. */
+void ica_end_lends(struct process *holder, struct ica *control);
 struct server_entry *server_of_pid(uint32_t pid);
 struct ring *server_ring(struct server_entry *server, uint32_t core);

@@ -45,17 +45,16 @@ static long held_by_me(uint64_t id, uint32_t kind, struct ica **out)
     return 0;
 }
 
-/* Reads and checks the data ICAs the sender attached in the control page. */
-static long read_attachments(struct ica *control, struct ica **data, uint32_t *count)
+/* The data ICAs listed in `ids` (count of them), each held by the caller and
+ * listed once; handed-over ones must not be lent out at the moment. */
+static long read_data_list(const uint64_t *ids, uint32_t count, struct ica **data, bool handing_over)
 {
-    const struct ica_control *page = control_page(control);
-    if (page->magic != ICA_CONTROL_MAGIC || page->data_count > ICA_MAX_ATTACHED)
-        return -E_INVALID;
-    *count = page->data_count;
-    for (uint32_t i = 0; i < *count; i++) {
-        long error = held_by_me(page->data[i], ICA_KIND_DATA, &data[i]);
+    for (uint32_t i = 0; i < count; i++) {
+        long error = held_by_me(ids[i], ICA_KIND_DATA, &data[i]);
         if (error != 0)
             return error;
+        if (handing_over && data[i]->lend_count > 0)
+            return -E_BUSY;
         for (uint32_t j = 0; j < i; j++)
             if (data[j] == data[i])
                 return -E_INVALID;
@@ -63,17 +62,51 @@ static long read_attachments(struct ica *control, struct ica **data, uint32_t *c
     return 0;
 }
 
-/* Peels the control ICA and its attachments from the caller: they travel. */
-static void depart(struct ica *control, struct ica **data, uint32_t count, uint32_t destination,
+struct attachments {
+    uint32_t data_count, lent_count;
+    struct ica *data[ICA_MAX_ATTACHED];
+    struct ica *lent[ICA_MAX_ATTACHED];
+};
+
+/* Reads and checks the data ICAs the sender attached or lends in the control page. */
+static long read_attachments(struct ica *control, struct attachments *out)
+{
+    const struct ica_control *page = control_page(control);
+    if (page->magic != ICA_CONTROL_MAGIC || page->data_count > ICA_MAX_ATTACHED ||
+        page->lent_count > ICA_MAX_ATTACHED)
+        return -E_INVALID;
+    out->data_count = page->data_count;
+    out->lent_count = page->lent_count;
+    long error = read_data_list(page->data, out->data_count, out->data, true);
+    if (error == 0)
+        error = read_data_list(page->lent, out->lent_count, out->lent, false);
+    for (uint32_t i = 0; error == 0 && i < out->lent_count; i++)
+        for (uint32_t j = 0; j < out->data_count; j++)
+            if (out->lent[i] == out->data[j])
+                return -E_INVALID;
+    return error;
+}
+
+/* Peels the control ICA and its attachments from the caller: they travel.
+ * What was lent to the caller with it is given back; what the caller lends
+ * now goes with it. */
+static void depart(struct ica *control, const struct attachments *with, uint32_t destination,
                    uint32_t delivery)
 {
-    for (uint32_t i = 0; i < count; i++) {
-        ica_peel(me(), data[i]);
-        data[i]->state = ICA_TRAVELLING;
-        data[i]->destination = destination;
-        control->attached[i] = ica_id_of(data[i]);
+    ica_end_lends(me(), control);
+    for (uint32_t i = 0; i < with->lent_count; i++) {
+        __atomic_fetch_add(&with->lent[i]->lend_count, 1, __ATOMIC_ACQ_REL);
+        control->lent[i] = ica_id_of(with->lent[i]);
     }
-    control->attached_count = count;
+    control->lent_count = with->lent_count;
+    for (uint32_t i = 0; i < with->data_count; i++) {
+        struct ica *data = with->data[i];
+        ica_peel(me(), data);
+        data->state = ICA_TRAVELLING;
+        data->destination = destination;
+        control->attached[i] = ica_id_of(data);
+    }
+    control->attached_count = with->data_count;
     control->sender = me()->pid;
     control->delivery = delivery;
     ica_peel(me(), control);
@@ -93,6 +126,11 @@ static bool arrive(struct ica *control)
         if (data != NULL && data->state == ICA_TRAVELLING && data->destination == process->pid)
             ica_paste(process, data);
     }
+    for (uint32_t i = 0; i < control->lent_count; i++) {
+        struct ica *lent = ica_lookup(control->lent[i]);
+        if (lent != NULL)
+            ica_paste_lent(process, lent);
+    }
     if (!ica_paste(process, control))
         return false;
     struct ica_control *page = control_page(control);
@@ -104,6 +142,8 @@ static bool arrive(struct ica *control)
     memcpy(page->returns, control->returns, sizeof(page->returns));
     page->data_count = control->attached_count;
     memcpy(page->data, control->attached, sizeof(page->data));
+    page->lent_count = control->lent_count;
+    memcpy(page->lent, control->lent, sizeof(page->lent));
     return true;
 }
 
@@ -245,11 +285,11 @@ static long collect(uint64_t wanted, bool wait)
 /* Checks the server and the control ICA, then hands it over. */
 static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, bool forward)
 {
-    struct ica *control, *data[ICA_MAX_ATTACHED];
-    uint32_t count;
+    struct ica *control;
+    struct attachments with;
     long error = held_by_me(id, ICA_KIND_CONTROL, &control);
     if (error == 0)
-        error = read_attachments(control, data, &count);
+        error = read_attachments(control, &with);
     if (error != 0)
         return error;
     struct server_entry *server = server_of_pid(server_pid);
@@ -271,7 +311,7 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     } else if (flags & ICA_RETURN_VIA_ME) {
         control->returns[control->return_depth++] = me()->pid;
     }
-    depart(control, data, count, server_pid, ICA_AS_REQUEST);
+    depart(control, &with, server_pid, ICA_AS_REQUEST);
     ring_push(ring, &id);
     wake_waiting(target);
     return 0;
@@ -295,18 +335,18 @@ long sys_ica_forward(const struct trap_frame *frame)
 
 long sys_ica_return(const struct trap_frame *frame)
 {
-    struct ica *control, *data[ICA_MAX_ATTACHED];
-    uint32_t count;
+    struct ica *control;
+    struct attachments with;
     uint64_t id = frame->rdi;
     long error = held_by_me(id, ICA_KIND_CONTROL, &control);
     if (error == 0)
-        error = read_attachments(control, data, &count);
+        error = read_attachments(control, &with);
     if (error != 0)
         return error;
     if (control->return_depth == 0 || control->return_depth > ICA_MAX_RETURNS)
         return -E_INVALID;
     uint32_t target = control->returns[--control->return_depth];
-    depart(control, data, count, target, ICA_AS_RESULT);
+    depart(control, &with, target, ICA_AS_RESULT);
     struct process *receiver = process_find(target);
     ica_deliver_result(target, id);
     return receiver == NULL ? -E_NOT_FOUND : 0;
@@ -373,6 +413,10 @@ long sys_ica_free(const struct trap_frame *frame)
     long error = held_by_me(frame->rdi, ica_kind(frame->rdi), &ica);
     if (error != 0)
         return error;
+    if (ica->lend_count > 0)
+        return -E_BUSY;
+    if (ica->kind == ICA_KIND_CONTROL)
+        ica_end_lends(me(), ica);
     ica_peel(me(), ica);
     ica->state = ICA_TRAVELLING;
     ica->destination = 0;

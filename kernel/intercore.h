@@ -32,6 +32,8 @@ enum intercore_type {
     MESSAGE_SERVER_REGISTER, /* → m: [0] = pid, [1] = name (kernel copy); reply [0] = 0 or -error */
     MESSAGE_ICA_RESULT,      /* → requester's core: [0] = requester pid, [1] = control id */
     MESSAGE_ICA_DISCARD,     /* → m: [0] = control id of a travelling ICA nobody can take */
+    MESSAGE_ICA_FREE_ORPHAN, /* → m: [0] = id of a data ICA whose lender ended and whose
+                                last lend just ended */
     MESSAGE_DEVICE_MAP,      /* → m: [0] = pid, [1] = physical, [2] = bytes; reply [0] = address
                                 or -error (mkernel/device_memory.c) */
     MESSAGE_DMA_ALLOCATE,    /* → m: [0] = pid, [1] = bytes; reply [0] = address or -error,

@@ -9,6 +9,9 @@
 #include <stdarg.h>
 
 #define DEBUG_EXIT_PORT 0xf4
+/* QEMU exits with (value << 1) | 1: 0x10 gives 33 (success), 0x11 gives 35
+ * (failure), both distinct from QEMU's own error status 1. */
+#define DEBUG_EXIT_BASE 0x10
 
 void (*machine_power_off_hook)(void);
 
@@ -20,7 +23,7 @@ void halt_forever(void)
 
 void machine_exit(uint32_t status)
 {
-    outl(DEBUG_EXIT_PORT, status);
+    outl(DEBUG_EXIT_PORT, DEBUG_EXIT_BASE | (status != 0));
     if (status == 0 && machine_power_off_hook != 0)
         machine_power_off_hook();
     halt_forever();

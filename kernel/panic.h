@@ -5,7 +5,8 @@
 #include <stdint.h>
 
 void panic(const char *format, ...) __attribute__((noreturn, format(printf, 1, 2)));
-/* Exit status for QEMU's isa-debug-exit: 0 = success, anything else = failure.
+/* Ends the run through QEMU's isa-debug-exit: 0 = success (QEMU exits 33),
+ * anything else = failure (QEMU exits 35).
  * Falls back to ACPI power-off (set by the m-kernel), then halts. */
 void machine_exit(uint32_t status) __attribute__((noreturn));
 void halt_forever(void) __attribute__((noreturn));

@@ -22,6 +22,7 @@ void request_prepare(uint64_t control, uint32_t operation)
     page->operation = operation;
     page->result = 0;
     page->data_count = 0;
+    page->lent_count = 0;
     memset(page->argument, 0, sizeof(page->argument));
 }
 
@@ -31,6 +32,15 @@ long request_attach(uint64_t control, uint64_t data)
     if (page->data_count >= ICA_MAX_ATTACHED)
         return -E_TOO_BIG;
     page->data[page->data_count++] = data;
+    return 0;
+}
+
+long request_lend(uint64_t control, uint64_t data)
+{
+    struct ica_control *page = ica_control_of(control);
+    if (page->lent_count >= ICA_MAX_ATTACHED)
+        return -E_TOO_BIG;
+    page->lent[page->lent_count++] = data;
     return 0;
 }
 

@@ -123,7 +123,7 @@ no_long_mode:
     outb %al, %dx
     jmp 3b
 4:  movw $0xf4, %dx
-    movl $1, %eax
+    movl $0x11, %eax                 /* failure: QEMU exits 35 */
     outl %eax, %dx
 5:  hlt
     jmp 5b

@@ -67,6 +67,9 @@ static long allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
         return -E_NO_MEMORY;
     ica->physical = physical;
     ica->pages = pages;
+    ica->lent_count = 0;
+    ica->lend_count = 0;
+    ica->orphaned = 0;
     ica->allocator = pid;
     ica->return_depth = 0;
     ica->attached_count = 0;
@@ -98,6 +101,7 @@ static void release(struct ica *ica)
 /* Frees a control ICA mapped nowhere, with the data ICAs travelling with it. */
 static void discard_attached_and(struct ica *control)
 {
+    ica_end_lends(NULL, control);
     for (uint32_t i = 0; i < control->attached_count; i++) {
         struct ica *data = ica_lookup(control->attached[i]);
         if (data != NULL && data->state == ICA_TRAVELLING)
@@ -112,6 +116,14 @@ static void discard(uint64_t id)
     struct ica *control = ica_lookup(id);
     if (control != NULL && control->state == ICA_TRAVELLING)
         discard_attached_and(control);
+}
+
+/* A lent data ICA whose lender ended: freed once nobody sees it any more. */
+static void free_orphan(uint64_t id)
+{
+    struct ica *ica = ica_lookup(id);
+    if (ica != NULL && ica->orphaned && ica->lend_count == 0)
+        release(ica);
 }
 
 static long free_travelling(uint64_t id)
@@ -177,6 +189,7 @@ static void return_unanswered(struct process *server, struct ica *control)
         return;
     }
     uint32_t target = control->returns[--control->return_depth];
+    ica_end_lends(server, control);
     for (uint32_t i = 0; i < control->attached_count; i++) {
         struct ica *data = ica_lookup(control->attached[i]);
         if (data == NULL)
@@ -214,8 +227,10 @@ void ica_release_process(struct process *process)
         struct ica *ica = &pools->control[i];
         bool held = ica->state == ICA_HELD && ica->owner == pid;
         bool coming = ica->state == ICA_TRAVELLING && ica->destination == pid;
-        if (held)
+        if (held) {
+            ica_end_lends(process, ica);
             ica_peel(process, ica);
+        }
         if ((held || coming) && ica->delivery == ICA_AS_REQUEST)
             return_unanswered(process, ica);
         else if (coming)
@@ -225,10 +240,13 @@ void ica_release_process(struct process *process)
     }
     for (uint32_t i = 0; i < ICA_DATA_SLOTS; i++) {
         struct ica *ica = &pools->data[i];
-        if (ica->state == ICA_HELD && ica->owner == pid) {
-            ica_peel(process, ica);
+        if (ica->state != ICA_HELD || ica->owner != pid)
+            continue;
+        ica_peel(process, ica);
+        if (ica->lend_count > 0)
+            ica->orphaned = 1; /* still shown to borrowers: freed when they are done */
+        else
             release(ica);
-        }
     }
 }
 
@@ -245,6 +263,9 @@ bool ica_services_handle(const struct intercore_message *request, struct interco
         return true;
     case MESSAGE_ICA_DISCARD:
         discard(argument[0]);
+        return true;
+    case MESSAGE_ICA_FREE_ORPHAN:
+        free_orphan(argument[0]);
         return true;
     case MESSAGE_ICA_TABLES:
         reply->argument[0] = (uint64_t)prepare_tables((uint32_t)argument[0], argument[1], argument[2]);

@@ -257,7 +257,8 @@ void services_handle(const struct intercore_message *request, struct intercore_m
 /* Requests that expect no answer. */
 static bool is_notification(uint32_t type)
 {
-    return type == MESSAGE_PROCESS_EXITED || type == MESSAGE_ICA_DISCARD;
+    return type == MESSAGE_PROCESS_EXITED || type == MESSAGE_ICA_DISCARD ||
+           type == MESSAGE_ICA_FREE_ORPHAN;
 }
 
 static void on_request(const struct intercore_message *request)
@@ -275,6 +276,7 @@ void services_install(void)
         MESSAGE_PROCESS_GROW,    MESSAGE_PROCESS_EXITED,  MESSAGE_PROCESS_COLLECT,
         MESSAGE_POWER_OFF,       MESSAGE_ICA_ALLOCATE,    MESSAGE_ICA_FREE,
         MESSAGE_ICA_DISCARD,     MESSAGE_ICA_TABLES,      MESSAGE_SERVER_REGISTER,
+        MESSAGE_ICA_FREE_ORPHAN,
         MESSAGE_DEVICE_MAP,      MESSAGE_DMA_ALLOCATE,
     };
     for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++)

@@ -11,6 +11,19 @@
 #define OPERATION_ECHO 1  /* result = argument[0] + 1 */
 #define OPERATION_TOUCH 2 /* result = sum of the first byte of every attached data page */
 #define OPERATION_EXIT 3  /* the server answers, then exits */
+#define OPERATION_LEND 4  /* lends a page holding argument[0] in every byte, read-only */
+
+/* The page this server lends (allocated on first use, kept for good). */
+static long lend_page = -1;
+
+static long lend(uint64_t control)
+{
+    if (lend_page < 0 && (lend_page = ica_allocate(ICA_KIND_DATA, 4096)) < 0)
+        return lend_page;
+    uint8_t value = (uint8_t)ica_control_of(control)->argument[0];
+    memset(ica_address((uint64_t)lend_page), value, 4096);
+    return request_lend(control, (uint64_t)lend_page);
+}
 
 static long touch_attached(const struct ica_control *page)
 {
@@ -37,6 +50,8 @@ static void answer(uint64_t control)
         page->result = touch_attached(page);
     else if (page->operation == OPERATION_EXIT)
         page->result = 0;
+    else if (page->operation == OPERATION_LEND)
+        page->result = lend(control);
     else
         page->result = -E_INVALID;
     long error = ica_return(control);

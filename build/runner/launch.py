@@ -11,6 +11,10 @@ import time
 EXIT_SUCCESS = 0
 EXIT_FAILURE = 1
 EXIT_TIMEOUT = 124
+# The kernel writes 0x10 (success) or 0x11 (failure) to isa-debug-exit; QEMU exits with
+# (value << 1) | 1. Both differ from 1, which QEMU itself returns when it cannot start.
+GUEST_SUCCESS_STATUS = 33
+GUEST_FAILURE_STATUS = 35
 PANIC_MARKER = b"PANIC"
 # The kernel prints this just before a successful power-off. QEMU also exits 0 when a guest
 # triple-faults under -no-reboot, so exit status 0 counts as success only after this line.
@@ -91,7 +95,7 @@ def _status(outcome, qemu_status, watcher, timeout):
     if panic_seen:
         _note(f"guest panicked (QEMU exit status {qemu_status})")
         return EXIT_FAILURE
-    if qemu_status == 1:
+    if qemu_status == GUEST_SUCCESS_STATUS:
         _note("guest reported success")
         return EXIT_SUCCESS
     if qemu_status == 0 and watcher.power_off_seen:
@@ -100,7 +104,7 @@ def _status(outcome, qemu_status, watcher, timeout):
     if qemu_status == 0:
         _note("guest stopped without reporting success (a reset or triple fault under -no-reboot)")
         return EXIT_FAILURE
-    if qemu_status == 3:
+    if qemu_status == GUEST_FAILURE_STATUS:
         _note("guest reported failure")
         return EXIT_FAILURE
     _note(f"QEMU failed (exit status {qemu_status})")

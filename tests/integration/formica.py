@@ -52,8 +52,11 @@ def parse_json_lines(lines):
 
 
 def run(*flags, timeout=60):
-    """Run build/run with these flags and --timeout; return a Run."""
-    argv = [sys.executable, str(RUNNER), *flags, "--timeout", str(timeout)]
+    """Run build/run with these flags and --timeout; return a Run. Without a --disk flag the
+    guest gets no disk: the build's image is never written by tests, and parallel runs
+    never fight over its lock (tests that need a disk pass a copy)."""
+    disk = [] if "--disk" in flags or "--dry-run" in flags else ["--disk", "none"]
+    argv = [sys.executable, str(RUNNER), *flags, *disk, "--timeout", str(timeout)]
     start = time.monotonic()
     completed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
                                timeout=timeout + BACKSTOP_SECONDS)

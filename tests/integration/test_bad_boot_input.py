@@ -45,13 +45,14 @@ def test_fault_on_a_pkernel_core_ends_the_run():
 
 
 def test_missing_pkernel_module_is_reported():
-    dry = subprocess.run([str(formica.RUNNER), "--dry-run", "--smp", "2", "--accel", "tcg"],
+    dry = subprocess.run([str(formica.RUNNER), "--dry-run", "--smp", "2", "--accel", "tcg",
+                          "--disk", "none"],
                          capture_output=True, text=True, check=True)
     argv = shlex.split(dry.stdout.strip().splitlines()[-1])
     index = argv.index("-initrd")
     del argv[index:index + 2]
     completed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                timeout=TIMEOUT)
-    assert completed.returncode == 3, completed.stdout  # isa-debug-exit: guest wrote 1
+    assert completed.returncode == 35, completed.stdout  # isa-debug-exit: guest wrote 0x11
     assert "no p-kernel boot module" in completed.stdout
     assert "PANIC" in completed.stdout

@@ -49,6 +49,11 @@ struct ica_control {
     /* Written by whoever hands the ICA over: data ICAs travelling with it. */
     uint32_t data_count;
     uint64_t data[ICA_MAX_ATTACHED];
+    /* Data ICAs the sender keeps but lends, read-only, to the receiver for as
+     * long as the receiver holds this control ICA (a cached block shown to
+     * the requester without a copy). The lend ends at the next handover. */
+    uint32_t lent_count;
+    uint64_t lent[ICA_MAX_ATTACHED];
     uint8_t payload[];
 };
 

@@ -17,6 +17,8 @@ static inline struct ica_control *ica_control_of(uint64_t id)
 void request_prepare(uint64_t control, uint32_t operation);
 /* Attaches a data ICA the caller holds to the control ICA (up to ICA_MAX_ATTACHED). */
 long request_attach(uint64_t control, uint64_t data);
+/* Lends a data ICA the caller holds, read-only, with the next handover. */
+long request_lend(uint64_t control, uint64_t data);
 
 long ica_request(long server, uint64_t control, uint32_t flags);
 long ica_forward(long server, uint64_t control, uint32_t flags);

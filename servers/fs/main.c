@@ -1,9 +1,66 @@
-/* servers/fs/main.c: placeholder for FS (inodes, directories, ext2), program "fs" in
- * the boot image. init starts it on its placement core at server priority; it
- * announces itself and waits until later issues give it requests to serve. */
-#include <formica/server_placeholder.h>
+/* servers/fs/main.c: FS, the file server (program "fs"): mounts the ext2
+ * disk through BLK, registers "fs" and answers requests one at a time. If
+ * the disk cannot be mounted it says why and answers every request with an error. */
+#include "block_client.h"
+#include "fs_server.h"
+#include <formica/errors.h>
+#include <formica/request.h>
+#include <formica/storage.h>
+#include <formica/user.h>
+#include <stdio.h>
+
+static struct fs_server server;
+
+static const char *mount_problem(long error)
+{
+    if (error == -E_CORRUPT)
+        return "corrupt";
+    if (error == -E_INVALID)
+        return "unsupported";
+    return "unreadable";
+}
+
+static void mount_disk(void)
+{
+    long error = block_client_open(&server.device, &server.blk_pid);
+    if (error == 0)
+        error = ext2_mount(&server.fs, &server.device);
+    if (error == 0) {
+        server.mounted = true;
+        printf("fs: mounted ext2, %u-byte blocks, %u blocks, %u inodes\n", server.fs.block_size,
+               server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
+        return;
+    }
+    server.unmounted_error = error == -E_CORRUPT ? -E_CORRUPT : -E_IO;
+    printf("fs: cannot mount the disk: %s (%s); every request will get '%s'\n",
+           mount_problem(error), error_text(error), error_text(server.unmounted_error));
+}
+
+static _Noreturn void serve(void)
+{
+    for (;;) {
+        long control = ica_receive(0);
+        if (control < 0) {
+            printf("fs: receive failed: %s\n", error_text(control));
+            exit(1);
+        }
+        long result = fs_answer(&server, (uint64_t)control);
+        if (result == FS_FORWARDED)
+            continue;
+        ica_control_of((uint64_t)control)->result = result;
+        long error = ica_return((uint64_t)control);
+        if (error != 0)
+            printf("fs: return failed: %s\n", error_text(error));
+    }
+}
 
 int main(void)
 {
-    run_server_placeholder("fs");
+    mount_disk();
+    long error = server_register(SERVER_NAME_FS);
+    if (error != 0) {
+        printf("fs: cannot register: %s\n", error_text(error));
+        return 1;
+    }
+    serve();
 }

@@ -1,0 +1,9 @@
+/* block_client.h: FS's way to BLK: an ext2_device whose blocks are read and
+ * written with synchronous BLK_READ / BLK_WRITE requests, and BLK_SYNC. */
+#pragma once
+#include "ext2.h"
+
+/* Finds BLK and prepares FS's own control and data ICAs; 0 or an error. */
+int block_client_open(struct ext2_device *device, long *blk_pid);
+/* Every dirty block in BLK to the disk; 0 or an error. */
+long block_client_sync(void);

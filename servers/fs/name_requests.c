@@ -1,0 +1,113 @@
+/* name_requests.c: FS_OPEN, FS_MKDIR, FS_UNLINK, FS_RMDIR, FS_RENAME and
+ * FS_READDIR: paths from the control ICA's payload, checked to end inside
+ * it, go to the ext2 library's namespace operations. */
+#include "fs_server.h"
+#include <formica/errors.h>
+#include <formica/storage.h>
+#include <string.h>
+
+static uint16_t permission_bits(uint64_t requested, uint16_t fallback)
+{
+    return requested == 0 ? fallback : (uint16_t)(requested & 07777);
+}
+
+/* Opens `path` (existing) according to the flags; *inode set. */
+static long open_existing(struct fs_server *server, uint32_t flags, uint32_t inode,
+                          struct ext2_stat *stat)
+{
+    int error = ext2_stat(&server->fs, inode, stat);
+    if (error != 0)
+        return error;
+    bool directory = (stat->mode & EXT2_S_IFMT) == EXT2_S_IFDIR;
+    if ((flags & FS_OPEN_DIRECTORY) && !directory)
+        return -E_NOT_DIRECTORY;
+    if ((flags & FS_OPEN_TRUNCATE) && !directory && stat->size > 0) {
+        error = ext2_truncate(&server->fs, inode, 0);
+        stat->size = 0;
+    }
+    return error;
+}
+
+long fs_open(struct fs_server *server, struct ica_control *page)
+{
+    const char *path = fs_payload_path(page);
+    if (path == NULL)
+        return -E_INVALID;
+    uint32_t flags = (uint32_t)page->argument[0], inode = 0;
+    int error = ext2_lookup(&server->fs, path, &inode);
+    if (error == -E_NOT_FOUND && (flags & FS_OPEN_CREATE) && !(flags & FS_OPEN_DIRECTORY))
+        error = ext2_create(&server->fs, path,
+                            permission_bits(page->argument[3], FS_DEFAULT_FILE_MODE), &inode);
+    if (error != 0)
+        return error;
+    struct ext2_stat stat;
+    error = (int)open_existing(server, flags, inode, &stat);
+    if (error != 0)
+        return error;
+    page->argument[1] = stat.size;
+    page->argument[2] = stat.mode;
+    return inode;
+}
+
+long fs_mkdir(struct fs_server *server, struct ica_control *page)
+{
+    const char *path = fs_payload_path(page);
+    if (path == NULL)
+        return -E_INVALID;
+    uint32_t inode = 0;
+    int error = ext2_mkdir(&server->fs, path,
+                           permission_bits(page->argument[0], FS_DEFAULT_DIRECTORY_MODE), &inode);
+    return error != 0 ? error : (long)inode;
+}
+
+long fs_unlink(struct fs_server *server, struct ica_control *page)
+{
+    const char *path = fs_payload_path(page);
+    return path == NULL ? -E_INVALID : ext2_unlink(&server->fs, path);
+}
+
+long fs_rmdir(struct fs_server *server, struct ica_control *page)
+{
+    const char *path = fs_payload_path(page);
+    return path == NULL ? -E_INVALID : ext2_rmdir(&server->fs, path);
+}
+
+long fs_rename(struct fs_server *server, struct ica_control *page)
+{
+    const char *old_path = fs_payload_path(page);
+    if (old_path == NULL)
+        return -E_INVALID;
+    size_t first = strlen(old_path) + 1;
+    const char *new_path = old_path + first;
+    if (first >= ICA_PAYLOAD_BYTES || strnlen(new_path, ICA_PAYLOAD_BYTES - first) ==
+                                          ICA_PAYLOAD_BYTES - first)
+        return fs_refuse(page, "second path not NUL-terminated in the payload");
+    return ext2_rename(&server->fs, old_path, new_path);
+}
+
+static uint32_t entry_type(struct fs_server *server, const struct ext2_dirent *entry)
+{
+    uint16_t mode = entry->file_type == EXT2_FT_DIR ? EXT2_S_IFDIR
+                    : entry->file_type == EXT2_FT_REG_FILE ? EXT2_S_IFREG : 0;
+    struct ext2_stat stat;
+    if (entry->file_type == EXT2_FT_UNKNOWN && ext2_stat(&server->fs, entry->inode, &stat) == 0)
+        mode = stat.mode;
+    if ((mode & EXT2_S_IFMT) == EXT2_S_IFDIR)
+        return 2;
+    return (mode & EXT2_S_IFMT) == EXT2_S_IFREG ? 1 : 0;
+}
+
+long fs_readdir(struct fs_server *server, struct ica_control *page)
+{
+    uint64_t cursor = page->argument[1];
+    struct ext2_dirent entry;
+    int found = ext2_readdir(&server->fs, (uint32_t)page->argument[0], &cursor, &entry);
+    if (found <= 0)
+        return found;
+    struct fs_dirent *out = (struct fs_dirent *)page->payload;
+    out->inode = entry.inode;
+    out->type = entry_type(server, &entry);
+    memcpy(out->name, entry.name, sizeof(out->name));
+    page->argument[1] = cursor;
+    return 1;
+}

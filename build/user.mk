@@ -25,6 +25,8 @@ USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fau
 	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
 # Device access checks (apps/devtest, docs/drivers.md).
 USER_PROGRAMS += devtest:apps/devtest
+# Bonnie with readblock and readbyte (apps/bonnie, docs/bonnie.md).
+USER_PROGRAMS += bonnie:apps/bonnie
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

@@ -2,6 +2,7 @@
  * FS requests (formica/storage.h) over one reused control ICA and one data
  * ICA per process. Every call returns a value >= 0 or a negative -E_* code. */
 #pragma once
+#include <formica/ica.h>
 #include <formica/storage.h>
 #include <stddef.h>
 #include <stdint.h>

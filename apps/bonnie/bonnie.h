@@ -1,0 +1,36 @@
+/* bonnie.h: the pieces of Bonnie (apps/bonnie): options (options.c), the
+ * random-reference test of seed 003 (seeker.c, child.c) and Tim Bray's
+ * sequential tests (sequential.c). */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+#define BONNIE_DEFAULT_PATH "/bonnie.dat"
+
+enum bonnie_mode { MODE_READBLOCK, MODE_READBYTE };
+
+struct bonnie_options {
+    uint32_t procs;
+    enum bonnie_mode mode;
+    uint64_t file_bytes;
+    uint32_t refs;
+    uint32_t update_pct;
+    uint32_t chunk;
+    uint64_t seed;
+    const char *path;
+    bool sequential;
+    bool child;         /* --child I: one benchmark process */
+    uint32_t child_index;
+    long parent_pid;
+};
+
+/* Fills `options` from argv; prints the problem and returns false if bad. */
+bool bonnie_parse_options(int argc, char **argv, struct bonnie_options *options);
+const char *bonnie_mode_name(enum bonnie_mode mode);
+
+int bonnie_run_seeker(const struct bonnie_options *options);   /* the parent */
+int bonnie_run_child(const struct bonnie_options *options);    /* one process */
+int bonnie_run_sequential(const struct bonnie_options *options);
+
+/* Microseconds in `cycles` of the TSC. */
+uint64_t bonnie_cycles_to_us(uint64_t cycles);

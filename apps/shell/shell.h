@@ -21,3 +21,14 @@ int shell_status_so_far(void);
 bool command_ps(int word_count, char **words);
 bool command_cores(int word_count, char **words);
 bool command_placement(int word_count, char **words);
+
+/* files.c */
+bool command_ls(int word_count, char **words);
+bool command_cat(int word_count, char **words);
+bool command_stat(int word_count, char **words);
+bool command_cksum(int word_count, char **words);
+bool command_cp(int word_count, char **words);
+bool command_rm(int word_count, char **words);
+bool command_mkdir(int word_count, char **words);
+bool command_rmdir(int word_count, char **words);
+bool command_sync(int word_count, char **words);

@@ -25,6 +25,8 @@ USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fau
 	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
 # Device access checks (apps/devtest, docs/drivers.md).
 USER_PROGRAMS += devtest:apps/devtest
+# Storage server checks (apps/fstest, docs/storage.md).
+USER_PROGRAMS += fstest:apps/fstest
 # Bonnie with readblock and readbyte (apps/bonnie, docs/bonnie.md).
 USER_PROGRAMS += bonnie:apps/bonnie
 program_name = $(word 1,$(subst :, ,$(1)))

@@ -2,6 +2,8 @@
  * on the cores the placement names, then the shell on core 0; when the shell
  * ends, powers the machine off with 0 if the shell succeeded, else 1. */
 #include <formica/device.h>
+#include <formica/request.h>
+#include <formica/storage.h>
 #include <formica/user.h>
 #include <stdio.h>
 
@@ -53,12 +55,26 @@ static int run_shell(void)
     return exit_code;
 }
 
+/* Asks FS to put everything written on the disk (FS_SYNC -> BLK_SYNC), so the
+ * image is clean after power-off. Skipped when FS never registered. */
+static void sync_disk(void)
+{
+    long fs = server_lookup(SERVER_NAME_FS);
+    long control = fs < 0 ? fs : ica_allocate(ICA_KIND_CONTROL, 4096);
+    if (control < 0)
+        return;
+    long result = request_call(fs, (uint64_t)control, FS_SYNC, 0);
+    if (result < 0)
+        printf("init: sync before power-off failed: %s\n", error_text(result));
+}
+
 int main(void)
 {
     struct placement_info placement;
     read_placement(&placement);
     start_servers(&placement);
     int shell_code = run_shell();
+    sync_disk();
     printf("init: shell exited with code %d; powering off\n", shell_code);
     power_off(shell_code == 0 ? 0 : 1);
 }

@@ -1,0 +1,71 @@
+/* error_cases.c: fstest's malformed and failing requests: each must give a
+ * negative result (and a log line from the server), and the servers must go
+ * on answering; also an FS image that could not be mounted. */
+#include "cases.h"
+#include "report.h"
+#include <formica/errors.h>
+#include <formica/request.h>
+#include <formica/storage.h>
+#include <string.h>
+
+static void expect(const char *name, long result, long wanted)
+{
+    report(name, result == wanted, result);
+}
+
+static void unterminated_path(struct fs_link *link)
+{
+    struct ica_control *page = fs_prepare(link, FS_OPEN);
+    memset(page->payload, 'a', ICA_PAYLOAD_BYTES);
+    expect("path_not_terminated", fs_send(link, link->fs), -E_INVALID);
+}
+
+static void data_problems(struct fs_link *link, uint32_t inode)
+{
+    struct ica_control *page = fs_prepare(link, FS_READ);
+    page->argument[0] = inode;
+    page->argument[2] = 16;
+    expect("read_without_data_ica", fs_send(link, link->fs), -E_INVALID);
+    expect("read_longer_than_data_ica", fs_read_at(link, inode, 0, FSTEST_DATA_BYTES + 4096),
+           -E_INVALID);
+    expect("readblock_too_many", fs_readblock(link, inode, 0, STORAGE_MAX_BLOCKS + 1), -E_INVALID);
+}
+
+static void blk_problems(struct fs_link *link)
+{
+    struct ica_control *page = fs_prepare_with_data(link, BLK_READ);
+    page->argument[0] = 1ull << 40;
+    page->argument[1] = 1;
+    expect("blk_read_outside_disk", fs_send(link, link->blk), -E_INVALID);
+    fs_prepare(link, 4242);
+    expect("blk_unknown_operation", fs_send(link, link->blk), -E_INVALID);
+}
+
+void run_error_cases(struct fs_link *link)
+{
+    fs_prepare(link, 999);
+    expect("unknown_operation", fs_send(link, link->fs), -E_INVALID);
+    long bad = fs_read_at(link, 0, 0, 16);
+    report("bad_inode_zero", bad < 0, bad);
+    bad = fs_read_at(link, 0x7fffffff, 0, 16);
+    report("bad_inode_huge", bad < 0, bad);
+    expect("missing_file", fs_open_path(link, "/no/such/file", 0), -E_NOT_FOUND);
+    unterminated_path(link);
+    long inode = fs_open_path(link, "/hello.txt", 0);
+    data_problems(link, (uint32_t)inode);
+    blk_problems(link);
+    long again = fs_open_path(link, "/hello.txt", 0);
+    expect("still_serving", again, inode);
+}
+
+void run_unmounted_cases(struct fs_link *link)
+{
+    long result = fs_open_path(link, "/hello.txt", 0);
+    report("unmounted_open", result == -E_CORRUPT || result == -E_IO, result);
+    uint64_t size;
+    result = fs_stat_path(link, "/", &size);
+    report("unmounted_stat", result == -E_CORRUPT || result == -E_IO, result);
+    fs_prepare(link, FS_SYNC);
+    result = fs_send(link, link->fs);
+    report("unmounted_sync", result == -E_CORRUPT || result == -E_IO, result);
+}

@@ -1,0 +1,31 @@
+/* fs_calls.h: fstest's raw storage requests: one control ICA and one data
+ * ICA, filled by hand as formica/storage.h says, sent synchronously. */
+#pragma once
+#include <formica/ica.h>
+#include <stdint.h>
+
+#define FSTEST_DATA_BYTES (64u * 1024)
+
+struct fs_link {
+    long fs, blk;     /* server pids */
+    uint64_t control; /* our control ICA */
+    uint64_t data;    /* our data ICA of FSTEST_DATA_BYTES */
+};
+
+/* Waits for FS (and BLK if it comes) and allocates the ICAs; 0 or an error. */
+long fs_link_open(struct fs_link *link);
+/* A fresh request: operation, empty payload, no data ICA. */
+struct ica_control *fs_prepare(struct fs_link *link, uint32_t operation);
+void fs_set_path(struct ica_control *page, const char *path);
+/* Sends the prepared request to `server` and waits; the result. */
+long fs_send(struct fs_link *link, long server);
+/* Prepared, with the data ICA attached. */
+struct ica_control *fs_prepare_with_data(struct fs_link *link, uint32_t operation);
+uint8_t *fs_data(const struct fs_link *link);
+
+long fs_open_path(struct fs_link *link, const char *path, uint32_t flags);
+long fs_read_at(struct fs_link *link, uint32_t inode, uint64_t offset, uint64_t length);
+long fs_write_at(struct fs_link *link, uint32_t inode, uint64_t offset, uint64_t length);
+long fs_path_call(struct fs_link *link, uint32_t operation, const char *path);
+long fs_stat_path(struct fs_link *link, const char *path, uint64_t *size);
+long fs_readblock(struct fs_link *link, uint32_t inode, uint64_t first, uint64_t count);

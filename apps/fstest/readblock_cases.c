@@ -1,0 +1,79 @@
+/* readblock_cases.c: fstest's readblock cases: FS maps, BLK answers the
+ * application directly (the result's sender is BLK); holes and the file's
+ * end are answered by FS; and the cycles of a cached one-block readblock. */
+#include "cases.h"
+#include "report.h"
+#include <formica/request.h>
+#include <formica/storage.h>
+#include <formica/user.h>
+#include <stdio.h>
+#include <string.h>
+
+#define RB_BLOCKS 16u
+#define TIMED_CALLS 200u
+
+static long last_sender(const struct fs_link *link)
+{
+    return ica_control_of(link->control)->sender;
+}
+
+static long make_file(struct fs_link *link)
+{
+    long inode = fs_open_path(link, "/fstest/rb.bin", FS_OPEN_CREATE | FS_OPEN_TRUNCATE);
+    fill_pattern(fs_data(link), 2, 0, RB_BLOCKS * STORAGE_BLOCK_BYTES);
+    long written = fs_write_at(link, (uint32_t)inode, 0, RB_BLOCKS * STORAGE_BLOCK_BYTES);
+    report("readblock_file", inode > 0 && written == RB_BLOCKS * STORAGE_BLOCK_BYTES, written);
+    return inode;
+}
+
+static void direct_return(struct fs_link *link, uint32_t inode)
+{
+    memset(fs_data(link), 0, 3 * STORAGE_BLOCK_BYTES);
+    long bytes = fs_readblock(link, inode, 5, 3);
+    bool same = matches_pattern(fs_data(link), 2, 5 * STORAGE_BLOCK_BYTES, 3 * STORAGE_BLOCK_BYTES);
+    bool from_blk = last_sender(link) == link->blk;
+    report("readblock_direct_return", bytes == 3 * STORAGE_BLOCK_BYTES && same && from_blk,
+           bytes);
+    bytes = fs_readblock(link, inode, RB_BLOCKS - 1, 4);
+    report("readblock_at_end", bytes == STORAGE_BLOCK_BYTES, bytes);
+    bytes = fs_readblock(link, inode, RB_BLOCKS + 3, 1);
+    report("readblock_past_end", bytes == 0, bytes);
+}
+
+static void hole(struct fs_link *link)
+{
+    long inode = fs_open_path(link, "/fstest/hole.bin", FS_OPEN_CREATE | FS_OPEN_TRUNCATE);
+    fill_pattern(fs_data(link), 3, 2 * STORAGE_BLOCK_BYTES, STORAGE_BLOCK_BYTES);
+    fs_write_at(link, (uint32_t)inode, 2 * STORAGE_BLOCK_BYTES, STORAGE_BLOCK_BYTES);
+    memset(fs_data(link), 0xff, 3 * STORAGE_BLOCK_BYTES);
+    long bytes = fs_readblock(link, (uint32_t)inode, 0, 3);
+    uint8_t *data = fs_data(link);
+    bool zeros = true;
+    for (uint32_t i = 0; i < 2 * STORAGE_BLOCK_BYTES; i++)
+        zeros &= data[i] == 0;
+    bool tail = matches_pattern(data + 2 * STORAGE_BLOCK_BYTES, 3, 2 * STORAGE_BLOCK_BYTES,
+                                STORAGE_BLOCK_BYTES);
+    report("readblock_hole", bytes == 3 * STORAGE_BLOCK_BYTES && zeros && tail &&
+                                 last_sender(link) == link->fs, bytes);
+}
+
+static void timing(struct fs_link *link, uint32_t inode)
+{
+    fs_readblock(link, inode, 0, 1);
+    uint64_t start = read_timestamp_counter();
+    long bad = 0;
+    for (uint32_t i = 0; i < TIMED_CALLS; i++)
+        bad += fs_readblock(link, inode, i % RB_BLOCKS, 1) != STORAGE_BLOCK_BYTES;
+    uint64_t cycles = (read_timestamp_counter() - start) / TIMED_CALLS;
+    printf("@json {\"kind\":\"fstest_timing\",\"operation\":\"readblock\",\"blocks\":1,"
+           "\"calls\":%u,\"cycles_per_call\":%lu,\"core\":%ld}\n", TIMED_CALLS, cycles, core_id());
+    report("readblock_timed", bad == 0, bad);
+}
+
+void run_readblock_cases(struct fs_link *link)
+{
+    long inode = make_file(link);
+    direct_return(link, (uint32_t)inode);
+    hole(link);
+    timing(link, (uint32_t)inode);
+}

@@ -20,6 +20,23 @@ static const char *mount_problem(long error)
     return "unreadable";
 }
 
+/* There is no real-time clock yet: times count from the image's last write
+ * time, plus the seconds since boot (never 0, which e2fsck would take for an
+ * orphan-list link in a deleted inode's dtime). */
+static void update_time(void)
+{
+    static uint32_t base;
+    if (base == 0) {
+        uint32_t wtime = server.fs.superblock.s_wtime, mtime = server.fs.superblock.s_mtime;
+        base = (wtime > mtime ? wtime : mtime) + 1;
+    }
+    struct clock_info clock;
+    uint64_t seconds = 0;
+    if (clock_get(&clock) == 0)
+        seconds = clock.ticks * clock.tick_period_us / 1000000;
+    server.fs.time = base + (uint32_t)seconds;
+}
+
 static void mount_disk(void)
 {
     long error = block_client_open(&server.device, &server.blk_pid);
@@ -27,6 +44,7 @@ static void mount_disk(void)
         error = ext2_mount(&server.fs, &server.device);
     if (error == 0) {
         server.mounted = true;
+        update_time();
         printf("fs: mounted ext2, %u-byte blocks, %u blocks, %u inodes\n", server.fs.block_size,
                server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
         return;
@@ -44,6 +62,8 @@ static _Noreturn void serve(void)
             printf("fs: receive failed: %s\n", error_text(control));
             exit(1);
         }
+        if (server.mounted)
+            update_time();
         long result = fs_answer(&server, (uint64_t)control);
         if (result == FS_FORWARDED)
             continue;

@@ -1,0 +1,87 @@
+# The storage servers (FS, BLK, DK) as processes talking through ICAs: apps/fstest's raw
+# requests on placements #1 and #5, then e2fsck -fn and debugfs on the image copy (host);
+# a 1 KiB-block image; and a corrupt superblock that FS reports and answers with errors.
+import shutil
+import subprocess
+
+import pytest
+
+from formica import OUT_DIR, run
+
+FSTEST_TIMEOUT = 150
+
+
+def pattern(seed, offset, length):
+    return bytes(((i * 131 + i // 4096 + seed) % 251) for i in range(offset, offset + length))
+
+
+def image_copy(tmp_path, name="disk.img"):
+    source = OUT_DIR / name
+    if not source.is_file():
+        pytest.fail(f"{source} missing; run `make disk`", pytrace=False)
+    copy = tmp_path / name
+    shutil.copyfile(source, copy)
+    return copy
+
+
+def debugfs_cat(image, path):
+    completed = subprocess.run(["debugfs", "-R", f"cat {path}", str(image)],
+                               capture_output=True, check=True)
+    return completed.stdout
+
+
+def assert_clean(image):
+    completed = subprocess.run(["e2fsck", "-fn", str(image)], capture_output=True, text=True)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def assert_all_cases_passed(result):
+    cases = result.kinds("fstest")
+    assert cases, result.describe()
+    failed = [case["case"] for case in cases if not case["ok"]]
+    assert not failed, f"failed cases {failed}\n{result.describe()}"
+
+
+def assert_files_on_disk(image, readblock=True):
+    assert debugfs_cat(image, "/fstest/b.txt") == pattern(1, 0, 5000)
+    if readblock:
+        assert debugfs_cat(image, "/fstest/rb.bin") == pattern(2, 0, 16 * 4096)
+        assert debugfs_cat(image, "/fstest/hole.bin") == bytes(8192) + pattern(3, 8192, 4096)
+
+
+@pytest.mark.parametrize("placement", ["1", "5"])
+def test_fstest_on_placement(built, tmp_path, placement):
+    image = image_copy(tmp_path)
+    result = run("--smp", "3", "--placement", placement, "--disk", str(image),
+                 "--cmd", "run fstest", timeout=FSTEST_TIMEOUT)
+    assert result.rc == 0, result.describe()
+    assert_all_cases_passed(result)
+    assert "fstest_timing" in result.text
+    assert result.kinds("fstest_readblock") == [{"kind": "fstest_readblock", "answered_by": "blk"}]
+    assert_clean(image)
+    assert_files_on_disk(image)
+
+
+def test_fstest_on_1k_blocks(built, tmp_path):
+    image = image_copy(tmp_path, "disk-1k.img")
+    result = run("--smp", "3", "--placement", "5", "--disk", str(image),
+                 "--cmd", "run fstest", timeout=FSTEST_TIMEOUT)
+    assert result.rc == 0, result.describe()
+    assert_all_cases_passed(result)
+    assert "fs: mounted ext2, 1024-byte blocks" in result.text
+    assert result.kinds("fstest_readblock")[0]["answered_by"] == "fs"  # readblock falls back
+    assert_clean(image)
+    assert_files_on_disk(image)
+
+
+def test_corrupt_superblock(built, tmp_path):
+    image = image_copy(tmp_path)
+    with open(image, "r+b") as disk:  # s_magic: byte 56 of the superblock at 1024
+        disk.seek(1024 + 56)
+        disk.write(b"\0\0")
+    result = run("--smp", "3", "--placement", "5", "--disk", str(image),
+                 "--cmd", "run fstest unmounted; echo still here", timeout=FSTEST_TIMEOUT)
+    assert result.rc == 0, result.describe()
+    assert "fs: cannot mount the disk: corrupt" in result.text, result.describe()
+    assert_all_cases_passed(result)
+    assert "still here" in result.text

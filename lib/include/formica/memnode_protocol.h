@@ -1,0 +1,168 @@
+/* memnode_protocol.h: the memory-node wire protocol (docs/memnode.md): Ethernet
+ * frames of type 0x88b5 carrying NEGOTIATE, STORE and RETRIEVE with sequence
+ * numbers, fragments of 1 KiB, reassembly bitmaps and retransmission timers. Pure. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MEMNODE_ETHERTYPE 0x88b5
+#define MEMNODE_MAGIC 0x464d /* "FM" */
+#define MEMNODE_VERSION 1
+#define MEMNODE_ETHERNET_HEADER 14
+#define MEMNODE_HEADER_BYTES 32
+#define MEMNODE_FRAGMENT_BYTES 1024
+#define MEMNODE_FRAME_MAX (MEMNODE_ETHERNET_HEADER + MEMNODE_HEADER_BYTES + MEMNODE_FRAGMENT_BYTES)
+#define MEMNODE_MIN_BLOCK (4u << 10)
+#define MEMNODE_MAX_BLOCK (1u << 20)
+#define MEMNODE_MAX_FRAGMENTS (MEMNODE_MAX_BLOCK / MEMNODE_FRAGMENT_BYTES)
+#define MEMNODE_BITMAP_BYTES (MEMNODE_MAX_FRAGMENTS / 8)
+#define MEMNODE_WINDOW 64 /* fragments sent before an acknowledgement is asked for */
+
+enum memnode_type {
+    MEMNODE_NEGOTIATE = 1,       /* client -> node (or broadcast): capacity? */
+    MEMNODE_NEGOTIATE_REPLY = 2, /* node -> client: struct memnode_capacity in the payload */
+    MEMNODE_STORE = 3,           /* client -> node: one fragment of a block */
+    MEMNODE_STORE_ACK = 4,       /* node -> client: bitmap of fragments held; status */
+    MEMNODE_RETRIEVE = 5,        /* client -> node: bitmap of fragments the client has */
+    MEMNODE_RETRIEVE_DATA = 6,   /* node -> client: one fragment of the block */
+    MEMNODE_TYPE_LAST = 6
+};
+
+#define MEMNODE_FLAG_ACK_REQUEST 1u /* STORE: answer with a STORE_ACK now */
+
+/* Decoding and validation errors (negative). */
+enum memnode_error {
+    MEMNODE_OK = 0,
+    MEMNODE_ERROR_SHORT = -1,          /* shorter than both headers */
+    MEMNODE_ERROR_ETHERTYPE = -2,      /* not 0x88b5: not ours */
+    MEMNODE_ERROR_MAGIC = -3,          /* bad magic or version */
+    MEMNODE_ERROR_TYPE = -4,           /* unknown message type */
+    MEMNODE_ERROR_LENGTH = -5,         /* payload length disagrees with the frame or the type */
+    MEMNODE_ERROR_BLOCK_SIZE = -6,     /* block size not a power of two in 4 KiB-1 MiB */
+    MEMNODE_ERROR_FRAGMENT = -7,       /* fragment index or count out of range */
+    MEMNODE_ERROR_SPACE = -8,          /* the output buffer is too small */
+};
+
+/* Statuses carried in replies (`status`). */
+#define MEMNODE_STATUS_OK 0
+#define MEMNODE_STATUS_OUT_OF_RANGE 1 /* block * block_bytes beyond the node's capacity */
+#define MEMNODE_STATUS_BAD_BLOCK_SIZE 2
+
+struct memnode_message {
+    uint8_t destination[6];
+    uint8_t source[6];
+    uint8_t type;
+    uint8_t flags;
+    uint16_t status;
+    uint32_t sequence;
+    uint64_t block;
+    uint32_t block_bytes;
+    uint16_t fragment;
+    uint16_t fragment_count;
+    uint16_t payload_bytes;
+    const uint8_t *payload; /* decode: points into the frame */
+};
+
+/* NEGOTIATE_REPLY payload. */
+struct memnode_capacity {
+    uint64_t capacity_bytes;
+    uint32_t node_id;
+    uint32_t min_block_bytes;
+    uint32_t max_block_bytes;
+};
+#define MEMNODE_CAPACITY_BYTES 20
+
+/* Frame <-> message. encode returns the frame length or a negative error. */
+long memnode_encode(const struct memnode_message *message, uint8_t *frame, size_t capacity);
+int memnode_decode(const uint8_t *frame, size_t length, struct memnode_message *message);
+const char *memnode_error_text(int error);
+bool memnode_block_size_valid(uint32_t block_bytes);
+uint16_t memnode_fragment_count(uint32_t block_bytes);
+void memnode_capacity_encode(const struct memnode_capacity *capacity, uint8_t *payload);
+void memnode_capacity_decode(const uint8_t *payload, struct memnode_capacity *capacity);
+
+/* Sequence numbers: 32-bit, compared modulo 2^32. */
+bool memnode_sequence_newer(uint32_t candidate, uint32_t current);
+
+/* Fragment bitmaps (MEMNODE_BITMAP_BYTES bytes). */
+bool memnode_bit_test(const uint8_t *bitmap, unsigned index);
+void memnode_bit_set(uint8_t *bitmap, unsigned index);
+unsigned memnode_bits_count(const uint8_t *bitmap, unsigned count);
+/* Up to `max` fragments below `count` not set in `bitmap`, from index `start` on. */
+unsigned memnode_missing_fragments(const uint8_t *bitmap, unsigned count, unsigned start,
+                                   uint16_t *out, unsigned max);
+
+/* Reassembly of one block (one transfer, identified by its sequence number). */
+struct memnode_reassembly {
+    bool active;
+    uint32_t sequence;
+    uint64_t block;
+    uint32_t block_bytes;
+    uint16_t fragment_count;
+    uint16_t received;
+    uint64_t duplicates;
+    uint64_t stale;
+    uint8_t bitmap[MEMNODE_BITMAP_BYTES];
+};
+
+enum memnode_accept {
+    MEMNODE_ACCEPT_NEW = 0,       /* a fragment not seen before: copy it */
+    MEMNODE_ACCEPT_DUPLICATE = 1, /* already held: ignore */
+    MEMNODE_ACCEPT_STALE = 2,     /* an older sequence number: ignore */
+    MEMNODE_ACCEPT_MISMATCH = 3,  /* same sequence, other block or size: ignore */
+};
+
+/* Starts a transfer (clears the bitmap). */
+void memnode_reassembly_start(struct memnode_reassembly *state, uint32_t sequence,
+                              uint64_t block, uint32_t block_bytes);
+/* Takes a fragment message: a newer sequence restarts the transfer. */
+enum memnode_accept memnode_reassembly_accept(struct memnode_reassembly *state,
+                                              const struct memnode_message *message);
+bool memnode_reassembly_complete(const struct memnode_reassembly *state);
+/* Byte offset of `fragment` in the block and its length. */
+uint32_t memnode_fragment_offset(uint16_t fragment);
+uint32_t memnode_fragment_length(uint32_t block_bytes, uint16_t fragment);
+
+/* Retransmission: a deadline, attempts without progress, a limit. */
+struct memnode_retry {
+    uint64_t deadline;
+    uint64_t timeout;
+    unsigned attempts;
+    unsigned limit;
+};
+
+enum memnode_retry_decision {
+    MEMNODE_RETRY_WAIT = 0,       /* keep waiting */
+    MEMNODE_RETRY_RETRANSMIT = 1, /* deadline passed: send again (the deadline is re-armed) */
+    MEMNODE_RETRY_GIVE_UP = 2,    /* `limit` retransmissions without progress: the node is dead */
+};
+
+void memnode_retry_start(struct memnode_retry *retry, uint64_t now, uint64_t timeout,
+                         unsigned limit);
+/* Something new arrived: re-arm the deadline and forget past attempts. */
+void memnode_retry_progress(struct memnode_retry *retry, uint64_t now);
+enum memnode_retry_decision memnode_retry_check(struct memnode_retry *retry, uint64_t now);
+
+/* First-free placement over several nodes: slot s is block s - first(node)
+ * on the node whose range holds it. The caller gives the bitmap storage. */
+#define MEMNODE_MAX_NODES 16
+struct memnode_placement {
+    unsigned node_count;
+    uint64_t node_blocks[MEMNODE_MAX_NODES];
+    uint64_t total_blocks;
+    uint64_t used_blocks;
+    uint64_t search_from; /* every slot below is in use */
+    uint8_t *used;        /* total_blocks bits */
+};
+
+/* Bytes of bitmap needed for these node sizes. */
+size_t memnode_placement_bitmap_bytes(const uint64_t *node_blocks, unsigned node_count);
+int memnode_placement_init(struct memnode_placement *placement, const uint64_t *node_blocks,
+                           unsigned node_count, uint8_t *bitmap);
+/* The first free slot, or -1 when every node is full. */
+int64_t memnode_placement_allocate(struct memnode_placement *placement);
+void memnode_placement_free(struct memnode_placement *placement, uint64_t slot);
+/* The node and its block number for `slot`; false when out of range. */
+bool memnode_placement_locate(const struct memnode_placement *placement, uint64_t slot,
+                              unsigned *node, uint64_t *block);

@@ -1,0 +1,269 @@
+/* test_pager_policy.c: the pager's replacement policies (servers/pager/policy.c)
+ * on recorded access traces with a simulated MMU accessed bit: Fig. 3's
+ * pseudo-LRU, FIFO, drop hints, the in-flight bound and hint ranges. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "policy.h"
+#include <formica/pager.h>
+
+#define BLOCKS 64
+
+static struct policy_state policy;
+static struct policy_link links[BLOCKS];
+static bool accessed[BLOCKS];
+static uint32_t scanned[4 * BLOCKS]; /* blocks referenced() was asked about, in order */
+static uint32_t scan_count;
+
+/* The simulated MMU: test-and-clear of the block's accessed bit. */
+static bool referenced(void *context, uint32_t block)
+{
+    (void)context;
+    scanned[scan_count++ % (4 * BLOCKS)] = block;
+    bool was = accessed[block];
+    accessed[block] = false;
+    return was;
+}
+
+static void start(uint32_t kind)
+{
+    memset(accessed, 0, sizeof(accessed));
+    scan_count = 0;
+    policy_init(&policy, kind, BLOCKS, links);
+}
+
+/* Makes blocks 0..count-1 resident in order, each referenced once. */
+static void fill(uint32_t count)
+{
+    for (uint32_t block = 0; block < count; block++) {
+        policy_add(&policy, block);
+        accessed[block] = true;
+    }
+}
+
+static uint32_t victim(void)
+{
+    return policy_choose_victim(&policy, referenced, NULL);
+}
+
+static void test_lru_all_referenced_takes_active_head(void **state)
+{
+    (void)state;
+    start(PAGER_POLICY_LRU);
+    fill(4);
+    /* Every block was referenced: none goes inactive, the bits are cleared,
+     * and Fig. 3 falls back to active_list.remove_head(). */
+    assert_int_equal(victim(), 0);
+    assert_int_equal(scan_count, 4);
+    for (uint32_t block = 0; block < 4; block++)
+        assert_false(accessed[block]);
+    /* Next time the cleared blocks all move to the inactive list; the first goes. */
+    assert_int_equal(victim(), 1);
+    assert_int_equal(policy.queues[POLICY_LIST_INACTIVE].count, 2);
+    assert_int_equal(policy_resident_count(&policy), 2);
+}
+
+static void test_lru_referenced_inactive_block_returns_to_active(void **state)
+{
+    (void)state;
+    start(PAGER_POLICY_LRU);
+    fill(4);
+    assert_int_equal(victim(), 0);
+    assert_int_equal(victim(), 1); /* 2 and 3 are inactive now */
+    accessed[2] = true;            /* used after it went inactive */
+    assert_int_equal(victim(), 3);
+    assert_int_equal(links[2].list, POLICY_LIST_ACTIVE);
+    /* The inactive list is empty again: 2 (cleared) is moved and taken. */
+    assert_int_equal(victim(), 2);
+    assert_int_equal(victim(), POLICY_NONE);
+}
+
+static void test_lru_keeps_recently_used_blocks(void **state)
+{
+    (void)state;
+    start(PAGER_POLICY_LRU);
+    fill(6);
+    assert_int_equal(victim(), 0); /* clears every bit */
+    accessed[1] = accessed[4] = true;
+    /* 2, 3, 5 go inactive in list order; 1 and 4 stay active. */
+    assert_int_equal(victim(), 2);
+    assert_int_equal(victim(), 3);
+    assert_int_equal(victim(), 5);
+    assert_int_equal(links[1].list, POLICY_LIST_ACTIVE);
+    assert_int_equal(links[4].list, POLICY_LIST_ACTIVE);
+}
+
+static void test_swapped_in_block_goes_to_active_tail(void **state)
+{
+    (void)state;
+    start(PAGER_POLICY_LRU);
+    fill(3);
+    assert_int_equal(victim(), 0);
+    policy_add(&policy, 0); /* swapped back in */
+    assert_int_equal(policy.queues[POLICY_LIST_ACTIVE].tail, 0);
+    assert_int_equal(links[0].list, POLICY_LIST_ACTIVE);
+}
+
+static void test_fifo_ignores_referenced_bits(void **state)
+{
+    (void)state;
+    start(PAGER_POLICY_FIFO);
+    fill(4);
+    accessed[0] = true;
+    assert_int_equal(victim(), 0);
+    assert_int_equal(victim(), 1);
+    policy_add(&policy, 0);
+    assert_int_equal(victim(), 2);
+    assert_int_equal(victim(), 3);
+    assert_int_equal(victim(), 0);
+    assert_int_equal(victim(), POLICY_NONE);
+    assert_int_equal(scan_count, 0);
+}
+
+static void test_drop_hint_is_evicted_first(void **state)
+{
+    (void)state;
+    for (uint32_t kind = PAGER_POLICY_LRU; kind <= PAGER_POLICY_FIFO; kind++) {
+        start(kind);
+        fill(5);
+        policy_hint_drop(&policy, 3);
+        policy_hint_drop(&policy, 1);
+        policy_hint_drop(&policy, 40); /* not resident: ignored */
+        assert_int_equal(victim(), 3);
+        assert_int_equal(victim(), 1);
+        assert_int_equal(scan_count, 0);
+        assert_int_equal(policy_resident_count(&policy), 3);
+    }
+}
+
+static void test_remove_takes_block_off_every_list(void **state)
+{
+    (void)state;
+    start(PAGER_POLICY_LRU);
+    fill(3);
+    policy_hint_drop(&policy, 2);
+    policy_remove(&policy, 2);
+    policy_remove(&policy, 0);
+    assert_false(policy_is_resident(&policy, 2));
+    assert_int_equal(policy_resident_count(&policy), 1);
+    assert_int_equal(victim(), 1);
+}
+
+/* Replays a trace of block references with room for `capacity` resident
+ * blocks; returns the number of swap-ins (first touches included). */
+static uint32_t replay(uint32_t kind, const uint32_t *trace, uint32_t length, uint32_t capacity,
+                       uint32_t *evicted, uint32_t *evicted_count)
+{
+    start(kind);
+    uint32_t swap_ins = 0;
+    *evicted_count = 0;
+    for (uint32_t i = 0; i < length; i++) {
+        uint32_t block = trace[i];
+        if (!policy_is_resident(&policy, block)) {
+            if (policy_resident_count(&policy) == capacity)
+                evicted[(*evicted_count)++] = victim();
+            policy_add(&policy, block);
+            swap_ins++;
+        }
+        accessed[block] = true;
+    }
+    return swap_ins;
+}
+
+static void test_trace_hot_block_survives_under_lru_only(void **state)
+{
+    (void)state;
+    /* A scan over blocks 1..20 with block 0 referenced between every step. */
+    uint32_t trace[64], length = 0, evicted[64], count;
+    for (uint32_t block = 1; block <= 20; block++) {
+        trace[length++] = 0;
+        trace[length++] = block;
+    }
+    uint32_t lru = replay(PAGER_POLICY_LRU, trace, length, 4, evicted, &count);
+    /* Only the first eviction, when every bit is set, may take block 0
+     * (Fig. 3's active_list.remove_head()); later the scan protects it. */
+    for (uint32_t i = 1; i < count; i++)
+        assert_int_not_equal(evicted[i], 0);
+    uint32_t fifo = replay(PAGER_POLICY_FIFO, trace, length, 4, evicted, &count);
+    assert_true(fifo > lru);
+    assert_int_equal(evicted[0], 0); /* FIFO throws the hot block out first */
+}
+
+static void test_trace_eviction_order_recorded(void **state)
+{
+    (void)state;
+    /* Recorded trace: 0 1 2 3 | 0 | 4 5 6. Capacity 4. */
+    static const uint32_t trace[] = {0, 1, 2, 3, 0, 4, 5, 6};
+    uint32_t evicted[8], count;
+    replay(PAGER_POLICY_LRU, trace, 8, 4, evicted, &count);
+    assert_int_equal(count, 3);
+    /* 4: all bits set -> active head 0 goes (bits cleared); 5: 1 2 3 go inactive,
+     * 1 is taken; 6: 2 is taken (4 stays active, referenced). */
+    assert_int_equal(evicted[0], 0);
+    assert_int_equal(evicted[1], 1);
+    assert_int_equal(evicted[2], 2);
+    replay(PAGER_POLICY_FIFO, trace, 8, 4, evicted, &count);
+    assert_int_equal(evicted[0], 0);
+    assert_int_equal(evicted[1], 1);
+    assert_int_equal(evicted[2], 2);
+}
+
+static void test_inflight_bound(void **state)
+{
+    (void)state;
+    struct inflight_bound bound;
+    inflight_init(&bound, 4 << 20);
+    assert_false(inflight_must_wait(&bound, 8 << 20)); /* nothing in flight: always go */
+    inflight_start(&bound, 1 << 20);
+    inflight_start(&bound, 2 << 20);
+    assert_false(inflight_must_wait(&bound, 1 << 20)); /* exactly at the limit */
+    inflight_start(&bound, 1 << 20);
+    assert_true(inflight_must_wait(&bound, 1 << 20));
+    inflight_finish(&bound, 2 << 20);
+    assert_false(inflight_must_wait(&bound, 1 << 20));
+    assert_int_equal(bound.peak, 4 << 20);
+    inflight_finish(&bound, 8 << 20); /* never below zero */
+    assert_int_equal(bound.bytes, 0);
+}
+
+static void test_hint_block_range(void **state)
+{
+    (void)state;
+    const uint64_t base = PAGER_REGION_BASE, bytes = 1 << 20;
+    uint32_t first, last;
+    assert_true(policy_block_range(base, bytes, 65536, base + 100, 65536, &first, &last));
+    assert_int_equal(first, 0);
+    assert_int_equal(last, 1);
+    assert_true(policy_block_range(base, bytes, 65536, base - 4096, 8192, &first, &last));
+    assert_int_equal(first, 0);
+    assert_int_equal(last, 0);
+    assert_true(policy_block_range(base, bytes, 65536, base + bytes - 1, 1000, &first, &last));
+    assert_int_equal(first, 15);
+    assert_int_equal(last, 15);
+    assert_false(policy_block_range(base, bytes, 65536, base + bytes, 10, &first, &last));
+    assert_false(policy_block_range(base, bytes, 65536, base, 0, &first, &last));
+    assert_true(policy_block_range(base, bytes, 4096, base, UINT64_MAX, &first, &last));
+    assert_int_equal(last, 255);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lru_all_referenced_takes_active_head),
+        cmocka_unit_test(test_lru_referenced_inactive_block_returns_to_active),
+        cmocka_unit_test(test_lru_keeps_recently_used_blocks),
+        cmocka_unit_test(test_swapped_in_block_goes_to_active_tail),
+        cmocka_unit_test(test_fifo_ignores_referenced_bits),
+        cmocka_unit_test(test_drop_hint_is_evicted_first),
+        cmocka_unit_test(test_remove_takes_block_off_every_list),
+        cmocka_unit_test(test_trace_hot_block_survives_under_lru_only),
+        cmocka_unit_test(test_trace_eviction_order_recorded),
+        cmocka_unit_test(test_inflight_bound),
+        cmocka_unit_test(test_hint_block_range),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -23,6 +23,8 @@ USER_LIBRARY := $(OUT)/libformica.a
 USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fault \
 	pingpong:apps/pingpong ipcserver:apps/ipcserver spin:apps/spin icasmoke:apps/icasmoke \
 	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
+# ICA tests and benchmark (apps/icatest, apps/ipcbench, docs/ica.md).
+USER_PROGRAMS += icatest:apps/icatest ipcbench:apps/ipcbench
 # Device access checks (apps/devtest, docs/drivers.md).
 USER_PROGRAMS += devtest:apps/devtest
 # Storage server checks (apps/fstest, docs/storage.md).

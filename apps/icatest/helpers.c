@@ -1,0 +1,124 @@
+/* helpers.c: the roles `icatest bad` starts in other processes: a server that
+ * never receives, a process using ICAs it does not hold, ring fillers, a
+ * requester that never collects, and processes touching memory they lost. */
+#include "icatest.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SURVIVED_EXIT_CODE 3 /* a helper that should have been killed */
+
+static uint64_t number(const char *text)
+{
+    return strtoul(text, NULL, 0);
+}
+
+/* `sink NAME`: registers, never receives; exits when notified. */
+static int sink(char **argv)
+{
+    if (server_register(argv[0]) != 0)
+        return 1;
+    await_notification();
+    return 0;
+}
+
+/* `use CONTROL DATA SERVER`: every use of the parent's ICAs is refused. */
+static int use_foreign(char **argv)
+{
+    uint64_t control = number(argv[0]), data = number(argv[1]);
+    long server = (long)number(argv[2]);
+    bool ok = ica_request(server, control, ICA_SYNC) == -E_PERMISSION;
+    ok &= ica_free(control) == -E_PERMISSION;
+    ok &= ica_free(data) == -E_PERMISSION;
+    long mine = ica_allocate(ICA_KIND_CONTROL, 4096);
+    request_prepare((uint64_t)mine, OPERATION_ECHO);
+    request_attach((uint64_t)mine, data);
+    ok &= ica_request(server, (uint64_t)mine, ICA_SYNC) == -E_PERMISSION;
+    ok &= ica_free((uint64_t)mine) == 0;
+    return ok ? 0 : 1;
+}
+
+/* Allocates `count` control ICAs and sends them to `server` without waiting. */
+static long send_async(long server, long count)
+{
+    for (long i = 0; i < count; i++) {
+        long control = ica_allocate(ICA_KIND_CONTROL, 4096);
+        if (control < 0)
+            return control;
+        request_prepare((uint64_t)control, OPERATION_ECHO);
+        ica_control_of((uint64_t)control)->argument[0] = (uint64_t)i;
+        long error = ica_request(server, (uint64_t)control, 0);
+        if (error != 0)
+            return error;
+    }
+    return 0;
+}
+
+/* `fill SINK COUNT PARENT`: COUNT requests into the sink's ring; once told
+ * the sink ended, collects them all, each answered with -E_NOT_FOUND. */
+static int fill(char **argv)
+{
+    long count = (long)number(argv[1]), parent = (long)number(argv[2]);
+    if (send_async((long)number(argv[0]), count) != 0)
+        return 1;
+    notify(parent);
+    await_notification();
+    for (long i = 0; i < count; i++) {
+        long control = ica_collect(0);
+        if (control < 0 || ica_control_of((uint64_t)control)->result != -E_NOT_FOUND)
+            return 1;
+        ica_free((uint64_t)control);
+    }
+    return 0;
+}
+
+/* `flood SERVER COUNT PARENT`: COUNT requests whose results are never collected. */
+static int flood(char **argv)
+{
+    long error = send_async((long)number(argv[0]), (long)number(argv[1]));
+    notify((long)number(argv[2]));
+    await_notification();
+    return error == 0 ? 0 : 1;
+}
+
+/* `touch SERVER control|data`: hands an ICA over, then reads its old mapping. */
+static int touch_after_handover(char **argv)
+{
+    long control = ica_allocate(ICA_KIND_CONTROL, 4096);
+    long data = ica_allocate(ICA_KIND_DATA, 4096);
+    request_prepare((uint64_t)control, OPERATION_ECHO);
+    request_attach((uint64_t)control, (uint64_t)data);
+    if (ica_request((long)number(argv[0]), (uint64_t)control, 0) != 0)
+        return 1;
+    uint64_t lost = strcmp(argv[1], "data") == 0 ? (uint64_t)data : (uint64_t)control;
+    volatile uint32_t *old = ica_address(lost);
+    printf("icatest: read after handover gave %u\n", *old);
+    return SURVIVED_EXIT_CODE;
+}
+
+/* `peek ADDRESS`: reads an address where another process holds an ICA. */
+static int peek(char **argv)
+{
+    volatile uint8_t *address = (volatile uint8_t *)number(argv[0]);
+    printf("icatest: peek read %u\n", *address);
+    return SURVIVED_EXIT_CODE;
+}
+
+struct role {
+    const char *name;
+    int arguments;
+    int (*run)(char **argv);
+};
+
+static const struct role roles[] = {
+    {"sink", 1, sink},   {"use", 3, use_foreign}, {"fill", 3, fill},
+    {"flood", 3, flood}, {"touch", 2, touch_after_handover}, {"peek", 1, peek},
+};
+
+int helper_main(int argc, char **argv)
+{
+    for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
+        if (strcmp(argv[0], roles[i].name) == 0 && argc - 1 >= roles[i].arguments)
+            return roles[i].run(argv + 1);
+    return 2;
+}

@@ -1,0 +1,32 @@
+/* icatest.h: what the parts of icatest share: the ipcserver operations, the
+ * @json case report, and starting/stopping servers and helper processes. */
+#pragma once
+#include <formica/request.h>
+#include <formica/user.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define OPERATION_ECHO 1 /* ipcserver: result = argument[0] + 1 */
+#define OPERATION_EXIT 3 /* ipcserver: answers, then exits */
+#define FAULT_EXIT_CODE (128 + 14) /* a process killed by a page fault */
+
+/* Prints one @json icatest line for `name`; returns ok. */
+bool report_case(const char *name, bool ok, long got, long want);
+/* The number of online cores. */
+uint32_t online_cores(void);
+/* Starts `program arguments` on `core` as a server and waits until it
+ * registered `name`; returns its pid or an error. */
+long start_server(const char *program, const char *arguments, uint32_t core, const char *name);
+/* Sends OPERATION_EXIT to ipcserver `pid` and waits for it to end; its exit code. */
+int stop_ipcserver(long pid);
+/* Runs `icatest arguments` on `core` and waits; its exit code (-1 if it did not start). */
+int run_helper(const char *arguments, uint32_t core);
+/* Microseconds since boot from the TSC. */
+uint64_t now_us(void);
+/* Waits up to `milliseconds` for the pool counts to equal `start`; true if they do. */
+bool pools_return_to(const struct ica_stats *start, uint64_t milliseconds, struct ica_stats *now);
+
+int stress_main(int argc, char **argv);
+int client_main(int argc, char **argv);
+int bad_main(int argc, char **argv);
+int helper_main(int argc, char **argv);

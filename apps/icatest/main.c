@@ -1,0 +1,26 @@
+/* icatest: tests of ICA communication, one subcommand per role (docs/ica.md).
+ * `stress CLIENTS REQUESTS CORES` and `bad` are run from the shell; `client`
+ * and the helper roles are copies of icatest that those two start. */
+#include "icatest.h"
+#include <stdio.h>
+#include <string.h>
+
+static int usage(void)
+{
+    printf("usage: icatest stress CLIENTS REQUESTS CORES | icatest bad\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage();
+    if (strcmp(argv[1], "stress") == 0)
+        return stress_main(argc - 2, argv + 2);
+    if (strcmp(argv[1], "client") == 0)
+        return client_main(argc - 2, argv + 2);
+    if (strcmp(argv[1], "bad") == 0)
+        return bad_main(argc - 2, argv + 2);
+    int code = helper_main(argc - 1, argv + 1);
+    return code == 2 ? usage() : code;
+}

@@ -1,0 +1,160 @@
+/* ipcbench [--requests N]: cost of ICA requests in TSC cycles and IPIs per
+ * request: null requests, two-stage chains (direct return or through S1),
+ * data handover vs copying, and the paper's placements #1-#5 (docs/ica.md). */
+#include "ipcbench.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_REQUESTS 2000
+#define LAST_PAGE_MARK 0xee /* ipcserver stops touching at a page starting with it */
+
+static long requests = DEFAULT_REQUESTS;
+static uint32_t cores = 1;
+static int server_serial;
+static bool all_ok = true;
+
+static long echo_request(struct bench_case *bench)
+{
+    return request_call(bench->server, bench->control, OPERATION_ECHO, 41);
+}
+
+static long touch_request(struct bench_case *bench)
+{
+    request_prepare(bench->control, OPERATION_TOUCH);
+    request_attach(bench->control, bench->data);
+    long error = ica_request(bench->server, bench->control, ICA_SYNC);
+    return error != 0 ? error : ica_control_of(bench->control)->result;
+}
+
+static long copy_then_touch_request(struct bench_case *bench)
+{
+    memcpy(ica_address(bench->data), bench->source, bench->bytes);
+    return touch_request(bench);
+}
+
+/* A fresh server name "bN" for `ipcserver NAME [rest]`; returns the pid. */
+static long start_named(char *name, const char *rest, uint32_t core)
+{
+    char arguments[64];
+    snprintf(name, 8, "b%d", server_serial++);
+    snprintf(arguments, sizeof arguments, "%s%s%s", name, rest[0] ? " " : "", rest);
+    return start_ipcserver(name, arguments, core % cores);
+}
+
+/* Runs `bench` against a chain of one or two servers placed on the given cores. */
+static void run_chain(struct bench_case *bench, uint32_t first_core, int stages, uint32_t last_core,
+                      const char *forward)
+{
+    char last[8] = "", first[8], rest[32];
+    long tail = stages == 2 ? start_named(last, "", last_core) : 0;
+    snprintf(rest, sizeof rest, "%s %s", last, forward);
+    long head = start_named(first, stages == 2 ? rest : "", first_core);
+    bench->server = head;
+    if (head < 0 || tail < 0)
+        printf("ipcbench: %s %s: servers did not start\n", bench->name, bench->placement);
+    else
+        all_ok &= measure(bench, requests);
+    if (head > 0)
+        stop_ipcserver(head);
+    if (tail > 0)
+        stop_ipcserver(tail);
+}
+
+static void null_requests(uint64_t control)
+{
+    struct bench_case same = {"null_sync", "same-core", 0, 0, control, 0, NULL, 42, echo_request};
+    run_chain(&same, 0, 1, 0, "");
+    struct bench_case cross = {"null_sync", "cross-core", 0, 0, control, 0, NULL, 42, echo_request};
+    run_chain(&cross, 1, 1, 1, "");
+}
+
+static void two_stage_requests(uint64_t control)
+{
+    static const char *forwards[] = {"direct", "via"};
+    static const char *names[] = {"two_stage_direct", "two_stage_via_s1"};
+    for (int i = 0; i < 2; i++) {
+        struct bench_case same = {names[i], "same-core", 0, 0, control, 0, NULL, 42, echo_request};
+        run_chain(&same, 0, 2, 0, forwards[i]);
+        struct bench_case cross = {names[i], "cross-core", 0, 0, control, 0, NULL, 42, echo_request};
+        run_chain(&cross, 1, 2, 2, forwards[i]);
+    }
+}
+
+/* Every page starts with 1, the last with LAST_PAGE_MARK; the sum ipcserver returns. */
+static long mark_pages(uint8_t *bytes, uint64_t size)
+{
+    uint64_t pages = size / 4096;
+    for (uint64_t page = 0; page < pages; page++)
+        bytes[page * 4096] = page + 1 == pages ? LAST_PAGE_MARK : 1;
+    return (long)(pages - 1) + LAST_PAGE_MARK;
+}
+
+static void data_requests(uint64_t control)
+{
+    static const uint64_t sizes[] = {4096, 65536, ICA_DATA_MAX_BYTES};
+    uint8_t *source = malloc(ICA_DATA_MAX_BYTES);
+    for (int i = 0; i < 3; i++) {
+        long data = ica_allocate(ICA_KIND_DATA, sizes[i]);
+        if (data < 0 || source == NULL) {
+            all_ok = false;
+            continue;
+        }
+        long expected = mark_pages(ica_address((uint64_t)data), sizes[i]);
+        mark_pages(source, sizes[i]);
+        struct bench_case handover = {"handover_only", "cross-core", sizes[i], 0, control,
+                                      (uint64_t)data, NULL, expected, touch_request};
+        run_chain(&handover, 1, 1, 1, "");
+        struct bench_case copy = {"copy_into_ica", "cross-core", sizes[i], 0, control,
+                                  (uint64_t)data, source, expected, copy_then_touch_request};
+        run_chain(&copy, 1, 1, 1, "");
+        ica_free((uint64_t)data);
+    }
+    free(source);
+}
+
+/* The paper's forms with the AP on core 0: FS and BLK cores (DESIGN.md). */
+static void placement_forms(uint64_t control)
+{
+    static const char *names[] = {"#1", "#2", "#3", "#4", "#5"};
+    static const uint32_t fs_core[] = {0, 1, 0, 1, 1}, blk_core[] = {0, 0, 1, 1, 2};
+    for (int form = 0; form < 5; form++) {
+        if (fs_core[form] >= cores || blk_core[form] >= cores)
+            continue;
+        struct bench_case bench = {"fs_blk_direct", names[form], 0, 0, control, 0, NULL, 42,
+                                   echo_request};
+        run_chain(&bench, fs_core[form], 2, blk_core[form], "direct");
+    }
+}
+
+static uint32_t online_cores(void)
+{
+    struct core_info list[64];
+    long count = core_list(list, 64);
+    return count > 0 ? (uint32_t)count : 1;
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--requests") == 0)
+            requests = strtol(argv[i + 1], NULL, 10);
+    if (requests < 100) {
+        printf("usage: ipcbench [--requests N] (N >= 100)\n");
+        return 2;
+    }
+    cores = online_cores();
+    struct clock_info clock;
+    clock_get(&clock);
+    printf("@json {\"kind\":\"ipcbench_setup\",\"cores\":%u,\"tsc_hz\":%lu,\"requests\":%ld,"
+           "\"core\":%ld}\n", cores, clock.tsc_hz, requests, core_id());
+    long control = ica_allocate(ICA_KIND_CONTROL, 4096);
+    if (control < 0)
+        return 1;
+    null_requests((uint64_t)control);
+    two_stage_requests((uint64_t)control);
+    data_requests((uint64_t)control);
+    placement_forms((uint64_t)control);
+    ica_free((uint64_t)control);
+    return all_ok ? 0 : 1;
+}

@@ -31,6 +31,8 @@ USER_PROGRAMS += devtest:apps/devtest
 USER_PROGRAMS += fstest:apps/fstest
 # Bonnie with readblock and readbyte (apps/bonnie, docs/bonnie.md).
 USER_PROGRAMS += bonnie:apps/bonnie
+# Memory nodes and their test client over virtio-net (apps/memnode, apps/memclient, docs/memnode.md).
+USER_PROGRAMS += memnode:apps/memnode memclient:apps/memclient
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))
@@ -50,12 +52,21 @@ $(USER_LIBRARY): $(call user_object_of,$(USER_LIBRARY_SOURCES))
 	@rm -f $@
 	@$(USER_AR) rcs $@ $^
 
+# The virtio-net driver and memory-node client (servers/net/): a library any
+# program may link (the memory node, its client, the pager); only what a
+# program calls is pulled in.
+NET_LIBRARY := $(OUT)/libnet.a
+$(NET_LIBRARY): $(call user_object_of,$(wildcard servers/net/*.c))
+	@echo "  AR      $@"
+	@rm -f $@
+	@$(USER_AR) rcs $@ $^
+
 # $(1): program name, $(2): its source folder.
 define user_program_rule
-$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(USER_LIBRARY)
+$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(USER_LIBRARY) $(NET_LIBRARY)
 	@mkdir -p $$(dir $$@)
 	@echo "  LD      $$@"
-	@$(LD) $(USER_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(USER_LIBRARY) $(USER_LIBGCC)
+	@$(LD) $(USER_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(NET_LIBRARY) $(USER_LIBRARY) $(USER_LIBGCC)
 endef
 $(foreach program,$(USER_PROGRAMS),$(eval $(call user_program_rule,$(call program_name,$(program)),$(call program_folder,$(program)))))
 

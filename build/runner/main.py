@@ -6,9 +6,10 @@ import shlex
 import shutil
 import sys
 
-from . import accel, launch, options, qemu_cmd
+from . import accel, launch, memnodes, options, qemu_cmd
 
 EXIT_USAGE = 2
+EXIT_FAILURE = 1
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 OUT_DIR = os.path.join(REPO_ROOT, "build", "out")
 
@@ -45,10 +46,28 @@ def main(argv):
         print(f"build/run: {error}", file=sys.stderr)
         return EXIT_USAGE
 
+    nodes = None
+    if opts.memnodes:
+        try:
+            nodes = memnodes.MemoryNodes(opts, chosen_accel, build_paths(), qemu, OUT_DIR)
+        except qemu_cmd.MissingFile as error:
+            print(f"build/run: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        argv_qemu += nodes.main_args()
+
     if opts.dry_run:
         print(shlex.join(argv_qemu))
+        for argv_node in nodes.argvs if nodes else []:
+            print(shlex.join(argv_node))
         return 0
     cmdline = qemu_cmd.kernel_cmdline(opts)
     print(f"build/run: {opts.boot} boot, {opts.smp} cores, {chosen_accel}, "
           f"kernel options: {cmdline or '(none)'}", file=sys.stderr, flush=True)
-    return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts))
+    if nodes is None:
+        return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts))
+    if not nodes.start():
+        return EXIT_FAILURE
+    try:
+        return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts))
+    finally:
+        nodes.stop()  # the nodes never outlive the main machine

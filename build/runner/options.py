@@ -11,7 +11,9 @@ from typing import List, Optional
 MAX_CORES = 64
 PLACEMENT_PRESETS = [str(n) for n in range(1, 9)]
 DEFAULT_NVM_MIB = 64
-FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd")  # values may start with '-'
+DEFAULT_MEMNODE_MEM = "512M"
+MEMNODE_RESERVED_MIB = 32  # at least this much of a memory node is left for its kernel and servers
+FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args")  # values may start with '-'
 
 
 class UsageError(Exception):
@@ -47,6 +49,9 @@ class Options:
     append: str = ""
     log: Optional[str] = None
     dry_run: bool = False
+    memnode_mem_mib: int = 512
+    memnode_capacity_mib: int = 384
+    memnode_args: str = ""
 
 
 def parse_size_mib(text, what):
@@ -85,6 +90,12 @@ def build_parser():
     parser.add_argument("--disk-bus", choices=["virtio", "ahci"], default="virtio",
                         help="how the disk is attached (default virtio)")
     parser.add_argument("--memnodes", type=int, default=0, metavar="K", help="memory-node machines to start")
+    parser.add_argument("--memnode-mem", default=DEFAULT_MEMNODE_MEM, metavar="SIZE",
+                        help="each memory node's guest memory (default 512M)")
+    parser.add_argument("--memnode-capacity", metavar="SIZE",
+                        help="memory each node offers (default: 3/4 of --memnode-mem)")
+    parser.add_argument("--memnode-args", default="", metavar="ARGS",
+                        help="extra arguments of every node's memnode program (e.g. '--exit-after 3')")
     parser.add_argument("--nvm", metavar="FILE[:SIZE]", help="attach a file-backed NVDIMM (default size: the file's, else 64M)")
     parser.add_argument("--icount", action="store_true", help="instruction-counted guest time (TCG, single thread)")
     parser.add_argument("--qemu", action="append", default=[], metavar="ARGS", help="extra QEMU arguments (shell-split)")
@@ -113,8 +124,7 @@ def parse(argv, repo_root):
         raise UsageError("--icount needs TCG; it cannot be used with --accel kvm")
     if args.memnodes < 0:
         raise UsageError("--memnodes: must be 0 or more")
-    if args.memnodes > 0:
-        raise UsageError("--memnodes: memory nodes are not yet supported")
+    memnode_mem_mib, memnode_capacity_mib = _memnode_sizes(args)
 
     placement, placement_file = None, None
     if args.placement is not None:
@@ -152,7 +162,25 @@ def parse(argv, repo_root):
         append=" ".join(part.strip() for part in args.append if part.strip()),
         log=args.log,
         dry_run=args.dry_run,
+        memnode_mem_mib=memnode_mem_mib,
+        memnode_capacity_mib=memnode_capacity_mib,
+        memnode_args=args.memnode_args.strip(),
     )
+
+
+def _memnode_sizes(args):
+    """--memnode-mem and --memnode-capacity in MiB; the capacity must leave room to boot."""
+    if args.memnodes > 16:
+        raise UsageError("--memnodes: at most 16")
+    mem_mib = parse_size_mib(args.memnode_mem, "--memnode-mem")
+    if args.memnode_capacity is None:
+        capacity_mib = mem_mib * 3 // 4
+    else:
+        capacity_mib = parse_size_mib(args.memnode_capacity, "--memnode-capacity")
+    if capacity_mib < 1 or capacity_mib + MEMNODE_RESERVED_MIB > mem_mib:
+        raise UsageError(f"--memnode-capacity: between 1M and --memnode-mem minus "
+                         f"{MEMNODE_RESERVED_MIB}M ({mem_mib - MEMNODE_RESERVED_MIB}M)")
+    return mem_mib, capacity_mib
 
 
 def _glue_free_text_values(argv):

@@ -1,0 +1,142 @@
+# --memnodes K: K extra QEMU machines in the memory-node role (apps/memnode), all K+1 machines
+# on one L2 segment made of UDP multicast bound to 127.0.0.1 only (a fresh port per run),
+# each with its own MAC. Node output goes to log files; nodes never outlive the runner.
+import dataclasses
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from . import qemu_cmd
+
+MULTICAST_GROUP = "230.0.0.1"  # reached only through localaddr=127.0.0.1: loopback, nothing else
+MAC_PREFIX = "52:54:00:4d:4e"  # locally administered QEMU range; last byte = machine index
+START_CHECK_SECONDS = 1.0      # a node QEMU that exits this early failed to start
+KILL_GRACE_SECONDS = 2.0
+
+
+def mac_address(index):
+    return f"{MAC_PREFIX}:{index:02x}"
+
+
+def free_port():
+    """A UDP port free on 127.0.0.1 right now: the multicast group's port for this run."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def network_args(port, index):
+    """The virtio-net device of machine `index` (0 = the main machine) on the segment."""
+    return ["-netdev", f"socket,id=memnet,mcast={MULTICAST_GROUP}:{port},localaddr=127.0.0.1",
+            "-device", f"virtio-net-pci,netdev=memnet,mac={mac_address(index)},romfile="]
+
+
+def node_command(opts, index):
+    """The shell command a memory node runs: serve its capacity until powered off."""
+    words = ["run --driver memnode", str(opts.memnode_capacity_mib), "--id", str(index)]
+    if opts.memnode_args:
+        words.append(opts.memnode_args)
+    return " ".join(words)
+
+
+def node_options(opts, index):
+    """The main machine's options turned into one memory node's: 1 core, its own memory,
+    no disk, NVM, placement or extra QEMU arguments."""
+    return dataclasses.replace(
+        opts, smp=1, sockets=None, mem_mib=opts.memnode_mem_mib, placement=None,
+        placement_file=None, cmd=node_command(opts, index), disk=None, memnodes=0, nvm=None,
+        qemu_extra=[], append="", log=None)
+
+
+class MemoryNodes:
+    """Starts, checks and stops the memory-node QEMUs of one run."""
+
+    def __init__(self, opts, accel, paths, qemu, out_dir):
+        self.opts = opts
+        self.port = free_port()
+        self.log_dir = self._log_dir(opts, out_dir)
+        self.argvs = [qemu_cmd.build_argv(node_options(opts, index), accel, paths, qemu,
+                                          check_files=not opts.dry_run)
+                      + network_args(self.port, index)
+                      for index in range(1, opts.memnodes + 1)]
+        self.processes = []
+
+    def _log_dir(self, opts, out_dir):
+        if opts.log:
+            return os.path.dirname(os.path.abspath(opts.log))
+        return os.path.join(out_dir, "memnodes", str(self.port))
+
+    def log_path(self, index):
+        if self.opts.log:
+            return f"{os.path.abspath(self.opts.log)}.node-{index}.log"
+        return os.path.join(self.log_dir, f"node-{index}.log")
+
+    def pid_path(self, index):
+        """Where node `index`'s QEMU pid is written (tests kill it to simulate a dead node)."""
+        return os.path.splitext(self.log_path(index))[0] + ".pid"
+
+    def main_args(self):
+        return network_args(self.port, 0)
+
+    def start(self):
+        """Start every node; False (and everything stopped) when one fails to start."""
+        os.makedirs(self.log_dir, exist_ok=True)
+        for index, argv in enumerate(self.argvs, start=1):
+            with open(self.log_path(index), "wb") as log:
+                process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                           stderr=subprocess.STDOUT, start_new_session=True)
+            self.processes.append(process)
+            with open(self.pid_path(index), "w") as pid_file:
+                pid_file.write(f"{process.pid}\n")
+            _note(f"memory node {index}: pid {process.pid}, MAC {mac_address(index)}, "
+                  f"{self.opts.memnode_capacity_mib} MiB, log {self.log_path(index)}")
+        time.sleep(START_CHECK_SECONDS)
+        failed = [index for index, process in enumerate(self.processes, start=1)
+                  if process.poll() is not None]
+        for index in failed:
+            _note(f"memory node {index} failed to start (QEMU exit status "
+                  f"{self.processes[index - 1].returncode}):")
+            _note_log_tail(self.log_path(index))
+        if failed:
+            self.stop()
+        return not failed
+
+    def stop(self):
+        """Kill every node still running and say how each ended."""
+        for index, process in enumerate(self.processes, start=1):
+            if process.poll() is not None:
+                _note(f"memory node {index} had exited (status {process.returncode})")
+                continue
+            _kill_group(process)
+            _note(f"memory node {index} stopped")
+        self.processes = []
+
+
+def _kill_group(process):
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, signum)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(KILL_GRACE_SECONDS)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _note_log_tail(path, lines=10):
+    try:
+        with open(path, "rb") as log:
+            tail = log.read().decode("utf-8", errors="replace").splitlines()[-lines:]
+    except OSError:
+        return
+    for line in tail:
+        _note(f"  | {line}")
+
+
+def _note(message):
+    print(f"build/run: {message}", file=sys.stderr, flush=True)

@@ -1,0 +1,34 @@
+/* net.h: raw Ethernet frames over a legacy virtio-net PCI device, for a process
+ * spawned with SPAWN_DRIVER. Linked from build/out/libnet.a; a program includes
+ * "../../servers/net/net.h" (see docs/memnode.md). One device per process. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NET_FRAME_MAX 1514       /* Ethernet header + 1500 bytes, no FCS */
+#define NET_WAIT_FOREVER UINT64_MAX
+
+struct net_stats {
+    uint64_t frames_sent, frames_received, bytes_sent, bytes_received;
+    uint64_t dropped_not_mine; /* frames for another MAC (the segment is shared) */
+    uint64_t interrupts;
+};
+
+/* Finds the first virtio-net function, claims its interrupt line, sets up the
+ * receive and transmit queues. 0, -E_NOT_FOUND (no device), -E_BUSY (another
+ * driver owns it), -E_NO_MEMORY or -E_IO. */
+long net_open(void);
+/* The device's MAC address (valid after net_open). */
+void net_mac(uint8_t mac[6]);
+/* Sends one frame of 14-1514 bytes (the source MAC is the caller's to fill).
+ * 0 or -E_INVALID; waits for a free transmit slot when all are in flight. */
+long net_send(const void *frame, size_t length);
+/* Receives one frame for this MAC (or broadcast) into `buffer`: its length,
+ * or 0 when `timeout_us` microseconds passed without one. NET_WAIT_FOREVER
+ * sleeps in irq_wait; a finite timeout polls the ring, yielding between
+ * checks (as does everything when the interrupt line is another driver's). */
+long net_receive(void *buffer, size_t capacity, uint64_t timeout_us);
+/* Microseconds since boot on this core's TSC (for timeouts and bandwidth). */
+uint64_t net_now_us(void);
+void net_statistics(struct net_stats *stats);

@@ -67,9 +67,13 @@ static uint8_t *block_address(const struct memnode_message *message)
     return node.memory + message->block * message->block_bytes;
 }
 
+/* NEGOTIATE opens a session: the client's sequence numbers start afresh. */
 static void answer_negotiate(const struct memnode_message *request)
 {
     node.negotiations++;
+    struct client *client = client_of(request->source);
+    memset(&client->store, 0, sizeof(client->store));
+    client->retrieved = false;
     struct memnode_capacity capacity = {.capacity_bytes = node.capacity_bytes,
                                         .node_id = node.node_id,
                                         .min_block_bytes = MEMNODE_MIN_BLOCK,

@@ -4,6 +4,7 @@
 #include "memnode_client.h"
 #include "net.h"
 #include <formica/errors.h>
+#include <formica/user.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,7 @@ long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes
     if (result < 0)
         return result;
     net_mac(cluster->mac);
+    cluster->sequence = (uint32_t)read_timestamp_counter(); /* differs from a previous run's */
     result = negotiate(cluster, wanted_nodes, wait_us);
     if (result < 0)
         return result;

@@ -1,6 +1,6 @@
-/* apps/memclient: `run --driver memclient NODES BLOCK_KB COUNT` negotiates with
- * NODES memory nodes, stores COUNT pattern blocks first-free over their summed
- * capacity, retrieves and verifies them, and prints @json results with bandwidth. */
+/* apps/memclient: `run --driver memclient NODES BLOCK_KB COUNT [WAIT_S]` negotiates
+ * with NODES nodes (waiting up to WAIT_S, default 60 s), stores COUNT pattern blocks
+ * first-free over their summed capacity, retrieves and verifies them (@json, bandwidth). */
 #include "../../servers/net/memnode_client.h"
 #include "../../servers/net/net.h"
 #include <formica/json.h>
@@ -143,14 +143,15 @@ static void print_results(const int64_t *slots, uint64_t count, const struct tim
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        printf("usage: memclient NODES BLOCK_KB COUNT\n");
+    if (argc != 4 && argc != 5) {
+        printf("usage: memclient NODES BLOCK_KB COUNT [WAIT_S]\n");
         return 2;
     }
     unsigned nodes = (unsigned)strtoul(argv[1], NULL, 0);
     uint32_t block_bytes = (uint32_t)strtoul(argv[2], NULL, 0) << 10;
     uint64_t count = strtoul(argv[3], NULL, 0);
-    long result = memnode_cluster_open(&cluster, nodes, block_bytes, NEGOTIATE_WAIT_US);
+    uint64_t wait_us = argc == 5 ? strtoul(argv[4], NULL, 0) * 1000000 : NEGOTIATE_WAIT_US;
+    long result = memnode_cluster_open(&cluster, nodes, block_bytes, wait_us);
     if (result < 0) {
         printf("memclient: negotiation failed (%u of %u nodes answered): %s\n",
                cluster.node_count, nodes, error_text(result));

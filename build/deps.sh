@@ -12,7 +12,7 @@ REQUIRED_PACKAGES=(
     libcmocka-dev
     python3
 )
-OPTIONAL_PACKAGES=(clang-format)
+OPTIONAL_PACKAGES=(clang-format python3-matplotlib)
 
 check_only=false
 case "${1:-}" in

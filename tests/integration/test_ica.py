@@ -1,0 +1,74 @@
+# ICA communication tests (issue 4, docs/ica.md): the two-stage stress test with 64 clients on
+# 16 cores, smaller same-core and cross-core chains with async collects, and every bad input
+# of `icatest bad`, each @json case asserted ok. Each boots Formica with --cmd under TCG.
+import pytest
+
+import formica
+
+pytestmark = pytest.mark.usefixtures("built")
+
+BAD_CASES_AT_LEAST = 40  # `icatest bad` prints one line per case; fewer means some did not run
+
+
+def icatest(arguments, smp, timeout):
+    result = formica.run("--smp", str(smp), "--accel", "tcg", "--cmd", f"run icatest {arguments}",
+                         timeout=timeout)
+    assert result.rc == 0, result.describe()
+    assert not any("PANIC" in line for line in result.lines), result.describe()
+    return result
+
+
+def stress_summary(result, clients, requests):
+    summaries = [case for case in result.kinds("icatest") if case.get("case") == "stress"]
+    assert len(summaries) == 1, result.describe()
+    summary = summaries[0]
+    assert summary["ok"] is True, summary
+    assert summary["failures"] == 0, summary
+    assert summary["requests"] >= clients * requests, summary
+    assert summary["servers_stopped"] is True, summary
+    assert summary["control_free"][0] == summary["control_free"][1], f"control ICAs leaked: {summary}"
+    assert summary["data_free"][0] == summary["data_free"][1], f"data ICAs leaked: {summary}"
+    return summary
+
+
+def test_stress_64_clients_on_16_cores_10000_requests_each():
+    result = icatest("stress 64 10000 16", smp=16, timeout=900)
+    summary = stress_summary(result, 64, 10000)
+    assert summary["ipis"] > 0, summary  # clients on other cores than the servers wait for IPIs
+
+
+def test_stress_small_cross_core_chain():
+    result = icatest("stress 8 500 3", smp=3, timeout=180)
+    stress_summary(result, 8, 500)
+
+
+def test_stress_same_core_chain_needs_no_ipi():
+    result = icatest("stress 4 500 1", smp=2, timeout=180)
+    summary = stress_summary(result, 4, 500)
+    assert summary["ipis"] == 0, summary
+
+
+def test_every_bad_input_gets_its_defined_answer():
+    result = icatest("bad", smp=2, timeout=180)
+    cases = result.kinds("icatest")
+    assert len(cases) >= BAD_CASES_AT_LEAST, result.describe()
+    failed = [case for case in cases if case.get("ok") is not True]
+    assert not failed, f"failed cases: {failed}\n{result.describe()}"
+    names = {case["case"] for case in cases}
+    for needed in ("forged_generation", "stale_id_request", "held_by_other_process", "no_such_server",
+                   "exited_server", "pending_returned_not_found", "malformed_magic",
+                   "malformed_data_count", "ring_full_error", "ring_full_ica_still_held",
+                   "undrained_results_server_serves_others", "allocation_limit_error",
+                   "isolation_control_gone_after_handover", "isolation_data_gone_after_handover",
+                   "isolation_other_process_data", "no_leak_control"):
+        assert needed in names, f"case {needed} missing\n{result.describe()}"
+
+
+def test_ipcbench_runs_every_case():
+    result = formica.run("--smp", "3", "--accel", "tcg", "--cmd", "run ipcbench --requests 100",
+                         timeout=300)
+    assert result.rc == 0, result.describe()
+    cases = {(case["case"], case["placement"], case["bytes"]) for case in result.kinds("ipcbench")}
+    assert len(cases) == 17, result.describe()
+    forms = {placement for case, placement, _ in cases if case == "fs_blk_direct"}
+    assert forms == {"#1", "#2", "#3", "#4", "#5"}, result.describe()

@@ -21,7 +21,8 @@ USER_LIBRARY := $(OUT)/libformica.a
 
 # Program name in the initrd : source folder.
 USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fault \
-	pingpong:apps/pingpong ipcserver:apps/ipcserver spin:apps/spin icasmoke:apps/icasmoke \
+	pingpong:apps/pingpong ipcserver:apps/ipcserver spin:apps/spin \
+	pagertest:apps/pagertest \
 	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
 # ICA tests and benchmark (apps/icatest, apps/ipcbench, docs/ica.md).
 USER_PROGRAMS += icatest:apps/icatest ipcbench:apps/ipcbench

@@ -36,6 +36,7 @@ struct ica {
      * ICA whose lender ended is freed when the last lend ends. */
     volatile uint32_t lend_count;
     volatile uint32_t orphaned;
+    uint32_t counted; /* counts against its allocator's ICA_PER_PROCESS */
 };
 
 #define SERVER_SLOTS 16

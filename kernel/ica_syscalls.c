@@ -28,6 +28,16 @@ static struct process *me(void)
     return this_cpu()->current;
 }
 
+/* Logs a refused ICA call (bad id, ICA not held, unknown server, malformed
+ * control ICA) and returns its error. Back-pressure (-E_BUSY) and an empty
+ * ring under ICA_NO_WAIT are normal outcomes and are not logged. */
+static long refused(const char *call, uint64_t id, long error)
+{
+    if (error < 0 && error != -E_BUSY)
+        kprintf("ica: pid %u: %s of 0x%lx refused: %s\n", me()->pid, call, id, error_text(error));
+    return error;
+}
+
 static struct ica_control *control_page(const struct ica *ica)
 {
     return phys_to_virt(ica->physical);
@@ -222,8 +232,30 @@ void ica_install(void)
     intercore_set_handler(MESSAGE_ICA_RESULT, on_result);
 }
 
-/* Takes `wanted` (or, with NO_ICA, the oldest entry) out of `ring`; the
- * others keep their order. Stale entries are dropped with a log line. */
+/* Pastes a popped ICA into the caller; false (with a log line) when it is stale. */
+static bool accept(uint64_t id)
+{
+    struct ica *ica = ica_lookup(id);
+    if (ica != NULL && arrive(ica))
+        return true;
+    kprintf("ica: pid %u: stale ICA 0x%lx dropped\n", me()->pid, id);
+    return false;
+}
+
+/* The oldest usable request of a server's ring. Only the head is consumed:
+ * another core is the ring's producer, so nothing may be pushed back. */
+static uint64_t take_request(struct ring *ring)
+{
+    uint64_t id;
+    while (ring_pop(ring, &id))
+        if (accept(id))
+            return id;
+    return NO_ICA;
+}
+
+/* Takes `wanted` (or, with NO_ICA, the oldest entry) out of the caller's own
+ * result ring; the others keep their order. Re-pushing is safe only here:
+ * this core is both the producer and the consumer of a result ring. */
 static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
 {
     uint32_t count = ring_count(ring);
@@ -232,12 +264,8 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
         uint64_t id;
         ring_pop(ring, &id);
         if (found == NO_ICA && (wanted == NO_ICA || id == wanted)) {
-            struct ica *ica = ica_lookup(id);
-            if (ica != NULL && arrive(ica)) {
+            if (accept(id))
                 found = id;
-                continue;
-            }
-            kprintf("ica: pid %u: stale ICA 0x%lx dropped\n", me()->pid, id);
             continue;
         }
         ring_push(ring, &id);
@@ -317,11 +345,20 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     return 0;
 }
 
+long ica_call_for_current(uint32_t server_pid, uint64_t control_id)
+{
+    long error = send_to_server(server_pid, control_id, ICA_SYNC, false);
+    if (error != 0)
+        return error;
+    long result = collect(control_id, true);
+    return result < 0 ? result : 0;
+}
+
 long sys_ica_request(const struct trap_frame *frame)
 {
     uint64_t id = frame->rsi;
     uint32_t flags = (uint32_t)frame->rdx;
-    long error = send_to_server((uint32_t)frame->rdi, id, flags, false);
+    long error = refused("request", id, send_to_server((uint32_t)frame->rdi, id, flags, false));
     if (error != 0 || !(flags & ICA_SYNC))
         return error;
     long result = collect(id, true);
@@ -330,7 +367,8 @@ long sys_ica_request(const struct trap_frame *frame)
 
 long sys_ica_forward(const struct trap_frame *frame)
 {
-    return send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true);
+    return refused("forward", frame->rsi,
+                   send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true));
 }
 
 long sys_ica_return(const struct trap_frame *frame)
@@ -341,10 +379,10 @@ long sys_ica_return(const struct trap_frame *frame)
     long error = held_by_me(id, ICA_KIND_CONTROL, &control);
     if (error == 0)
         error = read_attachments(control, &with);
+    if (error == 0 && (control->return_depth == 0 || control->return_depth > ICA_MAX_RETURNS))
+        error = -E_INVALID;
     if (error != 0)
-        return error;
-    if (control->return_depth == 0 || control->return_depth > ICA_MAX_RETURNS)
-        return -E_INVALID;
+        return refused("return", id, error);
     uint32_t target = control->returns[--control->return_depth];
     depart(control, &with, target, ICA_AS_RESULT);
     struct process *receiver = process_find(target);
@@ -370,12 +408,12 @@ long sys_ica_receive(const struct trap_frame *frame)
 {
     struct server_entry *server = server_of_pid(me()->pid);
     if (server == NULL)
-        return -E_PERMISSION;
+        return refused("receive (not a server)", 0, -E_PERMISSION);
     uint32_t cores = kernel_shared->core_count, flags = (uint32_t)frame->rdi;
     for (;;) {
         for (uint32_t step = 0; step < cores; step++) {
             uint32_t core = (server->next_core + step) % cores;
-            uint64_t id = take_from_ring(server_ring(server, core), NO_ICA);
+            uint64_t id = take_request(server_ring(server, core));
             if (id != NO_ICA) {
                 server->next_core = (core + 1) % cores;
                 return (long)id;
@@ -412,7 +450,7 @@ long sys_ica_free(const struct trap_frame *frame)
     struct ica *ica;
     long error = held_by_me(frame->rdi, ica_kind(frame->rdi), &ica);
     if (error != 0)
-        return error;
+        return refused("free", frame->rdi, error);
     if (ica->lend_count > 0)
         return -E_BUSY;
     if (ica->kind == ICA_KIND_CONTROL)

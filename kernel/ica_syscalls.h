@@ -15,6 +15,9 @@ long sys_server_register(const struct trap_frame *frame);
 long sys_server_lookup(const struct trap_frame *frame);
 long sys_ica_stats(const struct trap_frame *frame);
 
+/* A synchronous request made by the kernel for the running process with a
+ * control ICA that process holds (the pager's fault requests). */
+long ica_call_for_current(uint32_t server_pid, uint64_t control_id);
 /* Registers the inter-core handler for results arriving from other cores. */
 void ica_install(void);
 /* Sends a travelling control ICA (with its attachments) back to `target`

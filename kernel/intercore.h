@@ -34,6 +34,12 @@ enum intercore_type {
     MESSAGE_ICA_DISCARD,     /* → m: [0] = control id of a travelling ICA nobody can take */
     MESSAGE_ICA_FREE_ORPHAN, /* → m: [0] = id of a data ICA whose lender ended and whose
                                 last lend just ended */
+    MESSAGE_PAGER_REGION,    /* → m: [0] pid, [1] pager pid, [2] bytes; reply [0] base or -error */
+    MESSAGE_PAGER_MAP,       /* → m: [0] pager pid, [1] pid, [2] address, [3] bytes, [4] ICA id */
+    MESSAGE_PAGER_UNMAP,     /* → m: [0] pager pid, [1] pid, [2] address, [3] bytes, [4] keep */
+    MESSAGE_PAGER_SCAN,      /* → m: [0] pager pid, [1] pid, [2] address, [3] bytes, [4] flags */
+    MESSAGE_PAGER_RELEASE,   /* → m: [0] pid; reply [0] 0 */
+    MESSAGE_FIRMWARE_TABLE,  /* → m: [0] pid, [1] signature, [2] user buffer, [3] size */
     MESSAGE_DEVICE_MAP,      /* → m: [0] = pid, [1] = physical, [2] = bytes; reply [0] = address
                                 or -error (mkernel/device_memory.c) */
     MESSAGE_DMA_ALLOCATE,    /* → m: [0] = pid, [1] = bytes; reply [0] = address or -error,

@@ -58,6 +58,11 @@ struct process {
         uint64_t storage[RESULT_RING_SLOTS];
     } results;
     volatile uint32_t ica_waiting; /* set while blocked for an ICA; a sender that clears it IPIs */
+    /* Remote paging (formica/pager.h): faults in [pager_base, +pager_bytes)
+     * go to server `pager` with the control ICA pager_control. */
+    uint32_t pager;
+    uint64_t pager_base, pager_bytes;
+    uint64_t pager_control;
     uint32_t icas_allocated;       /* counted by the m-kernel against ICA_PER_PROCESS */
     /* Bookkeeping on the m-kernel: a slot is freed when both are true. */
     bool resources_released;

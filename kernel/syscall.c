@@ -8,6 +8,7 @@
 #include "device_syscalls.h"
 #include "ica_syscalls.h"
 #include "mkernel_client.h"
+#include "pager_syscalls.h"
 #include "process.h"
 #include "scheduler.h"
 #include "shared.h"
@@ -331,6 +332,12 @@ static const syscall_handler handlers[SYS_COUNT] = {
     [SYS_SERVER_REGISTER] = sys_server_register,
     [SYS_SERVER_LOOKUP] = sys_server_lookup,
     [SYS_ICA_STATS] = sys_ica_stats,
+    [SYS_PAGER_REGION] = sys_pager_region,
+    [SYS_PAGER_MAP] = sys_pager_map,
+    [SYS_PAGER_UNMAP] = sys_pager_unmap,
+    [SYS_PAGER_SCAN] = sys_pager_scan,
+    [SYS_PAGER_RELEASE] = sys_pager_release,
+    [SYS_FIRMWARE_TABLE] = sys_firmware_table,
 };
 
 void syscall_dispatch(struct trap_frame *frame)

@@ -5,6 +5,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "lapic.h"
+#include "pager_syscalls.h"
 #include "panic.h"
 #include "process.h"
 #include "scheduler.h"
@@ -80,6 +81,8 @@ void trap_dispatch(struct trap_frame *frame)
 {
     uint64_t vector = frame->vector;
     bool from_user = (frame->cs & 3) != 0 && this_cpu()->current != NULL;
+    if (vector == VECTOR_PAGE_FAULT && from_user && pager_resolve_fault(read_cr2(), frame->error_code))
+        return;
     if (vector < 32 && from_user)
         end_faulting_process(frame);
     if (handlers[vector] != 0) {

@@ -4,6 +4,7 @@
 #include "user_memory.h"
 #include "cpu.h"
 #include "layout.h"
+#include "pager_syscalls.h"
 #include "process.h"
 #include <formica/errors.h>
 #include <string.h>
@@ -30,6 +31,18 @@ static bool page_ok(uint64_t root, uint64_t address, bool write)
     return false;
 }
 
+/* A page of the running process's pager region that is not resident is
+ * brought in by the pager, as a fault from user mode would be. */
+static bool page_ok_or_paged_in(uint64_t root, uint64_t page, bool write)
+{
+    if (page_ok(root, page, write))
+        return true;
+    struct process *process = this_cpu()->current;
+    if (process == NULL || process->root != root || process->pager == 0)
+        return false;
+    return pager_resolve_fault(page, write ? 2 : 0) && page_ok(root, page, write);
+}
+
 bool user_range_ok(uint64_t root, uint64_t address, uint64_t length, bool write)
 {
     if (length == 0)
@@ -38,7 +51,7 @@ bool user_range_ok(uint64_t root, uint64_t address, uint64_t length, bool write)
     if (end < address || address < USER_SPACE_START || end > USER_SPACE_END)
         return false;
     for (uint64_t page = address & ~0xfffull; page < end; page += 4096)
-        if (!page_ok(root, page, write))
+        if (!page_ok_or_paged_in(root, page, write))
             return false;
     return true;
 }

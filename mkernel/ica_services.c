@@ -46,7 +46,7 @@ static struct ica *free_slot(uint32_t kind)
     return NULL;
 }
 
-static long allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
+long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
 {
     struct process *process = process_find(pid);
     if (process == NULL)
@@ -83,19 +83,58 @@ static long allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
     if (kind == ICA_KIND_CONTROL)
         ((struct ica_control *)phys_to_virt(physical))->magic = ICA_CONTROL_MAGIC;
     process->icas_allocated++;
+    ica->counted = 1;
     return (long)ica_id_of(ica);
+}
+
+/* Takes a free data slot for frames that already exist; not counted against
+ * the holder's allocation limit (the pager's swap-outs). */
+long ica_services_adopt(uint32_t pid, uint64_t physical, uint64_t pages)
+{
+    struct process *process = process_find(pid);
+    struct ica *ica = free_slot(ICA_KIND_DATA);
+    if (process == NULL || ica == NULL)
+        return process == NULL ? -E_NOT_FOUND : -E_BUSY;
+    ica->physical = physical;
+    ica->pages = (uint32_t)pages;
+    ica->allocator = pid;
+    ica->counted = 0;
+    ica->lent_count = ica->lend_count = ica->orphaned = 0;
+    ica->return_depth = ica->attached_count = ica->delivery = 0;
+    ica->state = ICA_HELD;
+    if (!ica_paste(process, ica)) {
+        ica->state = ICA_FREE;
+        return -E_NO_MEMORY;
+    }
+    return (long)ica_id_of(ica);
+}
+
+/* Gives the slot back, keeping its frames (they now belong to someone else). */
+void ica_services_forget(struct ica *ica)
+{
+    struct process *allocator = process_find(ica->allocator);
+    if (ica->counted && allocator != NULL && allocator->icas_allocated > 0)
+        allocator->icas_allocated--;
+    ica->generation++;
+    ica->owner = ica->destination = ica->allocator = 0;
+    ica->counted = 0;
+    ica->state = ICA_FREE;
 }
 
 /* Gives the slot and its frames back; the ICA must be mapped nowhere. */
 static void release(struct ica *ica)
 {
-    struct process *allocator = process_find(ica->allocator);
-    if (allocator != NULL && allocator->icas_allocated > 0)
-        allocator->icas_allocated--;
     physical_free(ica->physical, ica->pages);
-    ica->generation++;
-    ica->owner = ica->destination = ica->allocator = 0;
-    ica->state = ICA_FREE;
+    ica_services_forget(ica);
+}
+
+void ica_services_free_held(struct process *process, uint64_t id)
+{
+    struct ica *ica = ica_lookup(id);
+    if (ica == NULL || ica->state != ICA_HELD || ica->owner != process->pid)
+        return;
+    ica_peel(process, ica);
+    release(ica);
 }
 
 /* Frees a control ICA mapped nowhere, with the data ICAs travelling with it. */
@@ -255,8 +294,8 @@ bool ica_services_handle(const struct intercore_message *request, struct interco
     const uint64_t *argument = request->argument;
     switch (request->type) {
     case MESSAGE_ICA_ALLOCATE:
-        reply->argument[0] =
-            (uint64_t)allocate((uint32_t)argument[0], (uint32_t)argument[1], argument[2]);
+        reply->argument[0] = (uint64_t)ica_services_allocate((uint32_t)argument[0],
+                                                             (uint32_t)argument[1], argument[2]);
         return true;
     case MESSAGE_ICA_FREE:
         reply->argument[0] = (uint64_t)free_travelling(argument[0]);

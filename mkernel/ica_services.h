@@ -13,5 +13,14 @@ long ica_prepare_process(uint64_t root);
 /* Frees or returns everything a finished process held, before its address
  * space goes: its ICAs, requests travelling to it, its server registration. */
 void ica_release_process(struct process *process);
+/* A new ICA held by `pid` (counted against its limit); its id or -E_*. */
+long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes);
+/* A data ICA held by `pid` made of existing contiguous frames (a swapped-out block). */
+long ica_services_adopt(uint32_t pid, uint64_t physical, uint64_t pages);
+/* Frees the slot but not the frames, which have gone into an address space. */
+struct ica;
+void ica_services_forget(struct ica *ica);
+/* Unmaps an ICA `process` holds and frees it (slot and frames). */
+void ica_services_free_held(struct process *process, uint64_t id);
 /* Serves the ICA message types; true when `request` was one of them. */
 bool ica_services_handle(const struct intercore_message *request, struct intercore_message *reply);

@@ -73,6 +73,11 @@ int paging_map_page(uint64_t root, uint64_t virtual_address, uint64_t physical, 
     return 0;
 }
 
+uint64_t *paging_find_entry(uint64_t root, uint64_t virtual_address)
+{
+    return leaf_entry(root, virtual_address, false, false);
+}
+
 bool paging_prepare_tables(uint64_t root, uint64_t virtual_address, uint64_t bytes)
 {
     uint64_t first = virtual_address & ~(uint64_t)(LARGE_PAGE_SIZE - 1);

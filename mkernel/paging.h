@@ -27,6 +27,8 @@ int paging_map_page(uint64_t root, uint64_t virtual_address, uint64_t physical, 
 /* Makes every (user) table down to the last level exist for the range, with
  * no page mapped yet; false when out of memory. */
 bool paging_prepare_tables(uint64_t root, uint64_t virtual_address, uint64_t bytes);
+/* The last-level entry for `virtual_address`, or NULL when no table holds it. */
+uint64_t *paging_find_entry(uint64_t root, uint64_t virtual_address);
 /* Removes a 4 KiB mapping; returns the frame it mapped, or 0. */
 uint64_t paging_unmap_page(uint64_t root, uint64_t virtual_address);
 /* Physical address behind `virtual_address` under `root`, or 0 when unmapped. */

@@ -7,6 +7,7 @@
 #include "device_memory.h"
 #include "ica_services.h"
 #include "initrd.h"
+#include "pager_services.h"
 #include "layout.h"
 #include "paging.h"
 #include "physical_memory.h"
@@ -221,7 +222,7 @@ static int64_t allocate_for_core(uint64_t frames)
 void services_handle(const struct intercore_message *request, struct intercore_message *reply)
 {
     const uint64_t *argument = request->argument;
-    if (ica_services_handle(request, reply))
+    if (ica_services_handle(request, reply) || pager_services_handle(request, reply))
         return;
     switch (request->type) {
     case MESSAGE_MEMORY_ALLOCATE:
@@ -276,7 +277,9 @@ void services_install(void)
         MESSAGE_PROCESS_GROW,    MESSAGE_PROCESS_EXITED,  MESSAGE_PROCESS_COLLECT,
         MESSAGE_POWER_OFF,       MESSAGE_ICA_ALLOCATE,    MESSAGE_ICA_FREE,
         MESSAGE_ICA_DISCARD,     MESSAGE_ICA_TABLES,      MESSAGE_SERVER_REGISTER,
-        MESSAGE_ICA_FREE_ORPHAN,
+        MESSAGE_ICA_FREE_ORPHAN, MESSAGE_PAGER_REGION,    MESSAGE_PAGER_MAP,
+        MESSAGE_PAGER_UNMAP,     MESSAGE_PAGER_SCAN,      MESSAGE_PAGER_RELEASE,
+        MESSAGE_FIRMWARE_TABLE,
         MESSAGE_DEVICE_MAP,      MESSAGE_DMA_ALLOCATE,
     };
     for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++)

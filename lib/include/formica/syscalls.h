@@ -55,7 +55,15 @@ enum syscall_number {
     SYS_IRQ_WAIT = 35,         /* () -> interrupts since the last call (>= 1); blocks until one
                                   comes. Unmasks a level-triggered line first: acknowledge the
                                   device before calling; -E_INVALID without irq_attach */
-    SYS_COUNT = 40
+    /* Remote paging (formica/pager.h, docs/pager.md). */
+    SYS_PAGER_REGION = 40,  /* (pager pid, bytes) -> base of the caller's pager region */
+    SYS_PAGER_MAP = 41,     /* (pid, address, bytes, data ICA or 0) -> 0 */
+    SYS_PAGER_UNMAP = 42,   /* (pid, address, bytes, keep) -> data ICA id (keep) or 0 */
+    SYS_PAGER_SCAN = 43,    /* (pid, address, bytes, flags) -> PAGER_SCAN_* bits */
+    SYS_PAGER_RELEASE = 44, /* () -> 0 */
+    SYS_FIRMWARE_TABLE = 45, /* (signature "NFIT", buffer, size) -> length of that ACPI table
+                                copied (-E_TOO_BIG if size is short, -E_NOT_FOUND) */
+    SYS_COUNT = 50
 };
 
 #define PRIORITY_SERVER 0      /* runs before any application on the same core */

@@ -1,0 +1,114 @@
+/* pager_syscalls.c: the running process's side of remote paging. A fault in
+ * its pager region becomes a PAGER_FAULT request on the control ICA the
+ * region came with; the process waits like any requester. The pager's calls
+ * that change another process's mappings run in the m-kernel; a data ICA
+ * whose frames move into a process is first peeled here, on the pager's own
+ * core, so no stale translation of it survives. */
+#include "pager_syscalls.h"
+#include "console.h"
+#include "cpu.h"
+#include "ica.h"
+#include "ica_syscalls.h"
+#include "layout.h"
+#include "mkernel_client.h"
+#include "user_memory.h"
+#include "x86.h"
+#include <formica/errors.h>
+#include <formica/pager.h>
+#include <string.h>
+
+static struct process *me(void)
+{
+    return this_cpu()->current;
+}
+
+static long ask_mkernel(uint32_t type, const uint64_t *arguments, unsigned count)
+{
+    struct intercore_message request = {.type = type}, reply;
+    for (unsigned i = 0; i < count; i++)
+        request.argument[i] = arguments[i];
+    mkernel_request(&request, &reply);
+    return (long)reply.argument[0];
+}
+
+long sys_pager_region(const struct trap_frame *frame)
+{
+    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi};
+    return ask_mkernel(MESSAGE_PAGER_REGION, arguments, 3);
+}
+
+long sys_pager_map(const struct trap_frame *frame)
+{
+    uint64_t ica_id = frame->r10;
+    if (ica_id != 0) {
+        struct ica *ica = ica_lookup(ica_id);
+        if (ica == NULL || ica->kind != ICA_KIND_DATA)
+            return -E_INVALID;
+        if (ica->state != ICA_HELD || ica->owner != me()->pid || ica->lend_count > 0)
+            return -E_PERMISSION;
+        ica_peel(me(), ica); /* here, with invlpg: its frames are about to move */
+        ica->state = ICA_TRAVELLING;
+        ica->destination = 0;
+    }
+    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx, ica_id};
+    long result = ask_mkernel(MESSAGE_PAGER_MAP, arguments, 5);
+    if (result != 0 && ica_id != 0) {
+        struct ica *ica = ica_lookup(ica_id);
+        if (ica != NULL && ica->state == ICA_TRAVELLING && ica_paste(me(), ica))
+            ica->state = ICA_HELD; /* refused: the pager keeps its ICA */
+    }
+    return result;
+}
+
+long sys_pager_unmap(const struct trap_frame *frame)
+{
+    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10};
+    return ask_mkernel(MESSAGE_PAGER_UNMAP, arguments, 5);
+}
+
+long sys_pager_scan(const struct trap_frame *frame)
+{
+    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10};
+    return ask_mkernel(MESSAGE_PAGER_SCAN, arguments, 5);
+}
+
+long sys_pager_release(const struct trap_frame *frame)
+{
+    (void)frame;
+    uint64_t arguments[] = {me()->pid};
+    long result = ask_mkernel(MESSAGE_PAGER_RELEASE, arguments, 1);
+    write_cr3(read_cr3()); /* the region's frames are gone: drop their translations */
+    return result;
+}
+
+long sys_firmware_table(const struct trap_frame *frame)
+{
+    if (!user_range_ok(me()->root, frame->rsi, frame->rdx, true))
+        return -E_FAULT;
+    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx};
+    return ask_mkernel(MESSAGE_FIRMWARE_TABLE, arguments, 4);
+}
+
+bool pager_resolve_fault(uint64_t address, uint64_t error_code)
+{
+    struct process *process = me();
+    if (process == NULL || process->pager == 0 || address < process->pager_base ||
+        address - process->pager_base >= process->pager_bytes)
+        return false;
+    struct ica *control = ica_lookup(process->pager_control);
+    if (control == NULL || control->state != ICA_HELD || control->owner != process->pid)
+        return false;
+    struct ica_control *page = phys_to_virt(control->physical);
+    memset(page, 0, sizeof(*page));
+    page->magic = ICA_CONTROL_MAGIC;
+    page->operation = PAGER_FAULT;
+    page->argument[0] = process->pid;
+    page->argument[1] = address;
+    page->argument[2] = error_code;
+    long error = ica_call_for_current(process->pager, process->pager_control);
+    if (error == 0 && page->result == 0)
+        return true;
+    kprintf("core %u: pager could not serve '%s' (pid %u) at 0x%lx: %s\n", this_cpu()->index,
+            process->name, process->pid, address, error_text(error != 0 ? error : page->result));
+    return false;
+}

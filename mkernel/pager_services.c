@@ -1,0 +1,226 @@
+/* pager_services.c: pager regions and the block operations of the pager.
+ * A block is a physically contiguous run of frames, so a swapped-out block
+ * can become a data ICA and a fetched data ICA can become a block without a
+ * copy. The target process must be waiting (for its fault or its request):
+ * it resumes with a CR3 reload, so no core keeps a stale translation. */
+#include "pager_services.h"
+#include "acpi.h"
+#include "address_space.h"
+#include "console.h"
+#include "ica.h"
+#include "ica_services.h"
+#include "layout.h"
+#include "paging.h"
+#include "physical_memory.h"
+#include "shared.h"
+#include <formica/errors.h>
+#include <formica/pager.h>
+#include <string.h>
+
+#define ACCESSED_BIT 0x20ull
+#define DIRTY_BIT 0x40ull
+
+static long create_region(uint32_t pid, uint32_t pager_pid, uint64_t bytes)
+{
+    struct process *process = process_find(pid);
+    if (process == NULL)
+        return -E_NOT_FOUND;
+    if (server_of_pid(pager_pid) == NULL)
+        return -E_NOT_FOUND;
+    if (bytes == 0 || bytes > PAGER_REGION_MAX_BYTES || (bytes & (PAGE_SIZE - 1)) != 0)
+        return -E_INVALID;
+    if (process->pager != 0)
+        return -E_BUSY;
+    long control = ica_services_allocate(pid, ICA_KIND_CONTROL, PAGE_SIZE);
+    if (control < 0)
+        return control;
+    process->pager_control = (uint64_t)control;
+    process->pager_base = PAGER_REGION_BASE;
+    process->pager_bytes = bytes;
+    process->pager = pager_pid;
+    return (long)PAGER_REGION_BASE;
+}
+
+/* The process whose block the pager wants, checked: region, alignment, waiting. */
+static long block_target(const uint64_t *argument, struct process **out)
+{
+    struct process *process = process_find((uint32_t)argument[1]);
+    uint64_t address = argument[2], bytes = argument[3];
+    if (process == NULL)
+        return -E_NOT_FOUND;
+    if (process->pager != (uint32_t)argument[0])
+        return -E_PERMISSION;
+    if (bytes == 0 || bytes > PAGER_BLOCK_MAX_BYTES || ((address | bytes) & (PAGE_SIZE - 1)) != 0 ||
+        address < process->pager_base ||
+        address + bytes > process->pager_base + process->pager_bytes)
+        return -E_INVALID;
+    if (process->state != PROCESS_WAITING)
+        return -E_BUSY;
+    *out = process;
+    return 0;
+}
+
+/* Physical base of the block when every page is present and contiguous, else 0. */
+static uint64_t contiguous_block(struct process *process, uint64_t address, uint64_t pages,
+                                 uint64_t *flags_union)
+{
+    uint64_t first = 0;
+    for (uint64_t i = 0; i < pages; i++) {
+        uint64_t *entry = paging_find_entry(process->root, address + i * PAGE_SIZE);
+        if (entry == NULL || !(*entry & PAGE_PRESENT))
+            return 0;
+        uint64_t physical = *entry & PAGE_ADDRESS_MASK;
+        if (i == 0)
+            first = physical;
+        else if (physical != first + i * PAGE_SIZE)
+            return 0;
+        if (flags_union != NULL)
+            *flags_union |= *entry;
+    }
+    return first;
+}
+
+static long map_block(const uint64_t *argument)
+{
+    struct process *process;
+    long error = block_target(argument, &process);
+    uint64_t address = argument[2], bytes = argument[3], pages = bytes / PAGE_SIZE;
+    if (error != 0)
+        return error;
+    for (uint64_t i = 0; i < pages; i++)
+        if (paging_translate(process->root, address + i * PAGE_SIZE) != 0)
+            return -E_BUSY; /* already resident */
+    uint64_t physical;
+    if (argument[4] != 0) {
+        struct ica *ica = ica_lookup(argument[4]);
+        if (ica == NULL || ica->state != ICA_TRAVELLING || ica->destination != 0 ||
+            ica->pages != pages)
+            return -E_INVALID;
+        physical = ica->physical;
+    } else if ((physical = physical_allocate(pages, 0)) == 0) {
+        return -E_NO_MEMORY;
+    }
+    for (uint64_t i = 0; i < pages; i++) {
+        if (paging_map_page(process->root, address + i * PAGE_SIZE, physical + i * PAGE_SIZE,
+                            PAGE_USER | PAGE_WRITABLE) != 0) {
+            for (uint64_t j = 0; j < i; j++)
+                paging_unmap_page(process->root, address + j * PAGE_SIZE);
+            if (argument[4] == 0)
+                physical_free(physical, pages);
+            return -E_NO_MEMORY;
+        }
+    }
+    if (argument[4] != 0)
+        ica_services_forget(ica_lookup(argument[4])); /* its frames now belong to the process */
+    process->memory_bytes += bytes;
+    return 0;
+}
+
+static long unmap_block(const uint64_t *argument)
+{
+    struct process *process;
+    long error = block_target(argument, &process);
+    uint64_t address = argument[2], bytes = argument[3], pages = bytes / PAGE_SIZE;
+    if (error != 0)
+        return error;
+    uint64_t physical = contiguous_block(process, address, pages, NULL);
+    if (physical == 0)
+        return -E_INVALID;
+    long id = 0;
+    if (argument[4] != 0 && (id = ica_services_adopt((uint32_t)argument[0], physical, pages)) < 0)
+        return id;
+    for (uint64_t i = 0; i < pages; i++)
+        paging_unmap_page(process->root, address + i * PAGE_SIZE);
+    if (argument[4] == 0)
+        physical_free(physical, pages);
+    process->memory_bytes -= bytes;
+    return id;
+}
+
+static long scan_block(const uint64_t *argument)
+{
+    struct process *process;
+    long error = block_target(argument, &process);
+    uint64_t address = argument[2], pages = argument[3] / PAGE_SIZE;
+    if (error != 0)
+        return error;
+    long bits = PAGER_SCAN_PRESENT;
+    for (uint64_t i = 0; i < pages; i++) {
+        uint64_t *entry = paging_find_entry(process->root, address + i * PAGE_SIZE);
+        if (entry == NULL || !(*entry & PAGE_PRESENT)) {
+            bits &= ~(long)PAGER_SCAN_PRESENT;
+            continue;
+        }
+        if (*entry & ACCESSED_BIT)
+            bits |= PAGER_SCAN_ACCESSED;
+        if (*entry & DIRTY_BIT)
+            bits |= PAGER_SCAN_DIRTY;
+        if (argument[4] & PAGER_SCAN_CLEAR_ACCESSED)
+            *entry &= ~ACCESSED_BIT;
+    }
+    return bits;
+}
+
+/* Ends the caller's region: every resident page of it and its control ICA. */
+static long release_region(uint32_t pid)
+{
+    struct process *process = process_find(pid);
+    if (process == NULL || process->pager == 0)
+        return -E_INVALID;
+    for (uint64_t offset = 0; offset < process->pager_bytes; offset += PAGE_SIZE) {
+        uint64_t frame = paging_unmap_page(process->root, process->pager_base + offset);
+        if (frame != 0) {
+            physical_free(frame, 1);
+            process->memory_bytes -= PAGE_SIZE;
+        }
+    }
+    ica_services_free_held(process, process->pager_control);
+    process->pager = 0;
+    process->pager_bytes = 0;
+    return 0;
+}
+
+static long copy_firmware_table(uint32_t pid, uint64_t signature, uint64_t buffer, uint64_t size)
+{
+    struct process *process = process_find(pid);
+    char name[4];
+    memcpy(name, &signature, 4);
+    const struct acpi_header *table = acpi_find_table(name, 0);
+    if (process == NULL || table == NULL)
+        return -E_NOT_FOUND;
+    if (table->length > size)
+        return -E_TOO_BIG;
+    long error = address_space_write(process->root, buffer, table, table->length);
+    return error != 0 ? error : (long)table->length;
+}
+
+bool pager_services_handle(const struct intercore_message *request,
+                           struct intercore_message *reply)
+{
+    const uint64_t *argument = request->argument;
+    long result;
+    switch (request->type) {
+    case MESSAGE_PAGER_REGION:
+        result = create_region((uint32_t)argument[0], (uint32_t)argument[1], argument[2]);
+        break;
+    case MESSAGE_PAGER_MAP:
+        result = map_block(argument);
+        break;
+    case MESSAGE_PAGER_UNMAP:
+        result = unmap_block(argument);
+        break;
+    case MESSAGE_PAGER_SCAN:
+        result = scan_block(argument);
+        break;
+    case MESSAGE_PAGER_RELEASE:
+        result = release_region((uint32_t)argument[0]);
+        break;
+    case MESSAGE_FIRMWARE_TABLE:
+        result = copy_firmware_table((uint32_t)argument[0], argument[1], argument[2], argument[3]);
+        break;
+    default:
+        return false;
+    }
+    reply->argument[0] = (uint64_t)result;
+    return true;
+}

@@ -30,7 +30,9 @@ all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
 include build/user.mk
--include build/disk.mk
+include build/disk.mk
+# The ext2 disk image every boot attaches by default (build/out/disk.img).
+all: $(DISK_IMAGE) $(DISK_IMAGE_1K)
 -include build/bench.mk
 
 # m-kernel sources may include mkernel/ headers; the p-kernel's may not.

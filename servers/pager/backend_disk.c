@@ -1,0 +1,206 @@
+/* backend_disk.c: the local-disk baseline: blocks go to the file /swap on the
+ * ext2 disk through FS (FS_WRITE asynchronously with the data ICA attached,
+ * FS_READ synchronously into a fresh data ICA); first-free placement. */
+#include "backend_internal.h"
+#include "pager.h"
+#include "space.h"
+#include <formica/request.h>
+#include <formica/storage.h>
+#include <formica/user.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SWAP_PATH "/swap"
+#define SWAP_BYTES (40u << 20) /* the default disk image is 64 MiB */
+#define SWAP_UNITS (SWAP_BYTES / PAGER_UNIT_BYTES)
+#define NO_CONTROL 0
+
+struct pending_store {
+    uint64_t control; /* NO_CONTROL: free */
+    struct client *client;
+    uint32_t block;
+};
+
+static struct {
+    bool opened;
+    long fs;
+    uint64_t inode;
+    uint64_t sync_control; /* for FS_OPEN and FS_READ */
+    uint64_t idle_controls[PAGER_MAX_IN_FLIGHT_STORES];
+    uint32_t idle_count;
+    struct pending_store pending[PAGER_MAX_IN_FLIGHT_STORES];
+    uint32_t pending_count;
+    uint64_t bits[(SWAP_UNITS + 63) / 64];
+    struct space space;
+    uint64_t promised_units;
+} disk;
+
+static long open_swap_file(void)
+{
+    disk.fs = server_wait_for(SERVER_NAME_FS, 5000);
+    long control = disk.fs < 0 ? disk.fs : ica_allocate(ICA_KIND_CONTROL, 4096);
+    if (control < 0) {
+        printf("pager: no file server for the disk backend (%s)\n", error_text(control));
+        return control;
+    }
+    disk.sync_control = (uint64_t)control;
+    request_prepare(disk.sync_control, FS_OPEN);
+    struct ica_control *page = ica_control_of(disk.sync_control);
+    page->argument[0] = FS_OPEN_CREATE | FS_OPEN_TRUNCATE;
+    strncpy((char *)page->payload, SWAP_PATH, ICA_PAYLOAD_BYTES - 1);
+    long error = ica_request(disk.fs, disk.sync_control, ICA_SYNC);
+    long inode = error != 0 ? error : page->result;
+    if (inode < 0) {
+        printf("pager: cannot open %s: %s\n", SWAP_PATH, error_text(inode));
+        return inode;
+    }
+    disk.inode = (uint64_t)inode;
+    space_init(&disk.space, disk.bits, SWAP_UNITS);
+    disk.opened = true;
+    return 0;
+}
+
+static uint32_t units_per_block(const struct client *client)
+{
+    return client->block_bytes / PAGER_UNIT_BYTES;
+}
+
+static long disk_attach(struct client *client)
+{
+    long error = disk.opened ? 0 : open_swap_file();
+    if (error != 0)
+        return error;
+    uint64_t wanted = client->bytes / PAGER_UNIT_BYTES;
+    uint64_t free_units = space_free_units(&disk.space);
+    if (wanted + disk.promised_units > free_units) {
+        printf("pager: swap file too small: %lu KiB asked, %lu KiB free\n", client->bytes >> 10,
+               (free_units - disk.promised_units) * 4);
+        return -E_NO_SPACE;
+    }
+    disk.promised_units += wanted;
+    return 0;
+}
+
+static long take_control(void)
+{
+    if (disk.idle_count > 0)
+        return (long)disk.idle_controls[--disk.idle_count];
+    return ica_allocate(ICA_KIND_CONTROL, 4096);
+}
+
+static void prepare_transfer(uint64_t control, uint32_t operation, const struct client *client,
+                             uint32_t block, uint64_t data_ica)
+{
+    request_prepare(control, operation);
+    struct ica_control *page = ica_control_of(control);
+    page->argument[0] = disk.inode;
+    page->argument[1] = (uint64_t)client->slot[block] * PAGER_UNIT_BYTES;
+    page->argument[2] = client->block_bytes;
+    request_attach(control, data_ica);
+}
+
+static long remember_store(uint64_t control, struct client *client, uint32_t block)
+{
+    for (uint32_t i = 0; i < PAGER_MAX_IN_FLIGHT_STORES; i++) {
+        if (disk.pending[i].control != NO_CONTROL)
+            continue;
+        disk.pending[i] = (struct pending_store){control, client, block};
+        disk.pending_count++;
+        ica_control_of(control)->tag = i;
+        return 0;
+    }
+    return -E_BUSY;
+}
+
+static long disk_store(struct client *client, uint32_t block, uint64_t data_ica)
+{
+    if (client->slot[block] == PAGER_NO_SLOT) {
+        uint32_t unit = space_take(&disk.space, units_per_block(client));
+        if (unit == PAGER_NO_SLOT)
+            return -E_NO_SPACE;
+        client->slot[block] = unit;
+        disk.promised_units -= units_per_block(client);
+    }
+    long control = take_control();
+    if (control < 0)
+        return control;
+    prepare_transfer((uint64_t)control, FS_WRITE, client, block, data_ica);
+    long error = remember_store((uint64_t)control, client, block);
+    bool remembered = error == 0;
+    while (error == 0 && (error = ica_request(disk.fs, (uint64_t)control, 0)) == -E_BUSY)
+        if (backend_disk.wait_one() != 0)
+            break; /* the ring is full of other processes' requests: retry */
+    if (error == 0)
+        return 0;
+    if (remembered) {
+        disk.pending[ica_control_of((uint64_t)control)->tag].control = NO_CONTROL;
+        disk.pending_count--;
+    }
+    ica_control_of((uint64_t)control)->data_count = 0; /* the caller keeps the data ICA */
+    disk.idle_controls[disk.idle_count++] = (uint64_t)control;
+    return error;
+}
+
+bool disk_take_result(uint64_t control)
+{
+    struct ica_control *page = ica_control_of(control);
+    uint64_t index = page->tag;
+    if (index >= PAGER_MAX_IN_FLIGHT_STORES || disk.pending[index].control != control)
+        return false;
+    struct pending_store store = disk.pending[index];
+    disk.pending[index].control = NO_CONTROL;
+    disk.pending_count--;
+    for (uint32_t i = 0; i < page->data_count; i++)
+        ica_free(page->data[i]);
+    long result = page->result == (int64_t)store.client->block_bytes ? 0 : -E_IO;
+    if (result != 0)
+        printf("pager: disk store of block %u failed: %s\n", store.block,
+               error_text(page->result < 0 ? page->result : -E_IO));
+    disk.idle_controls[disk.idle_count++] = control;
+    store_completed(store.client, store.block, result);
+    return true;
+}
+
+static long disk_retrieve(struct client *client, uint32_t block, uint64_t data_ica)
+{
+    prepare_transfer(disk.sync_control, FS_READ, client, block, data_ica);
+    long error = ica_request(disk.fs, disk.sync_control, ICA_SYNC);
+    long result = error != 0 ? error : ica_control_of(disk.sync_control)->result;
+    if (result == (long)client->block_bytes)
+        return 0;
+    return result < 0 ? result : -E_IO;
+}
+
+static long disk_wait_one(void)
+{
+    if (disk.pending_count == 0)
+        return -E_NOT_FOUND;
+    long control = ica_collect(0);
+    if (control < 0)
+        return control;
+    backend_result_arrived((uint64_t)control);
+    return 0;
+}
+
+static void disk_detach(struct client *client, bool keep_contents)
+{
+    (void)keep_contents; /* the swap file does not outlive the boot */
+    uint64_t held = 0;
+    for (uint32_t block = 0; block < client->block_count; block++) {
+        if (client->slot[block] == PAGER_NO_SLOT)
+            continue;
+        space_give(&disk.space, client->slot[block], units_per_block(client));
+        held += units_per_block(client);
+    }
+    disk.promised_units -= client->bytes / PAGER_UNIT_BYTES - held;
+}
+
+const struct backend backend_disk = {
+    .name = "disk",
+    .kind = PAGER_BACKEND_DISK,
+    .attach = disk_attach,
+    .store = disk_store,
+    .retrieve = disk_retrieve,
+    .wait_one = disk_wait_one,
+    .detach = disk_detach,
+};

@@ -1,0 +1,8 @@
+/* backend_internal.h: what the backends share with backend.c: each claims
+ * the asynchronous results that belong to it. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+/* True when `control` was one of the disk backend's stores (now completed). */
+bool disk_take_result(uint64_t control);

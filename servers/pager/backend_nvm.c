@@ -1,0 +1,245 @@
+/* backend_nvm.c: the NVM backend: a QEMU NVDIMM found through the ACPI NFIT,
+ * mapped with SYS_DEVICE_MAP and used as byte-addressable store (a copy per
+ * swap). Persistent keys keep their block maps in the NVM (docs/pager.md). */
+#include "nvm_format.h"
+#include "pager.h"
+#include <formica/device.h>
+#include <formica/ica.h>
+#include <formica/request.h>
+#include <formica/user.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NFIT_BUFFER_BYTES 8192
+
+static struct {
+    bool mounted;
+    uint8_t *base;
+    uint64_t bytes;
+    struct space space;
+    uint64_t promised_units; /* free units promised to attached clients */
+} nvm;
+
+/* Maps [physical, physical + bytes) in DEVICE_MAP_LIMIT pieces, which the
+ * kernel places one after the other. */
+static long map_whole(uint64_t physical, uint64_t bytes, uint8_t **out)
+{
+    uint8_t *start = NULL;
+    for (uint64_t done = 0; done < bytes; done += DEVICE_MAP_LIMIT) {
+        uint64_t piece = bytes - done < DEVICE_MAP_LIMIT ? bytes - done : DEVICE_MAP_LIMIT;
+        long address = device_map(physical + done, piece);
+        if (address < 0)
+            return address;
+        if (start == NULL)
+            start = (uint8_t *)address;
+        else if ((uint8_t *)address != start + done)
+            return -E_INVALID;
+    }
+    *out = start;
+    return 0;
+}
+
+static long find_nvdimm(uint64_t *physical, uint64_t *bytes)
+{
+    static uint8_t table[NFIT_BUFFER_BYTES];
+    long length = firmware_table("NFIT", table, sizeof(table));
+    if (length < 0) {
+        printf("pager: no NVDIMM (ACPI NFIT: %s)\n", error_text(length));
+        return length == -E_NOT_FOUND ? -E_NOT_FOUND : length;
+    }
+    long error = nfit_find_pmem(table, (size_t)length, physical, bytes);
+    if (error != 0)
+        printf("pager: NFIT has no persistent-memory range (%s)\n", error_text(error));
+    return error;
+}
+
+static long nvm_mount(void)
+{
+    uint64_t physical, bytes;
+    long error = find_nvdimm(&physical, &bytes);
+    if (error == 0 && (error = map_whole(physical, bytes, &nvm.base)) != 0)
+        printf("pager: cannot map the NVDIMM at 0x%lx: %s\n", physical, error_text(error));
+    if (error != 0)
+        return error;
+    nvm.bytes = bytes;
+    uint32_t units = (uint32_t)(bytes / NVM_UNIT_BYTES);
+    uint64_t *bits = malloc(((units + 63) / 64) * sizeof(uint64_t));
+    if (bits == NULL)
+        return -E_NO_MEMORY;
+    space_init(&nvm.space, bits, units);
+    struct nvm_header *header = (struct nvm_header *)nvm.base;
+    bool found = nvm_header_valid(header, bytes);
+    if (!found)
+        nvm_format(header, bytes);
+    uint32_t dropped = nvm_mark_used(nvm.base, header, &nvm.space);
+    printf("pager: NVDIMM at 0x%lx, %lu MiB, %s, %u units in use%s\n", physical, bytes >> 20,
+           found ? "pager layout found" : "formatted", nvm.space.used,
+           dropped ? " (invalid map entries dropped)" : "");
+    nvm.mounted = true;
+    return 0;
+}
+
+static struct nvm_header *header_of_nvm(void)
+{
+    return (struct nvm_header *)nvm.base;
+}
+
+static uint32_t units_per_block(const struct client *client)
+{
+    return client->block_bytes / NVM_UNIT_BYTES;
+}
+
+/* The previous contents of a persistent key become the client's backend copies. */
+static long reattach(struct client *client, int index)
+{
+    struct nvm_entry *entry = &header_of_nvm()->entries[index];
+    if (entry->block_bytes != client->block_bytes || entry->block_count != client->block_count) {
+        printf("pager: NVM key %lu holds %u blocks of %u bytes, not %u of %u\n", entry->key,
+               entry->block_count, entry->block_bytes, client->block_count, client->block_bytes);
+        return -E_EXISTS;
+    }
+    const uint32_t *map = nvm_map_of(nvm.base, entry);
+    for (uint32_t block = 0; block < client->block_count; block++) {
+        if (map[block] == NVM_NO_UNIT)
+            continue;
+        client->slot[block] = map[block];
+        client->state[block] = BLOCK_ON_BACKEND;
+        client->has_copy[block] = 1;
+    }
+    client->backend_entry = index;
+    return 1;
+}
+
+static int free_entry(void)
+{
+    for (int i = 0; i < NVM_KEYS; i++)
+        if (header_of_nvm()->entries[i].key == 0)
+            return i;
+    return -1;
+}
+
+/* A new persistent key: an entry and an empty block map in the NVM. */
+static long create_entry(struct client *client)
+{
+    int index = free_entry();
+    uint32_t map_units = (uint32_t)(((uint64_t)client->block_count * 4 + NVM_UNIT_BYTES - 1) /
+                                    NVM_UNIT_BYTES);
+    uint32_t rounded = 1;
+    while (rounded < map_units)
+        rounded <<= 1;
+    uint32_t map_unit = index < 0 ? NVM_NO_UNIT : space_take(&nvm.space, rounded);
+    if (map_unit == NVM_NO_UNIT)
+        return -E_NO_SPACE;
+    struct nvm_entry *entry = &header_of_nvm()->entries[index];
+    *entry = (struct nvm_entry){0, client->block_bytes, client->block_count, map_unit, rounded};
+    memset(nvm_map_of(nvm.base, entry), 0xff, (uint64_t)rounded * NVM_UNIT_BYTES);
+    entry->key = client->persistent_key; /* last: the entry is complete */
+    client->backend_entry = index;
+    return 0;
+}
+
+static void forget_entry(int index)
+{
+    struct nvm_entry *entry = &header_of_nvm()->entries[index];
+    entry->key = 0;
+    space_give(&nvm.space, entry->map_unit, entry->map_units);
+}
+
+static uint64_t units_held(const struct client *client)
+{
+    uint64_t held = 0;
+    for (uint32_t block = 0; block < client->block_count; block++)
+        if (client->slot[block] != PAGER_NO_SLOT)
+            held += units_per_block(client);
+    return held;
+}
+
+/* Every block of the region must fit: space not yet used by the client is
+ * promised to it, and new clients see only what is not promised. */
+static long nvm_attach(struct client *client)
+{
+    long error = nvm.mounted ? 0 : nvm_mount();
+    if (error != 0)
+        return error;
+    long result = 0;
+    if (client->persistent_key != 0) {
+        int index = nvm_find_key(header_of_nvm(), client->persistent_key);
+        result = index >= 0 ? reattach(client, index) : create_entry(client);
+    }
+    uint64_t wanted = client->bytes / NVM_UNIT_BYTES - units_held(client);
+    uint64_t free_units = space_free_units(&nvm.space);
+    uint64_t available = free_units > nvm.promised_units ? free_units - nvm.promised_units : 0;
+    if (result >= 0 && wanted > available) {
+        printf("pager: NVM too small: %lu KiB asked, %lu KiB free\n", client->bytes >> 10,
+               available * 4);
+        if (result == 0 && client->backend_entry >= 0)
+            forget_entry(client->backend_entry); /* the key was new: nothing to keep */
+        return -E_NO_SPACE;
+    }
+    if (result >= 0)
+        nvm.promised_units += wanted;
+    return result;
+}
+
+static uint8_t *unit_address(uint32_t unit)
+{
+    return nvm.base + (uint64_t)unit * NVM_UNIT_BYTES;
+}
+
+static void record_in_map(struct client *client, uint32_t block)
+{
+    if (client->backend_entry < 0)
+        return;
+    struct nvm_entry *entry = &header_of_nvm()->entries[client->backend_entry];
+    nvm_map_of(nvm.base, entry)[block] = client->slot[block];
+}
+
+static long nvm_store(struct client *client, uint32_t block, uint64_t data_ica)
+{
+    if (client->slot[block] == PAGER_NO_SLOT) {
+        uint32_t unit = space_take(&nvm.space, units_per_block(client));
+        if (unit == NVM_NO_UNIT)
+            return -E_NO_SPACE;
+        client->slot[block] = unit;
+        nvm.promised_units -= units_per_block(client);
+    }
+    memcpy(unit_address(client->slot[block]), ica_address(data_ica), client->block_bytes);
+    record_in_map(client, block);
+    ica_free(data_ica);
+    store_completed(client, block, 0);
+    return 0;
+}
+
+static long nvm_retrieve(struct client *client, uint32_t block, uint64_t data_ica)
+{
+    memcpy(ica_address(data_ica), unit_address(client->slot[block]), client->block_bytes);
+    return 0;
+}
+
+static long nvm_wait_one(void)
+{
+    return -E_NOT_FOUND; /* stores are copies, done at once */
+}
+
+static void nvm_detach(struct client *client, bool keep_contents)
+{
+    nvm.promised_units -= client->bytes / NVM_UNIT_BYTES - units_held(client);
+    if (keep_contents && client->backend_entry >= 0)
+        return;
+    for (uint32_t block = 0; block < client->block_count; block++)
+        if (client->slot[block] != PAGER_NO_SLOT)
+            space_give(&nvm.space, client->slot[block], units_per_block(client));
+    if (client->backend_entry >= 0)
+        forget_entry(client->backend_entry);
+}
+
+const struct backend backend_nvm = {
+    .name = "nvm",
+    .kind = PAGER_BACKEND_NVM,
+    .attach = nvm_attach,
+    .store = nvm_store,
+    .retrieve = nvm_retrieve,
+    .wait_one = nvm_wait_one,
+    .detach = nvm_detach,
+};

@@ -1,0 +1,91 @@
+/* pager.h (server-internal): the pager's clients, their block tables and the
+ * backend interface every backend (memory nodes, NVM, disk) implements.
+ * docs/pager.md describes the states and the flow of a fault. */
+#pragma once
+#include "policy.h"
+#include <formica/pager.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PAGER_CLIENTS 16
+#define PAGER_NO_SLOT 0xffffffffu
+#define PAGER_UNIT_BYTES 4096u        /* backend space is counted in 4 KiB units */
+#define PAGER_MAX_IN_FLIGHT_STORES 16 /* the pager may hold 64 ICAs in all */
+
+enum block_state {
+    BLOCK_UNTOUCHED = 0, /* never used: a fault maps fresh zeroed frames */
+    BLOCK_RESIDENT,      /* mapped in the process */
+    BLOCK_ON_BACKEND,    /* only the backend copy exists (slot[] says where) */
+    BLOCK_STORING,       /* unmapped, its store to the backend in flight */
+};
+
+struct pager_counters {
+    uint64_t swap_in_blocks, swap_out_blocks, bytes_in, bytes_out;
+    uint64_t clean_drops, zero_fills;
+};
+
+struct backend;
+
+struct client {
+    bool used;
+    uint32_t pid;
+    uint64_t base, bytes;
+    uint32_t block_bytes, block_count, limit_blocks;
+    uint64_t persistent_key;
+    const struct backend *backend;
+    uint8_t *state;    /* enum block_state per block */
+    uint8_t *has_copy; /* the backend's copy matches the block unless it is dirty */
+    uint32_t *slot;    /* backend location (unit index) or PAGER_NO_SLOT */
+    struct policy_link *links;
+    struct policy_state policy;
+    struct inflight_bound inflight;
+    struct pager_counters counters;
+    int backend_entry; /* the backend's own record for this client (NVM key entry) */
+};
+
+/* One implementation per backend file. Blocks live in `slot` units the
+ * backend chooses (first-free). store takes the data ICA over: the backend
+ * frees it once the copy is made and calls store_completed(). */
+struct backend {
+    const char *name;
+    uint32_t kind; /* enum pager_backend */
+    long (*attach)(struct client *client); /* capacity check; >0: previous contents found */
+    long (*store)(struct client *client, uint32_t block, uint64_t data_ica);
+    long (*retrieve)(struct client *client, uint32_t block, uint64_t data_ica);
+    /* Waits for one outstanding store to finish (0), or -E_NOT_FOUND if none. */
+    long (*wait_one)(void);
+    void (*detach)(struct client *client, bool keep_contents);
+};
+
+extern const struct backend backend_node, backend_nvm, backend_disk;
+const struct backend *backend_of_kind(uint32_t kind);
+
+/* Called by a backend when a store of `block` of `client` finished. */
+void store_completed(struct client *client, uint32_t block, long result);
+
+/* A result (of an asynchronous backend request) arrived in the main loop. */
+void backend_result_arrived(uint64_t control);
+
+/* Kernel calls (syscalls 40-45). */
+long pager_map(uint32_t pid, uint64_t address, uint64_t bytes, uint64_t data_ica);
+long pager_unmap(uint32_t pid, uint64_t address, uint64_t bytes, bool keep);
+long pager_scan(uint32_t pid, uint64_t address, uint64_t bytes, uint32_t flags);
+long firmware_table(const char signature[4], void *buffer, uint64_t size);
+
+/* Clients (client.c). */
+struct client *client_find(uint32_t pid);
+long client_init(uint32_t pid, const uint64_t *argument);
+long client_cleanup(uint32_t pid);
+long client_stats(uint32_t pid, uint64_t *argument);
+static inline uint64_t block_address(const struct client *client, uint32_t block)
+{
+    return client->base + (uint64_t)block * client->block_bytes;
+}
+
+/* Faults, eviction and hints (fault.c, evict.c). */
+long fault_serve(struct client *client, uint64_t address);
+long prefetch_range(struct client *client, uint64_t address, uint64_t bytes);
+long drop_range(struct client *client, uint64_t address, uint64_t bytes);
+long make_room(struct client *client, uint32_t blocks);
+long evict_block(struct client *client, uint32_t block, bool wait_for_store);
+long wait_for_stores(struct client *client);

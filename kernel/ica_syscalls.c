@@ -78,18 +78,32 @@ struct attachments {
     struct ica *lent[ICA_MAX_ATTACHED];
 };
 
-/* Reads and checks the data ICAs the sender attached or lends in the control page. */
+static bool lent_to_holder(const struct ica *control, uint64_t id)
+{
+    for (uint32_t i = 0; i < control->lent_count; i++)
+        if (control->lent[i] == id)
+            return true;
+    return false;
+}
+
+/* Reads and checks the data ICAs the sender attached or lends in the control
+ * page. Entries that were lent to the sender with this control ICA (the page
+ * shows them on arrival) are being given back, not lent again: skipped. */
 static long read_attachments(struct ica *control, struct attachments *out)
 {
     const struct ica_control *page = control_page(control);
     if (page->magic != ICA_CONTROL_MAGIC || page->data_count > ICA_MAX_ATTACHED ||
         page->lent_count > ICA_MAX_ATTACHED)
         return -E_INVALID;
+    uint64_t lends[ICA_MAX_ATTACHED];
+    out->lent_count = 0;
+    for (uint32_t i = 0; i < page->lent_count; i++)
+        if (!lent_to_holder(control, page->lent[i]))
+            lends[out->lent_count++] = page->lent[i];
     out->data_count = page->data_count;
-    out->lent_count = page->lent_count;
     long error = read_data_list(page->data, out->data_count, out->data, true);
     if (error == 0)
-        error = read_data_list(page->lent, out->lent_count, out->lent, false);
+        error = read_data_list(lends, out->lent_count, out->lent, false);
     for (uint32_t i = 0; error == 0 && i < out->lent_count; i++)
         for (uint32_t j = 0; j < out->data_count; j++)
             if (out->lent[i] == out->data[j])

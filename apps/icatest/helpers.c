@@ -113,6 +113,7 @@ struct role {
 static const struct role roles[] = {
     {"sink", 1, sink},   {"use", 3, use_foreign}, {"fill", 3, fill},
     {"flood", 3, flood}, {"touch", 2, touch_after_handover}, {"peek", 1, peek},
+    {"lendwrite", 1, lend_write_role},
 };
 
 int helper_main(int argc, char **argv)

@@ -30,3 +30,5 @@ int stress_main(int argc, char **argv);
 int client_main(int argc, char **argv);
 int bad_main(int argc, char **argv);
 int helper_main(int argc, char **argv);
+int lend_main(int argc, char **argv);
+int lend_write_role(char **argv);

@@ -7,7 +7,7 @@
 
 static int usage(void)
 {
-    printf("usage: icatest stress CLIENTS REQUESTS CORES | icatest bad\n");
+    printf("usage: icatest stress CLIENTS REQUESTS CORES | icatest bad | icatest lend\n");
     return 2;
 }
 
@@ -21,6 +21,8 @@ int main(int argc, char **argv)
         return client_main(argc - 2, argv + 2);
     if (strcmp(argv[1], "bad") == 0)
         return bad_main(argc - 2, argv + 2);
+    if (strcmp(argv[1], "lend") == 0)
+        return lend_main(argc - 2, argv + 2);
     int code = helper_main(argc - 1, argv + 1);
     return code == 2 ? usage() : code;
 }

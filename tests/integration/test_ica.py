@@ -48,6 +48,14 @@ def test_stress_same_core_chain_needs_no_ipi():
     assert summary["ipis"] == 0, summary
 
 
+def test_lent_data_ica_is_read_only_and_ends_at_next_handover():
+    result = icatest("lend", smp=2, timeout=120)
+    cases = {case["case"]: case for case in result.kinds("icatest")}
+    for needed in ("lend_read", "lend_again", "lend_is_read_only", "lend_ends_at_next_handover",
+                   "lender_rules", "lend_no_leak"):
+        assert needed in cases and cases[needed]["ok"] is True, result.describe()
+
+
 def test_every_bad_input_gets_its_defined_answer():
     result = icatest("bad", smp=2, timeout=180)
     cases = result.kinds("icatest")

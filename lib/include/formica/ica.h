@@ -51,7 +51,9 @@ struct ica_control {
     uint64_t data[ICA_MAX_ATTACHED];
     /* Data ICAs the sender keeps but lends, read-only, to the receiver for as
      * long as the receiver holds this control ICA (a cached block shown to
-     * the requester without a copy). The lend ends at the next handover. */
+     * the requester without a copy). The lend ends at the next handover; on
+     * arrival the list shows what was lent to the receiver, and passing the
+     * ICA on with that list unchanged gives those back rather than lending. */
     uint32_t lent_count;
     uint64_t lent[ICA_MAX_ATTACHED];
     uint8_t payload[];

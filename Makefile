@@ -74,8 +74,10 @@ deps:
 	@build/deps.sh
 
 # The demo: 4 cores, the inter-core self-test, servers placed by preset 5, a
-# program on every core and a cross-core ping-pong; then power off.
-DEMO_COMMANDS := cores; placement; ps; run hello @1; run hello @2; run hello @3; run pingpong 200 0 1
+# program on every core, a cross-core ping-pong, then Bonnie with readblock
+# and readbyte on the ext2 disk (build/out/disk.img); then power off.
+DEMO_COMMANDS := cores; placement; ps; run hello @1; run hello @2; run hello @3; \
+	run pingpong 200 0 1; run bonnie -p 2 -m readblock; run bonnie -p 2 -m readbyte; ls /
 run: deps all
 	build/run --smp 4 --placement 5 --append "selftest=intercore" --cmd "$(DEMO_COMMANDS)" --timeout 300
 

@@ -39,7 +39,9 @@ enum intercore_type {
     MESSAGE_PAGER_UNMAP,     /* → m: [0] pager pid, [1] pid, [2] address, [3] bytes, [4] keep */
     MESSAGE_PAGER_SCAN,      /* → m: [0] pager pid, [1] pid, [2] address, [3] bytes, [4] flags */
     MESSAGE_PAGER_RELEASE,   /* → m: [0] pid; reply [0] 0 */
-    MESSAGE_FIRMWARE_TABLE,  /* → m: [0] pid, [1] signature, [2] user buffer, [3] size */
+    MESSAGE_FIRMWARE_TABLE,
+    MESSAGE_COPY_TO,         /* → m: [0] caller pid, [1] target pid, [2] offset, [3] source,
+                                [4] bytes; reply [0] 0 or -error */  /* → m: [0] pid, [1] signature, [2] user buffer, [3] size */
     MESSAGE_DEVICE_MAP,      /* → m: [0] = pid, [1] = physical, [2] = bytes; reply [0] = address
                                 or -error (mkernel/device_memory.c) */
     MESSAGE_DMA_ALLOCATE,    /* → m: [0] = pid, [1] = bytes; reply [0] = address or -error,

@@ -296,6 +296,27 @@ static long sys_clock(const struct trap_frame *frame)
     return copy_to_user(frame->rdi, &info, sizeof(info));
 }
 
+static long sys_copy_grant(const struct trap_frame *frame)
+{
+    if (frame->rsi != 0 && !user_range_ok(current()->root, frame->rdi, frame->rsi, true))
+        return -E_FAULT;
+    current()->copy_window = frame->rdi;
+    current()->copy_window_bytes = frame->rsi;
+    return 0;
+}
+
+static long sys_copy_to(const struct trap_frame *frame)
+{
+    struct intercore_message message = {.type = MESSAGE_COPY_TO}, reply;
+    message.argument[0] = current()->pid;
+    message.argument[1] = frame->rdi;
+    message.argument[2] = frame->rsi;
+    message.argument[3] = frame->rdx;
+    message.argument[4] = frame->r10;
+    mkernel_request(&message, &reply);
+    return (long)reply.argument[0];
+}
+
 static const syscall_handler handlers[SYS_COUNT] = {
     [SYS_EXIT] = sys_exit,
     [SYS_CONSOLE_WRITE] = sys_console_write,
@@ -338,6 +359,8 @@ static const syscall_handler handlers[SYS_COUNT] = {
     [SYS_PAGER_SCAN] = sys_pager_scan,
     [SYS_PAGER_RELEASE] = sys_pager_release,
     [SYS_FIRMWARE_TABLE] = sys_firmware_table,
+    [SYS_COPY_GRANT] = sys_copy_grant,
+    [SYS_COPY_TO] = sys_copy_to,
 };
 
 void syscall_dispatch(struct trap_frame *frame)

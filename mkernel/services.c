@@ -8,6 +8,7 @@
 #include "ica_services.h"
 #include "initrd.h"
 #include "pager_services.h"
+#include "process_copy.h"
 #include "layout.h"
 #include "paging.h"
 #include "physical_memory.h"
@@ -222,7 +223,8 @@ static int64_t allocate_for_core(uint64_t frames)
 void services_handle(const struct intercore_message *request, struct intercore_message *reply)
 {
     const uint64_t *argument = request->argument;
-    if (ica_services_handle(request, reply) || pager_services_handle(request, reply))
+    if (ica_services_handle(request, reply) || pager_services_handle(request, reply) ||
+        process_copy_handle(request, reply))
         return;
     switch (request->type) {
     case MESSAGE_MEMORY_ALLOCATE:
@@ -279,7 +281,7 @@ void services_install(void)
         MESSAGE_ICA_DISCARD,     MESSAGE_ICA_TABLES,      MESSAGE_SERVER_REGISTER,
         MESSAGE_ICA_FREE_ORPHAN, MESSAGE_PAGER_REGION,    MESSAGE_PAGER_MAP,
         MESSAGE_PAGER_UNMAP,     MESSAGE_PAGER_SCAN,      MESSAGE_PAGER_RELEASE,
-        MESSAGE_FIRMWARE_TABLE,
+        MESSAGE_FIRMWARE_TABLE,  MESSAGE_COPY_TO,
         MESSAGE_DEVICE_MAP,      MESSAGE_DMA_ALLOCATE,
     };
     for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++)

@@ -33,6 +33,32 @@ static long copy_then_touch_request(struct bench_case *bench)
     return touch_request(bench);
 }
 
+#define OPERATION_GRANT 5
+#define OPERATION_TOUCH_COPY 6
+
+/* The copying baseline: the kernel copies the bytes into the server's granted
+ * window (SYS_COPY_TO), then a null-sized request has the server touch them. */
+static long kernel_copy_request(struct bench_case *bench)
+{
+    long error = syscall6(SYS_COPY_TO, bench->server, 0, (long)bench->source, (long)bench->bytes,
+                          0, 0);
+    if (error != 0)
+        return error;
+    request_prepare(bench->control, OPERATION_TOUCH_COPY);
+    ica_control_of(bench->control)->argument[0] = bench->bytes;
+    error = ica_request(bench->server, bench->control, ICA_SYNC);
+    return error != 0 ? error : ica_control_of(bench->control)->result;
+}
+
+/* The first request of the copying case: the server grants its window. */
+static long grant_then_copy_request(struct bench_case *bench)
+{
+    if (request_call(bench->server, bench->control, OPERATION_GRANT, 0) != 0)
+        return -E_INVALID;
+    bench->one_request = kernel_copy_request;
+    return kernel_copy_request(bench);
+}
+
 /* A fresh server name "bN" for `ipcserver NAME [rest]`; returns the pid. */
 static long start_named(char *name, const char *rest, uint32_t core)
 {
@@ -108,6 +134,9 @@ static void data_requests(uint64_t control)
         struct bench_case copy = {"copy_into_ica", "cross-core", sizes[i], 0, control,
                                   (uint64_t)data, source, expected, copy_then_touch_request};
         run_chain(&copy, 1, 1, 1, "");
+        struct bench_case kernel_copy = {"kernel_copy", "cross-core", sizes[i], 0, control,
+                                         0, source, expected, grant_then_copy_request};
+        run_chain(&kernel_copy, 1, 1, 1, "");
         ica_free((uint64_t)data);
     }
     free(source);

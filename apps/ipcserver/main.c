@@ -6,12 +6,36 @@
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define OPERATION_ECHO 1  /* result = argument[0] + 1 */
 #define OPERATION_TOUCH 2 /* result = sum of the first byte of every attached data page */
 #define OPERATION_EXIT 3  /* the server answers, then exits */
 #define OPERATION_LEND 4  /* lends a page holding argument[0] in every byte, read-only */
+#define OPERATION_GRANT 5 /* grants a 1 MiB window for SYS_COPY_TO (the copying baseline) */
+#define OPERATION_TOUCH_COPY 6 /* result = sum of the first byte of each page of the window's
+                                  first argument[0] bytes */
+#define COPY_WINDOW_BYTES (1u << 20)
+
+static uint8_t *copy_window;
+
+static long grant_window(void)
+{
+    if (copy_window == NULL && (copy_window = malloc(COPY_WINDOW_BYTES)) == NULL)
+        return -E_NO_MEMORY;
+    memset(copy_window, 0, COPY_WINDOW_BYTES); /* every page mapped before the kernel copies */
+    return syscall6(SYS_COPY_GRANT, (long)copy_window, COPY_WINDOW_BYTES, 0, 0, 0, 0);
+}
+
+static long touch_window(uint64_t bytes)
+{
+    long sum = 0;
+    for (uint64_t offset = 0; copy_window != NULL && offset < bytes && offset < COPY_WINDOW_BYTES;
+         offset += 4096)
+        sum += copy_window[offset];
+    return sum;
+}
 
 /* The page this server lends (allocated on first use, kept for good). */
 static long lend_page = -1;
@@ -52,6 +76,10 @@ static void answer(uint64_t control)
         page->result = 0;
     else if (page->operation == OPERATION_LEND)
         page->result = lend(control);
+    else if (page->operation == OPERATION_GRANT)
+        page->result = grant_window();
+    else if (page->operation == OPERATION_TOUCH_COPY)
+        page->result = touch_window(page->argument[0]);
     else
         page->result = -E_INVALID;
     long error = ica_return(control);

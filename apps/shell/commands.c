@@ -43,7 +43,7 @@ static const struct command commands[] = {
     {"rmdir", command_rmdir, "rmdir PATH", "remove an empty directory"},
     {"sync", command_sync, "sync", "write every dirty block to the disk"},
     {"help", command_help, "help", "list the commands"},
-    {"halt", command_halt, "halt", "power off"},
+    {"halt", command_halt, "halt", "sync the disk and power off"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
@@ -185,8 +185,8 @@ static bool command_halt(int word_count, char **words)
 {
     (void)word_count;
     (void)words;
-    fflush_console();
-    power_off(shell_status_so_far());
+    /* The shell ends; init then syncs the disk and powers off (apps/init). */
+    exit(shell_status_so_far());
 }
 
 static bool command_echo(int word_count, char **words)

@@ -61,6 +61,11 @@ enum syscall_number {
     SYS_PAGER_UNMAP = 42,   /* (pid, address, bytes, keep) -> data ICA id (keep) or 0 */
     SYS_PAGER_SCAN = 43,    /* (pid, address, bytes, flags) -> PAGER_SCAN_* bits */
     SYS_PAGER_RELEASE = 44, /* () -> 0 */
+    SYS_COPY_GRANT = 46,  /* (address, bytes) -> 0: lets others write into that range of the
+                             caller's memory with SYS_COPY_TO (one window; 0 bytes revokes) */
+    SYS_COPY_TO = 47,     /* (pid, offset, source, bytes) -> 0: the kernel copies the caller's
+                             bytes into pid's granted window at offset; -E_PERMISSION outside
+                             it, -E_FAULT for unmapped memory. The copying baseline of ICAs. */
     SYS_FIRMWARE_TABLE = 45, /* (signature "NFIT", buffer, size) -> length of that ACPI table
                                 copied (-E_TOO_BIG if size is short, -E_NOT_FOUND) */
     SYS_COUNT = 50

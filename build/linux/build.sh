@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# build/linux/build.sh: builds the Linux guest of the evaluation's Linux comparison
+# (docs/evaluation.md) under build/out/linux/:
+#   vmlinuz         Debian's kernel: the linux-image package linux-image-amd64 depends
+#                   on, fetched with `apt-get download` and unpacked with `dpkg -x`
+#   bonnie          apps/bonnie built as a static Linux program with the POSIX shim
+#                   build/linux/bonnie_linux.c (+ build/linux/include/formica/)
+#   initramfs.cpio.gz  busybox-static, bonnie, the modules for ext2 on virtio-blk
+#                   and build/linux/init (written by build/linux/make_initramfs.py)
+#   ext2.img        an empty ext2 file system for the virtio disk (mke2fs)
+# Downloads are cached in build/out/linux/debs/; a second run only rebuilds what changed.
+# Usage: build/linux/build.sh
+set -euo pipefail
+
+REPO="$(cd "$(dirname "$0")/../.." && pwd)"
+OUT="$REPO/build/out/linux"
+DEBS="$OUT/debs"
+mkdir -p "$DEBS"
+
+kernel_package="$(apt-cache depends linux-image-amd64 2>/dev/null |
+    sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)"
+if [ -z "$kernel_package" ]; then
+    # No apt metadata for linux-image-amd64 (no `apt-get update` yet): use a cached one.
+    kernel_package="$(ls "$DEBS" 2>/dev/null | sed -n 's/^\(linux-image-[0-9][^_]*\)_.*\.deb$/\1/p' | head -1)"
+fi
+[ -n "$kernel_package" ] || { echo "build/linux: cannot find linux-image-amd64's kernel package (apt-get update?)" >&2; exit 1; }
+
+fetch() { # fetch PACKAGE: apt-get download into $DEBS unless a .deb of it is there
+    if ! ls "$DEBS/$1"_*.deb >/dev/null 2>&1; then
+        echo "build/linux: apt-get download $1"
+        (cd "$DEBS" && apt-get download "$1")
+    fi
+}
+fetch "$kernel_package"
+fetch busybox-static
+
+kernel_deb="$(ls "$DEBS/$kernel_package"_*.deb | head -1)"
+if [ ! -f "$OUT/vmlinuz" ] || [ "$kernel_deb" -nt "$OUT/vmlinuz" ]; then
+    echo "build/linux: dpkg -x $(basename "$kernel_deb")"
+    rm -rf "$OUT/kernel"
+    dpkg -x "$kernel_deb" "$OUT/kernel"
+    cp "$(ls "$OUT"/kernel/boot/vmlinuz-* | head -1)" "$OUT/vmlinuz"
+    echo "$kernel_package $(basename "$kernel_deb")" >"$OUT/kernel-version"
+fi
+busybox_deb="$(ls "$DEBS"/busybox-static_*.deb | head -1)"
+if [ ! -x "$OUT/busybox/bin/busybox" ] || [ "$busybox_deb" -nt "$OUT/busybox/bin/busybox" ]; then
+    rm -rf "$OUT/busybox"
+    dpkg -x "$busybox_deb" "$OUT/busybox"
+fi
+
+bonnie_sources=("$REPO"/apps/bonnie/{main,options,seeker,child,sequential}.c "$REPO/build/linux/bonnie_linux.c")
+if [ ! -x "$OUT/bonnie" ] || [ -n "$(find "${bonnie_sources[@]}" "$REPO/apps/bonnie" "$REPO/build/linux/include" \
+        -newer "$OUT/bonnie" -print -quit)" ]; then
+    echo "build/linux: cc -static bonnie"
+    gcc -std=gnu11 -O2 -Wall -Wextra -static -I "$REPO/build/linux/include" -I "$REPO/apps/bonnie" \
+        -o "$OUT/bonnie" "${bonnie_sources[@]}"
+fi
+
+python3 "$REPO/build/linux/make_initramfs.py" --kernel-tree "$OUT/kernel" \
+    --busybox "$OUT/busybox/bin/busybox" --bonnie "$OUT/bonnie" \
+    --init "$REPO/build/linux/init" --output "$OUT/initramfs.cpio.gz"
+
+if [ ! -f "$OUT/ext2.img" ]; then
+    mke2fs -q -t ext2 -b 4096 -F "$OUT/ext2.img" 64M
+fi
+echo "build/linux: guest ready in $OUT"

@@ -1,0 +1,46 @@
+/* build/linux/include/formica/file.h: the Linux stand-in for Formica's file
+ * API, so apps/bonnie compiles unchanged as a static Linux program
+ * (build/linux/build.sh). POSIX calls keep their libc meaning; open, fstat
+ * and sync get Formica's signatures through function-like macros; readblock
+ * and readbyte are implemented in build/linux/bonnie_linux.c. */
+#pragma once
+/* libc's declarations first, so the macros below never rename them. */
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <formica/errors.h>
+
+#define STORAGE_BLOCK_BYTES 4096u     /* readblock's block, as on Formica */
+#define ICA_DATA_MAX_BYTES (1u << 20) /* Formica's largest readblock */
+
+struct file_status {
+    uint64_t size;
+    uint32_t inode;
+    uint32_t mode;
+};
+
+/* Formica's open takes no mode: files are created 0644. */
+int bonnie_linux_open(const char *path, int flags);
+long bonnie_linux_fstat(int fd, struct file_status *status);
+long bonnie_linux_sync(void);
+#define open(path, flags) bonnie_linux_open(path, flags)
+#define fstat(fd, status) bonnie_linux_fstat(fd, status)
+#define sync() bonnie_linux_sync()
+
+/* readblock: pread of `size` blocks from block `blkoff` into a per-process
+ * buffer; *data points at it until the next call. */
+long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data);
+/* readbyte: through a per-process direct-mapped buffer of 4 KiB blocks; a
+ * block's first reference preads it, later ones make no system call. */
+long readbyte(int fd, size_t size, uint64_t offset, void *buffer);
+/* writebyte: pwrite through, updating the buffered blocks. */
+long writebyte(int fd, size_t size, uint64_t offset, const void *data);
+
+struct readbyte_counts {
+    uint64_t hits;
+    uint64_t fetches;
+    uint64_t buffered;
+};
+void readbyte_counts_get(struct readbyte_counts *counts);

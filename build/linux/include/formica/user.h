@@ -1,0 +1,32 @@
+/* build/linux/include/formica/user.h: the Linux stand-in for Formica's
+ * process calls Bonnie uses. spawn forks and runs the child part of Bonnie in
+ * the new process; notifications are bytes on pipes; the "TSC" is
+ * CLOCK_MONOTONIC in nanoseconds (so Bonnie's `cycles` field is nanoseconds,
+ * and under QEMU -icount shift=0 it counts guest instructions). */
+#pragma once
+#include <stdint.h>
+#include <formica/errors.h>
+#include <formica/file.h>
+
+#define PRIORITY_APPLICATION 1
+#define ARGUMENTS_BYTES 256
+
+struct clock_info {
+    uint64_t tsc_hz;
+    uint64_t ticks;
+    uint64_t tick_period_us;
+};
+
+struct placement_info {
+    char name[16];
+};
+
+long process_id(void);
+long core_id(void);
+long spawn(const char *program, const char *arguments, uint32_t core, uint32_t priority);
+long wait_process(long pid, int *exit_code);
+long notify(long pid);
+long await_notification(void);
+uint64_t read_timestamp_counter(void);
+long clock_get(struct clock_info *clock);
+long placement_get(struct placement_info *placement);

@@ -77,6 +77,6 @@ def test_ipcbench_runs_every_case():
                          timeout=300)
     assert result.rc == 0, result.describe()
     cases = {(case["case"], case["placement"], case["bytes"]) for case in result.kinds("ipcbench")}
-    assert len(cases) == 17, result.describe()
+    assert len(cases) == 20, result.describe()  # 17 + kernel_copy at 3 sizes
     forms = {placement for case, placement, _ in cases if case == "fs_blk_direct"}
     assert forms == {"#1", "#2", "#3", "#4", "#5"}, result.describe()

@@ -34,6 +34,8 @@ USER_PROGRAMS += fstest:apps/fstest
 USER_PROGRAMS += bonnie:apps/bonnie
 # Memory nodes and their test client over virtio-net (apps/memnode, apps/memclient, docs/memnode.md).
 USER_PROGRAMS += memnode:apps/memnode memclient:apps/memclient
+# Remote pager applications (apps/sort, apps/memseq, docs/pager.md).
+USER_PROGRAMS += sort:apps/sort memseq:apps/memseq
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

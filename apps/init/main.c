@@ -30,7 +30,8 @@ static void start_servers(const struct placement_info *placement)
     for (int server = 0; server < PLACEMENT_SERVERS; server++) {
         const char *program = server_programs[server];
         uint32_t core = placement->server_core[server];
-        uint32_t flags = server == SERVER_DK ? SPAWN_DRIVER : 0; /* DK drives the disks */
+        /* DK drives the disks; the pager maps the NVDIMM (SYS_DEVICE_MAP). */
+        uint32_t flags = server == SERVER_DK || server == SERVER_PAGER ? SPAWN_DRIVER : 0;
         long pid = spawn_with_flags(program, NULL, core, PRIORITY_SERVER, flags);
         if (pid < 0)
             printf("init: cannot start %s on core %u: %s\n", program, core, error_text(pid));

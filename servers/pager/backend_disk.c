@@ -161,10 +161,22 @@ bool disk_take_result(uint64_t control)
     return true;
 }
 
+/* Sent asynchronously and collected with any result: stores finishing
+ * meanwhile are completed as they come (swap-in overlaps swap-out). A
+ * synchronous request would spin in the kernel while another result waits. */
 static long disk_retrieve(struct client *client, uint32_t block, uint64_t data_ica)
 {
     prepare_transfer(disk.sync_control, FS_READ, client, block, data_ica);
-    long error = ica_request(disk.fs, disk.sync_control, ICA_SYNC);
+    ica_control_of(disk.sync_control)->tag = PAGER_MAX_IN_FLIGHT_STORES; /* not a store */
+    long error = ica_request(disk.fs, disk.sync_control, 0);
+    while (error == 0) {
+        long control = ica_collect(0);
+        if (control < 0)
+            return control;
+        if ((uint64_t)control == disk.sync_control)
+            break;
+        backend_result_arrived((uint64_t)control);
+    }
     long result = error != 0 ? error : ica_control_of(disk.sync_control)->result;
     if (result == (long)client->block_bytes)
         return 0;

@@ -1,0 +1,289 @@
+/* teramem.c: the Teramem library (seed 004 §3.5, §4.2): teramem_init reserves
+ * a pager region and registers it; teramalloc/terafree are a first-fit
+ * allocator over it whose bookkeeping lives in the local heap, so they make
+ * no system call and touch no pager memory. */
+#include <formica/request.h>
+#include <formica/teramem.h>
+#include <formica/user.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALIGNMENT 64u
+#define EXTENTS 4096u /* free and allocated pieces tracked at once */
+
+struct extent {
+    uint64_t start, bytes;
+};
+
+static struct {
+    bool ready;
+    long pager;
+    uint64_t control;
+    uint64_t base, capacity;
+    uint32_t backend;
+    struct extent *free_list; /* sorted by address, merged */
+    uint32_t free_count;
+    struct extent *used_list; /* sorted by address */
+    uint32_t used_count;
+} tm;
+
+const char *teramem_backend_name(uint32_t backend)
+{
+    switch (backend) {
+    case PAGER_BACKEND_NODE:
+        return "node";
+    case PAGER_BACKEND_NVM:
+        return "nvm";
+    case PAGER_BACKEND_DISK:
+        return "disk";
+    default:
+        return "unknown";
+    }
+}
+
+const char *teramem_policy_name(uint32_t policy)
+{
+    return policy == PAGER_POLICY_FIFO ? "fifo" : policy == PAGER_POLICY_LRU ? "lru" : "unknown";
+}
+
+static void apply_defaults(struct teramem_options *o)
+{
+    if (o->local_limit_bytes == 0)
+        o->local_limit_bytes = TERAMEM_DEFAULT_LIMIT;
+    if (o->block_bytes == 0)
+        o->block_bytes = TERAMEM_DEFAULT_BLOCK;
+    if (o->policy == 0)
+        o->policy = PAGER_POLICY_LRU;
+    if (o->backend == 0)
+        o->backend = PAGER_BACKEND_DISK;
+    if (o->capacity_bytes == 0)
+        o->capacity_bytes = TERAMEM_DEFAULT_CAPACITY;
+    o->capacity_bytes = (o->capacity_bytes + o->block_bytes - 1) / o->block_bytes * o->block_bytes;
+}
+
+static long pager_request(uint32_t operation, const uint64_t *arguments, int count)
+{
+    request_prepare(tm.control, operation);
+    struct ica_control *page = ica_control_of(tm.control);
+    for (int i = 0; i < count; i++)
+        page->argument[i] = arguments[i];
+    long error = ica_request(tm.pager, tm.control, ICA_SYNC);
+    return error != 0 ? error : page->result;
+}
+
+static long register_region(const struct teramem_options *o)
+{
+    uint64_t arguments[8] = {tm.base, o->capacity_bytes, o->local_limit_bytes, o->block_bytes,
+                             o->policy, o->backend, o->inflight_bytes, o->persistent_key};
+    return pager_request(PAGER_INIT, arguments, 8);
+}
+
+static long allocator_start(void)
+{
+    tm.free_list = malloc(EXTENTS * sizeof(struct extent));
+    tm.used_list = malloc(EXTENTS * sizeof(struct extent));
+    if (tm.free_list == NULL || tm.used_list == NULL)
+        return -E_NO_MEMORY;
+    tm.free_list[0] = (struct extent){tm.base, tm.capacity};
+    tm.free_count = 1;
+    tm.used_count = 0;
+    return 0;
+}
+
+static void allocator_stop(void)
+{
+    free(tm.free_list);
+    free(tm.used_list);
+    tm.free_list = tm.used_list = NULL;
+}
+
+static void undo_init(void)
+{
+    syscall6(SYS_PAGER_RELEASE, 0, 0, 0, 0, 0, 0);
+    ica_free(tm.control);
+    allocator_stop();
+}
+
+long teramem_init(const struct teramem_options *options)
+{
+    struct teramem_options o = options != NULL ? *options : (struct teramem_options){0};
+    apply_defaults(&o);
+    if (tm.ready)
+        return -E_BUSY;
+    tm.pager = server_lookup(SERVER_NAME_PAGER);
+    long control = tm.pager < 0 ? tm.pager : ica_allocate(ICA_KIND_CONTROL, 4096);
+    if (control < 0) {
+        printf("teramem: no pager server: %s\n", error_text(control));
+        return control;
+    }
+    tm.control = (uint64_t)control;
+    long base = syscall6(SYS_PAGER_REGION, tm.pager, (long)o.capacity_bytes, 0, 0, 0, 0);
+    if (base < 0) {
+        printf("teramem: no pager region of %lu bytes: %s\n", o.capacity_bytes, error_text(base));
+        ica_free(tm.control);
+        return base;
+    }
+    tm.base = (uint64_t)base;
+    tm.capacity = o.capacity_bytes;
+    long result = allocator_start();
+    if (result == 0)
+        result = register_region(&o);
+    if (result < 0) {
+        printf("teramem: the pager refused the region (%s backend, %lu KiB): %s\n",
+               teramem_backend_name(o.backend), o.capacity_bytes >> 10, error_text(result));
+        undo_init();
+        return result;
+    }
+    tm.backend = o.backend;
+    tm.ready = true;
+    return result;
+}
+
+long teramem_cleanup(void)
+{
+    if (!tm.ready)
+        return -E_INVALID;
+    long result = pager_request(PAGER_CLEANUP, NULL, 0);
+    undo_init();
+    tm.ready = false;
+    return result;
+}
+
+/* Removes entry `index` of a list, or makes room at it. */
+static void list_remove(struct extent *list, uint32_t *count, uint32_t index)
+{
+    memmove(&list[index], &list[index + 1], (*count - index - 1) * sizeof(struct extent));
+    (*count)--;
+}
+
+static bool list_insert(struct extent *list, uint32_t *count, uint32_t index, struct extent item)
+{
+    if (*count >= EXTENTS)
+        return false;
+    memmove(&list[index + 1], &list[index], (*count - index) * sizeof(struct extent));
+    list[index] = item;
+    (*count)++;
+    return true;
+}
+
+/* First index whose start is >= start (binary search). */
+static uint32_t list_position(const struct extent *list, uint32_t count, uint64_t start)
+{
+    uint32_t low = 0, high = count;
+    while (low < high) {
+        uint32_t middle = (low + high) / 2;
+        if (list[middle].start < start)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+static uint64_t largest_free(void)
+{
+    uint64_t largest = 0;
+    for (uint32_t i = 0; i < tm.free_count; i++)
+        if (tm.free_list[i].bytes > largest)
+            largest = tm.free_list[i].bytes;
+    return largest;
+}
+
+void *teramalloc(size_t bytes)
+{
+    if (!tm.ready || bytes == 0)
+        return NULL;
+    uint64_t size = (bytes + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+    for (uint32_t i = 0; i < tm.free_count; i++) {
+        struct extent *piece = &tm.free_list[i];
+        if (piece->bytes < size)
+            continue;
+        struct extent taken = {piece->start, size};
+        uint32_t at = list_position(tm.used_list, tm.used_count, taken.start);
+        if (!list_insert(tm.used_list, &tm.used_count, at, taken))
+            break;
+        piece->start += size;
+        piece->bytes -= size;
+        if (piece->bytes == 0)
+            list_remove(tm.free_list, &tm.free_count, i);
+        return (void *)taken.start;
+    }
+    printf("teramalloc: %lu bytes do not fit (region %lu bytes, largest free piece %lu)\n",
+           (uint64_t)bytes, tm.capacity, largest_free());
+    return NULL;
+}
+
+/* Puts a piece back at its place and merges it with its neighbours. */
+static void free_list_add(struct extent piece)
+{
+    uint32_t at = list_position(tm.free_list, tm.free_count, piece.start);
+    if (at > 0 && tm.free_list[at - 1].start + tm.free_list[at - 1].bytes == piece.start) {
+        tm.free_list[at - 1].bytes += piece.bytes;
+        if (at < tm.free_count && piece.start + piece.bytes == tm.free_list[at].start) {
+            tm.free_list[at - 1].bytes += tm.free_list[at].bytes;
+            list_remove(tm.free_list, &tm.free_count, at);
+        }
+        return;
+    }
+    if (at < tm.free_count && piece.start + piece.bytes == tm.free_list[at].start) {
+        tm.free_list[at].start = piece.start;
+        tm.free_list[at].bytes += piece.bytes;
+        return;
+    }
+    list_insert(tm.free_list, &tm.free_count, at, piece);
+}
+
+void terafree(void *pointer)
+{
+    if (!tm.ready || pointer == NULL)
+        return;
+    uint32_t at = list_position(tm.used_list, tm.used_count, (uint64_t)pointer);
+    if (at >= tm.used_count || tm.used_list[at].start != (uint64_t)pointer) {
+        printf("terafree: %p was not allocated by teramalloc\n", pointer);
+        return;
+    }
+    struct extent piece = tm.used_list[at];
+    list_remove(tm.used_list, &tm.used_count, at);
+    free_list_add(piece);
+}
+
+long teramem_prefetch(const void *address, size_t bytes)
+{
+    uint64_t arguments[2] = {(uint64_t)address, bytes};
+    return tm.ready ? pager_request(PAGER_PREFETCH, arguments, 2) : -E_INVALID;
+}
+
+long teramem_drop(const void *address, size_t bytes)
+{
+    uint64_t arguments[2] = {(uint64_t)address, bytes};
+    return tm.ready ? pager_request(PAGER_DROP, arguments, 2) : -E_INVALID;
+}
+
+long teramem_stats(struct teramem_stats *stats)
+{
+    if (!tm.ready)
+        return -E_INVALID;
+    long result = pager_request(PAGER_STATS, NULL, 0);
+    if (result < 0)
+        return result;
+    const uint64_t *a = ica_control_of(tm.control)->argument;
+    *stats = (struct teramem_stats){a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
+    return 0;
+}
+
+bool teramem_contains(const void *pointer)
+{
+    uint64_t address = (uint64_t)pointer;
+    return tm.ready && address >= tm.base && address - tm.base < tm.capacity;
+}
+
+uint64_t teramem_base(void)
+{
+    return tm.ready ? tm.base : 0;
+}
+
+uint64_t teramem_capacity(void)
+{
+    return tm.ready ? tm.capacity : 0;
+}

@@ -27,6 +27,8 @@ struct ica *ica_lookup(uint64_t id)
         ica = &pools->control[index];
     else if (kind == ICA_KIND_DATA && index < ICA_DATA_SLOTS)
         ica = &pools->data[index];
+    else if (kind == ICA_KIND_BLOCK && index < ICA_BLOCK_SLOTS)
+        ica = &pools->block[index];
     if (ica == NULL || ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
         return NULL;
     return ica;
@@ -36,6 +38,7 @@ uint64_t ica_id_of(const struct ica *ica)
 {
     struct ica_pools *pools = kernel_shared->icas;
     uint32_t index = ica->kind == ICA_KIND_CONTROL ? (uint32_t)(ica - pools->control)
+                     : ica->kind == ICA_KIND_BLOCK ? (uint32_t)(ica - pools->block)
                                                    : (uint32_t)(ica - pools->data);
     return ((uint64_t)ica->generation << 32) | ((uint64_t)ica->kind << 24) | index;
 }

@@ -55,6 +55,7 @@ struct server_entry {
 struct ica_pools {
     struct ica control[ICA_CONTROL_SLOTS];
     struct ica data[ICA_DATA_SLOTS];
+    struct ica block[ICA_BLOCK_SLOTS];
     struct server_entry servers[SERVER_SLOTS];
     volatile uint64_t handovers;
 };

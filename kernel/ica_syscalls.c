@@ -43,11 +43,13 @@ static struct ica_control *control_page(const struct ica *ica)
     return phys_to_virt(ica->physical);
 }
 
-/* The ICA `id` of `kind` held by the caller, or an error. */
+/* The ICA `id` of `kind` held by the caller, or an error. ICA_KIND_DATA
+ * stands for both kinds that carry data (data and block ICAs). */
 static long held_by_me(uint64_t id, uint32_t kind, struct ica **out)
 {
     struct ica *ica = ica_lookup(id);
-    if (ica == NULL || ica->kind != kind)
+    bool data_like = kind == ICA_KIND_DATA && ica != NULL && ica->kind == ICA_KIND_BLOCK;
+    if (ica == NULL || (ica->kind != kind && !data_like))
         return -E_INVALID;
     if (ica->state != ICA_HELD || ica->owner != me()->pid)
         return -E_PERMISSION;
@@ -478,6 +480,13 @@ long sys_ica_free(const struct trap_frame *frame)
     return (long)reply.argument[0];
 }
 
+long sys_ica_lend_count(const struct trap_frame *frame)
+{
+    struct ica *ica;
+    long error = held_by_me(frame->rdi, ica_kind(frame->rdi), &ica);
+    return error != 0 ? error : (long)ica->lend_count;
+}
+
 long sys_server_register(const struct trap_frame *frame)
 {
     char name[SERVER_NAME_BYTES];
@@ -515,6 +524,8 @@ long sys_ica_stats(const struct trap_frame *frame)
         stats.control_free += pools->control[i].state == ICA_FREE;
     for (uint32_t i = 0; i < ICA_DATA_SLOTS; i++)
         stats.data_free += pools->data[i].state == ICA_FREE;
+    for (uint32_t i = 0; i < ICA_BLOCK_SLOTS; i++)
+        stats.block_free += pools->block[i].state == ICA_FREE;
     stats.allocated_by_me = me()->icas_allocated;
     stats.handovers = pools->handovers;
     for (uint32_t core = 0; core < kernel_shared->core_count; core++)

@@ -65,6 +65,7 @@ struct process {
     uint64_t pager_control;
     uint64_t copy_window, copy_window_bytes; /* SYS_COPY_GRANT */
     uint32_t icas_allocated;       /* counted by the m-kernel against ICA_PER_PROCESS */
+    uint32_t blocks_allocated;     /* block ICAs, against ICA_BLOCKS_PER_PROCESS */
     /* Bookkeeping on the m-kernel: a slot is freed when both are true. */
     bool resources_released;
     bool collected;

@@ -361,6 +361,7 @@ static const syscall_handler handlers[SYS_COUNT] = {
     [SYS_FIRMWARE_TABLE] = sys_firmware_table,
     [SYS_COPY_GRANT] = sys_copy_grant,
     [SYS_COPY_TO] = sys_copy_to,
+    [SYS_ICA_LEND_COUNT] = sys_ica_lend_count,
 };
 
 void syscall_dispatch(struct trap_frame *frame)

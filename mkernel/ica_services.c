@@ -14,6 +14,9 @@
 #include <formica/errors.h>
 #include <string.h>
 
+#define COUNTED_AS_ICA 1u   /* against ICA_PER_PROCESS */
+#define COUNTED_AS_BLOCK 2u /* against ICA_BLOCKS_PER_PROCESS */
+
 bool ica_services_init(void)
 {
     uint64_t bytes = sizeof(struct ica_pools);
@@ -25,6 +28,8 @@ bool ica_services_init(void)
         kernel_shared->icas->control[i] = (struct ica){.generation = 1, .kind = ICA_KIND_CONTROL};
     for (uint32_t i = 0; i < ICA_DATA_SLOTS; i++)
         kernel_shared->icas->data[i] = (struct ica){.generation = 1, .kind = ICA_KIND_DATA};
+    for (uint32_t i = 0; i < ICA_BLOCK_SLOTS; i++)
+        kernel_shared->icas->block[i] = (struct ica){.generation = 1, .kind = ICA_KIND_BLOCK};
     return true;
 }
 
@@ -38,8 +43,12 @@ long ica_prepare_process(uint64_t root)
 static struct ica *free_slot(uint32_t kind)
 {
     struct ica_pools *pools = kernel_shared->icas;
-    uint32_t count = kind == ICA_KIND_CONTROL ? ICA_CONTROL_SLOTS : ICA_DATA_SLOTS;
-    struct ica *slots = kind == ICA_KIND_CONTROL ? pools->control : pools->data;
+    uint32_t count = kind == ICA_KIND_CONTROL ? ICA_CONTROL_SLOTS
+                     : kind == ICA_KIND_BLOCK ? ICA_BLOCK_SLOTS
+                                              : ICA_DATA_SLOTS;
+    struct ica *slots = kind == ICA_KIND_CONTROL ? pools->control
+                        : kind == ICA_KIND_BLOCK ? pools->block
+                                                 : pools->data;
     for (uint32_t i = 0; i < count; i++)
         if (slots[i].state == ICA_FREE)
             return &slots[i];
@@ -51,12 +60,14 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
     struct process *process = process_find(pid);
     if (process == NULL)
         return -E_NOT_FOUND;
-    if (kind == ICA_KIND_CONTROL)
+    if (kind == ICA_KIND_CONTROL || (kind == ICA_KIND_BLOCK && bytes <= PAGE_SIZE))
         bytes = PAGE_SIZE;
-    if ((kind != ICA_KIND_CONTROL && kind != ICA_KIND_DATA) || bytes == 0 ||
-        bytes > ICA_DATA_MAX_BYTES)
+    if ((kind != ICA_KIND_CONTROL && kind != ICA_KIND_DATA && kind != ICA_KIND_BLOCK) ||
+        bytes == 0 || bytes > (kind == ICA_KIND_BLOCK ? PAGE_SIZE : ICA_DATA_MAX_BYTES))
         return -E_INVALID;
-    if (process->icas_allocated >= ICA_PER_PROCESS)
+    bool block = kind == ICA_KIND_BLOCK;
+    if (block ? process->blocks_allocated >= ICA_BLOCKS_PER_PROCESS
+              : process->icas_allocated >= ICA_PER_PROCESS)
         return -E_BUSY;
     struct ica *ica = free_slot(kind);
     if (ica == NULL)
@@ -82,8 +93,11 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
     }
     if (kind == ICA_KIND_CONTROL)
         ((struct ica_control *)phys_to_virt(physical))->magic = ICA_CONTROL_MAGIC;
-    process->icas_allocated++;
-    ica->counted = 1;
+    if (block)
+        process->blocks_allocated++;
+    else
+        process->icas_allocated++;
+    ica->counted = block ? COUNTED_AS_BLOCK : COUNTED_AS_ICA;
     return (long)ica_id_of(ica);
 }
 
@@ -113,8 +127,10 @@ long ica_services_adopt(uint32_t pid, uint64_t physical, uint64_t pages)
 void ica_services_forget(struct ica *ica)
 {
     struct process *allocator = process_find(ica->allocator);
-    if (ica->counted && allocator != NULL && allocator->icas_allocated > 0)
+    if (ica->counted == COUNTED_AS_ICA && allocator != NULL && allocator->icas_allocated > 0)
         allocator->icas_allocated--;
+    if (ica->counted == COUNTED_AS_BLOCK && allocator != NULL && allocator->blocks_allocated > 0)
+        allocator->blocks_allocated--;
     ica->generation++;
     ica->owner = ica->destination = ica->allocator = 0;
     ica->counted = 0;
@@ -182,6 +198,8 @@ static long prepare_tables(uint32_t pid, uint64_t address, uint64_t bytes)
                       end <= ICA_CONTROL_BASE + (uint64_t)ICA_CONTROL_SLOTS * PAGE_SIZE;
     bool in_data = address >= ICA_DATA_BASE &&
                    end <= ICA_DATA_BASE + (uint64_t)ICA_DATA_SLOTS * ICA_DATA_MAX_BYTES;
+    in_data = in_data || (address >= ICA_BLOCK_BASE &&
+                          end <= ICA_BLOCK_BASE + (uint64_t)ICA_BLOCK_SLOTS * PAGE_SIZE);
     if (process == NULL || end < address || !(in_control || in_data))
         return -E_INVALID;
     return paging_prepare_tables(process->root, address, bytes) ? 0 : -E_NO_MEMORY;
@@ -277,8 +295,8 @@ void ica_release_process(struct process *process)
         else if (held)
             release(ica);
     }
-    for (uint32_t i = 0; i < ICA_DATA_SLOTS; i++) {
-        struct ica *ica = &pools->data[i];
+    for (uint32_t i = 0; i < ICA_DATA_SLOTS + ICA_BLOCK_SLOTS; i++) {
+        struct ica *ica = i < ICA_DATA_SLOTS ? &pools->data[i] : &pools->block[i - ICA_DATA_SLOTS];
         if (ica->state != ICA_HELD || ica->owner != pid)
             continue;
         ica_peel(process, ica);

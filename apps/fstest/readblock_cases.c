@@ -26,11 +26,30 @@ static long make_file(struct fs_link *link)
     return inode;
 }
 
+/* Checks `blocks` blocks from `first` against the pattern: in the blocks BLK
+ * lent (zero copy) when it lent them, else in the data ICA. */
+static bool blocks_match(struct fs_link *link, uint32_t first, uint32_t blocks)
+{
+    const struct ica_control *page = ica_control_of(link->control);
+    bool same = true;
+    for (uint32_t i = 0; i < blocks; i++) {
+        const uint8_t *block = page->lent_count == blocks
+                                   ? (const uint8_t *)ica_address(page->lent[i])
+                                   : fs_data(link) + (uint64_t)i * STORAGE_BLOCK_BYTES;
+        same &= matches_pattern(block, 2, (uint64_t)(first + i) * STORAGE_BLOCK_BYTES,
+                                STORAGE_BLOCK_BYTES);
+    }
+    return same;
+}
+
 static void direct_return(struct fs_link *link, uint32_t inode)
 {
     memset(fs_data(link), 0, 3 * STORAGE_BLOCK_BYTES);
     long bytes = fs_readblock(link, inode, 5, 3);
-    bool same = matches_pattern(fs_data(link), 2, 5 * STORAGE_BLOCK_BYTES, 3 * STORAGE_BLOCK_BYTES);
+    bool same = blocks_match(link, 5, 3);
+    /* BLK lends what it answers (zero copy); FS answers 1 KiB-block file systems by copying. */
+    uint32_t lent = ica_control_of(link->control)->lent_count;
+    report("readblock_zero_copy_lend", last_sender(link) == link->blk ? lent == 3 : lent == 0, lent);
     /* BLK answers directly on 4 KiB-block file systems; FS itself on others. */
     long sender = last_sender(link);
     printf("@json {\"kind\":\"fstest_readblock\",\"answered_by\":\"%s\"}\n",

@@ -14,22 +14,40 @@ static uint32_t bucket_count_for(uint32_t capacity)
     return count;
 }
 
-int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *disk)
+/* Block memory: from `memory` while it gives some, then from one heap area. */
+static int allocate_block_memory(struct cache *cache)
+{
+    uint32_t done = 0;
+    while (done < cache->capacity && cache->memory.allocate != NULL &&
+           cache->memory.allocate(cache->memory.context, &cache->blocks[done].data,
+                                  &cache->blocks[done].handle) == 0)
+        done++;
+    if (done == cache->capacity)
+        return 0;
+    uint8_t *data = malloc((size_t)(cache->capacity - done) * CACHE_BLOCK_BYTES);
+    if (data == NULL)
+        return -E_NO_MEMORY;
+    for (uint32_t i = done; i < cache->capacity; i++)
+        cache->blocks[i].data = data + (size_t)(i - done) * CACHE_BLOCK_BYTES;
+    return 0;
+}
+
+int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *disk,
+               const struct cache_memory *memory)
 {
     if (capacity < 2 * CACHE_MAX_RUN)
         return -E_INVALID;
     memset(cache, 0, sizeof(*cache));
     cache->disk = *disk;
+    if (memory != NULL)
+        cache->memory = *memory;
     cache->capacity = capacity;
     uint32_t buckets = bucket_count_for(capacity);
     cache->bucket_mask = buckets - 1;
     cache->blocks = calloc(capacity, sizeof(struct cache_block));
     cache->buckets = calloc(buckets, sizeof(struct cache_block *));
-    uint8_t *data = malloc((size_t)capacity * CACHE_BLOCK_BYTES);
-    if (cache->blocks == NULL || cache->buckets == NULL || data == NULL)
+    if (cache->blocks == NULL || cache->buckets == NULL || allocate_block_memory(cache) != 0)
         return -E_NO_MEMORY;
-    for (uint32_t i = 0; i < capacity; i++)
-        cache->blocks[i].data = data + (size_t)i * CACHE_BLOCK_BYTES;
     cache->last_miss = UINT64_MAX;
     cache->stats.capacity = capacity;
     return 0;
@@ -84,7 +102,8 @@ static int fill(struct cache *cache, uint64_t number, uint32_t count, struct cac
     return 0;
 }
 
-int cache_read(struct cache *cache, uint64_t number, void *out)
+/* The cached block `number`, read (with read-ahead) on a miss. */
+static int find_or_fill(struct cache *cache, uint64_t number, struct cache_block **found)
 {
     if (number >= cache->disk.blocks)
         return -E_INVALID;
@@ -98,8 +117,26 @@ int cache_read(struct cache *cache, uint64_t number, void *out)
             return error;
     }
     block->referenced = true;
-    memcpy(out, block->data, CACHE_BLOCK_BYTES);
+    *found = block;
     return 0;
+}
+
+int cache_read(struct cache *cache, uint64_t number, void *out)
+{
+    struct cache_block *block;
+    int error = find_or_fill(cache, number, &block);
+    if (error == 0)
+        memcpy(out, block->data, CACHE_BLOCK_BYTES);
+    return error;
+}
+
+int cache_lend(struct cache *cache, uint64_t number, uint64_t *handle)
+{
+    struct cache_block *block;
+    int error = find_or_fill(cache, number, &block);
+    if (error == 0)
+        *handle = block->handle;
+    return error;
 }
 
 int cache_write(struct cache *cache, uint64_t number, const void *in)

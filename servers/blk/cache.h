@@ -20,9 +20,19 @@ struct cache_disk {
     int (*write)(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers);
 };
 
+/* Where block memory comes from: by default the heap; BLK gives each block
+ * its own block ICA so it can lend it. `pinned` says a block may not be
+ * reused now (it is lent out). Either callback may be NULL. */
+struct cache_memory {
+    void *context;
+    int (*allocate)(void *context, uint8_t **data, uint64_t *handle);
+    bool (*pinned)(void *context, uint64_t handle);
+};
+
 struct cache_block {
     uint64_t number;
     uint8_t *data;
+    uint64_t handle; /* the block ICA holding data, 0 when on the heap */
     struct cache_block *hash_next;
     bool valid;      /* holds the disk block `number` */
     bool dirty;      /* changed since it was read or written back */
@@ -37,6 +47,7 @@ struct cache_stats {
 
 struct cache {
     struct cache_disk disk;
+    struct cache_memory memory;
     struct cache_block *blocks;
     uint32_t capacity;
     struct cache_block **buckets;
@@ -46,10 +57,14 @@ struct cache {
     struct cache_stats stats;
 };
 
-/* Allocates `capacity` blocks (>= 2 * CACHE_MAX_RUN); 0 or -E_NO_MEMORY / -E_INVALID. */
-int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *disk);
+/* Allocates `capacity` blocks (>= 2 * CACHE_MAX_RUN) from `memory` (NULL: the
+ * heap); 0 or -E_NO_MEMORY / -E_INVALID. */
+int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *disk,
+               const struct cache_memory *memory);
 /* Copies block `number` into `out`, reading it (and maybe more) on a miss. */
 int cache_read(struct cache *cache, uint64_t number, void *out);
+/* Like cache_read, but gives the block's handle (0 if it has none) instead of a copy. */
+int cache_lend(struct cache *cache, uint64_t number, uint64_t *handle);
 /* Replaces block `number` with `in` and marks it dirty. */
 int cache_write(struct cache *cache, uint64_t number, const void *in);
 /* Writes every dirty block back (runs of consecutive blocks together). */

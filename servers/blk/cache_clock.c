@@ -11,6 +11,9 @@ static struct cache_block *next_victim(struct cache *cache)
         cache->hand = (cache->hand + 1) % cache->capacity;
         if (block->busy)
             continue;
+        if (block->valid && block->handle != 0 && cache->memory.pinned != NULL &&
+            cache->memory.pinned(cache->memory.context, block->handle))
+            continue; /* lent out: someone reads it right now */
         if (!block->valid)
             return block;
         if (!block->referenced)

@@ -16,6 +16,25 @@
 
 static struct cache cache;
 
+/* Each cached block lives in its own block ICA, so BLK can lend it. */
+static int block_ica(void *context, uint8_t **data, uint64_t *handle)
+{
+    (void)context;
+    long id = ica_allocate(ICA_KIND_BLOCK, STORAGE_BLOCK_BYTES);
+    if (id < 0)
+        return (int)id;
+    *data = ica_address((uint64_t)id);
+    *handle = (uint64_t)id;
+    return 0;
+}
+
+/* A block lent to a requester that has not passed its control ICA on yet. */
+static bool block_lent(void *context, uint64_t handle)
+{
+    (void)context;
+    return syscall6(SYS_ICA_LEND_COUNT, (long)handle, 0, 0, 0, 0, 0) > 0;
+}
+
 static uint32_t capacity_from(int argc, char **argv)
 {
     uint64_t kib = DEFAULT_CACHE_KIB;
@@ -50,7 +69,8 @@ int main(int argc, char **argv)
         run_server_placeholder(SERVER_NAME_BLK);
     }
     uint32_t capacity = capacity_from(argc, argv);
-    error = cache_init(&cache, capacity, &disk);
+    struct cache_memory memory = {NULL, block_ica, block_lent};
+    error = cache_init(&cache, capacity, &disk, &memory);
     if (error == 0)
         error = (int)server_register(SERVER_NAME_BLK);
     if (error != 0) {

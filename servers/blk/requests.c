@@ -1,7 +1,8 @@
 /* requests.c: BLK's request handling. Reads and writes copy whole blocks
- * between the cache and the data ICA that came with the request; the ICA
- * then goes back with the result to whoever is on top of its return stack
- * (the application itself for an FS_READBLOCK: direct return). */
+ * between the cache and the data ICA that came with the request, except a
+ * BLK_LEND read, which lends the cached blocks themselves (zero copy); the
+ * ICA then goes back with the result to whoever is on top of its return
+ * stack (the application itself for an FS_READBLOCK: direct return). */
 #include "requests.h"
 #include <formica/data_ica.h>
 #include <formica/errors.h>
@@ -38,11 +39,39 @@ static long check_transfer(const struct cache *cache, const struct ica_control *
     return 0;
 }
 
+/* Lends every block read, or none (then the caller copies): 1 if lent. */
+static long lend_blocks(struct cache *cache, struct ica_control *page)
+{
+    uint32_t count = (uint32_t)page->argument[1];
+    uint64_t handles[ICA_MAX_ATTACHED];
+    if (count > ICA_MAX_ATTACHED)
+        return 0;
+    for (uint32_t i = 0; i < count; i++) {
+        int error = cache_lend(cache, block_at(page, i), &handles[i]);
+        if (error != 0)
+            return error;
+        if (handles[i] == 0)
+            return 0; /* a heap block: copy them all instead */
+    }
+    for (uint32_t i = 0; i < count; i++)
+        page->lent[i] = handles[i];
+    page->lent_count = count;
+    return 1;
+}
+
 static long transfer(struct cache *cache, struct ica_control *page, bool write)
 {
     long error = check_transfer(cache, page);
     if (error != 0)
         return error;
+    page->lent_count = 0;
+    if (!write && (page->argument[2] & BLK_LEND)) {
+        error = lend_blocks(cache, page);
+        if (error < 0)
+            return error;
+        if (error == 1)
+            return (long)(page->argument[1] * STORAGE_BLOCK_BYTES);
+    }
     uint8_t *data = ica_address(page->data[0]);
     for (uint32_t i = 0; i < page->argument[1]; i++) {
         uint8_t *slice = data + (size_t)i * STORAGE_BLOCK_BYTES;

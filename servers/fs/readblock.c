@@ -47,9 +47,9 @@ static long forward_to_blk(struct fs_server *server, uint64_t control, uint32_t 
     page->operation = BLK_READ;
     page->argument[0] = disk_blocks[0];
     page->argument[1] = count;
-    page->argument[2] = 0;
+    page->argument[2] = count <= ICA_MAX_ATTACHED ? BLK_LEND : 0; /* zero copy when it fits */
     if (!consecutive(count)) {
-        page->argument[2] = BLK_BLOCK_LIST;
+        page->argument[2] |= BLK_BLOCK_LIST;
         memcpy(page->payload, disk_blocks, count * sizeof(uint32_t));
     }
     long error = ica_forward(server->blk_pid, control, 0);

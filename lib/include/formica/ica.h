@@ -10,11 +10,15 @@
  * identifier (wrong generation, index out of range) is refused. */
 #define ICA_KIND_CONTROL 1u
 #define ICA_KIND_DATA 2u
+#define ICA_KIND_BLOCK 3u /* a data ICA of exactly 4 KiB in its own dense window: cache blocks */
 #define ICA_CONTROL_SLOTS 4096u
 #define ICA_DATA_SLOTS 1024u
 #define ICA_DATA_MAX_BYTES (1u << 20) /* a data ICA holds 4 KiB .. 1 MiB */
 #define ICA_CONTROL_BASE 0x0000500000000000ull /* + index * 4 KiB */
 #define ICA_DATA_BASE 0x0000510000000000ull    /* + index * 1 MiB */
+#define ICA_BLOCK_SLOTS 8192u
+#define ICA_BLOCK_BASE 0x0000520000000000ull   /* + index * 4 KiB */
+#define ICA_BLOCKS_PER_PROCESS 4096u /* block ICAs one process may have allocated at once */
 #define ICA_PER_PROCESS 64u /* ICAs one process may have allocated at once */
 
 #define ICA_MAX_RETURNS 8  /* depth of a multi-stage request */
@@ -65,7 +69,7 @@ struct ica_control {
 struct ica_stats {
     uint32_t control_free, data_free; /* slots in the pools */
     uint32_t allocated_by_me;
-    uint32_t reserved;
+    uint32_t block_free; /* slots in the block pool */
     uint64_t handovers; /* peel+paste pairs since boot, all cores */
     uint64_t ipis;      /* IPIs sent since boot, all cores */
 };
@@ -85,5 +89,7 @@ static inline void *ica_address(uint64_t id)
 {
     if (ica_kind(id) == ICA_KIND_CONTROL)
         return (void *)(ICA_CONTROL_BASE + (uint64_t)ica_index(id) * 4096);
+    if (ica_kind(id) == ICA_KIND_BLOCK)
+        return (void *)(ICA_BLOCK_BASE + (uint64_t)ica_index(id) * 4096);
     return (void *)(ICA_DATA_BASE + (uint64_t)ica_index(id) * ICA_DATA_MAX_BYTES);
 }

@@ -83,6 +83,10 @@ enum blk_operation {
 /* BLK_READ / BLK_WRITE flags ([2]). */
 #define BLK_BLOCK_LIST 1u /* the blocks are not consecutive: [1] uint32_t disk block
                              numbers are in the payload, [0] is ignored */
+#define BLK_LEND 2u       /* BLK_READ of at most ICA_MAX_ATTACHED blocks: lend the cached
+                             blocks themselves, read-only (ica_control.lent, in block order),
+                             instead of copying them into the data ICA: zero copy. Blocks
+                             BLK cannot lend are copied as without the flag (lent_count 0). */
 
 /* DK requests (server "dk"). */
 enum dk_operation {

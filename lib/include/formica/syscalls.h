@@ -66,6 +66,8 @@ enum syscall_number {
     SYS_COPY_TO = 47,     /* (pid, offset, source, bytes) -> 0: the kernel copies the caller's
                              bytes into pid's granted window at offset; -E_PERMISSION outside
                              it, -E_FAULT for unmapped memory. The copying baseline of ICAs. */
+    SYS_ICA_LEND_COUNT = 48, /* (id) -> how many holders of control ICAs see this ICA, which
+                                the caller holds, lent right now (BLK keeps lent blocks) */
     SYS_FIRMWARE_TABLE = 45, /* (signature "NFIT", buffer, size) -> length of that ACPI table
                                 copied (-E_TOO_BIG if size is short, -E_NOT_FOUND) */
     SYS_COUNT = 50

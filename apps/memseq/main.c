@@ -10,6 +10,7 @@
 
 struct memseq_options {
     uint64_t size, stride;
+    const char *mode; /* seq, persist-write, persist-check, overalloc, released */
     struct teramem_options teramem;
 };
 
@@ -26,7 +27,7 @@ static uint64_t parse_size(const char *text)
 
 static int parse_options(int argc, char **argv, struct memseq_options *o)
 {
-    *o = (struct memseq_options){.size = 16 << 20};
+    *o = (struct memseq_options){.size = 16 << 20, .mode = "seq"};
     o->teramem = (struct teramem_options){.local_limit_bytes = 4 << 20, .block_bytes = 64 << 10,
                                           .policy = PAGER_POLICY_FIFO,
                                           .backend = PAGER_BACKEND_DISK};
@@ -38,6 +39,10 @@ static int parse_options(int argc, char **argv, struct memseq_options *o)
             o->teramem.local_limit_bytes = parse_size(value);
         else if (strcmp(flag, "-b") == 0)
             o->teramem.block_bytes = (uint32_t)parse_size(value);
+        else if (strcmp(flag, "--mode") == 0)
+            o->mode = value;
+        else if (strcmp(flag, "--key") == 0)
+            o->teramem.persistent_key = parse_size(value);
         else if (strcmp(flag, "--stride") == 0)
             o->stride = parse_size(value);
         else if (strcmp(flag, "--backend") == 0)
@@ -46,7 +51,8 @@ static int parse_options(int argc, char **argv, struct memseq_options *o)
                                                               : PAGER_BACKEND_DISK;
         else {
             printf("usage: memseq -s SIZE -l LIMIT -b BLOCK --backend node|nvm|disk "
-                   "[--stride BYTES]\n");
+                   "[--stride BYTES] [--mode seq|persist-write|persist-check|overalloc|released] "
+                   "[--key K]\n");
             return 2;
         }
     }
@@ -109,23 +115,87 @@ static void stride(uint8_t *buffer, const struct memseq_options *o)
            o->stride, us, after.swap_in_blocks - before.swap_in_blocks, sum);
 }
 
+/* A pattern that depends on the key and the page: what persistence keeps. */
+static uint8_t persist_byte(uint64_t key, uint64_t offset)
+{
+    return (uint8_t)(key * 31 + (offset >> 12) * 7 + 1);
+}
+
+static int persist(const struct memseq_options *o, bool write)
+{
+    long attached = teramem_init(&o->teramem);
+    uint8_t *buffer = attached < 0 ? NULL : teramalloc(o->size);
+    if (buffer == NULL)
+        return 1;
+    uint64_t errors = 0, key = o->teramem.persistent_key;
+    for (uint64_t offset = 0; offset < o->size; offset += 4096) {
+        if (write)
+            buffer[offset] = persist_byte(key, offset);
+        else
+            errors += buffer[offset] != persist_byte(key, offset);
+    }
+    teramem_cleanup();
+    printf("@json {\"kind\":\"memseq\",\"mode\":\"%s\",\"key\":%lu,\"bytes\":%lu,"
+           "\"reattached\":%s,\"mismatches\":%lu}\n", o->mode, key, o->size,
+           attached > 0 ? "true" : "false", errors);
+    return errors == 0 && (write || attached > 0) ? 0 : 1;
+}
+
+/* teramalloc beyond the region: NULL with a message, nothing else. */
+static int overalloc(const struct memseq_options *o)
+{
+    if (teramem_init(&o->teramem) < 0)
+        return 1;
+    void *fits = teramalloc(o->size / 2), *too_big = teramalloc(o->size);
+    printf("@json {\"kind\":\"memseq\",\"mode\":\"overalloc\",\"fits\":%s,\"too_big_null\":%s}\n",
+           fits ? "true" : "false", too_big ? "false" : "true");
+    teramem_cleanup();
+    return fits != NULL && too_big == NULL ? 0 : 1;
+}
+
+/* Touching the region after teramem_cleanup: the kernel ends the process. */
+static int released(const struct memseq_options *o)
+{
+    if (teramem_init(&o->teramem) < 0)
+        return 1;
+    volatile uint8_t *buffer = teramalloc(4096);
+    buffer[0] = 1;
+    teramem_cleanup();
+    printf("memseq: touching the released region\n");
+    fflush_console();
+    buffer[0] = 2;
+    printf("memseq: the access after release went through\n");
+    return 0;
+}
+
+static int sequential_run(const struct memseq_options *o)
+{
+    if (teramem_init(&o->teramem) < 0)
+        return 1;
+    uint8_t *buffer = teramalloc(o->size);
+    if (buffer == NULL)
+        return 1;
+    fill(buffer, o->size);
+    teramem_drop(buffer, o->size); /* everything resident goes out first */
+    bool ok = sequential(buffer, o);
+    if (o->stride != 0) {
+        teramem_drop(buffer, o->size);
+        stride(buffer, o);
+    }
+    teramem_cleanup();
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     struct memseq_options o;
     if (parse_options(argc, argv, &o) != 0)
         return 2;
-    if (teramem_init(&o.teramem) < 0)
-        return 1;
-    uint8_t *buffer = teramalloc(o.size);
-    if (buffer == NULL)
-        return 1;
-    fill(buffer, o.size);
-    teramem_drop(buffer, o.size); /* everything resident goes out first */
-    bool ok = sequential(buffer, &o);
-    if (o.stride != 0) {
-        teramem_drop(buffer, o.size);
-        stride(buffer, &o);
-    }
-    teramem_cleanup();
-    return ok ? 0 : 1;
+    if (strcmp(o.mode, "persist-write") == 0 || strcmp(o.mode, "persist-check") == 0)
+        return persist(&o, o.mode[8] == 'w');
+    if (strcmp(o.mode, "overalloc") == 0)
+        return overalloc(&o);
+    if (strcmp(o.mode, "released") == 0)
+        return released(&o);
+    return sequential_run(&o);
 }

@@ -1,6 +1,6 @@
 /* test_pager_policy.c: the pager's replacement policies (servers/pager/policy.c)
- * on recorded access traces with a simulated MMU accessed bit: Fig. 3's
- * pseudo-LRU, FIFO, drop hints, the in-flight bound and hint ranges. */
+ * on recorded access traces with a simulated MMU accessed bit (Fig. 3's
+ * pseudo-LRU, FIFO, drop hints, in-flight bound), first-free space and NFIT. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "nvm_format.h"
 #include "policy.h"
+#include "space.h"
 #include <formica/pager.h>
 
 #define BLOCKS 64
@@ -250,6 +252,86 @@ static void test_hint_block_range(void **state)
     assert_int_equal(last, 255);
 }
 
+
+static void test_space_first_free_aligned(void **state)
+{
+    (void)state;
+    uint64_t bits[2];
+    struct space space;
+    space_init(&space, bits, 100);
+    assert_int_equal(space_take(&space, 1), 0);
+    assert_int_equal(space_take(&space, 4), 4); /* aligned to 4 */
+    assert_int_equal(space_take(&space, 1), 1);
+    space_give(&space, 0, 1);
+    assert_int_equal(space_take(&space, 1), 0); /* the lowest free again */
+    assert_int_equal(space_take(&space, 64), POLICY_NONE); /* 64..127 passes the end */
+    assert_true(space_mark(&space, 8, 8));
+    assert_false(space_mark(&space, 10, 1));
+    assert_int_equal(space_take(&space, 8), 16);
+    assert_int_equal(space_free_units(&space), 100 - 1 - 4 - 1 - 8 - 8);
+}
+
+/* An NFIT with a control-region SPA (other GUID) first, then the PMEM range. */
+static size_t build_nfit(uint8_t *table, uint64_t base, uint64_t bytes)
+{
+    static const uint8_t pmem[16] = {0x79, 0xd3, 0xf0, 0x66, 0xf3, 0xb4, 0x74, 0x40,
+                                     0xac, 0x43, 0x0d, 0x33, 0x18, 0xb7, 0x8c, 0xdb};
+    memset(table, 0, 40 + 2 * 56);
+    memcpy(table, "NFIT", 4);
+    uint32_t length = 40 + 2 * 56;
+    memcpy(table + 4, &length, 4);
+    for (int i = 0; i < 2; i++) {
+        uint8_t *spa = table + 40 + i * 56;
+        spa[2] = 56;
+        uint64_t b = base + (uint64_t)i, n = i ? bytes : 4096;
+        if (i == 1)
+            memcpy(spa + 16, pmem, 16);
+        memcpy(spa + 32, &b, 8);
+        memcpy(spa + 40, &n, 8);
+    }
+    return length;
+}
+
+static void test_nfit_finds_pmem_range(void **state)
+{
+    (void)state;
+    uint8_t table[256];
+    uint64_t base = 0, bytes = 0;
+    size_t length = build_nfit(table, 0x100000000ull, 64 << 20);
+    assert_int_equal(nfit_find_pmem(table, length, &base, &bytes), 0);
+    assert_int_equal(base, 0x100000001ull);
+    assert_int_equal(bytes, 64 << 20);
+    table[40 + 56 + 16] ^= 1; /* no PMEM GUID left */
+    assert_int_equal(nfit_find_pmem(table, length, &base, &bytes), -4);
+    table[40 + 2] = 2; /* structure length below 4 */
+    assert_true(nfit_find_pmem(table, length, &base, &bytes) < 0);
+    assert_true(nfit_find_pmem(table, 20, &base, &bytes) < 0);
+    memcpy(table, "SRAT", 4);
+    assert_true(nfit_find_pmem(table, length, &base, &bytes) < 0);
+}
+
+static void test_nvm_layout_marks_persistent_blocks(void **state)
+{
+    (void)state;
+    static uint8_t nvm_area[64 * NVM_UNIT_BYTES];
+    struct nvm_header *header = (struct nvm_header *)nvm_area;
+    assert_false(nvm_header_valid(header, sizeof(nvm_area)));
+    nvm_format(header, sizeof(nvm_area));
+    assert_true(nvm_header_valid(header, sizeof(nvm_area)));
+    assert_false(nvm_header_valid(header, 2 * sizeof(nvm_area)));
+    header->entries[3] = (struct nvm_entry){42, 8192, 4, 2, 1};
+    uint32_t *map = nvm_map_of(nvm_area, &header->entries[3]);
+    map[0] = 4, map[1] = NVM_NO_UNIT, map[2] = 8, map[3] = 60 + 4; /* last: off the end */
+    uint64_t bits[1];
+    struct space space;
+    space_init(&space, bits, 64);
+    assert_int_equal(nvm_mark_used(nvm_area, header, &space), 1);
+    assert_int_equal(map[3], NVM_NO_UNIT);
+    assert_int_equal(space.used, 1 + 1 + 2 + 2);
+    assert_int_equal(nvm_find_key(header, 42), 3);
+    assert_int_equal(nvm_find_key(header, 0), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +346,9 @@ int main(void)
         cmocka_unit_test(test_trace_eviction_order_recorded),
         cmocka_unit_test(test_inflight_bound),
         cmocka_unit_test(test_hint_block_range),
+        cmocka_unit_test(test_space_first_free_aligned),
+        cmocka_unit_test(test_nfit_finds_pmem_range),
+        cmocka_unit_test(test_nvm_layout_marks_persistent_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

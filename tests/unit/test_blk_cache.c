@@ -1,0 +1,227 @@
+/* test_blk_cache.c: BLK's file cache (servers/blk/cache*.c) over an in-memory
+ * disk: hits and misses, read-ahead on sequential misses, CLOCK's second
+ * chance, write-back on sync and on eviction, lent (pinned) blocks never
+ * reused, block memory from the caller's allocator, and disk errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cache.h"
+#include <formica/errors.h>
+
+#define DISK_BLOCKS 256u
+#define CAPACITY 32u
+
+struct memory_disk {
+    uint8_t bytes[DISK_BLOCKS][CACHE_BLOCK_BYTES];
+    unsigned reads, writes, blocks_written;
+    int fail_reads;
+};
+
+static struct memory_disk disk;
+static struct cache cache;
+static uint64_t pinned_handle;
+
+static int disk_read(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)
+{
+    struct memory_disk *memory = context;
+    if (memory->fail_reads)
+        return -E_IO;
+    memory->reads++;
+    for (uint32_t i = 0; i < count; i++)
+        memcpy(buffers[i], memory->bytes[first + i], CACHE_BLOCK_BYTES);
+    return 0;
+}
+
+static int disk_write(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers)
+{
+    struct memory_disk *memory = context;
+    memory->writes++;
+    memory->blocks_written += count;
+    for (uint32_t i = 0; i < count; i++)
+        memcpy(memory->bytes[first + i], buffers[i], CACHE_BLOCK_BYTES);
+    return 0;
+}
+
+static int handle_counter;
+static int allocate_with_handle(void *context, uint8_t **data, uint64_t *handle)
+{
+    (void)context;
+    *data = calloc(1, CACHE_BLOCK_BYTES);
+    *handle = (uint64_t)++handle_counter;
+    return *data != NULL ? 0 : -E_NO_MEMORY;
+}
+
+static bool is_pinned(void *context, uint64_t handle)
+{
+    (void)context;
+    return handle == pinned_handle;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(&disk, 0, sizeof(disk));
+    for (uint32_t block = 0; block < DISK_BLOCKS; block++)
+        memset(disk.bytes[block], (int)(block & 0xff), CACHE_BLOCK_BYTES);
+    struct cache_disk below = {&disk, DISK_BLOCKS, disk_read, disk_write};
+    pinned_handle = 0;
+    handle_counter = 0;
+    struct cache_memory memory = {NULL, allocate_with_handle, is_pinned};
+    return cache_init(&cache, CAPACITY, &below, &memory);
+}
+
+static bool cached(uint64_t number)
+{
+    struct cache_stats before, after;
+    uint8_t buffer[CACHE_BLOCK_BYTES];
+    cache_get_stats(&cache, &before);
+    cache_read(&cache, number, buffer);
+    cache_get_stats(&cache, &after);
+    return after.hits == before.hits + 1;
+}
+
+static void read_block(uint64_t number)
+{
+    uint8_t buffer[CACHE_BLOCK_BYTES];
+    assert_int_equal(cache_read(&cache, number, buffer), 0);
+    assert_int_equal(buffer[0], (uint8_t)number);
+    assert_int_equal(buffer[CACHE_BLOCK_BYTES - 1], (uint8_t)number);
+}
+
+static void test_miss_then_hit(void **state)
+{
+    (void)state;
+    read_block(7);
+    read_block(7);
+    struct cache_stats stats;
+    cache_get_stats(&cache, &stats);
+    assert_int_equal(stats.misses, 1);
+    assert_int_equal(stats.hits, 1);
+    assert_int_equal(disk.reads, 1);
+}
+
+static void test_sequential_miss_reads_ahead(void **state)
+{
+    (void)state;
+    read_block(10);
+    read_block(11); /* a miss right after a miss on 10: reads 11 and the next blocks */
+    assert_int_equal(disk.reads, 2);
+    for (uint64_t number = 12; number < 12 + CACHE_READ_AHEAD; number++)
+        read_block(number);
+    assert_int_equal(disk.reads, 2);
+    struct cache_stats stats;
+    cache_get_stats(&cache, &stats);
+    assert_int_equal(stats.read_ahead, CACHE_READ_AHEAD);
+}
+
+static void test_clock_gives_a_second_chance(void **state)
+{
+    (void)state;
+    for (uint64_t i = 0; i < CAPACITY; i++)
+        read_block(2 * i); /* every slot full and referenced; no read-ahead (not sequential) */
+    read_block(100);       /* the hand clears every bit, then takes slot 0 (block 0) */
+    read_block(2);         /* a hit: block 2 is referenced again */
+    read_block(102);       /* block 2 is passed over; block 4, unreferenced, goes */
+    assert_true(cached(2));
+    assert_false(cached(4));
+    assert_false(cached(0));
+}
+
+static void test_writes_reach_the_disk_on_sync(void **state)
+{
+    (void)state;
+    uint8_t block[CACHE_BLOCK_BYTES];
+    memset(block, 0xab, sizeof(block));
+    for (uint64_t number = 20; number < 24; number++)
+        assert_int_equal(cache_write(&cache, number, block), 0);
+    assert_int_equal(disk.bytes[21][0], 21);
+    assert_int_equal(cache_sync(&cache), 0);
+    for (uint64_t number = 20; number < 24; number++)
+        assert_int_equal(disk.bytes[number][100], 0xab);
+    assert_int_equal(disk.writes, 1); /* one run of four consecutive blocks */
+    struct cache_stats stats;
+    cache_get_stats(&cache, &stats);
+    assert_int_equal(stats.dirty, 0);
+}
+
+static void test_evicted_dirty_blocks_are_written_back(void **state)
+{
+    (void)state;
+    uint8_t block[CACHE_BLOCK_BYTES];
+    for (uint64_t i = 0; i < CAPACITY; i++) {
+        memset(block, (int)(0x80 | i), sizeof(block));
+        assert_int_equal(cache_write(&cache, 3 * i, block), 0);
+    }
+    for (uint64_t i = 0; i < 2 * CAPACITY; i++)
+        read_block(200 + 2 * (i % 25));
+    struct cache_stats stats;
+    cache_get_stats(&cache, &stats);
+    assert_true(stats.evictions >= 25 && stats.written_back >= 25);
+    /* Nothing lost: each written block is on the disk or still in the cache. */
+    for (uint64_t i = 0; i < CAPACITY; i++) {
+        if (disk.bytes[3 * i][0] == (uint8_t)(0x80 | i))
+            continue;
+        assert_int_equal(cache_read(&cache, 3 * i, block), 0);
+        assert_int_equal(block[0], (uint8_t)(0x80 | i));
+    }
+}
+
+static void test_lent_block_is_never_reused(void **state)
+{
+    (void)state;
+    uint64_t handle = 0;
+    assert_int_equal(cache_lend(&cache, 50, &handle), 0);
+    assert_true(handle != 0);
+    pinned_handle = handle;
+    for (uint64_t i = 0; i < 4 * CAPACITY; i++)
+        read_block(60 + 2 * (i % 90));
+    assert_true(cached(50));
+    pinned_handle = 0;
+    for (uint64_t i = 0; i < 4 * CAPACITY; i++)
+        read_block(61 + 2 * (i % 90));
+    assert_false(cached(50));
+}
+
+static void test_bad_block_and_disk_error(void **state)
+{
+    (void)state;
+    uint8_t buffer[CACHE_BLOCK_BYTES];
+    assert_int_equal(cache_read(&cache, DISK_BLOCKS, buffer), -E_INVALID);
+    assert_int_equal(cache_write(&cache, DISK_BLOCKS + 5, buffer), -E_INVALID);
+    disk.fail_reads = 1;
+    assert_int_equal(cache_read(&cache, 3, buffer), -E_IO);
+    disk.fail_reads = 0;
+    read_block(3); /* the failed read left nothing behind */
+}
+
+static void test_heap_memory_when_no_allocator(void **state)
+{
+    (void)state;
+    struct cache plain;
+    struct cache_disk below = {&disk, DISK_BLOCKS, disk_read, disk_write};
+    assert_int_equal(cache_init(&plain, CAPACITY, &below, NULL), 0);
+    uint64_t handle = 99;
+    assert_int_equal(cache_lend(&plain, 5, &handle), 0);
+    assert_int_equal(handle, 0); /* heap blocks cannot be lent */
+    assert_int_equal(cache_init(&plain, CACHE_MAX_RUN, &below, NULL), -E_INVALID);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_miss_then_hit, setup),
+        cmocka_unit_test_setup(test_sequential_miss_reads_ahead, setup),
+        cmocka_unit_test_setup(test_clock_gives_a_second_chance, setup),
+        cmocka_unit_test_setup(test_writes_reach_the_disk_on_sync, setup),
+        cmocka_unit_test_setup(test_evicted_dirty_blocks_are_written_back, setup),
+        cmocka_unit_test_setup(test_lent_block_is_never_reused, setup),
+        cmocka_unit_test_setup(test_bad_block_and_disk_error, setup),
+        cmocka_unit_test_setup(test_heap_memory_when_no_allocator, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

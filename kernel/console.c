@@ -15,20 +15,20 @@
 
 void console_init_serial(void)
 {
-    outb(COM1 + 1, 0x00); /* no interrupts */
-    outb(COM1 + 3, 0x80); /* divisor latch */
-    outb(COM1 + 0, 0x01); /* 115200 baud */
-    outb(COM1 + 1, 0x00);
-    outb(COM1 + 3, 0x03); /* 8N1 */
-    outb(COM1 + 2, 0xc7); /* FIFO on */
-    outb(COM1 + 4, 0x03);
+    port_out8(COM1 + 1, 0x00); /* no interrupts */
+    port_out8(COM1 + 3, 0x80); /* divisor latch */
+    port_out8(COM1 + 0, 0x01); /* 115200 baud */
+    port_out8(COM1 + 1, 0x00);
+    port_out8(COM1 + 3, 0x03); /* 8N1 */
+    port_out8(COM1 + 2, 0xc7); /* FIFO on */
+    port_out8(COM1 + 4, 0x03);
 }
 
 static void serial_put(char character)
 {
-    for (int spins = 0; spins < 100000 && (inb(COM1 + 5) & 0x20) == 0; spins++)
+    for (int spins = 0; spins < 100000 && (port_in8(COM1 + 5) & 0x20) == 0; spins++)
         cpu_relax();
-    outb(COM1, (uint8_t)character);
+    port_out8(COM1, (uint8_t)character);
 }
 
 static void vga_scroll(struct console_state *console)
@@ -95,9 +95,9 @@ void console_write_text(const char *text, uint64_t length)
 
 int console_read_byte(void)
 {
-    if ((inb(COM1 + 5) & 0x01) == 0)
+    if ((port_in8(COM1 + 5) & 0x01) == 0)
         return -1;
-    return inb(COM1);
+    return port_in8(COM1);
 }
 
 static void console_print(int take_lock, const char *format, va_list arguments)

@@ -23,7 +23,7 @@ void halt_forever(void)
 
 void machine_exit(uint32_t status)
 {
-    outl(DEBUG_EXIT_PORT, DEBUG_EXIT_BASE | (status != 0));
+    port_out32(DEBUG_EXIT_PORT, DEBUG_EXIT_BASE | (status != 0));
     if (status == 0 && machine_power_off_hook != 0)
         machine_power_off_hook();
     halt_forever();

@@ -21,7 +21,7 @@ bool pci_config_address_ok(uint64_t bus, uint64_t device, uint64_t function, uin
 
 static void select_register(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset)
 {
-    outl(CONFIG_ADDRESS, 0x80000000u | bus << 16 | device << 11 | function << 8 | (offset & 0xfc));
+    port_out32(CONFIG_ADDRESS, 0x80000000u | bus << 16 | device << 11 | function << 8 | (offset & 0xfc));
 }
 
 uint32_t pci_config_read(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
@@ -32,11 +32,11 @@ uint32_t pci_config_read(uint32_t bus, uint32_t device, uint32_t function, uint3
     select_register(bus, device, function, offset);
     uint32_t value;
     if (width == 4)
-        value = inl(CONFIG_DATA);
+        value = port_in32(CONFIG_DATA);
     else if (width == 2)
-        value = inw(CONFIG_DATA + (offset & 2));
+        value = port_in16(CONFIG_DATA + (offset & 2));
     else
-        value = inb(CONFIG_DATA + (offset & 3));
+        value = port_in8(CONFIG_DATA + (offset & 3));
     spin_unlock(lock, flags);
     return value;
 }
@@ -48,10 +48,10 @@ void pci_config_write(uint32_t bus, uint32_t device, uint32_t function, uint32_t
     uint64_t flags = spin_lock(lock);
     select_register(bus, device, function, offset);
     if (width == 4)
-        outl(CONFIG_DATA, value);
+        port_out32(CONFIG_DATA, value);
     else if (width == 2)
-        outw(CONFIG_DATA + (offset & 2), (uint16_t)value);
+        port_out16(CONFIG_DATA + (offset & 2), (uint16_t)value);
     else
-        outb(CONFIG_DATA + (offset & 3), (uint8_t)value);
+        port_out8(CONFIG_DATA + (offset & 3), (uint8_t)value);
     spin_unlock(lock, flags);
 }

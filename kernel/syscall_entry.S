@@ -3,6 +3,7 @@
  * 0x80 marks a system call), calls syscall_dispatch(frame), and returns with
  * sysretq — or iretq when the return address is not a safe user address. */
 #include "cpu.h"
+#include "register_frame.h"
 
 #define USER_RETURN_LIMIT 0x00007ffffffff000
 #define FRAME_RIP_OFFSET (17 * 8)
@@ -20,42 +21,14 @@ syscall_entry:
     pushq %rcx                       /* user rip */
     pushq $0                         /* error code */
     pushq $0x80                      /* vector: system call */
-    pushq %rax
-    pushq %rbx
-    pushq %rcx
-    pushq %rdx
-    pushq %rsi
-    pushq %rdi
-    pushq %rbp
-    pushq %r8
-    pushq %r9
-    pushq %r10
-    pushq %r11
-    pushq %r12
-    pushq %r13
-    pushq %r14
-    pushq %r15
+    PUSH_GENERAL_REGISTERS
     cld
     movq %rsp, %rdi
     call syscall_dispatch
     movq $USER_RETURN_LIMIT, %rax
     cmpq %rax, FRAME_RIP_OFFSET(%rsp)
     jae trap_return                  /* sysret to such an address would fault in ring 0 */
-    popq %r15
-    popq %r14
-    popq %r13
-    popq %r12
-    popq %r11
-    popq %r10
-    popq %r9
-    popq %r8
-    popq %rbp
-    popq %rdi
-    popq %rsi
-    popq %rdx
-    popq %rcx
-    popq %rbx
-    popq %rax
+    POP_GENERAL_REGISTERS
     addq $16, %rsp                   /* vector, error code */
     popq %rcx                        /* rip */
     addq $8, %rsp                    /* cs */

@@ -1,6 +1,7 @@
 /* trap_entry.S: the 256 interrupt and exception entry stubs. Each pushes a
  * uniform frame (error code, vector, all general registers), switches GS when
  * coming from user mode, and calls trap_dispatch(frame) in C. */
+#include "register_frame.h"
 .altmacro
 .section .text
 
@@ -30,41 +31,13 @@ trap_common:
     jz 1f
     swapgs
 1:
-    pushq %rax
-    pushq %rbx
-    pushq %rcx
-    pushq %rdx
-    pushq %rsi
-    pushq %rdi
-    pushq %rbp
-    pushq %r8
-    pushq %r9
-    pushq %r10
-    pushq %r11
-    pushq %r12
-    pushq %r13
-    pushq %r14
-    pushq %r15
+    PUSH_GENERAL_REGISTERS
     cld
     movq %rsp, %rdi
     call trap_dispatch
 .globl trap_return
 trap_return:
-    popq %r15
-    popq %r14
-    popq %r13
-    popq %r12
-    popq %r11
-    popq %r10
-    popq %r9
-    popq %r8
-    popq %rbp
-    popq %rdi
-    popq %rsi
-    popq %rdx
-    popq %rcx
-    popq %rbx
-    popq %rax
+    POP_GENERAL_REGISTERS
     testb $3, 24(%rsp)
     jz 2f
     swapgs

@@ -1,44 +1,10 @@
 /* x86.h: thin inline wrappers around x86-64 instructions (port I/O, MSRs,
  * control registers, CPUID, TSC) used by both kernels. Nothing here keeps
- * state; every function is one or two instructions. */
+ * state; every function is one or two instructions. Port I/O is the one
+ * set in formica/port_io.h. */
 #pragma once
+#include <formica/port_io.h> /* port_out8 .. port_in32, shared with user-space drivers */
 #include <stdint.h>
-
-static inline void outb(uint16_t port, uint8_t value)
-{
-    __asm__ volatile("outb %0, %1" : : "a"(value), "Nd"(port));
-}
-
-static inline void outw(uint16_t port, uint16_t value)
-{
-    __asm__ volatile("outw %0, %1" : : "a"(value), "Nd"(port));
-}
-
-static inline void outl(uint16_t port, uint32_t value)
-{
-    __asm__ volatile("outl %0, %1" : : "a"(value), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-    uint8_t value;
-    __asm__ volatile("inb %1, %0" : "=a"(value) : "Nd"(port));
-    return value;
-}
-
-static inline uint16_t inw(uint16_t port)
-{
-    uint16_t value;
-    __asm__ volatile("inw %1, %0" : "=a"(value) : "Nd"(port));
-    return value;
-}
-
-static inline uint32_t inl(uint16_t port)
-{
-    uint32_t value;
-    __asm__ volatile("inl %1, %0" : "=a"(value) : "Nd"(port));
-    return value;
-}
 
 static inline uint64_t rdmsr(uint32_t msr)
 {

@@ -123,5 +123,5 @@ void acpi_power_off(void)
     int sleep_type = dsdt != NULL ? sleep_type_s5(dsdt) : -1;
     if (sleep_type < 0 || pm1a_control == 0)
         return;
-    outw((uint16_t)pm1a_control, (uint16_t)((sleep_type << 10) | (1 << 13)));
+    port_out16((uint16_t)pm1a_control, (uint16_t)((sleep_type << 10) | (1 << 13)));
 }

@@ -14,7 +14,7 @@ static void read_bytes(void *buffer, size_t count)
 {
     uint8_t *bytes = buffer;
     for (size_t i = 0; i < count; i++)
-        bytes[i] = inb(FW_CFG_DATA);
+        bytes[i] = port_in8(FW_CFG_DATA);
 }
 
 static uint32_t big_endian_32(const uint8_t *bytes)
@@ -26,11 +26,11 @@ static uint32_t big_endian_32(const uint8_t *bytes)
 bool fw_cfg_read_text(const char *name, char *buffer, size_t size)
 {
     char signature[4];
-    outw(FW_CFG_SELECTOR, FW_CFG_SIGNATURE);
+    port_out16(FW_CFG_SELECTOR, FW_CFG_SIGNATURE);
     read_bytes(signature, 4);
     if (memcmp(signature, "QEMU", 4) != 0 || size == 0)
         return false;
-    outw(FW_CFG_SELECTOR, FW_CFG_DIRECTORY);
+    port_out16(FW_CFG_SELECTOR, FW_CFG_DIRECTORY);
     uint8_t count_bytes[4];
     read_bytes(count_bytes, 4);
     uint32_t count = big_endian_32(count_bytes);
@@ -41,7 +41,7 @@ bool fw_cfg_read_text(const char *name, char *buffer, size_t size)
             continue;
         uint32_t file_size = big_endian_32(entry);
         uint16_t key = (uint16_t)(entry[4] << 8 | entry[5]);
-        outw(FW_CFG_SELECTOR, key);
+        port_out16(FW_CFG_SELECTOR, key);
         size_t length = file_size < size - 1 ? file_size : size - 1;
         read_bytes(buffer, length);
         buffer[length] = '\0';

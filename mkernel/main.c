@@ -148,8 +148,8 @@ static void setup_boot_core(void)
 
 static void setup_interrupt_controllers(void)
 {
-    outb(0x21, 0xff); /* mask both legacy 8259 PICs: the APICs take over */
-    outb(0xa1, 0xff);
+    port_out8(0x21, 0xff); /* mask both legacy 8259 PICs: the APICs take over */
+    port_out8(0xa1, 0xff);
     kernel_shared->lapic_mmio = phys_to_virt(madt.lapic_address);
     char value[8];
     bool forbid = command_line_option("nox2apic", value, sizeof(value));

@@ -1,4 +1,4 @@
-/* port_io.h: in/out instructions for drivers. A process spawned with
+/* port_io.h: in/out instructions, for the kernels and for drivers. A process spawned with
  * SPAWN_DRIVER runs with IOPL 3, so these work in user mode; in any other
  * process they end it with a general-protection fault. */
 #pragma once

@@ -75,6 +75,26 @@ static int setup(void **state)
     return cache_init(&cache, CAPACITY, &below, &memory);
 }
 
+/* Frees what cache_init allocated: blocks from our allocator one by one, or
+ * the one heap area that starts at the first block. */
+static void free_cache(struct cache *victim, bool own_allocator)
+{
+    if (own_allocator)
+        for (uint32_t i = 0; i < victim->capacity; i++)
+            free(victim->blocks[i].data);
+    else
+        free(victim->blocks[0].data);
+    free(victim->blocks);
+    free(victim->buckets);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free_cache(&cache, true);
+    return 0;
+}
+
 static bool cached(uint64_t number)
 {
     struct cache_stats before, after;
@@ -208,20 +228,21 @@ static void test_heap_memory_when_no_allocator(void **state)
     uint64_t handle = 99;
     assert_int_equal(cache_lend(&plain, 5, &handle), 0);
     assert_int_equal(handle, 0); /* heap blocks cannot be lent */
+    free_cache(&plain, false);
     assert_int_equal(cache_init(&plain, CACHE_MAX_RUN, &below, NULL), -E_INVALID);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(test_miss_then_hit, setup),
-        cmocka_unit_test_setup(test_sequential_miss_reads_ahead, setup),
-        cmocka_unit_test_setup(test_clock_gives_a_second_chance, setup),
-        cmocka_unit_test_setup(test_writes_reach_the_disk_on_sync, setup),
-        cmocka_unit_test_setup(test_evicted_dirty_blocks_are_written_back, setup),
-        cmocka_unit_test_setup(test_lent_block_is_never_reused, setup),
-        cmocka_unit_test_setup(test_bad_block_and_disk_error, setup),
-        cmocka_unit_test_setup(test_heap_memory_when_no_allocator, setup),
+        cmocka_unit_test_setup_teardown(test_miss_then_hit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sequential_miss_reads_ahead, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clock_gives_a_second_chance, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_writes_reach_the_disk_on_sync, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_evicted_dirty_blocks_are_written_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lent_block_is_never_reused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_block_and_disk_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_heap_memory_when_no_allocator, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,7 @@
  * 0x80 marks a system call), calls syscall_dispatch(frame), and returns with
  * sysretq — or iretq when the return address is not a safe user address. */
 #include "cpu.h"
-#include "register_frame.h"
+#include "register_frame.inc"
 
 #define USER_RETURN_LIMIT 0x00007ffffffff000
 #define FRAME_RIP_OFFSET (17 * 8)

@@ -1,7 +1,7 @@
 /* trap_entry.S: the 256 interrupt and exception entry stubs. Each pushes a
  * uniform frame (error code, vector, all general registers), switches GS when
  * coming from user mode, and calls trap_dispatch(frame) in C. */
-#include "register_frame.h"
+#include "register_frame.inc"
 .altmacro
 .section .text
 

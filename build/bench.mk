@@ -3,3 +3,9 @@
 .PHONY: bench
 bench: deps all
 	python3 build/bench/ipcbench.py
+
+# The remote pager (build/bench/pager_bench.py, docs/pager.md).
+.PHONY: bench-pager
+bench-pager: deps all
+	python3 build/bench/pager_bench.py
+bench: bench-pager

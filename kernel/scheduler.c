@@ -88,7 +88,8 @@ void scheduler_send_to_owner(uint32_t type, struct process *process)
     struct intercore_message message = {.type = type};
     message.argument[0] = process->pid;
     if (process->core != this_cpu()->index) {
-        intercore_send(process->core, &message);
+        /* interrupt the owner core even when it is busy: the process may outrank what runs */
+        intercore_send_urgent(process->core, &message);
         return;
     }
     message.from = this_cpu()->index;

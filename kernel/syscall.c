@@ -60,6 +60,9 @@ static long sys_console_read(const struct trap_frame *frame)
     if (!user_range_ok(current()->root, buffer, length, true))
         return -E_FAULT;
     for (;;) {
+        /* checked again after every wait: the memory may have changed meanwhile */
+        if (!user_range_ok(current()->root, buffer, length, true))
+            return -E_FAULT;
         uint64_t count = 0;
         int byte;
         while (count < length && (byte = console_read_byte()) >= 0)
@@ -138,8 +141,8 @@ static long sys_wait(const struct trap_frame *frame)
     struct intercore_message message = {.type = MESSAGE_PROCESS_COLLECT}, reply;
     message.argument[0] = pid;
     mkernel_request(&message, &reply);
-    if (code_address != 0)
-        memcpy((void *)code_address, &code, 4);
+    if (code_address != 0 && copy_to_user(code_address, &code, 4) != 0)
+        return -E_FAULT; /* checked again: the memory may have changed during the wait */
     return pid;
 }
 

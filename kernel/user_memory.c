@@ -31,16 +31,20 @@ static bool page_ok(uint64_t root, uint64_t address, bool write)
     return false;
 }
 
+#define PAGE_IN_PASSES 4
+
+enum page_check { PAGE_READY, PAGE_PAGED_IN, PAGE_BAD };
+
 /* A page of the running process's pager region that is not resident is
  * brought in by the pager, as a fault from user mode would be. */
-static bool page_ok_or_paged_in(uint64_t root, uint64_t page, bool write)
+static enum page_check check_page(uint64_t root, uint64_t page, bool write)
 {
     if (page_ok(root, page, write))
-        return true;
+        return PAGE_READY;
     struct process *process = this_cpu()->current;
     if (process == NULL || process->root != root || process->pager == 0)
-        return false;
-    return pager_resolve_fault(page, write ? 2 : 0) && page_ok(root, page, write);
+        return PAGE_BAD;
+    return pager_resolve_fault(page, write ? 2 : 0) ? PAGE_PAGED_IN : PAGE_BAD;
 }
 
 bool user_range_ok(uint64_t root, uint64_t address, uint64_t length, bool write)
@@ -50,10 +54,22 @@ bool user_range_ok(uint64_t root, uint64_t address, uint64_t length, bool write)
     uint64_t end = address + length;
     if (end < address || address < USER_SPACE_START || end > USER_SPACE_END)
         return false;
-    for (uint64_t page = address & ~0xfffull; page < end; page += 4096)
-        if (!page_ok_or_paged_in(root, page, write))
-            return false;
-    return true;
+    /* Paging a page in may evict one checked before it: the range counts as
+     * ready only after a pass that paged nothing in (then nothing can change
+     * it before the kernel touches it). A range larger than the process's
+     * local memory never gets there and is refused. */
+    for (int pass = 0; pass < PAGE_IN_PASSES; pass++) {
+        bool paged = false;
+        for (uint64_t page = address & ~0xfffull; page < end; page += 4096) {
+            enum page_check check = check_page(root, page, write);
+            if (check == PAGE_BAD)
+                return false;
+            paged |= check == PAGE_PAGED_IN;
+        }
+        if (!paged)
+            return true;
+    }
+    return false;
 }
 
 static uint64_t current_root(void)

@@ -54,7 +54,10 @@ static long block_target(const uint64_t *argument, struct process **out)
         address < process->pager_base ||
         address + bytes > process->pager_base + process->pager_bytes)
         return -E_INVALID;
-    if (process->state != PROCESS_WAITING)
+    /* Only while it waits for an ICA (its fault or a request): a process
+     * blocked elsewhere (wait, sleep, console) may write its own memory when
+     * it wakes, and that memory must not change under the kernel. */
+    if (process->state != PROCESS_WAITING || process->wait_reason != WAIT_ICA)
         return -E_BUSY;
     *out = process;
     return 0;

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+# build/bench/evaluate.py: the evaluation of issue 7 (seed 003 §3): Bonnie over the
+# placements #1-#8, 1..N processes, readblock and readbyte, on Formica and on Debian's
+# Linux in the same QEMU configuration. Three series:
+#   timed   - wall-clock (guest TSC) under --accel auto (KVM if it proves faster, else
+#             TCG); per-configuration medians of --runs boots; plus a 1-vCPU boot for
+#             Fig. 13's "time on 1 core / time on N cores";
+#   icount  - one boot per configuration with QEMU -icount shift=0: guest nanoseconds
+#             are executed instructions, repeatable to the instruction;
+#   linux   - the static Linux Bonnie (build/linux/) at the same vCPU counts, timed
+#             and icount.
+# Writes build/out/bench/evaluate.{json,csv,md} and fig*.png (plots.py, report.py).
+# Usage and the meaning of every output: docs/evaluation.md.
+import argparse
+import csv
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import linux_guest  # noqa: E402
+import plots  # noqa: E402
+import report  # noqa: E402
+from runner import accel as runner_accel  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / "build" / "out" / "bench"
+MARKER = "@json "
+MODES = ["readblock", "readbyte"]
+# Cores each preset needs (docs/placement.md); #8 also needs two sockets.
+PLACEMENT_CORES = {1: 1, 2: 2, 3: 2, 4: 2, 5: 3, 6: 2, 7: 3, 8: 4}
+FIELDS = ["system", "series", "config", "placement", "smp", "mode", "procs", "refs", "runs",
+          "elapsed_us_median", "elapsed_us_min", "elapsed_us_max", "instructions",
+          "requests", "per_request_us", "instructions_per_request", "oversubscribed"]
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description="Bonnie evaluation: Formica placements #1-#8 and Linux")
+    parser.add_argument("--quick", action="store_true", help="a small matrix that runs in a few minutes")
+    parser.add_argument("--runs", type=int, help="boots per timed configuration (median); default 3, quick 2")
+    parser.add_argument("--procs", help="comma-separated process counts; default 1,2,4,8,16, quick 1,2,4")
+    parser.add_argument("--refs", type=int, help="references per process; default 4000 (paper), quick 500")
+    parser.add_argument("--placements", help="comma-separated presets; default 1-8")
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--accel", default="auto", choices=["auto", "kvm", "tcg"])
+    parser.add_argument("--smp", type=int, help="vCPUs of every timed boot (default: the host's cores, "
+                        "or more when a placement needs more, flagged)")
+    parser.add_argument("--icount-procs", help="process counts of the icount series; default = --procs")
+    parser.add_argument("--no-icount", action="store_true")
+    parser.add_argument("--no-linux", action="store_true")
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds per boot")
+    parser.add_argument("--out", default=str(OUT))
+    arguments = parser.parse_args()
+    quick = arguments.quick
+    arguments.runs = arguments.runs or (2 if quick else 3)
+    arguments.procs = [int(p) for p in (arguments.procs or ("1,2,4" if quick else "1,2,4,8,16")).split(",")]
+    arguments.refs = arguments.refs or (500 if quick else 4000)
+    arguments.placements = [int(p) for p in (arguments.placements or "1,2,3,4,5,6,7,8").split(",")]
+    arguments.modes = arguments.modes.split(",")
+    arguments.icount_procs = ([int(p) for p in arguments.icount_procs.split(",")] if arguments.icount_procs
+                              else arguments.procs)
+    arguments.out = Path(arguments.out)
+    return arguments
+
+
+class Progress:
+    """One line per boot: where we are, how long it took, an estimate of what is left."""
+
+    def __init__(self, total_units):
+        self.total = total_units
+        self.done = 0
+        self.start = time.monotonic()
+
+    def step(self, units, text):
+        self.done += units
+        elapsed = time.monotonic() - self.start
+        left = elapsed / self.done * (self.total - self.done) if self.done else 0
+        print(f"evaluate: [{self.done:.0f}/{self.total:.0f} {100 * self.done / self.total:3.0f}%] {text} "
+              f"(elapsed {elapsed / 60:.1f} min, ~{left / 60:.1f} min left)", flush=True)
+
+
+def bonnie_arguments(procs, mode, refs):
+    return ["-p", str(procs), "-m", mode, "-n", str(refs)]
+
+
+def collect(results, extra):
+    """@json objects of one boot -> one record per Bonnie run, with the server requests
+    (readblock: references + updates; readbyte: block fetches + updates) its children made."""
+    records, children = [], []
+    for result in results:
+        if result.get("kind") == "bonnie_child":
+            children.append(result)
+        elif result.get("kind") == "bonnie":
+            fetches = sum(c["readbyte_fetches"] for c in children)
+            updates = sum(c["updates"] for c in children)
+            requests = (fetches if result["mode"] == "readbyte" else result["refs"] * result["procs"]) + updates
+            records.append(dict(extra, mode=result["mode"], procs=result["procs"], refs=result["refs"],
+                                elapsed_us=result["elapsed_us"], requests=requests,
+                                cores=sorted({c["core"] for c in children})))
+            children = []
+    return records
+
+
+def formica_boot(arguments, placement, smp, commands, icount, accel, log):
+    """One build/run boot running `commands`; the @json objects."""
+    disk = arguments.out / "bonnie-disk.img"
+    shutil.copyfile(REPO / "build" / "out" / "disk.img", disk)  # Bonnie writes: a fresh copy each boot
+    command = [sys.executable, str(REPO / "build" / "run"), "--smp", str(smp), "--accel", accel,
+               "--disk", str(disk), "--timeout", str(arguments.timeout), "--log", str(log),
+               "--cmd", "; ".join("run bonnie " + " ".join(c) for c in commands)]
+    if placement:
+        command += ["--placement", str(placement)]
+    if placement == 8:
+        command += ["--sockets", "2"]
+    if icount:
+        command.append("--icount")
+    completed = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    lines = completed.stdout.splitlines()
+    if completed.returncode != 0:
+        sys.stderr.write("\n".join(lines[-30:]) + completed.stderr)
+        raise RuntimeError(f"Formica boot (placement {placement}, {smp} vCPUs) failed: {completed.returncode}")
+    return [json.loads(line[line.find(MARKER) + len(MARKER):]) for line in lines if MARKER in line]
+
+
+def timed_smp(arguments, placement, host_cores):
+    needed = PLACEMENT_CORES[placement]
+    return max(arguments.smp or host_cores, needed)
+
+
+def plan(arguments, host_cores):
+    """The boots to make: (system, series, config, placement, smp, procs list, runs)."""
+    boots = []
+    for placement in arguments.placements:
+        smp = timed_smp(arguments, placement, host_cores)
+        boots += [("formica", "timed", f"#{placement}", placement, smp, arguments.procs, run)
+                  for run in range(arguments.runs)]
+    boots += [("formica", "timed", "1core", None, 1, arguments.procs, run) for run in range(arguments.runs)]
+    if not arguments.no_icount:
+        for placement in arguments.placements:
+            boots.append(("formica", "icount", f"#{placement}", placement,
+                          max(PLACEMENT_CORES[placement], 2), arguments.icount_procs, 0))
+        boots.append(("formica", "icount", "1core", None, 1, arguments.icount_procs, 0))
+    if not arguments.no_linux:
+        linux_smps = sorted({1} | {timed_smp(arguments, p, host_cores) for p in arguments.placements})
+        boots += [("linux", "timed", "linux", None, smp, arguments.procs, 0) for smp in linux_smps]
+        if not arguments.no_icount:
+            # 1 vCPU only: Linux SMP under -icount's round-robin vCPUs stalls for minutes
+            # (observed with 2 vCPUs), and icount measures work, not parallelism, anyway.
+            boots.append(("linux", "icount", "linux", None, 1, arguments.icount_procs, 0))
+    return boots
+
+
+def boot_weight(boot, arguments):
+    """A rough cost of a boot, for the progress estimate (icount and Linux cost more)."""
+    system, series, _, _, _, procs, _ = boot
+    work = sum(procs) * len(arguments.modes) * arguments.refs / 4000
+    runs = arguments.runs if system == "linux" else 1
+    return (8 if system == "linux" else 1) + work * runs * (2 if series == "icount" else 1)
+
+
+def run_boot(arguments, boot, accel, index):
+    system, series, config, placement, smp, procs, run = boot
+    icount = series == "icount"
+    extra = {"system": system, "series": "icount" if icount else accel, "config": config,
+             "placement": placement, "smp": smp}
+    log = arguments.out / "logs" / f"{system}-{series}-{config.strip('#')}-smp{smp}-run{run}.log"
+    if system == "formica":
+        commands = [bonnie_arguments(p, m, arguments.refs) for m in arguments.modes for p in procs]
+        results = formica_boot(arguments, placement, smp, commands, icount,
+                               "tcg" if icount else accel, log)
+    else:
+        repeats = 1 if icount else arguments.runs  # Linux boots are slow: repeat inside one boot
+        commands = [bonnie_arguments(p, m, arguments.refs)
+                    for _ in range(repeats) for m in arguments.modes for p in procs]
+        results = linux_guest.run(commands, smp, "tcg" if icount else accel, icount=icount,
+                                  sockets=None, timeout=arguments.timeout, log=log)
+    records = collect(results, extra)
+    expected = len(arguments.modes) * len(procs) * (arguments.runs if system == "linux" and not icount else 1)
+    if len(records) != expected:
+        raise RuntimeError(f"{system} {config} smp {smp}: {len(records)} Bonnie results, expected {expected}")
+    return records
+
+
+def summarise(records, host_cores):
+    """Per configuration: the median (and range) over the repeated runs."""
+    grouped = {}
+    for record in records:
+        key = (record["system"], record["series"], record["config"], record["smp"], record["mode"],
+               record["procs"])
+        grouped.setdefault(key, []).append(record)
+    rows = []
+    for (system, series, config, smp, mode, procs), group in sorted(grouped.items(), key=str):
+        samples = [r["elapsed_us"] for r in group]
+        median = statistics.median(samples)
+        requests = statistics.median(r["requests"] for r in group)
+        icount = series == "icount"
+        rows.append({"system": system, "series": series, "config": config, "placement": group[0]["placement"],
+                     "smp": smp, "mode": mode, "procs": procs, "refs": group[0]["refs"], "runs": len(group),
+                     "elapsed_us_median": median, "elapsed_us_min": min(samples),
+                     "elapsed_us_max": max(samples),
+                     "instructions": round(median * 1000) if icount else None,
+                     "requests": requests,
+                     "per_request_us": round(median / requests, 3) if requests else None,
+                     "instructions_per_request": round(median * 1000 / requests) if icount and requests else None,
+                     "oversubscribed": (not icount) and smp > host_cores,
+                     "cores_used": sorted({c for r in group for c in r["cores"]})})
+    return rows
+
+
+def machine_description(accel, host_cores):
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
+    version = subprocess.run([qemu, "--version"], capture_output=True, text=True).stdout.splitlines()
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    memory = "unknown"
+    try:
+        memory = Path("/proc/meminfo").read_text().splitlines()[0].split(":")[1].strip()
+    except OSError:
+        pass
+    return {"cpu": cpu, "host_cores": host_cores, "host_memory": memory, "host_kernel": platform.release(),
+            "accelerator": accel, "qemu": version[0] if version else "unknown", "commit": commit,
+            "linux_guest": linux_guest.kernel_version(), "guest_memory": "256M",
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+
+
+def write_outputs(arguments, rows, records, machine, ipcbench, seconds):
+    arguments.out.mkdir(parents=True, exist_ok=True)
+    settings = {"quick": arguments.quick, "runs": arguments.runs, "procs": arguments.procs,
+                "icount_procs": arguments.icount_procs, "refs": arguments.refs,
+                "placements": arguments.placements, "modes": arguments.modes, "file_bytes": 131072,
+                "update_pct": 10, "chunk": 4096, "command": " ".join(sys.argv), "seconds": round(seconds)}
+    (arguments.out / "evaluate.json").write_text(json.dumps(
+        {"machine": machine, "settings": settings, "results": rows, "runs": records}, indent=1))
+    with open(arguments.out / "evaluate.csv", "w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=FIELDS, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    figures = plots.draw_all(rows, arguments.out)
+    text = report.render(rows, machine, settings, ipcbench, figures)
+    (arguments.out / "evaluate.md").write_text(text)
+
+
+def main():
+    arguments = parse_arguments()
+    arguments.out.mkdir(parents=True, exist_ok=True)
+    (arguments.out / "logs").mkdir(exist_ok=True)
+    host_cores = os.cpu_count() or 1
+    qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
+    accel = runner_accel.resolve(arguments.accel, False, qemu, REPO / "build" / "out")
+    if not arguments.no_linux:
+        linux_guest.build()
+    machine = machine_description(accel, host_cores)
+    print(f"evaluate: {machine['cpu']}, {host_cores} host cores, accelerator {accel}, {machine['qemu']}",
+          flush=True)
+    boots = plan(arguments, host_cores)
+    progress = Progress(sum(boot_weight(b, arguments) for b in boots))
+    start = time.monotonic()
+    records = []
+    for index, boot in enumerate(boots):
+        boot_start = time.monotonic()
+        got = run_boot(arguments, boot, accel, index)
+        records += got
+        system, series, config, _, smp, _, run = boot
+        flag = " (vCPUs > host cores)" if series == "timed" and smp > host_cores else ""
+        progress.step(boot_weight(boot, arguments),
+                      f"{system} {config} {series} {smp} vCPUs{flag} run {run + 1}: {len(got)} results "
+                      f"in {time.monotonic() - boot_start:.1f} s")
+    rows = summarise(records, host_cores)
+    ipcbench_path = arguments.out / "ipcbench.json"
+    ipcbench = json.loads(ipcbench_path.read_text()) if ipcbench_path.exists() else None
+    write_outputs(arguments, rows, records, machine, ipcbench, time.monotonic() - start)
+    print(f"evaluate: done in {(time.monotonic() - start) / 60:.1f} min; report {arguments.out / 'evaluate.md'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+# build/bench/linux_guest.py: boots the Linux guest of build/linux/ (Debian's kernel,
+# a busybox-static initramfs, the static Linux Bonnie) in the same QEMU configuration
+# as Formica's runs (machine pc, CPU model, vCPUs, sockets, memory, accelerator,
+# optional -icount) with Bonnie's file on ext2 on a virtio-blk disk, runs a list of
+# Bonnie commands and returns their @json objects. Used by evaluate.py.
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+LINUX_OUT = REPO / "build" / "out" / "linux"
+MARKER = "@json "
+
+
+def build():
+    """Runs build/linux/build.sh (apt-get download, dpkg -x, initramfs, static Bonnie)."""
+    subprocess.run([str(REPO / "build" / "linux" / "build.sh")], check=True)
+
+
+def kernel_version():
+    path = LINUX_OUT / "kernel-version"
+    return path.read_text().split()[0] if path.exists() else "unknown"
+
+
+def encode_commands(commands):
+    """Bonnie argument lists -> the init's bench= option (',' between, ':' for spaces)."""
+    return ",".join(":".join(arguments) for arguments in commands)
+
+
+def qemu_command(smp, sockets, memory, accel, icount, bench, disk):
+    qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
+    topology = f"{smp},sockets={sockets},cores={smp // sockets},threads=1" if sockets else str(smp)
+    command = [qemu, "-machine", "pc", "-accel", accel, "-cpu", "host" if accel == "kvm" else "max",
+               "-smp", topology, "-m", memory, "-display", "none", "-monitor", "none",
+               "-serial", "stdio", "-no-reboot",
+               "-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),
+               "-append", f"console=ttyS0 quiet bench={bench} benchfs=ext2",
+               "-drive", f"file={disk},format=raw,if=none,id=disk0",
+               "-device", "virtio-blk-pci,drive=disk0"]
+    if icount:
+        command += ["-icount", "shift=0,align=off,sleep=off"]
+    return command
+
+
+def run(commands, smp, accel, icount=False, sockets=None, memory="256M", timeout=1800, log=None):
+    """Boots once and runs `commands` (lists of Bonnie arguments). Returns the @json
+    objects; raises RuntimeError when the guest did not finish every command."""
+    disk = LINUX_OUT / "bench-ext2.img"
+    shutil.copyfile(LINUX_OUT / "ext2.img", disk)  # a fresh file system each boot
+    command = qemu_command(smp, sockets, memory, accel, icount, encode_commands(commands), disk)
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise RuntimeError(f"Linux guest timed out after {timeout} s")
+    text = output.decode(errors="replace")
+    if log:
+        Path(log).write_text(text)
+    lines = text.splitlines()
+    results = [json.loads(line[line.find(MARKER) + len(MARKER):]) for line in lines if MARKER in line]
+    errors = [r for r in results if r.get("kind") == "linux_error"]
+    done = any(r.get("kind") == "linux_done" for r in results)
+    if errors or not done:
+        raise RuntimeError("Linux guest failed: " + "\n".join(lines[-20:]))
+    return results
+
+
+if __name__ == "__main__":
+    # A smoke test: one readblock and one readbyte run on 2 vCPUs.
+    start = time.monotonic()
+    for result in run([["-p", "2", "-m", "readblock"], ["-p", "2", "-m", "readbyte"]], 2, "tcg"):
+        print(result)
+    print(f"{time.monotonic() - start:.1f} s")

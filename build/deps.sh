@@ -52,6 +52,19 @@ fi
 if [ ${#missing_optional[@]} -gt 0 ]; then
     echo "build/deps.sh: optional, not installed: ${missing_optional[*]}"
 fi
+
+# make bench's plots need matplotlib in the python3 that runs them; that may be pyenv's
+# (Debian's python3-matplotlib does not reach it), so fall back to pip.
+if ! python3 -c "import matplotlib" >/dev/null 2>&1; then
+    if $check_only; then
+        echo "build/deps.sh: optional: python3 cannot import matplotlib (make bench draws no plots)"
+    else
+        echo "build/deps.sh: installing matplotlib with pip (make bench's plots)"
+        python3 -m pip install --quiet matplotlib ||
+            python3 -m pip install --quiet --break-system-packages matplotlib ||
+            echo "build/deps.sh: could not install matplotlib; make bench will skip the plots"
+    fi
+fi
 if [ ${#missing[@]} -eq 0 ] && pytest_works; then
     $check_only && echo "build/deps.sh: all required packages are installed"
     exit 0

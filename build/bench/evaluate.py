@@ -57,6 +57,8 @@ def parse_arguments():
     parser.add_argument("--no-linux", action="store_true")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds per boot")
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--report-only", action="store_true",
+                        help="redraw the plots and the report from OUT/evaluate.json, run nothing")
     arguments = parser.parse_args()
     quick = arguments.quick
     arguments.runs = arguments.runs or (2 if quick else 3)
@@ -255,8 +257,20 @@ def write_outputs(arguments, rows, records, machine, ipcbench, seconds):
     (arguments.out / "evaluate.md").write_text(text)
 
 
+def report_only(out):
+    data = json.loads((out / "evaluate.json").read_text())
+    ipcbench_path = out / "ipcbench.json"
+    ipcbench = json.loads(ipcbench_path.read_text()) if ipcbench_path.exists() else None
+    figures = plots.draw_all(data["results"], out)
+    (out / "evaluate.md").write_text(report.render(data["results"], data["machine"], data["settings"],
+                                                   ipcbench, figures))
+    print(f"evaluate: report {out / 'evaluate.md'}")
+
+
 def main():
     arguments = parse_arguments()
+    if arguments.report_only:
+        return report_only(arguments.out)
     arguments.out.mkdir(parents=True, exist_ok=True)
     (arguments.out / "logs").mkdir(exist_ok=True)
     host_cores = os.cpu_count() or 1

@@ -20,10 +20,12 @@ PAPER = {
 
 WHY = {
     "fig06": "Per request Formica makes 0 (#1), 2 (#2-#4) or 3 (#5) inter-core hops, each one message and one "
-             "IPI to a waiting core (docs/ica.md). Under TCG an IPI and a wake on another vCPU cost far more than "
-             "on hardware, and every address-space switch flushes QEMU's TLB, so #1 (all same core, no IPI) "
-             "should win clearly; under icount the cross-core forms can cost fewer instructions (no scheduler "
-             "switch on the requester's core), so instruction counts and wall-clock can disagree on #2-#5.",
+             "IPI to a waiting core (docs/ica.md). The icount panel is the paper's experiment: #1 does "
+             "the least work and every hop adds instructions. Under plain TCG every address-space switch "
+             "(CR3 write) flushes QEMU's software TLB; with everything on one vCPU (#1) each request switches "
+             "AP -> FS -> BLK -> AP on that vCPU, while distributed forms keep each process's address space "
+             "loaded on its own vCPU, so TCG can rank #1 last: an emulator artefact (DESIGN.md), not a "
+             "property the paper's hardware would show.",
     "fig07": "Overlap needs cores that really run in parallel. On this 2-core host, 3-vCPU forms (#5) have more "
              "vCPUs than host threads, so their parallelism is partly emulated; the 16-process end of the "
              "paper's curve cannot be reproduced, only the per-request costs below carry over.",

@@ -312,17 +312,28 @@ static bool results_waiting(void)
 }
 
 /* Takes the result `wanted` (NO_ICA: any), waiting for it unless told not to. */
+/* True when results came in since the caller last looked through its ring. */
+static bool new_results_waiting(void)
+{
+    return ring_count(&me()->results.ring) > me()->results_seen;
+}
+
+/* Takes the result `wanted` (NO_ICA: any), waiting for it unless told not to.
+ * Results that are not the wanted one stay queued; the wait then lasts
+ * until a new result arrives, so the caller sleeps instead of spinning. */
 static long collect(uint64_t wanted, bool wait)
 {
+    struct ring *ring = &me()->results.ring;
     for (;;) {
-        uint64_t id = take_from_ring(&me()->results.ring, wanted);
+        uint64_t id = take_from_ring(ring, wanted);
         if (id != NO_ICA)
             return (long)id;
-        if (intercore_poll() > 0 && results_waiting())
+        me()->results_seen = ring_count(ring);
+        if (intercore_poll() > 0 && new_results_waiting())
             continue;
         if (!wait)
             return -E_NOT_FOUND;
-        wait_for_ica(results_waiting);
+        wait_for_ica(new_results_waiting);
     }
 }
 

@@ -35,15 +35,36 @@ static uint32_t current_core(void)
     return gs_base != 0 ? this_cpu()->index : 0;
 }
 
-void panic(const char *format, ...)
+#define CONSOLE_WAIT_SPINS 10000000ull
+
+void panic_begin(void)
 {
     interrupts_disable();
+    uint32_t me = current_core() + 1, none = 0;
+    if (!__atomic_compare_exchange_n(&kernel_shared->panicking, &none, me, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (none == me)
+            return; /* begun already (a fault report before its panic) */
+        halt_forever(); /* another core is already reporting its panic */
+    }
+    /* Let a line another core is printing finish; then the console is ours
+     * (others stop printing once `panicking` is set). Bounded: a core that
+     * died holding the lock cannot silence the report. */
+    for (uint64_t spin = 0; spin < CONSOLE_WAIT_SPINS; spin++) {
+        if (__atomic_exchange_n(&kernel_shared->console.lock.locked, 1, __ATOMIC_ACQUIRE) == 0)
+            return;
+        cpu_relax();
+    }
+}
+
+void panic(const char *format, ...)
+{
+    panic_begin();
     char message[256];
     va_list arguments;
     va_start(arguments, format);
     format_string_va(message, sizeof(message), format, arguments);
     va_end(arguments);
-    __atomic_store_n(&kernel_shared->panicking, current_core() + 1, __ATOMIC_RELEASE);
     kprintf_unlocked("\nPANIC on core %u: %s\n", current_core(), message);
     machine_exit(1);
 }

@@ -5,6 +5,10 @@
 #include <stdint.h>
 
 void panic(const char *format, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* The first step of a panic (panic() does it; a fault report calls it before
+ * printing): interrupts off, other cores silenced, the console taken. A
+ * second core that panics meanwhile halts quietly. */
+void panic_begin(void);
 /* Ends the run through QEMU's isa-debug-exit: 0 = success (QEMU exits 33),
  * anything else = failure (QEMU exits 35).
  * Falls back to ACPI power-off (set by the m-kernel), then halts. */

@@ -58,6 +58,7 @@ struct process {
         uint64_t storage[RESULT_RING_SLOTS];
     } results;
     volatile uint32_t ica_waiting; /* set while blocked for an ICA; a sender that clears it IPIs */
+    uint32_t results_seen;         /* results left queued by the last look for a wanted one */
     /* Remote paging (formica/pager.h): faults in [pager_base, +pager_bytes)
      * go to server `pager` with the control ICA pager_control. */
     uint32_t pager;

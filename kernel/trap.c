@@ -92,6 +92,7 @@ void trap_dispatch(struct trap_frame *frame)
         return;
     }
     if (vector < 32) {
+        panic_begin();
         trap_report(frame);
         panic("unhandled %s in the kernel at rip %016lx", trap_name(vector), frame->rip);
     }

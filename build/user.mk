@@ -55,11 +55,12 @@ $(USER_LIBRARY): $(call user_object_of,$(USER_LIBRARY_SOURCES))
 	@rm -f $@
 	@$(USER_AR) rcs $@ $^
 
-# The virtio-net driver and memory-node client (servers/net/): a library any
-# program may link (the memory node, its client, the pager); only what a
-# program calls is pulled in.
+# The virtio-net driver and memory-node client (servers/net/) and the legacy
+# virtio PCI interface that it and DK's virtio-blk share (servers/virtio/): a
+# library any program may link (the memory node, its client, the pager, DK);
+# only what a program calls is pulled in.
 NET_LIBRARY := $(OUT)/libnet.a
-$(NET_LIBRARY): $(call user_object_of,$(wildcard servers/net/*.c))
+$(NET_LIBRARY): $(call user_object_of,$(wildcard servers/net/*.c servers/virtio/*.c))
 	@echo "  AR      $@"
 	@rm -f $@
 	@$(USER_AR) rcs $@ $^

@@ -1,6 +1,8 @@
 /* virtio_blk.c: virtio-blk through the legacy (transitional) PCI interface:
  * registers in I/O BAR 0, one virtqueue in the legacy split layout, three
- * descriptors per request (header, data, status byte), completion by INTx. */
+ * descriptors per request (header, data, status byte), completion by INTx.
+ * The transport and the ring are servers/virtio/virtio_legacy.c's. */
+#include "../virtio/virtio_legacy.h"
 #include "block_device.h"
 #include <formica/device.h>
 #include <formica/errors.h>
@@ -9,33 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#define VIRTIO_VENDOR 0x1af4
 #define VIRTIO_BLK_TRANSITIONAL 0x1001
-#define REGISTER_DEVICE_FEATURES 0x00
-#define REGISTER_GUEST_FEATURES 0x04
-#define REGISTER_QUEUE_ADDRESS 0x08
-#define REGISTER_QUEUE_SIZE 0x0c
-#define REGISTER_QUEUE_SELECT 0x0e
-#define REGISTER_QUEUE_NOTIFY 0x10
-#define REGISTER_STATUS 0x12
-#define REGISTER_ISR 0x13
-#define REGISTER_CAPACITY 0x14 /* device configuration while MSI-X is off */
-#define STATUS_ACKNOWLEDGE 1
-#define STATUS_DRIVER 2
-#define STATUS_DRIVER_OK 4
-#define DESCRIPTOR_NEXT 1
-#define DESCRIPTOR_WRITE 2
+#define REGISTER_CAPACITY VIRTIO_LEGACY_DEVICE_CONFIG
 #define REQUEST_IN 0
 #define REQUEST_OUT 1
 #define MAX_SLOTS 32
 #define PAGE 4096u
-
-struct descriptor {
-    uint64_t address;
-    uint32_t length;
-    uint16_t flags;
-    uint16_t next;
-};
 
 struct request_header {
     uint32_t type;
@@ -43,18 +24,9 @@ struct request_header {
     uint64_t sector;
 };
 
-struct used_element {
-    uint32_t id;
-    uint32_t length;
-};
-
 struct virtio_state {
     uint16_t io;
-    uint16_t queue_size;
-    volatile struct descriptor *descriptors;
-    volatile uint16_t *avail; /* flags, idx, ring[queue_size] */
-    volatile uint16_t *used;  /* flags, idx, then used_element[queue_size] */
-    uint16_t last_used;
+    struct virtqueue queue; /* queue 0, three descriptors per slot */
     struct request_header *headers; /* MAX_SLOTS, then MAX_SLOTS status bytes */
     uint64_t headers_physical;
     struct block_request *slots[MAX_SLOTS];
@@ -62,11 +34,6 @@ struct virtio_state {
 };
 
 static struct virtio_state virtio;
-
-static uint64_t align_up(uint64_t value, uint64_t alignment)
-{
-    return (value + alignment - 1) & ~(alignment - 1);
-}
 
 static volatile uint8_t *status_byte(unsigned slot)
 {
@@ -80,10 +47,8 @@ static uint64_t status_physical(unsigned slot)
 
 static void set_descriptor(unsigned index, uint64_t address, uint32_t length, uint16_t flags)
 {
-    virtio.descriptors[index].address = address;
-    virtio.descriptors[index].length = length;
-    virtio.descriptors[index].flags = flags;
-    virtio.descriptors[index].next = (uint16_t)(index + 1);
+    virtqueue_set_descriptor(&virtio.queue, (uint16_t)index, address, length, flags,
+                             (uint16_t)(index + 1));
 }
 
 static long virtio_submit(struct block_device *device, struct block_request *request)
@@ -100,28 +65,22 @@ static long virtio_submit(struct block_device *device, struct block_request *req
     *status_byte(slot) = 0xff;
     unsigned head = slot * 3;
     set_descriptor(head, virtio.headers_physical + slot * sizeof(struct request_header),
-                   sizeof(struct request_header), DESCRIPTOR_NEXT);
+                   sizeof(struct request_header), VIRTQ_DESCRIPTOR_NEXT);
     set_descriptor(head + 1, request->physical, request->sectors * SECTOR_BYTES,
-                   DESCRIPTOR_NEXT | (request->write ? 0 : DESCRIPTOR_WRITE));
-    set_descriptor(head + 2, status_physical(slot), 1, DESCRIPTOR_WRITE);
-    uint16_t index = virtio.avail[1];
-    virtio.avail[2 + index % virtio.queue_size] = (uint16_t)head;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    virtio.avail[1] = (uint16_t)(index + 1);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    port_out16(virtio.io + REGISTER_QUEUE_NOTIFY, 0);
+                   VIRTQ_DESCRIPTOR_NEXT | (request->write ? 0 : VIRTQ_DESCRIPTOR_WRITE));
+    set_descriptor(head + 2, status_physical(slot), 1, VIRTQ_DESCRIPTOR_WRITE);
+    virtqueue_add(&virtio.queue, (uint16_t)head);
+    virtqueue_notify(&virtio.queue);
     return 0;
 }
 
 static void virtio_complete(struct block_device *device)
 {
     (void)device;
-    port_in8(virtio.io + REGISTER_ISR); /* reading acknowledges and lowers the line */
-    const volatile struct used_element *elements = (const volatile struct used_element *)(virtio.used + 2);
-    while (virtio.last_used != virtio.used[1]) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        unsigned slot = elements[virtio.last_used % virtio.queue_size].id / 3;
-        virtio.last_used++;
+    virtio_legacy_interrupt_status(virtio.io); /* reading acknowledges and lowers the line */
+    uint32_t id, length;
+    while (virtqueue_used_next(&virtio.queue, &id, &length)) {
+        unsigned slot = id / 3;
         if (slot >= virtio.slot_count || virtio.slots[slot] == NULL)
             continue;
         struct block_request *request = virtio.slots[slot];
@@ -131,49 +90,34 @@ static void virtio_complete(struct block_device *device)
     }
 }
 
-/* The legacy split ring: descriptors and the available ring, then the used
- * ring on the next page boundary. */
+/* Queue 0 (at least one slot's three descriptors) and a page for the
+ * request headers and status bytes. */
 static bool set_up_queue(void)
 {
-    port_out16(virtio.io + REGISTER_QUEUE_SELECT, 0);
-    virtio.queue_size = port_in16(virtio.io + REGISTER_QUEUE_SIZE);
-    if (virtio.queue_size < 3)
+    if (virtqueue_set_up(&virtio.queue, virtio.io, 0, 3, UINT16_MAX) < 0)
         return false;
-    uint64_t used_offset = align_up(16ull * virtio.queue_size + 6 + 2ull * virtio.queue_size, PAGE);
-    uint64_t bytes = used_offset + align_up(6 + 8ull * virtio.queue_size, PAGE);
-    struct dma_region ring, headers;
-    if (dma_allocate(bytes, &ring) < 0 || dma_allocate(PAGE, &headers) < 0)
+    struct dma_region headers;
+    if (dma_allocate(PAGE, &headers) < 0)
         return false;
-    virtio.descriptors = (volatile struct descriptor *)ring.address;
-    virtio.avail = (volatile uint16_t *)(ring.address + 16ull * virtio.queue_size);
-    virtio.used = (volatile uint16_t *)(ring.address + used_offset);
     virtio.headers = (struct request_header *)headers.address;
     virtio.headers_physical = headers.physical;
-    virtio.slot_count = virtio.queue_size / 3 < MAX_SLOTS ? virtio.queue_size / 3 : MAX_SLOTS;
-    port_out32(virtio.io + REGISTER_QUEUE_ADDRESS, (uint32_t)(ring.physical / PAGE));
+    unsigned triples = virtio.queue.size / 3u;
+    virtio.slot_count = triples < MAX_SLOTS ? triples : MAX_SLOTS;
     return true;
 }
 
 static bool start_device(const struct pci_function *function)
 {
-    bool is_io = false;
-    uint64_t bar = pci_bar(function, 0, &is_io);
-    if (!is_io || bar == 0) {
+    /* nothing optional is needed: no features */
+    if (virtio_legacy_start(function, 0, &virtio.io) < 0) {
         printf("dk: virtio-blk without an I/O BAR 0 (modern-only device?)\n");
         return false;
     }
-    virtio.io = (uint16_t)bar;
-    pci_enable(function);
-    port_out8(virtio.io + REGISTER_STATUS, 0); /* reset */
-    port_out8(virtio.io + REGISTER_STATUS, STATUS_ACKNOWLEDGE);
-    port_out8(virtio.io + REGISTER_STATUS, STATUS_ACKNOWLEDGE | STATUS_DRIVER);
-    port_in32(virtio.io + REGISTER_DEVICE_FEATURES);
-    port_out32(virtio.io + REGISTER_GUEST_FEATURES, 0); /* nothing optional is needed */
     if (!set_up_queue()) {
         printf("dk: virtio-blk queue set-up failed\n");
         return false;
     }
-    port_out8(virtio.io + REGISTER_STATUS, STATUS_ACKNOWLEDGE | STATUS_DRIVER | STATUS_DRIVER_OK);
+    virtio_legacy_driver_ok(virtio.io);
     return true;
 }
 

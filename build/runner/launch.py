@@ -50,7 +50,7 @@ def run(argv, timeout, log_path=None, interactive=False):
         _note("terminated; killed QEMU")
         return 128 + terminated.args[0]
     finally:
-        _kill_group(process)
+        kill_group(process)
         watcher.finish()
         if log_file:
             log_file.close()
@@ -111,8 +111,10 @@ def _status(outcome, qemu_status, watcher, timeout):
     return EXIT_FAILURE
 
 
-def _kill_group(process):
-    """SIGTERM, then SIGKILL, QEMU's whole process group if QEMU is still running."""
+def kill_group(process):
+    """SIGTERM, then SIGKILL, QEMU's whole process group if QEMU is still running.
+    `process` must lead its own group (Popen with start_new_session=True); the memory
+    nodes (memnodes.py) are stopped the same way."""
     if process.poll() is not None:
         return
     for signum in (signal.SIGTERM, signal.SIGKILL):

@@ -3,18 +3,17 @@
 # each with its own MAC. Node output goes to log files; nodes never outlive the runner.
 import dataclasses
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 
 from . import qemu_cmd
+from .launch import kill_group
 
 MULTICAST_GROUP = "230.0.0.1"  # reached only through localaddr=127.0.0.1: loopback, nothing else
 MAC_PREFIX = "52:54:00:4d:4e"  # locally administered QEMU range; last byte = machine index
 START_CHECK_SECONDS = 1.0      # a node QEMU that exits this early failed to start
-KILL_GRACE_SECONDS = 2.0
 
 
 def mac_address(index):
@@ -110,22 +109,9 @@ class MemoryNodes:
             if process.poll() is not None:
                 _note(f"memory node {index} had exited (status {process.returncode})")
                 continue
-            _kill_group(process)
+            kill_group(process)
             _note(f"memory node {index} stopped")
         self.processes = []
-
-
-def _kill_group(process):
-    for signum in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, signum)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(KILL_GRACE_SECONDS)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def _note_log_tail(path, lines=10):

@@ -124,9 +124,11 @@ long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes
     net_mac(cluster->mac);
     cluster->sequence = (uint32_t)read_timestamp_counter(); /* differs from a previous run's */
     result = negotiate(cluster, wanted_nodes, wait_us);
-    if (result < 0)
-        return result;
-    return set_up_placement(cluster);
+    if (cluster->node_count == 0)
+        return result < 0 ? result : -E_NOT_FOUND;
+    /* Fewer nodes than wanted still get a placement: the caller may use them. */
+    long placed = set_up_placement(cluster);
+    return placed != 0 ? placed : result;
 }
 
 int64_t memnode_slot_allocate(struct memnode_cluster *cluster)

@@ -34,8 +34,8 @@ struct memnode_cluster {
 /* Opens the network device and negotiates: broadcasts NEGOTIATE until
  * `wanted_nodes` distinct nodes answered or `wait_us` passed. Nodes are
  * ordered by node id. 0; -E_NOT_FOUND when fewer answered (node_count says
- * how many); -E_INVALID for a bad block size or a node refusing it; net_open's
- * errors. */
+ * how many; the ones that answered are ready to use); -E_INVALID for a bad
+ * block size or a node refusing it; net_open's errors. */
 long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes,
                           uint32_t block_bytes, uint64_t wait_us);
 /* First-free slot over all nodes (-1 when all are full), and where it lives. */

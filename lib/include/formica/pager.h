@@ -31,12 +31,15 @@
 enum pager_operation {
     PAGER_FAULT = 96, /* from the kernel: [0] pid, [1] address, [2] error code (bit 1 = write) */
     PAGER_INIT,       /* [0] region base, [1] region bytes, [2] local limit bytes, [3] block bytes,
-                         [4] policy, [5] backend, [6] in-flight limit bytes (0 = limit / 8) */
+                         [4] policy, [5] backend, [6] in-flight limit bytes (0 = limit / 8),
+                         [7] persistent key (NVM; 0 = none) -> 0, or 1 when the previous
+                         contents stored under that key were reattached */
     PAGER_CLEANUP,    /* the process is done with its region */
     PAGER_PREFETCH,   /* [0] address, [1] bytes: bring these blocks in ahead of use */
     PAGER_DROP,       /* [0] address, [1] bytes: evict these blocks first */
     PAGER_STATS,      /* -> [0] swap-ins, [1] swap-outs, [2] bytes in, [3] bytes out,
-                         [4] clean drops, [5] resident bytes, [6] peak in-flight bytes */
+                         [4] clean drops, [5] resident bytes, [6] peak in-flight bytes,
+                         [7] blocks filled with zeros on their first touch */
 };
 
 enum pager_policy { PAGER_POLICY_LRU = 1, PAGER_POLICY_FIFO = 2 };

@@ -28,7 +28,7 @@ static uint64_t tsc_hz_from_pit(void)
 {
     uint32_t count = PIT_HZ * CALIBRATION_MS / 1000;
     port_out8(0x61, (port_in8(0x61) & ~0x02) | 0x01); /* gate on, speaker off */
-    port_out8(0x43, 0xb0);                        /* channel 2, lo/hi byte, mode 0 */
+    port_out8(0x43, 0xb0);                            /* channel 2, lo/hi byte, mode 0 */
     port_out8(0x42, count & 0xff);
     port_out8(0x42, count >> 8);
     uint64_t start = rdtsc();

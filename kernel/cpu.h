@@ -32,15 +32,15 @@ enum kernel_role { ROLE_M = 0, ROLE_P = 1 };
 struct process;
 
 struct cpu {
-    struct cpu *self;          /* must stay first: %gs:0 */
-    uint64_t kernel_stack_top; /* of the running process (also TSS rsp0) */
+    struct cpu *self;            /* must stay first: %gs:0 */
+    uint64_t kernel_stack_top;   /* of the running process (also TSS rsp0) */
     uint64_t user_stack_scratch; /* the user rsp during system-call entry */
-    uint32_t index;            /* logical core number, 0 = boot core */
+    uint32_t index;              /* logical core number, 0 = boot core */
     uint32_t apic_id;
-    uint32_t role;            /* ROLE_M or ROLE_P */
-    uint32_t socket;          /* package, from CPUID topology */
-    volatile uint32_t online; /* set by the core once it runs its kernel */
-    struct process *current;  /* running process, NULL in the scheduler */
+    uint32_t role;                /* ROLE_M or ROLE_P */
+    uint32_t socket;              /* package, from CPUID topology */
+    volatile uint32_t online;     /* set by the core once it runs its kernel */
+    struct process *current;      /* running process, NULL in the scheduler */
     uint64_t scheduler_stack_top; /* the core's own stack: scheduler, idle */
     uint64_t scheduler_rsp;       /* saved while a process runs */
     uint32_t sleepers;            /* processes of this core waiting with a deadline */

@@ -8,7 +8,8 @@ struct device_process *device_process_of(const struct process *process)
 {
     if (kernel_shared->devices == NULL || process == NULL)
         return NULL;
-    struct device_process *record = &kernel_shared->devices->processes[process->pid % PROCESS_SLOTS];
+    struct device_process *record =
+        &kernel_shared->devices->processes[process->pid % PROCESS_SLOTS];
     return record->pid == process->pid ? record : NULL;
 }
 

@@ -9,8 +9,8 @@
 #include "spinlock.h"
 
 #define DEVICE_MAX_IOAPICS 8
-#define DEVICE_GSI_LIMIT 128       /* GSIs 0..127 can be routed */
-#define DEVICE_VECTOR_BASE 0x40    /* GSI g arrives on vector 0x40 + g (0x40..0xbf) */
+#define DEVICE_GSI_LIMIT 128                     /* GSIs 0..127 can be routed */
+#define DEVICE_VECTOR_BASE 0x40                  /* GSI g arrives on vector 0x40 + g (0x40..0xbf) */
 #define DEVICE_WINDOW_BASE 0x0000600000000000ull /* device maps and DMA go here */
 #define DEVICE_WINDOW_END 0x0000700000000000ull
 #define DEVICE_NO_GSI (-1)
@@ -44,11 +44,11 @@ struct irq_line {
 
 /* A process's device rights and device memory, indexed by slot (pid % PROCESS_SLOTS). */
 struct device_process {
-    uint32_t pid;             /* the record is valid only while this matches */
-    uint32_t flags;           /* SPAWN_* given at spawn */
-    int32_t gsi;              /* the line it owns, or DEVICE_NO_GSI */
-    uint64_t window_next;     /* next free address in its device window (m-kernel only) */
-    uint64_t dma_bytes;       /* DMA memory it holds (m-kernel only) */
+    uint32_t pid;         /* the record is valid only while this matches */
+    uint32_t flags;       /* SPAWN_* given at spawn */
+    int32_t gsi;          /* the line it owns, or DEVICE_NO_GSI */
+    uint64_t window_next; /* next free address in its device window (m-kernel only) */
+    uint64_t dma_bytes;   /* DMA memory it holds (m-kernel only) */
 };
 
 struct device_state {

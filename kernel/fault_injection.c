@@ -26,8 +26,7 @@ void fault_injection_check(void)
     if (strcmp(name, "pagefault") == 0) {
         uint64_t *volatile unmapped = (uint64_t *)0x10;
         *unmapped = 1;
-    }
-    else if (strcmp(name, "divide") == 0)
+    } else if (strcmp(name, "divide") == 0)
         __asm__ volatile("xorl %%ecx, %%ecx; movl $1, %%eax; xorl %%edx, %%edx; divl %%ecx"
                          :
                          :
@@ -35,7 +34,10 @@ void fault_injection_check(void)
     else if (strcmp(name, "ud") == 0)
         __asm__ volatile("ud2");
     else if (strcmp(name, "gp") == 0)
-        __asm__ volatile("movq %0, %%rax; movq (%%rax), %%rax" : : "r"(0x8000000000000000ull) : "rax");
+        __asm__ volatile("movq %0, %%rax; movq (%%rax), %%rax"
+                         :
+                         : "r"(0x8000000000000000ull)
+                         : "rax");
     else
         kprintf("core %u: unknown fault '%s' ignored\n", target, name);
 }

@@ -59,7 +59,8 @@ static long held_by_me(uint64_t id, uint32_t kind, struct ica **out)
 
 /* The data ICAs listed in `ids` (count of them), each held by the caller and
  * listed once; handed-over ones must not be lent out at the moment. */
-static long read_data_list(const uint64_t *ids, uint32_t count, struct ica **data, bool handing_over)
+static long read_data_list(const uint64_t *ids, uint32_t count, struct ica **data,
+                           bool handing_over)
 {
     for (uint32_t i = 0; i < count; i++) {
         long error = held_by_me(ids[i], ICA_KIND_DATA, &data[i]);
@@ -160,8 +161,8 @@ static bool arrive(struct ica *control)
     if (!ica_paste(process, control))
         return false;
     struct ica_control *page = control_page(control);
-    page->arrival = control->delivery == ICA_AS_REQUEST ? ICA_ARRIVED_AS_REQUEST
-                                                         : ICA_ARRIVED_AS_RESULT;
+    page->arrival =
+        control->delivery == ICA_AS_REQUEST ? ICA_ARRIVED_AS_REQUEST : ICA_ARRIVED_AS_RESULT;
     page->origin = control->origin;
     page->sender = control->sender;
     page->return_depth = control->return_depth;

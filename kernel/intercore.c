@@ -30,8 +30,7 @@ size_t intercore_area_bytes(uint32_t core_count)
 void intercore_area_init(struct intercore_area *area, uint32_t core_count)
 {
     area->core_count = core_count;
-    area->entry_bytes =
-        (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63u;
+    area->entry_bytes = (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63u;
     for (uint32_t from = 0; from < core_count; from++)
         for (uint32_t to = 0; to < core_count; to++)
             ring_init(intercore_entry(area, from, to), INTERCORE_SLOTS,
@@ -126,8 +125,7 @@ bool intercore_call_bounded(uint32_t to, struct intercore_message *message,
     return true;
 }
 
-void intercore_call(uint32_t to, struct intercore_message *message,
-                    struct intercore_message *reply)
+void intercore_call(uint32_t to, struct intercore_message *message, struct intercore_message *reply)
 {
     intercore_call_bounded(to, message, reply, 0);
 }
@@ -156,8 +154,8 @@ static void dispatch(const struct intercore_message *message)
     if (message->type < MESSAGE_TYPE_COUNT && handlers[message->type] != 0)
         handlers[message->type](message);
     else
-        kprintf("core %u: no handler for message type %u from core %u\n", cpu->index,
-                message->type, message->from);
+        kprintf("core %u: no handler for message type %u from core %u\n", cpu->index, message->type,
+                message->from);
 }
 
 unsigned intercore_poll(void)

@@ -52,7 +52,7 @@ enum intercore_type {
 
 struct intercore_message {
     uint32_t type;
-    uint32_t from; /* sending core, filled in by intercore_send */
+    uint32_t from;     /* sending core, filled in by intercore_send */
     uint64_t sequence; /* matches a reply to its request */
     uint64_t argument[6];
 };

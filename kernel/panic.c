@@ -41,10 +41,10 @@ void panic_begin(void)
 {
     interrupts_disable();
     uint32_t me = current_core() + 1, none = 0;
-    if (!__atomic_compare_exchange_n(&kernel_shared->panicking, &none, me, false,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (!__atomic_compare_exchange_n(&kernel_shared->panicking, &none, me, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
         if (none == me)
-            return; /* begun already (a fault report before its panic) */
+            return;     /* begun already (a fault report before its panic) */
         halt_forever(); /* another core is already reporting its panic */
     }
     /* Let a line another core is printing finish; then the console is ours

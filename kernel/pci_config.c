@@ -21,7 +21,8 @@ bool pci_config_address_ok(uint64_t bus, uint64_t device, uint64_t function, uin
 
 static void select_register(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset)
 {
-    port_out32(CONFIG_ADDRESS, 0x80000000u | bus << 16 | device << 11 | function << 8 | (offset & 0xfc));
+    port_out32(CONFIG_ADDRESS,
+               0x80000000u | bus << 16 | device << 11 | function << 8 | (offset & 0xfc));
 }
 
 uint32_t pci_config_read(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,

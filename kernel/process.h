@@ -44,13 +44,13 @@ struct process {
     uint64_t kernel_stack_base; /* PROCESS_KERNEL_STACK_PAGES pages, direct map */
     uint64_t saved_rsp;         /* kernel rsp while switched out */
     uint64_t heap_start, heap_end;
-    uint64_t memory_bytes;               /* user memory mapped */
-    volatile uint64_t notifications;     /* SYS_NOTIFY count, atomic */
+    uint64_t memory_bytes;           /* user memory mapped */
+    volatile uint64_t notifications; /* SYS_NOTIFY count, atomic */
     uint32_t wait_reason;
-    uint64_t wake_tick;                  /* WAIT_SLEEP: core tick to wake at */
+    uint64_t wake_tick; /* WAIT_SLEEP: core tick to wake at */
     volatile uint32_t kill_requested;
-    uint32_t slice_left;                 /* ticks before preemption */
-    uint64_t ticks;                      /* ticks spent running */
+    uint32_t slice_left; /* ticks before preemption */
+    uint64_t ticks;      /* ticks spent running */
     /* ICA communication. The result ring is filled and drained by this
      * process's core only; results from other cores arrive as messages. */
     struct {
@@ -65,8 +65,8 @@ struct process {
     uint64_t pager_base, pager_bytes;
     uint64_t pager_control;
     uint64_t copy_window, copy_window_bytes; /* SYS_COPY_GRANT */
-    uint32_t icas_allocated;       /* counted by the m-kernel against ICA_PER_PROCESS */
-    uint32_t blocks_allocated;     /* block ICAs, against ICA_BLOCKS_PER_PROCESS */
+    uint32_t icas_allocated;                 /* counted by the m-kernel against ICA_PER_PROCESS */
+    uint32_t blocks_allocated;               /* block ICAs, against ICA_BLOCKS_PER_PROCESS */
     /* Bookkeeping on the m-kernel: a slot is freed when both are true. */
     bool resources_released;
     bool collected;

@@ -42,8 +42,8 @@ static void on_ping(const struct intercore_message *message)
 
 static void on_done(const struct intercore_message *message)
 {
-    results[message->from] = (struct core_result){
-        message->argument[0], message->argument[1], message->argument[2], true};
+    results[message->from] = (struct core_result){message->argument[0], message->argument[1],
+                                                  message->argument[2], true};
     reports++;
 }
 
@@ -104,8 +104,7 @@ static bool check_results(uint32_t rounds, uint64_t *messages)
     for (uint32_t core = 0; core < cores; core++) {
         struct core_result *result = &results[core];
         *messages += result->received;
-        if (result->received != expected || result->sent != expected ||
-            result->out_of_order != 0) {
+        if (result->received != expected || result->sent != expected || result->out_of_order != 0) {
             kprintf("selftest: core %u received %lu sent %lu (expected %lu), %lu out of order\n",
                     core, result->received, result->sent, expected, result->out_of_order);
             ok = false;

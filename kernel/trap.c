@@ -16,11 +16,28 @@
 static trap_handler handlers[256];
 
 static const char *const exception_names[32] = {
-    "divide error", "debug", "NMI", "breakpoint", "overflow", "bound range exceeded",
-    "invalid opcode", "device not available", "double fault", "coprocessor segment overrun",
-    "invalid TSS", "segment not present", "stack-segment fault", "general protection fault",
-    "page fault", "reserved", "x87 floating-point error", "alignment check", "machine check",
-    "SIMD floating-point error", "virtualization exception", "control protection",
+    "divide error",
+    "debug",
+    "NMI",
+    "breakpoint",
+    "overflow",
+    "bound range exceeded",
+    "invalid opcode",
+    "device not available",
+    "double fault",
+    "coprocessor segment overrun",
+    "invalid TSS",
+    "segment not present",
+    "stack-segment fault",
+    "general protection fault",
+    "page fault",
+    "reserved",
+    "x87 floating-point error",
+    "alignment check",
+    "machine check",
+    "SIMD floating-point error",
+    "virtualization exception",
+    "control protection",
 };
 
 const char *trap_name(uint64_t vector)
@@ -81,7 +98,8 @@ void trap_dispatch(struct trap_frame *frame)
 {
     uint64_t vector = frame->vector;
     bool from_user = (frame->cs & 3) != 0 && this_cpu()->current != NULL;
-    if (vector == VECTOR_PAGE_FAULT && from_user && pager_resolve_fault(read_cr2(), frame->error_code))
+    if (vector == VECTOR_PAGE_FAULT && from_user &&
+        pager_resolve_fault(read_cr2(), frame->error_code))
         return;
     if (vector < 32 && from_user)
         end_faulting_process(frame);

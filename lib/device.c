@@ -5,8 +5,8 @@
 #include <formica/user.h>
 #include <string.h>
 
-long spawn_with_flags(const char *program, const char *arguments, uint32_t core,
-                      uint32_t priority, uint32_t flags)
+long spawn_with_flags(const char *program, const char *arguments, uint32_t core, uint32_t priority,
+                      uint32_t flags)
 {
     struct spawn_request request;
     memset(&request, 0, sizeof request);

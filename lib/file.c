@@ -137,7 +137,8 @@ long file_write_at(struct file_descriptor *file, const void *data, size_t length
         long bytes = write_piece(file, (const uint8_t *)data + done, piece, offset + done);
         if (bytes < 0)
             return done > 0 ? (long)done : bytes;
-        readbyte_note_write(file->inode, offset + done, (const uint8_t *)data + done, (size_t)bytes);
+        readbyte_note_write(file->inode, offset + done, (const uint8_t *)data + done,
+                            (size_t)bytes);
         done += (size_t)bytes;
         if (offset + done > file->size)
             file->size = offset + done;

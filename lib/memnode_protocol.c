@@ -158,7 +158,8 @@ static int check_payload(const struct memnode_message *message)
             return result;
         if (message->fragment >= message->fragment_count)
             return MEMNODE_ERROR_FRAGMENT;
-        if (message->payload_bytes != memnode_fragment_length(message->block_bytes, message->fragment))
+        if (message->payload_bytes !=
+            memnode_fragment_length(message->block_bytes, message->fragment))
             return MEMNODE_ERROR_LENGTH;
         return MEMNODE_OK;
     }
@@ -186,16 +187,26 @@ int memnode_decode(const uint8_t *frame, size_t length, struct memnode_message *
 const char *memnode_error_text(int error)
 {
     switch (error) {
-    case MEMNODE_OK: return "ok";
-    case MEMNODE_ERROR_SHORT: return "frame too short";
-    case MEMNODE_ERROR_ETHERTYPE: return "not a memory-node frame";
-    case MEMNODE_ERROR_MAGIC: return "bad magic or version";
-    case MEMNODE_ERROR_TYPE: return "unknown message type";
-    case MEMNODE_ERROR_LENGTH: return "bad payload length";
-    case MEMNODE_ERROR_BLOCK_SIZE: return "bad block size";
-    case MEMNODE_ERROR_FRAGMENT: return "fragment out of range";
-    case MEMNODE_ERROR_SPACE: return "buffer too small";
-    default: return "unknown error";
+    case MEMNODE_OK:
+        return "ok";
+    case MEMNODE_ERROR_SHORT:
+        return "frame too short";
+    case MEMNODE_ERROR_ETHERTYPE:
+        return "not a memory-node frame";
+    case MEMNODE_ERROR_MAGIC:
+        return "bad magic or version";
+    case MEMNODE_ERROR_TYPE:
+        return "unknown message type";
+    case MEMNODE_ERROR_LENGTH:
+        return "bad payload length";
+    case MEMNODE_ERROR_BLOCK_SIZE:
+        return "bad block size";
+    case MEMNODE_ERROR_FRAGMENT:
+        return "fragment out of range";
+    case MEMNODE_ERROR_SPACE:
+        return "buffer too small";
+    default:
+        return "unknown error";
     }
 }
 
@@ -248,8 +259,8 @@ unsigned memnode_missing_fragments(const uint8_t *bitmap, unsigned count, unsign
     return found;
 }
 
-void memnode_reassembly_start(struct memnode_reassembly *state, uint32_t sequence,
-                              uint64_t block, uint32_t block_bytes)
+void memnode_reassembly_start(struct memnode_reassembly *state, uint32_t sequence, uint64_t block,
+                              uint32_t block_bytes)
 {
     state->active = true;
     state->sequence = sequence;
@@ -358,7 +369,7 @@ void memnode_placement_free(struct memnode_placement *placement, uint64_t slot)
 {
     if (slot >= placement->total_blocks || !((placement->used[slot / 8] >> (slot % 8)) & 1))
         return;
-    placement->used[slot / 8] &= (uint8_t)~(1u << (slot % 8));
+    placement->used[slot / 8] &= (uint8_t) ~(1u << (slot % 8));
     placement->used_blocks--;
     if (slot < placement->search_from)
         placement->search_from = slot;

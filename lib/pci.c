@@ -29,8 +29,7 @@ static void describe(uint8_t bus, uint8_t device, uint8_t function, uint32_t ids
     out->class_code = (uint8_t)(class_register >> 24);
     out->subclass = (uint8_t)(class_register >> 16);
     out->interface = (uint8_t)(class_register >> 8);
-    out->interrupt_line =
-        (uint8_t)pci_config_read(bus, device, function, OFFSET_INTERRUPT_LINE, 1);
+    out->interrupt_line = (uint8_t)pci_config_read(bus, device, function, OFFSET_INTERRUPT_LINE, 1);
 }
 
 static bool find(pci_match match, const uint16_t wanted[3], unsigned index,
@@ -88,8 +87,8 @@ uint64_t pci_bar(const struct pci_function *function, unsigned number, bool *is_
     if (number > 5)
         return 0;
     uint32_t offset = OFFSET_BAR0 + 4 * number;
-    uint32_t low = (uint32_t)pci_config_read(function->bus, function->device, function->function,
-                                             offset, 4);
+    uint32_t low =
+        (uint32_t)pci_config_read(function->bus, function->device, function->function, offset, 4);
     *is_io = (low & 1) != 0;
     if (*is_io)
         return low & ~3u;
@@ -103,8 +102,8 @@ uint64_t pci_bar(const struct pci_function *function, unsigned number, bool *is_
 
 void pci_enable(const struct pci_function *function)
 {
-    long command = pci_config_read(function->bus, function->device, function->function,
-                                   OFFSET_COMMAND, 2);
+    long command =
+        pci_config_read(function->bus, function->device, function->function, OFFSET_COMMAND, 2);
     if (command < 0)
         return;
     command |= COMMAND_IO | COMMAND_MEMORY | COMMAND_BUS_MASTER;

@@ -7,10 +7,7 @@
 void *memcpy(void *destination, const void *source, size_t count)
 {
     void *result = destination;
-    __asm__ volatile("rep movsb"
-                     : "+D"(destination), "+S"(source), "+c"(count)
-                     :
-                     : "memory");
+    __asm__ volatile("rep movsb" : "+D"(destination), "+S"(source), "+c"(count) : : "memory");
     return result;
 }
 

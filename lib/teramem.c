@@ -74,8 +74,8 @@ static long pager_request(uint32_t operation, const uint64_t *arguments, int cou
 
 static long register_region(const struct teramem_options *o)
 {
-    uint64_t arguments[8] = {tm.base, o->capacity_bytes, o->local_limit_bytes, o->block_bytes,
-                             o->policy, o->backend, o->inflight_bytes, o->persistent_key};
+    uint64_t arguments[8] = {tm.base,   o->capacity_bytes, o->local_limit_bytes, o->block_bytes,
+                             o->policy, o->backend,        o->inflight_bytes,    o->persistent_key};
     return pager_request(PAGER_INIT, arguments, 8);
 }
 

@@ -81,8 +81,7 @@ const struct acpi_header *acpi_find_table(const char signature[4], unsigned inde
         if (physical == 0 || memcmp(header->signature, signature, 4) != 0)
             continue;
         if (!acpi_checksum_ok(header, header->length)) {
-            kprintf("acpi: table %.4s at 0x%lx has a bad checksum; ignored\n", signature,
-                    physical);
+            kprintf("acpi: table %.4s at 0x%lx has a bad checksum; ignored\n", signature, physical);
             continue;
         }
         if (index-- == 0)

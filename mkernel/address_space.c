@@ -39,7 +39,8 @@ long address_space_map_new(uint64_t root, uint64_t virtual_address, uint64_t pag
     uint64_t flags = PAGE_USER | (writable ? PAGE_WRITABLE : 0);
     for (uint64_t i = 0; i < pages; i++) {
         uint64_t frame = physical_allocate(1, 0);
-        if (frame == 0 || paging_map_page(root, virtual_address + i * PAGE_SIZE, frame, flags) != 0) {
+        if (frame == 0 ||
+            paging_map_page(root, virtual_address + i * PAGE_SIZE, frame, flags) != 0) {
             if (frame != 0)
                 physical_free(frame, 1);
             unmap_range(root, virtual_address, i);

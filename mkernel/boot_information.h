@@ -23,8 +23,8 @@ struct boot_information {
     struct memory_region regions[BOOT_MAX_REGIONS];
     uint32_t module_count;
     struct boot_module modules[BOOT_MAX_MODULES];
-    uint64_t rsdp_physical; /* 0 when the loader gave no RSDP */
-    bool vga_text;          /* the screen is in 80x25 text mode at 0xb8000 */
+    uint64_t rsdp_physical;        /* 0 when the loader gave no RSDP */
+    bool vga_text;                 /* the screen is in 80x25 text mode at 0xb8000 */
     uint64_t info_start, info_end; /* the loader's structure, physical */
 };
 

@@ -18,8 +18,8 @@
 #define PHYSICAL_LIMIT (1ull << 52)
 #define DMA_BELOW (4ull << 30) /* 32-bit devices can reach it */
 #define RFLAGS_IOPL_3 (3ull << 12)
-#define DEVICE_PAGE_FLAGS (PAGE_USER | PAGE_WRITABLE | PAGE_CACHE_DISABLE | PAGE_WRITE_THROUGH | \
-                           PAGE_DEVICE)
+#define DEVICE_PAGE_FLAGS                                                                          \
+    (PAGE_USER | PAGE_WRITABLE | PAGE_CACHE_DISABLE | PAGE_WRITE_THROUGH | PAGE_DEVICE)
 
 long device_spawn_check(uint32_t flags, uint32_t parent)
 {
@@ -37,9 +37,12 @@ void device_process_start(struct process *process, uint32_t flags)
 {
     if (kernel_shared->devices == NULL)
         return;
-    struct device_process *record = &kernel_shared->devices->processes[process->pid % PROCESS_SLOTS];
-    *record = (struct device_process){.pid = process->pid, .flags = flags,
-                                      .gsi = DEVICE_NO_GSI, .window_next = DEVICE_WINDOW_BASE};
+    struct device_process *record =
+        &kernel_shared->devices->processes[process->pid % PROCESS_SLOTS];
+    *record = (struct device_process){.pid = process->pid,
+                                      .flags = flags,
+                                      .gsi = DEVICE_NO_GSI,
+                                      .window_next = DEVICE_WINDOW_BASE};
     if (flags & SPAWN_DRIVER) {
         struct trap_frame *frame = (struct trap_frame *)process_kernel_stack_top(process) - 1;
         frame->rflags |= RFLAGS_IOPL_3;
@@ -135,9 +138,9 @@ static long dma_allocate(uint32_t pid, uint64_t bytes, uint64_t *physical, uint6
     if (frames == 0)
         return -E_NO_MEMORY;
     uint64_t address = take_window(record, pages);
-    long error = address == 0 ? -E_NO_MEMORY
-                              : map_pages(process->root, address, frames, pages,
-                                          PAGE_USER | PAGE_WRITABLE);
+    long error = address == 0
+                     ? -E_NO_MEMORY
+                     : map_pages(process->root, address, frames, pages, PAGE_USER | PAGE_WRITABLE);
     if (error != 0) {
         physical_free(frames, pages);
         return error;

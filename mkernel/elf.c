@@ -38,21 +38,25 @@ struct elf_program_header {
 
 static int check_header(const struct elf_header *header, size_t file_bytes)
 {
-    if (memcmp(header->identity, "\x7f" "ELF", 4) != 0)
+    if (memcmp(header->identity,
+               "\x7f"
+               "ELF",
+               4) != 0)
         return ELF_ERROR_MAGIC;
     if (header->identity[4] != 2 || header->identity[5] != 1 || header->machine != EM_X86_64)
         return ELF_ERROR_CLASS;
     if (header->type != ET_EXEC)
         return ELF_ERROR_TYPE;
-    uint64_t table_bytes = (uint64_t)header->program_header_count * sizeof(struct elf_program_header);
+    uint64_t table_bytes =
+        (uint64_t)header->program_header_count * sizeof(struct elf_program_header);
     if (header->program_header_bytes != sizeof(struct elf_program_header) ||
         header->program_headers > file_bytes || table_bytes > file_bytes - header->program_headers)
         return ELF_ERROR_HEADERS;
     return ELF_OK;
 }
 
-static int add_segment(const struct elf_program_header *program, size_t file_bytes,
-                       uint64_t lowest, uint64_t highest, struct elf_image *image)
+static int add_segment(const struct elf_program_header *program, size_t file_bytes, uint64_t lowest,
+                       uint64_t highest, struct elf_image *image)
 {
     if (program->file_bytes > program->memory_bytes || program->offset > file_bytes ||
         program->file_bytes > file_bytes - program->offset)
@@ -115,9 +119,16 @@ int elf_read(const void *file, size_t file_bytes, uint64_t lowest, uint64_t high
 const char *elf_error_text(int error)
 {
     static const char *const texts[] = {
-        "ok", "file too short", "bad magic", "not ELF64 little-endian x86-64",
-        "not an executable", "program headers out of the file", "segment out of the file",
-        "segment address out of range", "no loadable segment", "entry outside code",
+        "ok",
+        "file too short",
+        "bad magic",
+        "not ELF64 little-endian x86-64",
+        "not an executable",
+        "program headers out of the file",
+        "segment out of the file",
+        "segment address out of range",
+        "no loadable segment",
+        "entry outside code",
     };
     if (error > 0 || error < ELF_ERROR_ENTRY)
         return "unknown error";

@@ -9,13 +9,13 @@ enum elf_error {
     ELF_OK = 0,
     ELF_ERROR_TOO_SHORT = -1,
     ELF_ERROR_MAGIC = -2,
-    ELF_ERROR_CLASS = -3,      /* not 64-bit little-endian x86-64 */
-    ELF_ERROR_TYPE = -4,       /* not an executable */
-    ELF_ERROR_HEADERS = -5,    /* program header table out of the file */
-    ELF_ERROR_SEGMENT = -6,    /* a segment's bytes out of the file, or filesz > memsz */
-    ELF_ERROR_ADDRESS = -7,    /* a segment wraps or leaves the allowed range */
+    ELF_ERROR_CLASS = -3,   /* not 64-bit little-endian x86-64 */
+    ELF_ERROR_TYPE = -4,    /* not an executable */
+    ELF_ERROR_HEADERS = -5, /* program header table out of the file */
+    ELF_ERROR_SEGMENT = -6, /* a segment's bytes out of the file, or filesz > memsz */
+    ELF_ERROR_ADDRESS = -7, /* a segment wraps or leaves the allowed range */
     ELF_ERROR_NO_SEGMENTS = -8,
-    ELF_ERROR_ENTRY = -9,      /* entry point outside every executable segment */
+    ELF_ERROR_ENTRY = -9, /* entry point outside every executable segment */
 };
 
 #define ELF_SEGMENT_EXECUTE 1u

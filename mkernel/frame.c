@@ -29,8 +29,7 @@ uint64_t frame_bitmap_bytes(uint64_t frame_count)
     return (frame_count + 63) / 64 * 8;
 }
 
-void frame_allocator_init(struct frame_allocator *allocator, uint64_t *bitmap,
-                          uint64_t frame_count)
+void frame_allocator_init(struct frame_allocator *allocator, uint64_t *bitmap, uint64_t frame_count)
 {
     allocator->bitmap = bitmap;
     allocator->frame_count = frame_count;

@@ -19,8 +19,7 @@ static void read_bytes(void *buffer, size_t count)
 
 static uint32_t big_endian_32(const uint8_t *bytes)
 {
-    return (uint32_t)bytes[0] << 24 | (uint32_t)bytes[1] << 16 | (uint32_t)bytes[2] << 8 |
-           bytes[3];
+    return (uint32_t)bytes[0] << 24 | (uint32_t)bytes[1] << 16 | (uint32_t)bytes[2] << 8 | bytes[3];
 }
 
 bool fw_cfg_read_text(const char *name, char *buffer, size_t size)

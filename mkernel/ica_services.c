@@ -211,8 +211,8 @@ static long register_server(uint32_t pid, const char *name)
     struct server_entry *slot = NULL;
     for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
         struct server_entry *server = &pools->servers[i];
-        if (server->pid != 0 && (strncmp(server->name, name, SERVER_NAME_BYTES) == 0 ||
-                                 server->pid == pid))
+        if (server->pid != 0 &&
+            (strncmp(server->name, name, SERVER_NAME_BYTES) == 0 || server->pid == pid))
             return -E_BUSY;
         if (server->pid == 0 && slot == NULL)
             slot = server;
@@ -325,11 +325,12 @@ bool ica_services_handle(const struct intercore_message *request, struct interco
         free_orphan(argument[0]);
         return true;
     case MESSAGE_ICA_TABLES:
-        reply->argument[0] = (uint64_t)prepare_tables((uint32_t)argument[0], argument[1], argument[2]);
+        reply->argument[0] =
+            (uint64_t)prepare_tables((uint32_t)argument[0], argument[1], argument[2]);
         return true;
     case MESSAGE_SERVER_REGISTER:
-        reply->argument[0] = (uint64_t)register_server((uint32_t)argument[0],
-                                                       (const char *)argument[1]);
+        reply->argument[0] =
+            (uint64_t)register_server((uint32_t)argument[0], (const char *)argument[1]);
         return true;
     default:
         return false;

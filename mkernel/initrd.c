@@ -84,7 +84,10 @@ static bool has_ustar_magic(const uint8_t *header)
 /* POSIX ustar ("ustar\0" "00") has the prefix field; GNU's "ustar  " does not. */
 static bool has_prefix_field(const uint8_t *header)
 {
-    return memcmp(header + MAGIC_AT, "ustar\0" "00", 8) == 0;
+    return memcmp(header + MAGIC_AT,
+                  "ustar\0"
+                  "00",
+                  8) == 0;
 }
 
 static uint64_t padded_size(uint64_t size)
@@ -161,11 +164,12 @@ static void fill_file(const struct entry *entry, const char *name, struct initrd
 
 static struct cursor cursor_start(const void *archive, uint64_t archive_bytes)
 {
-    struct cursor cursor = { (const uint8_t *)archive, archive == NULL ? 0 : archive_bytes, 0 };
+    struct cursor cursor = {(const uint8_t *)archive, archive == NULL ? 0 : archive_bytes, 0};
     return cursor;
 }
 
-int initrd_find(const void *archive, uint64_t archive_bytes, const char *name, struct initrd_file *file)
+int initrd_find(const void *archive, uint64_t archive_bytes, const char *name,
+                struct initrd_file *file)
 {
     struct cursor cursor = cursor_start(archive, archive_bytes);
     const char *wanted = skip_dot_slash(name);

@@ -16,7 +16,8 @@ struct initrd_file {
 /* Finds `name` (no leading "./"; e.g. "bin/hello" or "placements/5.conf").
  * Returns 0, -E_NOT_FOUND, or -E_INVALID for a corrupt archive (bad header
  * checksum, size field not octal, file running past the end). */
-int initrd_find(const void *archive, uint64_t archive_bytes, const char *name, struct initrd_file *file);
+int initrd_find(const void *archive, uint64_t archive_bytes, const char *name,
+                struct initrd_file *file);
 
 /* Calls visit(file, context) for each regular file in order; returns the
  * count or -E_INVALID. The whole archive is checked first, so a corrupt one

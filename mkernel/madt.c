@@ -69,9 +69,10 @@ static int parse_entry(const uint8_t *entry, uint8_t length, struct madt_info *i
         if (length < 10)
             return MADT_ERROR_ENTRY;
         if (info->override_count < MADT_MAX_OVERRIDES && entry[2] == 0 /* ISA bus */)
-            info->overrides[info->override_count++] = (struct madt_override){
-                .source = entry[3], .gsi = read32(entry + 4),
-                .flags = (uint16_t)(entry[8] | entry[9] << 8)};
+            info->overrides[info->override_count++] =
+                (struct madt_override){.source = entry[3],
+                                       .gsi = read32(entry + 4),
+                                       .flags = (uint16_t)(entry[8] | entry[9] << 8)};
         break;
     case ENTRY_LAPIC_OVERRIDE:
         if (length < 12)

@@ -11,12 +11,12 @@
 
 enum madt_error {
     MADT_OK = 0,
-    MADT_ERROR_TOO_SHORT = -1,  /* shorter than the fixed header */
-    MADT_ERROR_SIGNATURE = -2,  /* not "APIC" */
-    MADT_ERROR_LENGTH = -3,     /* header length beyond what is readable */
-    MADT_ERROR_CHECKSUM = -4,   /* bytes do not sum to zero */
-    MADT_ERROR_ENTRY = -5,      /* an entry with a length of 0, too short, or past the end */
-    MADT_ERROR_NO_CORES = -6,   /* no enabled processor at all */
+    MADT_ERROR_TOO_SHORT = -1, /* shorter than the fixed header */
+    MADT_ERROR_SIGNATURE = -2, /* not "APIC" */
+    MADT_ERROR_LENGTH = -3,    /* header length beyond what is readable */
+    MADT_ERROR_CHECKSUM = -4,  /* bytes do not sum to zero */
+    MADT_ERROR_ENTRY = -5,     /* an entry with a length of 0, too short, or past the end */
+    MADT_ERROR_NO_CORES = -6,  /* no enabled processor at all */
 };
 
 struct madt_core {
@@ -42,7 +42,7 @@ struct madt_info {
     uint64_t lapic_address;
     uint32_t core_count;
     struct madt_core cores[MADT_MAX_CORES];
-    uint32_t cores_ignored; /* enabled cores beyond MADT_MAX_CORES */
+    uint32_t cores_ignored;  /* enabled cores beyond MADT_MAX_CORES */
     uint32_t cores_disabled; /* entries neither enabled nor online-capable */
     uint32_t ioapic_count;
     struct madt_ioapic ioapics[MADT_MAX_IOAPICS];

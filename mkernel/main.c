@@ -225,8 +225,7 @@ static const struct boot_module *find_initrd(void)
 /* Starts init (pid 1) on this core; false when the boot image has none. */
 static bool start_init(void)
 {
-    struct spawn_request request = {.program = "init", .core = 0,
-                                    .priority = PRIORITY_APPLICATION};
+    struct spawn_request request = {.program = "init", .core = 0, .priority = PRIORITY_APPLICATION};
     long pid = services_spawn(&request, 0);
     if (pid < 0) {
         kprintf("init: cannot start: %s\n", error_text(pid));

@@ -47,8 +47,7 @@ static void copy_string(char *destination, size_t size, const char *source)
     destination[length] = '\0';
 }
 
-static void add_region(struct boot_information *boot, uint64_t base, uint64_t length,
-                       uint32_t type)
+static void add_region(struct boot_information *boot, uint64_t base, uint64_t length, uint32_t type)
 {
     if (boot->region_count < BOOT_MAX_REGIONS)
         boot->regions[boot->region_count++] =

@@ -197,8 +197,7 @@ static long copy_firmware_table(uint32_t pid, uint64_t signature, uint64_t buffe
     return error != 0 ? error : (long)table->length;
 }
 
-bool pager_services_handle(const struct intercore_message *request,
-                           struct intercore_message *reply)
+bool pager_services_handle(const struct intercore_message *request, struct intercore_message *reply)
 {
     const uint64_t *argument = request->argument;
     long result;

@@ -126,8 +126,8 @@ void paging_init(uint64_t usable_end)
             flags |= PAGE_CACHE_DISABLE | PAGE_WRITE_THROUGH;
         map_large(root, DIRECT_MAP_BASE + physical, physical, flags);
     }
-    uint64_t image_end = ((uint64_t)mkernel_physical_end + LARGE_PAGE_SIZE - 1) &
-                         ~(uint64_t)(LARGE_PAGE_SIZE - 1);
+    uint64_t image_end =
+        ((uint64_t)mkernel_physical_end + LARGE_PAGE_SIZE - 1) & ~(uint64_t)(LARGE_PAGE_SIZE - 1);
     for (uint64_t physical = 0; physical < image_end; physical += LARGE_PAGE_SIZE)
         map_large(root, MKERNEL_VIRTUAL_BASE + physical, physical,
                   PAGE_PRESENT | PAGE_WRITABLE | PAGE_GLOBAL);

@@ -11,7 +11,7 @@
 enum placement_key { KEY_FS, KEY_BLK, KEY_DK, KEY_PAGER, KEY_APP, KEY_COUNT };
 
 /* The first four keys are enum placement_server, in its order. */
-static const char *const key_names[KEY_COUNT] = { "fs", "blk", "dk", "pager", "app" };
+static const char *const key_names[KEY_COUNT] = {"fs", "blk", "dk", "pager", "app"};
 
 struct span {
     const char *start;
@@ -21,7 +21,7 @@ struct span {
 struct server_choice {
     bool other_socket; /* resolved after every line is read */
     uint32_t core;
-    uint32_t line;     /* where it was set; 0 = not named (core 0) */
+    uint32_t line; /* where it was set; 0 = not named (core 0) */
 };
 
 struct parse_state {
@@ -85,7 +85,7 @@ static void message_span(struct message *message, struct span span)
 
 static struct message message_start(char *text, size_t size)
 {
-    struct message message = { text, size, 0 };
+    struct message message = {text, size, 0};
     if (size > 0)
         text[0] = '\0';
     return message;
@@ -93,7 +93,8 @@ static struct message message_start(char *text, size_t size)
 
 /* Counts an error; returns its message to fill in, or NULL once the
  * caller's array is full (the error still counts). */
-static struct message *error_begin(struct parse_state *state, uint32_t line, struct message *message)
+static struct message *error_begin(struct parse_state *state, uint32_t line,
+                                   struct message *message)
 {
     unsigned index = (unsigned)state->error_count++;
     if (state->errors == NULL || index >= state->max_errors)
@@ -112,8 +113,8 @@ static void error_simple(struct parse_state *state, uint32_t line, const char *t
 }
 
 /* before + the user's text + after. */
-static void error_span(struct parse_state *state, uint32_t line, const char *before, struct span span,
-                       const char *after)
+static void error_span(struct parse_state *state, uint32_t line, const char *before,
+                       struct span span, const char *after)
 {
     struct message storage;
     struct message *message = error_begin(state, line, &storage);
@@ -190,7 +191,7 @@ static unsigned split_tokens(struct span line, struct span *tokens, unsigned max
         while (i < line.length && !is_blank(line.start[i]))
             i++;
         if (count < max)
-            tokens[count] = (struct span){ line.start + start, i - start };
+            tokens[count] = (struct span){line.start + start, i - start};
         count++;
     }
     return count;
@@ -225,7 +226,8 @@ static int find_key(struct span span)
 /* ---- Values ------------------------------------------------------------ */
 
 /* Reports a core number that no core has; returns whether it exists. */
-static bool check_core_exists(struct parse_state *state, uint32_t line, struct span number, uint32_t core)
+static bool check_core_exists(struct parse_state *state, uint32_t line, struct span number,
+                              uint32_t core)
 {
     if (core < state->core_count)
         return true;
@@ -233,7 +235,8 @@ static bool check_core_exists(struct parse_state *state, uint32_t line, struct s
     return false;
 }
 
-static void parse_server_value(struct parse_state *state, uint32_t line, enum placement_key key, struct span value)
+static void parse_server_value(struct parse_state *state, uint32_t line, enum placement_key key,
+                               struct span value)
 {
     struct server_choice *choice = &state->servers[key];
     choice->line = line;
@@ -259,11 +262,13 @@ static bool app_list_contains(const struct parse_state *state, uint32_t core)
 }
 
 /* One element of a comma-separated list: an existing core, not repeated. */
-static bool add_app_core(struct parse_state *state, uint32_t line, struct span element, struct span whole)
+static bool add_app_core(struct parse_state *state, uint32_t line, struct span element,
+                         struct span whole)
 {
     uint32_t core;
     if (!parse_number(element, &core)) {
-        error_span(state, line, "bad value '", whole, "' for app (a core, a list like 0,2,3, or spread)");
+        error_span(state, line, "bad value '", whole,
+                   "' for app (a core, a list like 0,2,3, or spread)");
         return false;
     }
     if (!check_core_exists(state, line, element, core))
@@ -286,7 +291,7 @@ static void parse_app_list(struct parse_state *state, uint32_t line, struct span
     for (size_t i = 0; i <= value.length; i++) {
         if (i < value.length && value.start[i] != ',')
             continue;
-        struct span element = { value.start + start, i - start };
+        struct span element = {value.start + start, i - start};
         if (!add_app_core(state, line, element, value))
             return;
         start = i + 1;
@@ -344,7 +349,7 @@ static void parse_lines(struct parse_state *state, const char *text, size_t leng
         size_t content = end - start;
         if (content > 0 && text[end - 1] == '\r')
             content--;
-        parse_line(state, ++line_number, (struct span){ text + start, content });
+        parse_line(state, ++line_number, (struct span){text + start, content});
         start = end + 1;
     }
 }
@@ -357,7 +362,8 @@ static uint32_t socket_of(const struct parse_state *state, uint32_t core)
 }
 
 /* The lowest-numbered core on a socket other than `reference`'s. */
-static bool find_other_socket_core(const struct parse_state *state, uint32_t reference, uint32_t *core)
+static bool find_other_socket_core(const struct parse_state *state, uint32_t reference,
+                                   uint32_t *core)
 {
     uint32_t socket = socket_of(state, reference);
     for (uint32_t candidate = 0; candidate < state->core_count; candidate++) {
@@ -437,8 +443,9 @@ void placement_default(uint32_t core_count, struct placement_info *out)
     out->app_core_count = 1;
 }
 
-int placement_parse(const char *text, size_t length, uint32_t core_count, const uint32_t *core_socket,
-                    struct placement_info *out, struct placement_error *errors, unsigned max_errors)
+int placement_parse(const char *text, size_t length, uint32_t core_count,
+                    const uint32_t *core_socket, struct placement_info *out,
+                    struct placement_error *errors, unsigned max_errors)
 {
     struct parse_state state;
     memset(&state, 0, sizeof(state));
@@ -478,7 +485,8 @@ static void describe_app(struct message *message, const struct placement_info *p
         describe_cores(message, placement->app_cores, count);
         return;
     }
-    uint32_t preferred = placement->app_preferred_count > count ? count : placement->app_preferred_count;
+    uint32_t preferred =
+        placement->app_preferred_count > count ? count : placement->app_preferred_count;
     message_text(message, "spread(");
     describe_cores(message, placement->app_cores, preferred);
     message_char(message, '|');

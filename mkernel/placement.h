@@ -21,8 +21,9 @@ struct placement_error {
  * left as the caller set it. On errors, fills up to max_errors entries
  * (errors may be NULL when max_errors is 0) and sets *out to
  * placement_default() with warnings = the number of errors. */
-int placement_parse(const char *text, size_t length, uint32_t core_count, const uint32_t *core_socket,
-                    struct placement_info *out, struct placement_error *errors, unsigned max_errors);
+int placement_parse(const char *text, size_t length, uint32_t core_count,
+                    const uint32_t *core_socket, struct placement_info *out,
+                    struct placement_error *errors, unsigned max_errors);
 
 /* The safe default: every server and every application on core 0 (preset
  * #1), name "default". core_count is accepted for symmetry; core 0 always exists. */

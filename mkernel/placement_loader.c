@@ -56,8 +56,7 @@ void placement_load(void)
             use_default("placement file not found", 1);
         } else if (count > 0) {
             for (int i = 0; i < count && i < MAX_REPORTED_ERRORS; i++)
-                kprintf("placement: %s: line %u: %s\n", choice, errors[i].line,
-                        errors[i].message);
+                kprintf("placement: %s: line %u: %s\n", choice, errors[i].line, errors[i].message);
             use_default("the placement file was rejected", (uint32_t)count);
         } else {
             strncpy(placement->name, choice, NAME_BYTES - 1);

@@ -19,7 +19,7 @@ struct bonnie_options {
     uint64_t seed;
     const char *path;
     bool sequential;
-    bool child;         /* --child I: one benchmark process */
+    bool child; /* --child I: one benchmark process */
     uint32_t child_index;
     long parent_pid;
 };
@@ -28,8 +28,8 @@ struct bonnie_options {
 bool bonnie_parse_options(int argc, char **argv, struct bonnie_options *options);
 const char *bonnie_mode_name(enum bonnie_mode mode);
 
-int bonnie_run_seeker(const struct bonnie_options *options);   /* the parent */
-int bonnie_run_child(const struct bonnie_options *options);    /* one process */
+int bonnie_run_seeker(const struct bonnie_options *options); /* the parent */
+int bonnie_run_child(const struct bonnie_options *options);  /* one process */
 int bonnie_run_sequential(const struct bonnie_options *options);
 
 /* Microseconds in `cycles` of the TSC. */

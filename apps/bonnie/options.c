@@ -105,7 +105,8 @@ bool bonnie_parse_options(int argc, char **argv, struct bonnie_options *options)
         if (i + 1 >= argc || !apply_option(options, argv[i], argv[i + 1])) {
             printf("bonnie: bad option '%s'\n"
                    "usage: bonnie [-p PROCS] [-m readblock|readbyte] [-s SIZE] [-n REFS] [-u PCT]\n"
-                   "              [-c CHUNK] [--seed S] [-f PATH] | --sequential [-s SIZE] [-f PATH]\n",
+                   "              [-c CHUNK] [--seed S] [-f PATH] | --sequential [-s SIZE] [-f "
+                   "PATH]\n",
                    argv[i]);
             return false;
         }

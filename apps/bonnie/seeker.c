@@ -20,7 +20,8 @@ static long fill_file(const struct bonnie_options *options, uint8_t *piece)
         return fd;
     long result = 0;
     for (uint64_t done = 0; done < options->file_bytes && result >= 0; done += FILL_PIECE) {
-        uint64_t length = options->file_bytes - done < FILL_PIECE ? options->file_bytes - done : FILL_PIECE;
+        uint64_t length =
+            options->file_bytes - done < FILL_PIECE ? options->file_bytes - done : FILL_PIECE;
         for (uint64_t i = 0; i < length; i++)
             piece[i] = bonnie_fill_byte(done + i);
         result = write(fd, piece, length);
@@ -39,7 +40,8 @@ static long preload_file(const struct bonnie_options *options, uint8_t *piece)
         return fd;
     long result = 0;
     for (uint64_t done = 0; done < options->file_bytes && result >= 0; done += FILL_PIECE) {
-        uint64_t length = options->file_bytes - done < FILL_PIECE ? options->file_bytes - done : FILL_PIECE;
+        uint64_t length =
+            options->file_bytes - done < FILL_PIECE ? options->file_bytes - done : FILL_PIECE;
         result = read(fd, piece, length);
         if (result >= 0 && (uint64_t)result != length)
             result = -E_CORRUPT;
@@ -99,8 +101,8 @@ static bool wait_children(const long *pids, uint32_t count)
     return all_ok;
 }
 
-static void print_result(const struct bonnie_options *options, const struct placement_info *placement,
-                         uint64_t cycles)
+static void print_result(const struct bonnie_options *options,
+                         const struct placement_info *placement, uint64_t cycles)
 {
     uint64_t elapsed_us = bonnie_cycles_to_us(cycles);
     printf("bonnie: %s, %u processes, %lu-byte file, %u references each, %u%% updates, "

@@ -166,11 +166,16 @@ static long run_test(int index, const struct bonnie_options *options, struct cha
 {
     memset(stream, 0, sizeof *stream);
     switch (index) {
-    case 0: return test_putc(options, stream);
-    case 1: return test_block_write(options, block);
-    case 2: return test_rewrite(options, block);
-    case 3: return test_getc(options, stream);
-    default: return test_block_read(options, block);
+    case 0:
+        return test_putc(options, stream);
+    case 1:
+        return test_block_write(options, block);
+    case 2:
+        return test_rewrite(options, block);
+    case 3:
+        return test_getc(options, stream);
+    default:
+        return test_block_read(options, block);
     }
 }
 

@@ -29,8 +29,8 @@ static void check_refused(void)
     expect("dma_allocate", dma_allocate(4096, &region), -E_PERMISSION);
     expect("irq_attach", irq_attach(11), -E_PERMISSION);
     expect("irq_wait", irq_wait(), -E_PERMISSION);
-    expect("spawn_driver", spawn_with_flags("hello", NULL, CORE_ANY, PRIORITY_APPLICATION,
-                                            SPAWN_DRIVER),
+    expect("spawn_driver",
+           spawn_with_flags("hello", NULL, CORE_ANY, PRIORITY_APPLICATION, SPAWN_DRIVER),
            -E_PERMISSION);
 }
 

@@ -81,8 +81,10 @@ static void remove_names(struct fs_link *link)
     long inode = fs_open_path(link, "/fstest/gone.txt", FS_OPEN_CREATE);
     long result = fs_path_call(link, FS_UNLINK, "/fstest/gone.txt");
     uint64_t size;
-    report("unlink", inode > 0 && result == 0 &&
-                         fs_stat_path(link, "/fstest/gone.txt", &size) == -E_NOT_FOUND, result);
+    report("unlink",
+           inode > 0 && result == 0 &&
+               fs_stat_path(link, "/fstest/gone.txt", &size) == -E_NOT_FOUND,
+           result);
     long made = fs_path_call(link, FS_MKDIR, "/fstest/sub");
     result = fs_path_call(link, FS_RMDIR, "/fstest/sub");
     report("rmdir", made > 0 && result == 0, result);

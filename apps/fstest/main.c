@@ -17,9 +17,9 @@ static void print_cache_stats(struct fs_link *link)
     long result = fs_send(link, link->blk);
     printf("@json {\"kind\":\"blkstats\",\"result\":%ld,\"hits\":%lu,\"misses\":%lu,"
            "\"dirty\":%lu,\"cached\":%lu,\"capacity\":%lu,\"read_ahead\":%lu,"
-           "\"written_back\":%lu,\"evictions\":%lu}\n", result, page->argument[0],
-           page->argument[1], page->argument[2], page->argument[3], page->argument[4],
-           page->argument[5], page->argument[6], page->argument[7]);
+           "\"written_back\":%lu,\"evictions\":%lu}\n",
+           result, page->argument[0], page->argument[1], page->argument[2], page->argument[3],
+           page->argument[4], page->argument[5], page->argument[6], page->argument[7]);
 }
 
 int main(int argc, char **argv)

@@ -49,11 +49,14 @@ static void direct_return(struct fs_link *link, uint32_t inode)
     bool same = blocks_match(link, 5, 3);
     /* BLK lends what it answers (zero copy); FS answers 1 KiB-block file systems by copying. */
     uint32_t lent = ica_control_of(link->control)->lent_count;
-    report("readblock_zero_copy_lend", last_sender(link) == link->blk ? lent == 3 : lent == 0, lent);
+    report("readblock_zero_copy_lend", last_sender(link) == link->blk ? lent == 3 : lent == 0,
+           lent);
     /* BLK answers directly on 4 KiB-block file systems; FS itself on others. */
     long sender = last_sender(link);
     printf("@json {\"kind\":\"fstest_readblock\",\"answered_by\":\"%s\"}\n",
-           sender == link->blk ? "blk" : sender == link->fs ? "fs" : "other");
+           sender == link->blk  ? "blk"
+           : sender == link->fs ? "fs"
+                                : "other");
     report("readblock_direct_return", bytes == 3 * STORAGE_BLOCK_BYTES && same, bytes);
     bytes = fs_readblock(link, inode, RB_BLOCKS - 1, 4);
     report("readblock_at_end", bytes == STORAGE_BLOCK_BYTES, bytes);
@@ -74,8 +77,9 @@ static void hole(struct fs_link *link)
         zeros &= data[i] == 0;
     bool tail = matches_pattern(data + 2 * STORAGE_BLOCK_BYTES, 3, 2 * STORAGE_BLOCK_BYTES,
                                 STORAGE_BLOCK_BYTES);
-    report("readblock_hole", bytes == 3 * STORAGE_BLOCK_BYTES && zeros && tail &&
-                                 last_sender(link) == link->fs, bytes);
+    report("readblock_hole",
+           bytes == 3 * STORAGE_BLOCK_BYTES && zeros && tail && last_sender(link) == link->fs,
+           bytes);
 }
 
 static void timing(struct fs_link *link, uint32_t inode)
@@ -87,7 +91,8 @@ static void timing(struct fs_link *link, uint32_t inode)
         bad += fs_readblock(link, inode, i % RB_BLOCKS, 1) != STORAGE_BLOCK_BYTES;
     uint64_t cycles = (read_timestamp_counter() - start) / TIMED_CALLS;
     printf("@json {\"kind\":\"fstest_timing\",\"operation\":\"readblock\",\"blocks\":1,"
-           "\"calls\":%u,\"cycles_per_call\":%lu,\"core\":%ld}\n", TIMED_CALLS, cycles, core_id());
+           "\"calls\":%u,\"cycles_per_call\":%lu,\"core\":%ld}\n",
+           TIMED_CALLS, cycles, core_id());
     report("readblock_timed", bad == 0, bad);
 }
 

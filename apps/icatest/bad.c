@@ -32,9 +32,13 @@ static uint64_t new_control(void)
 static void forged_ids(struct setup *setup)
 {
     uint64_t control = (uint64_t)ICA_KIND_CONTROL << 24;
-    expect(setup, "forged_generation", ica_request(setup->echo, 0x7777ull << 32 | control | 3, ICA_SYNC), -E_INVALID);
-    expect(setup, "forged_index", ica_request(setup->echo, 1ull << 32 | control | ICA_CONTROL_SLOTS, ICA_SYNC), -E_INVALID);
-    expect(setup, "forged_kind", ica_request(setup->echo, 1ull << 32 | 9ull << 24, ICA_SYNC), -E_INVALID);
+    expect(setup, "forged_generation",
+           ica_request(setup->echo, 0x7777ull << 32 | control | 3, ICA_SYNC), -E_INVALID);
+    expect(setup, "forged_index",
+           ica_request(setup->echo, 1ull << 32 | control | ICA_CONTROL_SLOTS, ICA_SYNC),
+           -E_INVALID);
+    expect(setup, "forged_kind", ica_request(setup->echo, 1ull << 32 | 9ull << 24, ICA_SYNC),
+           -E_INVALID);
 }
 
 static void stale_id(struct setup *setup)
@@ -51,9 +55,11 @@ static void travelling_not_held(struct setup *setup)
     uint64_t control = new_control();
     ica_control_of(control)->argument[0] = 7;
     ica_request(setup->echo, control, 0);
-    expect(setup, "travelling_not_held", ica_request(setup->echo, control, ICA_SYNC), -E_PERMISSION);
+    expect(setup, "travelling_not_held", ica_request(setup->echo, control, ICA_SYNC),
+           -E_PERMISSION);
     long back = ica_collect(0);
-    expect(setup, "travelling_result_collected", back == (long)control ? ica_control_of(control)->result : back, 8);
+    expect(setup, "travelling_result_collected",
+           back == (long)control ? ica_control_of(control)->result : back, 8);
     ica_free(control);
 }
 
@@ -64,7 +70,8 @@ static void held_by_other_process(struct setup *setup)
     char arguments[ARGUMENTS_BYTES];
     snprintf(arguments, sizeof arguments, "use 0x%lx 0x%lx %ld", control, data, setup->echo);
     expect(setup, "held_by_other_process", run_helper(arguments, setup->my_core), 0);
-    expect(setup, "held_by_other_process_still_mine", request_call(setup->echo, control, OPERATION_ECHO, 1), 2);
+    expect(setup, "held_by_other_process_still_mine",
+           request_call(setup->echo, control, OPERATION_ECHO, 1), 2);
     ica_free(control);
     ica_free((uint64_t)data);
 }
@@ -77,7 +84,8 @@ static void missing_servers(struct setup *setup)
     long gone = start_server("ipcserver", "bgone", setup->server_core, "bgone");
     expect(setup, "exited_server_stopped", stop_ipcserver(gone), 0);
     expect(setup, "exited_server", ica_request(gone, control, ICA_SYNC), -E_NOT_FOUND);
-    expect(setup, "exited_server_ica_still_held", request_call(setup->echo, control, OPERATION_ECHO, 2), 3);
+    expect(setup, "exited_server_ica_still_held",
+           request_call(setup->echo, control, OPERATION_ECHO, 2), 3);
     ica_free(control);
 }
 
@@ -93,8 +101,10 @@ static void malformed_control(struct setup *setup)
     expect(setup, "malformed_data_count", ica_request(setup->echo, control, ICA_SYNC), -E_INVALID);
     page->data_count = 2;
     page->data[0] = page->data[1] = (uint64_t)data;
-    expect(setup, "malformed_same_data_twice", ica_request(setup->echo, control, ICA_SYNC), -E_INVALID);
-    expect(setup, "malformed_ica_still_held", request_call(setup->echo, control, OPERATION_ECHO, 3), 4);
+    expect(setup, "malformed_same_data_twice", ica_request(setup->echo, control, ICA_SYNC),
+           -E_INVALID);
+    expect(setup, "malformed_ica_still_held", request_call(setup->echo, control, OPERATION_ECHO, 3),
+           4);
     ica_free(control);
     ica_free((uint64_t)data);
 }
@@ -145,7 +155,8 @@ static void full_ring_and_pending_at_exit(struct setup *setup)
     uint64_t refused = 0;
     long sent = send_until_busy(setup, sink, &refused);
     expect(setup, "ring_full_after", sent, 64 - FILL_BY_HELPER);
-    expect(setup, "ring_full_ica_still_held", request_call(setup->echo, refused, OPERATION_ECHO, 4), 5);
+    expect(setup, "ring_full_ica_still_held", request_call(setup->echo, refused, OPERATION_ECHO, 4),
+           5);
     ica_free(refused);
     notify(sink);
     int code = -1;
@@ -161,7 +172,8 @@ static void full_ring_and_pending_at_exit(struct setup *setup)
 static void undrained_results(struct setup *setup)
 {
     char arguments[ARGUMENTS_BYTES];
-    snprintf(arguments, sizeof arguments, "flood %ld %d %ld", setup->echo, FLOOD_REQUESTS, process_id());
+    snprintf(arguments, sizeof arguments, "flood %ld %d %ld", setup->echo, FLOOD_REQUESTS,
+             process_id());
     long helper = spawn("icatest", arguments, setup->my_core, PRIORITY_APPLICATION);
     await_notification();
     uint64_t control = new_control();
@@ -191,7 +203,8 @@ static void allocation_limit(struct setup *setup)
     long again = ica_allocate(ICA_KIND_DATA, ICA_DATA_MAX_BYTES);
     expect(setup, "allocation_after_free", again >= 0, 1);
     ica_free((uint64_t)again);
-    expect(setup, "allocation_too_big", ica_allocate(ICA_KIND_DATA, ICA_DATA_MAX_BYTES + 1), -E_INVALID);
+    expect(setup, "allocation_too_big", ica_allocate(ICA_KIND_DATA, ICA_DATA_MAX_BYTES + 1),
+           -E_INVALID);
     expect(setup, "allocation_zero_bytes", ica_allocate(ICA_KIND_DATA, 0), -E_INVALID);
     expect(setup, "allocation_bad_kind", ica_allocate(7, 4096), -E_INVALID);
 }
@@ -200,16 +213,20 @@ static void isolation(struct setup *setup)
 {
     char arguments[ARGUMENTS_BYTES];
     snprintf(arguments, sizeof arguments, "touch %ld control", setup->echo);
-    expect(setup, "isolation_control_gone_after_handover", run_helper(arguments, setup->my_core), FAULT_EXIT_CODE);
+    expect(setup, "isolation_control_gone_after_handover", run_helper(arguments, setup->my_core),
+           FAULT_EXIT_CODE);
     snprintf(arguments, sizeof arguments, "touch %ld data", setup->echo);
-    expect(setup, "isolation_data_gone_after_handover", run_helper(arguments, setup->my_core), FAULT_EXIT_CODE);
+    expect(setup, "isolation_data_gone_after_handover", run_helper(arguments, setup->my_core),
+           FAULT_EXIT_CODE);
     uint64_t control = new_control();
     long data = ica_allocate(ICA_KIND_DATA, 4096);
     *(volatile uint8_t *)ica_address((uint64_t)data) = 0x5a;
     snprintf(arguments, sizeof arguments, "peek 0x%lx", (uint64_t)ica_address(control));
-    expect(setup, "isolation_other_process_control", run_helper(arguments, setup->my_core), FAULT_EXIT_CODE);
+    expect(setup, "isolation_other_process_control", run_helper(arguments, setup->my_core),
+           FAULT_EXIT_CODE);
     snprintf(arguments, sizeof arguments, "peek 0x%lx", (uint64_t)ica_address((uint64_t)data));
-    expect(setup, "isolation_other_process_data", run_helper(arguments, setup->my_core), FAULT_EXIT_CODE);
+    expect(setup, "isolation_other_process_data", run_helper(arguments, setup->my_core),
+           FAULT_EXIT_CODE);
     ica_free(control);
     ica_free((uint64_t)data);
 }
@@ -230,7 +247,8 @@ int bad_main(int argc, char **argv)
     (void)argv;
     struct ica_stats start, end;
     ica_stats(&start);
-    struct setup setup = {.server_core = online_cores() > 1 ? 1 : 0, .my_core = (uint32_t)core_id(), .all_ok = true};
+    struct setup setup = {
+        .server_core = online_cores() > 1 ? 1 : 0, .my_core = (uint32_t)core_id(), .all_ok = true};
     setup.echo = start_server("ipcserver", "be", setup.server_core, "be");
     if (setup.echo < 0)
         return report_case("echo_server_started", false, setup.echo, 0) ? 0 : 1;
@@ -246,7 +264,8 @@ int bad_main(int argc, char **argv)
     isolation(&setup);
     wrong_roles(&setup);
     uint64_t control = new_control();
-    expect(&setup, "server_alive_after_all", request_call(setup.echo, control, OPERATION_ECHO, 9), 10);
+    expect(&setup, "server_alive_after_all", request_call(setup.echo, control, OPERATION_ECHO, 9),
+           10);
     ica_free(control);
     expect(&setup, "echo_server_stopped", stop_ipcserver(setup.echo), 0);
     bool no_leak = pools_return_to(&start, 2000, &end);

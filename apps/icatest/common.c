@@ -5,8 +5,8 @@
 
 bool report_case(const char *name, bool ok, long got, long want)
 {
-    printf("@json {\"kind\":\"icatest\",\"case\":\"%s\",\"ok\":%s,\"got\":%ld,\"want\":%ld}\n", name,
-           ok ? "true" : "false", got, want);
+    printf("@json {\"kind\":\"icatest\",\"case\":\"%s\",\"ok\":%s,\"got\":%ld,\"want\":%ld}\n",
+           name, ok ? "true" : "false", got, want);
     return ok;
 }
 

@@ -111,8 +111,12 @@ struct role {
 };
 
 static const struct role roles[] = {
-    {"sink", 1, sink},   {"use", 3, use_foreign}, {"fill", 3, fill},
-    {"flood", 3, flood}, {"touch", 2, touch_after_handover}, {"peek", 1, peek},
+    {"sink", 1, sink},
+    {"use", 3, use_foreign},
+    {"fill", 3, fill},
+    {"flood", 3, flood},
+    {"touch", 2, touch_after_handover},
+    {"peek", 1, peek},
     {"lendwrite", 1, lend_write_role},
 };
 

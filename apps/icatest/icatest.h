@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define OPERATION_ECHO 1 /* ipcserver: result = argument[0] + 1 */
-#define OPERATION_EXIT 3 /* ipcserver: answers, then exits */
+#define OPERATION_ECHO 1           /* ipcserver: result = argument[0] + 1 */
+#define OPERATION_EXIT 3           /* ipcserver: answers, then exits */
 #define FAULT_EXIT_CODE (128 + 14) /* a process killed by a page fault */
 
 /* Prints one @json icatest line for `name`; returns ok. */

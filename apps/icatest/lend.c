@@ -40,7 +40,7 @@ static bool lender_rules_hold(long server)
     request_prepare((uint64_t)control, OPERATION_ECHO);
     request_lend((uint64_t)control, (uint64_t)data);
     bool ok = ica_request(server, (uint64_t)control, ICA_SYNC) == 0; /* lent, then given back */
-    ok &= ica_free((uint64_t)data) == 0;                              /* the lend has ended */
+    ok &= ica_free((uint64_t)data) == 0;                             /* the lend has ended */
     request_prepare((uint64_t)borrower_control, OPERATION_ECHO);
     request_lend((uint64_t)borrower_control, 12345); /* not an ICA the caller holds */
     ok &= ica_request(server, (uint64_t)borrower_control, ICA_SYNC) == -E_INVALID;

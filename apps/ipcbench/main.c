@@ -40,8 +40,8 @@ static long copy_then_touch_request(struct bench_case *bench)
  * window (SYS_COPY_TO), then a null-sized request has the server touch them. */
 static long kernel_copy_request(struct bench_case *bench)
 {
-    long error = syscall6(SYS_COPY_TO, bench->server, 0, (long)bench->source, (long)bench->bytes,
-                          0, 0);
+    long error =
+        syscall6(SYS_COPY_TO, bench->server, 0, (long)bench->source, (long)bench->bytes, 0, 0);
     if (error != 0)
         return error;
     request_prepare(bench->control, OPERATION_TOUCH_COPY);
@@ -102,7 +102,8 @@ static void two_stage_requests(uint64_t control)
     for (int i = 0; i < 2; i++) {
         struct bench_case same = {names[i], "same-core", 0, 0, control, 0, NULL, 42, echo_request};
         run_chain(&same, 0, 2, 0, forwards[i]);
-        struct bench_case cross = {names[i], "cross-core", 0, 0, control, 0, NULL, 42, echo_request};
+        struct bench_case cross = {names[i], "cross-core", 0,  0,           control,
+                                   0,        NULL,         42, echo_request};
         run_chain(&cross, 1, 2, 2, forwards[i]);
     }
 }
@@ -128,14 +129,17 @@ static void data_requests(uint64_t control)
         }
         long expected = mark_pages(ica_address((uint64_t)data), sizes[i]);
         mark_pages(source, sizes[i]);
-        struct bench_case handover = {"handover_only", "cross-core", sizes[i], 0, control,
-                                      (uint64_t)data, NULL, expected, touch_request};
+        struct bench_case handover = {"handover_only", "cross-core",   sizes[i], 0,
+                                      control,         (uint64_t)data, NULL,     expected,
+                                      touch_request};
         run_chain(&handover, 1, 1, 1, "");
-        struct bench_case copy = {"copy_into_ica", "cross-core", sizes[i], 0, control,
-                                  (uint64_t)data, source, expected, copy_then_touch_request};
+        struct bench_case copy = {
+            "copy_into_ica", "cross-core",           sizes[i], 0, control, (uint64_t)data, source,
+            expected,        copy_then_touch_request};
         run_chain(&copy, 1, 1, 1, "");
-        struct bench_case kernel_copy = {"kernel_copy", "cross-core", sizes[i], 0, control,
-                                         0, source, expected, grant_then_copy_request};
+        struct bench_case kernel_copy = {
+            "kernel_copy", "cross-core",           sizes[i], 0, control, 0, source,
+            expected,      grant_then_copy_request};
         run_chain(&kernel_copy, 1, 1, 1, "");
         ica_free((uint64_t)data);
     }
@@ -176,7 +180,8 @@ int main(int argc, char **argv)
     struct clock_info clock;
     clock_get(&clock);
     printf("@json {\"kind\":\"ipcbench_setup\",\"cores\":%u,\"tsc_hz\":%lu,\"requests\":%ld,"
-           "\"core\":%ld}\n", cores, clock.tsc_hz, requests, core_id());
+           "\"core\":%ld}\n",
+           cores, clock.tsc_hz, requests, core_id());
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0)
         return 1;

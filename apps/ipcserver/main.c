@@ -14,8 +14,9 @@
 #define OPERATION_EXIT 3  /* the server answers, then exits */
 #define OPERATION_LEND 4  /* lends a page holding argument[0] in every byte, read-only */
 #define OPERATION_GRANT 5 /* grants a 1 MiB window for SYS_COPY_TO (the copying baseline) */
-#define OPERATION_TOUCH_COPY 6 /* result = sum of the first byte of each page of the window's
-                                  first argument[0] bytes */
+#define OPERATION_TOUCH_COPY                                                                       \
+    6 /* result = sum of the first byte of each page of the window's                               \
+         first argument[0] bytes */
 #define COPY_WINDOW_BYTES (1u << 20)
 
 static uint8_t *copy_window;

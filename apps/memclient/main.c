@@ -48,8 +48,7 @@ static void print_failure(const char *stage, uint64_t index, long error)
            error == -E_IO ? "memory node not answering (dead)" : error_text(error));
     printf("@json {\"kind\":\"memclient\",\"ok\":false,\"stage\":\"%s\",\"block\":%lu,"
            "\"error\":%ld,\"dead_node\":%s,\"retransmissions\":%lu}\n",
-           stage, index, error, error == -E_IO ? "true" : "false",
-           cluster.stats.retransmissions);
+           stage, index, error, error == -E_IO ? "true" : "false", cluster.stats.retransmissions);
 }
 
 static void print_nodes(void)
@@ -153,10 +152,11 @@ int main(int argc, char **argv)
     uint64_t wait_us = argc == 5 ? strtoul(argv[4], NULL, 0) * 1000000 : NEGOTIATE_WAIT_US;
     long result = memnode_cluster_open(&cluster, nodes, block_bytes, wait_us);
     if (result < 0) {
-        printf("memclient: negotiation failed (%u of %u nodes answered): %s\n",
-               cluster.node_count, nodes, error_text(result));
+        printf("memclient: negotiation failed (%u of %u nodes answered): %s\n", cluster.node_count,
+               nodes, error_text(result));
         printf("@json {\"kind\":\"memclient\",\"ok\":false,\"stage\":\"negotiate\",\"error\":%ld,"
-               "\"nodes_found\":%u}\n", result, cluster.node_count);
+               "\"nodes_found\":%u}\n",
+               result, cluster.node_count);
         return 1;
     }
     print_nodes();

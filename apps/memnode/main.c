@@ -80,12 +80,14 @@ static void answer_negotiate(const struct memnode_message *request)
                                         .max_block_bytes = MEMNODE_MAX_BLOCK};
     uint8_t payload[MEMNODE_CAPACITY_BYTES];
     memnode_capacity_encode(&capacity, payload);
-    struct memnode_message answer = {
-        .type = MEMNODE_NEGOTIATE_REPLY, .sequence = request->sequence,
-        .block_bytes = request->block_bytes, .payload_bytes = MEMNODE_CAPACITY_BYTES,
-        .payload = payload,
-        .status = memnode_block_size_valid(request->block_bytes) ? MEMNODE_STATUS_OK
-                                                                 : MEMNODE_STATUS_BAD_BLOCK_SIZE};
+    struct memnode_message answer = {.type = MEMNODE_NEGOTIATE_REPLY,
+                                     .sequence = request->sequence,
+                                     .block_bytes = request->block_bytes,
+                                     .payload_bytes = MEMNODE_CAPACITY_BYTES,
+                                     .payload = payload,
+                                     .status = memnode_block_size_valid(request->block_bytes)
+                                                   ? MEMNODE_STATUS_OK
+                                                   : MEMNODE_STATUS_BAD_BLOCK_SIZE};
     reply(&answer, request->source);
 }
 
@@ -93,12 +95,14 @@ static void acknowledge_store(const struct memnode_message *request,
                               const struct memnode_reassembly *store, uint16_t status)
 {
     static const uint8_t nothing[MEMNODE_BITMAP_BYTES];
-    struct memnode_message answer = {
-        .type = MEMNODE_STORE_ACK, .status = status, .sequence = request->sequence,
-        .block = request->block, .block_bytes = request->block_bytes,
-        .fragment_count = request->fragment_count,
-        .payload_bytes = (uint16_t)((request->fragment_count + 7) / 8),
-        .payload = store ? store->bitmap : nothing};
+    struct memnode_message answer = {.type = MEMNODE_STORE_ACK,
+                                     .status = status,
+                                     .sequence = request->sequence,
+                                     .block = request->block,
+                                     .block_bytes = request->block_bytes,
+                                     .fragment_count = request->fragment_count,
+                                     .payload_bytes = (uint16_t)((request->fragment_count + 7) / 8),
+                                     .payload = store ? store->bitmap : nothing};
     reply(&answer, request->source);
 }
 
@@ -134,9 +138,12 @@ static void take_store(const struct memnode_message *request)
 static void send_fragment(const struct memnode_message *request, uint16_t fragment, bool last)
 {
     struct memnode_message answer = {
-        .type = MEMNODE_RETRIEVE_DATA, .flags = last ? MEMNODE_FLAG_ACK_REQUEST : 0,
-        .sequence = request->sequence, .block = request->block,
-        .block_bytes = request->block_bytes, .fragment = fragment,
+        .type = MEMNODE_RETRIEVE_DATA,
+        .flags = last ? MEMNODE_FLAG_ACK_REQUEST : 0,
+        .sequence = request->sequence,
+        .block = request->block,
+        .block_bytes = request->block_bytes,
+        .fragment = fragment,
         .fragment_count = request->fragment_count,
         .payload_bytes = (uint16_t)memnode_fragment_length(request->block_bytes, fragment),
         .payload = block_address(request) + memnode_fragment_offset(fragment)};
@@ -151,9 +158,12 @@ static void answer_retrieve(const struct memnode_message *request)
     if (!block_in_range(request)) {
         node.refused++;
         struct memnode_message answer = {
-            .type = MEMNODE_RETRIEVE_DATA, .status = MEMNODE_STATUS_OUT_OF_RANGE,
-            .sequence = request->sequence, .block = request->block,
-            .block_bytes = request->block_bytes, .fragment_count = request->fragment_count,
+            .type = MEMNODE_RETRIEVE_DATA,
+            .status = MEMNODE_STATUS_OUT_OF_RANGE,
+            .sequence = request->sequence,
+            .block = request->block,
+            .block_bytes = request->block_bytes,
+            .fragment_count = request->fragment_count,
             .payload_bytes = (uint16_t)memnode_fragment_length(request->block_bytes, 0),
             .payload = frame_in};
         reply(&answer, request->source);
@@ -187,10 +197,17 @@ static void print_report(void)
 static void dispatch(const struct memnode_message *message)
 {
     switch (message->type) {
-    case MEMNODE_NEGOTIATE: answer_negotiate(message); break;
-    case MEMNODE_STORE: take_store(message); break;
-    case MEMNODE_RETRIEVE: answer_retrieve(message); break;
-    default: break; /* replies are for clients */
+    case MEMNODE_NEGOTIATE:
+        answer_negotiate(message);
+        break;
+    case MEMNODE_STORE:
+        take_store(message);
+        break;
+    case MEMNODE_RETRIEVE:
+        answer_retrieve(message);
+        break;
+    default:
+        break; /* replies are for clients */
     }
 }
 
@@ -237,7 +254,8 @@ int main(int argc, char **argv)
     }
     long result = memory_grow(node.capacity_bytes);
     if (result < 0) {
-        printf("memnode: cannot reserve %lu MiB: %s\n", node.capacity_bytes >> 20, error_text(result));
+        printf("memnode: cannot reserve %lu MiB: %s\n", node.capacity_bytes >> 20,
+               error_text(result));
         return 1;
     }
     node.memory = (uint8_t *)result;

@@ -28,7 +28,8 @@ static uint64_t parse_size(const char *text)
 static int parse_options(int argc, char **argv, struct memseq_options *o)
 {
     *o = (struct memseq_options){.size = 16 << 20, .mode = "seq"};
-    o->teramem = (struct teramem_options){.local_limit_bytes = 4 << 20, .block_bytes = 64 << 10,
+    o->teramem = (struct teramem_options){.local_limit_bytes = 4 << 20,
+                                          .block_bytes = 64 << 10,
                                           .policy = PAGER_POLICY_FIFO,
                                           .backend = PAGER_BACKEND_DISK};
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -136,8 +137,8 @@ static int persist(const struct memseq_options *o, bool write)
     }
     teramem_cleanup();
     printf("@json {\"kind\":\"memseq\",\"mode\":\"%s\",\"key\":%lu,\"bytes\":%lu,"
-           "\"reattached\":%s,\"mismatches\":%lu}\n", o->mode, key, o->size,
-           attached > 0 ? "true" : "false", errors);
+           "\"reattached\":%s,\"mismatches\":%lu}\n",
+           o->mode, key, o->size, attached > 0 ? "true" : "false", errors);
     return errors == 0 && (write || attached > 0) ? 0 : 1;
 }
 

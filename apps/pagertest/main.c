@@ -91,7 +91,8 @@ static int serve(void)
         if (page->operation == PAGER_FAULT) {
             if (region_base == 0)
                 region_base = page->argument[1] & ~(uint64_t)(PAGER_REGION_MAX_BYTES - 1);
-            page->result = bring_in((long)page->argument[0], page->argument[1] & ~(uint64_t)(BLOCK - 1));
+            page->result =
+                bring_in((long)page->argument[0], page->argument[1] & ~(uint64_t)(BLOCK - 1));
         } else if (page->operation == PAGER_STATS) {
             page->argument[0] = (uint64_t)swap_ins;
             page->argument[1] = (uint64_t)swap_outs;

@@ -107,11 +107,13 @@ bool command_stat(int word_count, char **words)
     long error = stat(words[1], &status);
     if (error != 0)
         return fail("stat", words[1], error);
-    printf("%s: inode %u, %s, %lu bytes, %lu sectors, mode 0x%x, %u links\n", words[1], status.inode,
-           file_is_directory(status.mode) ? "directory" : "file", status.size, status.blocks,
-           status.mode, status.links);
-    printf("@json {\"kind\":\"stat\",\"inode\":%u,\"size\":%lu,\"mode\":%u,\"links\":%u,\"blocks\":%lu}\n",
-           status.inode, status.size, status.mode, status.links, status.blocks);
+    printf("%s: inode %u, %s, %lu bytes, %lu sectors, mode 0x%x, %u links\n", words[1],
+           status.inode, file_is_directory(status.mode) ? "directory" : "file", status.size,
+           status.blocks, status.mode, status.links);
+    printf(
+        "@json "
+        "{\"kind\":\"stat\",\"inode\":%u,\"size\":%lu,\"mode\":%u,\"links\":%u,\"blocks\":%lu}\n",
+        status.inode, status.size, status.mode, status.links, status.blocks);
     return true;
 }
 

@@ -213,8 +213,8 @@ int main(int argc, char **argv)
         return 1;
     o.teramem.block_bytes = o.teramem.block_bytes ? o.teramem.block_bytes : TERAMEM_DEFAULT_BLOCK;
     o.teramem.policy = o.teramem.policy ? o.teramem.policy : PAGER_POLICY_LRU;
-    o.teramem.local_limit_bytes = o.teramem.local_limit_bytes ? o.teramem.local_limit_bytes
-                                                              : TERAMEM_DEFAULT_LIMIT;
+    o.teramem.local_limit_bytes =
+        o.teramem.local_limit_bytes ? o.teramem.local_limit_bytes : TERAMEM_DEFAULT_LIMIT;
     uint64_t start = read_timestamp_counter();
     struct line *lines = allocate(&o, array_bytes), *scratch = allocate(&o, array_bytes);
     char *text_area = allocate(&o, text_bytes);

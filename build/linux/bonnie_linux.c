@@ -139,8 +139,10 @@ long writebyte(int fd, size_t size, uint64_t offset, const void *data)
         size_t piece = STORAGE_BLOCK_BYTES - within;
         if (piece > (size_t)written - done)
             piece = (size_t)written - done;
-        struct buffered_block *slot = &readbyte_slots[(position / STORAGE_BLOCK_BYTES) % READBYTE_SLOTS];
-        if (slot->used && slot->block == position / STORAGE_BLOCK_BYTES && within <= slot->valid_bytes) {
+        struct buffered_block *slot =
+            &readbyte_slots[(position / STORAGE_BLOCK_BYTES) % READBYTE_SLOTS];
+        if (slot->used && slot->block == position / STORAGE_BLOCK_BYTES &&
+            within <= slot->valid_bytes) {
             memcpy(slot->bytes + within, (const uint8_t *)data + done, piece);
             if (within + piece > slot->valid_bytes)
                 slot->valid_bytes = (uint32_t)(within + piece);
@@ -157,12 +159,12 @@ void readbyte_counts_get(struct readbyte_counts *counts)
 
 /* ---- processes and notifications --------------------------------------------- */
 
-static int ready_pipe[2] = {-1, -1}; /* children -> parent */
-static int go_read_fd = -1;          /* in a child: parent -> this child */
-static long go_pids[MAX_CHILDREN];   /* in the parent: each child's pid ... */
+static int ready_pipe[2] = {-1, -1};   /* children -> parent */
+static int go_read_fd = -1;            /* in a child: parent -> this child */
+static long go_pids[MAX_CHILDREN];     /* in the parent: each child's pid ... */
 static int go_write_fds[MAX_CHILDREN]; /* ... and its pipe's write end */
 static int children;
-static long parent_pid;              /* in a child: who spawned it */
+static long parent_pid; /* in a child: who spawned it */
 
 long process_id(void)
 {
@@ -210,7 +212,8 @@ long spawn(const char *program, const char *arguments, uint32_t core, uint32_t p
 {
     (void)priority; /* every Linux process is SCHED_OTHER */
     int go_pipe[2];
-    if (children >= MAX_CHILDREN || (ready_pipe[0] < 0 && pipe(ready_pipe) != 0) || pipe(go_pipe) != 0)
+    if (children >= MAX_CHILDREN || (ready_pipe[0] < 0 && pipe(ready_pipe) != 0) ||
+        pipe(go_pipe) != 0)
         return -E_NO_MEMORY;
     fflush(stdout);
     long me = (long)getpid();

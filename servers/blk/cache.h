@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #define CACHE_BLOCK_BYTES 4096u
-#define CACHE_READ_AHEAD 8u  /* blocks read after a miss that follows a miss on block - 1 */
-#define CACHE_MAX_RUN 16u    /* most blocks in one disk transfer */
+#define CACHE_READ_AHEAD 8u /* blocks read after a miss that follows a miss on block - 1 */
+#define CACHE_MAX_RUN 16u   /* most blocks in one disk transfer */
 
 /* The disk below the cache: `count` consecutive blocks from `first`, block i
  * in buffers[i]. Both return 0 or a negative E_* code. */
@@ -52,8 +52,8 @@ struct cache {
     uint32_t capacity;
     struct cache_block **buckets;
     uint32_t bucket_mask;
-    uint32_t hand;       /* CLOCK's position in blocks[] */
-    uint64_t last_miss;  /* the last block a miss read, UINT64_MAX at first */
+    uint32_t hand;      /* CLOCK's position in blocks[] */
+    uint64_t last_miss; /* the last block a miss read, UINT64_MAX at first */
     struct cache_stats stats;
 };
 

@@ -3,8 +3,7 @@
  * it on the disk (up to CACHE_MAX_RUN), so a sync makes few large writes. */
 #include "cache_internal.h"
 
-static uint32_t gather_run(struct cache *cache, struct cache_block *first,
-                           struct cache_block **run)
+static uint32_t gather_run(struct cache *cache, struct cache_block *first, struct cache_block **run)
 {
     uint32_t count = 0;
     struct cache_block *block = first;

@@ -78,8 +78,8 @@ static long transfer(struct cache *cache, struct ica_control *page, bool write)
         error = write ? cache_write(cache, block_at(page, i), slice)
                       : cache_read(cache, block_at(page, i), slice);
         if (error != 0) {
-            printf("blk: %s of block %lu failed: %s\n", write ? "write" : "read",
-                   block_at(page, i), error_text(error));
+            printf("blk: %s of block %lu failed: %s\n", write ? "write" : "read", block_at(page, i),
+                   error_text(error));
             return error;
         }
     }

@@ -117,10 +117,22 @@ static void build_command(unsigned slot, uint8_t command, uint64_t lba, uint32_t
     volatile uint8_t *table = ahci.tables + slot * TABLE_BYTES;
     for (unsigned i = 0; i < TABLE_BYTES; i++)
         table[i] = 0;
-    const uint8_t fis[16] = {
-        FIS_H2D, 0x80, command, 0, (uint8_t)lba, (uint8_t)(lba >> 8), (uint8_t)(lba >> 16),
-        1u << 6, (uint8_t)(lba >> 24), (uint8_t)(lba >> 32), (uint8_t)(lba >> 40), 0,
-        (uint8_t)sectors, (uint8_t)(sectors >> 8), 0, 0};
+    const uint8_t fis[16] = {FIS_H2D,
+                             0x80,
+                             command,
+                             0,
+                             (uint8_t)lba,
+                             (uint8_t)(lba >> 8),
+                             (uint8_t)(lba >> 16),
+                             1u << 6,
+                             (uint8_t)(lba >> 24),
+                             (uint8_t)(lba >> 32),
+                             (uint8_t)(lba >> 40),
+                             0,
+                             (uint8_t)sectors,
+                             (uint8_t)(sectors >> 8),
+                             0,
+                             0};
     for (unsigned i = 0; i < sizeof(fis); i++)
         table[i] = fis[i];
     volatile uint32_t *prd = (volatile uint32_t *)(table + 0x80);
@@ -287,8 +299,8 @@ bool ahci_probe(struct block_device *device)
         return false;
     long port = find_port();
     if (port < 0) {
-        printf("dk: AHCI controller %02x:%02x.%u has no SATA disk\n", function.bus,
-               function.device, function.function);
+        printf("dk: AHCI controller %02x:%02x.%u has no SATA disk\n", function.bus, function.device,
+               function.function);
         return false;
     }
     if (!set_up_port((unsigned)port))

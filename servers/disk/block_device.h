@@ -11,22 +11,22 @@ struct block_request {
     uint64_t lba;
     uint32_t sectors;
     bool write;
-    uint64_t physical;  /* DMA buffer of sectors * SECTOR_BYTES bytes */
+    uint64_t physical; /* DMA buffer of sectors * SECTOR_BYTES bytes */
     volatile bool done;
-    long status;        /* 0, -E_IO (device error) or -E_INVALID (refused) */
+    long status; /* 0, -E_IO (device error) or -E_INVALID (refused) */
 };
 
 struct block_device {
-    const char *driver;     /* "virtio-blk" or "ahci" */
-    uint64_t sectors;       /* capacity */
-    unsigned port;          /* AHCI port (0 for virtio) */
+    const char *driver; /* "virtio-blk" or "ahci" */
+    uint64_t sectors;   /* capacity */
+    unsigned port;      /* AHCI port (0 for virtio) */
     unsigned max_outstanding;
     /* Starts `request`; -E_BUSY when every slot is taken. */
     long (*submit)(struct block_device *device, struct block_request *request);
     /* Acknowledges the device's interrupt and marks finished requests done. */
     void (*complete)(struct block_device *device);
     void *state;
-    uint64_t interrupts;    /* irq_wait wake-ups */
+    uint64_t interrupts; /* irq_wait wake-ups */
 };
 
 /* Probes: true and `device` filled when the controller and a disk are found. */

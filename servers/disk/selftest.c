@@ -86,7 +86,8 @@ int disk_selftest(struct block_device *device, uint64_t sectors_to_read)
     }
     uint32_t crc = 0;
     long read_result = read_start(device, &buffer, sectors_to_read, &crc);
-    uint64_t pattern_lba = device->sectors >= 4 * PATTERN_SECTORS ? device->sectors - 2 * PATTERN_SECTORS : 0;
+    uint64_t pattern_lba =
+        device->sectors >= 4 * PATTERN_SECTORS ? device->sectors - 2 * PATTERN_SECTORS : 0;
     bool pattern_ok = pattern_lba > 0 && pattern_round_trip(device, &scratch, pattern_lba);
     long refused = beyond_end(device, &scratch, true);
     long device_error = beyond_end(device, &scratch, false);

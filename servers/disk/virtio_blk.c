@@ -26,7 +26,7 @@ struct request_header {
 
 struct virtio_state {
     uint16_t io;
-    struct virtqueue queue; /* queue 0, three descriptors per slot */
+    struct virtqueue queue;         /* queue 0, three descriptors per slot */
     struct request_header *headers; /* MAX_SLOTS, then MAX_SLOTS status bytes */
     uint64_t headers_physical;
     struct block_request *slots[MAX_SLOTS];

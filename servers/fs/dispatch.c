@@ -46,19 +46,32 @@ static long mounted_answer(struct fs_server *server, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
     switch (page->operation) {
-    case FS_OPEN: return fs_open(server, page);
-    case FS_READ: return fs_read(server, page);
-    case FS_WRITE: return fs_write(server, page);
-    case FS_READBLOCK: return fs_readblock(server, control);
-    case FS_STAT: return fs_stat(server, page);
-    case FS_TRUNCATE: return fs_truncate(server, page);
-    case FS_UNLINK: return fs_unlink(server, page);
-    case FS_MKDIR: return fs_mkdir(server, page);
-    case FS_RMDIR: return fs_rmdir(server, page);
-    case FS_RENAME: return fs_rename(server, page);
-    case FS_READDIR: return fs_readdir(server, page);
-    case FS_SYNC: return sync_all();
-    default: return fs_refuse(page, "unknown operation");
+    case FS_OPEN:
+        return fs_open(server, page);
+    case FS_READ:
+        return fs_read(server, page);
+    case FS_WRITE:
+        return fs_write(server, page);
+    case FS_READBLOCK:
+        return fs_readblock(server, control);
+    case FS_STAT:
+        return fs_stat(server, page);
+    case FS_TRUNCATE:
+        return fs_truncate(server, page);
+    case FS_UNLINK:
+        return fs_unlink(server, page);
+    case FS_MKDIR:
+        return fs_mkdir(server, page);
+    case FS_RMDIR:
+        return fs_rmdir(server, page);
+    case FS_RENAME:
+        return fs_rename(server, page);
+    case FS_READDIR:
+        return fs_readdir(server, page);
+    case FS_SYNC:
+        return sync_all();
+    default:
+        return fs_refuse(page, "unknown operation");
     }
 }
 

@@ -15,7 +15,7 @@ static void set_bit(uint8_t *bitmap, uint32_t bit)
 
 static void clear_bit(uint8_t *bitmap, uint32_t bit)
 {
-    bitmap[bit / 8] &= (uint8_t)~(1u << (bit % 8));
+    bitmap[bit / 8] &= (uint8_t) ~(1u << (bit % 8));
 }
 
 /* The first clear bit in [from, limit), or UINT32_MAX. */
@@ -100,7 +100,8 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
 {
     if (!ext2_block_in_range(fs, block))
         return -E_CORRUPT;
-    uint32_t group = (block - fs->superblock.s_first_data_block) / fs->superblock.s_blocks_per_group;
+    uint32_t group =
+        (block - fs->superblock.s_first_data_block) / fs->superblock.s_blocks_per_group;
     uint32_t bit = (block - fs->superblock.s_first_data_block) % fs->superblock.s_blocks_per_group;
     struct ext2_group_descriptor descriptor;
     uint8_t bitmap[EXT2_MAX_BLOCK_SIZE];
@@ -143,8 +144,7 @@ static uint32_t inode_start_group(struct ext2_fs *fs, uint32_t parent, bool dire
     return best;
 }
 
-static int take_inode_in_group(struct ext2_fs *fs, uint32_t group, bool directory,
-                               uint32_t *inode)
+static int take_inode_in_group(struct ext2_fs *fs, uint32_t group, bool directory, uint32_t *inode)
 {
     struct ext2_group_descriptor descriptor;
     uint8_t bitmap[EXT2_MAX_BLOCK_SIZE];

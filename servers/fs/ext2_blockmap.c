@@ -17,8 +17,8 @@ struct block_path {
 uint64_t ext2_max_file_blocks(const struct ext2_fs *fs)
 {
     uint64_t pointers = fs->pointers_per_block;
-    uint64_t total = EXT2_DIRECT_BLOCKS + pointers + pointers * pointers +
-                     pointers * pointers * pointers;
+    uint64_t total =
+        EXT2_DIRECT_BLOCKS + pointers + pointers * pointers + pointers * pointers * pointers;
     uint64_t addressable = UINT32_MAX / (fs->block_size / 512); /* i_blocks is 32-bit */
     return total < addressable ? total : addressable;
 }
@@ -202,8 +202,8 @@ static int release_block(struct ext2_fs *fs, struct free_walk *walk, uint32_t *p
 static int free_subtree(struct ext2_fs *fs, struct free_walk *walk, uint32_t *pointer,
                         uint32_t level, uint64_t base, uint32_t depth_so_far);
 
-static int free_children(struct ext2_fs *fs, struct free_walk *walk, uint32_t block,
-                         uint32_t level, uint64_t base, uint32_t depth_so_far)
+static int free_children(struct ext2_fs *fs, struct free_walk *walk, uint32_t block, uint32_t level,
+                         uint64_t base, uint32_t depth_so_far)
 {
     uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
     int status = ext2_read_block(fs, block, buffer);

@@ -47,8 +47,8 @@ static int directory_block_count(const struct ext2_fs *fs, const struct ext2_ino
 }
 
 /* Reads and checks directory block `logical`; a hole in a directory is corruption. */
-static int read_directory_block(struct ext2_fs *fs, struct ext2_inode *directory,
-                                uint64_t logical, uint8_t *block, uint32_t *physical)
+static int read_directory_block(struct ext2_fs *fs, struct ext2_inode *directory, uint64_t logical,
+                                uint8_t *block, uint32_t *physical)
 {
     int status = ext2_map_block(fs, directory, logical, physical);
     if (status < 0)
@@ -79,8 +79,8 @@ int ext2_directory_find(struct ext2_fs *fs, struct ext2_inode *directory, const 
             struct ext2_directory_entry *entry = entry_at(block, offset);
             if (entry->inode != 0 && entry->name_len == name_length &&
                 memcmp(entry->name, name, name_length) == 0) {
-                *location = (struct ext2_entry_location){logical, physical, offset, previous,
-                                                         entry->inode, entry->file_type};
+                *location = (struct ext2_entry_location){logical,  physical,     offset,
+                                                         previous, entry->inode, entry->file_type};
                 return 0;
             }
             previous = offset;
@@ -90,9 +90,8 @@ int ext2_directory_find(struct ext2_fs *fs, struct ext2_inode *directory, const 
     return -E_NOT_FOUND;
 }
 
-static void fill_entry(const struct ext2_fs *fs, struct ext2_directory_entry *entry,
-                       uint32_t inode, uint16_t rec_len, const char *name, size_t name_length,
-                       uint8_t file_type)
+static void fill_entry(const struct ext2_fs *fs, struct ext2_directory_entry *entry, uint32_t inode,
+                       uint16_t rec_len, const char *name, size_t name_length, uint8_t file_type)
 {
     entry->inode = inode;
     entry->rec_len = rec_len;
@@ -123,9 +122,9 @@ static bool place_entry(const struct ext2_fs *fs, uint8_t *block, const char *na
     return false;
 }
 
-static int append_directory_block(struct ext2_fs *fs, struct ext2_inode *directory, uint64_t logical,
-                                  const char *name, size_t name_length, uint32_t inode,
-                                  uint8_t file_type)
+static int append_directory_block(struct ext2_fs *fs, struct ext2_inode *directory,
+                                  uint64_t logical, const char *name, size_t name_length,
+                                  uint32_t inode, uint8_t file_type)
 {
     uint8_t block[EXT2_MAX_BLOCK_SIZE];
     uint32_t physical, goal = 0;
@@ -165,8 +164,7 @@ int ext2_directory_add(struct ext2_fs *fs, uint32_t number, struct ext2_inode *d
             return status < 0 ? status : ext2_write_inode(fs, number, directory);
         }
     }
-    status = append_directory_block(fs, directory, count, name, name_length, inode,
-                                    file_type);
+    status = append_directory_block(fs, directory, count, name, name_length, inode, file_type);
     return status < 0 ? status : ext2_write_inode(fs, number, directory);
 }
 
@@ -240,8 +238,8 @@ int ext2_directory_initialize(struct ext2_fs *fs, uint32_t number, struct ext2_i
     uint32_t physical;
     bool created;
     uint32_t group = (number - 1) / fs->superblock.s_inodes_per_group;
-    int status = ext2_map_block_create(fs, inode, 0, ext2_group_first_block(fs, group),
-                                       &physical, &created);
+    int status =
+        ext2_map_block_create(fs, inode, 0, ext2_group_first_block(fs, group), &physical, &created);
     if (status < 0)
         return status;
     memset(block, 0, fs->block_size);
@@ -261,14 +259,22 @@ uint8_t ext2_file_type_of(const struct ext2_fs *fs, uint16_t mode)
     if (!fs->filetype)
         return EXT2_FT_UNKNOWN;
     switch (mode & EXT2_S_IFMT) {
-    case EXT2_S_IFREG: return EXT2_FT_REG_FILE;
-    case EXT2_S_IFDIR: return EXT2_FT_DIR;
-    case EXT2_S_IFCHR: return EXT2_FT_CHRDEV;
-    case EXT2_S_IFBLK: return EXT2_FT_BLKDEV;
-    case EXT2_S_IFIFO: return EXT2_FT_FIFO;
-    case EXT2_S_IFSOCK: return EXT2_FT_SOCK;
-    case EXT2_S_IFLNK: return EXT2_FT_SYMLINK;
-    default: return EXT2_FT_UNKNOWN;
+    case EXT2_S_IFREG:
+        return EXT2_FT_REG_FILE;
+    case EXT2_S_IFDIR:
+        return EXT2_FT_DIR;
+    case EXT2_S_IFCHR:
+        return EXT2_FT_CHRDEV;
+    case EXT2_S_IFBLK:
+        return EXT2_FT_BLKDEV;
+    case EXT2_S_IFIFO:
+        return EXT2_FT_FIFO;
+    case EXT2_S_IFSOCK:
+        return EXT2_FT_SOCK;
+    case EXT2_S_IFLNK:
+        return EXT2_FT_SYMLINK;
+    default:
+        return EXT2_FT_UNKNOWN;
     }
 }
 

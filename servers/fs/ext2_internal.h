@@ -50,7 +50,7 @@ int ext2_free_blocks_from(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t
 
 /* Directories. */
 struct ext2_entry_location {
-    uint64_t logical;  /* directory block holding the entry */
+    uint64_t logical; /* directory block holding the entry */
     uint32_t physical;
     uint32_t offset;   /* of the entry in the block */
     uint32_t previous; /* offset of the entry before it, or UINT32_MAX */
@@ -59,9 +59,8 @@ struct ext2_entry_location {
 };
 int ext2_directory_find(struct ext2_fs *fs, struct ext2_inode *directory, const char *name,
                         size_t name_length, struct ext2_entry_location *location);
-int ext2_directory_add(struct ext2_fs *fs, uint32_t directory_number,
-                       struct ext2_inode *directory, const char *name, size_t name_length,
-                       uint32_t inode, uint8_t file_type);
+int ext2_directory_add(struct ext2_fs *fs, uint32_t directory_number, struct ext2_inode *directory,
+                       const char *name, size_t name_length, uint32_t inode, uint8_t file_type);
 int ext2_directory_remove(struct ext2_fs *fs, const struct ext2_entry_location *location);
 int ext2_directory_set_entry(struct ext2_fs *fs, const struct ext2_entry_location *location,
                              uint32_t inode, uint8_t file_type);

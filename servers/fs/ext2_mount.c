@@ -142,7 +142,8 @@ static int check_geometry(struct ext2_fs *fs)
         return -E_CORRUPT;
     if (fs->first_inode <= EXT2_ROOT_INODE || fs->first_inode > sb->s_inodes_count)
         return -E_CORRUPT;
-    if (sb->s_free_blocks_count > sb->s_blocks_count || sb->s_free_inodes_count > sb->s_inodes_count)
+    if (sb->s_free_blocks_count > sb->s_blocks_count ||
+        sb->s_free_inodes_count > sb->s_inodes_count)
         return -E_CORRUPT;
     fs->descriptors_per_block = fs->block_size / sizeof(struct ext2_group_descriptor);
     fs->inodes_per_block = fs->block_size / fs->inode_size;

@@ -276,7 +276,7 @@ static int replace_target(struct ext2_fs *fs, struct parent *to,
     status = check_removable(fs, &old);
     if (status == 0)
         status = ext2_directory_set_entry(fs, target, source,
-                                      ext2_file_type_of(fs, source_inode->i_mode));
+                                          ext2_file_type_of(fs, source_inode->i_mode));
     if (status == 0)
         status = drop_link(fs, target->inode, &old);
     if (status == 0 && ext2_is_directory(&old))

@@ -79,16 +79,17 @@ long fs_rename(struct fs_server *server, struct ica_control *page)
         return -E_INVALID;
     size_t first = strlen(old_path) + 1;
     const char *new_path = old_path + first;
-    if (first >= ICA_PAYLOAD_BYTES || strnlen(new_path, ICA_PAYLOAD_BYTES - first) ==
-                                          ICA_PAYLOAD_BYTES - first)
+    if (first >= ICA_PAYLOAD_BYTES ||
+        strnlen(new_path, ICA_PAYLOAD_BYTES - first) == ICA_PAYLOAD_BYTES - first)
         return fs_refuse(page, "second path not NUL-terminated in the payload");
     return ext2_rename(&server->fs, old_path, new_path);
 }
 
 static uint32_t entry_type(struct fs_server *server, const struct ext2_dirent *entry)
 {
-    uint16_t mode = entry->file_type == EXT2_FT_DIR ? EXT2_S_IFDIR
-                    : entry->file_type == EXT2_FT_REG_FILE ? EXT2_S_IFREG : 0;
+    uint16_t mode = entry->file_type == EXT2_FT_DIR        ? EXT2_S_IFDIR
+                    : entry->file_type == EXT2_FT_REG_FILE ? EXT2_S_IFREG
+                                                           : 0;
     struct ext2_stat stat;
     if (entry->file_type == EXT2_FT_UNKNOWN && ext2_stat(&server->fs, entry->inode, &stat) == 0)
         mode = stat.mode;

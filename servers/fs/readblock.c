@@ -73,8 +73,8 @@ long fs_readblock(struct fs_server *server, uint64_t control)
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
         return read_here(server, page, bytes);
     uint64_t size = 0;
-    int error = ext2_file_blocks(&server->fs, (uint32_t)page->argument[0], first,
-                                 (uint32_t)count, disk_blocks, &size);
+    int error = ext2_file_blocks(&server->fs, (uint32_t)page->argument[0], first, (uint32_t)count,
+                                 disk_blocks, &size);
     if (error != 0)
         return error;
     if (first * STORAGE_BLOCK_BYTES >= size)

@@ -64,7 +64,8 @@ static void add_node(struct memnode_cluster *cluster, const struct memnode_messa
 static void sort_nodes_by_id(struct memnode_cluster *cluster)
 {
     for (unsigned i = 1; i < cluster->node_count; i++)
-        for (unsigned j = i; j > 0 && cluster->nodes[j].node_id < cluster->nodes[j - 1].node_id; j--) {
+        for (unsigned j = i; j > 0 && cluster->nodes[j].node_id < cluster->nodes[j - 1].node_id;
+             j--) {
             struct memnode_node swap = cluster->nodes[j];
             cluster->nodes[j] = cluster->nodes[j - 1];
             cluster->nodes[j - 1] = swap;
@@ -76,8 +77,8 @@ static long negotiate(struct memnode_cluster *cluster, unsigned wanted_nodes, ui
     uint64_t deadline = net_now_us() + wait_us;
     uint32_t sequence = ++cluster->sequence;
     while (cluster->node_count < wanted_nodes && net_now_us() < deadline) {
-        struct memnode_message request = {.type = MEMNODE_NEGOTIATE, .sequence = sequence,
-                                          .block_bytes = cluster->block_bytes};
+        struct memnode_message request = {
+            .type = MEMNODE_NEGOTIATE, .sequence = sequence, .block_bytes = cluster->block_bytes};
         send_message(cluster, &request, broadcast_mac);
         uint64_t round_end = net_now_us() + NEGOTIATE_INTERVAL_US;
         struct memnode_message reply;
@@ -142,8 +143,8 @@ void memnode_slot_free(struct memnode_cluster *cluster, uint64_t slot)
 }
 
 /* The node and block of `slot`, or NULL when out of range or the node is dead. */
-static struct memnode_node *locate(struct memnode_cluster *cluster, uint64_t slot,
-                                   uint64_t *block, long *error)
+static struct memnode_node *locate(struct memnode_cluster *cluster, uint64_t slot, uint64_t *block,
+                                   long *error)
 {
     unsigned index;
     if (!memnode_placement_locate(&cluster->placement, slot, &index, block)) {
@@ -175,9 +176,13 @@ static void send_store_window(struct memnode_cluster *cluster, const struct memn
     unsigned n = memnode_missing_fragments(acknowledged, count, 0, window, MEMNODE_WINDOW);
     for (unsigned i = 0; i < n; i++) {
         struct memnode_message message = {
-            .type = MEMNODE_STORE, .flags = i + 1 == n ? MEMNODE_FLAG_ACK_REQUEST : 0,
-            .sequence = sequence, .block = block, .block_bytes = cluster->block_bytes,
-            .fragment = window[i], .fragment_count = count,
+            .type = MEMNODE_STORE,
+            .flags = i + 1 == n ? MEMNODE_FLAG_ACK_REQUEST : 0,
+            .sequence = sequence,
+            .block = block,
+            .block_bytes = cluster->block_bytes,
+            .fragment = window[i],
+            .fragment_count = count,
             .payload_bytes = (uint16_t)memnode_fragment_length(cluster->block_bytes, window[i]),
             .payload = data + memnode_fragment_offset(window[i])};
         send_message(cluster, &message, node->mac);
@@ -297,12 +302,14 @@ static bool absorb_retrieve_data(void *opaque, const struct memnode_message *mes
 static void send_retrieve_request(struct memnode_cluster *cluster,
                                   const struct retrieve_context *context)
 {
-    struct memnode_message request = {
-        .type = MEMNODE_RETRIEVE, .sequence = context->assembly.sequence,
-        .block = context->assembly.block, .block_bytes = cluster->block_bytes,
-        .fragment_count = context->assembly.fragment_count,
-        .payload_bytes = (uint16_t)((context->assembly.fragment_count + 7) / 8),
-        .payload = context->assembly.bitmap};
+    struct memnode_message request = {.type = MEMNODE_RETRIEVE,
+                                      .sequence = context->assembly.sequence,
+                                      .block = context->assembly.block,
+                                      .block_bytes = cluster->block_bytes,
+                                      .fragment_count = context->assembly.fragment_count,
+                                      .payload_bytes =
+                                          (uint16_t)((context->assembly.fragment_count + 7) / 8),
+                                      .payload = context->assembly.bitmap};
     send_message(cluster, &request, context->node->mac);
 }
 

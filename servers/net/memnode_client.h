@@ -10,8 +10,8 @@ struct memnode_node {
     uint8_t mac[6];
     uint32_t node_id;
     uint64_t capacity_bytes;
-    uint64_t blocks;     /* capacity_bytes / block_bytes */
-    bool dead;           /* stopped answering: every later call fails at once */
+    uint64_t blocks; /* capacity_bytes / block_bytes */
+    bool dead;       /* stopped answering: every later call fails at once */
 };
 
 struct memnode_client_stats {
@@ -25,8 +25,8 @@ struct memnode_cluster {
     uint32_t block_bytes;
     uint8_t mac[6];
     uint32_t sequence;
-    uint64_t timeout_us;   /* per window; default 300 ms */
-    unsigned retry_limit;  /* retransmissions without progress before a node is dead; default 10 */
+    uint64_t timeout_us;  /* per window; default 300 ms */
+    unsigned retry_limit; /* retransmissions without progress before a node is dead; default 10 */
     struct memnode_placement placement;
     struct memnode_client_stats stats;
 };

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NET_FRAME_MAX 1514       /* Ethernet header + 1500 bytes, no FCS */
+#define NET_FRAME_MAX 1514 /* Ethernet header + 1500 bytes, no FCS */
 #define NET_WAIT_FOREVER UINT64_MAX
 
 struct net_stats {

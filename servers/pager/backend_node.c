@@ -34,8 +34,8 @@ static long open_cluster(uint32_t block_bytes)
 {
     if (nodes.open)
         return nodes.cluster.block_bytes == block_bytes ? 0 : -E_INVALID;
-    long error = memnode_cluster_open(&nodes.cluster, MEMNODE_MAX_NODES, block_bytes,
-                                      NEGOTIATION_WAIT_US);
+    long error =
+        memnode_cluster_open(&nodes.cluster, MEMNODE_MAX_NODES, block_bytes, NEGOTIATION_WAIT_US);
     if (error == -E_NOT_FOUND && nodes.cluster.node_count > 0)
         error = 0;
     if (error != 0) {

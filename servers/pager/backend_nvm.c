@@ -123,8 +123,8 @@ static int free_entry(void)
 static long create_entry(struct client *client)
 {
     int index = free_entry();
-    uint32_t map_units = (uint32_t)(((uint64_t)client->block_count * 4 + NVM_UNIT_BYTES - 1) /
-                                    NVM_UNIT_BYTES);
+    uint32_t map_units =
+        (uint32_t)(((uint64_t)client->block_count * 4 + NVM_UNIT_BYTES - 1) / NVM_UNIT_BYTES);
     uint32_t rounded = 1;
     while (rounded < map_units)
         rounded <<= 1;

@@ -103,8 +103,8 @@ static void client_configure(struct client *client, uint32_t pid, const uint64_t
     client->block_count = (uint32_t)(argument[1] / client->block_bytes);
     client->bytes = (uint64_t)client->block_count * client->block_bytes;
     uint64_t limit_blocks = argument[2] / client->block_bytes;
-    client->limit_blocks = limit_blocks < MIN_RESIDENT_BLOCKS ? MIN_RESIDENT_BLOCKS
-                                                              : (uint32_t)limit_blocks;
+    client->limit_blocks =
+        limit_blocks < MIN_RESIDENT_BLOCKS ? MIN_RESIDENT_BLOCKS : (uint32_t)limit_blocks;
     client->backend = backend_of_kind((uint32_t)argument[5]);
     client->persistent_key = argument[7];
     client->backend_entry = -1;

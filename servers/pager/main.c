@@ -43,8 +43,7 @@ static long serve_fault(const struct ica_control *page)
 static void serve(uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
-    page->result = page->operation == PAGER_FAULT ? serve_fault(page)
-                                                   : serve_client_request(page);
+    page->result = page->operation == PAGER_FAULT ? serve_fault(page) : serve_client_request(page);
     long error = ica_return(control);
     if (error != 0)
         printf("pager: return failed: %s\n", error_text(error));

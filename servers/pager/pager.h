@@ -48,7 +48,7 @@ struct client {
  * frees it once the copy is made and calls store_completed(). */
 struct backend {
     const char *name;
-    uint32_t kind; /* enum pager_backend */
+    uint32_t kind;                         /* enum pager_backend */
     long (*attach)(struct client *client); /* capacity check; >0: previous contents found */
     long (*store)(struct client *client, uint32_t block, uint64_t data_ica);
     long (*retrieve)(struct client *client, uint32_t block, uint64_t data_ica);

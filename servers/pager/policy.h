@@ -7,8 +7,13 @@
 
 #define POLICY_NONE 0xffffffffu
 
-enum policy_list { POLICY_LIST_NONE = 0, POLICY_LIST_ACTIVE, POLICY_LIST_INACTIVE,
-                   POLICY_LIST_DROP, POLICY_LISTS };
+enum policy_list {
+    POLICY_LIST_NONE = 0,
+    POLICY_LIST_ACTIVE,
+    POLICY_LIST_INACTIVE,
+    POLICY_LIST_DROP,
+    POLICY_LISTS
+};
 
 /* One per block of a region, owned by the caller (block_count of them). */
 struct policy_link {

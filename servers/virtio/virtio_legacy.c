@@ -68,8 +68,8 @@ long virtqueue_set_up(struct virtqueue *queue, uint16_t io, uint16_t index, uint
         return -E_IO;
     uint64_t avail_offset = sizeof(struct virtq_descriptor) * (uint64_t)size;
     uint64_t used_offset = align_up(avail_offset + 6 + 2ull * size, RING_ALIGNMENT);
-    uint64_t bytes = used_offset +
-                     align_up(6 + sizeof(struct virtq_used_element) * (uint64_t)size, RING_ALIGNMENT);
+    uint64_t bytes = used_offset + align_up(6 + sizeof(struct virtq_used_element) * (uint64_t)size,
+                                            RING_ALIGNMENT);
     struct dma_region ring;
     long result = dma_allocate(bytes, &ring);
     if (result < 0)

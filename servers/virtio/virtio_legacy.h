@@ -15,8 +15,8 @@
 /* The device-specific configuration starts here while MSI-X is off. */
 #define VIRTIO_LEGACY_DEVICE_CONFIG 0x14
 
-#define VIRTQ_DESCRIPTOR_NEXT 1  /* `next` continues the chain */
-#define VIRTQ_DESCRIPTOR_WRITE 2 /* the device writes the buffer */
+#define VIRTQ_DESCRIPTOR_NEXT 1    /* `next` continues the chain */
+#define VIRTQ_DESCRIPTOR_WRITE 2   /* the device writes the buffer */
 #define VIRTQ_AVAIL_NO_INTERRUPT 1 /* in avail[0]: no interrupt on completion */
 
 struct virtq_descriptor {

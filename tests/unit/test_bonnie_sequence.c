@@ -86,7 +86,8 @@ static void test_replay_agrees(void **state)
     enum { COUNT = 200, CHILD = 3, CHUNKS = 32, PERCENT = 30 };
     const uint64_t seed = 0x1234abcdull;
     FILE *replay = popen("python3 " REPO_ROOT "/build/bench/bonnie_replay.py --print-sequence 200"
-                         " --seed 0x1234abcd --child 3 -s 128K -c 4096 -u 30", "r");
+                         " --seed 0x1234abcd --child 3 -s 128K -c 4096 -u 30",
+                         "r");
     assert_non_null(replay);
     char line[128], want[128], hex[40];
     struct bonnie_random random;

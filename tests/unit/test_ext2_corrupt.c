@@ -27,14 +27,15 @@ static void make_damaged(struct damaged *damaged, uint32_t block_size)
     const char *root = scratch();
     snprintf(damaged->image, sizeof damaged->image, "%s/corrupt-%u.img", root, counter);
     snprintf(damaged->copy, sizeof damaged->copy, "%s/corrupt-%u.copy", root, counter++);
-    assert_int_equal(run("rm -rf %s/src && mkdir -p %s/src/dir && printf '%%s' '%s' > %s/src/keep.txt"
-                         " && head -c 20000 /dev/urandom > %s/src/victim"
-                         " && head -c 5000000 /dev/urandom > %s/src/big"
-                         " && touch %s/src/dir/one %s/src/dir/two %s/src/dir/three"
-                         " && mke2fs -q -F -t ext2 -r 1 -b %u -d %s/src %s 16M",
-                         root, root, KEEP_TEXT, root, root, root, root, root, root, block_size,
-                         root, damaged->image),
-                     0);
+    assert_int_equal(
+        run("rm -rf %s/src && mkdir -p %s/src/dir && printf '%%s' '%s' > %s/src/keep.txt"
+            " && head -c 20000 /dev/urandom > %s/src/victim"
+            " && head -c 5000000 /dev/urandom > %s/src/big"
+            " && touch %s/src/dir/one %s/src/dir/two %s/src/dir/three"
+            " && mke2fs -q -F -t ext2 -r 1 -b %u -d %s/src %s 16M",
+            root, root, KEEP_TEXT, root, root, root, root, root, root, block_size, root,
+            damaged->image),
+        0);
     mount_image(&damaged->fs, &damaged->disk, damaged->image);
 }
 

@@ -22,10 +22,11 @@ static void make_image(struct fixture *fixture, uint32_t block_size, const char 
     static unsigned counter;
     fixture->block_size = block_size;
     snprintf(fixture->image, sizeof fixture->image, "%s/write-%u.img", scratch(), counter++);
-    assert_int_equal(run("rm -rf %s/src && mkdir -p %s/src/docs && echo hello > %s/src/docs/hello.txt"
-                         " && mke2fs -q -F -t ext2 -r 1 -b %u -d %s/src %s %s",
-                         scratch(), scratch(), scratch(), block_size, scratch(), fixture->image, size),
-                     0);
+    assert_int_equal(
+        run("rm -rf %s/src && mkdir -p %s/src/docs && echo hello > %s/src/docs/hello.txt"
+            " && mke2fs -q -F -t ext2 -r 1 -b %u -d %s/src %s %s",
+            scratch(), scratch(), scratch(), block_size, scratch(), fixture->image, size),
+        0);
     mount_image(&fixture->fs, &fixture->disk, fixture->image);
 }
 
@@ -57,8 +58,8 @@ static void library_has(struct fixture *fixture, uint32_t inode, const uint8_t *
     free(got);
 }
 
-static void write_all(struct fixture *fixture, uint32_t inode, uint64_t offset,
-                      const uint8_t *data, size_t length)
+static void write_all(struct fixture *fixture, uint32_t inode, uint64_t offset, const uint8_t *data,
+                      size_t length)
 {
     assert_int_equal(ext2_write(&fixture->fs, inode, offset, data, length), (long)length);
 }
@@ -96,8 +97,8 @@ static void free_counts(struct fixture *fixture, uint32_t *blocks, uint32_t *ino
     *inodes = fixture->fs.superblock.s_free_inodes_count;
 }
 
-static void truncate_to(struct fixture *fixture, uint32_t inode, uint8_t *expected,
-                        size_t old_size, size_t size)
+static void truncate_to(struct fixture *fixture, uint32_t inode, uint8_t *expected, size_t old_size,
+                        size_t size)
 {
     assert_int_equal(ext2_truncate(&fixture->fs, inode, size), 0);
     if (size > old_size)
@@ -119,9 +120,16 @@ static void truncate_levels(uint32_t block_size)
     pattern_fill(expected, length, 9, 0);
     write_all(&fixture, inode, 0, expected, length);
     host_has(&fixture, "/big", expected, length);
-    size_t sizes[] = {(12 + pointers + 3) * block_size + 5, (12 + 7) * block_size,
-                      12 * block_size - 1, 3 * block_size + 100, block_size, 77, 0,
-                      (12 + pointers + 1) * block_size + 9, 5 * block_size + 3, length};
+    size_t sizes[] = {(12 + pointers + 3) * block_size + 5,
+                      (12 + 7) * block_size,
+                      12 * block_size - 1,
+                      3 * block_size + 100,
+                      block_size,
+                      77,
+                      0,
+                      (12 + pointers + 1) * block_size + 9,
+                      5 * block_size + 3,
+                      length};
     size_t old = length;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         truncate_to(&fixture, inode, expected, old, sizes[i]);
@@ -272,9 +280,17 @@ static void full_disk(uint32_t block_size)
     finish_image(&fixture);
 }
 
-#define BOTH_SIZES(name)                                                                   \
-    static void test_##name##_1k(void **state) { (void)state; name(1024); }                \
-    static void test_##name##_4k(void **state) { (void)state; name(4096); }
+#define BOTH_SIZES(name)                                                                           \
+    static void test_##name##_1k(void **state)                                                     \
+    {                                                                                              \
+        (void)state;                                                                               \
+        name(1024);                                                                                \
+    }                                                                                              \
+    static void test_##name##_4k(void **state)                                                     \
+    {                                                                                              \
+        (void)state;                                                                               \
+        name(4096);                                                                                \
+    }
 BOTH_SIZES(create_write_extend)
 BOTH_SIZES(truncate_levels)
 BOTH_SIZES(sparse_triple)

@@ -14,22 +14,22 @@
 
 /* Formats with Formica and with the host libc and requires the same text
  * and the same return value. */
-#define SAME(...)                                                                          \
-    do {                                                                                   \
-        char ours[256], theirs[256];                                                       \
-        int our_length = format_string(ours, sizeof(ours), __VA_ARGS__);                    \
-        int their_length = snprintf(theirs, sizeof(theirs), __VA_ARGS__);                   \
-        assert_string_equal(ours, theirs);                                                 \
-        assert_int_equal(our_length, their_length);                                        \
+#define SAME(...)                                                                                  \
+    do {                                                                                           \
+        char ours[256], theirs[256];                                                               \
+        int our_length = format_string(ours, sizeof(ours), __VA_ARGS__);                           \
+        int their_length = snprintf(theirs, sizeof(theirs), __VA_ARGS__);                          \
+        assert_string_equal(ours, theirs);                                                         \
+        assert_int_equal(our_length, their_length);                                                \
     } while (0)
 
 /* Formats with Formica and requires `expected`, and its length returned. */
-#define GIVES(expected, ...)                                                               \
-    do {                                                                                   \
-        char ours[256];                                                                    \
-        int our_length = format_string(ours, sizeof(ours), __VA_ARGS__);                    \
-        assert_string_equal(ours, expected);                                               \
-        assert_int_equal(our_length, (int)strlen(expected));                               \
+#define GIVES(expected, ...)                                                                       \
+    do {                                                                                           \
+        char ours[256];                                                                            \
+        int our_length = format_string(ours, sizeof(ours), __VA_ARGS__);                           \
+        assert_string_equal(ours, expected);                                                       \
+        assert_int_equal(our_length, (int)strlen(expected));                                       \
     } while (0)
 
 /* Without the printf format attribute: for format strings gcc would reject. */

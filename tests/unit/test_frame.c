@@ -104,7 +104,7 @@ static void test_release_partial_edges_stay_used(void **state)
     assert_false(frame_is_free(allocator, 0x1000));
     assert_true(frame_is_free(allocator, 0x2000));
     assert_false(frame_is_free(allocator, 0x3000));
-    frame_release_range(allocator, 0x10001, 0xfff); /* within one frame: nothing */
+    frame_release_range(allocator, 0x10001, 0xfff);  /* within one frame: nothing */
     frame_release_range(allocator, 0x20800, 0x1000); /* straddles two frames: nothing */
     assert_int_equal(allocator->free_count, 1);
     /* The SeaBIOS low-memory end at 0x9fc00 loses its last partial frame. */
@@ -170,7 +170,7 @@ static void test_single_frames_until_exhaustion(void **state)
     (void)state;
     const uint64_t frame_count = 300; /* not a multiple of 64 */
     struct frame_allocator *allocator = make_allocator(frame_count);
-    frame_release_range(allocator, 0x1000, 0x9e000);             /* frames 1..0x9e */
+    frame_release_range(allocator, 0x1000, 0x9e000);                            /* frames 1..0x9e */
     frame_release_range(allocator, 0xc0000, (frame_count - 0xc0) * FRAME_SIZE); /* to the end */
     frame_reserve_range(allocator, 0x20000, 0x3000);
     uint64_t expected = allocator->free_count;

@@ -25,15 +25,15 @@ struct test_file {
 static char long_path[200];
 
 static struct test_file files[] = {
-    { "empty", 0 },
-    { "one", 1 },
-    { "bin/hello511", 511 },
-    { "bin/hello512", 512 },
-    { "bin/hello513", 513 },
-    { "data/big", 100 * 1024 },
-    { "a/b/c/d/nested.txt", 700 },
-    { "placements/5.conf", 40 },
-    { long_path, 300 }, /* set up in make_archive: needs the prefix field */
+    {"empty", 0},
+    {"one", 1},
+    {"bin/hello511", 511},
+    {"bin/hello512", 512},
+    {"bin/hello513", 513},
+    {"data/big", 100 * 1024},
+    {"a/b/c/d/nested.txt", 700},
+    {"placements/5.conf", 40},
+    {long_path, 300}, /* set up in make_archive: needs the prefix field */
 };
 #define FILE_COUNT (sizeof(files) / sizeof(files[0]))
 
@@ -93,7 +93,8 @@ static int make_archive(void **state)
     for (size_t i = 0; i < FILE_COUNT; i++)
         write_file(i);
     char command[1024], path[512];
-    snprintf(command, sizeof(command), "tar --format=ustar -cf '%s/initrd.tar' -C '%s/root' .", work_dir, work_dir);
+    snprintf(command, sizeof(command), "tar --format=ustar -cf '%s/initrd.tar' -C '%s/root' .",
+             work_dir, work_dir);
     run(command);
     snprintf(path, sizeof(path), "%s/initrd.tar", work_dir);
     archive = read_whole(path, &archive_bytes);
@@ -124,7 +125,8 @@ static size_t header_of(const uint8_t *bytes, size_t size, const char *name)
     size_t length = strlen(name);
     for (size_t offset = 0; offset + BLOCK <= size; offset += BLOCK) {
         size_t name_length = strnlen((const char *)bytes + offset, 100);
-        if (name_length >= length && memcmp(bytes + offset + name_length - length, name, length) == 0 &&
+        if (name_length >= length &&
+            memcmp(bytes + offset + name_length - length, name, length) == 0 &&
             memcmp(bytes + offset + 257, "ustar", 5) == 0)
             return offset;
     }
@@ -145,7 +147,8 @@ static void set_checksum(uint8_t *header)
 /* ---- Finding files ------------------------------------------------------- */
 
 /* Name, size and bytes as written; the bytes lie inside [base, base + size). */
-static void assert_file_matches(size_t index, const struct initrd_file *file, const uint8_t *base, size_t size)
+static void assert_file_matches(size_t index, const struct initrd_file *file, const uint8_t *base,
+                                size_t size)
 {
     assert_string_equal(file->name, files[index].path);
     assert_int_equal(file->size, files[index].size);
@@ -186,7 +189,8 @@ static void test_not_found(void **state)
     (void)state;
     struct initrd_file file;
     assert_int_equal(initrd_find(archive, archive_bytes, "missing", &file), -E_NOT_FOUND);
-    assert_int_equal(initrd_find(archive, archive_bytes, "bin", &file), -E_NOT_FOUND);      /* a directory */
+    assert_int_equal(initrd_find(archive, archive_bytes, "bin", &file),
+                     -E_NOT_FOUND); /* a directory */
     assert_int_equal(initrd_find(archive, archive_bytes, "bin/hello51", &file), -E_NOT_FOUND);
     assert_int_equal(initrd_find(archive, archive_bytes, "bin/hello5111", &file), -E_NOT_FOUND);
     assert_int_equal(initrd_find(archive, archive_bytes, "", &file), -E_NOT_FOUND);
@@ -216,7 +220,7 @@ static void record_visit(const struct initrd_file *file, void *context)
 static void test_each_visits_every_regular_file(void **state)
 {
     (void)state;
-    struct visit_record record = { archive, archive_bytes, { 0 }, 0 };
+    struct visit_record record = {archive, archive_bytes, {0}, 0};
     assert_int_equal(initrd_each(archive, archive_bytes, record_visit, &record), (int)FILE_COUNT);
     assert_int_equal(record.visits, (int)FILE_COUNT);
     for (size_t i = 0; i < FILE_COUNT; i++)
@@ -227,7 +231,7 @@ static void test_empty_archives(void **state)
 {
     (void)state;
     struct initrd_file file;
-    struct visit_record record = { NULL, 0, { 0 }, 0 };
+    struct visit_record record = {NULL, 0, {0}, 0};
     assert_int_equal(initrd_find(NULL, 0, "one", &file), -E_NOT_FOUND);
     assert_int_equal(initrd_each(NULL, 0, record_visit, &record), 0);
     uint8_t *zeros = calloc(1, 2 * BLOCK);
@@ -245,7 +249,7 @@ static void test_garbage_after_end_blocks_ignored(void **state)
     uint8_t *longer = malloc(archive_bytes + 3 * BLOCK);
     memcpy(longer, archive, archive_bytes);
     memset(longer + archive_bytes, 0xee, 3 * BLOCK);
-    struct visit_record record = { longer, archive_bytes + 3 * BLOCK, { 0 }, 0 };
+    struct visit_record record = {longer, archive_bytes + 3 * BLOCK, {0}, 0};
     int count = initrd_each(longer, archive_bytes + 3 * BLOCK, record_visit, &record);
     free(longer);
     assert_int_equal(count, (int)FILE_COUNT);
@@ -265,7 +269,7 @@ static int find_in_copy(const uint8_t *bytes, size_t size, const char *name)
 static int each_in_copy(const uint8_t *bytes, size_t size)
 {
     uint8_t *copy = copy_of(bytes, size);
-    struct visit_record record = { copy, size, { 0 }, 0 };
+    struct visit_record record = {copy, size, {0}, 0};
     int status = initrd_each(copy, size, record_visit, &record);
     free(copy);
     if (status < 0)
@@ -347,7 +351,7 @@ static void test_every_cut_and_flip(void **state)
     uint8_t *bad = copy_of(archive, archive_bytes);
     for (size_t i = 0; i < end; i += 3) {
         bad[i] ^= 0xa5;
-        int status = initrd_find(bad, archive_bytes, long_path, &(struct initrd_file){ 0 });
+        int status = initrd_find(bad, archive_bytes, long_path, &(struct initrd_file){0});
         assert_true(status == 0 || status == -E_NOT_FOUND || status == -E_INVALID);
         bad[i] ^= 0xa5;
     }
@@ -356,15 +360,18 @@ static void test_every_cut_and_flip(void **state)
 
 /* ---- Hand-built headers -------------------------------------------------- */
 
-static void make_header(uint8_t *header, const char *name, size_t name_length, const char *prefix, char type,
-                        size_t size)
+static void make_header(uint8_t *header, const char *name, size_t name_length, const char *prefix,
+                        char type, size_t size)
 {
     memset(header, 0, BLOCK);
     memcpy(header, name, name_length);
     memcpy(header + 100, "0000644", 7);
     snprintf((char *)header + 124, 12, "%011zo", size);
     header[156] = (uint8_t)type;
-    memcpy(header + 257, "ustar\0" "00", 8);
+    memcpy(header + 257,
+           "ustar\0"
+           "00",
+           8);
     if (prefix != NULL)
         memcpy(header + 345, prefix, strlen(prefix));
     set_checksum(header);

@@ -26,8 +26,11 @@ struct table {
 static void table_begin(struct table *table, uint32_t lapic_address, uint32_t flags)
 {
     memset(table, 0, sizeof(*table));
-    struct acpi_header header = {.signature = "APIC", .revision = 5, .oem_id = "FORMIC",
-                                 .oem_table_id = "UNITTEST", .oem_revision = 1};
+    struct acpi_header header = {.signature = "APIC",
+                                 .revision = 5,
+                                 .oem_id = "FORMIC",
+                                 .oem_table_id = "UNITTEST",
+                                 .oem_revision = 1};
     memcpy(table->bytes, &header, sizeof(header));
     memcpy(table->bytes + 36, &lapic_address, 4);
     memcpy(table->bytes + 40, &flags, 4);
@@ -343,8 +346,8 @@ static void test_duplicate_apic_ids_counted_once(void **state)
     table_begin(&table, 0xfee00000, 1);
     add_lapic(&table, 0, 0, 1);
     add_lapic(&table, 1, 1, 1);
-    add_lapic(&table, 5, 0, 1);     /* same APIC id as the first */
-    add_x2apic(&table, 1, 9, 1);    /* same id again, as an x2APIC entry */
+    add_lapic(&table, 5, 0, 1);  /* same APIC id as the first */
+    add_x2apic(&table, 1, 9, 1); /* same id again, as an x2APIC entry */
     add_x2apic(&table, 300, 10, 1);
     add_x2apic(&table, 300, 11, 1);
     table_finish(&table);

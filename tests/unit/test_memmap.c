@@ -41,8 +41,8 @@ static void check_normalize(const struct memory_region *input, size_t count,
     }
 }
 
-#define CHECK(input, expected, map)                                                        \
-    check_normalize(input, sizeof(input) / sizeof(input[0]), expected,                      \
+#define CHECK(input, expected, map)                                                                \
+    check_normalize(input, sizeof(input) / sizeof(input[0]), expected,                             \
                     sizeof(expected) / sizeof(expected[0]), map)
 
 static void test_empty_map(void **state)
@@ -94,12 +94,16 @@ static void test_type_precedence(void **state)
     (void)state;
     struct memory_region map[CAPACITY];
     /* usable < ACPI reclaimable < ACPI NVS < reserved < bad */
-    const struct memory_region input[] = {
-        {0x0, 0x50000, U},     {0x10000, 0x40000, ACPI}, {0x20000, 0x30000, NVS},
-        {0x30000, 0x20000, R}, {0x40000, 0x10000, BAD}};
-    const struct memory_region expected[] = {
-        {0x0, 0x10000, U},     {0x10000, 0x10000, ACPI}, {0x20000, 0x10000, NVS},
-        {0x30000, 0x10000, R}, {0x40000, 0x10000, BAD}};
+    const struct memory_region input[] = {{0x0, 0x50000, U},
+                                          {0x10000, 0x40000, ACPI},
+                                          {0x20000, 0x30000, NVS},
+                                          {0x30000, 0x20000, R},
+                                          {0x40000, 0x10000, BAD}};
+    const struct memory_region expected[] = {{0x0, 0x10000, U},
+                                             {0x10000, 0x10000, ACPI},
+                                             {0x20000, 0x10000, NVS},
+                                             {0x30000, 0x10000, R},
+                                             {0x40000, 0x10000, BAD}};
     CHECK(input, expected, map);
 }
 
@@ -128,11 +132,10 @@ static void test_unaligned_usable_shrunk_to_pages(void **state)
 {
     (void)state;
     struct memory_region map[CAPACITY];
-    const struct memory_region input[] = {
-        {0x1234, 0x5000, U},   /* -> 0x2000..0x6000 */
-        {0x10001, 0x1ffe, U},  /* no whole page inside: dropped */
-        {0x20800, 0x800, R},   /* reserved keeps its exact bytes */
-        {0x30000, 0x1800, U}}; /* -> 0x30000..0x31000 */
+    const struct memory_region input[] = {{0x1234, 0x5000, U},  /* -> 0x2000..0x6000 */
+                                          {0x10001, 0x1ffe, U}, /* no whole page inside: dropped */
+                                          {0x20800, 0x800, R},  /* reserved keeps its exact bytes */
+                                          {0x30000, 0x1800, U}}; /* -> 0x30000..0x31000 */
     const struct memory_region expected[] = {
         {0x2000, 0x4000, U}, {0x20800, 0x800, R}, {0x30000, 0x1000, U}};
     CHECK(input, expected, map);
@@ -178,8 +181,8 @@ static void test_region_wrapping_past_2_64_is_clipped(void **state)
         {0x1000, 0x1000, U},
         {0xffffffff00000000ull, 0x200000000ull, U}, /* would end at 2^64 + 2^32 */
     };
-    const struct memory_region expected[] = {
-        {0x1000, 0x1000, U}, {0xffffffff00000000ull, 0xfffff000ull, U}};
+    const struct memory_region expected[] = {{0x1000, 0x1000, U},
+                                             {0xffffffff00000000ull, 0xfffff000ull, U}};
     CHECK(input, expected, map);
     assert_int_equal(memmap_usable_end(map, 2), 0xfffffffffffff000ull);
     assert_int_equal(memmap_usable_bytes(map, 2), 0x1000 + 0xfffff000ull);
@@ -199,8 +202,7 @@ static void test_usable_sliver_at_top_of_address_space_dropped(void **state)
     (void)state;
     struct memory_region map[CAPACITY];
     /* Less than a page at the very top: rounding its base up must not wrap to 0. */
-    const struct memory_region input[] = {
-        {0x0, 0x2000, U}, {0xfffffffffffff800ull, 0x1000, U}};
+    const struct memory_region input[] = {{0x0, 0x2000, U}, {0xfffffffffffff800ull, 0x1000, U}};
     const struct memory_region expected[] = {{0x0, 0x2000, U}};
     CHECK(input, expected, map);
     assert_int_equal(memmap_usable_end(map, 1), 0x2000);
@@ -211,14 +213,12 @@ static void test_qemu_seabios_128m(void **state)
 {
     (void)state;
     struct memory_region map[CAPACITY];
-    const struct memory_region input[] = {
-        {0x0, 0x9fc00, U},           {0x9fc00, 0x400, R},
-        {0xf0000, 0x10000, R},       {0x100000, 0x7ee0000, U},
-        {0x7fe0000, 0x20000, R},     {0xfffc0000, 0x40000, R}};
-    const struct memory_region expected[] = {
-        {0x0, 0x9f000, U},           {0x9fc00, 0x400, R},
-        {0xf0000, 0x10000, R},       {0x100000, 0x7ee0000, U},
-        {0x7fe0000, 0x20000, R},     {0xfffc0000, 0x40000, R}};
+    const struct memory_region input[] = {{0x0, 0x9fc00, U},       {0x9fc00, 0x400, R},
+                                          {0xf0000, 0x10000, R},   {0x100000, 0x7ee0000, U},
+                                          {0x7fe0000, 0x20000, R}, {0xfffc0000, 0x40000, R}};
+    const struct memory_region expected[] = {{0x0, 0x9f000, U},       {0x9fc00, 0x400, R},
+                                             {0xf0000, 0x10000, R},   {0x100000, 0x7ee0000, U},
+                                             {0x7fe0000, 0x20000, R}, {0xfffc0000, 0x40000, R}};
     CHECK(input, expected, map);
     assert_int_equal(memmap_usable_bytes(map, 6), 0x9f000 + 0x7ee0000);
     assert_int_equal(memmap_usable_end(map, 6), 0x7fe0000);
@@ -229,19 +229,27 @@ static void test_qemu_8g_memory_above_4g(void **state)
 {
     (void)state;
     struct memory_region map[CAPACITY];
-    const struct memory_region input[] = {
-        {0x0, 0x9fc00, U},             {0x9fc00, 0x400, R},
-        {0xf0000, 0x10000, R},         {0x100000, 0x7ff00000, U},
-        {0x80000000, 0x0, R},          {0xb0000000, 0x10000000, R},
-        {0xfed1c000, 0x4000, R},       {0xfeffc000, 0x4000, R},
-        {0xfffc0000, 0x40000, R},      {0x100000000ull, 0x180000000ull, U},
-        {0xfd00000000ull, 0x300000000ull, R}};
-    const struct memory_region expected[] = {
-        {0x0, 0x9f000, U},             {0x9fc00, 0x400, R},
-        {0xf0000, 0x10000, R},         {0x100000, 0x7ff00000, U},
-        {0xb0000000, 0x10000000, R},   {0xfed1c000, 0x4000, R},
-        {0xfeffc000, 0x4000, R},       {0xfffc0000, 0x40000, R},
-        {0x100000000ull, 0x180000000ull, U}, {0xfd00000000ull, 0x300000000ull, R}};
+    const struct memory_region input[] = {{0x0, 0x9fc00, U},
+                                          {0x9fc00, 0x400, R},
+                                          {0xf0000, 0x10000, R},
+                                          {0x100000, 0x7ff00000, U},
+                                          {0x80000000, 0x0, R},
+                                          {0xb0000000, 0x10000000, R},
+                                          {0xfed1c000, 0x4000, R},
+                                          {0xfeffc000, 0x4000, R},
+                                          {0xfffc0000, 0x40000, R},
+                                          {0x100000000ull, 0x180000000ull, U},
+                                          {0xfd00000000ull, 0x300000000ull, R}};
+    const struct memory_region expected[] = {{0x0, 0x9f000, U},
+                                             {0x9fc00, 0x400, R},
+                                             {0xf0000, 0x10000, R},
+                                             {0x100000, 0x7ff00000, U},
+                                             {0xb0000000, 0x10000000, R},
+                                             {0xfed1c000, 0x4000, R},
+                                             {0xfeffc000, 0x4000, R},
+                                             {0xfffc0000, 0x40000, R},
+                                             {0x100000000ull, 0x180000000ull, U},
+                                             {0xfd00000000ull, 0x300000000ull, R}};
     CHECK(input, expected, map);
     assert_int_equal(memmap_usable_bytes(map, 10), 0x9f000 + 0x7ff00000 + 0x180000000ull);
     assert_int_equal(memmap_usable_end(map, 10), 0x280000000ull);
@@ -251,8 +259,7 @@ static void test_output_limited_to_capacity(void **state)
 {
     (void)state;
     /* One usable range cut by two holes makes five regions; room for three. */
-    struct memory_region map[8] = {
-        {0x0, 0x10000, U}, {0x2000, 0x1000, R}, {0x8000, 0x1000, R}};
+    struct memory_region map[8] = {{0x0, 0x10000, U}, {0x2000, 0x1000, R}, {0x8000, 0x1000, R}};
     size_t count = memmap_normalize(map, 3, 3);
     assert_true(count <= 3);
     assert_int_equal(map[0].base, 0x0);
@@ -266,9 +273,9 @@ static void test_output_limited_to_capacity(void **state)
 static void test_normalize_is_idempotent(void **state)
 {
     (void)state;
-    struct memory_region map[CAPACITY] = {
-        {0x100000, 0x7ee0123, U}, {0x0, 0x9fc00, U}, {0x7fe0000, 0x20000, R},
-        {0x9fc00, 0x400, R},      {0xf0000, 0x10000, R}, {0x50000, 0x1000, ACPI}};
+    struct memory_region map[CAPACITY] = {{0x100000, 0x7ee0123, U}, {0x0, 0x9fc00, U},
+                                          {0x7fe0000, 0x20000, R},  {0x9fc00, 0x400, R},
+                                          {0xf0000, 0x10000, R},    {0x50000, 0x1000, ACPI}};
     size_t count = memmap_normalize(map, 6, CAPACITY);
     struct memory_region again[CAPACITY];
     for (size_t i = 0; i < count; i++)

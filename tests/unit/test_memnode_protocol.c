@@ -15,16 +15,18 @@
 static const uint8_t client_mac[6] = {0x52, 0x54, 0x00, 0x4d, 0x4e, 0x00};
 static const uint8_t node_mac[6] = {0x52, 0x54, 0x00, 0x4d, 0x4e, 0x01};
 
-static struct memnode_message store_message(uint32_t sequence, uint64_t block,
-                                            uint32_t block_bytes, uint16_t fragment,
-                                            const uint8_t *payload)
+static struct memnode_message store_message(uint32_t sequence, uint64_t block, uint32_t block_bytes,
+                                            uint16_t fragment, const uint8_t *payload)
 {
-    struct memnode_message message = {
-        .type = MEMNODE_STORE, .sequence = sequence, .block = block,
-        .block_bytes = block_bytes, .fragment = fragment,
-        .fragment_count = memnode_fragment_count(block_bytes),
-        .payload_bytes = (uint16_t)memnode_fragment_length(block_bytes, fragment),
-        .payload = payload};
+    struct memnode_message message = {.type = MEMNODE_STORE,
+                                      .sequence = sequence,
+                                      .block = block,
+                                      .block_bytes = block_bytes,
+                                      .fragment = fragment,
+                                      .fragment_count = memnode_fragment_count(block_bytes),
+                                      .payload_bytes =
+                                          (uint16_t)memnode_fragment_length(block_bytes, fragment),
+                                      .payload = payload};
     memcpy(message.destination, node_mac, 6);
     memcpy(message.source, client_mac, 6);
     return message;
@@ -59,12 +61,16 @@ static void test_store_round_trip(void **state)
 static void test_capacity_round_trip(void **state)
 {
     (void)state;
-    struct memnode_capacity capacity = {.capacity_bytes = 3ull << 30, .node_id = 7,
-                                        .min_block_bytes = 4096, .max_block_bytes = 1 << 20};
+    struct memnode_capacity capacity = {.capacity_bytes = 3ull << 30,
+                                        .node_id = 7,
+                                        .min_block_bytes = 4096,
+                                        .max_block_bytes = 1 << 20};
     uint8_t payload[MEMNODE_CAPACITY_BYTES], frame[MEMNODE_FRAME_MAX];
     memnode_capacity_encode(&capacity, payload);
-    struct memnode_message reply = {.type = MEMNODE_NEGOTIATE_REPLY, .sequence = 1,
-                                    .payload_bytes = MEMNODE_CAPACITY_BYTES, .payload = payload};
+    struct memnode_message reply = {.type = MEMNODE_NEGOTIATE_REPLY,
+                                    .sequence = 1,
+                                    .payload_bytes = MEMNODE_CAPACITY_BYTES,
+                                    .payload = payload};
     long length = memnode_encode(&reply, frame, sizeof(frame));
     assert_true(length > 0);
     struct memnode_message got;
@@ -87,20 +93,76 @@ static int decode_spoiled(void (*spoil)(uint8_t *frame, size_t *length))
     return memnode_decode(frame, length, &got);
 }
 
-static void spoil_nothing(uint8_t *frame, size_t *length) { (void)frame; (void)length; }
-static void spoil_short(uint8_t *frame, size_t *length) { (void)frame; *length = 40; }
-static void spoil_truncated(uint8_t *frame, size_t *length) { (void)frame; *length -= 1; }
-static void spoil_ethertype(uint8_t *frame, size_t *length) { (void)length; frame[13] = 0; }
-static void spoil_magic(uint8_t *frame, size_t *length) { (void)length; frame[14] ^= 1; }
-static void spoil_version(uint8_t *frame, size_t *length) { (void)length; frame[16] = 9; }
-static void spoil_type(uint8_t *frame, size_t *length) { (void)length; frame[17] = 42; }
-static void spoil_type_zero(uint8_t *frame, size_t *length) { (void)length; frame[17] = 0; }
-static void spoil_fragment(uint8_t *frame, size_t *length) { (void)length; frame[14 + 12] = 4; }
-static void spoil_count(uint8_t *frame, size_t *length) { (void)length; frame[14 + 14] = 5; }
-static void spoil_block_size(uint8_t *frame, size_t *length) { (void)length; frame[14 + 25] = 0x30; }
-static void spoil_payload(uint8_t *frame, size_t *length) { (void)length; frame[14 + 28] = 0x10; }
-static void spoil_huge_payload(uint8_t *frame, size_t *length) { (void)length; frame[14 + 29] = 0x40; }
-static void spoil_padding(uint8_t *frame, size_t *length) { (void)frame; *length += 20; }
+static void spoil_nothing(uint8_t *frame, size_t *length)
+{
+    (void)frame;
+    (void)length;
+}
+static void spoil_short(uint8_t *frame, size_t *length)
+{
+    (void)frame;
+    *length = 40;
+}
+static void spoil_truncated(uint8_t *frame, size_t *length)
+{
+    (void)frame;
+    *length -= 1;
+}
+static void spoil_ethertype(uint8_t *frame, size_t *length)
+{
+    (void)length;
+    frame[13] = 0;
+}
+static void spoil_magic(uint8_t *frame, size_t *length)
+{
+    (void)length;
+    frame[14] ^= 1;
+}
+static void spoil_version(uint8_t *frame, size_t *length)
+{
+    (void)length;
+    frame[16] = 9;
+}
+static void spoil_type(uint8_t *frame, size_t *length)
+{
+    (void)length;
+    frame[17] = 42;
+}
+static void spoil_type_zero(uint8_t *frame, size_t *length)
+{
+    (void)length;
+    frame[17] = 0;
+}
+static void spoil_fragment(uint8_t *frame, size_t *length)
+{
+    (void)length;
+    frame[14 + 12] = 4;
+}
+static void spoil_count(uint8_t *frame, size_t *length)
+{
+    (void)length;
+    frame[14 + 14] = 5;
+}
+static void spoil_block_size(uint8_t *frame, size_t *length)
+{
+    (void)length;
+    frame[14 + 25] = 0x30;
+}
+static void spoil_payload(uint8_t *frame, size_t *length)
+{
+    (void)length;
+    frame[14 + 28] = 0x10;
+}
+static void spoil_huge_payload(uint8_t *frame, size_t *length)
+{
+    (void)length;
+    frame[14 + 29] = 0x40;
+}
+static void spoil_padding(uint8_t *frame, size_t *length)
+{
+    (void)frame;
+    *length += 20;
+}
 
 static void test_bad_frames_are_refused(void **state)
 {
@@ -219,7 +281,8 @@ static bool channel_take(struct channel *channel, uint8_t *frame, size_t *length
     memcpy(frame, channel->frames[pick], channel->lengths[pick]);
     *length = channel->lengths[pick];
     channel->count--;
-    memcpy(channel->frames[pick], channel->frames[channel->count], channel->lengths[channel->count]);
+    memcpy(channel->frames[pick], channel->frames[channel->count],
+           channel->lengths[channel->count]);
     channel->lengths[pick] = channel->lengths[channel->count];
     return true;
 }
@@ -241,11 +304,13 @@ static void receiver_take(struct receiver *receiver, const uint8_t *frame, size_
                message.payload_bytes);
     if (!(message.flags & MEMNODE_FLAG_ACK_REQUEST))
         return;
-    struct memnode_message ack = {
-        .type = MEMNODE_STORE_ACK, .sequence = message.sequence, .block = message.block,
-        .block_bytes = message.block_bytes, .fragment_count = message.fragment_count,
-        .payload_bytes = (uint16_t)((message.fragment_count + 7) / 8),
-        .payload = receiver->assembly.bitmap};
+    struct memnode_message ack = {.type = MEMNODE_STORE_ACK,
+                                  .sequence = message.sequence,
+                                  .block = message.block,
+                                  .block_bytes = message.block_bytes,
+                                  .fragment_count = message.fragment_count,
+                                  .payload_bytes = (uint16_t)((message.fragment_count + 7) / 8),
+                                  .payload = receiver->assembly.bitmap};
     uint8_t out[MEMNODE_FRAME_MAX];
     long out_length = memnode_encode(&ack, out, sizeof(out));
     assert_true(out_length > 0);
@@ -285,12 +350,12 @@ static int simulate_store(uint32_t block_bytes, unsigned drop, unsigned duplicat
             uint16_t window[MEMNODE_WINDOW];
             unsigned n = memnode_missing_fragments(acked, count, 0, window, MEMNODE_WINDOW);
             for (unsigned i = 0; i < n; i++) {
-                struct memnode_message message =
-                    store_message(77, 5, block_bytes, window[i],
-                                  data + memnode_fragment_offset(window[i]));
+                struct memnode_message message = store_message(
+                    77, 5, block_bytes, window[i], data + memnode_fragment_offset(window[i]));
                 message.flags = i + 1 == n ? MEMNODE_FLAG_ACK_REQUEST : 0;
                 uint8_t frame[MEMNODE_FRAME_MAX];
-                channel_put(&forward, frame, (size_t)memnode_encode(&message, frame, sizeof(frame)));
+                channel_put(&forward, frame,
+                            (size_t)memnode_encode(&message, frame, sizeof(frame)));
             }
             send_window = false;
         }
@@ -331,8 +396,8 @@ static void run_lossy_store(uint32_t block_bytes, unsigned drop, unsigned duplic
 {
     struct receiver receiver = {.block = calloc(1, block_bytes)};
     unsigned retransmissions;
-    assert_int_equal(simulate_store(block_bytes, drop, duplicate, 50, false, &receiver,
-                                    &retransmissions), 0);
+    assert_int_equal(
+        simulate_store(block_bytes, drop, duplicate, 50, false, &receiver, &retransmissions), 0);
     assert_true(memnode_reassembly_complete(&receiver.assembly));
     if (duplicate)
         assert_true(receiver.assembly.duplicates > 0);

@@ -252,7 +252,6 @@ static void test_hint_block_range(void **state)
     assert_int_equal(last, 255);
 }
 
-
 static void test_space_first_free_aligned(void **state)
 {
     (void)state;
@@ -263,7 +262,7 @@ static void test_space_first_free_aligned(void **state)
     assert_int_equal(space_take(&space, 4), 4); /* aligned to 4 */
     assert_int_equal(space_take(&space, 1), 1);
     space_give(&space, 0, 1);
-    assert_int_equal(space_take(&space, 1), 0); /* the lowest free again */
+    assert_int_equal(space_take(&space, 1), 0);            /* the lowest free again */
     assert_int_equal(space_take(&space, 64), POLICY_NONE); /* 64..127 passes the end */
     assert_true(space_mark(&space, 8, 8));
     assert_false(space_mark(&space, 10, 1));

@@ -30,7 +30,8 @@ static void make_sockets(uint32_t cores, uint32_t sockets, uint32_t *core_socket
 }
 
 /* Parses from an exact-size heap copy, so ASan sees any read past the end. */
-static void parse_sockets(const char *text, size_t length, uint32_t cores, uint32_t sockets, struct result *result)
+static void parse_sockets(const char *text, size_t length, uint32_t cores, uint32_t sockets,
+                          struct result *result)
 {
     uint32_t core_socket[MAX_CORES];
     make_sockets(cores, sockets, core_socket);
@@ -39,8 +40,8 @@ static void parse_sockets(const char *text, size_t length, uint32_t cores, uint3
     memcpy(copy, text, length);
     memset(result, 0x5a, sizeof(*result));
     strcpy(result->placement.name, "caller");
-    result->error_count = placement_parse(copy, length, cores, core_socket, &result->placement, result->errors,
-                                          MAX_ERRORS);
+    result->error_count = placement_parse(copy, length, cores, core_socket, &result->placement,
+                                          result->errors, MAX_ERRORS);
     free(copy);
 }
 
@@ -69,8 +70,8 @@ static void parse_preset(int preset, uint32_t cores, uint32_t sockets, struct re
     parse_sockets(text, length, cores, sockets, result);
 }
 
-static void assert_servers(const struct placement_info *placement, uint32_t fs, uint32_t blk, uint32_t dk,
-                           uint32_t pager)
+static void assert_servers(const struct placement_info *placement, uint32_t fs, uint32_t blk,
+                           uint32_t dk, uint32_t pager)
 {
     assert_int_equal(placement->server_core[SERVER_FS], fs);
     assert_int_equal(placement->server_core[SERVER_BLK], blk);
@@ -78,8 +79,8 @@ static void assert_servers(const struct placement_info *placement, uint32_t fs, 
     assert_int_equal(placement->server_core[SERVER_PAGER], pager);
 }
 
-static void assert_app_cores(const struct placement_info *placement, bool spread, uint32_t preferred,
-                             const uint32_t *cores, uint32_t count)
+static void assert_app_cores(const struct placement_info *placement, bool spread,
+                             uint32_t preferred, const uint32_t *cores, uint32_t count)
 {
     assert_int_equal(placement->app_spread, spread ? 1 : 0);
     assert_int_equal(placement->app_preferred_count, preferred);
@@ -90,14 +91,15 @@ static void assert_app_cores(const struct placement_info *placement, bool spread
 
 static void assert_is_default(const struct placement_info *placement, uint32_t warnings)
 {
-    static const uint32_t core_zero[] = { 0 };
+    static const uint32_t core_zero[] = {0};
     assert_string_equal(placement->name, "default");
     assert_servers(placement, 0, 0, 0, 0);
     assert_app_cores(placement, false, 1, core_zero, 1);
     assert_int_equal(placement->warnings, warnings);
 }
 
-static void assert_error(const struct result *result, unsigned index, uint32_t line, const char *message)
+static void assert_error(const struct result *result, unsigned index, uint32_t line,
+                         const char *message)
 {
     assert_true((int)index < result->error_count);
     assert_int_equal(result->errors[index].line, line);
@@ -107,7 +109,8 @@ static void assert_error(const struct result *result, unsigned index, uint32_t l
 static void assert_ok(const struct result *result)
 {
     if (result->error_count != 0)
-        fail_msg("unexpected error on line %u: %s", result->errors[0].line, result->errors[0].message);
+        fail_msg("unexpected error on line %u: %s", result->errors[0].line,
+                 result->errors[0].message);
     assert_string_equal(result->placement.name, "caller");
     assert_int_equal(result->placement.warnings, 0);
 }
@@ -115,14 +118,14 @@ static void assert_ok(const struct result *result)
 /* ---- Presets ------------------------------------------------------------ */
 
 /* Smallest machine each preset fits: #8 needs two sockets, handled apart. */
-static const uint32_t preset_min_cores[9] = { 0, 1, 2, 2, 2, 3, 2, 3, 2 };
+static const uint32_t preset_min_cores[9] = {0, 1, 2, 2, 2, 3, 2, 3, 2};
 
 /* Every preset on 1, 2, 3, 4 and 16 cores: it parses exactly when the
  * machine is big enough, and every core it names exists. */
 static void test_presets_on_every_size(void **state)
 {
     (void)state;
-    static const uint32_t sizes[] = { 1, 2, 3, 4, 16 };
+    static const uint32_t sizes[] = {1, 2, 3, 4, 16};
     for (int preset = 1; preset <= 8; preset++) {
         for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
             uint32_t cores = sizes[s];
@@ -149,9 +152,9 @@ static void test_presets_on_every_size(void **state)
 static void test_presets_1_to_5_pin_the_application(void **state)
 {
     (void)state;
-    static const uint32_t core_zero[] = { 0 };
-    static const uint32_t fs_core[6] = { 0, 0, 1, 0, 1, 1 };
-    static const uint32_t blk_core[6] = { 0, 0, 0, 1, 1, 2 };
+    static const uint32_t core_zero[] = {0};
+    static const uint32_t fs_core[6] = {0, 0, 1, 0, 1, 1};
+    static const uint32_t blk_core[6] = {0, 0, 0, 1, 1, 2};
     for (int preset = 1; preset <= 5; preset++) {
         struct result result;
         parse_preset(preset, 4, 1, &result);
@@ -185,12 +188,12 @@ static void test_preset_6_spread(void **state)
     parse_preset(6, 4, 1, &result);
     assert_ok(&result);
     assert_servers(&result.placement, 1, 1, 1, 1);
-    static const uint32_t four[] = { 0, 2, 3, 1 };
+    static const uint32_t four[] = {0, 2, 3, 1};
     assert_app_cores(&result.placement, true, 3, four, 4);
 
     parse_preset(6, 16, 2, &result);
     assert_ok(&result);
-    static const uint32_t sixteen[] = { 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 1 };
+    static const uint32_t sixteen[] = {0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 1};
     assert_app_cores(&result.placement, true, 15, sixteen, 16);
 }
 
@@ -201,12 +204,12 @@ static void test_preset_7_spread(void **state)
     parse_preset(7, 3, 1, &result);
     assert_ok(&result);
     assert_servers(&result.placement, 1, 2, 2, 2);
-    static const uint32_t three[] = { 0, 1, 2 };
+    static const uint32_t three[] = {0, 1, 2};
     assert_app_cores(&result.placement, true, 1, three, 3);
 
     parse_preset(7, 16, 2, &result);
     assert_ok(&result);
-    static const uint32_t sixteen[] = { 0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 1, 2 };
+    static const uint32_t sixteen[] = {0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 1, 2};
     assert_app_cores(&result.placement, true, 14, sixteen, 16);
 }
 
@@ -217,7 +220,7 @@ static void test_preset_8_other_socket(void **state)
     parse_preset(8, 16, 2, &result);
     assert_ok(&result);
     assert_servers(&result.placement, 1, 8, 8, 8);
-    static const uint32_t sixteen[] = { 0, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 1, 8 };
+    static const uint32_t sixteen[] = {0, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 1, 8};
     assert_app_cores(&result.placement, true, 14, sixteen, 16);
 
     parse_preset(8, 4, 2, &result);
@@ -228,7 +231,7 @@ static void test_preset_8_other_socket(void **state)
     parse_preset(8, 2, 2, &result);
     assert_ok(&result);
     assert_servers(&result.placement, 1, 0, 0, 0);
-    static const uint32_t two[] = { 0, 1 };
+    static const uint32_t two[] = {0, 1};
     assert_app_cores(&result.placement, true, 0, two, 2);
 
     parse_preset(8, 4, 1, &result);
@@ -244,7 +247,7 @@ static void test_preset_8_other_socket(void **state)
 static void test_empty_file_is_all_core_zero(void **state)
 {
     (void)state;
-    static const uint32_t core_zero[] = { 0 };
+    static const uint32_t core_zero[] = {0};
     struct result result;
     parse_text("", 4, &result);
     assert_ok(&result);
@@ -268,7 +271,8 @@ static void test_comments_tabs_and_trailing_text(void **state)
 {
     (void)state;
     struct result result;
-    parse_text("  fs\t2   # the file system\n#blk 9\npager 3#no space before the comment\n", 4, &result);
+    parse_text("  fs\t2   # the file system\n#blk 9\npager 3#no space before the comment\n", 4,
+               &result);
     assert_ok(&result);
     assert_servers(&result.placement, 2, 0, 0, 3);
 }
@@ -292,7 +296,7 @@ static void test_crlf_line_endings(void **state)
     parse_text("# preset\r\nfs 1\r\nblk 2\r\napp 0,3\r\n", 4, &result);
     assert_ok(&result);
     assert_servers(&result.placement, 1, 2, 0, 0);
-    static const uint32_t list[] = { 0, 3 };
+    static const uint32_t list[] = {0, 3};
     assert_app_cores(&result.placement, false, 2, list, 2);
     parse_text("fs 1\r\n\r\nfss 2\r\n", 4, &result);
     assert_int_equal(result.error_count, 1);
@@ -434,9 +438,9 @@ static void test_app_list(void **state)
     struct result result;
     parse_text("app 3,0,2\n", 4, &result);
     assert_ok(&result);
-    static const uint32_t list[] = { 3, 0, 2 };
+    static const uint32_t list[] = {3, 0, 2};
     assert_app_cores(&result.placement, false, 3, list, 3);
-    static const uint32_t expected[] = { 3, 0, 2, 3, 0 };
+    static const uint32_t expected[] = {3, 0, 2, 3, 0};
     for (uint32_t i = 0; i < 5; i++)
         assert_int_equal(placement_app_core(&result.placement, i, 5), expected[i]);
     parse_text("app 2\n", 4, &result);
@@ -451,7 +455,7 @@ static void test_spread_rule(void **state)
     struct result result;
     parse_text("fs 1\nblk 2\ndk 2\npager 2\napp spread\n", 4, &result);
     assert_ok(&result);
-    static const uint32_t order[] = { 0, 3, 1, 2 };
+    static const uint32_t order[] = {0, 3, 1, 2};
     assert_app_cores(&result.placement, true, 2, order, 4);
     const struct placement_info *placement = &result.placement;
     /* P <= free cores: only the free ones. */
@@ -459,10 +463,10 @@ static void test_spread_rule(void **state)
     assert_int_equal(placement_app_core(placement, 0, 2), 0);
     assert_int_equal(placement_app_core(placement, 1, 2), 3);
     /* P > free cores: every core, evenly. */
-    static const uint32_t three[] = { 0, 3, 1 };
+    static const uint32_t three[] = {0, 3, 1};
     for (uint32_t i = 0; i < 3; i++)
         assert_int_equal(placement_app_core(placement, i, 3), three[i]);
-    uint32_t per_core[4] = { 0 };
+    uint32_t per_core[4] = {0};
     for (uint32_t i = 0; i < 16; i++)
         per_core[placement_app_core(placement, i, 16)]++;
     for (uint32_t core = 0; core < 4; core++)
@@ -476,7 +480,7 @@ static void test_spread_counts_unnamed_servers(void **state)
     struct result result;
     parse_text("fs 1\nblk 2\napp spread\n", 4, &result);
     assert_ok(&result);
-    static const uint32_t order[] = { 3, 0, 1, 2 };
+    static const uint32_t order[] = {3, 0, 1, 2};
     assert_app_cores(&result.placement, true, 1, order, 4);
     assert_int_equal(placement_app_core(&result.placement, 0, 1), 3);
     assert_int_equal(placement_app_core(&result.placement, 1, 2), 0);
@@ -488,7 +492,7 @@ static void test_spread_on_one_core(void **state)
     struct result result;
     parse_text("app spread\n", 1, &result);
     assert_ok(&result);
-    static const uint32_t only[] = { 0 };
+    static const uint32_t only[] = {0};
     assert_app_cores(&result.placement, true, 0, only, 1);
     assert_int_equal(placement_app_core(&result.placement, 0, 1), 0);
     assert_int_equal(placement_app_core(&result.placement, 5, 9), 0);

@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 /* SYS_SPAWN with SPAWN_* flags (spawn() passes none). */
-long spawn_with_flags(const char *program, const char *arguments, uint32_t core,
-                      uint32_t priority, uint32_t flags);
+long spawn_with_flags(const char *program, const char *arguments, uint32_t core, uint32_t priority,
+                      uint32_t flags);
 long pci_config_read(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
                      uint32_t width);
 long pci_config_write(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,

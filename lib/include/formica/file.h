@@ -21,9 +21,9 @@
 #define SEEK_CUR 1
 #define SEEK_END 2
 
-#define FILE_MAX_OPEN 32     /* descriptors per process (0 .. 31) */
-#define FILE_PATH_MAX 1024   /* a path holds at most FILE_PATH_MAX - 1 bytes */
-#define FILE_NAME_MAX 255    /* one directory entry's name */
+#define FILE_MAX_OPEN 32   /* descriptors per process (0 .. 31) */
+#define FILE_PATH_MAX 1024 /* a path holds at most FILE_PATH_MAX - 1 bytes */
+#define FILE_NAME_MAX 255  /* one directory entry's name */
 #define FILE_MODE_TYPE 0xf000u
 #define FILE_MODE_DIRECTORY 0x4000u /* ext2's i_mode file types */
 #define FILE_MODE_REGULAR 0x8000u
@@ -111,8 +111,8 @@ long writebyte(int fd, size_t size, uint64_t offset, const void *data);
 long readbyte_invalidate(int fd);
 
 struct readbyte_counts {
-    uint64_t hits;      /* block references served from the buffer */
-    uint64_t fetches;   /* block references that called readblock */
-    uint64_t buffered;  /* blocks held now */
+    uint64_t hits;     /* block references served from the buffer */
+    uint64_t fetches;  /* block references that called readblock */
+    uint64_t buffered; /* blocks held now */
 };
 void readbyte_counts_get(struct readbyte_counts *counts);

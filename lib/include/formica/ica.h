@@ -13,23 +13,23 @@
 #define ICA_KIND_BLOCK 3u /* a data ICA of exactly 4 KiB in its own dense window: cache blocks */
 #define ICA_CONTROL_SLOTS 4096u
 #define ICA_DATA_SLOTS 1024u
-#define ICA_DATA_MAX_BYTES (1u << 20) /* a data ICA holds 4 KiB .. 1 MiB */
+#define ICA_DATA_MAX_BYTES (1u << 20)          /* a data ICA holds 4 KiB .. 1 MiB */
 #define ICA_CONTROL_BASE 0x0000500000000000ull /* + index * 4 KiB */
 #define ICA_DATA_BASE 0x0000510000000000ull    /* + index * 1 MiB */
 #define ICA_BLOCK_SLOTS 8192u
-#define ICA_BLOCK_BASE 0x0000520000000000ull   /* + index * 4 KiB */
-#define ICA_BLOCKS_PER_PROCESS 4096u /* block ICAs one process may have allocated at once */
-#define ICA_PER_PROCESS 64u /* ICAs one process may have allocated at once */
+#define ICA_BLOCK_BASE 0x0000520000000000ull /* + index * 4 KiB */
+#define ICA_BLOCKS_PER_PROCESS 4096u         /* block ICAs one process may have allocated at once */
+#define ICA_PER_PROCESS 64u                  /* ICAs one process may have allocated at once */
 
-#define ICA_MAX_RETURNS 8  /* depth of a multi-stage request */
-#define ICA_MAX_ATTACHED 4 /* data ICAs travelling with one control ICA */
+#define ICA_MAX_RETURNS 8             /* depth of a multi-stage request */
+#define ICA_MAX_ATTACHED 4            /* data ICAs travelling with one control ICA */
 #define ICA_CONTROL_MAGIC 0x21414349u /* "ICA!" */
 
 /* Flags of SYS_ICA_REQUEST / SYS_ICA_FORWARD / SYS_ICA_RECEIVE / SYS_ICA_COLLECT. */
-#define ICA_SYNC 1u           /* request: wait for this control ICA's result */
-#define ICA_RETURN_VIA_ME 2u  /* forward: the result comes back through me (no direct return) */
-#define ICA_NO_WAIT 4u        /* receive/collect: -E_NOT_FOUND instead of waiting */
-#define ICA_OR_RESULT 8u      /* receive: also take a result (see arrival) */
+#define ICA_SYNC 1u          /* request: wait for this control ICA's result */
+#define ICA_RETURN_VIA_ME 2u /* forward: the result comes back through me (no direct return) */
+#define ICA_NO_WAIT 4u       /* receive/collect: -E_NOT_FOUND instead of waiting */
+#define ICA_OR_RESULT 8u     /* receive: also take a result (see arrival) */
 
 #define ICA_ARRIVED_AS_REQUEST 1u
 #define ICA_ARRIVED_AS_RESULT 2u
@@ -45,10 +45,10 @@ struct ica_control {
     uint64_t tag;       /* the requester's own cookie, untouched by the kernel */
     uint64_t argument[8];
     /* Written by the kernel on arrival. */
-    uint32_t arrival;      /* ICA_ARRIVED_AS_REQUEST or ICA_ARRIVED_AS_RESULT */
-    uint32_t origin;       /* pid of the process that made the request */
-    uint32_t sender;       /* pid the ICA came from this time */
-    uint32_t return_depth; /* how many returns are still to happen */
+    uint32_t arrival;                  /* ICA_ARRIVED_AS_REQUEST or ICA_ARRIVED_AS_RESULT */
+    uint32_t origin;                   /* pid of the process that made the request */
+    uint32_t sender;                   /* pid the ICA came from this time */
+    uint32_t return_depth;             /* how many returns are still to happen */
     uint32_t returns[ICA_MAX_RETURNS]; /* pids the result goes back to, last first */
     /* Written by whoever hands the ICA over: data ICAs travelling with it. */
     uint32_t data_count;
@@ -70,8 +70,8 @@ struct ica_stats {
     uint32_t control_free, data_free; /* slots in the pools */
     uint32_t allocated_by_me;
     uint32_t block_free; /* slots in the block pool */
-    uint64_t handovers; /* peel+paste pairs since boot, all cores */
-    uint64_t ipis;      /* IPIs sent since boot, all cores */
+    uint64_t handovers;  /* peel+paste pairs since boot, all cores */
+    uint64_t ipis;       /* IPIs sent since boot, all cores */
 };
 
 static inline uint32_t ica_index(uint64_t id)

@@ -34,14 +34,14 @@ enum memnode_type {
 /* Decoding and validation errors (negative). */
 enum memnode_error {
     MEMNODE_OK = 0,
-    MEMNODE_ERROR_SHORT = -1,          /* shorter than both headers */
-    MEMNODE_ERROR_ETHERTYPE = -2,      /* not 0x88b5: not ours */
-    MEMNODE_ERROR_MAGIC = -3,          /* bad magic or version */
-    MEMNODE_ERROR_TYPE = -4,           /* unknown message type */
-    MEMNODE_ERROR_LENGTH = -5,         /* payload length disagrees with the frame or the type */
-    MEMNODE_ERROR_BLOCK_SIZE = -6,     /* block size not a power of two in 4 KiB-1 MiB */
-    MEMNODE_ERROR_FRAGMENT = -7,       /* fragment index or count out of range */
-    MEMNODE_ERROR_SPACE = -8,          /* the output buffer is too small */
+    MEMNODE_ERROR_SHORT = -1,      /* shorter than both headers */
+    MEMNODE_ERROR_ETHERTYPE = -2,  /* not 0x88b5: not ours */
+    MEMNODE_ERROR_MAGIC = -3,      /* bad magic or version */
+    MEMNODE_ERROR_TYPE = -4,       /* unknown message type */
+    MEMNODE_ERROR_LENGTH = -5,     /* payload length disagrees with the frame or the type */
+    MEMNODE_ERROR_BLOCK_SIZE = -6, /* block size not a power of two in 4 KiB-1 MiB */
+    MEMNODE_ERROR_FRAGMENT = -7,   /* fragment index or count out of range */
+    MEMNODE_ERROR_SPACE = -8,      /* the output buffer is too small */
 };
 
 /* Statuses carried in replies (`status`). */
@@ -114,8 +114,8 @@ enum memnode_accept {
 };
 
 /* Starts a transfer (clears the bitmap). */
-void memnode_reassembly_start(struct memnode_reassembly *state, uint32_t sequence,
-                              uint64_t block, uint32_t block_bytes);
+void memnode_reassembly_start(struct memnode_reassembly *state, uint32_t sequence, uint64_t block,
+                              uint32_t block_bytes);
 /* Takes a fragment message: a newer sequence restarts the transfer. */
 enum memnode_accept memnode_reassembly_accept(struct memnode_reassembly *state,
                                               const struct memnode_message *message);

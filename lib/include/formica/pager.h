@@ -22,9 +22,9 @@
  *   ICA holding the block's frames (for a swap-out); without, 0 (frames freed). */
 /* SYS_PAGER_SCAN (pid, address, bytes, flags) -> PAGER_SCAN_* bits of the block. */
 /* SYS_PAGER_RELEASE () -> 0: ends the caller's region and frees its memory. */
-#define PAGER_SCAN_ACCESSED 1u     /* a page was referenced since the last clear */
-#define PAGER_SCAN_DIRTY 2u        /* a page was written since it was mapped */
-#define PAGER_SCAN_PRESENT 4u      /* every page of the block is mapped */
+#define PAGER_SCAN_ACCESSED 1u       /* a page was referenced since the last clear */
+#define PAGER_SCAN_DIRTY 2u          /* a page was written since it was mapped */
+#define PAGER_SCAN_PRESENT 4u        /* every page of the block is mapped */
 #define PAGER_SCAN_CLEAR_ACCESSED 1u /* flag: clear the accessed bits after reading */
 
 /* Requests to the pager server (control ICA operations). */

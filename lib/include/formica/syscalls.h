@@ -6,25 +6,25 @@
 #include <stdint.h>
 
 enum syscall_number {
-    SYS_EXIT = 0,          /* (code): ends the calling process; never returns */
-    SYS_CONSOLE_WRITE = 1, /* (buffer, length) -> bytes written */
-    SYS_CONSOLE_READ = 2,  /* (buffer, length) -> bytes read (>= 1; blocks) */
-    SYS_YIELD = 3,         /* () -> 0 */
-    SYS_PROCESS_ID = 4,    /* () -> pid of the caller */
-    SYS_CORE_ID = 5,       /* () -> core the caller runs on now */
-    SYS_SPAWN = 6,         /* (struct spawn_request *) -> pid of the new process */
-    SYS_WAIT = 7,          /* (pid, int *exit_code or NULL) -> pid; blocks until it ends */
-    SYS_KILL = 8,          /* (pid) -> 0; the process ends with exit code -1 */
-    SYS_PROCESS_LIST = 9,  /* (struct process_info *, max) -> number filled */
-    SYS_CORE_LIST = 10,    /* (struct core_info *, max) -> number filled */
-    SYS_MEMORY_GROW = 11,  /* (bytes) -> old end of the heap; heap grows by whole pages */
-    SYS_NOTIFY = 12,       /* (pid) -> 0: adds one to the process's notification count */
-    SYS_AWAIT = 13,        /* () -> count taken: blocks until the count is > 0, resets it */
-    SYS_SLEEP = 14,        /* (milliseconds) -> 0 */
+    SYS_EXIT = 0,           /* (code): ends the calling process; never returns */
+    SYS_CONSOLE_WRITE = 1,  /* (buffer, length) -> bytes written */
+    SYS_CONSOLE_READ = 2,   /* (buffer, length) -> bytes read (>= 1; blocks) */
+    SYS_YIELD = 3,          /* () -> 0 */
+    SYS_PROCESS_ID = 4,     /* () -> pid of the caller */
+    SYS_CORE_ID = 5,        /* () -> core the caller runs on now */
+    SYS_SPAWN = 6,          /* (struct spawn_request *) -> pid of the new process */
+    SYS_WAIT = 7,           /* (pid, int *exit_code or NULL) -> pid; blocks until it ends */
+    SYS_KILL = 8,           /* (pid) -> 0; the process ends with exit code -1 */
+    SYS_PROCESS_LIST = 9,   /* (struct process_info *, max) -> number filled */
+    SYS_CORE_LIST = 10,     /* (struct core_info *, max) -> number filled */
+    SYS_MEMORY_GROW = 11,   /* (bytes) -> old end of the heap; heap grows by whole pages */
+    SYS_NOTIFY = 12,        /* (pid) -> 0: adds one to the process's notification count */
+    SYS_AWAIT = 13,         /* () -> count taken: blocks until the count is > 0, resets it */
+    SYS_SLEEP = 14,         /* (milliseconds) -> 0 */
     SYS_KERNEL_OPTION = 15, /* (name, buffer, size) -> length; the kernel command-line value */
-    SYS_PLACEMENT = 16,    /* (struct placement_info *) -> 0: the placement in effect */
-    SYS_POWER_OFF = 17,    /* (status) -> never returns: stops every core, exits QEMU */
-    SYS_CLOCK = 18,        /* (struct clock_info *) -> 0: TSC frequency and ticks */
+    SYS_PLACEMENT = 16,     /* (struct placement_info *) -> 0: the placement in effect */
+    SYS_POWER_OFF = 17,     /* (status) -> never returns: stops every core, exits QEMU */
+    SYS_CLOCK = 18,         /* (struct clock_info *) -> 0: TSC frequency and ticks */
     /* ICA communication (formica/ica.h, docs/ica.md). */
     SYS_ICA_ALLOCATE = 20, /* (kind, bytes) -> id; mapped at ica_address(id) */
     SYS_ICA_FREE = 21,     /* (id) -> 0 */
@@ -56,16 +56,16 @@ enum syscall_number {
                                   comes. Unmasks a level-triggered line first: acknowledge the
                                   device before calling; -E_INVALID without irq_attach */
     /* Remote paging (formica/pager.h, docs/pager.md). */
-    SYS_PAGER_REGION = 40,  /* (pager pid, bytes) -> base of the caller's pager region */
-    SYS_PAGER_MAP = 41,     /* (pid, address, bytes, data ICA or 0) -> 0 */
-    SYS_PAGER_UNMAP = 42,   /* (pid, address, bytes, keep) -> data ICA id (keep) or 0 */
-    SYS_PAGER_SCAN = 43,    /* (pid, address, bytes, flags) -> PAGER_SCAN_* bits */
-    SYS_PAGER_RELEASE = 44, /* () -> 0 */
-    SYS_COPY_GRANT = 46,  /* (address, bytes) -> 0: lets others write into that range of the
-                             caller's memory with SYS_COPY_TO (one window; 0 bytes revokes) */
-    SYS_COPY_TO = 47,     /* (pid, offset, source, bytes) -> 0: the kernel copies the caller's
-                             bytes into pid's granted window at offset; -E_PERMISSION outside
-                             it, -E_FAULT for unmapped memory. The copying baseline of ICAs. */
+    SYS_PAGER_REGION = 40,   /* (pager pid, bytes) -> base of the caller's pager region */
+    SYS_PAGER_MAP = 41,      /* (pid, address, bytes, data ICA or 0) -> 0 */
+    SYS_PAGER_UNMAP = 42,    /* (pid, address, bytes, keep) -> data ICA id (keep) or 0 */
+    SYS_PAGER_SCAN = 43,     /* (pid, address, bytes, flags) -> PAGER_SCAN_* bits */
+    SYS_PAGER_RELEASE = 44,  /* () -> 0 */
+    SYS_COPY_GRANT = 46,     /* (address, bytes) -> 0: lets others write into that range of the
+                                caller's memory with SYS_COPY_TO (one window; 0 bytes revokes) */
+    SYS_COPY_TO = 47,        /* (pid, offset, source, bytes) -> 0: the kernel copies the caller's
+                                bytes into pid's granted window at offset; -E_PERMISSION outside
+                                it, -E_FAULT for unmapped memory. The copying baseline of ICAs. */
     SYS_ICA_LEND_COUNT = 48, /* (id) -> how many holders of control ICAs see this ICA, which
                                 the caller holds, lent right now (BLK keeps lent blocks) */
     SYS_FIRMWARE_TABLE = 45, /* (signature "NFIT", buffer, size) -> length of that ACPI table
@@ -73,11 +73,11 @@ enum syscall_number {
     SYS_COUNT = 50
 };
 
-#define PRIORITY_SERVER 0      /* runs before any application on the same core */
+#define PRIORITY_SERVER 0 /* runs before any application on the same core */
 #define PRIORITY_APPLICATION 1
 #define PRIORITY_LEVELS 2
 
-#define CORE_ANY 0xffffffffu   /* spawn: let the kernel choose (the caller's core) */
+#define CORE_ANY 0xffffffffu /* spawn: let the kernel choose (the caller's core) */
 #define NAME_BYTES 32
 #define ARGUMENTS_BYTES 256
 
@@ -96,8 +96,8 @@ struct spawn_request {
 #define SPAWN_FLAGS_ALL 3u
 
 /* Bounds of the device calls. */
-#define DEVICE_MAP_LIMIT (16u << 20)  /* one SYS_DEVICE_MAP */
-#define DMA_LIMIT_BYTES (8u << 20)    /* all SYS_DMA_ALLOCATE of one process */
+#define DEVICE_MAP_LIMIT (16u << 20) /* one SYS_DEVICE_MAP */
+#define DMA_LIMIT_BYTES (8u << 20)   /* all SYS_DMA_ALLOCATE of one process */
 
 /* SYS_DMA_ALLOCATE's answer. */
 struct dma_region {
@@ -118,7 +118,7 @@ struct process_info {
     uint32_t pid;
     uint32_t parent;
     uint32_t core;
-    uint32_t state;    /* enum process_state */
+    uint32_t state; /* enum process_state */
     uint32_t priority;
     int32_t exit_code; /* valid in PROCESS_ZOMBIE */
     uint64_t ticks;    /* timer ticks spent running */

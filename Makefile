@@ -25,7 +25,7 @@ COMMON_OBJECTS := $(call object_of,$(COMMON_SOURCES))
 MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
-.PHONY: all run shell test unit-test integration-test debug clean deps help
+.PHONY: format format-check all run shell test unit-test integration-test debug clean deps help
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -101,6 +101,13 @@ debug: deps all
 clean:
 	rm -rf $(OUT)
 
+# The project's C style (.clang-format): `make format` rewrites, `make format-check` reports.
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' | grep -v '^tests/unit/fixtures/')
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+
 help:
 	@echo "make            build build/out/{mkernel.elf,pkernel.elf,formica.iso}"
 	@echo "make run        install what is missing, boot the demo in QEMU"
@@ -108,5 +115,6 @@ help:
 	@echo "make test       host unit tests and QEMU integration tests"
 	@echo "make debug      boot with QEMU's gdb stub waiting on :1234"
 	@echo "make clean      remove build/out"
+	@echo "make format     format the C sources with .clang-format (format-check: report only)"
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

@@ -33,6 +33,12 @@ from runner import accel as runner_accel  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "out" / "bench"
 MARKER = "@json "
+BOOT_ATTEMPTS = 2   # a failed or hung Formica boot is tried once more
+FAILED_BOOTS = []   # boots that failed every attempt, listed in the report
+
+
+def progress(text):
+    print(f"evaluate: {text}", flush=True)
 MODES = ["readblock", "readbyte"]
 # Cores each preset needs (docs/placement.md); #8 also needs two sockets.
 PLACEMENT_CORES = {1: 1, 2: 2, 3: 2, 4: 2, 5: 3, 6: 2, 7: 3, 8: 4}
@@ -55,7 +61,7 @@ def parse_arguments():
     parser.add_argument("--icount-procs", help="process counts of the icount series; default = --procs")
     parser.add_argument("--no-icount", action="store_true")
     parser.add_argument("--no-linux", action="store_true")
-    parser.add_argument("--timeout", type=int, default=3600, help="seconds per boot")
+    parser.add_argument("--timeout", type=int, default=900, help="seconds per boot")
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--report-only", action="store_true",
                         help="redraw the plots and the report from OUT/evaluate.json, run nothing")
@@ -112,8 +118,7 @@ def collect(results, extra):
 
 def formica_boot(arguments, placement, smp, commands, icount, accel, log):
     """One build/run boot running `commands`; the @json objects."""
-    disk = arguments.out / "bonnie-disk.img"
-    shutil.copyfile(REPO / "build" / "out" / "disk.img", disk)  # Bonnie writes: a fresh copy each boot
+    disk = arguments.out / "bonnie-disk.img"  # Bonnie writes: a fresh copy for every boot
     command = [sys.executable, str(REPO / "build" / "run"), "--smp", str(smp), "--accel", accel,
                "--disk", str(disk), "--timeout", str(arguments.timeout), "--log", str(log),
                "--cmd", "; ".join("run bonnie " + " ".join(c) for c in commands)]
@@ -123,12 +128,20 @@ def formica_boot(arguments, placement, smp, commands, icount, accel, log):
         command += ["--sockets", "2"]
     if icount:
         command.append("--icount")
-    completed = subprocess.run(command, capture_output=True, text=True, errors="replace")
-    lines = completed.stdout.splitlines()
-    if completed.returncode != 0:
-        sys.stderr.write("\n".join(lines[-30:]) + completed.stderr)
-        raise RuntimeError(f"Formica boot (placement {placement}, {smp} vCPUs) failed: {completed.returncode}")
-    return [json.loads(line[line.find(MARKER) + len(MARKER):]) for line in lines if MARKER in line]
+    for attempt in range(1, BOOT_ATTEMPTS + 1):
+        shutil.copyfile(REPO / "build" / "out" / "disk.img", disk)
+        completed = subprocess.run(command, capture_output=True, text=True, errors="replace")
+        lines = completed.stdout.splitlines()
+        results = [json.loads(line[line.find(MARKER) + len(MARKER):]) for line in lines if MARKER in line]
+        if completed.returncode == 0:
+            return results
+        # A failed or hung boot is reported and retried; after the last attempt its
+        # finished configurations are kept and the evaluation goes on.
+        sys.stderr.write("\n".join(lines[-15:]) + completed.stderr)
+        progress(f"WARNING: boot (placement {placement}, {smp} vCPUs) failed with status "
+                 f"{completed.returncode}, attempt {attempt} of {BOOT_ATTEMPTS}; log {log}")
+    FAILED_BOOTS.append(f"placement {placement}, {smp} vCPUs, log {log.name}")
+    return results
 
 
 def timed_smp(arguments, placement, host_cores):
@@ -245,7 +258,8 @@ def write_outputs(arguments, rows, records, machine, ipcbench, seconds):
     settings = {"quick": arguments.quick, "runs": arguments.runs, "procs": arguments.procs,
                 "icount_procs": arguments.icount_procs, "refs": arguments.refs,
                 "placements": arguments.placements, "modes": arguments.modes, "file_bytes": 131072,
-                "update_pct": 10, "chunk": 4096, "command": " ".join(sys.argv), "seconds": round(seconds)}
+                "update_pct": 10, "chunk": 4096, "command": " ".join(sys.argv), "seconds": round(seconds),
+                "failed_boots": FAILED_BOOTS}
     (arguments.out / "evaluate.json").write_text(json.dumps(
         {"machine": machine, "settings": settings, "results": rows, "runs": records}, indent=1))
     with open(arguments.out / "evaluate.csv", "w", newline="") as file:
@@ -254,6 +268,10 @@ def write_outputs(arguments, rows, records, machine, ipcbench, seconds):
         writer.writerows(rows)
     figures = plots.draw_all(rows, arguments.out)
     text = report.render(rows, machine, settings, ipcbench, figures)
+    if FAILED_BOOTS:
+        text += ("\n## Boots that failed\n\nThese boots failed on every attempt; the configurations "
+                 "they finished are included, the rest are missing:\n\n" +
+                 "".join(f"- {boot}\n" for boot in FAILED_BOOTS))
     (arguments.out / "evaluate.md").write_text(text)
 
 

@@ -1,17 +1,44 @@
 /* block_client.c: ext2 blocks over BLK's 4 KiB disk blocks. An ext2 block of
  * b bytes (1, 2 or 4 KiB) lies in disk block (k * b) / 4096 at offset
  * (k * b) % 4096; writing less than a disk block reads it first
- * (read-modify-write). FS owns one control ICA and one 4 KiB data ICA. */
+ * (read-modify-write). FS owns one control ICA and one 4 KiB data ICA.
+ * FS keeps a small write-through copy of the disk blocks it used last
+ * (inodes, directories, indirect blocks): every change to file-system
+ * blocks goes through FS, so the copy is never stale, and a readblock does
+ * not cost FS a round trip to BLK just to read the file's inode. */
 #include "block_client.h"
 #include <formica/errors.h>
 #include <formica/request.h>
 #include <formica/storage.h>
+#include <stdbool.h>
 #include <string.h>
 
 #define BLK_WAIT_MS 10000
 
+#define RECENT_BLOCKS 128u /* direct-mapped by disk block number: 512 KiB */
+
 static long blk_pid = -E_NOT_FOUND;
 static uint64_t control, data;
+
+struct recent_block {
+    bool valid;
+    uint64_t disk_block;
+    uint8_t bytes[STORAGE_BLOCK_BYTES];
+};
+static struct recent_block recent[RECENT_BLOCKS];
+
+static struct recent_block *recent_slot(uint64_t disk_block)
+{
+    return &recent[disk_block % RECENT_BLOCKS];
+}
+
+static void remember(uint64_t disk_block, const uint8_t *bytes)
+{
+    struct recent_block *slot = recent_slot(disk_block);
+    slot->valid = true;
+    slot->disk_block = disk_block;
+    memcpy(slot->bytes, bytes, STORAGE_BLOCK_BYTES);
+}
 
 static int blk_transfer(uint32_t operation, uint64_t disk_block)
 {
@@ -34,15 +61,29 @@ static void locate(const struct ext2_device *device, uint64_t block, uint64_t *d
     *offset = (uint32_t)(byte % STORAGE_BLOCK_BYTES);
 }
 
+/* The whole disk block, from the recent copies or from BLK; NULL on error. */
+static const uint8_t *disk_block_bytes(uint64_t disk_block, int *error)
+{
+    struct recent_block *slot = recent_slot(disk_block);
+    if (slot->valid && slot->disk_block == disk_block)
+        return slot->bytes;
+    *error = blk_transfer(BLK_READ, disk_block);
+    if (*error != 0)
+        return NULL;
+    remember(disk_block, ica_address(data));
+    return slot->bytes;
+}
+
 static int read_block(void *context, uint64_t block, void *buffer)
 {
     const struct ext2_device *device = context;
     uint64_t disk_block;
     uint32_t offset;
+    int error = 0;
     locate(device, block, &disk_block, &offset);
-    int error = blk_transfer(BLK_READ, disk_block);
-    if (error == 0)
-        memcpy(buffer, (const uint8_t *)ica_address(data) + offset, device->block_size);
+    const uint8_t *bytes = disk_block_bytes(disk_block, &error);
+    if (bytes != NULL)
+        memcpy(buffer, bytes + offset, device->block_size);
     return error;
 }
 
@@ -53,12 +94,19 @@ static int write_block(void *context, uint64_t block, const void *buffer)
     uint32_t offset;
     locate(device, block, &disk_block, &offset);
     if (device->block_size < STORAGE_BLOCK_BYTES) {
-        int error = blk_transfer(BLK_READ, disk_block);
-        if (error != 0)
+        int error = 0;
+        const uint8_t *bytes = disk_block_bytes(disk_block, &error);
+        if (bytes == NULL)
             return error;
+        memcpy(ica_address(data), bytes, STORAGE_BLOCK_BYTES);
     }
     memcpy((uint8_t *)ica_address(data) + offset, buffer, device->block_size);
-    return blk_transfer(BLK_WRITE, disk_block);
+    int error = blk_transfer(BLK_WRITE, disk_block);
+    if (error == 0)
+        remember(disk_block, ica_address(data));
+    else
+        recent_slot(disk_block)->valid = false;
+    return error;
 }
 
 int block_client_open(struct ext2_device *device, long *pid)

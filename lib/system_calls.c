@@ -1,6 +1,7 @@
 /* system_calls.c: the typed system-call wrappers declared in formica/user.h.
  * Each is one syscall6 call; spawn also packs its request structure. exit
  * lives in stdlib.c because it flushes console output first. */
+#include <formica/device.h>
 #include <formica/user.h>
 #include <string.h>
 
@@ -97,17 +98,7 @@ long kernel_option(const char *name, char *buffer, size_t size)
 
 long spawn(const char *program, const char *arguments, uint32_t core, uint32_t priority)
 {
-    struct spawn_request request;
-    memset(&request, 0, sizeof request);
-    if (arguments == NULL)
-        arguments = "";
-    if (strlen(program) >= NAME_BYTES || strlen(arguments) >= ARGUMENTS_BYTES)
-        return -E_TOO_BIG;
-    strncpy(request.program, program, NAME_BYTES - 1);
-    strncpy(request.arguments, arguments, ARGUMENTS_BYTES - 1);
-    request.core = core;
-    request.priority = priority;
-    return call1(SYS_SPAWN, (long)&request);
+    return spawn_with_flags(program, arguments, core, priority, 0);
 }
 
 void power_off(int status)

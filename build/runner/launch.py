@@ -8,6 +8,8 @@ import subprocess
 import sys
 import time
 
+from . import hang_report
+
 EXIT_SUCCESS = 0
 EXIT_FAILURE = 1
 EXIT_TIMEOUT = 124
@@ -31,11 +33,14 @@ def _raise_terminated(signum, _frame):
     raise _Terminated(signum)
 
 
-def run(argv, timeout, log_path=None, interactive=False):
+def run(argv, timeout, log_path=None, interactive=False, kernels=None):
     """Run QEMU; return the runner exit status. QEMU never outlives this call.
-    Interactive runs hand our terminal to QEMU's serial port (the guest shell reads it)."""
+    Interactive runs hand our terminal to QEMU's serial port (the guest shell reads it).
+    At a timeout the report names where each vCPU was (`kernels`: image name -> ELF path)."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _raise_terminated)
+    monitor = hang_report.monitor_path()
+    argv = hang_report.with_monitor(argv, monitor)
     log_file = open(log_path, "wb") if log_path else None
     process = subprocess.Popen(argv, stdin=None if interactive else subprocess.DEVNULL,
                                stdout=subprocess.PIPE,
@@ -43,6 +48,9 @@ def run(argv, timeout, log_path=None, interactive=False):
     watcher = _SerialWatcher(log_file)
     try:
         outcome = _watch(process, watcher, timeout)
+        if outcome == "timeout" and process.poll() is None:
+            for line in hang_report.report(monitor, kernels or {}):
+                _note(f"at the timeout, {line}")
     except KeyboardInterrupt:
         _note("interrupted; killed QEMU")
         return 130
@@ -52,6 +60,7 @@ def run(argv, timeout, log_path=None, interactive=False):
     finally:
         kill_group(process)
         watcher.finish()
+        _remove_socket(monitor)
         if log_file:
             log_file.close()
     return _status(outcome, process.returncode, watcher, timeout)
@@ -82,6 +91,14 @@ def _watch(process, watcher, timeout):
     except subprocess.TimeoutExpired:
         return "timeout"
     return "exited"
+
+
+def _remove_socket(path):
+    for remove, target in ((os.remove, path), (os.rmdir, os.path.dirname(path))):
+        try:
+            remove(target)
+        except OSError:
+            pass
 
 
 def _status(outcome, qemu_status, watcher, timeout):

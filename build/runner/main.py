@@ -64,10 +64,12 @@ def main(argv):
     print(f"build/run: {opts.boot} boot, {opts.smp} cores, {chosen_accel}, "
           f"kernel options: {cmdline or '(none)'}", file=sys.stderr, flush=True)
     if nodes is None:
-        return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts))
+        return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts),
+                          {name: build_paths()[name] for name in ("mkernel", "pkernel")})
     if not nodes.start():
         return EXIT_FAILURE
     try:
-        return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts))
+        return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts),
+                          {name: build_paths()[name] for name in ("mkernel", "pkernel")})
     finally:
         nodes.stop()  # the nodes never outlive the main machine

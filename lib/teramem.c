@@ -28,6 +28,40 @@ static struct {
     uint32_t used_count;
 } tm;
 
+static uint32_t backend_named(const char *name)
+{
+    for (uint32_t backend = PAGER_BACKEND_NODE; backend <= PAGER_BACKEND_DISK; backend++)
+        if (strcmp(name, teramem_backend_name(backend)) == 0)
+            return backend;
+    return 0;
+}
+
+int teramem_parse_option(struct teramem_options *options, const char *flag, const char *value)
+{
+    uint64_t size = 0;
+    bool good;
+    if (strcmp(flag, "-l") == 0)
+        good = size_parse(value, &options->local_limit_bytes);
+    else if (strcmp(flag, "-b") == 0 && (good = size_parse(value, &size)))
+        options->block_bytes = (uint32_t)size;
+    else if (strcmp(flag, "-b") == 0)
+        good = false;
+    else if (strcmp(flag, "--key") == 0)
+        good = size_parse(value, &options->persistent_key);
+    else if (strcmp(flag, "--capacity") == 0)
+        good = size_parse(value, &options->capacity_bytes);
+    else if (strcmp(flag, "-P") == 0) {
+        good = strcmp(value, "lru") == 0 || strcmp(value, "fifo") == 0;
+        options->policy = strcmp(value, "fifo") == 0 ? PAGER_POLICY_FIFO : PAGER_POLICY_LRU;
+    } else if (strcmp(flag, "--backend") == 0)
+        good = (options->backend = backend_named(value)) != 0;
+    else
+        return 0;
+    if (!good)
+        printf("teramem: bad value '%s' for %s\n", value, flag);
+    return good ? 1 : -1;
+}
+
 const char *teramem_backend_name(uint32_t backend)
 {
     switch (backend) {

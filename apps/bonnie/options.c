@@ -10,21 +10,6 @@
 
 #define MAX_PROCS 64
 
-/* A number with an optional K or M suffix (powers of 1024). */
-static bool parse_size(const char *text, uint64_t *value)
-{
-    char *end;
-    unsigned long number = strtoul(text, &end, 0);
-    if (end == text)
-        return false;
-    if (*end == 'K' || *end == 'k')
-        number <<= 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        number <<= 20, end++;
-    *value = number;
-    return *end == '\0';
-}
-
 static void set_defaults(struct bonnie_options *options)
 {
     memset(options, 0, sizeof *options);
@@ -50,7 +35,7 @@ static bool apply_option(struct bonnie_options *options, const char *name, const
         options->path = value;
         return true;
     }
-    if (!parse_size(value, &number))
+    if (!size_parse(value, &number))
         return false;
     if (strcmp(name, "-p") == 0)
         options->procs = (uint32_t)number;

@@ -14,17 +14,6 @@ struct memseq_options {
     struct teramem_options teramem;
 };
 
-static uint64_t parse_size(const char *text)
-{
-    char *end;
-    uint64_t value = strtoul(text, &end, 0);
-    if (*end == 'K' || *end == 'k')
-        value <<= 10;
-    else if (*end == 'M' || *end == 'm')
-        value <<= 20;
-    return value;
-}
-
 static int parse_options(int argc, char **argv, struct memseq_options *o)
 {
     *o = (struct memseq_options){.size = 16 << 20, .mode = "seq"};
@@ -34,23 +23,14 @@ static int parse_options(int argc, char **argv, struct memseq_options *o)
                                           .backend = PAGER_BACKEND_DISK};
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *flag = argv[i], *value = argv[i + 1];
-        if (strcmp(flag, "-s") == 0)
-            o->size = parse_size(value);
-        else if (strcmp(flag, "-l") == 0)
-            o->teramem.local_limit_bytes = parse_size(value);
-        else if (strcmp(flag, "-b") == 0)
-            o->teramem.block_bytes = (uint32_t)parse_size(value);
-        else if (strcmp(flag, "--mode") == 0)
+        int teramem = teramem_parse_option(&o->teramem, flag, value);
+        if (teramem > 0)
+            continue;
+        if (strcmp(flag, "--mode") == 0)
             o->mode = value;
-        else if (strcmp(flag, "--key") == 0)
-            o->teramem.persistent_key = parse_size(value);
-        else if (strcmp(flag, "--stride") == 0)
-            o->stride = parse_size(value);
-        else if (strcmp(flag, "--backend") == 0)
-            o->teramem.backend = strcmp(value, "nvm") == 0    ? PAGER_BACKEND_NVM
-                                 : strcmp(value, "node") == 0 ? PAGER_BACKEND_NODE
-                                                              : PAGER_BACKEND_DISK;
-        else {
+        else if (teramem < 0 ||
+                 !((strcmp(flag, "-s") == 0 && size_parse(value, &o->size)) ||
+                   (strcmp(flag, "--stride") == 0 && size_parse(value, &o->stride)))) {
             printf("usage: memseq -s SIZE -l LIMIT -b BLOCK --backend node|nvm|disk "
                    "[--stride BYTES] [--mode seq|persist-write|persist-check|overalloc|released] "
                    "[--key K]\n");

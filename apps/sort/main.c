@@ -118,28 +118,6 @@ static bool verify(const struct line *sorted, uint64_t count, uint64_t checksum)
     return ordered && again == checksum;
 }
 
-static uint64_t parse_size(const char *text)
-{
-    char *end;
-    uint64_t value = strtoul(text, &end, 0);
-    if (*end == 'K' || *end == 'k')
-        value <<= 10;
-    else if (*end == 'M' || *end == 'm')
-        value <<= 20;
-    else if (*end == 'G' || *end == 'g')
-        value <<= 30;
-    return value;
-}
-
-static uint32_t parse_backend(const char *name)
-{
-    if (strcmp(name, "node") == 0)
-        return PAGER_BACKEND_NODE;
-    if (strcmp(name, "nvm") == 0)
-        return PAGER_BACKEND_NVM;
-    return strcmp(name, "disk") == 0 ? PAGER_BACKEND_DISK : 0;
-}
-
 static int usage(void)
 {
     printf("usage: sort -n RECORDS -l LOCAL_LIMIT -b BLOCK -P lru|fifo "
@@ -152,23 +130,17 @@ static int parse_options(int argc, char **argv, struct sort_options *o)
     *o = (struct sort_options){.records = 100000, .seed = 1};
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *flag = argv[i], *value = argv[i + 1];
-        if (strcmp(flag, "-n") == 0)
-            o->records = parse_size(value);
-        else if (strcmp(flag, "-l") == 0)
-            o->teramem.local_limit_bytes = parse_size(value);
-        else if (strcmp(flag, "-b") == 0)
-            o->teramem.block_bytes = (uint32_t)parse_size(value);
-        else if (strcmp(flag, "-P") == 0)
-            o->teramem.policy = strcmp(value, "fifo") == 0 ? PAGER_POLICY_FIFO : PAGER_POLICY_LRU;
-        else if (strcmp(flag, "--backend") == 0 && strcmp(value, "none") == 0)
-            o->local_only = true;
-        else if (strcmp(flag, "--backend") == 0 && (o->teramem.backend = parse_backend(value)) == 0)
+        if (strcmp(flag, "--backend") == 0 && strcmp(value, "none") == 0) {
+            o->local_only = true; /* the baseline: everything in local memory */
+            continue;
+        }
+        int teramem = teramem_parse_option(&o->teramem, flag, value);
+        if (teramem < 0)
             return usage();
-        else if (strcmp(flag, "--seed") == 0)
-            o->seed = parse_size(value);
-        else if (strcmp(flag, "--capacity") == 0)
-            o->teramem.capacity_bytes = parse_size(value);
-        else if (strcmp(flag, "--backend") != 0)
+        if (teramem > 0)
+            continue;
+        if (!(strcmp(flag, "-n") == 0 && size_parse(value, &o->records)) &&
+            !(strcmp(flag, "--seed") == 0 && size_parse(value, &o->seed)))
             return usage();
     }
     return o->records == 0 ? usage() : 0;

@@ -49,6 +49,11 @@ bool teramem_contains(const void *pointer);
 uint64_t teramem_base(void);
 uint64_t teramem_capacity(void);
 const char *teramem_backend_name(uint32_t backend);
+/* The command-line options every teramem program shares: -l LIMIT, -b BLOCK,
+ * -P lru|fifo, --backend node|nvm|disk, --key KEY, --capacity BYTES (sizes
+ * with K/M/G). 1 when `flag` was one of them and `value` was good, 0 when
+ * `flag` is not a teramem option, -1 (with a message) for a bad value. */
+int teramem_parse_option(struct teramem_options *options, const char *flag, const char *value);
 const char *teramem_policy_name(uint32_t policy);
 
 /* flmalloc (seed 000 §5.1): requests under FLMALLOC_ALWAYS_LOCAL are always

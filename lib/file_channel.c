@@ -1,6 +1,8 @@
 /* file_channel.c: a process's channel to FS: one control ICA reused for
- * every request (seed 003's model) and one data ICA of up to 1 MiB, both
- * allocated on first use, plus reading the data a result brings back. */
+ * every request (seed 003's model) and two data ICAs, allocated on first
+ * use: one of a single block for the frequent small transfers (a handover
+ * moves one page) and one of up to 1 MiB for the rest; plus reading the data
+ * a result brings back. */
 #include "file_internal.h"
 #include <formica/request.h>
 #include <formica/user.h>
@@ -12,8 +14,11 @@
 
 static long fs_pid = -1;
 static uint64_t control = NO_ICA;
-static uint64_t data = NO_ICA;
-static uint64_t data_bytes;
+/* The two data ICAs; `current` is the one the current request uses. */
+static struct channel_data {
+    uint64_t id;
+    uint64_t bytes;
+} small, large, *current = &large;
 /* Data ICAs a result brought that are not ours: freed at the next begin. */
 static uint64_t foreign[ICA_MAX_ATTACHED];
 static uint32_t foreign_count;
@@ -45,20 +50,22 @@ static uint64_t round_data_bytes(uint64_t bytes)
     return rounded;
 }
 
-/* A data ICA of at least `bytes` (capped at 1 MiB), reallocated if smaller. */
+/* A data ICA of at least `bytes` (capped at 1 MiB): the one-block ICA for a
+ * block or less, else the large one, reallocated when it is too small. */
 static long ensure_data(uint64_t bytes)
 {
-    if (data != NO_ICA && data_bytes >= bytes)
+    current = bytes <= STORAGE_BLOCK_BYTES ? &small : &large;
+    if (current->id != NO_ICA && current->bytes >= bytes)
         return 0;
-    if (data != NO_ICA)
-        ica_free(data);
-    data = NO_ICA;
-    uint64_t size = round_data_bytes(bytes);
+    if (current->id != NO_ICA)
+        ica_free(current->id);
+    current->id = NO_ICA;
+    uint64_t size = current == &small ? STORAGE_BLOCK_BYTES : round_data_bytes(bytes);
     long id = ica_allocate(ICA_KIND_DATA, size);
     if (id < 0)
         return id;
-    data = (uint64_t)id;
-    data_bytes = size;
+    current->id = (uint64_t)id;
+    current->bytes = size;
     return 0;
 }
 
@@ -88,7 +95,7 @@ struct ica_control *file_channel_page(void)
 
 uint8_t *file_channel_data(void)
 {
-    return ica_address(data);
+    return ica_address(current->id);
 }
 
 uint64_t file_channel_piece_bytes(void)
@@ -116,13 +123,13 @@ static void take_returned_data(const struct ica_control *page, bool sent_data)
 {
     bool ours_back = false;
     for (uint32_t i = 0; i < page->data_count && i < ICA_MAX_ATTACHED; i++) {
-        if (page->data[i] == data)
+        if (page->data[i] == current->id)
             ours_back = true;
         else
             foreign[foreign_count++] = page->data[i];
     }
     if (sent_data && !ours_back)
-        data = NO_ICA; /* kept by a server: a new one is allocated when needed */
+        current->id = NO_ICA; /* kept by a server: a new one is allocated when needed */
 }
 
 long file_channel_call(bool attach_data)
@@ -131,7 +138,7 @@ long file_channel_call(bool attach_data)
     if (server < 0)
         return server;
     if (attach_data) {
-        long error = request_attach(control, data);
+        long error = request_attach(control, current->id);
         if (error != 0)
             return error;
     }

@@ -59,7 +59,8 @@ bool pools_return_to(const struct ica_stats *start, uint64_t milliseconds, struc
 {
     for (uint64_t waited = 0;; waited += 10) {
         ica_stats(now);
-        if (now->control_free == start->control_free && now->data_free == start->data_free)
+        if (now->control_free == start->control_free && now->data_free == start->data_free &&
+            now->block_free == start->block_free)
             return true;
         if (waited >= milliseconds)
             return false;

@@ -23,7 +23,8 @@ int stop_ipcserver(long pid);
 int run_helper(const char *arguments, uint32_t core);
 /* Microseconds since boot from the TSC. */
 uint64_t now_us(void);
-/* Waits up to `milliseconds` for the pool counts to equal `start`; true if they do. */
+/* Waits up to `milliseconds` for the counts of all three pools (control, data,
+ * block) to equal `start`; true if they do. */
 bool pools_return_to(const struct ica_stats *start, uint64_t milliseconds, struct ica_stats *now);
 
 int stress_main(int argc, char **argv);

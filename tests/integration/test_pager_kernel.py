@@ -16,7 +16,7 @@ def test_pager_region_faults_swaps_and_release():
     cases = {}
     for entry in result.kinds("pagertest"):
         cases.setdefault(entry["case"], []).append(entry)
-    for name in ("region", "contents", "syscall_on_paged_memory", "map_by_non_pager_refused",
+    for name in ("region", "contents", "reread", "syscall_on_paged_memory", "map_by_non_pager_refused",
                  "swapped", "clean_drops", "release"):
         assert name in cases and all(entry["ok"] for entry in cases[name]), result.describe()
     assert "killed by page fault" in result.text, result.describe()

@@ -30,17 +30,3 @@ uint32_t run_queue_pop(struct run_queue *queue)
         return RUN_QUEUE_EMPTY;
     return slot;
 }
-
-void run_queue_remove(struct run_queue *queue, uint32_t slot)
-{
-    for (int level = 0; level < RUN_QUEUE_LEVELS; level++) {
-        struct ring *ring = &queue->level[level].ring;
-        uint32_t count = ring_count(ring);
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t queued;
-            ring_pop(ring, &queued);
-            if (queued != slot)
-                ring_push(ring, &queued);
-        }
-    }
-}

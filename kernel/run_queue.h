@@ -24,5 +24,3 @@ bool run_queue_push(struct run_queue *queue, uint32_t slot, uint32_t priority);
 uint32_t run_queue_pop(struct run_queue *queue);
 /* Most urgent level with a ready process, or RUN_QUEUE_LEVELS when none. */
 uint32_t run_queue_best_priority(const struct run_queue *queue);
-/* Removes `slot` wherever it is queued (for a process that is killed). */
-void run_queue_remove(struct run_queue *queue, uint32_t slot);

@@ -230,9 +230,6 @@ void services_handle(const struct intercore_message *request, struct intercore_m
     case MESSAGE_MEMORY_ALLOCATE:
         reply->argument[0] = (uint64_t)allocate_for_core(argument[0]);
         break;
-    case MESSAGE_MEMORY_FREE:
-        physical_free(argument[0], argument[1]);
-        break;
     case MESSAGE_PROCESS_SPAWN:
         reply->argument[0] = (uint64_t)services_spawn((const struct spawn_request *)argument[0],
                                                       (uint32_t)argument[1]);
@@ -275,14 +272,13 @@ static void on_request(const struct intercore_message *request)
 void services_install(void)
 {
     static const uint32_t types[] = {
-        MESSAGE_MEMORY_ALLOCATE, MESSAGE_MEMORY_FREE,    MESSAGE_PROCESS_SPAWN,
-        MESSAGE_PROCESS_GROW,    MESSAGE_PROCESS_EXITED, MESSAGE_PROCESS_COLLECT,
-        MESSAGE_POWER_OFF,       MESSAGE_ICA_ALLOCATE,   MESSAGE_ICA_FREE,
-        MESSAGE_ICA_DISCARD,     MESSAGE_ICA_TABLES,     MESSAGE_SERVER_REGISTER,
-        MESSAGE_ICA_FREE_ORPHAN, MESSAGE_PAGER_REGION,   MESSAGE_PAGER_MAP,
-        MESSAGE_PAGER_UNMAP,     MESSAGE_PAGER_SCAN,     MESSAGE_PAGER_RELEASE,
-        MESSAGE_FIRMWARE_TABLE,  MESSAGE_COPY_TO,        MESSAGE_DEVICE_MAP,
-        MESSAGE_DMA_ALLOCATE,
+        MESSAGE_MEMORY_ALLOCATE, MESSAGE_PROCESS_SPAWN,   MESSAGE_PROCESS_GROW,
+        MESSAGE_PROCESS_EXITED,  MESSAGE_PROCESS_COLLECT, MESSAGE_POWER_OFF,
+        MESSAGE_ICA_ALLOCATE,    MESSAGE_ICA_FREE,        MESSAGE_ICA_DISCARD,
+        MESSAGE_ICA_TABLES,      MESSAGE_SERVER_REGISTER, MESSAGE_ICA_FREE_ORPHAN,
+        MESSAGE_PAGER_REGION,    MESSAGE_PAGER_MAP,       MESSAGE_PAGER_UNMAP,
+        MESSAGE_PAGER_SCAN,      MESSAGE_PAGER_RELEASE,   MESSAGE_FIRMWARE_TABLE,
+        MESSAGE_COPY_TO,         MESSAGE_DEVICE_MAP,      MESSAGE_DMA_ALLOCATE,
     };
     for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++)
         intercore_set_handler(types[i], on_request);

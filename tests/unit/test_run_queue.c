@@ -1,6 +1,6 @@
 /* test_run_queue.c: the per-core scheduler queues (kernel/run_queue.c):
  * strict priority between levels, FIFO (round robin) within a level, the
- * full and empty cases, and removal of a killed process from any level. */
+ * and the full and empty cases. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,21 +86,6 @@ static void test_full_level_refused_without_loss(void **state)
     assert_int_equal(run_queue_pop(&queue), RUN_QUEUE_EMPTY);
 }
 
-static void test_remove_keeps_the_order_of_the_rest(void **state)
-{
-    (void)state;
-    for (uint32_t slot = 0; slot < 6; slot++)
-        run_queue_push(&queue, slot, slot % 2);
-    run_queue_remove(&queue, 2);
-    run_queue_remove(&queue, 3);
-    run_queue_remove(&queue, 42); /* not queued: nothing happens */
-    assert_int_equal(run_queue_pop(&queue), 0);
-    assert_int_equal(run_queue_pop(&queue), 4);
-    assert_int_equal(run_queue_pop(&queue), 1);
-    assert_int_equal(run_queue_pop(&queue), 5);
-    assert_int_equal(run_queue_pop(&queue), RUN_QUEUE_EMPTY);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -110,7 +95,6 @@ int main(void)
         cmocka_unit_test_setup(test_round_robin_requeue, setup),
         cmocka_unit_test_setup(test_bad_priority_refused, setup),
         cmocka_unit_test_setup(test_full_level_refused_without_loss, setup),
-        cmocka_unit_test_setup(test_remove_keeps_the_order_of_the_rest, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

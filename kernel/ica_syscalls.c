@@ -174,21 +174,14 @@ static bool arrive(struct ica *control)
     return true;
 }
 
-/* Wakes `target` if it waits for an ICA: directly on this core, else with a
- * wake message and an IPI to its core. */
+/* Wakes `target` if it waits for an ICA (the scheduler's wake: directly on
+ * this core, else a wake message and an IPI to its core). */
 static void wake_waiting(struct process *target)
 {
     memory_fence();
-    if (!__atomic_load_n(&target->ica_waiting, __ATOMIC_ACQUIRE) ||
-        !__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
-        return;
-    if (target->core == this_cpu()->index) {
-        scheduler_wake(target);
-        return;
-    }
-    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE};
-    message.argument[0] = target->pid;
-    intercore_send_urgent(target->core, &message);
+    if (__atomic_load_n(&target->ica_waiting, __ATOMIC_ACQUIRE) &&
+        __atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
+        scheduler_send_to_owner(MESSAGE_PROCESS_WAKE, target);
 }
 
 static void discard(uint64_t control_id)

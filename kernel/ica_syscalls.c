@@ -366,24 +366,24 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     return 0;
 }
 
-long ica_call_for_current(uint32_t server_pid, uint64_t control_id)
+/* A request; with ICA_SYNC, also the wait for its result. */
+static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 {
-    long error = send_to_server(server_pid, control_id, ICA_SYNC, false);
-    if (error != 0)
-        return error;
-    long result = collect(control_id, true);
-    return result < 0 ? result : 0;
-}
-
-long sys_ica_request(const struct trap_frame *frame)
-{
-    uint64_t id = frame->rsi;
-    uint32_t flags = (uint32_t)frame->rdx;
-    long error = refused("request", id, send_to_server((uint32_t)frame->rdi, id, flags, false));
+    long error = refused("request", id, send_to_server(server_pid, id, flags, false));
     if (error != 0 || !(flags & ICA_SYNC))
         return error;
     long result = collect(id, true);
     return result < 0 ? result : 0;
+}
+
+long ica_call_for_current(uint32_t server_pid, uint64_t control_id)
+{
+    return request(server_pid, control_id, ICA_SYNC);
+}
+
+long sys_ica_request(const struct trap_frame *frame)
+{
+    return request((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx);
 }
 
 long sys_ica_forward(const struct trap_frame *frame)

@@ -18,18 +18,29 @@ static int locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, ui
     return 0;
 }
 
+/* The block holding inode `number`, read into `buffer`; where it is. */
+static int read_inode_block(struct ext2_fs *fs, uint32_t number, uint8_t *buffer, uint32_t *block,
+                            uint32_t *offset)
+{
+    int status = locate_inode(fs, number, block, offset);
+    return status == 0 ? ext2_read_block(fs, *block, buffer) : status;
+}
+
+/* How many bytes of struct ext2_inode the on-disk slot holds. */
+static size_t core_length(const struct ext2_fs *fs)
+{
+    return fs->inode_size < sizeof(struct ext2_inode) ? fs->inode_size : sizeof(struct ext2_inode);
+}
+
 int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
 {
     uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
     uint32_t block, offset;
-    int status = locate_inode(fs, number, &block, &offset);
-    if (status == 0)
-        status = ext2_read_block(fs, block, buffer);
+    int status = read_inode_block(fs, number, buffer, &block, &offset);
     if (status < 0)
         return status;
     memset(inode, 0, sizeof *inode);
-    size_t length = fs->inode_size < sizeof *inode ? fs->inode_size : sizeof *inode;
-    memcpy(inode, buffer + offset, length);
+    memcpy(inode, buffer + offset, core_length(fs));
     return 0;
 }
 
@@ -38,13 +49,10 @@ int ext2_write_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inod
 {
     uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
     uint32_t block, offset;
-    int status = locate_inode(fs, number, &block, &offset);
-    if (status == 0)
-        status = ext2_read_block(fs, block, buffer);
+    int status = read_inode_block(fs, number, buffer, &block, &offset);
     if (status < 0)
         return status;
-    size_t length = fs->inode_size < sizeof *inode ? fs->inode_size : sizeof *inode;
-    memcpy(buffer + offset, inode, length);
+    memcpy(buffer + offset, inode, core_length(fs));
     return ext2_write_block(fs, block, buffer);
 }
 
@@ -54,9 +62,7 @@ int ext2_initialize_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode
 {
     uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
     uint32_t block, offset;
-    int status = locate_inode(fs, number, &block, &offset);
-    if (status == 0)
-        status = ext2_read_block(fs, block, buffer);
+    int status = read_inode_block(fs, number, buffer, &block, &offset);
     if (status < 0)
         return status;
     memset(buffer + offset, 0, fs->inode_size);
@@ -65,8 +71,7 @@ int ext2_initialize_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode
     inode->i_atime = inode->i_ctime = inode->i_mtime = fs->time;
     if (fs->inode_size >= EXT2_INODE_CORE_SIZE + 32)
         inode->i_extra_isize = 32;
-    size_t length = fs->inode_size < sizeof *inode ? fs->inode_size : sizeof *inode;
-    memcpy(buffer + offset, inode, length);
+    memcpy(buffer + offset, inode, core_length(fs));
     return ext2_write_block(fs, block, buffer);
 }
 

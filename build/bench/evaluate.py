@@ -65,6 +65,8 @@ def parse_arguments():
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--report-only", action="store_true",
                         help="redraw the plots and the report from OUT/evaluate.json, run nothing")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the boots OUT/evaluate-boots.jsonl already holds (same settings), run the rest")
     arguments = parser.parse_args()
     quick = arguments.quick
     arguments.runs = arguments.runs or (2 if quick else 3)
@@ -194,13 +196,43 @@ def run_boot(arguments, boot, accel, index):
         repeats = 1 if icount else arguments.runs  # Linux boots are slow: repeat inside one boot
         commands = [bonnie_arguments(p, m, arguments.refs)
                     for _ in range(repeats) for m in arguments.modes for p in procs]
-        results = linux_guest.run(commands, smp, "tcg" if icount else accel, icount=icount,
-                                  sockets=None, timeout=arguments.timeout, log=log)
+        results = linux_boot(arguments, commands, smp, "tcg" if icount else accel, icount, log)
     records = collect(results, extra)
     expected = len(arguments.modes) * len(procs) * (arguments.runs if system == "linux" and not icount else 1)
     if len(records) != expected:
-        raise RuntimeError(f"{system} {config} smp {smp}: {len(records)} Bonnie results, expected {expected}")
+        progress(f"WARNING: {system} {config} smp {smp}: {len(records)} Bonnie results, expected {expected}")
     return records
+
+
+def linux_boot(arguments, commands, smp, accel, icount, log):
+    """One Linux boot, tried once more if it fails; after that its results are missing."""
+    for attempt in range(1, BOOT_ATTEMPTS + 1):
+        try:
+            return linux_guest.run(commands, smp, accel, icount=icount, sockets=None,
+                                   timeout=arguments.timeout, log=log)
+        except RuntimeError as error:
+            progress(f"WARNING: Linux boot ({smp} vCPUs) failed, attempt {attempt} of {BOOT_ATTEMPTS}: "
+                     f"{str(error)[-300:]}")
+    FAILED_BOOTS.append(f"Linux, {smp} vCPUs, log {log.name}")
+    return []
+
+
+def boot_key(boot):
+    system, series, config, _, smp, procs, run = boot
+    return f"{system}/{series}/{config}/smp{smp}/procs{','.join(map(str, procs))}/run{run}"
+
+
+def load_finished_boots(path, settings):
+    """The boots a previous run of the same settings finished: key -> records."""
+    finished = {}
+    if not path.exists():
+        return finished
+    for line in path.read_text().splitlines():
+        entry = json.loads(line)
+        if entry.get("settings") == settings:
+            finished[entry["boot"]] = entry["records"]
+            FAILED_BOOTS.extend(entry.get("failed", []))
+    return finished
 
 
 def summarise(records, host_cores):
@@ -300,16 +332,31 @@ def main():
     print(f"evaluate: {machine['cpu']}, {host_cores} host cores, accelerator {accel}, {machine['qemu']}",
           flush=True)
     boots = plan(arguments, host_cores)
-    progress = Progress(sum(boot_weight(b, arguments) for b in boots))
     start = time.monotonic()
     records = []
+    # Every finished boot is appended to a journal at once, so a long run that is
+    # interrupted loses at most one boot: --resume picks up from there.
+    journal = arguments.out / "evaluate-boots.jsonl"
+    key_settings = {"accel": accel, "runs": arguments.runs, "procs": arguments.procs, "refs": arguments.refs,
+                    "icount_procs": arguments.icount_procs, "modes": arguments.modes}
+    finished = load_finished_boots(journal, key_settings) if arguments.resume else {}
+    if not arguments.resume:
+        journal.unlink(missing_ok=True)
+    meter = Progress(sum(boot_weight(b, arguments) for b in boots if boot_key(b) not in finished))
     for index, boot in enumerate(boots):
         boot_start = time.monotonic()
+        if boot_key(boot) in finished:
+            records += finished[boot_key(boot)]
+            continue
+        failed_before = len(FAILED_BOOTS)
         got = run_boot(arguments, boot, accel, index)
+        with open(journal, "a") as file:
+            file.write(json.dumps({"settings": key_settings, "boot": boot_key(boot), "records": got,
+                                   "failed": FAILED_BOOTS[failed_before:]}) + "\n")
         records += got
         system, series, config, _, smp, _, run = boot
         flag = " (vCPUs > host cores)" if series == "timed" and smp > host_cores else ""
-        progress.step(boot_weight(boot, arguments),
+        meter.step(boot_weight(boot, arguments),
                       f"{system} {config} {series} {smp} vCPUs{flag} run {run + 1}: {len(got)} results "
                       f"in {time.monotonic() - boot_start:.1f} s")
     rows = summarise(records, host_cores)

@@ -93,27 +93,6 @@ void exit(int code)
         ; /* not reached: the process is gone */
 }
 
-bool size_parse(const char *text, uint64_t *value)
-{
-    char *end;
-    uint64_t number = strtoul(text, &end, 0);
-    if (end == text)
-        return false;
-    unsigned shift = 0;
-    if (*end == 'K' || *end == 'k')
-        shift = 10;
-    else if (*end == 'M' || *end == 'm')
-        shift = 20;
-    else if (*end == 'G' || *end == 'g')
-        shift = 30;
-    if (shift != 0)
-        end++;
-    if (*end != '\0')
-        return false;
-    *value = number << shift;
-    return true;
-}
-
 void abort(void)
 {
     printf("abort() in process %ld\n", process_id());

@@ -5,6 +5,7 @@
 #include "bonnie_random.h"
 #include <formica/file.h>
 #include <stdio.h>
+#include <formica/size.h>
 #include <stdlib.h>
 #include <string.h>
 

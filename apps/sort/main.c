@@ -5,6 +5,7 @@
 #include <formica/teramem.h>
 #include <formica/user.h>
 #include <stdio.h>
+#include <formica/size.h>
 #include <stdlib.h>
 #include <string.h>
 

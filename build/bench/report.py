@@ -83,6 +83,132 @@ def observe_lines(rows, mode, placements, series):
     return text
 
 
+def figure_values(rows, series, mode, placements, procs):
+    """placement -> the figure's value (ms or M instructions) at `procs` processes."""
+    found = {}
+    for placement in placements:
+        row = plots.select(rows, system="formica", series=series, placement=placement, mode=mode, procs=procs)
+        if row:
+            found[placement] = plots.value(row[0], series)
+    return found
+
+
+def largest_procs(rows, series, mode):
+    procs = {r["procs"] for r in plots.select(rows, system="formica", series=series, mode=mode)}
+    return max(procs) if procs else None
+
+
+def verdict_order(values):
+    """Figs. 6 and 8: does #1 come first and #5 last, as in the paper?"""
+    if 1 not in values or 5 not in values:
+        return "no data"
+    fastest, slowest = min(values, key=values.get), max(values, key=values.get)
+    if fastest == 1 and slowest == 5:
+        return "**agrees**: #1 fastest, #5 slowest"
+    return f"**differs**: #{fastest} fastest, #{slowest} slowest (paper: #1 and #5)"
+
+
+def verdict_distribution(values, others, small_gain):
+    """Figs. 7, 9, 11, 12: which distributed placements beat #1, and by how much.
+    small_gain: the paper found distribution helps little (readbyte, Fig. 9)."""
+    if 1 not in values or not any(p in values for p in others):
+        return "no data"
+    beat = [p for p in others if p in values and values[p] < values[1]]
+    best = min((p for p in others if p in values), key=values.get)
+    gain = 100 * (values[1] - values[best]) / values[1]
+    facts = (f"{len(beat)} of {sum(p in values for p in others)} distributed placements beat #1 "
+             f"(best #{best}, {gain:+.0f} %)")
+    if small_gain:
+        agrees = gain < 15
+        return f"**{'agrees' if agrees else 'differs'}**: {facts}; the paper saw at most 5 %"
+    agrees = len(beat) * 2 >= sum(p in values for p in others) and gain > 0
+    return f"**{'agrees' if agrees else 'differs'}**: {facts}"
+
+
+def verdict(name, rows, series):
+    """One line: whether this series reproduces the paper's finding for figure `name`."""
+    _, mode, placements, kind = plots.FIGURES[name]
+    procs = 1 if kind == "bar" else largest_procs(rows, series, mode)
+    if procs is None:
+        return "no data"
+    values = figure_values(rows, series, mode, placements, procs)
+    if kind == "bar":
+        return verdict_order(values)
+    others = [p for p in placements if p != 1]
+    if series == "icount":
+        return f"at {procs} processes, " + extra_work(values, others)
+    return f"at {procs} processes, " + verdict_distribution(values, others, small_gain=name == "fig09")
+
+
+def extra_work(values, others):
+    """icount adds up every vCPU's instructions, so it shows no overlap, only the work the
+    hops add: the distributed placements' instructions against #1's."""
+    if 1 not in values or not any(p in values for p in others):
+        return "no data"
+    extra = [100 * (values[p] - values[1]) / values[1] for p in others if p in values]
+    return (f"not a speed-up measure (icount counts the work of all vCPUs): the distributed placements "
+            f"execute {min(extra):+.0f} to {max(extra):+.0f} % instructions against #1")
+
+
+def requests_per_reference(rows, mode):
+    """Server requests per Bonnie reference (icount series, else any): readbyte's buffering."""
+    found = [r for r in plots.select(rows, system="formica", mode=mode) if r["requests"]]
+    if not found:
+        return None
+    row = max(found, key=lambda r: (r["series"] == "icount", r["procs"]))
+    return row["requests"] / (row["procs"] * row["refs"])
+
+
+def hops_and_ipis(ipcbench):
+    """From ipcbench: placement -> IPIs per readblock-shaped request (fs_blk_direct)."""
+    if not ipcbench:
+        return {}
+    return {r["placement"]: r["ipis_per_request"] for r in ipcbench["results"]
+            if r["case"] == "fs_blk_direct" and r["mode"] != "icount"}
+
+
+def hop_cycles(ipcbench):
+    """From ipcbench (timed): cycles of a null request on one core and across cores."""
+    if not ipcbench:
+        return None
+    found = {r["placement"]: r["cycles_median"] for r in ipcbench["results"]
+             if r["case"] == "null_sync" and r["mode"] != "icount"}
+    if "same-core" in found and "cross-core" in found:
+        return found["same-core"], found["cross-core"]
+    return None
+
+
+def instructions_per_request(rows, mode, placements):
+    found = {}
+    for placement in placements:
+        row = plots.select(rows, system="formica", series="icount", placement=placement, mode=mode, procs=1)
+        if row and row[0]["instructions_per_request"]:
+            found[placement] = row[0]["instructions_per_request"]
+    return found
+
+
+def measured_why(name, rows, ipcbench):
+    """The measured facts behind the figure: IPIs, instructions and requests per reference."""
+    _, mode, placements, _ = plots.FIGURES[name]
+    facts = []
+    ipis = hops_and_ipis(ipcbench)
+    shown = [f"#{p} {ipis[f'#{p}']:.1f}" for p in placements if f"#{p}" in ipis]
+    if shown:
+        facts.append("IPIs per readblock-shaped request (ipcbench): " + ", ".join(shown))
+    cycles = hop_cycles(ipcbench)
+    if cycles:
+        facts.append(f"a null request costs {fmt_int(cycles[0])} cycles on one core and {fmt_int(cycles[1])} "
+                     f"across cores ({cycles[1] / cycles[0]:.1f}x; TCG's IPI and wake-up latency)")
+    per_request = instructions_per_request(rows, mode, placements)
+    if per_request:
+        facts.append(f"instructions per {mode} request, 1 process (icount): " +
+                     ", ".join(f"#{p} {fmt_int(v)}" for p, v in per_request.items()))
+    ratio = requests_per_reference(rows, mode)
+    if ratio is not None:
+        facts.append(f"server requests per reference ({mode}): {ratio:.2f}")
+    return "; ".join(facts) if facts else "no measurements"
+
+
 def table(header, lines):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in line) + " |" for line in lines]
@@ -124,8 +250,8 @@ def render(rows, machine, settings, ipcbench, figures):
         for series in series_list:
             observed = (observe_bar(rows, mode, series) if kind == "bar"
                         else observe_lines(rows, mode, placements, series))
-            lines += [f"- **Formica, {series}:** {observed}"]
-        lines += [f"- **Why:** {WHY[name]}", ""]
+            lines += [f"- **Formica, {series}:** {observed}", f"  - against the paper: {verdict(name, rows, series)}"]
+        lines += [f"- **Measured causes:** {measured_why(name, rows, ipcbench)}", f"- **Why:** {WHY[name]}", ""]
     lines += ["### Fig. 13: speed-up ratio (time on 1 core / time on N cores)", ""]
     if "fig13" in figures:
         lines += [f"![fig13]({figures['fig13']})", ""]

@@ -21,9 +21,6 @@ void *realloc(void *pointer, size_t size);
  * digit used. Values that do not fit saturate to the type's limits. */
 long strtol(const char *text, char **end, int base);
 unsigned long strtoul(const char *text, char **end, int base);
-/* Formica's own: a whole number with an optional K, M or G suffix (powers of
- * 1024), e.g. "64K"; false (and *value untouched) for anything else. */
-bool size_parse(const char *text, uint64_t *value);
 int atoi(const char *text);
 
 /* Flushes console output and ends the process with `code`. */

@@ -51,6 +51,7 @@ struct cpu {
     uint64_t messages_sent;
     uint64_t messages_received;
     uint64_t timer_ticks;
+    uint64_t idle_cycles; /* TSC cycles halted in the scheduler, waiting for work */
     uint64_t fault_stack_top;
     uint64_t gdt[GDT_ENTRIES];
     struct tss tss;

@@ -23,6 +23,7 @@ void process_describe(const struct process *process, struct process_info *info)
     info->priority = process->priority;
     info->exit_code = process->exit_code;
     info->ticks = process->ticks;
+    info->cpu_cycles = process->cpu_cycles;
     info->memory_bytes = process->memory_bytes;
     memcpy(info->name, process->name, NAME_BYTES);
 }

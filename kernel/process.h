@@ -51,6 +51,7 @@ struct process {
     volatile uint32_t kill_requested;
     uint32_t slice_left; /* ticks before preemption */
     uint64_t ticks;      /* ticks spent running */
+    uint64_t cpu_cycles; /* TSC cycles from switch-in to switch-out, its system calls included */
     /* ICA communication. The result ring is filled and drained by this
      * process's core only; results from other cores arrive as messages. */
     struct {

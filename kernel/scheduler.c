@@ -130,7 +130,9 @@ static void run_process(struct process *process)
     cpu->tss.rsp[0] = cpu->kernel_stack_top;
     write_cr3(process->root);
     __asm__ volatile("fxrstor64 %0" : : "m"(process->fpu_state));
+    uint64_t switched_in = rdtsc();
     switch_context(&cpu->scheduler_rsp, process->saved_rsp);
+    process->cpu_cycles += rdtsc() - switched_in;
     __asm__ volatile("fxsave64 %0" : "=m"(process->fpu_state));
     cpu->current = NULL;
     if (process->state == PROCESS_READY) {
@@ -158,7 +160,9 @@ void scheduler_run(void)
         uint32_t slot = run_queue_pop(my_queue());
         if (slot == RUN_QUEUE_EMPTY) {
             selftest_run_pending();
+            uint64_t halted = rdtsc();
             intercore_wait();
+            this_cpu()->idle_cycles += rdtsc() - halted;
             continue;
         }
         struct process *process = &kernel_shared->processes[slot];

@@ -188,6 +188,7 @@ static void describe_core(uint32_t core, struct core_info *info)
     info->ipis_received = cpu->ipis_received;
     info->messages_sent = cpu->messages_sent;
     info->messages_received = cpu->messages_received;
+    info->idle_cycles = cpu->idle_cycles;
     for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
         const struct process *process = &kernel_shared->processes[slot];
         if (process->state == PROCESS_FREE || process->state == PROCESS_ZOMBIE ||

@@ -1,13 +1,18 @@
 /* string.c: plain implementations of the string.h functions for freestanding
  * builds (kernels and user programs). Clarity over speed, except memcpy and
- * memset, which use the string instructions. */
+ * memset, which use the string instructions eight bytes at a time. */
 #include <string.h>
 #include <stdint.h>
 
+/* Eight bytes per step, then the last 0-7: a string instruction's step is one
+ * instruction to an emulator such as QEMU's TCG, so quadwords make a 4 KiB copy
+ * 512 steps instead of 4096 (and cost nothing on hardware). */
 void *memcpy(void *destination, const void *source, size_t count)
 {
     void *result = destination;
-    __asm__ volatile("rep movsb" : "+D"(destination), "+S"(source), "+c"(count) : : "memory");
+    size_t quadwords = count / 8, bytes = count % 8;
+    __asm__ volatile("rep movsq" : "+D"(destination), "+S"(source), "+c"(quadwords) : : "memory");
+    __asm__ volatile("rep movsb" : "+D"(destination), "+S"(source), "+c"(bytes) : : "memory");
     return result;
 }
 
@@ -27,7 +32,10 @@ void *memmove(void *destination, const void *source, size_t count)
 void *memset(void *destination, int value, size_t count)
 {
     void *result = destination;
-    __asm__ volatile("rep stosb" : "+D"(destination), "+c"(count) : "a"(value) : "memory");
+    uint64_t pattern = 0x0101010101010101ull * (uint8_t)value;
+    size_t quadwords = count / 8, bytes = count % 8;
+    __asm__ volatile("rep stosq" : "+D"(destination), "+c"(quadwords) : "a"(pattern) : "memory");
+    __asm__ volatile("rep stosb" : "+D"(destination), "+c"(bytes) : "a"(pattern) : "memory");
     return result;
 }
 

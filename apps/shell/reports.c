@@ -56,9 +56,9 @@ static const char *process_name(long process_count, uint32_t pid)
 static void print_process_json(const struct process_info *process)
 {
     printf("@json {\"kind\":\"process\",\"pid\":%u,\"parent\":%u,\"core\":%u,\"state\":\"%s\","
-           "\"priority\":\"%s\",\"name\":",
+           "\"priority\":\"%s\",\"cpu_cycles\":%lu,\"name\":",
            process->pid, process->parent, process->core, state_name(process->state),
-           priority_name(process->priority));
+           priority_name(process->priority), process->cpu_cycles);
     json_print_string(process->name);
     printf("}\n");
 }
@@ -70,13 +70,14 @@ bool command_ps(int word_count, char **words)
     long count = load_processes("ps");
     if (count < 0)
         return false;
-    printf("%5s %6s %4s %-8s %-11s %8s %9s  %s\n", "PID", "PARENT", "CORE", "STATE", "PRIORITY",
-           "TICKS", "MEMORY", "NAME");
+    printf("%5s %6s %4s %-8s %-11s %8s %10s %9s  %s\n", "PID", "PARENT", "CORE", "STATE",
+           "PRIORITY", "TICKS", "MCYCLES", "MEMORY", "NAME");
     for (long i = 0; i < count; i++) {
         const struct process_info *process = &processes[i];
-        printf("%5u %6u %4u %-8s %-11s %8lu %8luK  %s\n", process->pid, process->parent,
+        printf("%5u %6u %4u %-8s %-11s %8lu %10lu %8luK  %s\n", process->pid, process->parent,
                process->core, state_name(process->state), priority_name(process->priority),
-               process->ticks, process->memory_bytes / 1024, process->name);
+               process->ticks, process->cpu_cycles / 1000000, process->memory_bytes / 1024,
+               process->name);
     }
     for (long i = 0; i < count; i++)
         print_process_json(&processes[i]);
@@ -91,9 +92,9 @@ static uint32_t listed_pid_count(const struct core_info *core)
 static void print_core_json(const struct core_info *core, long process_count)
 {
     printf("@json {\"kind\":\"core\",\"id\":%u,\"apic\":%u,\"kernel\":\"%s\",\"socket\":%u,"
-           "\"online\":%s,\"procs\":[",
+           "\"online\":%s,\"idle_cycles\":%lu,\"procs\":[",
            core->id, core->apic_id, core->kernel == KERNEL_M ? "m" : "p", core->socket,
-           core->online ? "true" : "false");
+           core->online ? "true" : "false", core->idle_cycles);
     for (uint32_t i = 0; i < listed_pid_count(core); i++) {
         printf("%s{\"pid\":%u,\"name\":", i > 0 ? "," : "", core->pids[i]);
         json_print_string(process_name(process_count, core->pids[i]));

@@ -26,9 +26,44 @@ WHY = {
              "AP -> FS -> BLK -> AP on that vCPU, while distributed forms keep each process's address space "
              "loaded on its own vCPU, so TCG can rank #1 last: an emulator artefact (DESIGN.md), not a "
              "property the paper's hardware would show.",
-    "fig07": "Overlap needs cores that really run in parallel. On this 2-core host, 3-vCPU forms (#5) have more "
-             "vCPUs than host threads, so their parallelism is partly emulated; the 16-process end of the "
-             "paper's curve cannot be reproduced, only the per-request costs below carry over.",
+    "fig07": "Overlap needs cores that really run in parallel, and a hop that is cheap next to the work it "
+             "lets overlap. Under TCG a cross-core request costs several times a same-core one (see the "
+             "measured causes: QEMU delivers an IPI and wakes a halted vCPU slowly), far more than on the "
+             "paper's hardware, and this host has 2 cores, so 3-vCPU forms (#5) are partly emulated "
+             "parallelism. The paper's 16-process, 16-core end cannot be reproduced here; the per-request "
+             "costs below carry over.",
+    "fig08": "readbyte buffers each 4 KiB block per process: with a 128 KiB file every process makes only 32 "
+             "fetches plus its write-through updates (10 % of references), so placement matters less.",
+    "fig09": "With few requests per reference, the time is AP work plus the updates (writebyte goes to FS "
+             "every time); OS placement changes little, as in the paper.",
+    "fig11": "Priorities on shared cores: in #6, FS, BLK, DK and the pager share C1 at the same (server) "
+             "priority, so the FS and BLK stages of different requests queue behind each other on one core, "
+             "and an AP process placed on C1 runs only when every server there waits (servers outrank "
+             "applications, docs/processes.md): the paper's explanation of #6. #7 gives BLK its own core, "
+             "so FS and BLK stages overlap. Spreading AP processes needs more cores than the host has: #6 "
+             "runs on 2 vCPUs, #7 on 3, #8 on 4 (two sockets, which QEMU does not make slower to cross, so "
+             "#7 against #8 shows no socket effect).",
+    "fig12": "readbyte's AP work (copies out of the per-process buffer) dominates, as the requests per "
+             "reference show, so spreading AP processes is what helps; the shared-core priorities of #6 "
+             "matter less because few requests reach FS. On 2 host cores at most a 2x gain is possible.",
+    "fig13": "Speed-up (1 core / 16 cores): AnT readbyte highest for 2+ processes, because buffering leaves "
+             "few serialised FS/BLK requests.",
+}
+
+WHY = {
+    "fig06": "Per request Formica makes 0 (#1), 2 (#2-#4) or 3 (#5) inter-core hops, each one message and one "
+             "IPI to a waiting core (docs/ica.md). The icount panel is the paper's experiment: #1 does "
+             "the least work and every hop adds instructions. Under plain TCG every address-space switch "
+             "(CR3 write) flushes QEMU's software TLB; with everything on one vCPU (#1) each request switches "
+             "AP -> FS -> BLK -> AP on that vCPU, while distributed forms keep each process's address space "
+             "loaded on its own vCPU, so TCG can rank #1 last: an emulator artefact (DESIGN.md), not a "
+             "property the paper's hardware would show.",
+    "fig07": "Overlap needs cores that really run in parallel, and a hop that is cheap next to the work it "
+             "lets overlap. Under TCG a cross-core request costs several times a same-core one (see the "
+             "measured causes: QEMU delivers an IPI and wakes a halted vCPU slowly), far more than on the "
+             "paper's hardware, and this host has 2 cores, so 3-vCPU forms (#5) are partly emulated "
+             "parallelism. The paper's 16-process, 16-core end cannot be reproduced here; the per-request "
+             "costs below carry over.",
     "fig08": "readbyte buffers each 4 KiB block per process: with a 128 KiB file every process makes only 32 "
              "fetches plus its write-through updates (10 % of references), so placement matters less.",
     "fig09": "With few requests per reference, the time is AP work plus the updates (writebyte goes to FS "
@@ -209,6 +244,26 @@ def measured_why(name, rows, ipcbench):
     return "; ".join(facts) if facts else "no measurements"
 
 
+def request_breakdown(icount_rows):
+    """Where one request's instructions go, from `ps` around each icount run: FS, BLK, DK
+    and the rest (the AP's own work, its library and the kernel's switches)."""
+    found = [r for r in icount_rows if r["system"] == "formica" and r.get("server_instructions_per_request")
+             and r["procs"] == 1]
+    if not found:
+        return []
+    lines = ["Where a Formica request's instructions go (icount, 1 process; `ps` before and after each run "
+             "gives each server's cycles, which under `-icount` are its instructions; \"rest\" is the "
+             "application, its library and every address-space switch):", ""]
+    body = []
+    for r in sorted(found, key=lambda r: (r["mode"], str(r["config"]))):
+        share = r["server_instructions_per_request"]
+        servers = sum(share.values())
+        body.append([r["config"], r["mode"], fmt_int(r["instructions_per_request"]), fmt_int(share.get("fs")),
+                     fmt_int(share.get("blk")), fmt_int(share.get("dk")),
+                     fmt_int(r["instructions_per_request"] - servers)])
+    return lines + table(["config", "mode", "total", "FS", "BLK", "DK", "rest"], body) + [""]
+
+
 def table(header, lines):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in line) + " |" for line in lines]
@@ -296,6 +351,7 @@ def render(rows, machine, settings, ipcbench, figures):
                     for r in sorted(icount_rows, key=lambda r: (r["mode"], r["system"], str(r["config"]),
                                                                 r["procs"]))])
     lines += [""]
+    lines += request_breakdown(icount_rows)
     if ipcbench:
         lines += ["From ipcbench (`make bench`, build/out/bench/ipcbench.json): one readblock-shaped request "
                   "(AP -> FS sync, FS -> BLK forward, direct return) per placement, and other ICA cases.", ""]

@@ -106,6 +106,21 @@ def test_cores_agree_with_ps():
     assert living <= listed, f"ps shows {living - listed} on no core\n{result.describe()}"
 
 
+def test_cycle_accounting():
+    """ps's cpu_cycles grow while a process runs and stay put while it waits; cores's
+    idle_cycles count the halted time of a core with nothing to run."""
+    result = run_commands("ps; run hello; ps; cores; cores", 2)
+    assert result.rc == 0, result.describe()
+    snapshots = [p for p in result.kinds("process") if p["name"] in ("shell", "init")]
+    shell = [p["cpu_cycles"] for p in snapshots if p["name"] == "shell"]
+    init = [p["cpu_cycles"] for p in snapshots if p["name"] == "init"]
+    assert len(shell) == 2 and len(init) == 2, result.describe()
+    assert shell[1] > shell[0], "the shell ran between the two ps (it waited for hello)"
+    assert init[1] == init[0] > 0, "init waited for the shell the whole time"
+    idle_core = [c["idle_cycles"] for c in result.kinds("core") if c["id"] == 1]
+    assert len(idle_core) == 2 and 0 < idle_core[0] <= idle_core[1], result.describe()
+
+
 @pytest.mark.parametrize("kind", sorted(FAULT_CAUSES))
 def test_user_fault_ends_only_that_process(kind):
     result = run_commands(f"run fault {kind}; run hello after")

@@ -123,6 +123,7 @@ struct process_info {
     int32_t exit_code; /* valid in PROCESS_ZOMBIE */
     uint64_t ticks;    /* timer ticks spent running */
     uint64_t memory_bytes;
+    uint64_t cpu_cycles; /* TSC cycles it ran, its system calls included */
     char name[NAME_BYTES];
 };
 
@@ -138,6 +139,7 @@ struct core_info {
     uint32_t process_count;
     uint32_t pids[16]; /* the first 16 processes on the core */
     uint64_t ipis_sent, ipis_received, messages_sent, messages_received;
+    uint64_t idle_cycles; /* TSC cycles halted with nothing to run */
 };
 
 /* Where servers and applications run (see docs/placement.md). */

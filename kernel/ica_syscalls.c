@@ -9,6 +9,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "ica.h"
+#include "fault_injection.h"
 #include "intercore.h"
 #include "layout.h"
 #include "lapic.h"
@@ -283,14 +284,20 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
     return found;
 }
 
-/* Blocks for an ICA unless `ready()` turns true after announcing the wait. */
+/* Blocks for an ICA unless `ready()` turns true after announcing the wait.
+ * A sender that clears ica_waiting owes us one wake; if this core handled
+ * that wake in the poll below, while we were still running, it was dropped,
+ * and blocking now would sleep through a result pushed later on this core
+ * (whose sender finds ica_waiting already clear). So a cleared flag means
+ * "look again", never "block". */
 static void wait_for_ica(bool (*ready)(void))
 {
     struct process *process = me();
     __atomic_store_n(&process->ica_waiting, 1, __ATOMIC_SEQ_CST);
     memory_fence();
+    fault_injection_widen_ica_wait();
     intercore_poll();
-    if (ready()) {
+    if (ready() || !__atomic_load_n(&process->ica_waiting, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&process->ica_waiting, 0, __ATOMIC_RELEASE);
         return;
     }

@@ -1,6 +1,8 @@
 # ICA communication tests (issue 4, docs/ica.md): the two-stage stress test with 64 clients on
 # 16 cores, smaller same-core and cross-core chains with async collects, and every bad input
 # of `icatest bad`, each @json case asserted ok. Each boots Formica with --cmd under TCG.
+import shutil
+
 import pytest
 
 import formica
@@ -74,9 +76,26 @@ def test_every_bad_input_gets_its_defined_answer():
 
 def test_ipcbench_runs_every_case():
     result = formica.run("--smp", "3", "--accel", "tcg", "--cmd", "run ipcbench --requests 100",
-                         timeout=300)
+                         timeout=120)
     assert result.rc == 0, result.describe()
     cases = {(case["case"], case["placement"], case["bytes"]) for case in result.kinds("ipcbench")}
     assert len(cases) == 20, result.describe()  # 17 + kernel_copy at 3 sizes
     forms = {placement for case, placement, _ in cases if case == "fs_blk_direct"}
     assert forms == {"#1", "#2", "#3", "#4", "#5"}, result.describe()
+
+
+def test_wake_handled_while_still_running_is_not_lost(tmp_path):
+    """A server that waits for its own synchronous call's result can take a request's wake in the
+    poll before it blocks (FS and BLK on C1, Bonnie on C0: placement #4, with updates). That
+    wake must not be dropped: FS would sleep through BLK's result. ica_wait_delay widens the
+    window so the old code hung on the first file write, every time."""
+    disk = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
+    result = formica.run("--smp", "2", "--accel", "tcg", "--placement", "4", "--disk", str(disk),
+                         "--append", "ica_wait_delay=100000",
+                         "--cmd", "run bonnie -p 4 -m readblock -u 50 -n 600 -f /race.dat",
+                         timeout=120)
+    assert result.rc == 0, result.describe()
+    children = result.kinds("bonnie_child")
+    assert len(children) == 4, result.describe()
+    assert all(child["mismatches"] == 0 and child["error"] == 0 for child in children)

@@ -74,7 +74,8 @@ static const uint8_t *disk_block_bytes(uint64_t disk_block, int *error)
     return slot->bytes;
 }
 
-static int read_block(void *context, uint64_t block, void *buffer)
+/* Copies only the bytes asked for (an inode, a pointer), not the whole block. */
+static int read_bytes(void *context, uint64_t block, uint32_t within, void *buffer, uint32_t length)
 {
     const struct ext2_device *device = context;
     uint64_t disk_block;
@@ -83,7 +84,7 @@ static int read_block(void *context, uint64_t block, void *buffer)
     locate(device, block, &disk_block, &offset);
     const uint8_t *bytes = disk_block_bytes(disk_block, &error);
     if (bytes != NULL)
-        memcpy(buffer, bytes + offset, device->block_size);
+        memcpy(buffer, bytes + offset + within, length);
     return error;
 }
 
@@ -122,7 +123,7 @@ int block_client_open(struct ext2_device *device, long *pid)
     control = (uint64_t)control_id;
     data = (uint64_t)data_id;
     device->context = device;
-    device->read_block = read_block;
+    device->read_bytes = read_bytes;
     device->write_block = write_block;
     return 0;
 }

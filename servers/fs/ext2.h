@@ -20,7 +20,9 @@
 struct ext2_device {
     void *context;
     uint32_t block_size;
-    int (*read_block)(void *context, uint64_t block, void *buffer);
+    /* length bytes at offset within the block (offset + length <= block_size) */
+    int (*read_bytes)(void *context, uint64_t block, uint32_t offset, void *buffer,
+                      uint32_t length);
     int (*write_block)(void *context, uint64_t block, const void *buffer);
 };
 

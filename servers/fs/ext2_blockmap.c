@@ -69,6 +69,12 @@ static uint32_t read_pointer(const uint8_t *block, uint32_t index)
     return value;
 }
 
+/* Entry `index` of indirect block `block`, without copying the whole block. */
+static int read_one_pointer(struct ext2_fs *fs, uint32_t block, uint32_t index, uint32_t *value)
+{
+    return ext2_read_bytes(fs, block, index * 4, value, sizeof *value);
+}
+
 static void write_pointer(uint8_t *block, uint32_t index, uint32_t value)
 {
     memcpy(block + index * 4, &value, 4);
@@ -77,7 +83,6 @@ static void write_pointer(uint8_t *block, uint32_t index, uint32_t value)
 static int walk_path(struct ext2_fs *fs, const struct ext2_inode *inode, uint64_t logical,
                      struct block_path *path)
 {
-    uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
     int status = split_logical(fs, logical, path);
     if (status < 0)
         return status;
@@ -90,10 +95,10 @@ static int walk_path(struct ext2_fs *fs, const struct ext2_inode *inode, uint64_
         path->known = level + 1;
         if (level == path->depth)
             return 0;
-        status = ext2_read_block(fs, path->block[level], buffer);
+        status =
+            read_one_pointer(fs, path->block[level], path->index[level], &path->block[level + 1]);
         if (status < 0)
             return status;
-        path->block[level + 1] = read_pointer(buffer, path->index[level]);
     }
     return 0;
 }

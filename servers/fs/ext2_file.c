@@ -22,24 +22,24 @@ int ext2_stat(struct ext2_fs *fs, uint32_t number, struct ext2_stat *stat)
     return 0;
 }
 
-static int read_file_block(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t logical,
-                           uint8_t *buffer)
+/* `length` bytes at `within` in the file's block `logical`, straight into buffer. */
+static int read_file_part(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t logical,
+                          uint32_t within, uint8_t *buffer, uint32_t length)
 {
     uint32_t physical;
     int status = ext2_map_block(fs, inode, logical, &physical);
     if (status < 0)
         return status;
     if (physical == 0) {
-        memset(buffer, 0, fs->block_size);
+        memset(buffer, 0, length);
         return 0;
     }
-    return ext2_read_block(fs, physical, buffer);
+    return ext2_read_bytes(fs, physical, within, buffer, length);
 }
 
 long ext2_read(struct ext2_fs *fs, uint32_t number, uint64_t offset, void *buffer, size_t length)
 {
     struct ext2_inode inode;
-    uint8_t block[EXT2_MAX_BLOCK_SIZE];
     int status = ext2_read_inode(fs, number, &inode);
     if (status < 0)
         return status;
@@ -59,10 +59,10 @@ long ext2_read(struct ext2_fs *fs, uint32_t number, uint64_t offset, void *buffe
         size_t chunk = fs->block_size - within;
         if (chunk > length - done)
             chunk = length - done;
-        status = read_file_block(fs, &inode, position / fs->block_size, block);
+        status = read_file_part(fs, &inode, position / fs->block_size, within,
+                                (uint8_t *)buffer + done, (uint32_t)chunk);
         if (status < 0)
             return status;
-        memcpy((uint8_t *)buffer + done, block + within, chunk);
         done += chunk;
     }
     return (long)done;

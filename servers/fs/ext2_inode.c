@@ -34,14 +34,12 @@ static size_t core_length(const struct ext2_fs *fs)
 
 int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
 {
-    uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
     uint32_t block, offset;
-    int status = read_inode_block(fs, number, buffer, &block, &offset);
-    if (status < 0)
-        return status;
+    int status = locate_inode(fs, number, &block, &offset);
     memset(inode, 0, sizeof *inode);
-    memcpy(inode, buffer + offset, core_length(fs));
-    return 0;
+    if (status == 0)
+        status = ext2_read_bytes(fs, block, offset, inode, (uint32_t)core_length(fs));
+    return status;
 }
 
 /* Only the fields the library knows are replaced; the rest of a large inode stays. */

@@ -9,6 +9,10 @@
 
 /* Block I/O through the device; range-checked against the file system. */
 int ext2_read_block(struct ext2_fs *fs, uint32_t block, void *buffer);
+/* Part of a block: length bytes at offset (no whole-block copy for an inode
+ * or a pointer). */
+int ext2_read_bytes(struct ext2_fs *fs, uint32_t block, uint32_t offset, void *buffer,
+                    uint32_t length);
 int ext2_write_block(struct ext2_fs *fs, uint32_t block, const void *buffer);
 bool ext2_block_in_range(const struct ext2_fs *fs, uint32_t block);
 int ext2_flush_superblock(struct ext2_fs *fs);

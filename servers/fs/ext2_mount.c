@@ -8,12 +8,19 @@ bool ext2_block_in_range(const struct ext2_fs *fs, uint32_t block)
     return block >= fs->superblock.s_first_data_block && block < fs->superblock.s_blocks_count;
 }
 
+int ext2_read_bytes(struct ext2_fs *fs, uint32_t block, uint32_t offset, void *buffer,
+                    uint32_t length)
+{
+    if (block >= fs->superblock.s_blocks_count || offset > fs->block_size ||
+        length > fs->block_size - offset)
+        return -E_CORRUPT;
+    int status = fs->device->read_bytes(fs->device->context, block, offset, buffer, length);
+    return status < 0 ? status : 0;
+}
+
 int ext2_read_block(struct ext2_fs *fs, uint32_t block, void *buffer)
 {
-    if (block >= fs->superblock.s_blocks_count)
-        return -E_CORRUPT;
-    int status = fs->device->read_block(fs->device->context, block, buffer);
-    return status < 0 ? status : 0;
+    return ext2_read_bytes(fs, block, 0, buffer, fs->block_size);
 }
 
 int ext2_write_block(struct ext2_fs *fs, uint32_t block, const void *buffer)
@@ -37,7 +44,7 @@ int ext2_flush_superblock(struct ext2_fs *fs)
     uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
     uint32_t block = fs->block_size == 1024 ? 1 : 0;
     uint32_t offset = fs->block_size == 1024 ? 0 : EXT2_SUPERBLOCK_OFFSET;
-    int status = fs->device->read_block(fs->device->context, block, buffer);
+    int status = ext2_read_block(fs, block, buffer);
     if (status < 0)
         return status;
     memcpy(buffer + offset, &fs->superblock, sizeof fs->superblock);
@@ -82,12 +89,11 @@ int ext2_read_group(struct ext2_fs *fs, uint32_t group, struct ext2_group_descri
 {
     if (group >= fs->group_count)
         return -E_CORRUPT;
-    uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
-    int status = ext2_read_block(fs, descriptor_block(fs, group), buffer);
+    uint32_t offset = (group % fs->descriptors_per_block) * sizeof *descriptor;
+    int status =
+        ext2_read_bytes(fs, descriptor_block(fs, group), offset, descriptor, sizeof *descriptor);
     if (status < 0)
         return status;
-    memcpy(descriptor, buffer + (group % fs->descriptors_per_block) * sizeof *descriptor,
-           sizeof *descriptor);
     return descriptor_is_valid(fs, descriptor, group) ? 0 : -E_CORRUPT;
 }
 
@@ -170,14 +176,12 @@ static int check_all_groups(struct ext2_fs *fs)
 
 int ext2_mount(struct ext2_fs *fs, struct ext2_device *device)
 {
-    uint8_t buffer[1024];
     memset(fs, 0, sizeof *fs);
     fs->device = device;
     device->block_size = 1024;
-    int status = device->read_block(device->context, 1, buffer);
+    int status = device->read_bytes(device->context, 1, 0, &fs->superblock, sizeof fs->superblock);
     if (status < 0)
         return status;
-    memcpy(&fs->superblock, buffer, sizeof fs->superblock);
     const struct ext2_superblock *sb = &fs->superblock;
     if (sb->s_magic != EXT2_MAGIC)
         return -E_CORRUPT;

@@ -12,12 +12,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-static int disk_read(void *context, uint64_t block, void *buffer)
+static int disk_read(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
 {
     struct test_disk *disk = context;
-    size_t size = disk->device.block_size;
-    ssize_t got = pread(disk->fd, buffer, size, (off_t)(block * size));
-    return got == (ssize_t)size ? 0 : -E_IO;
+    assert_true(offset + length <= disk->device.block_size);
+    off_t position = (off_t)(block * disk->device.block_size + offset);
+    ssize_t got = pread(disk->fd, buffer, length, position);
+    return got == (ssize_t)length ? 0 : -E_IO;
 }
 
 static int disk_write(void *context, uint64_t block, const void *buffer)
@@ -33,7 +34,7 @@ static int disk_write(void *context, uint64_t block, const void *buffer)
 
 void disk_open(struct test_disk *disk, const char *image)
 {
-    *disk = (struct test_disk){.device = {.read_block = disk_read, .write_block = disk_write}};
+    *disk = (struct test_disk){.device = {.read_bytes = disk_read, .write_block = disk_write}};
     disk->device.context = disk;
     disk->fd = open(image, O_RDWR);
     assert_true(disk->fd >= 0);

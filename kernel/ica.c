@@ -61,15 +61,30 @@ static uint64_t *leaf_entry(uint64_t root, uint64_t address)
     return &table[(address >> 12) & 511];
 }
 
+/* The leaf entry for `address`, walking the tables again only when `address`
+ * enters a new leaf table (every 512 pages); *table_end tracks that. */
+static uint64_t *next_leaf_entry(uint64_t root, uint64_t address, uint64_t *previous,
+                                 uint64_t *table_end)
+{
+    if (previous != NULL && address < *table_end)
+        return previous + 1;
+    *table_end = (address | (512 * PAGE_SIZE - 1)) + 1;
+    return leaf_entry(root, address);
+}
+
 static void unmap_pages(struct process *process, struct ica *ica)
 {
-    uint64_t address = ica_virtual_address(ica);
-    for (uint32_t page = 0; page < ica->pages; page++) {
-        uint64_t *entry = leaf_entry(process->root, address + page * PAGE_SIZE);
-        if (entry != NULL)
+    uint64_t address = ica_virtual_address(ica), table_end = 0;
+    bool running = this_cpu()->current == process;
+    uint64_t *entry = NULL;
+    for (uint32_t page = 0; page < ica->pages; page++, address += PAGE_SIZE) {
+        entry = next_leaf_entry(process->root, address, entry, &table_end);
+        if (entry == NULL)
+            table_end = 0; /* no table here: look again at the next page */
+        else
             *entry = 0;
-        if (this_cpu()->current == process)
-            invlpg(address + page * PAGE_SIZE);
+        if (running)
+            invlpg(address);
     }
 }
 
@@ -93,14 +108,18 @@ static bool prepare_tables(struct process *process, uint64_t address, uint64_t b
 static bool map_pages(struct process *process, struct ica *ica, uint64_t access)
 {
     uint64_t address = ica_virtual_address(ica);
-    uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE;
-    if (leaf_entry(process->root, address) == NULL ||
-        leaf_entry(process->root, address + bytes - PAGE_SIZE) == NULL) {
+    uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE, table_end = 0;
+    uint64_t *entry = next_leaf_entry(process->root, address, NULL, &table_end);
+    bool last_missing =
+        ica->pages > 1 && leaf_entry(process->root, address + bytes - PAGE_SIZE) == NULL;
+    if (entry == NULL || last_missing) {
         if (!prepare_tables(process, address, bytes))
             return false;
+        entry = next_leaf_entry(process->root, address, NULL, &table_end);
     }
     for (uint32_t page = 0; page < ica->pages; page++) {
-        uint64_t *entry = leaf_entry(process->root, address + page * PAGE_SIZE);
+        if (page > 0)
+            entry = next_leaf_entry(process->root, address + page * PAGE_SIZE, entry, &table_end);
         *entry = (ica->physical + page * PAGE_SIZE) | ENTRY_PRESENT | ENTRY_USER | access;
     }
     return true;

@@ -149,10 +149,12 @@ static bool arrive(struct ica *control)
     struct process *process = me();
     if (control->state != ICA_TRAVELLING || control->destination != process->pid)
         return false;
+    uint32_t data_pages[ICA_MAX_ATTACHED] = {0};
     for (uint32_t i = 0; i < control->attached_count; i++) {
         struct ica *data = ica_lookup(control->attached[i]);
-        if (data != NULL && data->state == ICA_TRAVELLING && data->destination == process->pid)
-            ica_paste(process, data);
+        if (data != NULL && data->state == ICA_TRAVELLING && data->destination == process->pid &&
+            ica_paste(process, data))
+            data_pages[i] = data->pages;
     }
     for (uint32_t i = 0; i < control->lent_count; i++) {
         struct ica *lent = ica_lookup(control->lent[i]);
@@ -170,6 +172,7 @@ static bool arrive(struct ica *control)
     memcpy(page->returns, control->returns, sizeof(page->returns));
     page->data_count = control->attached_count;
     memcpy(page->data, control->attached, sizeof(page->data));
+    memcpy(page->data_pages, data_pages, sizeof(page->data_pages));
     page->lent_count = control->lent_count;
     memcpy(page->lent, control->lent, sizeof(page->lent));
     return true;

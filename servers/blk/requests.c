@@ -31,7 +31,7 @@ static long check_transfer(const struct cache *cache, const struct ica_control *
         return refuse(page, "block count out of range");
     if ((page->argument[2] & BLK_BLOCK_LIST) && count > LIST_CAPACITY)
         return refuse(page, "block list larger than the payload");
-    if (page->data_count < 1 || !data_ica_holds(page->data[0], count * STORAGE_BLOCK_BYTES))
+    if (!data_ica_holds(page, 0, count * STORAGE_BLOCK_BYTES))
         return refuse(page, "no data ICA, or one too small");
     for (uint32_t i = 0; i < count; i++)
         if (block_at(page, i) >= cache->disk.blocks)

@@ -30,7 +30,7 @@ static long check_transfer(const struct block_device *device, const struct ica_c
         return -E_INVALID;
     if (first >= device->sectors || sectors > device->sectors - first)
         return -E_INVALID;
-    if (!data_ica_holds(page->data[0], sectors * SECTOR_BYTES))
+    if (!data_ica_holds(page, 0, sectors * SECTOR_BYTES))
         return -E_INVALID;
     return 0;
 }

@@ -28,7 +28,7 @@ const char *fs_payload_path(const struct ica_control *page)
 
 bool fs_data_fits(const struct ica_control *page, uint64_t bytes)
 {
-    if (page->data_count >= 1 && data_ica_holds(page->data[0], bytes))
+    if (data_ica_holds(page, 0, bytes))
         return true;
     fs_refuse(page, "no data ICA, or one smaller than the length");
     return false;

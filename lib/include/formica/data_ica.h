@@ -1,9 +1,12 @@
 /* data_ica.h: how a server checks that a data ICA it was handed is large
- * enough before touching it (the kernel does not tell ICA sizes yet). */
+ * enough before touching it: the kernel writes each attached data ICA's
+ * size into the control page on arrival. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
 
-/* True when the first `bytes` of the data ICA `id` (held by the caller) are
- * mapped. Costs one system call. */
-bool data_ica_holds(uint64_t id, uint64_t bytes);
+#include <formica/ica.h>
+
+/* True when data ICA number `index` of the control page arrived mapped and
+ * holds at least `bytes`. No system call. */
+bool data_ica_holds(const struct ica_control *page, uint32_t index, uint64_t bytes);

@@ -53,6 +53,9 @@ struct ica_control {
     /* Written by whoever hands the ICA over: data ICAs travelling with it. */
     uint32_t data_count;
     uint64_t data[ICA_MAX_ATTACHED];
+    /* Written by the kernel on arrival: each data ICA's size in pages, 0 for
+     * one that did not arrive mapped (data_ica_holds reads it). */
+    uint32_t data_pages[ICA_MAX_ATTACHED];
     /* Data ICAs the sender keeps but lends, read-only, to the receiver for as
      * long as the receiver holds this control ICA (a cached block shown to
      * the requester without a copy). The lend ends at the next handover; on

@@ -45,6 +45,14 @@ missing_packages() {
 
 mapfile -t missing < <(missing_packages "${REQUIRED_PACKAGES[@]}")
 mapfile -t missing_optional < <(missing_packages "${OPTIONAL_PACKAGES[@]}")
+# matplotlib from pip (pyenv's python3) counts as present.
+if python3 -c "import matplotlib" >/dev/null 2>&1; then
+    still_missing=()
+    for package in "${missing_optional[@]}"; do
+        [ "$package" = python3-matplotlib ] || still_missing+=("$package")
+    done
+    missing_optional=("${still_missing[@]}")
+fi
 if ! pytest_works && ! package_installed python3-pytest; then
     missing+=(python3-pytest)
 fi

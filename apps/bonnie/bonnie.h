@@ -1,6 +1,6 @@
 /* bonnie.h: the pieces of Bonnie (apps/bonnie): options (options.c), the
- * random-reference test of seed 003 (seeker.c, child.c) and Tim Bray's
- * sequential tests (sequential.c). */
+ * random-reference test of seed 003 (seeker.c, child.c), the servers' cycles
+ * around it (server_cycles.c) and Tim Bray's sequential tests (sequential.c). */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,3 +34,16 @@ int bonnie_run_sequential(const struct bonnie_options *options);
 
 /* Microseconds in `cycles` of the TSC. */
 uint64_t bonnie_cycles_to_us(uint64_t cycles);
+
+/* FS, BLK and DK's cpu_cycles; found[i] is false where no such server runs
+ * (on Linux none does). */
+#define BONNIE_SERVERS 3
+struct bonnie_server_cycles {
+    uint64_t cycles[BONNIE_SERVERS];
+    bool found[BONNIE_SERVERS];
+};
+void bonnie_server_cycles(struct bonnie_server_cycles *snapshot);
+/* Appends ,"server_cycles":{"fs":..,"blk":..,"dk":..} (the differences) to a
+ * JSON object being printed; nothing when no server was found. */
+void bonnie_print_server_cycles(const struct bonnie_server_cycles *before,
+                                const struct bonnie_server_cycles *after);

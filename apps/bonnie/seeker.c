@@ -102,7 +102,8 @@ static bool wait_children(const long *pids, uint32_t count)
 }
 
 static void print_result(const struct bonnie_options *options,
-                         const struct placement_info *placement, uint64_t cycles)
+                         const struct placement_info *placement, uint64_t cycles,
+                         const struct bonnie_server_cycles servers[2])
 {
     uint64_t elapsed_us = bonnie_cycles_to_us(cycles);
     printf("bonnie: %s, %u processes, %lu-byte file, %u references each, %u%% updates, "
@@ -117,6 +118,7 @@ static void print_result(const struct bonnie_options *options,
     printf(",\"elapsed_us\":%lu,\"chunk\":%u,\"seed\":%lu,\"cycles\":%lu,\"path\":", elapsed_us,
            options->chunk, options->seed, cycles);
     json_print_string(options->path);
+    bonnie_print_server_cycles(&servers[0], &servers[1]);
     printf("}\n");
 }
 
@@ -142,14 +144,17 @@ int bonnie_run_seeker(const struct bonnie_options *options)
         }
     }
     await_ready(started);
+    struct bonnie_server_cycles servers[2];
+    bonnie_server_cycles(&servers[0]);
     uint64_t start = read_timestamp_counter();
     for (uint32_t i = 0; i < started; i++)
         notify(pids[i]);
     bool all_ok = wait_children(pids, started);
     uint64_t cycles = read_timestamp_counter() - start;
+    bonnie_server_cycles(&servers[1]);
     if (!all_ok || started != options->procs)
         return 1;
-    print_result(options, &placement, cycles);
+    print_result(options, &placement, cycles, servers);
     long synced = sync(); /* outside the timed part: the updates reach the disk */
     if (synced != 0)
         printf("bonnie: sync failed: %s\n", error_text(synced));

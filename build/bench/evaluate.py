@@ -100,28 +100,13 @@ def bonnie_arguments(procs, mode, refs):
     return ["-p", str(procs), "-m", mode, "-n", str(refs)]
 
 
-SERVERS = ("fs", "blk", "dk")
-
-
-def server_cycles(snapshot):
-    """`ps` output (process objects) -> {server name: cpu_cycles}."""
-    return {p["name"]: p["cpu_cycles"] for p in snapshot if p["name"] in SERVERS and "cpu_cycles" in p}
-
-
 def collect(results, extra):
     """@json objects of one boot -> one record per Bonnie run, with the server requests
     (readblock: references + updates; readbyte: block fetches + updates) its children made,
-    and, when `ps` ran before and after it, the cycles each server spent on it."""
-    records, children, snapshot, before, waiting = [], [], [], None, None
+    and the cycles FS, BLK and DK spent in its timed part (Bonnie reads them from the
+    process list just before and after it: "server_cycles")."""
+    records, children = [], []
     for result in results:
-        if result.get("kind") == "process":
-            snapshot.append(result)
-            continue
-        if snapshot:  # a `ps` just ended: it closes the run before it and opens the next
-            now = server_cycles(snapshot)
-            if waiting is not None and before is not None:
-                waiting["server_cycles"] = {name: now[name] - before.get(name, 0) for name in now}
-            before, waiting, snapshot = now, None, []
         if result.get("kind") == "bonnie_child":
             children.append(result)
         elif result.get("kind") == "bonnie":
@@ -131,21 +116,15 @@ def collect(results, extra):
             records.append(dict(extra, mode=result["mode"], procs=result["procs"], refs=result["refs"],
                                 elapsed_us=result["elapsed_us"], requests=requests,
                                 cores=sorted({c["core"] for c in children})))
-            waiting = records[-1]
+            if result.get("server_cycles"):
+                records[-1]["server_cycles"] = result["server_cycles"]
             children = []
-    if snapshot and waiting is not None and before is not None:  # the last `ps`
-        now = server_cycles(snapshot)
-        waiting["server_cycles"] = {name: now[name] - before.get(name, 0) for name in now}
     return records
 
 
-def bonnie_command_line(commands, with_ps):
-    """The shell commands of one boot; with_ps: `ps` before and after every run, so each
-    run's record gets the cycles FS, BLK and DK spent on it (collect)."""
-    runs = ["run bonnie " + " ".join(c) for c in commands]
-    if with_ps:
-        runs = ["ps"] + [part for run in runs for part in (run, "ps")]
-    return "; ".join(runs)
+def bonnie_command_line(commands):
+    """The shell commands of one boot."""
+    return "; ".join("run bonnie " + " ".join(c) for c in commands)
 
 
 def formica_boot(arguments, placement, smp, commands, icount, accel, log):
@@ -153,7 +132,7 @@ def formica_boot(arguments, placement, smp, commands, icount, accel, log):
     disk = arguments.out / "bonnie-disk.img"  # Bonnie writes: a fresh copy for every boot
     command = [sys.executable, str(REPO / "build" / "run"), "--smp", str(smp), "--accel", accel,
                "--disk", str(disk), "--timeout", str(arguments.timeout), "--log", str(log),
-               "--cmd", bonnie_command_line(commands, with_ps=icount)]
+               "--cmd", bonnie_command_line(commands)]
     if placement:
         command += ["--placement", str(placement)]
     if placement == 8:

@@ -251,9 +251,10 @@ def request_breakdown(icount_rows):
              and r["procs"] == 1]
     if not found:
         return []
-    lines = ["Where a Formica request's instructions go (icount, 1 process; `ps` before and after each run "
-             "gives each server's cycles, which under `-icount` are its instructions; \"rest\" is the "
-             "application, its library and every address-space switch):", ""]
+    lines = ["Where a Formica request's instructions go (icount, 1 process; Bonnie reads FS, BLK and DK's "
+             "cycles from the process list just before and after its timed part (`server_cycles`), and "
+             "under `-icount` a cycle is an instruction; \"rest\" is the application, its library and "
+             "the kernel work done in its name):", ""]
     body = []
     for r in sorted(found, key=lambda r: (r["mode"], str(r["config"]))):
         share = r["server_instructions_per_request"]

@@ -289,6 +289,12 @@ long placement_get(struct placement_info *placement)
     return 0;
 }
 
+long process_list(struct process_info *processes, size_t max)
+{
+    (void)processes, (void)max;
+    return 0; /* no Formica servers: Bonnie prints no server_cycles */
+}
+
 uint32_t placement_app_core(const struct placement_info *placement, uint32_t index, uint32_t total)
 {
     (void)placement, (void)total;

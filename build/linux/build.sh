@@ -20,7 +20,7 @@ mkdir -p "$DEBS"
 
 # The static Linux Bonnie: apps/bonnie unchanged, the shim's headers first, then
 # Formica's own headers for what the shim does not replace (formica/size.h).
-bonnie_sources=("$REPO"/apps/bonnie/{main,options,seeker,child,sequential}.c "$REPO/lib/size_parse.c"
+bonnie_sources=("$REPO"/apps/bonnie/{main,options,seeker,server_cycles,child,sequential}.c "$REPO/lib/size_parse.c"
     "$REPO/build/linux/bonnie_linux.c")
 build_bonnie() { # build_bonnie OUTPUT: compiles unless OUTPUT is newer than every source
     if [ ! -x "$1" ] || [ -n "$(find "${bonnie_sources[@]}" "$REPO/apps/bonnie" "$REPO/build/linux/include" \

@@ -4,6 +4,7 @@
  * CLOCK_MONOTONIC in nanoseconds (so Bonnie's `cycles` field is nanoseconds,
  * and under QEMU -icount shift=0 it counts guest instructions). */
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
 #include <formica/errors.h>
 #include <formica/file.h>
@@ -21,6 +22,12 @@ struct placement_info {
     char name[16];
 };
 
+/* Linux has no Formica servers: process_list reports none. */
+struct process_info {
+    char name[32];
+    uint64_t cpu_cycles;
+};
+
 long process_id(void);
 long core_id(void);
 long spawn(const char *program, const char *arguments, uint32_t core, uint32_t priority);
@@ -30,3 +37,4 @@ long await_notification(void);
 uint64_t read_timestamp_counter(void);
 long clock_get(struct clock_info *clock);
 long placement_get(struct placement_info *placement);
+long process_list(struct process_info *processes, size_t max);

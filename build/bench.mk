@@ -1,12 +1,22 @@
 # bench.mk: `make bench`: benchmarks whose results go to build/out/bench/ (CSV, JSON,
 # PNG, markdown). Included by the top-level Makefile. BENCH_RUNS sets the repetitions.
-# `make bench` runs ipcbench, then the Bonnie evaluation (build/bench/evaluate.py,
-# docs/evaluation.md); `make bench QUICK=1` or `make bench-quick` its quick matrix.
-.PHONY: bench bench-quick
+# `make bench` runs ipcbench, the pager benchmark, then the Bonnie evaluation
+# (build/bench/evaluate.py, docs/evaluation.md); `make bench QUICK=1` or
+# `make bench-quick`: one ipcbench run, no pager benchmark, the evaluation's quick matrix.
+.PHONY: bench bench-quick bench-pager bench-bonnie
 EVALUATE_FLAGS = $(if $(QUICK),--quick) $(if $(BENCH_RUNS),--runs $(BENCH_RUNS))
 bench: deps all
 	python3 build/bench/ipcbench.py $(if $(QUICK),--runs 1)
+	$(if $(QUICK),,python3 build/bench/pager_bench.py)
 	python3 build/bench/evaluate.py $(EVALUATE_FLAGS)
 
 bench-quick:
 	$(MAKE) bench QUICK=1
+
+# The remote pager alone (build/bench/pager_bench.py, docs/pager.md).
+bench-pager: deps all
+	python3 build/bench/pager_bench.py
+
+# The Bonnie evaluation alone (ipcbench's results, if present, join its report).
+bench-bonnie: deps all
+	python3 build/bench/evaluate.py $(EVALUATE_FLAGS)

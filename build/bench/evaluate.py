@@ -100,6 +100,9 @@ def bonnie_arguments(procs, mode, refs):
     return ["-p", str(procs), "-m", mode, "-n", str(refs)]
 
 
+SERVERS = ("fs", "blk", "dk")
+
+
 def collect(results, extra):
     """@json objects of one boot -> one record per Bonnie run, with the server requests
     (readblock: references + updates; readbyte: block fetches + updates) its children made,

@@ -275,8 +275,8 @@ def summarise(records, host_cores):
 
 
 def server_share(group, requests):
-    """icount: instructions per request each server (FS, BLK, DK) executed, from the `ps`
-    snapshots around the run (one TSC cycle is one instruction under -icount shift=0)."""
+    """icount: instructions per request each server (FS, BLK, DK) executed, from Bonnie's
+    server_cycles (one TSC cycle is one instruction under -icount shift=0)."""
     measured = [r["server_cycles"] for r in group if r.get("server_cycles")]
     if not measured or not requests:
         return None

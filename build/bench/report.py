@@ -46,32 +46,6 @@ WHY = {
     "fig12": "readbyte's AP work (copies out of the per-process buffer) dominates, as the requests per "
              "reference show, so spreading AP processes is what helps; the shared-core priorities of #6 "
              "matter less because few requests reach FS. On 2 host cores at most a 2x gain is possible.",
-    "fig13": "Speed-up (1 core / 16 cores): AnT readbyte highest for 2+ processes, because buffering leaves "
-             "few serialised FS/BLK requests.",
-}
-
-WHY = {
-    "fig06": "Per request Formica makes 0 (#1), 2 (#2-#4) or 3 (#5) inter-core hops, each one message and one "
-             "IPI to a waiting core (docs/ica.md). The icount panel is the paper's experiment: #1 does "
-             "the least work and every hop adds instructions. Under plain TCG every address-space switch "
-             "(CR3 write) flushes QEMU's software TLB; with everything on one vCPU (#1) each request switches "
-             "AP -> FS -> BLK -> AP on that vCPU, while distributed forms keep each process's address space "
-             "loaded on its own vCPU, so TCG can rank #1 last: an emulator artefact (DESIGN.md), not a "
-             "property the paper's hardware would show.",
-    "fig07": "Overlap needs cores that really run in parallel, and a hop that is cheap next to the work it "
-             "lets overlap. Under TCG a cross-core request costs several times a same-core one (see the "
-             "measured causes: QEMU delivers an IPI and wakes a halted vCPU slowly), far more than on the "
-             "paper's hardware, and this host has 2 cores, so 3-vCPU forms (#5) are partly emulated "
-             "parallelism. The paper's 16-process, 16-core end cannot be reproduced here; the per-request "
-             "costs below carry over.",
-    "fig08": "readbyte buffers each 4 KiB block per process: with a 128 KiB file every process makes only 32 "
-             "fetches plus its write-through updates (10 % of references), so placement matters less.",
-    "fig09": "With few requests per reference, the time is AP work plus the updates (writebyte goes to FS "
-             "every time); OS placement changes little, as in the paper.",
-    "fig11": "Spreading AP processes needs more cores than the host has: #6 runs on 2 vCPUs, #7 on 3, #8 on 4 "
-             "(two sockets, which QEMU does not make slower to cross, so #7 vs #8 shows no socket effect).",
-    "fig12": "readbyte's AP work (copies from the buffer) spreads over the vCPUs; on 2 host cores at most a 2x "
-             "gain is possible.",
     "fig13": "The paper's N is 16; here N is #7's vCPU count (3, above the host's cores: flagged). Formica's "
              "serialised part is FS+BLK per request, Linux's is the page-cache lookup under a lock-free RCU "
              "path, so Linux should scale with readblock too; readbyte on both scales with AP work.",
@@ -245,8 +219,8 @@ def measured_why(name, rows, ipcbench):
 
 
 def request_breakdown(icount_rows):
-    """Where one request's instructions go, from `ps` around each icount run: FS, BLK, DK
-    and the rest (the AP's own work, its library and the kernel's switches)."""
+    """Where one request's instructions go, from Bonnie's server_cycles in each icount run:
+    FS, BLK, DK and the rest (the AP's own work, its library and the kernel in its name)."""
     found = [r for r in icount_rows if r["system"] == "formica" and r.get("server_instructions_per_request")
              and r["procs"] == 1]
     if not found:

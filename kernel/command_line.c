@@ -1,5 +1,6 @@
 /* command_line.c: looks up "name=value" words in the kernel command line
- * (multiboot command line plus QEMU fw_cfg opt/formica/cmdline). */
+ * (multiboot command line plus QEMU fw_cfg opt/formica/cmdline), and reads
+ * a decimal number from a value. */
 #include "shared.h"
 #include <string.h>
 
@@ -53,4 +54,22 @@ bool command_line_option(const char *name, char *value, unsigned value_size)
     memcpy(value, found, length);
     value[length] = '\0';
     return true;
+}
+
+uint64_t command_line_parse_number(const char *text, uint64_t fallback)
+{
+    if (*text < '0' || *text > '9')
+        return fallback;
+    uint64_t value = 0;
+    while (*text >= '0' && *text <= '9')
+        value = value * 10 + (uint64_t)(*text++ - '0');
+    return value;
+}
+
+uint64_t command_line_number(const char *name, uint64_t fallback)
+{
+    char value[32];
+    return command_line_option(name, value, sizeof(value))
+               ? command_line_parse_number(value, fallback)
+               : fallback;
 }

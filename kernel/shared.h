@@ -47,3 +47,7 @@ extern struct kernel_shared *kernel_shared;
 bool command_line_option(const char *name, char *value, unsigned value_size);
 /* Where option `name`'s value starts in the command line, and its length. */
 bool command_line_find(const char *name, const char **value, unsigned *length);
+/* The decimal number at the start of `text` (digits only), else `fallback`. */
+uint64_t command_line_parse_number(const char *text, uint64_t fallback);
+/* Option `name` as a decimal number; `fallback` when absent or not a number. */
+uint64_t command_line_number(const char *name, uint64_t fallback);

@@ -55,23 +55,6 @@ static bool strstr_simple(const char *text, const char *word)
     return false;
 }
 
-static uint64_t parse_number(const char *text, uint64_t fallback)
-{
-    if (*text < '0' || *text > '9')
-        return fallback;
-    uint64_t value = 0;
-    while (*text >= '0' && *text <= '9')
-        value = value * 10 + (uint64_t)(*text++ - '0');
-    return value;
-}
-
-static uint64_t option_number(const char *name, uint64_t fallback)
-{
-    char value[32];
-    return command_line_option(name, value, sizeof(value)) ? parse_number(value, fallback)
-                                                           : fallback;
-}
-
 /* The command line: what the runner passed through QEMU fw_cfg when there is
  * such a file (every QEMU boot method), else the loader's (GRUB, bare metal). */
 static void assemble_command_line(void)
@@ -183,7 +166,7 @@ static void start_other_cores(void)
     if (entry == 0)
         panic("cannot start the other %u cores without a p-kernel image",
               kernel_shared->core_count - 1);
-    smp_start_application_cores(entry, option_number("ap_timeout_ms", DEFAULT_AP_TIMEOUT_MS));
+    smp_start_application_cores(entry, command_line_number("ap_timeout_ms", DEFAULT_AP_TIMEOUT_MS));
 }
 
 static void report_cores(void)
@@ -203,7 +186,7 @@ static void run_boot_selftests(void)
         return;
     uint32_t rounds = DEFAULT_SELFTEST_ROUNDS;
     if (strncmp(value, "intercore:", 10) == 0)
-        rounds = (uint32_t)parse_number(value + 10, 0);
+        rounds = (uint32_t)command_line_parse_number(value + 10, 0);
     else if (strcmp(value, "intercore") != 0)
         rounds = 0;
     if (rounds == 0) {

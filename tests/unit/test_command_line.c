@@ -1,5 +1,6 @@
 /* test_command_line.c: host unit tests of kernel/command_line.c, the lookup
- * of "name=value" and bare "name" words in the kernel command line. The test
+ * of "name=value" and bare "name" words in the kernel command line and of
+ * decimal option values. The test
  * provides the kernel_shared record the kernels normally set up. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,6 +92,21 @@ static void test_value_truncated_to_buffer(void **state)
     assert_int_equal(value[0], 'X');
 }
 
+static void test_numbers(void **state)
+{
+    (void)state;
+    set_command_line(
+        "ap_timeout_ms=250 fault_core=3x ica_wait_delay=abc bare huge=18446744073709551615");
+    assert_int_equal(command_line_number("ap_timeout_ms", 7), 250);
+    assert_int_equal(command_line_number("fault_core", 7), 3); /* digits up to the first other */
+    assert_int_equal(command_line_number("ica_wait_delay", 7), 7); /* not a number */
+    assert_int_equal(command_line_number("bare", 7), 7);           /* no value */
+    assert_int_equal(command_line_number("absent", 7), 7);
+    assert_true(command_line_number("huge", 0) == UINT64_MAX);
+    assert_int_equal(command_line_parse_number("intercore:12" + 10, 0), 12);
+    assert_int_equal(command_line_parse_number("", 5), 5);
+}
+
 static void test_full_length_command_line(void **state)
 {
     (void)state;
@@ -111,6 +127,7 @@ int main(void)
         cmocka_unit_test(test_absent_and_prefixes),
         cmocka_unit_test(test_spaces_and_first_match),
         cmocka_unit_test(test_value_truncated_to_buffer),
+        cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_full_length_command_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,10 +78,8 @@ static void unmap_pages(struct process *process, struct ica *ica)
     bool running = this_cpu()->current == process;
     uint64_t *entry = NULL;
     for (uint32_t page = 0; page < ica->pages; page++, address += PAGE_SIZE) {
-        entry = next_leaf_entry(process->root, address, entry, &table_end);
-        if (entry == NULL)
-            table_end = 0; /* no table here: look again at the next page */
-        else
+        entry = next_leaf_entry(process->root, address, entry, &table_end); /* NULL: walks again */
+        if (entry != NULL)
             *entry = 0;
         if (running)
             invlpg(address);

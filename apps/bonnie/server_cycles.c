@@ -2,13 +2,15 @@
  * process list) read just before and after Bonnie's timed part, so the
  * result line says what the servers spent on exactly those references. */
 #include "bonnie.h"
+#include <formica/storage.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
 
 #define LIST_CAPACITY 64
 
-static const char *const server_names[BONNIE_SERVERS] = {"fs", "blk", "dk"};
+static const char *const server_names[BONNIE_SERVERS] = {SERVER_NAME_FS, SERVER_NAME_BLK,
+                                                         SERVER_NAME_DK};
 
 static int server_index(const char *name)
 {

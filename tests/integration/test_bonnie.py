@@ -39,6 +39,9 @@ def check_bonnie_line(line, mode, procs, placement):
     assert line["file_bytes"] == 128 * 1024 and line["refs"] == 4000 and line["update_pct"] == 10
     assert line["placement"] == placement
     assert isinstance(line["elapsed_us"], int) and line["elapsed_us"] > 0
+    servers = line["server_cycles"]  # what FS, BLK and DK ran during the timed part
+    assert servers["fs"] > 0 and servers["blk"] > 0 and servers["dk"] >= 0, line
+    assert servers["fs"] + servers["blk"] <= line["cycles"] * 4, line  # at most the 3-4 cores' time
 
 
 @pytest.mark.parametrize("placement", sorted(PLACEMENT_CORES))

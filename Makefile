@@ -8,10 +8,21 @@ NM := $(CROSS_COMPILE)nm
 OUT := build/out
 OBJ := $(OUT)/obj
 
+# Every message is declared once in protocol/*.messages; build/protocol.py turns
+# the declarations into headers under build/out/gen/formica/protocol/. It runs
+# whenever make reads this file and rewrites only headers whose text changed.
+GENERATED := $(OUT)/gen
+PROTOCOL_DECLARATIONS := $(sort $(wildcard protocol/*.messages))
+PROTOCOL_ERROR := $(shell python3 build/protocol.py $(GENERATED) $(PROTOCOL_DECLARATIONS) 2>&1)
+ifneq ($(PROTOCOL_ERROR),)
+$(error $(PROTOCOL_ERROR))
+endif
+
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
 	-fno-pic -fno-pie -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
 	-fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
-	-nostdinc -isystem $(shell $(CC) -print-file-name=include) -Ilib/include -Ikernel
+	-nostdinc -isystem $(shell $(CC) -print-file-name=include) -Ilib/include -I$(GENERATED) \
+	-Ikernel -DFORMICA_KERNEL
 KERNEL_LDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments
 
 # Code both kernels link, and each kernel's own code.

@@ -4,7 +4,7 @@
 
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
 	-fno-pic -fno-pie -static -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
-	-Ilib/include
+	-Ilib/include -I$(GENERATED)
 USER_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T build/user.ld -u _start
 USER_AR := $(CROSS_COMPILE)ar

@@ -102,9 +102,7 @@ bool pager_resolve_fault(uint64_t address, uint64_t error_code)
     memset(page, 0, sizeof(*page));
     page->magic = ICA_CONTROL_MAGIC;
     page->operation = PAGER_FAULT;
-    page->argument[0] = process->pid;
-    page->argument[1] = address;
-    page->argument[2] = error_code;
+    *pager_fault_of(page) = (struct pager_fault_message){process->pid, address, error_code};
     long error = ica_call_for_current(process->pager, process->pager_control);
     if (error == 0 && page->result == 0)
         return true;

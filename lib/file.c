@@ -25,14 +25,14 @@ static long open_request(const char *path, int flags, struct file_descriptor *fi
         error = file_channel_set_paths(path, NULL);
     if (error != 0)
         return error;
-    struct ica_control *page = file_channel_page();
-    page->argument[0] = fs_open_flags(flags);
+    struct fs_open_message *message = fs_open_of(file_channel_page());
+    message->flags = fs_open_flags(flags);
     long inode = file_channel_call(false);
     if (inode < 0)
         return inode;
     file->inode = (uint32_t)inode;
-    file->size = page->argument[1];
-    file->mode = (uint32_t)page->argument[2];
+    file->size = message->size;
+    file->mode = message->mode;
     return 0;
 }
 
@@ -74,10 +74,7 @@ static long read_piece(const struct file_descriptor *file, uint8_t *buffer, uint
     long error = file_channel_begin(FS_READ, length);
     if (error != 0)
         return error;
-    struct ica_control *page = file_channel_page();
-    page->argument[0] = file->inode;
-    page->argument[1] = offset;
-    page->argument[2] = length;
+    *fs_read_of(file_channel_page()) = (struct fs_read_message){file->inode, offset, length};
     long bytes = file_channel_call(true);
     if (bytes <= 0)
         return bytes;
@@ -120,10 +117,7 @@ static long write_piece(const struct file_descriptor *file, const uint8_t *data,
     if (error != 0)
         return error;
     memcpy(file_channel_data(), data, (size_t)length);
-    struct ica_control *page = file_channel_page();
-    page->argument[0] = file->inode;
-    page->argument[1] = offset;
-    page->argument[2] = length;
+    *fs_write_of(file_channel_page()) = (struct fs_write_message){file->inode, offset, length};
     return file_channel_call(true);
 }
 
@@ -215,8 +209,7 @@ long ftruncate(int fd, uint64_t size)
     long error = file_channel_begin(FS_TRUNCATE, 0);
     if (error != 0)
         return error;
-    file_channel_page()->argument[0] = file->inode;
-    file_channel_page()->argument[1] = size;
+    *fs_truncate_of(file_channel_page()) = (struct fs_truncate_message){file->inode, size};
     error = file_channel_call(false);
     readbyte_forget_inode(file->inode);
     if (error >= 0)
@@ -233,18 +226,19 @@ static long stat_request(const char *path, uint32_t inode, struct file_status *s
     if (error != 0)
         return error;
     struct ica_control *page = file_channel_page();
+    struct fs_stat_message *message = fs_stat_of(page);
     if (path == NULL) {
         page->payload[0] = '\0';
-        page->argument[0] = inode;
+        message->inode = inode;
     }
     error = file_channel_call(false);
     if (error < 0)
         return error;
-    status->size = page->argument[1];
-    status->mode = (uint32_t)page->argument[2];
-    status->links = (uint32_t)page->argument[3];
-    status->blocks = page->argument[4];
-    status->inode = (uint32_t)page->argument[5];
+    status->size = message->size;
+    status->mode = message->mode;
+    status->links = message->links;
+    status->blocks = message->blocks;
+    status->inode = (uint32_t)message->inode;
     return 0;
 }
 

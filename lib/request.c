@@ -23,7 +23,7 @@ void request_prepare(uint64_t control, uint32_t operation)
     page->result = 0;
     page->data_count = 0;
     page->lent_count = 0;
-    memset(page->argument, 0, sizeof(page->argument));
+    memset(page->message, 0, sizeof(page->message));
 }
 
 long request_attach(uint64_t control, uint64_t data)
@@ -94,10 +94,14 @@ long ica_stats(struct ica_stats *stats)
     return syscall6(SYS_ICA_STATS, (long)stats, 0, 0, 0, 0, 0);
 }
 
-long request_call(long server, uint64_t control, uint32_t operation, uint64_t argument)
+long request_call(long server, uint64_t control)
 {
-    request_prepare(control, operation);
-    ica_control_of(control)->argument[0] = argument;
     long error = ica_request(server, control, ICA_SYNC);
     return error != 0 ? error : ica_control_of(control)->result;
+}
+
+long request_operation(long server, uint64_t control, uint32_t operation)
+{
+    request_prepare(control, operation);
+    return request_call(server, control);
 }

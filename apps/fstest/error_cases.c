@@ -23,8 +23,7 @@ static void unterminated_path(struct fs_link *link)
 static void data_problems(struct fs_link *link, uint32_t inode)
 {
     struct ica_control *page = fs_prepare(link, FS_READ);
-    page->argument[0] = inode;
-    page->argument[2] = 16;
+    *fs_read_of(page) = (struct fs_read_message){.inode = inode, .length = 16};
     expect("read_without_data_ica", fs_send(link, link->fs), -E_INVALID);
     expect("read_longer_than_data_ica", fs_read_at(link, inode, 0, FSTEST_DATA_BYTES + 4096),
            -E_INVALID);
@@ -34,8 +33,7 @@ static void data_problems(struct fs_link *link, uint32_t inode)
 static void blk_problems(struct fs_link *link)
 {
     struct ica_control *page = fs_prepare_with_data(link, BLK_READ);
-    page->argument[0] = 1ull << 40;
-    page->argument[1] = 1;
+    *blk_read_of(page) = (struct blk_read_message){.first_block = 1ull << 40, .blocks = 1};
     expect("blk_read_outside_disk", fs_send(link, link->blk), -E_INVALID);
     fs_prepare(link, 4242);
     expect("blk_unknown_operation", fs_send(link, link->blk), -E_INVALID);

@@ -43,14 +43,14 @@ static void find_in_directory(struct fs_link *link, const char *directory, const
     long result = 0;
     for (uint64_t cursor = 0, entries = 0; entries < 64; entries++) {
         struct ica_control *page = fs_prepare(link, FS_READDIR);
-        page->argument[0] = (uint64_t)inode;
-        page->argument[1] = cursor;
+        struct fs_readdir_message *message = fs_readdir_of(page);
+        *message = (struct fs_readdir_message){.inode = (uint64_t)inode, .cursor = cursor};
         result = fs_send(link, link->fs);
         if (result != 1)
             break;
         const struct fs_dirent *entry = (const struct fs_dirent *)page->payload;
         found |= strcmp(entry->name, name) == 0 && entry->type == 1;
-        cursor = page->argument[1];
+        cursor = message->cursor;
     }
     report("readdir", found && result == 0, result);
 }
@@ -64,8 +64,7 @@ static void rename_and_truncate(struct fs_link *link, long inode)
     long old = fs_stat_path(link, "/fstest/a.txt", &size);
     report("rename", result == 0 && old == -E_NOT_FOUND, result);
     page = fs_prepare(link, FS_TRUNCATE);
-    page->argument[0] = (uint64_t)inode;
-    page->argument[1] = SHORT_BYTES;
+    *fs_truncate_of(page) = (struct fs_truncate_message){(uint64_t)inode, SHORT_BYTES};
     result = fs_send(link, link->fs);
     long stat = fs_stat_path(link, "/fstest/b.txt", &size);
     report("truncate", result == 0 && stat == 0 && size == SHORT_BYTES, (long)size);

@@ -58,7 +58,7 @@ uint8_t *fs_data(const struct fs_link *link)
 long fs_open_path(struct fs_link *link, const char *path, uint32_t flags)
 {
     struct ica_control *page = fs_prepare(link, FS_OPEN);
-    page->argument[0] = flags;
+    fs_open_of(page)->flags = flags;
     fs_set_path(page, path);
     return fs_send(link, link->fs);
 }
@@ -67,9 +67,12 @@ static long transfer(struct fs_link *link, uint32_t operation, uint32_t inode, u
                      uint64_t length)
 {
     struct ica_control *page = fs_prepare_with_data(link, operation);
-    page->argument[0] = inode;
-    page->argument[1] = offset;
-    page->argument[2] = length;
+    if (operation == FS_READ)
+        *fs_read_of(page) = (struct fs_read_message){inode, offset, length};
+    else if (operation == FS_WRITE)
+        *fs_write_of(page) = (struct fs_write_message){inode, offset, length};
+    else
+        *fs_readblock_of(page) = (struct fs_readblock_message){inode, offset, length};
     return fs_send(link, link->fs);
 }
 
@@ -99,6 +102,6 @@ long fs_stat_path(struct fs_link *link, const char *path, uint64_t *size)
     struct ica_control *page = fs_prepare(link, FS_STAT);
     fs_set_path(page, path);
     long result = fs_send(link, link->fs);
-    *size = page->argument[1];
+    *size = fs_stat_of(page)->size;
     return result;
 }

@@ -13,13 +13,13 @@ static void print_cache_stats(struct fs_link *link)
 {
     if (link->blk < 0)
         return;
-    struct ica_control *page = fs_prepare(link, BLK_STATS);
+    const struct blk_stats_message *stats = blk_stats_of(fs_prepare(link, BLK_STATS));
     long result = fs_send(link, link->blk);
     printf("@json {\"kind\":\"blkstats\",\"result\":%ld,\"hits\":%lu,\"misses\":%lu,"
            "\"dirty\":%lu,\"cached\":%lu,\"capacity\":%lu,\"read_ahead\":%lu,"
            "\"written_back\":%lu,\"evictions\":%lu}\n",
-           result, page->argument[0], page->argument[1], page->argument[2], page->argument[3],
-           page->argument[4], page->argument[5], page->argument[6], page->argument[7]);
+           result, stats->hits, stats->misses, stats->dirty, stats->cached, stats->capacity,
+           stats->read_ahead, stats->written_back, stats->evictions);
 }
 
 int main(int argc, char **argv)

@@ -64,7 +64,7 @@ static void sync_disk(void)
     long control = fs < 0 ? fs : ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0)
         return;
-    long result = request_call(fs, (uint64_t)control, FS_SYNC, 0);
+    long result = request_operation(fs, (uint64_t)control, FS_SYNC);
     if (result < 0)
         printf("init: sync before power-off failed: %s\n", error_text(result));
 }

@@ -5,6 +5,7 @@
 #include <formica/data_ica.h>
 #include <formica/device.h>
 #include <formica/errors.h>
+#include <formica/protocol/dk_dispatch.h>
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
@@ -17,15 +18,10 @@
 
 static struct dma_region dma_buffer;
 
-static const char *operation_name(uint32_t operation)
-{
-    return operation == DK_READ ? "read" : "write";
-}
-
 /* -E_INVALID unless the sectors lie on the disk and fit the data ICA. */
-static long check_transfer(const struct block_device *device, const struct ica_control *page)
+static long check_transfer(const struct block_device *device, const struct ica_control *page,
+                           uint64_t first, uint64_t sectors)
 {
-    uint64_t first = page->argument[0], sectors = page->argument[1];
     if (page->data_count < 1 || sectors == 0 || sectors > DMA_BUFFER_BYTES / SECTOR_BYTES)
         return -E_INVALID;
     if (first >= device->sectors || sectors > device->sectors - first)
@@ -51,23 +47,25 @@ static long run_chunks(struct block_device *device, uint64_t first, uint64_t sec
     return block_run(device, requests, count);
 }
 
-static long transfer(struct block_device *device, struct ica_control *page)
+static long transfer(struct block_device *device, uint64_t control, uint64_t first,
+                     uint64_t sectors, bool write)
 {
-    long error = check_transfer(device, page);
+    struct ica_control *page = ica_control_of(control);
+    const char *what = write ? "write" : "read";
+    long error = check_transfer(device, page, first, sectors);
     if (error != 0) {
-        printf("dk: %s of %lu sectors at %lu refused (outside the disk or the data ICA)\n",
-               operation_name(page->operation), page->argument[1], page->argument[0]);
+        printf("dk: %s of %lu sectors at %lu refused (outside the disk or the data ICA)\n", what,
+               sectors, first);
         return error;
     }
-    bool write = page->operation == DK_WRITE;
-    uint64_t bytes = page->argument[1] * SECTOR_BYTES;
+    uint64_t bytes = sectors * SECTOR_BYTES;
     void *data = ica_address(page->data[0]);
     if (write)
         memcpy((void *)dma_buffer.address, data, bytes);
-    error = run_chunks(device, page->argument[0], page->argument[1], write);
+    error = run_chunks(device, first, sectors, write);
     if (error != 0) {
-        printf("dk: %s of %lu sectors at %lu failed: %s\n", operation_name(page->operation),
-               page->argument[1], page->argument[0], error_text(error));
+        printf("dk: %s of %lu sectors at %lu failed: %s\n", what, sectors, first,
+               error_text(error));
         return error;
     }
     if (!write)
@@ -75,23 +73,30 @@ static long transfer(struct block_device *device, struct ica_control *page)
     return (long)bytes;
 }
 
+long dk_read(struct block_device *device, uint64_t control, struct dk_read_message *message)
+{
+    return transfer(device, control, message->first_sector, message->sectors, false);
+}
+
+long dk_write(struct block_device *device, uint64_t control, struct dk_write_message *message)
+{
+    return transfer(device, control, message->first_sector, message->sectors, true);
+}
+
+long dk_info(struct block_device *device, uint64_t control, struct dk_info_message *message)
+{
+    (void)control;
+    message->sectors = device->sectors;
+    message->sector_bytes = SECTOR_BYTES;
+    return 0;
+}
+
 static void answer(struct block_device *device, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
-    switch (page->operation) {
-    case DK_READ:
-    case DK_WRITE:
-        page->result = transfer(device, page);
-        break;
-    case DK_INFO:
-        page->argument[0] = device->sectors;
-        page->argument[1] = SECTOR_BYTES;
-        page->result = 0;
-        break;
-    default:
+    if (dk_operation_right(page->operation) == 0)
         printf("dk: unknown operation %u from pid %u\n", page->operation, page->sender);
-        page->result = -E_INVALID;
-    }
+    page->result = dk_dispatch(device, control);
     long error = ica_return(control);
     if (error != 0)
         printf("dk: return failed: %s\n", error_text(error));

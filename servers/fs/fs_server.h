@@ -2,7 +2,7 @@
  * group: files, names, readblock); dispatch.c picks the handler. */
 #pragma once
 #include "ext2.h"
-#include <formica/ica.h>
+#include <formica/protocol/fs_dispatch.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -24,16 +24,6 @@ const char *fs_payload_path(const struct ica_control *page);
 /* True when data ICA 0 exists and holds `bytes` (logged if not). */
 bool fs_data_fits(const struct ica_control *page, uint64_t bytes);
 
+/* Checks the operation and the mount, then calls the operation's handler
+ * (each declared in formica/protocol/fs_dispatch.h, from protocol/fs.messages). */
 long fs_answer(struct fs_server *server, uint64_t control);
-long fs_read(struct fs_server *server, struct ica_control *page);
-long fs_write(struct fs_server *server, struct ica_control *page);
-long fs_truncate(struct fs_server *server, struct ica_control *page);
-long fs_stat(struct fs_server *server, struct ica_control *page);
-long fs_open(struct fs_server *server, struct ica_control *page);
-long fs_mkdir(struct fs_server *server, struct ica_control *page);
-long fs_unlink(struct fs_server *server, struct ica_control *page);
-long fs_rmdir(struct fs_server *server, struct ica_control *page);
-long fs_rename(struct fs_server *server, struct ica_control *page);
-long fs_readdir(struct fs_server *server, struct ica_control *page);
-/* Forwards to BLK (FS_FORWARDED) or answers itself (holes, end of file). */
-long fs_readblock(struct fs_server *server, uint64_t control);

@@ -24,6 +24,7 @@
 #define ICA_MAX_RETURNS 8             /* depth of a multi-stage request */
 #define ICA_MAX_ATTACHED 4            /* data ICAs travelling with one control ICA */
 #define ICA_CONTROL_MAGIC 0x21414349u /* "ICA!" */
+#define ICA_MESSAGE_BYTES 64          /* room for an operation's typed message */
 
 /* Flags of SYS_ICA_REQUEST / SYS_ICA_FORWARD / SYS_ICA_RECEIVE / SYS_ICA_COLLECT. */
 #define ICA_SYNC 1u          /* request: wait for this control ICA's result */
@@ -43,7 +44,9 @@ struct ica_control {
     uint32_t operation; /* server-specific request code */
     int64_t result;     /* set by the server: >= 0 value, < 0 -E_* code */
     uint64_t tag;       /* the requester's own cookie, untouched by the kernel */
-    uint64_t argument[8];
+    /* The operation's typed message (struct <server>_<operation>_message,
+     * generated from protocol/<server>.messages): inputs and outputs. */
+    uint8_t message[ICA_MESSAGE_BYTES] __attribute__((aligned(8)));
     /* Written by the kernel on arrival. */
     uint32_t arrival;                  /* ICA_ARRIVED_AS_REQUEST or ICA_ARRIVED_AS_RESULT */
     uint32_t origin;                   /* pid of the process that made the request */

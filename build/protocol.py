@@ -16,7 +16,7 @@ TYPES = {"u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t
 SIZES = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "i32": 4, "i64": 8, "ptr": 8}
 KINDS = ("request", "intercore", "syscall")
 # Bytes a typed message may occupy, by interface kind.
-LIMITS = {"request": "ICA_MESSAGE_BYTES", "intercore": "INTERCORE_MESSAGE_BYTES"}
+LIMITS = {"request": "ICA_MESSAGE_BYTES"}
 # Which kernel handles an inter-core message.
 HANDLED_BY = ("mkernel", "pkernel", "every")
 
@@ -149,7 +149,7 @@ def check(interface, path):
             raise DeclarationError(f"{path}: {message.name} says no 'handled mkernel|pkernel|every'")
         if interface.kind == "syscall" and len(message.fields) > 6:
             raise DeclarationError(f"{path}: {message.name} has more than 6 arguments")
-        if interface.kind != "syscall" and message.right is None:
+        if interface.kind == "request" and message.right is None:
             raise DeclarationError(f"{path}: {message.name} says no 'right'")
 
 
@@ -262,55 +262,75 @@ def intercore_header(interface):
     lines.append(f"    MESSAGE_TYPE_COUNT = {max(m.number for m in interface.messages) + 1},")
     lines.append("    MESSAGE_REPLY = 0x8000, /* or-ed into the type of an answer */")
     lines.append("};")
+    members = []
     for message in interface.messages:
         lines.append("")
         where = {"mkernel": "the m-kernel", "pkernel": "each p-kernel",
                  "every": "every core's kernel"}[message.handled_by]
         answer = "no reply (a notification)" if message.notification else "replied to"
         lines.append(f"/* {message.constant}: {message.doc} Handled by {where}; {answer}. */")
-        lines += struct_lines(f"{message.lower}_request", message.fields_in("in"),
-                              LIMITS["intercore"])
+        lines += struct_lines(f"{message.lower}_request", message.fields_in("in"), None)
+        members.append(f"struct {message.lower}_request {message.name};")
         if not message.notification:
-            lines += struct_lines(f"{message.lower}_reply", message.fields_in("out"),
-                                  LIMITS["intercore"])
+            lines += struct_lines(f"{message.lower}_reply", message.fields_in("out"), None)
+            members.append(f"struct {message.lower}_reply {message.name}_reply;")
     lines.append("")
-    lines.append("/* The typed view of a message's arguments. */")
-    lines.append("#define INTERCORE_REQUEST(message, name) \\")
-    lines.append("    ((struct name##_request *)(message)->argument)")
-    lines.append("#define INTERCORE_REPLY(message, name) ((struct name##_reply *)(message)->argument)")
+    lines.append("/* One message: the type says which member of the union it carries. */")
+    lines.append("struct intercore_message {")
+    lines.append("    uint32_t type;     /* enum intercore_type, | MESSAGE_REPLY in an answer */")
+    lines.append("    uint32_t from;     /* sending core, filled in by intercore_send */")
+    lines.append("    uint64_t sequence; /* matches a reply to its request */")
+    lines.append("    union {")
+    lines.append("        uint64_t words[INTERCORE_MESSAGE_WORDS];")
+    lines += [f"        {member}" for member in members]
+    lines.append("    };")
+    lines.append("};")
+    lines.append('_Static_assert(sizeof(struct intercore_message) == 16 + 8 * INTERCORE_MESSAGE_WORDS,')
+    lines.append('               "a message type is larger than INTERCORE_MESSAGE_WORDS words");')
     return lines
 
 
+def intercore_handler_name(message):
+    return message.handler or f"serve_{message.name}"
+
+
 def intercore_services(interface, handled_by):
-    """The service table of one kernel: its handlers and which expect a reply."""
+    """One kernel's services: handler prototypes and the switch that calls them."""
     chosen = [m for m in interface.messages if m.handled_by in handled_by]
-    lines = header_start(interface, ["intercore.h"])
-    lines.append("/* Include in exactly one file of the kernel that installs these services. */")
+    lines = header_start(interface, ["stdbool.h", "intercore.h"])
+    lines.append("/* Include in exactly one file of the kernel: each handler below must be")
+    lines.append(" * defined in that kernel, else the link fails. */")
     for message in chosen:
-        handler = message.handler or f"service_{message.name}"
-        reply = "" if message.notification else f", struct {message.lower}_reply *reply"
+        reply = "" if message.notification else f",\n    struct {message.lower}_reply *reply"
         noreturn = "" if message.returns else "__attribute__((noreturn)) "
-        lines.append(f"{noreturn}void {handler}(const struct intercore_message *message,")
+        lines.append(f"{noreturn}void {intercore_handler_name(message)}("
+                     f"const struct intercore_message *message,")
         lines.append(f"    const struct {message.lower}_request *request{reply});")
-    for message in chosen:
-        handler = message.handler or f"service_{message.name}"
-        lines.append("")
-        lines.append(f"static void serve_{message.name}(const struct intercore_message *message)")
-        lines.append("{")
-        request = f"INTERCORE_REQUEST(message, {message.lower})"
-        if message.notification:
-            lines.append(f"    {handler}(message, {request});")
-        else:
-            lines.append("    struct intercore_message answer = {0};")
-            lines.append(f"    {handler}(message, {request},")
-            lines.append(f"        INTERCORE_REPLY(&answer, {message.lower}));")
-            lines.append("    intercore_reply(message, &answer);")
-        lines.append("}")
     lines.append("")
-    lines.append("static const struct intercore_service intercore_services[] = {")
+    lines.append("/* Runs the service of `message`, answering into `reply` (left alone for a")
+    lines.append(" * notification); false when this kernel serves no such message. */")
+    lines.append("static bool intercore_serve(const struct intercore_message *message,")
+    lines.append("                            struct intercore_message *reply)")
+    lines.append("{")
+    lines.append("    switch (message->type) {")
     for message in chosen:
-        lines.append(f"    {{{message.constant}, serve_{message.name}}},")
-    lines.append("};")
+        lines.append(f"    case {message.constant}:")
+        reply = "" if message.notification else f", &reply->{message.name}_reply"
+        lines.append(f"        {intercore_handler_name(message)}(message, &message->{message.name}"
+                     f"{reply});")
+        lines.append("        return true;")
+    lines.append("    default:")
+    lines.append("        (void)reply;")
+    lines.append("        return false;")
+    lines.append("    }")
+    lines.append("}")
+    lines.append("")
+    lines.append("/* True for a message that expects no reply. */")
+    lines.append("static bool intercore_is_notification(uint32_t type)")
+    lines.append("{")
+    notifications = [m.constant for m in interface.messages if m.notification]
+    lines.append("    return " + " ||\n           ".join(f"type == {n}" for n in notifications) + ";")
+    lines.append("}")
     return lines
 
 

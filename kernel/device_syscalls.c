@@ -46,12 +46,11 @@ long sys_device_map(const struct trap_frame *frame)
 {
     if (!caller_is_driver())
         return -E_PERMISSION;
-    struct intercore_message message = {.type = MESSAGE_DEVICE_MAP}, reply;
-    message.argument[0] = current()->pid;
-    message.argument[1] = frame->rdi;
-    message.argument[2] = frame->rsi;
+    struct intercore_message message = {.type = MESSAGE_DEVICE_MAP,
+                                        .device_map = {current()->pid, frame->rdi, frame->rsi}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
-    return (long)reply.argument[0];
+    return reply.device_map_reply.address;
 }
 
 long sys_dma_allocate(const struct trap_frame *frame)
@@ -60,15 +59,15 @@ long sys_dma_allocate(const struct trap_frame *frame)
         return -E_PERMISSION;
     if (!user_range_ok(current()->root, frame->rsi, sizeof(struct dma_region), true))
         return -E_FAULT;
-    struct intercore_message message = {.type = MESSAGE_DMA_ALLOCATE}, reply;
-    message.argument[0] = current()->pid;
-    message.argument[1] = frame->rdi;
+    struct intercore_message message = {.type = MESSAGE_DMA_ALLOCATE,
+                                        .dma_allocate = {current()->pid, frame->rdi}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
-    long result = (long)reply.argument[0];
-    if (result < 0)
-        return result;
+    const struct intercore_dma_allocate_reply *answer = &reply.dma_allocate_reply;
+    if (answer->address < 0)
+        return answer->address;
     struct dma_region region = {
-        .address = reply.argument[0], .physical = reply.argument[1], .bytes = reply.argument[2]};
+        .address = (uint64_t)answer->address, .physical = answer->physical, .bytes = answer->bytes};
     return copy_to_user(frame->rsi, &region, sizeof(region));
 }
 

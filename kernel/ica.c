@@ -95,12 +95,11 @@ void ica_peel(struct process *process, struct ica *ica)
 /* Asks the m-kernel for the page tables that cover the ICA in `process`. */
 static bool prepare_tables(struct process *process, uint64_t address, uint64_t bytes)
 {
-    struct intercore_message request = {.type = MESSAGE_ICA_TABLES}, reply;
-    request.argument[0] = process->pid;
-    request.argument[1] = address;
-    request.argument[2] = bytes;
+    struct intercore_message request = {.type = MESSAGE_ICA_TABLES,
+                                        .ica_tables = {process->pid, address, bytes}};
+    struct intercore_message reply;
     mkernel_request(&request, &reply);
-    return reply.argument[0] == 0;
+    return reply.ica_tables_reply.result == 0;
 }
 
 static bool map_pages(struct process *process, struct ica *ica, uint64_t access)
@@ -137,8 +136,8 @@ void ica_end_lends(struct process *holder, struct ica *control)
         if (holder != NULL)
             unmap_pages(holder, lent);
         if (__atomic_sub_fetch(&lent->lend_count, 1, __ATOMIC_ACQ_REL) == 0 && lent->orphaned) {
-            struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN};
-            message.argument[0] = control->lent[i];
+            struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN,
+                                                .ica_free_orphan = {control->lent[i]}};
             mkernel_notify(&message);
         }
     }

@@ -190,8 +190,8 @@ static void wake_waiting(struct process *target)
 
 static void discard(uint64_t control_id)
 {
-    struct intercore_message message = {.type = MESSAGE_ICA_DISCARD};
-    message.argument[0] = control_id;
+    struct intercore_message message = {.type = MESSAGE_ICA_DISCARD,
+                                        .ica_discard = {control_id}};
     mkernel_notify(&message);
 }
 
@@ -216,9 +216,8 @@ void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
         push_result(target, control_id);
         return;
     }
-    struct intercore_message message = {.type = MESSAGE_ICA_RESULT};
-    message.argument[0] = target_pid;
-    message.argument[1] = control_id;
+    struct intercore_message message = {.type = MESSAGE_ICA_RESULT,
+                                        .ica_result = {target_pid, control_id}};
     memory_fence();
     if (__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
         intercore_send_urgent(target->core, &message);
@@ -226,25 +225,23 @@ void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
         intercore_send(target->core, &message);
 }
 
-static void on_result(const struct intercore_message *message)
+void serve_ica_result(const struct intercore_message *message,
+                      const struct intercore_ica_result_request *request)
 {
-    struct process *target = process_find((uint32_t)message->argument[0]);
+    (void)message;
+    struct process *target = process_find((uint32_t)request->pid);
     if (target == NULL || target->core != this_cpu()->index || target->state == PROCESS_ZOMBIE) {
-        discard(message->argument[1]);
+        discard(request->control);
         return;
     }
-    if (!ring_push(&target->results.ring, &message->argument[1])) {
-        discard(message->argument[1]);
+    if (!ring_push(&target->results.ring, &request->control)) {
+        discard(request->control);
         return;
     }
     __atomic_store_n(&target->ica_waiting, 0, __ATOMIC_RELEASE);
     scheduler_wake(target);
 }
 
-void ica_install(void)
-{
-    intercore_set_handler(MESSAGE_ICA_RESULT, on_result);
-}
 
 /* Pastes a popped ICA into the caller; false (with a log line) when it is stale. */
 static bool accept(uint64_t id)
@@ -468,12 +465,15 @@ long sys_ica_collect(const struct trap_frame *frame)
 
 long sys_ica_allocate(const struct trap_frame *frame)
 {
-    struct intercore_message request = {.type = MESSAGE_ICA_ALLOCATE}, reply;
-    request.argument[0] = me()->pid;
-    request.argument[1] = frame->rdi;
-    request.argument[2] = frame->rsi;
+    struct intercore_message request = {
+        .type = MESSAGE_ICA_ALLOCATE,
+        .ica_allocate = {.pid = me()->pid, .kind = (uint32_t)frame->rdi, .bytes = frame->rsi},
+    };
+    struct intercore_message reply;
+    if (frame->rdi > UINT32_MAX)
+        return -E_INVALID;
     mkernel_request(&request, &reply);
-    return (long)reply.argument[0];
+    return reply.ica_allocate_reply.id;
 }
 
 long sys_ica_free(const struct trap_frame *frame)
@@ -489,10 +489,9 @@ long sys_ica_free(const struct trap_frame *frame)
     ica_peel(me(), ica);
     ica->state = ICA_TRAVELLING;
     ica->destination = 0;
-    struct intercore_message request = {.type = MESSAGE_ICA_FREE}, reply;
-    request.argument[0] = frame->rdi;
+    struct intercore_message request = {.type = MESSAGE_ICA_FREE, .ica_free = {frame->rdi}}, reply;
     mkernel_request(&request, &reply);
-    return (long)reply.argument[0];
+    return reply.ica_free_reply.result;
 }
 
 long sys_ica_lend_count(const struct trap_frame *frame)
@@ -510,11 +509,11 @@ long sys_server_register(const struct trap_frame *frame)
         return length;
     if (length == 0)
         return -E_INVALID;
-    struct intercore_message request = {.type = MESSAGE_SERVER_REGISTER}, reply;
-    request.argument[0] = me()->pid;
-    request.argument[1] = (uint64_t)name;
+    struct intercore_message request = {.type = MESSAGE_SERVER_REGISTER,
+                                        .server_register = {me()->pid, (uint64_t)name}};
+    struct intercore_message reply;
     mkernel_request(&request, &reply);
-    return (long)reply.argument[0];
+    return reply.server_register_reply.result;
 }
 
 long sys_server_lookup(const struct trap_frame *frame)

@@ -10,7 +10,7 @@
 #include "trap.h"
 #include "x86.h"
 
-static intercore_handler handlers[MESSAGE_TYPE_COUNT];
+static const struct intercore_services *services;
 
 /* Per-core state of an outstanding intercore_call (each core uses its own slot). */
 struct pending_call {
@@ -130,10 +130,19 @@ void intercore_call(uint32_t to, struct intercore_message *message, struct inter
     intercore_call_bounded(to, message, reply, 0);
 }
 
-void intercore_set_handler(uint32_t type, intercore_handler handler)
+void intercore_install_services(const struct intercore_services *installed)
 {
-    if (type < MESSAGE_TYPE_COUNT)
-        handlers[type] = handler;
+    services = installed;
+}
+
+static void serve(const struct intercore_message *message)
+{
+    struct intercore_message reply = {0};
+    if (services == NULL || !services->serve(message, &reply))
+        kprintf("core %u: no service for message type %u from core %u\n", this_cpu()->index,
+                message->type, message->from);
+    else if (!services->is_notification(message->type))
+        intercore_reply(message, &reply);
 }
 
 static void dispatch(const struct intercore_message *message)
@@ -151,11 +160,7 @@ static void dispatch(const struct intercore_message *message)
         }
         return;
     }
-    if (message->type < MESSAGE_TYPE_COUNT && handlers[message->type] != 0)
-        handlers[message->type](message);
-    else
-        kprintf("core %u: no handler for message type %u from core %u\n", cpu->index, message->type,
-                message->from);
+    serve(message);
 }
 
 unsigned intercore_poll(void)

@@ -22,19 +22,19 @@ static struct process *me(void)
     return this_cpu()->current;
 }
 
-static long ask_mkernel(uint32_t type, const uint64_t *arguments, unsigned count)
+/* Sends `request` to the m-kernel; its reply. */
+static struct intercore_message ask_mkernel(struct intercore_message *request)
 {
-    struct intercore_message request = {.type = type}, reply;
-    for (unsigned i = 0; i < count; i++)
-        request.argument[i] = arguments[i];
-    mkernel_request(&request, &reply);
-    return (long)reply.argument[0];
+    struct intercore_message reply;
+    mkernel_request(request, &reply);
+    return reply;
 }
 
 long sys_pager_region(const struct trap_frame *frame)
 {
-    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi};
-    return ask_mkernel(MESSAGE_PAGER_REGION, arguments, 3);
+    struct intercore_message request = {.type = MESSAGE_PAGER_REGION,
+                                        .pager_region = {me()->pid, frame->rdi, frame->rsi}};
+    return ask_mkernel(&request).pager_region_reply.result;
 }
 
 long sys_pager_map(const struct trap_frame *frame)
@@ -50,8 +50,11 @@ long sys_pager_map(const struct trap_frame *frame)
         ica->state = ICA_TRAVELLING;
         ica->destination = 0;
     }
-    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx, ica_id};
-    long result = ask_mkernel(MESSAGE_PAGER_MAP, arguments, 5);
+    struct intercore_message request = {
+        .type = MESSAGE_PAGER_MAP,
+        .pager_map = {me()->pid, frame->rdi, frame->rsi, frame->rdx, ica_id},
+    };
+    long result = ask_mkernel(&request).pager_map_reply.result;
     if (result != 0 && ica_id != 0) {
         struct ica *ica = ica_lookup(ica_id);
         if (ica != NULL && ica->state == ICA_TRAVELLING && ica_paste(me(), ica))
@@ -62,21 +65,28 @@ long sys_pager_map(const struct trap_frame *frame)
 
 long sys_pager_unmap(const struct trap_frame *frame)
 {
-    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10};
-    return ask_mkernel(MESSAGE_PAGER_UNMAP, arguments, 5);
+    struct intercore_message request = {
+        .type = MESSAGE_PAGER_UNMAP,
+        .pager_unmap = {me()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10},
+    };
+    return ask_mkernel(&request).pager_unmap_reply.result;
 }
 
 long sys_pager_scan(const struct trap_frame *frame)
 {
-    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10};
-    return ask_mkernel(MESSAGE_PAGER_SCAN, arguments, 5);
+    struct intercore_message request = {
+        .type = MESSAGE_PAGER_SCAN,
+        .pager_scan = {me()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10},
+    };
+    return ask_mkernel(&request).pager_scan_reply.result;
 }
 
 long sys_pager_release(const struct trap_frame *frame)
 {
     (void)frame;
-    uint64_t arguments[] = {me()->pid};
-    long result = ask_mkernel(MESSAGE_PAGER_RELEASE, arguments, 1);
+    struct intercore_message request = {.type = MESSAGE_PAGER_RELEASE,
+                                        .pager_release = {me()->pid}};
+    long result = ask_mkernel(&request).pager_release_reply.result;
     write_cr3(read_cr3()); /* the region's frames are gone: drop their translations */
     return result;
 }
@@ -85,8 +95,11 @@ long sys_firmware_table(const struct trap_frame *frame)
 {
     if (!user_range_ok(me()->root, frame->rsi, frame->rdx, true))
         return -E_FAULT;
-    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx};
-    return ask_mkernel(MESSAGE_FIRMWARE_TABLE, arguments, 4);
+    struct intercore_message request = {
+        .type = MESSAGE_FIRMWARE_TABLE,
+        .firmware_table = {me()->pid, frame->rdi, frame->rsi, frame->rdx},
+    };
+    return ask_mkernel(&request).firmware_table_reply.result;
 }
 
 bool pager_resolve_fault(uint64_t address, uint64_t error_code)

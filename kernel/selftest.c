@@ -27,31 +27,28 @@ static uint64_t total_received(uint32_t core)
     return total;
 }
 
-static void on_start(const struct intercore_message *message)
+void serve_selftest_start(const struct intercore_message *message,
+                          const struct intercore_selftest_start_request *request)
 {
-    rounds_requested[this_cpu()->index] = (uint32_t)message->argument[0];
+    (void)message;
+    rounds_requested[this_cpu()->index] = (uint32_t)request->rounds;
 }
 
-static void on_ping(const struct intercore_message *message)
+void serve_selftest_ping(const struct intercore_message *message,
+                         const struct intercore_selftest_ping_request *request)
 {
     uint32_t self = this_cpu()->index;
-    if (message->argument[0] != received_from[self][message->from])
+    if (request->sequence != received_from[self][message->from])
         out_of_order[self]++;
     received_from[self][message->from]++;
 }
 
-static void on_done(const struct intercore_message *message)
+void serve_selftest_done(const struct intercore_message *message,
+                         const struct intercore_selftest_done_request *request)
 {
-    results[message->from] = (struct core_result){message->argument[0], message->argument[1],
-                                                  message->argument[2], true};
+    results[message->from] =
+        (struct core_result){request->received, request->out_of_order, request->sent, true};
     reports++;
-}
-
-void selftest_install(void)
-{
-    intercore_set_handler(MESSAGE_SELFTEST_START, on_start);
-    intercore_set_handler(MESSAGE_SELFTEST_PING, on_ping);
-    intercore_set_handler(MESSAGE_SELFTEST_DONE, on_done);
 }
 
 /* Sends ROUNDS pings to every other core, interleaved so all pairs progress. */
@@ -61,8 +58,8 @@ static uint64_t send_all(uint32_t rounds)
     uint64_t sent = 0;
     for (uint32_t round = 0; round < rounds; round++) {
         for (uint32_t offset = 1; offset < cores; offset++) {
-            struct intercore_message ping = {.type = MESSAGE_SELFTEST_PING};
-            ping.argument[0] = round;
+            struct intercore_message ping = {.type = MESSAGE_SELFTEST_PING,
+                                             .selftest_ping = {round}};
             intercore_send((self + offset) % cores, &ping);
             sent++;
         }
@@ -88,10 +85,10 @@ void selftest_run_pending(void)
     rounds_requested[self] = 0;
     uint64_t sent = send_all(rounds);
     wait_for_pings(rounds);
-    struct intercore_message done = {.type = MESSAGE_SELFTEST_DONE};
-    done.argument[0] = total_received(self);
-    done.argument[1] = out_of_order[self];
-    done.argument[2] = sent;
+    struct intercore_message done = {
+        .type = MESSAGE_SELFTEST_DONE,
+        .selftest_done = {total_received(self), out_of_order[self], sent},
+    };
     intercore_send(0, &done);
 }
 
@@ -118,8 +115,8 @@ bool selftest_intercore(uint32_t rounds)
     uint32_t cores = kernel_shared->core_count;
     uint64_t start = rdtsc();
     for (uint32_t core = 1; core < cores; core++) {
-        struct intercore_message message = {.type = MESSAGE_SELFTEST_START};
-        message.argument[0] = rounds;
+        struct intercore_message message = {.type = MESSAGE_SELFTEST_START,
+                                            .selftest_start = {rounds}};
         intercore_send(core, &message);
     }
     uint64_t sent = send_all(rounds);

@@ -5,8 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Registers the message handlers; every core's kernel calls it at start. */
-void selftest_install(void);
 /* On a p-kernel core: runs the sending phase if the m-kernel asked for it. */
 void selftest_run_pending(void);
 /* On the m-kernel: drives the whole test, prints its @json line; true if it passed. */

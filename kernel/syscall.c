@@ -115,11 +115,11 @@ static long sys_spawn(const struct trap_frame *frame)
         error = validate_spawn(&request);
     if (error != 0)
         return error;
-    struct intercore_message message = {.type = MESSAGE_PROCESS_SPAWN}, reply;
-    message.argument[0] = (uint64_t)&request;
-    message.argument[1] = current()->pid;
+    struct intercore_message message = {.type = MESSAGE_PROCESS_SPAWN,
+                                        .process_spawn = {(uint64_t)&request, current()->pid}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
-    return (long)reply.argument[0];
+    return reply.process_spawn_reply.pid;
 }
 
 static long sys_wait(const struct trap_frame *frame)
@@ -138,8 +138,8 @@ static long sys_wait(const struct trap_frame *frame)
         exit_if_killed();
     }
     int32_t code = child->exit_code;
-    struct intercore_message message = {.type = MESSAGE_PROCESS_COLLECT}, reply;
-    message.argument[0] = pid;
+    struct intercore_message message = {.type = MESSAGE_PROCESS_COLLECT, .process_collect = {pid}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
     if (code_address != 0 && copy_to_user(code_address, &code, 4) != 0)
         return -E_FAULT; /* checked again: the memory may have changed during the wait */
@@ -214,11 +214,11 @@ static long sys_core_list(const struct trap_frame *frame)
 
 static long sys_memory_grow(const struct trap_frame *frame)
 {
-    struct intercore_message message = {.type = MESSAGE_PROCESS_GROW}, reply;
-    message.argument[0] = current()->pid;
-    message.argument[1] = frame->rdi;
+    struct intercore_message message = {.type = MESSAGE_PROCESS_GROW,
+                                        .process_grow = {current()->pid, frame->rdi}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
-    return (long)reply.argument[0];
+    return reply.process_grow_reply.old_end;
 }
 
 static long sys_notify(const struct trap_frame *frame)
@@ -284,8 +284,8 @@ static long sys_placement(const struct trap_frame *frame)
 
 static long sys_power_off(const struct trap_frame *frame)
 {
-    struct intercore_message message = {.type = MESSAGE_POWER_OFF}, reply;
-    message.argument[0] = frame->rdi;
+    struct intercore_message message = {.type = MESSAGE_POWER_OFF, .power_off = {frame->rdi}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
     return 0;
 }
@@ -311,14 +311,13 @@ static long sys_copy_grant(const struct trap_frame *frame)
 
 static long sys_copy_to(const struct trap_frame *frame)
 {
-    struct intercore_message message = {.type = MESSAGE_COPY_TO}, reply;
-    message.argument[0] = current()->pid;
-    message.argument[1] = frame->rdi;
-    message.argument[2] = frame->rsi;
-    message.argument[3] = frame->rdx;
-    message.argument[4] = frame->r10;
+    struct intercore_message message = {
+        .type = MESSAGE_COPY_TO,
+        .copy_to = {current()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10},
+    };
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
-    return (long)reply.argument[0];
+    return reply.copy_to_reply.result;
 }
 
 static const syscall_handler handlers[SYS_COUNT] = {

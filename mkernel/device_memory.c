@@ -152,12 +152,19 @@ static long dma_allocate(uint32_t pid, uint64_t bytes, uint64_t *physical, uint6
     return (long)address;
 }
 
-void device_memory_handle(const struct intercore_message *request, struct intercore_message *reply)
+void serve_device_map(const struct intercore_message *message,
+                      const struct intercore_device_map_request *request,
+                      struct intercore_device_map_reply *reply)
 {
-    const uint64_t *argument = request->argument;
-    if (request->type == MESSAGE_DEVICE_MAP)
-        reply->argument[0] = (uint64_t)device_map((uint32_t)argument[0], argument[1], argument[2]);
-    else if (request->type == MESSAGE_DMA_ALLOCATE)
-        reply->argument[0] = (uint64_t)dma_allocate((uint32_t)argument[0], argument[1],
-                                                    &reply->argument[1], &reply->argument[2]);
+    (void)message;
+    reply->address = device_map((uint32_t)request->pid, request->physical, request->bytes);
+}
+
+void serve_dma_allocate(const struct intercore_message *message,
+                        const struct intercore_dma_allocate_request *request,
+                        struct intercore_dma_allocate_reply *reply)
+{
+    (void)message;
+    reply->address =
+        dma_allocate((uint32_t)request->pid, request->bytes, &reply->physical, &reply->bytes);
 }

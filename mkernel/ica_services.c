@@ -307,32 +307,48 @@ void ica_release_process(struct process *process)
     }
 }
 
-bool ica_services_handle(const struct intercore_message *request, struct intercore_message *reply)
+void serve_ica_allocate(const struct intercore_message *message,
+                        const struct intercore_ica_allocate_request *request,
+                        struct intercore_ica_allocate_reply *reply)
 {
-    const uint64_t *argument = request->argument;
-    switch (request->type) {
-    case MESSAGE_ICA_ALLOCATE:
-        reply->argument[0] = (uint64_t)ica_services_allocate((uint32_t)argument[0],
-                                                             (uint32_t)argument[1], argument[2]);
-        return true;
-    case MESSAGE_ICA_FREE:
-        reply->argument[0] = (uint64_t)free_travelling(argument[0]);
-        return true;
-    case MESSAGE_ICA_DISCARD:
-        discard(argument[0]);
-        return true;
-    case MESSAGE_ICA_FREE_ORPHAN:
-        free_orphan(argument[0]);
-        return true;
-    case MESSAGE_ICA_TABLES:
-        reply->argument[0] =
-            (uint64_t)prepare_tables((uint32_t)argument[0], argument[1], argument[2]);
-        return true;
-    case MESSAGE_SERVER_REGISTER:
-        reply->argument[0] =
-            (uint64_t)register_server((uint32_t)argument[0], (const char *)argument[1]);
-        return true;
-    default:
-        return false;
-    }
+    (void)message;
+    reply->id = ica_services_allocate((uint32_t)request->pid, request->kind, request->bytes);
+}
+
+void serve_ica_free(const struct intercore_message *message,
+                    const struct intercore_ica_free_request *request,
+                    struct intercore_ica_free_reply *reply)
+{
+    (void)message;
+    reply->result = free_travelling(request->id);
+}
+
+void serve_ica_discard(const struct intercore_message *message,
+                       const struct intercore_ica_discard_request *request)
+{
+    (void)message;
+    discard(request->control);
+}
+
+void serve_ica_free_orphan(const struct intercore_message *message,
+                           const struct intercore_ica_free_orphan_request *request)
+{
+    (void)message;
+    free_orphan(request->id);
+}
+
+void serve_ica_tables(const struct intercore_message *message,
+                      const struct intercore_ica_tables_request *request,
+                      struct intercore_ica_tables_reply *reply)
+{
+    (void)message;
+    reply->result = prepare_tables((uint32_t)request->pid, request->address, request->bytes);
+}
+
+void serve_server_register(const struct intercore_message *message,
+                           const struct intercore_server_register_request *request,
+                           struct intercore_server_register_reply *reply)
+{
+    (void)message;
+    reply->result = register_server((uint32_t)request->pid, (const char *)request->name);
 }

@@ -155,7 +155,6 @@ static void setup_intercore_area(void)
     intercore_area_init(kernel_shared->intercore, count);
     intercore_install();
     services_install();
-    selftest_install();
 }
 
 static void start_other_cores(void)

@@ -17,6 +17,7 @@
 #include "topology.h"
 #include "trap.h"
 #include "x86.h"
+#include <formica/protocol/pkernel_services.h>
 
 #define FAULT_STACK_SIZE 4096
 #define TICK_PERIOD_MS 10
@@ -52,21 +53,30 @@ static struct cpu *find_own_record(void)
 /* Frames for this core's kernel and fault stacks, from the m-kernel. */
 static uint64_t request_stack_memory(void)
 {
-    struct intercore_message request = {.type = MESSAGE_MEMORY_ALLOCATE}, reply;
-    request.argument[0] = (KERNEL_STACK_SIZE + FAULT_STACK_SIZE) / PAGE_SIZE;
+    struct intercore_message request = {
+        .type = MESSAGE_MEMORY_ALLOCATE,
+        .memory_allocate = {(KERNEL_STACK_SIZE + FAULT_STACK_SIZE) / PAGE_SIZE},
+    };
+    struct intercore_message reply;
     intercore_call(0, &request, &reply);
-    if (reply.argument[0] == 0)
+    if (reply.memory_allocate_reply.physical == 0)
         panic("the m-kernel has no memory for this core's stacks");
-    return reply.argument[0];
+    return reply.memory_allocate_reply.physical;
 }
 
-static void on_halt(const struct intercore_message *request)
+/* Answers first: the m-kernel waits for every core to stop before power-off. */
+void serve_halt(const struct intercore_message *message,
+                const struct intercore_halt_request *request, struct intercore_halt_reply *reply)
 {
-    struct intercore_message reply = {0};
+    (void)request, (void)reply;
+    struct intercore_message answer = {0};
     this_cpu()->online = 0;
-    intercore_reply(request, &reply);
+    intercore_reply(message, &answer);
     halt_forever();
 }
+
+static const struct intercore_services pkernel_services = {intercore_serve,
+                                                           intercore_is_notification};
 
 static void pkernel_run(struct cpu *cpu)
 {
@@ -90,8 +100,7 @@ void pkernel_main(struct kernel_shared *shared, uint32_t ticket)
     idt_load();
     lapic_enable();
     intercore_install();
-    selftest_install();
-    intercore_set_handler(MESSAGE_HALT, on_halt);
+    intercore_install_services(&pkernel_services);
     uint64_t stacks = request_stack_memory();
     uint8_t *base = phys_to_virt(stacks);
     cpu->fault_stack_top = (uint64_t)(base + FAULT_STACK_SIZE);

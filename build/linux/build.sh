@@ -24,10 +24,12 @@ bonnie_sources=("$REPO"/apps/bonnie/{main,options,seeker,server_cycles,child,seq
     "$REPO/build/linux/bonnie_linux.c")
 build_bonnie() { # build_bonnie OUTPUT: compiles unless OUTPUT is newer than every source
     if [ ! -x "$1" ] || [ -n "$(find "${bonnie_sources[@]}" "$REPO/apps/bonnie" "$REPO/build/linux/include" \
-            "$REPO/lib/include/formica/size.h" -newer "$1" -print -quit)" ]; then
+            "$REPO/lib/include/formica/size.h" "$REPO/protocol" -newer "$1" -print -quit)" ]; then
         echo "build/linux: cc -static bonnie"
+        (cd "$REPO" && python3 build/protocol.py build/out/gen protocol/*.messages)
         gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I "$REPO/build/linux/include" \
-            -I "$REPO/apps/bonnie" -idirafter "$REPO/lib/include" -o "$1" "${bonnie_sources[@]}"
+            -I "$REPO/apps/bonnie" -idirafter "$REPO/lib/include" -idirafter "$REPO/build/out/gen" \
+            -o "$1" "${bonnie_sources[@]}"
     fi
 }
 if [ "${1:-}" = bonnie ]; then # build/linux/build.sh bonnie OUTPUT: only the static Bonnie

@@ -334,6 +334,10 @@ def intercore_services(interface, handled_by):
     return lines
 
 
+def user_type(field):
+    return "const void *" if field.type == "ptr" else field.c_type()
+
+
 def syscall_header(interface):
     lines = header_start(interface) + ["", "enum syscall_number {"]
     for message in interface.messages:
@@ -341,10 +345,10 @@ def syscall_header(interface):
     lines.append(f"    SYS_COUNT = {max(m.number for m in interface.messages) + 1},")
     lines.append("};")
     lines.append("")
-    lines.append("#ifndef FORMICA_KERNEL")
+    lines.append("#ifndef FORMICA_KERNEL /* user space: one typed stub per call */")
     lines.append("long syscall6(long number, long a, long b, long c, long d, long e, long f);")
     for message in interface.messages:
-        parameters = ", ".join(f"{f.c_type()} {f.name}" for f in message.fields) or "void"
+        parameters = ", ".join(f"{user_type(f)} {f.name}" for f in message.fields) or "void"
         arguments = [f"(long){f.name}" for f in message.fields] + ["0"] * (6 - len(message.fields))
         lines.append(f"/* {message.doc} -> {message.result or '0, or an -E_* code'} */")
         lines.append(f"static inline long system_call_{message.name}({parameters})")
@@ -356,8 +360,17 @@ def syscall_header(interface):
 REGISTERS = ["rdi", "rsi", "rdx", "r10", "r8", "r9"]
 
 
+def argument_check(field, register):
+    """A C condition that is true when the register does not hold a valid `field`."""
+    if field.type == "u32":
+        return f"frame->{register} > UINT32_MAX"
+    if field.type == "i32":
+        return f"(int64_t)frame->{register} != (int32_t)frame->{register}"
+    return None
+
+
 def syscall_table(interface):
-    lines = header_start(interface, ["formica/protocol/syscalls.h", "trap.h"])
+    lines = header_start(interface, ["formica/errors.h", "formica/protocol/syscalls.h", "trap.h"])
     lines.append("/* Include only in kernel/syscall.c: the table of handlers. Each handler")
     lines.append(" * takes the declared arguments; a missing handler fails the link. */")
     for message in interface.messages:
@@ -368,6 +381,11 @@ def syscall_table(interface):
         lines.append("")
         lines.append(f"static long enter_{message.name}(const struct trap_frame *frame)")
         lines.append("{")
+        checks = [c for c in (argument_check(f, REGISTERS[i]) for i, f in enumerate(message.fields))
+                  if c]
+        if checks:
+            lines.append("    if (" + " ||\n        ".join(checks) + ")")
+            lines.append("        return -E_INVALID;")
         arguments = ", ".join(f"({f.c_type()})frame->{REGISTERS[i]}"
                               for i, f in enumerate(message.fields))
         if not message.fields:

@@ -190,8 +190,7 @@ static void wake_waiting(struct process *target)
 
 static void discard(uint64_t control_id)
 {
-    struct intercore_message message = {.type = MESSAGE_ICA_DISCARD,
-                                        .ica_discard = {control_id}};
+    struct intercore_message message = {.type = MESSAGE_ICA_DISCARD, .ica_discard = {control_id}};
     mkernel_notify(&message);
 }
 
@@ -241,7 +240,6 @@ void serve_ica_result(const struct intercore_message *message,
     __atomic_store_n(&target->ica_waiting, 0, __ATOMIC_RELEASE);
     scheduler_wake(target);
 }
-
 
 /* Pastes a popped ICA into the caller; false (with a log line) when it is stale. */
 static bool accept(uint64_t id)
@@ -388,22 +386,20 @@ long ica_call_for_current(uint32_t server_pid, uint64_t control_id)
     return request(server_pid, control_id, ICA_SYNC);
 }
 
-long sys_ica_request(const struct trap_frame *frame)
+long sys_ica_request(uint32_t server, uint64_t control, uint32_t flags)
 {
-    return request((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx);
+    return request(server, control, flags);
 }
 
-long sys_ica_forward(const struct trap_frame *frame)
+long sys_ica_forward(uint32_t server, uint64_t control, uint32_t flags)
 {
-    return refused("forward", frame->rsi,
-                   send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true));
+    return refused("forward", control, send_to_server(server, control, flags, true));
 }
 
-long sys_ica_return(const struct trap_frame *frame)
+long sys_ica_return(uint64_t id)
 {
     struct ica *control;
     struct attachments with;
-    uint64_t id = frame->rdi;
     long error = held_by_me(id, ICA_KIND_CONTROL, &control);
     if (error == 0)
         error = read_attachments(control, &with);
@@ -432,12 +428,12 @@ static bool requests_or_results_waiting(void)
     return requests_waiting() || results_waiting();
 }
 
-long sys_ica_receive(const struct trap_frame *frame)
+long sys_ica_receive(uint32_t flags)
 {
     struct server_entry *server = server_of_pid(me()->pid);
     if (server == NULL)
         return refused("receive (not a server)", 0, -E_PERMISSION);
-    uint32_t cores = kernel_shared->core_count, flags = (uint32_t)frame->rdi;
+    uint32_t cores = kernel_shared->core_count;
     for (;;) {
         for (uint32_t step = 0; step < cores; step++) {
             uint32_t core = (server->next_core + step) % cores;
@@ -458,30 +454,30 @@ long sys_ica_receive(const struct trap_frame *frame)
     }
 }
 
-long sys_ica_collect(const struct trap_frame *frame)
+long sys_ica_collect(uint32_t flags)
 {
-    return collect(NO_ICA, !(frame->rdi & ICA_NO_WAIT));
+    return collect(NO_ICA, !(flags & ICA_NO_WAIT));
 }
 
-long sys_ica_allocate(const struct trap_frame *frame)
+long sys_ica_allocate(uint32_t kind, uint64_t bytes)
 {
     struct intercore_message request = {
         .type = MESSAGE_ICA_ALLOCATE,
-        .ica_allocate = {.pid = me()->pid, .kind = (uint32_t)frame->rdi, .bytes = frame->rsi},
+        .ica_allocate = {.pid = me()->pid, .kind = kind, .bytes = bytes},
     };
     struct intercore_message reply;
-    if (frame->rdi > UINT32_MAX)
+    if (kind > UINT32_MAX)
         return -E_INVALID;
     mkernel_request(&request, &reply);
     return reply.ica_allocate_reply.id;
 }
 
-long sys_ica_free(const struct trap_frame *frame)
+long sys_ica_free(uint64_t id)
 {
     struct ica *ica;
-    long error = held_by_me(frame->rdi, ica_kind(frame->rdi), &ica);
+    long error = held_by_me(id, ica_kind(id), &ica);
     if (error != 0)
-        return refused("free", frame->rdi, error);
+        return refused("free", id, error);
     if (ica->lend_count > 0)
         return -E_BUSY;
     if (ica->kind == ICA_KIND_CONTROL)
@@ -489,22 +485,22 @@ long sys_ica_free(const struct trap_frame *frame)
     ica_peel(me(), ica);
     ica->state = ICA_TRAVELLING;
     ica->destination = 0;
-    struct intercore_message request = {.type = MESSAGE_ICA_FREE, .ica_free = {frame->rdi}}, reply;
+    struct intercore_message request = {.type = MESSAGE_ICA_FREE, .ica_free = {id}}, reply;
     mkernel_request(&request, &reply);
     return reply.ica_free_reply.result;
 }
 
-long sys_ica_lend_count(const struct trap_frame *frame)
+long sys_ica_lend_count(uint64_t id)
 {
     struct ica *ica;
-    long error = held_by_me(frame->rdi, ica_kind(frame->rdi), &ica);
+    long error = held_by_me(id, ica_kind(id), &ica);
     return error != 0 ? error : (long)ica->lend_count;
 }
 
-long sys_server_register(const struct trap_frame *frame)
+long sys_server_register(uint64_t user_name)
 {
     char name[SERVER_NAME_BYTES];
-    long length = copy_string_from_user(name, frame->rdi, sizeof(name));
+    long length = copy_string_from_user(name, user_name, sizeof(name));
     if (length < 0)
         return length;
     if (length == 0)
@@ -516,10 +512,10 @@ long sys_server_register(const struct trap_frame *frame)
     return reply.server_register_reply.result;
 }
 
-long sys_server_lookup(const struct trap_frame *frame)
+long sys_server_lookup(uint64_t user_name)
 {
     char name[SERVER_NAME_BYTES];
-    long length = copy_string_from_user(name, frame->rdi, sizeof(name));
+    long length = copy_string_from_user(name, user_name, sizeof(name));
     if (length < 0)
         return length;
     for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
@@ -530,7 +526,7 @@ long sys_server_lookup(const struct trap_frame *frame)
     return -E_NOT_FOUND;
 }
 
-long sys_ica_stats(const struct trap_frame *frame)
+long sys_ica_stats(uint64_t buffer)
 {
     struct ica_pools *pools = kernel_shared->icas;
     struct ica_stats stats = {0};
@@ -544,5 +540,5 @@ long sys_ica_stats(const struct trap_frame *frame)
     stats.handovers = pools->handovers;
     for (uint32_t core = 0; core < kernel_shared->core_count; core++)
         stats.ipis += kernel_shared->cpus[core].ipis_sent;
-    return copy_to_user(frame->rdi, &stats, sizeof(stats));
+    return copy_to_user(buffer, &stats, sizeof(stats));
 }

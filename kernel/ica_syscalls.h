@@ -4,18 +4,6 @@
 #include "process.h"
 #include "trap.h"
 
-long sys_ica_allocate(const struct trap_frame *frame);
-long sys_ica_free(const struct trap_frame *frame);
-long sys_ica_request(const struct trap_frame *frame);
-long sys_ica_forward(const struct trap_frame *frame);
-long sys_ica_return(const struct trap_frame *frame);
-long sys_ica_receive(const struct trap_frame *frame);
-long sys_ica_collect(const struct trap_frame *frame);
-long sys_server_register(const struct trap_frame *frame);
-long sys_server_lookup(const struct trap_frame *frame);
-long sys_ica_stats(const struct trap_frame *frame);
-long sys_ica_lend_count(const struct trap_frame *frame);
-
 /* A synchronous request made by the kernel for the running process with a
  * control ICA that process holds (the pager's fault requests). */
 long ica_call_for_current(uint32_t server_pid, uint64_t control_id);

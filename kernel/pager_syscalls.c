@@ -30,16 +30,16 @@ static struct intercore_message ask_mkernel(struct intercore_message *request)
     return reply;
 }
 
-long sys_pager_region(const struct trap_frame *frame)
+long sys_pager_region(uint32_t pager, uint64_t bytes)
 {
     struct intercore_message request = {.type = MESSAGE_PAGER_REGION,
-                                        .pager_region = {me()->pid, frame->rdi, frame->rsi}};
+                                        .pager_region = {me()->pid, pager, bytes}};
     return ask_mkernel(&request).pager_region_reply.result;
 }
 
-long sys_pager_map(const struct trap_frame *frame)
+long sys_pager_map(uint32_t pid, uint64_t address, uint64_t bytes, uint64_t ica)
 {
-    uint64_t ica_id = frame->r10;
+    uint64_t ica_id = ica;
     if (ica_id != 0) {
         struct ica *ica = ica_lookup(ica_id);
         if (ica == NULL || ica->kind != ICA_KIND_DATA)
@@ -52,7 +52,7 @@ long sys_pager_map(const struct trap_frame *frame)
     }
     struct intercore_message request = {
         .type = MESSAGE_PAGER_MAP,
-        .pager_map = {me()->pid, frame->rdi, frame->rsi, frame->rdx, ica_id},
+        .pager_map = {me()->pid, pid, address, bytes, ica_id},
     };
     long result = ask_mkernel(&request).pager_map_reply.result;
     if (result != 0 && ica_id != 0) {
@@ -63,27 +63,26 @@ long sys_pager_map(const struct trap_frame *frame)
     return result;
 }
 
-long sys_pager_unmap(const struct trap_frame *frame)
+long sys_pager_unmap(uint32_t pid, uint64_t address, uint64_t bytes, uint32_t keep)
 {
     struct intercore_message request = {
         .type = MESSAGE_PAGER_UNMAP,
-        .pager_unmap = {me()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10},
+        .pager_unmap = {me()->pid, pid, address, bytes, keep},
     };
     return ask_mkernel(&request).pager_unmap_reply.result;
 }
 
-long sys_pager_scan(const struct trap_frame *frame)
+long sys_pager_scan(uint32_t pid, uint64_t address, uint64_t bytes, uint32_t flags)
 {
     struct intercore_message request = {
         .type = MESSAGE_PAGER_SCAN,
-        .pager_scan = {me()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10},
+        .pager_scan = {me()->pid, pid, address, bytes, flags},
     };
     return ask_mkernel(&request).pager_scan_reply.result;
 }
 
-long sys_pager_release(const struct trap_frame *frame)
+long sys_pager_release(void)
 {
-    (void)frame;
     struct intercore_message request = {.type = MESSAGE_PAGER_RELEASE,
                                         .pager_release = {me()->pid}};
     long result = ask_mkernel(&request).pager_release_reply.result;
@@ -91,13 +90,13 @@ long sys_pager_release(const struct trap_frame *frame)
     return result;
 }
 
-long sys_firmware_table(const struct trap_frame *frame)
+long sys_firmware_table(uint32_t signature, uint64_t buffer, uint64_t size)
 {
-    if (!user_range_ok(me()->root, frame->rsi, frame->rdx, true))
+    if (!user_range_ok(me()->root, buffer, size, true))
         return -E_FAULT;
     struct intercore_message request = {
         .type = MESSAGE_FIRMWARE_TABLE,
-        .firmware_table = {me()->pid, frame->rdi, frame->rsi, frame->rdx},
+        .firmware_table = {me()->pid, signature, buffer, size},
     };
     return ask_mkernel(&request).firmware_table_reply.result;
 }

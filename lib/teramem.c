@@ -315,8 +315,8 @@ long teramem_stats(struct teramem_stats *stats)
     long result = request_call(tm.pager, tm.control);
     if (result < 0)
         return result;
-    *stats = (struct teramem_stats){m->swap_in_blocks,  m->swap_out_blocks, m->bytes_in,
-                                    m->bytes_out,       m->clean_drops,     m->resident_bytes,
+    *stats = (struct teramem_stats){m->swap_in_blocks,      m->swap_out_blocks, m->bytes_in,
+                                    m->bytes_out,           m->clean_drops,     m->resident_bytes,
                                     m->peak_inflight_bytes, m->zero_fills};
     return 0;
 }

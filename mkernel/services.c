@@ -234,8 +234,8 @@ void serve_process_spawn(const struct intercore_message *message,
                          struct intercore_process_spawn_reply *reply)
 {
     (void)message;
-    reply->pid = services_spawn((const struct spawn_request *)request->request,
-                                (uint32_t)request->parent);
+    reply->pid =
+        services_spawn((const struct spawn_request *)request->request, (uint32_t)request->parent);
 }
 
 void serve_process_grow(const struct intercore_message *message,

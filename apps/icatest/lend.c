@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* `lendwrite SERVER`: borrows a page, then writes to it: must be killed. */
 int lend_write_role(char **argv)
 {

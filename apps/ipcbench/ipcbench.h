@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-
 struct bench_case {
     const char *name;
     const char *placement; /* "same-core", "cross-core" or "#1".."#5" */

@@ -1,6 +1,6 @@
 /* dispatch.c: FS's request checks shared by the handlers, and the choice of
- * handler by operation (fs_dispatch, generated from protocol/fs.messages). Without a mounted file system every request gets
- * the mount's error (-E_CORRUPT or -E_IO). */
+ * handler by operation (fs_dispatch, generated from protocol/fs.messages). Without a mounted file
+ * system every request gets the mount's error (-E_CORRUPT or -E_IO). */
 #include "block_client.h"
 #include "fs_server.h"
 #include <formica/data_ica.h>

@@ -55,8 +55,9 @@ long fs_mkdir(struct fs_server *server, uint64_t control, struct fs_mkdir_messag
     if (path == NULL)
         return -E_INVALID;
     uint32_t inode = 0;
-    int error = ext2_mkdir(&server->fs, path,
-                           permission_bits(message->permissions, FS_DEFAULT_DIRECTORY_MODE), &inode);
+    int error =
+        ext2_mkdir(&server->fs, path,
+                   permission_bits(message->permissions, FS_DEFAULT_DIRECTORY_MODE), &inode);
     return error != 0 ? error : (long)inode;
 }
 

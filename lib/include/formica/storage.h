@@ -36,11 +36,10 @@ struct fs_dirent {
 
 /* BLK_READ / BLK_WRITE flags (struct blk_read_message.flags). */
 #define BLK_BLOCK_LIST                                                                             \
-    1u /* the blocks are not consecutive: their uint32_t disk block                               \
+    1u /* the blocks are not consecutive: their uint32_t disk block                                \
           numbers are in the payload, first_block is ignored */
 #define BLK_LEND                                                                                   \
     2u /* BLK_READ of at most ICA_MAX_ATTACHED blocks: lend the cached                             \
           blocks themselves, read-only (ica_control.lent, in block order),                         \
           instead of copying them into the data ICA: zero copy. Blocks                             \
           BLK cannot lend are copied as without the flag (lent_count 0). */
-

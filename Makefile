@@ -35,7 +35,8 @@ COMMON_OBJECTS := $(call object_of,$(COMMON_SOURCES))
 MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
-.PHONY: format format-check all run shell test unit-test integration-test debug clean deps help
+.PHONY: format format-check all run shell test unit-test integration-test debug clean deps help \
+	docs-protocol protocol-check
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -95,7 +96,14 @@ run: deps all
 shell: deps all
 	build/run --smp 4 --placement 5 --timeout 86400
 
-test: deps all unit-test integration-test
+test: deps all protocol-check unit-test integration-test
+
+# docs/protocol.md is generated from protocol/*.messages; protocol-check tests the
+# generator and fails when that page is stale.
+docs-protocol:
+	python3 build/protocol.py --docs docs/protocol.md $(PROTOCOL_DECLARATIONS)
+protocol-check:
+	python3 -m pytest -q -p no:cacheprovider tests/unit/test_protocol.py
 
 unit-test:
 	$(MAKE) -C tests/unit

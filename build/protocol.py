@@ -189,7 +189,7 @@ def header_start(interface, extra_includes=()):
 
 
 def request_header(interface):
-    lines = header_start(interface, ["formica/ica.h", "formica/rights.h"]) + [""]
+    lines = header_start(interface, ["formica/errors.h", "formica/ica.h", "formica/rights.h"]) + [""]
     if interface.server:
         lines.append(f'#define SERVER_NAME_{interface.name.upper()} "{interface.server}"')
     lines.append(f"enum {interface.name}_operation {{")
@@ -216,6 +216,15 @@ def request_header(interface):
     for message in interface.messages:
         lines.append(f"    case {message.constant}:\n        return RIGHT_{message.right.upper()};")
     lines.append("    default:\n        return 0;\n    }\n}")
+    lines.append("")
+    lines.append("/* 0 when the request may be served: -E_INVALID for an unknown operation,")
+    lines.append(" * -E_PERMISSION when the sender (as the kernel stamped it) lacks its right. */")
+    lines.append(f"static inline long {interface.name}_check(const struct ica_control *page)")
+    lines.append("{")
+    lines.append(f"    uint32_t right = {interface.name}_operation_right(page->operation);")
+    lines.append("    if (right == 0)\n        return -E_INVALID;")
+    lines.append("    return (page->sender_rights & right) != 0 ? 0 : -E_PERMISSION;")
+    lines.append("}")
     return lines
 
 
@@ -240,10 +249,13 @@ def request_dispatch(interface):
         lines.append(f'    case {message.constant}:\n        return "{message.constant}";')
     lines.append('    default:\n        return "unknown";\n    }\n}')
     lines.append("")
-    lines.append(f"/* Calls the operation's handler; -E_INVALID for an unknown operation. */")
+    lines.append(f"/* Calls the operation's handler after {interface.name}_check(): -E_INVALID for an")
+    lines.append(" * unknown operation, -E_PERMISSION for a sender without its right. */")
     lines.append(f"static inline long {interface.name}_dispatch({context} context, uint64_t control)")
     lines.append("{")
     lines.append("    struct ica_control *page = ica_control_of(control);")
+    lines.append(f"    long refused = {interface.name}_check(page);")
+    lines.append("    if (refused != 0)\n        return refused;")
     lines.append("    switch (page->operation) {")
     for message in interface.messages:
         handler = message.handler or message.lower

@@ -23,6 +23,7 @@ struct ica {
     uint32_t allocator;            /* pid that allocated it */
     uint32_t delivery;             /* enum ica_delivery, for the receiver */
     uint32_t sender;
+    uint32_t sender_rights; /* the sender's RIGHT_* set, or RIGHT_KERNEL for the kernel's own */
     /* Control ICAs: the kernel's own copy of the routing, not the page's. */
     uint32_t origin;
     uint32_t return_depth;
@@ -38,6 +39,10 @@ struct ica {
     volatile uint32_t orphaned;
     uint32_t counted; /* counts against its allocator's ICA_PER_PROCESS */
 };
+
+/* A request flag only the kernel sets (a page fault sent to the pager): the
+ * request is stamped RIGHT_KERNEL. A process that passes it is refused. */
+#define ICA_FROM_KERNEL 0x80000000u
 
 #define SERVER_SLOTS 16
 #define SERVER_NAME_BYTES 16

@@ -19,6 +19,7 @@
 #include "user_memory.h"
 #include "x86.h"
 #include <formica/errors.h>
+#include <formica/rights.h>
 #include <formica/syscalls.h>
 #include <string.h>
 
@@ -136,6 +137,7 @@ static void depart(struct ica *control, const struct attachments *with, uint32_t
     }
     control->attached_count = with->data_count;
     control->sender = me()->pid;
+    control->sender_rights = me()->rights;
     control->delivery = delivery;
     ica_peel(me(), control);
     control->destination = destination;
@@ -168,6 +170,7 @@ static bool arrive(struct ica *control)
         control->delivery == ICA_AS_REQUEST ? ICA_ARRIVED_AS_REQUEST : ICA_ARRIVED_AS_RESULT;
     page->origin = control->origin;
     page->sender = control->sender;
+    page->sender_rights = control->sender_rights;
     page->return_depth = control->return_depth;
     memcpy(page->returns, control->returns, sizeof(page->returns));
     page->data_count = control->attached_count;
@@ -336,6 +339,21 @@ static long collect(uint64_t wanted, bool wait)
     }
 }
 
+/* The server may have ended between the lookup and the push: its rings
+ * outlive it, but nobody will pop them. The m-kernel unregisters before it
+ * answers a dead server's requests (with a fence); this check after the push
+ * (with a fence) sees the unregistration whenever that scan missed the push,
+ * and has the m-kernel answer the request instead. */
+static void report_if_undelivered(const struct server_entry *server, uint32_t server_pid,
+                                  uint64_t id)
+{
+    memory_fence();
+    if (__atomic_load_n(&server->pid, __ATOMIC_ACQUIRE) == server_pid)
+        return;
+    struct intercore_message message = {.type = MESSAGE_ICA_UNDELIVERED, .ica_undelivered = {id}};
+    mkernel_notify(&message);
+}
+
 /* Checks the server and the control ICA, then hands it over. */
 static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, bool forward)
 {
@@ -366,7 +384,10 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
         control->returns[control->return_depth++] = me()->pid;
     }
     depart(control, &with, server_pid, ICA_AS_REQUEST);
+    if (flags & ICA_FROM_KERNEL)
+        control->sender_rights = RIGHT_KERNEL;
     ring_push(ring, &id);
+    report_if_undelivered(server, server_pid, id);
     wake_waiting(target);
     return 0;
 }
@@ -383,16 +404,20 @@ static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 
 long ica_call_for_current(uint32_t server_pid, uint64_t control_id)
 {
-    return request(server_pid, control_id, ICA_SYNC);
+    return request(server_pid, control_id, ICA_SYNC | ICA_FROM_KERNEL);
 }
 
 long sys_ica_request(uint32_t server, uint64_t control, uint32_t flags)
 {
+    if (flags & ICA_FROM_KERNEL)
+        return refused("request", control, -E_INVALID);
     return request(server, control, flags);
 }
 
 long sys_ica_forward(uint32_t server, uint64_t control, uint32_t flags)
 {
+    if (flags & ICA_FROM_KERNEL)
+        return refused("forward", control, -E_INVALID);
     return refused("forward", control, send_to_server(server, control, flags, true));
 }
 

@@ -9,6 +9,7 @@
 #include "ring.h"
 
 #define PROCESS_SLOTS 256
+#define INIT_PID 1 /* the first process: starts (and restarts) the servers, adopts orphans */
 #define PROCESS_KERNEL_STACK_PAGES 4
 #define USER_SPACE_START 0x400000ull
 #define USER_SPACE_END 0x00007ffffffff000ull
@@ -68,9 +69,17 @@ struct process {
     uint64_t copy_window, copy_window_bytes; /* SYS_COPY_GRANT */
     uint32_t icas_allocated;                 /* counted by the m-kernel against ICA_PER_PROCESS */
     uint32_t blocks_allocated;               /* block ICAs, against ICA_BLOCKS_PER_PROCESS */
-    /* Bookkeeping on the m-kernel: a slot is freed when both are true. */
+    /* Authority (docs/authority.md), written by the m-kernel at spawn. */
+    uint32_t rights;        /* RIGHT_* (formica/rights.h) */
+    uint32_t account;       /* pid that started its quota account */
+    uint32_t process_limit; /* the account's limits, copied into each member */
+    uint64_t memory_limit;
+    uint64_t ica_bytes; /* ICAs it allocated and still counts (also in memory_bytes) */
+    /* Bookkeeping on the m-kernel: a slot is freed when both are true (or
+     * at once for an orphan init adopted, which nobody waits for). */
     bool resources_released;
     bool collected;
+    bool adopted;
 };
 
 static inline uint64_t process_kernel_stack_top(const struct process *process)

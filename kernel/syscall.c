@@ -17,6 +17,7 @@
 #include "user_memory.h"
 #include "x86.h"
 #include <formica/errors.h>
+#include <formica/rights.h>
 #include <formica/protocol/syscall_table.h>
 #include <formica/syscalls.h>
 #include <string.h>
@@ -141,13 +142,41 @@ long sys_wait(uint32_t pid, uint64_t exit_code)
     return pid;
 }
 
+/* True when `ancestor` is the parent, grandparent, ... of `process`. */
+static bool descends_from(const struct process *process, uint32_t ancestor)
+{
+    for (uint32_t depth = 0; process != NULL && depth < PROCESS_SLOTS; depth++) {
+        if (process->parent == ancestor)
+            return true;
+        process = process_find(process->parent);
+    }
+    return false;
+}
+
+/* Ends every live descendant of `root`: killing a program ends what it started. */
+static void kill_descendants(const struct process *root)
+{
+    for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
+        struct process *process = &kernel_shared->processes[slot];
+        if (process->state == PROCESS_FREE || process->state == PROCESS_ZOMBIE ||
+            process == current() || !descends_from(process, root->pid))
+            continue;
+        scheduler_send_to_owner(MESSAGE_PROCESS_KILL, process);
+    }
+}
+
+/* A process may kill itself and its descendants; RIGHT_ADMIN any but init. */
 long sys_kill(uint32_t pid)
 {
     struct process *target = process_find(pid);
     if (target == NULL || target->state == PROCESS_ZOMBIE)
         return -E_NOT_FOUND;
-    if (target->pid == 1)
+    if (target->pid == INIT_PID)
         return -E_PERMISSION;
+    bool own = target == current() || descends_from(target, current()->pid);
+    if (!own && !(current()->rights & RIGHT_ADMIN))
+        return -E_PERMISSION;
+    kill_descendants(target);
     if (target == current())
         scheduler_exit_current(-1);
     scheduler_send_to_owner(MESSAGE_PROCESS_KILL, target);
@@ -276,6 +305,8 @@ long sys_placement(uint64_t info)
 
 long sys_power_off(uint64_t status)
 {
+    if (!(current()->rights & RIGHT_POWER_OFF))
+        return -E_PERMISSION;
     struct intercore_message message = {.type = MESSAGE_POWER_OFF, .power_off = {status}};
     struct intercore_message reply;
     mkernel_request(&message, &reply);

@@ -8,6 +8,12 @@
 long spawn_with_flags(const char *program, const char *arguments, uint32_t core, uint32_t priority,
                       uint32_t flags)
 {
+    return spawn_with_rights(program, arguments, core, priority, flags, 0);
+}
+
+long spawn_with_rights(const char *program, const char *arguments, uint32_t core, uint32_t priority,
+                       uint32_t flags, uint32_t rights)
+{
     struct spawn_request request;
     memset(&request, 0, sizeof request);
     if (arguments == NULL)
@@ -19,6 +25,7 @@ long spawn_with_flags(const char *program, const char *arguments, uint32_t core,
     request.core = core;
     request.priority = priority;
     request.flags = flags;
+    request.rights = rights;
     return syscall6(SYS_SPAWN, (long)&request, 0, 0, 0, 0, 0);
 }
 

@@ -3,6 +3,7 @@
  * synchronous call). */
 #include <formica/request.h>
 #include <formica/user.h>
+#include <stdio.h>
 #include <string.h>
 
 long ica_allocate(uint32_t kind, uint64_t bytes)
@@ -104,4 +105,12 @@ long request_operation(long server, uint64_t control, uint32_t operation)
 {
     request_prepare(control, operation);
     return request_call(server, control);
+}
+
+long request_log_refusal(const char *server, const struct ica_control *page, long refused)
+{
+    if (refused != 0)
+        printf("%s: request %u from pid %u refused: %s\n", server, page->operation, page->sender,
+               refused == -E_PERMISSION ? "the sender lacks the right" : "unknown operation");
+    return refused;
 }

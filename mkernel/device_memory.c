@@ -25,7 +25,7 @@ long device_spawn_check(uint32_t flags, uint32_t parent)
 {
     if (flags & ~SPAWN_FLAGS_ALL)
         return -E_INVALID;
-    if (flags == 0 || parent == 1)
+    if (flags == 0 || parent == INIT_PID)
         return 0;
     const struct device_process *record = device_process_of(process_find(parent));
     if (record == NULL || !(record->flags & SPAWN_GRANT_DRIVER))

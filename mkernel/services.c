@@ -3,6 +3,7 @@
  * frame allocator, page tables and process slots need no lock. */
 #include "services.h"
 #include "address_space.h"
+#include "authority.h"
 #include "console.h"
 #include "device_memory.h"
 #include "ica_services.h"
@@ -115,7 +116,12 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
     const uint8_t *file = services_boot_file(path, &size);
     if (file == NULL)
         return -E_NOT_FOUND;
+    struct process *parent_process = process_find(parent);
+    if (parent != 0 && parent_process == NULL)
+        return -E_NOT_FOUND;
     long allowed = device_spawn_check(request->flags, parent);
+    if (allowed == 0)
+        allowed = authority_check_spawn(request, parent_process);
     if (allowed != 0)
         return allowed;
     struct process *process = take_slot();
@@ -145,6 +151,7 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
     process->kernel_stack_base = (uint64_t)phys_to_virt(stack);
     process->heap_start = process->heap_end = program.heap_start;
     process->memory_bytes = program.memory_bytes;
+    authority_start(process, request, parent_process);
     prepare_first_entry(process, &program);
     device_process_start(process, request->flags);
     process->state = PROCESS_READY;
@@ -161,6 +168,8 @@ static long grow_heap(uint32_t pid, uint64_t bytes)
     uint64_t limit = USER_STACK_TOP - USER_STACK_PAGES * PAGE_SIZE - HEAP_STACK_GAP;
     if (bytes > limit || pages * PAGE_SIZE > limit - process->heap_end)
         return -E_NO_MEMORY;
+    if (!authority_memory_allows(process, pages * PAGE_SIZE))
+        return -E_QUOTA;
     long error = address_space_map_new(process->root, process->heap_end, pages, 1);
     if (error != 0)
         return error;
@@ -172,16 +181,20 @@ static long grow_heap(uint32_t pid, uint64_t bytes)
 
 static void free_if_done(struct process *process)
 {
-    if (process->resources_released && (process->collected || process->parent == 0))
+    if (process->resources_released &&
+        (process->collected || process->parent == 0 || process->adopted))
         release_slot(process);
 }
 
+/* The children of an ended process go to init, which nobody makes wait for
+ * them: an adopted process's slot is freed as soon as it ends. */
 static void orphan_children(uint32_t pid)
 {
     for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
         struct process *child = &kernel_shared->processes[slot];
-        if (child->state != PROCESS_FREE && child->parent == pid) {
-            child->parent = 0;
+        if (child->state != PROCESS_FREE && child->parent == pid && pid != INIT_PID) {
+            child->parent = INIT_PID;
+            child->adopted = true;
             free_if_done(child);
         }
     }

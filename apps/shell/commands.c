@@ -3,6 +3,7 @@
  * placement) are in reports.c. */
 #include "shell.h"
 #include <formica/device.h>
+#include <formica/rights.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,11 @@ static const struct command commands[] = {
     {"ps", command_ps, "ps", "list processes"},
     {"cores", command_cores, "cores", "list cores and the processes on each"},
     {"placement", command_placement, "placement", "show where servers and applications run"},
-    {"run", command_run, "run [--driver] PROG [ARGS...] [@CORE]",
-     "run PROG on CORE and wait for it (--driver: with device access)"},
-    {"start", command_start, "start PROG [ARGS...] [@CORE]", "start PROG on CORE, do not wait"},
+    {"run", command_run, "run [--driver] [--server] PROG [ARGS...] [@CORE]",
+     "run PROG on CORE and wait for it (--driver: with device access; --server: may start "
+     "server-priority processes)"},
+    {"start", command_start, "start [--driver] [--server] PROG [ARGS...] [@CORE]",
+     "start PROG on CORE, do not wait"},
     {"kill", command_kill, "kill PID", "end process PID"},
     {"sleep", command_sleep, "sleep MS", "sleep for MS milliseconds"},
     {"echo", command_echo, "echo [WORDS...]", "print the words"},
@@ -100,17 +103,31 @@ static bool join_words(char **words, int first, int last, char *buffer, size_t s
     return true;
 }
 
-/* Starts words[1] with the following words as arguments on the core of a
- * trailing "@CORE" (default: the shell's); returns its pid or -1. */
-static long start_program(int word_count, char **words, const char *verb)
+/* Takes the leading --driver and --server options out of words[1..]. */
+static int take_options(int word_count, char **words, uint32_t *flags, uint32_t *rights)
 {
-    uint32_t flags = 0;
-    if (word_count >= 2 && strcmp(words[1], "--driver") == 0) {
-        flags = SPAWN_DRIVER; /* drop the option so words[1] is the program for the caller */
-        for (int i = 1; i + 1 < word_count; i++)
+    while (word_count >= 2 &&
+           (strcmp(words[1], "--driver") == 0 || strcmp(words[1], "--server") == 0)) {
+        if (strcmp(words[1], "--driver") == 0)
+            *flags |= SPAWN_DRIVER;
+        else
+            *rights |= RIGHT_SERVER_PRIORITY;
+        for (int i = 1; i + 1 < word_count; i++) /* so words[1] is the program for the caller */
             words[i] = words[i + 1];
         word_count--;
     }
+    return word_count;
+}
+
+/* Starts words[1] with the following words as arguments on the core of a
+ * trailing "@CORE" (default: the shell's); returns its pid or -1. Each
+ * program gets an ordinary user's rights in a quota account of its own
+ * (docs/authority.md); --server lets it start server-priority processes,
+ * --driver gives it device access. */
+static long start_program(int word_count, char **words, const char *verb)
+{
+    uint32_t flags = SPAWN_NEW_ACCOUNT, rights = RIGHTS_USER;
+    word_count = take_options(word_count, words, &flags, &rights);
     if (word_count < 2) {
         printf("usage: %s PROG [ARGS...] [@CORE]\n", verb);
         return -1;
@@ -130,7 +147,7 @@ static long start_program(int word_count, char **words, const char *verb)
         printf("%s: arguments longer than %d bytes\n", verb, ARGUMENTS_BYTES - 1);
         return -1;
     }
-    long pid = spawn_with_flags(program, arguments, core, PRIORITY_APPLICATION, flags);
+    long pid = spawn_with_rights(program, arguments, core, PRIORITY_APPLICATION, flags, rights);
     if (pid < 0) {
         printf("%s: cannot start %s on core %u: %s\n", verb, program, core, error_text(pid));
         return -1;

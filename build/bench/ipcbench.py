@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# build/bench/ipcbench.py: `make bench` for ICA communication: boots `run ipcbench` R times
+# build/bench/ipcbench.py: `make bench` for ICA communication: boots `run --server ipcbench` R times
 # under plain TCG and once with --icount, takes per-case medians, and writes
 # build/out/bench/ipcbench.{json,csv,md} and ipcbench.png (when matplotlib is installed).
 import argparse
@@ -34,7 +34,7 @@ def boot(arguments, icount):
     """One boot of `run ipcbench`; its @json objects (raises when the run failed)."""
     smp = arguments.icount_smp if icount else arguments.smp
     command = [sys.executable, str(REPO / "build" / "run"), "--smp", str(smp),
-               "--accel", "tcg", "--cmd", f"run ipcbench --requests {arguments.requests}",
+               "--accel", "tcg", "--cmd", f"run --server ipcbench --requests {arguments.requests}",
                "--timeout", str(arguments.timeout)] + (["--icount"] if icount else [])
     completed = subprocess.run(command, capture_output=True, text=True, errors="replace")
     lines = completed.stdout.splitlines()

@@ -137,8 +137,6 @@ long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *me
 void blk_answer(struct cache *cache, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
-    if (blk_operation_right(page->operation) == 0)
-        page->result = refuse(page, "unknown operation");
-    else
-        page->result = blk_dispatch(cache, control);
+    long refused = request_log_refusal("blk", page, blk_check(page));
+    page->result = refused != 0 ? refused : blk_dispatch(cache, control);
 }

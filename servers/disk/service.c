@@ -94,9 +94,8 @@ long dk_info(struct block_device *device, uint64_t control, struct dk_info_messa
 static void answer(struct block_device *device, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
-    if (dk_operation_right(page->operation) == 0)
-        printf("dk: unknown operation %u from pid %u\n", page->operation, page->sender);
-    page->result = dk_dispatch(device, control);
+    long refused = request_log_refusal("dk", page, dk_check(page));
+    page->result = refused != 0 ? refused : dk_dispatch(device, control);
     long error = ica_return(control);
     if (error != 0)
         printf("dk: return failed: %s\n", error_text(error));

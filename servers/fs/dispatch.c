@@ -47,8 +47,9 @@ long fs_sync(struct fs_server *server, uint64_t control, struct fs_sync_message 
 long fs_answer(struct fs_server *server, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
-    if (fs_operation_right(page->operation) == 0)
-        return fs_refuse(page, "unknown operation");
+    long refused = request_log_refusal("fs", page, fs_check(page));
+    if (refused != 0)
+        return refused;
     if (!server->mounted)
         return server->unmounted_error;
     return fs_dispatch(server, control);

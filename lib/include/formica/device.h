@@ -8,6 +8,9 @@
 /* SYS_SPAWN with SPAWN_* flags (spawn() passes none). */
 long spawn_with_flags(const char *program, const char *arguments, uint32_t core, uint32_t priority,
                       uint32_t flags);
+/* The same with RIGHT_* for the child (formica/rights.h; 0: the caller's own). */
+long spawn_with_rights(const char *program, const char *arguments, uint32_t core, uint32_t priority,
+                       uint32_t flags, uint32_t rights);
 long pci_config_read(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
                      uint32_t width);
 long pci_config_write(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,

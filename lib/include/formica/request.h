@@ -34,5 +34,8 @@ long ica_stats(struct ica_stats *stats);
 /* A synchronous request of a prepared control ICA: send, wait; returns the
  * control's result (or the error of sending). */
 long request_call(long server, uint64_t control);
+/* Logs a request that a server's generated check (NAME_check) refused, as
+ * "SERVER: request OP from pid P refused: why"; returns `refused`. */
+long request_log_refusal(const char *server, const struct ica_control *page, long refused);
 /* Prepares and calls an operation that takes no inputs; its result. */
 long request_operation(long server, uint64_t control, uint32_t operation);

@@ -24,13 +24,23 @@ struct spawn_request {
     uint32_t core;                   /* target core or CORE_ANY */
     uint32_t priority;               /* PRIORITY_SERVER or PRIORITY_APPLICATION */
     uint32_t flags;                  /* SPAWN_* below; 0 for an ordinary process */
+    uint32_t rights;                 /* RIGHT_* (formica/rights.h), at most the parent's;
+                                        0: the parent's own */
+    uint32_t process_limit;          /* SPAWN_NEW_ACCOUNT: processes the account may hold
+                                        (0: ACCOUNT_DEFAULT_PROCESSES) */
+    uint64_t memory_limit;           /* SPAWN_NEW_ACCOUNT: bytes the account may map, ICAs
+                                        included (0: half of the machine's memory) */
 };
 
 /* Spawn flags. Process 1 may pass any; another process only the ones it
  * was itself given SPAWN_GRANT_DRIVER for (-E_PERMISSION otherwise). */
 #define SPAWN_DRIVER 1u       /* device system calls allowed; IOPL 3 (in/out instructions) */
 #define SPAWN_GRANT_DRIVER 2u /* may pass SPAWN_DRIVER and SPAWN_GRANT_DRIVER to its children */
-#define SPAWN_FLAGS_ALL 3u
+#define SPAWN_NEW_ACCOUNT 4u  /* the child starts a quota account of its own (RIGHT_NEW_ACCOUNT) */
+#define SPAWN_FLAGS_ALL 7u
+/* Quotas (docs/authority.md): an account is a process started with
+ * SPAWN_NEW_ACCOUNT and everything it spawns; init's account has no limit. */
+#define ACCOUNT_DEFAULT_PROCESSES 128
 
 /* Bounds of the device calls. */
 #define DEVICE_MAP_LIMIT (16u << 20) /* one SYS_DEVICE_MAP */
@@ -62,6 +72,8 @@ struct process_info {
     uint64_t memory_bytes;
     uint64_t cpu_cycles; /* TSC cycles it ran, its system calls included */
     char name[NAME_BYTES];
+    uint32_t rights;  /* RIGHT_* it holds */
+    uint32_t account; /* the pid that started its quota account */
 };
 
 #define KERNEL_M 0

@@ -36,6 +36,8 @@ USER_PROGRAMS += bonnie:apps/bonnie
 USER_PROGRAMS += memnode:apps/memnode memclient:apps/memclient
 # Remote pager applications (apps/sort, apps/memseq, docs/pager.md).
 USER_PROGRAMS += sort:apps/sort memseq:apps/memseq
+# The attacks of issue 12, each expected to be refused (apps/hostile, docs/authority.md).
+USER_PROGRAMS += hostile:apps/hostile
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

@@ -74,8 +74,8 @@ void authority_start(struct process *child, const struct spawn_request *request,
     }
     child->process_limit =
         request->process_limit != 0 ? request->process_limit : ACCOUNT_DEFAULT_PROCESSES;
-    child->memory_limit = request->memory_limit != 0 ? request->memory_limit
-                                                     : default_memory_limit();
+    child->memory_limit =
+        request->memory_limit != 0 ? request->memory_limit : default_memory_limit();
 }
 
 bool authority_memory_allows(const struct process *process, uint64_t bytes)

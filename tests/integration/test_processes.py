@@ -20,7 +20,8 @@ FAULT_CAUSES = {
     "divide": r"divide|#DE\b|vector 0\b",
 }
 # Fault kind -> the error code the refused system call must return.
-REFUSED_CALLS = {"badpointer": -2, "kernelpointer": -2, "hugememory": -3}
+# hugememory meets the account's memory quota (-E_QUOTA, docs/authority.md) first.
+REFUSED_CALLS = {"badpointer": -2, "kernelpointer": -2, "hugememory": -21}
 
 
 def run_commands(commands, smp=2, *flags, timeout=TIMEOUT):

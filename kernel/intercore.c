@@ -21,22 +21,6 @@ struct pending_call {
 };
 static struct pending_call pending_calls[MAX_CORES];
 
-size_t intercore_area_bytes(uint32_t core_count)
-{
-    size_t entry = (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63ul;
-    return sizeof(struct intercore_area) + entry * core_count * core_count;
-}
-
-void intercore_area_init(struct intercore_area *area, uint32_t core_count)
-{
-    area->core_count = core_count;
-    area->entry_bytes = (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63u;
-    for (uint32_t from = 0; from < core_count; from++)
-        for (uint32_t to = 0; to < core_count; to++)
-            ring_init(intercore_entry(area, from, to), INTERCORE_SLOTS,
-                      sizeof(struct intercore_message));
-}
-
 struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_t to)
 {
     size_t index = (size_t)from * area->core_count + to;

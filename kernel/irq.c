@@ -94,17 +94,3 @@ long irq_wait(struct process *process)
             scheduler_exit_current(-1);
     }
 }
-
-void irq_release(uint32_t pid)
-{
-    struct device_state *devices = kernel_shared->devices;
-    if (devices == NULL)
-        return;
-    for (uint32_t gsi = 0; gsi < DEVICE_GSI_LIMIT; gsi++) {
-        if (devices->lines[gsi].owner_pid != pid)
-            continue;
-        ioapic_set_masked(gsi, true);
-        devices->lines[gsi].pending = 0;
-        __atomic_store_n(&devices->lines[gsi].owner_pid, 0, __ATOMIC_RELEASE);
-    }
-}

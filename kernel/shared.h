@@ -9,6 +9,13 @@
 #include <formica/syscalls.h>
 
 #define MAX_CORES 64
+/* The m-kernel's core: the boot core, kernel_shared->cpus[MKERNEL_CORE].
+ * Every other core runs a p-kernel. */
+#define MKERNEL_CORE 0u
+/* The p-kernel cores are FIRST_PKERNEL_CORE .. core_count - 1. */
+#define FIRST_PKERNEL_CORE (MKERNEL_CORE + 1)
+_Static_assert(MKERNEL_CORE == 0, "madt_put_boot_core_first makes the boot core record 0; "
+                                  "the p-kernel cores follow it");
 #define KERNEL_SHARED_MAGIC 0x466f726d /* "Form" */
 #define COMMAND_LINE_BYTES 4096
 

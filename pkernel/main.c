@@ -42,7 +42,7 @@ static uint32_t initial_apic_id(void)
 static struct cpu *find_own_record(void)
 {
     uint32_t apic_id = initial_apic_id();
-    for (uint32_t i = 1; i < kernel_shared->core_count; i++)
+    for (uint32_t i = FIRST_PKERNEL_CORE; i < kernel_shared->core_count; i++)
         if (kernel_shared->cpus[i].apic_id == apic_id)
             return &kernel_shared->cpus[i];
     kprintf_unlocked("p-kernel: no core record for apic id %u\n", apic_id);
@@ -54,7 +54,7 @@ static uint64_t request_stack_memory(void)
 {
     struct intercore_message request = {.type = MESSAGE_MEMORY_ALLOCATE}, reply;
     request.argument[0] = (KERNEL_STACK_SIZE + FAULT_STACK_SIZE) / PAGE_SIZE;
-    intercore_call(0, &request, &reply);
+    intercore_call(MKERNEL_CORE, &request, &reply);
     if (reply.argument[0] == 0)
         panic("the m-kernel has no memory for this core's stacks");
     return reply.argument[0];

@@ -3,6 +3,7 @@
  * so output from many cores stays whole. The boot core sets the devices up
  * (mkernel/console_setup.c). */
 #include "console.h"
+#include "atomic.h"
 #include "cpu.h"
 #include "shared.h"
 #include "x86.h"
@@ -91,7 +92,7 @@ static void console_print(int take_lock, const char *format, va_list arguments)
 /* True when another core has panicked: its report must not be interleaved. */
 static int silenced(void)
 {
-    uint32_t panicking = __atomic_load_n(&kernel_shared->panicking, __ATOMIC_ACQUIRE);
+    uint32_t panicking = atomic_load_acquire(&kernel_shared->panicking);
     if (panicking == 0)
         return 0;
     uint64_t gs_base = rdmsr(MSR_GS_BASE);

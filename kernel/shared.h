@@ -24,6 +24,9 @@ struct process;
 struct device_state;
 struct ica_pools;
 
+/* Filled by the m-kernel at boot and read-only afterwards, except the
+ * _Atomic counters (every core), the console (under its lock) and what the
+ * pointed-to tables say about their own fields. */
 struct kernel_shared {
     uint32_t magic;
     uint32_t core_count;
@@ -35,11 +38,11 @@ struct kernel_shared {
     const char *tsc_source;       /* how tsc_hz was found */
     volatile uint8_t *lapic_mmio; /* xAPIC registers, unused in x2APIC mode */
     bool x2apic;
-    volatile uint32_t cores_online;
-    volatile uint32_t panicking; /* 1 + the core that panicked: others stop printing */
-    uint64_t kernel_root;        /* page-table root with only the kernel half */
-    struct process *processes;   /* PROCESS_SLOTS entries */
-    struct ica_pools *icas;      /* ICA descriptors and registered servers */
+    _Atomic uint32_t cores_online; /* each core adds itself once */
+    _Atomic uint32_t panicking;    /* 1 + the core that panicked: others stop printing */
+    uint64_t kernel_root;          /* page-table root with only the kernel half */
+    struct process *processes;     /* PROCESS_SLOTS entries */
+    struct ica_pools *icas;        /* ICA descriptors and registered servers */
     struct placement_info placement;
     uint32_t tick_period_ms;
     struct device_state *devices; /* IOAPICs, interrupt owners, device rights (device_state.h) */

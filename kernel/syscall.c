@@ -2,6 +2,7 @@
  * cores, pids, and every user pointer) and returns a value or -E_* code;
  * nothing a process passes can make the kernel fault or panic. */
 #include "syscall.h"
+#include "atomic.h"
 #include "clock.h"
 #include "console.h"
 #include "cpu.h"
@@ -226,7 +227,7 @@ static long sys_notify(const struct trap_frame *frame)
     struct process *target = process_find((uint32_t)frame->rdi);
     if (target == NULL || target->state == PROCESS_ZOMBIE)
         return -E_NOT_FOUND;
-    __atomic_fetch_add(&target->notifications, 1, __ATOMIC_ACQ_REL);
+    atomic_add(&target->notifications, 1);
     scheduler_send_to_owner(MESSAGE_PROCESS_WAKE, target);
     return 0;
 }
@@ -236,7 +237,7 @@ static long sys_await(const struct trap_frame *frame)
     (void)frame;
     struct process *process = current();
     for (;;) {
-        uint64_t count = __atomic_exchange_n(&process->notifications, 0, __ATOMIC_ACQ_REL);
+        uint64_t count = atomic_swap(&process->notifications, 0);
         if (count > 0)
             return (long)count;
         scheduler_block(WAIT_NOTIFICATION, 0);

@@ -2,6 +2,7 @@
  * address_space_destroy never frees them) and DMA memory (contiguous frames
  * mapped as ordinary user pages, freed with the address space) into drivers. */
 #include "device_memory.h"
+#include "atomic.h"
 #include "address_space.h"
 #include "device_state.h"
 #include "ioapic.h"
@@ -60,7 +61,7 @@ static void irq_release(uint32_t pid)
             continue;
         ioapic_set_masked(gsi, true);
         devices->lines[gsi].pending = 0;
-        __atomic_store_n(&devices->lines[gsi].owner_pid, 0, __ATOMIC_RELEASE);
+        atomic_store_release(&devices->lines[gsi].owner_pid, 0);
     }
 }
 

@@ -4,6 +4,7 @@
  * unanswered requests returned to their requesters with -E_NOT_FOUND, so no
  * request is silently lost. */
 #include "ica_services.h"
+#include "atomic.h"
 #include "console.h"
 #include "ica.h"
 #include "ica_syscalls.h"
@@ -231,7 +232,7 @@ static long register_server(uint32_t pid, const char *name)
         ring_init(server_ring(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
     strncpy(slot->name, name, SERVER_NAME_BYTES - 1);
     slot->name[SERVER_NAME_BYTES - 1] = '\0';
-    __atomic_store_n(&slot->pid, pid, __ATOMIC_RELEASE);
+    atomic_store_release(&slot->pid, pid);
     kprintf("ica: server '%s' registered (pid %u)\n", slot->name, pid);
     return 0;
 }
@@ -268,7 +269,7 @@ static void unregister_server(uint32_t pid)
     struct server_entry *server = server_of_pid(pid);
     if (server == NULL)
         return;
-    __atomic_store_n(&server->pid, 0, __ATOMIC_RELEASE);
+    atomic_store_release(&server->pid, 0);
     uint64_t bytes = (uint64_t)server->ring_stride * kernel_shared->core_count;
     physical_free(virt_to_phys(server->rings), (bytes + PAGE_SIZE - 1) / PAGE_SIZE);
     server->rings = NULL;

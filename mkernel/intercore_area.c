@@ -4,6 +4,9 @@
 #include "intercore_area.h"
 #include "ring.h"
 
+_Static_assert(RING_CAPACITY_VALID(INTERCORE_SLOTS), "INTERCORE_SLOTS is a ring capacity");
+_Static_assert(sizeof(struct intercore_area) % 64 == 0, "entries start on a cache line");
+
 static size_t entry_bytes(void)
 {
     return (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63ul;

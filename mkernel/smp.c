@@ -2,6 +2,7 @@
  * parallel, so 64 cores start about as fast as one. Each AP's first stack is
  * a page from the m-kernel; everything else it asks for itself. */
 #include "smp.h"
+#include "atomic.h"
 #include "clock_calibration.h"
 #include "console.h"
 #include "intercore.h"
@@ -67,7 +68,7 @@ static struct trampoline_parameters *install_trampoline(uint64_t entry, uint64_t
 
 static uint32_t cores_online(void)
 {
-    return __atomic_load_n(&kernel_shared->cores_online, __ATOMIC_ACQUIRE);
+    return atomic_load_acquire(&kernel_shared->cores_online);
 }
 
 static void wait_serving_requests(uint64_t cycles, uint32_t target)

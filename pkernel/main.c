@@ -3,6 +3,7 @@
  * (over the inter-core area) for the memory of its own stacks, moves onto
  * them, reports online and serves messages. It never allocates memory itself. */
 #include "clock.h"
+#include "atomic.h"
 #include "console.h"
 #include "cpu.h"
 #include "fault_injection.h"
@@ -72,8 +73,8 @@ static void pkernel_run(struct cpu *cpu)
 {
     syscall_install();
     scheduler_init();
-    __atomic_store_n(&cpu->online, 1, __ATOMIC_RELEASE);
-    __atomic_fetch_add(&kernel_shared->cores_online, 1, __ATOMIC_ACQ_REL);
+    atomic_store_release(&cpu->online, 1);
+    atomic_add(&kernel_shared->cores_online, 1);
     fault_injection_check();
     clock_start_tick(TICK_PERIOD_MS);
     scheduler_run();

@@ -24,7 +24,7 @@ COMMON_OBJECTS := $(call object_of,$(COMMON_SOURCES))
 MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
-.PHONY: pkernel-symbols format format-check all run shell test unit-test integration-test debug clean deps help
+.PHONY: docs-check pkernel-symbols format format-check all run shell test unit-test integration-test debug clean deps help
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -90,7 +90,11 @@ run: deps all
 shell: deps all
 	build/run --smp 4 --placement 5 --timeout 86400
 
-test: deps all unit-test integration-test
+test: deps all unit-test docs-check integration-test
+
+# Every source file is named in docs/architecture.md (build/check-docs-index).
+docs-check:
+	build/check-docs-index
 
 unit-test:
 	$(MAKE) -C tests/unit
@@ -117,7 +121,9 @@ help:
 	@echo "make            build build/out/{mkernel.elf,pkernel.elf,formica.iso}"
 	@echo "make run        install what is missing, boot the demo in QEMU"
 	@echo "make shell      boot into the interactive shell (serial console)"
-	@echo "make test       host unit tests and QEMU integration tests"
+	@echo "make test       host unit tests, the docs index check and QEMU integration tests"
+	@echo "make docs-check fail when a source file is missing from docs/architecture.md"
+	@echo "make pkernel-symbols  rewrite build/pkernel.symbols, the p-kernel's allow-list (review the diff)"
 	@echo "make debug      boot with QEMU's gdb stub waiting on :1234"
 	@echo "make clean      remove build/out"
 	@echo "make format     format the C sources with .clang-format (format-check: report only)"

@@ -6,6 +6,8 @@
 
 _Static_assert(RING_CAPACITY_VALID(INTERCORE_SLOTS), "INTERCORE_SLOTS is a ring capacity");
 _Static_assert(sizeof(struct intercore_area) % 64 == 0, "entries start on a cache line");
+_Static_assert(sizeof(struct intercore_message) == 64,
+               "one message per slot per cache line (docs/intercore.md)");
 
 static size_t entry_bytes(void)
 {

@@ -14,7 +14,8 @@
 /* Takes the old value and leaves `value`: one winner among racing cores. */
 #define atomic_swap(pointer, value) __atomic_exchange_n((pointer), (value), __ATOMIC_ACQ_REL)
 /* Takes a lock word: acquire only. */
-#define atomic_swap_acquire(pointer, value) __atomic_exchange_n((pointer), (value), __ATOMIC_ACQUIRE)
+#define atomic_swap_acquire(pointer, value)                                                        \
+    __atomic_exchange_n((pointer), (value), __ATOMIC_ACQUIRE)
 /* Sets *pointer to `desired` if it holds *expected; else *expected gets what it holds. */
 #define atomic_compare_swap(pointer, expected, desired)                                            \
     __atomic_compare_exchange_n((pointer), (expected), (desired), false, __ATOMIC_ACQ_REL,         \

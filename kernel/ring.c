@@ -12,7 +12,7 @@ size_t ring_bytes(uint32_t capacity, uint32_t slot_size)
 
 bool ring_init(struct ring *ring, uint32_t capacity, uint32_t slot_size)
 {
-    if (capacity == 0 || (capacity & (capacity - 1)) != 0 || slot_size == 0)
+    if (!RING_CAPACITY_VALID(capacity) || slot_size == 0)
         return false;
     memset(ring, 0, sizeof(*ring));
     ring->capacity = capacity;

@@ -14,8 +14,8 @@ USER_LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 # which the kernels compile with kernel flags into $(OBJ)/lib/, do not collide.
 user_object_of = $(patsubst %,$(OBJ)/user/%.o,$(basename $(1)))
 
-# Everything in lib/ (string.c, format.c, errors.c and placement_rule.c are
-# shared with the kernels, which compile their own copies with kernel flags).
+# Everything in lib/ (string.c, format.c and errors.c are shared with the
+# kernels, which compile their own copies with kernel flags).
 USER_LIBRARY_SOURCES := $(wildcard lib/*.c lib/*.S)
 USER_LIBRARY := $(OUT)/libformica.a
 

@@ -14,6 +14,8 @@
 #define DEVICE_WINDOW_BASE 0x0000600000000000ull /* device maps and DMA go here */
 #define DEVICE_WINDOW_END 0x0000700000000000ull
 #define DEVICE_NO_GSI (-1)
+_Static_assert(DEVICE_VECTOR_BASE + DEVICE_GSI_LIMIT <= 0xc0,
+               "device vectors stay below the timer, message and spurious vectors");
 
 /* MADT interrupt source override flags (ACPI MPS INTI flags). */
 #define OVERRIDE_POLARITY_MASK 3u
@@ -36,10 +38,10 @@ struct isa_override {
 
 /* One routable interrupt line; owner_pid 0 = free. */
 struct irq_line {
-    volatile uint32_t owner_pid;
+    _Atomic uint32_t owner_pid;
     uint32_t core;
     uint32_t level; /* level-triggered: masked from delivery until SYS_IRQ_WAIT */
-    volatile uint32_t pending;
+    _Atomic uint32_t pending;
 };
 
 /* A process's device rights and device memory, indexed by slot (pid % PROCESS_SLOTS). */

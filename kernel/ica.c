@@ -5,6 +5,7 @@
  * first use for each 2 MiB of the data window); this file only writes
  * entries in tables that exist. */
 #include "ica.h"
+#include "atomic.h"
 #include "console.h"
 #include "cpu.h"
 #include "layout.h"
@@ -135,7 +136,7 @@ void ica_end_lends(struct process *holder, struct ica *control)
             continue;
         if (holder != NULL)
             unmap_pages(holder, lent);
-        if (__atomic_sub_fetch(&lent->lend_count, 1, __ATOMIC_ACQ_REL) == 0 && lent->orphaned) {
+        if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned) {
             struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN,
                                                 .ica_free_orphan = {control->lent[i]}};
             mkernel_notify(&message);
@@ -150,7 +151,7 @@ bool ica_paste(struct process *process, struct ica *ica)
         return false;
     ica->owner = process->pid;
     ica->state = ICA_HELD;
-    __atomic_fetch_add(&kernel_shared->icas->handovers, 1, __ATOMIC_RELAXED);
+    atomic_count(&kernel_shared->icas->handovers, 1);
     return true;
 }
 

@@ -6,6 +6,7 @@
  * kernel pastes them. A process waiting for an ICA is woken (with an IPI
  * when it lives on another core); a busy one is never interrupted. */
 #include "ica_syscalls.h"
+#include "atomic.h"
 #include "console.h"
 #include "cpu.h"
 #include "ica.h"
@@ -124,7 +125,7 @@ static void depart(struct ica *control, const struct attachments *with, uint32_t
 {
     ica_end_lends(me(), control);
     for (uint32_t i = 0; i < with->lent_count; i++) {
-        __atomic_fetch_add(&with->lent[i]->lend_count, 1, __ATOMIC_ACQ_REL);
+        atomic_add(&with->lent[i]->lend_count, 1);
         control->lent[i] = ica_id_of(with->lent[i]);
     }
     control->lent_count = with->lent_count;
@@ -141,7 +142,7 @@ static void depart(struct ica *control, const struct attachments *with, uint32_t
     control->delivery = delivery;
     ica_peel(me(), control);
     control->destination = destination;
-    __atomic_store_n(&control->state, ICA_TRAVELLING, __ATOMIC_RELEASE);
+    atomic_store_release(&control->state, ICA_TRAVELLING);
 }
 
 /* Pastes a control ICA that travelled to the caller, with its attachments,
@@ -186,8 +187,7 @@ static bool arrive(struct ica *control)
 static void wake_waiting(struct process *target)
 {
     memory_fence();
-    if (__atomic_load_n(&target->ica_waiting, __ATOMIC_ACQUIRE) &&
-        __atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
+    if (atomic_load_acquire(&target->ica_waiting) && atomic_swap(&target->ica_waiting, 0))
         scheduler_send_to_owner(MESSAGE_PROCESS_WAKE, target);
 }
 
@@ -221,7 +221,7 @@ void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
     struct intercore_message message = {.type = MESSAGE_ICA_RESULT,
                                         .ica_result = {target_pid, control_id}};
     memory_fence();
-    if (__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
+    if (atomic_swap(&target->ica_waiting, 0))
         intercore_send_urgent(target->core, &message);
     else
         intercore_send(target->core, &message);
@@ -240,7 +240,7 @@ void serve_ica_result(const struct intercore_message *message,
         discard(request->control);
         return;
     }
-    __atomic_store_n(&target->ica_waiting, 0, __ATOMIC_RELEASE);
+    atomic_store_release(&target->ica_waiting, 0);
     scheduler_wake(target);
 }
 
@@ -294,16 +294,16 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
 static void wait_for_ica(bool (*ready)(void))
 {
     struct process *process = me();
-    __atomic_store_n(&process->ica_waiting, 1, __ATOMIC_SEQ_CST);
+    atomic_store_fenced(&process->ica_waiting, 1);
     memory_fence();
     fault_injection_widen_ica_wait();
     intercore_poll();
-    if (ready() || !__atomic_load_n(&process->ica_waiting, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&process->ica_waiting, 0, __ATOMIC_RELEASE);
+    if (ready() || !atomic_load_acquire(&process->ica_waiting)) {
+        atomic_store_release(&process->ica_waiting, 0);
         return;
     }
     scheduler_block(WAIT_ICA, 0);
-    __atomic_store_n(&process->ica_waiting, 0, __ATOMIC_RELEASE);
+    atomic_store_release(&process->ica_waiting, 0);
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
 }

@@ -3,6 +3,7 @@
  * is halting (cpu->waiting); the receiver re-checks its inboxes after the
  * announcement, so no wake-up is lost and no needless IPI is sent. */
 #include "intercore.h"
+#include "atomic.h"
 #include "cpu.h"
 #include "lapic.h"
 #include "panic.h"
@@ -16,26 +17,10 @@ static const struct intercore_services *services;
 struct pending_call {
     uint64_t next_sequence;
     uint64_t awaited_sequence;
-    volatile bool answered;
+    _Atomic bool answered;
     struct intercore_message reply;
 };
 static struct pending_call pending_calls[MAX_CORES];
-
-size_t intercore_area_bytes(uint32_t core_count)
-{
-    size_t entry = (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63ul;
-    return sizeof(struct intercore_area) + entry * core_count * core_count;
-}
-
-void intercore_area_init(struct intercore_area *area, uint32_t core_count)
-{
-    area->core_count = core_count;
-    area->entry_bytes = (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63u;
-    for (uint32_t from = 0; from < core_count; from++)
-        for (uint32_t to = 0; to < core_count; to++)
-            ring_init(intercore_entry(area, from, to), INTERCORE_SLOTS,
-                      sizeof(struct intercore_message));
-}
 
 struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_t to)
 {
@@ -56,8 +41,7 @@ static bool wake_if_waiting(uint32_t to)
 {
     struct cpu *target = &kernel_shared->cpus[to];
     memory_fence();
-    if (__atomic_load_n(&target->waiting, __ATOMIC_ACQUIRE) &&
-        __atomic_exchange_n(&target->waiting, 0, __ATOMIC_ACQ_REL)) {
+    if (atomic_load_acquire(&target->waiting) && atomic_swap(&target->waiting, 0)) {
         send_ipi(target);
         return true;
     }
@@ -193,11 +177,11 @@ void intercore_wait(void)
 {
     struct cpu *cpu = this_cpu();
     interrupts_disable();
-    __atomic_store_n(&cpu->waiting, 1, __ATOMIC_SEQ_CST);
+    atomic_store_fenced(&cpu->waiting, 1);
     memory_fence();
     if (!inbox_has_message())
         __asm__ volatile("sti; hlt; cli" ::: "memory");
-    __atomic_store_n(&cpu->waiting, 0, __ATOMIC_RELEASE);
+    atomic_store_release(&cpu->waiting, 0);
 }
 
 static void message_interrupt(struct trap_frame *frame)

@@ -20,9 +20,6 @@ struct intercore_area {
     uint8_t entries[] __attribute__((aligned(64)));
 };
 
-/* Bytes the area for `core_count` cores occupies. */
-size_t intercore_area_bytes(uint32_t core_count);
-void intercore_area_init(struct intercore_area *area, uint32_t core_count);
 /* The ring core `from` writes and core `to` reads. */
 struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_t to);
 

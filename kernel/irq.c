@@ -2,6 +2,7 @@
  * them. GSI g uses vector DEVICE_VECTOR_BASE + g on the owner's core; the
  * handler masks a level line, counts, sends EOI and wakes the owner. */
 #include "irq.h"
+#include "atomic.h"
 #include "cpu.h"
 #include "device_state.h"
 #include "ioapic.h"
@@ -43,7 +44,7 @@ static void device_interrupt(struct trap_frame *frame)
     struct irq_line *line = &kernel_shared->devices->lines[gsi];
     if (line->level)
         ioapic_set_masked(gsi, true);
-    __atomic_fetch_add(&line->pending, 1, __ATOMIC_ACQ_REL);
+    atomic_add(&line->pending, 1);
     lapic_end_of_interrupt();
     struct process *owner = process_find(line->owner_pid);
     if (owner != NULL && owner->core == this_cpu()->index && owner->state == PROCESS_WAITING &&
@@ -64,8 +65,7 @@ long irq_attach(struct process *process, uint64_t line_number)
         return -E_INVALID; /* IOAPIC destinations are 8 bits without interrupt remapping */
     struct irq_line *line = &kernel_shared->devices->lines[mode.gsi];
     uint32_t free_owner = 0;
-    if (!__atomic_compare_exchange_n(&line->owner_pid, &free_owner, process->pid, false,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    if (!atomic_compare_swap(&line->owner_pid, &free_owner, process->pid))
         return -E_BUSY;
     line->core = cpu->index;
     line->level = mode.level;
@@ -86,25 +86,11 @@ long irq_wait(struct process *process)
     if (line->level)
         ioapic_set_masked((uint32_t)record->gsi, false);
     for (;;) {
-        uint32_t count = __atomic_exchange_n(&line->pending, 0, __ATOMIC_ACQ_REL);
+        uint32_t count = atomic_swap(&line->pending, 0);
         if (count > 0)
             return count;
         scheduler_block(WAIT_IRQ, 0);
         if (process->kill_requested)
             scheduler_exit_current(-1);
-    }
-}
-
-void irq_release(uint32_t pid)
-{
-    struct device_state *devices = kernel_shared->devices;
-    if (devices == NULL)
-        return;
-    for (uint32_t gsi = 0; gsi < DEVICE_GSI_LIMIT; gsi++) {
-        if (devices->lines[gsi].owner_pid != pid)
-            continue;
-        ioapic_set_masked(gsi, true);
-        devices->lines[gsi].pending = 0;
-        __atomic_store_n(&devices->lines[gsi].owner_pid, 0, __ATOMIC_RELEASE);
     }
 }

@@ -9,5 +9,3 @@
 long irq_attach(struct process *process, uint64_t line);
 /* SYS_IRQ_WAIT: interrupts counted since the last call (>= 1), or -E_*. */
 long irq_wait(struct process *process);
-/* Frees the line `pid` owns, masked (m-kernel, when the process has ended). */
-void irq_release(uint32_t pid);

@@ -5,6 +5,7 @@
  * kernel fault or panic. The ICA, device and pager calls live beside their
  * subsystems (ica_syscalls.c, device_syscalls.c, pager_syscalls.c). */
 #include "syscall.h"
+#include "atomic.h"
 #include "clock.h"
 #include "console.h"
 #include "cpu.h"
@@ -248,7 +249,7 @@ long sys_notify(uint32_t pid)
     struct process *target = process_find(pid);
     if (target == NULL || target->state == PROCESS_ZOMBIE)
         return -E_NOT_FOUND;
-    __atomic_fetch_add(&target->notifications, 1, __ATOMIC_ACQ_REL);
+    atomic_add(&target->notifications, 1);
     scheduler_send_to_owner(MESSAGE_PROCESS_WAKE, target);
     return 0;
 }
@@ -257,7 +258,7 @@ long sys_await(void)
 {
     struct process *process = current();
     for (;;) {
-        uint64_t count = __atomic_exchange_n(&process->notifications, 0, __ATOMIC_ACQ_REL);
+        uint64_t count = atomic_swap(&process->notifications, 0);
         if (count > 0)
             return (long)count;
         scheduler_block(WAIT_NOTIFICATION, 0);

@@ -2,9 +2,10 @@
  * address_space_destroy never frees them) and DMA memory (contiguous frames
  * mapped as ordinary user pages, freed with the address space) into drivers. */
 #include "device_memory.h"
+#include "atomic.h"
 #include "address_space.h"
 #include "device_state.h"
-#include "irq.h"
+#include "ioapic.h"
 #include "layout.h"
 #include "paging.h"
 #include "physical_memory.h"
@@ -46,6 +47,21 @@ void device_process_start(struct process *process, uint32_t flags)
     if (flags & SPAWN_DRIVER) {
         struct trap_frame *frame = (struct trap_frame *)process_kernel_stack_top(process) - 1;
         frame->rflags |= RFLAGS_IOPL_3;
+    }
+}
+
+/* Frees the line `pid` owns, masked (the process has ended). */
+static void irq_release(uint32_t pid)
+{
+    struct device_state *devices = kernel_shared->devices;
+    if (devices == NULL)
+        return;
+    for (uint32_t gsi = 0; gsi < DEVICE_GSI_LIMIT; gsi++) {
+        if (devices->lines[gsi].owner_pid != pid)
+            continue;
+        ioapic_set_masked(gsi, true);
+        devices->lines[gsi].pending = 0;
+        atomic_store_release(&devices->lines[gsi].owner_pid, 0);
     }
 }
 

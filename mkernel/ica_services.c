@@ -5,6 +5,7 @@
  * request is silently lost. */
 #include "ica_services.h"
 #include "authority.h"
+#include "atomic.h"
 #include "console.h"
 #include "ica.h"
 #include "ica_syscalls.h"
@@ -259,7 +260,7 @@ static long register_server(uint32_t pid, const char *name)
         ring_init(server_ring(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
     strncpy(slot->name, name, SERVER_NAME_BYTES - 1);
     slot->name[SERVER_NAME_BYTES - 1] = '\0';
-    __atomic_store_n(&slot->pid, pid, __ATOMIC_RELEASE);
+    atomic_store_release(&slot->pid, pid);
     kprintf("ica: server '%s' registered (pid %u)\n", slot->name, pid);
     return 0;
 }
@@ -296,7 +297,7 @@ static void unregister_server(uint32_t pid)
     struct server_entry *server = server_of_pid(pid);
     if (server == NULL)
         return;
-    __atomic_store_n(&server->pid, 0, __ATOMIC_RELEASE);
+    atomic_store_release(&server->pid, 0);
     memory_fence(); /* before the scan of travelling requests: see send_to_server */
 }
 

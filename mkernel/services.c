@@ -102,7 +102,7 @@ static void prepare_first_entry(struct process *process, const struct loaded_pro
 
 static void hand_to_core(struct process *process)
 {
-    if (process->core == 0)
+    if (process->core == MKERNEL_CORE)
         scheduler_adopt(process);
     else
         scheduler_send_to_owner(MESSAGE_PROCESS_ADOPT, process);

@@ -3,6 +3,7 @@
  * (over the inter-core area) for the memory of its own stacks, moves onto
  * them, reports online and serves messages. It never allocates memory itself. */
 #include "clock.h"
+#include "atomic.h"
 #include "console.h"
 #include "cpu.h"
 #include "fault_injection.h"
@@ -43,7 +44,7 @@ static uint32_t initial_apic_id(void)
 static struct cpu *find_own_record(void)
 {
     uint32_t apic_id = initial_apic_id();
-    for (uint32_t i = 1; i < kernel_shared->core_count; i++)
+    for (uint32_t i = FIRST_PKERNEL_CORE; i < kernel_shared->core_count; i++)
         if (kernel_shared->cpus[i].apic_id == apic_id)
             return &kernel_shared->cpus[i];
     kprintf_unlocked("p-kernel: no core record for apic id %u\n", apic_id);
@@ -58,7 +59,7 @@ static uint64_t request_stack_memory(void)
         .memory_allocate = {(KERNEL_STACK_SIZE + FAULT_STACK_SIZE) / PAGE_SIZE},
     };
     struct intercore_message reply;
-    intercore_call(0, &request, &reply);
+    intercore_call(MKERNEL_CORE, &request, &reply);
     if (reply.memory_allocate_reply.physical == 0)
         panic("the m-kernel has no memory for this core's stacks");
     return reply.memory_allocate_reply.physical;
@@ -82,8 +83,8 @@ static void pkernel_run(struct cpu *cpu)
 {
     syscall_install();
     scheduler_init();
-    __atomic_store_n(&cpu->online, 1, __ATOMIC_RELEASE);
-    __atomic_fetch_add(&kernel_shared->cores_online, 1, __ATOMIC_ACQ_REL);
+    atomic_store_release(&cpu->online, 1);
+    atomic_add(&kernel_shared->cores_online, 1);
     fault_injection_check();
     clock_start_tick(TICK_PERIOD_MS);
     scheduler_run();

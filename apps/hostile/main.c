@@ -43,10 +43,12 @@ static void storage_attacks(void)
 {
     long blk = server_lookup(SERVER_NAME_BLK), dk = server_lookup(SERVER_NAME_DK);
     uint64_t control = zeros_request(BLK_WRITE);
-    *blk_write_of(ica_control_of(control)) = (struct blk_write_message){.first_block = 1, .blocks = 1};
+    *blk_write_of(ica_control_of(control)) =
+        (struct blk_write_message){.first_block = 1, .blocks = 1};
     expect("blk_write_of_metadata", request_call(blk, control), -E_PERMISSION);
     control = zeros_request(DK_WRITE);
-    *dk_write_of(ica_control_of(control)) = (struct dk_write_message){.first_sector = 8, .sectors = 8};
+    *dk_write_of(ica_control_of(control)) =
+        (struct dk_write_message){.first_sector = 8, .sectors = 8};
     expect("dk_write_of_inode_table", request_call(dk, control), -E_PERMISSION);
     control = zeros_request(BLK_SYNC);
     expect("blk_sync", request_call(blk, control), -E_PERMISSION);
@@ -65,8 +67,7 @@ static void pager_attacks(void)
         (struct pager_fault_message){.pid = 1, .address = PAGER_REGION_BASE};
     expect("forged_page_fault", request_call(pager, control), -E_PERMISSION);
     control = zeros_request(PAGER_STATS);
-    expect("forged_kernel_flag", ica_request(pager, control, ICA_SYNC | 0x80000000u),
-           -E_INVALID);
+    expect("forged_kernel_flag", ica_request(pager, control, ICA_SYNC | 0x80000000u), -E_INVALID);
 }
 
 static void server_attacks(void)
@@ -92,7 +93,8 @@ static void spawn_attacks(void)
     expect("spawn_new_account",
            spawn_with_flags("spin", "10", CORE_ANY, PRIORITY_APPLICATION, SPAWN_NEW_ACCOUNT),
            -E_PERMISSION);
-    expect("spawn_driver", spawn_with_flags("spin", "10", CORE_ANY, PRIORITY_APPLICATION, SPAWN_DRIVER),
+    expect("spawn_driver",
+           spawn_with_flags("spin", "10", CORE_ANY, PRIORITY_APPLICATION, SPAWN_DRIVER),
            -E_PERMISSION);
 }
 
@@ -102,8 +104,8 @@ static void spawn_bomb(void)
     static long children[BOMB_CHILDREN];
     long last = 0;
     int count = 0;
-    while (count < BOMB_CHILDREN && (last = spawn("hostile", "sleeper", CORE_ANY,
-                                                  PRIORITY_APPLICATION)) > 0)
+    while (count < BOMB_CHILDREN &&
+           (last = spawn("hostile", "sleeper", CORE_ANY, PRIORITY_APPLICATION)) > 0)
         children[count++] = last;
     expect("spawn_bomb_stopped_by_quota", last, -E_QUOTA);
     printf("@json {\"kind\":\"hostile_bomb\",\"children\":%d}\n", count);

@@ -12,8 +12,8 @@ struct block_request {
     uint32_t sectors;
     bool write;
     uint64_t physical; /* DMA buffer of sectors * SECTOR_BYTES bytes */
-    volatile bool done;
-    long status; /* 0, -E_IO (device error) or -E_INVALID (refused) */
+    bool done;         /* set by the driver's completion poll, in this same process */
+    long status;       /* 0, -E_IO (device error) or -E_INVALID (refused) */
 };
 
 struct block_device {

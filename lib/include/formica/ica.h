@@ -71,6 +71,12 @@ struct ica_control {
 };
 
 #define ICA_PAYLOAD_BYTES (4096u - (uint32_t)sizeof(struct ica_control))
+_Static_assert(sizeof(struct ica_control) <= 4096u / 8, "the payload keeps most of the page");
+
+/* The three ICA windows follow each other without overlapping. */
+_Static_assert(ICA_CONTROL_BASE + ICA_CONTROL_SLOTS * 4096ull <= ICA_DATA_BASE, "windows overlap");
+_Static_assert(ICA_DATA_BASE + ICA_DATA_SLOTS * (uint64_t)ICA_DATA_MAX_BYTES <= ICA_BLOCK_BASE,
+               "windows overlap");
 
 /* Counts for tests and benchmarks (SYS_ICA_STATS). */
 struct ica_stats {

@@ -1,6 +1,7 @@
 /* servers/fs/main.c: FS, the file server (program "fs"): mounts the ext2
- * disk through BLK, registers "fs" and answers requests one at a time. If
- * the disk cannot be mounted it says why and answers every request with an error. */
+ * disk through BLK, keeps its clients' open files (open_files.h), registers
+ * "fs" and answers requests one at a time. If the disk cannot be mounted it
+ * says why and answers every request with an error. */
 #include "block_client.h"
 #include "fs_server.h"
 #include <formica/errors.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 
 static struct fs_server server;
+static struct open_files open_files;
 
 static const char *mount_problem(long error)
 {
@@ -64,6 +66,7 @@ static _Noreturn void serve(void)
         }
         if (server.mounted)
             update_time();
+        fs_close_dead_clients_if_due(&server);
         long result = fs_answer(&server, (uint64_t)control);
         if (result == FS_FORWARDED)
             continue;
@@ -77,6 +80,7 @@ static _Noreturn void serve(void)
 int main(void)
 {
     mount_disk();
+    fs_open_files_attach(&server, &open_files);
     long error = server_register(SERVER_NAME_FS);
     if (error != 0) {
         printf("fs: cannot register: %s\n", error_text(error));

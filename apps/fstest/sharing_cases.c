@@ -7,6 +7,7 @@
 #include "cases.h"
 #include "report.h"
 #include <formica/errors.h>
+#include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -23,12 +24,16 @@
 static const uint32_t read_write_create =
     FS_OPEN_CREATE | FS_OPEN_TRUNCATE | FS_OPEN_READ | FS_OPEN_WRITE;
 
+/* The inode of the last file create_file made. */
+static uint32_t created_inode;
+
 /* A new file of `bytes` of pattern `seed`; its handle, or an error. */
 static long create_file(struct fs_link *link, const char *path, uint32_t seed, uint32_t bytes)
 {
     long handle = fs_open_path(link, path, read_write_create);
     if (handle < 0)
         return handle;
+    created_inode = fs_open_of(ica_control_of(link->control))->inode;
     fill_pattern(fs_data(link), seed, 0, bytes);
     long written = fs_write_at(link, (uint64_t)handle, 0, bytes);
     return written == (long)bytes ? handle : (written < 0 ? written : -E_IO);
@@ -76,13 +81,26 @@ static void write_after_unlink(struct fs_link *link, uint64_t handle)
     report("other_file_intact", file_holds(link, "/fstest/other", SEED_OTHER, OTHER_BYTES), 0);
 }
 
+/* The inode of `path`, or 0. */
+static uint32_t inode_of(struct fs_link *link, const char *path)
+{
+    long handle = fs_open_path(link, path, FS_OPEN_READ);
+    if (handle < 0)
+        return 0;
+    uint32_t inode = fs_open_of(ica_control_of(link->control))->inode;
+    fs_close_handle(link, (uint64_t)handle);
+    return inode;
+}
+
 /* After A's last close the inode is free: a new file may take it, and A's
  * old handle reaches neither. */
-static void after_last_close(struct fs_link *link, uint64_t handle)
+static void after_last_close(struct fs_link *link, uint64_t handle, uint32_t inode)
 {
     report("unlinked_close", fs_close_handle(link, handle) == 0, 0);
     long reuser = create_file(link, "/fstest/reuser", SEED_REUSER, STORAGE_BLOCK_BYTES);
     report("reuser_create", reuser > 0, reuser);
+    printf("@json {\"kind\":\"fstest_inode_reuse\",\"unlinked\":%u,\"reuser\":%u}\n", inode,
+           created_inode);
     fs_close_handle(link, (uint64_t)reuser);
     fill_pattern(fs_data(link), SEED_REWRITE, 0, STORAGE_BLOCK_BYTES);
     long result = fs_write_at(link, handle, 0, STORAGE_BLOCK_BYTES);
@@ -98,10 +116,13 @@ void run_sharing_cases(struct fs_link *link)
     report("shared_create", handle > 0, handle);
     if (handle <= 0)
         return;
+    uint32_t inode = created_inode;
     report("child_cannot_use_handle", run_child("steal", (uint64_t)handle) == 0, 0);
     report("child_unlink_and_create", run_child("unlink-create", 0) == 0, 0);
+    uint32_t other = inode_of(link, "/fstest/other");
+    report("open_inode_not_reused", other != 0 && other != inode, other);
     write_after_unlink(link, (uint64_t)handle);
-    after_last_close(link, (uint64_t)handle);
+    after_last_close(link, (uint64_t)handle, inode);
     report("child_ends_holding_unlinked", run_child("hold-unlinked", 0) == 0, 0);
     fs_prepare(link, FS_SYNC);
     long synced = fs_send(link, link->fs);

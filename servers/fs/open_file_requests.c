@@ -26,7 +26,7 @@ void fs_open_files_attach(struct fs_server *server, struct open_files *table)
 
 static long refuse_handle(const struct ica_control *page, uint64_t handle, const char *why)
 {
-    printf("fs: request %u from pid %u refused: handle %#lx %s\n", page->operation, page->origin,
+    printf("fs: request %u from pid %u refused: handle 0x%lx %s\n", page->operation, page->origin,
            handle, why);
     return -E_BAD_HANDLE;
 }

@@ -1,7 +1,8 @@
 /* handle_cases.c: fstest's cases of FS's own checks on handles, offsets and
  * sizes, in one process: forged and closed handles, access modes, ranges
  * that overflow or pass the largest file, readblock at block 2^52, reading
- * a directory, and the per-process share of the open-file table. */
+ * a directory, a directory removed while open, and the per-process share
+ * of the open-file table. */
 #include "cases.h"
 #include "report.h"
 #include <formica/errors.h>
@@ -80,6 +81,22 @@ static void directories(struct fs_link *link)
     fs_close_handle(link, (uint64_t)file);
 }
 
+/* A directory removed while open reads as empty; its handle still closes. */
+static void removed_directory(struct fs_link *link)
+{
+    fs_path_call(link, FS_MKDIR, "/fstest/doomed");
+    long directory = fs_open_path(link, "/fstest/doomed", FS_OPEN_DIRECTORY);
+    long removed = fs_path_call(link, FS_RMDIR, "/fstest/doomed");
+    report("rmdir_while_open", directory > 0 && removed == 0, removed);
+    struct fs_readdir_message *message = fs_readdir_of(fs_prepare(link, FS_READDIR));
+    *message = (struct fs_readdir_message){.handle = (uint64_t)directory};
+    expect("readdir_removed_directory", fs_send(link, link->fs), 0);
+    uint32_t links;
+    expect("stat_removed_directory", fs_stat_handle(link, (uint64_t)directory, &links),
+           -E_NOT_FOUND);
+    expect("close_removed_directory", fs_close_handle(link, (uint64_t)directory), 0);
+}
+
 /* One process may hold SHARE_LIMIT handles; one more is refused, and all close. */
 static void share_limit(struct fs_link *link)
 {
@@ -101,5 +118,6 @@ void run_handle_cases(struct fs_link *link)
     access_modes(link);
     ranges(link);
     directories(link);
+    removed_directory(link);
     share_limit(link);
 }

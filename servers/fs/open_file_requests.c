@@ -12,8 +12,9 @@
 static bool last_name_gone(void *context, uint32_t inode, bool directory)
 {
     struct fs_server *server = context;
-    uint32_t flag = directory ? OPEN_FILE_REMOVED : OPEN_FILE_UNLINKED;
-    return open_files_mark_inode(server->open_files, inode, flag) > 0;
+    if (directory)
+        return open_files_detach_directory(server->open_files, inode) > 0;
+    return open_files_mark_inode(server->open_files, inode, OPEN_FILE_UNLINKED) > 0;
 }
 
 void fs_open_files_attach(struct fs_server *server, struct open_files *table)

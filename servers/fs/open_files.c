@@ -93,6 +93,17 @@ uint32_t open_files_mark_inode(struct open_files *table, uint32_t inode, uint32_
     return count;
 }
 
+uint32_t open_files_detach_directory(struct open_files *table, uint32_t inode)
+{
+    uint32_t count = open_files_mark_inode(table, inode, OPEN_FILE_REMOVED);
+    for (uint32_t i = 0; i < OPEN_FILES_MAX && count > 0; i++) {
+        struct open_file *file = &table->slots[i];
+        if (file->owner != 0 && file->inode == inode)
+            file->inode = 0;
+    }
+    return count;
+}
+
 static bool is_alive(uint32_t pid, const uint32_t *alive, uint32_t count)
 {
     uint32_t low = 0, high = count;

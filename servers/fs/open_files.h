@@ -13,7 +13,7 @@
 #define OPEN_FILE_WRITE 2u     /* opened for writing */
 #define OPEN_FILE_DIRECTORY 4u /* the inode is a directory */
 #define OPEN_FILE_UNLINKED 8u  /* a file whose last name went: freed at its last close */
-#define OPEN_FILE_REMOVED 16u  /* a directory removed while open: reads as empty */
+#define OPEN_FILE_REMOVED 16u  /* a directory removed while open: reads as empty, inode 0 */
 
 /* A handle is generation << OPEN_FILE_SLOT_BITS | slot: a closed handle's
  * slot gets a new generation, so the old handle never names it again. */
@@ -49,6 +49,9 @@ bool open_files_close(struct open_files *table, struct open_file *file);
 uint32_t open_files_count_inode(const struct open_files *table, uint32_t inode);
 /* Sets `flag` on every handle of `inode`; how many there were. */
 uint32_t open_files_mark_inode(struct open_files *table, uint32_t inode, uint32_t flag);
+/* A directory removed while open: its handles get OPEN_FILE_REMOVED and name
+ * no inode any more (the number may go to a new file). How many there were. */
+uint32_t open_files_detach_directory(struct open_files *table, uint32_t inode);
 
 /* Closes every handle whose owner is not in `alive` (sorted ascending, count
  * pids); for each unlinked file whose last handle goes, calls

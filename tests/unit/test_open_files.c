@@ -124,6 +124,25 @@ static void test_last_close_of_linked_file_frees_nothing(void **state)
     assert_false(open_files_close(&table, open_files_find(&table, 7, a)));
 }
 
+/* A removed directory's handles name no inode: a new file that takes the
+ * number is not held by them. */
+static void test_removed_directory_detached(void **state)
+{
+    (void)state;
+    uint64_t directory = must_add(7, 30, OPEN_FILE_READ | OPEN_FILE_DIRECTORY);
+    assert_int_equal(open_files_detach_directory(&table, 30), 1);
+    struct open_file *file = open_files_find(&table, 7, directory);
+    assert_non_null(file);
+    assert_true(file->flags & OPEN_FILE_REMOVED);
+    assert_int_equal(file->inode, 0);
+    uint64_t reuser = must_add(8, 30, OPEN_FILE_WRITE); /* a new file took inode 30 */
+    assert_int_equal(open_files_count_inode(&table, 30), 1);
+    assert_int_equal(open_files_mark_inode(&table, 30, OPEN_FILE_UNLINKED), 1);
+    assert_false(open_files_find(&table, 7, directory)->flags & OPEN_FILE_UNLINKED);
+    assert_true(open_files_close(&table, open_files_find(&table, 8, reuser)));
+    assert_false(open_files_close(&table, open_files_find(&table, 7, directory)));
+}
+
 static uint32_t released[8];
 static uint32_t released_count;
 
@@ -167,6 +186,7 @@ int main(void)
         cmocka_unit_test_setup(test_table_full, set_up),
         cmocka_unit_test_setup(test_last_close_of_unlinked_file, set_up),
         cmocka_unit_test_setup(test_last_close_of_linked_file_frees_nothing, set_up),
+        cmocka_unit_test_setup(test_removed_directory_detached, set_up),
         cmocka_unit_test_setup(test_dead_owners_closed, set_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 #define DEAD_CLIENTS_PERIOD_US 2000000u
-#define LIST_CAPACITY 512u /* above the kernel's process slots: a full list means "not all seen"   \
-                            */
+/* Above the kernel's process slots: a list this full may not show every process. */
+#define LIST_CAPACITY 512u
 
 static struct process_info list[LIST_CAPACITY];
 static uint32_t alive[LIST_CAPACITY];
@@ -42,7 +42,7 @@ static long live_pids(void)
     return live;
 }
 
-static uint64_t now_us(void)
+static uint64_t microseconds_since_boot(void)
 {
     struct clock_info clock;
     if (clock_get(&clock) != 0)
@@ -52,7 +52,7 @@ static uint64_t now_us(void)
 
 void fs_close_dead_clients(struct fs_server *server)
 {
-    server->dead_clients_check_us = now_us();
+    server->dead_clients_check_us = microseconds_since_boot();
     if (server->open_files->in_use == 0)
         return;
     long live = live_pids();
@@ -64,11 +64,10 @@ void fs_close_dead_clients(struct fs_server *server)
         printf("fs: closed %u handles of ended processes\n", closed);
 }
 
-void fs_close_dead_clients_if_due(struct fs_server *server)
+void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us)
 {
     if (server->open_files->in_use == 0)
         return;
-    uint64_t now = now_us();
-    if (now - server->dead_clients_check_us >= DEAD_CLIENTS_PERIOD_US)
+    if (now_us - server->dead_clients_check_us >= DEAD_CLIENTS_PERIOD_US)
         fs_close_dead_clients(server);
 }

@@ -52,7 +52,7 @@ void fs_release_unlinked(void *context, uint32_t inode);
  * few seconds from the request loop, at once when handles run short or
  * before a sync. */
 void fs_close_dead_clients(struct fs_server *server);
-void fs_close_dead_clients_if_due(struct fs_server *server);
+void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us);
 
 /* Checks the operation and the mount, then calls the operation's handler
  * (each declared in formica/protocol/fs_dispatch.h, from protocol/fs.messages). */

@@ -22,21 +22,23 @@ static const char *mount_problem(long error)
     return "unreadable";
 }
 
+static uint64_t microseconds_since_boot(void)
+{
+    struct clock_info clock;
+    return clock_get(&clock) == 0 ? clock.ticks * clock.tick_period_us : 0;
+}
+
 /* There is no real-time clock yet: times count from the image's last write
  * time, plus the seconds since boot (never 0, which e2fsck would take for an
  * orphan-list link in a deleted inode's dtime). */
-static void update_time(void)
+static void update_time(uint64_t now_us)
 {
     static uint32_t base;
     if (base == 0) {
         uint32_t wtime = server.fs.superblock.s_wtime, mtime = server.fs.superblock.s_mtime;
         base = (wtime > mtime ? wtime : mtime) + 1;
     }
-    struct clock_info clock;
-    uint64_t seconds = 0;
-    if (clock_get(&clock) == 0)
-        seconds = clock.ticks * clock.tick_period_us / 1000000;
-    server.fs.time = base + (uint32_t)seconds;
+    server.fs.time = base + (uint32_t)(now_us / 1000000);
 }
 
 static void mount_disk(void)
@@ -46,7 +48,7 @@ static void mount_disk(void)
         error = ext2_mount(&server.fs, &server.device);
     if (error == 0) {
         server.mounted = true;
-        update_time();
+        update_time(microseconds_since_boot());
         printf("fs: mounted ext2, %u-byte blocks, %u blocks, %u inodes\n", server.fs.block_size,
                server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
         return;
@@ -64,9 +66,10 @@ static _Noreturn void serve(void)
             printf("fs: receive failed: %s\n", error_text(control));
             exit(1);
         }
+        uint64_t now_us = microseconds_since_boot();
         if (server.mounted)
-            update_time();
-        fs_close_dead_clients_if_due(&server);
+            update_time(now_us);
+        fs_close_dead_clients_if_due(&server, now_us);
         long result = fs_answer(&server, (uint64_t)control);
         if (result == FS_FORWARDED)
             continue;

@@ -121,8 +121,10 @@ long fs_readdir(struct fs_server *server, uint64_t control, struct fs_readdir_me
     struct open_file *directory = fs_handle_of(server, page, message->handle, 0, &error);
     if (directory == NULL)
         return error;
-    if (!(directory->flags & OPEN_FILE_DIRECTORY))
+    if (!(directory->flags & OPEN_FILE_DIRECTORY)) {
+        fs_refuse(page, "readdir of a handle that names no directory");
         return -E_NOT_DIRECTORY;
+    }
     if (directory->flags & OPEN_FILE_REMOVED)
         return 0; /* removed while open: no entries (its inode may be reused) */
     uint64_t cursor = message->cursor;

@@ -26,7 +26,10 @@ static uint32_t count_owner(const struct open_files *table, uint32_t owner)
 
 bool open_files_has_room(const struct open_files *table, uint32_t owner)
 {
-    return owner != 0 && table->in_use < OPEN_FILES_MAX &&
+    if (owner == 0 || table->in_use >= OPEN_FILES_MAX)
+        return false;
+    /* With fewer handles in all than one share, nobody's share is full: no scan. */
+    return table->in_use < OPEN_FILES_PER_PROCESS ||
            count_owner(table, owner) < OPEN_FILES_PER_PROCESS;
 }
 

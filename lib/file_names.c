@@ -63,7 +63,7 @@ long readdir(int fd, struct directory_entry *entry)
         return error;
     struct ica_control *page = file_channel_page();
     struct fs_readdir_message *message = fs_readdir_of(page);
-    *message = (struct fs_readdir_message){.inode = file->inode, .cursor = file->offset};
+    *message = (struct fs_readdir_message){.handle = file->handle, .cursor = file->offset};
     long found = file_channel_call(false);
     if (found <= 0)
         return found;

@@ -16,7 +16,7 @@ long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data)
     if (error != 0)
         return error;
     *fs_readblock_of(file_channel_page()) =
-        (struct fs_readblock_message){file->inode, blkoff, size};
+        (struct fs_readblock_message){file->handle, blkoff, size};
     long bytes = file_channel_call(true);
     if (bytes < 0)
         return bytes;

@@ -3,6 +3,7 @@
  * refused with the expected error; each prints one @json "hostile" line.
  * `hostile sleeper` only sleeps (the spawn bomb's children). */
 #include <formica/device.h>
+#include <formica/file.h>
 #include <formica/pager.h>
 #include <formica/request.h>
 #include <formica/rights.h>
@@ -55,8 +56,13 @@ static void storage_attacks(void)
     long fs = server_lookup(SERVER_NAME_FS);
     control = zeros_request(FS_READBLOCK);
     *fs_readblock_of(ica_control_of(control)) =
-        (struct fs_readblock_message){.inode = 2, .first_block = 1ull << 52, .blocks = 1};
-    expect("readblock_at_block_2_52", request_call(fs, control), -E_INVALID);
+        (struct fs_readblock_message){.handle = 12345, .first_block = 0, .blocks = 1};
+    expect("readblock_with_forged_handle", request_call(fs, control), -E_BAD_HANDLE);
+    int fd = open("/hostile.tmp", O_CREAT | O_RDWR);
+    const void *data = NULL;
+    expect("readblock_at_block_2_52", readblock(fd, 1, 1ull << 52, &data), -E_INVALID);
+    close(fd);
+    expect("remove_own_file", unlink("/hostile.tmp"), 0);
 }
 
 static void pager_attacks(void)

@@ -37,7 +37,8 @@ bool fs_data_fits(const struct ica_control *page, uint64_t bytes)
 
 long fs_sync(struct fs_server *server, uint64_t control, struct fs_sync_message *message)
 {
-    (void)server, (void)control, (void)message;
+    (void)control, (void)message;
+    fs_close_dead_clients(server); /* their unlinked files are freed before the sync */
     long result = block_client_sync();
     if (result < 0)
         printf("fs: sync failed: %s\n", error_text(result));

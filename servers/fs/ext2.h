@@ -42,6 +42,13 @@ struct ext2_fs {
     bool read_only;              /* unknown RO_COMPAT features: no writes */
     bool superblock_dirty;
     uint32_t time; /* seconds since 1970 for timestamps; the caller may update it */
+    /* Optional, set by the caller after ext2_mount: called when an inode's
+     * last name goes (unlink, rmdir, rename over it). Returning true keeps a
+     * regular file's inode and blocks (links 0) because it is still open;
+     * the caller frees it later with ext2_release_unlinked. A directory is
+     * freed whatever it returns. */
+    bool (*last_name_gone)(void *context, uint32_t inode, bool directory);
+    void *last_name_context;
 };
 
 struct ext2_stat {
@@ -97,6 +104,10 @@ int ext2_rmdir(struct ext2_fs *fs, const char *path);  /* empty directories */
 /* Moves old_path to new_path, replacing a file there (or an empty directory
  * when old_path is a directory). */
 int ext2_rename(struct ext2_fs *fs, const char *old_path, const char *new_path);
+
+/* Frees a regular file kept by last_name_gone (links 0): its blocks, then
+ * the inode. 0 if it still has a name (nothing to do), or an error. */
+int ext2_release_unlinked(struct ext2_fs *fs, uint32_t inode);
 
 /* Directory iteration: *cursor starts at 0. Returns 1 and the next entry,
  * 0 at the end, or a negative error. Unused slots are skipped. */

@@ -1,6 +1,7 @@
-/* file_requests.c: FS_READ, FS_WRITE, FS_TRUNCATE and FS_STAT: bytes move
- * between the ext2 library and the requester's data ICA directly (the
- * library reads each block from BLK into FS's buffer and copies out). */
+/* file_requests.c: FS_READ, FS_WRITE, FS_TRUNCATE and FS_STAT on the
+ * requester's handles: bytes move between the ext2 library and the
+ * requester's data ICA directly (the library reads each block from BLK into
+ * FS's buffer and copies out). */
 #include "fs_server.h"
 #include <formica/errors.h>
 #include <formica/storage.h>
@@ -23,32 +24,65 @@ static long report_disk_trouble(const struct ica_control *page, uint64_t inode, 
     return result;
 }
 
+/* The requester's open regular file `handle` names, with `access`. */
+static struct open_file *regular_file(struct fs_server *server, const struct ica_control *page,
+                                      uint64_t handle, uint32_t access, long *error)
+{
+    struct open_file *file = fs_handle_of(server, page, handle, access, error);
+    if (file != NULL && (file->flags & OPEN_FILE_DIRECTORY)) {
+        fs_refuse(page, "the handle names a directory");
+        *error = -E_IS_DIRECTORY;
+        return NULL;
+    }
+    return file;
+}
+
 long fs_read(struct fs_server *server, uint64_t control, struct fs_read_message *message)
 {
     struct ica_control *page = ica_control_of(control);
-    long error = check_length(page, message->length);
+    long error = 0;
+    struct open_file *file = regular_file(server, page, message->handle, OPEN_FILE_READ, &error);
+    if (file == NULL)
+        return error;
+    error = check_length(page, message->length);
+    if (error == 0)
+        error = fs_check_range(server, page, message->offset, message->length);
     if (error != 0)
         return error;
-    long result = ext2_read(&server->fs, (uint32_t)message->inode, message->offset,
-                            ica_address(page->data[0]), message->length);
-    return report_disk_trouble(page, message->inode, result);
+    long result = ext2_read(&server->fs, file->inode, message->offset, ica_address(page->data[0]),
+                            message->length);
+    return report_disk_trouble(page, file->inode, result);
 }
 
 long fs_write(struct fs_server *server, uint64_t control, struct fs_write_message *message)
 {
     struct ica_control *page = ica_control_of(control);
-    long error = check_length(page, message->length);
+    long error = 0;
+    struct open_file *file = regular_file(server, page, message->handle, OPEN_FILE_WRITE, &error);
+    if (file == NULL)
+        return error;
+    error = check_length(page, message->length);
+    if (error == 0)
+        error = fs_check_range(server, page, message->offset, message->length);
     if (error != 0)
         return error;
-    long result = ext2_write(&server->fs, (uint32_t)message->inode, message->offset,
-                             ica_address(page->data[0]), message->length);
-    return report_disk_trouble(page, message->inode, result);
+    long result = ext2_write(&server->fs, file->inode, message->offset, ica_address(page->data[0]),
+                             message->length);
+    return report_disk_trouble(page, file->inode, result);
 }
 
 long fs_truncate(struct fs_server *server, uint64_t control, struct fs_truncate_message *message)
 {
-    long result = ext2_truncate(&server->fs, (uint32_t)message->inode, message->size);
-    return report_disk_trouble(ica_control_of(control), message->inode, result);
+    struct ica_control *page = ica_control_of(control);
+    long error = 0;
+    struct open_file *file = regular_file(server, page, message->handle, OPEN_FILE_WRITE, &error);
+    if (file == NULL)
+        return error;
+    error = fs_check_range(server, page, message->size, 0);
+    if (error != 0)
+        return error;
+    long result = ext2_truncate(&server->fs, file->inode, message->size);
+    return report_disk_trouble(page, file->inode, result);
 }
 
 static void put_stat(struct fs_stat_message *message, const struct ext2_stat *stat)
@@ -60,20 +94,34 @@ static void put_stat(struct fs_stat_message *message, const struct ext2_stat *st
     message->inode = stat->inode;
 }
 
-long fs_stat(struct fs_server *server, uint64_t control, struct fs_stat_message *message)
+/* The inode a stat names: the payload's path, or else the requester's handle. */
+static long stat_target(struct fs_server *server, const struct ica_control *page,
+                        const struct fs_stat_message *message, uint32_t *inode)
 {
-    struct ica_control *page = ica_control_of(control);
-    uint32_t inode = (uint32_t)message->inode;
     const char *path = fs_payload_path(page);
     if (path == NULL)
         return -E_INVALID;
-    if (path[0] != '\0') {
-        int error = ext2_lookup(&server->fs, path, &inode);
-        if (error != 0)
-            return report_disk_trouble(page, inode, error);
-    }
+    if (path[0] != '\0')
+        return ext2_lookup(&server->fs, path, inode);
+    long error = 0;
+    struct open_file *file = fs_handle_of(server, page, message->handle, 0, &error);
+    if (file == NULL)
+        return error;
+    if (file->flags & OPEN_FILE_REMOVED)
+        return -E_NOT_FOUND; /* a directory removed while open: its inode may be reused */
+    *inode = file->inode;
+    return 0;
+}
+
+long fs_stat(struct fs_server *server, uint64_t control, struct fs_stat_message *message)
+{
+    struct ica_control *page = ica_control_of(control);
+    uint32_t inode = 0;
+    long error = stat_target(server, page, message, &inode);
+    if (error != 0)
+        return report_disk_trouble(page, inode, error);
     struct ext2_stat stat;
-    int error = ext2_stat(&server->fs, inode, &stat);
+    error = ext2_stat(&server->fs, inode, &stat);
     if (error != 0)
         return report_disk_trouble(page, inode, error);
     put_stat(message, &stat);

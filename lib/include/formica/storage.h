@@ -27,6 +27,9 @@
 #define FS_OPEN_CREATE 1u
 #define FS_OPEN_TRUNCATE 2u
 #define FS_OPEN_DIRECTORY 4u /* fail unless it is a directory */
+#define FS_OPEN_READ 8u      /* the handle may read (neither READ nor WRITE: read only) */
+#define FS_OPEN_WRITE 16u    /* the handle may write and truncate (not a directory) */
+#define FS_OPEN_KNOWN_FLAGS 31u
 
 struct fs_dirent {
     uint32_t inode;

@@ -122,6 +122,8 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
         return status;
     fs->superblock.s_free_blocks_count++;
     fs->superblock_dirty = true;
+    if (fs->device->forget != NULL)
+        fs->device->forget(fs->device->context, block);
     return 0;
 }
 

@@ -1,0 +1,168 @@
+/* journal_replay.c: recovery of a JBD2 journal at mount, in JBD2's three
+ * passes: scan for the last committed transaction, collect the revoke
+ * records, then write every logged block that no later revoke cancels to
+ * its home. Then the journal is marked empty. */
+#include "jbd2_format.h"
+#include "ext2_internal.h"
+#include "journal.h"
+
+enum pass { PASS_SCAN, PASS_REVOKE, PASS_REPLAY };
+
+struct tag {
+    uint32_t block;
+    uint32_t flags;
+};
+
+/* The tag at `offset` of a descriptor block; false past the last one. */
+static bool read_tag(const struct journal *journal, const uint8_t *descriptor, uint32_t *offset,
+                     struct tag *tag)
+{
+    if (*offset + journal->tag_bytes > journal->block_size)
+        return false;
+    struct jbd2_block_tag raw;
+    memset(&raw, 0, sizeof raw);
+    memcpy(&raw, descriptor + *offset, journal->tag_bytes);
+    tag->block = jbd2_be32(raw.t_blocknr);
+    tag->flags = jbd2_be16(raw.t_flags);
+    if (journal->tag_bytes == 12 && raw.t_blocknr_high != 0)
+        tag->block = UINT32_MAX; /* beyond any ext2 block number: refused later */
+    *offset += journal->tag_bytes;
+    if (!(tag->flags & JBD2_FLAG_SAME_UUID))
+        *offset += 16;
+    return true;
+}
+
+static int replay_block(struct journal *journal, uint32_t position, const struct tag *tag,
+                        uint32_t sequence)
+{
+    uint32_t slot = block_set_find(&journal->revoked, tag->block);
+    if (slot != UINT32_MAX && journal->revoked.values[slot] >= sequence)
+        return 0; /* revoked by this or a later transaction */
+    if (!ext2_block_in_range(journal->fs, tag->block) &&
+        !(tag->block == 0 && journal->fs->block_size > 1024))
+        return -E_CORRUPT;
+    uint8_t *block = journal->buffers[0];
+    int status = journal_read_log_block(journal, position, block);
+    if (status < 0)
+        return status;
+    if (tag->flags & JBD2_FLAG_ESCAPE) {
+        uint32_t magic = jbd2_be32(JBD2_MAGIC);
+        memcpy(block, &magic, sizeof magic);
+    }
+    struct ext2_device *device = journal->lower.device;
+    status = device->write_block(device->context, tag->block, block);
+    if (status < 0)
+        return status;
+    journal->statistics.blocks_replayed++;
+    return 0;
+}
+
+/* Walks a descriptor's tags; returns the number of logged blocks after it. */
+static int descriptor_pass(struct journal *journal, uint32_t position, uint32_t sequence,
+                           enum pass pass)
+{
+    uint8_t descriptor[EXT2_MAX_BLOCK_SIZE];
+    memcpy(descriptor, journal->scratch, journal->block_size);
+    uint32_t offset = sizeof(struct jbd2_header);
+    struct tag tag;
+    int count = 0;
+    while (read_tag(journal, descriptor, &offset, &tag)) {
+        count++;
+        if (pass == PASS_REPLAY) {
+            int status =
+                replay_block(journal, journal_wrap(journal, position + (uint32_t)count), &tag, sequence);
+            if (status < 0)
+                return status;
+        }
+        if (tag.flags & JBD2_FLAG_LAST_TAG)
+            break;
+    }
+    return count;
+}
+
+static int revoke_pass(struct journal *journal, uint32_t sequence)
+{
+    const uint8_t *block = journal->scratch;
+    struct jbd2_revoke_header header;
+    memcpy(&header, block, sizeof header);
+    uint32_t used = jbd2_be32(header.r_count);
+    uint32_t entry = (journal->incompat & JBD2_FEATURE_INCOMPAT_64BIT) ? 8 : 4;
+    if (used > journal->block_size || used < sizeof header)
+        return -E_CORRUPT;
+    for (uint32_t offset = sizeof header; offset + entry <= used; offset += entry) {
+        uint32_t number;
+        memcpy(&number, block + offset + entry - 4, sizeof number); /* low word, big-endian */
+        number = jbd2_be32(number);
+        uint32_t slot = block_set_find(&journal->revoked, number);
+        if (slot != UINT32_MAX && journal->revoked.values[slot] >= sequence)
+            continue;
+        if (!block_set_put(&journal->revoked, number, sequence)) {
+            journal->problem = "too many revoke records in the journal";
+            return -E_TOO_BIG;
+        }
+    }
+    return 0;
+}
+
+/* One pass over the log from s_start; returns the first uncommitted sequence. */
+static int64_t walk_log(struct journal *journal, enum pass pass, uint32_t end)
+{
+    uint32_t position = journal->start, sequence = journal->sequence;
+    for (uint32_t steps = 0; steps < journal->maxlen; steps++) {
+        if (pass != PASS_SCAN && sequence == end)
+            break;
+        int status = journal_read_log_block(journal, position, journal->scratch);
+        if (status < 0)
+            return status;
+        struct jbd2_header header;
+        memcpy(&header, journal->scratch, sizeof header);
+        if (jbd2_be32(header.h_magic) != JBD2_MAGIC || jbd2_be32(header.h_sequence) != sequence)
+            break;
+        uint32_t type = jbd2_be32(header.h_blocktype);
+        if (type == JBD2_DESCRIPTOR_BLOCK) {
+            int count = descriptor_pass(journal, position, sequence, pass);
+            if (count < 0)
+                return count;
+            position = journal_wrap(journal, position + 1 + (uint32_t)count);
+        } else if (type == JBD2_REVOKE_BLOCK) {
+            if (pass == PASS_REVOKE && (status = revoke_pass(journal, sequence)) < 0)
+                return status;
+            position = journal_wrap(journal, position + 1);
+        } else if (type == JBD2_COMMIT_BLOCK) {
+            if (pass == PASS_REPLAY)
+                journal->statistics.transactions_replayed++;
+            sequence++;
+            position = journal_wrap(journal, position + 1);
+        } else {
+            break;
+        }
+    }
+    return sequence;
+}
+
+int journal_replay(struct journal *journal)
+{
+    if (journal->start == 0)
+        return 0;
+    uint32_t before = (uint32_t)journal->statistics.transactions_replayed;
+    block_set_init(&journal->revoked, journal->revoked_keys, journal->revoked_values,
+                   JOURNAL_REVOKED_CAPACITY * 2);
+    int64_t end = walk_log(journal, PASS_SCAN, 0);
+    if (end >= 0)
+        end = walk_log(journal, PASS_REVOKE, (uint32_t)end);
+    if (end >= 0)
+        end = walk_log(journal, PASS_REPLAY, (uint32_t)end);
+    if (end < 0)
+        return (int)end;
+    int status = journal_flush(journal);
+    if (status < 0)
+        return status;
+    journal->sequence = (uint32_t)end;
+    journal->start = 0;
+    status = journal_write_superblock(journal);
+    if (status == 0)
+        status = journal_flush(journal);
+    if (status < 0)
+        return status;
+    return (int)(journal->statistics.transactions_replayed - before);
+}

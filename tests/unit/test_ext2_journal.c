@@ -1,0 +1,377 @@
+/* test_ext2_journal.c: the ext3 journal (servers/fs/journal*.c) against
+ * images mke2fs -t ext3 makes: transactions read back by debugfs logdump,
+ * crashes simulated by dropping every write after a chosen barrier, replay
+ * compared with e2fsck's own, debugfs-written journals (revokes), and the
+ * refusal of journal features that are not supported. */
+#include "test_ext2_support.h"
+#include "journal.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+/* The test disk under the journal: counts barriers, and after the barrier
+ * numbered crash_at (if set) drops every write, as a power cut would; or at
+ * barrier snapshot_at copies the image to snapshot (a power cut there) and
+ * goes on. */
+struct crash_disk {
+    struct ext2_device device;
+    struct test_disk disk;
+    unsigned flushes;
+    unsigned crash_at;
+    unsigned snapshot_at;
+    const char *image;
+    char snapshot[300];
+};
+
+static int crash_read(void *context, uint64_t block, uint32_t offset, void *buffer,
+                      uint32_t length)
+{
+    struct crash_disk *crash = context;
+    crash->disk.device.block_size = crash->device.block_size;
+    return crash->disk.device.read_bytes(&crash->disk, block, offset, buffer, length);
+}
+
+static int crash_write(void *context, uint64_t block, const void *buffer)
+{
+    struct crash_disk *crash = context;
+    if (crash->crash_at != 0 && crash->flushes >= crash->crash_at)
+        return 0; /* lost */
+    crash->disk.device.block_size = crash->device.block_size;
+    return crash->disk.device.write_block(&crash->disk, block, buffer);
+}
+
+static int crash_flush(void *context)
+{
+    struct crash_disk *crash = context;
+    crash->flushes++;
+    if (crash->snapshot_at != 0 && crash->flushes == crash->snapshot_at)
+        assert_int_equal(run("cp %s %s", crash->image, crash->snapshot), 0);
+    return 0;
+}
+
+struct fixture {
+    char image[256];
+    uint32_t block_size;
+    struct crash_disk crash;
+    struct ext2_fs fs;
+    struct journal *journal;
+};
+
+static struct journal_lower lower_of(struct crash_disk *crash)
+{
+    return (struct journal_lower){&crash->device, crash_flush, crash};
+}
+
+static int mount_journaled(struct fixture *fixture)
+{
+    struct crash_disk *crash = &fixture->crash;
+    *crash = (struct crash_disk){.device = {.read_bytes = crash_read, .write_block = crash_write}};
+    crash->device.context = crash;
+    crash->image = fixture->image;
+    snprintf(crash->snapshot, sizeof crash->snapshot, "%s.snapshot", fixture->image);
+    disk_open(&crash->disk, fixture->image);
+    int status = journal_mount(fixture->journal, &fixture->fs, lower_of(crash));
+    fixture->fs.time = 1700000000;
+    return status;
+}
+
+static void unmount(struct fixture *fixture)
+{
+    disk_close(&fixture->crash.disk);
+}
+
+static void make_ext3(struct fixture *fixture, uint32_t block_size)
+{
+    static unsigned counter;
+    fixture->block_size = block_size;
+    snprintf(fixture->image, sizeof fixture->image, "%s/ext3-%u.img", scratch(), counter++);
+    assert_int_equal(run("rm -rf %s/src && mkdir -p %s/src/docs && echo hello > %s/src/docs/hello.txt"
+                         " && mke2fs -q -F -t ext3 -b %u -J size=%u -d %s/src %s 16M 2>/dev/null",
+                         scratch(), scratch(), scratch(), block_size, block_size / 1024, scratch(),
+                         fixture->image),
+                     0);
+}
+
+static int setup(void **state, uint32_t block_size)
+{
+    struct fixture *fixture = calloc(1, sizeof *fixture);
+    fixture->journal = calloc(1, sizeof *fixture->journal);
+    make_ext3(fixture, block_size);
+    *state = fixture;
+    return 0;
+}
+static int setup_1k(void **state)
+{
+    return setup(state, 1024);
+}
+static int setup_4k(void **state)
+{
+    return setup(state, 4096);
+}
+static int teardown(void **state)
+{
+    struct fixture *fixture = *state;
+    free(fixture->journal);
+    free(fixture);
+    return 0;
+}
+
+/* Some metadata-heavy work: a file of `bytes`, a directory, a file in it. */
+static void churn(struct fixture *fixture, uint32_t seed, size_t bytes)
+{
+    static uint8_t data[300000];
+    char path[64];
+    uint32_t inode;
+    assert_true(bytes <= sizeof data);
+    pattern_fill(data, bytes, seed, 0);
+    snprintf(path, sizeof path, "/file%u", seed);
+    assert_int_equal(ext2_create(&fixture->fs, path, 0644, &inode), 0);
+    assert_int_equal(ext2_write(&fixture->fs, inode, 0, data, bytes), (long)bytes);
+    snprintf(path, sizeof path, "/dir%u", seed);
+    assert_int_equal(ext2_mkdir(&fixture->fs, path, 0755, &inode), 0);
+    snprintf(path, sizeof path, "/dir%u/small", seed);
+    assert_int_equal(ext2_create(&fixture->fs, path, 0644, &inode), 0);
+    assert_int_equal(ext2_write(&fixture->fs, inode, 0, "small", 5), 5);
+}
+
+static bool file_matches(const char *image, uint32_t seed, size_t bytes)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/file%u", seed);
+    size_t length;
+    uint8_t *got = host_cat(image, path, &length);
+    bool same = length == bytes;
+    for (size_t i = 0; same && i < bytes; i++)
+        same = got[i] == pattern_byte(seed, i);
+    free(got);
+    return same;
+}
+
+static unsigned count_lines(const char *command, const char *image, const char *needle)
+{
+    char line[512], full[1024];
+    snprintf(full, sizeof full, "%s %s 2>/dev/null", command, image);
+    FILE *pipe = popen(full, "r");
+    assert_non_null(pipe);
+    unsigned count = 0;
+    while (fgets(line, sizeof line, pipe) != NULL)
+        count += strstr(line, needle) != NULL;
+    pclose(pipe);
+    return count;
+}
+
+static void mount_plain_ext3(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    assert_true(fixture->fs.has_journal);
+    assert_ptr_equal(fixture->fs.device, &fixture->journal->device);
+    assert_true(fixture->fs.superblock.s_feature_incompat & EXT2_FEATURE_INCOMPAT_RECOVER);
+    uint32_t inode;
+    assert_int_equal(ext2_lookup(&fixture->fs, "/docs/hello.txt", &inode), 0);
+    unmount(fixture);
+    assert_true(fsck_clean(fixture->image));
+}
+
+/* Committed transactions are where logdump finds them, as many blocks as logged. */
+static void logdump_reads_transactions(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    churn(fixture, 1, 20000);
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    churn(fixture, 2, 5000);
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    struct journal_statistics stats = fixture->journal->statistics;
+    unmount(fixture);
+    assert_int_equal(stats.commits, 2);
+    assert_int_equal(count_lines("debugfs -R 'logdump'", fixture->image, "(commit block)"), 2);
+    assert_int_equal(count_lines("debugfs -R 'logdump'", fixture->image, "(descriptor block)"), 2);
+    assert_int_equal(count_lines("debugfs -R 'logdump -a'", fixture->image, "logged at journal"),
+                     stats.blocks_logged);
+    assert_true(fsck_clean(fixture->image)); /* the homes were written too */
+    assert_true(file_matches(fixture->image, 1, 20000));
+    /* e2fsck replays it and stays clean */
+    assert_int_equal(run("cp %s %s.e2fsck && e2fsck -fy %s.e2fsck >/dev/null 2>&1", fixture->image,
+                         fixture->image, fixture->image) & ~1,
+                     0);
+    char copy[300];
+    snprintf(copy, sizeof copy, "%s.e2fsck", fixture->image);
+    assert_true(fsck_clean(copy));
+    assert_true(file_matches(copy, 2, 5000));
+}
+
+static bool blocks_equal(const char *left, const char *right, uint32_t block_size, uint32_t block)
+{
+    return run("cmp -s -i %lu:%lu -n %u %s %s", (unsigned long)block * block_size,
+               (unsigned long)block * block_size, block_size, left, right) == 0;
+}
+
+/* Power cut after the commit block, before any metadata reached its home:
+ * our replay and e2fsck's give the same blocks; the files are whole. */
+static void crash_after_commit_replays(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    churn(fixture, 3, 250000);
+    uint32_t count = fixture->journal->transaction_blocks;
+    uint32_t *blocks = malloc(count * sizeof *blocks);
+    memcpy(blocks, fixture->journal->transaction_numbers, count * sizeof *blocks);
+    fixture->crash.crash_at = fixture->crash.flushes + 2;
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    unmount(fixture);
+    char theirs[300];
+    snprintf(theirs, sizeof theirs, "%s.e2fsck", fixture->image);
+    assert_int_equal(run("cp %s %s && e2fsck -fy %s >/dev/null 2>&1", fixture->image, theirs,
+                         theirs) & ~1,
+                     0);
+    assert_false(file_matches(fixture->image, 3, 250000)); /* not home before replay */
+    assert_int_equal(mount_journaled(fixture), 0);
+    assert_int_equal(fixture->journal->statistics.transactions_replayed, 1);
+    assert_int_equal(fixture->journal->statistics.blocks_replayed, count);
+    unmount(fixture);
+    uint32_t superblock_block = fixture->block_size == 1024 ? 1 : 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (blocks[i] != superblock_block)
+            assert_true(blocks_equal(fixture->image, theirs, fixture->block_size, blocks[i]));
+    free(blocks);
+    assert_true(fsck_clean(fixture->image));
+    assert_true(file_matches(fixture->image, 3, 250000));
+    assert_true(file_matches(theirs, 3, 250000));
+}
+
+/* Power cut before the commit block: nothing of the transaction is replayed. */
+static void crash_before_commit_is_undone(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    churn(fixture, 4, 3000);
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    churn(fixture, 5, 3000);
+    fixture->crash.crash_at = fixture->crash.flushes + 1;
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    unmount(fixture);
+    assert_int_equal(mount_journaled(fixture), 0);
+    assert_int_equal(fixture->journal->statistics.transactions_replayed, 1);
+    uint32_t inode;
+    assert_int_equal(ext2_lookup(&fixture->fs, "/file5", &inode), -E_NOT_FOUND);
+    assert_int_equal(ext2_lookup(&fixture->fs, "/dir4/small", &inode), 0);
+    unmount(fixture);
+    assert_true(fsck_clean(fixture->image));
+    assert_true(file_matches(fixture->image, 4, 3000));
+}
+
+/* Many transactions through a 1024-block journal: checkpoints empty it. The
+ * disk as it was at every 9th barrier (a power cut there) replays to a
+ * clean file system. */
+static void checkpoints_and_crashes(void **state)
+{
+    struct fixture *fixture = *state;
+    char pristine[300];
+    snprintf(pristine, sizeof pristine, "%s.pristine", fixture->image);
+    assert_int_equal(run("cp %s %s", fixture->image, pristine), 0);
+    for (unsigned crash_at = 0; crash_at <= 200; crash_at += 9) {
+        assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
+        assert_int_equal(mount_journaled(fixture), 0);
+        fixture->crash.snapshot_at = crash_at == 0 ? 0 : fixture->crash.flushes + crash_at;
+        for (uint32_t seed = 10; seed < 100; seed++) {
+            churn(fixture, seed, 40000);
+            char path[64];
+            snprintf(path, sizeof path, "/file%u", seed - 1);
+            if (seed % 3 == 0)
+                assert_int_equal(ext2_unlink(&fixture->fs, path), 0);
+            if (seed % 4 != 0)
+                assert_int_equal(journal_commit(fixture->journal), 0);
+            assert_int_equal(journal_commit_if_due(fixture->journal), 0);
+            fixture->fs.time += 2;
+        }
+        assert_int_equal(journal_sync(fixture->journal), 0);
+        assert_true(fixture->journal->statistics.checkpoints >= (fixture->block_size == 1024 ? 2u : 1u));
+        unmount(fixture);
+        assert_true(fsck_clean(fixture->image));
+        if (crash_at == 0)
+            continue;
+        assert_int_equal(run("cp %s %s", fixture->crash.snapshot, fixture->image), 0);
+        assert_int_equal(mount_journaled(fixture), 0);
+        unmount(fixture);
+        assert_true(fsck_clean(fixture->image));
+    }
+}
+
+/* A journal debugfs wrote (jo/jw/jc): a transaction of two blocks and a
+ * later one revoking the second. We replay what e2fsck replays. */
+static void replays_debugfs_journal(void **state)
+{
+    struct fixture *fixture = *state;
+    uint32_t bs = fixture->block_size, first = bs == 1024 ? 9000 : 3000;
+    assert_int_equal(run("head -c %u /dev/urandom > %s/jw.bin && cp %s %s.before && "
+                         "debugfs -w %s -f - >/dev/null 2>&1 <<EOF\njo\njw -b %u,%u %s/jw.bin\n"
+                         "jw -r %u\njc\nEOF",
+                         2 * bs, scratch(), fixture->image, fixture->image, fixture->image, first,
+                         first + 1, scratch(), first + 1),
+                     0);
+    assert_int_equal(count_lines("debugfs -R 'logdump'", fixture->image, "(revoke table)"), 1);
+    char theirs[300], before[300], written[300];
+    snprintf(theirs, sizeof theirs, "%s.e2fsck", fixture->image);
+    snprintf(before, sizeof before, "%s.before", fixture->image);
+    snprintf(written, sizeof written, "%s/jw.bin", scratch());
+    assert_int_equal(run("cp %s %s && e2fsck -fy %s >/dev/null 2>&1", fixture->image, theirs,
+                         theirs) & ~1,
+                     0);
+    assert_int_equal(mount_journaled(fixture), 0);
+    assert_int_equal(fixture->journal->statistics.transactions_replayed, 2);
+    assert_int_equal(fixture->journal->statistics.blocks_replayed, 1);
+    unmount(fixture);
+    assert_true(blocks_equal(fixture->image, theirs, bs, first));
+    assert_true(blocks_equal(fixture->image, theirs, bs, first + 1));
+    assert_true(blocks_equal(fixture->image, before, bs, first + 1)); /* revoked */
+    assert_int_equal(run("cmp -s -i %lu:0 -n %u %s %s", (unsigned long)first * bs, bs,
+                         fixture->image, written),
+                     0);
+    assert_true(fsck_clean(fixture->image));
+}
+
+static void refuses_journal_checksums(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(run("debugfs -w %s -f - >/dev/null 2>&1 <<EOF\njo -c -v 3\njc\nEOF",
+                         fixture->image),
+                     0);
+    assert_int_equal(mount_journaled(fixture), -E_INVALID);
+    assert_non_null(strstr(fixture->journal->problem, "checksum"));
+    unmount(fixture);
+}
+
+static void refuses_bad_journal_superblock(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    uint32_t physical;
+    assert_int_equal(journal_map(fixture->journal, 0, &physical), 0);
+    unmount(fixture);
+    assert_int_equal(run("printf 'XXXX' | dd of=%s bs=1 seek=%lu conv=notrunc status=none",
+                         fixture->image, (unsigned long)physical * fixture->block_size),
+                     0);
+    assert_int_equal(mount_journaled(fixture), -E_CORRUPT);
+    assert_non_null(strstr(fixture->journal->problem, "journal superblock"));
+    unmount(fixture);
+}
+
+#define BOTH(test)                                                                                 \
+    cmocka_unit_test_setup_teardown(test, setup_1k, teardown),                                     \
+        cmocka_unit_test_setup_teardown(test, setup_4k, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        BOTH(mount_plain_ext3),          BOTH(logdump_reads_transactions),
+        BOTH(crash_after_commit_replays), BOTH(crash_before_commit_is_undone),
+        BOTH(checkpoints_and_crashes),   BOTH(replays_debugfs_journal),
+        BOTH(refuses_journal_checksums), BOTH(refuses_bad_journal_superblock),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    run("rm -rf %s", scratch());
+    return failed;
+}

@@ -44,8 +44,8 @@ _Static_assert(sizeof(struct jbd2_header) == 12, "jbd2 header");
 struct jbd2_superblock {
     struct jbd2_header s_header;
     uint32_t s_blocksize;
-    uint32_t s_maxlen; /* blocks in the journal */
-    uint32_t s_first;  /* first block of log information */
+    uint32_t s_maxlen;   /* blocks in the journal */
+    uint32_t s_first;    /* first block of log information */
     uint32_t s_sequence; /* first commit ID expected in the log */
     uint32_t s_start;    /* block of the log's start; 0: the journal is clean */
     uint32_t s_errno;

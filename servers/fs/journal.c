@@ -124,7 +124,8 @@ static int check_superblock(struct journal *journal, const struct jbd2_superbloc
     if (journal->maxlen > inode_blocks || journal->first == 0 ||
         journal->first + 8 > journal->maxlen)
         return refuse(journal, -E_CORRUPT, "journal length or first block out of range");
-    if (journal->start != 0 && (journal->start < journal->first || journal->start >= journal->maxlen))
+    if (journal->start != 0 &&
+        (journal->start < journal->first || journal->start >= journal->maxlen))
         return refuse(journal, -E_CORRUPT, "journal start out of range");
     return check_features(journal, sb);
 }

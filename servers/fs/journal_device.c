@@ -6,8 +6,7 @@
 #include "ext2_internal.h"
 #include "journal.h"
 
-static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buffer,
-                      uint32_t length)
+static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
 {
     struct journal *journal = context;
     uint32_t slot = block_set_find(&journal->transaction, (uint32_t)block);
@@ -40,7 +39,8 @@ static int write_metadata(void *context, uint64_t block, const void *buffer)
 static bool must_log_data(const struct journal *journal, uint32_t block)
 {
     return journal->freed_overflow || block_set_contains(&journal->transaction, block) ||
-           block_set_contains(&journal->freed, block) || block_set_contains(&journal->logged, block);
+           block_set_contains(&journal->freed, block) ||
+           block_set_contains(&journal->logged, block);
 }
 
 static int write_data(void *context, uint64_t block, const void *buffer)

@@ -69,8 +69,8 @@ static int descriptor_pass(struct journal *journal, uint32_t position, uint32_t 
     while (read_tag(journal, descriptor, &offset, &tag)) {
         count++;
         if (pass == PASS_REPLAY) {
-            int status =
-                replay_block(journal, journal_wrap(journal, position + (uint32_t)count), &tag, sequence);
+            int status = replay_block(journal, journal_wrap(journal, position + (uint32_t)count),
+                                      &tag, sequence);
             if (status < 0)
                 return status;
         }

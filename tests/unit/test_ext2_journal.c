@@ -25,8 +25,7 @@ struct crash_disk {
     char snapshot[300];
 };
 
-static int crash_read(void *context, uint64_t block, uint32_t offset, void *buffer,
-                      uint32_t length)
+static int crash_read(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
 {
     struct crash_disk *crash = context;
     crash->disk.device.block_size = crash->device.block_size;
@@ -87,11 +86,12 @@ static void make_ext3(struct fixture *fixture, uint32_t block_size)
     static unsigned counter;
     fixture->block_size = block_size;
     snprintf(fixture->image, sizeof fixture->image, "%s/ext3-%u.img", scratch(), counter++);
-    assert_int_equal(run("rm -rf %s/src && mkdir -p %s/src/docs && echo hello > %s/src/docs/hello.txt"
-                         " && mke2fs -q -F -t ext3 -b %u -J size=%u -d %s/src %s 16M 2>/dev/null",
-                         scratch(), scratch(), scratch(), block_size, block_size / 1024, scratch(),
-                         fixture->image),
-                     0);
+    assert_int_equal(
+        run("rm -rf %s/src && mkdir -p %s/src/docs && echo hello > %s/src/docs/hello.txt"
+            " && mke2fs -q -F -t ext3 -b %u -J size=%u -d %s/src %s 16M 2>/dev/null",
+            scratch(), scratch(), scratch(), block_size, block_size / 1024, scratch(),
+            fixture->image),
+        0);
 }
 
 static int setup(void **state, uint32_t block_size)
@@ -195,7 +195,8 @@ static void logdump_reads_transactions(void **state)
     assert_true(file_matches(fixture->image, 1, 20000));
     /* e2fsck replays it and stays clean */
     assert_int_equal(run("cp %s %s.e2fsck && e2fsck -fy %s.e2fsck >/dev/null 2>&1", fixture->image,
-                         fixture->image, fixture->image) & ~1,
+                         fixture->image, fixture->image) &
+                         ~1,
                      0);
     char copy[300];
     snprintf(copy, sizeof copy, "%s.e2fsck", fixture->image);
@@ -224,9 +225,8 @@ static void crash_after_commit_replays(void **state)
     unmount(fixture);
     char theirs[300];
     snprintf(theirs, sizeof theirs, "%s.e2fsck", fixture->image);
-    assert_int_equal(run("cp %s %s && e2fsck -fy %s >/dev/null 2>&1", fixture->image, theirs,
-                         theirs) & ~1,
-                     0);
+    assert_int_equal(
+        run("cp %s %s && e2fsck -fy %s >/dev/null 2>&1", fixture->image, theirs, theirs) & ~1, 0);
     assert_false(file_matches(fixture->image, 3, 250000)); /* not home before replay */
     assert_int_equal(mount_journaled(fixture), 0);
     assert_int_equal(fixture->journal->statistics.transactions_replayed, 1);
@@ -288,7 +288,8 @@ static void checkpoints_and_crashes(void **state)
             fixture->fs.time += 2;
         }
         assert_int_equal(journal_sync(fixture->journal), 0);
-        assert_true(fixture->journal->statistics.checkpoints >= (fixture->block_size == 1024 ? 2u : 1u));
+        assert_true(fixture->journal->statistics.checkpoints >=
+                    (fixture->block_size == 1024 ? 2u : 1u));
         unmount(fixture);
         assert_true(fsck_clean(fixture->image));
         if (crash_at == 0)
@@ -317,9 +318,8 @@ static void replays_debugfs_journal(void **state)
     snprintf(theirs, sizeof theirs, "%s.e2fsck", fixture->image);
     snprintf(before, sizeof before, "%s.before", fixture->image);
     snprintf(written, sizeof written, "%s/jw.bin", scratch());
-    assert_int_equal(run("cp %s %s && e2fsck -fy %s >/dev/null 2>&1", fixture->image, theirs,
-                         theirs) & ~1,
-                     0);
+    assert_int_equal(
+        run("cp %s %s && e2fsck -fy %s >/dev/null 2>&1", fixture->image, theirs, theirs) & ~1, 0);
     assert_int_equal(mount_journaled(fixture), 0);
     assert_int_equal(fixture->journal->statistics.transactions_replayed, 2);
     assert_int_equal(fixture->journal->statistics.blocks_replayed, 1);
@@ -327,18 +327,17 @@ static void replays_debugfs_journal(void **state)
     assert_true(blocks_equal(fixture->image, theirs, bs, first));
     assert_true(blocks_equal(fixture->image, theirs, bs, first + 1));
     assert_true(blocks_equal(fixture->image, before, bs, first + 1)); /* revoked */
-    assert_int_equal(run("cmp -s -i %lu:0 -n %u %s %s", (unsigned long)first * bs, bs,
-                         fixture->image, written),
-                     0);
+    assert_int_equal(
+        run("cmp -s -i %lu:0 -n %u %s %s", (unsigned long)first * bs, bs, fixture->image, written),
+        0);
     assert_true(fsck_clean(fixture->image));
 }
 
 static void refuses_journal_checksums(void **state)
 {
     struct fixture *fixture = *state;
-    assert_int_equal(run("debugfs -w %s -f - >/dev/null 2>&1 <<EOF\njo -c -v 3\njc\nEOF",
-                         fixture->image),
-                     0);
+    assert_int_equal(
+        run("debugfs -w %s -f - >/dev/null 2>&1 <<EOF\njo -c -v 3\njc\nEOF", fixture->image), 0);
     assert_int_equal(mount_journaled(fixture), -E_INVALID);
     assert_non_null(strstr(fixture->journal->problem, "checksum"));
     unmount(fixture);
@@ -366,10 +365,10 @@ static void refuses_bad_journal_superblock(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        BOTH(mount_plain_ext3),          BOTH(logdump_reads_transactions),
+        BOTH(mount_plain_ext3),           BOTH(logdump_reads_transactions),
         BOTH(crash_after_commit_replays), BOTH(crash_before_commit_is_undone),
-        BOTH(checkpoints_and_crashes),   BOTH(replays_debugfs_journal),
-        BOTH(refuses_journal_checksums), BOTH(refuses_bad_journal_superblock),
+        BOTH(checkpoints_and_crashes),    BOTH(replays_debugfs_journal),
+        BOTH(refuses_journal_checksums),  BOTH(refuses_bad_journal_superblock),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     run("rm -rf %s", scratch());

@@ -293,7 +293,15 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
  * and blocking now would sleep through a result pushed later on this core
  * (whose sender finds ica_waiting already clear). So a cleared flag means
  * "look again", never "block". */
+static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick);
+
 static void wait_for_ica(bool (*ready)(void))
+{
+    wait_for_ica_until(ready, 0);
+}
+
+/* wake_tick != 0: also wake at that tick of this core (a timed receive). */
+static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick)
 {
     struct process *process = me();
     __atomic_store_n(&process->ica_waiting, 1, __ATOMIC_SEQ_CST);
@@ -304,7 +312,7 @@ static void wait_for_ica(bool (*ready)(void))
         __atomic_store_n(&process->ica_waiting, 0, __ATOMIC_RELEASE);
         return;
     }
-    scheduler_block(WAIT_ICA, 0);
+    scheduler_block(wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA, wake_tick);
     __atomic_store_n(&process->ica_waiting, 0, __ATOMIC_RELEASE);
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
@@ -441,6 +449,12 @@ long sys_ica_receive(const struct trap_frame *frame)
     if (server == NULL)
         return refused("receive (not a server)", 0, -E_PERMISSION);
     uint32_t cores = kernel_shared->core_count, flags = (uint32_t)frame->rdi;
+    uint64_t wake_tick = 0;
+    if (flags & ICA_TIMEOUT) {
+        uint64_t period = kernel_shared->tick_period_ms;
+        uint64_t ticks = (frame->rsi + period - 1) / period;
+        wake_tick = this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
+    }
     for (;;) {
         for (uint32_t step = 0; step < cores; step++) {
             uint32_t core = (server->next_core + step) % cores;
@@ -455,9 +469,10 @@ long sys_ica_receive(const struct trap_frame *frame)
             if (result != -E_NOT_FOUND)
                 return result;
         }
-        if (flags & ICA_NO_WAIT)
+        if ((flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
             return -E_NOT_FOUND;
-        wait_for_ica((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting);
+        wait_for_ica_until((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting,
+                           wake_tick);
     }
 }
 

@@ -34,14 +34,6 @@ bool fs_data_fits(const struct ica_control *page, uint64_t bytes)
     return false;
 }
 
-static long sync_all(void)
-{
-    long result = block_client_sync();
-    if (result < 0)
-        printf("fs: sync failed: %s\n", error_text(result));
-    return result;
-}
-
 static long mounted_answer(struct fs_server *server, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
@@ -69,7 +61,9 @@ static long mounted_answer(struct fs_server *server, uint64_t control)
     case FS_READDIR:
         return fs_readdir(server, page);
     case FS_SYNC:
-        return sync_all();
+        return fs_sync(server);
+    case FS_FSYNC:
+        return fs_fsync(server, page);
     default:
         return fs_refuse(page, "unknown operation");
     }
@@ -78,7 +72,7 @@ static long mounted_answer(struct fs_server *server, uint64_t control)
 long fs_answer(struct fs_server *server, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
-    if (page->operation < FS_OPEN || page->operation > FS_SYNC)
+    if (page->operation < FS_OPEN || page->operation > FS_FSYNC)
         return fs_refuse(page, "unknown operation");
     if (!server->mounted)
         return server->unmounted_error;

@@ -9,8 +9,11 @@
 /* A handler's result that means "forwarded: do not return the ICA". */
 #define FS_FORWARDED INT64_MIN
 
+struct journal;
+
 struct fs_server {
     struct ext2_device device;
+    struct journal *journal; /* ext3: the journal the library writes through; NULL on ext2 */
     struct ext2_fs fs;
     long blk_pid;
     bool mounted;
@@ -35,5 +38,13 @@ long fs_unlink(struct fs_server *server, struct ica_control *page);
 long fs_rmdir(struct fs_server *server, struct ica_control *page);
 long fs_rename(struct fs_server *server, struct ica_control *page);
 long fs_readdir(struct fs_server *server, struct ica_control *page);
+/* journal_server.c: mount (ext2 or ext3), commits, sync and fsync. */
+long fs_journal_mount(struct fs_server *server);
+long fs_journal_receive(struct fs_server *server, void (*update_time)(void));
+void fs_journal_after_request(struct fs_server *server);
+long fs_sync(struct fs_server *server);
+long fs_fsync(struct fs_server *server, struct ica_control *page);
+/* True when one of the blocks' newest contents is still in the journal. */
+bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count);
 /* Forwards to BLK (FS_FORWARDED) or answers itself (holes, end of file). */
 long fs_readblock(struct fs_server *server, uint64_t control);

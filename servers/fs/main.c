@@ -41,11 +41,12 @@ static void mount_disk(void)
 {
     long error = block_client_open(&server.device, &server.blk_pid);
     if (error == 0)
-        error = ext2_mount(&server.fs, &server.device);
+        error = fs_journal_mount(&server);
     if (error == 0) {
         server.mounted = true;
         update_time();
-        printf("fs: mounted ext2, %u-byte blocks, %u blocks, %u inodes\n", server.fs.block_size,
+        printf("fs: mounted %s, %u-byte blocks, %u blocks, %u inodes\n",
+               server.journal != NULL ? "ext3 (ordered journal)" : "ext2", server.fs.block_size,
                server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
         return;
     }
@@ -57,7 +58,7 @@ static void mount_disk(void)
 static _Noreturn void serve(void)
 {
     for (;;) {
-        long control = ica_receive(0);
+        long control = server.mounted ? fs_journal_receive(&server, update_time) : ica_receive(0);
         if (control < 0) {
             printf("fs: receive failed: %s\n", error_text(control));
             exit(1);
@@ -65,12 +66,14 @@ static _Noreturn void serve(void)
         if (server.mounted)
             update_time();
         long result = fs_answer(&server, (uint64_t)control);
-        if (result == FS_FORWARDED)
-            continue;
-        ica_control_of((uint64_t)control)->result = result;
-        long error = ica_return((uint64_t)control);
-        if (error != 0)
-            printf("fs: return failed: %s\n", error_text(error));
+        if (result != FS_FORWARDED) {
+            ica_control_of((uint64_t)control)->result = result;
+            long error = ica_return((uint64_t)control);
+            if (error != 0)
+                printf("fs: return failed: %s\n", error_text(error));
+        }
+        if (server.mounted)
+            fs_journal_after_request(&server);
     }
 }
 

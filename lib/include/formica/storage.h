@@ -55,7 +55,10 @@ enum fs_operation {
     FS_RENAME,    /* payload: old path, NUL, new path, NUL -> 0 */
     FS_READDIR,   /* [0] inode, [1] cursor -> 1 (entry in payload: struct fs_dirent,
                      [1] <- next cursor) or 0 at the end */
-    FS_SYNC,      /* -> 0 once everything written so far is on the disk */
+    FS_SYNC,      /* -> 0 once everything written so far is on the disk (ext3: committed and
+                     checkpointed: the journal is empty) */
+    FS_FSYNC,     /* [0] inode -> 0 once the file's data and every change to the file
+                     system so far are durable (ext3: the running transaction commits) */
 };
 
 #define FS_OPEN_CREATE 1u

@@ -1,6 +1,7 @@
 /* service.c: DK's ICA front-end. Each DK_READ/DK_WRITE is split into chunks
  * that go to the driver together (several outstanding); data moves between
- * DK's DMA buffer and the requester's data ICA with one copy. */
+ * DK's DMA buffer and the requester's data ICA with one copy. DK_FLUSH
+ * empties the disk's write cache (a barrier for BLK_SYNC). */
 #include "service.h"
 #include <formica/data_ica.h>
 #include <formica/device.h>
@@ -75,6 +76,14 @@ static long transfer(struct block_device *device, struct ica_control *page)
     return (long)bytes;
 }
 
+static long flush(struct block_device *device)
+{
+    long error = block_flush(device);
+    if (error != 0)
+        printf("dk: cache flush failed: %s\n", error_text(error));
+    return error;
+}
+
 static void answer(struct block_device *device, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
@@ -82,6 +91,9 @@ static void answer(struct block_device *device, uint64_t control)
     case DK_READ:
     case DK_WRITE:
         page->result = transfer(device, page);
+        break;
+    case DK_FLUSH:
+        page->result = flush(device);
         break;
     case DK_INFO:
         page->argument[0] = device->sectors;

@@ -38,7 +38,7 @@ long fs_unlink(struct fs_server *server, struct ica_control *page);
 long fs_rmdir(struct fs_server *server, struct ica_control *page);
 long fs_rename(struct fs_server *server, struct ica_control *page);
 long fs_readdir(struct fs_server *server, struct ica_control *page);
-/* journal_server.c: mount (ext2 or ext3), commits, sync and fsync. */
+/* fs_journal.c: mount (ext2 or ext3), commits, sync and fsync. */
 long fs_journal_mount(struct fs_server *server);
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void));
 void fs_journal_after_request(struct fs_server *server);

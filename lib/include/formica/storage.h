@@ -77,7 +77,9 @@ enum blk_operation {
     BLK_READ = 32, /* [0] disk block, [1] blocks (1..STORAGE_MAX_BLOCKS), [2] flags;
                       data ICA attached -> bytes; block i goes to offset i * 4096 */
     BLK_WRITE,     /* the same arguments; the blocks are cached dirty -> bytes */
-    BLK_SYNC,      /* -> 0 once every dirty block is on the disk */
+    BLK_SYNC,      /* -> 0 once every dirty block is on the disk and the disk's write cache
+                      is flushed (DK_FLUSH): a write barrier. What was written before
+                      it is on stable storage before anything written after it. */
     BLK_STATS,     /* -> 0; [0] <- hits, [1] <- misses, [2] <- dirty, [3] <- cached blocks,
                       [4] <- capacity in blocks, [5] <- blocks read ahead,
                       [6] <- blocks written back, [7] <- evictions */
@@ -99,4 +101,6 @@ enum dk_operation {
                      (-E_INVALID outside the disk, -E_IO on a device error) */
     DK_WRITE,     /* [0] first sector, [1] sectors; data ICA attached -> bytes */
     DK_INFO,      /* -> 0; [0] <- sectors on the disk, [1] <- sector bytes */
+    DK_FLUSH,     /* -> 0 once every write completed so far is on stable storage (the
+                     disk's write cache flushed: virtio-blk FLUSH, ATA FLUSH CACHE EXT) */
 };

@@ -1,4 +1,4 @@
-/* journal_server.c: the FS server's side of ext3: mounting through the
+/* fs_journal.c: the FS server's side of ext3: mounting through the
  * journal (replay at mount, refusals reported), committing when a
  * transaction is due (also while idle, by a timed receive), sync and fsync. */
 #include "block_client.h"
@@ -50,8 +50,8 @@ void fs_journal_after_request(struct fs_server *server)
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void))
 {
     for (;;) {
-        uint32_t due = server->journal == NULL ? UINT32_MAX
-                                               : journal_seconds_until_due(server->journal);
+        uint32_t due =
+            server->journal == NULL ? UINT32_MAX : journal_seconds_until_due(server->journal);
         if (due == UINT32_MAX)
             return ica_receive(0);
         long control = ica_receive_within(0, (uint64_t)(due == 0 ? 1 : due) * 1000);
@@ -75,8 +75,7 @@ long fs_sync(struct fs_server *server)
 long fs_fsync(struct fs_server *server, struct ica_control *page)
 {
     (void)page;
-    long result =
-        server->journal != NULL ? journal_commit(server->journal) : block_client_sync();
+    long result = server->journal != NULL ? journal_commit(server->journal) : block_client_sync();
     if (result < 0)
         printf("fs: fsync failed: %s\n", error_text(result));
     return result;

@@ -24,7 +24,7 @@ COMMON_OBJECTS := $(call object_of,$(COMMON_SOURCES))
 MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
-.PHONY: format format-check all run shell test unit-test integration-test debug clean deps help
+.PHONY: format format-check all run shell test unit-test integration-test crash-sweep debug clean deps help
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -91,6 +91,10 @@ unit-test:
 
 integration-test: all
 	tests/integration/run
+
+# The long ext3 crash sweep (docs/journal.md): QEMU killed at 24 points during churn.
+crash-sweep: all
+	FORMICA_CRASH_SWEEP=1 tests/integration/run -k test_crash_during_churn
 
 # QEMU waits for gdb on port 1234; see docs/debugging.md.
 debug: deps all

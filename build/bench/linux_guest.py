@@ -31,14 +31,14 @@ def encode_commands(commands):
     return ",".join(":".join(arguments) for arguments in commands)
 
 
-def qemu_command(smp, sockets, memory, accel, icount, bench, disk):
+def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append=""):
     qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
     topology = f"{smp},sockets={sockets},cores={smp // sockets},threads=1" if sockets else str(smp)
     command = [qemu, "-machine", "pc", "-accel", accel, "-cpu", "host" if accel == "kvm" else "max",
                "-smp", topology, "-m", memory, "-display", "none", "-monitor", "none",
                "-serial", "stdio", "-no-reboot",
                "-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),
-               "-append", f"console=ttyS0 quiet bench={bench} benchfs=ext2",
+               "-append", f"console=ttyS0 quiet bench={bench} benchfs=ext2 {append}".rstrip(),
                "-drive", f"file={disk},format=raw,if=none,id=disk0",
                "-device", "virtio-blk-pci,drive=disk0"]
     if icount:

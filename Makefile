@@ -116,6 +116,7 @@ help:
 	@echo "make run        install what is missing, boot the demo in QEMU"
 	@echo "make shell      boot into the interactive shell (serial console)"
 	@echo "make test       host unit tests and QEMU integration tests"
+	@echo "make crash-sweep  ext3: QEMU killed at 24 points during churn (slow)"
 	@echo "make debug      boot with QEMU's gdb stub waiting on :1234"
 	@echo "make clean      remove build/out"
 	@echo "make format     format the C sources with .clang-format (format-check: report only)"

@@ -29,6 +29,9 @@ struct ext2_device {
     int (*write_data)(void *context, uint64_t block, const void *buffer);
     /* Optional: the block was just freed (a journal revokes its log copies). */
     void (*forget)(void *context, uint64_t block);
+    /* Optional: false while a free block must not be reused yet (a journal:
+     * freed by a transaction that has not committed). */
+    bool (*may_allocate)(void *context, uint64_t block);
 };
 
 /* A mounted file system (caller-provided storage; no pointers to free). */

@@ -1,8 +1,10 @@
 /* journal_device.c: the ext2_device the library writes through on ext3.
  * Metadata joins the running transaction (and is read back from it); file
- * data is written in place (ordered mode) unless the block was freed by the
- * running transaction or logged since the last checkpoint: such a block may
- * still be metadata in what a replay would bring back, so it is logged too. */
+ * data is written in place (ordered mode). As in JBD2, a block freed by the
+ * running transaction is not reused before it commits, and a freed block
+ * with a copy in the log is revoked, so a replay never writes old metadata
+ * over new data. Where that cannot be promised (no revoke record possible,
+ * too many frees to track) the data block is logged like metadata. */
 #include "ext2_internal.h"
 #include "journal.h"
 
@@ -43,6 +45,12 @@ static bool must_log_data(const struct journal *journal, uint32_t block)
            block_set_contains(&journal->logged, block);
 }
 
+static bool may_allocate(void *context, uint64_t block)
+{
+    const struct journal *journal = context;
+    return !block_set_contains(&journal->freed, (uint32_t)block);
+}
+
 static int write_data(void *context, uint64_t block, const void *buffer)
 {
     struct journal *journal = context;
@@ -54,8 +62,8 @@ static int write_data(void *context, uint64_t block, const void *buffer)
     return lower->write_block(lower->context, block, buffer);
 }
 
-/* A freed block: data written to it before the commit is logged, and a
- * copy of it in the log is revoked so a replay cannot bring it back. */
+/* A freed block: not reused before the commit, and a copy of it in the log
+ * is revoked (then its reuse for data needs no logging). */
 static void forget(void *context, uint64_t number)
 {
     struct journal *journal = context;
@@ -65,8 +73,10 @@ static void forget(void *context, uint64_t number)
     if (!block_set_put(&journal->freed, block, 0))
         journal->freed_overflow = true;
     if (journal->version == 2 && block_set_contains(&journal->logged, block) &&
-        journal->revoke_count < JOURNAL_FREED_CAPACITY)
+        journal->revoke_count < JOURNAL_FREED_CAPACITY) {
         journal->revokes[journal->revoke_count++] = block;
+        block_set_remove(&journal->logged, block);
+    }
 }
 
 void journal_device_init(struct journal *journal)
@@ -77,4 +87,5 @@ void journal_device_init(struct journal *journal)
     journal->device.write_block = write_metadata;
     journal->device.write_data = write_data;
     journal->device.forget = forget;
+    journal->device.may_allocate = may_allocate;
 }

@@ -264,7 +264,7 @@ static void crash_before_commit_is_undone(void **state)
 }
 
 /* Many transactions through a 1024-block journal: checkpoints empty it. The
- * disk as it was at every 9th barrier (a power cut there) replays to a
+ * disk as it was at every 13th barrier (a power cut there) replays to a
  * clean file system. */
 static void checkpoints_and_crashes(void **state)
 {
@@ -272,11 +272,11 @@ static void checkpoints_and_crashes(void **state)
     char pristine[300];
     snprintf(pristine, sizeof pristine, "%s.pristine", fixture->image);
     assert_int_equal(run("cp %s %s", fixture->image, pristine), 0);
-    for (unsigned crash_at = 0; crash_at <= 200; crash_at += 9) {
+    for (unsigned crash_at = 0; crash_at <= 200; crash_at += 13) {
         assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
         assert_int_equal(mount_journaled(fixture), 0);
         fixture->crash.snapshot_at = crash_at == 0 ? 0 : fixture->crash.flushes + crash_at;
-        for (uint32_t seed = 10; seed < 100; seed++) {
+        for (uint32_t seed = 10; seed < 160; seed++) {
             churn(fixture, seed, 40000);
             char path[64];
             snprintf(path, sizeof path, "/file%u", seed - 1);
@@ -299,6 +299,41 @@ static void checkpoints_and_crashes(void **state)
         unmount(fixture);
         assert_true(fsck_clean(fixture->image));
     }
+}
+
+static uint32_t first_block_of(struct fixture *fixture, const char *path)
+{
+    uint32_t number, physical;
+    struct ext2_inode inode;
+    assert_int_equal(ext2_lookup(&fixture->fs, path, &number), 0);
+    assert_int_equal(ext2_read_inode(&fixture->fs, number, &inode), 0);
+    assert_int_equal(ext2_map_block(&fixture->fs, &inode, 0, &physical), 0);
+    return physical;
+}
+
+/* A block freed by the running transaction is not reused before it commits. */
+static void freed_blocks_wait_for_the_commit(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    uint32_t inode;
+    assert_int_equal(ext2_create(&fixture->fs, "/a", 0644, &inode), 0);
+    assert_int_equal(ext2_write(&fixture->fs, inode, 0, "a", 1), 1);
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    uint32_t freed = first_block_of(fixture, "/a");
+    assert_int_equal(ext2_unlink(&fixture->fs, "/a"), 0);
+    assert_int_equal(ext2_create(&fixture->fs, "/b", 0644, &inode), 0);
+    assert_int_equal(ext2_write(&fixture->fs, inode, 0, "b", 1), 1);
+    assert_int_not_equal(first_block_of(fixture, "/b"), freed);
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    assert_int_equal(ext2_truncate(&fixture->fs, inode, 0), 0);
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    assert_int_equal(ext2_write(&fixture->fs, inode, 0, "c", 1), 1);
+    assert_int_equal(first_block_of(fixture, "/b"), freed); /* free again after the commit */
+    assert_int_equal(fixture->journal->statistics.data_blocks_logged, 0);
+    assert_int_equal(journal_sync(fixture->journal), 0);
+    unmount(fixture);
+    assert_true(fsck_clean(fixture->image));
 }
 
 /* A journal debugfs wrote (jo/jw/jc): a transaction of two blocks and a
@@ -365,10 +400,15 @@ static void refuses_bad_journal_superblock(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        BOTH(mount_plain_ext3),           BOTH(logdump_reads_transactions),
-        BOTH(crash_after_commit_replays), BOTH(crash_before_commit_is_undone),
-        BOTH(checkpoints_and_crashes),    BOTH(replays_debugfs_journal),
-        BOTH(refuses_journal_checksums),  BOTH(refuses_bad_journal_superblock),
+        BOTH(mount_plain_ext3),
+        BOTH(logdump_reads_transactions),
+        BOTH(crash_after_commit_replays),
+        BOTH(crash_before_commit_is_undone),
+        BOTH(checkpoints_and_crashes),
+        BOTH(freed_blocks_wait_for_the_commit),
+        BOTH(replays_debugfs_journal),
+        BOTH(refuses_journal_checksums),
+        BOTH(refuses_bad_journal_superblock),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     run("rm -rf %s", scratch());

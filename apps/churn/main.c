@@ -4,7 +4,10 @@
  * /churn/keep, fsyncs it and prints
  * @json {"kind":"churn_fsynced","path":P,"seed":S,"bytes":N}; a kept file is
  * never touched again, so after a crash it must read back exactly (byte i of
- * seed S is churn_byte(S, i)). Usage: churn [STEPS] (0 or none: forever). */
+ * seed S is churn_byte(S, i)). Usage: churn [STEPS] (0 or none: forever);
+ * with STEPS it ends with
+ * @json {"kind":"churn_done","steps":N,"fsyncs":F,"elapsed_us":T} (the
+ * journal benchmark's metadata-heavy run, build/bench/journal_bench.py). */
 #include <formica/errors.h>
 #include <formica/file.h>
 #include <formica/user.h>
@@ -17,6 +20,22 @@
 #define CHUNK 8192
 
 static uint8_t buffer[CHUNK];
+static uint32_t fsyncs;
+
+static uint64_t tsc(void)
+{
+    uint32_t low, high;
+    __asm__ volatile("rdtsc" : "=a"(low), "=d"(high));
+    return (uint64_t)high << 32 | low;
+}
+
+static uint64_t cycles_to_us(uint64_t cycles)
+{
+    struct clock_info clock;
+    if (clock_get(&clock) != 0 || clock.tsc_hz == 0)
+        return 0;
+    return (uint64_t)((__uint128_t)cycles * 1000000u / clock.tsc_hz);
+}
 
 static uint8_t churn_byte(uint32_t seed, uint64_t offset)
 {
@@ -135,6 +154,7 @@ static void keep_file(uint32_t step)
     check("write", write_pattern(fd, step, bytes));
     long error = fsync(fd);
     check("fsync", error);
+    fsyncs++;
     close(fd);
     printf("@json {\"kind\":\"churn_fsynced\",\"path\":\"%s\",\"seed\":%u,\"bytes\":%lu}\n", path,
            step, bytes);
@@ -171,8 +191,11 @@ int main(int argc, char **argv)
     check("mkdir", mkdir("/churn"));
     check("mkdir", mkdir("/churn/keep"));
     printf("@json {\"kind\":\"churn_started\"}\n");
+    uint64_t start = tsc();
     for (uint32_t step = 0; steps == 0 || step < steps; step++)
         churn_step(step);
-    printf("@json {\"kind\":\"churn_done\",\"steps\":%lu}\n", steps);
+    uint64_t elapsed = cycles_to_us(tsc() - start);
+    printf("@json {\"kind\":\"churn_done\",\"steps\":%lu,\"fsyncs\":%u,\"elapsed_us\":%lu}\n",
+           steps, fsyncs, elapsed);
     return 0;
 }

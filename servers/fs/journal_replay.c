@@ -157,7 +157,9 @@ int journal_replay(struct journal *journal)
     int status = journal_flush(journal);
     if (status < 0)
         return status;
-    journal->sequence = (uint32_t)end;
+    /* One past the first uncommitted transaction, as JBD2 and e2fsck do:
+     * its stray blocks can never pass for the next transaction's. */
+    journal->sequence = (uint32_t)end + 1;
     journal->start = 0;
     status = journal_write_superblock(journal);
     if (status == 0)

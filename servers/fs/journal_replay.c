@@ -38,9 +38,10 @@ static int replay_block(struct journal *journal, uint32_t position, const struct
     uint32_t slot = block_set_find(&journal->revoked, tag->block);
     if (slot != UINT32_MAX && journal->revoked.values[slot] >= sequence)
         return 0; /* revoked by this or a later transaction */
-    if (!ext2_block_in_range(journal->fs, tag->block) &&
-        !(tag->block == 0 && journal->fs->block_size > 1024))
+    if (!ext2_block_in_range(journal->fs, tag->block)) {
+        journal->problem = "a logged block lies outside the file system";
         return -E_CORRUPT;
+    }
     uint8_t *block = journal->buffers[0];
     int status = journal_read_log_block(journal, position, block);
     if (status < 0)
@@ -87,8 +88,10 @@ static int revoke_pass(struct journal *journal, uint32_t sequence)
     memcpy(&header, block, sizeof header);
     uint32_t used = jbd2_be32(header.r_count);
     uint32_t entry = (journal->incompat & JBD2_FEATURE_INCOMPAT_64BIT) ? 8 : 4;
-    if (used > journal->block_size || used < sizeof header)
+    if (used > journal->block_size || used < sizeof header) {
+        journal->problem = "a revoke block's count is out of range";
         return -E_CORRUPT;
+    }
     for (uint32_t offset = sizeof header; offset + entry <= used; offset += entry) {
         uint32_t number;
         memcpy(&number, block + offset + entry - 4, sizeof number); /* low word, big-endian */

@@ -393,6 +393,127 @@ static void refuses_bad_journal_superblock(void **state)
     unmount(fixture);
 }
 
+/* Writes a big-endian word into the journal superblock (byte offset). */
+static void patch_journal_superblock(struct fixture *fixture, uint32_t offset, uint32_t value)
+{
+    assert_int_equal(mount_journaled(fixture), 0);
+    uint32_t physical;
+    assert_int_equal(journal_map(fixture->journal, 0, &physical), 0);
+    unmount(fixture);
+    uint32_t be = __builtin_bswap32(value);
+    FILE *image = fopen(fixture->image, "r+b");
+    assert_non_null(image);
+    assert_int_equal(fseek(image, (long)physical * fixture->block_size + offset, SEEK_SET), 0);
+    assert_int_equal(fwrite(&be, sizeof be, 1, image), 1);
+    fclose(image);
+}
+
+struct refusal {
+    uint32_t offset, value;
+    int error;
+    const char *problem;
+};
+
+/* Each journal superblock the code refuses, with its error and message. */
+static void refuses_unsupported_or_broken_journals(void **state)
+{
+    struct fixture *fixture = *state;
+    const struct refusal refusals[] = {
+        {0x28, 0x10, -E_INVALID, "csum v2/v3"},
+        {0x28, 0x08, -E_INVALID, "csum v2/v3"},
+        {0x28, 0x04, -E_INVALID, "asynchronous"},
+        {0x28, 0x20, -E_INVALID, "fast commits"},
+        {0x28, 0x40, -E_INVALID, "unknown journal"},
+        {0x2C, 0x01, -E_INVALID, "unknown journal"},
+        {0x24, 0x01, -E_INVALID, "commit checksums"},
+        {0x0C, 2048, -E_CORRUPT, "block size"},
+        {0x14, 0, -E_CORRUPT, "first block"},
+        {0x1C, 1u << 30, -E_CORRUPT, "start out of range"},
+        {0x10, 1u << 30, -E_CORRUPT, "length"},
+        {0x04, 9, -E_CORRUPT, "no journal superblock"},
+    };
+    char pristine[300];
+    snprintf(pristine, sizeof pristine, "%s.pristine", fixture->image);
+    assert_int_equal(run("cp %s %s", fixture->image, pristine), 0);
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        const struct refusal *refusal = &refusals[i];
+        if (refusal->value == 2048 && fixture->block_size == 2048)
+            continue;
+        assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
+        patch_journal_superblock(fixture, refusal->offset, refusal->value);
+        char patched[300];
+        snprintf(patched, sizeof patched, "%s.patched", fixture->image);
+        assert_int_equal(run("cp %s %s", fixture->image, patched), 0);
+        assert_int_equal(mount_journaled(fixture), refusal->error);
+        assert_non_null(fixture->journal->problem);
+        if (strstr(fixture->journal->problem, refusal->problem) == NULL)
+            fail_msg("refusal %zu: '%s' lacks '%s'", i, fixture->journal->problem,
+                     refusal->problem);
+        unmount(fixture);
+        assert_true(files_equal(fixture->image, patched)); /* a refused mount writes nothing */
+    }
+    /* an external journal device */
+    assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
+    uint32_t device = 0x0801;
+    FILE *image = fopen(fixture->image, "r+b");
+    assert_int_equal(fseek(image, 1024 + 0xE4, SEEK_SET), 0);
+    assert_int_equal(fwrite(&device, sizeof device, 1, image), 1);
+    fclose(image);
+    assert_int_equal(mount_journaled(fixture), -E_INVALID);
+    assert_non_null(strstr(fixture->journal->problem, "external"));
+    unmount(fixture);
+}
+
+/* The 64bit journal feature: 12-byte tags, which logdump and e2fsck read. */
+static void writes_64bit_tags(void **state)
+{
+    struct fixture *fixture = *state;
+    patch_journal_superblock(fixture, 0x28, 0x2); /* 64bit */
+    assert_int_equal(mount_journaled(fixture), 0);
+    assert_int_equal(fixture->journal->tag_bytes, 12);
+    churn(fixture, 6, 30000);
+    fixture->crash.crash_at = fixture->crash.flushes + 2; /* homes lost: only the log has it */
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    uint64_t logged = fixture->journal->statistics.blocks_logged;
+    unmount(fixture);
+    assert_int_equal(count_lines("debugfs -R 'logdump -a'", fixture->image, "logged at journal"),
+                     logged);
+    char theirs[300];
+    snprintf(theirs, sizeof theirs, "%s.e2fsck", fixture->image);
+    assert_int_equal(
+        run("cp %s %s && e2fsck -fy %s >/dev/null 2>&1", fixture->image, theirs, theirs) & ~1, 0);
+    assert_true(file_matches(theirs, 6, 30000));
+    assert_int_equal(mount_journaled(fixture), 0);
+    assert_int_equal(fixture->journal->statistics.blocks_replayed, logged);
+    unmount(fixture);
+    assert_true(fsck_clean(fixture->image));
+    assert_true(file_matches(fixture->image, 6, 30000));
+}
+
+/* A committed transaction naming a block outside the file system. */
+static void refuses_replay_outside_the_disk(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    uint32_t descriptor; /* where debugfs will put the first descriptor: log block s_first */
+    assert_int_equal(journal_map(fixture->journal, fixture->journal->first, &descriptor), 0);
+    unmount(fixture);
+    assert_int_equal(
+        run("head -c %u /dev/zero > %s/zero.bin && "
+            "debugfs -w %s -f - >/dev/null 2>&1 <<EOF\njo\njw -b 300 %s/zero.bin\njc\nEOF",
+            fixture->block_size, scratch(), fixture->image, scratch()),
+        0);
+    uint32_t outside = __builtin_bswap32(4000000); /* the first tag's t_blocknr */
+    FILE *image = fopen(fixture->image, "r+b");
+    assert_int_equal(fseek(image, (long)descriptor * fixture->block_size + 12, SEEK_SET), 0);
+    assert_int_equal(fwrite(&outside, sizeof outside, 1, image), 1);
+    fclose(image);
+    assert_int_equal(count_lines("debugfs -R 'logdump -a'", fixture->image, "FS block 4000000"), 1);
+    assert_int_equal(mount_journaled(fixture), -E_CORRUPT);
+    assert_non_null(strstr(fixture->journal->problem, "outside the file system"));
+    unmount(fixture);
+}
+
 #define BOTH(test)                                                                                 \
     cmocka_unit_test_setup_teardown(test, setup_1k, teardown),                                     \
         cmocka_unit_test_setup_teardown(test, setup_4k, teardown)
@@ -409,6 +530,9 @@ int main(void)
         BOTH(replays_debugfs_journal),
         BOTH(refuses_journal_checksums),
         BOTH(refuses_bad_journal_superblock),
+        BOTH(refuses_unsupported_or_broken_journals),
+        BOTH(writes_64bit_tags),
+        BOTH(refuses_replay_outside_the_disk),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     run("rm -rf %s", scratch());

@@ -86,6 +86,7 @@ static int check_features(struct journal *journal, const struct jbd2_superblock 
 {
     journal->version = jbd2_be32(sb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 ? 2 : 1;
     journal->tag_bytes = 8;
+    journal->checksum_v1 = false;
     if (journal->version == 1)
         return 0;
     journal->compat = jbd2_be32(sb->s_feature_compat);
@@ -94,8 +95,7 @@ static int check_features(struct journal *journal, const struct jbd2_superblock 
     memcpy(journal->uuid, sb->s_uuid, sizeof journal->uuid);
     if (journal->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3))
         return refuse(journal, -E_INVALID, "journal checksums (csum v2/v3) are not supported");
-    if (journal->compat & JBD2_FEATURE_COMPAT_CHECKSUM)
-        return refuse(journal, -E_INVALID, "journal commit checksums (v1) are not supported");
+    journal->checksum_v1 = (journal->compat & JBD2_FEATURE_COMPAT_CHECKSUM) != 0;
     if (journal->incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT)
         return refuse(journal, -E_INVALID, "asynchronous journal commits are not supported");
     if (journal->incompat & JBD2_FEATURE_INCOMPAT_FAST_COMMIT)
@@ -197,6 +197,7 @@ int journal_start(struct journal *journal)
 int journal_mount(struct journal *journal, struct ext2_fs *fs, struct journal_lower lower)
 {
     journal->problem = NULL;
+    memset(&journal->statistics, 0, sizeof journal->statistics); /* counts of this mount */
     int status = ext2_mount(fs, lower.device);
     if (status < 0 || !fs->has_journal)
         return status;

@@ -60,6 +60,8 @@ struct journal {
     uint32_t version, compat, incompat, ro_compat;
     uint8_t uuid[16];
     uint32_t tag_bytes;
+    bool checksum_v1;         /* compat "checksum": crc32_be of each transaction */
+    uint32_t transaction_crc; /* that checksum, while writing or scanning one */
     /* The log: [first, head) holds transactions since the last checkpoint. */
     uint32_t head;
     uint32_t next_tid;
@@ -115,6 +117,11 @@ uint32_t journal_seconds_until_due(const struct journal *journal);
 /* True when the block's newest contents are in the running transaction, not
  * yet in place (a reader of the raw disk block must ask the library). */
 bool journal_holds(const struct journal *journal, uint32_t block);
+
+/* JBD2's v1 transaction checksum (journal_checksum.c). */
+uint32_t journal_crc32_be(uint32_t crc, const void *data, uint32_t length);
+#define JOURNAL_CRC32_CHECKSUM 1 /* h_chksum_type of a v1 checksum */
+#define JOURNAL_CRC32_CHECKSUM_SIZE 4
 
 /* Journal-internal helpers (journal.c). */
 int journal_map(struct journal *journal, uint32_t logical, uint32_t *physical);

@@ -121,12 +121,15 @@ static int write_copy(struct journal *journal, uint32_t position, uint32_t index
 {
     const uint8_t *data = journal->buffers[index];
     uint32_t magic = jbd2_be32(JBD2_MAGIC);
-    if (memcmp(data, &magic, sizeof magic) != 0)
-        return journal_write_log_block(journal, position, data);
-    uint8_t *copy = journal->scratch;
-    memcpy(copy, data, journal->block_size);
-    memset(copy, 0, sizeof magic);
-    return journal_write_log_block(journal, position, copy);
+    if (memcmp(data, &magic, sizeof magic) == 0) {
+        uint8_t *copy = journal->scratch;
+        memcpy(copy, data, journal->block_size);
+        memset(copy, 0, sizeof magic);
+        data = copy;
+    }
+    journal->transaction_crc =
+        journal_crc32_be(journal->transaction_crc, data, journal->block_size);
+    return journal_write_log_block(journal, position, data);
 }
 
 static int write_descriptors(struct journal *journal, uint32_t *position)
@@ -140,6 +143,8 @@ static int write_descriptors(struct journal *journal, uint32_t *position)
         for (uint32_t i = 0; i < count; i++)
             put_tag(journal, descriptor, &offset, first + i, i + 1 == count);
         uint32_t descriptor_position = (*position)++;
+        journal->transaction_crc =
+            journal_crc32_be(journal->transaction_crc, descriptor, journal->block_size);
         int status = journal_write_log_block(journal, descriptor_position, descriptor);
         for (uint32_t i = 0; i < count && status == 0; i++)
             status = write_copy(journal, (*position)++, first + i);
@@ -157,6 +162,11 @@ static int write_commit_block(struct journal *journal, uint32_t position)
     struct jbd2_commit_block commit;
     memcpy(&commit, block, sizeof commit);
     commit.h_commit_sec = jbd2_be64(journal->fs->time);
+    if (journal->checksum_v1) {
+        commit.h_chksum_type = JOURNAL_CRC32_CHECKSUM;
+        commit.h_chksum_size = JOURNAL_CRC32_CHECKSUM_SIZE;
+        commit.h_chksum[0] = jbd2_be32(journal->transaction_crc);
+    }
     memcpy(block, &commit, sizeof commit);
     return journal_write_log_block(journal, position, block);
 }
@@ -232,6 +242,7 @@ int journal_commit(struct journal *journal)
     if (status == 0)
         status = open_log(journal);
     uint32_t position = journal->head;
+    journal->transaction_crc = ~0u;
     if (status == 0)
         status = write_revokes(journal, &position);
     if (status == 0)

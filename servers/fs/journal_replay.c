@@ -58,6 +58,31 @@ static int replay_block(struct journal *journal, uint32_t position, const struct
     return 0;
 }
 
+static int checksum_logged_block(struct journal *journal, uint32_t position)
+{
+    uint8_t *block = journal->buffers[0];
+    int status = journal_read_log_block(journal, journal_wrap(journal, position), block);
+    if (status == 0)
+        journal->transaction_crc =
+            journal_crc32_be(journal->transaction_crc, block, journal->block_size);
+    return status;
+}
+
+/* A v1 checksum in the commit block must match the transaction's blocks
+ * (a commit block without one, type and size 0, is accepted as JBD2 does). */
+static bool commit_checksum_matches(struct journal *journal)
+{
+    if (!journal->checksum_v1)
+        return true;
+    struct jbd2_commit_block commit;
+    memcpy(&commit, journal->scratch, sizeof commit);
+    uint32_t found = jbd2_be32(commit.h_chksum[0]);
+    if (commit.h_chksum_type == 0 && commit.h_chksum_size == 0 && found == 0)
+        return true;
+    return commit.h_chksum_type == JOURNAL_CRC32_CHECKSUM &&
+           commit.h_chksum_size == JOURNAL_CRC32_CHECKSUM_SIZE && found == journal->transaction_crc;
+}
+
 /* Walks a descriptor's tags; returns the number of logged blocks after it. */
 static int descriptor_pass(struct journal *journal, uint32_t position, uint32_t sequence,
                            enum pass pass)
@@ -67,8 +92,16 @@ static int descriptor_pass(struct journal *journal, uint32_t position, uint32_t 
     uint32_t offset = sizeof(struct jbd2_header);
     struct tag tag;
     int count = 0;
+    if (pass == PASS_SCAN && journal->checksum_v1)
+        journal->transaction_crc =
+            journal_crc32_be(journal->transaction_crc, descriptor, journal->block_size);
     while (read_tag(journal, descriptor, &offset, &tag)) {
         count++;
+        if (pass == PASS_SCAN && journal->checksum_v1) {
+            int status = checksum_logged_block(journal, position + (uint32_t)count);
+            if (status < 0)
+                return status;
+        }
         if (pass == PASS_REPLAY) {
             int status = replay_block(journal, journal_wrap(journal, position + (uint32_t)count),
                                       &tag, sequence);
@@ -111,6 +144,7 @@ static int revoke_pass(struct journal *journal, uint32_t sequence)
 static int64_t walk_log(struct journal *journal, enum pass pass, uint32_t end)
 {
     uint32_t position = journal->start, sequence = journal->sequence;
+    journal->transaction_crc = ~0u;
     for (uint32_t steps = 0; steps < journal->maxlen; steps++) {
         if (pass != PASS_SCAN && sequence == end)
             break;
@@ -132,6 +166,9 @@ static int64_t walk_log(struct journal *journal, enum pass pass, uint32_t end)
                 return status;
             position = journal_wrap(journal, position + 1);
         } else if (type == JBD2_COMMIT_BLOCK) {
+            if (pass == PASS_SCAN && !commit_checksum_matches(journal))
+                break; /* a torn transaction: the log ends before it */
+            journal->transaction_crc = ~0u;
             if (pass == PASS_REPLAY)
                 journal->statistics.transactions_replayed++;
             sequence++;

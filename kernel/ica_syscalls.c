@@ -292,15 +292,8 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
  * that wake in the poll below, while we were still running, it was dropped,
  * and blocking now would sleep through a result pushed later on this core
  * (whose sender finds ica_waiting already clear). So a cleared flag means
- * "look again", never "block". */
-static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick);
-
-static void wait_for_ica(bool (*ready)(void))
-{
-    wait_for_ica_until(ready, 0);
-}
-
-/* wake_tick != 0: also wake at that tick of this core (a timed receive). */
+ * "look again", never "block". With wake_tick != 0 the wait also ends at
+ * that tick of this core (a timed receive, ICA_TIMEOUT). */
 static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick)
 {
     struct process *process = me();
@@ -316,6 +309,11 @@ static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick)
     __atomic_store_n(&process->ica_waiting, 0, __ATOMIC_RELEASE);
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
+}
+
+static void wait_for_ica(bool (*ready)(void))
+{
+    wait_for_ica_until(ready, 0);
 }
 
 static bool results_waiting(void)

@@ -5,7 +5,9 @@
 #include "ext2_internal.h"
 #include "journal.h"
 
-#define SUPPORTED_INCOMPAT (JBD2_FEATURE_INCOMPAT_REVOKE | JBD2_FEATURE_INCOMPAT_64BIT)
+#define SUPPORTED_INCOMPAT                                                                         \
+    (JBD2_FEATURE_INCOMPAT_REVOKE | JBD2_FEATURE_INCOMPAT_64BIT | JBD2_FEATURE_INCOMPAT_CSUM_V2 |  \
+     JBD2_FEATURE_INCOMPAT_CSUM_V3)
 
 /* s_journal_inum and s_journal_dev in the superblock's tail (offsets 0xE0, 0xE4). */
 static uint32_t superblock_word(const struct ext2_fs *fs, uint32_t offset)
@@ -79,7 +81,29 @@ int journal_write_superblock(struct journal *journal)
     sb->s_start = jbd2_be32(journal->start);
     if (journal->version == 2)
         sb->s_feature_incompat = jbd2_be32(journal->incompat);
+    if (journal->checksum_version != 0) {
+        sb->s_checksum = 0;
+        sb->s_checksum = jbd2_be32(journal_crc32c(~0u, sb, sizeof *sb));
+    }
     return journal_write_log_block(journal, 0, block);
+}
+
+/* csum v2/v3: crc32c checksums, seeded with the UUID; the superblock's own
+ * must match. Only replay uses them: such journals come with metadata_csum,
+ * which the library mounts read-only (no commits). */
+static int check_block_checksums(struct journal *journal, const struct jbd2_superblock *sb)
+{
+    journal->checksum_version = (journal->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3) ? 3 : 2;
+    journal->tail_bytes = 4;
+    if (sb->s_checksum_type != JOURNAL_CRC32C_CHECKSUM)
+        return refuse(journal, -E_INVALID, "journal checksum type is not crc32c");
+    struct jbd2_superblock copy;
+    memcpy(&copy, sb, sizeof copy);
+    copy.s_checksum = 0;
+    if (journal_crc32c(~0u, &copy, sizeof copy) != jbd2_be32(sb->s_checksum))
+        return refuse(journal, -E_CORRUPT, "journal superblock checksum is wrong");
+    journal->checksum_seed = journal_crc32c(~0u, sb->s_uuid, sizeof sb->s_uuid);
+    return 0;
 }
 
 static int check_features(struct journal *journal, const struct jbd2_superblock *sb)
@@ -87,14 +111,23 @@ static int check_features(struct journal *journal, const struct jbd2_superblock 
     journal->version = jbd2_be32(sb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 ? 2 : 1;
     journal->tag_bytes = 8;
     journal->checksum_v1 = false;
+    journal->checksum_version = 0;
+    journal->tail_bytes = 0;
     if (journal->version == 1)
         return 0;
     journal->compat = jbd2_be32(sb->s_feature_compat);
     journal->incompat = jbd2_be32(sb->s_feature_incompat);
     journal->ro_compat = jbd2_be32(sb->s_feature_ro_compat);
     memcpy(journal->uuid, sb->s_uuid, sizeof journal->uuid);
-    if (journal->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3))
-        return refuse(journal, -E_INVALID, "journal checksums (csum v2/v3) are not supported");
+    if (journal->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
+        if (!ext2_has_unknown_ro_features(journal->fs))
+            return refuse(journal, -E_INVALID,
+                          "journal checksums (csum v2/v3) on a writable "
+                          "file system are not supported");
+        int status = check_block_checksums(journal, sb);
+        if (status < 0)
+            return status;
+    }
     journal->checksum_v1 = (journal->compat & JBD2_FEATURE_COMPAT_CHECKSUM) != 0;
     if (journal->incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT)
         return refuse(journal, -E_INVALID, "asynchronous journal commits are not supported");
@@ -102,7 +135,12 @@ static int check_features(struct journal *journal, const struct jbd2_superblock 
         return refuse(journal, -E_INVALID, "fast commits are not supported");
     if ((journal->incompat & ~SUPPORTED_INCOMPAT) || journal->ro_compat)
         return refuse(journal, -E_INVALID, "unknown journal features");
-    if (journal->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
+    bool wide = (journal->incompat & JBD2_FEATURE_INCOMPAT_64BIT) != 0;
+    if (journal->checksum_version == 3)
+        journal->tag_bytes = 16; /* journal_block_tag3_t */
+    else if (journal->checksum_version == 2)
+        journal->tag_bytes = wide ? 14 : 10; /* JBD2's journal_tag_bytes() */
+    else if (wide)
         journal->tag_bytes = 12;
     return 0;
 }
@@ -172,7 +210,8 @@ int journal_start(struct journal *journal)
     journal->head = journal->first;
     journal->next_tid = journal->sequence;
     journal->log_empty = true;
-    if (journal->version == 2 && !(journal->incompat & JBD2_FEATURE_INCOMPAT_REVOKE)) {
+    if (journal->version == 2 && !(journal->incompat & JBD2_FEATURE_INCOMPAT_REVOKE) &&
+        !ext2_has_unknown_ro_features(fs)) {
         journal->incompat |= JBD2_FEATURE_INCOMPAT_REVOKE; /* as Linux sets it at mount */
         int status = journal_write_superblock(journal);
         if (status < 0)

@@ -60,8 +60,11 @@ struct journal {
     uint32_t version, compat, incompat, ro_compat;
     uint8_t uuid[16];
     uint32_t tag_bytes;
-    bool checksum_v1;         /* compat "checksum": crc32_be of each transaction */
-    uint32_t transaction_crc; /* that checksum, while writing or scanning one */
+    bool checksum_v1;          /* compat "checksum": crc32_be of each transaction */
+    uint32_t checksum_version; /* 2 or 3: crc32c per block (replay only), else 0 */
+    uint32_t checksum_seed;    /* crc32c of the journal's UUID */
+    uint32_t tail_bytes;       /* 4 with csum v2/v3: a descriptor/revoke block's checksum */
+    uint32_t transaction_crc;  /* that checksum, while writing or scanning one */
     /* The log: [first, head) holds transactions since the last checkpoint. */
     uint32_t head;
     uint32_t next_tid;
@@ -120,7 +123,10 @@ bool journal_holds(const struct journal *journal, uint32_t block);
 
 /* JBD2's v1 transaction checksum (journal_checksum.c). */
 uint32_t journal_crc32_be(uint32_t crc, const void *data, uint32_t length);
-#define JOURNAL_CRC32_CHECKSUM 1 /* h_chksum_type of a v1 checksum */
+/* crc32c, raw (the caller seeds it; JBD2 csum v2/v3). */
+uint32_t journal_crc32c(uint32_t crc, const void *data, uint32_t length);
+#define JOURNAL_CRC32C_CHECKSUM 4 /* s_checksum_type of csum v2/v3 */
+#define JOURNAL_CRC32_CHECKSUM 1  /* h_chksum_type of a v1 checksum */
 #define JOURNAL_CRC32_CHECKSUM_SIZE 4
 
 /* Journal-internal helpers (journal.c). */

@@ -11,25 +11,68 @@ enum pass { PASS_SCAN, PASS_REVOKE, PASS_REPLAY };
 struct tag {
     uint32_t block;
     uint32_t flags;
+    uint32_t checksum; /* csum v3: 32 bits; v2: 16 */
 };
 
-/* The tag at `offset` of a descriptor block; false past the last one. */
+/* The tag at `offset` of a descriptor block; false past the last one. Without
+ * csum v3: blocknr, checksum (16 bits, v2), flags (16), [blocknr_high];
+ * csum v3: blocknr, flags (32), blocknr_high, checksum (32). */
 static bool read_tag(const struct journal *journal, const uint8_t *descriptor, uint32_t *offset,
                      struct tag *tag)
 {
-    if (*offset + journal->tag_bytes > journal->block_size)
+    if (*offset + journal->tag_bytes > journal->block_size - journal->tail_bytes)
         return false;
-    struct jbd2_block_tag raw;
-    memset(&raw, 0, sizeof raw);
-    memcpy(&raw, descriptor + *offset, journal->tag_bytes);
-    tag->block = jbd2_be32(raw.t_blocknr);
-    tag->flags = jbd2_be16(raw.t_flags);
-    if (journal->tag_bytes == 12 && raw.t_blocknr_high != 0)
+    uint32_t words[4] = {0, 0, 0, 0};
+    memcpy(words, descriptor + *offset,
+           journal->tag_bytes < sizeof words ? journal->tag_bytes : sizeof words);
+    tag->block = jbd2_be32(words[0]);
+    uint32_t high = jbd2_be32(words[2]);
+    if (journal->checksum_version == 3) {
+        tag->flags = jbd2_be32(words[1]);
+        tag->checksum = jbd2_be32(words[3]);
+    } else {
+        struct jbd2_block_tag raw;
+        memcpy(&raw, words, sizeof raw);
+        tag->flags = jbd2_be16(raw.t_flags);
+        tag->checksum = jbd2_be16(raw.t_checksum);
+    }
+    if ((journal->incompat & JBD2_FEATURE_INCOMPAT_64BIT) && high != 0)
         tag->block = UINT32_MAX; /* beyond any ext2 block number: refused later */
     *offset += journal->tag_bytes;
     if (!(tag->flags & JBD2_FLAG_SAME_UUID))
         *offset += 16;
     return true;
+}
+
+/* csum v2/v3: crc32c(seed, sequence, the block as logged). */
+static bool tag_checksum_matches(const struct journal *journal, const struct tag *tag,
+                                 const uint8_t *block, uint32_t sequence)
+{
+    if (journal->checksum_version == 0)
+        return true;
+    uint32_t be_sequence = jbd2_be32(sequence);
+    uint32_t crc = journal_crc32c(journal->checksum_seed, &be_sequence, sizeof be_sequence);
+    crc = journal_crc32c(crc, block, journal->block_size);
+    return journal->checksum_version == 3 ? crc == tag->checksum : (crc & 0xffff) == tag->checksum;
+}
+
+/* csum v2/v3: a descriptor or revoke block ends with crc32c(seed, block with
+ * that tail zeroed); a commit block holds it in h_chksum[0]. */
+static bool block_checksum_matches(struct journal *journal, const uint8_t *block, uint32_t at)
+{
+    if (journal->checksum_version == 0)
+        return true;
+    uint8_t *copy = journal->buffers[1];
+    memcpy(copy, block, journal->block_size);
+    uint32_t provided;
+    memcpy(&provided, copy + at, sizeof provided);
+    memset(copy + at, 0, sizeof provided);
+    return journal_crc32c(journal->checksum_seed, copy, journal->block_size) == jbd2_be32(provided);
+}
+
+static bool tail_checksum_matches(struct journal *journal, const uint8_t *block)
+{
+    return block_checksum_matches(journal, block, journal->block_size - 4);
 }
 
 static int replay_block(struct journal *journal, uint32_t position, const struct tag *tag,
@@ -46,6 +89,10 @@ static int replay_block(struct journal *journal, uint32_t position, const struct
     int status = journal_read_log_block(journal, position, block);
     if (status < 0)
         return status;
+    if (!tag_checksum_matches(journal, tag, block, sequence)) {
+        journal->problem = "a logged block's checksum is wrong";
+        return -E_CORRUPT;
+    }
     if (tag->flags & JBD2_FLAG_ESCAPE) {
         uint32_t magic = jbd2_be32(JBD2_MAGIC);
         memcpy(block, &magic, sizeof magic);
@@ -72,7 +119,7 @@ static int checksum_logged_block(struct journal *journal, uint32_t position)
  * (a commit block without one, type and size 0, is accepted as JBD2 does). */
 static bool commit_checksum_matches(struct journal *journal)
 {
-    if (!journal->checksum_v1)
+    if (!journal->checksum_v1 || journal->checksum_version != 0)
         return true;
     struct jbd2_commit_block commit;
     memcpy(&commit, journal->scratch, sizeof commit);
@@ -117,11 +164,15 @@ static int descriptor_pass(struct journal *journal, uint32_t position, uint32_t 
 static int revoke_pass(struct journal *journal, uint32_t sequence)
 {
     const uint8_t *block = journal->scratch;
+    if (!tail_checksum_matches(journal, block)) {
+        journal->problem = "a revoke block's checksum is wrong";
+        return -E_CORRUPT;
+    }
     struct jbd2_revoke_header header;
     memcpy(&header, block, sizeof header);
     uint32_t used = jbd2_be32(header.r_count);
     uint32_t entry = (journal->incompat & JBD2_FEATURE_INCOMPAT_64BIT) ? 8 : 4;
-    if (used > journal->block_size || used < sizeof header) {
+    if (used > journal->block_size - journal->tail_bytes || used < sizeof header) {
         journal->problem = "a revoke block's count is out of range";
         return -E_CORRUPT;
     }
@@ -157,6 +208,8 @@ static int64_t walk_log(struct journal *journal, enum pass pass, uint32_t end)
             break;
         uint32_t type = jbd2_be32(header.h_blocktype);
         if (type == JBD2_DESCRIPTOR_BLOCK) {
+            if (pass == PASS_SCAN && !tail_checksum_matches(journal, journal->scratch))
+                break; /* a torn descriptor: the log ends here */
             int count = descriptor_pass(journal, position, sequence, pass);
             if (count < 0)
                 return count;
@@ -166,7 +219,10 @@ static int64_t walk_log(struct journal *journal, enum pass pass, uint32_t end)
                 return status;
             position = journal_wrap(journal, position + 1);
         } else if (type == JBD2_COMMIT_BLOCK) {
-            if (pass == PASS_SCAN && !commit_checksum_matches(journal))
+            if (pass == PASS_SCAN &&
+                (!commit_checksum_matches(journal) ||
+                 !block_checksum_matches(journal, journal->scratch,
+                                         offsetof(struct jbd2_commit_block, h_chksum))))
                 break; /* a torn transaction: the log ends before it */
             journal->transaction_crc = ~0u;
             if (pass == PASS_REPLAY)

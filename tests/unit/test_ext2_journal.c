@@ -430,6 +430,65 @@ static void refuses_bad_journal_superblock(void **state)
     unmount(fixture);
 }
 
+/* csum v3 (debugfs jo -c -v 3 on a metadata_csum file system, which the
+ * library mounts read-only): replayed as e2fsck replays it, revoke honoured;
+ * a flipped byte in a logged block or in the journal superblock refused. */
+static void replays_checksum_v3(void **state)
+{
+    struct fixture *fixture = *state;
+    uint32_t bs = fixture->block_size, target = bs == 1024 ? 9000 : 3000;
+    assert_int_equal(
+        run("mke2fs -q -F -t ext3 -O metadata_csum -b %u %s 16M 2>/dev/null && "
+            "head -c %u /dev/urandom > %s/jw.bin && cp %s %s.before && "
+            "debugfs -w %s -f - >/dev/null 2>&1 <<EOF\njo -c -v 3\njw -b %u,%u %s/jw.bin\n"
+            "jw -r %u\njc\nEOF",
+            bs, fixture->image, 2 * bs, scratch(), fixture->image, fixture->image, fixture->image,
+            target, target + 1, scratch(), target + 1),
+        0);
+    assert_int_equal(count_lines("dumpe2fs -h", fixture->image, "journal_checksum_v3"), 1);
+    char theirs[300], before[300], damaged[300];
+    snprintf(theirs, sizeof theirs, "%s.e2fsck", fixture->image);
+    snprintf(before, sizeof before, "%s.before", fixture->image);
+    snprintf(damaged, sizeof damaged, "%s.damaged", fixture->image);
+    assert_int_equal(run("cp %s %s && cp %s %s && e2fsck -fy %s >/dev/null 2>&1", fixture->image,
+                         theirs, fixture->image, damaged, theirs) &
+                         ~1,
+                     0);
+    int mounted = mount_journaled(fixture);
+    if (mounted != 0)
+        fail_msg("mount: %d %s", mounted,
+                 fixture->journal->problem ? fixture->journal->problem : "-");
+    assert_true(fixture->fs.read_only);
+    assert_int_equal(fixture->journal->checksum_version, 3);
+    assert_int_equal(fixture->journal->statistics.transactions_replayed, 2);
+    assert_int_equal(fixture->journal->statistics.blocks_replayed, 1);
+    uint32_t copy; /* the first logged block, after the descriptor */
+    assert_int_equal(journal_map(fixture->journal, fixture->journal->first + 1, &copy), 0);
+    uint32_t superblock;
+    assert_int_equal(journal_map(fixture->journal, 0, &superblock), 0);
+    unmount(fixture);
+    assert_true(blocks_equal(fixture->image, theirs, bs, target));
+    assert_true(blocks_equal(fixture->image, before, bs, target + 1)); /* revoked */
+    assert_int_equal(run("cmp -s -i %lu:0 -n %u %s %s/jw.bin", (unsigned long)target * bs, bs,
+                         fixture->image, scratch()),
+                     0);
+    assert_true(fsck_clean(fixture->image));
+    /* damage: a logged block, then the journal superblock */
+    assert_int_equal(run("cp %s %s && printf 'X' | dd of=%s bs=1 seek=%lu conv=notrunc status=none",
+                         damaged, fixture->image, fixture->image, (unsigned long)copy * bs + 7),
+                     0);
+    assert_int_equal(mount_journaled(fixture), -E_CORRUPT);
+    assert_non_null(strstr(fixture->journal->problem, "checksum is wrong"));
+    unmount(fixture);
+    assert_int_equal(run("cp %s %s && printf 'X' | dd of=%s bs=1 seek=%lu conv=notrunc status=none",
+                         damaged, fixture->image, fixture->image,
+                         (unsigned long)superblock * bs + 0x30),
+                     0);
+    assert_int_equal(mount_journaled(fixture), -E_CORRUPT);
+    assert_non_null(strstr(fixture->journal->problem, "superblock checksum"));
+    unmount(fixture);
+}
+
 /* Writes a big-endian word into the journal superblock (byte offset). */
 static void patch_journal_superblock(struct fixture *fixture, uint32_t offset, uint32_t value)
 {
@@ -569,6 +628,7 @@ int main(void)
         BOTH(refuses_unsupported_or_broken_journals),
         BOTH(writes_64bit_tags),
         BOTH(refuses_replay_outside_the_disk),
+        BOTH(replays_checksum_v3),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     run("rm -rf %s", scratch());

@@ -16,18 +16,21 @@ static uint32_t transaction_limit(const struct journal *journal)
 
 static void drop_revoke(struct journal *journal, uint32_t block)
 {
-    for (uint32_t i = 0; i < journal->revoke_count; i++) {
-        if (journal->revokes[i] == block) {
+    for (uint32_t i = 0; i < journal->revoke_count;) {
+        if (journal->revokes[i] == block)
             journal->revokes[i] = journal->revokes[--journal->revoke_count];
-            return;
-        }
+        else
+            i++;
     }
 }
 
 uint8_t *journal_transaction_buffer(struct journal *journal, uint32_t block)
 {
-    if (block_set_contains(&journal->freed, block))
-        drop_revoke(journal, block); /* logged again after a revoke in this transaction */
+    /* logged again after a revoke in this transaction (past an overflow of
+     * the freed set, any block may have been revoked) */
+    if (journal->revoke_count > 0 &&
+        (journal->freed_overflow || block_set_contains(&journal->freed, block)))
+        drop_revoke(journal, block);
     uint32_t slot = block_set_find(&journal->transaction, block);
     if (slot != UINT32_MAX)
         return journal->buffers[journal->transaction.values[slot]];

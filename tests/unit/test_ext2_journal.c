@@ -336,6 +336,42 @@ static void freed_blocks_wait_for_the_commit(void **state)
     assert_true(fsck_clean(fixture->image));
 }
 
+/* More frees than the transaction can track (a 7 MiB file truncated on
+ * 1 KiB blocks): blocks it no longer knows may be reused at once, so every
+ * data write until the commit is logged; a power cut after the commit
+ * replays to a clean file system with the new file whole. */
+static void too_many_frees_log_data(void **state)
+{
+    struct fixture *fixture = *state;
+    static uint8_t data[1 << 20];
+    assert_int_equal(mount_journaled(fixture), 0);
+    uint32_t big, small;
+    assert_int_equal(ext2_create(&fixture->fs, "/big", 0644, &big), 0);
+    for (uint32_t mib = 0; mib < 7; mib++) {
+        pattern_fill(data, sizeof data, 40, (uint64_t)mib << 20);
+        assert_int_equal(ext2_write(&fixture->fs, big, (uint64_t)mib << 20, data, sizeof data),
+                         (long)sizeof data);
+        assert_int_equal(journal_commit(fixture->journal), 0);
+    }
+    assert_int_equal(ext2_truncate(&fixture->fs, big, 0), 0);
+    bool overflow = fixture->journal->freed_overflow;
+    assert_int_equal(ext2_create(&fixture->fs, "/file8", 0644, &small), 0);
+    pattern_fill(data, 100000, 8, 0);
+    assert_int_equal(ext2_write(&fixture->fs, small, 0, data, 100000), 100000);
+    if (fixture->block_size == 1024) {
+        assert_true(overflow);
+        assert_true(fixture->journal->statistics.data_blocks_logged > 0);
+    }
+    fixture->crash.crash_at = fixture->crash.flushes + 2; /* homes lost */
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    unmount(fixture);
+    assert_int_equal(mount_journaled(fixture), 0);
+    assert_true(fixture->journal->statistics.transactions_replayed >= 1);
+    unmount(fixture);
+    assert_true(fsck_clean(fixture->image));
+    assert_true(file_matches(fixture->image, 8, 100000));
+}
+
 /* A journal debugfs wrote (jo/jw/jc): a transaction of two blocks and a
  * later one revoking the second. We replay what e2fsck replays. */
 static void replays_debugfs_journal(void **state)
@@ -622,6 +658,7 @@ int main(void)
         BOTH(crash_before_commit_is_undone),
         BOTH(checkpoints_and_crashes),
         BOTH(freed_blocks_wait_for_the_commit),
+        BOTH(too_many_frees_log_data),
         BOTH(replays_debugfs_journal),
         BOTH(journal_checksum_v1),
         BOTH(refuses_bad_journal_superblock),

@@ -37,7 +37,7 @@ MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
 .PHONY: format format-check all run shell test unit-test integration-test debug clean deps help \
-	docs-protocol protocol-check docs-check pkernel-symbols
+	docs-protocol protocol-check docs-check pkernel-symbols crash-sweep
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -122,6 +122,10 @@ unit-test:
 integration-test: all
 	tests/integration/run
 
+# The long ext3 crash sweep (docs/journal.md): QEMU killed at 24 points during churn.
+crash-sweep: all
+	FORMICA_CRASH_SWEEP=1 tests/integration/run -k test_crash_during_churn
+
 # QEMU waits for gdb on port 1234; see docs/debugging.md.
 debug: deps all
 	@echo "in another terminal: gdb -x build/gdbinit"
@@ -144,6 +148,7 @@ help:
 	@echo "make test       host unit tests, the docs index check and QEMU integration tests"
 	@echo "make docs-check fail when a source file is missing from docs/architecture.md"
 	@echo "make pkernel-symbols  rewrite build/pkernel.symbols, the p-kernel's allow-list (review the diff)"
+	@echo "make crash-sweep  ext3: QEMU killed at 24 points during churn (slow)"
 	@echo "make debug      boot with QEMU's gdb stub waiting on :1234"
 	@echo "make clean      remove build/out"
 	@echo "make format     format the C sources with .clang-format (format-check: report only)"

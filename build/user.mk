@@ -26,6 +26,8 @@ USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fau
 	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
 # ICA tests and benchmark (apps/icatest, apps/ipcbench, docs/ica.md).
 USER_PROGRAMS += icatest:apps/icatest ipcbench:apps/ipcbench
+# Metadata churn for the ext3 crash tests (apps/churn, docs/journal.md).
+USER_PROGRAMS += churn:apps/churn
 # Device access checks (apps/devtest, docs/drivers.md).
 USER_PROGRAMS += devtest:apps/devtest
 # Storage server checks (apps/fstest, docs/storage.md).

@@ -290,8 +290,9 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
  * that wake in the poll below, while we were still running, it was dropped,
  * and blocking now would sleep through a result pushed later on this core
  * (whose sender finds ica_waiting already clear). So a cleared flag means
- * "look again", never "block". */
-static void wait_for_ica(bool (*ready)(void))
+ * "look again", never "block". With wake_tick != 0 the wait also ends at
+ * that tick of this core (a timed receive, ICA_TIMEOUT). */
+static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick)
 {
     struct process *process = me();
     atomic_store_fenced(&process->ica_waiting, 1);
@@ -302,10 +303,15 @@ static void wait_for_ica(bool (*ready)(void))
         atomic_store_release(&process->ica_waiting, 0);
         return;
     }
-    scheduler_block(WAIT_ICA, 0);
+    scheduler_block(wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA, wake_tick);
     atomic_store_release(&process->ica_waiting, 0);
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
+}
+
+static void wait_for_ica(bool (*ready)(void))
+{
+    wait_for_ica_until(ready, 0);
 }
 
 static bool results_waiting(void)
@@ -453,12 +459,18 @@ static bool requests_or_results_waiting(void)
     return requests_waiting() || results_waiting();
 }
 
-long sys_ica_receive(uint32_t flags)
+long sys_ica_receive(uint32_t flags, uint64_t timeout_ms)
 {
     struct server_entry *server = server_of_pid(me()->pid);
     if (server == NULL)
         return refused("receive (not a server)", 0, -E_PERMISSION);
     uint32_t cores = kernel_shared->core_count;
+    uint64_t wake_tick = 0;
+    if (flags & ICA_TIMEOUT) {
+        uint64_t period = kernel_shared->tick_period_ms;
+        uint64_t ticks = (timeout_ms + period - 1) / period;
+        wake_tick = this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
+    }
     for (;;) {
         for (uint32_t step = 0; step < cores; step++) {
             uint32_t core = (server->next_core + step) % cores;
@@ -473,9 +485,10 @@ long sys_ica_receive(uint32_t flags)
             if (result != -E_NOT_FOUND)
                 return result;
         }
-        if (flags & ICA_NO_WAIT)
+        if ((flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
             return -E_NOT_FOUND;
-        wait_for_ica((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting);
+        wait_for_ica_until((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting,
+                           wake_tick);
     }
 }
 

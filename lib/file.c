@@ -291,5 +291,10 @@ long fsync(int fd)
     if (file == NULL)
         return -E_INVALID;
     readbyte_forget_inode(file->inode);
-    return sync();
+    long error = file_channel_begin(FS_FSYNC, 0);
+    if (error != 0)
+        return error;
+    fs_fsync_of(file_channel_page())->handle = file->handle;
+    error = file_channel_call(false);
+    return error < 0 ? error : 0;
 }

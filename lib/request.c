@@ -65,6 +65,11 @@ long ica_receive(uint32_t flags)
     return syscall6(SYS_ICA_RECEIVE, flags, 0, 0, 0, 0, 0);
 }
 
+long ica_receive_within(uint32_t flags, uint64_t milliseconds)
+{
+    return syscall6(SYS_ICA_RECEIVE, flags | ICA_TIMEOUT, milliseconds, 0, 0, 0, 0);
+}
+
 long ica_collect(uint32_t flags)
 {
     return syscall6(SYS_ICA_COLLECT, flags, 0, 0, 0, 0, 0);

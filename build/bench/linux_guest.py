@@ -42,12 +42,12 @@ def guest_options(smp, sockets, memory, accel, icount):
     return options.parse(flags, str(REPO))
 
 
-def qemu_command(smp, sockets, memory, accel, icount, bench, disk):
+def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append=""):
     qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
     settings = guest_options(smp, sockets, memory, accel, icount)
     return (qemu_cmd.machine_argv(settings, accel, qemu)
             + ["-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),
-               "-append", f"console=ttyS0 quiet bench={bench} benchfs=ext2"]
+               "-append", f"console=ttyS0 quiet bench={bench} benchfs=ext2 {append}".rstrip()]
             + qemu_cmd.disk_argv(str(disk), "virtio")
             + qemu_cmd.icount_argv(settings))
 

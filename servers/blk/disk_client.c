@@ -52,6 +52,13 @@ static int write_blocks(void *context, uint64_t first, uint32_t count,
     return transfer_blocks(DK_WRITE, first, count);
 }
 
+static int flush_disk(void *context)
+{
+    (void)context;
+    long result = request_operation(dk_pid, control, DK_FLUSH);
+    return (int)result;
+}
+
 int disk_client_open(struct cache_disk *disk)
 {
     dk_pid = server_wait_for(SERVER_NAME_DK, DK_WAIT_MS);
@@ -70,5 +77,6 @@ int disk_client_open(struct cache_disk *disk)
     disk->blocks = dk_info_of(ica_control_of(control))->sectors / STORAGE_SECTORS_PER_BLOCK;
     disk->read = read_blocks;
     disk->write = write_blocks;
+    disk->flush = flush_disk;
     return 0;
 }

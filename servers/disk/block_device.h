@@ -11,6 +11,7 @@ struct block_request {
     uint64_t lba;
     uint32_t sectors;
     bool write;
+    bool flush;        /* a cache flush (no data; lba, sectors, physical unused) */
     uint64_t physical; /* DMA buffer of sectors * SECTOR_BYTES bytes */
     bool done;         /* set by the driver's completion poll, in this same process */
     long status;       /* 0, -E_IO (device error) or -E_INVALID (refused) */
@@ -21,6 +22,7 @@ struct block_device {
     uint64_t sectors;   /* capacity */
     unsigned port;      /* AHCI port (0 for virtio) */
     unsigned max_outstanding;
+    bool volatile_cache; /* the disk has a write cache that a flush empties */
     /* Starts `request`; -E_BUSY when every slot is taken. */
     long (*submit)(struct block_device *device, struct block_request *request);
     /* Acknowledges the device's interrupt and marks finished requests done. */
@@ -37,6 +39,9 @@ bool ahci_probe(struct block_device *device);
  * irq_wait between completions; 0 or the first request's error. Requests
  * outside the capacity are refused with -E_INVALID without reaching the disk. */
 long block_run(struct block_device *device, struct block_request *requests, unsigned count);
+/* Flushes the disk's write cache (a no-op without one): every write that
+ * completed before is then on stable storage. 0 or -E_IO. */
+long block_flush(struct block_device *device);
 /* The same without the capacity check (to provoke device errors in tests). */
 long block_run_unchecked(struct block_device *device, struct block_request *requests,
                          unsigned count);

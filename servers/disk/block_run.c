@@ -7,6 +7,8 @@
 
 static bool request_fits(const struct block_device *device, const struct block_request *request)
 {
+    if (request->flush)
+        return true;
     return request->sectors > 0 && request->lba < device->sectors &&
            request->sectors <= device->sectors - request->lba;
 }
@@ -65,6 +67,14 @@ static long run(struct block_device *device, struct block_request *requests, uns
 long block_run(struct block_device *device, struct block_request *requests, unsigned count)
 {
     return run(device, requests, count, true);
+}
+
+long block_flush(struct block_device *device)
+{
+    if (!device->volatile_cache)
+        return 0;
+    struct block_request request = {.flush = true};
+    return run(device, &request, 1, true);
 }
 
 long block_run_unchecked(struct block_device *device, struct block_request *requests,

@@ -1,6 +1,7 @@
 /* service.c: DK's ICA front-end. Each DK_READ/DK_WRITE is split into chunks
  * that go to the driver together (several outstanding); data moves between
- * DK's DMA buffer and the requester's data ICA with one copy. */
+ * DK's DMA buffer and the requester's data ICA with one copy. DK_FLUSH
+ * empties the disk's write cache (a barrier for BLK_SYNC). */
 #include "service.h"
 #include <formica/data_ica.h>
 #include <formica/device.h>
@@ -89,6 +90,15 @@ long dk_info(struct block_device *device, uint64_t control, struct dk_info_messa
     message->sectors = device->sectors;
     message->sector_bytes = SECTOR_BYTES;
     return 0;
+}
+
+long dk_flush(struct block_device *device, uint64_t control, struct dk_flush_message *message)
+{
+    (void)control, (void)message;
+    long error = block_flush(device);
+    if (error != 0)
+        printf("dk: cache flush failed: %s\n", error_text(error));
+    return error;
 }
 
 static void answer(struct block_device *device, uint64_t control)

@@ -39,10 +39,15 @@ long fs_sync(struct fs_server *server, uint64_t control, struct fs_sync_message 
 {
     (void)control, (void)message;
     fs_close_dead_clients(server); /* their unlinked files are freed before the sync */
-    long result = block_client_sync();
-    if (result < 0)
-        printf("fs: sync failed: %s\n", error_text(result));
-    return result;
+    return fs_journal_sync(server);
+}
+
+long fs_fsync(struct fs_server *server, uint64_t control, struct fs_fsync_message *message)
+{
+    long error = 0;
+    if (fs_handle_of(server, ica_control_of(control), message->handle, 0, &error) == NULL)
+        return error;
+    return fs_journal_fsync(server);
 }
 
 long fs_answer(struct fs_server *server, uint64_t control)

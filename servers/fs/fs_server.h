@@ -10,8 +10,11 @@
 /* A handler's result that means "forwarded: do not return the ICA". */
 #define FS_FORWARDED INT64_MIN
 
+struct journal;
+
 struct fs_server {
     struct ext2_device device;
+    struct journal *journal; /* ext3: the journal the library writes through; NULL on ext2 */
     struct ext2_fs fs;
     long blk_pid;
     bool mounted;
@@ -56,4 +59,14 @@ void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us);
 
 /* Checks the operation and the mount, then calls the operation's handler
  * (each declared in formica/protocol/fs_dispatch.h, from protocol/fs.messages). */
+/* fs_journal.c: mount (ext2 or ext3), commits, sync and fsync. */
+long fs_journal_mount(struct fs_server *server);
+long fs_journal_receive(struct fs_server *server, void (*update_time)(void));
+void fs_journal_after_request(struct fs_server *server);
+/* Everything written so far on the disk (ext3: committed and checkpointed). */
+long fs_journal_sync(struct fs_server *server);
+/* The running transaction committed (ext2: the whole cache written). */
+long fs_journal_fsync(struct fs_server *server);
+/* True when one of the blocks' newest contents is still in the journal. */
+bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count);
 long fs_answer(struct fs_server *server, uint64_t control);

@@ -41,15 +41,22 @@ static void update_time(uint64_t now_us)
     server.fs.time = base + (uint32_t)(now_us / 1000000);
 }
 
+/* The clock now, for the journal's idle commits. */
+static void update_time_now(void)
+{
+    update_time(microseconds_since_boot());
+}
+
 static void mount_disk(void)
 {
     long error = block_client_open(&server.device, &server.blk_pid);
     if (error == 0)
-        error = ext2_mount(&server.fs, &server.device);
+        error = fs_journal_mount(&server);
     if (error == 0) {
         server.mounted = true;
         update_time(microseconds_since_boot());
-        printf("fs: mounted ext2, %u-byte blocks, %u blocks, %u inodes\n", server.fs.block_size,
+        printf("fs: mounted %s, %u-byte blocks, %u blocks, %u inodes\n",
+               server.journal != NULL ? "ext3 (ordered journal)" : "ext2", server.fs.block_size,
                server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
         return;
     }
@@ -61,7 +68,8 @@ static void mount_disk(void)
 static _Noreturn void serve(void)
 {
     for (;;) {
-        long control = ica_receive(0);
+        long control =
+            server.mounted ? fs_journal_receive(&server, update_time_now) : ica_receive(0);
         if (control < 0) {
             printf("fs: receive failed: %s\n", error_text(control));
             exit(1);
@@ -71,12 +79,14 @@ static _Noreturn void serve(void)
             update_time(now_us);
         fs_close_dead_clients_if_due(&server, now_us);
         long result = fs_answer(&server, (uint64_t)control);
-        if (result == FS_FORWARDED)
-            continue;
-        ica_control_of((uint64_t)control)->result = result;
-        long error = ica_return((uint64_t)control);
-        if (error != 0)
-            printf("fs: return failed: %s\n", error_text(error));
+        if (result != FS_FORWARDED) {
+            ica_control_of((uint64_t)control)->result = result;
+            long error = ica_return((uint64_t)control);
+            if (error != 0)
+                printf("fs: return failed: %s\n", error_text(error));
+        }
+        if (server.mounted)
+            fs_journal_after_request(&server);
     }
 }
 

@@ -95,7 +95,8 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
         return error;
     if (first * STORAGE_BLOCK_BYTES >= size)
         return 0;
-    if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole((uint32_t)count))
+    if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole((uint32_t)count) ||
+        fs_journal_holds(server, disk_blocks, (uint32_t)count))
         return read_here(server, page, file->inode, first, bytes);
     return forward_to_blk(server, control, (uint32_t)count);
 }

@@ -11,6 +11,11 @@ long spawn_with_flags(const char *program, const char *arguments, uint32_t core,
 /* The same with RIGHT_* for the child (formica/rights.h; 0: the caller's own). */
 long spawn_with_rights(const char *program, const char *arguments, uint32_t core, uint32_t priority,
                        uint32_t flags, uint32_t rights);
+/* The general form: a zeroed request for `program` (-E_TOO_BIG when a name
+ * does not fit); the caller sets flags, rights and quotas, then sends it. */
+long spawn_request_fill(struct spawn_request *request, const char *program, const char *arguments,
+                        uint32_t core, uint32_t priority);
+long spawn_request_send(const struct spawn_request *request);
 long pci_config_read(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
                      uint32_t width);
 long pci_config_write(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,

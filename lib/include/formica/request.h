@@ -25,6 +25,8 @@ long ica_request(long server, uint64_t control, uint32_t flags);
 long ica_forward(long server, uint64_t control, uint32_t flags);
 long ica_return(uint64_t control);
 long ica_receive(uint32_t flags);
+/* ica_receive that gives -E_NOT_FOUND when nothing came within `milliseconds`. */
+long ica_receive_within(uint32_t flags, uint64_t milliseconds);
 long ica_collect(uint32_t flags);
 long server_register(const char *name);
 long server_lookup(const char *name);

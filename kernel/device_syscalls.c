@@ -81,8 +81,7 @@ long sys_irq_attach(const struct trap_frame *frame)
 
 long sys_irq_wait(const struct trap_frame *frame)
 {
-    (void)frame;
     if (!caller_is_driver())
         return -E_PERMISSION;
-    return irq_wait(current());
+    return irq_wait(current(), frame->rdi);
 }

@@ -77,7 +77,17 @@ long irq_attach(struct process *process, uint64_t line_number)
     return mode.gsi;
 }
 
-long irq_wait(struct process *process)
+/* The core tick after `milliseconds` (> 0) from now; 0 (no deadline) for 0. */
+static uint64_t deadline_tick(uint64_t milliseconds)
+{
+    if (milliseconds == 0)
+        return 0;
+    uint64_t period = kernel_shared->tick_period_ms;
+    uint64_t ticks = (milliseconds + period - 1) / period;
+    return this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
+}
+
+long irq_wait(struct process *process, uint64_t timeout_ms)
 {
     struct device_process *record = device_process_of(process);
     if (record == NULL || record->gsi == DEVICE_NO_GSI)
@@ -85,11 +95,14 @@ long irq_wait(struct process *process)
     struct irq_line *line = &kernel_shared->devices->lines[record->gsi];
     if (line->level)
         ioapic_set_masked((uint32_t)record->gsi, false);
+    uint64_t wake_tick = deadline_tick(timeout_ms);
     for (;;) {
         uint32_t count = __atomic_exchange_n(&line->pending, 0, __ATOMIC_ACQ_REL);
         if (count > 0)
             return count;
-        scheduler_block(WAIT_IRQ, 0);
+        if (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick)
+            return 0; /* timed out */
+        scheduler_block(WAIT_IRQ, wake_tick);
         if (process->kill_requested)
             scheduler_exit_current(-1);
     }

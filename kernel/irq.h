@@ -7,7 +7,8 @@
 
 /* SYS_IRQ_ATTACH for `process` (the caller, on its own core): the GSI or -E_*. */
 long irq_attach(struct process *process, uint64_t line);
-/* SYS_IRQ_WAIT: interrupts counted since the last call (>= 1), or -E_*. */
-long irq_wait(struct process *process);
+/* SYS_IRQ_WAIT: interrupts counted since the last call (>= 1), or -E_*;
+ * 0 when `timeout_ms` (0 = wait for ever) passed without one. */
+long irq_wait(struct process *process, uint64_t timeout_ms);
 /* Frees the line `pid` owns, masked (m-kernel, when the process has ended). */
 void irq_release(uint32_t pid);

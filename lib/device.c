@@ -53,3 +53,8 @@ long irq_wait(void)
 {
     return syscall6(SYS_IRQ_WAIT, 0, 0, 0, 0, 0, 0);
 }
+
+long irq_wait_timeout(uint64_t milliseconds)
+{
+    return syscall6(SYS_IRQ_WAIT, (long)milliseconds, 0, 0, 0, 0, 0);
+}

@@ -5,6 +5,7 @@
 #include "crc32.h"
 #include <formica/device.h>
 #include <formica/errors.h>
+#include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ static void set_request(struct block_request *request, uint64_t lba, uint32_t se
                         uint64_t physical)
 {
     memset(request, 0, sizeof(*request));
+    request->core = (uint32_t)core_id();
     request->lba = lba;
     request->sectors = sectors;
     request->write = write;

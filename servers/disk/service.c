@@ -2,6 +2,7 @@
  * that go to the driver together (several outstanding); data moves between
  * DK's DMA buffer and the requester's data ICA with one copy. */
 #include "service.h"
+#include "requester_core.h"
 #include <formica/data_ica.h>
 #include <formica/device.h>
 #include <formica/errors.h>
@@ -36,7 +37,8 @@ static long check_transfer(const struct block_device *device, const struct ica_c
 }
 
 /* Moves `sectors` from `first` between the disk and the DMA buffer. */
-static long run_chunks(struct block_device *device, uint64_t first, uint64_t sectors, bool write)
+static long run_chunks(struct block_device *device, uint64_t first, uint64_t sectors, bool write,
+                       uint32_t core)
 {
     struct block_request requests[MAX_CHUNKS];
     unsigned count = 0;
@@ -46,6 +48,7 @@ static long run_chunks(struct block_device *device, uint64_t first, uint64_t sec
         requests[count].lba = first + done;
         requests[count].sectors = left < CHUNK_SECTORS ? (uint32_t)left : CHUNK_SECTORS;
         requests[count].write = write;
+        requests[count].core = core;
         requests[count].physical = dma_buffer.physical + done * SECTOR_BYTES;
     }
     return block_run(device, requests, count);
@@ -64,7 +67,8 @@ static long transfer(struct block_device *device, struct ica_control *page)
     void *data = ica_address(page->data[0]);
     if (write)
         memcpy((void *)dma_buffer.address, data, bytes);
-    error = run_chunks(device, page->argument[0], page->argument[1], write);
+    error = run_chunks(device, page->argument[0], page->argument[1], write,
+                       requester_core(page->sender));
     if (error != 0) {
         printf("dk: %s of %lu sectors at %lu failed: %s\n", operation_name(page->operation),
                page->argument[1], page->argument[0], error_text(error));
@@ -75,6 +79,16 @@ static long transfer(struct block_device *device, struct ica_control *page)
     return (long)bytes;
 }
 
+/* DK_FLUSH: the device's write cache to the medium (at once without one). */
+static long flush(struct block_device *device, const struct ica_control *page)
+{
+    struct block_request request = {.flush = true, .core = requester_core(page->sender)};
+    long error = block_run(device, &request, 1);
+    if (error != 0)
+        printf("dk: flush failed: %s\n", error_text(error));
+    return error;
+}
+
 static void answer(struct block_device *device, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
@@ -82,6 +96,9 @@ static void answer(struct block_device *device, uint64_t control)
     case DK_READ:
     case DK_WRITE:
         page->result = transfer(device, page);
+        break;
+    case DK_FLUSH:
+        page->result = flush(device, page);
         break;
     case DK_INFO:
         page->argument[0] = device->sectors;

@@ -17,3 +17,5 @@ long device_map(uint64_t physical, uint64_t bytes);
 long dma_allocate(uint64_t bytes, struct dma_region *region);
 long irq_attach(uint32_t line);
 long irq_wait(void);
+/* irq_wait that gives up after `milliseconds` (rounded up to timer ticks): 0 then. */
+long irq_wait_timeout(uint64_t milliseconds);

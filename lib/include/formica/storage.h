@@ -96,4 +96,5 @@ enum dk_operation {
                      (-E_INVALID outside the disk, -E_IO on a device error) */
     DK_WRITE,     /* [0] first sector, [1] sectors; data ICA attached -> bytes */
     DK_INFO,      /* -> 0; [0] <- sectors on the disk, [1] <- sector bytes */
+    DK_FLUSH,     /* -> 0 once the device's volatile write cache is on the medium */
 };

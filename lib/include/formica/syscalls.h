@@ -52,9 +52,10 @@ enum syscall_number {
                                   < 16 is an ISA IRQ (MADT overrides apply: PCI's interrupt-line
                                   register), else a GSI (level, active low); -E_BUSY if owned,
                                   -E_INVALID if no IOAPIC has it or the caller owns one already */
-    SYS_IRQ_WAIT = 35,         /* () -> interrupts since the last call (>= 1); blocks until one
-                                  comes. Unmasks a level-triggered line first: acknowledge the
-                                  device before calling; -E_INVALID without irq_attach */
+    SYS_IRQ_WAIT = 35,         /* (timeout_ms) -> interrupts since the last call (>= 1); blocks
+                                  until one comes, or returns 0 once timeout_ms (0 = no limit)
+                                  have passed. Unmasks a level-triggered line first: acknowledge
+                                  the device before calling; -E_INVALID without irq_attach */
     /* Remote paging (formica/pager.h, docs/pager.md). */
     SYS_PAGER_REGION = 40,   /* (pager pid, bytes) -> base of the caller's pager region */
     SYS_PAGER_MAP = 41,      /* (pid, address, bytes, data ICA or 0) -> 0 */

@@ -68,3 +68,8 @@ int disk_client_open(struct cache_disk *disk)
     disk->write = write_blocks;
     return 0;
 }
+
+int disk_client_flush(void)
+{
+    return (int)request_call(dk_pid, control, DK_FLUSH, 0);
+}

@@ -1,7 +1,9 @@
-/* disk_client.h: BLK's side of DK: synchronous DK_READ / DK_WRITE requests
+/* disk_client.h: BLK's side of DK: synchronous DK_READ / DK_WRITE / DK_FLUSH requests
  * with a data ICA BLK owns, offered to the cache as its cache_disk. */
 #pragma once
 #include "cache.h"
 
 /* Finds DK, asks its size and prepares the ICAs; 0 or an error (no DK, no disk). */
 int disk_client_open(struct cache_disk *disk);
+/* DK_FLUSH: what the disk caches reaches the medium (after a sync's writes). */
+int disk_client_flush(void);

@@ -4,6 +4,7 @@
  * ICA then goes back with the result to whoever is on top of its return
  * stack (the application itself for an FS_READBLOCK: direct return). */
 #include "requests.h"
+#include "disk_client.h"
 #include <formica/data_ica.h>
 #include <formica/errors.h>
 #include <formica/storage.h>
@@ -104,6 +105,8 @@ static long report_stats(const struct cache *cache, struct ica_control *page)
 static long sync_all(struct cache *cache)
 {
     int error = cache_sync(cache);
+    if (error == 0)
+        error = disk_client_flush();
     if (error != 0)
         printf("blk: sync failed: %s\n", error_text(error));
     return error;

@@ -5,8 +5,9 @@
 #include <stdint.h>
 
 #define NVME_PAGE_BYTES 4096u
-#define NVME_PRP_LIST_ENTRIES (NVME_PAGE_BYTES / sizeof(uint64_t)) /* one list page, no chaining   \
-                                                                    */
+#define NVME_PRP_LIST_ENTRIES                                                                      \
+    (NVME_PAGE_BYTES / sizeof(uint64_t)) /* one list page, no chaining                             \
+                                          */
 
 struct nvme_prp {
     uint64_t prp1;

@@ -1,10 +1,11 @@
-/* device_syscalls.c: system calls 30-35. PCI configuration and interrupts
+/* device_syscalls.c: system calls 30-36. PCI configuration and interrupts
  * are served on the caller's core; device mappings and DMA memory change
  * page tables, so the m-kernel does them (mkernel/device_memory.c). */
 #include "device_syscalls.h"
 #include "cpu.h"
 #include "device_state.h"
 #include "irq.h"
+#include "msi.h"
 #include "mkernel_client.h"
 #include "pci_config.h"
 #include "user_memory.h"
@@ -84,4 +85,17 @@ long sys_irq_wait(const struct trap_frame *frame)
     if (!caller_is_driver())
         return -E_PERMISSION;
     return irq_wait(current(), frame->rdi);
+}
+
+long sys_irq_attach_msi(const struct trap_frame *frame)
+{
+    if (!caller_is_driver())
+        return -E_PERMISSION;
+    if (!user_range_ok(current()->root, frame->r10, sizeof(struct msi_message), true))
+        return -E_FAULT;
+    struct msi_message message;
+    long error = msi_attach(current(), frame->rdi, frame->rsi, frame->rdx, &message);
+    if (error < 0)
+        return error;
+    return copy_to_user(frame->r10, &message, sizeof(message));
 }

@@ -37,9 +37,9 @@ static struct line_mode resolve_line(uint64_t line)
     return mode;
 }
 
-static void device_interrupt(struct trap_frame *frame)
+void irq_device_interrupt(struct trap_frame *frame)
 {
-    uint32_t gsi = (uint32_t)frame->vector - DEVICE_VECTOR_BASE;
+    uint32_t gsi = (uint32_t)frame->vector - DEVICE_VECTOR_BASE; /* or an MSI slot's line */
     struct irq_line *line = &kernel_shared->devices->lines[gsi];
     if (line->level)
         ioapic_set_masked(gsi, true);
@@ -72,7 +72,7 @@ long irq_attach(struct process *process, uint64_t line_number)
     line->pending = 0;
     record->gsi = (int32_t)mode.gsi;
     uint8_t vector = (uint8_t)(DEVICE_VECTOR_BASE + mode.gsi);
-    trap_set_handler(vector, device_interrupt);
+    trap_set_handler(vector, irq_device_interrupt);
     ioapic_route(mode.gsi, vector, cpu->apic_id, mode.level, mode.active_low);
     return mode.gsi;
 }
@@ -113,10 +113,11 @@ void irq_release(uint32_t pid)
     struct device_state *devices = kernel_shared->devices;
     if (devices == NULL)
         return;
-    for (uint32_t gsi = 0; gsi < DEVICE_GSI_LIMIT; gsi++) {
+    for (uint32_t gsi = 0; gsi < DEVICE_LINES; gsi++) {
         if (devices->lines[gsi].owner_pid != pid)
             continue;
-        ioapic_set_masked(gsi, true);
+        if (gsi < DEVICE_GSI_LIMIT)
+            ioapic_set_masked(gsi, true); /* an MSI slot has no pin: its device stays as set */
         devices->lines[gsi].pending = 0;
         __atomic_store_n(&devices->lines[gsi].owner_pid, 0, __ATOMIC_RELEASE);
     }

@@ -347,6 +347,7 @@ static const syscall_handler handlers[SYS_COUNT] = {
     [SYS_DMA_ALLOCATE] = sys_dma_allocate,
     [SYS_IRQ_ATTACH] = sys_irq_attach,
     [SYS_IRQ_WAIT] = sys_irq_wait,
+    [SYS_IRQ_ATTACH_MSI] = sys_irq_attach_msi,
     [SYS_ICA_ALLOCATE] = sys_ica_allocate,
     [SYS_ICA_FREE] = sys_ica_free,
     [SYS_ICA_REQUEST] = sys_ica_request,

@@ -284,6 +284,7 @@ static uint64_t find_namespace(uint32_t namespaces)
         }
         nvme.namespace_id = id;
         nvme.block_shift = shift;
+        printf("dk: NVMe namespace %u: %lu blocks of %u bytes\n", id, blocks, 1u << shift);
         return blocks << (shift - 9);
     }
     return 0;
@@ -332,6 +333,10 @@ bool nvme_probe(struct block_device *device)
         return false;
     bool volatile_cache = false;
     uint64_t sectors = bring_up(&volatile_cache);
+    printf("dk: NVMe controller %02x:%02x.%u: %s interrupts, %u I/O queue pairs allowed, "
+           "%u-byte transfers, %s write cache\n",
+           function.bus, function.device, function.function, nvme_interrupt_kind(), nvme.io_granted,
+           nvme.max_transfer_bytes, volatile_cache ? "volatile" : "no");
     if (sectors == 0 || queue_for_core((uint32_t)core_id()) == NULL)
         return false;
     memset(device, 0, sizeof(*device));

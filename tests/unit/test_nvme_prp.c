@@ -88,8 +88,8 @@ static void test_the_list_has_a_limit(void **state)
 static void test_bad_buffers_are_refused(void **state)
 {
     (void)state;
-    refused(0x100000, 0, LIST_PHYSICAL, NVME_PRP_LIST_ENTRIES);      /* empty */
-    refused(0x100002, 512, LIST_PHYSICAL, NVME_PRP_LIST_ENTRIES);    /* not dword aligned */
+    refused(0x100000, 0, LIST_PHYSICAL, NVME_PRP_LIST_ENTRIES);            /* empty */
+    refused(0x100002, 512, LIST_PHYSICAL, NVME_PRP_LIST_ENTRIES);          /* not dword aligned */
     refused(0x100000, 3 * PAGE, LIST_PHYSICAL + 8, NVME_PRP_LIST_ENTRIES); /* list misaligned */
 }
 

@@ -56,6 +56,12 @@ enum syscall_number {
                                   until one comes, or returns 0 once timeout_ms (0 = no limit)
                                   have passed. Unmasks a level-triggered line first: acknowledge
                                   the device before calling; -E_INVALID without irq_attach */
+    SYS_IRQ_ATTACH_MSI = 36,   /* (bus, device, function, struct msi_message *) -> 0: an MSI
+                                  vector on the caller's core, edge, counted like a line for
+                                  irq_wait; the caller programs its device with the message.
+                                  -E_BUSY if another process has one for that function;
+                                  -E_INVALID for no such function, a line already owned, or an
+                                  APIC ID above 255 */
     /* Remote paging (formica/pager.h, docs/pager.md). */
     SYS_PAGER_REGION = 40,   /* (pager pid, bytes) -> base of the caller's pager region */
     SYS_PAGER_MAP = 41,      /* (pid, address, bytes, data ICA or 0) -> 0 */
@@ -99,6 +105,14 @@ struct spawn_request {
 /* Bounds of the device calls. */
 #define DEVICE_MAP_LIMIT (16u << 20) /* one SYS_DEVICE_MAP */
 #define DMA_LIMIT_BYTES (8u << 20)   /* all SYS_DMA_ALLOCATE of one process */
+
+/* SYS_IRQ_ATTACH_MSI's answer: write address and data into an MSI-X table
+ * entry (or the MSI capability) to interrupt the caller's core. */
+struct msi_message {
+    uint64_t address;
+    uint32_t data;
+    uint32_t vector; /* the vector it arrives on (for reports) */
+};
 
 /* SYS_DMA_ALLOCATE's answer. */
 struct dma_region {

@@ -11,11 +11,12 @@
 #include <formica/pci.h>
 #include <formica/user.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define IO_ENTRIES 64
 #define SLOTS 32 /* commands in flight per queue pair (the command id is the slot) */
-#define IO_TIMEOUT_MS 5000
+#define IO_TIMEOUT_MS 5000 /* default; kernel option nvme_timeout_ms changes it */
 #define MAX_NAMESPACES_TRIED 16
 #define CQ_PHYSICALLY_CONTIGUOUS 1u
 #define CQ_INTERRUPTS_ENABLED 2u
@@ -323,6 +324,20 @@ static bool open_controller(const struct pci_function *function)
     return nvme_controller_open(&nvme.controller, bar) == 0;
 }
 
+/* No completion for this long while commands are outstanding: reset. */
+static uint32_t io_timeout_ms(void)
+{
+    char value[16];
+    if (kernel_option("nvme_timeout_ms", value, sizeof(value)) < 0)
+        return IO_TIMEOUT_MS;
+    unsigned long milliseconds = strtoul(value, NULL, 10);
+    if (milliseconds == 0 || milliseconds > 600000) {
+        printf("dk: nvme_timeout_ms=%s is not 1..600000: %u ms\n", value, IO_TIMEOUT_MS);
+        return IO_TIMEOUT_MS;
+    }
+    return (uint32_t)milliseconds;
+}
+
 bool nvme_probe(struct block_device *device)
 {
     struct pci_function function;
@@ -345,7 +360,7 @@ bool nvme_probe(struct block_device *device)
     device->port = nvme.namespace_id;
     device->max_outstanding = SLOTS;
     device->volatile_cache = volatile_cache;
-    device->timeout_ms = IO_TIMEOUT_MS;
+    device->timeout_ms = io_timeout_ms();
     device->timed_out = nvme_timed_out;
     device->submit = nvme_submit;
     device->complete = nvme_complete;

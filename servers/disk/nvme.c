@@ -15,7 +15,7 @@
 #include <string.h>
 
 #define IO_ENTRIES 64
-#define SLOTS 32 /* commands in flight per queue pair (the command id is the slot) */
+#define SLOTS 32           /* commands in flight per queue pair (the command id is the slot) */
 #define IO_TIMEOUT_MS 5000 /* default; kernel option nvme_timeout_ms changes it */
 #define MAX_NAMESPACES_TRIED 16
 #define CQ_PHYSICALLY_CONTIGUOUS 1u
@@ -35,7 +35,9 @@ struct nvme_state {
     struct io_queue io[NVME_MAX_IO_QUEUES];
     unsigned io_count;   /* queue pairs created (ids 1..io_count) */
     unsigned io_granted; /* what SET FEATURES (number of queues) allowed */
+    unsigned io_wanted;  /* NVME_MAX_IO_QUEUES, or fewer with kernel option nvme_queues */
     bool failed;         /* the controller could not be brought back: every request fails */
+    uint64_t shared_announced[4]; /* cores (< 256) told which queue pair they share */
     uint32_t namespace_id;
     uint32_t block_shift; /* log2 of the namespace's block size */
     uint32_t max_transfer_bytes;
@@ -100,7 +102,16 @@ static struct io_queue *queue_for_core(uint32_t core)
         if (io != NULL)
             return io;
     }
-    return nvme.io_count > 0 ? &nvme.io[core % nvme.io_count] : NULL;
+    if (nvme.io_count == 0)
+        return NULL;
+    struct io_queue *shared = &nvme.io[core % nvme.io_count];
+    uint64_t bit = 1ull << (core % 64);
+    if (core < 256 && !(nvme.shared_announced[core / 64] & bit)) {
+        nvme.shared_announced[core / 64] |= bit;
+        printf("dk: NVMe core %u shares I/O queue pair %u (core %u's)\n", core, shared->queue.id,
+               shared->core);
+    }
+    return shared;
 }
 
 static void finish(struct block_request *request, long status)
@@ -178,7 +189,7 @@ static void fail_outstanding(void)
 
 static long request_queue_count(void)
 {
-    uint32_t wanted = NVME_MAX_IO_QUEUES - 1, granted = 0; /* 0-based counts */
+    uint32_t wanted = nvme.io_wanted - 1, granted = 0; /* 0-based counts */
     struct nvme_command command = {.opcode = NVME_ADMIN_SET_FEATURES,
                                    .cdw10 = NVME_FEATURE_NUMBER_OF_QUEUES,
                                    .cdw11 = wanted << 16 | wanted};
@@ -187,7 +198,7 @@ static long request_queue_count(void)
         return error;
     uint32_t submission = (granted & 0xffff) + 1, completion = (granted >> 16) + 1;
     uint32_t pairs = submission < completion ? submission : completion;
-    nvme.io_granted = pairs < NVME_MAX_IO_QUEUES ? pairs : NVME_MAX_IO_QUEUES;
+    nvme.io_granted = pairs < nvme.io_wanted ? pairs : nvme.io_wanted; /* it may grant more */
     return 0;
 }
 
@@ -324,6 +335,21 @@ static bool open_controller(const struct pci_function *function)
     return nvme_controller_open(&nvme.controller, bar) == 0;
 }
 
+/* Queue pairs to ask for: nvme_queues=N (1..NVME_MAX_IO_QUEUES) or the most. */
+static unsigned queue_pairs_wanted(void)
+{
+    char value[16];
+    if (kernel_option("nvme_queues", value, sizeof(value)) < 0)
+        return NVME_MAX_IO_QUEUES;
+    unsigned long pairs = strtoul(value, NULL, 10);
+    if (pairs == 0 || pairs > NVME_MAX_IO_QUEUES) {
+        printf("dk: nvme_queues=%s is not 1..%u: %u\n", value, NVME_MAX_IO_QUEUES,
+               NVME_MAX_IO_QUEUES);
+        return NVME_MAX_IO_QUEUES;
+    }
+    return (unsigned)pairs;
+}
+
 /* No completion for this long while commands are outstanding: reset. */
 static uint32_t io_timeout_ms(void)
 {
@@ -347,8 +373,9 @@ bool nvme_probe(struct block_device *device)
     if (nvme_interrupt_attach(&function) < 0 || !open_controller(&function))
         return false;
     bool volatile_cache = false;
+    nvme.io_wanted = queue_pairs_wanted();
     uint64_t sectors = bring_up(&volatile_cache);
-    printf("dk: NVMe controller %02x:%02x.%u: %s interrupts, %u I/O queue pairs allowed, "
+    printf("dk: NVMe controller %02x:%02x.%u: %s interrupts, %u I/O queue pairs, "
            "%u-byte transfers, %s write cache\n",
            function.bus, function.device, function.function, nvme_interrupt_kind(), nvme.io_granted,
            nvme.max_transfer_bytes, volatile_cache ? "volatile" : "no");

@@ -101,6 +101,8 @@ static struct io_queue *queue_for_core(uint32_t core)
         struct io_queue *io = add_queue_pair(core);
         if (io != NULL)
             return io;
+        printf("dk: NVMe: no more queue pairs after %u; cores share them\n", nvme.io_count);
+        nvme.io_granted = nvme.io_count; /* do not try (and allocate) again for every request */
     }
     if (nvme.io_count == 0)
         return NULL;

@@ -2,7 +2,7 @@
  * does, from whatever core it runs on (DK's NVMe driver gives each
  * requesting core its own queue pair). `dkread [SECTORS [PER_REQUEST]]`
  * prints @json {"kind":"dkread","core":C,"sectors":N,"requests":R,
- * "result":E,"cksum":K} with K the POSIX cksum of the bytes read. */
+ * "result":E,"cksum":K,"elapsed_us":T} with K the POSIX cksum of the bytes read. */
 #include <formica/cksum.h>
 #include <formica/request.h>
 #include <formica/storage.h>
@@ -43,6 +43,7 @@ int main(int argc, char **argv)
     }
     struct cksum_state sum;
     cksum_begin(&sum);
+    uint64_t start = read_timestamp_counter();
     long result = 0;
     uint32_t requests = 0;
     for (uint32_t done = 0; done < sectors && result >= 0; done += per_request, requests++) {
@@ -51,8 +52,13 @@ int main(int argc, char **argv)
         if (result >= 0)
             cksum_add(&sum, ica_address((uint64_t)data), (size_t)count * SECTOR);
     }
+    uint64_t cycles = read_timestamp_counter() - start; /* the checksum included */
+    struct clock_info clock;
+    uint64_t elapsed_us = clock_get(&clock) == 0 && clock.tsc_hz != 0
+                              ? (uint64_t)((__uint128_t)cycles * 1000000u / clock.tsc_hz)
+                              : 0;
     printf("@json {\"kind\":\"dkread\",\"core\":%ld,\"sectors\":%u,\"requests\":%u,"
-           "\"result\":%ld,\"cksum\":%u}\n",
-           core_id(), sectors, requests, result < 0 ? result : 0, cksum_end(&sum));
+           "\"result\":%ld,\"cksum\":%u,\"elapsed_us\":%lu}\n",
+           core_id(), sectors, requests, result < 0 ? result : 0, cksum_end(&sum), elapsed_us);
     return result < 0 ? 1 : 0;
 }

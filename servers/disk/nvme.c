@@ -4,19 +4,19 @@
  * FLUSH with PRP lists; errors, timeouts and a fatal status give -E_IO. */
 #include "block_device.h"
 #include "nvme_controller.h"
+#include "nvme_identity.h"
 #include "nvme_interrupt.h"
+#include "nvme_options.h"
 #include "nvme_prp.h"
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/pci.h>
 #include <formica/user.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define IO_ENTRIES 64
-#define SLOTS 32           /* commands in flight per queue pair (the command id is the slot) */
-#define IO_TIMEOUT_MS 5000 /* default; kernel option nvme_timeout_ms changes it */
+#define SLOTS 32 /* commands in flight per queue pair (the command id is the slot) */
 #define MAX_NAMESPACES_TRIED 16
 #define CQ_PHYSICALLY_CONTIGUOUS 1u
 #define CQ_INTERRUPTS_ENABLED 2u
@@ -268,38 +268,24 @@ static void nvme_timed_out(struct block_device *device)
         recover("commands got no completion in time");
 }
 
-static uint32_t max_transfer(uint8_t mdts)
-{
-    uint32_t list_limit = NVME_PRP_LIST_ENTRIES * NVME_PAGE_BYTES;
-    if (mdts == 0 || mdts > 20)
-        return list_limit;
-    uint64_t limit = (uint64_t)NVME_PAGE_BYTES << mdts;
-    return limit < list_limit ? (uint32_t)limit : list_limit;
-}
-
-/* The first namespace (of NN, at most MAX_NAMESPACES_TRIED) with blocks. */
+/* The first namespace (of NN, at most MAX_NAMESPACES_TRIED) DK can use. */
 static uint64_t find_namespace(uint32_t namespaces)
 {
     for (uint32_t id = 1; id <= namespaces && id <= MAX_NAMESPACES_TRIED; id++) {
+        struct nvme_namespace_identity identity;
         if (nvme_identify(&nvme.controller, NVME_IDENTIFY_NAMESPACE, id) < 0)
             continue;
-        const uint8_t *data = nvme.controller.identify;
-        uint64_t blocks;
-        memcpy(&blocks, data + NVME_ID_NS_NSZE, sizeof(blocks));
-        uint32_t format;
-        memcpy(&format, data + NVME_ID_NS_LBAF + 4 * (data[NVME_ID_NS_FLBAS] & 0xf),
-               sizeof(format));
-        uint32_t shift = (format >> 16) & 0xff;
-        if (blocks == 0)
+        long error = nvme_parse_namespace(nvme.controller.identify, &identity);
+        if (error == -E_INVALID)
+            printf("dk: NVMe namespace %u: %u-byte blocks or metadata, not supported\n", id,
+                   1u << identity.block_shift);
+        if (error < 0)
             continue;
-        if (shift < 9 || shift > 12) {
-            printf("dk: NVMe namespace %u has %u-byte blocks: not supported\n", id, 1u << shift);
-            continue;
-        }
         nvme.namespace_id = id;
-        nvme.block_shift = shift;
-        printf("dk: NVMe namespace %u: %lu blocks of %u bytes\n", id, blocks, 1u << shift);
-        return blocks << (shift - 9);
+        nvme.block_shift = identity.block_shift;
+        printf("dk: NVMe namespace %u: %lu blocks of %u bytes\n", id, identity.blocks,
+               1u << identity.block_shift);
+        return identity.blocks << (identity.block_shift - 9);
     }
     return 0;
 }
@@ -310,14 +296,13 @@ static uint64_t bring_up(bool *volatile_cache)
     if (nvme_controller_start(&nvme.controller) < 0 ||
         nvme_identify(&nvme.controller, NVME_IDENTIFY_CONTROLLER, 0) < 0)
         return 0;
-    const uint8_t *data = nvme.controller.identify;
-    uint32_t namespaces;
-    memcpy(&namespaces, data + NVME_ID_CTRL_NN, sizeof(namespaces));
-    nvme.max_transfer_bytes = max_transfer(data[NVME_ID_CTRL_MDTS]);
-    *volatile_cache = (data[NVME_ID_CTRL_VWC] & 1) != 0;
-    uint64_t sectors = find_namespace(namespaces);
+    struct nvme_controller_identity identity;
+    nvme_parse_controller(nvme.controller.identify, &identity);
+    nvme.max_transfer_bytes = identity.max_transfer_bytes;
+    *volatile_cache = identity.volatile_cache;
+    uint64_t sectors = find_namespace(identity.namespaces);
     if (sectors == 0) {
-        printf("dk: NVMe controller has no usable namespace (of %u)\n", namespaces);
+        printf("dk: NVMe controller has no usable namespace (of %u)\n", identity.namespaces);
         return 0;
     }
     if (request_queue_count() < 0)
@@ -337,35 +322,6 @@ static bool open_controller(const struct pci_function *function)
     return nvme_controller_open(&nvme.controller, bar) == 0;
 }
 
-/* Queue pairs to ask for: nvme_queues=N (1..NVME_MAX_IO_QUEUES) or the most. */
-static unsigned queue_pairs_wanted(void)
-{
-    char value[16];
-    if (kernel_option("nvme_queues", value, sizeof(value)) < 0)
-        return NVME_MAX_IO_QUEUES;
-    unsigned long pairs = strtoul(value, NULL, 10);
-    if (pairs == 0 || pairs > NVME_MAX_IO_QUEUES) {
-        printf("dk: nvme_queues=%s is not 1..%u: %u\n", value, NVME_MAX_IO_QUEUES,
-               NVME_MAX_IO_QUEUES);
-        return NVME_MAX_IO_QUEUES;
-    }
-    return (unsigned)pairs;
-}
-
-/* No completion for this long while commands are outstanding: reset. */
-static uint32_t io_timeout_ms(void)
-{
-    char value[16];
-    if (kernel_option("nvme_timeout_ms", value, sizeof(value)) < 0)
-        return IO_TIMEOUT_MS;
-    unsigned long milliseconds = strtoul(value, NULL, 10);
-    if (milliseconds == 0 || milliseconds > 600000) {
-        printf("dk: nvme_timeout_ms=%s is not 1..600000: %u ms\n", value, IO_TIMEOUT_MS);
-        return IO_TIMEOUT_MS;
-    }
-    return (uint32_t)milliseconds;
-}
-
 bool nvme_probe(struct block_device *device)
 {
     struct pci_function function;
@@ -375,7 +331,7 @@ bool nvme_probe(struct block_device *device)
     if (nvme_interrupt_attach(&function) < 0 || !open_controller(&function))
         return false;
     bool volatile_cache = false;
-    nvme.io_wanted = queue_pairs_wanted();
+    nvme.io_wanted = nvme_option_queue_pairs(NVME_MAX_IO_QUEUES);
     uint64_t sectors = bring_up(&volatile_cache);
     printf("dk: NVMe controller %02x:%02x.%u: %s interrupts, %u I/O queue pairs, "
            "%u-byte transfers, %s write cache\n",
@@ -389,7 +345,7 @@ bool nvme_probe(struct block_device *device)
     device->port = nvme.namespace_id;
     device->max_outstanding = SLOTS;
     device->volatile_cache = volatile_cache;
-    device->timeout_ms = io_timeout_ms();
+    device->timeout_ms = nvme_option_timeout_ms();
     device->timed_out = nvme_timed_out;
     device->submit = nvme_submit;
     device->complete = nvme_complete;

@@ -4,11 +4,10 @@
  * MSI cannot name, or kernel option nvme_irq=intx) the PCI INTx line
  * through the IOAPIC, as the other drivers use. */
 #include "nvme_interrupt.h"
+#include "nvme_options.h"
 #include <formica/device.h>
 #include <formica/errors.h>
-#include <formica/user.h>
 #include <stdio.h>
-#include <string.h>
 
 #define CAPABILITY_MSIX 0x11
 #define MSIX_CONTROL 2 /* message control: table size - 1 (bits 10:0), mask (14), enable (15) */
@@ -29,12 +28,6 @@ static void config_write(const struct pci_function *function, uint32_t offset, u
                          uint32_t value)
 {
     pci_config_write(function->bus, function->device, function->function, offset, width, value);
-}
-
-static bool told_to_use_intx(void)
-{
-    char value[8];
-    return kernel_option("nvme_irq", value, sizeof(value)) >= 0 && strcmp(value, "intx") == 0;
 }
 
 /* Entry 0 of the MSI-X table (in the BAR the capability names) <- message. */
@@ -98,7 +91,7 @@ static long attach_intx(const struct pci_function *function, uint8_t capability)
 long nvme_interrupt_attach(const struct pci_function *function)
 {
     uint8_t capability = pci_find_capability(function, CAPABILITY_MSIX);
-    if (capability != 0 && !told_to_use_intx()) {
+    if (capability != 0 && !nvme_option_intx()) {
         long error = attach_msix(function, capability);
         if (error == 0 || error == -E_BUSY) {
             if (error < 0)

@@ -122,31 +122,43 @@ long nvme_controller_start(struct nvme_controller *controller)
     return wait_ready(controller, true);
 }
 
-static void log_failure(const struct nvme_command *command, const char *why, uint16_t status)
+/* The completion of command `id`; completions of commands that timed out
+ * before are taken and dropped. -E_IO on a fatal status or at the deadline. */
+static long wait_for(struct nvme_controller *controller, uint8_t opcode, uint16_t id,
+                     struct nvme_completion *completion)
 {
-    printf("dk: NVMe admin command 0x%02x %s (status type %u code 0x%02x)\n", command->opcode, why,
-           NVME_STATUS_TYPE(status), NVME_STATUS_CODE(status));
+    uint64_t deadline = nvme_deadline_after(ADMIN_TIMEOUT_MS);
+    for (;;) {
+        while (nvme_queue_take(&controller->admin, completion)) {
+            nvme_queue_release(&controller->admin);
+            if (completion->command_id == id)
+                return 0;
+        }
+        if (nvme_controller_fatal(controller)) {
+            printf("dk: NVMe admin command 0x%02x: controller fatal status\n", opcode);
+            return -E_IO;
+        }
+        if (nvme_deadline_passed(deadline)) {
+            printf("dk: NVMe admin command 0x%02x: no completion in %u ms\n", opcode,
+                   ADMIN_TIMEOUT_MS);
+            return -E_IO;
+        }
+        yield();
+    }
 }
 
 long nvme_admin(struct nvme_controller *controller, struct nvme_command *command, uint32_t *result)
 {
     command->command_id = controller->next_command_id++;
     nvme_queue_submit(&controller->admin, command);
-    uint64_t deadline = nvme_deadline_after(ADMIN_TIMEOUT_MS);
     struct nvme_completion completion;
-    while (!nvme_queue_take(&controller->admin, &completion)) {
-        if (nvme_controller_fatal(controller) || nvme_deadline_passed(deadline)) {
-            log_failure(command,
-                        nvme_controller_fatal(controller) ? "met a fatal controller status"
-                                                          : "timed out",
-                        0);
-            return -E_IO;
-        }
-        yield();
-    }
-    nvme_queue_release(&controller->admin);
-    if (completion.command_id != command->command_id || !NVME_STATUS_OK(completion.status)) {
-        log_failure(command, "failed", completion.status);
+    long error = wait_for(controller, command->opcode, command->command_id, &completion);
+    if (error < 0)
+        return error;
+    if (!NVME_STATUS_OK(completion.status)) {
+        printf("dk: NVMe admin command 0x%02x failed (status type %u code 0x%02x)\n",
+               command->opcode, NVME_STATUS_TYPE(completion.status),
+               NVME_STATUS_CODE(completion.status));
         return -E_IO;
     }
     if (result != NULL)

@@ -290,23 +290,25 @@ static uint64_t find_namespace(uint32_t namespaces)
     return 0;
 }
 
-/* Reset and enable, IDENTIFY controller and namespace, the number of queues. */
-static uint64_t bring_up(bool *volatile_cache)
+/* Reset and enable, IDENTIFY controller, the number of queues, the namespace. */
+static uint64_t bring_up(const struct pci_function *function, bool *volatile_cache)
 {
     if (nvme_controller_start(&nvme.controller) < 0 ||
-        nvme_identify(&nvme.controller, NVME_IDENTIFY_CONTROLLER, 0) < 0)
+        nvme_identify(&nvme.controller, NVME_IDENTIFY_CONTROLLER, 0) < 0 ||
+        request_queue_count() < 0)
         return 0;
     struct nvme_controller_identity identity;
     nvme_parse_controller(nvme.controller.identify, &identity);
     nvme.max_transfer_bytes = identity.max_transfer_bytes;
     *volatile_cache = identity.volatile_cache;
+    printf("dk: NVMe controller %02x:%02x.%u: %s interrupts, %u I/O queue pairs, "
+           "%u-byte transfers, %s write cache, %u namespaces\n",
+           function->bus, function->device, function->function, nvme_interrupt_kind(),
+           nvme.io_granted, nvme.max_transfer_bytes, identity.volatile_cache ? "volatile" : "no",
+           identity.namespaces);
     uint64_t sectors = find_namespace(identity.namespaces);
-    if (sectors == 0) {
-        printf("dk: NVMe controller has no usable namespace (of %u)\n", identity.namespaces);
-        return 0;
-    }
-    if (request_queue_count() < 0)
-        return 0;
+    if (sectors == 0)
+        printf("dk: NVMe controller has no usable namespace\n");
     return sectors;
 }
 
@@ -332,11 +334,7 @@ bool nvme_probe(struct block_device *device)
         return false;
     bool volatile_cache = false;
     nvme.io_wanted = nvme_option_queue_pairs(NVME_MAX_IO_QUEUES);
-    uint64_t sectors = bring_up(&volatile_cache);
-    printf("dk: NVMe controller %02x:%02x.%u: %s interrupts, %u I/O queue pairs, "
-           "%u-byte transfers, %s write cache\n",
-           function.bus, function.device, function.function, nvme_interrupt_kind(), nvme.io_granted,
-           nvme.max_transfer_bytes, volatile_cache ? "volatile" : "no");
+    uint64_t sectors = bring_up(&function, &volatile_cache);
     if (sectors == 0 || queue_for_core((uint32_t)core_id()) == NULL)
         return false;
     memset(device, 0, sizeof(*device));

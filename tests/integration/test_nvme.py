@@ -1,7 +1,8 @@
 # DK's NVMe driver (servers/disk/nvme*.c, docs/drivers.md) on QEMU's nvme device:
 # one I/O queue pair per requesting core (and sharing past nvme_queues), MSI-X and
 # INTx, the file tests and fstest on NVMe with e2fsck after, a namespace of 4 KiB
-# blocks, a media error injected with blkdebug, and commands that time out.
+# blocks, a media error injected with blkdebug, commands that time out, and a
+# controller without a namespace.
 import random
 import re
 import shutil
@@ -165,3 +166,12 @@ def test_timeouts_reset_the_controller(tmp_path):
     assert resets and all("resetting the controller" in line for line in resets), run.describe()
     assert "did not come back" not in run.text, run.describe()
     assert "dk exited with code 1" in run.lines, run.describe()
+
+
+def test_controller_without_a_namespace_is_no_disk():
+    run = formica.run("--smp", "2", "--accel", "tcg", "--disk", "none", "--qemu",
+                      "-device nvme,serial=empty", "--append", "dk=idle",
+                      "--cmd", "run --driver dk --selftest", timeout=TIMEOUT)
+    assert run.rc != 0, run.describe()
+    assert "dk: NVMe controller has no usable namespace" in run.lines, run.describe()
+    assert "dk: no disk" in run.lines and "dk exited with code 1" in run.lines, run.describe()

@@ -32,6 +32,8 @@ USER_PROGRAMS += churn:apps/churn
 USER_PROGRAMS += devtest:apps/devtest
 # Storage server checks (apps/fstest, docs/storage.md).
 USER_PROGRAMS += fstest:apps/fstest
+# DK_READ from any core (apps/dkread, docs/drivers.md: NVMe queue pairs per core).
+USER_PROGRAMS += dkread:apps/dkread
 # Bonnie with readblock and readbyte (apps/bonnie, docs/bonnie.md).
 USER_PROGRAMS += bonnie:apps/bonnie
 # Memory nodes and their test client over virtio-net (apps/memnode, apps/memclient, docs/memnode.md).

@@ -1,9 +1,10 @@
-/* device_syscalls.c: system calls 30-35. PCI configuration and interrupts
+/* device_syscalls.c: system calls 30-36. PCI configuration and interrupts
  * are served on the caller's core; device mappings and DMA memory change
  * page tables, so the m-kernel does them (mkernel/device_memory.c). */
 #include "cpu.h"
 #include "device_state.h"
 #include "irq.h"
+#include "msi.h"
 #include "mkernel_client.h"
 #include "pci_config.h"
 #include "user_memory.h"
@@ -77,9 +78,22 @@ long sys_irq_attach(uint32_t line)
     return irq_attach(current(), line);
 }
 
-long sys_irq_wait(void)
+long sys_irq_wait(uint64_t timeout_ms)
 {
     if (!caller_is_driver())
         return -E_PERMISSION;
-    return irq_wait(current());
+    return irq_wait(current(), timeout_ms);
+}
+
+long sys_irq_attach_msi(uint32_t bus, uint32_t device, uint32_t function, uint64_t message_address)
+{
+    if (!caller_is_driver())
+        return -E_PERMISSION;
+    if (!user_range_ok(current()->root, message_address, sizeof(struct msi_message), true))
+        return -E_FAULT;
+    struct msi_message message;
+    long error = msi_attach(current(), bus, device, function, &message);
+    if (error < 0)
+        return error;
+    return copy_to_user(message_address, &message, sizeof(message));
 }

@@ -38,9 +38,9 @@ static struct line_mode resolve_line(uint64_t line)
     return mode;
 }
 
-static void device_interrupt(struct trap_frame *frame)
+void irq_device_interrupt(struct trap_frame *frame)
 {
-    uint32_t gsi = (uint32_t)frame->vector - DEVICE_VECTOR_BASE;
+    uint32_t gsi = (uint32_t)frame->vector - DEVICE_VECTOR_BASE; /* or an MSI slot's line */
     struct irq_line *line = &kernel_shared->devices->lines[gsi];
     if (line->level)
         ioapic_set_masked(gsi, true);
@@ -72,12 +72,22 @@ long irq_attach(struct process *process, uint64_t line_number)
     line->pending = 0;
     record->gsi = (int32_t)mode.gsi;
     uint8_t vector = (uint8_t)(DEVICE_VECTOR_BASE + mode.gsi);
-    trap_set_handler(vector, device_interrupt);
+    trap_set_handler(vector, irq_device_interrupt);
     ioapic_route(mode.gsi, vector, cpu->apic_id, mode.level, mode.active_low);
     return mode.gsi;
 }
 
-long irq_wait(struct process *process)
+/* The core tick after `milliseconds` (> 0) from now; 0 (no deadline) for 0. */
+static uint64_t deadline_tick(uint64_t milliseconds)
+{
+    if (milliseconds == 0)
+        return 0;
+    uint64_t period = kernel_shared->tick_period_ms;
+    uint64_t ticks = (milliseconds + period - 1) / period;
+    return this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
+}
+
+long irq_wait(struct process *process, uint64_t timeout_ms)
 {
     struct device_process *record = device_process_of(process);
     if (record == NULL || record->gsi == DEVICE_NO_GSI)
@@ -85,11 +95,14 @@ long irq_wait(struct process *process)
     struct irq_line *line = &kernel_shared->devices->lines[record->gsi];
     if (line->level)
         ioapic_set_masked((uint32_t)record->gsi, false);
+    uint64_t wake_tick = deadline_tick(timeout_ms);
     for (;;) {
         uint32_t count = atomic_swap(&line->pending, 0);
         if (count > 0)
             return count;
-        scheduler_block(WAIT_IRQ, 0);
+        if (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick)
+            return 0; /* timed out */
+        scheduler_block(WAIT_IRQ, wake_tick);
         if (process->kill_requested)
             scheduler_exit_current(-1);
     }

@@ -43,11 +43,17 @@ void scheduler_adopt(struct process *process)
     make_ready(process);
 }
 
+/* A process blocked until a tick: a sleep, or an irq_wait with a timeout. */
+static bool is_sleeper(uint32_t reason, uint64_t wake_tick)
+{
+    return reason == WAIT_SLEEP || (reason == WAIT_IRQ && wake_tick != 0);
+}
+
 void scheduler_wake(struct process *process)
 {
     if (process->state != PROCESS_WAITING)
         return;
-    if (process->wait_reason == WAIT_SLEEP)
+    if (is_sleeper(process->wait_reason, process->wake_tick))
         this_cpu()->sleepers--;
     make_ready(process);
 }
@@ -120,7 +126,8 @@ static void wake_sleepers(void)
     for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
         struct process *process = &kernel_shared->processes[slot];
         if (process->core == cpu->index && process->state == PROCESS_WAITING &&
-            process->wait_reason == WAIT_SLEEP && process->wake_tick <= cpu->timer_ticks)
+            is_sleeper(process->wait_reason, process->wake_tick) &&
+            process->wake_tick <= cpu->timer_ticks)
             scheduler_wake(process);
     }
 }
@@ -196,7 +203,7 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick)
     process->state = PROCESS_WAITING;
     process->wait_reason = reason;
     process->wake_tick = wake_tick;
-    if (reason == WAIT_SLEEP)
+    if (is_sleeper(reason, wake_tick))
         this_cpu()->sleepers++;
     switch_to_scheduler();
 }

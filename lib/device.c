@@ -74,3 +74,13 @@ long irq_wait(void)
 {
     return syscall6(SYS_IRQ_WAIT, 0, 0, 0, 0, 0, 0);
 }
+
+long irq_wait_timeout(uint64_t milliseconds)
+{
+    return syscall6(SYS_IRQ_WAIT, (long)milliseconds, 0, 0, 0, 0, 0);
+}
+
+long irq_attach_msi(uint32_t bus, uint32_t device, uint32_t function, struct msi_message *message)
+{
+    return syscall6(SYS_IRQ_ATTACH_MSI, bus, device, function, (long)message, 0, 0);
+}

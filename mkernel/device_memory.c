@@ -56,10 +56,11 @@ static void irq_release(uint32_t pid)
     struct device_state *devices = kernel_shared->devices;
     if (devices == NULL)
         return;
-    for (uint32_t gsi = 0; gsi < DEVICE_GSI_LIMIT; gsi++) {
+    for (uint32_t gsi = 0; gsi < DEVICE_LINES; gsi++) {
         if (devices->lines[gsi].owner_pid != pid)
             continue;
-        ioapic_set_masked(gsi, true);
+        if (gsi < DEVICE_GSI_LIMIT)
+            ioapic_set_masked(gsi, true); /* an MSI slot has no pin: its device stays as set */
         devices->lines[gsi].pending = 0;
         atomic_store_release(&devices->lines[gsi].owner_pid, 0);
     }

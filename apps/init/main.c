@@ -38,7 +38,9 @@ static const uint32_t server_rights[PLACEMENT_SERVERS] = {
 /* The console shell is the administrator: it may kill and restart servers
  * and give programs server priority, but not power off (init does, when the
  * shell ends) nor speak for a server. */
-#define SHELL_RIGHTS (RIGHTS_USER | RIGHT_SERVER_PRIORITY | RIGHT_ADMIN | RIGHT_NEW_ACCOUNT)
+#define SHELL_RIGHTS                                                                               \
+    (RIGHTS_USER | RIGHT_SERVER_PRIORITY | RIGHT_ADMIN | RIGHT_NEW_ACCOUNT | RIGHT_DISK |          \
+     RIGHT_BLOCK)
 
 static void start_servers(const struct placement_info *placement)
 {

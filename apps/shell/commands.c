@@ -118,7 +118,9 @@ static int take_options(int word_count, char **words, struct spawn_request *requ
 {
     while (word_count >= 2 && strncmp(words[1], "--", 2) == 0) {
         if (strcmp(words[1], "--driver") == 0) {
+            /* a driver reaches the hardware anyway: the storage data path adds nothing */
             request->flags |= SPAWN_DRIVER;
+            request->rights |= RIGHT_DISK | RIGHT_BLOCK;
         } else if (strcmp(words[1], "--server") == 0) {
             request->rights |= RIGHT_SERVER_PRIORITY;
         } else if (strcmp(words[1], "--memory") == 0 && word_count >= 3) {

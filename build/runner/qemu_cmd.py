@@ -143,6 +143,8 @@ def disk_argv(disk, bus, machine="pc"):
         return drive + ["-device", "ide-hd,drive=disk0,bus=ide.0"]
     if bus == "ahci":
         return drive + ["-device", "ahci,id=ahci0", "-device", "ide-hd,drive=disk0,bus=ahci0.0"]
+    if bus == "nvme":
+        return drive + ["-device", "nvme,serial=formica,drive=disk0"]
     return drive + ["-device", "virtio-blk-pci,drive=disk0"]
 
 

@@ -4,6 +4,7 @@
  * ICA then goes back with the result to whoever is on top of its return
  * stack (the application itself for an FS_READBLOCK: direct return). */
 #include "requests.h"
+#include "disk_client.h"
 #include <formica/data_ica.h>
 #include <formica/errors.h>
 #include <formica/protocol/blk_dispatch.h>
@@ -128,7 +129,7 @@ long blk_stats(struct cache *cache, uint64_t control, struct blk_stats_message *
 long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *message)
 {
     (void)control, (void)message;
-    int error = cache_sync(cache);
+    int error = cache_sync(cache); /* writes back, then DK_FLUSH (the barrier) */
     if (error != 0)
         printf("blk: sync failed: %s\n", error_text(error));
     return error;

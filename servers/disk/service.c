@@ -3,6 +3,7 @@
  * DK's DMA buffer and the requester's data ICA with one copy. DK_FLUSH
  * empties the disk's write cache (a barrier for BLK_SYNC). */
 #include "service.h"
+#include "requester_core.h"
 #include <formica/data_ica.h>
 #include <formica/device.h>
 #include <formica/errors.h>
@@ -33,7 +34,8 @@ static long check_transfer(const struct block_device *device, const struct ica_c
 }
 
 /* Moves `sectors` from `first` between the disk and the DMA buffer. */
-static long run_chunks(struct block_device *device, uint64_t first, uint64_t sectors, bool write)
+static long run_chunks(struct block_device *device, uint64_t first, uint64_t sectors, bool write,
+                       uint32_t core)
 {
     struct block_request requests[MAX_CHUNKS];
     unsigned count = 0;
@@ -43,6 +45,7 @@ static long run_chunks(struct block_device *device, uint64_t first, uint64_t sec
         requests[count].lba = first + done;
         requests[count].sectors = left < CHUNK_SECTORS ? (uint32_t)left : CHUNK_SECTORS;
         requests[count].write = write;
+        requests[count].core = core;
         requests[count].physical = dma_buffer.physical + done * SECTOR_BYTES;
     }
     return block_run(device, requests, count);
@@ -63,7 +66,7 @@ static long transfer(struct block_device *device, uint64_t control, uint64_t fir
     void *data = ica_address(page->data[0]);
     if (write)
         memcpy((void *)dma_buffer.address, data, bytes);
-    error = run_chunks(device, first, sectors, write);
+    error = run_chunks(device, first, sectors, write, requester_core(page->sender));
     if (error != 0) {
         printf("dk: %s of %lu sectors at %lu failed: %s\n", what, sectors, first,
                error_text(error));
@@ -94,8 +97,8 @@ long dk_info(struct block_device *device, uint64_t control, struct dk_info_messa
 
 long dk_flush(struct block_device *device, uint64_t control, struct dk_flush_message *message)
 {
-    (void)control, (void)message;
-    long error = block_flush(device);
+    (void)message;
+    long error = block_flush(device, requester_core(ica_control_of(control)->sender));
     if (error != 0)
         printf("dk: cache flush failed: %s\n", error_text(error));
     return error;

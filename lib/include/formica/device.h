@@ -1,4 +1,4 @@
-/* device.h: the device system calls for user-space drivers (numbers 30-35,
+/* device.h: the device system calls for user-space drivers (numbers 30-36,
  * see formica/syscalls.h and docs/drivers.md). Each returns what the kernel
  * returns: a value >= 0 or a negative -E_* code. */
 #pragma once
@@ -25,3 +25,8 @@ long device_map(uint64_t physical, uint64_t bytes);
 long dma_allocate(uint64_t bytes, struct dma_region *region);
 long irq_attach(uint32_t line);
 long irq_wait(void);
+/* irq_wait that gives up after `milliseconds` (rounded up to timer ticks): 0 then. */
+long irq_wait_timeout(uint64_t milliseconds);
+/* An MSI vector on the caller's core for PCI function bus:device.function,
+ * in place of irq_attach; irq_wait then counts its interrupts. */
+long irq_attach_msi(uint32_t bus, uint32_t device, uint32_t function, struct msi_message *message);

@@ -46,6 +46,14 @@ struct spawn_request {
 #define DEVICE_MAP_LIMIT (16u << 20) /* one SYS_DEVICE_MAP */
 #define DMA_LIMIT_BYTES (8u << 20)   /* all SYS_DMA_ALLOCATE of one process */
 
+/* SYS_IRQ_ATTACH_MSI's answer: write address and data into an MSI-X table
+ * entry (or the MSI capability) to interrupt the caller's core. */
+struct msi_message {
+    uint64_t address;
+    uint32_t data;
+    uint32_t vector; /* the vector it arrives on (for reports) */
+};
+
 /* SYS_DMA_ALLOCATE's answer. */
 struct dma_region {
     uint64_t address;  /* user virtual address */

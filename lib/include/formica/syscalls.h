@@ -29,7 +29,7 @@ struct spawn_request {
     uint32_t process_limit;          /* SPAWN_NEW_ACCOUNT: processes the account may hold
                                         (0: ACCOUNT_DEFAULT_PROCESSES) */
     uint64_t memory_limit;           /* SPAWN_NEW_ACCOUNT: bytes the account may map, ICAs
-                                        included (0: half of the machine's memory) */
+                                        included (0: half of the memory free then) */
 };
 
 /* Spawn flags. Process 1 may pass any; another process only the ones it

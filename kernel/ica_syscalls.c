@@ -578,5 +578,10 @@ long sys_ica_stats(uint64_t buffer)
     stats.handovers = pools->handovers;
     for (uint32_t core = 0; core < kernel_shared->core_count; core++)
         stats.ipis += kernel_shared->cpus[core].ipis_sent;
+    stats.frames_total = kernel_shared->frames_total;
+    stats.frames_used = stats.frames_total - kernel_shared->frames_free;
+    stats.process_slots = PROCESS_SLOTS;
+    for (uint32_t i = 0; i < PROCESS_SLOTS; i++)
+        stats.processes_used += kernel_shared->processes[i].state != PROCESS_FREE;
     return copy_to_user(buffer, &stats, sizeof(stats));
 }

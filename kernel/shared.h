@@ -46,6 +46,10 @@ struct kernel_shared {
     struct placement_info placement;
     uint32_t tick_period_ms;
     struct device_state *devices; /* IOAPICs, interrupt owners, device rights (device_state.h) */
+    /* Frames the m-kernel's allocator holds free (written by it alone after
+     * every change) and had free when it started: SYS_ICA_STATS reports them. */
+    _Atomic uint64_t frames_free;
+    uint64_t frames_total;
     char command_line[COMMAND_LINE_BYTES];
 };
 

@@ -2,6 +2,7 @@
  * bitmap itself is carved from the first usable range above the kernel that
  * holds it; all frames are handed out zeroed. */
 #include "physical_memory.h"
+#include "shared.h"
 #include "console.h"
 #include "layout.h"
 #include "panic.h"
@@ -63,6 +64,8 @@ void physical_memory_init(struct boot_information *boot)
         if (boot->regions[i].type == MEMORY_USABLE)
             frame_release_range(&frames, boot->regions[i].base, boot->regions[i].length);
     reserve_in_use(boot, bitmap, bitmap_bytes);
+    kernel_shared->frames_total = frames.free_count;
+    kernel_shared->frames_free = frames.free_count;
     kprintf("memory: %lu MiB usable, %lu MiB free, highest usable address 0x%lx\n", usable >> 20,
             frames.free_count * FRAME_SIZE >> 20, usable_end);
 }
@@ -72,6 +75,7 @@ uint64_t physical_allocate(uint64_t count, uint64_t limit)
     uint64_t physical = frame_allocate(&frames, count, 1, limit);
     if (physical == FRAME_NONE)
         return 0;
+    kernel_shared->frames_free = frames.free_count;
     memset(phys_to_virt(physical), 0, count * FRAME_SIZE);
     return physical;
 }
@@ -80,6 +84,7 @@ void physical_free(uint64_t physical, uint64_t count)
 {
     if (!frame_free(&frames, physical, count))
         kprintf("memory: refused to free %lu frames at 0x%lx (not allocated)\n", count, physical);
+    kernel_shared->frames_free = frames.free_count;
 }
 
 uint64_t physical_free_bytes(void)

@@ -1,6 +1,7 @@
 /* program_loader.c: ELF64 user programs. Segments are checked by elf_read
  * to lie in user space; each gets fresh zeroed pages with the file bytes
- * copied in. The stack top holds the argument strings and the argv array. */
+ * copied in, writable only when the segment is (text and read-only data are
+ * not). The stack top holds the argument strings and the argv array. */
 #include "program_loader.h"
 #include "address_space.h"
 #include "console.h"
@@ -9,6 +10,7 @@
 #include "paging.h"
 #include "process.h"
 #include <formica/errors.h>
+#include <stdbool.h>
 #include <string.h>
 
 #define MAX_ARGUMENTS 32
@@ -19,11 +21,17 @@ static long load_segment(uint64_t root, const struct elf_image *image,
     uint64_t first = segment->virtual_address & ~(uint64_t)(PAGE_SIZE - 1);
     uint64_t end = (segment->virtual_address + segment->memory_bytes + PAGE_SIZE - 1) &
                    ~(uint64_t)(PAGE_SIZE - 1);
-    /* Pages shared with an earlier segment are already mapped: map only new ones. */
+    bool writable = (segment->flags & ELF_SEGMENT_WRITE) != 0;
+    /* Pages shared with an earlier segment are already mapped: map only new
+     * ones, and make a shared page writable when either segment is. */
     for (uint64_t page = first; page < end; page += PAGE_SIZE) {
-        if (paging_translate(root, page) != 0)
-            continue; /* already mapped */
-        long error = address_space_map_new(root, page, 1, 1);
+        uint64_t *entry = paging_find_entry(root, page);
+        if (entry != NULL && (*entry & PAGE_PRESENT)) {
+            if (writable)
+                *entry |= PAGE_WRITABLE;
+            continue;
+        }
+        long error = address_space_map_new(root, page, 1, writable);
         if (error != 0)
             return error;
         *bytes += PAGE_SIZE;

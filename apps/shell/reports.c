@@ -1,8 +1,9 @@
 /* reports.c: the shell commands that describe the system: ps (processes),
- * cores (cores and their processes) and placement. Each prints a readable
+ * cores (cores and their processes), placement and stats (counts in use). Each prints a readable
  * table and one "@json" line per item for the tests and benchmarks. */
 #include "shell.h"
 #include <formica/json.h>
+#include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
 
@@ -208,5 +209,29 @@ bool command_placement(int word_count, char **words)
     placement.name[NAME_BYTES - 1] = '\0';
     print_placement_summary(&placement);
     print_placement_json(&placement);
+    return true;
+}
+
+/* stats: the kernel's counts of what is in use now (SYS_ICA_STATS): frames,
+ * ICAs of each pool and process slots. A leak check compares two of these. */
+bool command_stats(int word_count, char **words)
+{
+    (void)word_count, (void)words;
+    struct ica_stats stats;
+    long error = ica_stats(&stats);
+    if (error != 0) {
+        printf("stats: %s\n", error_text(error));
+        return false;
+    }
+    uint32_t control = ICA_CONTROL_SLOTS - stats.control_free;
+    uint32_t data = ICA_DATA_SLOTS - stats.data_free;
+    uint32_t block = ICA_BLOCK_SLOTS - stats.block_free;
+    printf("frames %lu of %lu in use; ICAs: %u control, %u data, %u block; processes %u of %u\n",
+           (unsigned long)stats.frames_used, (unsigned long)stats.frames_total, control, data,
+           block, stats.processes_used, stats.process_slots);
+    printf("@json {\"kind\":\"stats\",\"frames_used\":%lu,\"frames_total\":%lu,"
+           "\"control_icas\":%u,\"data_icas\":%u,\"block_icas\":%u,\"processes\":%u}\n",
+           (unsigned long)stats.frames_used, (unsigned long)stats.frames_total, control, data,
+           block, stats.processes_used);
     return true;
 }

@@ -21,6 +21,7 @@ int shell_status_so_far(void);
 bool command_ps(int word_count, char **words);
 bool command_cores(int word_count, char **words);
 bool command_placement(int word_count, char **words);
+bool command_stats(int word_count, char **words);
 
 /* files.c */
 bool command_ls(int word_count, char **words);

@@ -79,13 +79,18 @@ _Static_assert(ICA_CONTROL_BASE + ICA_CONTROL_SLOTS * 4096ull <= ICA_DATA_BASE, 
 _Static_assert(ICA_DATA_BASE + ICA_DATA_SLOTS * (uint64_t)ICA_DATA_MAX_BYTES <= ICA_BLOCK_BASE,
                "windows overlap");
 
-/* Counts for tests and benchmarks (SYS_ICA_STATS). */
+/* Counts for tests and benchmarks (SYS_ICA_STATS); the shell's `stats`
+ * prints them, and a leak check compares them before and after a run. */
 struct ica_stats {
     uint32_t control_free, data_free; /* slots in the pools */
     uint32_t allocated_by_me;
-    uint32_t block_free; /* slots in the block pool */
-    uint64_t handovers;  /* peel+paste pairs since boot, all cores */
-    uint64_t ipis;       /* IPIs sent since boot, all cores */
+    uint32_t block_free;     /* slots in the block pool */
+    uint64_t handovers;      /* peel+paste pairs since boot, all cores */
+    uint64_t ipis;           /* IPIs sent since boot, all cores */
+    uint64_t frames_used;    /* physical frames allocated now (of frames_total) */
+    uint64_t frames_total;   /* frames free when the allocator started */
+    uint32_t processes_used; /* process slots taken (zombies too) */
+    uint32_t process_slots;  /* slots in the process table */
 };
 
 static inline uint32_t ica_index(uint64_t id)

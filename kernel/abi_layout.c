@@ -11,4 +11,4 @@ _Static_assert(sizeof(struct placement_info) == 320, "struct placement_info chan
 _Static_assert(sizeof(struct clock_info) == 24, "struct clock_info changed size");
 _Static_assert(sizeof(struct dma_region) == 24, "struct dma_region changed size");
 _Static_assert(sizeof(struct ica_control) == 232, "struct ica_control changed size");
-_Static_assert(sizeof(struct ica_stats) == 56, "struct ica_stats changed size");
+_Static_assert(sizeof(struct ica_stats) == 72, "struct ica_stats changed size");

@@ -440,9 +440,11 @@ long sys_ica_return(uint64_t id)
         return refused("return", id, error);
     uint32_t target = control->returns[--control->return_depth];
     depart(control, &with, target, ICA_AS_RESULT);
-    struct process *receiver = process_find(target);
+    /* The ICA has left the caller either way: a requester that ended gets
+     * nothing and the kernel frees it (an error here would tell the caller it
+     * still held an ICA it had lost). */
     ica_deliver_result(target, id);
-    return receiver == NULL ? -E_NOT_FOUND : 0;
+    return 0;
 }
 
 static bool requests_waiting(void)
@@ -581,6 +583,8 @@ long sys_ica_stats(uint64_t buffer)
     stats.frames_total = kernel_shared->frames_total;
     stats.frames_used = stats.frames_total - kernel_shared->frames_free;
     stats.process_slots = PROCESS_SLOTS;
+    stats.table_frames = kernel_shared->table_frames;
+    stats.ring_frames = kernel_shared->ring_frames;
     for (uint32_t i = 0; i < PROCESS_SLOTS; i++)
         stats.processes_used += kernel_shared->processes[i].state != PROCESS_FREE;
     return copy_to_user(buffer, &stats, sizeof(stats));

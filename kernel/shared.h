@@ -50,6 +50,11 @@ struct kernel_shared {
      * every change) and had free when it started: SYS_ICA_STATS reports them. */
     _Atomic uint64_t frames_free;
     uint64_t frames_total;
+    /* Of the frames in use: page tables (below a root, created on demand:
+     * a server's tables for ICA windows it has seen stay while it lives)
+     * and server request rings (kept for good per server slot). */
+    uint64_t table_frames;
+    uint64_t ring_frames;
     char command_line[COMMAND_LINE_BYTES];
 };
 

@@ -58,10 +58,12 @@ static void free_tables(uint64_t table_physical, int level)
         if (!(table[i] & PAGE_PRESENT))
             continue;
         uint64_t next = table[i] & PAGE_ADDRESS_MASK;
-        if (level > 0)
+        if (level > 0) {
             free_tables(next, level - 1);
-        else if (table[i] & PAGE_DEVICE)
+            kernel_shared->table_frames--;
+        } else if (table[i] & PAGE_DEVICE) {
             continue; /* device registers, not a frame of ours */
+        }
         physical_free(next, 1);
     }
 }
@@ -74,6 +76,7 @@ void address_space_destroy(uint64_t root)
             continue;
         free_tables(entries[i] & PAGE_ADDRESS_MASK, 2);
         physical_free(entries[i] & PAGE_ADDRESS_MASK, 1);
+        kernel_shared->table_frames--;
     }
     physical_free(root, 1);
 }

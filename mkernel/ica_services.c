@@ -227,6 +227,7 @@ static long allocate_rings(struct server_entry *slot)
     uint64_t rings = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
     if (rings == 0)
         return -E_NO_MEMORY;
+    kernel_shared->ring_frames += (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
     slot->ring_stride = stride;
     slot->rings = phys_to_virt(rings);
     return 0;

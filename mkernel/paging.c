@@ -30,6 +30,7 @@ static uint64_t *next_table(uint64_t *table, unsigned index)
         uint64_t frame = physical_allocate(1, 0);
         if (frame == 0)
             return NULL;
+        kernel_shared->table_frames++;
         table[index] = frame | PAGE_PRESENT | PAGE_WRITABLE;
     }
     if (table[index] & PAGE_LARGE)

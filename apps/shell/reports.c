@@ -226,12 +226,17 @@ bool command_stats(int word_count, char **words)
     uint32_t control = ICA_CONTROL_SLOTS - stats.control_free;
     uint32_t data = ICA_DATA_SLOTS - stats.data_free;
     uint32_t block = ICA_BLOCK_SLOTS - stats.block_free;
-    printf("frames %lu of %lu in use; ICAs: %u control, %u data, %u block; processes %u of %u\n",
-           (unsigned long)stats.frames_used, (unsigned long)stats.frames_total, control, data,
+    uint64_t other = stats.frames_used - stats.table_frames - stats.ring_frames;
+    printf("frames %lu of %lu in use (%lu page tables, %lu rings); ICAs: %u control, %u data, "
+           "%u block; processes %u of %u\n",
+           (unsigned long)stats.frames_used, (unsigned long)stats.frames_total,
+           (unsigned long)stats.table_frames, (unsigned long)stats.ring_frames, control, data,
            block, stats.processes_used, stats.process_slots);
     printf("@json {\"kind\":\"stats\",\"frames_used\":%lu,\"frames_total\":%lu,"
+           "\"table_frames\":%lu,\"ring_frames\":%lu,\"other_frames\":%lu,"
            "\"control_icas\":%u,\"data_icas\":%u,\"block_icas\":%u,\"processes\":%u}\n",
-           (unsigned long)stats.frames_used, (unsigned long)stats.frames_total, control, data,
-           block, stats.processes_used);
+           (unsigned long)stats.frames_used, (unsigned long)stats.frames_total,
+           (unsigned long)stats.table_frames, (unsigned long)stats.ring_frames,
+           (unsigned long)other, control, data, block, stats.processes_used);
     return true;
 }

@@ -91,6 +91,11 @@ struct ica_stats {
     uint64_t frames_total;   /* frames free when the allocator started */
     uint32_t processes_used; /* process slots taken (zombies too) */
     uint32_t process_slots;  /* slots in the process table */
+    /* Of frames_used: page tables (a server keeps the tables of every ICA
+     * window it has seen) and server request rings (kept for good per
+     * server slot). Bounded, so a leak check compares the other frames. */
+    uint64_t table_frames;
+    uint64_t ring_frames;
 };
 
 static inline uint32_t ica_index(uint64_t id)

@@ -27,8 +27,8 @@ static void spawn_child(struct fuzz *fuzz)
         snprintf(arguments, sizeof arguments, "0");
     }
     uint32_t core = random_chance(fuzz, 50) ? CORE_ANY : (uint32_t)random_below(fuzz, 3);
-    long pid = fuzz_result(fuzz, "spawn_child", spawn(program, arguments, core, PRIORITY_APPLICATION),
-                           kind, core, 0);
+    long pid = fuzz_result(fuzz, "spawn_child",
+                           spawn(program, arguments, core, PRIORITY_APPLICATION), kind, core, 0);
     if (pid > 0 && kind == 3 && random_chance(fuzz, 50)) {
         kill_process(pid); /* a spinner may not live on: it would slow the run */
         wait_process(pid, NULL);

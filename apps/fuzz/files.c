@@ -70,23 +70,27 @@ static void transfer_call(struct fuzz *fuzz)
     if (random_chance(fuzz, 50))
         fuzz_result(fuzz, "pread", pread(fd, buffer, length, offset), (uint64_t)fd, offset, length);
     else
-        fuzz_result(fuzz, "pwrite", pwrite(fd, buffer, length, offset), (uint64_t)fd, offset, length);
+        fuzz_result(fuzz, "pwrite", pwrite(fd, buffer, length, offset), (uint64_t)fd, offset,
+                    length);
 }
 
 static void block_call(struct fuzz *fuzz)
 {
     int fd = pick_fd(fuzz);
-    uint32_t size = random_chance(fuzz, 80) ? 4096u << random_below(fuzz, 2)
-                                            : (uint32_t)random_next(fuzz);
+    uint32_t size = random_chance(fuzz, 80) ? 1 + (uint32_t)random_below(fuzz, 4)
+                                            : (uint32_t)random_next(fuzz); /* in blocks */
     uint64_t block = random_chance(fuzz, 80) ? random_below(fuzz, 64) : pick_size(fuzz);
     const void *data = NULL;
     if (random_chance(fuzz, 70)) {
-        fuzz_result(fuzz, "readblock", readblock(fd, size, block, &data), (uint64_t)fd, size, block);
+        fuzz_result(fuzz, "readblock", readblock(fd, size, block, &data), (uint64_t)fd, size,
+                    block);
         return;
     }
-    memset(scratch(), (int)random_below(fuzz, 256), 8192);
-    fuzz_result(fuzz, "writeblock", writeblock(fd, size > 8192 ? 8192 : size, block, scratch()),
-                (uint64_t)fd, size, block);
+    if (size > FUZZ_SCRATCH_BYTES / 4096)
+        size = FUZZ_SCRATCH_BYTES / 4096; /* the library reads size blocks from the buffer */
+    memset(scratch(), (int)random_below(fuzz, 256), (uint64_t)size * 4096);
+    fuzz_result(fuzz, "writeblock", writeblock(fd, size, block, scratch()), (uint64_t)fd, size,
+                block);
 }
 
 static void name_call(struct fuzz *fuzz)

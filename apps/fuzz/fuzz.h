@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FUZZ_HELD_ICAS 40    /* ICAs kept at once (ICA_PER_PROCESS is 64) */
-#define FUZZ_CHILDREN 6      /* live children at once */
-#define FUZZ_FILES 8         /* open files at once */
+#define FUZZ_HELD_ICAS 40 /* ICAs kept at once (ICA_PER_PROCESS is 64) */
+#define FUZZ_CHILDREN 6   /* live children at once */
+#define FUZZ_FILES 8      /* open files at once */
 #define FUZZ_DIRECTORY "/fuzz"
 
 /* The state of one run: what the fuzzer holds, so that calls can use real
@@ -22,7 +22,7 @@ struct fuzz {
     long servers[4]; /* fs, blk, dk, pager (or an error when absent) */
     uint64_t held[FUZZ_HELD_ICAS];
     uint32_t held_count;
-    uint64_t freed_id;   /* an ICA id freed earlier: stale */
+    uint64_t freed_id;    /* an ICA id freed earlier: stale */
     uint32_t outstanding; /* asynchronous requests whose results are not collected */
     long children[FUZZ_CHILDREN];
     uint32_t child_count;

@@ -28,8 +28,8 @@ struct call_record {
 };
 static struct call_record history[HISTORY];
 
-static void remember(const struct fuzz *run, const char *name, long result, uint64_t a,
-                     uint64_t b, uint64_t c)
+static void remember(const struct fuzz *run, const char *name, long result, uint64_t a, uint64_t b,
+                     uint64_t c)
 {
     history[run->calls % HISTORY] = (struct call_record){name, run->calls, a, b, c, result};
 }

@@ -112,8 +112,8 @@ static void fill_message(struct fuzz *fuzz, struct ica_control *page)
 
 static void fill_lists(struct fuzz *fuzz, struct ica_control *page)
 {
-    page->data_count = random_chance(fuzz, 80) ? (uint32_t)random_below(fuzz, 3)
-                                               : (uint32_t)random_next(fuzz);
+    page->data_count =
+        random_chance(fuzz, 80) ? (uint32_t)random_below(fuzz, 3) : (uint32_t)random_next(fuzz);
     for (unsigned i = 0; i < ICA_MAX_ATTACHED; i++)
         page->data[i] = pick_ica_id(fuzz);
     page->lent_count = random_chance(fuzz, 80) ? 0 : (uint32_t)random_below(fuzz, 6);
@@ -128,8 +128,8 @@ static void fill_lists(struct fuzz *fuzz, struct ica_control *page)
 /* Sends `control` to a real server and waits, or anywhere without waiting. */
 static void send(struct fuzz *fuzz, uint64_t control)
 {
-    uint32_t flags = random_chance(fuzz, 90) ? (uint32_t)random_below(fuzz, 4)
-                                             : (uint32_t)random_next(fuzz);
+    uint32_t flags =
+        random_chance(fuzz, 90) ? (uint32_t)random_below(fuzz, 4) : (uint32_t)random_next(fuzz);
     long server = fuzz->servers[random_below(fuzz, 4)];
     bool forward = random_chance(fuzz, 10);
     if (random_chance(fuzz, 20)) {
@@ -141,7 +141,7 @@ static void send(struct fuzz *fuzz, uint64_t control)
     fuzz_result(fuzz, forward ? "ica_forward" : "ica_request", result, (uint64_t)server, control,
                 flags);
     if (result < 0 || (!forward && (flags & ICA_SYNC)))
-        return; /* still held, or back with its result */
+        return;                /* still held, or back with its result */
     ica_forget(fuzz, control); /* gone: comes back (if ever) through collect */
     for (unsigned i = 0; i < 4; i++)
         if (server == fuzz->servers[i] && !forward)
@@ -178,8 +178,8 @@ void fuzz_flood(struct fuzz *fuzz)
     long server = fuzz->servers[random_below(fuzz, 4)];
     uint32_t count = 1 + (uint32_t)random_below(fuzz, 16);
     for (uint32_t i = 0; i < count; i++) {
-        long control = fuzz_result(fuzz, "ica_allocate", ica_allocate(ICA_KIND_CONTROL, 4096), 1,
-                                   4096, 0);
+        long control =
+            fuzz_result(fuzz, "ica_allocate", ica_allocate(ICA_KIND_CONTROL, 4096), 1, 4096, 0);
         if (control <= 0)
             break;
         request_prepare((uint64_t)control, pick_operation(fuzz));

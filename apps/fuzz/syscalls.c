@@ -10,13 +10,13 @@
 #include <formica/user.h>
 #include <string.h>
 
-#define CALL(number, a, b, c, d, e, f)                                                            \
+#define CALL(number, a, b, c, d, e, f)                                                             \
     syscall6(number, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
 
 /* A call that writes `bytes` to `address` of class `class` must not succeed
  * unless the memory is writable. */
-static void check_write(struct fuzz *fuzz, const char *name, long result,
-                        enum pointer_class class, uint64_t bytes)
+static void check_write(struct fuzz *fuzz, const char *name, long result, enum pointer_class class,
+                        uint64_t bytes)
 {
     if (result >= 0 && bytes > 0 && class != POINTER_WRITABLE)
         fuzz_anomaly(fuzz, name, result, "wrote into memory the caller may not write");
@@ -56,15 +56,16 @@ static void console_call(struct fuzz *fuzz)
     }
     if (length == 0)
         length = 1; /* length 0 returns at once; others must fail before waiting */
-    long result = fuzz_result(fuzz, "console_read",
-                              CALL(SYS_CONSOLE_READ, pointer, length, 0, 0, 0, 0), pointer, length, 0);
+    long result =
+        fuzz_result(fuzz, "console_read", CALL(SYS_CONSOLE_READ, pointer, length, 0, 0, 0, 0),
+                    pointer, length, 0);
     check_write(fuzz, "console_read", result, class, length);
 }
 
 static void string_call(struct fuzz *fuzz, const char *name, long number)
 {
-    static const char *const names[] = {"fs", "blk", "dk", "pager", "cmd", "", "fuzz-none",
-                                        "selftest"};
+    static const char *const names[] = {"fs",  "blk", "dk",        "pager",
+                                        "cmd", "",    "fuzz-none", "selftest"};
     uint64_t text = random_chance(fuzz, 60) ? (uint64_t)names[random_below(fuzz, 8)]
                                             : pick_pointer(fuzz, pick_class(fuzz), 0);
     if (text == (uint64_t)scratch() && random_chance(fuzz, 50))
@@ -72,8 +73,8 @@ static void string_call(struct fuzz *fuzz, const char *name, long number)
     enum pointer_class class = pick_class(fuzz);
     uint64_t size = random_chance(fuzz, 50) ? random_below(fuzz, 80) : pick_size(fuzz);
     uint64_t buffer = pick_pointer(fuzz, class, size);
-    long result = fuzz_result(fuzz, name, CALL(number, text, buffer, size, 0, 0, 0), text, buffer,
-                              size);
+    long result =
+        fuzz_result(fuzz, name, CALL(number, text, buffer, size, 0, 0, 0), text, buffer, size);
     if (number == SYS_KERNEL_OPTION)
         check_write(fuzz, name, result, class, (uint64_t)(result + 1));
 }
@@ -120,7 +121,8 @@ static void kill_call(struct fuzz *fuzz)
     for (uint32_t i = 0; i < fuzz->child_count; i++)
         if (fuzz->children[i] == pid)
             return; /* children.c kills and waits for its own */
-    long result = fuzz_result(fuzz, "kill", CALL(SYS_KILL, pid, 0, 0, 0, 0, 0), (uint64_t)pid, 0, 0);
+    long result =
+        fuzz_result(fuzz, "kill", CALL(SYS_KILL, pid, 0, 0, 0, 0, 0), (uint64_t)pid, 0, 0);
     if (result == 0 && (pid == fuzz->parent || pid == 1 || pid == fuzz->servers[0]))
         fuzz_anomaly(fuzz, "kill", result, "killed a process it does not own");
 }
@@ -152,7 +154,8 @@ static void privileged_call(struct fuzz *fuzz)
     uint64_t a = random_chance(fuzz, 50) ? (uint64_t)pick_pid(fuzz) : pick_size(fuzz);
     uint64_t b = random_chance(fuzz, 50) ? PAGER_REGION_BASE : pick_size(fuzz);
     uint64_t c = pick_size(fuzz), d = pick_pointer(fuzz, pick_class(fuzz), 16);
-    long result = fuzz_result(fuzz, "privileged", CALL(number, a, b, c, d, pick_size(fuzz), 0), a, b, c);
+    long result =
+        fuzz_result(fuzz, "privileged", CALL(number, a, b, c, d, pick_size(fuzz), 0), a, b, c);
     if (result >= 0 && number != SYS_PAGER_SCAN && number != SYS_PAGER_UNMAP)
         fuzz_anomaly(fuzz, "privileged", result, "a driver or pager call succeeded");
     if (random_chance(fuzz, 10))
@@ -166,7 +169,8 @@ static void pager_call(struct fuzz *fuzz)
         return;
     }
     long pager = random_chance(fuzz, 70) ? fuzz->servers[3] : pick_pid(fuzz);
-    uint64_t bytes = random_chance(fuzz, 50) ? (1 + random_below(fuzz, 64)) * 4096 : pick_size(fuzz);
+    uint64_t bytes =
+        random_chance(fuzz, 50) ? (1 + random_below(fuzz, 64)) * 4096 : pick_size(fuzz);
     fuzz_result(fuzz, "pager_region", CALL(SYS_PAGER_REGION, pager, bytes, 0, 0, 0, 0),
                 (uint64_t)pager, bytes, 0);
 }
@@ -177,8 +181,9 @@ static void copy_call(struct fuzz *fuzz)
         uint64_t bytes = random_chance(fuzz, 50) ? random_below(fuzz, 8192) : pick_size(fuzz);
         enum pointer_class class = pick_class(fuzz);
         uint64_t address = pick_pointer(fuzz, class, bytes);
-        long result = fuzz_result(fuzz, "copy_grant", CALL(SYS_COPY_GRANT, address, bytes, 0, 0, 0, 0),
-                                  address, bytes, 0);
+        long result =
+            fuzz_result(fuzz, "copy_grant", CALL(SYS_COPY_GRANT, address, bytes, 0, 0, 0, 0),
+                        address, bytes, 0);
         check_write(fuzz, "copy_grant", result, class, bytes);
         return;
     }
@@ -201,7 +206,8 @@ static void ica_call(struct fuzz *fuzz)
     case 1: {
         uint32_t flags = (uint32_t)random_next(fuzz) | ICA_NO_WAIT;
         flags &= ~ICA_TIMEOUT;
-        long id = fuzz_result(fuzz, "ica_receive", CALL(SYS_ICA_RECEIVE, flags, 0, 0, 0, 0, 0), flags, 0, 0);
+        long id = fuzz_result(fuzz, "ica_receive", CALL(SYS_ICA_RECEIVE, flags, 0, 0, 0, 0, 0),
+                              flags, 0, 0);
         if (id > 0) { /* a request to us (we registered a name) or a result */
             ica_keep(fuzz, (uint64_t)id);
             if (ica_control_of((uint64_t)id)->arrival == ICA_ARRIVED_AS_RESULT) {
@@ -216,7 +222,8 @@ static void ica_call(struct fuzz *fuzz)
         return;
     }
     case 2: {
-        long id = fuzz_result(fuzz, "ica_collect", CALL(SYS_ICA_COLLECT, ICA_NO_WAIT, 0, 0, 0, 0, 0), 0, 0, 0);
+        long id = fuzz_result(fuzz, "ica_collect",
+                              CALL(SYS_ICA_COLLECT, ICA_NO_WAIT, 0, 0, 0, 0, 0), 0, 0, 0);
         if (id > 0) {
             ica_keep(fuzz, (uint64_t)id);
             if (fuzz->outstanding > 0)
@@ -226,7 +233,8 @@ static void ica_call(struct fuzz *fuzz)
     }
     case 3: {
         uint64_t id = pick_ica_id(fuzz);
-        long result = fuzz_result(fuzz, "ica_return", CALL(SYS_ICA_RETURN, id, 0, 0, 0, 0, 0), id, 0, 0);
+        long result =
+            fuzz_result(fuzz, "ica_return", CALL(SYS_ICA_RETURN, id, 0, 0, 0, 0, 0), id, 0, 0);
         if (result == 0)
             ica_forget(fuzz, id);
         return;
@@ -246,11 +254,12 @@ static void register_call(struct fuzz *fuzz)
     uint64_t which = random_below(fuzz, 10);
     uint64_t name = which < 7 ? (uint64_t)names[which] : pick_pointer(fuzz, pick_class(fuzz), 0);
     if (random_chance(fuzz, 50)) {
-        fuzz_result(fuzz, "server_lookup", CALL(SYS_SERVER_LOOKUP, name, 0, 0, 0, 0, 0), name, 0, 0);
+        fuzz_result(fuzz, "server_lookup", CALL(SYS_SERVER_LOOKUP, name, 0, 0, 0, 0, 0), name, 0,
+                    0);
         return;
     }
-    long result = fuzz_result(fuzz, "server_register", CALL(SYS_SERVER_REGISTER, name, 0, 0, 0, 0, 0),
-                              name, 0, 0);
+    long result = fuzz_result(fuzz, "server_register",
+                              CALL(SYS_SERVER_REGISTER, name, 0, 0, 0, 0, 0), name, 0, 0);
     fuzz->registered |= result == 0;
     if (result == 0 && which < 4)
         fuzz_anomaly(fuzz, "server_register", result, "registered a reserved server name");
@@ -263,7 +272,8 @@ static void other_call(struct fuzz *fuzz)
     switch (random_below(fuzz, 6)) {
     case 0: {
         long number = numbers[random_below(fuzz, sizeof numbers / sizeof numbers[0])];
-        long result = fuzz_result(fuzz, "no_such_call", CALL(number, 0, 0, 0, 0, 0, 0), (uint64_t)number, 0, 0);
+        long result = fuzz_result(fuzz, "no_such_call", CALL(number, 0, 0, 0, 0, 0, 0),
+                                  (uint64_t)number, 0, 0);
         if (result >= 0)
             fuzz_anomaly(fuzz, "no_such_call", result, "an unknown call number succeeded");
         return;
@@ -277,13 +287,16 @@ static void other_call(struct fuzz *fuzz)
         return;
     }
     case 3: {
-        uint32_t signature = random_chance(fuzz, 50) ? 0x43495041u /* APIC */ : (uint32_t)random_next(fuzz);
+        uint32_t signature =
+            random_chance(fuzz, 50) ? 0x43495041u /* APIC */ : (uint32_t)random_next(fuzz);
         enum pointer_class class = pick_class(fuzz);
         uint64_t size = random_chance(fuzz, 50) ? random_below(fuzz, 4096) : pick_size(fuzz);
         uint64_t buffer = pick_pointer(fuzz, class, size);
         long result = fuzz_result(fuzz, "firmware_table",
-                                  CALL(SYS_FIRMWARE_TABLE, signature, buffer, size, 0, 0, 0), signature, buffer, size);
-        check_write(fuzz, "firmware_table", result > 0 && (uint64_t)result <= size ? result : -1, class, size);
+                                  CALL(SYS_FIRMWARE_TABLE, signature, buffer, size, 0, 0, 0),
+                                  signature, buffer, size);
+        check_write(fuzz, "firmware_table", result > 0 && (uint64_t)result <= size ? result : -1,
+                    class, size);
         return;
     }
     case 4:

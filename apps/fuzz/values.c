@@ -83,9 +83,22 @@ enum pointer_class pick_class(struct fuzz *fuzz)
 uint64_t pick_size(struct fuzz *fuzz)
 {
     const uint64_t pool[] = {
-        0,     1,       8,         63,          64,          4095,         4096,
-        4097,  1u << 16, 1u << 20, (1u << 20) + 1, 1ull << 32, 1ull << 47, 0x7fffffffffffffffull,
-        ~0ull, ~0ull - 4095,
+        0,
+        1,
+        8,
+        63,
+        64,
+        4095,
+        4096,
+        4097,
+        1u << 16,
+        1u << 20,
+        (1u << 20) + 1,
+        1ull << 32,
+        1ull << 47,
+        0x7fffffffffffffffull,
+        ~0ull,
+        ~0ull - 4095,
     };
     if (random_chance(fuzz, 20))
         return random_next(fuzz) >> random_below(fuzz, 64);

@@ -1,7 +1,8 @@
 /* hostile: an ordinary program that tries what issue 12 lists an attacker
  * doing, with the rights the shell gives any program. Every attempt must be
  * refused with the expected error; each prints one @json "hostile" line.
- * `hostile sleeper` only sleeps (the spawn bomb's children). */
+ * `hostile sleeper` only sleeps (the spawn bomb's children), `hostile reader`
+ * reads the pinned file, `hostile pin LIMIT` tries only the cache pinning. */
 #include <formica/device.h>
 #include <formica/file.h>
 #include <formica/pager.h>
@@ -11,11 +12,16 @@
 #include <formica/user.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BOMB_CHILDREN 300 /* more than the process table holds */
 #define GROWTH_STEP (4u << 20)
 #define SERVER_WAIT_MS 30000 /* the servers may still be starting (FS replays its journal) */
+#define PIN_FILE_BYTES (64u * 1024)
+#define PIN_BLOCKS_PER_REQUEST 4u /* BLK lends at most ICA_MAX_ATTACHED blocks per request */
+#define PIN_REQUESTS 40           /* 160 blocks asked for: more than the limit */
+#define PIN_LIMIT 64u             /* BLK's default lend limit per client (cache_lends.h) */
 
 static int failures;
 
@@ -125,6 +131,75 @@ static void spawn_bomb(void)
     }
 }
 
+/* The kernel may not write into a program's code: text is mapped read-only
+ * (the loader once mapped every segment writable). */
+static void code_attacks(void)
+{
+    struct process_info *code = (struct process_info *)(uintptr_t)&expect;
+    expect("kernel_write_into_code", process_list(code, 1), -E_FAULT);
+}
+
+/* FS_READBLOCK requests whose lent blocks are kept (each control ICA is held,
+ * so its lend lasts): BLK must stop lending at the client's limit and copy. */
+static long pinned_handle(void)
+{
+    int fd = open("/hostile.pin", O_CREAT | O_RDWR);
+    static char block[PIN_FILE_BYTES];
+    memset(block, 'p', sizeof block);
+    long written = fd < 0 ? fd : pwrite(fd, block, sizeof block, 0);
+    if (fd >= 0)
+        close(fd);
+    if (written < 0)
+        return written;
+    long fs = server_wait_for(SERVER_NAME_FS, SERVER_WAIT_MS);
+    uint64_t control = zeros_request(FS_OPEN);
+    *fs_open_of(ica_control_of(control)) = (struct fs_open_message){.flags = FS_OPEN_READ};
+    memcpy(ica_control_of(control)->payload, "/hostile.pin", sizeof "/hostile.pin");
+    return request_call(fs, control);
+}
+
+static void pin_cache(uint32_t limit)
+{
+    long fs = server_wait_for(SERVER_NAME_FS, SERVER_WAIT_MS), handle = pinned_handle();
+    long data = ica_allocate(ICA_KIND_DATA, PIN_BLOCKS_PER_REQUEST * STORAGE_BLOCK_BYTES);
+    uint32_t lent = 0, copied = 0;
+    for (int i = 0; i < PIN_REQUESTS && handle >= 0 && data >= 0; i++) {
+        long control = ica_allocate(ICA_KIND_CONTROL, 4096);
+        if (control < 0)
+            break;
+        request_prepare((uint64_t)control, FS_READBLOCK);
+        *fs_readblock_of(ica_control_of((uint64_t)control)) = (struct fs_readblock_message){
+            .handle = (uint64_t)handle,
+            .first_block = (uint64_t)(i % (PIN_FILE_BYTES / STORAGE_BLOCK_BYTES / 4)) * 4,
+            .blocks = PIN_BLOCKS_PER_REQUEST};
+        request_attach((uint64_t)control, (uint64_t)data);
+        if (request_call(fs, (uint64_t)control) < 0)
+            break;
+        uint32_t count = ica_control_of((uint64_t)control)->lent_count;
+        lent += count;
+        copied += count == 0;
+    }
+    printf("@json {\"kind\":\"hostile_pin\",\"lent\":%u,\"copied_requests\":%u}\n", lent, copied);
+    expect("pin_cache_stopped_at_lend_limit", lent <= limit && copied > 0, 1);
+    long reader = spawn("hostile", "reader", CORE_ANY, PRIORITY_APPLICATION);
+    int code = -1;
+    if (reader > 0)
+        wait_process(reader, &code);
+    expect("others_read_while_pinned", code, 0);
+    unlink("/hostile.pin");
+}
+
+/* `hostile reader`: reads a file block by block through readblock (lends). */
+static int read_pinned_file(void)
+{
+    int fd = open("/hostile.pin", O_RDONLY);
+    const void *data = NULL;
+    for (uint64_t block = 0; fd >= 0 && block < PIN_FILE_BYTES / STORAGE_BLOCK_BYTES; block++)
+        if (readblock(fd, 1, block, &data) != STORAGE_BLOCK_BYTES || ((const char *)data)[0] != 'p')
+            return 1;
+    return fd >= 0 ? 0 : 1;
+}
+
 static void memory_hog(void)
 {
     long result = 0;
@@ -141,10 +216,18 @@ int main(int argc, char **argv)
         sleep_ms(600000);
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "reader") == 0)
+        return read_pinned_file();
+    if (argc > 2 && strcmp(argv[1], "pin") == 0) { /* `hostile pin LIMIT`: only that attack */
+        pin_cache((uint32_t)strtoul(argv[2], NULL, 10));
+        return failures == 0 ? 0 : 1;
+    }
     storage_attacks();
     pager_attacks();
     server_attacks();
     spawn_attacks();
+    code_attacks();
+    pin_cache(PIN_LIMIT);
     spawn_bomb();
     memory_hog();
     printf("@json {\"kind\":\"hostile_done\",\"failures\":%d}\n", failures);

@@ -1,7 +1,10 @@
 /* servers/blk/main.c: BLK, the file cache server (program "blk"). `blk
- * [--cache-kib N]` caches N KiB of disk blocks (default 8 MiB); it answers
- * requests one at a time and asks DK on a miss. */
+ * [--cache-kib N] [--lend-limit N]` caches N KiB of disk blocks (default
+ * 8 MiB) and lends at most N blocks to one client at a time (default 64,
+ * or the kernel option blk_lend_limit; half the cache in all); it answers requests one at a time
+ * and asks DK on a miss. */
 #include "cache.h"
+#include "cache_lends.h"
 #include "disk_client.h"
 #include "requests.h"
 #include <formica/request.h>
@@ -45,6 +48,20 @@ static uint32_t capacity_from(int argc, char **argv)
     return blocks < 2 * CACHE_MAX_RUN ? 2 * CACHE_MAX_RUN : (uint32_t)blocks;
 }
 
+/* `--lend-limit N`, else the kernel option blk_lend_limit=N (init starts
+ * BLK without arguments: `build/run --append blk_lend_limit=N`). */
+static uint32_t lend_limit_from(int argc, char **argv)
+{
+    uint32_t limit = CACHE_LENDS_PER_CLIENT;
+    char value[16];
+    if (kernel_option("blk_lend_limit", value, sizeof value) > 0)
+        limit = (uint32_t)strtoul(value, NULL, 0);
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--lend-limit") == 0)
+            limit = (uint32_t)strtoul(argv[i + 1], NULL, 0);
+    return limit;
+}
+
 static _Noreturn void serve(void)
 {
     for (;;) {
@@ -71,13 +88,17 @@ int main(int argc, char **argv)
     uint32_t capacity = capacity_from(argc, argv);
     struct cache_memory memory = {NULL, block_ica, block_lent};
     error = cache_init(&cache, capacity, &disk, &memory);
+    uint32_t lend_limit = lend_limit_from(argc, argv);
+    if (error == 0)
+        error = blk_lends_init(capacity, lend_limit, block_lent);
     if (error == 0)
         error = (int)server_register(SERVER_NAME_BLK);
     if (error != 0) {
         printf("blk: cannot start: %s\n", error_text(error));
         return 1;
     }
-    printf("blk: cache of %u blocks (%u KiB), disk of %lu blocks\n", capacity,
-           capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks);
+    printf("blk: cache of %u blocks (%u KiB), disk of %lu blocks, lends of at most %u blocks "
+           "per client\n",
+           capacity, capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks, lend_limit);
     serve();
 }

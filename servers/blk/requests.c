@@ -2,8 +2,10 @@
  * between the cache and the data ICA that came with the request, except a
  * BLK_LEND read, which lends the cached blocks themselves (zero copy); the
  * ICA then goes back with the result to whoever is on top of its return
- * stack (the application itself for an FS_READBLOCK: direct return). */
+ * stack (the application itself for an FS_READBLOCK: direct return). Lends
+ * are bounded per client and in all (cache_lends.c); past that BLK copies. */
 #include "requests.h"
+#include "cache_lends.h"
 #include "disk_client.h"
 #include <formica/data_ica.h>
 #include <formica/errors.h>
@@ -50,12 +52,38 @@ static long check_transfer(const struct cache *cache, const struct ica_control *
     return 0;
 }
 
+static struct cache_lends lends;
+
+int blk_lends_init(uint32_t cache_capacity, uint32_t per_client,
+                   bool (*still_lent)(void *context, uint64_t handle))
+{
+    return cache_lends_init(&lends, cache_capacity / 2, per_client, still_lent, NULL);
+}
+
+/* A client at its limit (or all lends at theirs) gets copies, logged once
+ * until it may borrow again. */
+static bool may_lend(const struct ica_control *page, uint32_t count)
+{
+    uint32_t client = page->origin;
+    if (cache_lends_allow(&lends, client, count)) {
+        if (lends.refused_client == client)
+            lends.refused_client = 0;
+        return true;
+    }
+    if (lends.refused_client != client)
+        printf("blk: pid %u has %u blocks lent (limit %u each, %u in all, %u lent now): "
+               "copying instead of lending\n",
+               client, cache_lends_of(&lends, client), lends.per_client, lends.total, lends.count);
+    lends.refused_client = client;
+    return false;
+}
+
 /* Lends every block read, or none (then the caller copies): 1 if lent. */
 static long lend_blocks(struct cache *cache, struct ica_control *page, const struct transfer *asked)
 {
     uint32_t count = asked->blocks;
     uint64_t handles[ICA_MAX_ATTACHED];
-    if (count > ICA_MAX_ATTACHED)
+    if (count > ICA_MAX_ATTACHED || !may_lend(page, count))
         return 0;
     for (uint32_t i = 0; i < count; i++) {
         int error = cache_lend(cache, block_at(page, asked, i), &handles[i]);
@@ -67,6 +95,7 @@ static long lend_blocks(struct cache *cache, struct ica_control *page, const str
     for (uint32_t i = 0; i < count; i++)
         page->lent[i] = handles[i];
     page->lent_count = count;
+    cache_lends_record(&lends, page->origin, handles, count);
     return 1;
 }
 

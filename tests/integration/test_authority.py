@@ -15,10 +15,12 @@ def test_every_attack_is_refused_and_the_machine_keeps_working(built, tmp_path):
     result = run("--smp", "2", "--disk", str(image), "--cmd",
                  "run hostile; ls /; run bonnie -p 2 -m readblock -u 20", timeout=HOSTILE_TIMEOUT)
     cases = result.kinds("hostile")
-    assert len(cases) >= 18, result.describe()
+    assert len(cases) >= 21, result.describe()
     failed = [case for case in cases if not case["ok"]]
     assert not failed, f"not refused as expected: {failed}\n{result.describe()}"
     assert result.kinds("hostile_done") == [{"kind": "hostile_done", "failures": 0}]
+    pin = result.kinds("hostile_pin")[0]
+    assert pin["lent"] <= 64 and pin["copied_requests"] > 0, pin  # BLK's default lend limit
     bomb = result.kinds("hostile_bomb")[0]
     assert 0 < bomb["children"] < 256, bomb  # stopped by the account's quota, not the table
     assert result.kinds("bonnie"), result.describe()  # the servers still serve
@@ -35,3 +37,23 @@ def test_rights_are_listed_by_ps(built):
     assert "admin" in processes["shell"]["rights"]
     assert "block" in processes["fs"]["rights"] and "disk" not in processes["fs"]["rights"]
     assert "disk" in processes["blk"]["rights"]
+
+
+def test_a_client_cannot_pin_the_cache(built, tmp_path):
+    """Lent BLK blocks are never evicted: one client holding many FS_READBLOCK results gets at
+    most its lend limit (blk_lend_limit, 64 by default) lent and copies beyond; another client
+    still reads the same file; BLK logs the refusal."""
+    image = tmp_path / "disk.img"
+    shutil.copyfile(OUT_DIR / "disk.img", image)
+    result = run("--smp", "2", "--disk", str(image), "--append", "blk_lend_limit=8", "--cmd",
+                 "run hostile pin 8; cksum /hello.txt", timeout=120)
+    assert result.rc == 0, result.describe()
+    pin = result.kinds("hostile_pin")[0]
+    assert pin["lent"] == 8 and pin["copied_requests"] > 0, result.describe()
+    cases = {case["case"]: case for case in result.kinds("hostile")}
+    assert cases["pin_cache_stopped_at_lend_limit"]["ok"], result.describe()
+    assert cases["others_read_while_pinned"]["ok"], result.describe()
+    assert "copying instead of lending" in result.text, result.describe()
+    assert "lends of at most 8 blocks per client" in result.text, result.describe()
+    check = subprocess.run(["e2fsck", "-fn", str(image)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr

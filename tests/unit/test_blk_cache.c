@@ -1,7 +1,8 @@
 /* test_blk_cache.c: BLK's file cache (servers/blk/cache*.c) over an in-memory
  * disk: hits and misses, read-ahead on sequential misses, CLOCK's second
  * chance, write-back on sync and on eviction, lent (pinned) blocks never
- * reused, block memory from the caller's allocator, and disk errors. */
+ * reused, block memory from the caller's allocator, disk errors, and the
+ * limits on lent blocks (cache_lends.c): per client, in all, ended lends. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cache.h"
+#include "cache_lends.h"
 #include <formica/errors.h>
 
 #define DISK_BLOCKS 256u
@@ -257,6 +259,54 @@ static void test_heap_memory_when_no_allocator(void **state)
     assert_int_equal(cache_init(&plain, CACHE_MAX_RUN, &below, NULL), -E_INVALID);
 }
 
+/* Lends that ended: handles listed here are no longer lent. */
+static uint64_t ended[16];
+static unsigned ended_count;
+
+static bool lend_still_open(void *context, uint64_t handle)
+{
+    (void)context;
+    for (unsigned i = 0; i < ended_count; i++)
+        if (ended[i] == handle)
+            return false;
+    return true;
+}
+
+static void test_lends_stop_at_the_client_limit(void **state)
+{
+    (void)state;
+    struct cache_lends lends;
+    ended_count = 0;
+    assert_int_equal(cache_lends_init(&lends, 16, 4, lend_still_open, NULL), 0);
+    uint64_t handles[4] = {1, 2, 3, 4};
+    assert_true(cache_lends_allow(&lends, 7, 4));
+    cache_lends_record(&lends, 7, handles, 4);
+    assert_int_equal(cache_lends_of(&lends, 7), 4);
+    assert_false(cache_lends_allow(&lends, 7, 1)); /* at its limit: copies */
+    assert_true(cache_lends_allow(&lends, 8, 4));  /* another client still borrows */
+    ended[ended_count++] = 2;                      /* one lend of client 7 ended */
+    assert_true(cache_lends_allow(&lends, 7, 1));
+    assert_int_equal(cache_lends_of(&lends, 7), 3);
+    free(lends.records);
+}
+
+static void test_lends_stop_at_the_total_limit(void **state)
+{
+    (void)state;
+    struct cache_lends lends;
+    ended_count = 0;
+    assert_int_equal(cache_lends_init(&lends, 6, 4, lend_still_open, NULL), 0);
+    uint64_t first[4] = {1, 2, 3, 4}, second[2] = {5, 6};
+    cache_lends_record(&lends, 1, first, 4);
+    assert_true(cache_lends_allow(&lends, 2, 2));
+    cache_lends_record(&lends, 2, second, 2);
+    assert_false(cache_lends_allow(&lends, 3, 1)); /* half the cache is lent */
+    ended[ended_count++] = 5;
+    ended[ended_count++] = 6;
+    assert_true(cache_lends_allow(&lends, 3, 2));
+    free(lends.records);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +320,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lent_block_is_never_reused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_block_and_disk_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heap_memory_when_no_allocator, setup, teardown),
+        cmocka_unit_test(test_lends_stop_at_the_client_limit),
+        cmocka_unit_test(test_lends_stop_at_the_total_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,7 +37,7 @@ MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
 .PHONY: format format-check all run shell test unit-test integration-test debug clean deps help \
-	docs-protocol protocol-check docs-check pkernel-symbols crash-sweep
+	docs-protocol protocol-check docs-check pkernel-symbols crash-sweep fuzz-soak
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -122,6 +122,10 @@ unit-test:
 integration-test: all
 	tests/integration/run
 
+# The fuzzer's soak (docs/fuzzing.md): test_fuzz with 1,000,000 calls instead of 100,000.
+fuzz-soak: all
+	FORMICA_FUZZ_CALLS=1000000 tests/integration/run -p no:xdist -k test_fuzzer_finds_no_panic_hang_or_leak
+
 # The long ext3 crash sweep (docs/journal.md): QEMU killed at 24 points during churn.
 crash-sweep: all
 	FORMICA_CRASH_SWEEP=1 tests/integration/run -k test_crash_during_churn
@@ -147,6 +151,7 @@ help:
 	@echo "make shell      boot into the interactive shell (serial console)"
 	@echo "make test       host unit tests, the docs index check and QEMU integration tests"
 	@echo "make docs-check fail when a source file is missing from docs/architecture.md"
+	@echo "make fuzz-soak  the system-call and ICA fuzzer with 1,000,000 calls (docs/fuzzing.md)"
 	@echo "make pkernel-symbols  rewrite build/pkernel.symbols, the p-kernel's allow-list (review the diff)"
 	@echo "make crash-sweep  ext3: QEMU killed at 24 points during churn (slow)"
 	@echo "make debug      boot with QEMU's gdb stub waiting on :1234"

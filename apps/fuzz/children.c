@@ -18,7 +18,7 @@ static void spawn_child(struct fuzz *fuzz)
     const char *program = "fuzz";
     uint64_t kind = random_below(fuzz, 4);
     snprintf(arguments, sizeof arguments, "--child --seed %lu --calls %u",
-             (unsigned long)random_next(fuzz), 20 + (unsigned)random_below(fuzz, 200));
+             (unsigned long)random_next(fuzz), 10 + (unsigned)random_below(fuzz, 60));
     if (kind == 2) {
         program = "hello";
         snprintf(arguments, sizeof arguments, "child");

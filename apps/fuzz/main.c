@@ -106,12 +106,12 @@ static void step(void)
         fuzz_system_call(&fuzz);
     else if (family < 70)
         fuzz_request(&fuzz);
-    else if (family < 92)
-        fuzz_file(&fuzz);
     else if (family < 95)
+        fuzz_file(&fuzz);
+    else if (family < 98)
         fuzz_flood(&fuzz);
-    else
-        fuzz_child_step(&fuzz);
+    else if (random_chance(&fuzz, 50))
+        fuzz_child_step(&fuzz); /* 1 step in 100: a child fuzzer's calls come on top */
 }
 
 static int parse(int argc, char **argv)

@@ -83,7 +83,10 @@ static uint32_t pick_operation(struct fuzz *fuzz)
     if (random_chance(fuzz, 10))
         return (uint32_t)random_next(fuzz);
     uint64_t server = random_below(fuzz, 4);
-    return firsts[server] + (uint32_t)random_below(fuzz, counts[server] + 1);
+    uint32_t operation = firsts[server] + (uint32_t)random_below(fuzz, counts[server] + 1);
+    if ((operation == FS_SYNC || operation == FS_FSYNC) && !random_chance(fuzz, 5))
+        return FS_STAT; /* each sync waits for the disk: kept rare so runs stay short */
+    return operation;
 }
 
 /* A path under FUZZ_DIRECTORY, a pair of them (rename), or no NUL at all. */

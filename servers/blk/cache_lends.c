@@ -9,8 +9,8 @@
 int cache_lends_init(struct cache_lends *lends, uint32_t total, uint32_t per_client,
                      bool (*still_lent)(void *context, uint64_t handle), void *context)
 {
-    *lends = (struct cache_lends){.total = total, .per_client = per_client,
-                                  .still_lent = still_lent, .context = context};
+    *lends = (struct cache_lends){
+        .total = total, .per_client = per_client, .still_lent = still_lent, .context = context};
     lends->records = calloc(total > 0 ? total : 1, sizeof(struct lend_record));
     return lends->records == NULL ? -E_NO_MEMORY : 0;
 }

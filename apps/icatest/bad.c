@@ -237,6 +237,24 @@ static void wrong_roles(struct setup *setup)
     ica_free(control);
 }
 
+/* A server returns a request whose requester has ended: the ICA leaves the
+ * server (the kernel frees it) and the return says 0, not an error that
+ * would claim the server still holds it (found by apps/fuzz). */
+static void return_to_ended_requester(struct setup *setup)
+{
+    expect(setup, "return_ended_registered", server_register("icabad"), 0);
+    char arguments[64];
+    snprintf(arguments, sizeof arguments, "flood %ld 1 %ld", process_id(), process_id());
+    long helper = spawn("icatest", arguments, setup->my_core, PRIORITY_APPLICATION);
+    await_notification(); /* its request is in our ring */
+    kill_process(helper);
+    wait_process(helper, NULL);
+    long request = ica_receive_within(0, COLLECT_PATIENCE_MS);
+    expect(setup, "return_ended_received", request > 0, 1);
+    expect(setup, "return_ended_requester", ica_return((uint64_t)request), 0);
+    expect(setup, "return_ended_ica_gone", ica_free((uint64_t)request) < 0, 1);
+}
+
 int bad_main(int argc, char **argv)
 {
     (void)argc;
@@ -259,6 +277,7 @@ int bad_main(int argc, char **argv)
     allocation_limit(&setup);
     isolation(&setup);
     wrong_roles(&setup);
+    return_to_ended_requester(&setup);
     uint64_t control = new_control();
     expect(&setup, "server_alive_after_all", ipc_call_echo(setup.echo, control, 9), 10);
     ica_free(control);

@@ -18,7 +18,7 @@ def test_every_attack_is_refused_and_the_machine_keeps_working(built, tmp_path):
     assert len(cases) >= 21, result.describe()
     failed = [case for case in cases if not case["ok"]]
     assert not failed, f"not refused as expected: {failed}\n{result.describe()}"
-    assert result.kinds("hostile_done") == [{"kind": "hostile_done", "failures": 0}]
+    assert result.kinds("hostile_done") == [{"kind": "hostile_done", "failures": 0}], result.describe()
     pin = result.kinds("hostile_pin")[0]
     assert pin["lent"] <= 64 and pin["copied_requests"] > 0, pin  # BLK's default lend limit
     bomb = result.kinds("hostile_bomb")[0]

@@ -26,4 +26,5 @@ void process_describe(const struct process *process, struct process_info *info)
     info->cpu_cycles = process->cpu_cycles;
     info->memory_bytes = process->memory_bytes;
     memcpy(info->name, process->name, NAME_BYTES);
+    info->restarts = process->restarts;
 }

@@ -27,6 +27,8 @@ long device_spawn_check(uint32_t flags, uint32_t parent)
         return -E_INVALID;
     if (flags == 0 || parent == 1)
         return 0;
+    if (flags & SPAWN_ADMINISTRATOR)
+        return -E_PERMISSION; /* only init makes administrators */
     const struct device_process *record = device_process_of(process_find(parent));
     if (record == NULL || !(record->flags & SPAWN_GRANT_DRIVER))
         return -E_PERMISSION;

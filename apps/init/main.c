@@ -1,18 +1,13 @@
 /* apps/init: process 1, started by the kernel on core 0. Starts the servers
- * on the cores the placement names, then the shell on core 0; when the shell
- * ends, powers the machine off with 0 if the shell succeeded, else 1. */
+ * on the cores the placement names, then the shell on core 0; restarts any
+ * server that ends (reincarnation.c); when the shell ends, powers the
+ * machine off with 0 if the shell succeeded, else 1. */
+#include "reincarnation.h"
 #include <formica/device.h>
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
 #include <stdio.h>
-
-static const char *const server_programs[PLACEMENT_SERVERS] = {
-    [SERVER_FS] = "fs",
-    [SERVER_BLK] = "blk",
-    [SERVER_DK] = "dk",
-    [SERVER_PAGER] = "pager",
-};
 
 /* The placement in effect; every server on core 0 if the kernel has none. */
 static void read_placement(struct placement_info *placement)
@@ -25,35 +20,30 @@ static void read_placement(struct placement_info *placement)
         placement->server_core[server] = 0;
 }
 
-static void start_servers(const struct placement_info *placement)
-{
-    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
-        const char *program = server_programs[server];
-        uint32_t core = placement->server_core[server];
-        /* DK drives the disks; the pager maps the NVDIMM (SYS_DEVICE_MAP). */
-        uint32_t flags = server == SERVER_DK || server == SERVER_PAGER ? SPAWN_DRIVER : 0;
-        long pid = spawn_with_flags(program, NULL, core, PRIORITY_SERVER, flags);
-        if (pid < 0)
-            printf("init: cannot start %s on core %u: %s\n", program, core, error_text(pid));
-    }
-}
-
-/* Runs the shell on core 0 and returns its exit code (1 if it never ran). */
+/* Runs the shell on core 0 and returns its exit code (1 if it never ran).
+ * Meanwhile every server that ends is restarted (reincarnation.c). */
 static int run_shell(void)
 {
-    /* The shell may start drivers (`run --driver`). */
-    long pid = spawn_with_flags("shell", NULL, 0, PRIORITY_APPLICATION, SPAWN_GRANT_DRIVER);
+    /* The shell may start drivers (`run --driver`) and crash servers (it is
+     * the console's administrator). */
+    long pid = spawn_with_flags("shell", NULL, 0, PRIORITY_APPLICATION,
+                                SPAWN_GRANT_DRIVER | SPAWN_ADMINISTRATOR);
     if (pid < 0) {
         printf("init: cannot start the shell: %s\n", error_text(pid));
         return 1;
     }
-    int exit_code = 1;
-    long result = wait_process(pid, &exit_code);
-    if (result < 0) {
-        printf("init: waiting for the shell failed: %s\n", error_text(result));
-        return 1;
+    for (;;) {
+        int exit_code = 1;
+        long ended = wait_any(&exit_code);
+        if (ended < 0) {
+            printf("init: waiting for the shell failed: %s\n", error_text(ended));
+            return 1;
+        }
+        if (ended == pid)
+            return exit_code;
+        if (!servers_child_ended(ended, exit_code))
+            printf("init: process %ld ended with code %d\n", ended, exit_code);
     }
-    return exit_code;
 }
 
 /* Asks FS to put everything written on the disk (FS_SYNC -> BLK_SYNC), so the
@@ -73,7 +63,7 @@ int main(void)
 {
     struct placement_info placement;
     read_placement(&placement);
-    start_servers(&placement);
+    servers_start(&placement);
     int shell_code = run_shell();
     sync_disk();
     printf("init: shell exited with code %d; powering off\n", shell_code);

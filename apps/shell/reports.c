@@ -56,9 +56,9 @@ static const char *process_name(long process_count, uint32_t pid)
 static void print_process_json(const struct process_info *process)
 {
     printf("@json {\"kind\":\"process\",\"pid\":%u,\"parent\":%u,\"core\":%u,\"state\":\"%s\","
-           "\"priority\":\"%s\",\"cpu_cycles\":%lu,\"name\":",
+           "\"priority\":\"%s\",\"cpu_cycles\":%lu,\"restarts\":%u,\"name\":",
            process->pid, process->parent, process->core, state_name(process->state),
-           priority_name(process->priority), process->cpu_cycles);
+           priority_name(process->priority), process->cpu_cycles, process->restarts);
     json_print_string(process->name);
     printf("}\n");
 }
@@ -70,14 +70,14 @@ bool command_ps(int word_count, char **words)
     long count = load_processes("ps");
     if (count < 0)
         return false;
-    printf("%5s %6s %4s %-8s %-11s %8s %10s %9s  %s\n", "PID", "PARENT", "CORE", "STATE",
-           "PRIORITY", "TICKS", "MCYCLES", "MEMORY", "NAME");
+    printf("%5s %6s %4s %-8s %-11s %8s %10s %9s %8s  %s\n", "PID", "PARENT", "CORE", "STATE",
+           "PRIORITY", "TICKS", "MCYCLES", "MEMORY", "RESTARTS", "NAME");
     for (long i = 0; i < count; i++) {
         const struct process_info *process = &processes[i];
-        printf("%5u %6u %4u %-8s %-11s %8lu %10lu %8luK  %s\n", process->pid, process->parent,
+        printf("%5u %6u %4u %-8s %-11s %8lu %10lu %8luK %8u  %s\n", process->pid, process->parent,
                process->core, state_name(process->state), priority_name(process->priority),
                process->ticks, process->cpu_cycles / 1000000, process->memory_bytes / 1024,
-               process->name);
+               process->restarts, process->name);
     }
     for (long i = 0; i < count; i++)
         print_process_json(&processes[i]);

@@ -24,13 +24,15 @@ struct spawn_request {
     uint32_t core;                   /* target core or CORE_ANY */
     uint32_t priority;               /* PRIORITY_SERVER or PRIORITY_APPLICATION */
     uint32_t flags;                  /* SPAWN_* below; 0 for an ordinary process */
+    uint32_t restarts;               /* a restarted server's restart count (pid 1 only, else 0) */
 };
 
 /* Spawn flags. Process 1 may pass any; another process only the ones it
  * was itself given SPAWN_GRANT_DRIVER for (-E_PERMISSION otherwise). */
-#define SPAWN_DRIVER 1u       /* device system calls allowed; IOPL 3 (in/out instructions) */
-#define SPAWN_GRANT_DRIVER 2u /* may pass SPAWN_DRIVER and SPAWN_GRANT_DRIVER to its children */
-#define SPAWN_FLAGS_ALL 3u
+#define SPAWN_DRIVER 1u        /* device system calls allowed; IOPL 3 (in/out instructions) */
+#define SPAWN_GRANT_DRIVER 2u  /* may pass SPAWN_DRIVER and SPAWN_GRANT_DRIVER to its children */
+#define SPAWN_ADMINISTRATOR 4u /* may crash processes (SYS_CRASH); only process 1 gives it */
+#define SPAWN_FLAGS_ALL 7u
 
 /* Bounds of the device calls. */
 #define DEVICE_MAP_LIMIT (16u << 20) /* one SYS_DEVICE_MAP */
@@ -62,6 +64,8 @@ struct process_info {
     uint64_t memory_bytes;
     uint64_t cpu_cycles; /* TSC cycles it ran, its system calls included */
     char name[NAME_BYTES];
+    uint32_t restarts; /* how often init restarted this server before (0: first start) */
+    uint32_t reserved;
 };
 
 #define KERNEL_M 0

@@ -45,6 +45,17 @@ static uint32_t capacity_from(int argc, char **argv)
     return blocks < 2 * CACHE_MAX_RUN ? 2 * CACHE_MAX_RUN : (uint32_t)blocks;
 }
 
+/* `--write-back`, or blk=write-back on the kernel command line: blocks stay
+ * dirty in the cache until a sync (faster; a BLK that ends loses them). */
+static bool asked_for_write_back(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--write-back") == 0)
+            return true;
+    char value[16];
+    return kernel_option("blk", value, sizeof(value)) >= 0 && strcmp(value, "write-back") == 0;
+}
+
 static _Noreturn void serve(void)
 {
     for (;;) {
@@ -69,6 +80,8 @@ int main(int argc, char **argv)
         run_server_placeholder(SERVER_NAME_BLK);
     }
     uint32_t capacity = capacity_from(argc, argv);
+    if (asked_for_write_back(argc, argv))
+        blk_set_write_through(false);
     struct cache_memory memory = {NULL, block_ica, block_lent};
     error = cache_init(&cache, capacity, &disk, &memory);
     if (error == 0)
@@ -77,7 +90,8 @@ int main(int argc, char **argv)
         printf("blk: cannot start: %s\n", error_text(error));
         return 1;
     }
-    printf("blk: cache of %u blocks (%u KiB), disk of %lu blocks\n", capacity,
-           capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks);
+    printf("blk: cache of %u blocks (%u KiB), disk of %lu blocks, %s\n", capacity,
+           capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks,
+           asked_for_write_back(argc, argv) ? "write-back" : "write-through");
     serve();
 }

@@ -12,6 +12,13 @@
 
 #define LIST_CAPACITY (ICA_PAYLOAD_BYTES / sizeof(uint32_t))
 
+static bool write_through = true;
+
+void blk_set_write_through(bool on)
+{
+    write_through = on;
+}
+
 static long refuse(const struct ica_control *page, const char *why)
 {
     printf("blk: request %u from pid %u refused: %s\n", page->operation, page->sender, why);
@@ -69,6 +76,18 @@ static long lend_blocks(struct cache *cache, struct ica_control *page, const str
     return 1;
 }
 
+/* The blocks of a write, to the disk before the answer (write-through). */
+static int write_all_through(struct cache *cache, const struct ica_control *page,
+                             const struct transfer *asked)
+{
+    for (uint32_t i = 0; i < asked->blocks; i++) {
+        int error = cache_write_through(cache, block_at(page, asked, i));
+        if (error != 0)
+            return error;
+    }
+    return 0;
+}
+
 static long transfer(struct cache *cache, struct ica_control *page, const struct transfer *asked,
                      bool write)
 {
@@ -88,6 +107,8 @@ static long transfer(struct cache *cache, struct ica_control *page, const struct
         uint8_t *slice = data + (size_t)i * STORAGE_BLOCK_BYTES;
         uint64_t block = block_at(page, asked, i);
         error = write ? cache_write(cache, block, slice) : cache_read(cache, block, slice);
+        if (error == 0 && write && write_through && i + 1 == asked->blocks)
+            error = write_all_through(cache, page, asked);
         if (error != 0) {
             printf("blk: %s of block %lu failed: %s\n", write ? "write" : "read", block,
                    error_text(error));

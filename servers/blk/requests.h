@@ -3,7 +3,13 @@
 #pragma once
 #include "cache.h"
 #include <formica/ica.h>
+#include <stdbool.h>
 
 /* Performs the request in the control ICA and sets its result; the caller
  * returns it. The handlers are declared in formica/protocol/blk_dispatch.h. */
 void blk_answer(struct cache *cache, uint64_t control);
+/* With write-through on (BLK's default), a BLK_WRITE is answered only once
+ * its blocks are on the disk, so a BLK that ends loses no acknowledged
+ * write; `blk --write-back` turns it off (blocks stay dirty until a sync or
+ * an eviction). */
+void blk_set_write_through(bool on);

@@ -46,15 +46,26 @@ static int run_shell(void)
     }
 }
 
+static uint64_t sync_control;
+
+static long prepare_sync(void *context)
+{
+    (void)context;
+    request_prepare(sync_control, FS_SYNC);
+    return 0;
+}
+
 /* Asks FS to put everything written on the disk (FS_SYNC -> BLK_SYNC), so the
- * image is clean after power-off. Skipped when FS never registered. */
+ * image is clean after power-off; an FS being restarted is waited for.
+ * Skipped when FS never registered. */
 static void sync_disk(void)
 {
-    long fs = server_lookup(SERVER_NAME_FS);
+    long fs = server_wait_for(SERVER_NAME_FS, SERVER_RESTART_WAIT_MS);
     long control = fs < 0 ? fs : ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0)
         return;
-    long result = request_operation(fs, (uint64_t)control, FS_SYNC);
+    sync_control = (uint64_t)control;
+    long result = request_call_retrying(SERVER_NAME_FS, &fs, sync_control, prepare_sync, NULL);
     if (result < 0)
         printf("init: sync before power-off failed: %s\n", error_text(result));
 }

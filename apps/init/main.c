@@ -76,6 +76,7 @@ int main(void)
     read_placement(&placement);
     servers_start(&placement);
     int shell_code = run_shell();
+    servers_restart_ended(); /* a server that ended with the shell is needed for the sync */
     sync_disk();
     printf("init: shell exited with code %d; powering off\n", shell_code);
     power_off(shell_code == 0 ? 0 : 1);

@@ -15,6 +15,7 @@
 
 #define NAME_RELEASE_WAIT_MS 5000 /* the m-kernel frees the old name just after the exit */
 #define RESTART_LIMIT 100         /* a server that keeps dying is left dead after this */
+#define PROCESS_LIST_MAX 256
 
 struct server_record {
     const char *program; /* the program, which is also the name it registers */
@@ -89,4 +90,18 @@ bool servers_child_ended(long pid, int code)
         return true;
     }
     return false;
+}
+
+void servers_restart_ended(void)
+{
+    static struct process_info list[PROCESS_LIST_MAX];
+    long count = process_list(list, PROCESS_LIST_MAX);
+    for (long i = 0; i < count; i++) {
+        if (list[i].state != PROCESS_ZOMBIE || list[i].parent != (uint32_t)process_id())
+            continue;
+        int code = -1;
+        long pid = list[i].pid;
+        if (wait_process(pid, &code) == pid && !servers_child_ended(pid, code))
+            printf("init: process %ld ended with code %d\n", pid, code);
+    }
 }

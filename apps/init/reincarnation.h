@@ -11,3 +11,6 @@ void servers_start(const struct placement_info *placement);
  * on its core (its restart count goes up, shown by ps); returns false when
  * `pid` is none of the servers. */
 bool servers_child_ended(long pid, int code);
+/* Restarts the servers that have ended but were not waited for yet (when
+ * the shell's end came first, before the sync at power-off). */
+void servers_restart_ended(void);

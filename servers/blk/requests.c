@@ -12,11 +12,13 @@
 
 #define LIST_CAPACITY (ICA_PAYLOAD_BYTES / sizeof(uint32_t))
 
-static bool write_through = true;
+static enum blk_durability durability = BLK_WRITE_THROUGH;
+static struct journal *kept_journal;
 
-void blk_set_write_through(bool on)
+void blk_set_durability(enum blk_durability mode, struct journal *journal)
 {
-    write_through = on;
+    durability = mode;
+    kept_journal = journal;
 }
 
 static long refuse(const struct ica_control *page, const char *why)
@@ -107,7 +109,9 @@ static long transfer(struct cache *cache, struct ica_control *page, const struct
         uint8_t *slice = data + (size_t)i * STORAGE_BLOCK_BYTES;
         uint64_t block = block_at(page, asked, i);
         error = write ? cache_write(cache, block, slice) : cache_read(cache, block, slice);
-        if (error == 0 && write && write_through && i + 1 == asked->blocks)
+        if (error == 0 && write && durability == BLK_KEPT)
+            error = journal_record(kept_journal, cache, block, slice);
+        if (error == 0 && write && durability == BLK_WRITE_THROUGH && i + 1 == asked->blocks)
             error = write_all_through(cache, page, asked);
         if (error != 0) {
             printf("blk: %s of block %lu failed: %s\n", write ? "write" : "read", block,
@@ -152,6 +156,8 @@ long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *me
     int error = cache_sync(cache);
     if (error != 0)
         printf("blk: sync failed: %s\n", error_text(error));
+    else if (durability == BLK_KEPT)
+        journal_clear(kept_journal); /* all of it is on the disk now */
     return error;
 }
 

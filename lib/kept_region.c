@@ -29,8 +29,7 @@ bool kept_header_valid(const struct kept_header *header, uint64_t magic, uint32_
            header->checksum == header_checksum(header);
 }
 
-void kept_header_init(struct kept_header *header, uint64_t magic, uint32_t version,
-                      uint64_t bytes)
+void kept_header_init(struct kept_header *header, uint64_t magic, uint32_t version, uint64_t bytes)
 {
     memset(header, 0, sizeof *header);
     header->magic = magic;

@@ -9,7 +9,7 @@
 #include <formica/storage.h>
 #include <stdint.h>
 
-#define JOURNAL_SLOTS 256 /* 1 MiB of blocks; when full, the cache is synced */
+#define JOURNAL_SLOTS 256                   /* 1 MiB of blocks; when full, the cache is synced */
 #define JOURNAL_MAGIC 0x314c4e524a4b4c42ull /* "BLKJRNL1" */
 #define JOURNAL_VERSION 1u
 #define JOURNAL_FREE 0u

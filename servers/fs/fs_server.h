@@ -2,6 +2,7 @@
  * group: files, names, readblock); dispatch.c picks the handler. */
 #pragma once
 #include "ext2.h"
+#include "kept_state.h"
 #include <formica/protocol/fs_dispatch.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,7 +15,8 @@ struct fs_server {
     struct ext2_fs fs;
     long blk_pid;
     bool mounted;
-    long unmounted_error; /* every request's result while not mounted */
+    long unmounted_error;       /* every request's result while not mounted */
+    struct fs_kept_state *kept; /* state kept across restarts, or NULL (kept_state.h) */
 };
 
 /* Logs a malformed request and gives -E_INVALID. */

@@ -76,6 +76,8 @@ static _Noreturn void serve(void)
 
 int main(void)
 {
+    bool restored = false;
+    server.kept = fs_kept_state_open(&restored);
     mount_disk();
     long error = server_register(SERVER_NAME_FS);
     if (error != 0) {

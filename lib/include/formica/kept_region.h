@@ -15,8 +15,8 @@
 
 /* The first bytes of a kept region; the user's layout follows. */
 struct kept_header {
-    uint64_t magic;    /* the user's, e.g. "BLKJRNL1" */
-    uint32_t version;  /* of the user's layout */
+    uint64_t magic;   /* the user's, e.g. "BLKJRNL1" */
+    uint32_t version; /* of the user's layout */
     uint32_t reserved;
     uint64_t bytes;    /* the whole region */
     uint64_t starts;   /* how many processes have opened it */
@@ -30,8 +30,7 @@ uint64_t kept_checksum(const void *data, size_t bytes);
 bool kept_header_valid(const struct kept_header *header, uint64_t magic, uint32_t version,
                        uint64_t bytes);
 /* Makes `header` a fresh header (the rest of the region is the caller's). */
-void kept_header_init(struct kept_header *header, uint64_t magic, uint32_t version,
-                      uint64_t bytes);
+void kept_header_init(struct kept_header *header, uint64_t magic, uint32_t version, uint64_t bytes);
 /* Counts one more process opening the region (header->starts). */
 void kept_header_count_start(struct kept_header *header);
 /* Maps the caller's kept region for `name` (SYS_KEPT_REGION) and checks it:

@@ -9,14 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+static bool is_number(const char *word)
+{
+    char *end;
+    strtol(word, &end, 10);
+    return end != word && *end == '\0';
+}
+
 /* A pid, or the pid of the server registered under the name; < 0 if none. */
 static long target_of(const char *word)
 {
-    char *end;
-    long pid = strtol(word, &end, 10);
-    if (end != word && *end == '\0')
-        return pid > 0 ? pid : -E_INVALID;
-    return server_lookup(word);
+    if (!is_number(word))
+        return server_lookup(word);
+    long pid = strtol(word, NULL, 10);
+    return pid > 0 ? pid : -E_INVALID;
 }
 
 static bool act_on(int word_count, char **words, long (*action)(long), const char *verb)
@@ -27,10 +33,12 @@ static bool act_on(int word_count, char **words, long (*action)(long), const cha
     }
     long pid = target_of(words[1]);
     long error = pid < 0 ? pid : action(pid);
-    if (error != 0) {
+    if (error != 0 && pid > 0 && is_number(words[1]))
+        printf("%s: pid %ld: %s\n", verb, pid, error_text(error));
+    else if (error != 0)
         printf("%s: %s: %s\n", verb, words[1], error_text(error));
+    if (error != 0)
         return false;
-    }
     printf("%s: %s (pid %ld)\n", verb, words[1], pid);
     printf("@json {\"kind\":\"%s\",\"target\":\"%s\",\"pid\":%ld}\n", verb, words[1], pid);
     return true;

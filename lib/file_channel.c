@@ -154,16 +154,22 @@ static bool repeatable(uint32_t operation)
 }
 
 /* Before each attempt: after the first, the control ICA came back from an
- * FS that ended (or never left); its message is restored. A data ICA that
- * did not come back is replaced for a read, but a write's bytes are gone. */
+ * FS that ended (or never reached one); its message is restored. An
+ * operation that may not be repeated is sent again only if it never reached
+ * FS. A data ICA that did not come back is replaced for a read, but a
+ * write's bytes are gone. */
 static long prepare_send(void *context)
 {
     struct resend *resend = context;
     struct ica_control *page = file_channel_page();
     if (resend->attempts++ > 0) {
+        bool reached_fs = page->arrival == ICA_ARRIVED_AS_RESULT;
         release_foreign();
-        if (page->arrival == ICA_ARRIVED_AS_RESULT)
+        if (reached_fs)
             take_returned_data(page, resend->attach);
+        page->arrival = 0; /* its data ICAs are sorted: not again below */
+        if (reached_fs && !repeatable(resend->operation))
+            return -E_SERVER_ENDED;
         request_prepare(control, resend->operation);
         memcpy(page->message, resend->message, ICA_MESSAGE_BYTES);
         if (resend->attach && current->id == NO_ICA) {
@@ -178,26 +184,15 @@ static long prepare_send(void *context)
     return resend->attach ? request_attach(control, current->id) : 0;
 }
 
+/* Sends the prepared request to FS and waits; an FS that ends meanwhile is
+ * waited for and the request sent again when that is safe (repeatable). */
 long file_channel_call(bool attach_data)
 {
-    long server = find_fs();
-    if (server < 0)
-        return server;
+    find_fs(); /* < 0 while FS is (re)starting: the retry below waits for it */
     struct ica_control *page = file_channel_page();
     struct resend resend = {.operation = page->operation, .attach = attach_data};
     memcpy(resend.message, page->message, ICA_MESSAGE_BYTES);
-    long result;
-    if (repeatable(resend.operation)) {
-        result = request_call_retrying(SERVER_NAME_FS, &fs_pid, control, prepare_send, &resend);
-    } else {
-        result = prepare_send(&resend);
-        if (result == 0)
-            result = ica_request(server, control, ICA_SYNC);
-        if (result == -E_NOT_FOUND)
-            fs_pid = -1; /* FS ended: look it up again next time */
-        if (result == 0)
-            result = page->result;
-    }
+    long result = request_call_retrying(SERVER_NAME_FS, &fs_pid, control, prepare_send, &resend);
     if (page->arrival == ICA_ARRIVED_AS_RESULT)
         take_returned_data(page, attach_data);
     return result;

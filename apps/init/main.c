@@ -57,10 +57,12 @@ static long prepare_sync(void *context)
 
 /* Asks FS to put everything written on the disk (FS_SYNC -> BLK_SYNC), so the
  * image is clean after power-off; an FS being restarted is waited for.
- * Skipped when FS never registered. */
+ * Skipped when FS never registered (no disk: it may still be giving up). */
 static void sync_disk(void)
 {
-    long fs = server_wait_for(SERVER_NAME_FS, SERVER_RESTART_WAIT_MS);
+    bool restarted = servers_restart_count(SERVER_FS) > 0;
+    long fs = restarted ? server_wait_for(SERVER_NAME_FS, SERVER_RESTART_WAIT_MS)
+                        : server_lookup(SERVER_NAME_FS);
     long control = fs < 0 ? fs : ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0)
         return;

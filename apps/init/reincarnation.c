@@ -105,3 +105,8 @@ void servers_restart_ended(void)
             printf("init: process %ld ended with code %d\n", pid, code);
     }
 }
+
+uint32_t servers_restart_count(enum placement_server server)
+{
+    return servers[server].restarts;
+}

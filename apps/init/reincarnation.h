@@ -14,3 +14,5 @@ bool servers_child_ended(long pid, int code);
 /* Restarts the servers that have ended but were not waited for yet (when
  * the shell's end came first, before the sync at power-off). */
 void servers_restart_ended(void);
+/* How often `server` was restarted so far. */
+uint32_t servers_restart_count(enum placement_server server);

@@ -3,6 +3,7 @@
 #pragma once
 #include "ext2.h"
 #include "open_files.h"
+#include "kept_state.h"
 #include <formica/protocol/fs_dispatch.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@ struct fs_server {
     long unmounted_error;           /* every request's result while not mounted */
     struct open_files *open_files;  /* who holds which handle (open_files.h) */
     uint64_t dead_clients_check_us; /* when dead_clients.c last looked */
+    struct fs_kept_state *kept;     /* state kept across restarts, or NULL (kept_state.h) */
 };
 
 /* Logs a malformed request and gives -E_INVALID. */

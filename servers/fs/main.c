@@ -92,6 +92,8 @@ static _Noreturn void serve(void)
 
 int main(void)
 {
+    bool restored = false;
+    server.kept = fs_kept_state_open(&restored);
     mount_disk();
     fs_open_files_attach(&server, &open_files);
     long error = server_register(SERVER_NAME_FS);

@@ -34,7 +34,7 @@ bool fs_data_fits(const struct ica_control *page, uint64_t bytes);
 
 /* open_file_requests.c: handles. Attaches the open-file table to the mounted
  * file system (its unlink hook). */
-void fs_open_files_attach(struct fs_server *server, struct open_files *table);
+void fs_open_files_attach(struct fs_server *server, struct open_files *table, bool kept);
 /* The requester's open file `handle` names, with `access` (OPEN_FILE_READ,
  * OPEN_FILE_WRITE or 0); NULL and *error = -E_BAD_HANDLE (logged) if not. */
 struct open_file *fs_handle_of(struct fs_server *server, const struct ica_control *page,

@@ -10,7 +10,7 @@
 
 #define FS_KEPT_BYTES (256u * 1024)
 #define FS_KEPT_MAGIC 0x3154504b45545346ull /* "FSTEKPT1" */
-#define FS_KEPT_VERSION 1u
+#define FS_KEPT_VERSION 2u                  /* 2: the open-file table in state */
 
 struct fs_kept_state {
     struct kept_header header;

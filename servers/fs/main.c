@@ -95,7 +95,15 @@ int main(void)
     bool restored = false;
     server.kept = fs_kept_state_open(&restored);
     mount_disk();
-    fs_open_files_attach(&server, &open_files);
+    /* The handle table lives in the kept region when there is one, so the
+     * clients' open files survive a restart (docs/recovery.md). */
+    _Static_assert(sizeof(struct open_files) <= sizeof(server.kept->state),
+                   "the open-file table fits FS's kept region");
+    struct open_files *table =
+        server.kept != NULL ? (struct open_files *)server.kept->state : &open_files;
+    fs_open_files_attach(&server, table, restored && server.kept != NULL);
+    if (restored && server.kept != NULL)
+        printf("fs: %u open files kept across the restart\n", table->in_use);
     long error = server_register(SERVER_NAME_FS);
     if (error != 0) {
         printf("fs: cannot register: %s\n", error_text(error));

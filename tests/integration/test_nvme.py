@@ -65,7 +65,7 @@ def test_each_requesting_core_gets_its_own_queue_pair(tmp_path):
     image = tmp_path / "disk.img"
     data = random_image(image)
     run = boot("--disk", str(image), *NVME, "--cmd",
-               "run dkread @1; run dkread 2048 64 @2; run dkread 2048 2048 @3; run dkread",
+               "run --driver dkread @1; run --driver dkread 2048 64 @2; run --driver dkread 2048 2048 @3; run --driver dkread",
                smp=4)
     assert run.rc == 0, run.describe()
     assert queue_pairs(run) == {0: 1, 1: 2, 2: 3, 3: 4}, run.describe()
@@ -80,7 +80,7 @@ def test_cores_share_queue_pairs_past_nvme_queues(tmp_path):
     image = tmp_path / "disk.img"
     data = random_image(image, seed=12)
     run = boot("--disk", str(image), *NVME, "--append", "nvme_queues=2", "--cmd",
-               "run dkread @1; run dkread @2; run dkread @3", smp=4)
+               "run --driver dkread @1; run --driver dkread @2; run --driver dkread @3", smp=4)
     assert run.rc == 0, run.describe()
     assert queue_pairs(run) == {0: 1, 1: 2}, run.describe()
     assert "dk: NVMe core 2 shares I/O queue pair 1 (core 0's)" in run.lines, run.describe()

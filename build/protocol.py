@@ -249,13 +249,15 @@ def request_dispatch(interface):
         lines.append(f'    case {message.constant}:\n        return "{message.constant}";')
     lines.append('    default:\n        return "unknown";\n    }\n}')
     lines.append("")
-    lines.append(f"/* Calls the operation's handler after {interface.name}_check(): -E_INVALID for an")
-    lines.append(" * unknown operation, -E_PERMISSION for a sender without its right. */")
+    lines.append(f"/* Calls the operation's handler after {interface.name}_check(), which refuses (with")
+    lines.append(" * a log line) an unknown operation (-E_INVALID) or a sender without its right")
+    lines.append(" * (-E_PERMISSION). The one place a server's requests are checked. */")
     lines.append(f"static inline long {interface.name}_dispatch({context} context, uint64_t control)")
     lines.append("{")
     lines.append("    struct ica_control *page = ica_control_of(control);")
     lines.append(f"    long refused = {interface.name}_check(page);")
-    lines.append("    if (refused != 0)\n        return refused;")
+    label = interface.server or interface.name
+    lines.append(f'    if (refused != 0)\n        return request_log_refusal("{label}", page, refused);')
     lines.append("    switch (page->operation) {")
     for message in interface.messages:
         handler = message.handler or message.lower

@@ -11,9 +11,11 @@
 
 static const char *const reserved_names[] = {"fs", "blk", "dk", "pager"};
 
+/* Half of the memory free when the account starts (not of the highest
+ * usable address, which a hole below 4 GiB puts far above the RAM there is). */
 static uint64_t default_memory_limit(void)
 {
-    return physical_usable_end() / 2;
+    return physical_free_bytes() / 2;
 }
 
 /* The rights the child asks for, or the parent's own. */

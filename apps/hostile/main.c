@@ -15,6 +15,7 @@
 
 #define BOMB_CHILDREN 300 /* more than the process table holds */
 #define GROWTH_STEP (4u << 20)
+#define SERVER_WAIT_MS 30000 /* the servers may still be starting (FS replays its journal) */
 
 static int failures;
 
@@ -42,7 +43,8 @@ static uint64_t zeros_request(uint32_t operation)
 
 static void storage_attacks(void)
 {
-    long blk = server_lookup(SERVER_NAME_BLK), dk = server_lookup(SERVER_NAME_DK);
+    long blk = server_wait_for(SERVER_NAME_BLK, SERVER_WAIT_MS),
+         dk = server_wait_for(SERVER_NAME_DK, SERVER_WAIT_MS);
     uint64_t control = zeros_request(BLK_WRITE);
     *blk_write_of(ica_control_of(control)) =
         (struct blk_write_message){.first_block = 1, .blocks = 1};
@@ -53,7 +55,7 @@ static void storage_attacks(void)
     expect("dk_write_of_inode_table", request_call(dk, control), -E_PERMISSION);
     control = zeros_request(BLK_SYNC);
     expect("blk_sync", request_call(blk, control), -E_PERMISSION);
-    long fs = server_lookup(SERVER_NAME_FS);
+    long fs = server_wait_for(SERVER_NAME_FS, SERVER_WAIT_MS);
     control = zeros_request(FS_READBLOCK);
     *fs_readblock_of(ica_control_of(control)) =
         (struct fs_readblock_message){.handle = 12345, .first_block = 0, .blocks = 1};
@@ -69,7 +71,7 @@ static void storage_attacks(void)
 
 static void pager_attacks(void)
 {
-    long pager = server_lookup(SERVER_NAME_PAGER);
+    long pager = server_wait_for(SERVER_NAME_PAGER, SERVER_WAIT_MS);
     uint64_t control = zeros_request(PAGER_FAULT);
     *pager_fault_of(ica_control_of(control)) =
         (struct pager_fault_message){.pid = 1, .address = PAGER_REGION_BASE};
@@ -84,7 +86,7 @@ static void server_attacks(void)
     for (unsigned i = 0; i < 4; i++) {
         char name[32];
         snprintf(name, sizeof name, "kill_%s", names[i]);
-        expect(name, kill_process(server_lookup(names[i])), -E_PERMISSION);
+        expect(name, kill_process(server_wait_for(names[i], SERVER_WAIT_MS)), -E_PERMISSION);
     }
     expect("register_name_fs", server_register(SERVER_NAME_FS), -E_PERMISSION);
     expect("kill_init", kill_process(1), -E_PERMISSION);

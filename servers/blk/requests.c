@@ -164,7 +164,5 @@ long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *me
 
 void blk_answer(struct cache *cache, uint64_t control)
 {
-    struct ica_control *page = ica_control_of(control);
-    long refused = request_log_refusal("blk", page, blk_check(page));
-    page->result = refused != 0 ? refused : blk_dispatch(cache, control);
+    ica_control_of(control)->result = blk_dispatch(cache, control);
 }

@@ -107,8 +107,7 @@ long dk_flush(struct block_device *device, uint64_t control, struct dk_flush_mes
 static void answer(struct block_device *device, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
-    long refused = request_log_refusal("dk", page, dk_check(page));
-    page->result = refused != 0 ? refused : dk_dispatch(device, control);
+    page->result = dk_dispatch(device, control);
     long error = ica_return(control);
     if (error != 0)
         printf("dk: return failed: %s\n", error_text(error));

@@ -52,10 +52,6 @@ long fs_fsync(struct fs_server *server, uint64_t control, struct fs_fsync_messag
 
 long fs_answer(struct fs_server *server, uint64_t control)
 {
-    struct ica_control *page = ica_control_of(control);
-    long refused = request_log_refusal("fs", page, fs_check(page));
-    if (refused != 0)
-        return refused;
     if (!server->mounted)
         return server->unmounted_error;
     return fs_dispatch(server, control);

@@ -58,8 +58,7 @@ long pager_fault(void *context, uint64_t control, struct pager_fault_message *me
 static void serve(uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
-    long refused = request_log_refusal("pager", page, pager_check(page));
-    page->result = refused != 0 ? refused : pager_dispatch(NULL, control);
+    page->result = pager_dispatch(NULL, control);
     long error = ica_return(control);
     if (error != 0)
         printf("pager: return failed: %s\n", error_text(error));

@@ -29,7 +29,7 @@ struct spawn_request {
     uint32_t process_limit;          /* SPAWN_NEW_ACCOUNT: processes the account may hold
                                         (0: ACCOUNT_DEFAULT_PROCESSES) */
     uint64_t memory_limit;           /* SPAWN_NEW_ACCOUNT: bytes the account may map, ICAs
-                                        included (0: half of the machine's memory) */
+                                        included (0: half of the memory free then) */
     uint32_t restarts;               /* a restarted server's restart count (pid 1 only, else 0) */
     uint32_t reserved;               /* 0 */
 };

@@ -6,8 +6,16 @@
 #include "file_internal.h"
 #include <formica/request.h>
 #include <formica/user.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The tagged operations carry their tag first (protocol/fs.messages). */
+_Static_assert(offsetof(struct fs_open_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_unlink_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_mkdir_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_rmdir_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_rename_message, tag) == 0, "tag first");
 
 #define FS_WAIT_MS 5000
 #define NO_ICA 0
@@ -24,6 +32,16 @@ static uint64_t foreign[ICA_MAX_ATTACHED];
 static uint32_t foreign_count;
 static uint8_t *gather_buffer; /* several lent blocks made contiguous */
 static uint64_t data_bytes;    /* what the current request's data ICA must hold */
+static uint64_t last_tag;      /* the number of this process's last tagged request */
+
+/* Operations that change names (or, open, the handle table): each carries
+ * the process's next request number, so a restarted FS can tell whether it
+ * already did one sent again (exactly once; docs/recovery.md). */
+static bool tagged(uint32_t operation)
+{
+    return operation == FS_OPEN || operation == FS_UNLINK || operation == FS_MKDIR ||
+           operation == FS_RMDIR || operation == FS_RENAME;
+}
 
 static long find_fs(void)
 {
@@ -87,6 +105,10 @@ long file_channel_begin(uint32_t operation, uint64_t bytes)
     if (error != 0)
         return error;
     request_prepare(control, operation);
+    if (tagged(operation)) {
+        uint64_t tag = ++last_tag;
+        memcpy(file_channel_page()->message, &tag, sizeof tag);
+    }
     return 0;
 }
 
@@ -144,8 +166,10 @@ struct resend {
 
 /* FS operations that may be repeated with the same outcome: reads, writes
  * at a given offset, open (with create, an existing file is opened),
- * truncate to a size, sync. Unlink, mkdir, rmdir and rename may not: a
- * second attempt would fail for the first one's success. */
+ * truncate to a size, sync. Unlink, mkdir, rmdir and rename may not be
+ * repeated blindly (a second attempt would fail for the first one's
+ * success): they are tagged, and sent again marked FS_TAG_RESENT, FS
+ * answering from its kept answers or -E_SERVER_ENDED. */
 static bool repeatable(uint32_t operation)
 {
     return operation == FS_OPEN || operation == FS_READ || operation == FS_WRITE ||
@@ -168,10 +192,16 @@ static long prepare_send(void *context)
         if (reached_fs)
             take_returned_data(page, resend->attach);
         page->arrival = 0; /* its data ICAs are sorted: not again below */
-        if (reached_fs && !repeatable(resend->operation))
+        if (reached_fs && !repeatable(resend->operation) && !tagged(resend->operation))
             return -E_SERVER_ENDED;
         request_prepare(control, resend->operation);
         memcpy(page->message, resend->message, ICA_MESSAGE_BYTES);
+        if (reached_fs && tagged(resend->operation)) {
+            uint64_t tag;
+            memcpy(&tag, resend->message, sizeof tag);
+            tag |= FS_TAG_RESENT;
+            memcpy(page->message, &tag, sizeof tag);
+        }
         if (resend->attach && current->id == NO_ICA) {
             if (resend->operation == FS_WRITE)
                 return -E_SERVER_ENDED;

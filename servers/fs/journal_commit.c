@@ -32,11 +32,14 @@ uint8_t *journal_transaction_buffer(struct journal *journal, uint32_t block)
         (journal->freed_overflow || block_set_contains(&journal->freed, block)))
         drop_revoke(journal, block);
     uint32_t slot = block_set_find(&journal->transaction, block);
-    if (slot != UINT32_MAX)
+    if (slot != UINT32_MAX) {
+        journal->changed[journal->transaction.values[slot]] = 1;
         return journal->buffers[journal->transaction.values[slot]];
+    }
     if (journal->transaction_blocks >= transaction_limit(journal))
         return NULL;
     uint32_t index = journal->transaction_blocks++;
+    journal->changed[index] = 1;
     if (index == 0)
         journal->transaction_started = journal->fs->time;
     journal->transaction_numbers[index] = block;
@@ -192,6 +195,7 @@ static void end_transaction(struct journal *journal)
 {
     block_set_clear(&journal->transaction);
     block_set_clear(&journal->freed);
+    memset(journal->changed, 0, journal->transaction_blocks);
     journal->transaction_blocks = 0;
     journal->revoke_count = 0;
     journal->freed_overflow = false;
@@ -269,6 +273,21 @@ int journal_sync(struct journal *journal)
 {
     int status = journal_commit(journal);
     return status < 0 ? status : checkpoint(journal);
+}
+
+int journal_commit_kept(struct journal *journal, const uint32_t *numbers,
+                        const uint8_t (*data)[EXT2_MAX_BLOCK_SIZE], uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t *copy = journal_transaction_buffer(journal, numbers[i]);
+        if (copy == NULL)
+            return -E_NO_SPACE;
+        memcpy(copy, data[i], journal->block_size);
+    }
+    int status = journal_sync(journal);
+    if (status == 0)
+        status = ext2_mount(journal->fs, journal->lower.device);
+    return status < 0 ? status : journal_start(journal);
 }
 
 uint32_t journal_seconds_until_due(const struct journal *journal)

@@ -7,8 +7,8 @@
 struct fs_kept_state *fs_kept_state_open(bool *restored)
 {
     long error = 0;
-    struct fs_kept_state *kept = kept_region_open(SERVER_NAME_FS, sizeof(struct fs_kept_state),
-                                                  FS_KEPT_MAGIC, FS_KEPT_VERSION, restored, &error);
+    struct fs_kept_state *kept = kept_region_open(SERVER_NAME_FS, FS_KEPT_BYTES, FS_KEPT_MAGIC,
+                                                  FS_KEPT_VERSION, restored, &error);
     if (kept == NULL)
         printf("fs: no kept region (%s): a restart would start from the disk alone\n",
                error_text(error));

@@ -42,7 +42,7 @@ static int disk_write(void *context, uint64_t first, uint32_t count, const uint8
 
 static int new_cache(struct cache *fresh)
 {
-    struct cache_disk below = {NULL, DISK_BLOCKS, disk_read, disk_write};
+    struct cache_disk below = {NULL, DISK_BLOCKS, disk_read, disk_write, NULL};
     return cache_init(fresh, CAPACITY, &below, NULL);
 }
 

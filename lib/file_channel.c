@@ -16,6 +16,7 @@ _Static_assert(offsetof(struct fs_unlink_message, tag) == 0, "tag first");
 _Static_assert(offsetof(struct fs_mkdir_message, tag) == 0, "tag first");
 _Static_assert(offsetof(struct fs_rmdir_message, tag) == 0, "tag first");
 _Static_assert(offsetof(struct fs_rename_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_close_message, tag) == 0, "tag first");
 
 #define FS_WAIT_MS 5000
 #define NO_ICA 0
@@ -40,7 +41,7 @@ static uint64_t last_tag;      /* the number of this process's last tagged reque
 static bool tagged(uint32_t operation)
 {
     return operation == FS_OPEN || operation == FS_UNLINK || operation == FS_MKDIR ||
-           operation == FS_RMDIR || operation == FS_RENAME;
+           operation == FS_RMDIR || operation == FS_RENAME || operation == FS_CLOSE;
 }
 
 static long find_fs(void)
@@ -174,7 +175,7 @@ static bool repeatable(uint32_t operation)
 {
     return operation == FS_OPEN || operation == FS_READ || operation == FS_WRITE ||
            operation == FS_READBLOCK || operation == FS_STAT || operation == FS_TRUNCATE ||
-           operation == FS_READDIR || operation == FS_SYNC;
+           operation == FS_READDIR || operation == FS_SYNC || operation == FS_FSYNC;
 }
 
 /* Before each attempt: after the first, the control ICA came back from an

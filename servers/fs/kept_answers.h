@@ -6,15 +6,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define KEPT_ANSWERS_MAX 256       /* clients remembered; the oldest is dropped */
+#define KEPT_ANSWERS_MAX 256         /* clients remembered; the oldest is dropped */
 #define KEPT_ANSWER_MESSAGE_BYTES 64 /* = ICA_MESSAGE_BYTES */
 
 struct kept_answer {
     uint32_t client; /* the requester's pid; 0: a free entry */
     uint32_t operation;
-    uint64_t tag;    /* the client's request number (FS_TAG_RESENT cleared) */
+    uint64_t tag; /* the client's request number (FS_TAG_RESENT cleared) */
     int64_t result;
-    uint64_t age;    /* when it was stored, in answers stored so far */
+    uint64_t age;                               /* when it was stored, in answers stored so far */
     uint8_t message[KEPT_ANSWER_MESSAGE_BYTES]; /* the message as answered */
 };
 

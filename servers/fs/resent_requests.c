@@ -16,12 +16,13 @@ _Static_assert(offsetof(struct fs_unlink_message, tag) == 0, "tag first");
 _Static_assert(offsetof(struct fs_mkdir_message, tag) == 0, "tag first");
 _Static_assert(offsetof(struct fs_rmdir_message, tag) == 0, "tag first");
 _Static_assert(offsetof(struct fs_rename_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_close_message, tag) == 0, "tag first");
 _Static_assert(KEPT_ANSWER_MESSAGE_BYTES == ICA_MESSAGE_BYTES, "a whole message is kept");
 
 static bool tagged(uint32_t operation)
 {
     return operation == FS_OPEN || operation == FS_UNLINK || operation == FS_MKDIR ||
-           operation == FS_RMDIR || operation == FS_RENAME;
+           operation == FS_RMDIR || operation == FS_RENAME || operation == FS_CLOSE;
 }
 
 /* The request's tag, 0 when it has none. */
@@ -77,8 +78,10 @@ void fs_keep_request(struct fs_server *server, uint64_t control, long result, bo
         kept_transaction_save(&server->kept->fs, server->journal, NULL);
         return;
     }
-    struct kept_answer answer = {.client = page->origin, .operation = page->operation,
-                                 .tag = tag & ~FS_TAG_RESENT, .result = result};
+    struct kept_answer answer = {.client = page->origin,
+                                 .operation = page->operation,
+                                 .tag = tag & ~FS_TAG_RESENT,
+                                 .result = result};
     memcpy(answer.message, page->message, ICA_MESSAGE_BYTES);
     kept_transaction_save(&server->kept->fs, server->journal, &answer);
 }

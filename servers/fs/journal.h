@@ -120,11 +120,10 @@ int journal_start(struct journal *journal);
 int journal_commit(struct journal *journal);
 /* Commit, then make every home block durable and empty the log. */
 int journal_sync(struct journal *journal);
-/* After a restart: puts the kept copy of a transaction that never committed
- * (count blocks, numbers[i] -> data[i]) into a new transaction, commits and
+/* After a restart, once the kept copy of a transaction that never committed
+ * is in the running transaction (journal_transaction_buffer): commits and
  * checkpoints it, and mounts the file system again from the disk. */
-int journal_commit_kept(struct journal *journal, const uint32_t *numbers,
-                        const uint8_t (*data)[EXT2_MAX_BLOCK_SIZE], uint32_t count);
+int journal_commit_and_remount(struct journal *journal);
 /* Commits when the running transaction is JOURNAL_COMMIT_SECONDS old (by
  * fs->time) or more than half full; call between operations. */
 int journal_commit_if_due(struct journal *journal);

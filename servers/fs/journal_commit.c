@@ -275,15 +275,8 @@ int journal_sync(struct journal *journal)
     return status < 0 ? status : checkpoint(journal);
 }
 
-int journal_commit_kept(struct journal *journal, const uint32_t *numbers,
-                        const uint8_t (*data)[EXT2_MAX_BLOCK_SIZE], uint32_t count)
+int journal_commit_and_remount(struct journal *journal)
 {
-    for (uint32_t i = 0; i < count; i++) {
-        uint8_t *copy = journal_transaction_buffer(journal, numbers[i]);
-        if (copy == NULL)
-            return -E_NO_SPACE;
-        memcpy(copy, data[i], journal->block_size);
-    }
     int status = journal_sync(journal);
     if (status == 0)
         status = ext2_mount(journal->fs, journal->lower.device);

@@ -20,7 +20,7 @@ static void apply_staged(struct fs_kept *kept)
     for (uint32_t i = 0; i < t->staged_count; i++) {
         uint32_t slot = t->staged_slots[i];
         t->numbers[slot] = t->staged_numbers[i];
-        memcpy(t->data[slot], t->staged_data[i], t->staged_block_size);
+        t->where[slot] = t->staged_where[i];
     }
     t->tid = t->staged_tid;
     t->blocks = t->staged_blocks;
@@ -67,8 +67,13 @@ long kept_transaction_commit(struct fs_kept *kept, struct journal *journal)
         printf("fs: kept transaction %u was committed in the log already\n", t->tid);
         return 0;
     }
-    long status = journal_commit_kept(journal, t->numbers,
-                                      (const uint8_t(*)[EXT2_MAX_BLOCK_SIZE])t->data, t->blocks);
+    for (uint32_t i = 0; i < t->blocks; i++) {
+        uint8_t *copy = journal_transaction_buffer(journal, t->numbers[i]);
+        if (copy == NULL || t->where[i] >= KEPT_DATA_SLOTS)
+            return -E_CORRUPT;
+        memcpy(copy, t->data[t->where[i]], journal->block_size);
+    }
+    long status = journal_commit_and_remount(journal);
     if (status < 0)
         return status;
     uint32_t committed = t->blocks;
@@ -76,6 +81,28 @@ long kept_transaction_commit(struct fs_kept *kept, struct journal *journal)
     t->revoke_count = 0;
     t->tid = journal->next_tid;
     return committed;
+}
+
+/* Data slots the applied copy uses (rebuilt for each copy: after a commit
+ * the old transaction's slots are free again). */
+static uint8_t slot_used[KEPT_DATA_SLOTS];
+
+static void find_used_slots(const struct kept_transaction *t)
+{
+    memset(slot_used, 0, sizeof slot_used);
+    for (uint32_t i = 0; i < t->blocks && i < JOURNAL_TRANSACTION_BLOCKS; i++)
+        if (t->where[i] < KEPT_DATA_SLOTS)
+            slot_used[t->where[i]] = 1;
+}
+
+static uint32_t take_free_slot(void)
+{
+    for (uint32_t slot = 0; slot < KEPT_DATA_SLOTS; slot++)
+        if (!slot_used[slot]) {
+            slot_used[slot] = 1;
+            return slot;
+        }
+    return KEPT_DATA_SLOTS; /* cannot happen: there are KEPT_STAGED_BLOCKS spare */
 }
 
 /* Stages the changed transaction blocks; false when more changed than the
@@ -87,6 +114,7 @@ static bool stage_blocks(struct kept_transaction *t, struct journal *journal)
     t->staged_block_size = 0;
     if (journal == NULL)
         return true;
+    find_used_slots(t);
     for (uint32_t slot = 0; slot < journal->transaction_blocks; slot++) {
         if (!journal->changed[slot])
             continue;
@@ -95,7 +123,8 @@ static bool stage_blocks(struct kept_transaction *t, struct journal *journal)
         uint32_t i = t->staged_count++;
         t->staged_slots[i] = slot;
         t->staged_numbers[i] = journal->transaction_numbers[slot];
-        memcpy(t->staged_data[i], journal->buffers[slot], journal->block_size);
+        t->staged_where[i] = take_free_slot();
+        memcpy(t->data[t->staged_where[i]], journal->buffers[slot], journal->block_size);
     }
     t->staged_tid = journal->next_tid;
     t->staged_blocks = journal->transaction_blocks;

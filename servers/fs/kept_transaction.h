@@ -1,8 +1,9 @@
 /* kept_transaction.h: FS's copy of its running ext3 transaction in its kept
  * region, taken after every request before the answer, so an FS that ends
  * loses no metadata it acknowledged; with each copy the request's answer
- * (kept_answers.h). A copy is staged, closed by a 64-bit finish marker and
- * only then applied, so a copy cut short is recognised and left out. */
+ * (kept_answers.h). A copy is staged (changed blocks go to data slots the
+ * copy does not use), closed by a 64-bit finish marker and only then
+ * applied (the slots swapped in), so a copy cut short is left out. */
 #pragma once
 #include "journal.h"
 #include "kept_answers.h"
@@ -10,16 +11,19 @@
 #include <stdint.h>
 
 #define KEPT_STAGED_BLOCKS 64 /* blocks one request may change; beyond, FS commits */
+/* Block copies: the transaction's, plus room for one request's new ones. */
+#define KEPT_DATA_SLOTS (JOURNAL_TRANSACTION_BLOCKS + KEPT_STAGED_BLOCKS)
 
 struct kept_transaction {
     /* The copy: the running transaction as of the last answered request. */
     uint64_t applied; /* finish marker of the last staged copy applied */
     uint64_t begin;   /* set before a copy is staged: begin > finish while it is */
     uint32_t tid;     /* the transaction's sequence number */
-    uint32_t blocks;  /* its blocks: numbers[i] -> data[i] */
+    uint32_t blocks;  /* its blocks: numbers[i], copied in data[where[i]] */
     uint32_t block_size;
     uint32_t revoke_count;
     uint32_t numbers[JOURNAL_TRANSACTION_BLOCKS];
+    uint32_t where[JOURNAL_TRANSACTION_BLOCKS];
     uint32_t revokes[JOURNAL_FREED_CAPACITY];
     /* The staged copy of one request's changes. */
     uint32_t staged_tid, staged_blocks, staged_count, staged_revoke_count;
@@ -27,11 +31,11 @@ struct kept_transaction {
     uint32_t staged_has_answer;
     uint32_t staged_slots[KEPT_STAGED_BLOCKS];
     uint32_t staged_numbers[KEPT_STAGED_BLOCKS];
+    uint32_t staged_where[KEPT_STAGED_BLOCKS]; /* data slots no applied block uses */
     uint32_t staged_revokes[JOURNAL_FREED_CAPACITY];
     struct kept_answer staged_answer;
     uint64_t finish; /* written last: the staged copy is whole when finish > applied */
-    uint8_t staged_data[KEPT_STAGED_BLOCKS][EXT2_MAX_BLOCK_SIZE];
-    uint8_t data[JOURNAL_TRANSACTION_BLOCKS][EXT2_MAX_BLOCK_SIZE];
+    uint8_t data[KEPT_DATA_SLOTS][EXT2_MAX_BLOCK_SIZE];
 };
 
 /* Everything FS keeps, in its kept region's state (kept_state.h). */

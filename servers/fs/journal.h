@@ -91,6 +91,7 @@ struct journal {
      * buffers changed since the copy was last taken, the first sequence the
      * log did not commit (at mount), and revokes to honour at replay. */
     uint8_t changed[JOURNAL_TRANSACTION_BLOCKS];
+    uint64_t changes; /* counts changes to the transaction, revokes and commits */
     uint32_t first_uncommitted;
     uint32_t kept_revoke_sequence;
     uint32_t kept_revoke_count;

@@ -17,10 +17,12 @@ static uint32_t transaction_limit(const struct journal *journal)
 static void drop_revoke(struct journal *journal, uint32_t block)
 {
     for (uint32_t i = 0; i < journal->revoke_count;) {
-        if (journal->revokes[i] == block)
+        if (journal->revokes[i] == block) {
             journal->revokes[i] = journal->revokes[--journal->revoke_count];
-        else
+            journal->changes++;
+        } else {
             i++;
+        }
     }
 }
 
@@ -32,6 +34,7 @@ uint8_t *journal_transaction_buffer(struct journal *journal, uint32_t block)
         (journal->freed_overflow || block_set_contains(&journal->freed, block)))
         drop_revoke(journal, block);
     uint32_t slot = block_set_find(&journal->transaction, block);
+    journal->changes++;
     if (slot != UINT32_MAX) {
         journal->changed[journal->transaction.values[slot]] = 1;
         return journal->buffers[journal->transaction.values[slot]];
@@ -196,6 +199,7 @@ static void end_transaction(struct journal *journal)
     block_set_clear(&journal->transaction);
     block_set_clear(&journal->freed);
     memset(journal->changed, 0, journal->transaction_blocks);
+    journal->changes++;
     journal->transaction_blocks = 0;
     journal->revoke_count = 0;
     journal->freed_overflow = false;

@@ -134,17 +134,16 @@ static bool stage_blocks(struct kept_transaction *t, struct journal *journal)
     return true;
 }
 
+/* The journal's change count when the copy was last taken (0 after a
+ * start: the first request takes one). */
+static uint64_t copied_changes;
+
 static bool unchanged(const struct kept_transaction *t, const struct journal *journal)
 {
     if (journal == NULL)
         return true;
-    if (journal->next_tid != t->tid || journal->transaction_blocks != t->blocks ||
-        journal->revoke_count != t->revoke_count)
-        return false;
-    for (uint32_t slot = 0; slot < journal->transaction_blocks; slot++)
-        if (journal->changed[slot])
-            return false;
-    return true;
+    return journal->changes == copied_changes && copied_changes != 0 &&
+           journal->next_tid == t->tid;
 }
 
 void kept_transaction_save(struct fs_kept *kept, struct journal *journal,
@@ -171,6 +170,8 @@ void kept_transaction_save(struct fs_kept *kept, struct journal *journal,
     t->finish = t->applied + 1;
     store_barrier();
     apply_staged(kept);
-    if (journal != NULL)
+    if (journal != NULL) {
         memset(journal->changed, 0, journal->transaction_blocks);
+        copied_changes = journal->changes;
+    }
 }

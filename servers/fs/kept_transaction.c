@@ -142,8 +142,7 @@ static bool unchanged(const struct kept_transaction *t, const struct journal *jo
 {
     if (journal == NULL)
         return true;
-    return journal->changes == copied_changes && copied_changes != 0 &&
-           journal->next_tid == t->tid;
+    return journal->changes == copied_changes && copied_changes != 0 && journal->next_tid == t->tid;
 }
 
 void kept_transaction_save(struct fs_kept *kept, struct journal *journal,

@@ -4,8 +4,8 @@
 #include <formica/ica.h>
 #include <formica/syscalls.h>
 
-_Static_assert(sizeof(struct spawn_request) == 320, "struct spawn_request changed size");
-_Static_assert(sizeof(struct process_info) == 88, "struct process_info changed size");
+_Static_assert(sizeof(struct spawn_request) == 328, "struct spawn_request changed size");
+_Static_assert(sizeof(struct process_info) == 96, "struct process_info changed size");
 _Static_assert(sizeof(struct core_info) == 128, "struct core_info changed size");
 _Static_assert(sizeof(struct placement_info) == 320, "struct placement_info changed size");
 _Static_assert(sizeof(struct clock_info) == 24, "struct clock_info changed size");

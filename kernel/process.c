@@ -28,4 +28,5 @@ void process_describe(const struct process *process, struct process_info *info)
     info->rights = process->rights;
     info->account = process->account;
     memcpy(info->name, process->name, NAME_BYTES);
+    info->restarts = process->restarts;
 }

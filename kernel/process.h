@@ -77,8 +77,10 @@ struct process {
     uint32_t wait_reason;
     uint64_t wake_tick; /* WAIT_SLEEP: core tick to wake at */
     _Atomic uint32_t kill_requested;
-    uint32_t slice_left; /* ticks before preemption */
-    uint64_t ticks;      /* ticks spent running */
+    _Atomic uint32_t crash_requested; /* SYS_CRASH: a kill that ends in a real fault (crash.c) */
+    uint32_t restarts;                /* spawn_request.restarts, shown by ps */
+    uint32_t slice_left;              /* ticks before preemption */
+    uint64_t ticks;                   /* ticks spent running */
     uint64_t cpu_cycles; /* TSC cycles from switch-in to switch-out, its system calls included */
     uint64_t copy_window, copy_window_bytes; /* SYS_COPY_GRANT */
     /* Owning core: ICA results. Results from other cores arrive as messages

@@ -3,6 +3,7 @@
  * run queue and its processes' scheduling state; other cores ask it with
  * messages (adopt, wake, kill), so no lock is needed. */
 #include "scheduler.h"
+#include "crash.h"
 #include "console.h"
 #include "cpu.h"
 #include "ica_syscalls.h"
@@ -211,6 +212,7 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick)
 void scheduler_exit_current(int32_t code)
 {
     struct process *process = this_cpu()->current;
+    crash_if_requested(process, code); /* returns unless a crash was asked for */
     process->exit_code = code;
     process->state = PROCESS_ZOMBIE;
     struct process *parent = process_find(process->parent);

@@ -26,6 +26,7 @@ static const char *const error_texts[E_ERROR_COUNT] = {
     [E_IO] = "input/output error",
     [E_QUOTA] = "quota exceeded",
     [E_BAD_HANDLE] = "bad handle",
+    [E_SERVER_ENDED] = "server ended before answering",
 };
 
 const char *error_text(long code)

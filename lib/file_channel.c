@@ -6,8 +6,17 @@
 #include "file_internal.h"
 #include <formica/request.h>
 #include <formica/user.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The tagged operations carry their tag first (protocol/fs.messages). */
+_Static_assert(offsetof(struct fs_open_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_unlink_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_mkdir_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_rmdir_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_rename_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_close_message, tag) == 0, "tag first");
 
 #define FS_WAIT_MS 5000
 #define NO_ICA 0
@@ -23,6 +32,17 @@ static struct channel_data {
 static uint64_t foreign[ICA_MAX_ATTACHED];
 static uint32_t foreign_count;
 static uint8_t *gather_buffer; /* several lent blocks made contiguous */
+static uint64_t data_bytes;    /* what the current request's data ICA must hold */
+static uint64_t last_tag;      /* the number of this process's last tagged request */
+
+/* Operations that change names (or, open, the handle table): each carries
+ * the process's next request number, so a restarted FS can tell whether it
+ * already did one sent again (exactly once; docs/recovery.md). */
+static bool tagged(uint32_t operation)
+{
+    return operation == FS_OPEN || operation == FS_UNLINK || operation == FS_MKDIR ||
+           operation == FS_RMDIR || operation == FS_RENAME || operation == FS_CLOSE;
+}
 
 static long find_fs(void)
 {
@@ -80,11 +100,16 @@ long file_channel_begin(uint32_t operation, uint64_t bytes)
 {
     release_foreign();
     long error = ensure_control();
+    data_bytes = bytes;
     if (error == 0 && bytes > 0)
         error = ensure_data(bytes);
     if (error != 0)
         return error;
     request_prepare(control, operation);
+    if (tagged(operation)) {
+        uint64_t tag = ++last_tag;
+        memcpy(file_channel_page()->message, &tag, sizeof tag);
+    }
     return 0;
 }
 
@@ -132,22 +157,76 @@ static void take_returned_data(const struct ica_control *page, bool sent_data)
         current->id = NO_ICA; /* kept by a server: a new one is allocated when needed */
 }
 
+/* A request as the caller filled it, to send again to a restarted FS. */
+struct resend {
+    uint32_t operation;
+    bool attach;
+    uint32_t attempts;
+    uint8_t message[ICA_MESSAGE_BYTES];
+};
+
+/* FS operations that may be repeated with the same outcome: reads, writes
+ * at a given offset, open (with create, an existing file is opened),
+ * truncate to a size, sync. Unlink, mkdir, rmdir and rename may not be
+ * repeated blindly (a second attempt would fail for the first one's
+ * success): they are tagged, and sent again marked FS_TAG_RESENT, FS
+ * answering from its kept answers or -E_SERVER_ENDED. */
+static bool repeatable(uint32_t operation)
+{
+    return operation == FS_OPEN || operation == FS_READ || operation == FS_WRITE ||
+           operation == FS_READBLOCK || operation == FS_STAT || operation == FS_TRUNCATE ||
+           operation == FS_READDIR || operation == FS_SYNC || operation == FS_FSYNC;
+}
+
+/* Before each attempt: after the first, the control ICA came back from an
+ * FS that ended (or never reached one); its message is restored. An
+ * operation that may not be repeated is sent again only if it never reached
+ * FS. A data ICA that did not come back is replaced for a read, but a
+ * write's bytes are gone. */
+static long prepare_send(void *context)
+{
+    struct resend *resend = context;
+    struct ica_control *page = file_channel_page();
+    if (resend->attempts++ > 0) {
+        bool reached_fs = page->arrival == ICA_ARRIVED_AS_RESULT;
+        release_foreign();
+        if (reached_fs)
+            take_returned_data(page, resend->attach);
+        page->arrival = 0; /* its data ICAs are sorted: not again below */
+        if (reached_fs && !repeatable(resend->operation) && !tagged(resend->operation))
+            return -E_SERVER_ENDED;
+        request_prepare(control, resend->operation);
+        memcpy(page->message, resend->message, ICA_MESSAGE_BYTES);
+        if (reached_fs && tagged(resend->operation)) {
+            uint64_t tag;
+            memcpy(&tag, resend->message, sizeof tag);
+            tag |= FS_TAG_RESENT;
+            memcpy(page->message, &tag, sizeof tag);
+        }
+        if (resend->attach && current->id == NO_ICA) {
+            if (resend->operation == FS_WRITE)
+                return -E_SERVER_ENDED;
+            long error = ensure_data(data_bytes);
+            if (error != 0)
+                return error;
+        }
+    }
+    page->arrival = 0; /* the kernel sets it when the ICA comes back */
+    return resend->attach ? request_attach(control, current->id) : 0;
+}
+
+/* Sends the prepared request to FS and waits; an FS that ends meanwhile is
+ * waited for and the request sent again when that is safe (repeatable). */
 long file_channel_call(bool attach_data)
 {
-    long server = find_fs();
-    if (server < 0)
-        return server;
-    if (attach_data) {
-        long error = request_attach(control, current->id);
-        if (error != 0)
-            return error;
-    }
-    long error = ica_request(server, control, ICA_SYNC);
-    if (error != 0)
-        return error;
+    find_fs(); /* < 0 while FS is (re)starting: the retry below waits for it */
     struct ica_control *page = file_channel_page();
-    take_returned_data(page, attach_data);
-    return page->result;
+    struct resend resend = {.operation = page->operation, .attach = attach_data};
+    memcpy(resend.message, page->message, ICA_MESSAGE_BYTES);
+    long result = request_call_retrying(SERVER_NAME_FS, &fs_pid, control, prepare_send, &resend);
+    if (page->arrival == ICA_ARRIVED_AS_RESULT)
+        take_returned_data(page, attach_data);
+    return result;
 }
 
 /* Copies the lent blocks, one STORAGE_BLOCK_BYTES block per lent ICA, into

@@ -49,6 +49,14 @@ long kill_process(long pid)
 {
     return call1(SYS_KILL, pid);
 }
+long wait_any(int *exit_code)
+{
+    return call1(SYS_WAIT_ANY, (long)exit_code);
+}
+long crash_process(long pid)
+{
+    return call1(SYS_CRASH, pid);
+}
 long memory_grow(size_t bytes)
 {
     return call1(SYS_MEMORY_GROW, (long)bytes);

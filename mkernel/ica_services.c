@@ -1,7 +1,7 @@
 /* ica_services.c: ICA slots, frames and windows, owned by the m-kernel.
  * An ICA slot's generation changes every time it is freed, so an old
  * identifier can never reach the ICA's next user. A server that ends has its
- * unanswered requests returned to their requesters with -E_NOT_FOUND, so no
+ * unanswered requests returned to their requesters with -E_SERVER_ENDED, so no
  * request is silently lost. */
 #include "ica_services.h"
 #include "authority.h"
@@ -266,11 +266,12 @@ static long register_server(uint32_t pid, const char *name)
     return 0;
 }
 
-/* A request the ended server never answered goes back with -E_NOT_FOUND,
- * with the data ICAs that came with it. */
+/* A request the ended server never answered goes back with -E_SERVER_ENDED
+ * (the requester may retry with the restarted server), with the data ICAs
+ * that came with it. */
 static void return_unanswered(struct process *server, uint32_t server_pid, struct ica *control)
 {
-    ((struct ica_control *)phys_to_virt(control->physical))->result = -E_NOT_FOUND;
+    ((struct ica_control *)phys_to_virt(control->physical))->result = -E_SERVER_ENDED;
     if (control->return_depth == 0) {
         discard_attached_and(control);
         return;
@@ -313,7 +314,7 @@ void serve_ica_undelivered(const struct intercore_message *message,
     struct process *server = process_find(pid);
     if (server != NULL && server->state != PROCESS_ZOMBIE && server_of_pid(pid) != NULL)
         return; /* the server is alive and will take it */
-    kprintf("ica: a request reached server pid %u after it ended: answered -E_NOT_FOUND\n", pid);
+    kprintf("ica: a request reached server pid %u after it ended: answered -E_SERVER_ENDED\n", pid);
     return_unanswered(server, pid, control);
 }
 

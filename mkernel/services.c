@@ -147,6 +147,7 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
     process->core = request->core;
     process->priority = request->priority;
     process->parent = parent;
+    process->restarts = parent == 1 ? request->restarts : 0;
     process->root = program.root;
     process->kernel_stack_base = (uint64_t)phys_to_virt(stack);
     process->heap_start = process->heap_end = program.heap_start;

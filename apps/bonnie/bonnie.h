@@ -40,6 +40,7 @@ uint64_t bonnie_cycles_to_us(uint64_t cycles);
 #define BONNIE_SERVERS 3
 struct bonnie_server_cycles {
     uint64_t cycles[BONNIE_SERVERS];
+    uint32_t pids[BONNIE_SERVERS]; /* a server init restarted has a new pid */
     bool found[BONNIE_SERVERS];
 };
 void bonnie_server_cycles(struct bonnie_server_cycles *snapshot);

@@ -27,8 +27,9 @@ void bonnie_server_cycles(struct bonnie_server_cycles *snapshot)
     long count = process_list(list, LIST_CAPACITY);
     for (long i = 0; i < count; i++) {
         int index = server_index(list[i].name);
-        if (index >= 0) {
+        if (index >= 0 && list[i].state != PROCESS_ZOMBIE) {
             snapshot->cycles[index] = list[i].cpu_cycles;
+            snapshot->pids[index] = list[i].pid;
             snapshot->found[index] = true;
         }
     }
@@ -41,8 +42,10 @@ void bonnie_print_server_cycles(const struct bonnie_server_cycles *before,
     for (int i = 0; i < BONNIE_SERVERS; i++) {
         if (!before->found[i] || !after->found[i])
             continue;
+        /* Restarted meanwhile: only the new incarnation's cycles are known. */
+        bool same = before->pids[i] == after->pids[i];
         printf("%s\"%s\":%lu", any ? "," : ",\"server_cycles\":{", server_names[i],
-               after->cycles[i] - before->cycles[i]);
+               same ? after->cycles[i] - before->cycles[i] : after->cycles[i]);
         any = true;
     }
     if (any)

@@ -1,6 +1,11 @@
 /* apps/fault KIND: misbehaves on purpose so tests can check that the kernel
  * ends a faulting process (null, privileged, divide) and refuses bad system
- * call arguments (badpointer, kernelpointer, hugememory). `exit N` exits N. */
+ * call arguments (badpointer, kernelpointer, hugememory) and an ordinary
+ * program's try to crash a server or to make itself an administrator
+ * (crash NAME, administrator). `exit N` exits N. */
+#include <formica/device.h>
+#include <formica/rights.h>
+#include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +51,8 @@ static int report(const char *kind, long result, long expected)
 
 static int usage(void)
 {
-    printf("usage: fault null|privileged|divide|badpointer|kernelpointer|hugememory|exit N\n");
+    printf("usage: fault null|privileged|divide|badpointer|kernelpointer|hugememory|"
+           "crash NAME|administrator|exit N\n");
     return 2;
 }
 
@@ -67,6 +73,12 @@ int main(int argc, char **argv)
         return report(kind, console_write((void *)KERNEL_ADDRESS, 16), -E_FAULT);
     if (strcmp(kind, "hugememory") == 0)
         return report(kind, memory_grow(HUGE_MEMORY_BYTES), -E_QUOTA); /* the account's limit */
+    if (strcmp(kind, "crash") == 0 && argc >= 3)
+        return report(kind, crash_process(server_wait_for(argv[2], 30000)), -E_PERMISSION);
+    if (strcmp(kind, "administrator") == 0)
+        return report(
+            kind, spawn_with_rights("hello", NULL, CORE_ANY, PRIORITY_APPLICATION, 0, RIGHT_ADMIN),
+            -E_PERMISSION);
     if (strcmp(kind, "exit") == 0 && argc >= 3)
         return atoi(argv[2]);
     return usage();

@@ -106,7 +106,7 @@ static void malformed_control(struct setup *setup)
     ica_free((uint64_t)data);
 }
 
-/* Results (and -E_NOT_FOUND answers) that come back within the patience time. */
+/* Results (and -E_SERVER_ENDED answers) that come back within the patience time. */
 static long collect_not_found(long expected)
 {
     long count = 0;
@@ -118,7 +118,7 @@ static long collect_not_found(long expected)
             continue;
         }
         struct ica_control *page = ica_control_of((uint64_t)control);
-        count += page->result == -E_NOT_FOUND && page->arrival == ICA_ARRIVED_AS_RESULT;
+        count += page->result == -E_SERVER_ENDED && page->arrival == ICA_ARRIVED_AS_RESULT;
         ica_free((uint64_t)control);
     }
     return count;
@@ -141,7 +141,7 @@ static long send_until_busy(struct setup *setup, long sink, uint64_t *refused)
 
 /* A sink never receives: 40 requests from a helper and 24 from us fill its
  * ring for this core; the 65th gets -E_BUSY. When the sink ends, all 64 go
- * back to their requesters with -E_NOT_FOUND. */
+ * back to their requesters with -E_SERVER_ENDED. */
 static void full_ring_and_pending_at_exit(struct setup *setup)
 {
     long sink = start_server("icatest", "sink bsink", setup->server_core, "bsink");

@@ -55,7 +55,7 @@ static long send_async(long server, long count)
 }
 
 /* `fill SINK COUNT PARENT`: COUNT requests into the sink's ring; once told
- * the sink ended, collects them all, each answered with -E_NOT_FOUND. */
+ * the sink ended, collects them all, each answered with -E_SERVER_ENDED. */
 static int fill(char **argv)
 {
     long count = (long)number(argv[1]), parent = (long)number(argv[2]);
@@ -65,7 +65,7 @@ static int fill(char **argv)
     await_notification();
     for (long i = 0; i < count; i++) {
         long control = ica_collect(0);
-        if (control < 0 || ica_control_of((uint64_t)control)->result != -E_NOT_FOUND)
+        if (control < 0 || ica_control_of((uint64_t)control)->result != -E_SERVER_ENDED)
             return 1;
         ica_free((uint64_t)control);
     }

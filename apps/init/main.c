@@ -1,19 +1,14 @@
 /* apps/init: process 1, started by the kernel on core 0. Starts the servers
- * on the cores the placement names, then the shell on core 0; when the shell
- * ends, powers the machine off with 0 if the shell succeeded, else 1. */
+ * on the cores the placement names, then the shell on core 0; restarts any
+ * server that ends (reincarnation.c); when the shell ends, powers the
+ * machine off with 0 if the shell succeeded, else 1. */
+#include "reincarnation.h"
 #include <formica/device.h>
 #include <formica/request.h>
 #include <formica/rights.h>
 #include <formica/storage.h>
 #include <formica/user.h>
 #include <stdio.h>
-
-static const char *const server_programs[PLACEMENT_SERVERS] = {
-    [SERVER_FS] = "fs",
-    [SERVER_BLK] = "blk",
-    [SERVER_DK] = "dk",
-    [SERVER_PAGER] = "pager",
-};
 
 /* The placement in effect; every server on core 0 if the kernel has none. */
 static void read_placement(struct placement_info *placement)
@@ -26,64 +21,59 @@ static void read_placement(struct placement_info *placement)
         placement->server_core[server] = 0;
 }
 
-/* What each server may do (docs/authority.md): its reserved name, and only
- * the data path below it: FS asks BLK, BLK asks DK, the pager asks FS. */
-static const uint32_t server_rights[PLACEMENT_SERVERS] = {
-    [SERVER_FS] = RIGHT_RESERVED_NAME | RIGHT_BLOCK | RIGHT_STATISTICS,
-    [SERVER_BLK] = RIGHT_RESERVED_NAME | RIGHT_DISK | RIGHT_STATISTICS,
-    [SERVER_DK] = RIGHT_RESERVED_NAME,
-    [SERVER_PAGER] = RIGHT_RESERVED_NAME | RIGHT_FILE,
-};
-
-/* The console shell is the administrator: it may kill and restart servers
- * and give programs server priority, but not power off (init does, when the
- * shell ends) nor speak for a server. */
+/* The console shell is the administrator: it may kill, crash and restart
+ * servers, start drivers and give programs server priority, but not power
+ * off (init does, when the shell ends) nor speak for a server. */
 #define SHELL_RIGHTS                                                                               \
     (RIGHTS_USER | RIGHT_SERVER_PRIORITY | RIGHT_ADMIN | RIGHT_NEW_ACCOUNT | RIGHT_DISK |          \
      RIGHT_BLOCK)
 
-static void start_servers(const struct placement_info *placement)
-{
-    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
-        const char *program = server_programs[server];
-        uint32_t core = placement->server_core[server];
-        /* DK drives the disks; the pager maps the NVDIMM (SYS_DEVICE_MAP). */
-        uint32_t flags = server == SERVER_DK || server == SERVER_PAGER ? SPAWN_DRIVER : 0;
-        long pid =
-            spawn_with_rights(program, NULL, core, PRIORITY_SERVER, flags, server_rights[server]);
-        if (pid < 0)
-            printf("init: cannot start %s on core %u: %s\n", program, core, error_text(pid));
-    }
-}
-
-/* Runs the shell on core 0 and returns its exit code (1 if it never ran). */
+/* Runs the shell on core 0 and returns its exit code (1 if it never ran).
+ * Meanwhile every server that ends is restarted (reincarnation.c). */
 static int run_shell(void)
 {
-    /* The shell may start drivers (`run --driver`). */
     long pid =
         spawn_with_rights("shell", NULL, 0, PRIORITY_APPLICATION, SPAWN_GRANT_DRIVER, SHELL_RIGHTS);
     if (pid < 0) {
         printf("init: cannot start the shell: %s\n", error_text(pid));
         return 1;
     }
-    int exit_code = 1;
-    long result = wait_process(pid, &exit_code);
-    if (result < 0) {
-        printf("init: waiting for the shell failed: %s\n", error_text(result));
-        return 1;
+    for (;;) {
+        int exit_code = 1;
+        long ended = wait_any(&exit_code);
+        if (ended < 0) {
+            printf("init: waiting for the shell failed: %s\n", error_text(ended));
+            return 1;
+        }
+        if (ended == pid)
+            return exit_code;
+        if (!servers_child_ended(ended, exit_code))
+            printf("init: process %ld ended with code %d\n", ended, exit_code);
     }
-    return exit_code;
+}
+
+static uint64_t sync_control;
+
+static long prepare_sync(void *context)
+{
+    (void)context;
+    request_prepare(sync_control, FS_SYNC);
+    return 0;
 }
 
 /* Asks FS to put everything written on the disk (FS_SYNC -> BLK_SYNC), so the
- * image is clean after power-off. Skipped when FS never registered. */
+ * image is clean after power-off; an FS being restarted is waited for.
+ * Skipped when FS never registered (no disk: it may still be giving up). */
 static void sync_disk(void)
 {
-    long fs = server_lookup(SERVER_NAME_FS);
+    bool restarted = servers_restart_count(SERVER_FS) > 0;
+    long fs = restarted ? server_wait_for(SERVER_NAME_FS, SERVER_RESTART_WAIT_MS)
+                        : server_lookup(SERVER_NAME_FS);
     long control = fs < 0 ? fs : ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0)
         return;
-    long result = request_operation(fs, (uint64_t)control, FS_SYNC);
+    sync_control = (uint64_t)control;
+    long result = request_call_retrying(SERVER_NAME_FS, &fs, sync_control, prepare_sync, NULL);
     if (result < 0)
         printf("init: sync before power-off failed: %s\n", error_text(result));
 }
@@ -92,8 +82,9 @@ int main(void)
 {
     struct placement_info placement;
     read_placement(&placement);
-    start_servers(&placement);
+    servers_start(&placement);
     int shell_code = run_shell();
+    servers_restart_ended(); /* a server that ended with the shell is needed for the sync */
     sync_disk();
     printf("init: shell exited with code %d; powering off\n", shell_code);
     power_off(shell_code == 0 ? 0 : 1);

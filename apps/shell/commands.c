@@ -1,6 +1,6 @@
 /* commands.c: the shell's command table and dispatcher, and the small
- * commands: run, start, kill, halt, echo, help, sleep. The system reports (ps, cores,
- * placement) are in reports.c. */
+ * commands: run, start, halt, echo, help, sleep (kill, crash and wait are in admin.c). The system
+ * reports (ps, cores, placement) are in reports.c. */
 #include "shell.h"
 #include <formica/device.h>
 #include <formica/rights.h>
@@ -20,7 +20,6 @@ struct command {
 static bool command_run(int word_count, char **words);
 static bool command_halt(int word_count, char **words);
 static bool command_start(int word_count, char **words);
-static bool command_kill(int word_count, char **words);
 static bool command_echo(int word_count, char **words);
 static bool command_help(int word_count, char **words);
 static bool command_sleep(int word_count, char **words);
@@ -35,7 +34,9 @@ static const struct command commands[] = {
      "server-priority processes; --memory: its account's memory quota)"},
     {"start", command_start, "start [--driver] [--server] [--memory SIZE] PROG [ARGS...] [@CORE]",
      "start PROG on CORE, do not wait"},
-    {"kill", command_kill, "kill PID", "end process PID"},
+    {"wait", command_wait, "wait", "wait for the programs start began"},
+    {"kill", command_kill, "kill NAME|PID", "end a process or server (init restarts a server)"},
+    {"crash", command_crash, "crash NAME|PID", "make a process or server fault (administrator)"},
     {"sleep", command_sleep, "sleep MS", "sleep for MS milliseconds"},
     {"echo", command_echo, "echo [WORDS...]", "print the words"},
     {"ls", command_ls, "ls [PATH]", "list a directory"},
@@ -202,22 +203,6 @@ static bool command_start(int word_count, char **words)
         return false;
     printf("%s started as pid %ld\n", words[1], pid);
     printf("@json {\"kind\":\"started\",\"program\":\"%s\",\"pid\":%ld}\n", words[1], pid);
-    return true;
-}
-
-static bool command_kill(int word_count, char **words)
-{
-    char *end;
-    long pid = word_count == 2 ? strtol(words[1], &end, 10) : 0;
-    if (word_count != 2 || *end != '\0' || pid <= 0) {
-        printf("usage: kill PID\n");
-        return false;
-    }
-    long error = kill_process(pid);
-    if (error != 0) {
-        printf("kill: pid %ld: %s\n", pid, error_text(error));
-        return false;
-    }
     return true;
 }
 

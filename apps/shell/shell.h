@@ -23,6 +23,11 @@ bool command_cores(int word_count, char **words);
 bool command_placement(int word_count, char **words);
 bool command_stats(int word_count, char **words);
 
+/* admin.c */
+bool command_kill(int word_count, char **words);
+bool command_crash(int word_count, char **words);
+bool command_wait(int word_count, char **words);
+
 /* files.c */
 bool command_ls(int word_count, char **words);
 bool command_cat(int word_count, char **words);

@@ -14,6 +14,8 @@ from .launch import kill_group
 MULTICAST_GROUP = "230.0.0.1"  # reached only through localaddr=127.0.0.1: loopback, nothing else
 MAC_PREFIX = "52:54:00:4d:4e"  # locally administered QEMU range; last byte = machine index
 START_CHECK_SECONDS = 1.0      # a node QEMU that exits this early failed to start
+SERVE_WAIT_SECONDS = 20.0      # how long the main machine waits for the nodes to serve
+SERVING = b"memnode: node %d serving"  # the line a node prints once it answers requests
 
 
 def mac_address(index):
@@ -103,7 +105,30 @@ class MemoryNodes:
             _note_log_tail(self.log_path(index))
         if failed:
             self.stop()
-        return not failed
+            return False
+        self._wait_until_serving()
+        return True
+
+    def _wait_until_serving(self):
+        """Wait (up to SERVE_WAIT_SECONDS) until every node says it serves: on a loaded host a
+        node may still be booting when the main machine's pager first looks for it."""
+        waiting = set(range(1, len(self.processes) + 1))
+        deadline = time.monotonic() + SERVE_WAIT_SECONDS
+        while waiting and time.monotonic() < deadline:
+            for index in list(waiting):
+                if self.processes[index - 1].poll() is not None or self._serving(index):
+                    waiting.discard(index)
+            if waiting:
+                time.sleep(0.1)
+        for index in sorted(waiting):
+            _note(f"memory node {index} not serving after {SERVE_WAIT_SECONDS:.0f} s; going on")
+
+    def _serving(self, index):
+        try:
+            with open(self.log_path(index), "rb") as log:
+                return SERVING % index in log.read()
+        except OSError:
+            return False
 
     def stop(self):
         """Kill every node still running and say how each ended."""

@@ -69,6 +69,9 @@ int cache_read(struct cache *cache, uint64_t number, void *out);
 int cache_lend(struct cache *cache, uint64_t number, uint64_t *handle);
 /* Replaces block `number` with `in` and marks it dirty. */
 int cache_write(struct cache *cache, uint64_t number, const void *in);
+/* Writes block `number` back now if it is dirty, with the dirty blocks
+ * that follow it (BLK's write-through: docs/recovery.md). */
+int cache_write_through(struct cache *cache, uint64_t number);
 /* Writes every dirty block back (runs of consecutive blocks together), then
  * flushes the disk's write cache: a barrier. */
 int cache_sync(struct cache *cache);

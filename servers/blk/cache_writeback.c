@@ -57,3 +57,11 @@ int cache_sync(struct cache *cache)
         first_error = cache->disk.flush(cache->disk.context);
     return first_error;
 }
+
+int cache_write_through(struct cache *cache, uint64_t number)
+{
+    struct cache_block *block = cache_lookup(cache, number);
+    if (block == NULL || !block->valid || !block->dirty)
+        return 0; /* written already, with an earlier block's run */
+    return cache_write_back_run(cache, block);
+}

@@ -13,21 +13,32 @@
 static long dk_pid;
 static uint64_t control, transfer;
 
+struct disk_transfer {
+    uint32_t operation;
+    uint64_t first_sector, sectors;
+};
+
+/* Fills the control ICA for one attempt (again after a DK restart: the data
+ * ICA comes back with a request DK never answered). */
+static long prepare_transfer(void *context)
+{
+    const struct disk_transfer *asked = context;
+    request_prepare(control, asked->operation);
+    struct ica_control *page = ica_control_of(control);
+    if (asked->operation == DK_READ)
+        *dk_read_of(page) = (struct dk_read_message){asked->first_sector, asked->sectors};
+    else
+        *dk_write_of(page) = (struct dk_write_message){asked->first_sector, asked->sectors};
+    return request_attach(control, transfer);
+}
+
+/* Sector reads and writes may be repeated: a DK that ends is waited for. */
 static int transfer_blocks(uint32_t operation, uint64_t first, uint32_t count)
 {
-    request_prepare(control, operation);
-    struct ica_control *page = ica_control_of(control);
-    uint64_t first_sector = first * STORAGE_SECTORS_PER_BLOCK;
-    uint64_t sectors = (uint64_t)count * STORAGE_SECTORS_PER_BLOCK;
-    if (operation == DK_READ)
-        *dk_read_of(page) = (struct dk_read_message){first_sector, sectors};
-    else
-        *dk_write_of(page) = (struct dk_write_message){first_sector, sectors};
-    request_attach(control, transfer);
-    long error = ica_request(dk_pid, control, ICA_SYNC);
-    if (error == 0 && page->result < 0)
-        error = page->result;
-    return (int)error;
+    struct disk_transfer asked = {operation, first * STORAGE_SECTORS_PER_BLOCK,
+                                  (uint64_t)count * STORAGE_SECTORS_PER_BLOCK};
+    long result = request_call_retrying(SERVER_NAME_DK, &dk_pid, control, prepare_transfer, &asked);
+    return result < 0 ? (int)result : 0;
 }
 
 static int read_blocks(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)

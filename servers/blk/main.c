@@ -7,6 +7,7 @@
 #include "cache_lends.h"
 #include "disk_client.h"
 #include "requests.h"
+#include <formica/kept_region.h>
 #include <formica/request.h>
 #include <formica/server_placeholder.h>
 #include <formica/storage.h>
@@ -62,6 +63,59 @@ static uint32_t lend_limit_from(int argc, char **argv)
     return limit;
 }
 
+/* `--write-through` / `--write-back`, or blk=write-through / blk=write-back
+ * on the kernel command line; else the kept journal (requests.h). */
+static enum blk_durability durability_asked(int argc, char **argv)
+{
+    char value[16] = "";
+    kernel_option("blk", value, sizeof(value));
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "--write-", 8) == 0)
+            strncpy(value, argv[i] + 2, sizeof(value) - 1);
+    if (strcmp(value, "write-through") == 0)
+        return BLK_WRITE_THROUGH;
+    return strcmp(value, "write-back") == 0 ? BLK_WRITE_BACK : BLK_KEPT;
+}
+
+static const char *const durability_names[] = {
+    [BLK_KEPT] = "kept journal",
+    [BLK_WRITE_THROUGH] = "write-through",
+    [BLK_WRITE_BACK] = "write-back",
+};
+
+/* Opens the kept journal and, after a restart, replays what the last BLK
+ * acknowledged; falls back to write-through when there is no kept region
+ * (a BLK the shell started). Returns the mode in effect. */
+static enum blk_durability open_journal(enum blk_durability mode)
+{
+    if (mode != BLK_KEPT) {
+        blk_set_durability(mode, NULL);
+        return mode;
+    }
+    bool restored = false;
+    long error = 0;
+    struct journal *journal = kept_region_open(SERVER_NAME_BLK, sizeof(struct journal),
+                                               JOURNAL_MAGIC, JOURNAL_VERSION, &restored, &error);
+    if (journal == NULL) {
+        printf("blk: no kept region (%s): writing through\n", error_text(error));
+        blk_set_durability(BLK_WRITE_THROUGH, NULL);
+        return BLK_WRITE_THROUGH;
+    }
+    if (restored) {
+        long replayed = journal_replay(journal, &cache);
+        if (replayed < 0) {
+            printf("blk: replaying the kept journal failed: %s\n", error_text(replayed));
+            exit(1); /* keep the journal for the next try */
+        }
+        printf("blk: restart %lu: replayed %ld acknowledged block writes from the kept journal\n",
+               journal->header.starts - 1, replayed);
+        printf("@json {\"kind\":\"blk_replay\",\"start\":%lu,\"blocks\":%ld}\n",
+               journal->header.starts, replayed);
+    }
+    blk_set_durability(BLK_KEPT, journal);
+    return BLK_KEPT;
+}
+
 static _Noreturn void serve(void)
 {
     for (;;) {
@@ -91,14 +145,18 @@ int main(int argc, char **argv)
     uint32_t lend_limit = lend_limit_from(argc, argv);
     if (error == 0)
         error = blk_lends_init(capacity, lend_limit, block_lent);
+    enum blk_durability durability = durability_asked(argc, argv);
+    if (error == 0)
+        durability = open_journal(durability);
     if (error == 0)
         error = (int)server_register(SERVER_NAME_BLK);
     if (error != 0) {
         printf("blk: cannot start: %s\n", error_text(error));
         return 1;
     }
-    printf("blk: cache of %u blocks (%u KiB), disk of %lu blocks, lends of at most %u blocks "
-           "per client\n",
-           capacity, capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks, lend_limit);
+    printf("blk: cache of %u blocks (%u KiB), disk of %lu blocks, %s, lends of at most %u "
+           "blocks per client\n",
+           capacity, capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks,
+           durability_names[durability], lend_limit);
     serve();
 }

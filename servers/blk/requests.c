@@ -15,6 +15,15 @@
 
 #define LIST_CAPACITY (ICA_PAYLOAD_BYTES / sizeof(uint32_t))
 
+static enum blk_durability durability = BLK_WRITE_THROUGH;
+static struct journal *kept_journal;
+
+void blk_set_durability(enum blk_durability mode, struct journal *journal)
+{
+    durability = mode;
+    kept_journal = journal;
+}
+
 static long refuse(const struct ica_control *page, const char *why)
 {
     printf("blk: request %u from pid %u refused: %s\n", page->operation, page->sender, why);
@@ -99,6 +108,18 @@ static long lend_blocks(struct cache *cache, struct ica_control *page, const str
     return 1;
 }
 
+/* The blocks of a write, to the disk before the answer (write-through). */
+static int write_all_through(struct cache *cache, const struct ica_control *page,
+                             const struct transfer *asked)
+{
+    for (uint32_t i = 0; i < asked->blocks; i++) {
+        int error = cache_write_through(cache, block_at(page, asked, i));
+        if (error != 0)
+            return error;
+    }
+    return 0;
+}
+
 static long transfer(struct cache *cache, struct ica_control *page, const struct transfer *asked,
                      bool write)
 {
@@ -118,6 +139,10 @@ static long transfer(struct cache *cache, struct ica_control *page, const struct
         uint8_t *slice = data + (size_t)i * STORAGE_BLOCK_BYTES;
         uint64_t block = block_at(page, asked, i);
         error = write ? cache_write(cache, block, slice) : cache_read(cache, block, slice);
+        if (error == 0 && write && durability == BLK_KEPT)
+            error = journal_record(kept_journal, cache, block, slice);
+        if (error == 0 && write && durability == BLK_WRITE_THROUGH && i + 1 == asked->blocks)
+            error = write_all_through(cache, page, asked);
         if (error != 0) {
             printf("blk: %s of block %lu failed: %s\n", write ? "write" : "read", block,
                    error_text(error));
@@ -161,6 +186,8 @@ long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *me
     int error = cache_sync(cache); /* writes back, then DK_FLUSH (the barrier) */
     if (error != 0)
         printf("blk: sync failed: %s\n", error_text(error));
+    else if (durability == BLK_KEPT)
+        journal_clear(kept_journal); /* all of it is on the disk now */
     return error;
 }
 

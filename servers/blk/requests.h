@@ -2,8 +2,9 @@
  * (formica/storage.h) from the cache. */
 #pragma once
 #include "cache.h"
-#include <stdbool.h>
+#include "kept_journal.h"
 #include <formica/ica.h>
+#include <stdbool.h>
 
 /* Performs the request in the control ICA and sets its result; the caller
  * returns it. The handlers are declared in formica/protocol/blk_dispatch.h. */
@@ -12,3 +13,11 @@ void blk_answer(struct cache *cache, uint64_t control);
  * in all (cache_lends.h); 0 or -E_NO_MEMORY. */
 int blk_lends_init(uint32_t cache_capacity, uint32_t per_client,
                    bool (*still_lent)(void *context, uint64_t handle));
+/* What a BLK_WRITE has done before it is answered (docs/recovery.md). */
+enum blk_durability {
+    BLK_KEPT,          /* default: copied into the kept journal; survives BLK's restart */
+    BLK_WRITE_THROUGH, /* written to the disk (DK) */
+    BLK_WRITE_BACK,    /* only dirty in the cache until a sync or eviction: lost if BLK ends */
+};
+/* Sets the mode; `journal` is the kept journal for BLK_KEPT. */
+void blk_set_durability(enum blk_durability mode, struct journal *journal);

@@ -40,19 +40,44 @@ static void remember(uint64_t disk_block, const uint8_t *bytes)
     memcpy(slot->bytes, bytes, STORAGE_BLOCK_BYTES);
 }
 
+struct blk_transfer {
+    uint32_t operation;
+    uint64_t disk_block;
+};
+
+/* Fills the control ICA for one attempt (again after a BLK restart: the
+ * data ICA comes back with a request BLK never answered, bytes intact). */
+static long prepare_transfer(void *context)
+{
+    const struct blk_transfer *asked = context;
+    request_prepare(control, asked->operation);
+    struct ica_control *page = ica_control_of(control);
+    if (asked->operation == BLK_READ)
+        *blk_read_of(page) =
+            (struct blk_read_message){.first_block = asked->disk_block, .blocks = 1};
+    else
+        *blk_write_of(page) =
+            (struct blk_write_message){.first_block = asked->disk_block, .blocks = 1};
+    return request_attach(control, data);
+}
+
+/* Block reads and writes may be repeated: a BLK that ends is waited for. */
 static int blk_transfer(uint32_t operation, uint64_t disk_block)
 {
-    request_prepare(control, operation);
-    struct ica_control *page = ica_control_of(control);
-    if (operation == BLK_READ)
-        *blk_read_of(page) = (struct blk_read_message){.first_block = disk_block, .blocks = 1};
-    else
-        *blk_write_of(page) = (struct blk_write_message){.first_block = disk_block, .blocks = 1};
-    request_attach(control, data);
-    long error = ica_request(blk_pid, control, ICA_SYNC);
-    if (error == 0 && page->result < 0)
-        error = page->result;
-    return (int)error;
+    struct blk_transfer asked = {operation, disk_block};
+    long result =
+        request_call_retrying(SERVER_NAME_BLK, &blk_pid, control, prepare_transfer, &asked);
+    return result < 0 ? (int)result : 0;
+}
+
+long block_client_reconnect(long gone)
+{
+    if (blk_pid >= 0 && blk_pid != gone)
+        return blk_pid; /* a synchronous request found the new BLK already */
+    long next = server_reconnect(SERVER_NAME_BLK, gone);
+    if (next >= 0)
+        blk_pid = next;
+    return next;
 }
 
 static void locate(const struct ext2_device *device, uint64_t block, uint64_t *disk_block,
@@ -130,9 +155,16 @@ int block_client_open(struct ext2_device *device, long *pid)
     return 0;
 }
 
+static long prepare_sync(void *context)
+{
+    (void)context;
+    request_prepare(control, BLK_SYNC);
+    return 0;
+}
+
 long block_client_sync(void)
 {
     if (blk_pid < 0)
         return -E_IO;
-    return request_operation(blk_pid, control, BLK_SYNC);
+    return request_call_retrying(SERVER_NAME_BLK, &blk_pid, control, prepare_sync, NULL);
 }

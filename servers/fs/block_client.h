@@ -7,3 +7,6 @@
 int block_client_open(struct ext2_device *device, long *blk_pid);
 /* Every dirty block in BLK to the disk; 0 or an error. */
 long block_client_sync(void);
+/* The BLK that replaced `gone` (a restart), waited for; also used by the
+ * readblock forward. < 0 if BLK does not come back. */
+long block_client_reconnect(long gone);

@@ -58,6 +58,8 @@ void fs_close_dead_clients(struct fs_server *server)
     long live = live_pids();
     if (live < 0)
         return;
+    if (server->kept != NULL)
+        kept_answers_forget_dead(&server->kept->fs.answers, alive, (uint32_t)live);
     uint32_t closed = open_files_close_dead(server->open_files, alive, (uint32_t)live,
                                             fs_release_unlinked, server);
     if (closed > 0)

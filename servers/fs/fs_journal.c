@@ -16,9 +16,26 @@ static int flush_through_blk(void *context)
     return (int)block_client_sync();
 }
 
-long fs_journal_mount(struct fs_server *server)
+/* After a restart, the kept copy of the transaction the last FS never
+ * committed goes into the log and home (kept_transaction.c). */
+static long commit_kept(struct fs_server *server, struct fs_kept *kept)
+{
+    long committed = kept_transaction_commit(kept, &journal);
+    if (committed < 0) {
+        printf("fs: cannot commit the kept transaction: %s\n", error_text(committed));
+        return committed == -E_CORRUPT ? 0 : committed;
+    }
+    server->kept_complete = true;
+    if (committed > 0)
+        printf("fs: committed %ld blocks of the kept transaction\n", committed);
+    return 0;
+}
+
+long fs_journal_mount(struct fs_server *server, struct fs_kept *kept)
 {
     struct journal_lower lower = {&server->device, flush_through_blk, NULL};
+    if (kept != NULL)
+        kept_transaction_prepare_replay(kept, &journal);
     long error = journal_mount(&journal, &server->fs, lower);
     if (error != 0) {
         if (journal.problem != NULL)
@@ -31,7 +48,7 @@ long fs_journal_mount(struct fs_server *server)
     if (journal.statistics.transactions_replayed > 0)
         printf("fs: journal replayed: %lu transactions, %lu blocks\n",
                journal.statistics.transactions_replayed, journal.statistics.blocks_replayed);
-    return 0;
+    return kept != NULL ? commit_kept(server, kept) : 0;
 }
 
 static void report(const char *what, long error)

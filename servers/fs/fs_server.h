@@ -3,6 +3,7 @@
 #pragma once
 #include "ext2.h"
 #include "open_files.h"
+#include "kept_state.h"
 #include <formica/protocol/fs_dispatch.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,6 +22,10 @@ struct fs_server {
     long unmounted_error;           /* every request's result while not mounted */
     struct open_files *open_files;  /* who holds which handle (open_files.h) */
     uint64_t dead_clients_check_us; /* when dead_clients.c last looked */
+    struct fs_kept_state *kept;     /* state kept across restarts, or NULL (kept_state.h) */
+    bool kept_complete;             /* the kept state holds every change the last FS made */
+    uint64_t requests;              /* answered so far (the fs_end_after test option) */
+    uint64_t end_after;             /* test option fs_end_after=N: end before answering the Nth */
 };
 
 /* Logs a malformed request and gives -E_INVALID. */
@@ -32,7 +37,7 @@ bool fs_data_fits(const struct ica_control *page, uint64_t bytes);
 
 /* open_file_requests.c: handles. Attaches the open-file table to the mounted
  * file system (its unlink hook). */
-void fs_open_files_attach(struct fs_server *server, struct open_files *table);
+void fs_open_files_attach(struct fs_server *server, struct open_files *table, bool kept);
 /* The requester's open file `handle` names, with `access` (OPEN_FILE_READ,
  * OPEN_FILE_WRITE or 0); NULL and *error = -E_BAD_HANDLE (logged) if not. */
 struct open_file *fs_handle_of(struct fs_server *server, const struct ica_control *page,
@@ -60,7 +65,7 @@ void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us);
 /* Checks the operation and the mount, then calls the operation's handler
  * (each declared in formica/protocol/fs_dispatch.h, from protocol/fs.messages). */
 /* fs_journal.c: mount (ext2 or ext3), commits, sync and fsync. */
-long fs_journal_mount(struct fs_server *server);
+long fs_journal_mount(struct fs_server *server, struct fs_kept *kept);
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void));
 void fs_journal_after_request(struct fs_server *server);
 /* Everything written so far on the disk (ext3: committed and checkpointed). */
@@ -70,3 +75,9 @@ long fs_journal_fsync(struct fs_server *server);
 /* True when one of the blocks' newest contents is still in the journal. */
 bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count);
 long fs_answer(struct fs_server *server, uint64_t control);
+
+/* resent_requests.c: a request sent again after a restart (FS_TAG_RESENT):
+ * *answered with its kept answer or -E_SERVER_ENDED, else to be done. */
+long fs_answer_resent(struct fs_server *server, uint64_t control, bool *answered);
+/* Before the answer: the kept copy of the request's changes and answer. */
+void fs_keep_request(struct fs_server *server, uint64_t control, long result, bool replayed);

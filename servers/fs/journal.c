@@ -155,6 +155,7 @@ static int check_superblock(struct journal *journal, const struct jbd2_superbloc
     journal->maxlen = jbd2_be32(sb->s_maxlen);
     journal->first = jbd2_be32(sb->s_first);
     journal->sequence = jbd2_be32(sb->s_sequence);
+    journal->first_uncommitted = journal->sequence;
     journal->start = jbd2_be32(sb->s_start);
     uint64_t inode_blocks = ext2_inode_size(&journal->inode) / journal->fs->block_size;
     if (journal->block_size != journal->fs->block_size)

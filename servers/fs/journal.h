@@ -87,6 +87,15 @@ struct journal {
     uint32_t revoked_keys[JOURNAL_REVOKED_CAPACITY * 2];
     uint32_t revoked_values[JOURNAL_REVOKED_CAPACITY * 2];
     struct journal_statistics statistics;
+    /* For FS's kept copy (servers/fs/kept_transaction.c): which transaction
+     * buffers changed since the copy was last taken, the first sequence the
+     * log did not commit (at mount), and revokes to honour at replay. */
+    uint8_t changed[JOURNAL_TRANSACTION_BLOCKS];
+    uint64_t changes; /* counts changes to the transaction, revokes and commits */
+    uint32_t first_uncommitted;
+    uint32_t kept_revoke_sequence;
+    uint32_t kept_revoke_count;
+    const uint32_t *kept_revokes;
     uint8_t scratch[EXT2_MAX_BLOCK_SIZE];
     uint8_t buffers[JOURNAL_TRANSACTION_BLOCKS][EXT2_MAX_BLOCK_SIZE];
 };
@@ -112,6 +121,10 @@ int journal_start(struct journal *journal);
 int journal_commit(struct journal *journal);
 /* Commit, then make every home block durable and empty the log. */
 int journal_sync(struct journal *journal);
+/* After a restart, once the kept copy of a transaction that never committed
+ * is in the running transaction (journal_transaction_buffer): commits and
+ * checkpoints it, and mounts the file system again from the disk. */
+int journal_commit_and_remount(struct journal *journal);
 /* Commits when the running transaction is JOURNAL_COMMIT_SECONDS old (by
  * fs->time) or more than half full; call between operations. */
 int journal_commit_if_due(struct journal *journal);

@@ -17,10 +17,12 @@ static uint32_t transaction_limit(const struct journal *journal)
 static void drop_revoke(struct journal *journal, uint32_t block)
 {
     for (uint32_t i = 0; i < journal->revoke_count;) {
-        if (journal->revokes[i] == block)
+        if (journal->revokes[i] == block) {
             journal->revokes[i] = journal->revokes[--journal->revoke_count];
-        else
+            journal->changes++;
+        } else {
             i++;
+        }
     }
 }
 
@@ -32,11 +34,15 @@ uint8_t *journal_transaction_buffer(struct journal *journal, uint32_t block)
         (journal->freed_overflow || block_set_contains(&journal->freed, block)))
         drop_revoke(journal, block);
     uint32_t slot = block_set_find(&journal->transaction, block);
-    if (slot != UINT32_MAX)
+    journal->changes++;
+    if (slot != UINT32_MAX) {
+        journal->changed[journal->transaction.values[slot]] = 1;
         return journal->buffers[journal->transaction.values[slot]];
+    }
     if (journal->transaction_blocks >= transaction_limit(journal))
         return NULL;
     uint32_t index = journal->transaction_blocks++;
+    journal->changed[index] = 1;
     if (index == 0)
         journal->transaction_started = journal->fs->time;
     journal->transaction_numbers[index] = block;
@@ -192,6 +198,8 @@ static void end_transaction(struct journal *journal)
 {
     block_set_clear(&journal->transaction);
     block_set_clear(&journal->freed);
+    memset(journal->changed, 0, journal->transaction_blocks);
+    journal->changes++;
     journal->transaction_blocks = 0;
     journal->revoke_count = 0;
     journal->freed_overflow = false;
@@ -269,6 +277,14 @@ int journal_sync(struct journal *journal)
 {
     int status = journal_commit(journal);
     return status < 0 ? status : checkpoint(journal);
+}
+
+int journal_commit_and_remount(struct journal *journal)
+{
+    int status = journal_sync(journal);
+    if (status == 0)
+        status = ext2_mount(journal->fs, journal->lower.device);
+    return status < 0 ? status : journal_start(journal);
 }
 
 uint32_t journal_seconds_until_due(const struct journal *journal)

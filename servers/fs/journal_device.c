@@ -75,6 +75,7 @@ static void forget(void *context, uint64_t number)
     if (journal->version == 2 && block_set_contains(&journal->logged, block) &&
         journal->revoke_count < JOURNAL_FREED_CAPACITY) {
         journal->revokes[journal->revoke_count++] = block;
+        journal->changes++;
         block_set_remove(&journal->logged, block);
     }
 }

@@ -243,6 +243,10 @@ int journal_replay(struct journal *journal)
     uint32_t before = (uint32_t)journal->statistics.transactions_replayed;
     block_set_init(&journal->revoked, journal->revoked_keys, journal->revoked_values,
                    JOURNAL_REVOKED_CAPACITY * 2);
+    /* Blocks a transaction that never committed freed and reused for data:
+     * FS's kept copy says which (kept_transaction.c). */
+    for (uint32_t i = 0; i < journal->kept_revoke_count; i++)
+        block_set_put(&journal->revoked, journal->kept_revokes[i], journal->kept_revoke_sequence);
     int64_t end = walk_log(journal, PASS_SCAN, 0);
     if (end >= 0)
         end = walk_log(journal, PASS_REVOKE, (uint32_t)end);
@@ -256,6 +260,7 @@ int journal_replay(struct journal *journal)
     /* One past the first uncommitted transaction, as JBD2 and e2fsck do:
      * its stray blocks can never pass for the next transaction's. */
     journal->sequence = (uint32_t)end + 1;
+    journal->first_uncommitted = (uint32_t)end;
     journal->start = 0;
     status = journal_write_superblock(journal);
     if (status == 0)

@@ -9,6 +9,7 @@
 #include <formica/storage.h>
 #include <formica/user.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static struct fs_server server;
 static struct open_files open_files;
@@ -47,11 +48,13 @@ static void update_time_now(void)
     update_time(microseconds_since_boot());
 }
 
-static void mount_disk(void)
+/* Mounts the disk; after a restart (kept != NULL) the journal is replayed
+ * and the kept transaction committed first. */
+static void mount_disk(struct fs_kept *kept)
 {
     long error = block_client_open(&server.device, &server.blk_pid);
     if (error == 0)
-        error = fs_journal_mount(&server);
+        error = fs_journal_mount(&server, kept);
     if (error == 0) {
         server.mounted = true;
         update_time(microseconds_since_boot());
@@ -63,6 +66,24 @@ static void mount_disk(void)
     server.unmounted_error = error == -E_CORRUPT ? -E_CORRUPT : -E_IO;
     printf("fs: cannot mount the disk: %s (%s); every request will get '%s'\n",
            mount_problem(error), error_text(error), error_text(server.unmounted_error));
+}
+
+/* Test option fs_end_after=N (kernel command line): the first FS ends after
+ * its Nth request's work and kept copy, before the answer (docs/recovery.md). */
+static void read_end_after(bool restarted)
+{
+    char value[24] = "";
+    if (!restarted && kernel_option("fs_end_after", value, sizeof(value)) > 0)
+        server.end_after = strtoul(value, NULL, 0);
+}
+
+static void end_if_asked(void)
+{
+    if (server.end_after == 0 || ++server.requests < server.end_after)
+        return;
+    printf("fs: ending after %lu requests, before answering the last (fs_end_after)\n",
+           (unsigned long)server.requests);
+    exit(3);
 }
 
 static _Noreturn void serve(void)
@@ -78,7 +99,12 @@ static _Noreturn void serve(void)
         if (server.mounted)
             update_time(now_us);
         fs_close_dead_clients_if_due(&server, now_us);
-        long result = fs_answer(&server, (uint64_t)control);
+        bool replayed = false;
+        long result = fs_answer_resent(&server, (uint64_t)control, &replayed);
+        if (!replayed)
+            result = fs_answer(&server, (uint64_t)control);
+        fs_keep_request(&server, (uint64_t)control, result, replayed);
+        end_if_asked();
         if (result != FS_FORWARDED) {
             ica_control_of((uint64_t)control)->result = result;
             long error = ica_return((uint64_t)control);
@@ -92,8 +118,20 @@ static _Noreturn void serve(void)
 
 int main(void)
 {
-    mount_disk();
-    fs_open_files_attach(&server, &open_files);
+    bool restored = false;
+    server.kept = fs_kept_state_open(&restored);
+    if (server.kept != NULL && restored)
+        kept_transaction_recover(&server.kept->fs);
+    read_end_after(restored);
+    mount_disk(server.kept != NULL && restored ? &server.kept->fs : NULL);
+    if (server.kept != NULL && !restored)
+        server.kept_complete = true; /* a first start: nothing was done before */
+    /* The handle table lives in the kept region when there is one, so the
+     * clients' open files survive a restart (docs/recovery.md). */
+    struct open_files *table = server.kept != NULL ? &server.kept->open_files : &open_files;
+    fs_open_files_attach(&server, table, restored && server.kept != NULL);
+    if (restored && server.kept != NULL)
+        printf("fs: %u open files kept across the restart\n", table->in_use);
     long error = server_register(SERVER_NAME_FS);
     if (error != 0) {
         printf("fs: cannot register: %s\n", error_text(error));

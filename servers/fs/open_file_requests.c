@@ -17,9 +17,10 @@ static bool last_name_gone(void *context, uint32_t inode, bool directory)
     return open_files_mark_inode(server->open_files, inode, OPEN_FILE_UNLINKED) > 0;
 }
 
-void fs_open_files_attach(struct fs_server *server, struct open_files *table)
+void fs_open_files_attach(struct fs_server *server, struct open_files *table, bool kept)
 {
-    open_files_init(table);
+    if (!kept)
+        open_files_init(table);
     server->open_files = table;
     server->fs.last_name_gone = last_name_gone;
     server->fs.last_name_context = server;

@@ -4,6 +4,7 @@
  * straight back to the application (direct return). Holes, the file's end
  * and file systems of other block sizes are answered here, as FS_READ. */
 #include "fs_server.h"
+#include "block_client.h"
 #include "ext2_public_map.h"
 #include <formica/errors.h>
 #include <formica/request.h>
@@ -55,6 +56,14 @@ static long forward_to_blk(struct fs_server *server, uint64_t control, uint32_t 
         memcpy(page->payload, disk_blocks, count * sizeof(uint32_t));
     }
     long error = ica_forward(server->blk_pid, control, 0);
+    if (error == -E_NOT_FOUND) { /* BLK ended: forward to the restarted one */
+        long next = block_client_reconnect(server->blk_pid);
+        error = next < 0 ? -E_SERVER_ENDED : 0;
+        if (next >= 0) {
+            server->blk_pid = next;
+            error = ica_forward(next, control, 0);
+        }
+    }
     if (error != 0) {
         printf("fs: readblock forward to blk failed: %s\n", error_text(error));
         page->operation = FS_READBLOCK;

@@ -26,7 +26,8 @@
 #define E_IO 20            /* the device reported an error */
 #define E_QUOTA 21         /* the caller's account is at its process or memory limit */
 #define E_BAD_HANDLE 22    /* not an open handle of the caller (forged, closed, another's) */
-#define E_ERROR_COUNT 23
+#define E_SERVER_ENDED 23  /* the server ended before answering (it may be restarted: retry) */
+#define E_ERROR_COUNT 24
 
 /* A short English text for an error code (positive or negative). */
 const char *error_text(long code);

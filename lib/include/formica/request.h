@@ -3,6 +3,7 @@
  * of seed 003's inter-server communication (formica/ica.h has the format). */
 #pragma once
 #include <formica/ica.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A new ICA of `kind` (ICA_KIND_CONTROL or ICA_KIND_DATA) and `bytes`; its id. */
@@ -41,3 +42,21 @@ long request_call(long server, uint64_t control);
 long request_log_refusal(const char *server, const struct ica_control *page, long refused);
 /* Prepares and calls an operation that takes no inputs; its result. */
 long request_operation(long server, uint64_t control, uint32_t operation);
+
+/* Surviving a server's restart (request_retry.c, docs/recovery.md). */
+#define REQUEST_RETRIES 3             /* attempts after the first */
+#define SERVER_RESTART_WAIT_MS 30000u /* how long a restart may take under load */
+/* True when a synchronous request's outcome (the error of sending, else the
+ * control's result) says the server ended before answering. */
+bool request_server_ended(long send_error, uint64_t control);
+/* The server registered as `name` that is not `gone`: waits (at most
+ * SERVER_RESTART_WAIT_MS) while init restarts it; -E_SERVER_ENDED if none. */
+long server_reconnect(const char *name, long gone);
+/* A synchronous request to *server that outlives its restart: prepare()
+ * fills the control ICA before every attempt; when the server ended before
+ * answering, *server becomes the restarted one and the request is sent
+ * again, up to REQUEST_RETRIES times. Only for operations that may be
+ * repeated. Returns the result, or the error of sending (-E_SERVER_ENDED
+ * when the retries ran out). */
+long request_call_retrying(const char *name, long *server, uint64_t control,
+                           long (*prepare)(void *context), void *context);

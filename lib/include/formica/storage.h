@@ -31,6 +31,11 @@
 #define FS_OPEN_WRITE 16u    /* the handle may write and truncate (not a directory) */
 #define FS_OPEN_KNOWN_FLAGS 31u
 
+/* The tag of FS_OPEN, FS_UNLINK, FS_MKDIR, FS_RMDIR and FS_RENAME: the
+ * client's request number, with this bit when the request is sent again
+ * after FS ended without answering it (docs/recovery.md). */
+#define FS_TAG_RESENT (1ull << 63)
+
 struct fs_dirent {
     uint32_t inode;
     uint32_t type; /* 1 file, 2 directory, 0 other */

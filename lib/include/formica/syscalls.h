@@ -30,6 +30,8 @@ struct spawn_request {
                                         (0: ACCOUNT_DEFAULT_PROCESSES) */
     uint64_t memory_limit;           /* SPAWN_NEW_ACCOUNT: bytes the account may map, ICAs
                                         included (0: half of the memory free then) */
+    uint32_t restarts;               /* a restarted server's restart count (pid 1 only, else 0) */
+    uint32_t reserved;               /* 0 */
 };
 
 /* Spawn flags. Process 1 may pass any; another process only the ones it
@@ -80,8 +82,10 @@ struct process_info {
     uint64_t memory_bytes;
     uint64_t cpu_cycles; /* TSC cycles it ran, its system calls included */
     char name[NAME_BYTES];
-    uint32_t rights;  /* RIGHT_* it holds */
-    uint32_t account; /* the pid that started its quota account */
+    uint32_t rights;   /* RIGHT_* it holds */
+    uint32_t account;  /* the pid that started its quota account */
+    uint32_t restarts; /* how often init restarted this server before (0: first start) */
+    uint32_t reserved_zero;
 };
 
 #define KERNEL_M 0

@@ -22,6 +22,12 @@ long spawn(const char *program, const char *arguments, uint32_t core, uint32_t p
 /* Blocks until child `pid` ends; stores its exit code when `exit_code` is set. */
 long wait_process(long pid, int *exit_code);
 long kill_process(long pid);
+/* Blocks until any child ends; returns its pid (exit code in *exit_code when
+ * set), or -E_NOT_FOUND when the caller has no child left to wait for. */
+long wait_any(int *exit_code);
+/* Makes process `pid` execute a faulting instruction (the administrator
+ * only: -E_PERMISSION otherwise). */
+long crash_process(long pid);
 long process_list(struct process_info *processes, size_t max);
 long core_list(struct core_info *cores, size_t max);
 

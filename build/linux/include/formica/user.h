@@ -23,7 +23,11 @@ struct placement_info {
 };
 
 /* Linux has no Formica servers: process_list reports none. */
+enum process_state { PROCESS_ZOMBIE = 4 };
+
 struct process_info {
+    uint32_t pid;
+    uint32_t state; /* enum process_state */
     char name[32];
     uint64_t cpu_cycles;
 };

@@ -1,0 +1,102 @@
+/* admin.c: the shell's administrator commands for servers and the programs
+ * it started: `kill NAME|PID` (a killed server is restarted by init; a
+ * server still restarting is waited for, up to 30 s),
+ * `crash NAME|PID` (the process executes a faulting instruction: SYS_CRASH,
+ * which only the console shell may use), and `wait` (for every program
+ * `start` began). docs/recovery.md. */
+#include "shell.h"
+#include <formica/protocol/blk.h>
+#include <formica/protocol/dk.h>
+#include <formica/protocol/fs.h>
+#include <formica/protocol/pager.h>
+#include <formica/request.h>
+#include <formica/user.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_number(const char *word)
+{
+    char *end;
+    strtol(word, &end, 10);
+    return end != word && *end == '\0';
+}
+
+/* The last server pid killed or crashed: a server still restarting from
+ * it is waited for (up to SERVER_RESTART_WAIT_MS), so `kill fs; kill fs`
+ * hits the new FS. */
+static long last_target = -1;
+
+static bool restarted_by_init(const char *name)
+{
+    return strcmp(name, SERVER_NAME_FS) == 0 || strcmp(name, SERVER_NAME_BLK) == 0 ||
+           strcmp(name, SERVER_NAME_DK) == 0 || strcmp(name, SERVER_NAME_PAGER) == 0;
+}
+
+/* A pid, or the pid of the server registered under the name; < 0 if none. */
+static long target_of(const char *word)
+{
+    if (!is_number(word)) {
+        long pid = server_lookup(word);
+        if ((pid < 0 || pid == last_target) && restarted_by_init(word))
+            pid = server_reconnect(word, last_target);
+        return pid;
+    }
+    long pid = strtol(word, NULL, 10);
+    return pid > 0 ? pid : -E_INVALID;
+}
+
+static bool act_on(int word_count, char **words, long (*action)(long), const char *verb)
+{
+    if (word_count != 2) {
+        printf("usage: %s NAME|PID\n", verb);
+        return false;
+    }
+    long pid = target_of(words[1]);
+    long error = pid < 0 ? pid : action(pid);
+    if (error != 0 && pid > 0 && is_number(words[1]))
+        printf("%s: pid %ld: %s\n", verb, pid, error_text(error));
+    else if (error != 0)
+        printf("%s: %s: %s\n", verb, words[1], error_text(error));
+    if (error != 0)
+        return false;
+    last_target = pid;
+    printf("%s: %s (pid %ld)\n", verb, words[1], pid);
+    printf("@json {\"kind\":\"%s\",\"target\":\"%s\",\"pid\":%ld}\n", verb, words[1], pid);
+    return true;
+}
+
+bool command_kill(int word_count, char **words)
+{
+    return act_on(word_count, words, kill_process, "kill");
+}
+
+bool command_crash(int word_count, char **words)
+{
+    return act_on(word_count, words, crash_process, "crash");
+}
+
+/* Waits for every child still running (the ones `start` began); succeeds
+ * when each exited with code 0. */
+bool command_wait(int word_count, char **words)
+{
+    (void)words;
+    if (word_count != 1) {
+        printf("usage: wait\n");
+        return false;
+    }
+    bool all_succeeded = true;
+    for (;;) {
+        int code = -1;
+        long pid = wait_any(&code);
+        if (pid == -E_NOT_FOUND)
+            return all_succeeded;
+        if (pid < 0) {
+            printf("wait: %s\n", error_text(pid));
+            return false;
+        }
+        printf("pid %ld exited with code %d\n", pid, code);
+        printf("@json {\"kind\":\"waited\",\"pid\":%ld,\"exit_code\":%d}\n", pid, code);
+        all_succeeded = all_succeeded && code == 0;
+    }
+}

@@ -1,0 +1,41 @@
+/* kept_region.h: a server's kept region: memory the m-kernel keeps under a
+ * server's name while the server is restarted, handed to the next process
+ * that asks for that name (SYS_KEPT_REGION). A header says whose and which
+ * layout it is; the library checks it (magic, version, size, checksum)
+ * before a restarted server trusts what it finds (docs/recovery.md). */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KEPT_REGION_BASE 0x0000530000000000ull /* where it is mapped */
+#define KEPT_REGION_MAX_BYTES (8ull << 20)
+#define KEPT_REGIONS 8     /* names the m-kernel keeps a region for */
+#define KEPT_NAME_BYTES 16 /* = SERVER_NAME_BYTES */
+
+/* The first bytes of a kept region; the user's layout follows. */
+struct kept_header {
+    uint64_t magic;   /* the user's, e.g. "BLKJRNL1" */
+    uint32_t version; /* of the user's layout */
+    uint32_t reserved;
+    uint64_t bytes;    /* the whole region */
+    uint64_t starts;   /* how many processes have opened it */
+    uint64_t checksum; /* of the fields above */
+};
+
+/* A 64-bit checksum of `bytes` bytes (a multiple of 8), cheap enough to
+ * guard every 4 KiB block written into a kept region. */
+uint64_t kept_checksum(const void *data, size_t bytes);
+/* True when `header` is a valid header of `bytes` with `magic` and `version`. */
+bool kept_header_valid(const struct kept_header *header, uint64_t magic, uint32_t version,
+                       uint64_t bytes);
+/* Makes `header` a fresh header (the rest of the region is the caller's). */
+void kept_header_init(struct kept_header *header, uint64_t magic, uint32_t version, uint64_t bytes);
+/* Counts one more process opening the region (header->starts). */
+void kept_header_count_start(struct kept_header *header);
+/* Maps the caller's kept region for `name` (SYS_KEPT_REGION) and checks it:
+ * *restored is true when it held a valid header of this magic and version
+ * (a restart), false when it was new or invalid (then it is zeroed and given
+ * a fresh header). Returns the region, or NULL with *error set. */
+void *kept_region_open(const char *name, uint64_t bytes, uint64_t magic, uint32_t version,
+                       bool *restored, long *error);

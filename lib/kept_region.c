@@ -1,0 +1,45 @@
+/* kept_region.c: checking a server's kept region (formica/kept_region.h):
+ * the kernel keeps the frames; whether their contents can be trusted is
+ * decided here, by the header and checksums. Host-testable. */
+#include <formica/kept_region.h>
+#include <string.h>
+
+#define CHECKSUM_MULTIPLIER 0x9E3779B97F4A7C15ull
+
+uint64_t kept_checksum(const void *data, size_t bytes)
+{
+    const uint64_t *words = data;
+    uint64_t sum = bytes;
+    for (size_t i = 0; i < bytes / 8; i++) {
+        sum ^= words[i] + i;
+        sum = (sum << 23 | sum >> 41) * CHECKSUM_MULTIPLIER;
+    }
+    return sum;
+}
+
+static uint64_t header_checksum(const struct kept_header *header)
+{
+    return kept_checksum(header, offsetof(struct kept_header, checksum));
+}
+
+bool kept_header_valid(const struct kept_header *header, uint64_t magic, uint32_t version,
+                       uint64_t bytes)
+{
+    return header->magic == magic && header->version == version && header->bytes == bytes &&
+           header->checksum == header_checksum(header);
+}
+
+void kept_header_init(struct kept_header *header, uint64_t magic, uint32_t version, uint64_t bytes)
+{
+    memset(header, 0, sizeof *header);
+    header->magic = magic;
+    header->version = version;
+    header->bytes = bytes;
+    header->checksum = header_checksum(header);
+}
+
+void kept_header_count_start(struct kept_header *header)
+{
+    header->starts++;
+    header->checksum = header_checksum(header);
+}

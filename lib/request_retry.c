@@ -1,0 +1,51 @@
+/* request_retry.c: synchronous requests that outlive a restart of their
+ * server. A server that ends sends every request it had not answered back
+ * with -E_SERVER_ENDED, and a request to a pid that has ended fails with
+ * -E_NOT_FOUND; init meanwhile restarts the server under the same name
+ * (apps/init/reincarnation.c). The caller's prepare function fills the
+ * control ICA again before each attempt, so an operation that may be
+ * repeated (a read, a write at a given place) is retried with the new
+ * server, a bounded number of times (docs/recovery.md). */
+#include <formica/request.h>
+#include <formica/user.h>
+#include <stdio.h>
+
+#define RECONNECT_POLL_MS 10
+
+bool request_server_ended(long send_error, uint64_t control)
+{
+    return send_error == -E_NOT_FOUND ||
+           (send_error == 0 && ica_control_of(control)->result == -E_SERVER_ENDED);
+}
+
+long server_reconnect(const char *name, long gone)
+{
+    for (uint64_t waited = 0; waited < SERVER_RESTART_WAIT_MS; waited += RECONNECT_POLL_MS) {
+        long pid = server_lookup(name);
+        if (pid >= 0 && pid != gone)
+            return pid;
+        sleep_ms(RECONNECT_POLL_MS);
+    }
+    printf("pid %ld: server '%s' did not come back within %u ms\n", process_id(), name,
+           SERVER_RESTART_WAIT_MS);
+    return -E_SERVER_ENDED;
+}
+
+long request_call_retrying(const char *name, long *server, uint64_t control,
+                           long (*prepare)(void *context), void *context)
+{
+    for (uint32_t attempt = 0;; attempt++) {
+        long error = prepare(context);
+        if (error != 0)
+            return error;
+        error = *server < 0 ? -E_NOT_FOUND : ica_request(*server, control, ICA_SYNC);
+        if (!request_server_ended(error, control))
+            return error != 0 ? error : ica_control_of(control)->result;
+        if (attempt == REQUEST_RETRIES)
+            return -E_SERVER_ENDED;
+        long next = server_reconnect(name, *server);
+        if (next < 0)
+            return next;
+        *server = next;
+    }
+}

@@ -1,0 +1,43 @@
+/* kept_journal.h: BLK's journal of acknowledged writes, in its kept region
+ * (formica/kept_region.h): every block BLK_WRITE puts dirty into the cache
+ * is also copied here before the answer, so a BLK that ends loses nothing
+ * it acknowledged: the restarted BLK replays the journal into its cache and
+ * writes it to the disk. Cleared by every successful sync. */
+#pragma once
+#include "cache.h"
+#include <formica/kept_region.h>
+#include <formica/storage.h>
+#include <stdint.h>
+
+#define JOURNAL_SLOTS 256                   /* 1 MiB of blocks; when full, the cache is synced */
+#define JOURNAL_MAGIC 0x314c4e524a4b4c42ull /* "BLKJRNL1" */
+#define JOURNAL_VERSION 1u
+#define JOURNAL_FREE 0u
+#define JOURNAL_VALID 1u
+
+struct journal_entry {
+    uint64_t block;    /* disk block number */
+    uint64_t sequence; /* the latest of a block's entries wins */
+    uint64_t checksum; /* kept_checksum of the block's bytes and number */
+    uint32_t state;    /* JOURNAL_FREE or JOURNAL_VALID, written last */
+    uint32_t reserved;
+};
+
+struct journal {
+    struct kept_header header;
+    uint64_t next_sequence;
+    struct journal_entry entries[JOURNAL_SLOTS];
+    uint8_t data[JOURNAL_SLOTS][STORAGE_BLOCK_BYTES];
+};
+
+/* Copies block `number`'s new bytes into the journal (a fresh slot; the
+ * block's older entry is freed after). A full journal syncs `cache` first
+ * and is cleared. 0 or an error of the sync. */
+int journal_record(struct journal *journal, struct cache *cache, uint64_t number,
+                   const uint8_t *bytes);
+/* Forgets every entry (their blocks are on the disk). */
+void journal_clear(struct journal *journal);
+/* After a restart: writes every valid entry (bad checksums are skipped) into
+ * `cache` in sequence order, syncs it and clears the journal. Returns how
+ * many blocks it replayed, or an error (the journal is then kept). */
+long journal_replay(struct journal *journal, struct cache *cache);

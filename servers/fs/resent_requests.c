@@ -1,0 +1,87 @@
+/* resent_requests.c: exactly once across an FS restart. A request that
+ * changes names carries its client's request number (tag); its answer is
+ * kept with the copy of the transaction taken before the answer
+ * (kept_transaction.c). Sent again after a restart (FS_TAG_RESENT), it gets
+ * the kept answer, is done if FS knows it was not, else -E_SERVER_ENDED. */
+#include "fs_server.h"
+#include <formica/errors.h>
+#include <formica/request.h>
+#include <formica/storage.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+_Static_assert(offsetof(struct fs_open_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_unlink_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_mkdir_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_rmdir_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_rename_message, tag) == 0, "tag first");
+_Static_assert(offsetof(struct fs_close_message, tag) == 0, "tag first");
+_Static_assert(KEPT_ANSWER_MESSAGE_BYTES == ICA_MESSAGE_BYTES, "a whole message is kept");
+
+static bool tagged(uint32_t operation)
+{
+    return operation == FS_OPEN || operation == FS_UNLINK || operation == FS_MKDIR ||
+           operation == FS_RMDIR || operation == FS_RENAME || operation == FS_CLOSE;
+}
+
+/* The request's tag, 0 when it has none. */
+static uint64_t tag_of(const struct ica_control *page)
+{
+    uint64_t tag = 0;
+    if (tagged(page->operation))
+        memcpy(&tag, page->message, sizeof tag);
+    return tag;
+}
+
+long fs_answer_resent(struct fs_server *server, uint64_t control, bool *answered)
+{
+    struct ica_control *page = ica_control_of(control);
+    uint64_t tag = tag_of(page);
+    *answered = false;
+    if (!(tag & FS_TAG_RESENT))
+        return 0;
+    tag &= ~FS_TAG_RESENT;
+    enum kept_answer_decision decision =
+        server->kept == NULL ? KEPT_ANSWER_UNKNOWN
+                             : kept_answers_decide(&server->kept->fs.answers, page->origin, tag,
+                                                   page->operation, server->kept_complete);
+    if (decision == KEPT_ANSWER_REPLAY) {
+        const struct kept_answer *kept = kept_answers_find(&server->kept->fs.answers, page->origin);
+        memcpy(page->message, kept->message, ICA_MESSAGE_BYTES);
+        printf("fs: request %lu of pid %u sent again: its kept answer given (%ld)\n",
+               (unsigned long)tag, page->origin, (long)kept->result);
+        *answered = true;
+        return kept->result;
+    }
+    if (decision == KEPT_ANSWER_UNKNOWN && page->operation != FS_OPEN) {
+        printf("fs: request %lu of pid %u sent again: whether it was done is not known\n",
+               (unsigned long)tag, page->origin);
+        *answered = true;
+        return -E_SERVER_ENDED;
+    }
+    memcpy(page->message, &tag, sizeof tag); /* done now: kept under its plain number */
+    return 0;
+}
+
+void fs_keep_request(struct fs_server *server, uint64_t control, long result, bool replayed)
+{
+    if (server->kept == NULL)
+        return;
+    if (result == FS_FORWARDED) { /* the ICA went on to BLK: not ours to read */
+        kept_transaction_save(&server->kept->fs, server->journal, NULL);
+        return;
+    }
+    const struct ica_control *page = ica_control_of(control);
+    uint64_t tag = tag_of(page);
+    if (tag == 0 || replayed) {
+        kept_transaction_save(&server->kept->fs, server->journal, NULL);
+        return;
+    }
+    struct kept_answer answer = {.client = page->origin,
+                                 .operation = page->operation,
+                                 .tag = tag & ~FS_TAG_RESENT,
+                                 .result = result};
+    memcpy(answer.message, page->message, ICA_MESSAGE_BYTES);
+    kept_transaction_save(&server->kept->fs, server->journal, &answer);
+}

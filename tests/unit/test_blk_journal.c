@@ -1,0 +1,191 @@
+/* test_blk_journal.c: BLK's journal of acknowledged writes in its kept
+ * region (servers/blk/kept_journal.c) and the kept region's header checks
+ * (lib/kept_region.c), over an in-memory disk and a real cache: what a
+ * restarted BLK replays, in which order, what it refuses to trust. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cache.h"
+#include "kept_journal.h"
+#include <formica/errors.h>
+
+#define DISK_BLOCKS 64u
+#define CAPACITY 32u
+
+static uint8_t disk[DISK_BLOCKS][CACHE_BLOCK_BYTES];
+static int fail_writes;
+static struct journal *journal;
+static struct cache cache;
+
+static int disk_read(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)
+{
+    (void)context;
+    for (uint32_t i = 0; i < count; i++)
+        memcpy(buffers[i], disk[first + i], CACHE_BLOCK_BYTES);
+    return 0;
+}
+
+static int disk_write(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers)
+{
+    (void)context;
+    if (fail_writes)
+        return -E_IO;
+    for (uint32_t i = 0; i < count; i++)
+        memcpy(disk[first + i], buffers[i], CACHE_BLOCK_BYTES);
+    return 0;
+}
+
+static int new_cache(struct cache *fresh)
+{
+    struct cache_disk below = {NULL, DISK_BLOCKS, disk_read, disk_write, NULL};
+    return cache_init(fresh, CAPACITY, &below, NULL);
+}
+
+static void free_cache(struct cache *victim)
+{
+    free(victim->blocks[0].data);
+    free(victim->blocks);
+    free(victim->buckets);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(disk, 0, sizeof disk);
+    fail_writes = 0;
+    journal = calloc(1, sizeof *journal);
+    kept_header_init(&journal->header, JOURNAL_MAGIC, JOURNAL_VERSION, sizeof *journal);
+    return journal == NULL || new_cache(&cache) != 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free_cache(&cache);
+    free(journal);
+    return 0;
+}
+
+static uint8_t block_bytes[CACHE_BLOCK_BYTES];
+
+/* What BLK_WRITE does in the kept mode: into the cache, then the journal. */
+static void acknowledged_write(uint64_t number, uint8_t fill)
+{
+    memset(block_bytes, fill, sizeof block_bytes);
+    assert_int_equal(cache_write(&cache, number, block_bytes), 0);
+    assert_int_equal(journal_record(journal, &cache, number, block_bytes), 0);
+}
+
+/* BLK ends: its cache is gone, the journal stays; a new BLK replays it. */
+static long restart_and_replay(void)
+{
+    free_cache(&cache);
+    assert_int_equal(new_cache(&cache), 0);
+    return journal_replay(journal, &cache);
+}
+
+static void test_replay_puts_acknowledged_writes_on_disk(void **state)
+{
+    (void)state;
+    acknowledged_write(3, 0xa1);
+    acknowledged_write(4, 0xa2);
+    acknowledged_write(40, 0xa3);
+    assert_int_equal(disk[3][0], 0); /* only in the cache and the journal */
+    assert_int_equal(restart_and_replay(), 3);
+    assert_int_equal(disk[3][100], 0xa1);
+    assert_int_equal(disk[4][4095], 0xa2);
+    assert_int_equal(disk[40][0], 0xa3);
+    assert_int_equal(restart_and_replay(), 0); /* cleared after the replay */
+}
+
+static void test_latest_write_of_a_block_wins(void **state)
+{
+    (void)state;
+    acknowledged_write(7, 0x01);
+    acknowledged_write(8, 0x02);
+    acknowledged_write(7, 0x03);
+    uint32_t valid = 0;
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
+        valid += journal->entries[slot].state == JOURNAL_VALID;
+    assert_int_equal(valid, 2); /* block 7's older entry was freed */
+    assert_int_equal(restart_and_replay(), 2);
+    assert_int_equal(disk[7][0], 0x03);
+}
+
+static void test_torn_entry_is_not_trusted(void **state)
+{
+    (void)state;
+    acknowledged_write(5, 0x55);
+    acknowledged_write(6, 0x66);
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
+        if (journal->entries[slot].state == JOURNAL_VALID && journal->entries[slot].block == 6)
+            journal->data[slot][17] ^= 0xff; /* a BLK that died half-way through a copy */
+    assert_int_equal(restart_and_replay(), 1);
+    assert_int_equal(disk[5][0], 0x55);
+    assert_int_equal(disk[6][0], 0);
+}
+
+static void test_full_journal_syncs_and_starts_over(void **state)
+{
+    (void)state;
+    for (uint32_t i = 0; i < JOURNAL_SLOTS; i++)
+        acknowledged_write(i % DISK_BLOCKS, (uint8_t)i); /* same blocks: older entries freed */
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
+        journal->entries[slot].state = JOURNAL_VALID; /* as if 256 distinct blocks were in it */
+    memset(block_bytes, 0x77, sizeof block_bytes);
+    assert_int_equal(cache_write(&cache, 9, block_bytes), 0);
+    assert_int_equal(journal_record(journal, &cache, 9, block_bytes), 0);
+    assert_int_equal(disk[9][0], 0x77); /* the sync wrote the cache out */
+    uint32_t valid = 0;
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
+        valid += journal->entries[slot].state == JOURNAL_VALID;
+    assert_int_equal(valid, 1);
+}
+
+static void test_replay_error_keeps_the_journal(void **state)
+{
+    (void)state;
+    acknowledged_write(2, 0x22);
+    fail_writes = 1;
+    assert_int_equal(restart_and_replay(), -E_IO);
+    fail_writes = 0;
+    assert_int_equal(restart_and_replay(), 1);
+    assert_int_equal(disk[2][0], 0x22);
+}
+
+static void test_kept_header_checks(void **state)
+{
+    (void)state;
+    struct kept_header header;
+    kept_header_init(&header, 0x1234, 2, 8192);
+    assert_true(kept_header_valid(&header, 0x1234, 2, 8192));
+    assert_false(kept_header_valid(&header, 0x1235, 2, 8192));
+    assert_false(kept_header_valid(&header, 0x1234, 3, 8192));
+    assert_false(kept_header_valid(&header, 0x1234, 2, 4096));
+    kept_header_count_start(&header);
+    assert_true(kept_header_valid(&header, 0x1234, 2, 8192));
+    assert_int_equal(header.starts, 1);
+    header.starts = 7; /* changed without its checksum */
+    assert_false(kept_header_valid(&header, 0x1234, 2, 8192));
+    struct kept_header zeroed = {0};
+    assert_false(kept_header_valid(&zeroed, 0, 0, 0));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_replay_puts_acknowledged_writes_on_disk, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_latest_write_of_a_block_wins, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_torn_entry_is_not_trusted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_journal_syncs_and_starts_over, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replay_error_keeps_the_journal, setup, teardown),
+        cmocka_unit_test(test_kept_header_checks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

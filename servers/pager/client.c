@@ -1,6 +1,7 @@
 /* client.c: the pager's clients (one pager region per process): PAGER_INIT
  * checks the configuration and builds the block table, PAGER_CLEANUP drains
  * and reports the counters as @json, PAGER_STATS reads them. */
+#include "backend_internal.h"
 #include "pager.h"
 #include <formica/json.h>
 #include <formica/user.h>
@@ -20,10 +21,11 @@ struct client *client_find(uint32_t pid)
     return NULL;
 }
 
+/* The whole process table (PROCESS_LIST_MAX entries), not just its start. */
 static bool process_alive(uint32_t pid)
 {
-    static struct process_info list[64];
-    long count = process_list(list, 64);
+    static struct process_info list[PROCESS_LIST_MAX];
+    long count = process_list(list, PROCESS_LIST_MAX);
     for (long i = 0; i < count; i++)
         if (list[i].pid == pid && list[i].state != PROCESS_ZOMBIE)
             return true;
@@ -76,7 +78,11 @@ static long check_configuration(const uint64_t *argument)
         return -E_INVALID;
     if (argument[4] != PAGER_POLICY_LRU && argument[4] != PAGER_POLICY_FIFO)
         return -E_INVALID;
-    return backend_of_kind((uint32_t)argument[5]) == NULL ? -E_INVALID : 0;
+    uint64_t replicas = argument[5] >> PAGER_REPLICAS_SHIFT;
+    if (replicas > PAGER_MAX_REPLICAS ||
+        (replicas > 1 && (argument[5] & PAGER_BACKEND_MASK) != PAGER_BACKEND_NODE))
+        return -E_INVALID;
+    return backend_of_kind((uint32_t)(argument[5] & PAGER_BACKEND_MASK)) == NULL ? -E_INVALID : 0;
 }
 
 static long client_allocate_tables(struct client *client)
@@ -105,7 +111,9 @@ static void client_configure(struct client *client, uint32_t pid, const uint64_t
     uint64_t limit_blocks = argument[2] / client->block_bytes;
     client->limit_blocks =
         limit_blocks < MIN_RESIDENT_BLOCKS ? MIN_RESIDENT_BLOCKS : (uint32_t)limit_blocks;
-    client->backend = backend_of_kind((uint32_t)argument[5]);
+    client->backend = backend_of_kind((uint32_t)(argument[5] & PAGER_BACKEND_MASK));
+    uint32_t replicas = (uint32_t)(argument[5] >> PAGER_REPLICAS_SHIFT);
+    client->replicas = replicas == 0 ? 1 : replicas;
     client->persistent_key = argument[7];
     client->backend_entry = -1;
     uint64_t limit_bytes = (uint64_t)client->limit_blocks * client->block_bytes;
@@ -129,9 +137,10 @@ long client_init(uint32_t pid, const uint64_t *argument)
         client_free_tables(client);
         return attached;
     }
-    printf("pager: pid %u region %lu KiB, block %u KiB, limit %u blocks, %s, %s%s\n", pid,
+    printf("pager: pid %u region %lu KiB, block %u KiB, limit %u blocks, %s, %s%s%s\n", pid,
            client->bytes >> 10, client->block_bytes >> 10, client->limit_blocks,
            argument[4] == PAGER_POLICY_LRU ? "lru" : "fifo", client->backend->name,
+           client->replicas > 1 ? " (replicated)" : "",
            attached > 0 ? " (previous contents reattached)" : "");
     return attached;
 }
@@ -156,11 +165,36 @@ static void print_counters(const struct client *client)
     json_print_string(client->backend->name);
     printf(",\"policy\":\"%s\",\"block_bytes\":%u,\"local_limit_bytes\":%lu,"
            "\"swap_in_blocks\":%lu,\"swap_out_blocks\":%lu,\"clean_drops\":%lu,"
-           "\"zero_fills\":%lu,\"bytes_in\":%lu,\"bytes_out\":%lu,\"peak_inflight_bytes\":%lu}\n",
+           "\"zero_fills\":%lu,\"bytes_in\":%lu,\"bytes_out\":%lu,\"peak_inflight_bytes\":%lu,"
+           "\"replicas\":%u}\n",
            client->policy.kind == PAGER_POLICY_LRU ? "lru" : "fifo", client->block_bytes,
            (uint64_t)client->limit_blocks * client->block_bytes, c->swap_in_blocks,
            c->swap_out_blocks, c->clean_drops, c->zero_fills, c->bytes_in, c->bytes_out,
-           client->inflight.peak);
+           client->inflight.peak, client->replicas);
+}
+
+static void print_live(const struct client *client)
+{
+    const struct pager_counters *c = &client->counters;
+    printf("@json {\"kind\":\"pagerstat\",\"pid\":%u,\"backend\":\"%s\",\"replicas\":%u,"
+           "\"block_bytes\":%u,\"resident_blocks\":%u,\"limit_blocks\":%u,"
+           "\"swap_in_blocks\":%lu,\"swap_out_blocks\":%lu,\"clean_drops\":%lu,"
+           "\"zero_fills\":%lu,\"inflight_bytes\":%lu}\n",
+           client->pid, client->backend->name, client->replicas, client->block_bytes,
+           policy_resident_count(&client->policy), client->limit_blocks, c->swap_in_blocks,
+           c->swap_out_blocks, c->clean_drops, c->zero_fills, client->inflight.bytes);
+}
+
+long pager_report(void)
+{
+    long clients_seen = 0;
+    for (int i = 0; i < PAGER_CLIENTS; i++)
+        if (clients[i].used) {
+            print_live(&clients[i]);
+            clients_seen++;
+        }
+    backend_node_report();
+    return clients_seen;
 }
 
 long client_cleanup(uint32_t pid)

@@ -16,6 +16,8 @@ static long serve_client_request(struct ica_control *page)
         return client_cleanup(page->origin);
     case PAGER_STATS:
         return client_stats(page->origin, page->argument);
+    case PAGER_REPORT:
+        return pager_report();
     case PAGER_PREFETCH:
         return client == NULL ? -E_NOT_FOUND
                               : prefetch_range(client, page->argument[0], page->argument[1]);
@@ -58,7 +60,12 @@ int main(void)
     }
     printf("pager: serving on core %ld (pid %ld)\n", core_id(), process_id());
     for (;;) {
-        long control = ica_receive(ICA_OR_RESULT);
+        bool busy = backends_busy(); /* stores in flight: look for requests without sleeping */
+        long control = ica_receive(ICA_OR_RESULT | (busy ? ICA_NO_WAIT : 0));
+        if (busy && control == -E_NOT_FOUND) {
+            backends_progress();
+            continue;
+        }
         if (control < 0) {
             printf("pager: receive failed: %s\n", error_text(control));
             return 1;

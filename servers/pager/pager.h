@@ -32,6 +32,7 @@ struct client {
     uint64_t base, bytes;
     uint32_t block_bytes, block_count, limit_blocks;
     uint64_t persistent_key;
+    uint32_t replicas; /* memory nodes: copies of each block (1 unless asked) */
     const struct backend *backend;
     uint8_t *state;    /* enum block_state per block */
     uint8_t *has_copy; /* the backend's copy matches the block unless it is dirty */
@@ -57,8 +58,11 @@ struct backend {
     void (*detach)(struct client *client, bool keep_contents);
 };
 
-extern const struct backend backend_node, backend_nvm, backend_disk;
+extern const struct backend backend_node, backend_nvm, backend_disk, backend_block;
 const struct backend *backend_of_kind(uint32_t kind);
+/* Backend work that runs on between requests (memory-node stores in flight). */
+bool backends_busy(void);
+void backends_progress(void);
 
 /* Called by a backend when a store of `block` of `client` finished. */
 void store_completed(struct client *client, uint32_t block, long result);
@@ -77,6 +81,8 @@ struct client *client_find(uint32_t pid);
 long client_init(uint32_t pid, const uint64_t *argument);
 long client_cleanup(uint32_t pid);
 long client_stats(uint32_t pid, uint64_t *argument);
+/* PAGER_REPORT: one @json "pagerstat" line per client and one "pagernode" per memory node. */
+long pager_report(void);
 static inline uint64_t block_address(const struct client *client, uint32_t block)
 {
     return client->base + (uint64_t)block * client->block_bytes;

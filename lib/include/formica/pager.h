@@ -40,7 +40,18 @@ enum pager_operation {
     PAGER_STATS,      /* -> [0] swap-ins, [1] swap-outs, [2] bytes in, [3] bytes out,
                          [4] clean drops, [5] resident bytes, [6] peak in-flight bytes,
                          [7] blocks filled with zeros on their first touch */
+    PAGER_REPORT,     /* prints one @json "pagerstat" per client and "pagernode" per memory
+                         node on the console -> clients */
 };
 
 enum pager_policy { PAGER_POLICY_LRU = 1, PAGER_POLICY_FIFO = 2 };
-enum pager_backend { PAGER_BACKEND_NODE = 1, PAGER_BACKEND_NVM = 2, PAGER_BACKEND_DISK = 3 };
+enum pager_backend {
+    PAGER_BACKEND_NODE = 1,
+    PAGER_BACKEND_NVM = 2,
+    PAGER_BACKEND_DISK = 3,
+    PAGER_BACKEND_BLOCK = 4, /* a raw block device (e.g. an NBD export) as remote memory */
+};
+/* PAGER_INIT [5] = backend | replicas << PAGER_REPLICAS_SHIFT (memory nodes; 0 means 1). */
+#define PAGER_BACKEND_MASK 0xffu
+#define PAGER_REPLICAS_SHIFT 8
+#define PAGER_MAX_REPLICAS 4

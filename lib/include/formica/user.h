@@ -23,6 +23,7 @@ long spawn(const char *program, const char *arguments, uint32_t core, uint32_t p
 long wait_process(long pid, int *exit_code);
 long kill_process(long pid);
 long process_list(struct process_info *processes, size_t max);
+#define PROCESS_LIST_MAX 256 /* the kernel's process slots: a list this long sees them all */
 long core_list(struct core_info *cores, size_t max);
 
 /* Memory: grows the heap by `bytes` (whole pages); returns the old end. */

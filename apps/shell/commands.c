@@ -27,6 +27,8 @@ static const struct command commands[] = {
     {"ps", command_ps, "ps", "list processes"},
     {"cores", command_cores, "cores", "list cores and the processes on each"},
     {"placement", command_placement, "placement", "show where servers and applications run"},
+    {"pagerstat", command_pagerstat, "pagerstat",
+     "the pager's live statistics per client and per memory node"},
     {"run", command_run, "run [--driver] PROG [ARGS...] [@CORE]",
      "run PROG on CORE and wait for it (--driver: with device access)"},
     {"start", command_start, "start PROG [ARGS...] [@CORE]", "start PROG on CORE, do not wait"},

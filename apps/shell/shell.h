@@ -22,6 +22,9 @@ bool command_ps(int word_count, char **words);
 bool command_cores(int word_count, char **words);
 bool command_placement(int word_count, char **words);
 
+/* pager_report.c */
+bool command_pagerstat(int word_count, char **words);
+
 /* files.c */
 bool command_ls(int word_count, char **words);
 bool command_cat(int word_count, char **words);

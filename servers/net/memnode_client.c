@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_TIMEOUT_US 300000
-#define DEFAULT_WINDOW_BYTES (64u << 10)
-#define DEFAULT_CREDIT_BYTES (128u << 10)
+/* Every machine on the segment receives every frame into a host socket of
+ * about 200 KiB (rmem_default): the bytes in flight stay well under that. */
+#define DEFAULT_TIMEOUT_US 100000 /* the first retransmission; it backs off from there */
+#define DEFAULT_WINDOW_BYTES (32u << 10)
+#define DEFAULT_CREDIT_BYTES (64u << 10)
 #define NEGOTIATE_INTERVAL_US 500000
 
 static const uint8_t broadcast_mac[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -81,11 +83,15 @@ static void sort_nodes_by_id(struct memnode_cluster *cluster)
         }
 }
 
+/* Waits up to `wait_us` for the first node, then MEMNODE_SETTLE_US more for
+ * the others (they boot at about the same time), or until `wanted_nodes`. */
 static long negotiate(struct memnode_cluster *cluster, unsigned wanted_nodes, uint64_t wait_us)
 {
     uint64_t deadline = net_now_us() + wait_us;
     uint32_t sequence = ++cluster->sequence;
     while (cluster->node_count < wanted_nodes && net_now_us() < deadline) {
+        if (cluster->node_count > 0 && deadline > net_now_us() + MEMNODE_SETTLE_US)
+            deadline = net_now_us() + MEMNODE_SETTLE_US;
         struct memnode_message request = {.type = MEMNODE_NEGOTIATE,
                                           .sequence = sequence,
                                           .block_bytes = cluster->block_bytes,

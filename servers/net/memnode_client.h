@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #define MEMNODE_MAX_TRANSFERS 32 /* transfers in flight at once (all nodes) */
+#define MEMNODE_SETTLE_US 3000000ull /* negotiation goes on this long after the first answer */
 
 struct memnode_node {
     uint8_t mac[6];
@@ -74,7 +75,8 @@ struct memnode_cluster {
 };
 
 /* Opens the network device and negotiates: broadcasts NEGOTIATE until
- * `wanted_nodes` distinct nodes answered or `wait_us` passed. Nodes are
+ * `wanted_nodes` distinct nodes answered, or `wait_us` passed without any
+ * answer, or MEMNODE_SETTLE_US passed since the first one. Nodes are
  * ordered by node id. 0; -E_NOT_FOUND when fewer answered (node_count says
  * how many; the ones that answered are ready to use); -E_INVALID for a bad
  * block size or a node refusing it; net_open's errors. Fragments are 8 KiB

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NEGOTIATION_WAIT_US 2000000ull
+#define NEGOTIATION_WAIT_US 60000000ull /* for the first node: they may still be booting */
 #define FAILOVER_SILENCE_US 2000000ull /* a retrieve moves to another replica after this */
 #define PUMP_US 20000ull
 
@@ -38,8 +38,8 @@ static unsigned live_nodes(void)
     return live;
 }
 
-/* Negotiates once, with the first client's block size: any node that
- * answers within the wait is used (fewer than the maximum is normal). */
+/* Negotiates once, with the first client's block size: every node that
+ * answers until MEMNODE_SETTLE_US after the first is used. */
 static long open_cluster(uint32_t block_bytes)
 {
     if (node_backend.open)
@@ -225,22 +225,31 @@ static void fail_over_if_silent(struct node_operation *op, long id)
     }
 }
 
-static long node_retrieve(struct client *client, uint32_t block, uint64_t data_ica)
+/* Starts fetching `block` into the data ICA: a handle for node_fetch_finish. */
+static long node_fetch_start(struct client *client, uint32_t block, uint64_t data_ica)
 {
     struct node_operation *op = operation_take();
     if (op == NULL)
         return -E_BUSY;
-    *op = (struct node_operation){.used = true,
-                                  .kind = MEMNODE_TRANSFER_RETRIEVE,
-                                  .client = client,
-                                  .block = block,
-                                  .data_ica = data_ica};
-    void *data = (void *)ica_address(data_ica);
-    long id = start_retrieve(op, data);
+    *op = (struct node_operation){.used = true, .kind = MEMNODE_TRANSFER_RETRIEVE,
+                                  .client = client, .block = block, .data_ica = data_ica};
+    op->transfer = start_retrieve(op, (void *)ica_address(data_ica));
+    node_backend.retrieves_pending++;
+    return op - node_backend.operations;
+}
+
+/* Waits for the fetch: a dead replica's node sends it to the next replica,
+ * a silent one too after FAILOVER_SILENCE_US. 0, or -E_IO when no copy is left. */
+static long node_fetch_finish(long handle)
+{
+    struct node_operation *op = &node_backend.operations[handle];
+    void *data = (void *)ica_address(op->data_ica);
+    long id = op->transfer;
     while (id >= 0) {
-        pump(PUMP_US);
         if (!op->done) {
-            fail_over_if_silent(op, id);
+            pump(PUMP_US);
+            if (!op->done)
+                fail_over_if_silent(op, id);
             continue;
         }
         if (op->result == 0)
@@ -250,9 +259,16 @@ static long node_retrieve(struct client *client, uint32_t block, uint64_t data_i
         id = start_retrieve(op, data);
     }
     op->used = false;
+    node_backend.retrieves_pending--;
     if (id < 0)
-        node_replicas_report_lost(client, block);
+        node_replicas_report_lost(op->client, op->block);
     return id < 0 ? -E_IO : 0;
+}
+
+static long node_retrieve(struct client *client, uint32_t block, uint64_t data_ica)
+{
+    long handle = node_fetch_start(client, block, data_ica);
+    return handle < 0 ? handle : node_fetch_finish(handle);
 }
 
 static long node_wait_one(void)
@@ -272,9 +288,23 @@ static void node_detach(struct client *client, bool keep_contents)
     node_backend.promised_blocks -= (uint64_t)client->block_count * client->replicas;
 }
 
+/* Retrieves still on the network (a finished one waits for its fault). */
+static bool retrieves_moving(void)
+{
+    for (unsigned i = 0; i < NODE_OPERATIONS; i++)
+        if (node_backend.operations[i].used &&
+            node_backend.operations[i].kind == MEMNODE_TRANSFER_RETRIEVE &&
+            !node_backend.operations[i].done)
+            return true;
+    return false;
+}
+
+/* Work for the main loop between requests. While it lasts the pager polls
+ * (an application on its core waits), so it ends as soon as the network is idle. */
 bool node_backend_busy(void)
 {
-    return node_backend.open && (node_backend.stores_pending > 0 || node_replicas_need_repair());
+    return node_backend.open && (node_backend.stores_pending > 0 || retrieves_moving() ||
+                                 node_replicas_need_repair());
 }
 
 /* Between requests: stores move on; once none is in flight, a few blocks
@@ -283,7 +313,7 @@ void node_backend_progress(void)
 {
     if (!node_backend.open)
         return;
-    if (node_backend.stores_pending > 0)
+    if (node_backend.stores_pending > 0 || retrieves_moving())
         pump(PUMP_US);
     else
         node_replicas_repair(4);
@@ -317,6 +347,8 @@ const struct backend backend_node = {
     .attach = node_attach,
     .store = node_store,
     .retrieve = node_retrieve,
+    .fetch_start = node_fetch_start,
+    .fetch_finish = node_fetch_finish,
     .wait_one = node_wait_one,
     .detach = node_detach,
 };

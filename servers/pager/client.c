@@ -44,6 +44,7 @@ static void client_free_tables(struct client *client)
 /* Forgets a client whose process is gone (it never sent PAGER_CLEANUP). */
 static void client_forget(struct client *client)
 {
+    readahead_detach(client);
     wait_for_stores(client);
     client->backend->detach(client, client->persistent_key != 0);
     client_free_tables(client);
@@ -133,6 +134,10 @@ long client_init(uint32_t pid, const uint64_t *argument)
     if (error == 0)
         policy_init(&client->policy, (uint32_t)argument[4], client->block_count, client->links);
     long attached = error == 0 ? client->backend->attach(client) : error;
+    if (attached >= 0 && (error = readahead_attach(client)) != 0) {
+        client->backend->detach(client, false);
+        attached = error;
+    }
     if (attached < 0) {
         client_free_tables(client);
         return attached;
@@ -202,6 +207,7 @@ long client_cleanup(uint32_t pid)
     struct client *client = client_find(pid);
     if (client == NULL)
         return -E_NOT_FOUND;
+    readahead_detach(client);
     long error = wait_for_stores(client);
     if (client->persistent_key != 0 && error == 0)
         error = flush_resident(client);

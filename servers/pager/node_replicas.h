@@ -19,6 +19,7 @@ struct node_operation {
     unsigned outstanding; /* store: copies still in flight */
     unsigned copies_ok;
     unsigned replica; /* retrieve: the copy being read */
+    long transfer;    /* retrieve: its memnode transfer id */
     long result;
 };
 
@@ -26,7 +27,7 @@ struct node_state {
     bool open;
     struct memnode_cluster cluster;
     uint64_t promised_blocks; /* capacity promised to attached clients (times replicas) */
-    uint64_t stores_pending;
+    uint64_t stores_pending, retrieves_pending;
     struct node_operation operations[NODE_OPERATIONS];
     uint64_t copies_lost, blocks_lost, copies_repaired;
 };

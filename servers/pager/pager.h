@@ -42,6 +42,7 @@ struct client {
     struct inflight_bound inflight;
     struct pager_counters counters;
     int backend_entry; /* the backend's own record for this client (NVM key entry) */
+    struct readahead *readahead; /* blocks being fetched ahead of their fault (readahead.c) */
 };
 
 /* One implementation per backend file. Blocks live in `slot` units the
@@ -53,6 +54,10 @@ struct backend {
     long (*attach)(struct client *client); /* capacity check; >0: previous contents found */
     long (*store)(struct client *client, uint32_t block, uint64_t data_ica);
     long (*retrieve)(struct client *client, uint32_t block, uint64_t data_ica);
+    /* Optional (memory nodes): a retrieve that runs on while the pager does
+     * other work, for read-ahead and prefetch: a handle, then its result. */
+    long (*fetch_start)(struct client *client, uint32_t block, uint64_t data_ica);
+    long (*fetch_finish)(long handle);
     /* Waits for one outstanding store to finish (0), or -E_NOT_FOUND if none. */
     long (*wait_one)(void);
     void (*detach)(struct client *client, bool keep_contents);
@@ -88,8 +93,19 @@ static inline uint64_t block_address(const struct client *client, uint32_t block
     return client->base + (uint64_t)block * client->block_bytes;
 }
 
+/* Read-ahead (readahead.c): sequential faults fetch the next blocks ahead,
+ * within the client's in-flight bound; a fault takes a fetched block over. */
+long readahead_attach(struct client *client);
+void readahead_detach(struct client *client);
+/* True and the data ICA when `block` was fetched ahead (its fetch finished). */
+bool readahead_take(struct client *client, uint32_t block, uint64_t *data_ica, long *result);
+void readahead_after_fault(struct client *client, uint32_t block);
+/* Fetches the blocks of [first, last] not resident, several at once; how many. */
+long readahead_range(struct client *client, uint32_t first, uint32_t last, uint32_t budget);
+
 /* Faults, eviction and hints (fault.c, evict.c). */
 long fault_serve(struct client *client, uint64_t address);
+long map_fetched(struct client *client, uint32_t block, uint64_t data_ica);
 long prefetch_range(struct client *client, uint64_t address, uint64_t bytes);
 long drop_range(struct client *client, uint64_t address, uint64_t bytes);
 long make_room(struct client *client, uint32_t blocks);

@@ -28,8 +28,8 @@ void memnode_liveness_waiting(struct memnode_liveness *liveness, bool waiting, u
 
 uint64_t memnode_liveness_silence(const struct memnode_liveness *liveness, uint64_t now)
 {
-    uint64_t since = liveness->last_heard > liveness->wait_start ? liveness->last_heard
-                                                                 : liveness->wait_start;
+    uint64_t since =
+        liveness->last_heard > liveness->wait_start ? liveness->last_heard : liveness->wait_start;
     return now > since ? now - since : 0;
 }
 

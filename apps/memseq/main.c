@@ -33,7 +33,8 @@ static int parse_options(int argc, char **argv, struct memseq_options *o)
         else if (teramem < 0 ||
                  !((strcmp(flag, "-s") == 0 && size_parse(value, &o->size)) ||
                    (strcmp(flag, "--stride") == 0 && size_parse(value, &o->stride)))) {
-            printf("usage: memseq -s SIZE -l LIMIT -b BLOCK --backend node|nvm|disk|block [--replicas N] "
+            printf("usage: memseq -s SIZE -l LIMIT -b BLOCK --backend node|nvm|disk|block "
+                   "[--replicas N] "
                    "[--stride BYTES] [--mode seq|persist-write|persist-check|overalloc|released] "
                    "[--key K]\n");
             return 2;

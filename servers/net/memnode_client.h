@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MEMNODE_MAX_TRANSFERS 32 /* transfers in flight at once (all nodes) */
+#define MEMNODE_MAX_TRANSFERS 32     /* transfers in flight at once (all nodes) */
 #define MEMNODE_SETTLE_US 3000000ull /* negotiation goes on this long after the first answer */
 
 struct memnode_node {

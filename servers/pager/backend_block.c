@@ -37,7 +37,8 @@ static long open_device(void)
     uint64_t units64 = blockdev.device.sectors * SECTOR_BYTES / PAGER_UNIT_BYTES;
     uint32_t units = units64 > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)units64;
     uint64_t *bits = calloc((units + 63) / 64 + 1, sizeof(uint64_t));
-    long error = bits == NULL ? -E_NO_MEMORY : dma_allocate(PAGER_BLOCK_MAX_BYTES, &blockdev.buffer);
+    long error =
+        bits == NULL ? -E_NO_MEMORY : dma_allocate(PAGER_BLOCK_MAX_BYTES, &blockdev.buffer);
     if (error < 0) {
         printf("pager: block backend: %s\n", error_text(error));
         return error;

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define NEGOTIATION_WAIT_US 60000000ull /* for the first node: they may still be booting */
-#define FAILOVER_SILENCE_US 2000000ull /* a retrieve moves to another replica after this */
+#define FAILOVER_SILENCE_US 2000000ull  /* a retrieve moves to another replica after this */
 #define PUMP_US 20000ull
 
 struct node_state node_backend;
@@ -231,8 +231,11 @@ static long node_fetch_start(struct client *client, uint32_t block, uint64_t dat
     struct node_operation *op = operation_take();
     if (op == NULL)
         return -E_BUSY;
-    *op = (struct node_operation){.used = true, .kind = MEMNODE_TRANSFER_RETRIEVE,
-                                  .client = client, .block = block, .data_ica = data_ica};
+    *op = (struct node_operation){.used = true,
+                                  .kind = MEMNODE_TRANSFER_RETRIEVE,
+                                  .client = client,
+                                  .block = block,
+                                  .data_ica = data_ica};
     op->transfer = start_retrieve(op, (void *)ica_address(data_ica));
     node_backend.retrieves_pending++;
     return op - node_backend.operations;
@@ -263,6 +266,11 @@ static long node_fetch_finish(long handle)
     if (id < 0)
         node_replicas_report_lost(op->client, op->block);
     return id < 0 ? -E_IO : 0;
+}
+
+static bool node_fetch_ready(long handle)
+{
+    return node_backend.operations[handle].done;
 }
 
 static long node_retrieve(struct client *client, uint32_t block, uint64_t data_ica)
@@ -303,8 +311,8 @@ static bool retrieves_moving(void)
  * (an application on its core waits), so it ends as soon as the network is idle. */
 bool node_backend_busy(void)
 {
-    return node_backend.open && (node_backend.stores_pending > 0 || retrieves_moving() ||
-                                 node_replicas_need_repair());
+    return node_backend.open &&
+           (node_backend.stores_pending > 0 || retrieves_moving() || node_replicas_need_repair());
 }
 
 /* Between requests: stores move on; once none is in flight, a few blocks
@@ -349,6 +357,7 @@ const struct backend backend_node = {
     .retrieve = node_retrieve,
     .fetch_start = node_fetch_start,
     .fetch_finish = node_fetch_finish,
+    .fetch_ready = node_fetch_ready,
     .wait_one = node_wait_one,
     .detach = node_detach,
 };

@@ -9,8 +9,8 @@
 /* Moves a fetched block's frames into the process (no copy): it is resident. */
 long map_fetched(struct client *client, uint32_t block, uint64_t data_ica)
 {
-    long error = pager_map(client->pid, block_address(client, block), client->block_bytes,
-                           data_ica);
+    long error =
+        pager_map(client->pid, block_address(client, block), client->block_bytes, data_ica);
     if (error != 0) {
         ica_free(data_ica);
         return error;

@@ -87,7 +87,8 @@ static int64_t slot_for_copy(const struct client *client, uint32_t block, int af
         memnode_slot_free(cluster, (uint64_t)slot); /* first-free landed on a dead node */
     }
     for (unsigned step = 1; step <= cluster->node_count; step++) {
-        unsigned node = (unsigned)(after + (int)step + (int)cluster->node_count) % cluster->node_count;
+        unsigned node =
+            (unsigned)(after + (int)step + (int)cluster->node_count) % cluster->node_count;
         if (cluster->nodes[node].dead || node_holds_copy(client, block, (int)node))
             continue;
         int64_t slot = memnode_slot_allocate_on(cluster, node);
@@ -216,7 +217,8 @@ static bool repair_block(struct client *client, uint32_t block, uint8_t *buffer)
         uint32_t *slot = copy_at(client, block, r);
         if (*slot != PAGER_NO_SLOT)
             continue;
-        int64_t fresh = slot_for_copy(client, block, memnode_slot_node(&node_backend.cluster, source));
+        int64_t fresh =
+            slot_for_copy(client, block, memnode_slot_node(&node_backend.cluster, source));
         if (fresh < 0)
             return false; /* no live node has room: later */
         if (memnode_retrieve(&node_backend.cluster, source, buffer) != 0 ||

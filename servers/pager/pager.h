@@ -41,7 +41,7 @@ struct client {
     struct policy_state policy;
     struct inflight_bound inflight;
     struct pager_counters counters;
-    int backend_entry; /* the backend's own record for this client (NVM key entry) */
+    int backend_entry;           /* the backend's own record for this client (NVM key entry) */
     struct readahead *readahead; /* blocks being fetched ahead of their fault (readahead.c) */
 };
 
@@ -58,6 +58,7 @@ struct backend {
      * other work, for read-ahead and prefetch: a handle, then its result. */
     long (*fetch_start)(struct client *client, uint32_t block, uint64_t data_ica);
     long (*fetch_finish)(long handle);
+    bool (*fetch_ready)(long handle); /* finish would not wait */
     /* Waits for one outstanding store to finish (0), or -E_NOT_FOUND if none. */
     long (*wait_one)(void);
     void (*detach)(struct client *client, bool keep_contents);

@@ -1,15 +1,18 @@
 /* readahead.c: fetching blocks before their fault (seed 004 §4.1's
- * prefetch). After two faults on consecutive blocks, the next blocks still
- * on the backend are fetched in the background, as many as the client's
- * in-flight bound (limit / 8) leaves room for; the fault on such a block
- * takes the fetched data over. PAGER_PREFETCH fetches a range the same
- * way, several blocks at once. Needs a backend with fetch_start. */
+ * prefetch). A fault on the block after one of the last few faulted blocks
+ * continues a sequential stream (a merge sort reads two runs and writes a
+ * third: several streams at once); the next blocks still on the backend
+ * are then fetched in the background, as many as the client's in-flight
+ * bound (limit / 8) leaves room for; the fault on such a block takes the
+ * fetched data over. PAGER_PREFETCH fetches a range the same way, several
+ * blocks at once. Needs a backend with fetch_start. */
 #include "pager.h"
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdlib.h>
 
 #define READAHEAD_MAX 8 /* blocks fetched ahead at once per client */
+#define STREAMS 4       /* sequential streams followed at once */
 
 struct ahead {
     bool used;
@@ -19,8 +22,9 @@ struct ahead {
 };
 
 struct readahead {
-    bool have_last;
-    uint32_t last_fault;
+    uint32_t stream_next[STREAMS]; /* the block each stream's next fault would be */
+    unsigned stream_victim;
+    unsigned entry_victim;
     struct ahead entries[READAHEAD_MAX];
 };
 
@@ -64,14 +68,6 @@ static struct ahead *entry_of(struct readahead *ra, uint32_t block)
     return NULL;
 }
 
-static unsigned outstanding(const struct readahead *ra)
-{
-    unsigned count = 0;
-    for (unsigned i = 0; i < READAHEAD_MAX; i++)
-        count += ra->entries[i].used;
-    return count;
-}
-
 /* Blocks the in-flight bound leaves room for beside the stores (at least one). */
 static unsigned window(const struct client *client)
 {
@@ -98,6 +94,14 @@ static bool start_one(struct client *client, uint32_t block)
     for (unsigned i = 0; i < READAHEAD_MAX && entry == NULL; i++)
         if (!ra->entries[i].used)
             entry = &ra->entries[i];
+    for (unsigned i = 0; i < READAHEAD_MAX && entry == NULL; i++) {
+        /* every entry holds a block: one already fetched and not wanted since gives way */
+        struct ahead *old = &ra->entries[ra->entry_victim++ % READAHEAD_MAX];
+        if (client->backend->fetch_ready(old->handle)) {
+            forget(client, old);
+            entry = old;
+        }
+    }
     long ica = entry == NULL ? -E_BUSY : ica_allocate(ICA_KIND_DATA, client->block_bytes);
     if (ica < 0)
         return false;
@@ -121,21 +125,27 @@ bool readahead_take(struct client *client, uint32_t block, uint64_t *data_ica, l
     return true;
 }
 
+/* True when `block` continues one of the recent streams (which moves on);
+ * otherwise it starts a stream in place of the oldest. */
+static bool continues_a_stream(struct readahead *ra, uint32_t block)
+{
+    for (unsigned i = 0; i < STREAMS; i++)
+        if (ra->stream_next[i] == block && block != 0) {
+            ra->stream_next[i] = block + 1;
+            return true;
+        }
+    ra->stream_next[ra->stream_victim++ % STREAMS] = block + 1;
+    return false;
+}
+
 void readahead_after_fault(struct client *client, uint32_t block)
 {
     struct readahead *ra = client->readahead;
-    if (ra == NULL)
+    if (ra == NULL || !continues_a_stream(ra, block))
         return;
-    bool sequential = ra->have_last && block == ra->last_fault + 1;
-    ra->have_last = true;
-    ra->last_fault = block;
-    if (!sequential) {
-        forget_all(client); /* the pattern changed: what was fetched ahead is not wanted */
-        return;
-    }
     unsigned want = window(client);
-    for (uint32_t next = block + 1;
-         next < client->block_count && next <= block + want && outstanding(ra) < want; next++)
+    want = want > 2 ? want / 2 : want; /* leave room for the other streams */
+    for (uint32_t next = block + 1; next < client->block_count && next <= block + want; next++)
         if (!start_one(client, next))
             break;
 }

@@ -52,3 +52,18 @@ uint64_t memnode_backoff(uint64_t timeout)
     uint64_t next = timeout * 2;
     return next > MEMNODE_BACKOFF_MAX_US ? MEMNODE_BACKOFF_MAX_US : next;
 }
+
+uint64_t memnode_rtt_update(uint64_t srtt, uint64_t sample)
+{
+    return srtt == 0 ? sample : (7 * srtt + sample) / 8;
+}
+
+uint64_t memnode_rto(uint64_t srtt, uint64_t initial)
+{
+    if (srtt == 0)
+        return initial;
+    uint64_t rto = 4 * srtt;
+    return rto < MEMNODE_RTO_MIN_US   ? MEMNODE_RTO_MIN_US
+           : rto > MEMNODE_RTO_MAX_US ? MEMNODE_RTO_MAX_US
+                                      : rto;
+}

@@ -6,16 +6,20 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 BASELINE_REVISION = "ecb816a"  # main before the asynchronous memory-node transfers
 MARKER = "@json "
+NODE_BOOT_MS = 15000
 
 
 def baseline_tree(revision, out):
-    """A build of `revision` under build/out/bench/baseline-REV (made once, reused)."""
-    tree = out / f"baseline-{revision}"
+    """A build of `revision` in /tmp/formica-baseline-REV (made once, reused). A short path:
+    the multiboot module names the kernel gets are truncated, and the boot image with them."""
+    del out
+    tree = Path(tempfile.gettempdir()) / f"formica-baseline-{revision}"
     if not (tree / "build" / "out" / "mkernel.elf").is_file():
         tree.mkdir(parents=True, exist_ok=True)
         archive = subprocess.run(["git", "-C", str(REPO), "archive", revision],
@@ -28,7 +32,8 @@ def baseline_tree(revision, out):
 
 def memseq(tree, block, size, timeout):
     """One boot of `tree` with one memory node: memseq's sequential-read line, or None."""
-    command = f"run memseq -s {size} -l 1M -b {block} --backend node"
+    # The sleep lets the node boot first: the baseline gives up on nodes after 2 s.
+    command = f"sleep {NODE_BOOT_MS}; run memseq -s {size} -l 1M -b {block} --backend node"
     argv = [sys.executable, str(tree / "build" / "run"), "--smp", "2", "--accel", "tcg",
             "--memnodes", "1", "--disk", "none", "--timeout", str(timeout), "--cmd", command]
     done = subprocess.run(argv, capture_output=True, text=True, errors="replace")

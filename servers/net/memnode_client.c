@@ -13,8 +13,8 @@
 /* Every machine on the segment receives every frame into a host socket of
  * about 200 KiB (rmem_default): the bytes in flight stay well under that. */
 #define DEFAULT_TIMEOUT_US 100000 /* the first retransmission; it backs off from there */
-#define DEFAULT_WINDOW_BYTES (32u << 10)
-#define DEFAULT_CREDIT_BYTES (64u << 10)
+#define DEFAULT_WINDOW_BYTES (64u << 10)
+#define DEFAULT_CREDIT_BYTES (128u << 10)
 #define NEGOTIATE_INTERVAL_US 500000
 
 static const uint8_t broadcast_mac[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -192,6 +192,11 @@ uint64_t memnode_node_free_blocks(const struct memnode_cluster *cluster, unsigne
 
 /* ---- transfers ---- */
 
+static uint64_t current_rto(const struct memnode_cluster *cluster)
+{
+    return memnode_rto(cluster->srtt_us, cluster->timeout_us);
+}
+
 static void node_active(struct memnode_cluster *cluster, unsigned node, int change)
 {
     struct memnode_node *n = &cluster->nodes[node];
@@ -203,6 +208,8 @@ static void close_window(struct memnode_cluster *cluster, struct memnode_transfe
 {
     if (!t->window_open)
         return;
+    if (!t->retransmitted && !t->done) /* answered in time: a round-trip sample */
+        cluster->srtt_us = memnode_rtt_update(cluster->srtt_us, net_now_us() - t->window_sent);
     t->window_open = false;
     if (t->kind == MEMNODE_TRANSFER_STORE)
         cluster->nodes[t->node].store_credit += t->window_fragments;
@@ -256,7 +263,7 @@ static long submit(struct memnode_cluster *cluster, uint8_t kind, uint64_t slot,
         t->slot = slot;
         t->tag = tag;
         t->data = data;
-        t->timeout = cluster->timeout_us;
+        t->timeout = current_rto(cluster);
         memnode_reassembly_start_sized(&t->progress, ++cluster->sequence, block,
                                        cluster->block_bytes, cluster->fragment_bytes);
         node_active(cluster, node, +1);
@@ -353,8 +360,10 @@ static void open_windows(struct memnode_cluster *cluster)
             send_store_window(cluster, t);
         else
             send_retrieve_request(cluster, t);
-        if (t->window_open)
+        if (t->window_open) {
             t->deadline = now + t->timeout;
+            t->window_sent = now;
+        }
     }
 }
 
@@ -372,7 +381,8 @@ static struct memnode_transfer *transfer_of(struct memnode_cluster *cluster,
 
 static void progress_made(struct memnode_transfer *t, struct memnode_cluster *cluster)
 {
-    t->timeout = cluster->timeout_us; /* progress: the back-off starts again */
+    t->retransmitted = false;
+    t->timeout = current_rto(cluster); /* progress: the back-off starts again */
     t->deadline = net_now_us() + t->timeout;
 }
 
@@ -384,6 +394,7 @@ static void absorb_store_ack(struct memnode_cluster *cluster, struct memnode_tra
         return;
     }
     unsigned before = t->progress.received;
+    close_window(cluster, t); /* before progress_made clears `retransmitted` */
     for (unsigned byte = 0; byte < message->payload_bytes && byte < MEMNODE_BITMAP_BYTES; byte++)
         t->progress.bitmap[byte] |= message->payload[byte];
     t->progress.received =
@@ -403,6 +414,8 @@ static void absorb_retrieve_data(struct memnode_cluster *cluster, struct memnode
         return;
     }
     enum memnode_accept verdict = memnode_reassembly_accept(&t->progress, message);
+    if (message->flags & MEMNODE_FLAG_ACK_REQUEST)
+        close_window(cluster, t);
     if (verdict == MEMNODE_ACCEPT_NEW) {
         memcpy(t->data + memnode_fragment_offset_sized(message->fragment, cluster->fragment_bytes),
                message->payload, message->payload_bytes);
@@ -410,8 +423,6 @@ static void absorb_retrieve_data(struct memnode_cluster *cluster, struct memnode
     } else {
         cluster->stats.duplicates++;
     }
-    if (message->flags & MEMNODE_FLAG_ACK_REQUEST)
-        close_window(cluster, t);
     if (memnode_reassembly_complete(&t->progress))
         finish(cluster, t, 0);
 }
@@ -449,6 +460,7 @@ static void retransmit_late_windows(struct memnode_cluster *cluster, uint64_t no
         struct memnode_transfer *t = &cluster->transfers[id];
         if (t->kind == 0 || t->done || !t->window_open || now < t->deadline)
             continue;
+        t->retransmitted = true;
         close_window(cluster, t);
         t->timeout = memnode_backoff(t->timeout);
         cluster->stats.retransmissions++;
@@ -592,7 +604,7 @@ long memnode_redirect(struct memnode_cluster *cluster, long id, uint64_t slot)
     node_active(cluster, t->node, -1);
     t->node = node;
     t->slot = slot;
-    t->timeout = cluster->timeout_us;
+    t->timeout = current_rto(cluster);
     memnode_reassembly_start_sized(&t->progress, ++cluster->sequence, block, cluster->block_bytes,
                                    cluster->fragment_bytes);
     node_active(cluster, node, +1);

@@ -45,6 +45,8 @@ struct memnode_transfer {
     struct memnode_reassembly progress; /* fragments acknowledged (store) or received */
     uint16_t window_fragments;          /* credit held by the open window */
     uint64_t deadline, timeout;
+    uint64_t window_sent; /* when the open window went out (round-trip samples) */
+    bool retransmitted;   /* since the last progress: no round-trip sample (Karn) */
 };
 
 struct memnode_completion {
@@ -61,10 +63,11 @@ struct memnode_cluster {
     uint32_t fragment_bytes; /* 1 KiB, or up to 8 KiB with jumbo frames */
     uint8_t mac[6];
     uint32_t sequence;
-    uint64_t timeout_us;        /* first retransmission timeout; default 300 ms, then backs off */
-    uint64_t dead_after_us;     /* liveness deadline; default MEMNODE_DEAD_AFTER_US */
-    uint32_t window_bytes;      /* one transfer's window; default 64 KiB */
-    uint32_t node_credit_bytes; /* store bytes in flight to one node; default 128 KiB */
+    uint64_t timeout_us;    /* retransmission timeout before a round trip was measured (100 ms) */
+    uint64_t srtt_us;       /* smoothed round trip of a window; the timeout is 4 x that */
+    uint64_t dead_after_us; /* liveness deadline; default MEMNODE_DEAD_AFTER_US */
+    uint32_t window_bytes;  /* one transfer's window; default 64 KiB */
+    uint32_t node_credit_bytes;    /* store bytes in flight to one node; default 128 KiB */
     uint32_t receive_credit_bytes; /* retrieve bytes in flight to us; default 128 KiB */
     uint32_t receive_credit;       /* fragments left of it */
     struct memnode_placement placement;

@@ -87,6 +87,20 @@ static void test_backoff_doubles_to_a_cap(void **state)
     assert_true(timeout == MEMNODE_BACKOFF_MAX_US);
 }
 
+static void test_timeout_follows_the_round_trip(void **state)
+{
+    (void)state;
+    assert_true(memnode_rto(0, 100000) == 100000); /* nothing measured yet */
+    uint64_t srtt = memnode_rtt_update(0, 2000);
+    assert_true(srtt == 2000);
+    assert_true(memnode_rto(srtt, 100000) == 8000);
+    for (int i = 0; i < 50; i++)
+        srtt = memnode_rtt_update(srtt, 200000); /* a loaded host: the timeout grows */
+    assert_true(memnode_rto(srtt, 100000) > 700000);
+    assert_true(memnode_rto(10 * SECOND, 100000) == MEMNODE_RTO_MAX_US);
+    assert_true(memnode_rto(1, 100000) == MEMNODE_RTO_MIN_US);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -95,6 +109,7 @@ int main(void)
         cmocka_unit_test(test_silent_node_dies_at_the_deadline),
         cmocka_unit_test(test_wait_ends_and_restarts),
         cmocka_unit_test(test_backoff_doubles_to_a_cap),
+        cmocka_unit_test(test_timeout_follows_the_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,3 +34,11 @@ enum memnode_liveness_decision memnode_liveness_check(struct memnode_liveness *l
 uint64_t memnode_liveness_silence(const struct memnode_liveness *liveness, uint64_t now);
 /* The next retransmission timeout after one without progress: doubled, capped. */
 uint64_t memnode_backoff(uint64_t timeout);
+
+/* The retransmission timeout follows the measured round trip (as TCP's does):
+ * a smoothed round-trip time (srtt, 0 before the first sample) and the
+ * timeout it gives: 4 x srtt within [MEMNODE_RTO_MIN_US, MEMNODE_RTO_MAX_US]. */
+#define MEMNODE_RTO_MIN_US 5000ull
+#define MEMNODE_RTO_MAX_US 1000000ull
+uint64_t memnode_rtt_update(uint64_t srtt, uint64_t sample);
+uint64_t memnode_rto(uint64_t srtt, uint64_t initial);

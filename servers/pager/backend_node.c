@@ -156,8 +156,11 @@ static long submit_store(uint64_t slot, const void *data, uint64_t tag)
 static long node_store(struct client *client, uint32_t block, uint64_t data_ica)
 {
     long error = node_replicas_place(client, block);
-    if (error != 0)
-        return error; /* the caller keeps the data ICA */
+    if (error != 0) {
+        printf("pager: block %u of pid %u cannot be stored: no live memory node has room\n",
+               block, client->pid);
+        return error; /* the caller keeps the data ICA and maps it back */
+    }
     struct node_operation *op = operation_take();
     if (op == NULL)
         return -E_BUSY;

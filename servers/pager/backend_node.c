@@ -157,8 +157,8 @@ static long node_store(struct client *client, uint32_t block, uint64_t data_ica)
 {
     long error = node_replicas_place(client, block);
     if (error != 0) {
-        printf("pager: block %u of pid %u cannot be stored: no live memory node has room\n",
-               block, client->pid);
+        printf("pager: block %u of pid %u cannot be stored: no live memory node has room\n", block,
+               client->pid);
         return error; /* the caller keeps the data ICA and maps it back */
     }
     struct node_operation *op = operation_take();

@@ -12,7 +12,8 @@
 
 struct memseq_options {
     uint64_t size, stride;
-    const char *mode; /* seq, persist-write, persist-check, overalloc, released */
+    uint64_t prefetch; /* sequential read: teramem_prefetch this many bytes ahead (0: none) */
+    const char *mode;  /* seq, persist-write, persist-check, overalloc, released */
     struct teramem_options teramem;
 };
 
@@ -32,10 +33,12 @@ static int parse_options(int argc, char **argv, struct memseq_options *o)
             o->mode = value;
         else if (teramem < 0 ||
                  !((strcmp(flag, "-s") == 0 && size_parse(value, &o->size)) ||
-                   (strcmp(flag, "--stride") == 0 && size_parse(value, &o->stride)))) {
+                   (strcmp(flag, "--stride") == 0 && size_parse(value, &o->stride)) ||
+                   (strcmp(flag, "--prefetch") == 0 && size_parse(value, &o->prefetch)))) {
             printf("usage: memseq -s SIZE -l LIMIT -b BLOCK --backend node|nvm|disk|block "
                    "[--replicas N] "
-                   "[--stride BYTES] [--mode seq|persist-write|persist-check|overalloc|released] "
+                   "[--stride BYTES] [--prefetch BYTES] [--mode "
+                   "seq|persist-write|persist-check|overalloc|released] "
                    "[--key K]\n");
             return 2;
         }
@@ -76,6 +79,8 @@ static bool sequential(uint8_t *buffer, const struct memseq_options *o)
     uint64_t start = read_timestamp_counter(), sum = 0, errors = 0;
     for (uint64_t offset = 0; offset < o->size; offset += 4096) {
         progress_tick(&progress, "bytes read", offset, o->size);
+        if (o->prefetch != 0 && offset % o->prefetch == 0) /* the next piece, several at once */
+            teramem_prefetch(buffer + offset, o->prefetch);
         sum += buffer[offset];
         errors += buffer[offset] != (uint8_t)(offset >> 12);
     }
@@ -84,9 +89,9 @@ static bool sequential(uint8_t *buffer, const struct memseq_options *o)
     uint64_t swap_ins = after.swap_in_blocks - before.swap_in_blocks;
     print_common("sequential", o);
     printf(",\"elapsed_us\":%lu,\"mb_per_s\":%lu,\"swap_in_blocks\":%lu,"
-           "\"swap_in_us\":%lu,\"verified\":%s,\"sum\":%lu}\n",
+           "\"swap_in_us\":%lu,\"verified\":%s,\"sum\":%lu,\"prefetch_bytes\":%lu}\n",
            us, us ? o->size / us : 0, swap_ins, swap_ins ? us / swap_ins : 0,
-           errors == 0 ? "true" : "false", sum);
+           errors == 0 ? "true" : "false", sum, o->prefetch);
     return errors == 0;
 }
 

@@ -111,3 +111,15 @@ def test_replicas_beyond_the_live_nodes_are_refused():
                   "--memnode-mem", "64M", "--memnode-capacity", "16M", timeout=300)
     assert "pager: 2 replicas asked, 1 memory node(s) alive" in result.text, result.describe()
     assert "sort exited with code 1" in result.text and result.kinds("hello")
+
+
+def test_prefetch_fetches_several_blocks_at_once_from_a_node():
+    # teramem_prefetch of 512 KiB ahead (8 blocks of 64 KiB): the fetches are in flight
+    # together; every byte reads back right, and the nodes saw the retrieves.
+    result = boot("run memseq -s 4M -l 1M -b 64K --backend node --prefetch 512K; pagerstat",
+                  "--memnodes", "1", timeout=600)
+    [line] = [m for m in result.kinds("memseq") if m["mode"] == "sequential"]
+    assert result.rc == 0 and line["verified"] is True, result.describe()
+    assert line["prefetch_bytes"] == 512 << 10 and line["swap_in_blocks"] >= 64, line
+    [summary] = result.kinds("pagernodes")
+    assert summary["peak_transfers"] >= 2, result.describe()

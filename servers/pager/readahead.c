@@ -3,7 +3,8 @@
  * continues a sequential stream (a merge sort reads two runs and writes a
  * third: several streams at once); the next blocks still on the backend
  * are then fetched in the background, as many as the client's in-flight
- * bound (limit / 8) leaves room for; the fault on such a block takes the
+ * bound (limit / 8) leaves room for (the streams share at most
+ * READAHEAD_MAX entries); the fault on such a block takes the
  * fetched data over. PAGER_PREFETCH fetches a range the same way, several
  * blocks at once. Needs a backend with fetch_start. */
 #include "pager.h"
@@ -144,7 +145,7 @@ void readahead_after_fault(struct client *client, uint32_t block)
     if (ra == NULL || !continues_a_stream(ra, block))
         return;
     unsigned want = window(client);
-    want = want > 2 ? want / 2 : want; /* leave room for the other streams */
+
     for (uint32_t next = block + 1; next < client->block_count && next <= block + want; next++)
         if (!start_one(client, next))
             break;

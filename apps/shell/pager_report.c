@@ -17,7 +17,7 @@ bool command_pagerstat(int word_count, char **words)
         printf("pagerstat: no pager: %s\n", error_text(control));
         return false;
     }
-    long clients = request_call(pager, (uint64_t)control, PAGER_REPORT, 0);
+    long clients = request_operation(pager, (uint64_t)control, PAGER_REPORT);
     ica_free((uint64_t)control);
     if (clients < 0) {
         printf("pagerstat: %s\n", error_text(clients));

@@ -84,11 +84,12 @@ long firmware_table(const char signature[4], void *buffer, uint64_t size);
 
 /* Clients (client.c). */
 struct client *client_find(uint32_t pid);
-long client_init(uint32_t pid, const uint64_t *argument);
+long client_init(uint32_t pid, const struct pager_init_message *asked);
 long client_cleanup(uint32_t pid);
-long client_stats(uint32_t pid, uint64_t *argument);
-/* PAGER_REPORT: one @json "pagerstat" line per client and one "pagernode" per memory node. */
-long pager_report(void);
+long client_stats(uint32_t pid, struct pager_stats_message *answer);
+/* PAGER_REPORT: one @json "pagerstat" line per client and one "pagernode" per
+ * memory node; the number of clients. */
+long pager_print_report(void);
 static inline uint64_t block_address(const struct client *client, uint32_t block)
 {
     return client->base + (uint64_t)block * client->block_bytes;

@@ -2,7 +2,6 @@
 # read (every block swapped in from one memory node) for 4 KiB-1 MiB blocks, this build against a
 # baseline build of an older revision (by default the pager before issue 15: synchronous
 # transfers of 1 KiB fragments), interleaved run by run so both see the same host load; medians.
-import json
 import statistics
 import subprocess
 import sys
@@ -10,8 +9,9 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "build"))
+from runner import client  # noqa: E402
 BASELINE_REVISION = "ecb816a"  # main before the asynchronous memory-node transfers
-MARKER = "@json "
 NODE_BOOT_MS = 15000
 
 
@@ -34,16 +34,17 @@ def memseq(tree, block, size, timeout):
     """One boot of `tree` with one memory node: memseq's sequential-read line, or None."""
     # The sleep lets the node boot first: the baseline gives up on nodes after 2 s.
     command = f"sleep {NODE_BOOT_MS}; run memseq -s {size} -l 1M -b {block} --backend node"
-    argv = [sys.executable, str(tree / "build" / "run"), "--smp", "2", "--accel", "tcg",
-            "--memnodes", "1", "--disk", "none", "--timeout", str(timeout), "--cmd", command]
-    done = subprocess.run(argv, capture_output=True, text=True, errors="replace")
-    for line in done.stdout.splitlines():
-        at = line.find(MARKER)
-        if at >= 0:
-            result = json.loads(line[at + len(MARKER):])
-            if result.get("kind") == "memseq" and result.get("mode") == "sequential":
-                return result
-    print(f"node_throughput: {tree.name} {block}: no result ({done.returncode})", file=sys.stderr)
+    flags = ["--smp", "2", "--accel", "tcg", "--memnodes", "1", "--disk", "none",
+             "--cmd", command]
+    try:
+        done = client.run(flags, timeout, runner=tree / "build" / "run")
+    except client.MalformedResult as error:
+        print(f"node_throughput: {tree.name} {block}: {error}", file=sys.stderr)
+        return None
+    for result in done.kinds("memseq"):
+        if result.get("mode") == "sequential":
+            return result
+    print(f"node_throughput: {tree.name} {block}: no result ({done.rc})", file=sys.stderr)
     return None
 
 

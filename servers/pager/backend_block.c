@@ -5,7 +5,7 @@
  * units; each store or retrieve goes through a DMA buffer in 64 KiB requests. */
 #include "../disk/block_device.h"
 #include "pager.h"
-#include "space.h"
+#include "promised_space.h"
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/request.h>
@@ -22,9 +22,8 @@ static struct {
     bool opened;
     bool interrupts; /* false: the line is DK's; completions are polled */
     struct block_device device;
-    struct dma_region buffer; /* PAGER_BLOCK_MAX_BYTES */
-    struct space space;
-    uint64_t promised_units;
+    struct dma_region buffer;   /* PAGER_BLOCK_MAX_BYTES */
+    struct promised_space room; /* first-free units, promised to the attached clients */
     uint64_t stores, retrieves;
 } blockdev;
 
@@ -43,7 +42,7 @@ static long open_device(void)
         printf("pager: block backend: %s\n", error_text(error));
         return error;
     }
-    space_init(&blockdev.space, bits, units);
+    space_init(&blockdev.room.space, bits, units);
     blockdev.opened = true;
     printf("pager: block device of %lu MiB as remote memory (%s)\n",
            blockdev.device.sectors * SECTOR_BYTES >> 20,
@@ -51,25 +50,12 @@ static long open_device(void)
     return 0;
 }
 
-static uint32_t units_per_block(const struct client *client)
-{
-    return client->block_bytes / PAGER_UNIT_BYTES;
-}
-
 static long block_attach(struct client *client)
 {
     long error = blockdev.opened ? 0 : open_device();
     if (error != 0)
         return error;
-    uint64_t wanted = client->bytes / PAGER_UNIT_BYTES;
-    uint64_t free_units = space_free_units(&blockdev.space);
-    if (wanted + blockdev.promised_units > free_units) {
-        printf("pager: block device too small: %lu KiB asked, %lu KiB free\n", client->bytes >> 10,
-               (free_units - blockdev.promised_units) * 4);
-        return -E_NO_SPACE;
-    }
-    blockdev.promised_units += wanted;
-    return 0;
+    return promised_space_reserve(&blockdev.room, client, "block device");
 }
 
 /* Moves one block between the DMA buffer and the device, in chunks that are
@@ -109,13 +95,8 @@ static long transfer(uint64_t unit, uint32_t bytes, bool write)
 /* Copies the block out at once: the data ICA is freed and the store is complete. */
 static long block_store(struct client *client, uint32_t block, uint64_t data_ica)
 {
-    if (client->slot[block] == PAGER_NO_SLOT) {
-        uint32_t unit = space_take(&blockdev.space, units_per_block(client));
-        if (unit == PAGER_NO_SLOT)
-            return -E_NO_SPACE;
-        client->slot[block] = unit;
-        blockdev.promised_units -= units_per_block(client);
-    }
+    if (promised_space_place(&blockdev.room, client, block) == PAGER_NO_SLOT)
+        return -E_NO_SPACE;
     memcpy((void *)blockdev.buffer.address, (const void *)ica_address(data_ica),
            client->block_bytes);
     long result = transfer(client->slot[block], client->block_bytes, true);
@@ -148,14 +129,7 @@ static long block_wait_one(void)
 static void block_detach(struct client *client, bool keep_contents)
 {
     (void)keep_contents; /* an NBD memory export does not outlive the run */
-    uint64_t held = 0;
-    for (uint32_t block = 0; block < client->block_count; block++) {
-        if (client->slot[block] == PAGER_NO_SLOT)
-            continue;
-        space_give(&blockdev.space, client->slot[block], units_per_block(client));
-        held += units_per_block(client);
-    }
-    blockdev.promised_units -= client->bytes / PAGER_UNIT_BYTES - held;
+    promised_space_release(&blockdev.room, client);
 }
 
 const struct backend backend_block = {

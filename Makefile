@@ -37,7 +37,7 @@ MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
 .PHONY: format format-check all run shell test unit-test integration-test debug clean deps help \
-	docs-protocol protocol-check docs-check pkernel-symbols crash-sweep fuzz-soak
+	docs-protocol protocol-check docs-check pkernel-symbols crash-sweep fuzz-soak test-slow
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -129,6 +129,9 @@ fuzz-soak: all
 # The long ext3 crash sweep (docs/journal.md): QEMU killed at 24 points during churn.
 crash-sweep: all
 	FORMICA_CRASH_SWEEP=1 tests/integration/run -k test_crash_during_churn
+# The long runs (pytest marker "slow"): sort at 40,000 records three times on a loaded host.
+test-slow: deps all
+	FORMICA_SLOW_TESTS=1 tests/integration/run -m slow
 
 # QEMU waits for gdb on port 1234; see docs/debugging.md.
 debug: deps all
@@ -154,6 +157,7 @@ help:
 	@echo "make fuzz-soak  the system-call and ICA fuzzer with 1,000,000 calls (docs/fuzzing.md)"
 	@echo "make pkernel-symbols  rewrite build/pkernel.symbols, the p-kernel's allow-list (review the diff)"
 	@echo "make crash-sweep  ext3: QEMU killed at 24 points during churn (slow)"
+	@echo "make test-slow  the long integration runs (pytest marker slow)"
 	@echo "make debug      boot with QEMU's gdb stub waiting on :1234"
 	@echo "make clean      remove build/out"
 	@echo "make format     format the C sources with .clang-format (format-check: report only)"

@@ -11,6 +11,7 @@ REQUIRED_PACKAGES=(
     ovmf e2fsprogs
     libcmocka-dev
     python3
+    nbdkit
 )
 OPTIONAL_PACKAGES=(clang-format python3-matplotlib)
 

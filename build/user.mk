@@ -66,9 +66,10 @@ $(USER_LIBRARY): $(call user_object_of,$(USER_LIBRARY_SOURCES))
 # The virtio-net driver and memory-node client (servers/net/) and the legacy
 # virtio PCI interface that it and DK's virtio-blk share (servers/virtio/): a
 # library any program may link (the memory node, its client, the pager, DK);
-# only what a program calls is pulled in.
+# only what a program calls is pulled in. DK's virtio-blk driver is in it too,
+# for the pager's block-device backend (a second disk, e.g. an NBD export).
 NET_LIBRARY := $(OUT)/libnet.a
-$(NET_LIBRARY): $(call user_object_of,$(wildcard servers/net/*.c servers/virtio/*.c))
+$(NET_LIBRARY): $(call user_object_of,$(wildcard servers/net/*.c servers/virtio/*.c) servers/disk/virtio_blk.c)
 	@echo "  AR      $@"
 	@rm -f $@
 	@$(USER_AR) rcs $@ $^

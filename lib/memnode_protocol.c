@@ -9,6 +9,7 @@
 #define AT_VERSION 2
 #define AT_TYPE 3
 #define AT_FLAGS 4
+#define AT_FRAGMENT_SHIFT 5 /* fragment bytes = 1 KiB << shift (was reserved, 0) */
 #define AT_STATUS 6
 #define AT_SEQUENCE 8
 #define AT_FRAGMENT 12
@@ -56,23 +57,59 @@ bool memnode_block_size_valid(uint32_t block_bytes)
            (block_bytes & (block_bytes - 1)) == 0;
 }
 
+bool memnode_fragment_size_valid(uint32_t fragment_bytes)
+{
+    return fragment_bytes >= MEMNODE_FRAGMENT_BYTES &&
+           fragment_bytes <= MEMNODE_JUMBO_FRAGMENT_BYTES &&
+           (fragment_bytes & (fragment_bytes - 1)) == 0;
+}
+
+uint16_t memnode_fragments(uint32_t block_bytes, uint32_t fragment_bytes)
+{
+    return (uint16_t)((block_bytes + fragment_bytes - 1) / fragment_bytes);
+}
+
 uint16_t memnode_fragment_count(uint32_t block_bytes)
 {
-    return (uint16_t)((block_bytes + MEMNODE_FRAGMENT_BYTES - 1) / MEMNODE_FRAGMENT_BYTES);
+    return memnode_fragments(block_bytes, MEMNODE_FRAGMENT_BYTES);
+}
+
+uint32_t memnode_fragment_offset_sized(uint16_t fragment, uint32_t fragment_bytes)
+{
+    return (uint32_t)fragment * fragment_bytes;
+}
+
+uint32_t memnode_fragment_length_sized(uint32_t block_bytes, uint16_t fragment,
+                                       uint32_t fragment_bytes)
+{
+    uint32_t offset = memnode_fragment_offset_sized(fragment, fragment_bytes);
+    if (offset >= block_bytes)
+        return 0;
+    uint32_t rest = block_bytes - offset;
+    return rest < fragment_bytes ? rest : fragment_bytes;
 }
 
 uint32_t memnode_fragment_offset(uint16_t fragment)
 {
-    return (uint32_t)fragment * MEMNODE_FRAGMENT_BYTES;
+    return memnode_fragment_offset_sized(fragment, MEMNODE_FRAGMENT_BYTES);
 }
 
 uint32_t memnode_fragment_length(uint32_t block_bytes, uint16_t fragment)
 {
-    uint32_t offset = memnode_fragment_offset(fragment);
-    if (offset >= block_bytes)
-        return 0;
-    uint32_t rest = block_bytes - offset;
-    return rest < MEMNODE_FRAGMENT_BYTES ? rest : MEMNODE_FRAGMENT_BYTES;
+    return memnode_fragment_length_sized(block_bytes, fragment, MEMNODE_FRAGMENT_BYTES);
+}
+
+static uint32_t message_fragment_bytes(const struct memnode_message *message)
+{
+    return message->fragment_bytes ? message->fragment_bytes : MEMNODE_FRAGMENT_BYTES;
+}
+
+static uint8_t fragment_shift(uint32_t fragment_bytes)
+{
+    uint8_t shift = 0;
+    while ((uint32_t)(MEMNODE_FRAGMENT_BYTES << shift) < fragment_bytes)
+        shift++;
+    return shift;
 }
 
 static uint16_t bitmap_bytes(uint16_t fragment_count)
@@ -83,7 +120,9 @@ static uint16_t bitmap_bytes(uint16_t fragment_count)
 long memnode_encode(const struct memnode_message *message, uint8_t *frame, size_t capacity)
 {
     size_t length = MEMNODE_ETHERNET_HEADER + MEMNODE_HEADER_BYTES + message->payload_bytes;
-    if (message->payload_bytes > MEMNODE_FRAGMENT_BYTES)
+    if (!memnode_fragment_size_valid(message_fragment_bytes(message)))
+        return MEMNODE_ERROR_FRAGMENT;
+    if (message->payload_bytes > message_fragment_bytes(message))
         return MEMNODE_ERROR_LENGTH;
     if (message->type == 0 || message->type > MEMNODE_TYPE_LAST)
         return MEMNODE_ERROR_TYPE;
@@ -99,6 +138,7 @@ long memnode_encode(const struct memnode_message *message, uint8_t *frame, size_
     header[AT_VERSION] = MEMNODE_VERSION;
     header[AT_TYPE] = message->type;
     header[AT_FLAGS] = message->flags;
+    header[AT_FRAGMENT_SHIFT] = fragment_shift(message_fragment_bytes(message));
     put16(header + AT_STATUS, message->status);
     put32(header + AT_SEQUENCE, message->sequence);
     put16(header + AT_FRAGMENT, message->fragment);
@@ -118,6 +158,9 @@ static void read_header(const uint8_t *frame, struct memnode_message *message)
     memcpy(message->source, frame + 6, 6);
     message->type = header[AT_TYPE];
     message->flags = header[AT_FLAGS];
+    message->fragment_bytes = header[AT_FRAGMENT_SHIFT] <= 3
+                                  ? (uint16_t)(MEMNODE_FRAGMENT_BYTES << header[AT_FRAGMENT_SHIFT])
+                                  : 0;
     message->status = get16(header + AT_STATUS);
     message->sequence = get32(header + AT_SEQUENCE);
     message->fragment = get16(header + AT_FRAGMENT);
@@ -133,7 +176,8 @@ static int check_block_fields(const struct memnode_message *message)
 {
     if (!memnode_block_size_valid(message->block_bytes))
         return MEMNODE_ERROR_BLOCK_SIZE;
-    if (message->fragment_count != memnode_fragment_count(message->block_bytes))
+    if (message->fragment_bytes == 0 ||
+        message->fragment_count != memnode_fragments(message->block_bytes, message->fragment_bytes))
         return MEMNODE_ERROR_FRAGMENT;
     return MEMNODE_OK;
 }
@@ -142,6 +186,8 @@ static int check_payload(const struct memnode_message *message)
 {
     switch (message->type) {
     case MEMNODE_NEGOTIATE:
+    case MEMNODE_PING:
+    case MEMNODE_PONG:
         return message->payload_bytes == 0 ? MEMNODE_OK : MEMNODE_ERROR_LENGTH;
     case MEMNODE_NEGOTIATE_REPLY:
         return message->payload_bytes == MEMNODE_CAPACITY_BYTES ? MEMNODE_OK : MEMNODE_ERROR_LENGTH;
@@ -158,8 +204,9 @@ static int check_payload(const struct memnode_message *message)
             return result;
         if (message->fragment >= message->fragment_count)
             return MEMNODE_ERROR_FRAGMENT;
-        if (message->payload_bytes !=
-            memnode_fragment_length(message->block_bytes, message->fragment))
+        if (message->payload_bytes != memnode_fragment_length_sized(message->block_bytes,
+                                                                    message->fragment,
+                                                                    message->fragment_bytes))
             return MEMNODE_ERROR_LENGTH;
         return MEMNODE_OK;
     }
@@ -178,7 +225,9 @@ int memnode_decode(const uint8_t *frame, size_t length, struct memnode_message *
     read_header(frame, message);
     if (message->type == 0 || message->type > MEMNODE_TYPE_LAST)
         return MEMNODE_ERROR_TYPE;
-    if (message->payload_bytes > MEMNODE_FRAGMENT_BYTES ||
+    if (message->fragment_bytes == 0)
+        return MEMNODE_ERROR_FRAGMENT;
+    if (message->payload_bytes > message->fragment_bytes ||
         MEMNODE_ETHERNET_HEADER + MEMNODE_HEADER_BYTES + (size_t)message->payload_bytes > length)
         return MEMNODE_ERROR_LENGTH;
     return check_payload(message);
@@ -262,11 +311,18 @@ unsigned memnode_missing_fragments(const uint8_t *bitmap, unsigned count, unsign
 void memnode_reassembly_start(struct memnode_reassembly *state, uint32_t sequence, uint64_t block,
                               uint32_t block_bytes)
 {
+    memnode_reassembly_start_sized(state, sequence, block, block_bytes, MEMNODE_FRAGMENT_BYTES);
+}
+
+void memnode_reassembly_start_sized(struct memnode_reassembly *state, uint32_t sequence,
+                                    uint64_t block, uint32_t block_bytes, uint32_t fragment_bytes)
+{
     state->active = true;
     state->sequence = sequence;
     state->block = block;
     state->block_bytes = block_bytes;
-    state->fragment_count = memnode_fragment_count(block_bytes);
+    state->fragment_bytes = fragment_bytes;
+    state->fragment_count = memnode_fragments(block_bytes, fragment_bytes);
     state->received = 0;
     memset(state->bitmap, 0, sizeof(state->bitmap));
 }
@@ -275,12 +331,14 @@ enum memnode_accept memnode_reassembly_accept(struct memnode_reassembly *state,
                                               const struct memnode_message *message)
 {
     if (!state->active || memnode_sequence_newer(message->sequence, state->sequence))
-        memnode_reassembly_start(state, message->sequence, message->block, message->block_bytes);
+        memnode_reassembly_start_sized(state, message->sequence, message->block,
+                                       message->block_bytes, message_fragment_bytes(message));
     else if (message->sequence != state->sequence) {
         state->stale++;
         return MEMNODE_ACCEPT_STALE;
     }
     if (message->block != state->block || message->block_bytes != state->block_bytes ||
+        message_fragment_bytes(message) != state->fragment_bytes ||
         message->fragment >= state->fragment_count)
         return MEMNODE_ACCEPT_MISMATCH;
     if (memnode_bit_test(state->bitmap, message->fragment)) {
@@ -363,6 +421,47 @@ int64_t memnode_placement_allocate(struct memnode_placement *placement)
     }
     placement->search_from = placement->total_blocks;
     return -1;
+}
+
+static uint64_t node_first_slot(const struct memnode_placement *placement, unsigned node)
+{
+    uint64_t first = 0;
+    for (unsigned index = 0; index < node; index++)
+        first += placement->node_blocks[index];
+    return first;
+}
+
+static bool slot_used(const struct memnode_placement *placement, uint64_t slot)
+{
+    return (placement->used[slot / 8] >> (slot % 8)) & 1;
+}
+
+int64_t memnode_placement_allocate_on(struct memnode_placement *placement, unsigned node)
+{
+    if (node >= placement->node_count)
+        return -1;
+    uint64_t first = node_first_slot(placement, node), end = first + placement->node_blocks[node];
+    for (uint64_t slot = first < placement->search_from ? placement->search_from : first;
+         slot < end; slot++) {
+        if (slot_used(placement, slot))
+            continue;
+        placement->used[slot / 8] |= (uint8_t)(1u << (slot % 8));
+        placement->used_blocks++;
+        if (slot == placement->search_from)
+            placement->search_from = slot + 1;
+        return (int64_t)slot;
+    }
+    return -1;
+}
+
+uint64_t memnode_placement_free_on(const struct memnode_placement *placement, unsigned node)
+{
+    if (node >= placement->node_count)
+        return 0;
+    uint64_t first = node_first_slot(placement, node), free_slots = 0;
+    for (uint64_t slot = first; slot < first + placement->node_blocks[node]; slot++)
+        free_slots += !slot_used(placement, slot);
+    return free_slots;
 }
 
 void memnode_placement_free(struct memnode_placement *placement, uint64_t slot)

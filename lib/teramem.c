@@ -31,7 +31,7 @@ static struct {
 
 static uint32_t backend_named(const char *name)
 {
-    for (uint32_t backend = PAGER_BACKEND_NODE; backend <= PAGER_BACKEND_DISK; backend++)
+    for (uint32_t backend = PAGER_BACKEND_NODE; backend <= PAGER_BACKEND_BLOCK; backend++)
         if (strcmp(name, teramem_backend_name(backend)) == 0)
             return backend;
     return 0;
@@ -49,6 +49,10 @@ int teramem_parse_option(struct teramem_options *options, const char *flag, cons
         good = false;
     else if (strcmp(flag, "--key") == 0)
         good = size_parse(value, &options->persistent_key);
+    else if (strcmp(flag, "--replicas") == 0 && (good = size_parse(value, &size)))
+        good = (options->replicas = (uint32_t)size) >= 1 && size <= PAGER_MAX_REPLICAS;
+    else if (strcmp(flag, "--replicas") == 0)
+        good = false;
     else if (strcmp(flag, "--capacity") == 0)
         good = size_parse(value, &options->capacity_bytes);
     else if (strcmp(flag, "-P") == 0) {
@@ -72,6 +76,8 @@ const char *teramem_backend_name(uint32_t backend)
         return "nvm";
     case PAGER_BACKEND_DISK:
         return "disk";
+    case PAGER_BACKEND_BLOCK:
+        return "block";
     default:
         return "unknown";
     }
@@ -114,6 +120,7 @@ static long register_region(const struct teramem_options *o)
         .block_bytes = o->block_bytes,
         .policy = o->policy,
         .backend = o->backend,
+        .replicas = o->replicas,
         .inflight_bytes = o->inflight_bytes,
         .persistent_key = o->persistent_key,
     };
@@ -171,8 +178,9 @@ long teramem_init(const struct teramem_options *options)
     if (result == 0)
         result = register_region(&o);
     if (result < 0) {
-        printf("teramem: the pager refused the region (%s backend, %lu KiB): %s\n",
-               teramem_backend_name(o.backend), o.capacity_bytes >> 10, error_text(result));
+        printf("teramem: the pager refused the region (%s backend, %lu KiB, %u replica(s)): %s\n",
+               teramem_backend_name(o.backend), o.capacity_bytes >> 10, o.replicas ? o.replicas : 1,
+               error_text(result));
         undo_init();
         return result;
     }

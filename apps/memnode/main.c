@@ -10,13 +10,24 @@
 #include <string.h>
 
 #define MAX_CLIENTS 8
+#define STORES_PER_CLIENT 16 /* a client's stores reassembled at once (pipelining) */
+#define UNIT_BYTES 4096u     /* the stale-store guard keeps one entry per 4 KiB */
 
 struct client {
     bool used;
     uint8_t mac[6];
-    struct memnode_reassembly store;
+    uint32_t session; /* a NEGOTIATE starts a new one */
+    struct memnode_reassembly stores[STORES_PER_CLIENT];
+    uint32_t next_victim;
     uint32_t last_retrieve; /* sequence of the last RETRIEVE counted */
     bool retrieved;
+};
+
+/* Per 4 KiB unit of the reservation: the session and sequence of the last
+ * store that wrote it, so a late fragment of an older store never
+ * overwrites a newer one (several stores may be in flight). */
+struct unit_writer {
+    uint32_t session, sequence;
 };
 
 static struct {
@@ -26,6 +37,9 @@ static struct {
     uint8_t mac[6];
     uint64_t exit_after; /* 0: serve forever */
     struct client clients[MAX_CLIENTS];
+    struct unit_writer *writers;
+    uint32_t sessions;
+    uint64_t pings;
     uint64_t negotiations, stores, retrieves, fragments_in, fragments_out;
     uint64_t duplicates, stale, bad_frames, refused;
 } node;
@@ -72,7 +86,8 @@ static void answer_negotiate(const struct memnode_message *request)
 {
     node.negotiations++;
     struct client *client = client_of(request->source);
-    memset(&client->store, 0, sizeof(client->store));
+    memset(client->stores, 0, sizeof(client->stores));
+    client->session = ++node.sessions;
     client->retrieved = false;
     struct memnode_capacity capacity = {.capacity_bytes = node.capacity_bytes,
                                         .node_id = node.node_id,
@@ -101,9 +116,36 @@ static void acknowledge_store(const struct memnode_message *request,
                                      .block = request->block,
                                      .block_bytes = request->block_bytes,
                                      .fragment_count = request->fragment_count,
+                                     .fragment_bytes = request->fragment_bytes,
                                      .payload_bytes = (uint16_t)((request->fragment_count + 7) / 8),
                                      .payload = store ? store->bitmap : nothing};
     reply(&answer, request->source);
+}
+
+/* The reassembly of this store: the one with its sequence number, else a
+ * fresh one (a finished store is reused first, else the oldest). */
+static struct memnode_reassembly *store_of(struct client *client,
+                                           const struct memnode_message *request)
+{
+    for (unsigned i = 0; i < STORES_PER_CLIENT; i++)
+        if (client->stores[i].active && client->stores[i].sequence == request->sequence)
+            return &client->stores[i];
+    for (unsigned i = 0; i < STORES_PER_CLIENT; i++)
+        if (!client->stores[i].active || memnode_reassembly_complete(&client->stores[i]))
+            return &client->stores[i];
+    return &client->stores[client->next_victim++ % STORES_PER_CLIENT];
+}
+
+/* False when a newer store of this client already wrote the block. */
+static bool store_is_current(const struct client *client, const struct memnode_message *request)
+{
+    struct unit_writer *writer = &node.writers[request->block * request->block_bytes / UNIT_BYTES];
+    if (writer->session == client->session &&
+        memnode_sequence_newer(writer->sequence, request->sequence))
+        return false;
+    writer->session = client->session;
+    writer->sequence = request->sequence;
+    return true;
 }
 
 /* STORE: copy a new fragment in place; acknowledge on request or completion. */
@@ -115,10 +157,16 @@ static void take_store(const struct memnode_message *request)
         return;
     }
     struct client *client = client_of(request->source);
-    struct memnode_reassembly *store = &client->store;
+    node.fragments_in++;
+    if (!store_is_current(client, request)) {
+        node.stale++;
+        return;
+    }
+    struct memnode_reassembly *store = store_of(client, request);
+    if (store->active && store->sequence != request->sequence)
+        store->active = false; /* reused: start this store afresh */
     bool was_complete = memnode_reassembly_complete(store) && store->sequence == request->sequence;
     enum memnode_accept verdict = memnode_reassembly_accept(store, request);
-    node.fragments_in++;
     if (verdict == MEMNODE_ACCEPT_STALE || verdict == MEMNODE_ACCEPT_MISMATCH) {
         node.stale++;
         return;
@@ -126,7 +174,8 @@ static void take_store(const struct memnode_message *request)
     if (verdict == MEMNODE_ACCEPT_DUPLICATE)
         node.duplicates++;
     else
-        memcpy(block_address(request) + memnode_fragment_offset(request->fragment),
+        memcpy(block_address(request) +
+                   memnode_fragment_offset_sized(request->fragment, request->fragment_bytes),
                request->payload, request->payload_bytes);
     bool complete = memnode_reassembly_complete(store);
     if (complete && !was_complete)
@@ -145,8 +194,11 @@ static void send_fragment(const struct memnode_message *request, uint16_t fragme
         .block_bytes = request->block_bytes,
         .fragment = fragment,
         .fragment_count = request->fragment_count,
-        .payload_bytes = (uint16_t)memnode_fragment_length(request->block_bytes, fragment),
-        .payload = block_address(request) + memnode_fragment_offset(fragment)};
+        .fragment_bytes = request->fragment_bytes,
+        .payload_bytes = (uint16_t)memnode_fragment_length_sized(request->block_bytes, fragment,
+                                                                 request->fragment_bytes),
+        .payload = block_address(request) +
+                   memnode_fragment_offset_sized(fragment, request->fragment_bytes)};
     reply(&answer, request->source);
     node.fragments_out++;
 }
@@ -157,15 +209,16 @@ static void answer_retrieve(const struct memnode_message *request)
 {
     if (!block_in_range(request)) {
         node.refused++;
-        struct memnode_message answer = {
-            .type = MEMNODE_RETRIEVE_DATA,
-            .status = MEMNODE_STATUS_OUT_OF_RANGE,
-            .sequence = request->sequence,
-            .block = request->block,
-            .block_bytes = request->block_bytes,
-            .fragment_count = request->fragment_count,
-            .payload_bytes = (uint16_t)memnode_fragment_length(request->block_bytes, 0),
-            .payload = frame_in};
+        struct memnode_message answer = {.type = MEMNODE_RETRIEVE_DATA,
+                                         .status = MEMNODE_STATUS_OUT_OF_RANGE,
+                                         .sequence = request->sequence,
+                                         .block = request->block,
+                                         .block_bytes = request->block_bytes,
+                                         .fragment_count = request->fragment_count,
+                                         .fragment_bytes = request->fragment_bytes,
+                                         .payload_bytes = (uint16_t)memnode_fragment_length_sized(
+                                             request->block_bytes, 0, request->fragment_bytes),
+                                         .payload = frame_in};
         reply(&answer, request->source);
         return;
     }
@@ -175,11 +228,22 @@ static void answer_retrieve(const struct memnode_message *request)
         client->last_retrieve = request->sequence;
         node.retrieves++;
     }
+    /* `fragment` says how many the client can take now (0: a whole window) */
+    unsigned most = request->fragment && request->fragment < MEMNODE_WINDOW ? request->fragment
+                                                                            : MEMNODE_WINDOW;
     uint16_t window[MEMNODE_WINDOW];
-    unsigned n = memnode_missing_fragments(request->payload, request->fragment_count, 0, window,
-                                           MEMNODE_WINDOW);
+    unsigned n =
+        memnode_missing_fragments(request->payload, request->fragment_count, 0, window, most);
     for (unsigned i = 0; i < n; i++)
         send_fragment(request, window[i], i + 1 == n);
+}
+
+/* A liveness probe: answered at once, whatever else is going on. */
+static void answer_ping(const struct memnode_message *request)
+{
+    node.pings++;
+    struct memnode_message answer = {.type = MEMNODE_PONG, .sequence = request->sequence};
+    reply(&answer, request->source);
 }
 
 static void print_report(void)
@@ -187,11 +251,11 @@ static void print_report(void)
     printf("@json {\"kind\":\"memnode\",\"node\":%u,\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
            "\"capacity_bytes\":%lu,\"negotiations\":%lu,\"stores\":%lu,\"retrieves\":%lu,"
            "\"fragments_in\":%lu,\"fragments_out\":%lu,\"duplicates\":%lu,\"stale\":%lu,"
-           "\"refused\":%lu,\"bad_frames\":%lu}\n",
+           "\"refused\":%lu,\"bad_frames\":%lu,\"pings\":%lu}\n",
            node.node_id, node.mac[0], node.mac[1], node.mac[2], node.mac[3], node.mac[4],
            node.mac[5], node.capacity_bytes, node.negotiations, node.stores, node.retrieves,
            node.fragments_in, node.fragments_out, node.duplicates, node.stale, node.refused,
-           node.bad_frames);
+           node.bad_frames, node.pings);
 }
 
 static void dispatch(const struct memnode_message *message)
@@ -205,6 +269,9 @@ static void dispatch(const struct memnode_message *message)
         break;
     case MEMNODE_RETRIEVE:
         answer_retrieve(message);
+        break;
+    case MEMNODE_PING:
+        answer_ping(message);
         break;
     default:
         break; /* replies are for clients */
@@ -259,6 +326,11 @@ int main(int argc, char **argv)
         return 1;
     }
     node.memory = (uint8_t *)result;
+    node.writers = calloc(node.capacity_bytes / UNIT_BYTES, sizeof(struct unit_writer));
+    if (node.writers == NULL) {
+        printf("memnode: no memory for the store guard\n");
+        return 1;
+    }
     result = net_open();
     if (result < 0) {
         printf("memnode: no network device: %s\n", error_text(result));

@@ -2,6 +2,7 @@
  * than the local limit, then read it sequentially (bandwidth, swap-in latency
  * per block) and with a stride (swap-in time per touched block); @json lines. */
 #include <formica/json.h>
+#include <formica/progress.h>
 #include <formica/teramem.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -11,7 +12,8 @@
 
 struct memseq_options {
     uint64_t size, stride;
-    const char *mode; /* seq, persist-write, persist-check, overalloc, released */
+    uint64_t prefetch; /* sequential read: teramem_prefetch this many bytes ahead (0: none) */
+    const char *mode;  /* seq, persist-write, persist-check, overalloc, released */
     struct teramem_options teramem;
 };
 
@@ -31,9 +33,12 @@ static int parse_options(int argc, char **argv, struct memseq_options *o)
             o->mode = value;
         else if (teramem < 0 ||
                  !((strcmp(flag, "-s") == 0 && size_parse(value, &o->size)) ||
-                   (strcmp(flag, "--stride") == 0 && size_parse(value, &o->stride)))) {
-            printf("usage: memseq -s SIZE -l LIMIT -b BLOCK --backend node|nvm|disk "
-                   "[--stride BYTES] [--mode seq|persist-write|persist-check|overalloc|released] "
+                   (strcmp(flag, "--stride") == 0 && size_parse(value, &o->stride)) ||
+                   (strcmp(flag, "--prefetch") == 0 && size_parse(value, &o->prefetch)))) {
+            printf("usage: memseq -s SIZE -l LIMIT -b BLOCK --backend node|nvm|disk|block "
+                   "[--replicas N] "
+                   "[--stride BYTES] [--prefetch BYTES] [--mode "
+                   "seq|persist-write|persist-check|overalloc|released] "
                    "[--key K]\n");
             return 2;
         }
@@ -48,10 +53,14 @@ static uint64_t tsc_per_us(void)
     return clock_get(&clock) == 0 && clock.tsc_hz >= 1000000 ? clock.tsc_hz / 1000000 : 1;
 }
 
+static struct progress progress; /* a line every 2 s: bytes so far and the swap counters */
+
 static void fill(uint8_t *buffer, uint64_t size)
 {
-    for (uint64_t offset = 0; offset < size; offset += 4096)
+    for (uint64_t offset = 0; offset < size; offset += 4096) {
+        progress_tick(&progress, "bytes written", offset, size);
         buffer[offset] = (uint8_t)(offset >> 12);
+    }
 }
 
 static void print_common(const char *mode, const struct memseq_options *o)
@@ -69,6 +78,9 @@ static bool sequential(uint8_t *buffer, const struct memseq_options *o)
     teramem_stats(&before);
     uint64_t start = read_timestamp_counter(), sum = 0, errors = 0;
     for (uint64_t offset = 0; offset < o->size; offset += 4096) {
+        progress_tick(&progress, "bytes read", offset, o->size);
+        if (o->prefetch != 0 && offset % o->prefetch == 0) /* the next piece, several at once */
+            teramem_prefetch(buffer + offset, o->prefetch);
         sum += buffer[offset];
         errors += buffer[offset] != (uint8_t)(offset >> 12);
     }
@@ -77,9 +89,9 @@ static bool sequential(uint8_t *buffer, const struct memseq_options *o)
     uint64_t swap_ins = after.swap_in_blocks - before.swap_in_blocks;
     print_common("sequential", o);
     printf(",\"elapsed_us\":%lu,\"mb_per_s\":%lu,\"swap_in_blocks\":%lu,"
-           "\"swap_in_us\":%lu,\"verified\":%s,\"sum\":%lu}\n",
+           "\"swap_in_us\":%lu,\"verified\":%s,\"sum\":%lu,\"prefetch_bytes\":%lu}\n",
            us, us ? o->size / us : 0, swap_ins, swap_ins ? us / swap_ins : 0,
-           errors == 0 ? "true" : "false", sum);
+           errors == 0 ? "true" : "false", sum, o->prefetch);
     return errors == 0;
 }
 
@@ -173,6 +185,7 @@ int main(int argc, char **argv)
     struct memseq_options o;
     if (parse_options(argc, argv, &o) != 0)
         return 2;
+    progress_start(&progress, "memseq", 0);
     if (strcmp(o.mode, "persist-write") == 0 || strcmp(o.mode, "persist-check") == 0)
         return persist(&o, o.mode[8] == 'w');
     if (strcmp(o.mode, "overalloc") == 0)

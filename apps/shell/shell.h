@@ -28,6 +28,9 @@ bool command_kill(int word_count, char **words);
 bool command_crash(int word_count, char **words);
 bool command_wait(int word_count, char **words);
 
+/* pager_report.c */
+bool command_pagerstat(int word_count, char **words);
+
 /* files.c */
 bool command_ls(int word_count, char **words);
 bool command_cat(int word_count, char **words);

@@ -2,6 +2,7 @@
  * of line records pointing into a separate text area (GNU sort's buffer
  * layout), merge-sorted, then checked for order and an order-free checksum. */
 #include <formica/json.h>
+#include <formica/progress.h>
 #include <formica/teramem.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -62,10 +63,13 @@ static uint64_t write_record(char *text, uint64_t *random)
     return KEY_CHARS + 2 + filler;
 }
 
+static struct progress progress; /* a line every 2 s: records so far and the swap counters */
+
 static uint64_t build_records(struct line *lines, char *text_area, uint64_t count, uint64_t seed)
 {
     uint64_t random = seed, checksum = 0, cursor = 0;
     for (uint64_t i = 0; i < count; i++) {
+        progress_tick(&progress, "records built", i, count);
         uint64_t length = write_record(text_area + cursor, &random);
         lines[i] = (struct line){text_area + cursor, length};
         checksum += line_hash(text_area + cursor, length);
@@ -74,27 +78,40 @@ static uint64_t build_records(struct line *lines, char *text_area, uint64_t coun
     return checksum;
 }
 
+/* `before`: records merged in earlier passes, for the progress lines. */
 static void merge(const struct line *from, struct line *to, uint64_t left, uint64_t middle,
-                  uint64_t right)
+                  uint64_t right, uint64_t before, uint64_t total)
 {
     uint64_t i = left, j = middle, k = left;
-    while (i < middle && j < right)
+    while (i < middle && j < right) {
+        progress_tick(&progress, "records merged", before + k, total);
         to[k++] = compare_lines(&from[j], &from[i]) < 0 ? from[j++] : from[i++];
+    }
     while (i < middle)
         to[k++] = from[i++];
     while (j < right)
         to[k++] = from[j++];
 }
 
-/* Bottom-up merge sort; returns the array that holds the result. */
+static uint64_t merge_passes(uint64_t count)
+{
+    uint64_t passes = 0;
+    for (uint64_t width = 1; width < count; width *= 2)
+        passes++;
+    return passes;
+}
+
+/* Bottom-up merge sort; returns the array that holds the result. Progress
+ * counts records merged over all passes. */
 static struct line *merge_sort(struct line *lines, struct line *scratch, uint64_t count)
 {
     struct line *from = lines, *to = scratch;
-    for (uint64_t width = 1; width < count; width *= 2) {
+    uint64_t pass = 0, total = merge_passes(count) * count;
+    for (uint64_t width = 1; width < count; width *= 2, pass++) {
         for (uint64_t left = 0; left < count; left += 2 * width) {
             uint64_t middle = left + width < count ? left + width : count;
             uint64_t right = left + 2 * width < count ? left + 2 * width : count;
-            merge(from, to, left, middle, right);
+            merge(from, to, left, middle, right, pass * count, total);
         }
         struct line *swap = from;
         from = to;
@@ -108,6 +125,7 @@ static bool verify(const struct line *sorted, uint64_t count, uint64_t checksum)
     uint64_t again = 0;
     bool ordered = true;
     for (uint64_t i = 0; i < count; i++) {
+        progress_tick(&progress, "records verified", i, count);
         again += line_hash(sorted[i].text, sorted[i].length);
         if (i > 0 && compare_lines(&sorted[i - 1], &sorted[i]) > 0)
             ordered = false;
@@ -122,7 +140,7 @@ static bool verify(const struct line *sorted, uint64_t count, uint64_t checksum)
 static int usage(void)
 {
     printf("usage: sort -n RECORDS -l LOCAL_LIMIT -b BLOCK -P lru|fifo "
-           "--backend node|nvm|disk|none [--seed S] [--capacity BYTES]\n");
+           "--backend node|nvm|disk|block|none [--replicas N] [--seed S] [--capacity BYTES]\n");
     return 2;
 }
 
@@ -167,10 +185,11 @@ static void report(const struct sort_options *o, bool verified, uint64_t microse
     json_print_string(o->local_only ? "none" : teramem_backend_name(o->teramem.backend));
     printf(",\"policy\":\"%s\",\"block_bytes\":%u,\"local_limit_bytes\":%lu,"
            "\"swap_in_blocks\":%lu,\"swap_out_blocks\":%lu,\"clean_drops\":%lu,"
-           "\"verified\":%s,\"elapsed_us\":%lu}\n",
+           "\"verified\":%s,\"elapsed_us\":%lu,\"replicas\":%u}\n",
            teramem_policy_name(o->teramem.policy), o->teramem.block_bytes,
            o->teramem.local_limit_bytes, s->swap_in_blocks, s->swap_out_blocks, s->clean_drops,
-           verified ? "true" : "false", microseconds);
+           verified ? "true" : "false", microseconds,
+           o->teramem.replicas ? o->teramem.replicas : 1);
 }
 
 int main(int argc, char **argv)
@@ -189,6 +208,7 @@ int main(int argc, char **argv)
     o.teramem.local_limit_bytes =
         o.teramem.local_limit_bytes ? o.teramem.local_limit_bytes : TERAMEM_DEFAULT_LIMIT;
     uint64_t start = read_timestamp_counter();
+    progress_start(&progress, "sort", 0);
     struct line *lines = allocate(&o, array_bytes), *scratch = allocate(&o, array_bytes);
     char *text_area = allocate(&o, text_bytes);
     if (lines == NULL || scratch == NULL || text_area == NULL) {

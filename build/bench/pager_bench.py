@@ -12,6 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from runner import client  # noqa: E402
+import node_throughput
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "out" / "bench"
@@ -26,6 +27,11 @@ def arguments():
     parser.add_argument("--timeout", type=int, default=1200)
     parser.add_argument("--backends", default="nvm,disk", help="comma list of nvm, disk, node")
     parser.add_argument("--memseq-bytes", default="8M")
+    parser.add_argument("--node-blocks", default=",".join(BLOCKS),
+                        help="block sizes of the memory-node throughput runs ('' for none)")
+    parser.add_argument("--node-repeats", type=int, default=3)
+    parser.add_argument("--baseline", default=node_throughput.BASELINE_REVISION,
+                        help="git revision to compare memory-node throughput with ('' for none)")
     return parser.parse_args()
 
 
@@ -157,12 +163,18 @@ def main():
         for backend in options.backends.split(","):
             rows += memseq_rows(backend, options, scratch)
             rows += sort_rows(backend, options, scratch)
-    for row in rows:
+    blocks = [block for block in options.node_blocks.split(",") if block]
+    node_table = node_throughput.rows(blocks, options.memseq_bytes, options.node_repeats,
+                                      options.baseline, OUT, options.timeout) if blocks else []
+    for row in rows + node_table:
         print(client.JSON_MARKER + json.dumps(row))
-    (OUT / "pager.json").write_text(json.dumps(rows, indent=1) + "\n")
+    (OUT / "pager.json").write_text(json.dumps(rows + node_table, indent=1) + "\n")
     write_csv(rows, OUT / "pager.csv")
     have_png = plot(rows, OUT / "pager.png")
-    (OUT / "pager.md").write_text(markdown(rows, have_png))
+    report = markdown(rows, have_png)
+    if node_table:
+        report += "\n" + node_throughput.markdown(node_table, SEED["mb_per_s"], SEED["swap_in_ms_1m"])
+    (OUT / "pager.md").write_text(report)
     print(f"pager_bench: {len(rows)} results in {OUT}/pager.{{json,csv,md{',png' if have_png else ''}}}")
 
 

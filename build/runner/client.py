@@ -2,8 +2,9 @@
 # build/run with flags and parses the "@json {...}" lines of the serial output.
 # Used by the integration tests (tests/integration/formica.py) and every benchmark
 # (build/bench/); linux_guest.py parses its Linux guest's lines with parse_json_lines.
-# A malformed "@json" line is an error: every result line must be one JSON object
-# with a "kind" (docs/results-format.md).
+# start() runs one in the background (a Started). A malformed "@json" line is an
+# error: every result line must be one JSON object with a "kind"
+# (docs/results-format.md).
 import json
 import subprocess
 import sys
@@ -65,11 +66,17 @@ def split_lines(output):
     return [line.rstrip("\r") for line in output.decode("utf-8", errors="replace").split("\n")]
 
 
-def run(flags, timeout, log=None):
+def runner_argv(flags, timeout, runner=RUNNER):
+    """The command line that runs `runner` (build/run of this tree or another) with `flags`."""
+    return [sys.executable, str(runner), *[str(flag) for flag in flags], "--timeout", str(timeout)]
+
+
+def run(flags, timeout, log=None, runner=RUNNER):
     """Boots through build/run with `flags`, `--timeout timeout` (and `--log log`);
     returns a Run. A runner that outlives its own timeout by BACKSTOP_SECONDS is
-    killed and reported with status EXIT_TIMEOUT."""
-    argv = [sys.executable, str(RUNNER), *[str(flag) for flag in flags], "--timeout", str(timeout)]
+    killed and reported with status EXIT_TIMEOUT. `runner`: another tree's build/run
+    (a baseline build, say)."""
+    argv = runner_argv(flags, timeout, runner)
     if log is not None:
         argv += ["--log", str(log)]
     start = time.monotonic()
@@ -83,3 +90,50 @@ def run(flags, timeout, log=None):
     lines = split_lines(stdout)
     return Run(rc=rc, lines=lines, jsons=parse_json_lines(lines),
                stderr=stderr.decode("utf-8", errors="replace"), seconds=time.monotonic() - start)
+
+
+class Started:
+    """build/run running in the background (start()): its stdout and stderr go to files in
+    `directory` that the caller reads while it runs (to find a memory node's QEMU pid and
+    kill it, say); finish() waits and returns the Run."""
+
+    def __init__(self, argv, directory, timeout):
+        self.stdout_path = Path(directory) / "run.stdout"
+        self.stderr_path = Path(directory) / "run.stderr"
+        self.timeout = timeout
+        self.start = time.monotonic()
+        with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
+            self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+
+    def stdout(self):
+        return self.stdout_path.read_bytes().decode("utf-8", errors="replace")
+
+    def stderr(self):
+        return self.stderr_path.read_bytes().decode("utf-8", errors="replace")
+
+    def wait_for(self, predicate, seconds):
+        """Poll until predicate(stdout, stderr) is true (True) or `seconds` pass (False)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and self.process.poll() is None:
+            if predicate(self.stdout(), self.stderr()):
+                return True
+            time.sleep(0.5)
+        return predicate(self.stdout(), self.stderr())
+
+    def finish(self):
+        """Wait for the run to end; the Run, as run() returns it (EXIT_TIMEOUT past the
+        backstop)."""
+        try:
+            rc = self.process.wait(self.timeout + BACKSTOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            rc = EXIT_TIMEOUT
+        lines = [line.rstrip("\r") for line in self.stdout().split("\n")]
+        return Run(rc=rc, lines=lines, jsons=parse_json_lines(lines), stderr=self.stderr(),
+                   seconds=time.monotonic() - self.start)
+
+
+def start(flags, timeout, directory, runner=RUNNER):
+    """Like run(), without waiting: a Started whose output goes to files in `directory`."""
+    return Started(runner_argv(flags, timeout, runner), directory, timeout)

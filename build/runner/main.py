@@ -6,7 +6,7 @@ import shlex
 import shutil
 import sys
 
-from . import accel, launch, memnodes, options, qemu_cmd
+from . import accel, launch, memnodes, nbd, options, qemu_cmd
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -55,7 +55,13 @@ def main(argv):
             return EXIT_USAGE
         argv_qemu += nodes.main_args()
 
+    nbd_server = nbd.NbdServer(opts.nbd_mib, opts.dry_run) if opts.nbd_mib else None
+    if nbd_server is not None:
+        argv_qemu += nbd_server.main_args()
+
     if opts.dry_run:
+        if nbd_server is not None:
+            print(shlex.join(nbd_server.argv()))
         print(shlex.join(argv_qemu))
         for argv_node in nodes.argvs if nodes else []:
             print(shlex.join(argv_node))
@@ -63,13 +69,15 @@ def main(argv):
     cmdline = qemu_cmd.kernel_cmdline(opts)
     print(f"build/run: {opts.boot} boot, {opts.smp} cores, {chosen_accel}, "
           f"kernel options: {cmdline or '(none)'}", file=sys.stderr, flush=True)
-    if nodes is None:
-        return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts),
-                          {name: build_paths()[name] for name in ("mkernel", "pkernel")})
-    if not nodes.start():
+    if nbd_server is not None and not nbd_server.start():
         return EXIT_FAILURE
     try:
+        if nodes is not None and not nodes.start():
+            return EXIT_FAILURE
         return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts),
                           {name: build_paths()[name] for name in ("mkernel", "pkernel")})
     finally:
-        nodes.stop()  # the nodes never outlive the main machine
+        if nodes is not None:
+            nodes.stop()  # the nodes never outlive the main machine
+        if nbd_server is not None:
+            nbd_server.stop()  # nor does the NBD export

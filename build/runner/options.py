@@ -52,6 +52,7 @@ class Options:
     memnode_mem_mib: int = 512
     memnode_capacity_mib: int = 384
     memnode_args: str = ""
+    nbd_mib: int = 0
 
 
 def parse_size_mib(text, what):
@@ -96,6 +97,9 @@ def build_parser():
                         help="memory each node offers (default: 3/4 of --memnode-mem)")
     parser.add_argument("--memnode-args", default="", metavar="ARGS",
                         help="extra arguments of every node's memnode program (e.g. '--exit-after 3')")
+    parser.add_argument("--nbd", metavar="SIZE",
+                        help="start an nbdkit memory export of SIZE on the host (Unix socket) and "
+                        "attach it as a second virtio-blk disk: the pager's block backend")
     parser.add_argument("--nvm", metavar="FILE[:SIZE]", help="attach a file-backed NVDIMM (default size: the file's, else 64M)")
     parser.add_argument("--icount", action="store_true", help="instruction-counted guest time (TCG, single thread)")
     parser.add_argument("--qemu", action="append", default=[], metavar="ARGS", help="extra QEMU arguments (shell-split)")
@@ -139,6 +143,7 @@ def parse(argv, repo_root):
         raise UsageError("--cmd: empty command")
 
     disk = _choose_disk(args.disk, repo_root)
+    nbd_mib = _nbd_size(args, disk)
 
     return Options(
         smp=args.smp,
@@ -165,7 +170,21 @@ def parse(argv, repo_root):
         memnode_mem_mib=memnode_mem_mib,
         memnode_capacity_mib=memnode_capacity_mib,
         memnode_args=args.memnode_args.strip(),
+        nbd_mib=nbd_mib,
     )
+
+
+def _nbd_size(args, disk):
+    """--nbd SIZE in MiB; DK must keep the first virtio-blk disk, so it needs a virtio disk."""
+    if args.nbd is None:
+        return 0
+    size_mib = parse_size_mib(args.nbd, "--nbd")
+    if size_mib < 1:
+        raise UsageError("--nbd: at least 1M")
+    if disk is None or args.disk_bus != "virtio":
+        raise UsageError("--nbd needs the virtio disk (DK drives the first virtio-blk; the "
+                         "export is the second)")
+    return size_mib
 
 
 def _memnode_sizes(args):

@@ -38,6 +38,10 @@ struct block_device {
 
 /* Probes: true and `device` filled when the controller and a disk are found. */
 bool virtio_blk_probe(struct block_device *device);
+/* The `index`-th virtio-blk function (0 is DK's disk). With `interrupts`
+ * set, a line already owned by another driver is accepted: *interrupts
+ * says whether completions interrupt (else the caller polls). */
+bool virtio_blk_probe_at(struct block_device *device, unsigned index, bool *interrupts);
 bool ahci_probe(struct block_device *device);
 bool nvme_probe(struct block_device *device);
 

@@ -132,14 +132,21 @@ static bool start_device(const struct pci_function *function)
 
 bool virtio_blk_probe(struct block_device *device)
 {
+    return virtio_blk_probe_at(device, 0, NULL);
+}
+
+bool virtio_blk_probe_at(struct block_device *device, unsigned index, bool *interrupts)
+{
     struct pci_function function;
-    if (!pci_find_device(VIRTIO_VENDOR, VIRTIO_BLK_TRANSITIONAL, 0, &function))
+    if (!pci_find_device(VIRTIO_VENDOR, VIRTIO_BLK_TRANSITIONAL, index, &function))
         return false;
     long gsi = irq_attach(function.interrupt_line); /* first: it also claims the device */
-    if (gsi < 0) {
+    if (gsi < 0 && (interrupts == NULL || gsi != -E_BUSY)) {
         printf("dk: virtio-blk interrupt line %u: %s\n", function.interrupt_line, error_text(gsi));
         return false;
     }
+    if (interrupts != NULL)
+        *interrupts = gsi >= 0; /* the line is another driver's: the caller polls */
     if (!start_device(&function))
         return false;
     uint64_t low = port_in32(virtio.io + REGISTER_CAPACITY);

@@ -1,6 +1,8 @@
 /* memnode_client.c: negotiation with memory nodes, first-free placement, and
- * STORE / RETRIEVE of whole blocks a window of fragments at a time, with
- * retransmission on timeout and a retry limit that declares a node dead. */
+ * asynchronous STORE / RETRIEVE transfers of whole blocks: each transfer
+ * moves a window of fragments at a time, several transfers run at once
+ * within per-node and receive credits, timeouts retransmit with back-off,
+ * and only the liveness rule (memnode_liveness.c) declares a node dead. */
 #include "memnode_client.h"
 #include "net.h"
 #include <formica/errors.h>
@@ -8,8 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_TIMEOUT_US 300000
-#define DEFAULT_RETRY_LIMIT 10
+/* Every machine on the segment receives every frame into a host socket of
+ * about 200 KiB (rmem_default): the bytes in flight stay well under that. */
+#define DEFAULT_TIMEOUT_US 100000 /* the first retransmission; it backs off from there */
+#define DEFAULT_WINDOW_BYTES (64u << 10)
+#define DEFAULT_CREDIT_BYTES (128u << 10)
 #define NEGOTIATE_INTERVAL_US 500000
 
 static const uint8_t broadcast_mac[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -33,15 +38,19 @@ static bool receive_message(struct memnode_cluster *cluster, struct memnode_mess
     uint64_t deadline = net_now_us() + timeout_us;
     for (;;) {
         uint64_t now = net_now_us();
-        if (now >= deadline)
-            return false;
-        long length = net_receive(frame_in, sizeof(frame_in), deadline - now);
+        long length = net_receive(frame_in, sizeof(frame_in), deadline > now ? deadline - now : 0);
         if (length <= 0)
             return false;
         if (memnode_decode(frame_in, (size_t)length, message) == MEMNODE_OK)
             return true;
         cluster->stats.frames_ignored++;
     }
+}
+
+static uint16_t fragments_of(const struct memnode_cluster *cluster, uint32_t bytes)
+{
+    uint16_t count = memnode_fragments(bytes, cluster->fragment_bytes);
+    return count ? count : 1;
 }
 
 static void add_node(struct memnode_cluster *cluster, const struct memnode_message *reply)
@@ -54,11 +63,13 @@ static void add_node(struct memnode_cluster *cluster, const struct memnode_messa
     struct memnode_capacity capacity;
     memnode_capacity_decode(reply->payload, &capacity);
     struct memnode_node *node = &cluster->nodes[cluster->node_count++];
+    memset(node, 0, sizeof(*node));
     memcpy(node->mac, reply->source, 6);
     node->node_id = capacity.node_id;
     node->capacity_bytes = capacity.capacity_bytes;
     node->blocks = capacity.capacity_bytes / cluster->block_bytes;
-    node->dead = false;
+    node->store_credit = fragments_of(cluster, cluster->node_credit_bytes);
+    memnode_liveness_init(&node->liveness, net_now_us());
 }
 
 static void sort_nodes_by_id(struct memnode_cluster *cluster)
@@ -72,13 +83,19 @@ static void sort_nodes_by_id(struct memnode_cluster *cluster)
         }
 }
 
+/* Waits up to `wait_us` for the first node, then MEMNODE_SETTLE_US more for
+ * the others (they boot at about the same time), or until `wanted_nodes`. */
 static long negotiate(struct memnode_cluster *cluster, unsigned wanted_nodes, uint64_t wait_us)
 {
     uint64_t deadline = net_now_us() + wait_us;
     uint32_t sequence = ++cluster->sequence;
     while (cluster->node_count < wanted_nodes && net_now_us() < deadline) {
-        struct memnode_message request = {
-            .type = MEMNODE_NEGOTIATE, .sequence = sequence, .block_bytes = cluster->block_bytes};
+        if (cluster->node_count > 0 && deadline > net_now_us() + MEMNODE_SETTLE_US)
+            deadline = net_now_us() + MEMNODE_SETTLE_US;
+        struct memnode_message request = {.type = MEMNODE_NEGOTIATE,
+                                          .sequence = sequence,
+                                          .block_bytes = cluster->block_bytes,
+                                          .fragment_bytes = (uint16_t)cluster->fragment_bytes};
         send_message(cluster, &request, broadcast_mac);
         uint64_t round_end = net_now_us() + NEGOTIATE_INTERVAL_US;
         struct memnode_message reply;
@@ -109,6 +126,13 @@ static long set_up_placement(struct memnode_cluster *cluster)
                : -E_INVALID;
 }
 
+static uint32_t choose_fragment_bytes(uint32_t block_bytes)
+{
+    uint32_t fragment = net_max_frame() >= MEMNODE_FRAME_MAX ? MEMNODE_JUMBO_FRAGMENT_BYTES
+                                                             : MEMNODE_FRAGMENT_BYTES;
+    return block_bytes < fragment ? block_bytes : fragment;
+}
+
 long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes,
                           uint32_t block_bytes, uint64_t wait_us)
 {
@@ -116,12 +140,17 @@ long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes
     if (!memnode_block_size_valid(block_bytes) || wanted_nodes == 0 ||
         wanted_nodes > MEMNODE_MAX_NODES)
         return -E_INVALID;
-    cluster->block_bytes = block_bytes;
-    cluster->timeout_us = DEFAULT_TIMEOUT_US;
-    cluster->retry_limit = DEFAULT_RETRY_LIMIT;
     long result = net_open();
     if (result < 0)
         return result;
+    cluster->block_bytes = block_bytes;
+    cluster->fragment_bytes = choose_fragment_bytes(block_bytes);
+    cluster->timeout_us = DEFAULT_TIMEOUT_US;
+    cluster->dead_after_us = MEMNODE_DEAD_AFTER_US;
+    cluster->window_bytes = DEFAULT_WINDOW_BYTES;
+    cluster->node_credit_bytes = DEFAULT_CREDIT_BYTES;
+    cluster->receive_credit_bytes = DEFAULT_CREDIT_BYTES;
+    cluster->receive_credit = fragments_of(cluster, cluster->receive_credit_bytes);
     net_mac(cluster->mac);
     cluster->sequence = (uint32_t)read_timestamp_counter(); /* differs from a previous run's */
     result = negotiate(cluster, wanted_nodes, wait_us);
@@ -137,212 +166,453 @@ int64_t memnode_slot_allocate(struct memnode_cluster *cluster)
     return memnode_placement_allocate(&cluster->placement);
 }
 
+int64_t memnode_slot_allocate_on(struct memnode_cluster *cluster, unsigned node)
+{
+    if (node >= cluster->node_count || cluster->nodes[node].dead)
+        return -1;
+    return memnode_placement_allocate_on(&cluster->placement, node);
+}
+
 void memnode_slot_free(struct memnode_cluster *cluster, uint64_t slot)
 {
     memnode_placement_free(&cluster->placement, slot);
 }
 
-/* The node and block of `slot`, or NULL when out of range or the node is dead. */
-static struct memnode_node *locate(struct memnode_cluster *cluster, uint64_t slot, uint64_t *block,
-                                   long *error)
+int memnode_slot_node(const struct memnode_cluster *cluster, uint64_t slot)
 {
     unsigned index;
-    if (!memnode_placement_locate(&cluster->placement, slot, &index, block)) {
-        *error = -E_INVALID;
-        return NULL;
-    }
-    if (cluster->nodes[index].dead) {
-        *error = -E_IO;
-        return NULL;
-    }
-    return &cluster->nodes[index];
+    uint64_t block;
+    return memnode_placement_locate(&cluster->placement, slot, &index, &block) ? (int)index : -1;
 }
 
-static bool from_node(const struct memnode_message *message, const struct memnode_node *node,
-                      uint8_t type, uint32_t sequence)
+uint64_t memnode_node_free_blocks(const struct memnode_cluster *cluster, unsigned node)
 {
-    return message->type == type && message->sequence == sequence &&
-           memcmp(message->source, node->mac, 6) == 0;
+    return memnode_placement_free_on(&cluster->placement, node);
 }
 
-/* STORE: the fragments not yet acknowledged, a window at a time, the last
- * of each window asking for a STORE_ACK. */
-static void send_store_window(struct memnode_cluster *cluster, const struct memnode_node *node,
-                              uint32_t sequence, uint64_t block, const uint8_t *data,
-                              const uint8_t *acknowledged)
+/* ---- transfers ---- */
+
+static uint64_t current_rto(const struct memnode_cluster *cluster)
 {
-    uint16_t count = memnode_fragment_count(cluster->block_bytes);
+    return memnode_rto(cluster->srtt_us, cluster->timeout_us);
+}
+
+static void node_active(struct memnode_cluster *cluster, unsigned node, int change)
+{
+    struct memnode_node *n = &cluster->nodes[node];
+    n->active = (unsigned)((int)n->active + change);
+    memnode_liveness_waiting(&n->liveness, n->active > 0, net_now_us());
+}
+
+static void close_window(struct memnode_cluster *cluster, struct memnode_transfer *t)
+{
+    if (!t->window_open)
+        return;
+    if (!t->retransmitted && !t->done) /* answered in time: a round-trip sample */
+        cluster->srtt_us = memnode_rtt_update(cluster->srtt_us, net_now_us() - t->window_sent);
+    t->window_open = false;
+    if (t->kind == MEMNODE_TRANSFER_STORE)
+        cluster->nodes[t->node].store_credit += t->window_fragments;
+    else
+        cluster->receive_credit += t->window_fragments;
+    t->window_fragments = 0;
+}
+
+static void finish(struct memnode_cluster *cluster, struct memnode_transfer *t, long result)
+{
+    close_window(cluster, t);
+    t->done = true;
+    t->result = result;
+    node_active(cluster, t->node, -1);
+    if (result != 0)
+        return;
+    struct memnode_node *node = &cluster->nodes[t->node];
+    if (t->kind == MEMNODE_TRANSFER_STORE) {
+        node->stores++;
+        cluster->stats.stores++;
+        cluster->stats.bytes_stored += cluster->block_bytes;
+    } else {
+        node->retrieves++;
+        cluster->stats.retrieves++;
+        cluster->stats.bytes_retrieved += cluster->block_bytes;
+    }
+}
+
+static long locate(struct memnode_cluster *cluster, uint64_t slot, unsigned *node, uint64_t *block)
+{
+    if (!memnode_placement_locate(&cluster->placement, slot, node, block))
+        return -E_INVALID;
+    return cluster->nodes[*node].dead ? -E_IO : 0;
+}
+
+static long submit(struct memnode_cluster *cluster, uint8_t kind, uint64_t slot, void *data,
+                   uint64_t tag)
+{
+    unsigned node;
+    uint64_t block;
+    long error = locate(cluster, slot, &node, &block);
+    if (error != 0)
+        return error;
+    for (long id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind != 0)
+            continue;
+        memset(t, 0, sizeof(*t));
+        t->kind = kind;
+        t->node = node;
+        t->slot = slot;
+        t->tag = tag;
+        t->data = data;
+        t->timeout = current_rto(cluster);
+        memnode_reassembly_start_sized(&t->progress, ++cluster->sequence, block,
+                                       cluster->block_bytes, cluster->fragment_bytes);
+        node_active(cluster, node, +1);
+        if (++cluster->in_flight > cluster->stats.peak_in_flight)
+            cluster->stats.peak_in_flight = cluster->in_flight;
+        return id;
+    }
+    return -E_BUSY;
+}
+
+long memnode_submit_store(struct memnode_cluster *cluster, uint64_t slot, const void *data,
+                          uint64_t tag)
+{
+    return submit(cluster, MEMNODE_TRANSFER_STORE, slot, (void *)data, tag);
+}
+
+long memnode_submit_retrieve(struct memnode_cluster *cluster, uint64_t slot, void *data,
+                             uint64_t tag)
+{
+    return submit(cluster, MEMNODE_TRANSFER_RETRIEVE, slot, data, tag);
+}
+
+static uint16_t window_limit(const struct memnode_cluster *cluster)
+{
+    uint16_t limit = fragments_of(cluster, cluster->window_bytes);
+    return limit > MEMNODE_WINDOW ? MEMNODE_WINDOW : limit;
+}
+
+/* STORE: the fragments not yet acknowledged, the last asking for a STORE_ACK. */
+static void send_store_window(struct memnode_cluster *cluster, struct memnode_transfer *t)
+{
+    struct memnode_node *node = &cluster->nodes[t->node];
+    uint16_t room = window_limit(cluster);
+    if (room > node->store_credit)
+        room = (uint16_t)node->store_credit;
     uint16_t window[MEMNODE_WINDOW];
-    unsigned n = memnode_missing_fragments(acknowledged, count, 0, window, MEMNODE_WINDOW);
+    unsigned n =
+        memnode_missing_fragments(t->progress.bitmap, t->progress.fragment_count, 0, window, room);
     for (unsigned i = 0; i < n; i++) {
         struct memnode_message message = {
             .type = MEMNODE_STORE,
             .flags = i + 1 == n ? MEMNODE_FLAG_ACK_REQUEST : 0,
-            .sequence = sequence,
-            .block = block,
+            .sequence = t->progress.sequence,
+            .block = t->progress.block,
             .block_bytes = cluster->block_bytes,
             .fragment = window[i],
-            .fragment_count = count,
-            .payload_bytes = (uint16_t)memnode_fragment_length(cluster->block_bytes, window[i]),
-            .payload = data + memnode_fragment_offset(window[i])};
+            .fragment_count = t->progress.fragment_count,
+            .fragment_bytes = (uint16_t)cluster->fragment_bytes,
+            .payload_bytes = (uint16_t)memnode_fragment_length_sized(
+                cluster->block_bytes, window[i], cluster->fragment_bytes),
+            .payload = t->data + memnode_fragment_offset_sized(window[i], cluster->fragment_bytes)};
         send_message(cluster, &message, node->mac);
     }
+    node->store_credit -= n;
+    t->window_fragments = (uint16_t)n;
+    t->window_open = n > 0;
 }
 
-/* Waits for progress or a retransmission decision; returns 1 on new data,
- * 0 to retransmit, -E_IO to give up. `absorb` takes a matching message and
- * says whether it brought anything new (or sets *status). */
-static long wait_for_progress(struct memnode_cluster *cluster, struct memnode_retry *retry,
-                              bool (*absorb)(void *context, const struct memnode_message *),
-                              void *context)
+/* RETRIEVE: our bitmap and how many fragments to send (the `fragment` field). */
+static void send_retrieve_request(struct memnode_cluster *cluster, struct memnode_transfer *t)
 {
+    uint16_t missing = (uint16_t)(t->progress.fragment_count - t->progress.received);
+    uint16_t room = window_limit(cluster);
+    if (room > cluster->receive_credit)
+        room = (uint16_t)cluster->receive_credit;
+    if (room > missing)
+        room = missing;
+    if (room == 0)
+        return;
+    struct memnode_message request = {.type = MEMNODE_RETRIEVE,
+                                      .sequence = t->progress.sequence,
+                                      .block = t->progress.block,
+                                      .block_bytes = cluster->block_bytes,
+                                      .fragment = room,
+                                      .fragment_count = t->progress.fragment_count,
+                                      .fragment_bytes = (uint16_t)cluster->fragment_bytes,
+                                      .payload_bytes =
+                                          (uint16_t)((t->progress.fragment_count + 7) / 8),
+                                      .payload = t->progress.bitmap};
+    send_message(cluster, &request, cluster->nodes[t->node].mac);
+    cluster->receive_credit -= room;
+    t->window_fragments = room;
+    t->window_open = true;
+}
+
+static void open_windows(struct memnode_cluster *cluster)
+{
+    uint64_t now = net_now_us();
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind == 0 || t->done || t->window_open || cluster->nodes[t->node].dead)
+            continue;
+        if (t->kind == MEMNODE_TRANSFER_STORE)
+            send_store_window(cluster, t);
+        else
+            send_retrieve_request(cluster, t);
+        if (t->window_open) {
+            t->deadline = now + t->timeout;
+            t->window_sent = now;
+        }
+    }
+}
+
+static struct memnode_transfer *transfer_of(struct memnode_cluster *cluster,
+                                            const struct memnode_message *message)
+{
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind != 0 && !t->done && t->progress.sequence == message->sequence &&
+            memcmp(cluster->nodes[t->node].mac, message->source, 6) == 0)
+            return t;
+    }
+    return NULL;
+}
+
+static void progress_made(struct memnode_transfer *t, struct memnode_cluster *cluster)
+{
+    t->retransmitted = false;
+    t->timeout = current_rto(cluster); /* progress: the back-off starts again */
+    t->deadline = net_now_us() + t->timeout;
+}
+
+static void absorb_store_ack(struct memnode_cluster *cluster, struct memnode_transfer *t,
+                             const struct memnode_message *message)
+{
+    if (message->status != MEMNODE_STATUS_OK) {
+        finish(cluster, t, -E_INVALID);
+        return;
+    }
+    unsigned before = t->progress.received;
+    close_window(cluster, t); /* before progress_made clears `retransmitted` */
+    for (unsigned byte = 0; byte < message->payload_bytes && byte < MEMNODE_BITMAP_BYTES; byte++)
+        t->progress.bitmap[byte] |= message->payload[byte];
+    t->progress.received =
+        (uint16_t)memnode_bits_count(t->progress.bitmap, t->progress.fragment_count);
+    close_window(cluster, t);
+    if (t->progress.received > before)
+        progress_made(t, cluster);
+    if (t->progress.received == t->progress.fragment_count)
+        finish(cluster, t, 0);
+}
+
+static void absorb_retrieve_data(struct memnode_cluster *cluster, struct memnode_transfer *t,
+                                 const struct memnode_message *message)
+{
+    if (message->status != MEMNODE_STATUS_OK) {
+        finish(cluster, t, -E_INVALID);
+        return;
+    }
+    enum memnode_accept verdict = memnode_reassembly_accept(&t->progress, message);
+    if (message->flags & MEMNODE_FLAG_ACK_REQUEST)
+        close_window(cluster, t);
+    if (verdict == MEMNODE_ACCEPT_NEW) {
+        memcpy(t->data + memnode_fragment_offset_sized(message->fragment, cluster->fragment_bytes),
+               message->payload, message->payload_bytes);
+        progress_made(t, cluster);
+    } else {
+        cluster->stats.duplicates++;
+    }
+    if (memnode_reassembly_complete(&t->progress))
+        finish(cluster, t, 0);
+}
+
+static void heard_from(struct memnode_cluster *cluster, const struct memnode_message *message)
+{
+    for (unsigned i = 0; i < cluster->node_count; i++) {
+        if (memcmp(cluster->nodes[i].mac, message->source, 6) != 0)
+            continue;
+        memnode_liveness_heard(&cluster->nodes[i].liveness, net_now_us());
+        if (message->type == MEMNODE_PONG)
+            cluster->nodes[i].pongs++;
+    }
+}
+
+static void dispatch(struct memnode_cluster *cluster, const struct memnode_message *message)
+{
+    heard_from(cluster, message);
+    if (message->type != MEMNODE_STORE_ACK && message->type != MEMNODE_RETRIEVE_DATA)
+        return;
+    struct memnode_transfer *t = transfer_of(cluster, message);
+    if (t == NULL)
+        return; /* a late frame of a finished transfer */
+    if (message->type == MEMNODE_STORE_ACK && t->kind == MEMNODE_TRANSFER_STORE)
+        absorb_store_ack(cluster, t, message);
+    else if (message->type == MEMNODE_RETRIEVE_DATA && t->kind == MEMNODE_TRANSFER_RETRIEVE)
+        absorb_retrieve_data(cluster, t, message);
+}
+
+/* A window without an answer in time: give its credit back and send again,
+ * waiting twice as long next time (up to MEMNODE_BACKOFF_MAX_US). */
+static void retransmit_late_windows(struct memnode_cluster *cluster, uint64_t now)
+{
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind == 0 || t->done || !t->window_open || now < t->deadline)
+            continue;
+        t->retransmitted = true;
+        close_window(cluster, t);
+        t->timeout = memnode_backoff(t->timeout);
+        cluster->stats.retransmissions++;
+        cluster->nodes[t->node].retransmissions++;
+    }
+}
+
+static void declare_dead(struct memnode_cluster *cluster, unsigned node)
+{
+    cluster->nodes[node].dead = true;
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind != 0 && !t->done && t->node == node)
+            finish(cluster, t, -E_IO);
+    }
+    if (cluster->node_died != NULL)
+        cluster->node_died(cluster, node);
+}
+
+static void probe(struct memnode_cluster *cluster, unsigned node)
+{
+    struct memnode_node *n = &cluster->nodes[node];
+    n->probe_sequence = ++cluster->sequence;
+    struct memnode_message ping = {.type = MEMNODE_PING, .sequence = n->probe_sequence};
+    send_message(cluster, &ping, n->mac);
+    n->probes++;
+    cluster->stats.probes++;
+}
+
+static void check_liveness(struct memnode_cluster *cluster, uint64_t now)
+{
+    for (unsigned node = 0; node < cluster->node_count; node++) {
+        struct memnode_node *n = &cluster->nodes[node];
+        if (n->dead)
+            continue;
+        n->liveness.dead_after = cluster->dead_after_us;
+        enum memnode_liveness_decision decision = memnode_liveness_check(&n->liveness, now);
+        if (decision == MEMNODE_PROBE)
+            probe(cluster, node);
+        else if (decision == MEMNODE_DEAD)
+            declare_dead(cluster, node);
+    }
+}
+
+static unsigned finished_count(const struct memnode_cluster *cluster)
+{
+    unsigned count = 0;
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++)
+        count += cluster->transfers[id].kind != 0 && cluster->transfers[id].done;
+    return count;
+}
+
+static uint64_t next_deadline(const struct memnode_cluster *cluster, uint64_t now, uint64_t until)
+{
+    uint64_t next = until;
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        const struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind != 0 && !t->done && t->window_open && t->deadline < next)
+            next = t->deadline;
+    }
+    uint64_t probe_at = now + MEMNODE_PROBE_INTERVAL_US / 4; /* liveness checks */
+    return probe_at < next ? probe_at : next;
+}
+
+unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us)
+{
+    uint64_t until = net_now_us() + timeout_us;
     for (;;) {
         uint64_t now = net_now_us();
+        retransmit_late_windows(cluster, now);
+        check_liveness(cluster, now);
+        open_windows(cluster);
+        unsigned finished = finished_count(cluster);
+        if (finished > 0 || now >= until)
+            return finished;
         struct memnode_message message;
-        uint64_t left = retry->deadline > now ? retry->deadline - now : 0;
-        if (left && receive_message(cluster, &message, left)) {
-            if (absorb(context, &message)) {
-                memnode_retry_progress(retry, net_now_us());
-                return 1;
-            }
-            continue;
-        }
-        enum memnode_retry_decision decision = memnode_retry_check(retry, net_now_us());
-        if (decision == MEMNODE_RETRY_GIVE_UP)
-            return -E_IO;
-        if (decision == MEMNODE_RETRY_RETRANSMIT) {
-            cluster->stats.retransmissions++;
-            return 0;
+        uint64_t wake = next_deadline(cluster, now, until);
+        if (receive_message(cluster, &message, wake > now ? wake - now : 0)) {
+            dispatch(cluster, &message);
+            while (receive_message(cluster, &message, 0)) /* everything already here */
+                dispatch(cluster, &message);
         }
     }
 }
 
-struct store_context {
-    const struct memnode_node *node;
-    uint32_t sequence;
-    uint16_t count;
-    uint8_t acknowledged[MEMNODE_BITMAP_BYTES];
-    int status;
-};
-
-static bool absorb_store_ack(void *opaque, const struct memnode_message *message)
+static void release(struct memnode_cluster *cluster, struct memnode_transfer *t)
 {
-    struct store_context *context = opaque;
-    if (!from_node(message, context->node, MEMNODE_STORE_ACK, context->sequence))
-        return false;
-    if (message->status != MEMNODE_STATUS_OK) {
-        context->status = message->status;
+    t->kind = 0;
+    cluster->in_flight--;
+}
+
+bool memnode_collect(struct memnode_cluster *cluster, struct memnode_completion *done)
+{
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind == 0 || !t->done)
+            continue;
+        *done = (struct memnode_completion){t->tag, t->kind, t->result, t->slot};
+        release(cluster, t);
         return true;
     }
-    unsigned before = memnode_bits_count(context->acknowledged, context->count);
-    for (unsigned byte = 0; byte < message->payload_bytes; byte++)
-        context->acknowledged[byte] |= message->payload[byte];
-    return memnode_bits_count(context->acknowledged, context->count) > before;
+    return false;
+}
+
+long memnode_wait(struct memnode_cluster *cluster, long id)
+{
+    if (id < 0 || id >= MEMNODE_MAX_TRANSFERS || cluster->transfers[id].kind == 0)
+        return -E_INVALID;
+    struct memnode_transfer *t = &cluster->transfers[id];
+    while (!t->done) {
+        memnode_poll(cluster, cluster->timeout_us);
+        if (!t->done)
+            cluster->stats.slow_waits++;
+    }
+    long result = t->result;
+    release(cluster, t);
+    return result;
 }
 
 long memnode_store(struct memnode_cluster *cluster, uint64_t slot, const void *data)
 {
-    uint64_t block;
-    long error = 0;
-    struct memnode_node *node = locate(cluster, slot, &block, &error);
-    if (node == NULL)
-        return error;
-    static struct store_context context;
-    memset(&context, 0, sizeof(context));
-    context.node = node;
-    context.sequence = ++cluster->sequence;
-    context.count = memnode_fragment_count(cluster->block_bytes);
-    struct memnode_retry retry;
-    memnode_retry_start(&retry, net_now_us(), cluster->timeout_us, cluster->retry_limit);
-    while (memnode_bits_count(context.acknowledged, context.count) < context.count) {
-        send_store_window(cluster, node, context.sequence, block, data, context.acknowledged);
-        long result = wait_for_progress(cluster, &retry, absorb_store_ack, &context);
-        if (result < 0) {
-            node->dead = true;
-            return result;
-        }
-        if (context.status != MEMNODE_STATUS_OK)
-            return -E_INVALID;
-    }
-    cluster->stats.stores++;
-    cluster->stats.bytes_stored += cluster->block_bytes;
-    return 0;
-}
-
-struct retrieve_context {
-    const struct memnode_node *node;
-    struct memnode_reassembly assembly;
-    uint8_t *data;
-    bool window_done;
-    int status;
-    uint64_t *duplicates;
-};
-
-static bool absorb_retrieve_data(void *opaque, const struct memnode_message *message)
-{
-    struct retrieve_context *context = opaque;
-    if (!from_node(message, context->node, MEMNODE_RETRIEVE_DATA, context->assembly.sequence))
-        return false;
-    if (message->status != MEMNODE_STATUS_OK) {
-        context->status = message->status;
-        return true;
-    }
-    if (message->flags & MEMNODE_FLAG_ACK_REQUEST)
-        context->window_done = true;
-    enum memnode_accept verdict = memnode_reassembly_accept(&context->assembly, message);
-    if (verdict != MEMNODE_ACCEPT_NEW) {
-        (*context->duplicates)++;
-        return false;
-    }
-    memcpy(context->data + memnode_fragment_offset(message->fragment), message->payload,
-           message->payload_bytes);
-    return true;
-}
-
-static void send_retrieve_request(struct memnode_cluster *cluster,
-                                  const struct retrieve_context *context)
-{
-    struct memnode_message request = {.type = MEMNODE_RETRIEVE,
-                                      .sequence = context->assembly.sequence,
-                                      .block = context->assembly.block,
-                                      .block_bytes = cluster->block_bytes,
-                                      .fragment_count = context->assembly.fragment_count,
-                                      .payload_bytes =
-                                          (uint16_t)((context->assembly.fragment_count + 7) / 8),
-                                      .payload = context->assembly.bitmap};
-    send_message(cluster, &request, context->node->mac);
+    long id = memnode_submit_store(cluster, slot, data, 0);
+    return id < 0 ? id : memnode_wait(cluster, id);
 }
 
 long memnode_retrieve(struct memnode_cluster *cluster, uint64_t slot, void *data)
 {
+    long id = memnode_submit_retrieve(cluster, slot, data, 0);
+    return id < 0 ? id : memnode_wait(cluster, id);
+}
+
+long memnode_redirect(struct memnode_cluster *cluster, long id, uint64_t slot)
+{
+    struct memnode_transfer *t = &cluster->transfers[id];
+    unsigned node;
     uint64_t block;
-    long error = 0;
-    struct memnode_node *node = locate(cluster, slot, &block, &error);
-    if (node == NULL)
-        return error;
-    static struct retrieve_context context;
-    memset(&context, 0, sizeof(context));
-    context.node = node;
-    context.data = data;
-    context.duplicates = &cluster->stats.duplicates;
-    memnode_reassembly_start(&context.assembly, ++cluster->sequence, block, cluster->block_bytes);
-    struct memnode_retry retry;
-    memnode_retry_start(&retry, net_now_us(), cluster->timeout_us, cluster->retry_limit);
-    bool ask = true;
-    while (!memnode_reassembly_complete(&context.assembly)) {
-        if (ask)
-            send_retrieve_request(cluster, &context);
-        context.window_done = false;
-        long result = wait_for_progress(cluster, &retry, absorb_retrieve_data, &context);
-        if (result < 0) {
-            node->dead = true;
-            return result;
-        }
-        if (context.status != MEMNODE_STATUS_OK)
-            return -E_INVALID;
-        ask = result == 0 || context.window_done; /* timeout, or the node's window ended */
-    }
-    cluster->stats.retrieves++;
-    cluster->stats.bytes_retrieved += cluster->block_bytes;
+    long error = locate(cluster, slot, &node, &block);
+    if (error != 0 || t->kind != MEMNODE_TRANSFER_RETRIEVE || t->done)
+        return error != 0 ? error : -E_INVALID;
+    close_window(cluster, t);
+    node_active(cluster, t->node, -1);
+    t->node = node;
+    t->slot = slot;
+    t->timeout = current_rto(cluster);
+    memnode_reassembly_start_sized(&t->progress, ++cluster->sequence, block, cluster->block_bytes,
+                                   cluster->fragment_bytes);
+    node_active(cluster, node, +1);
     return 0;
+}
+
+uint64_t memnode_transfer_silence(struct memnode_cluster *cluster, long id)
+{
+    const struct memnode_transfer *t = &cluster->transfers[id];
+    return memnode_liveness_silence(&cluster->nodes[t->node].liveness, net_now_us());
 }

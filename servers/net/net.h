@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NET_FRAME_MAX 1514 /* Ethernet header + 1500 bytes, no FCS */
+#define NET_FRAME_MAX 9014 /* Ethernet header + a 9000-byte jumbo payload, no FCS */
 #define NET_WAIT_FOREVER UINT64_MAX
 
 struct net_stats {
@@ -29,6 +29,8 @@ long net_send(const void *frame, size_t length);
  * sleeps in irq_wait; a finite timeout polls the ring, yielding between
  * checks (as does everything when the interrupt line is another driver's). */
 long net_receive(void *buffer, size_t capacity, uint64_t timeout_us);
+/* The longest frame the device and driver take (NET_FRAME_MAX). */
+uint32_t net_max_frame(void);
 /* Microseconds since boot on this core's TSC (for timeouts and bandwidth). */
 uint64_t net_now_us(void);
 void net_statistics(struct net_stats *stats);

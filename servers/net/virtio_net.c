@@ -18,7 +18,7 @@
 #define QUEUE_RECEIVE 0
 #define QUEUE_TRANSMIT 1
 #define NET_HEADER_BYTES 10 /* legacy virtio_net_hdr without mergeable buffers */
-#define BUFFER_BYTES 2048
+#define BUFFER_BYTES 9216   /* a jumbo frame and the header */
 #define MAX_QUEUE 256
 
 struct queue {
@@ -139,6 +139,11 @@ long net_open(void)
 void net_mac(uint8_t mac[6])
 {
     memcpy(mac, net.mac, 6);
+}
+
+uint32_t net_max_frame(void)
+{
+    return NET_FRAME_MAX;
 }
 
 uint64_t net_now_us(void)

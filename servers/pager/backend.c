@@ -14,6 +14,8 @@ const struct backend *backend_of_kind(uint32_t kind)
         return &backend_nvm;
     case PAGER_BACKEND_DISK:
         return &backend_disk;
+    case PAGER_BACKEND_BLOCK:
+        return &backend_block;
     default:
         return NULL;
     }
@@ -25,4 +27,14 @@ void backend_result_arrived(uint64_t control)
         return;
     printf("pager: unexpected result (control %lx)\n", control);
     ica_free(control);
+}
+
+bool backends_busy(void)
+{
+    return node_backend_busy();
+}
+
+void backends_progress(void)
+{
+    node_backend_progress();
 }

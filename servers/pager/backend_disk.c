@@ -3,7 +3,7 @@
  * FS_READ synchronously into a fresh data ICA); first-free placement. */
 #include "backend_internal.h"
 #include "pager.h"
-#include "space.h"
+#include "promised_space.h"
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
@@ -31,8 +31,7 @@ static struct {
     struct pending_store pending[PAGER_MAX_IN_FLIGHT_STORES];
     uint32_t pending_count;
     uint64_t bits[(SWAP_UNITS + 63) / 64];
-    struct space space;
-    uint64_t promised_units;
+    struct promised_space room; /* first-free units, promised to the attached clients */
 } disk;
 
 static long open_swap_file(void)
@@ -55,14 +54,9 @@ static long open_swap_file(void)
         return handle;
     }
     disk.handle = (uint64_t)handle;
-    space_init(&disk.space, disk.bits, SWAP_UNITS);
+    space_init(&disk.room.space, disk.bits, SWAP_UNITS);
     disk.opened = true;
     return 0;
-}
-
-static uint32_t units_per_block(const struct client *client)
-{
-    return client->block_bytes / PAGER_UNIT_BYTES;
 }
 
 static long disk_attach(struct client *client)
@@ -70,15 +64,7 @@ static long disk_attach(struct client *client)
     long error = disk.opened ? 0 : open_swap_file();
     if (error != 0)
         return error;
-    uint64_t wanted = client->bytes / PAGER_UNIT_BYTES;
-    uint64_t free_units = space_free_units(&disk.space);
-    if (wanted + disk.promised_units > free_units) {
-        printf("pager: swap file too small: %lu KiB asked, %lu KiB free\n", client->bytes >> 10,
-               (free_units - disk.promised_units) * 4);
-        return -E_NO_SPACE;
-    }
-    disk.promised_units += wanted;
-    return 0;
+    return promised_space_reserve(&disk.room, client, "swap file");
 }
 
 static long take_control(void)
@@ -116,13 +102,8 @@ static long remember_store(uint64_t control, struct client *client, uint32_t blo
 
 static long disk_store(struct client *client, uint32_t block, uint64_t data_ica)
 {
-    if (client->slot[block] == PAGER_NO_SLOT) {
-        uint32_t unit = space_take(&disk.space, units_per_block(client));
-        if (unit == PAGER_NO_SLOT)
-            return -E_NO_SPACE;
-        client->slot[block] = unit;
-        disk.promised_units -= units_per_block(client);
-    }
+    if (promised_space_place(&disk.room, client, block) == PAGER_NO_SLOT)
+        return -E_NO_SPACE;
     long control = take_control();
     if (control < 0)
         return control;
@@ -199,14 +180,7 @@ static long disk_wait_one(void)
 static void disk_detach(struct client *client, bool keep_contents)
 {
     (void)keep_contents; /* the swap file does not outlive the boot */
-    uint64_t held = 0;
-    for (uint32_t block = 0; block < client->block_count; block++) {
-        if (client->slot[block] == PAGER_NO_SLOT)
-            continue;
-        space_give(&disk.space, client->slot[block], units_per_block(client));
-        held += units_per_block(client);
-    }
-    disk.promised_units -= client->bytes / PAGER_UNIT_BYTES - held;
+    promised_space_release(&disk.room, client);
 }
 
 const struct backend backend_disk = {

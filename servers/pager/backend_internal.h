@@ -6,3 +6,8 @@
 
 /* True when `control` was one of the disk backend's stores (now completed). */
 bool disk_take_result(uint64_t control);
+
+/* The memory-node backend: stores still in flight, moving them on, the report. */
+bool node_backend_busy(void);
+void node_backend_progress(void);
+void backend_node_report(void);

@@ -1,6 +1,7 @@
 /* client.c: the pager's clients (one pager region per process): PAGER_INIT
  * checks the configuration and builds the block table, PAGER_CLEANUP drains
  * and reports the counters as @json, PAGER_STATS reads them. */
+#include "backend_internal.h"
 #include "pager.h"
 #include <formica/json.h>
 #include <formica/user.h>
@@ -20,10 +21,11 @@ struct client *client_find(uint32_t pid)
     return NULL;
 }
 
+/* The whole process table (PROCESS_LIST_MAX entries), not just its start. */
 static bool process_alive(uint32_t pid)
 {
-    static struct process_info list[64];
-    long count = process_list(list, 64);
+    static struct process_info list[PROCESS_LIST_MAX];
+    long count = process_list(list, PROCESS_LIST_MAX);
     for (long i = 0; i < count; i++)
         if (list[i].pid == pid && list[i].state != PROCESS_ZOMBIE)
             return true;
@@ -42,6 +44,7 @@ static void client_free_tables(struct client *client)
 /* Forgets a client whose process is gone (it never sent PAGER_CLEANUP). */
 static void client_forget(struct client *client)
 {
+    readahead_detach(client);
     wait_for_stores(client);
     client->backend->detach(client, client->persistent_key != 0);
     client_free_tables(client);
@@ -75,6 +78,9 @@ static long check_configuration(const struct pager_init_message *asked)
         return -E_INVALID;
     if (asked->policy != PAGER_POLICY_LRU && asked->policy != PAGER_POLICY_FIFO)
         return -E_INVALID;
+    if (asked->replicas > PAGER_MAX_REPLICAS ||
+        (asked->replicas > 1 && asked->backend != PAGER_BACKEND_NODE))
+        return -E_INVALID;
     return backend_of_kind(asked->backend) == NULL ? -E_INVALID : 0;
 }
 
@@ -106,6 +112,7 @@ static void client_configure(struct client *client, uint32_t pid,
     client->limit_blocks =
         limit_blocks < MIN_RESIDENT_BLOCKS ? MIN_RESIDENT_BLOCKS : (uint32_t)limit_blocks;
     client->backend = backend_of_kind(asked->backend);
+    client->replicas = asked->replicas == 0 ? 1 : asked->replicas;
     client->persistent_key = asked->persistent_key;
     client->backend_entry = -1;
     uint64_t limit_bytes = (uint64_t)client->limit_blocks * client->block_bytes;
@@ -126,13 +133,18 @@ long client_init(uint32_t pid, const struct pager_init_message *asked)
     if (error == 0)
         policy_init(&client->policy, asked->policy, client->block_count, client->links);
     long attached = error == 0 ? client->backend->attach(client) : error;
+    if (attached >= 0 && (error = readahead_attach(client)) != 0) {
+        client->backend->detach(client, false);
+        attached = error;
+    }
     if (attached < 0) {
         client_free_tables(client);
         return attached;
     }
-    printf("pager: pid %u region %lu KiB, block %u KiB, limit %u blocks, %s, %s%s\n", pid,
+    printf("pager: pid %u region %lu KiB, block %u KiB, limit %u blocks, %s, %s%s%s\n", pid,
            client->bytes >> 10, client->block_bytes >> 10, client->limit_blocks,
            asked->policy == PAGER_POLICY_LRU ? "lru" : "fifo", client->backend->name,
+           client->replicas > 1 ? " (replicated)" : "",
            attached > 0 ? " (previous contents reattached)" : "");
     return attached;
 }
@@ -157,11 +169,36 @@ static void print_counters(const struct client *client)
     json_print_string(client->backend->name);
     printf(",\"policy\":\"%s\",\"block_bytes\":%u,\"local_limit_bytes\":%lu,"
            "\"swap_in_blocks\":%lu,\"swap_out_blocks\":%lu,\"clean_drops\":%lu,"
-           "\"zero_fills\":%lu,\"bytes_in\":%lu,\"bytes_out\":%lu,\"peak_inflight_bytes\":%lu}\n",
+           "\"zero_fills\":%lu,\"bytes_in\":%lu,\"bytes_out\":%lu,\"peak_inflight_bytes\":%lu,"
+           "\"replicas\":%u}\n",
            client->policy.kind == PAGER_POLICY_LRU ? "lru" : "fifo", client->block_bytes,
            (uint64_t)client->limit_blocks * client->block_bytes, c->swap_in_blocks,
            c->swap_out_blocks, c->clean_drops, c->zero_fills, c->bytes_in, c->bytes_out,
-           client->inflight.peak);
+           client->inflight.peak, client->replicas);
+}
+
+static void print_live(const struct client *client)
+{
+    const struct pager_counters *c = &client->counters;
+    printf("@json {\"kind\":\"pagerstat\",\"pid\":%u,\"backend\":\"%s\",\"replicas\":%u,"
+           "\"block_bytes\":%u,\"resident_blocks\":%u,\"limit_blocks\":%u,"
+           "\"swap_in_blocks\":%lu,\"swap_out_blocks\":%lu,\"clean_drops\":%lu,"
+           "\"zero_fills\":%lu,\"inflight_bytes\":%lu}\n",
+           client->pid, client->backend->name, client->replicas, client->block_bytes,
+           policy_resident_count(&client->policy), client->limit_blocks, c->swap_in_blocks,
+           c->swap_out_blocks, c->clean_drops, c->zero_fills, client->inflight.bytes);
+}
+
+long pager_print_report(void)
+{
+    long clients_seen = 0;
+    for (int i = 0; i < PAGER_CLIENTS; i++)
+        if (clients[i].used) {
+            print_live(&clients[i]);
+            clients_seen++;
+        }
+    backend_node_report();
+    return clients_seen;
 }
 
 long client_cleanup(uint32_t pid)
@@ -169,6 +206,7 @@ long client_cleanup(uint32_t pid)
     struct client *client = client_find(pid);
     if (client == NULL)
         return -E_NOT_FOUND;
+    readahead_detach(client);
     long error = wait_for_stores(client);
     if (client->persistent_key != 0 && error == 0)
         error = flush_resident(client);

@@ -102,7 +102,9 @@ long evict_block(struct client *client, uint32_t block, bool wait_for_store)
     long bits = pager_scan(client->pid, block_address(client, block), client->block_bytes, 0);
     if (bits < 0)
         return bits;
-    if (!(bits & PAGER_SCAN_DIRTY))
+    /* Clean, but its backend copies were lost (a dead memory node): store it again. */
+    bool copy_lost = !client->has_copy[block] && client->slot[block] != PAGER_NO_SLOT;
+    if (!(bits & PAGER_SCAN_DIRTY) && !copy_lost)
         return drop_clean(client, block);
     long error = start_store(client, block);
     if (error == 0 && wait_for_store)

@@ -4,43 +4,75 @@
 #include "pager.h"
 #include <formica/request.h>
 #include <formica/user.h>
+#include <stdio.h>
 
-/* Fetches the block into a new data ICA and moves its frames into the process. */
+/* Moves a fetched block's frames into the process (no copy): it is resident. */
+long map_fetched(struct client *client, uint32_t block, uint64_t data_ica)
+{
+    long error =
+        pager_map(client->pid, block_address(client, block), client->block_bytes, data_ica);
+    if (error != 0) {
+        ica_free(data_ica);
+        return error;
+    }
+    client->counters.swap_in_blocks++;
+    client->counters.bytes_in += client->block_bytes;
+    client->state[block] = BLOCK_RESIDENT;
+    policy_add(&client->policy, block);
+    return 0;
+}
+
+/* Fetches the block into a new data ICA and maps it. */
 static long swap_in_from_backend(struct client *client, uint32_t block)
 {
-    uint64_t address = block_address(client, block), bytes = client->block_bytes;
-    if (!client->has_copy[block] || client->slot[block] == PAGER_NO_SLOT)
-        return -E_IO; /* its store failed: the contents are lost */
-    long ica = ica_allocate(ICA_KIND_DATA, bytes);
+    if (!client->has_copy[block] || client->slot[block] == PAGER_NO_SLOT) {
+        printf("pager: block %u of pid %u (address 0x%lx) has no backend copy: its store "
+               "failed; the process ends\n",
+               block, client->pid, block_address(client, block));
+        return -E_IO;
+    }
+    long ica = ica_allocate(ICA_KIND_DATA, client->block_bytes);
     if (ica < 0)
         return ica;
     long error = client->backend->retrieve(client, block, (uint64_t)ica);
-    if (error == 0)
-        error = pager_map(client->pid, address, bytes, (uint64_t)ica);
     if (error != 0) {
         ica_free((uint64_t)ica);
         return error;
     }
-    client->counters.swap_in_blocks++;
-    client->counters.bytes_in += bytes;
-    return 0;
+    return map_fetched(client, block, (uint64_t)ica);
 }
 
 static long swap_in(struct client *client, uint32_t block)
 {
-    long error;
-    if (client->state[block] == BLOCK_UNTOUCHED) {
-        error = pager_map(client->pid, block_address(client, block), client->block_bytes, 0);
-        if (error == 0)
-            client->counters.zero_fills++;
-    } else {
-        error = swap_in_from_backend(client, block);
-    }
+    if (client->state[block] != BLOCK_UNTOUCHED)
+        return swap_in_from_backend(client, block);
+    long error = pager_map(client->pid, block_address(client, block), client->block_bytes, 0);
     if (error != 0)
         return error;
+    client->counters.zero_fills++;
     client->state[block] = BLOCK_RESIDENT;
     policy_add(&client->policy, block);
     return 0;
+}
+
+/* The block fetched ahead if it was, else a swap-in; then read-ahead goes on. */
+static long swap_in_or_take(struct client *client, uint32_t block)
+{
+    uint64_t ica;
+    long result, error;
+    if (readahead_take(client, block, &ica, &result)) {
+        if (result == 0)
+            error = map_fetched(client, block, ica);
+        else {
+            ica_free(ica);
+            error = swap_in(client, block); /* tries the replicas again, or reports */
+        }
+    } else {
+        error = swap_in(client, block);
+    }
+    if (error == 0)
+        readahead_after_fault(client, block);
+    return error;
 }
 
 /* A block whose store is still in flight: wait until the backend has it. */
@@ -60,7 +92,7 @@ long fault_serve(struct client *client, uint64_t address)
         return 0; /* another core's access got there first: retry */
     wait_until_stored(client, block);
     long error = make_room(client, 1);
-    return error != 0 ? error : swap_in(client, block);
+    return error != 0 ? error : swap_in_or_take(client, block);
 }
 
 long prefetch_range(struct client *client, uint64_t address, uint64_t bytes)
@@ -69,6 +101,8 @@ long prefetch_range(struct client *client, uint64_t address, uint64_t bytes)
     if (!policy_block_range(client->base, client->bytes, client->block_bytes, address, bytes,
                             &first, &last))
         return 0;
+    if (client->readahead != NULL) /* several blocks in flight at once */
+        return readahead_range(client, first, last, budget);
     for (uint32_t block = first; block <= last && fetched < budget; block++) {
         if (client->state[block] == BLOCK_RESIDENT)
             continue;

@@ -42,6 +42,12 @@ long pager_drop(void *context, uint64_t control, struct pager_drop_message *mess
     return client == NULL ? -E_NOT_FOUND : drop_range(client, message->address, message->bytes);
 }
 
+long pager_report(void *context, uint64_t control, struct pager_report_message *message)
+{
+    (void)context, (void)control, (void)message;
+    return pager_print_report();
+}
+
 long pager_fault(void *context, uint64_t control, struct pager_fault_message *message)
 {
     (void)context, (void)control;
@@ -73,7 +79,12 @@ int main(void)
     }
     printf("pager: serving on core %ld (pid %ld)\n", core_id(), process_id());
     for (;;) {
-        long control = ica_receive(ICA_OR_RESULT);
+        bool busy = backends_busy(); /* stores in flight: look for requests without sleeping */
+        long control = ica_receive(ICA_OR_RESULT | (busy ? ICA_NO_WAIT : 0));
+        if (busy && control == -E_NOT_FOUND) {
+            backends_progress();
+            continue;
+        }
         if (control < 0) {
             printf("pager: receive failed: %s\n", error_text(control));
             return 1;

@@ -32,6 +32,7 @@ struct client {
     uint64_t base, bytes;
     uint32_t block_bytes, block_count, limit_blocks;
     uint64_t persistent_key;
+    uint32_t replicas; /* memory nodes: copies of each block (1 unless asked) */
     const struct backend *backend;
     uint8_t *state;    /* enum block_state per block */
     uint8_t *has_copy; /* the backend's copy matches the block unless it is dirty */
@@ -40,7 +41,8 @@ struct client {
     struct policy_state policy;
     struct inflight_bound inflight;
     struct pager_counters counters;
-    int backend_entry; /* the backend's own record for this client (NVM key entry) */
+    int backend_entry;           /* the backend's own record for this client (NVM key entry) */
+    struct readahead *readahead; /* blocks being fetched ahead of their fault (readahead.c) */
 };
 
 /* One implementation per backend file. Blocks live in `slot` units the
@@ -52,13 +54,21 @@ struct backend {
     long (*attach)(struct client *client); /* capacity check; >0: previous contents found */
     long (*store)(struct client *client, uint32_t block, uint64_t data_ica);
     long (*retrieve)(struct client *client, uint32_t block, uint64_t data_ica);
+    /* Optional (memory nodes): a retrieve that runs on while the pager does
+     * other work, for read-ahead and prefetch: a handle, then its result. */
+    long (*fetch_start)(struct client *client, uint32_t block, uint64_t data_ica);
+    long (*fetch_finish)(long handle);
+    bool (*fetch_ready)(long handle); /* finish would not wait */
     /* Waits for one outstanding store to finish (0), or -E_NOT_FOUND if none. */
     long (*wait_one)(void);
     void (*detach)(struct client *client, bool keep_contents);
 };
 
-extern const struct backend backend_node, backend_nvm, backend_disk;
+extern const struct backend backend_node, backend_nvm, backend_disk, backend_block;
 const struct backend *backend_of_kind(uint32_t kind);
+/* Backend work that runs on between requests (memory-node stores in flight). */
+bool backends_busy(void);
+void backends_progress(void);
 
 /* Called by a backend when a store of `block` of `client` finished. */
 void store_completed(struct client *client, uint32_t block, long result);
@@ -77,13 +87,27 @@ struct client *client_find(uint32_t pid);
 long client_init(uint32_t pid, const struct pager_init_message *asked);
 long client_cleanup(uint32_t pid);
 long client_stats(uint32_t pid, struct pager_stats_message *answer);
+/* PAGER_REPORT: one @json "pagerstat" line per client and one "pagernode" per
+ * memory node; the number of clients. */
+long pager_print_report(void);
 static inline uint64_t block_address(const struct client *client, uint32_t block)
 {
     return client->base + (uint64_t)block * client->block_bytes;
 }
 
+/* Read-ahead (readahead.c): sequential faults fetch the next blocks ahead,
+ * within the client's in-flight bound; a fault takes a fetched block over. */
+long readahead_attach(struct client *client);
+void readahead_detach(struct client *client);
+/* True and the data ICA when `block` was fetched ahead (its fetch finished). */
+bool readahead_take(struct client *client, uint32_t block, uint64_t *data_ica, long *result);
+void readahead_after_fault(struct client *client, uint32_t block);
+/* Fetches the blocks of [first, last] not resident, several at once; how many. */
+long readahead_range(struct client *client, uint32_t first, uint32_t last, uint32_t budget);
+
 /* Faults, eviction and hints (fault.c, evict.c). */
 long fault_serve(struct client *client, uint64_t address);
+long map_fetched(struct client *client, uint32_t block, uint64_t data_ica);
 long prefetch_range(struct client *client, uint64_t address, uint64_t bytes);
 long drop_range(struct client *client, uint64_t address, uint64_t bytes);
 long make_room(struct client *client, uint32_t blocks);

@@ -20,6 +20,23 @@ def built():
                     pytrace=False)
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: long runs, only with FORMICA_SLOW_TESTS=1 "
+                            "(make test-slow); deselected from make test")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Slow tests run only when FORMICA_SLOW_TESTS=1; otherwise they are deselected (and
+    counted as such by pytest), never skipped silently."""
+    import os
+    if os.environ.get("FORMICA_SLOW_TESTS") == "1":
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
 def pytest_runtest_logreport(report):
     if report.failed:
         _counts["failed"] += 1

@@ -1,12 +1,14 @@
 # Helper for the QEMU integration tests: build/run through the one client module
 # (build/runner/client.py), which returns a Run (exit status, serial lines, the "@json"
 # result objects, stderr, seconds). A malformed "@json" line fails the test.
+import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "build"))
 
-from runner.client import OUT_DIR, REPO_ROOT, RUNNER, Run, parse_json_lines  # noqa: E402,F401
+from runner.client import (OUT_DIR, REPO_ROOT, RUNNER, Run,  # noqa: E402,F401
+                           parse_json_lines)
 from runner import client  # noqa: E402
 
 
@@ -16,3 +18,22 @@ def run(*flags, timeout=60):
     never fight over its lock (tests that need a disk pass a copy)."""
     disk = [] if "--disk" in flags or "--dry-run" in flags else ["--disk", "none"]
     return client.run([*flags, *disk], timeout)
+
+
+def start(directory, *flags, timeout=60):
+    """Like run(), without waiting: returns a client.Started (stdout and stderr in files
+    under `directory`, read while it runs; finish() gives the Run)."""
+    disk = [] if "--disk" in flags else ["--disk", "none"]
+    return client.start([*flags, *disk], timeout, directory)
+
+
+class CpuHog:
+    """A busy loop on the host (a context manager), to run a test on a loaded machine."""
+
+    def __enter__(self):
+        self.process = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        return self
+
+    def __exit__(self, *exc):
+        self.process.kill()
+        self.process.wait()

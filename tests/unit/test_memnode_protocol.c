@@ -41,7 +41,8 @@ static void test_store_round_trip(void **state)
     struct memnode_message sent = store_message(0xfffffff0u, 12345678901ull, 65536, 63, payload);
     sent.flags = MEMNODE_FLAG_ACK_REQUEST;
     long length = memnode_encode(&sent, frame, sizeof(frame));
-    assert_int_equal(length, MEMNODE_FRAME_MAX);
+    assert_int_equal(length,
+                     MEMNODE_ETHERNET_HEADER + MEMNODE_HEADER_BYTES + MEMNODE_FRAGMENT_BYTES);
     assert_int_equal(frame[12], 0x88);
     assert_int_equal(frame[13], 0xb5);
     struct memnode_message got;
@@ -193,8 +194,11 @@ static void test_encode_refuses(void **state)
     message.payload_bytes = MEMNODE_FRAGMENT_BYTES + 1;
     assert_int_equal(memnode_encode(&message, frame, sizeof(frame)), MEMNODE_ERROR_LENGTH);
     message.payload_bytes = 0;
-    message.type = 7;
+    message.type = MEMNODE_TYPE_LAST + 1;
     assert_int_equal(memnode_encode(&message, frame, sizeof(frame)), MEMNODE_ERROR_TYPE);
+    message.type = MEMNODE_STORE;
+    message.fragment_bytes = 3000; /* not a power of two in 1-8 KiB */
+    assert_int_equal(memnode_encode(&message, frame, sizeof(frame)), MEMNODE_ERROR_FRAGMENT);
 }
 
 static void test_block_sizes(void **state)
@@ -496,6 +500,93 @@ static void test_first_free_placement(void **state)
     assert_int_equal(memnode_placement_init(&placement, blocks, 0, bitmap), MEMNODE_ERROR_LENGTH);
 }
 
+/* Jumbo fragments: 8 KiB per frame, the size carried in the header. */
+static void test_jumbo_fragments(void **state)
+{
+    (void)state;
+    static uint8_t payload[MEMNODE_JUMBO_FRAGMENT_BYTES], frame[MEMNODE_FRAME_MAX];
+    for (unsigned i = 0; i < sizeof(payload); i++)
+        payload[i] = (uint8_t)(i * 7);
+    assert_int_equal(memnode_fragments(65536, 8192), 8);
+    assert_int_equal(memnode_fragments(4096, 4096), 1);
+    assert_int_equal(memnode_fragment_length_sized(65536, 7, 8192), 8192);
+    assert_int_equal(memnode_fragment_offset_sized(3, 8192), 24576);
+    assert_true(memnode_fragment_size_valid(8192));
+    assert_false(memnode_fragment_size_valid(16384));
+    assert_false(memnode_fragment_size_valid(512));
+    struct memnode_message message = {.type = MEMNODE_STORE,
+                                      .sequence = 9,
+                                      .block = 3,
+                                      .block_bytes = 65536,
+                                      .fragment = 7,
+                                      .fragment_count = 8,
+                                      .fragment_bytes = 8192,
+                                      .payload_bytes = 8192,
+                                      .payload = payload};
+    long length = memnode_encode(&message, frame, sizeof(frame));
+    assert_int_equal(length, MEMNODE_FRAME_MAX);
+    struct memnode_message got;
+    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_OK);
+    assert_int_equal(got.fragment_bytes, 8192);
+    assert_int_equal(got.fragment_count, 8);
+    assert_memory_equal(got.payload, payload, sizeof(payload));
+    /* a fragment count that does not match the carried fragment size */
+    message.fragment_count = 64;
+    message.fragment = 0;
+    length = memnode_encode(&message, frame, sizeof(frame));
+    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_ERROR_FRAGMENT);
+    /* reassembly with 8 KiB fragments */
+    struct memnode_reassembly assembly;
+    memnode_reassembly_start_sized(&assembly, 9, 3, 65536, 8192);
+    message.fragment_count = 8;
+    for (uint16_t f = 0; f < 8; f++) {
+        message.fragment = f;
+        assert_int_equal(memnode_reassembly_accept(&assembly, &message), MEMNODE_ACCEPT_NEW);
+    }
+    assert_true(memnode_reassembly_complete(&assembly));
+    message.fragment_bytes = 1024; /* same transfer, other fragment size: not ours */
+    message.fragment = 0;
+    assert_int_equal(memnode_reassembly_accept(&assembly, &message), MEMNODE_ACCEPT_MISMATCH);
+}
+
+static void test_ping_pong(void **state)
+{
+    (void)state;
+    uint8_t frame[MEMNODE_FRAME_MAX];
+    struct memnode_message ping = {.type = MEMNODE_PING, .sequence = 77}, got;
+    long length = memnode_encode(&ping, frame, sizeof(frame));
+    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_OK);
+    assert_int_equal(got.type, MEMNODE_PING);
+    assert_int_equal(got.sequence, 77);
+    uint8_t byte = 1;
+    struct memnode_message pong = {.type = MEMNODE_PONG, .payload_bytes = 1, .payload = &byte};
+    length = memnode_encode(&pong, frame, sizeof(frame));
+    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_ERROR_LENGTH);
+}
+
+/* Replicas: a slot on one given node, and the free count per node. */
+static void test_placement_on_a_node(void **state)
+{
+    (void)state;
+    const uint64_t blocks[3] = {3, 0, 5};
+    uint8_t bitmap[1];
+    struct memnode_placement placement;
+    assert_int_equal(memnode_placement_init(&placement, blocks, 3, bitmap), MEMNODE_OK);
+    assert_true(memnode_placement_allocate_on(&placement, 2) == 3);
+    assert_true(memnode_placement_allocate_on(&placement, 2) == 4);
+    assert_true(memnode_placement_allocate_on(&placement, 1) == -1); /* no capacity */
+    assert_true(memnode_placement_allocate_on(&placement, 9) == -1); /* no such node */
+    assert_true(memnode_placement_free_on(&placement, 2) == 3);
+    assert_true(memnode_placement_free_on(&placement, 0) == 3);
+    assert_true(memnode_placement_allocate(&placement) == 0); /* first-free is unchanged */
+    for (int i = 0; i < 2; i++)
+        assert_true(memnode_placement_allocate_on(&placement, 0) >= 1);
+    assert_true(memnode_placement_allocate_on(&placement, 0) == -1); /* node 0 full */
+    assert_true(memnode_placement_allocate(&placement) == 5);
+    memnode_placement_free(&placement, 3);
+    assert_true(memnode_placement_allocate_on(&placement, 2) == 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -512,6 +603,9 @@ int main(void)
         cmocka_unit_test(test_store_with_loss_duplication_reordering),
         cmocka_unit_test(test_dead_node_hits_the_retry_limit),
         cmocka_unit_test(test_first_free_placement),
+        cmocka_unit_test(test_jumbo_fragments),
+        cmocka_unit_test(test_ping_pong),
+        cmocka_unit_test(test_placement_on_a_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

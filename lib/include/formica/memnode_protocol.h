@@ -11,8 +11,10 @@
 #define MEMNODE_VERSION 1
 #define MEMNODE_ETHERNET_HEADER 14
 #define MEMNODE_HEADER_BYTES 32
-#define MEMNODE_FRAGMENT_BYTES 1024
-#define MEMNODE_FRAME_MAX (MEMNODE_ETHERNET_HEADER + MEMNODE_HEADER_BYTES + MEMNODE_FRAGMENT_BYTES)
+#define MEMNODE_FRAGMENT_BYTES 1024       /* the default fragment (standard 1500-byte frames) */
+#define MEMNODE_JUMBO_FRAGMENT_BYTES 8192 /* the largest: jumbo frames (MTU 9000) */
+#define MEMNODE_FRAME_MAX                                                                          \
+    (MEMNODE_ETHERNET_HEADER + MEMNODE_HEADER_BYTES + MEMNODE_JUMBO_FRAGMENT_BYTES)
 #define MEMNODE_MIN_BLOCK (4u << 10)
 #define MEMNODE_MAX_BLOCK (1u << 20)
 #define MEMNODE_MAX_FRAGMENTS (MEMNODE_MAX_BLOCK / MEMNODE_FRAGMENT_BYTES)
@@ -26,7 +28,9 @@ enum memnode_type {
     MEMNODE_STORE_ACK = 4,       /* node -> client: bitmap of fragments held; status */
     MEMNODE_RETRIEVE = 5,        /* client -> node: bitmap of fragments the client has */
     MEMNODE_RETRIEVE_DATA = 6,   /* node -> client: one fragment of the block */
-    MEMNODE_TYPE_LAST = 6
+    MEMNODE_PING = 7,            /* client -> node: are you alive? (liveness probe) */
+    MEMNODE_PONG = 8,            /* node -> client: the answer, same sequence number */
+    MEMNODE_TYPE_LAST = 8
 };
 
 #define MEMNODE_FLAG_ACK_REQUEST 1u /* STORE: answer with a STORE_ACK now */
@@ -61,7 +65,8 @@ struct memnode_message {
     uint16_t fragment;
     uint16_t fragment_count;
     uint16_t payload_bytes;
-    const uint8_t *payload; /* decode: points into the frame */
+    uint16_t fragment_bytes; /* 1 KiB (0 when encoding means the same) up to 8 KiB */
+    const uint8_t *payload;  /* decode: points into the frame */
 };
 
 /* NEGOTIATE_REPLY payload. */
@@ -79,6 +84,9 @@ int memnode_decode(const uint8_t *frame, size_t length, struct memnode_message *
 const char *memnode_error_text(int error);
 bool memnode_block_size_valid(uint32_t block_bytes);
 uint16_t memnode_fragment_count(uint32_t block_bytes);
+/* The same for fragments of `fragment_bytes` (a power of two, 1-8 KiB). */
+uint16_t memnode_fragments(uint32_t block_bytes, uint32_t fragment_bytes);
+bool memnode_fragment_size_valid(uint32_t fragment_bytes);
 void memnode_capacity_encode(const struct memnode_capacity *capacity, uint8_t *payload);
 void memnode_capacity_decode(const uint8_t *payload, struct memnode_capacity *capacity);
 
@@ -101,6 +109,7 @@ struct memnode_reassembly {
     uint32_t block_bytes;
     uint16_t fragment_count;
     uint16_t received;
+    uint32_t fragment_bytes;
     uint64_t duplicates;
     uint64_t stale;
     uint8_t bitmap[MEMNODE_BITMAP_BYTES];
@@ -113,9 +122,11 @@ enum memnode_accept {
     MEMNODE_ACCEPT_MISMATCH = 3,  /* same sequence, other block or size: ignore */
 };
 
-/* Starts a transfer (clears the bitmap). */
+/* Starts a transfer (clears the bitmap); 1 KiB fragments, or `fragment_bytes`. */
 void memnode_reassembly_start(struct memnode_reassembly *state, uint32_t sequence, uint64_t block,
                               uint32_t block_bytes);
+void memnode_reassembly_start_sized(struct memnode_reassembly *state, uint32_t sequence,
+                                    uint64_t block, uint32_t block_bytes, uint32_t fragment_bytes);
 /* Takes a fragment message: a newer sequence restarts the transfer. */
 enum memnode_accept memnode_reassembly_accept(struct memnode_reassembly *state,
                                               const struct memnode_message *message);
@@ -123,6 +134,9 @@ bool memnode_reassembly_complete(const struct memnode_reassembly *state);
 /* Byte offset of `fragment` in the block and its length. */
 uint32_t memnode_fragment_offset(uint16_t fragment);
 uint32_t memnode_fragment_length(uint32_t block_bytes, uint16_t fragment);
+uint32_t memnode_fragment_offset_sized(uint16_t fragment, uint32_t fragment_bytes);
+uint32_t memnode_fragment_length_sized(uint32_t block_bytes, uint16_t fragment,
+                                       uint32_t fragment_bytes);
 
 /* Retransmission: a deadline, attempts without progress, a limit. */
 struct memnode_retry {
@@ -162,6 +176,10 @@ int memnode_placement_init(struct memnode_placement *placement, const uint64_t *
                            unsigned node_count, uint8_t *bitmap);
 /* The first free slot, or -1 when every node is full. */
 int64_t memnode_placement_allocate(struct memnode_placement *placement);
+/* The first free slot on node `node` only, or -1 when it is full. */
+int64_t memnode_placement_allocate_on(struct memnode_placement *placement, unsigned node);
+/* Free slots on node `node`. */
+uint64_t memnode_placement_free_on(const struct memnode_placement *placement, unsigned node);
 void memnode_placement_free(struct memnode_placement *placement, uint64_t slot);
 /* The node and its block number for `slot`; false when out of range. */
 bool memnode_placement_locate(const struct memnode_placement *placement, uint64_t slot,

@@ -29,4 +29,10 @@
 
 /* The pager server's requests: protocol/pager.messages. */
 enum pager_policy { PAGER_POLICY_LRU = 1, PAGER_POLICY_FIFO = 2 };
-enum pager_backend { PAGER_BACKEND_NODE = 1, PAGER_BACKEND_NVM = 2, PAGER_BACKEND_DISK = 3 };
+enum pager_backend {
+    PAGER_BACKEND_NODE = 1,
+    PAGER_BACKEND_NVM = 2,
+    PAGER_BACKEND_DISK = 3,
+    PAGER_BACKEND_BLOCK = 4, /* a raw block device (e.g. an NBD export) as remote memory */
+};
+#define PAGER_MAX_REPLICAS 4

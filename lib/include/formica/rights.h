@@ -12,7 +12,7 @@
 #define RIGHT_DISK (1u << 2)       /* DK's sector reads and writes: BLK's data path */
 #define RIGHT_PAGER (1u << 3)      /* a pager region of one's own */
 #define RIGHT_KERNEL (1u << 4)     /* requests only the kernel makes (a page fault); no process */
-#define RIGHT_STATISTICS (1u << 5) /* BLK's and DK's counters */
+#define RIGHT_STATISTICS (1u << 5) /* BLK's and DK's counters, the pager's report */
 #define RIGHT_TEST (1u << 6)       /* the ICA test and benchmark server's operations */
 /* What the kernel lets a process do. */
 #define RIGHT_SERVER_PRIORITY (1u << 8) /* spawn at PRIORITY_SERVER (the priority ceiling) */

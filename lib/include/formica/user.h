@@ -29,6 +29,7 @@ long wait_any(int *exit_code);
  * only: -E_PERMISSION otherwise). */
 long crash_process(long pid);
 long process_list(struct process_info *processes, size_t max);
+#define PROCESS_LIST_MAX 256 /* the kernel's process slots: a list this long sees them all */
 long core_list(struct core_info *cores, size_t max);
 
 /* Memory: grows the heap by `bytes` (whole pages); returns the old end. */

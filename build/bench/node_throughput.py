@@ -1,0 +1,94 @@
+# build/bench/node_throughput.py: memory-node throughput for make bench-pager: memseq's sequential
+# read (every block swapped in from one memory node) for 4 KiB-1 MiB blocks, this build against a
+# baseline build of an older revision (by default the pager before issue 15: synchronous
+# transfers of 1 KiB fragments), interleaved run by run so both see the same host load; medians.
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "build"))
+from runner import client  # noqa: E402
+BASELINE_REVISION = "ecb816a"  # main before the asynchronous memory-node transfers
+NODE_BOOT_MS = 15000
+
+
+def baseline_tree(revision, out):
+    """A build of `revision` in /tmp/formica-baseline-REV (made once, reused). A short path:
+    the multiboot module names the kernel gets are truncated, and the boot image with them."""
+    del out
+    tree = Path(tempfile.gettempdir()) / f"formica-baseline-{revision}"
+    if not (tree / "build" / "out" / "mkernel.elf").is_file():
+        tree.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", revision],
+                                 capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        subprocess.run(["make", "-C", str(tree), "-j2", "all"], check=True,
+                       stdout=subprocess.DEVNULL)
+    return tree
+
+
+def memseq(tree, block, size, timeout):
+    """One boot of `tree` with one memory node: memseq's sequential-read line, or None."""
+    # The sleep lets the node boot first: the baseline gives up on nodes after 2 s.
+    command = f"sleep {NODE_BOOT_MS}; run memseq -s {size} -l 1M -b {block} --backend node"
+    flags = ["--smp", "2", "--accel", "tcg", "--memnodes", "1", "--disk", "none",
+             "--cmd", command]
+    try:
+        done = client.run(flags, timeout, runner=tree / "build" / "run")
+    except client.MalformedResult as error:
+        print(f"node_throughput: {tree.name} {block}: {error}", file=sys.stderr)
+        return None
+    for result in done.kinds("memseq"):
+        if result.get("mode") == "sequential":
+            return result
+    print(f"node_throughput: {tree.name} {block}: no result ({done.rc})", file=sys.stderr)
+    return None
+
+
+def rows(blocks, size, repeats, revision, out, timeout):
+    """pager_bench_node rows: one per build and block size, medians of `repeats` runs."""
+    trees = {"this": REPO}
+    if revision:
+        trees["baseline"] = baseline_tree(revision, out)
+    samples = {(build, block): [] for build in trees for block in blocks}
+    for _ in range(repeats):
+        for block in blocks:
+            for build, tree in trees.items():
+                result = memseq(tree, block, size, timeout)
+                if result is not None and result["verified"]:
+                    samples[(build, block)].append(result)
+    table = []
+    for (build, block), results in samples.items():
+        if not results:
+            continue
+        table.append({
+            "kind": "pager_bench_node", "build": build,
+            "revision": revision if build == "baseline" else "this",
+            "block_bytes": results[0]["block_bytes"], "runs": len(results),
+            "mb_per_s": statistics.median(r["bytes"] / r["elapsed_us"] for r in results),
+            "swap_in_us": statistics.median(r["swap_in_us"] for r in results)})
+    return table
+
+
+def markdown(table, seed_mb_per_s, seed_ms_1m):
+    by = {(row["build"], row["block_bytes"]): row for row in table}
+    sizes = sorted({row["block_bytes"] for row in table})
+    lines = ["## Memory-node throughput (memseq sequential read, one node, 1 MiB limit)", "",
+             "Medians; this build and the baseline were run alternately in the same session.", "",
+             "| block | baseline MB/s | this MB/s | ratio | baseline µs/swap-in | this µs/swap-in | seed 004 |",
+             "|---|---|---|---|---|---|---|"]
+    for size in sizes:
+        this, base = by.get(("this", size)), by.get(("baseline", size))
+        ratio = f"{this['mb_per_s'] / base['mb_per_s']:.1f}x" if this and base else "–"
+        seed = f"{seed_mb_per_s} MB/s, {seed_ms_1m} ms" if size == 1 << 20 else ""
+        lines.append(f"| {size // 1024} KiB | {base['mb_per_s']:.1f} | " if base else
+                     f"| {size // 1024} KiB | – | ")
+        lines[-1] += (f"{this['mb_per_s']:.1f} | {ratio} | {base['swap_in_us'] if base else '–'} | "
+                      f"{this['swap_in_us']} | {seed} |" if this else "– | – | – | – | |")
+    lines += ["", "MB = 10^6 bytes. Seed 004 measured Myrinet 10G hardware; these are emulators "
+              "on a shared 2-core host talking over loopback UDP multicast: compare the ratio, "
+              "not the absolute numbers."]
+    return "\n".join(lines) + "\n"

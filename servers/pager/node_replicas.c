@@ -1,0 +1,262 @@
+/* node_replicas.c: which memory nodes hold each block's copies. Copy 0 goes
+ * first-free over all nodes, copy r to the next live node after copy r-1's
+ * that holds no copy yet. A dead node's copies are forgotten; blocks that
+ * still have a copy are re-replicated when a live node has room; a block
+ * with no copy left is reported to its owner, never silently dropped. */
+#include "node_replicas.h"
+#include <formica/errors.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct replica_table {
+    struct client *client;
+    uint32_t *slots; /* block_count * replicas, PAGER_NO_SLOT where none */
+};
+
+static struct replica_table tables[PAGER_CLIENTS];
+static bool repair_wanted;
+
+static struct replica_table *table_of(const struct client *client)
+{
+    for (unsigned i = 0; i < PAGER_CLIENTS; i++)
+        if (tables[i].client == client)
+            return &tables[i];
+    return NULL;
+}
+
+static uint32_t *copy_at(const struct client *client, uint32_t block, unsigned replica)
+{
+    struct replica_table *table = table_of(client);
+    return table == NULL ? NULL : &table->slots[(uint64_t)block * client->replicas + replica];
+}
+
+long node_replicas_attach(struct client *client)
+{
+    struct replica_table *table = table_of(NULL);
+    if (table == NULL)
+        return -E_BUSY;
+    uint64_t count = (uint64_t)client->block_count * client->replicas;
+    table->slots = malloc(count * sizeof(uint32_t));
+    if (table->slots == NULL)
+        return -E_NO_MEMORY;
+    for (uint64_t i = 0; i < count; i++)
+        table->slots[i] = PAGER_NO_SLOT;
+    table->client = client;
+    return 0;
+}
+
+void node_replicas_detach(struct client *client)
+{
+    struct replica_table *table = table_of(client);
+    if (table == NULL)
+        return;
+    uint64_t count = (uint64_t)client->block_count * client->replicas;
+    for (uint64_t i = 0; i < count; i++)
+        if (table->slots[i] != PAGER_NO_SLOT)
+            memnode_slot_free(&node_backend.cluster, table->slots[i]);
+    free(table->slots);
+    table->slots = NULL;
+    table->client = NULL;
+}
+
+uint32_t node_replicas_slot(const struct client *client, uint32_t block, unsigned replica)
+{
+    uint32_t *slot = copy_at(client, block, replica);
+    return slot == NULL ? PAGER_NO_SLOT : *slot;
+}
+
+static bool node_holds_copy(const struct client *client, uint32_t block, int node)
+{
+    for (unsigned r = 0; r < client->replicas; r++) {
+        uint32_t slot = node_replicas_slot(client, block, r);
+        if (slot != PAGER_NO_SLOT && memnode_slot_node(&node_backend.cluster, slot) == node)
+            return true;
+    }
+    return false;
+}
+
+/* A slot for a new copy on a live node without one, after `after`'s node. */
+static int64_t slot_for_copy(const struct client *client, uint32_t block, int after)
+{
+    struct memnode_cluster *cluster = &node_backend.cluster;
+    if (after < 0) {
+        int64_t slot = memnode_slot_allocate(cluster);
+        int node = slot < 0 ? -1 : memnode_slot_node(cluster, (uint64_t)slot);
+        if (slot < 0 || !cluster->nodes[node].dead)
+            return slot;
+        memnode_slot_free(cluster, (uint64_t)slot); /* first-free landed on a dead node */
+    }
+    for (unsigned step = 1; step <= cluster->node_count; step++) {
+        unsigned node =
+            (unsigned)(after + (int)step + (int)cluster->node_count) % cluster->node_count;
+        if (cluster->nodes[node].dead || node_holds_copy(client, block, (int)node))
+            continue;
+        int64_t slot = memnode_slot_allocate_on(cluster, node);
+        if (slot >= 0)
+            return slot;
+    }
+    return -1;
+}
+
+long node_replicas_place(struct client *client, uint32_t block)
+{
+    int previous = -1;
+    unsigned placed = 0;
+    for (unsigned r = 0; r < client->replicas; r++) {
+        uint32_t *slot = copy_at(client, block, r);
+        if (slot == NULL)
+            return -E_INVALID;
+        if (*slot == PAGER_NO_SLOT) {
+            int64_t fresh = slot_for_copy(client, block, previous);
+            if (fresh >= 0)
+                *slot = (uint32_t)fresh;
+        }
+        if (*slot != PAGER_NO_SLOT) {
+            previous = memnode_slot_node(&node_backend.cluster, *slot);
+            placed++;
+        }
+    }
+    if (placed == 0)
+        return -E_NO_SPACE;
+    if (placed < client->replicas)
+        repair_wanted = true; /* fewer copies than asked: more when a node has room */
+    client->slot[block] = node_replicas_slot(client, block, 0) != PAGER_NO_SLOT
+                              ? node_replicas_slot(client, block, 0)
+                              : 0; /* "placed" (the replica table says where) */
+    return 0;
+}
+
+unsigned node_replicas_live(const struct client *client, uint32_t block)
+{
+    unsigned live = 0;
+    for (unsigned r = 0; r < client->replicas; r++)
+        live += node_replicas_slot(client, block, r) != PAGER_NO_SLOT;
+    return live;
+}
+
+void node_replicas_copy_failed(struct client *client, uint32_t block, uint64_t slot)
+{
+    for (unsigned r = 0; r < client->replicas; r++) {
+        uint32_t *copy = copy_at(client, block, r);
+        if (copy != NULL && *copy == slot) {
+            *copy = PAGER_NO_SLOT;
+            node_backend.copies_lost++;
+            repair_wanted = true;
+        }
+    }
+}
+
+/* Forgets `table`'s copies on `node`: copies lost, and blocks left with none. */
+static void forget_copies_on(struct replica_table *table, unsigned node, uint64_t *copies,
+                             uint64_t *orphans)
+{
+    struct client *client = table->client;
+    for (uint32_t block = 0; block < client->block_count; block++) {
+        bool lost_one = false;
+        for (unsigned r = 0; r < client->replicas; r++) {
+            uint32_t *slot = &table->slots[(uint64_t)block * client->replicas + r];
+            if (*slot != PAGER_NO_SLOT &&
+                memnode_slot_node(&node_backend.cluster, *slot) == (int)node) {
+                *slot = PAGER_NO_SLOT;
+                lost_one = true;
+                (*copies)++;
+            }
+        }
+        if (!lost_one || node_replicas_live(client, block) > 0)
+            continue;
+        client->has_copy[block] = 0; /* a resident block is stored again when evicted */
+        if (client->state[block] == BLOCK_ON_BACKEND)
+            (*orphans)++;
+    }
+}
+
+void node_replicas_node_died(struct memnode_cluster *cluster, unsigned node)
+{
+    uint64_t copies = 0, orphans = 0;
+    for (unsigned i = 0; i < PAGER_CLIENTS; i++)
+        if (tables[i].client != NULL)
+            forget_copies_on(&tables[i], node, &copies, &orphans);
+    node_backend.copies_lost += copies;
+    node_backend.blocks_lost += orphans;
+    repair_wanted = true;
+    struct memnode_node *n = &cluster->nodes[node];
+    printf("pager: memory node %u (%02x:%02x:%02x:%02x:%02x:%02x) is dead: silent for %lu s "
+           "while awaited; %lu block copies were on it, %lu blocks have no copy left\n",
+           n->node_id, n->mac[0], n->mac[1], n->mac[2], n->mac[3], n->mac[4], n->mac[5],
+           (unsigned long)(cluster->dead_after_us / 1000000), (unsigned long)copies,
+           (unsigned long)orphans);
+    printf("@json {\"kind\":\"memnode_dead\",\"node\":%u,\"copies_lost\":%lu,"
+           "\"blocks_without_copy\":%lu}\n",
+           n->node_id, (unsigned long)copies, (unsigned long)orphans);
+}
+
+void node_replicas_report_lost(const struct client *client, uint32_t block)
+{
+    printf("pager: block %u of pid %u (address 0x%lx) cannot be had: every memory node that "
+           "held a copy is dead; the process ends\n",
+           block, client->pid, block_address(client, block));
+    printf("@json {\"kind\":\"pager_block_lost\",\"pid\":%u,\"block\":%u,\"address\":%lu,"
+           "\"replicas\":%u}\n",
+           client->pid, block, block_address(client, block), client->replicas);
+}
+
+bool node_replicas_need_repair(void)
+{
+    return repair_wanted;
+}
+
+/* Copies block `block` from a live copy to a new slot on another node. */
+static bool repair_block(struct client *client, uint32_t block, uint8_t *buffer)
+{
+    uint32_t source = PAGER_NO_SLOT;
+    for (unsigned r = 0; r < client->replicas && source == PAGER_NO_SLOT; r++)
+        source = node_replicas_slot(client, block, r);
+    if (source == PAGER_NO_SLOT)
+        return false;
+    for (unsigned r = 0; r < client->replicas; r++) {
+        uint32_t *slot = copy_at(client, block, r);
+        if (*slot != PAGER_NO_SLOT)
+            continue;
+        int64_t fresh =
+            slot_for_copy(client, block, memnode_slot_node(&node_backend.cluster, source));
+        if (fresh < 0)
+            return false; /* no live node has room: later */
+        if (memnode_retrieve(&node_backend.cluster, source, buffer) != 0 ||
+            memnode_store(&node_backend.cluster, (uint64_t)fresh, buffer) != 0) {
+            memnode_slot_free(&node_backend.cluster, (uint64_t)fresh);
+            return false;
+        }
+        *slot = (uint32_t)fresh;
+        node_backend.copies_repaired++;
+    }
+    return true;
+}
+
+unsigned node_replicas_repair(unsigned budget)
+{
+    static uint8_t *buffer;
+    if (!repair_wanted || budget == 0)
+        return 0;
+    if (buffer == NULL && (buffer = malloc(node_backend.cluster.block_bytes)) == NULL)
+        return 0;
+    unsigned repaired = 0;
+    bool blocked = false;
+    for (unsigned i = 0; i < PAGER_CLIENTS && repaired < budget; i++) {
+        struct client *client = tables[i].client;
+        for (uint32_t block = 0; client != NULL && block < client->block_count && repaired < budget;
+             block++) {
+            if (client->state[block] != BLOCK_ON_BACKEND || !client->has_copy[block])
+                continue;
+            unsigned live = node_replicas_live(client, block);
+            if (live == 0 || live == client->replicas)
+                continue;
+            if (repair_block(client, block, buffer))
+                repaired++;
+            else
+                blocked = true;
+        }
+    }
+    if (repaired < budget)
+        repair_wanted = blocked && repaired > 0; /* nothing left, or no room anywhere now */
+    return repaired;
+}

@@ -1,0 +1,181 @@
+/* readahead.c: fetching blocks before their fault (seed 004 §4.1's
+ * prefetch). A fault on the block after one of the last few faulted blocks
+ * continues a sequential stream (a merge sort reads two runs and writes a
+ * third: several streams at once); the next blocks still on the backend
+ * are then fetched in the background, as many as the client's in-flight
+ * bound (limit / 8) leaves room for (the streams share at most
+ * READAHEAD_MAX entries); the fault on such a block takes the
+ * fetched data over. PAGER_PREFETCH fetches a range the same way, several
+ * blocks at once. Needs a backend with fetch_start. */
+#include "pager.h"
+#include <formica/request.h>
+#include <formica/user.h>
+#include <stdlib.h>
+
+#define READAHEAD_MAX 8 /* blocks fetched ahead at once per client */
+#define STREAMS 4       /* sequential streams followed at once */
+
+struct ahead {
+    bool used;
+    uint32_t block;
+    uint64_t data_ica;
+    long handle;
+};
+
+struct readahead {
+    uint32_t stream_next[STREAMS]; /* the block each stream's next fault would be */
+    unsigned stream_victim;
+    unsigned entry_victim;
+    struct ahead entries[READAHEAD_MAX];
+};
+
+long readahead_attach(struct client *client)
+{
+    client->readahead = NULL;
+    if (client->backend->fetch_start == NULL)
+        return 0;
+    client->readahead = calloc(1, sizeof(struct readahead));
+    return client->readahead == NULL ? -E_NO_MEMORY : 0;
+}
+
+static void forget(struct client *client, struct ahead *entry)
+{
+    client->backend->fetch_finish(entry->handle);
+    ica_free(entry->data_ica);
+    entry->used = false;
+}
+
+static void forget_all(struct client *client)
+{
+    for (unsigned i = 0; i < READAHEAD_MAX; i++)
+        if (client->readahead->entries[i].used)
+            forget(client, &client->readahead->entries[i]);
+}
+
+void readahead_detach(struct client *client)
+{
+    if (client->readahead == NULL)
+        return;
+    forget_all(client);
+    free(client->readahead);
+    client->readahead = NULL;
+}
+
+static struct ahead *entry_of(struct readahead *ra, uint32_t block)
+{
+    for (unsigned i = 0; i < READAHEAD_MAX; i++)
+        if (ra->entries[i].used && ra->entries[i].block == block)
+            return &ra->entries[i];
+    return NULL;
+}
+
+/* Blocks the in-flight bound leaves room for beside the stores (at least one). */
+static unsigned window(const struct client *client)
+{
+    uint64_t room = client->inflight.limit > client->inflight.bytes
+                        ? client->inflight.limit - client->inflight.bytes
+                        : 0;
+    uint64_t blocks = room / client->block_bytes;
+    return blocks < 1 ? 1 : blocks > READAHEAD_MAX ? READAHEAD_MAX : (unsigned)blocks;
+}
+
+static bool fetchable(const struct client *client, uint32_t block)
+{
+    return client->state[block] == BLOCK_ON_BACKEND && client->has_copy[block] &&
+           client->slot[block] != PAGER_NO_SLOT;
+}
+
+/* Starts fetching `block` into a fresh data ICA; false when it cannot now. */
+static bool start_one(struct client *client, uint32_t block)
+{
+    struct readahead *ra = client->readahead;
+    struct ahead *entry = entry_of(ra, block);
+    if (entry != NULL || !fetchable(client, block))
+        return entry != NULL;
+    for (unsigned i = 0; i < READAHEAD_MAX && entry == NULL; i++)
+        if (!ra->entries[i].used)
+            entry = &ra->entries[i];
+    for (unsigned i = 0; i < READAHEAD_MAX && entry == NULL; i++) {
+        /* every entry holds a block: one already fetched and not wanted since gives way */
+        struct ahead *old = &ra->entries[ra->entry_victim++ % READAHEAD_MAX];
+        if (client->backend->fetch_ready(old->handle)) {
+            forget(client, old);
+            entry = old;
+        }
+    }
+    long ica = entry == NULL ? -E_BUSY : ica_allocate(ICA_KIND_DATA, client->block_bytes);
+    if (ica < 0)
+        return false;
+    long handle = client->backend->fetch_start(client, block, (uint64_t)ica);
+    if (handle < 0) {
+        ica_free((uint64_t)ica);
+        return false;
+    }
+    *entry = (struct ahead){true, block, (uint64_t)ica, handle};
+    return true;
+}
+
+bool readahead_take(struct client *client, uint32_t block, uint64_t *data_ica, long *result)
+{
+    struct ahead *entry = client->readahead ? entry_of(client->readahead, block) : NULL;
+    if (entry == NULL)
+        return false;
+    *result = client->backend->fetch_finish(entry->handle);
+    *data_ica = entry->data_ica;
+    entry->used = false;
+    return true;
+}
+
+/* True when `block` continues one of the recent streams (which moves on);
+ * otherwise it starts a stream in place of the oldest. */
+static bool continues_a_stream(struct readahead *ra, uint32_t block)
+{
+    for (unsigned i = 0; i < STREAMS; i++)
+        if (ra->stream_next[i] == block && block != 0) {
+            ra->stream_next[i] = block + 1;
+            return true;
+        }
+    ra->stream_next[ra->stream_victim++ % STREAMS] = block + 1;
+    return false;
+}
+
+void readahead_after_fault(struct client *client, uint32_t block)
+{
+    struct readahead *ra = client->readahead;
+    if (ra == NULL || !continues_a_stream(ra, block))
+        return;
+    unsigned want = window(client);
+
+    for (uint32_t next = block + 1; next < client->block_count && next <= block + want; next++)
+        if (!start_one(client, next))
+            break;
+}
+
+long readahead_range(struct client *client, uint32_t first, uint32_t last, uint32_t budget)
+{
+    long fetched = 0;
+    for (uint32_t block = first; block <= last && (uint32_t)fetched < budget;) {
+        uint32_t started = block, end = block;
+        for (; end <= last && end - started < READAHEAD_MAX; end++)
+            if (client->state[end] != BLOCK_RESIDENT && !start_one(client, end) &&
+                fetchable(client, end))
+                break; /* no ICA or transfer free: finish these first */
+        for (; block < end && (uint32_t)fetched < budget; block++) {
+            if (client->state[block] == BLOCK_RESIDENT)
+                continue;
+            long error = make_room(client, 1);
+            uint64_t ica;
+            long result;
+            if (error == 0 && readahead_take(client, block, &ica, &result))
+                error = result == 0 ? map_fetched(client, block, ica) : result;
+            else if (error == 0)
+                error = fault_serve(client, block_address(client, block));
+            if (error != 0)
+                return error;
+            fetched++;
+        }
+        if (end == started)
+            block++;
+    }
+    return fetched;
+}

@@ -11,6 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from runner import qemu_binary  # build/ is on sys.path (evaluate.py puts it there)
+
 REPO = Path(__file__).resolve().parents[2]
 LINUX_OUT = REPO / "build" / "out" / "linux"
 MARKER = "@json "
@@ -32,7 +34,7 @@ def encode_commands(commands):
 
 
 def qemu_command(smp, sockets, memory, accel, icount, bench, disk):
-    qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
+    qemu, _ = qemu_binary.choose(str(REPO))
     topology = f"{smp},sockets={sockets},cores={smp // sockets},threads=1" if sockets else str(smp)
     command = [qemu, "-machine", "pc", "-accel", accel, "-cpu", "host" if accel == "kvm" else "max",
                "-smp", topology, "-m", memory, "-display", "none", "-monitor", "none",

@@ -14,6 +14,15 @@ OUT_DIR = REPO_ROOT / "build" / "out"
 JSON_MARKER = "@json "
 BACKSTOP_SECONDS = 30  # beyond the runner's own --timeout, in case the runner itself hangs
 
+sys.path.insert(0, str(REPO_ROOT / "build"))
+from runner import qemu_binary  # noqa: E402
+
+
+def qemu():
+    """The QEMU binary build/run runs (FORMICA_QEMU, else the project-local QEMU 10, else
+    the system's)."""
+    return qemu_binary.choose(str(REPO_ROOT))[0]
+
 
 class Run(NamedTuple):
     rc: int

@@ -52,7 +52,7 @@ def test_boots_from_iso_under_uefi():
 
 def qemu_rejects_x2apic():
     """QEMU's complaint if its TCG cannot give the guest x2APIC, else None."""
-    argv = ["qemu-system-x86_64", "-accel", "tcg", "-cpu", "max,+x2apic,enforce",
+    argv = [formica.qemu(), "-accel", "tcg", "-cpu", "max,+x2apic,enforce",
             "-machine", "pc", "-S", "-display", "none", "-monitor", "none", "-serial", "none"]
     try:
         completed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,

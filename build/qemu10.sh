@@ -17,7 +17,11 @@ WRAPPER="$HOME_DIR/bin/qemu-system-x86_64"
 ROOT="$HOME_DIR/root"
 APT_DIR="$HOME_DIR/apt"
 DEBS="$HOME_DIR/debs"
-PACKAGES=(qemu-system-x86 qemu-system-common qemu-system-data seabios)
+# QEMU also tries the system's module directory, where the system QEMU's modules fail to
+# load ("Only modules from the same build"): its own opengl and spice modules, which it
+# loads at every start, come first in QEMU_MODULE_DIR.
+PACKAGES=(qemu-system-x86 qemu-system-common qemu-system-data qemu-system-modules-opengl
+    qemu-system-modules-spice seabios)
 MIN_MAJOR=10
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 DEFAULT_MIRROR=http://deb.debian.org/debian
@@ -30,10 +34,12 @@ wrapper_major() {
     "$WRAPPER" -version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p'
 }
 
+# Present: the wrapper runs QEMU >= MIN_MAJOR, unpacked from this script's package list.
 present() {
     local major
     major="$(wrapper_major)"
-    [ -n "$major" ] && [ "$major" -ge "$MIN_MAJOR" ]
+    [ -n "$major" ] && [ "$major" -ge "$MIN_MAJOR" ] &&
+        [ "$(cat "$HOME_DIR/packages" 2>/dev/null)" = "${PACKAGES[*]}" ]
 }
 
 if present; then
@@ -114,4 +120,5 @@ EOF
 chmod +x "$WRAPPER"
 present || give_up "the unpacked QEMU does not run: $("$WRAPPER" -version 2>&1 | head -2)"
 echo "$version" >"$HOME_DIR/version"
+echo "${PACKAGES[*]}" >"$HOME_DIR/packages"
 say "ready: $WRAPPER ($("$WRAPPER" -version | head -1))"

@@ -34,12 +34,15 @@ wrapper_major() {
     "$WRAPPER" -version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p'
 }
 
-# Present: the wrapper runs QEMU >= MIN_MAJOR, unpacked from this script's package list.
-present() {
+wrapper_runs() {
     local major
     major="$(wrapper_major)"
-    [ -n "$major" ] && [ "$major" -ge "$MIN_MAJOR" ] &&
-        [ "$(cat "$HOME_DIR/packages" 2>/dev/null)" = "${PACKAGES[*]}" ]
+    [ -n "$major" ] && [ "$major" -ge "$MIN_MAJOR" ]
+}
+
+# Present: the wrapper runs QEMU >= MIN_MAJOR, unpacked from this script's package list.
+present() {
+    wrapper_runs && [ "$(cat "$HOME_DIR/packages" 2>/dev/null)" = "${PACKAGES[*]}" ]
 }
 
 if present; then
@@ -97,7 +100,7 @@ for package in "${PACKAGES[@]}"; do
         give_up "apt-get download $package=$candidate failed"
 done
 
-rm -rf "$ROOT"
+rm -rf "$ROOT" "$WRAPPER" "$HOME_DIR/packages" # build/run must not pick a half-made one
 for deb in "$DEBS"/*.deb; do
     dpkg -x "$deb" "$ROOT" || give_up "dpkg -x $(basename "$deb") failed"
 done
@@ -118,7 +121,11 @@ QEMU_MODULE_DIR="\$ROOT/usr/lib/x86_64-linux-gnu/qemu" exec "\$ROOT/usr/bin/qemu
     -L "\$ROOT/usr/share/qemu" -L "\$ROOT/usr/share/seabios" -L /usr/lib/ipxe/qemu "\$@"
 EOF
 chmod +x "$WRAPPER"
-present || give_up "the unpacked QEMU does not run: $("$WRAPPER" -version 2>&1 | head -2)"
+if ! wrapper_runs; then
+    problem="$("$WRAPPER" -version 2>&1 | head -2)"
+    rm -f "$WRAPPER"
+    give_up "the unpacked QEMU does not run: $problem"
+fi
 echo "$version" >"$HOME_DIR/version"
 echo "${PACKAGES[*]}" >"$HOME_DIR/packages"
 say "ready: $WRAPPER ($("$WRAPPER" -version | head -1))"

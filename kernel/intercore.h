@@ -12,7 +12,7 @@
 enum intercore_type {
     MESSAGE_NONE = 0,
     MESSAGE_MEMORY_ALLOCATE, /* p → m: argument[0] = frames; reply: [0] = physical or 0 */
-    MESSAGE_SELFTEST_START,  /* m → p: argument[0] = rounds */
+    MESSAGE_SELFTEST_START,  /* m → p: argument[0] = rounds, [1] = the counters (selftest.c) */
     MESSAGE_SELFTEST_PING,   /* any → any: argument[0] = sequence within the pair */
     MESSAGE_SELFTEST_DONE,   /* p → m: [0] = received, [1] = out of order, [2] = sent */
     MESSAGE_HALT,            /* m → p: reply, then stop for good (orderly power-off) */

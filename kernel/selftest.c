@@ -14,30 +14,38 @@ struct core_result {
 };
 
 static uint32_t rounds_requested[MAX_CORES];
-static uint32_t received_from[MAX_CORES][MAX_CORES]; /* [receiver][sender] */
+/* Pings received, [receiver × core_count + sender]: core_count² words the m-kernel
+ * allocates for the test (sized by the cores present, not MAX_CORES²). */
+static uint32_t *received_counts;
 static uint64_t out_of_order[MAX_CORES];
 static struct core_result results[MAX_CORES]; /* filled on core 0 only */
 static volatile uint32_t reports;
+
+static uint32_t *received_from(uint32_t receiver, uint32_t sender)
+{
+    return &received_counts[(size_t)receiver * kernel_shared->core_count + sender];
+}
 
 static uint64_t total_received(uint32_t core)
 {
     uint64_t total = 0;
     for (uint32_t from = 0; from < kernel_shared->core_count; from++)
-        total += received_from[core][from];
+        total += *received_from(core, from);
     return total;
 }
 
 static void on_start(const struct intercore_message *message)
 {
+    received_counts = (uint32_t *)message->argument[1];
     rounds_requested[this_cpu()->index] = (uint32_t)message->argument[0];
 }
 
 static void on_ping(const struct intercore_message *message)
 {
-    uint32_t self = this_cpu()->index;
-    if (message->argument[0] != received_from[self][message->from])
-        out_of_order[self]++;
-    received_from[self][message->from]++;
+    uint32_t *count = received_from(this_cpu()->index, message->from);
+    if (message->argument[0] != *count)
+        out_of_order[this_cpu()->index]++;
+    (*count)++;
 }
 
 static void on_done(const struct intercore_message *message)
@@ -113,13 +121,15 @@ static bool check_results(uint32_t rounds, uint64_t *messages)
     return ok;
 }
 
-bool selftest_intercore(uint32_t rounds)
+bool selftest_intercore(uint32_t rounds, uint32_t *counters)
 {
     uint32_t cores = kernel_shared->core_count;
+    received_counts = counters;
     uint64_t start = rdtsc();
     for (uint32_t core = 1; core < cores; core++) {
         struct intercore_message message = {.type = MESSAGE_SELFTEST_START};
         message.argument[0] = rounds;
+        message.argument[1] = (uint64_t)counters;
         intercore_send(core, &message);
     }
     uint64_t sent = send_all(rounds);

@@ -9,5 +9,6 @@
 void selftest_install(void);
 /* On a p-kernel core: runs the sending phase if the m-kernel asked for it. */
 void selftest_run_pending(void);
-/* On the m-kernel: drives the whole test, prints its @json line; true if it passed. */
-bool selftest_intercore(uint32_t rounds);
+/* On the m-kernel: drives the whole test, prints its @json line; true if it passed.
+ * `counters`: core_count² zeroed words in memory every core reaches (the m-kernel's). */
+bool selftest_intercore(uint32_t rounds, uint32_t *counters);

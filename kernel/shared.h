@@ -8,7 +8,7 @@
 #include "cpu.h"
 #include <formica/syscalls.h>
 
-#define MAX_CORES 64
+#define MAX_CORES FORMICA_MAX_CORES
 #define KERNEL_SHARED_MAGIC 0x466f726d /* "Form" */
 #define COMMAND_LINE_BYTES 4096
 

@@ -193,7 +193,17 @@ static void run_boot_selftests(void)
         kprintf("selftest: '%s' is not intercore or intercore:ROUNDS with ROUNDS >= 1\n", value);
         shutdown_machine(1);
     }
-    if (!selftest_intercore(rounds))
+    uint32_t cores = kernel_shared->core_count;
+    uint64_t pages = ((uint64_t)cores * cores * sizeof(uint32_t) + PAGE_SIZE - 1) / PAGE_SIZE;
+    uint64_t counters = physical_allocate(pages, 0);
+    if (counters == 0) {
+        kprintf("selftest: no memory for the %u-core counters\n", cores);
+        shutdown_machine(1);
+    }
+    memset(phys_to_virt(counters), 0, pages * PAGE_SIZE);
+    bool ok = selftest_intercore(rounds, phys_to_virt(counters));
+    physical_free(counters, pages);
+    if (!ok)
         shutdown_machine(1);
 }
 

@@ -8,7 +8,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-MAX_CORES = 64
+MAX_CORES = 256  # FORMICA_MAX_CORES (lib/include/formica/syscalls.h)
 PLACEMENT_PRESETS = [str(n) for n in range(1, 9)]
 DEFAULT_NVM_MIB = 64
 DEFAULT_MEMNODE_MEM = "512M"

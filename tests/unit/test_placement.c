@@ -13,7 +13,7 @@
 #include "placement.h"
 
 #define MAX_ERRORS 8
-#define MAX_CORES 64
+#define MAX_CORES FORMICA_MAX_CORES
 
 struct result {
     int error_count;

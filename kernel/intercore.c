@@ -21,28 +21,6 @@ struct pending_call {
 };
 static struct pending_call pending_calls[MAX_CORES];
 
-size_t intercore_area_bytes(uint32_t core_count)
-{
-    size_t entry = (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63ul;
-    return sizeof(struct intercore_area) + entry * core_count * core_count;
-}
-
-void intercore_area_init(struct intercore_area *area, uint32_t core_count)
-{
-    area->core_count = core_count;
-    area->entry_bytes = (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63u;
-    for (uint32_t from = 0; from < core_count; from++)
-        for (uint32_t to = 0; to < core_count; to++)
-            ring_init(intercore_entry(area, from, to), INTERCORE_SLOTS,
-                      sizeof(struct intercore_message));
-}
-
-struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_t to)
-{
-    size_t index = (size_t)from * area->core_count + to;
-    return (struct ring *)(area->entries + index * area->entry_bytes);
-}
-
 /* IPIs a core that announced it is halting. Taking the announcement back
  * (exchange to 0) means one IPI per halt however many messages follow. */
 static void send_ipi(struct cpu *target)
@@ -64,6 +42,30 @@ static bool wake_if_waiting(uint32_t to)
     return false;
 }
 
+static void push_message(uint32_t to, struct intercore_message *message);
+
+/* Entry (this core, to). A pair's first message asks the m-kernel to connect it
+ * (pairs with core 0 are connected at boot) and handles incoming messages until
+ * the entry appears, so a core waiting here never blocks one that sends to it. */
+static struct ring *outbox(uint32_t to)
+{
+    uint32_t self = this_cpu()->index;
+    struct ring *entry = intercore_entry(kernel_shared->intercore, self, to);
+    if (entry != NULL)
+        return entry;
+    if (self == 0 || to == 0)
+        panic("core %u: no inter-core entry to core %u", self, to);
+    struct intercore_message connect = {.type = MESSAGE_INTERCORE_CONNECT};
+    connect.argument[0] = to;
+    push_message(0, &connect);
+    if (!wake_if_waiting(0))
+        send_ipi(&kernel_shared->cpus[0]);
+    while ((entry = intercore_entry(kernel_shared->intercore, self, to)) == NULL)
+        if (intercore_poll() == 0)
+            cpu_relax();
+    return entry;
+}
+
 /* Puts the message in entry (this core, to), draining our own inboxes while it is full. */
 static void push_message(uint32_t to, struct intercore_message *message)
 {
@@ -71,7 +73,7 @@ static void push_message(uint32_t to, struct intercore_message *message)
     if (to >= kernel_shared->core_count)
         panic("intercore_send to core %u of %u", to, kernel_shared->core_count);
     message->from = cpu->index;
-    struct ring *entry = intercore_entry(kernel_shared->intercore, cpu->index, to);
+    struct ring *entry = outbox(to);
     while (!ring_push(entry, message)) {
         wake_if_waiting(to);
         if (intercore_poll() == 0)
@@ -167,7 +169,7 @@ unsigned intercore_poll(void)
             continue;
         struct ring *entry = intercore_entry(kernel_shared->intercore, from, cpu->index);
         struct intercore_message message;
-        while (ring_pop(entry, &message)) {
+        while (entry != NULL && ring_pop(entry, &message)) {
             dispatch(&message);
             handled++;
         }
@@ -178,9 +180,11 @@ unsigned intercore_poll(void)
 static bool inbox_has_message(void)
 {
     uint32_t self = this_cpu()->index;
-    for (uint32_t from = 0; from < kernel_shared->core_count; from++)
-        if (from != self && !ring_is_empty(intercore_entry(kernel_shared->intercore, from, self)))
+    for (uint32_t from = 0; from < kernel_shared->core_count; from++) {
+        struct ring *entry = intercore_entry(kernel_shared->intercore, from, self);
+        if (entry != NULL && !ring_is_empty(entry))
             return true;
+    }
     return false;
 }
 

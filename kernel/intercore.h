@@ -5,9 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "intercore_area.h"
 #include "ring.h"
-
-#define INTERCORE_SLOTS 16 /* messages in flight per ordered pair of cores */
 
 enum intercore_type {
     MESSAGE_NONE = 0,
@@ -45,6 +44,8 @@ enum intercore_type {
                                 or -error (mkernel/device_memory.c) */
     MESSAGE_DMA_ALLOCATE,    /* → m: [0] = pid, [1] = bytes; reply [0] = address or -error,
                                 [1] = physical, [2] = bytes */
+    MESSAGE_INTERCORE_CONNECT, /* → m: [0] = core; give the pair (sender, core) its entries
+                                  (mkernel/intercore_entries.c); no reply: the entry appears */
     MESSAGE_TYPE_COUNT,
     MESSAGE_REPLY = 0x8000, /* or-ed into the type of an answer */
 };
@@ -56,17 +57,8 @@ struct intercore_message {
     uint64_t argument[6];
 };
 
-struct intercore_area {
-    uint32_t core_count;
-    uint32_t entry_bytes;
-    uint8_t entries[] __attribute__((aligned(64)));
-};
-
-/* Bytes the area for `core_count` cores occupies. */
-size_t intercore_area_bytes(uint32_t core_count);
-void intercore_area_init(struct intercore_area *area, uint32_t core_count);
-/* The ring core `from` writes and core `to` reads. */
-struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_t to);
+_Static_assert(sizeof(struct intercore_message) == INTERCORE_MESSAGE_BYTES,
+               "one message is one ring slot");
 
 /* Sends to core `to`; while the entry is full, handles incoming messages
  * (so two cores sending to each other cannot deadlock). */

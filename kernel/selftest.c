@@ -143,9 +143,11 @@ bool selftest_intercore(uint32_t rounds, uint32_t *counters)
     bool ok = check_results(rounds, &messages);
     for (uint32_t core = 0; core < cores; core++)
         ipis += kernel_shared->cpus[core].ipis_sent;
+    struct intercore_area *area = kernel_shared->intercore;
     kprintf("@json {\"kind\":\"selftest\",\"name\":\"intercore\",\"cores\":%u,\"rounds\":%u,"
-            "\"pairs\":%u,\"messages\":%lu,\"ipis\":%lu,\"elapsed_us\":%lu,\"ok\":%s}\n",
+            "\"pairs\":%u,\"messages\":%lu,\"ipis\":%lu,\"elapsed_us\":%lu,\"area_bytes\":%lu,"
+            "\"area_entries\":%u,\"ok\":%s}\n",
             cores, rounds, cores * (cores - 1), messages, ipis, clock_cycles_to_us(cycles),
-            ok ? "true" : "false");
+            intercore_area_memory(area), area->pairs, ok ? "true" : "false");
     return ok;
 }

@@ -10,6 +10,7 @@
 #include "fault_injection.h"
 #include "fw_cfg.h"
 #include "intercore.h"
+#include "intercore_entries.h"
 #include "lapic.h"
 #include "layout.h"
 #include "madt.h"
@@ -153,6 +154,7 @@ static void setup_intercore_area(void)
         panic("out of memory for the %u x %u inter-core area (%lu bytes)", count, count, bytes);
     kernel_shared->intercore = phys_to_virt(area);
     intercore_area_init(kernel_shared->intercore, count);
+    intercore_entries_setup();
     intercore_install();
     services_install();
     selftest_install();
@@ -193,6 +195,7 @@ static void run_boot_selftests(void)
         kprintf("selftest: '%s' is not intercore or intercore:ROUNDS with ROUNDS >= 1\n", value);
         shutdown_machine(1);
     }
+    intercore_entries_connect_all();
     uint32_t cores = kernel_shared->core_count;
     uint64_t pages = ((uint64_t)cores * cores * sizeof(uint32_t) + PAGE_SIZE - 1) / PAGE_SIZE;
     uint64_t counters = physical_allocate(pages, 0);

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #define AP_BOOT_STACK_BYTES 4096
-#define SIPI_FIRST_GAP_US 200   /* between the two SIPIs of the MP specification */
-#define SIPI_RETRY_GAP_MS 50    /* then between further ones to cores still silent */
+#define SIPI_FIRST_GAP_US 200 /* between the two SIPIs of the MP specification */
+#define SIPI_RETRY_GAP_MS 50  /* then between further ones to cores still silent */
 
 struct trampoline_parameters {
     uint32_t boot_root;
@@ -110,9 +110,8 @@ void smp_start_application_cores(uint64_t pkernel_entry, uint64_t timeout_ms)
             if (!kernel_shared->cpus[i].online)
                 lapic_send_startup(kernel_shared->cpus[i].apic_id, TRAMPOLINE_PHYSICAL >> 12);
         rounds++;
-        wait_serving_requests(rounds == 1 ? per_ms * SIPI_FIRST_GAP_US / 1000
-                                          : per_ms * SIPI_RETRY_GAP_MS,
-                              count);
+        wait_serving_requests(
+            rounds == 1 ? per_ms * SIPI_FIRST_GAP_US / 1000 : per_ms * SIPI_RETRY_GAP_MS, count);
     }
     if (rounds > 2)
         kprintf("smp: %u SIPI rounds until %u of %u cores answered\n", rounds, cores_online(),

@@ -130,6 +130,23 @@ static void setup_boot_core(void)
     syscall_install();
 }
 
+/* In xAPIC mode an APIC id fits 8 bits and 255 means "all cores": such cores
+ * cannot be started or sent to, so they are left out, with a line saying so. */
+static void drop_cores_needing_x2apic(void)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < madt.core_count; i++) {
+        if (madt.cores[i].apic_id > 254) {
+            kprintf("madt: core with apic id %u left out: it needs x2APIC, which is %s\n",
+                    madt.cores[i].apic_id,
+                    lapic_x2apic_supported() ? "turned off (nox2apic)" : "not offered");
+            continue;
+        }
+        madt.cores[kept++] = madt.cores[i];
+    }
+    madt.core_count = kept;
+}
+
 static void setup_interrupt_controllers(void)
 {
     port_out8(0x21, 0xff); /* mask both legacy 8259 PICs: the APICs take over */
@@ -138,10 +155,8 @@ static void setup_interrupt_controllers(void)
     char value[8];
     bool forbid = command_line_option("nox2apic", value, sizeof(value));
     kernel_shared->x2apic = lapic_x2apic_supported() && !forbid;
-    for (uint32_t i = 0; i < madt.core_count; i++)
-        if (madt.cores[i].apic_id > 254 && !kernel_shared->x2apic)
-            panic("core with apic id %u needs x2APIC, which this processor lacks",
-                  madt.cores[i].apic_id);
+    if (!kernel_shared->x2apic)
+        drop_cores_needing_x2apic();
     lapic_enable();
 }
 

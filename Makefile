@@ -24,7 +24,7 @@ COMMON_OBJECTS := $(call object_of,$(COMMON_SOURCES))
 MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
-.PHONY: format format-check all run shell test unit-test integration-test debug clean deps help
+.PHONY: format format-check all run shell test unit-test integration-test test-many-cores debug clean deps help
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -92,6 +92,10 @@ unit-test:
 integration-test: all
 	tests/integration/run
 
+# The 255- and 256-core boots and self-tests (several minutes under TCG on 2 host cores).
+test-many-cores: deps all
+	tests/integration/run -m many_cores -p no:xdist
+
 # QEMU waits for gdb on port 1234; see docs/debugging.md.
 debug: deps all
 	@echo "in another terminal: gdb -x build/gdbinit"
@@ -112,6 +116,7 @@ help:
 	@echo "make run        install what is missing, boot the demo in QEMU"
 	@echo "make shell      boot into the interactive shell (serial console)"
 	@echo "make test       host unit tests and QEMU integration tests"
+	@echo "make test-many-cores  the 255- and 256-core boots and self-tests (slow)"
 	@echo "make debug      boot with QEMU's gdb stub waiting on :1234"
 	@echo "make clean      remove build/out"
 	@echo "make format     format the C sources with .clang-format (format-check: report only)"

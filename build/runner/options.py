@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 MAX_CORES = 256  # FORMICA_MAX_CORES (lib/include/formica/syscalls.h)
+PC_MAX_CORES = 255  # QEMU's pc machine refuses more vCPUs; q35 takes up to 4096
 PLACEMENT_PRESETS = [str(n) for n in range(1, 9)]
 DEFAULT_NVM_MIB = 64
 DEFAULT_MEMNODE_MEM = "512M"
@@ -73,7 +74,7 @@ def build_parser():
         description="Boot Formica in QEMU. Exit status: 0 guest success, "
         "1 guest failure or panic, 2 usage error, 124 timeout.",
     )
-    parser.add_argument("--smp", type=int, default=2, metavar="N", help="cores, 1-64 (default 2)")
+    parser.add_argument("--smp", type=int, default=2, metavar="N", help="cores, 1-256 (default 2; above 255 needs --machine q35)")
     parser.add_argument("--sockets", type=int, metavar="S", help="split the cores into S sockets")
     parser.add_argument("--mem", default="256M", metavar="SIZE", help="guest memory (default 256M)")
     parser.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto",
@@ -112,6 +113,9 @@ def parse(argv, repo_root):
 
     if not 1 <= args.smp <= MAX_CORES:
         raise UsageError(f"--smp {args.smp}: must be between 1 and {MAX_CORES}")
+    if args.smp > PC_MAX_CORES and args.machine == "pc":
+        raise UsageError(f"--smp {args.smp}: QEMU's pc machine has at most {PC_MAX_CORES} cores; "
+                         "use --machine q35")
     if args.sockets is not None:
         if args.sockets < 1 or args.sockets > args.smp or args.smp % args.sockets:
             raise UsageError(f"--sockets {args.sockets}: must divide --smp {args.smp}")

@@ -53,6 +53,7 @@ class Options:
     memnode_mem_mib: int = 512
     memnode_capacity_mib: int = 384
     memnode_args: str = ""
+    usb_image: Optional[str] = None
 
 
 def parse_size_mib(text, what):
@@ -79,8 +80,12 @@ def build_parser():
     parser.add_argument("--mem", default="256M", metavar="SIZE", help="guest memory (default 256M)")
     parser.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto",
                         help="auto: TCG unless a quick probe shows KVM at full speed")
-    parser.add_argument("--boot", choices=["kernel", "iso", "uefi"], default="kernel",
-                        help="QEMU -kernel (default), the GRUB ISO under SeaBIOS, or the ISO under OVMF")
+    parser.add_argument("--boot", choices=["kernel", "iso", "uefi", "usb", "usb-uefi"], default="kernel",
+                        help="QEMU -kernel (default), the GRUB ISO under SeaBIOS, or the ISO under OVMF; "
+                        "usb, usb-uefi: a USB stick (--usb-image) under SeaBIOS or OVMF")
+    parser.add_argument("--usb-image", metavar="FILE",
+                        help="the USB stick's contents for --boot usb|usb-uefi (default build/out/formica.iso; "
+                        "build/write-usb writes one)")
     parser.add_argument("--machine", choices=["pc", "q35"], default="pc", help="QEMU machine (default pc)")
     parser.add_argument("--cpu", metavar="MODEL", help="QEMU CPU model (default: max under TCG, host under KVM)")
     parser.add_argument("--x2apic", action="store_true", help="require x2APIC in the CPU (QEMU refuses if it cannot)")
@@ -143,6 +148,11 @@ def parse(argv, repo_root):
         raise UsageError("--cmd: empty command")
 
     disk = _choose_disk(args.disk, repo_root)
+    if args.usb_image is not None:
+        if not args.boot.startswith("usb"):
+            raise UsageError("--usb-image: only with --boot usb or usb-uefi")
+        if not os.path.isfile(args.usb_image):
+            raise UsageError(f"--usb-image {args.usb_image!r}: no such file")
 
     return Options(
         smp=args.smp,
@@ -169,6 +179,7 @@ def parse(argv, repo_root):
         memnode_mem_mib=memnode_mem_mib,
         memnode_capacity_mib=memnode_capacity_mib,
         memnode_args=args.memnode_args.strip(),
+        usb_image=os.path.abspath(args.usb_image) if args.usb_image else None,
     )
 
 

@@ -38,6 +38,8 @@ def value_after(argv, option):
     ["--boot", "floppy"],
     ["--disk", "/nonexistent/disk.img"],
     ["--no-such-flag"],
+    ["--boot", "usb", "--usb-image", "/nonexistent/stick.img"],
+    ["--boot", "iso", "--usb-image", "build/out/formica.iso"],  # a stick only for usb boots
 ])
 def test_bad_flags_are_usage_errors(flags):
     result = formica.run(*flags, timeout=10)

@@ -20,9 +20,9 @@ typedef void *(*intercore_allocate_fn)(void *context, size_t bytes);
 
 struct intercore_area {
     uint32_t core_count;
-    uint32_t slots;       /* per entry, a power of two */
-    uint32_t entry_bytes; /* one ring of `slots` messages, a multiple of 64 */
-    uint32_t pairs;       /* connected entries (each direction counts) */
+    uint32_t slots;        /* per entry, a power of two */
+    uint32_t entry_bytes;  /* one ring of `slots` messages, a multiple of 64 */
+    uint32_t pairs;        /* connected entries (each direction counts) */
     uint64_t entry_memory; /* bytes of rings allocated so far */
     struct ring *entries[] __attribute__((aligned(64))); /* [from × core_count + to] */
 };

@@ -69,6 +69,6 @@ void intercore_entries_setup(void)
     intercore_set_handler(MESSAGE_INTERCORE_CONNECT, on_connect);
     kprintf("@json {\"kind\":\"intercore\",\"cores\":%u,\"slots\":%u,\"entry_bytes\":%u,"
             "\"table_bytes\":%lu,\"entries\":%u,\"bytes\":%lu}\n",
-            area->core_count, area->slots, area->entry_bytes, intercore_area_bytes(area->core_count),
-            area->pairs, intercore_area_memory(area));
+            area->core_count, area->slots, area->entry_bytes,
+            intercore_area_bytes(area->core_count), area->pairs, intercore_area_memory(area));
 }

@@ -42,8 +42,6 @@ static bool wake_if_waiting(uint32_t to)
     return false;
 }
 
-static void push_message(uint32_t to, struct intercore_message *message);
-
 /* Entry (this core, to). A pair's first message asks the m-kernel to connect it
  * (pairs with core 0 are connected at boot) and handles incoming messages until
  * the entry appears, so a core waiting here never blocks one that sends to it. */
@@ -57,9 +55,7 @@ static struct ring *outbox(uint32_t to)
         panic("core %u: no inter-core entry to core %u", self, to);
     struct intercore_message connect = {.type = MESSAGE_INTERCORE_CONNECT};
     connect.argument[0] = to;
-    push_message(0, &connect);
-    if (!wake_if_waiting(0))
-        send_ipi(&kernel_shared->cpus[0]);
+    intercore_send_urgent(0, &connect); /* core 0 may be running a process: interrupt it */
     while ((entry = intercore_entry(kernel_shared->intercore, self, to)) == NULL)
         if (intercore_poll() == 0)
             cpu_relax();

@@ -63,8 +63,9 @@ static uint64_t request_stack_memory(void)
 static void on_halt(const struct intercore_message *request)
 {
     struct intercore_message reply = {0};
-    this_cpu()->online = 0;
-    intercore_reply(request, &reply);
+    __atomic_store_n(&this_cpu()->online, 0, __ATOMIC_RELEASE);
+    if (request->sequence != 0) /* a call waits for the reply; shutdown watches `online` */
+        intercore_reply(request, &reply);
     halt_forever();
 }
 

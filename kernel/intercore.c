@@ -3,6 +3,7 @@
  * is halting (cpu->waiting); the receiver re-checks its inboxes after the
  * announcement, so no wake-up is lost and no needless IPI is sent. */
 #include "intercore.h"
+#include "atomic.h"
 #include "cpu.h"
 #include "lapic.h"
 #include "panic.h"
@@ -10,13 +11,13 @@
 #include "trap.h"
 #include "x86.h"
 
-static intercore_handler handlers[MESSAGE_TYPE_COUNT];
+static const struct intercore_services *services;
 
 /* Per-core state of an outstanding intercore_call (each core uses its own slot). */
 struct pending_call {
     uint64_t next_sequence;
     uint64_t awaited_sequence;
-    volatile bool answered;
+    _Atomic bool answered;
     struct intercore_message reply;
 };
 static struct pending_call pending_calls[MAX_CORES];
@@ -34,8 +35,7 @@ static bool wake_if_waiting(uint32_t to)
 {
     struct cpu *target = &kernel_shared->cpus[to];
     memory_fence();
-    if (__atomic_load_n(&target->waiting, __ATOMIC_ACQUIRE) &&
-        __atomic_exchange_n(&target->waiting, 0, __ATOMIC_ACQ_REL)) {
+    if (atomic_load_acquire(&target->waiting) && atomic_swap(&target->waiting, 0)) {
         send_ipi(target);
         return true;
     }
@@ -51,11 +51,12 @@ static struct ring *outbox(uint32_t to)
     struct ring *entry = intercore_entry(kernel_shared->intercore, self, to);
     if (entry != NULL)
         return entry;
-    if (self == 0 || to == 0)
+    if (self == MKERNEL_CORE || to == MKERNEL_CORE)
         panic("core %u: no inter-core entry to core %u", self, to);
-    struct intercore_message connect = {.type = MESSAGE_INTERCORE_CONNECT};
-    connect.argument[0] = to;
-    intercore_send_urgent(0, &connect); /* core 0 may be running a process: interrupt it */
+    struct intercore_message connect = {.type = MESSAGE_INTERCORE_CONNECT,
+                                        .intercore_connect = {to}};
+    /* The m-kernel's core may be running a process: interrupt it. */
+    intercore_send_urgent(MKERNEL_CORE, &connect);
     while ((entry = intercore_entry(kernel_shared->intercore, self, to)) == NULL)
         if (intercore_poll() == 0)
             cpu_relax();
@@ -128,10 +129,19 @@ void intercore_call(uint32_t to, struct intercore_message *message, struct inter
     intercore_call_bounded(to, message, reply, 0);
 }
 
-void intercore_set_handler(uint32_t type, intercore_handler handler)
+void intercore_install_services(const struct intercore_services *installed)
 {
-    if (type < MESSAGE_TYPE_COUNT)
-        handlers[type] = handler;
+    services = installed;
+}
+
+static void serve(const struct intercore_message *message)
+{
+    struct intercore_message reply = {0};
+    if (services == NULL || !services->serve(message, &reply))
+        kprintf("core %u: no service for message type %u from core %u\n", this_cpu()->index,
+                message->type, message->from);
+    else if (!services->is_notification(message->type))
+        intercore_reply(message, &reply);
 }
 
 static void dispatch(const struct intercore_message *message)
@@ -149,11 +159,7 @@ static void dispatch(const struct intercore_message *message)
         }
         return;
     }
-    if (message->type < MESSAGE_TYPE_COUNT && handlers[message->type] != 0)
-        handlers[message->type](message);
-    else
-        kprintf("core %u: no handler for message type %u from core %u\n", cpu->index, message->type,
-                message->from);
+    serve(message);
 }
 
 unsigned intercore_poll(void)
@@ -188,11 +194,11 @@ void intercore_wait(void)
 {
     struct cpu *cpu = this_cpu();
     interrupts_disable();
-    __atomic_store_n(&cpu->waiting, 1, __ATOMIC_SEQ_CST);
+    atomic_store_fenced(&cpu->waiting, 1);
     memory_fence();
     if (!inbox_has_message())
         __asm__ volatile("sti; hlt; cli" ::: "memory");
-    __atomic_store_n(&cpu->waiting, 0, __ATOMIC_RELEASE);
+    atomic_store_release(&cpu->waiting, 0);
 }
 
 static void message_interrupt(struct trap_frame *frame)

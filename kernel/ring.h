@@ -8,14 +8,22 @@
 #include <stdint.h>
 
 struct ring {
-    uint32_t head;      /* next slot to fill; written by the producer only */
-    uint32_t capacity;  /* number of slots, a power of two */
-    uint32_t slot_size; /* bytes per slot */
+    _Atomic uint32_t head; /* next slot to fill; written by the producer only */
+    uint32_t capacity;     /* number of slots, a power of two */
+    uint32_t slot_size;    /* bytes per slot */
     uint8_t producer_pad[52];
-    uint32_t tail; /* next slot to drain; written by the consumer only */
+    _Atomic uint32_t tail; /* next slot to drain; written by the consumer only */
     uint8_t consumer_pad[60];
     uint8_t slots[];
 };
+
+/* The producer's line (head, capacity, slot_size) and the consumer's (tail)
+ * are separate 64-byte cache lines, and the slots start on a third. */
+_Static_assert(offsetof(struct ring, tail) == 64, "tail shares a cache line with head");
+_Static_assert(offsetof(struct ring, slots) == 128, "slots share a cache line with tail");
+
+/* A ring's capacity is a power of two: indices wrap by masking. */
+#define RING_CAPACITY_VALID(capacity) ((capacity) != 0 && ((capacity) & ((capacity)-1)) == 0)
 
 /* Bytes a ring of `capacity` slots of `slot_size` bytes occupies. */
 size_t ring_bytes(uint32_t capacity, uint32_t slot_size);

@@ -15,10 +15,8 @@ long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data)
     long error = file_channel_begin(FS_READBLOCK, wanted);
     if (error != 0)
         return error;
-    struct ica_control *page = file_channel_page();
-    page->argument[0] = file->inode;
-    page->argument[1] = blkoff;
-    page->argument[2] = size;
+    *fs_readblock_of(file_channel_page()) =
+        (struct fs_readblock_message){file->handle, blkoff, size};
     long bytes = file_channel_call(true);
     if (bytes < 0)
         return bytes;

@@ -5,13 +5,16 @@
 #include "acpi.h"
 #include "boot_information.h"
 #include "clock.h"
+#include "clock_calibration.h"
 #include "console.h"
+#include "console_setup.h"
 #include "cpu.h"
 #include "fault_injection.h"
 #include "fw_cfg.h"
 #include "intercore.h"
-#include "intercore_entries.h"
+#include "intercore_layout.h"
 #include "lapic.h"
+#include "lapic_boot.h"
 #include "layout.h"
 #include "madt.h"
 #include "device_setup.h"
@@ -22,6 +25,7 @@
 #include "placement_loader.h"
 #include "scheduler.h"
 #include "selftest.h"
+#include "selftest_driver.h"
 #include "services.h"
 #include "shared.h"
 #include "shutdown.h"
@@ -109,13 +113,13 @@ static void setup_cores(void)
     for (uint32_t i = 0; i < count; i++) {
         kernel_shared->cpus[i].index = i;
         kernel_shared->cpus[i].apic_id = madt.cores[i].apic_id;
-        kernel_shared->cpus[i].role = i == 0 ? ROLE_M : ROLE_P;
+        kernel_shared->cpus[i].role = i == MKERNEL_CORE ? ROLE_M : ROLE_P;
     }
 }
 
 static void setup_boot_core(void)
 {
-    struct cpu *cpu = &kernel_shared->cpus[0];
+    struct cpu *cpu = &kernel_shared->cpus[MKERNEL_CORE];
     uint64_t fault_stack = physical_allocate(1, 0);
     if (fault_stack == 0)
         panic("out of memory for the boot core's fault stack");
@@ -162,17 +166,9 @@ static void setup_interrupt_controllers(void)
 
 static void setup_intercore_area(void)
 {
-    uint32_t count = kernel_shared->core_count;
-    uint64_t bytes = intercore_area_bytes(count);
-    uint64_t area = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
-    if (area == 0)
-        panic("out of memory for the %u x %u inter-core area (%lu bytes)", count, count, bytes);
-    kernel_shared->intercore = phys_to_virt(area);
-    intercore_area_init(kernel_shared->intercore, count);
-    intercore_entries_setup();
+    intercore_layout_setup();
     intercore_install();
     services_install();
-    selftest_install();
 }
 
 static void start_other_cores(void)
@@ -195,6 +191,23 @@ static void report_cores(void)
     kprintf("@json {\"kind\":\"cores\",\"online\":%u,\"m\":1,\"p\":%u}\n", count, count - 1);
 }
 
+/* Connects every pair, then runs the test with core_count² zeroed counters. */
+static bool run_intercore_selftest(uint32_t rounds)
+{
+    intercore_layout_connect_all();
+    uint32_t cores = kernel_shared->core_count;
+    uint64_t pages = ((uint64_t)cores * cores * sizeof(uint32_t) + PAGE_SIZE - 1) / PAGE_SIZE;
+    uint64_t counters = physical_allocate(pages, 0);
+    if (counters == 0) {
+        kprintf("selftest: no memory for the %u-core counters\n", cores);
+        return false;
+    }
+    memset(phys_to_virt(counters), 0, pages * PAGE_SIZE);
+    bool ok = selftest_intercore(rounds, phys_to_virt(counters));
+    physical_free(counters, pages);
+    return ok;
+}
+
 /* selftest=intercore or selftest=intercore:ROUNDS (ROUNDS >= 1). */
 static void run_boot_selftests(void)
 {
@@ -210,18 +223,7 @@ static void run_boot_selftests(void)
         kprintf("selftest: '%s' is not intercore or intercore:ROUNDS with ROUNDS >= 1\n", value);
         shutdown_machine(1);
     }
-    intercore_entries_connect_all();
-    uint32_t cores = kernel_shared->core_count;
-    uint64_t pages = ((uint64_t)cores * cores * sizeof(uint32_t) + PAGE_SIZE - 1) / PAGE_SIZE;
-    uint64_t counters = physical_allocate(pages, 0);
-    if (counters == 0) {
-        kprintf("selftest: no memory for the %u-core counters\n", cores);
-        shutdown_machine(1);
-    }
-    memset(phys_to_virt(counters), 0, pages * PAGE_SIZE);
-    bool ok = selftest_intercore(rounds, phys_to_virt(counters));
-    physical_free(counters, pages);
-    if (!ok)
+    if (!run_intercore_selftest(rounds))
         shutdown_machine(1);
 }
 

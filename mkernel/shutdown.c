@@ -3,6 +3,7 @@
  * and the run then counts as failed. All at once, not one after the other:
  * 255 cores under TCG on a busy host did not all answer one-second calls. */
 #include "shutdown.h"
+#include "atomic.h"
 #include "console.h"
 #include "intercore.h"
 #include "panic.h"
@@ -14,21 +15,21 @@
 
 static bool is_online(uint32_t core)
 {
-    return __atomic_load_n(&kernel_shared->cpus[core].online, __ATOMIC_ACQUIRE) != 0;
+    return atomic_load_acquire(&kernel_shared->cpus[core].online) != 0;
 }
 
 static uint32_t cores_still_online(void)
 {
     uint32_t count = 0;
-    for (uint32_t core = 1; core < kernel_shared->core_count; core++)
+    for (uint32_t core = FIRST_PKERNEL_CORE; core < kernel_shared->core_count; core++)
         count += is_online(core);
     return count;
 }
 
-/* Sends MESSAGE_HALT without a sequence number: no reply, the flag is the answer. */
+/* MESSAGE_HALT is a notification: no reply, the core's online flag is the answer. */
 static void ask_all_to_halt(void)
 {
-    for (uint32_t core = 1; core < kernel_shared->core_count; core++) {
+    for (uint32_t core = FIRST_PKERNEL_CORE; core < kernel_shared->core_count; core++) {
         if (!is_online(core))
             continue;
         struct intercore_message request = {.type = MESSAGE_HALT};
@@ -45,7 +46,7 @@ void shutdown_machine(uint32_t status)
     while (cores_still_online() > 0 && rdtsc() - start < limit)
         if (intercore_poll() == 0)
             cpu_relax();
-    for (uint32_t core = 1; core < cores; core++) {
+    for (uint32_t core = FIRST_PKERNEL_CORE; core < cores; core++) {
         if (is_online(core)) {
             kprintf("shutdown: core %u did not stop within %lu ms\n", core, wait_ms);
             status = status != 0 ? status : 1;

@@ -3,10 +3,11 @@
  * another SIPI every 50 ms until the timeout. Each AP's first stack is
  * a page from the m-kernel; everything else it asks for itself. */
 #include "smp.h"
-#include "clock.h"
+#include "atomic.h"
+#include "clock_calibration.h"
 #include "console.h"
 #include "intercore.h"
-#include "lapic.h"
+#include "lapic_boot.h"
 #include "layout.h"
 #include "paging.h"
 #include "panic.h"
@@ -70,7 +71,7 @@ static struct trampoline_parameters *install_trampoline(uint64_t entry, uint64_t
 
 static uint32_t cores_online(void)
 {
-    return __atomic_load_n(&kernel_shared->cores_online, __ATOMIC_ACQUIRE);
+    return atomic_load_acquire(&kernel_shared->cores_online);
 }
 
 static void wait_serving_requests(uint64_t cycles, uint32_t target)
@@ -83,30 +84,24 @@ static void wait_serving_requests(uint64_t cycles, uint32_t target)
 
 static void report_missing_cores(void)
 {
-    for (uint32_t i = 1; i < kernel_shared->core_count; i++) {
+    for (uint32_t i = FIRST_PKERNEL_CORE; i < kernel_shared->core_count; i++) {
         struct cpu *cpu = &kernel_shared->cpus[i];
         if (!cpu->online)
             kprintf("smp: core %u (apic id %u) did not answer INIT-SIPI-SIPI\n", i, cpu->apic_id);
     }
 }
 
-void smp_start_application_cores(uint64_t pkernel_entry, uint64_t timeout_ms)
+/* Sends SIPIs to the cores still silent, the first two 200 µs apart, then every
+ * 50 ms, until all are online or `timeout_ms` has passed. A SIPI that reaches a
+ * core before it has taken the INIT is lost (QEMU's vCPU threads on a busy
+ * host: seen at 128 cores); a core already running ignores one. */
+static void send_startups(uint32_t count, uint64_t timeout_ms)
 {
-    uint32_t count = kernel_shared->core_count;
-    if (count == 1)
-        return;
-    uint64_t boot_root = build_boot_root();
-    install_trampoline(pkernel_entry, boot_root, count - 1);
     uint64_t per_ms = kernel_shared->tsc_hz / 1000;
-    for (uint32_t i = 1; i < count; i++)
-        lapic_send_init(kernel_shared->cpus[i].apic_id);
-    clock_delay_us(10000);
-    /* A SIPI that reaches a core before it has taken the INIT is lost (QEMU's vCPU
-     * threads on a busy host: seen at 128 cores); a core already running ignores one. */
     uint64_t start = rdtsc();
     uint32_t rounds = 0;
     while (cores_online() < count && rdtsc() - start < per_ms * timeout_ms) {
-        for (uint32_t i = 1; i < count; i++)
+        for (uint32_t i = FIRST_PKERNEL_CORE; i < count; i++)
             if (!kernel_shared->cpus[i].online)
                 lapic_send_startup(kernel_shared->cpus[i].apic_id, TRAMPOLINE_PHYSICAL >> 12);
         rounds++;
@@ -116,6 +111,19 @@ void smp_start_application_cores(uint64_t pkernel_entry, uint64_t timeout_ms)
     if (rounds > 2)
         kprintf("smp: %u SIPI rounds until %u of %u cores answered\n", rounds, cores_online(),
                 count);
+}
+
+void smp_start_application_cores(uint64_t pkernel_entry, uint64_t timeout_ms)
+{
+    uint32_t count = kernel_shared->core_count;
+    if (count == 1)
+        return;
+    uint64_t boot_root = build_boot_root();
+    install_trampoline(pkernel_entry, boot_root, count - 1);
+    for (uint32_t i = FIRST_PKERNEL_CORE; i < count; i++)
+        lapic_send_init(kernel_shared->cpus[i].apic_id);
+    clock_delay_us(10000);
+    send_startups(count, timeout_ms);
     if (cores_online() < count) {
         report_missing_cores();
         panic("%u of %u cores came online within %lu ms", cores_online(), count, timeout_ms);

@@ -53,7 +53,7 @@ static _Noreturn void serve(void)
             printf("blk: receive failed: %s\n", error_text(control));
             exit(1);
         }
-        blk_answer(&cache, ica_control_of((uint64_t)control));
+        blk_answer(&cache, (uint64_t)control);
         long error = ica_return((uint64_t)control);
         if (error != 0)
             printf("blk: return failed: %s\n", error_text(error));

@@ -1,6 +1,7 @@
 /* servers/fs/main.c: FS, the file server (program "fs"): mounts the ext2
- * disk through BLK, registers "fs" and answers requests one at a time. If
- * the disk cannot be mounted it says why and answers every request with an error. */
+ * disk through BLK, keeps its clients' open files (open_files.h), registers
+ * "fs" and answers requests one at a time. If the disk cannot be mounted it
+ * says why and answers every request with an error. */
 #include "block_client.h"
 #include "fs_server.h"
 #include <formica/errors.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 
 static struct fs_server server;
+static struct open_files open_files;
 
 static const char *mount_problem(long error)
 {
@@ -20,32 +22,41 @@ static const char *mount_problem(long error)
     return "unreadable";
 }
 
+static uint64_t microseconds_since_boot(void)
+{
+    struct clock_info clock;
+    return clock_get(&clock) == 0 ? clock.ticks * clock.tick_period_us : 0;
+}
+
 /* There is no real-time clock yet: times count from the image's last write
  * time, plus the seconds since boot (never 0, which e2fsck would take for an
  * orphan-list link in a deleted inode's dtime). */
-static void update_time(void)
+static void update_time(uint64_t now_us)
 {
     static uint32_t base;
     if (base == 0) {
         uint32_t wtime = server.fs.superblock.s_wtime, mtime = server.fs.superblock.s_mtime;
         base = (wtime > mtime ? wtime : mtime) + 1;
     }
-    struct clock_info clock;
-    uint64_t seconds = 0;
-    if (clock_get(&clock) == 0)
-        seconds = clock.ticks * clock.tick_period_us / 1000000;
-    server.fs.time = base + (uint32_t)seconds;
+    server.fs.time = base + (uint32_t)(now_us / 1000000);
+}
+
+/* The clock now, for the journal's idle commits. */
+static void update_time_now(void)
+{
+    update_time(microseconds_since_boot());
 }
 
 static void mount_disk(void)
 {
     long error = block_client_open(&server.device, &server.blk_pid);
     if (error == 0)
-        error = ext2_mount(&server.fs, &server.device);
+        error = fs_journal_mount(&server);
     if (error == 0) {
         server.mounted = true;
-        update_time();
-        printf("fs: mounted ext2, %u-byte blocks, %u blocks, %u inodes\n", server.fs.block_size,
+        update_time(microseconds_since_boot());
+        printf("fs: mounted %s, %u-byte blocks, %u blocks, %u inodes\n",
+               server.journal != NULL ? "ext3 (ordered journal)" : "ext2", server.fs.block_size,
                server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
         return;
     }
@@ -57,26 +68,32 @@ static void mount_disk(void)
 static _Noreturn void serve(void)
 {
     for (;;) {
-        long control = ica_receive(0);
+        long control =
+            server.mounted ? fs_journal_receive(&server, update_time_now) : ica_receive(0);
         if (control < 0) {
             printf("fs: receive failed: %s\n", error_text(control));
             exit(1);
         }
+        uint64_t now_us = microseconds_since_boot();
         if (server.mounted)
-            update_time();
+            update_time(now_us);
+        fs_close_dead_clients_if_due(&server, now_us);
         long result = fs_answer(&server, (uint64_t)control);
-        if (result == FS_FORWARDED)
-            continue;
-        ica_control_of((uint64_t)control)->result = result;
-        long error = ica_return((uint64_t)control);
-        if (error != 0)
-            printf("fs: return failed: %s\n", error_text(error));
+        if (result != FS_FORWARDED) {
+            ica_control_of((uint64_t)control)->result = result;
+            long error = ica_return((uint64_t)control);
+            if (error != 0)
+                printf("fs: return failed: %s\n", error_text(error));
+        }
+        if (server.mounted)
+            fs_journal_after_request(&server);
     }
 }
 
 int main(void)
 {
     mount_disk();
+    fs_open_files_attach(&server, &open_files);
     long error = server_register(SERVER_NAME_FS);
     if (error != 0) {
         printf("fs: cannot register: %s\n", error_text(error));

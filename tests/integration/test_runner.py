@@ -37,6 +37,7 @@ def value_after(argv, option):
     ["--icount", "--accel", "kvm"],
     ["--boot", "floppy"],
     ["--disk", "/nonexistent/disk.img"],
+    ["--disk-bus", "scsi"],
     ["--no-such-flag"],
     ["--boot", "usb", "--usb-image", "/nonexistent/stick.img"],
     ["--boot", "iso", "--usb-image", "build/out/formica.iso"],  # a stick only for usb boots
@@ -134,6 +135,22 @@ def test_runner_says_which_qemu_it_runs():
     assert len(says) == 1, result.describe()
     assert says[0].endswith(")") and "/" in says[0], result.describe()
     assert (binary in says[0]) or ("/usr/bin/" + binary in says[0]), result.describe()
+
+
+@pytest.mark.parametrize("bus, machine, devices", [
+    ("virtio", "pc", ["virtio-blk-pci,drive=disk0"]),
+    ("ahci", "pc", ["ahci,id=ahci0", "ide-hd,drive=disk0,bus=ahci0.0"]),
+    ("ahci", "q35", ["ide-hd,drive=disk0,bus=ide.0"]),
+    ("nvme", "pc", ["nvme,serial=formica,drive=disk0"]),
+    ("nvme", "q35", ["nvme,serial=formica,drive=disk0"]),
+])
+def test_dry_run_disk_buses(tmp_path, bus, machine, devices):
+    disk = tmp_path / "disk.img"
+    disk.write_bytes(bytes(1024 * 1024))
+    argv = dry_run("--machine", machine, "--disk", str(disk), "--disk-bus", bus)
+    assert value_after(argv, "-drive") == [f"file={disk},format=raw,if=none,id=disk0"]
+    assert [device for device in value_after(argv, "-device")
+            if "disk0" in device or device.startswith("ahci")] == devices
 
 
 @pytest.mark.usefixtures("built")

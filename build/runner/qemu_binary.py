@@ -35,3 +35,10 @@ def version(binary):
     first = completed.stdout.splitlines()[0] if completed.stdout else ""
     prefix = "QEMU emulator version "
     return first[len(prefix):] if first.startswith(prefix) else first or "unknown"
+
+
+def major(binary):
+    """The major version number (10 for '10.0.2 (Debian ...)'), or 0 if unknown."""
+    text = version(binary)
+    number = text.split(".", 1)[0]
+    return int(number) if number.isdigit() else 0

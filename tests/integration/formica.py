@@ -23,3 +23,8 @@ def run(*flags, timeout=60):
     never fight over its lock (tests that need a disk pass a copy)."""
     disk = [] if "--disk" in flags or "--dry-run" in flags else ["--disk", "none"]
     return client.run([*flags, *disk], timeout)
+
+
+def qemu_major():
+    """The major version of that QEMU (0 if it cannot say)."""
+    return qemu_binary.major(qemu())

@@ -3,17 +3,19 @@
 # time at 16, 64, 128 and 256 cores (docs/intercore.md). Each core count boots twice under
 # TCG: a plain boot (wall-clock seconds from starting QEMU to its exit, the "intercore" line
 # of the area at boot) and a boot with the all-pairs self-test (the area with every pair
-# connected, the test's time). Prints one @json {"kind":"cores_scaling",...} per core count
-# and writes build/out/bench/cores_scaling.{json,md}.
+# connected, the test's time). Boots through build/runner/client.py. Prints one
+# @json {"kind":"cores_scaling",...} per core count and writes
+# build/out/bench/cores_scaling.{json,md}.
 import argparse
 import json
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "build"))
+from runner import client, qemu_binary  # noqa: E402
+
 OUT = REPO / "build" / "out" / "bench"
 MARKER = "@json "
 OLD_ENTRY_BYTES = 1152  # before on-demand entries: every pair had a 16-slot ring at boot
@@ -38,18 +40,10 @@ def machine_flags(cores):
 
 def boot(cores, timeout, *extra):
     """(seconds, @json objects) of one boot; raises if it failed."""
-    argv = [sys.executable, str(REPO / "build" / "run"), *machine_flags(cores), *extra,
-            "--timeout", str(timeout)]
-    start = time.monotonic()
-    completed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                               timeout=timeout + 30)
-    seconds = time.monotonic() - start
-    if completed.returncode != 0:
-        raise RuntimeError(f"{cores} cores: build/run exit {completed.returncode}\n"
-                           f"{completed.stdout[-3000:]}\n{completed.stderr[-2000:]}")
-    results = [json.loads(line[line.index(MARKER) + len(MARKER):])
-               for line in completed.stdout.splitlines() if MARKER in line]
-    return seconds, results
+    run = client.run([*machine_flags(cores), *extra], timeout)
+    if run.rc != 0:
+        raise RuntimeError(f"{cores} cores: {run.describe()[-5000:]}")
+    return run.seconds, run.jsons
 
 
 def the(results, kind):
@@ -91,8 +85,15 @@ def markdown(rows):
     return "\n".join(lines) + "\n"
 
 
+def qemu_said():
+    """Which QEMU build/run runs, as it says it."""
+    binary, source = qemu_binary.choose(str(REPO))
+    return f"QEMU {qemu_binary.version(binary)} ({source})"
+
+
 def main():
     arguments = parse_arguments()
+    print(f"cores_scaling: {qemu_said()}", flush=True)
     rows = []
     for cores in arguments.cores:
         row = measure(cores, arguments.runs, arguments.timeout)
@@ -100,7 +101,7 @@ def main():
         rows.append(row)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "cores_scaling.json").write_text(json.dumps(rows, indent=1) + "\n")
-    (OUT / "cores_scaling.md").write_text(markdown(rows))
+    (OUT / "cores_scaling.md").write_text(f"{qemu_said()}\n\n" + markdown(rows))
     print(markdown(rows))
 
 

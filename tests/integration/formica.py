@@ -1,6 +1,7 @@
 # Helper for the QEMU integration tests: build/run through the one client module
 # (build/runner/client.py), which returns a Run (exit status, serial lines, the "@json"
 # result objects, stderr, seconds). A malformed "@json" line fails the test.
+import subprocess
 import sys
 from pathlib import Path
 
@@ -28,3 +29,18 @@ def run(*flags, timeout=60):
 def qemu_major():
     """The major version of that QEMU (0 if it cannot say)."""
     return qemu_binary.major(qemu())
+
+
+X2APIC_QEMU_MAJOR = 10  # QEMU's TCG offers x2APIC from here on (10.0 checked; 7.2 has none)
+
+
+def qemu_rejects_x2apic():
+    """QEMU's complaint if its TCG cannot give the guest x2APIC, else None."""
+    argv = [formica.qemu(), "-accel", "tcg", "-cpu", "max,+x2apic,enforce",
+            "-machine", "pc", "-S", "-display", "none", "-monitor", "none", "-serial", "none"]
+    try:
+        completed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                                   timeout=5)
+    except subprocess.TimeoutExpired:
+        return None  # QEMU accepted the CPU and sat waiting (-S)
+    return completed.stderr.decode(errors="replace").strip() or f"exit status {completed.returncode}"

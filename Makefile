@@ -36,7 +36,7 @@ COMMON_OBJECTS := $(call object_of,$(COMMON_SOURCES))
 MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
-.PHONY: format format-check all run shell test unit-test integration-test debug clean deps help \
+.PHONY: format format-check all run shell test unit-test integration-test test-many-cores debug clean deps help \
 	docs-protocol protocol-check docs-check pkernel-symbols crash-sweep fuzz-soak test-slow
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
@@ -126,6 +126,10 @@ integration-test: all
 fuzz-soak: all
 	FORMICA_FUZZ_CALLS=1000000 tests/integration/run -p no:xdist -k test_fuzzer_finds_no_panic_hang_or_leak
 
+# The 255- and 256-core boots and self-tests (several minutes under TCG on 2 host cores).
+test-many-cores: deps all
+	tests/integration/run -m many_cores -p no:xdist
+
 # The long ext3 crash sweep (docs/journal.md): QEMU killed at 24 points during churn.
 crash-sweep: all
 	FORMICA_CRASH_SWEEP=1 tests/integration/run -k test_crash_during_churn
@@ -158,6 +162,7 @@ help:
 	@echo "make pkernel-symbols  rewrite build/pkernel.symbols, the p-kernel's allow-list (review the diff)"
 	@echo "make crash-sweep  ext3: QEMU killed at 24 points during churn (slow)"
 	@echo "make test-slow  the long integration runs (pytest marker slow)"
+	@echo "make test-many-cores  more many-core boots and self-tests (slow)"
 	@echo "make debug      boot with QEMU's gdb stub waiting on :1234"
 	@echo "make clean      remove build/out"
 	@echo "make format     format the C sources with .clang-format (format-check: report only)"

@@ -27,3 +27,9 @@ bench-journal: deps all
 # The Bonnie evaluation alone (ipcbench's results, if present, join its report).
 bench-bonnie: deps all
 	python3 build/bench/evaluate.py $(EVALUATE_FLAGS)
+
+# The inter-core area's size and the boot time at 16, 64, 128 and 256 cores
+# (build/bench/cores_scaling.py, docs/intercore.md); several minutes under TCG.
+.PHONY: bench-cores
+bench-cores: deps all
+	python3 build/bench/cores_scaling.py

@@ -2,6 +2,7 @@
 # build/deps.sh: check for, and as root install, the Debian packages Formica needs.
 # Usage: build/deps.sh [--check]   (--check only reports; exit 1 if anything required is missing)
 # Fast no-op when everything is present; not root: prints the apt-get command and exits 1.
+# Also fetches the project-local QEMU 10 into build/out/qemu10/ (build/qemu10.sh).
 set -euo pipefail
 
 REQUIRED_PACKAGES=(
@@ -74,8 +75,14 @@ if ! python3 -c "import matplotlib" >/dev/null 2>&1; then
             echo "build/deps.sh: could not install matplotlib; make bench will skip the plots"
     fi
 fi
+# The project-local QEMU 10 (build/qemu10.sh): fetched unless --check; never fatal.
+local_qemu() {
+    if $check_only; then "$(dirname "$0")/qemu10.sh" --check; else "$(dirname "$0")/qemu10.sh"; fi
+}
+
 if [ ${#missing[@]} -eq 0 ] && pytest_works; then
     $check_only && echo "build/deps.sh: all required packages are installed"
+    local_qemu
     exit 0
 fi
 if [ ${#missing[@]} -gt 0 ]; then
@@ -108,4 +115,5 @@ if ! pytest_works; then
     python3 -m pip install --quiet pytest || python3 -m pip install --quiet --break-system-packages pytest
 fi
 pytest_works || { echo "build/deps.sh: pytest is still not usable" >&2; exit 1; }
+local_qemu
 echo "build/deps.sh: dependencies installed"

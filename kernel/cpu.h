@@ -16,6 +16,7 @@
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
+#include "run_queue.h"
 
 struct tss {
     uint32_t reserved0;
@@ -61,6 +62,9 @@ struct cpu {
     uint64_t fault_stack_top;
     uint64_t gdt[GDT_ENTRIES];
     struct tss tss;
+    /* The core's ready processes (scheduler.c); only this core touches it. Here, not in
+     * a static array of MAX_CORES, so its memory grows with the cores present. */
+    struct run_queue run_queue;
 } __attribute__((aligned(64)));
 
 _Static_assert(__builtin_offsetof(struct cpu, kernel_stack_top) == CPU_KERNEL_STACK_TOP,

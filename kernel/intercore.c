@@ -22,12 +22,6 @@ struct pending_call {
 };
 static struct pending_call pending_calls[MAX_CORES];
 
-struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_t to)
-{
-    size_t index = (size_t)from * area->core_count + to;
-    return (struct ring *)(area->entries + index * area->entry_bytes);
-}
-
 /* IPIs a core that announced it is halting. Taking the announcement back
  * (exchange to 0) means one IPI per halt however many messages follow. */
 static void send_ipi(struct cpu *target)
@@ -48,6 +42,27 @@ static bool wake_if_waiting(uint32_t to)
     return false;
 }
 
+/* Entry (this core, to). A pair's first message asks the m-kernel to connect it
+ * (pairs with core 0 are connected at boot) and handles incoming messages until
+ * the entry appears, so a core waiting here never blocks one that sends to it. */
+static struct ring *outbox(uint32_t to)
+{
+    uint32_t self = this_cpu()->index;
+    struct ring *entry = intercore_entry(kernel_shared->intercore, self, to);
+    if (entry != NULL)
+        return entry;
+    if (self == MKERNEL_CORE || to == MKERNEL_CORE)
+        panic("core %u: no inter-core entry to core %u", self, to);
+    struct intercore_message connect = {.type = MESSAGE_INTERCORE_CONNECT,
+                                        .intercore_connect = {to}};
+    /* The m-kernel's core may be running a process: interrupt it. */
+    intercore_send_urgent(MKERNEL_CORE, &connect);
+    while ((entry = intercore_entry(kernel_shared->intercore, self, to)) == NULL)
+        if (intercore_poll() == 0)
+            cpu_relax();
+    return entry;
+}
+
 /* Puts the message in entry (this core, to), draining our own inboxes while it is full. */
 static void push_message(uint32_t to, struct intercore_message *message)
 {
@@ -55,7 +70,7 @@ static void push_message(uint32_t to, struct intercore_message *message)
     if (to >= kernel_shared->core_count)
         panic("intercore_send to core %u of %u", to, kernel_shared->core_count);
     message->from = cpu->index;
-    struct ring *entry = intercore_entry(kernel_shared->intercore, cpu->index, to);
+    struct ring *entry = outbox(to);
     while (!ring_push(entry, message)) {
         wake_if_waiting(to);
         if (intercore_poll() == 0)
@@ -156,7 +171,7 @@ unsigned intercore_poll(void)
             continue;
         struct ring *entry = intercore_entry(kernel_shared->intercore, from, cpu->index);
         struct intercore_message message;
-        while (ring_pop(entry, &message)) {
+        while (entry != NULL && ring_pop(entry, &message)) {
             dispatch(&message);
             handled++;
         }
@@ -167,9 +182,11 @@ unsigned intercore_poll(void)
 static bool inbox_has_message(void)
 {
     uint32_t self = this_cpu()->index;
-    for (uint32_t from = 0; from < kernel_shared->core_count; from++)
-        if (from != self && !ring_is_empty(intercore_entry(kernel_shared->intercore, from, self)))
+    for (uint32_t from = 0; from < kernel_shared->core_count; from++) {
+        struct ring *entry = intercore_entry(kernel_shared->intercore, from, self);
+        if (entry != NULL && !ring_is_empty(entry))
             return true;
+    }
     return false;
 }
 

@@ -5,23 +5,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "intercore_area.h"
 #include "ring.h"
 
-#define INTERCORE_SLOTS 16 /* messages in flight per ordered pair of cores */
-
 /* Every message type, its typed request and reply, and struct intercore_message
- * are declared in protocol/intercore.messages (generated header below). */
+ * are declared in protocol/intercore.messages (generated header below). The
+ * area's table and rings are in intercore_area.h. */
 #define INTERCORE_MESSAGE_WORDS 6
 #include <formica/protocol/intercore.h>
 
-struct intercore_area {
-    uint32_t core_count;
-    uint32_t entry_bytes;
-    uint8_t entries[] __attribute__((aligned(64)));
-};
-
-/* The ring core `from` writes and core `to` reads. */
-struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_t to);
+_Static_assert(sizeof(struct intercore_message) == INTERCORE_MESSAGE_BYTES,
+               "one message is one ring slot");
 
 /* Sends to core `to`; while the entry is full, handles incoming messages
  * (so two cores sending to each other cannot deadlock). */

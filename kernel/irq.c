@@ -61,8 +61,12 @@ long irq_attach(struct process *process, uint64_t line_number)
     if (mode.gsi >= DEVICE_GSI_LIMIT || !ioapic_has_gsi(mode.gsi) || record->gsi != DEVICE_NO_GSI)
         return -E_INVALID;
     struct cpu *cpu = this_cpu();
-    if (cpu->apic_id > 255)
-        return -E_INVALID; /* IOAPIC destinations are 8 bits without interrupt remapping */
+    if (cpu->apic_id > 254) { /* IOAPIC destinations: 8 bits, 255 = all, without remapping */
+        kprintf("irq: core %u (apic id %u) cannot take device interrupts without interrupt "
+                "remapping; place the driver on a core with apic id 254 or less\n",
+                cpu->index, cpu->apic_id);
+        return -E_INVALID;
+    }
     struct irq_line *line = &kernel_shared->devices->lines[mode.gsi];
     uint32_t free_owner = 0;
     if (!atomic_compare_swap(&line->owner_pid, &free_owner, process->pid))

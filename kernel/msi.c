@@ -4,6 +4,7 @@
  * they serve an IOAPIC line, with nothing to mask. A slot also records the
  * PCI function, which one process at a time may own (the claim on the device). */
 #include "msi.h"
+#include "console.h"
 #include "cpu.h"
 #include "device_state.h"
 #include "irq.h"
@@ -15,6 +16,7 @@
 
 #define MSI_ADDRESS_BASE 0xfee00000u /* physical destination mode, no redirection hint */
 #define PCI_NO_FUNCTION 0xffffu
+#define MSI_BROADCAST_ID 255u /* in the address's 8-bit destination field */
 
 static uint32_t function_key(uint64_t bus, uint64_t device, uint64_t function)
 {
@@ -49,6 +51,19 @@ static long claim_slot(struct device_state *devices, uint32_t pid, uint32_t key)
     return found;
 }
 
+/* The MSI address names its target in 8 bits (19:12), and 255 there means every
+ * core: a core with APIC id 255 or more needs interrupt remapping, which
+ * Formica does not set up. Refused with a line saying what to do instead. */
+static bool msi_can_reach(const struct cpu *cpu)
+{
+    if (cpu->apic_id < MSI_BROADCAST_ID)
+        return true;
+    kprintf("msi: core %u (apic id %u) cannot take MSIs without interrupt remapping; "
+            "place the driver on a core with apic id 254 or less\n",
+            cpu->index, cpu->apic_id);
+    return false;
+}
+
 long msi_attach(struct process *process, uint64_t bus, uint64_t device, uint64_t function,
                 struct msi_message *message)
 {
@@ -57,9 +72,11 @@ long msi_attach(struct process *process, uint64_t bus, uint64_t device, uint64_t
         !pci_config_address_ok(bus, device, function, 0, 4))
         return -E_INVALID;
     uint32_t ids = pci_config_read((uint32_t)bus, (uint32_t)device, (uint32_t)function, 0, 4);
+    if ((ids & 0xffff) == PCI_NO_FUNCTION)
+        return -E_INVALID;
     struct cpu *cpu = this_cpu();
-    if ((ids & 0xffff) == PCI_NO_FUNCTION || cpu->apic_id > 255)
-        return -E_INVALID; /* no such function; or an APIC ID MSI cannot name without remapping */
+    if (!msi_can_reach(cpu))
+        return -E_INVALID;
     struct device_state *devices = kernel_shared->devices;
     long slot = claim_slot(devices, process->pid, function_key(bus, device, function));
     if (slot < 0)

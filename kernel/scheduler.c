@@ -18,11 +18,9 @@
 
 void switch_context(uint64_t *save_rsp, uint64_t next_rsp);
 
-static struct run_queue run_queues[MAX_CORES];
-
 static struct run_queue *my_queue(void)
 {
-    return &run_queues[this_cpu()->index];
+    return &this_cpu()->run_queue;
 }
 
 static uint32_t slot_of(const struct process *process)

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Where the ping counts go: core_count² zeroed words every core reaches (the
+ * m-kernel allocates them for each run and passes them in selftest_start). */
+void selftest_use_counters(uint32_t *counters);
 /* On a p-kernel core: runs the sending phase if the m-kernel asked for it. */
 void selftest_run_pending(void);
 /* Sends ROUNDS pings to every other core, interleaved so all pairs progress. */

@@ -8,7 +8,7 @@
 #include "cpu.h"
 #include <formica/syscalls.h>
 
-#define MAX_CORES 64
+#define MAX_CORES FORMICA_MAX_CORES
 /* The m-kernel's core: the boot core, kernel_shared->cpus[MKERNEL_CORE].
  * Every other core runs a p-kernel. */
 #define MKERNEL_CORE 0u

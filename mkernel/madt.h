@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MADT_MAX_CORES 64
+#define MADT_MAX_CORES 256 /* FORMICA_MAX_CORES */
 #define MADT_MAX_IOAPICS 8
 #define MADT_MAX_OVERRIDES 16
 

@@ -12,7 +12,7 @@
 #include "fault_injection.h"
 #include "fw_cfg.h"
 #include "intercore.h"
-#include "intercore_area.h"
+#include "intercore_layout.h"
 #include "lapic.h"
 #include "lapic_boot.h"
 #include "layout.h"
@@ -134,6 +134,23 @@ static void setup_boot_core(void)
     syscall_install();
 }
 
+/* In xAPIC mode an APIC id fits 8 bits and 255 means "all cores": such cores
+ * cannot be started or sent to, so they are left out, with a line saying so. */
+static void drop_cores_needing_x2apic(void)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < madt.core_count; i++) {
+        if (madt.cores[i].apic_id > 254) {
+            kprintf("madt: core with apic id %u left out: it needs x2APIC, which is %s\n",
+                    madt.cores[i].apic_id,
+                    lapic_x2apic_supported() ? "turned off (nox2apic)" : "not offered");
+            continue;
+        }
+        madt.cores[kept++] = madt.cores[i];
+    }
+    madt.core_count = kept;
+}
+
 static void setup_interrupt_controllers(void)
 {
     port_out8(0x21, 0xff); /* mask both legacy 8259 PICs: the APICs take over */
@@ -142,22 +159,14 @@ static void setup_interrupt_controllers(void)
     char value[8];
     bool forbid = command_line_option("nox2apic", value, sizeof(value));
     kernel_shared->x2apic = lapic_x2apic_supported() && !forbid;
-    for (uint32_t i = 0; i < madt.core_count; i++)
-        if (madt.cores[i].apic_id > 254 && !kernel_shared->x2apic)
-            panic("core with apic id %u needs x2APIC, which this processor lacks",
-                  madt.cores[i].apic_id);
+    if (!kernel_shared->x2apic)
+        drop_cores_needing_x2apic();
     lapic_enable();
 }
 
 static void setup_intercore_area(void)
 {
-    uint32_t count = kernel_shared->core_count;
-    uint64_t bytes = intercore_area_bytes(count);
-    uint64_t area = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
-    if (area == 0)
-        panic("out of memory for the %u x %u inter-core area (%lu bytes)", count, count, bytes);
-    kernel_shared->intercore = phys_to_virt(area);
-    intercore_area_init(kernel_shared->intercore, count);
+    intercore_layout_setup();
     intercore_install();
     services_install();
 }
@@ -182,6 +191,23 @@ static void report_cores(void)
     kprintf("@json {\"kind\":\"cores\",\"online\":%u,\"m\":1,\"p\":%u}\n", count, count - 1);
 }
 
+/* Connects every pair, then runs the test with core_count² zeroed counters. */
+static bool run_intercore_selftest(uint32_t rounds)
+{
+    intercore_layout_connect_all();
+    uint32_t cores = kernel_shared->core_count;
+    uint64_t pages = ((uint64_t)cores * cores * sizeof(uint32_t) + PAGE_SIZE - 1) / PAGE_SIZE;
+    uint64_t counters = physical_allocate(pages, 0);
+    if (counters == 0) {
+        kprintf("selftest: no memory for the %u-core counters\n", cores);
+        return false;
+    }
+    memset(phys_to_virt(counters), 0, pages * PAGE_SIZE);
+    bool ok = selftest_intercore(rounds, phys_to_virt(counters));
+    physical_free(counters, pages);
+    return ok;
+}
+
 /* selftest=intercore or selftest=intercore:ROUNDS (ROUNDS >= 1). */
 static void run_boot_selftests(void)
 {
@@ -197,7 +223,7 @@ static void run_boot_selftests(void)
         kprintf("selftest: '%s' is not intercore or intercore:ROUNDS with ROUNDS >= 1\n", value);
         shutdown_machine(1);
     }
-    if (!selftest_intercore(rounds))
+    if (!run_intercore_selftest(rounds))
         shutdown_machine(1);
 }
 

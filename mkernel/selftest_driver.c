@@ -43,20 +43,21 @@ static bool check_results(uint32_t rounds, uint64_t *messages)
     return ok;
 }
 
-static void start_every_pkernel_core(uint32_t rounds)
+static void start_every_pkernel_core(uint32_t rounds, uint32_t *counters)
 {
     for (uint32_t core = FIRST_PKERNEL_CORE; core < kernel_shared->core_count; core++) {
         struct intercore_message message = {.type = MESSAGE_SELFTEST_START,
-                                            .selftest_start = {rounds}};
+                                            .selftest_start = {rounds, (uint64_t)counters}};
         intercore_send(core, &message);
     }
 }
 
-bool selftest_intercore(uint32_t rounds)
+bool selftest_intercore(uint32_t rounds, uint32_t *counters)
 {
     uint32_t cores = kernel_shared->core_count;
+    selftest_use_counters(counters);
     uint64_t start = rdtsc();
-    start_every_pkernel_core(rounds);
+    start_every_pkernel_core(rounds, counters);
     uint64_t sent = selftest_send_all(rounds);
     selftest_wait_for_pings(rounds);
     results[MKERNEL_CORE] = (struct core_result){selftest_received(MKERNEL_CORE),
@@ -69,9 +70,11 @@ bool selftest_intercore(uint32_t rounds)
     bool ok = check_results(rounds, &messages);
     for (uint32_t core = 0; core < cores; core++)
         ipis += kernel_shared->cpus[core].ipis_sent;
+    struct intercore_area *area = kernel_shared->intercore;
     kprintf("@json {\"kind\":\"selftest\",\"name\":\"intercore\",\"cores\":%u,\"rounds\":%u,"
-            "\"pairs\":%u,\"messages\":%lu,\"ipis\":%lu,\"elapsed_us\":%lu,\"ok\":%s}\n",
+            "\"pairs\":%u,\"messages\":%lu,\"ipis\":%lu,\"elapsed_us\":%lu,\"area_bytes\":%lu,"
+            "\"area_entries\":%u,\"ok\":%s}\n",
             cores, rounds, cores * (cores - 1), messages, ipis, clock_cycles_to_us(cycles),
-            ok ? "true" : "false");
+            intercore_area_memory(area), area->pairs, ok ? "true" : "false");
     return ok;
 }

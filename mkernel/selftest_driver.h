@@ -5,5 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Drives the whole test, prints its @json line; true if it passed. */
-bool selftest_intercore(uint32_t rounds);
+/* Drives the whole test, prints its @json line; true if it passed.
+ * `counters`: core_count² zeroed words in memory every core reaches. */
+bool selftest_intercore(uint32_t rounds, uint32_t *counters);

@@ -1,5 +1,6 @@
 /* smp.c: AP start-up. All APs get INIT, then (10 ms later) two SIPIs, in
- * parallel, so 64 cores start about as fast as one. Each AP's first stack is
+ * parallel, so 64 cores start about as fast as one; cores still silent get
+ * another SIPI every 50 ms until the timeout. Each AP's first stack is
  * a page from the m-kernel; everything else it asks for itself. */
 #include "smp.h"
 #include "atomic.h"
@@ -16,6 +17,8 @@
 #include <string.h>
 
 #define AP_BOOT_STACK_BYTES 4096
+#define SIPI_FIRST_GAP_US 200 /* between the two SIPIs of the MP specification */
+#define SIPI_RETRY_GAP_MS 50  /* then between further ones to cores still silent */
 
 struct trampoline_parameters {
     uint32_t boot_root;
@@ -88,6 +91,28 @@ static void report_missing_cores(void)
     }
 }
 
+/* Sends SIPIs to the cores still silent, the first two 200 µs apart, then every
+ * 50 ms, until all are online or `timeout_ms` has passed. A SIPI that reaches a
+ * core before it has taken the INIT is lost (QEMU's vCPU threads on a busy
+ * host: seen at 128 cores); a core already running ignores one. */
+static void send_startups(uint32_t count, uint64_t timeout_ms)
+{
+    uint64_t per_ms = kernel_shared->tsc_hz / 1000;
+    uint64_t start = rdtsc();
+    uint32_t rounds = 0;
+    while (cores_online() < count && rdtsc() - start < per_ms * timeout_ms) {
+        for (uint32_t i = FIRST_PKERNEL_CORE; i < count; i++)
+            if (!kernel_shared->cpus[i].online)
+                lapic_send_startup(kernel_shared->cpus[i].apic_id, TRAMPOLINE_PHYSICAL >> 12);
+        rounds++;
+        wait_serving_requests(
+            rounds == 1 ? per_ms * SIPI_FIRST_GAP_US / 1000 : per_ms * SIPI_RETRY_GAP_MS, count);
+    }
+    if (rounds > 2)
+        kprintf("smp: %u SIPI rounds until %u of %u cores answered\n", rounds, cores_online(),
+                count);
+}
+
 void smp_start_application_cores(uint64_t pkernel_entry, uint64_t timeout_ms)
 {
     uint32_t count = kernel_shared->core_count;
@@ -95,17 +120,10 @@ void smp_start_application_cores(uint64_t pkernel_entry, uint64_t timeout_ms)
         return;
     uint64_t boot_root = build_boot_root();
     install_trampoline(pkernel_entry, boot_root, count - 1);
-    uint64_t per_ms = kernel_shared->tsc_hz / 1000;
     for (uint32_t i = FIRST_PKERNEL_CORE; i < count; i++)
         lapic_send_init(kernel_shared->cpus[i].apic_id);
     clock_delay_us(10000);
-    for (int attempt = 0; attempt < 2 && cores_online() < count; attempt++) {
-        for (uint32_t i = FIRST_PKERNEL_CORE; i < count; i++)
-            if (!kernel_shared->cpus[i].online)
-                lapic_send_startup(kernel_shared->cpus[i].apic_id, TRAMPOLINE_PHYSICAL >> 12);
-        wait_serving_requests(per_ms / 5, count);
-    }
-    wait_serving_requests(per_ms * timeout_ms, count);
+    send_startups(count, timeout_ms);
     if (cores_online() < count) {
         report_missing_cores();
         panic("%u of %u cores came online within %lu ms", cores_online(), count, timeout_ms);

@@ -65,14 +65,12 @@ static uint64_t request_stack_memory(void)
     return reply.memory_allocate_reply.physical;
 }
 
-/* Answers first: the m-kernel waits for every core to stop before power-off. */
+/* A notification: clearing `online` tells the m-kernel this core has stopped. */
 void serve_halt(const struct intercore_message *message,
-                const struct intercore_halt_request *request, struct intercore_halt_reply *reply)
+                const struct intercore_halt_request *request)
 {
-    (void)request, (void)reply;
-    struct intercore_message answer = {0};
-    this_cpu()->online = 0;
-    intercore_reply(message, &answer);
+    (void)message, (void)request;
+    atomic_store_release(&this_cpu()->online, 0); /* the m-kernel watches this flag */
     halt_forever();
 }
 

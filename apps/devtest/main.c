@@ -110,6 +110,16 @@ static void check_msi_rules(void)
     expect("msi_wait_times_out", irq_wait_timeout(30), 0);
 }
 
+/* Run on a core whose APIC id is 255 or more (x2APIC, 256 cores): an MSI's and
+ * an IOAPIC entry's destination is 8 bits, so both are refused (-E_INVALID and
+ * a console line), never sent to the wrong core or to all of them. */
+static void check_high_apic_rules(void)
+{
+    struct msi_message message;
+    expect("msi_high_apic", irq_attach_msi(0, 0, 0, &message), -E_INVALID);
+    expect("irq_high_apic", irq_attach(11), -E_INVALID);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "refused") == 0) {
@@ -120,8 +130,10 @@ int main(int argc, char **argv)
         check_dma_rules();
         check_irq_rules();
         check_msi_rules();
+    } else if (argc == 2 && strcmp(argv[1], "high-apic") == 0) {
+        check_high_apic_rules();
     } else {
-        printf("usage: devtest refused|rules\n");
+        printf("usage: devtest refused|rules|high-apic\n");
         return 2;
     }
     printf("devtest: %d failure(s)\n", failures);

@@ -8,11 +8,10 @@
 #include <stdio.h>
 
 #define MAX_PROCESSES 256
-#define MAX_CORES 64
 #define CORE_PIDS_LISTED 16 /* struct core_info carries the first 16 pids */
 
 static struct process_info processes[MAX_PROCESSES];
-static struct core_info cores[MAX_CORES];
+static struct core_info cores[FORMICA_MAX_CORES];
 
 static const char *state_name(uint32_t state)
 {
@@ -145,7 +144,7 @@ bool command_cores(int word_count, char **words)
     (void)word_count;
     (void)words;
     long process_count = load_processes("cores");
-    long core_count = core_list(cores, MAX_CORES);
+    long core_count = core_list(cores, FORMICA_MAX_CORES);
     if (core_count < 0) {
         printf("cores: cannot list cores: %s\n", error_text(core_count));
         return false;

@@ -30,6 +30,7 @@ import plots  # noqa: E402
 import report  # noqa: E402
 from runner import accel as runner_accel  # noqa: E402
 from runner import client  # noqa: E402
+from runner import qemu_binary  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "out" / "bench"
@@ -290,7 +291,7 @@ def machine_description(accel, host_cores):
                 break
     except OSError:
         pass
-    qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
+    qemu, _ = qemu_binary.choose(str(REPO))
     version = subprocess.run([qemu, "--version"], capture_output=True, text=True).stdout.splitlines()
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
@@ -344,7 +345,7 @@ def main():
     arguments.out.mkdir(parents=True, exist_ok=True)
     (arguments.out / "logs").mkdir(exist_ok=True)
     host_cores = os.cpu_count() or 1
-    qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
+    qemu, _ = qemu_binary.choose(str(REPO))
     accel = runner_accel.resolve(arguments.accel, False, qemu, REPO / "build" / "out")
     if not arguments.no_linux:
         linux_guest.build()

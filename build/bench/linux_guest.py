@@ -14,7 +14,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "build"))
-from runner import client, options, qemu_cmd  # noqa: E402
+from runner import client, options, qemu_binary, qemu_cmd  # noqa: E402
 
 LINUX_OUT = REPO / "build" / "out" / "linux"
 
@@ -43,7 +43,7 @@ def guest_options(smp, sockets, memory, accel, icount):
 
 
 def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append=""):
-    qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
+    qemu, _ = qemu_binary.choose(str(REPO))
     settings = guest_options(smp, sockets, memory, accel, icount)
     return (qemu_cmd.machine_argv(settings, accel, qemu)
             + ["-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),

@@ -28,6 +28,9 @@ def with_monitor(argv, path):
     return patched
 
 
+PROMPT = b"(qemu) "
+
+
 def _ask(path, command, seconds=3.0):
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
         connection.settimeout(seconds)
@@ -42,6 +45,8 @@ def _ask(path, command, seconds=3.0):
             if not chunk:
                 break
             data += chunk
+            if data.count(PROMPT) >= 2:  # the banner's prompt, then the one after the answer
+                break
         return data
 
 

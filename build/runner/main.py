@@ -3,10 +3,9 @@
 # build outputs (nothing was run), 124 timeout.
 import os
 import shlex
-import shutil
 import sys
 
-from . import accel, launch, memnodes, nbd, options, qemu_cmd
+from . import accel, launch, memnodes, nbd, options, qemu_binary, qemu_cmd
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -30,9 +29,9 @@ def main(argv):
         print(f"build/run: {error}", file=sys.stderr)
         return EXIT_USAGE
 
-    qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
-    if not shutil.which(qemu):
-        print(f"build/run: {qemu} not found: run build/deps.sh", file=sys.stderr)
+    qemu, qemu_source = qemu_binary.choose(REPO_ROOT)
+    if not qemu_binary.resolved_path(qemu):
+        print(f"build/run: {qemu} ({qemu_source}) not found: run build/deps.sh", file=sys.stderr)
         return EXIT_USAGE
     if opts.accel == "kvm" and not accel.kvm_usable():
         print("build/run: --accel kvm: /dev/kvm is missing or not accessible", file=sys.stderr)
@@ -67,6 +66,8 @@ def main(argv):
             print(shlex.join(argv_node))
         return 0
     cmdline = qemu_cmd.kernel_cmdline(opts)
+    print(f"build/run: QEMU {qemu_binary.version(qemu)} ({qemu_source}: "
+          f"{qemu_binary.resolved_path(qemu)})", file=sys.stderr, flush=True)
     print(f"build/run: {opts.boot} boot, {opts.smp} cores, {chosen_accel}, "
           f"kernel options: {cmdline or '(none)'}", file=sys.stderr, flush=True)
     if nbd_server is not None and not nbd_server.start():

@@ -8,7 +8,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-MAX_CORES = 64
+MAX_CORES = 256  # FORMICA_MAX_CORES (lib/include/formica/syscalls.h)
+PC_MAX_CORES = 255  # QEMU's pc machine refuses more vCPUs; q35 takes up to 4096
 PLACEMENT_PRESETS = [str(n) for n in range(1, 9)]
 DEFAULT_NVM_MIB = 64
 DEFAULT_MEMNODE_MEM = "512M"
@@ -53,6 +54,7 @@ class Options:
     memnode_capacity_mib: int = 384
     memnode_args: str = ""
     nbd_mib: int = 0
+    usb_image: Optional[str] = None
 
 
 def parse_size_mib(text, what):
@@ -74,13 +76,17 @@ def build_parser():
         description="Boot Formica in QEMU. Exit status: 0 guest success, "
         "1 guest failure or panic, 2 usage error, 124 timeout.",
     )
-    parser.add_argument("--smp", type=int, default=2, metavar="N", help="cores, 1-64 (default 2)")
+    parser.add_argument("--smp", type=int, default=2, metavar="N", help="cores, 1-256 (default 2; above 255 needs --machine q35)")
     parser.add_argument("--sockets", type=int, metavar="S", help="split the cores into S sockets")
     parser.add_argument("--mem", default="256M", metavar="SIZE", help="guest memory (default 256M)")
     parser.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto",
                         help="auto: TCG unless a quick probe shows KVM at full speed")
-    parser.add_argument("--boot", choices=["kernel", "iso", "uefi"], default="kernel",
-                        help="QEMU -kernel (default), the GRUB ISO under SeaBIOS, or the ISO under OVMF")
+    parser.add_argument("--boot", choices=["kernel", "iso", "uefi", "usb", "usb-uefi"], default="kernel",
+                        help="QEMU -kernel (default), the GRUB ISO under SeaBIOS, or the ISO under OVMF; "
+                        "usb, usb-uefi: a USB stick (--usb-image) under SeaBIOS or OVMF")
+    parser.add_argument("--usb-image", metavar="FILE",
+                        help="the USB stick's contents for --boot usb|usb-uefi (default build/out/formica.iso; "
+                        "build/write-usb writes one)")
     parser.add_argument("--machine", choices=["pc", "q35"], default="pc", help="QEMU machine (default pc)")
     parser.add_argument("--cpu", metavar="MODEL", help="QEMU CPU model (default: max under TCG, host under KVM)")
     parser.add_argument("--x2apic", action="store_true", help="require x2APIC in the CPU (QEMU refuses if it cannot)")
@@ -116,6 +122,9 @@ def parse(argv, repo_root):
 
     if not 1 <= args.smp <= MAX_CORES:
         raise UsageError(f"--smp {args.smp}: must be between 1 and {MAX_CORES}")
+    if args.smp > PC_MAX_CORES and args.machine == "pc":
+        raise UsageError(f"--smp {args.smp}: QEMU's pc machine has at most {PC_MAX_CORES} cores; "
+                         "use --machine q35")
     if args.sockets is not None:
         if args.sockets < 1 or args.sockets > args.smp or args.smp % args.sockets:
             raise UsageError(f"--sockets {args.sockets}: must divide --smp {args.smp}")
@@ -144,6 +153,11 @@ def parse(argv, repo_root):
 
     disk = _choose_disk(args.disk, repo_root)
     nbd_mib = _nbd_size(args, disk)
+    if args.usb_image is not None:
+        if not args.boot.startswith("usb"):
+            raise UsageError("--usb-image: only with --boot usb or usb-uefi")
+        if not os.path.isfile(args.usb_image):
+            raise UsageError(f"--usb-image {args.usb_image!r}: no such file")
 
     return Options(
         smp=args.smp,
@@ -171,6 +185,7 @@ def parse(argv, repo_root):
         memnode_capacity_mib=memnode_capacity_mib,
         memnode_args=args.memnode_args.strip(),
         nbd_mib=nbd_mib,
+        usb_image=os.path.abspath(args.usb_image) if args.usb_image else None,
     )
 
 

@@ -75,7 +75,8 @@ def build_argv(options, accel, paths, qemu="qemu-system-x86_64", check_files=Tru
     cmdline = kernel_cmdline(options)
     argv = machine_argv(options, accel, qemu)
     argv += ["-device", "isa-debug-exit,iobase=0xf4,iosize=4"]
-    argv += _boot_args(options.boot, paths, cmdline, check_files)
+    argv += _boot_args(options.boot, dict(paths, usb=options.usb_image or paths["iso"]), cmdline,
+                       check_files)
     if cmdline:
         argv += ["-fw_cfg", f"name={FW_CFG_CMDLINE},string={qemu_option_value(cmdline)}"]
     if options.placement_file:
@@ -106,7 +107,7 @@ def _memory_value(options):
 
 
 def _boot_args(boot, paths, cmdline, check_files):
-    needed = ["mkernel", "pkernel"] if boot == "kernel" else ["iso"]
+    needed = {"kernel": ["mkernel", "pkernel"], "usb": ["usb"], "usb-uefi": ["usb"]}.get(boot, ["iso"])
     for name in needed if check_files else []:
         _require(paths[name], "run `make` first")
     if boot == "kernel":
@@ -117,11 +118,22 @@ def _boot_args(boot, paths, cmdline, check_files):
             modules.append(paths["initrd"])
         return ["-kernel", paths["mkernel"], "-initrd",
                 ",".join(qemu_option_value(module) for module in modules), "-append", cmdline]
+    if boot in ("usb", "usb-uefi"):
+        stick = _usb_stick_args(paths["usb"])
+        return stick if boot == "usb" else _ovmf_args() + stick
     cdrom = ["-drive", f"file={qemu_option_value(paths['iso'])},media=cdrom,format=raw,readonly=on",
              "-boot", "order=d"]
     if boot == "iso":
         return cdrom
     return _ovmf_args() + cdrom
+
+
+def _usb_stick_args(image):
+    """The image as a USB mass-storage stick behind an xHCI controller, the first boot device.
+    A snapshot: the guest's writes (none are expected) never reach the file."""
+    return ["-device", "qemu-xhci,id=xhci",
+            "-drive", f"if=none,id=stick,format=raw,snapshot=on,file={qemu_option_value(image)}",
+            "-device", "usb-storage,bus=xhci.0,drive=stick,bootindex=1"]
 
 
 def _ovmf_args():

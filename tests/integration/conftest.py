@@ -12,6 +12,11 @@ SESSION_REPORT = OUT_DIR / "pytest-session.json"
 _counts = {"passed": 0, "failed": 0, "skipped": 0}
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "many_cores: slow boots of 200+ vCPUs; only in "
+                            "`make test-many-cores` (tests/integration/run leaves them out)")
+
+
 @pytest.fixture(scope="session")
 def built():
     missing = [name for name in BUILD_OUTPUTS if not (OUT_DIR / name).is_file()]

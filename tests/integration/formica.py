@@ -10,6 +10,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "build"))
 from runner.client import (OUT_DIR, REPO_ROOT, RUNNER, Run,  # noqa: E402,F401
                            parse_json_lines)
 from runner import client  # noqa: E402
+from runner import qemu_binary  # noqa: E402
+
+
+def qemu():
+    """The QEMU binary build/run runs (FORMICA_QEMU, else the project-local QEMU 10, else
+    the system's)."""
+    return qemu_binary.choose(str(REPO_ROOT))[0]
 
 
 def run(*flags, timeout=60):
@@ -37,3 +44,23 @@ class CpuHog:
     def __exit__(self, *exc):
         self.process.kill()
         self.process.wait()
+
+
+def qemu_major():
+    """The major version of that QEMU (0 if it cannot say)."""
+    return qemu_binary.major(qemu())
+
+
+X2APIC_QEMU_MAJOR = 10  # QEMU's TCG offers x2APIC from here on (10.0 checked; 7.2 has none)
+
+
+def qemu_rejects_x2apic():
+    """QEMU's complaint if its TCG cannot give the guest x2APIC, else None."""
+    argv = [qemu(), "-accel", "tcg", "-cpu", "max,+x2apic,enforce",
+            "-machine", "pc", "-S", "-display", "none", "-monitor", "none", "-serial", "none"]
+    try:
+        completed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                                   timeout=5)
+    except subprocess.TimeoutExpired:
+        return None  # QEMU accepted the CPU and sat waiting (-S)
+    return completed.stderr.decode(errors="replace").strip() or f"exit status {completed.returncode}"

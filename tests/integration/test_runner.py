@@ -25,7 +25,9 @@ def value_after(argv, option):
 
 @pytest.mark.parametrize("flags", [
     ["--smp", "0"],
-    ["--smp", "65"],
+    ["--smp", "257"],
+    ["--smp", "256"],  # the pc machine stops at 255: --machine q35
+
     ["--smp", "many"],
     ["--smp", "4", "--sockets", "3"],
     ["--mem", "lots"],
@@ -37,6 +39,8 @@ def value_after(argv, option):
     ["--disk", "/nonexistent/disk.img"],
     ["--disk-bus", "scsi"],
     ["--no-such-flag"],
+    ["--boot", "usb", "--usb-image", "/nonexistent/stick.img"],
+    ["--boot", "iso", "--usb-image", "build/out/formica.iso"],  # a stick only for usb boots
 ])
 def test_bad_flags_are_usage_errors(flags):
     result = formica.run(*flags, timeout=10)
@@ -101,6 +105,36 @@ def test_dry_run_devices(tmp_path):
     assert value_after(argv, "-cpu") == ["max,+x2apic,enforce"]
     assert f"name=opt/formica/placement,file={placement}" in value_after(argv, "-fw_cfg")
     assert value_after(argv, "-append") == ["placement=file cmd="]
+
+
+def test_dry_run_256_cores_on_q35():
+    argv = dry_run("--smp", "256", "--machine", "q35")
+    assert value_after(argv, "-smp") == ["256"]
+    assert value_after(argv, "-machine") == ["q35"]
+
+
+def test_formica_qemu_overrides_the_project_local_qemu(monkeypatch):
+    monkeypatch.setenv("FORMICA_QEMU", "/usr/bin/qemu-system-x86_64")
+    assert dry_run("--smp", "1")[0] == "/usr/bin/qemu-system-x86_64"
+
+
+def test_project_local_qemu_is_preferred(monkeypatch):
+    monkeypatch.delenv("FORMICA_QEMU", raising=False)
+    local = formica.OUT_DIR / "qemu10" / "bin" / "qemu-system-x86_64"
+    if not local.exists():
+        pytest.skip("no project-local QEMU: build/deps.sh could not fetch it")
+    assert dry_run("--smp", "1")[0] == str(local)
+
+
+@pytest.mark.usefixtures("built")
+def test_runner_says_which_qemu_it_runs():
+    result = formica.run("--smp", "1", "--accel", "tcg", timeout=60)
+    assert result.rc == 0, result.describe()
+    binary = formica.qemu()
+    says = [line for line in result.stderr.splitlines() if line.startswith("build/run: QEMU ")]
+    assert len(says) == 1, result.describe()
+    assert says[0].endswith(")") and "/" in says[0], result.describe()
+    assert (binary in says[0]) or ("/usr/bin/" + binary in says[0]), result.describe()
 
 
 @pytest.mark.parametrize("bus, machine, devices", [

@@ -14,7 +14,7 @@
 #include <formica/placement_rule.h>
 
 #define MAX_ERRORS 8
-#define MAX_CORES 64
+#define MAX_CORES FORMICA_MAX_CORES
 
 struct result {
     int error_count;

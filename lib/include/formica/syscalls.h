@@ -103,9 +103,12 @@ struct core_info {
     uint64_t idle_cycles; /* TSC cycles halted with nothing to run */
 };
 
+/* The most cores Formica runs on (docs/intercore.md); more in the MADT are ignored. */
+#define FORMICA_MAX_CORES 256
+
 /* Where servers and applications run (see docs/placement.md). */
 #define PLACEMENT_SERVERS 4 /* fs, blk, dk, pager */
-#define PLACEMENT_MAX_APP_CORES 64
+#define PLACEMENT_MAX_APP_CORES FORMICA_MAX_CORES
 
 struct placement_info {
     char name[NAME_BYTES];                   /* preset number ("5"), "file" or "default" */

@@ -10,6 +10,7 @@
 #include "lapic.h"
 #include "mkernel_client.h"
 #include "panic.h"
+#include "profile_mark.h"
 #include "run_queue.h"
 #include "selftest.h"
 #include "shared.h"
@@ -131,7 +132,9 @@ static void run_process(struct process *process)
     write_cr3(process->root);
     __asm__ volatile("fxrstor64 %0" : : "m"(process->fpu_state));
     uint64_t switched_in = rdtsc();
+    profile_mark_running(process->pid);
     switch_context(&cpu->scheduler_rsp, process->saved_rsp);
+    profile_mark_running(0);
     process->cpu_cycles += rdtsc() - switched_in;
     __asm__ volatile("fxsave64 %0" : "=m"(process->fpu_state));
     cpu->current = NULL;

@@ -34,14 +34,15 @@ class Symbols:
                                  text=True, check=True).stdout
         for line in listing.splitlines():
             parts = line.split()
-            if len(parts) == 4 and parts[2] in "tTwW":
-                self.starts.append(int(parts[0], 16))
-                self.names.append(parts[3])
-                self.sizes[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
-            elif len(parts) == 4:
-                self.sizes[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
-            elif len(parts) == 3:
-                self.sizes[parts[2]] = (int(parts[0], 16), 0)
+            if len(parts) == 3:  # no size (assembly): "address type name"
+                parts = [parts[0], "0", parts[1], parts[2]]
+            if len(parts) != 4:
+                continue
+            address, size, kind, symbol = int(parts[0], 16), int(parts[1], 16), parts[2], parts[3]
+            self.sizes[symbol] = (address, size)
+            if kind in "tTwW":
+                self.starts.append(address)
+                self.names.append(symbol)
 
     def name(self, address):
         index = bisect.bisect_right(self.starts, address) - 1

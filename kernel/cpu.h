@@ -52,6 +52,10 @@ struct cpu {
     uint64_t messages_received;
     uint64_t timer_ticks;
     uint64_t idle_cycles; /* TSC cycles halted in the scheduler, waiting for work */
+    uint64_t switched_in; /* TSC when the running process got the core */
+    /* A process of this core woken for the running one, which is about to
+     * block: it runs next without a scheduler pass (scheduler_hand_off). */
+    struct process *handoff;
     uint64_t fault_stack_top;
     uint64_t gdt[GDT_ENTRIES];
     struct tss tss;

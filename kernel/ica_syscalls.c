@@ -179,12 +179,17 @@ static bool arrive(struct ica *control)
 }
 
 /* Wakes `target` if it waits for an ICA (the scheduler's wake: directly on
- * this core, else a wake message and an IPI to its core). */
-static void wake_waiting(struct process *target)
+ * this core, else a wake message and an IPI to its core). With `hand_off`
+ * (the caller is about to block) a target on this core runs next directly. */
+static void wake_or_hand_off(struct process *target, bool hand_off)
 {
     memory_fence();
-    if (__atomic_load_n(&target->ica_waiting, __ATOMIC_ACQUIRE) &&
-        __atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
+    if (!__atomic_load_n(&target->ica_waiting, __ATOMIC_ACQUIRE) ||
+        !__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
+        return;
+    if (hand_off && target->core == this_cpu()->index)
+        scheduler_hand_off(target);
+    else
         scheduler_send_to_owner(MESSAGE_PROCESS_WAKE, target);
 }
 
@@ -195,17 +200,17 @@ static void discard(uint64_t control_id)
     mkernel_notify(&message);
 }
 
-static void push_result(struct process *target, uint64_t control_id)
+static void push_result(struct process *target, uint64_t control_id, bool hand_off)
 {
     if (!ring_push(&target->results.ring, &control_id)) {
         kprintf("ica: result ring of pid %u full; result discarded\n", target->pid);
         discard(control_id);
         return;
     }
-    wake_waiting(target);
+    wake_or_hand_off(target, hand_off);
 }
 
-void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
+static void deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_off)
 {
     struct process *target = process_find(target_pid);
     if (target == NULL || target->state == PROCESS_ZOMBIE) {
@@ -213,7 +218,7 @@ void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
         return;
     }
     if (target->core == this_cpu()->index) {
-        push_result(target, control_id);
+        push_result(target, control_id, hand_off);
         return;
     }
     struct intercore_message message = {.type = MESSAGE_ICA_RESULT};
@@ -224,6 +229,11 @@ void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
         intercore_send_urgent(target->core, &message);
     else
         intercore_send(target->core, &message);
+}
+
+void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
+{
+    deliver_result(target_pid, control_id, false);
 }
 
 static void on_result(const struct intercore_message *message)
@@ -342,7 +352,8 @@ static long collect(uint64_t wanted, bool wait)
 }
 
 /* Checks the server and the control ICA, then hands it over. */
-static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, bool forward)
+static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, bool forward,
+                           bool hand_off)
 {
     struct ica *control;
     struct attachments with;
@@ -372,14 +383,15 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     }
     depart(control, &with, server_pid, ICA_AS_REQUEST);
     ring_push(ring, &id);
-    wake_waiting(target);
+    wake_or_hand_off(target, hand_off);
     return 0;
 }
 
 /* A request; with ICA_SYNC, also the wait for its result. */
 static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 {
-    long error = refused("request", id, send_to_server(server_pid, id, flags, false));
+    bool sync = flags & ICA_SYNC;
+    long error = refused("request", id, send_to_server(server_pid, id, flags, false, sync));
     if (error != 0 || !(flags & ICA_SYNC))
         return error;
     long result = collect(id, true);
@@ -399,14 +411,16 @@ long sys_ica_request(const struct trap_frame *frame)
 long sys_ica_forward(const struct trap_frame *frame)
 {
     return refused("forward", frame->rsi,
-                   send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true));
+                   send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true,
+                                  false));
 }
 
-long sys_ica_return(const struct trap_frame *frame)
+/* Sends the result back to the top of the return stack; with `hand_off` a
+ * requester waiting on this core runs next once the caller blocks. */
+static long return_result(uint64_t id, bool hand_off)
 {
     struct ica *control;
     struct attachments with;
-    uint64_t id = frame->rdi;
     long error = held_by_me(id, ICA_KIND_CONTROL, &control);
     if (error == 0)
         error = read_attachments(control, &with);
@@ -417,8 +431,13 @@ long sys_ica_return(const struct trap_frame *frame)
     uint32_t target = control->returns[--control->return_depth];
     depart(control, &with, target, ICA_AS_RESULT);
     struct process *receiver = process_find(target);
-    ica_deliver_result(target, id);
+    deliver_result(target, id, hand_off);
     return receiver == NULL ? -E_NOT_FOUND : 0;
+}
+
+long sys_ica_return(const struct trap_frame *frame)
+{
+    return return_result(frame->rdi, false);
 }
 
 static bool requests_waiting(void)
@@ -435,12 +454,12 @@ static bool requests_or_results_waiting(void)
     return requests_waiting() || results_waiting();
 }
 
-long sys_ica_receive(const struct trap_frame *frame)
+static long receive(uint32_t flags)
 {
     struct server_entry *server = server_of_pid(me()->pid);
     if (server == NULL)
         return refused("receive (not a server)", 0, -E_PERMISSION);
-    uint32_t cores = kernel_shared->core_count, flags = (uint32_t)frame->rdi;
+    uint32_t cores = kernel_shared->core_count;
     for (;;) {
         for (uint32_t step = 0; step < cores; step++) {
             uint32_t core = (server->next_core + step) % cores;
@@ -459,6 +478,11 @@ long sys_ica_receive(const struct trap_frame *frame)
             return -E_NOT_FOUND;
         wait_for_ica((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting);
     }
+}
+
+long sys_ica_receive(const struct trap_frame *frame)
+{
+    return receive((uint32_t)frame->rdi);
 }
 
 long sys_ica_collect(const struct trap_frame *frame)
@@ -546,4 +570,27 @@ long sys_ica_stats(const struct trap_frame *frame)
     for (uint32_t core = 0; core < kernel_shared->core_count; core++)
         stats.ipis += kernel_shared->cpus[core].ipis_sent;
     return copy_to_user(frame->rdi, &stats, sizeof(stats));
+}
+
+/* A server's reply and its next receive in one call (seL4's ReplyRecv): the
+ * result goes back (a requester waiting on this core runs next, directly),
+ * then the caller waits for its next request. A refused return is reported
+ * as its error and nothing is received. */
+long sys_ica_return_receive(const struct trap_frame *frame)
+{
+    long error = return_result(frame->rdi, true);
+    if (error != 0)
+        return error;
+    return receive((uint32_t)frame->rsi);
+}
+
+/* A server's forward to the next stage and its next receive in one call. */
+long sys_ica_forward_receive(const struct trap_frame *frame)
+{
+    long error = refused("forward", frame->rsi,
+                         send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx,
+                                        true, true));
+    if (error != 0)
+        return error;
+    return receive((uint32_t)frame->r10);
 }

@@ -15,6 +15,8 @@ long sys_server_register(const struct trap_frame *frame);
 long sys_server_lookup(const struct trap_frame *frame);
 long sys_ica_stats(const struct trap_frame *frame);
 long sys_ica_lend_count(const struct trap_frame *frame);
+long sys_ica_return_receive(const struct trap_frame *frame);
+long sys_ica_forward_receive(const struct trap_frame *frame);
 
 /* A synchronous request made by the kernel for the running process with a
  * control ICA that process holds (the pager's fault requests). */

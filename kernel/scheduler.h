@@ -16,6 +16,11 @@ void scheduler_run(void) __attribute__((noreturn));
 void scheduler_adopt(struct process *process);
 /* Makes a waiting process of this core ready (it re-checks why it waited). */
 void scheduler_wake(struct process *process);
+/* `process` (waiting on this core, just given work by the running process,
+ * which is about to block) runs next, directly, when that process blocks;
+ * the flush makes a pending one ready the ordinary way instead. */
+void scheduler_hand_off(struct process *process);
+void scheduler_hand_off_flush(void);
 /* The running process gives up the core; its state says whether it stays ready. */
 void scheduler_yield(void);
 /* The running process blocks for `reason` (until woken, or until `wake_tick`). */

@@ -366,6 +366,8 @@ static const syscall_handler handlers[SYS_COUNT] = {
     [SYS_COPY_GRANT] = sys_copy_grant,
     [SYS_COPY_TO] = sys_copy_to,
     [SYS_ICA_LEND_COUNT] = sys_ica_lend_count,
+    [SYS_ICA_RETURN_RECEIVE] = sys_ica_return_receive,
+    [SYS_ICA_FORWARD_RECEIVE] = sys_ica_forward_receive,
 };
 
 void syscall_dispatch(struct trap_frame *frame)
@@ -375,6 +377,7 @@ void syscall_dispatch(struct trap_frame *frame)
     if (number < SYS_COUNT && handlers[number] != NULL)
         result = handlers[number](frame);
     frame->rax = (uint64_t)result;
+    scheduler_hand_off_flush(); /* a hand-off the caller did not block for */
     exit_if_killed();
 }
 

@@ -64,6 +64,18 @@ long ica_receive(uint32_t flags)
     return syscall6(SYS_ICA_RECEIVE, flags, 0, 0, 0, 0, 0);
 }
 
+long ica_return_receive(uint64_t control, uint32_t receive_flags)
+{
+    return syscall6(SYS_ICA_RETURN_RECEIVE, (long)control, receive_flags, 0, 0, 0, 0);
+}
+
+long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags,
+                         uint32_t receive_flags)
+{
+    return syscall6(SYS_ICA_FORWARD_RECEIVE, server, (long)control, forward_flags, receive_flags, 0,
+                    0);
+}
+
 long ica_collect(uint32_t flags)
 {
     return syscall6(SYS_ICA_COLLECT, flags, 0, 0, 0, 0, 0);

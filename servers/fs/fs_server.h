@@ -6,7 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A handler's result that means "forwarded: do not return the ICA". */
+/* A handler's result that means "rewritten for BLK: forward it there
+ * instead of returning it" (the serve loop forwards and receives in one call). */
 #define FS_FORWARDED INT64_MIN
 
 struct fs_server {
@@ -35,5 +36,7 @@ long fs_unlink(struct fs_server *server, struct ica_control *page);
 long fs_rmdir(struct fs_server *server, struct ica_control *page);
 long fs_rename(struct fs_server *server, struct ica_control *page);
 long fs_readdir(struct fs_server *server, struct ica_control *page);
-/* Forwards to BLK (FS_FORWARDED) or answers itself (holes, end of file). */
+/* Rewrites the request for BLK (FS_FORWARDED) or answers itself (holes, end of file). */
 long fs_readblock(struct fs_server *server, uint64_t control);
+/* The forward to BLK was refused: the request is FS_READBLOCK again; the error. */
+long fs_readblock_not_forwarded(struct ica_control *page, long error);

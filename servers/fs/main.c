@@ -54,23 +54,45 @@ static void mount_disk(void)
            mount_problem(error), error_text(error), error_text(server.unmounted_error));
 }
 
+/* Only requests that change the file system stamp times: reads ask no clock. */
+static bool changes_files(uint32_t operation)
+{
+    return operation != FS_READBLOCK && operation != FS_READ && operation != FS_STAT &&
+           operation != FS_READDIR && operation != FS_SYNC;
+}
+
+/* Sends the answered (or rewritten) request on and receives the next one,
+ * in one system call each way; a refused return is reported and followed
+ * by a plain receive. */
+static long pass_on_and_receive(uint64_t control, long result)
+{
+    struct ica_control *page = ica_control_of(control);
+    if (result == FS_FORWARDED) {
+        long next = ica_forward_receive(server.blk_pid, control, 0, 0);
+        if (next >= 0)
+            return next;
+        result = fs_readblock_not_forwarded(page, next);
+    }
+    page->result = result;
+    long next = ica_return_receive(control, 0);
+    if (next >= 0)
+        return next;
+    printf("fs: return failed: %s\n", error_text(next));
+    return ica_receive(0);
+}
+
 static _Noreturn void serve(void)
 {
+    long control = ica_receive(0);
     for (;;) {
-        long control = ica_receive(0);
         if (control < 0) {
             printf("fs: receive failed: %s\n", error_text(control));
             exit(1);
         }
-        if (server.mounted)
+        if (server.mounted && changes_files(ica_control_of((uint64_t)control)->operation))
             update_time();
         long result = fs_answer(&server, (uint64_t)control);
-        if (result == FS_FORWARDED)
-            continue;
-        ica_control_of((uint64_t)control)->result = result;
-        long error = ica_return((uint64_t)control);
-        if (error != 0)
-            printf("fs: return failed: %s\n", error_text(error));
+        control = pass_on_and_receive((uint64_t)control, result);
     }
 }
 

@@ -1,6 +1,6 @@
 /* readblock.c: FS_READBLOCK, the first stage of seed 003's readblock. FS maps
  * the file's blocks to disk blocks, rewrites the control ICA into a BLK_READ
- * and forwards it to BLK without ICA_RETURN_VIA_ME: BLK's result goes
+ * for the serve loop to forward to BLK without ICA_RETURN_VIA_ME: BLK's result goes
  * straight back to the application (direct return). Holes, the file's end
  * and file systems of other block sizes are answered here, as FS_READ. */
 #include "fs_server.h"
@@ -40,8 +40,9 @@ static bool has_hole(uint32_t count)
     return false;
 }
 
-/* The control ICA becomes a BLK_READ of the mapped blocks, then travels on. */
-static long forward_to_blk(struct fs_server *server, uint64_t control, uint32_t count)
+/* The control ICA becomes a BLK_READ of the mapped blocks; the serve loop
+ * forwards it (without ICA_RETURN_VIA_ME) and receives in one call. */
+static long prepare_for_blk(uint64_t control, uint32_t count)
 {
     struct ica_control *page = ica_control_of(control);
     page->operation = BLK_READ;
@@ -52,13 +53,14 @@ static long forward_to_blk(struct fs_server *server, uint64_t control, uint32_t 
         page->argument[2] |= BLK_BLOCK_LIST;
         memcpy(page->payload, disk_blocks, count * sizeof(uint32_t));
     }
-    long error = ica_forward(server->blk_pid, control, 0);
-    if (error != 0) {
-        printf("fs: readblock forward to blk failed: %s\n", error_text(error));
-        page->operation = FS_READBLOCK;
-        return error;
-    }
     return FS_FORWARDED;
+}
+
+long fs_readblock_not_forwarded(struct ica_control *page, long error)
+{
+    printf("fs: readblock forward to blk failed: %s\n", error_text(error));
+    page->operation = FS_READBLOCK;
+    return error;
 }
 
 long fs_readblock(struct fs_server *server, uint64_t control)
@@ -81,5 +83,5 @@ long fs_readblock(struct fs_server *server, uint64_t control)
         return 0;
     if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole((uint32_t)count))
         return read_here(server, page, bytes);
-    return forward_to_blk(server, control, (uint32_t)count);
+    return prepare_for_blk(control, (uint32_t)count);
 }

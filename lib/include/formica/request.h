@@ -24,6 +24,12 @@ long ica_request(long server, uint64_t control, uint32_t flags);
 long ica_forward(long server, uint64_t control, uint32_t flags);
 long ica_return(uint64_t control);
 long ica_receive(uint32_t flags);
+/* A server's return (forward) of `control` and its next receive, in one
+ * system call: the next request's id, or the return's (forward's) error,
+ * in which case nothing was received. */
+long ica_return_receive(uint64_t control, uint32_t receive_flags);
+long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags,
+                         uint32_t receive_flags);
 long ica_collect(uint32_t flags);
 long server_register(const char *name);
 long server_lookup(const char *name);

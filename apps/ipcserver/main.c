@@ -64,8 +64,9 @@ static long touch_attached(const struct ica_control *page)
     return sum;
 }
 
-/* Answers and returns the request; the page is gone once returned. */
-static void answer(uint64_t control)
+/* Answers the request, returns it and receives the next one (one system
+ * call); the page is gone once returned. */
+static long answer(uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
     uint32_t operation = page->operation;
@@ -83,11 +84,22 @@ static void answer(uint64_t control)
         page->result = touch_window(page->argument[0]);
     else
         page->result = -E_INVALID;
-    long error = ica_return(control);
-    if (error != 0)
-        printf("ipcserver: return failed: %s\n", error_text(error));
-    if (operation == OPERATION_EXIT)
+    if (operation == OPERATION_EXIT) {
+        ica_return(control);
         exit(0);
+    }
+    long next = ica_return_receive(control, ICA_OR_RESULT);
+    if (next >= 0)
+        return next;
+    printf("ipcserver: return failed: %s\n", error_text(next));
+    return ica_receive(ICA_OR_RESULT);
+}
+
+/* A forward was refused: its error goes back as the result. */
+static long answer_refused(uint64_t control)
+{
+    long next = ica_return_receive(control, ICA_OR_RESULT);
+    return next >= 0 ? next : ica_receive(ICA_OR_RESULT);
 }
 
 int main(int argc, char **argv)
@@ -111,18 +123,23 @@ int main(int argc, char **argv)
         }
         forward_flags = strcmp(argv[3], "via") == 0 ? ICA_RETURN_VIA_ME : 0;
     }
+    long control = ica_receive(ICA_OR_RESULT);
     for (;;) {
-        long control = ica_receive(ICA_OR_RESULT);
         if (control < 0) {
             printf("ipcserver: receive failed: %s\n", error_text(control));
             return 1;
         }
         struct ica_control *page = ica_control_of((uint64_t)control);
-        if (page->arrival == ICA_ARRIVED_AS_RESULT || next < 0 || page->operation == OPERATION_EXIT)
-            answer((uint64_t)control);
-        else if ((error = ica_forward(next, (uint64_t)control, forward_flags)) != 0) {
-            page->result = error;
-            ica_return((uint64_t)control);
+        if (page->arrival == ICA_ARRIVED_AS_RESULT || next < 0 || page->operation == OPERATION_EXIT) {
+            control = answer((uint64_t)control);
+            continue;
         }
+        long following = ica_forward_receive(next, (uint64_t)control, forward_flags, ICA_OR_RESULT);
+        if (following >= 0) {
+            control = following;
+            continue;
+        }
+        page->result = following;
+        control = answer_refused((uint64_t)control);
     }
 }

@@ -410,9 +410,9 @@ long sys_ica_request(const struct trap_frame *frame)
 
 long sys_ica_forward(const struct trap_frame *frame)
 {
-    return refused("forward", frame->rsi,
-                   send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true,
-                                  false));
+    return refused(
+        "forward", frame->rsi,
+        send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true, false));
 }
 
 /* Sends the result back to the top of the return stack; with `hand_off` a
@@ -587,9 +587,9 @@ long sys_ica_return_receive(const struct trap_frame *frame)
 /* A server's forward to the next stage and its next receive in one call. */
 long sys_ica_forward_receive(const struct trap_frame *frame)
 {
-    long error = refused("forward", frame->rsi,
-                         send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx,
-                                        true, true));
+    long error =
+        refused("forward", frame->rsi,
+                send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true, true));
     if (error != 0)
         return error;
     return receive((uint32_t)frame->r10);

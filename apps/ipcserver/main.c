@@ -130,7 +130,8 @@ int main(int argc, char **argv)
             return 1;
         }
         struct ica_control *page = ica_control_of((uint64_t)control);
-        if (page->arrival == ICA_ARRIVED_AS_RESULT || next < 0 || page->operation == OPERATION_EXIT) {
+        if (page->arrival == ICA_ARRIVED_AS_RESULT || next < 0 ||
+            page->operation == OPERATION_EXIT) {
             control = answer((uint64_t)control);
             continue;
         }

@@ -141,7 +141,7 @@ def formica_boot(arguments, placement, smp, commands, icount, accel, log):
     if placement == 8:
         command += ["--sockets", "2"]
     if icount:
-        command.append("--icount")
+        command += ["--icount", "--cpu", linux_guest.ICOUNT_CPU]
     for attempt in range(1, BOOT_ATTEMPTS + 1):
         shutil.copyfile(REPO / "build" / "out" / "disk.img", disk)
         completed = subprocess.run(command, capture_output=True, text=True, errors="replace")

@@ -35,7 +35,7 @@ def boot(arguments, icount):
     smp = arguments.icount_smp if icount else arguments.smp
     command = [sys.executable, str(REPO / "build" / "run"), "--smp", str(smp),
                "--accel", "tcg", "--cmd", f"run ipcbench --requests {arguments.requests}",
-               "--timeout", str(arguments.timeout)] + (["--icount"] if icount else [])
+               "--timeout", str(arguments.timeout)] + (["--icount", "--cpu", "max,-erms,-fsrm"] if icount else [])
     completed = subprocess.run(command, capture_output=True, text=True, errors="replace")
     lines = completed.stdout.splitlines()
     results = [json.loads(line[line.find(MARKER) + len(MARKER):]) for line in lines if MARKER in line]

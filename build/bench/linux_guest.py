@@ -31,10 +31,17 @@ def encode_commands(commands):
     return ",".join(":".join(arguments) for arguments in commands)
 
 
+# Every icount run, Formica's and Linux's, uses this CPU model: with ERMS/FSRM
+# QEMU counts a `rep movsb` as one instruction per byte, which misstates
+# Linux's copies (docs/evaluation.md).
+ICOUNT_CPU = "max,-erms,-fsrm"
+
+
 def qemu_command(smp, sockets, memory, accel, icount, bench, disk):
     qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
     topology = f"{smp},sockets={sockets},cores={smp // sockets},threads=1" if sockets else str(smp)
-    command = [qemu, "-machine", "pc", "-accel", accel, "-cpu", "host" if accel == "kvm" else "max",
+    command = [qemu, "-machine", "pc", "-accel", accel, "-cpu",
+               "host" if accel == "kvm" else ICOUNT_CPU if icount else "max",
                "-smp", topology, "-m", memory, "-display", "none", "-monitor", "none",
                "-serial", "stdio", "-no-reboot",
                "-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),

@@ -70,10 +70,11 @@ enum syscall_number {
                                 the caller holds, lent right now (BLK keeps lent blocks) */
     SYS_FIRMWARE_TABLE = 45, /* (signature "NFIT", buffer, size) -> length of that ACPI table
                                 copied (-E_TOO_BIG if size is short, -E_NOT_FOUND) */
-    SYS_ICA_RETURN_RECEIVE = 50,  /* (control id, receive flags) -> SYS_ICA_RETURN, then
-                                     SYS_ICA_RECEIVE: the next request (or the return's error) */
-    SYS_ICA_FORWARD_RECEIVE = 51, /* (server pid, control id, forward flags, receive flags) ->
-                                     SYS_ICA_FORWARD, then SYS_ICA_RECEIVE (or the forward's error) */
+    SYS_ICA_RETURN_RECEIVE = 50, /* (control id, receive flags) -> SYS_ICA_RETURN, then
+                                    SYS_ICA_RECEIVE: the next request (or the return's error) */
+    SYS_ICA_FORWARD_RECEIVE =
+        51, /* (server pid, control id, forward flags, receive flags) ->
+               SYS_ICA_FORWARD, then SYS_ICA_RECEIVE (or the forward's error) */
     SYS_COUNT = 52
 };
 

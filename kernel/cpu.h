@@ -46,6 +46,9 @@ struct cpu {
     uint32_t sleepers;            /* processes of this core waiting with a deadline */
     /* Set while the core halts waiting for messages: senders IPI only then. */
     volatile uint32_t waiting __attribute__((aligned(64)));
+    /* Set by a sender after each push into this core's inboxes; a poll that
+     * finds it clear has nothing to read and skips the N inboxes. */
+    volatile uint32_t inbox_hint;
     uint64_t ipis_sent __attribute__((aligned(64)));
     uint64_t ipis_received;
     uint64_t messages_sent;

@@ -48,8 +48,8 @@ uint64_t ica_virtual_address(const struct ica *ica)
     return (uint64_t)ica_address(ica_id_of(ica));
 }
 
-/* The leaf entry for `address` in `root`, or NULL when a table is missing. */
-static uint64_t *leaf_entry(uint64_t root, uint64_t address)
+/* The leaf table for `address` in `root`, or NULL when a table is missing. */
+static uint64_t *walk_to_leaf_table(uint64_t root, uint64_t address)
 {
     uint64_t *table = phys_to_virt(root);
     for (int level = 3; level >= 1; level--) {
@@ -58,18 +58,37 @@ static uint64_t *leaf_entry(uint64_t root, uint64_t address)
             return NULL;
         table = phys_to_virt(entry & ENTRY_ADDRESS);
     }
-    return &table[(address >> 12) & 511];
+    return table;
 }
 
-/* The leaf entry for `address`, walking the tables again only when `address`
- * enters a new leaf table (every 512 pages); *table_end tracks that. */
-static uint64_t *next_leaf_entry(uint64_t root, uint64_t address, uint64_t *previous,
+/* The leaf entry for `address` in the process's tables, or NULL when a
+ * table is missing. Leaf tables found are remembered per process: ICA
+ * windows' tables are only ever added while the address space lives. */
+static uint64_t *leaf_entry(struct process *process, uint64_t address)
+{
+    if (process->root == 0)
+        return NULL; /* its address space is gone */
+    uint64_t region = (address >> 21) + 1;
+    uint32_t way = (uint32_t)(region % PROCESS_LEAF_CACHE);
+    if (process->leaf_region[way] != region) {
+        uint64_t *table = walk_to_leaf_table(process->root, address);
+        if (table == NULL)
+            return NULL;
+        process->leaf_table[way] = table;
+        process->leaf_region[way] = region;
+    }
+    return &process->leaf_table[way][(address >> 12) & 511];
+}
+
+/* The leaf entry for `address`, looked up again only when `address` enters
+ * a new leaf table (every 512 pages); *table_end tracks that. */
+static uint64_t *next_leaf_entry(struct process *process, uint64_t address, uint64_t *previous,
                                  uint64_t *table_end)
 {
     if (previous != NULL && address < *table_end)
         return previous + 1;
     *table_end = (address | (512 * PAGE_SIZE - 1)) + 1;
-    return leaf_entry(root, address);
+    return leaf_entry(process, address);
 }
 
 static void unmap_pages(struct process *process, struct ica *ica)
@@ -78,7 +97,7 @@ static void unmap_pages(struct process *process, struct ica *ica)
     bool running = this_cpu()->current == process;
     uint64_t *entry = NULL;
     for (uint32_t page = 0; page < ica->pages; page++, address += PAGE_SIZE) {
-        entry = next_leaf_entry(process->root, address, entry, &table_end); /* NULL: walks again */
+        entry = next_leaf_entry(process, address, entry, &table_end); /* NULL: walks again */
         if (entry != NULL)
             *entry = 0;
         if (running)
@@ -107,17 +126,17 @@ static bool map_pages(struct process *process, struct ica *ica, uint64_t access)
 {
     uint64_t address = ica_virtual_address(ica);
     uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE, table_end = 0;
-    uint64_t *entry = next_leaf_entry(process->root, address, NULL, &table_end);
+    uint64_t *entry = next_leaf_entry(process, address, NULL, &table_end);
     bool last_missing =
-        ica->pages > 1 && leaf_entry(process->root, address + bytes - PAGE_SIZE) == NULL;
+        ica->pages > 1 && leaf_entry(process, address + bytes - PAGE_SIZE) == NULL;
     if (entry == NULL || last_missing) {
         if (!prepare_tables(process, address, bytes))
             return false;
-        entry = next_leaf_entry(process->root, address, NULL, &table_end);
+        entry = next_leaf_entry(process, address, NULL, &table_end);
     }
     for (uint32_t page = 0; page < ica->pages; page++) {
         if (page > 0)
-            entry = next_leaf_entry(process->root, address + page * PAGE_SIZE, entry, &table_end);
+            entry = next_leaf_entry(process, address + page * PAGE_SIZE, entry, &table_end);
         *entry = (ica->physical + page * PAGE_SIZE) | ENTRY_PRESENT | ENTRY_USER | access;
     }
     return true;
@@ -162,6 +181,18 @@ struct server_entry *server_of_pid(uint32_t pid)
         if (pools->servers[i].pid == pid)
             return &pools->servers[i];
     return NULL;
+}
+
+struct server_entry *server_of_process(struct process *process)
+{
+    struct server_entry *servers = kernel_shared->icas->servers;
+    uint32_t hint = process->server_hint;
+    if (hint != 0 && servers[hint - 1].pid == process->pid)
+        return &servers[hint - 1];
+    struct server_entry *server = server_of_pid(process->pid);
+    if (server != NULL)
+        process->server_hint = (uint32_t)(server - servers) + 1;
+    return server;
 }
 
 struct ring *server_ring(struct server_entry *server, uint32_t core)

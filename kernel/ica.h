@@ -75,4 +75,6 @@ bool ica_paste_lent(struct process *process, struct ica *ica);
  * lend ends is handed to the m-kernel to be freed. */
 void ica_end_lends(struct process *holder, struct ica *control);
 struct server_entry *server_of_pid(uint32_t pid);
+/* server_of_pid of a process, remembering its slot for the next look. */
+struct server_entry *server_of_process(struct process *process);
 struct ring *server_ring(struct server_entry *server, uint32_t core);

@@ -142,6 +142,24 @@ static void depart(struct ica *control, const struct attachments *with, uint32_t
     __atomic_store_n(&control->state, ICA_TRAVELLING, __ATOMIC_RELEASE);
 }
 
+/* Writes the kernel's routing of `control` into its page: the entries in
+ * use, as the counts say (what lies past them means nothing). */
+static void write_routing(struct ica_control *page, const struct ica *control,
+                          const uint32_t *data_pages)
+{
+    page->return_depth = control->return_depth;
+    for (uint32_t i = 0; i < control->return_depth && i < ICA_MAX_RETURNS; i++)
+        page->returns[i] = control->returns[i];
+    page->data_count = control->attached_count;
+    for (uint32_t i = 0; i < control->attached_count; i++) {
+        page->data[i] = control->attached[i];
+        page->data_pages[i] = data_pages[i];
+    }
+    page->lent_count = control->lent_count;
+    for (uint32_t i = 0; i < control->lent_count; i++)
+        page->lent[i] = control->lent[i];
+}
+
 /* Pastes a control ICA that travelled to the caller, with its attachments,
  * and writes the routing into its page. False if it is not for the caller. */
 static bool arrive(struct ica *control)
@@ -168,13 +186,7 @@ static bool arrive(struct ica *control)
         control->delivery == ICA_AS_REQUEST ? ICA_ARRIVED_AS_REQUEST : ICA_ARRIVED_AS_RESULT;
     page->origin = control->origin;
     page->sender = control->sender;
-    page->return_depth = control->return_depth;
-    memcpy(page->returns, control->returns, sizeof(page->returns));
-    page->data_count = control->attached_count;
-    memcpy(page->data, control->attached, sizeof(page->data));
-    memcpy(page->data_pages, data_pages, sizeof(page->data_pages));
-    page->lent_count = control->lent_count;
-    memcpy(page->lent, control->lent, sizeof(page->lent));
+    write_routing(page, control, data_pages);
     return true;
 }
 
@@ -362,8 +374,8 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
         error = read_attachments(control, &with);
     if (error != 0)
         return error;
-    struct server_entry *server = server_of_pid(server_pid);
     struct process *target = process_find(server_pid);
+    struct server_entry *server = target != NULL ? server_of_process(target) : NULL;
     if (server == NULL || target == NULL || target->state == PROCESS_ZOMBIE)
         return -E_NOT_FOUND;
     if (server_pid == me()->pid)
@@ -442,7 +454,7 @@ long sys_ica_return(const struct trap_frame *frame)
 
 static bool requests_waiting(void)
 {
-    struct server_entry *server = server_of_pid(me()->pid);
+    struct server_entry *server = server_of_process(me());
     for (uint32_t core = 0; core < kernel_shared->core_count; core++)
         if (!ring_is_empty(server_ring(server, core)))
             return true;
@@ -456,7 +468,7 @@ static bool requests_or_results_waiting(void)
 
 static long receive(uint32_t flags)
 {
-    struct server_entry *server = server_of_pid(me()->pid);
+    struct server_entry *server = server_of_process(me());
     if (server == NULL)
         return refused("receive (not a server)", 0, -E_PERMISSION);
     uint32_t cores = kernel_shared->core_count;

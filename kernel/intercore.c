@@ -77,6 +77,7 @@ static void push_message(uint32_t to, struct intercore_message *message)
         if (intercore_poll() == 0)
             cpu_relax();
     }
+    __atomic_store_n(&kernel_shared->cpus[to].inbox_hint, 1, __ATOMIC_SEQ_CST);
     cpu->messages_sent++;
 }
 
@@ -162,6 +163,10 @@ unsigned intercore_poll(void)
 {
     struct cpu *cpu = this_cpu();
     unsigned handled = 0;
+    /* A push made after this clear sets the hint again: nothing is missed. */
+    if (!__atomic_load_n(&cpu->inbox_hint, __ATOMIC_ACQUIRE))
+        return 0;
+    __atomic_store_n(&cpu->inbox_hint, 0, __ATOMIC_SEQ_CST);
     for (uint32_t from = 0; from < kernel_shared->core_count; from++) {
         if (from == cpu->index)
             continue;

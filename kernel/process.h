@@ -29,6 +29,7 @@ enum wait_reason {
     WAIT_ICA,          /* SYS_ICA_RECEIVE / SYS_ICA_COLLECT / a synchronous request */
 };
 
+#define PROCESS_LEAF_CACHE 8
 #define RESULT_RING_SLOTS 128 /* > ICA_PER_PROCESS: results can never overflow it */
 
 struct process {
@@ -60,6 +61,12 @@ struct process {
     } results;
     volatile uint32_t ica_waiting; /* set while blocked for an ICA; a sender that clears it IPIs */
     uint32_t results_seen;         /* results left queued by the last look for a wanted one */
+    uint32_t server_hint;          /* 1 + its slot in the server table, when last seen there */
+    /* The leaf page tables of ICA windows found so far (kernel/ica.c): 2 MiB
+     * region number + 1 (0: empty), direct-mapped; ICA tables live as long
+     * as the address space. */
+    uint64_t leaf_region[PROCESS_LEAF_CACHE];
+    uint64_t *leaf_table[PROCESS_LEAF_CACHE];
     /* Remote paging (formica/pager.h): faults in [pager_base, +pager_bytes)
      * go to server `pager` with the control ICA pager_control. */
     uint32_t pager;

@@ -45,7 +45,12 @@ uint64_t ica_id_of(const struct ica *ica)
 
 uint64_t ica_virtual_address(const struct ica *ica)
 {
-    return (uint64_t)ica_address(ica_id_of(ica));
+    struct ica_pools *pools = kernel_shared->icas;
+    if (ica->kind == ICA_KIND_CONTROL)
+        return ICA_CONTROL_BASE + (uint64_t)(ica - pools->control) * 4096;
+    if (ica->kind == ICA_KIND_BLOCK)
+        return ICA_BLOCK_BASE + (uint64_t)(ica - pools->block) * 4096;
+    return ICA_DATA_BASE + (uint64_t)(ica - pools->data) * ICA_DATA_MAX_BYTES;
 }
 
 /* The leaf table for `address` in `root`, or NULL when a table is missing. */

@@ -291,9 +291,18 @@ static uint64_t take_request(struct ring *ring)
 
 /* Takes `wanted` (or, with NO_ICA, the oldest entry) out of the caller's own
  * result ring; the others keep their order. Re-pushing is safe only here:
- * this core is both the producer and the consumer of a result ring. */
+ * this core is both the producer and the consumer of a result ring. The
+ * common case, the wanted result at the head, is one pop. */
 static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
 {
+    const uint64_t *head = ring_peek(ring);
+    if (head == NULL)
+        return NO_ICA;
+    if (wanted == NO_ICA || *head == wanted) {
+        uint64_t id;
+        ring_pop(ring, &id);
+        return accept(id) ? id : take_from_ring(ring, wanted);
+    }
     uint32_t count = ring_count(ring);
     uint64_t found = NO_ICA;
     for (uint32_t i = 0; i < count; i++) {
@@ -473,11 +482,14 @@ static long receive(uint32_t flags)
         return refused("receive (not a server)", 0, -E_PERMISSION);
     uint32_t cores = kernel_shared->core_count;
     for (;;) {
-        for (uint32_t step = 0; step < cores; step++) {
-            uint32_t core = (server->next_core + step) % cores;
-            uint64_t id = take_request(server_ring(server, core));
+        uint32_t core = server->next_core < cores ? server->next_core : 0;
+        for (uint32_t step = 0; step < cores; step++, core = core + 1 == cores ? 0 : core + 1) {
+            struct ring *ring = server_ring(server, core);
+            if (ring_consumer_sees_empty(ring))
+                continue;
+            uint64_t id = take_request(ring);
             if (id != NO_ICA) {
-                server->next_core = (core + 1) % cores;
+                server->next_core = core + 1 == cores ? 0 : core + 1;
                 return (long)id;
             }
         }

@@ -30,3 +30,10 @@ const void *ring_peek(const struct ring *ring);
 uint32_t ring_count(const struct ring *ring);
 bool ring_is_empty(const struct ring *ring);
 bool ring_is_full(const struct ring *ring);
+
+/* ring_is_empty for the consumer itself, inlined on hot paths: the tail is
+ * its own, the head is read with acquire. */
+static inline bool ring_consumer_sees_empty(const struct ring *ring)
+{
+    return __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE) == ring->tail;
+}

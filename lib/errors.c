@@ -24,6 +24,7 @@ static const char *const error_texts[E_ERROR_COUNT] = {
     [E_CORRUPT] = "corrupt file system",
     [E_NAME_TOO_LONG] = "name too long",
     [E_IO] = "input/output error",
+    [E_NEEDS_DATA] = "a data ICA is needed",
 };
 
 const char *error_text(long code)

@@ -31,7 +31,9 @@ static long check_transfer(const struct cache *cache, const struct ica_control *
         return refuse(page, "block count out of range");
     if ((page->argument[2] & BLK_BLOCK_LIST) && count > LIST_CAPACITY)
         return refuse(page, "block list larger than the payload");
-    if (!data_ica_holds(page, 0, count * STORAGE_BLOCK_BYTES))
+    bool lend_only = page->operation == BLK_READ && (page->argument[2] & BLK_LEND) &&
+                     page->data_count == 0 && count <= ICA_MAX_ATTACHED;
+    if (!lend_only && !data_ica_holds(page, 0, count * STORAGE_BLOCK_BYTES))
         return refuse(page, "no data ICA, or one too small");
     for (uint32_t i = 0; i < count; i++)
         if (block_at(page, i) >= cache->disk.blocks)
@@ -71,6 +73,8 @@ static long transfer(struct cache *cache, struct ica_control *page, bool write)
             return error;
         if (error == 1)
             return (long)(page->argument[1] * STORAGE_BLOCK_BYTES);
+        if (page->data_count == 0)
+            return -E_NEEDS_DATA; /* the blocks must be copied, and nothing came to copy into */
     }
     uint8_t *data = ica_address(page->data[0]);
     for (uint32_t i = 0; i < page->argument[1]; i++) {

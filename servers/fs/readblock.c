@@ -70,10 +70,11 @@ long fs_readblock(struct fs_server *server, uint64_t control)
     if (count == 0 || count > STORAGE_MAX_BLOCKS)
         return fs_refuse(page, "readblock count out of range");
     uint64_t bytes = count * STORAGE_BLOCK_BYTES;
-    if (!fs_data_fits(page, bytes))
+    bool lend_only = page->data_count == 0 && count <= ICA_MAX_ATTACHED;
+    if (!lend_only && !fs_data_fits(page, bytes))
         return -E_INVALID;
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
-        return read_here(server, page, bytes);
+        return lend_only ? -E_NEEDS_DATA : read_here(server, page, bytes);
     uint64_t size = 0;
     int error = ext2_file_blocks(&server->fs, (uint32_t)page->argument[0], first, (uint32_t)count,
                                  disk_blocks, &size);
@@ -82,6 +83,6 @@ long fs_readblock(struct fs_server *server, uint64_t control)
     if (first * STORAGE_BLOCK_BYTES >= size)
         return 0;
     if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole((uint32_t)count))
-        return read_here(server, page, bytes);
+        return lend_only ? -E_NEEDS_DATA : read_here(server, page, bytes);
     return prepare_for_blk(control, (uint32_t)count);
 }

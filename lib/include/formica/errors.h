@@ -24,7 +24,8 @@
 #define E_CORRUPT 18       /* on-disk data is inconsistent (corrupt file system) */
 #define E_NAME_TOO_LONG 19 /* a path component is longer than the file system allows */
 #define E_IO 20            /* the device reported an error */
-#define E_ERROR_COUNT 21
+#define E_NEEDS_DATA 21    /* answering needs a data ICA, and none came: send one */
+#define E_ERROR_COUNT 22
 
 /* A short English text for an error code (positive or negative). */
 const char *error_text(long code);

@@ -44,7 +44,9 @@ enum fs_operation {
                      (short at the end of the file). FS turns it into a BLK_READ of the
                      disk blocks and forwards it: BLK returns it to the requester directly.
                      Holes, the file's end and 1 KiB-block file systems are answered by FS
-                     itself, as FS_READ of blocks * STORAGE_BLOCK_BYTES bytes would be. */
+                     itself, as FS_READ of blocks * STORAGE_BLOCK_BYTES bytes would be.
+                     Without a data ICA (at most ICA_MAX_ATTACHED blocks) only lent blocks
+                     can answer: what FS or BLK would have to copy gets -E_NEEDS_DATA. */
     FS_STAT,      /* payload: path, or [0] inode when the payload is empty -> 0;
                      [1] <- size, [2] <- mode, [3] <- links, [4] <- blocks, [5] <- inode */
     FS_TRUNCATE,  /* [0] inode, [1] size -> 0 */
@@ -88,7 +90,8 @@ enum blk_operation {
     2u /* BLK_READ of at most ICA_MAX_ATTACHED blocks: lend the cached                             \
           blocks themselves, read-only (ica_control.lent, in block order),                         \
           instead of copying them into the data ICA: zero copy. Blocks                             \
-          BLK cannot lend are copied as without the flag (lent_count 0). */
+          BLK cannot lend are copied as without the flag (lent_count 0); with                   \
+          no data ICA they get -E_NEEDS_DATA instead. */
 
 /* DK requests (server "dk"). */
 enum dk_operation {

@@ -132,8 +132,7 @@ static bool map_pages(struct process *process, struct ica *ica, uint64_t access)
     uint64_t address = ica_virtual_address(ica);
     uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE, table_end = 0;
     uint64_t *entry = next_leaf_entry(process, address, NULL, &table_end);
-    bool last_missing =
-        ica->pages > 1 && leaf_entry(process, address + bytes - PAGE_SIZE) == NULL;
+    bool last_missing = ica->pages > 1 && leaf_entry(process, address + bytes - PAGE_SIZE) == NULL;
     if (entry == NULL || last_missing) {
         if (!prepare_tables(process, address, bytes))
             return false;

@@ -1,6 +1,6 @@
-/* ipcbench [--requests N] [--only null|two_stage|data|placements]: cost of ICA requests in TSC cycles and IPIs per
- * request: null requests, two-stage chains (direct return or through S1),
- * data handover vs copying, and the paper's placements #1-#5 (docs/ica.md). */
+/* ipcbench [--requests N] [--only null|two_stage|data|placements]: cost of ICA requests in TSC
+ * cycles and IPIs per request: null requests, two-stage chains (direct return or through S1), data
+ * handover vs copying, and the paper's placements #1-#5 (docs/ica.md). */
 #include "ipcbench.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,7 +183,8 @@ int main(int argc, char **argv)
             only = argv[i + 1];
     }
     if (requests < 100) {
-        printf("usage: ipcbench [--requests N] [--only null|two_stage|data|placements] (N >= 100)\n");
+        printf(
+            "usage: ipcbench [--requests N] [--only null|two_stage|data|placements] (N >= 100)\n");
         return 2;
     }
     cores = online_cores();

@@ -67,6 +67,10 @@ int cache_read(struct cache *cache, uint64_t number, void *out);
 int cache_lend(struct cache *cache, uint64_t number, uint64_t *handle);
 /* Replaces block `number` with `in` and marks it dirty. */
 int cache_write(struct cache *cache, uint64_t number, const void *in);
+/* Writes `length` bytes at `offset` into block `number` (read first on a
+ * miss) and marks it dirty. */
+int cache_patch(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                uint32_t length);
 /* Writes every dirty block back (runs of consecutive blocks together). */
 int cache_sync(struct cache *cache);
 void cache_get_stats(const struct cache *cache, struct cache_stats *stats);

@@ -90,6 +90,22 @@ static long transfer(struct cache *cache, struct ica_control *page, bool write)
     return (long)(page->argument[1] * STORAGE_BLOCK_BYTES);
 }
 
+/* BLK_PATCH: the payload's bytes into one cached block (a small write). */
+static long patch(struct cache *cache, const struct ica_control *page)
+{
+    uint64_t block = page->argument[0], offset = page->argument[1], length = page->argument[2];
+    if (block >= cache->disk.blocks)
+        return refuse(page, "block outside the disk");
+    if (length == 0 || length > FS_INLINE_WRITE_BYTES || offset + length > STORAGE_BLOCK_BYTES)
+        return refuse(page, "patch outside the block or too long");
+    int error = cache_patch(cache, block, (uint32_t)offset, page->payload, (uint32_t)length);
+    if (error != 0) {
+        printf("blk: patch of block %lu failed: %s\n", block, error_text(error));
+        return error;
+    }
+    return (long)length;
+}
+
 static long report_stats(const struct cache *cache, struct ica_control *page)
 {
     struct cache_stats stats;
@@ -127,6 +143,9 @@ void blk_answer(struct cache *cache, struct ica_control *page)
         break;
     case BLK_STATS:
         page->result = report_stats(cache, page);
+        break;
+    case BLK_PATCH:
+        page->result = patch(cache, page);
         break;
     default:
         page->result = refuse(page, "unknown operation");

@@ -51,7 +51,7 @@ static long mounted_answer(struct fs_server *server, uint64_t control)
     case FS_READ:
         return fs_read(server, page);
     case FS_WRITE:
-        return fs_write(server, page);
+        return page->data_count == 0 ? fs_small_write(server, control) : fs_write(server, page);
     case FS_READBLOCK:
         return fs_readblock(server, control);
     case FS_STAT:
@@ -73,6 +73,15 @@ static long mounted_answer(struct fs_server *server, uint64_t control)
     default:
         return fs_refuse(page, "unknown operation");
     }
+}
+
+long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error)
+{
+    printf("fs: forward of request %u to blk failed: %s\n", operation, error_text(error));
+    if (page->operation == BLK_PATCH)
+        block_client_forget(page->argument[0]);
+    page->operation = operation;
+    return error;
 }
 
 long fs_answer(struct fs_server *server, uint64_t control)

@@ -38,5 +38,11 @@ long fs_rename(struct fs_server *server, struct ica_control *page);
 long fs_readdir(struct fs_server *server, struct ica_control *page);
 /* Rewrites the request for BLK (FS_FORWARDED) or answers itself (holes, end of file). */
 long fs_readblock(struct fs_server *server, uint64_t control);
-/* The forward to BLK was refused: the request is FS_READBLOCK again; the error. */
-long fs_readblock_not_forwarded(struct ica_control *page, long error);
+/* The forward to BLK was refused: the request is `operation` again (and FS
+ * forgets a block copy a BLK_PATCH would have changed); the error. */
+long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error);
+/* FS_WRITE with the bytes in the payload: a BLK_PATCH (FS_FORWARDED) when
+ * they overwrite one existing block, else -E_NEEDS_DATA (small_write.c). */
+long fs_small_write(struct fs_server *server, uint64_t control);
+/* Stamps the times owed by small writes; before anything that shows them. */
+void fs_times_flush(struct fs_server *server);

@@ -61,17 +61,25 @@ static bool changes_files(uint32_t operation)
            operation != FS_READDIR && operation != FS_SYNC;
 }
 
+/* Requests that neither show nor change an inode's times: the times owed by
+ * small writes may wait past them. */
+static bool leaves_times_owed(const struct ica_control *page)
+{
+    return page->operation == FS_READBLOCK || page->operation == FS_READ ||
+           (page->operation == FS_WRITE && page->data_count == 0);
+}
+
 /* Sends the answered (or rewritten) request on and receives the next one,
  * in one system call each way; a refused return is reported and followed
  * by a plain receive. */
-static long pass_on_and_receive(uint64_t control, long result)
+static long pass_on_and_receive(uint64_t control, uint32_t operation, long result)
 {
     struct ica_control *page = ica_control_of(control);
     if (result == FS_FORWARDED) {
         long next = ica_forward_receive(server.blk_pid, control, 0, 0);
         if (next >= 0)
             return next;
-        result = fs_readblock_not_forwarded(page, next);
+        result = fs_not_forwarded(page, operation, next);
     }
     page->result = result;
     long next = ica_return_receive(control, 0);
@@ -89,10 +97,14 @@ static _Noreturn void serve(void)
             printf("fs: receive failed: %s\n", error_text(control));
             exit(1);
         }
-        if (server.mounted && changes_files(ica_control_of((uint64_t)control)->operation))
+        struct ica_control *page = ica_control_of((uint64_t)control);
+        uint32_t operation = page->operation;
+        if (server.mounted && changes_files(operation))
             update_time();
+        if (server.mounted && !leaves_times_owed(page))
+            fs_times_flush(&server);
         long result = fs_answer(&server, (uint64_t)control);
-        control = pass_on_and_receive((uint64_t)control, result);
+        control = pass_on_and_receive((uint64_t)control, operation, result);
     }
 }
 

@@ -56,13 +56,6 @@ static long prepare_for_blk(uint64_t control, uint32_t count)
     return FS_FORWARDED;
 }
 
-long fs_readblock_not_forwarded(struct ica_control *page, long error)
-{
-    printf("fs: readblock forward to blk failed: %s\n", error_text(error));
-    page->operation = FS_READBLOCK;
-    return error;
-}
-
 long fs_readblock(struct fs_server *server, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);

@@ -25,6 +25,8 @@
 #define STORAGE_BLOCK_BYTES 4096u /* BLK's cache unit and readblock's block */
 #define STORAGE_SECTOR_BYTES 512u
 #define STORAGE_SECTORS_PER_BLOCK (STORAGE_BLOCK_BYTES / STORAGE_SECTOR_BYTES)
+/* Most bytes of an FS_WRITE carried in the control ICA's payload. */
+#define FS_INLINE_WRITE_BYTES 256u
 /* Most blocks in one FS_READBLOCK / BLK_READ / BLK_WRITE: a full data ICA. */
 #define STORAGE_MAX_BLOCKS 256u
 
@@ -38,7 +40,10 @@ enum fs_operation {
                      [1] <- size, [2] <- mode */
     FS_READ,      /* [0] inode, [1] offset, [2] length; data ICA attached -> bytes read
                      (short at the end of the file, 0 past it; holes read as zeros) */
-    FS_WRITE,     /* [0] inode, [1] offset, [2] length; data ICA attached -> bytes written */
+    FS_WRITE,     /* [0] inode, [1] offset, [2] length; data ICA attached -> bytes written.
+                     Without one, up to FS_INLINE_WRITE_BYTES in the payload: overwriting
+                     one existing block, BLK writes them and answers (as a readblock);
+                     otherwise -E_NEEDS_DATA, and a data ICA is needed */
     FS_READBLOCK, /* [0] inode, [1] first block of the file (STORAGE_BLOCK_BYTES units),
                      [2] blocks (1..STORAGE_MAX_BLOCKS); data ICA attached -> bytes
                      (short at the end of the file). FS turns it into a BLK_READ of the
@@ -80,6 +85,9 @@ enum blk_operation {
     BLK_STATS,     /* -> 0; [0] <- hits, [1] <- misses, [2] <- dirty, [3] <- cached blocks,
                       [4] <- capacity in blocks, [5] <- blocks read ahead,
                       [6] <- blocks written back, [7] <- evictions */
+    BLK_PATCH,     /* [0] disk block, [1] offset in it, [2] length (1..FS_INLINE_WRITE_BYTES,
+                      inside the block); the bytes in the payload; the block is cached
+                      dirty -> length */
 };
 
 /* BLK_READ / BLK_WRITE flags ([2]). */
@@ -90,7 +98,7 @@ enum blk_operation {
     2u /* BLK_READ of at most ICA_MAX_ATTACHED blocks: lend the cached                             \
           blocks themselves, read-only (ica_control.lent, in block order),                         \
           instead of copying them into the data ICA: zero copy. Blocks                             \
-          BLK cannot lend are copied as without the flag (lent_count 0); with                   \
+          BLK cannot lend are copied as without the flag (lent_count 0); with                      \
           no data ICA they get -E_NEEDS_DATA instead. */
 
 /* DK requests (server "dk"). */

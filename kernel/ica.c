@@ -66,6 +66,25 @@ static uint64_t *walk_to_leaf_table(uint64_t root, uint64_t address)
     return table;
 }
 
+_Static_assert(PROCESS_CONTROL_LEAVES * 512 == ICA_CONTROL_SLOTS, "one slot per control leaf table");
+_Static_assert(PROCESS_BLOCK_LEAVES * 512 == ICA_BLOCK_SLOTS, "one slot per block leaf table");
+
+/* Where the process remembers the leaf table covering `address`: a slot of
+ * its own in the control and block windows, else a direct-mapped one whose
+ * *tag must match. */
+static uint64_t **leaf_slot(struct process *process, uint64_t address, uint64_t **tag)
+{
+    uint64_t table = address >> 21;
+    *tag = NULL;
+    if (address >= ICA_CONTROL_BASE && table - (ICA_CONTROL_BASE >> 21) < PROCESS_CONTROL_LEAVES)
+        return &process->control_leaf[table - (ICA_CONTROL_BASE >> 21)];
+    if (address >= ICA_BLOCK_BASE && table - (ICA_BLOCK_BASE >> 21) < PROCESS_BLOCK_LEAVES)
+        return &process->block_leaf[table - (ICA_BLOCK_BASE >> 21)];
+    uint32_t way = (uint32_t)(table % PROCESS_LEAF_CACHE);
+    *tag = &process->leaf_region[way];
+    return &process->leaf_table[way];
+}
+
 /* The leaf entry for `address` in the process's tables, or NULL when a
  * table is missing. Leaf tables found are remembered per process: ICA
  * windows' tables are only ever added while the address space lives. */
@@ -73,16 +92,17 @@ static uint64_t *leaf_entry(struct process *process, uint64_t address)
 {
     if (process->root == 0)
         return NULL; /* its address space is gone */
+    uint64_t *tag, **slot = leaf_slot(process, address, &tag);
     uint64_t region = (address >> 21) + 1;
-    uint32_t way = (uint32_t)(region % PROCESS_LEAF_CACHE);
-    if (process->leaf_region[way] != region) {
+    if (*slot == NULL || (tag != NULL && *tag != region)) {
         uint64_t *table = walk_to_leaf_table(process->root, address);
         if (table == NULL)
             return NULL;
-        process->leaf_table[way] = table;
-        process->leaf_region[way] = region;
+        *slot = table;
+        if (tag != NULL)
+            *tag = region;
     }
-    return &process->leaf_table[way][(address >> 12) & 511];
+    return &(*slot)[(address >> 12) & 511];
 }
 
 /* The leaf entry for `address`, looked up again only when `address` enters

@@ -30,6 +30,8 @@ enum wait_reason {
 };
 
 #define PROCESS_LEAF_CACHE 8
+#define PROCESS_CONTROL_LEAVES 8 /* ICA_CONTROL_SLOTS pages / 512 */
+#define PROCESS_BLOCK_LEAVES 16  /* ICA_BLOCK_SLOTS pages / 512 */
 #define RESULT_RING_SLOTS 128 /* > ICA_PER_PROCESS: results can never overflow it */
 
 struct process {
@@ -62,9 +64,12 @@ struct process {
     volatile uint32_t ica_waiting; /* set while blocked for an ICA; a sender that clears it IPIs */
     uint32_t results_seen;         /* results left queued by the last look for a wanted one */
     uint32_t server_hint;          /* 1 + its slot in the server table, when last seen there */
-    /* The leaf page tables of ICA windows found so far (kernel/ica.c): 2 MiB
-     * region number + 1 (0: empty), direct-mapped; ICA tables live as long
-     * as the address space. */
+    /* The leaf page tables of ICA windows found so far (kernel/ica.c); ICA
+     * tables live as long as the address space. The control and block
+     * windows have one slot per table; data ICAs share a direct-mapped few
+     * (2 MiB region number + 1, 0: empty). */
+    uint64_t *control_leaf[PROCESS_CONTROL_LEAVES];
+    uint64_t *block_leaf[PROCESS_BLOCK_LEAVES];
     uint64_t leaf_region[PROCESS_LEAF_CACHE];
     uint64_t *leaf_table[PROCESS_LEAF_CACHE];
     /* Remote paging (formica/pager.h): faults in [pager_base, +pager_bytes)

@@ -35,6 +35,7 @@ int main(int argc, char **argv)
     } else {
         run_file_cases(&link);
         run_readblock_cases(&link);
+        run_small_write_cases(&link);
         run_error_cases(&link);
         print_cache_stats(&link);
     }

@@ -241,6 +241,23 @@ static void wrong_roles(struct setup *setup)
     ica_free(control);
 }
 
+/* The combined calls refuse what their parts refuse, and receive nothing then. */
+static void combined_calls(struct setup *setup)
+{
+    uint64_t control = new_control();
+    expect(setup, "return_receive_not_received", ica_return_receive(control, ICA_NO_WAIT),
+           -E_INVALID);
+    expect(setup, "forward_receive_not_received",
+           ica_forward_receive(setup->echo, control, 0, ICA_NO_WAIT), -E_INVALID);
+    expect(setup, "forward_receive_no_such_server",
+           ica_forward_receive(250, control, 0, ICA_NO_WAIT), -E_NOT_FOUND);
+    expect(setup, "return_receive_stale_id", ica_return_receive(0x7777ull << 32 | 3, ICA_NO_WAIT),
+           -E_INVALID);
+    expect(setup, "combined_refusals_ica_still_held",
+           request_call(setup->echo, control, OPERATION_ECHO, 4), 5);
+    ica_free(control);
+}
+
 int bad_main(int argc, char **argv)
 {
     (void)argc;
@@ -263,6 +280,7 @@ int bad_main(int argc, char **argv)
     allocation_limit(&setup);
     isolation(&setup);
     wrong_roles(&setup);
+    combined_calls(&setup);
     uint64_t control = new_control();
     expect(&setup, "server_alive_after_all", request_call(setup.echo, control, OPERATION_ECHO, 9),
            10);

@@ -66,7 +66,8 @@ static uint64_t *walk_to_leaf_table(uint64_t root, uint64_t address)
     return table;
 }
 
-_Static_assert(PROCESS_CONTROL_LEAVES * 512 == ICA_CONTROL_SLOTS, "one slot per control leaf table");
+_Static_assert(PROCESS_CONTROL_LEAVES * 512 == ICA_CONTROL_SLOTS,
+               "one slot per control leaf table");
 _Static_assert(PROCESS_BLOCK_LEAVES * 512 == ICA_BLOCK_SLOTS, "one slot per block leaf table");
 
 /* Where the process remembers the leaf table covering `address`: a slot of

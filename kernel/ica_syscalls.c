@@ -199,10 +199,20 @@ static void wake_or_hand_off(struct process *target, bool hand_off)
     if (!__atomic_load_n(&target->ica_waiting, __ATOMIC_ACQUIRE) ||
         !__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
         return;
-    if (hand_off && target->core == this_cpu()->index)
-        scheduler_hand_off(target);
+    if (target->core == this_cpu()->index) {
+        if (hand_off)
+            scheduler_hand_off(target);
+        else
+            scheduler_wake(target);
+        return;
+    }
+    /* another core: one message, an IPI only if that core halts or must preempt */
+    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE};
+    message.argument[0] = target->pid;
+    if (scheduler_must_interrupt(target))
+        intercore_send_urgent(target->core, &message);
     else
-        scheduler_send_to_owner(MESSAGE_PROCESS_WAKE, target);
+        intercore_send(target->core, &message);
 }
 
 static void discard(uint64_t control_id)
@@ -237,10 +247,11 @@ static void deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_o
     message.argument[0] = target_pid;
     message.argument[1] = control_id;
     memory_fence();
-    if (__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
+    if (__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL) &&
+        scheduler_must_interrupt(target))
         intercore_send_urgent(target->core, &message);
     else
-        intercore_send(target->core, &message);
+        intercore_send(target->core, &message); /* IPIs the core if it halts */
 }
 
 void ica_deliver_result(uint32_t target_pid, uint64_t control_id)

@@ -32,7 +32,7 @@ enum wait_reason {
 #define PROCESS_LEAF_CACHE 8
 #define PROCESS_CONTROL_LEAVES 8 /* ICA_CONTROL_SLOTS pages / 512 */
 #define PROCESS_BLOCK_LEAVES 16  /* ICA_BLOCK_SLOTS pages / 512 */
-#define RESULT_RING_SLOTS 128 /* > ICA_PER_PROCESS: results can never overflow it */
+#define RESULT_RING_SLOTS 128    /* > ICA_PER_PROCESS: results can never overflow it */
 
 struct process {
     uint8_t fpu_state[FPU_STATE_BYTES] __attribute__((aligned(16)));

@@ -102,6 +102,12 @@ void scheduler_send_to_owner(uint32_t type, struct process *process)
         on_adopt(&message);
 }
 
+bool scheduler_must_interrupt(const struct process *process)
+{
+    const struct process *running = kernel_shared->cpus[process->core].current; /* a hint */
+    return running != NULL && process->priority < running->priority;
+}
+
 static void wake_sleepers(void)
 {
     struct cpu *cpu = this_cpu();

@@ -3,6 +3,7 @@
  * level, with time slices from the LAPIC timer; blocked processes wait in
  * PROCESS_WAITING until a message or a deadline makes them ready. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 #include "process.h"
 #include "trap.h"
@@ -29,5 +30,9 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick);
 void scheduler_exit_current(int32_t code) __attribute__((noreturn));
 /* Interrupt from user mode: preempt if a more urgent process is ready or the slice is used up. */
 void scheduler_preempt_check(struct trap_frame *frame, int tick);
+/* Whether waking `process` on its (other) core must interrupt that core:
+ * only when it outranks what runs there. A halted core is woken by the
+ * inter-core layer anyway; a busy one finds the message at its next poll. */
+bool scheduler_must_interrupt(const struct process *process);
 /* Sends `type` about process `pid` to the core that owns it (or handles it here). */
 void scheduler_send_to_owner(uint32_t type, struct process *process);

@@ -19,7 +19,8 @@ int ext2_in_place_target(struct ext2_fs *fs, uint32_t inode, uint64_t offset, ui
         return type == EXT2_S_IFDIR ? -E_IS_DIRECTORY : -E_INVALID;
     uint64_t logical = offset / fs->block_size;
     *within = (uint32_t)(offset % fs->block_size);
-    if (length == 0 || *within + length > fs->block_size || offset + length > ext2_inode_size(&record))
+    if (length == 0 || *within + length > fs->block_size ||
+        offset + length > ext2_inode_size(&record))
         return -E_NEEDS_DATA;
     error = ext2_map_block(fs, &record, logical, block);
     if (error != 0)

@@ -71,8 +71,8 @@ void run_small_write_cases(struct fs_link *link)
     report("small_write_size_unchanged", stat == 0 && size == SW_BYTES, (long)size);
     report("small_write_two_blocks",
            inline_write(link, (uint32_t)inode, STORAGE_BLOCK_BYTES - 8, 16) == -E_NEEDS_DATA, 0);
-    report("small_write_past_end", inline_write(link, (uint32_t)inode, SW_BYTES - 8, 16) == -E_NEEDS_DATA,
-           0);
+    report("small_write_past_end",
+           inline_write(link, (uint32_t)inode, SW_BYTES - 8, 16) == -E_NEEDS_DATA, 0);
     report("small_write_too_long",
            inline_write(link, (uint32_t)inode, 0, FS_INLINE_WRITE_BYTES + 1) == -E_INVALID, 0);
     report("small_write_zero_bytes", inline_write(link, (uint32_t)inode, 0, 0) == -E_INVALID, 0);

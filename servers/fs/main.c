@@ -2,6 +2,7 @@
  * disk through BLK, registers "fs" and answers requests one at a time. If
  * the disk cannot be mounted it says why and answers every request with an error. */
 #include "block_client.h"
+#include "block_map_cache.h"
 #include "fs_server.h"
 #include <formica/errors.h>
 #include <formica/request.h>
@@ -69,6 +70,15 @@ static bool leaves_times_owed(const struct ica_control *page)
            (page->operation == FS_WRITE && page->data_count == 0);
 }
 
+/* Requests that move no block and change no size: FS's block map cache may
+ * outlive them (an in-place small write changes bytes only). */
+static bool keeps_block_map(const struct ica_control *page)
+{
+    return page->operation == FS_READBLOCK || page->operation == FS_READ ||
+           page->operation == FS_STAT || page->operation == FS_READDIR ||
+           page->operation == FS_SYNC || (page->operation == FS_WRITE && page->data_count == 0);
+}
+
 /* Sends the answered (or rewritten) request on and receives the next one,
  * in one system call each way; a refused return is reported and followed
  * by a plain receive. */
@@ -103,6 +113,8 @@ static _Noreturn void serve(void)
             update_time();
         if (server.mounted && !leaves_times_owed(page))
             fs_times_flush(&server);
+        if (!keeps_block_map(page))
+            block_map_cache_clear();
         long result = fs_answer(&server, (uint64_t)control);
         control = pass_on_and_receive((uint64_t)control, operation, result);
     }

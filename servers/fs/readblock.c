@@ -4,7 +4,7 @@
  * straight back to the application (direct return). Holes, the file's end
  * and file systems of other block sizes are answered here, as FS_READ. */
 #include "fs_server.h"
-#include "ext2_public_map.h"
+#include "block_map_cache.h"
 #include <formica/errors.h>
 #include <formica/request.h>
 #include <formica/storage.h>
@@ -69,8 +69,8 @@ long fs_readblock(struct fs_server *server, uint64_t control)
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
         return lend_only ? -E_NEEDS_DATA : read_here(server, page, bytes);
     uint64_t size = 0;
-    int error = ext2_file_blocks(&server->fs, (uint32_t)page->argument[0], first, (uint32_t)count,
-                                 disk_blocks, &size);
+    int error = block_map_cache_file_blocks(&server->fs, (uint32_t)page->argument[0], first,
+                                            (uint32_t)count, disk_blocks, &size);
     if (error != 0)
         return error;
     if (first * STORAGE_BLOCK_BYTES >= size)

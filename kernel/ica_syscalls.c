@@ -224,7 +224,7 @@ static void discard(uint64_t control_id)
 
 static void push_result(struct process *target, uint64_t control_id, bool hand_off)
 {
-    if (!ring_push(&target->results.ring, &control_id)) {
+    if (!ring_push_u64(&target->results.ring, control_id)) {
         kprintf("ica: result ring of pid %u full; result discarded\n", target->pid);
         discard(control_id);
         return;
@@ -266,7 +266,7 @@ static void on_result(const struct intercore_message *message)
         discard(message->argument[1]);
         return;
     }
-    if (!ring_push(&target->results.ring, &message->argument[1])) {
+    if (!ring_push_u64(&target->results.ring, message->argument[1])) {
         discard(message->argument[1]);
         return;
     }
@@ -294,7 +294,7 @@ static bool accept(uint64_t id)
 static uint64_t take_request(struct ring *ring)
 {
     uint64_t id;
-    while (ring_pop(ring, &id))
+    while (ring_pop_u64(ring, &id))
         if (accept(id))
             return id;
     return NO_ICA;
@@ -310,21 +310,21 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
     if (head == NULL)
         return NO_ICA;
     if (wanted == NO_ICA || *head == wanted) {
-        uint64_t id;
-        ring_pop(ring, &id);
+        uint64_t id = NO_ICA;
+        ring_pop_u64(ring, &id);
         return accept(id) ? id : take_from_ring(ring, wanted);
     }
     uint32_t count = ring_count(ring);
     uint64_t found = NO_ICA;
     for (uint32_t i = 0; i < count; i++) {
-        uint64_t id;
-        ring_pop(ring, &id);
+        uint64_t id = NO_ICA;
+        ring_pop_u64(ring, &id);
         if (found == NO_ICA && (wanted == NO_ICA || id == wanted)) {
             if (accept(id))
                 found = id;
             continue;
         }
-        ring_push(ring, &id);
+        ring_push_u64(ring, id);
     }
     return found;
 }
@@ -414,7 +414,7 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
         control->returns[control->return_depth++] = me()->pid;
     }
     depart(control, &with, server_pid, ICA_AS_REQUEST);
-    ring_push(ring, &id);
+    ring_push_u64(ring, id);
     wake_or_hand_off(target, hand_off);
     return 0;
 }

@@ -34,8 +34,8 @@ static bool recall(uint32_t inode, uint64_t first, uint32_t count, uint32_t *dis
     return count > 0;
 }
 
-int block_map_cache_file_blocks(struct ext2_fs *fs, uint32_t inode, uint64_t first,
-                                uint32_t count, uint32_t *disk_blocks, uint64_t *size)
+int block_map_cache_file_blocks(struct ext2_fs *fs, uint32_t inode, uint64_t first, uint32_t count,
+                                uint32_t *disk_blocks, uint64_t *size)
 {
     if (inode != 0 && recall(inode, first, count, disk_blocks, size))
         return 0;

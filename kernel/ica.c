@@ -18,22 +18,6 @@
 #define ENTRY_LARGE 0x80ull
 #define ENTRY_ADDRESS 0x000ffffffffff000ull
 
-struct ica *ica_lookup(uint64_t id)
-{
-    struct ica_pools *pools = kernel_shared->icas;
-    uint32_t index = ica_index(id), kind = ica_kind(id);
-    struct ica *ica = NULL;
-    if (kind == ICA_KIND_CONTROL && index < ICA_CONTROL_SLOTS)
-        ica = &pools->control[index];
-    else if (kind == ICA_KIND_DATA && index < ICA_DATA_SLOTS)
-        ica = &pools->data[index];
-    else if (kind == ICA_KIND_BLOCK && index < ICA_BLOCK_SLOTS)
-        ica = &pools->block[index];
-    if (ica == NULL || ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
-        return NULL;
-    return ica;
-}
-
 uint64_t ica_id_of(const struct ica *ica)
 {
     struct ica_pools *pools = kernel_shared->icas;
@@ -218,9 +202,4 @@ struct server_entry *server_of_process(struct process *process)
     if (server != NULL)
         process->server_hint = (uint32_t)(server - servers) + 1;
     return server;
-}
-
-struct ring *server_ring(struct server_entry *server, uint32_t core)
-{
-    return (struct ring *)(server->rings + (uint64_t)core * server->ring_stride);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "process.h"
 #include "ring.h"
+#include "shared.h"
 
 enum ica_state { ICA_FREE = 0, ICA_HELD, ICA_TRAVELLING };
 enum ica_delivery { ICA_AS_REQUEST = 1, ICA_AS_RESULT };
@@ -61,7 +62,22 @@ struct ica_pools {
 };
 
 /* The descriptor for `id` when it is well-formed and current, else NULL. */
-struct ica *ica_lookup(uint64_t id);
+static inline struct ica *ica_lookup(uint64_t id)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    uint32_t index = ica_index(id), kind = ica_kind(id);
+    struct ica *ica = NULL;
+    if (kind == ICA_KIND_CONTROL && index < ICA_CONTROL_SLOTS)
+        ica = &pools->control[index];
+    else if (kind == ICA_KIND_DATA && index < ICA_DATA_SLOTS)
+        ica = &pools->data[index];
+    else if (kind == ICA_KIND_BLOCK && index < ICA_BLOCK_SLOTS)
+        ica = &pools->block[index];
+    if (ica == NULL || ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
+        return NULL;
+    return ica;
+}
+
 uint64_t ica_id_of(const struct ica *ica);
 uint64_t ica_virtual_address(const struct ica *ica);
 /* Unmaps the ICA from `process` (running on this core) / maps it in. Paste
@@ -77,4 +93,7 @@ void ica_end_lends(struct process *holder, struct ica *control);
 struct server_entry *server_of_pid(uint32_t pid);
 /* server_of_pid of a process, remembering its slot for the next look. */
 struct server_entry *server_of_process(struct process *process);
-struct ring *server_ring(struct server_entry *server, uint32_t core);
+static inline struct ring *server_ring(struct server_entry *server, uint32_t core)
+{
+    return (struct ring *)(server->rings + (uint64_t)core * server->ring_stride);
+}

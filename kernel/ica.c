@@ -57,7 +57,7 @@ _Static_assert(PROCESS_BLOCK_LEAVES * 512 == ICA_BLOCK_SLOTS, "one slot per bloc
 /* Where the process remembers the leaf table covering `address`: a slot of
  * its own in the control and block windows, else a direct-mapped one whose
  * *tag must match. */
-static uint64_t **leaf_slot(struct process *process, uint64_t address, uint64_t **tag)
+static inline uint64_t **leaf_slot(struct process *process, uint64_t address, uint64_t **tag)
 {
     uint64_t table = address >> 21;
     *tag = NULL;
@@ -73,7 +73,7 @@ static uint64_t **leaf_slot(struct process *process, uint64_t address, uint64_t 
 /* The leaf entry for `address` in the process's tables, or NULL when a
  * table is missing. Leaf tables found are remembered per process: ICA
  * windows' tables are only ever added while the address space lives. */
-static uint64_t *leaf_entry(struct process *process, uint64_t address)
+static inline uint64_t *leaf_entry(struct process *process, uint64_t address)
 {
     if (process->root == 0)
         return NULL; /* its address space is gone */
@@ -105,6 +105,14 @@ static void unmap_pages(struct process *process, struct ica *ica)
 {
     uint64_t address = ica_virtual_address(ica), table_end = 0;
     bool running = this_cpu()->current == process;
+    if (ica->pages == 1) { /* control and block ICAs: one entry */
+        uint64_t *entry = leaf_entry(process, address);
+        if (entry != NULL)
+            *entry = 0;
+        if (running)
+            invlpg(address);
+        return;
+    }
     uint64_t *entry = NULL;
     for (uint32_t page = 0; page < ica->pages; page++, address += PAGE_SIZE) {
         entry = next_leaf_entry(process, address, entry, &table_end); /* NULL: walks again */
@@ -135,6 +143,13 @@ static bool prepare_tables(struct process *process, uint64_t address, uint64_t b
 static bool map_pages(struct process *process, struct ica *ica, uint64_t access)
 {
     uint64_t address = ica_virtual_address(ica);
+    if (ica->pages == 1) { /* control and block ICAs: one entry, tables made at creation */
+        uint64_t *entry = leaf_entry(process, address);
+        if (entry != NULL) {
+            *entry = ica->physical | ENTRY_PRESENT | ENTRY_USER | access;
+            return true;
+        }
+    }
     uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE, table_end = 0;
     uint64_t *entry = next_leaf_entry(process, address, NULL, &table_end);
     bool last_missing = ica->pages > 1 && leaf_entry(process, address + bytes - PAGE_SIZE) == NULL;

@@ -159,13 +159,10 @@ static void dispatch(const struct intercore_message *message)
                 message->from);
 }
 
-unsigned intercore_poll(void)
+unsigned intercore_drain(void)
 {
     struct cpu *cpu = this_cpu();
     unsigned handled = 0;
-    /* A push made after this clear sets the hint again: nothing is missed. */
-    if (!__atomic_load_n(&cpu->inbox_hint, __ATOMIC_ACQUIRE))
-        return 0;
     __atomic_store_n(&cpu->inbox_hint, 0, __ATOMIC_SEQ_CST);
     for (uint32_t from = 0; from < kernel_shared->core_count; from++) {
         if (from == cpu->index)

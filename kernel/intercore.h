@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "cpu.h"
 #include "ring.h"
 
 #define INTERCORE_SLOTS 16 /* messages in flight per ordered pair of cores */
@@ -85,8 +86,17 @@ void intercore_reply(const struct intercore_message *request, struct intercore_m
 
 typedef void (*intercore_handler)(const struct intercore_message *message);
 void intercore_set_handler(uint32_t type, intercore_handler handler);
-/* Handles every message waiting in this core's inboxes; returns how many. */
-unsigned intercore_poll(void);
+/* Handles every message waiting in this core's inboxes; returns how many.
+ * intercore_poll looks at the core's inbox hint first (inline) and drains
+ * only when a sender has pushed since the last drain. */
+unsigned intercore_drain(void);
+static inline unsigned intercore_poll(void)
+{
+    /* A push made after the drain clears the hint sets it again: nothing is missed. */
+    if (!__atomic_load_n(&this_cpu()->inbox_hint, __ATOMIC_ACQUIRE))
+        return 0;
+    return intercore_drain();
+}
 /* Halts until an IPI or interrupt arrives, unless a message is already waiting. */
 void intercore_wait(void);
 /* Installs the IPI vector handler; each core calls it once. */

@@ -59,6 +59,9 @@ struct cpu {
     /* A process of this core woken for the running one, which is about to
      * block: it runs next without a scheduler pass (scheduler_hand_off). */
     struct process *handoff;
+    /* A timer tick came while the kernel ran: the next block passes through
+     * the scheduler loop (sleepers, inbox) instead of switching directly. */
+    uint32_t tick_unserved;
     uint64_t fault_stack_top;
     uint64_t gdt[GDT_ENTRIES];
     struct tss tss;

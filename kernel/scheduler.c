@@ -177,6 +177,7 @@ void scheduler_init(void)
 void scheduler_run(void)
 {
     for (;;) {
+        this_cpu()->tick_unserved = 0;
         intercore_poll();
         wake_sleepers();
         uint32_t slot = run_queue_pop(my_queue());
@@ -228,7 +229,7 @@ static struct process *take_hand_off(struct cpu *cpu)
     cpu->handoff = NULL;
     if (next->state != PROCESS_WAITING)
         return NULL;
-    if (run_queue_best_priority(my_queue()) < next->priority) {
+    if (cpu->tick_unserved || run_queue_best_priority(my_queue()) < next->priority) {
         scheduler_wake(next);
         return NULL;
     }
@@ -284,8 +285,11 @@ void scheduler_preempt_check(struct trap_frame *frame, int tick)
 {
     struct cpu *cpu = this_cpu();
     struct process *process = cpu->current;
-    if ((frame->cs & 3) == 0 || process == NULL)
+    if ((frame->cs & 3) == 0 || process == NULL) {
+        if (tick)
+            cpu->tick_unserved = 1;
         return;
+    }
     intercore_poll();
     if (tick) {
         process->ticks++;

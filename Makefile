@@ -8,10 +8,22 @@ NM := $(CROSS_COMPILE)nm
 OUT := build/out
 OBJ := $(OUT)/obj
 
+# Every message is declared once in protocol/*.messages; build/protocol.py turns
+# the declarations into headers under build/out/gen/formica/protocol/. It runs
+# whenever make reads this file and rewrites only headers whose text changed.
+GENERATED := $(OUT)/gen
+PROTOCOL_DECLARATIONS := $(sort $(wildcard protocol/*.messages))
+PROTOCOL_ERROR := $(shell python3 build/protocol.py $(GENERATED) $(PROTOCOL_DECLARATIONS) 2>&1)
+ifneq ($(PROTOCOL_ERROR),)
+$(error $(PROTOCOL_ERROR))
+endif
+
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
+	-ffunction-sections -fdata-sections \
 	-fno-pic -fno-pie -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
 	-fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
-	-nostdinc -isystem $(shell $(CC) -print-file-name=include) -Ilib/include -Ikernel
+	-nostdinc -isystem $(shell $(CC) -print-file-name=include) -Ilib/include -I$(GENERATED) \
+	-Ikernel -DFORMICA_KERNEL
 KERNEL_LDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments
 
 # Code both kernels link, and each kernel's own code.
@@ -24,7 +36,8 @@ COMMON_OBJECTS := $(call object_of,$(COMMON_SOURCES))
 MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
-.PHONY: format format-check all run shell test unit-test integration-test debug clean deps help
+.PHONY: format format-check all run shell test unit-test integration-test debug clean deps help \
+	docs-protocol protocol-check docs-check pkernel-symbols crash-sweep
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -57,11 +70,17 @@ $(OUT)/mkernel.elf: build/mkernel.ld $(MKERNEL_OBJECTS) $(COMMON_OBJECTS)
 	@echo "  LD      $@"
 	@$(LD) $(KERNEL_LDFLAGS) -T build/mkernel.ld -o $@ $(MKERNEL_OBJECTS) $(COMMON_OBJECTS)
 
-$(OUT)/pkernel.elf: build/pkernel.ld $(PKERNEL_OBJECTS) $(COMMON_OBJECTS)
+# --gc-sections keeps only what the p-kernel reaches from its entry; the
+# allow-list (build/pkernel.symbols) is its boundary: a new text symbol fails
+# the build until the list is updated on purpose (`make pkernel-symbols`).
+$(OUT)/pkernel.elf: build/pkernel.ld build/pkernel.symbols $(PKERNEL_OBJECTS) $(COMMON_OBJECTS)
 	@echo "  LD      $@"
-	@$(LD) $(KERNEL_LDFLAGS) -T build/pkernel.ld -o $@ $(PKERNEL_OBJECTS) $(COMMON_OBJECTS)
-	@if $(NM) $@ | grep -Eq ' [tT] (frame_|physical_|paging_|madt_|elf_)'; then \
-		echo "error: the p-kernel image contains memory-management code" >&2; rm -f $@; exit 1; fi
+	@$(LD) $(KERNEL_LDFLAGS) --gc-sections -T build/pkernel.ld -o $@ $(PKERNEL_OBJECTS) $(COMMON_OBJECTS)
+	@NM=$(NM) build/check-pkernel-symbols $@ $(if $(PKERNEL_SYMBOLS_UPDATE),--update) || { rm -f $@; exit 1; }
+
+pkernel-symbols:
+	@rm -f $(OUT)/pkernel.elf
+	@$(MAKE) --no-print-directory PKERNEL_SYMBOLS_UPDATE=1 $(OUT)/pkernel.elf
 
 $(OUT)/formica.iso: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar build/grub.cfg
 	@rm -rf $(OUT)/iso && mkdir -p $(OUT)/iso/boot/grub
@@ -85,13 +104,28 @@ run: deps all
 shell: deps all
 	build/run --smp 4 --placement 5 --timeout 86400
 
-test: deps all unit-test integration-test
+test: deps all protocol-check unit-test docs-check integration-test
+
+# docs/protocol.md is generated from protocol/*.messages; protocol-check tests the
+# generator and fails when that page is stale.
+docs-protocol:
+	python3 build/protocol.py --docs docs/protocol.md $(PROTOCOL_DECLARATIONS)
+protocol-check:
+	python3 -m pytest -q -p no:cacheprovider tests/unit/test_protocol.py
+
+# Every source file is named in docs/architecture.md (build/check-docs-index).
+docs-check:
+	build/check-docs-index
 
 unit-test:
 	$(MAKE) -C tests/unit
 
 integration-test: all
 	tests/integration/run
+
+# The long ext3 crash sweep (docs/journal.md): QEMU killed at 24 points during churn.
+crash-sweep: all
+	FORMICA_CRASH_SWEEP=1 tests/integration/run -k test_crash_during_churn
 
 # QEMU waits for gdb on port 1234; see docs/debugging.md.
 debug: deps all
@@ -112,7 +146,10 @@ help:
 	@echo "make            build build/out/{mkernel.elf,pkernel.elf,formica.iso}"
 	@echo "make run        install what is missing, boot the demo in QEMU"
 	@echo "make shell      boot into the interactive shell (serial console)"
-	@echo "make test       host unit tests and QEMU integration tests"
+	@echo "make test       host unit tests, the docs index check and QEMU integration tests"
+	@echo "make docs-check fail when a source file is missing from docs/architecture.md"
+	@echo "make pkernel-symbols  rewrite build/pkernel.symbols, the p-kernel's allow-list (review the diff)"
+	@echo "make crash-sweep  ext3: QEMU killed at 24 points during churn (slow)"
 	@echo "make debug      boot with QEMU's gdb stub waiting on :1234"
 	@echo "make clean      remove build/out"
 	@echo "make format     format the C sources with .clang-format (format-check: report only)"

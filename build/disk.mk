@@ -1,6 +1,7 @@
-# disk.mk: the default ext2 disk images, made with e2fsprogs from build/disk/
-# (included by the top Makefile): $(OUT)/disk.img (4 KiB blocks, 64 MiB) and
-# $(OUT)/disk-1k.img (1 KiB blocks, 32 MiB); `make disk-check` runs e2fsck -fn.
+# disk.mk: the default disk images, made with e2fsprogs from build/disk/
+# (included by the top Makefile): $(OUT)/disk.img (ext3: 4 KiB blocks, 64 MiB,
+# a 4 MiB journal) and $(OUT)/disk-1k.img (ext2: 1 KiB blocks, 32 MiB);
+# `make disk-check` runs e2fsck -fn.
 
 DISK_SOURCE := build/disk
 DISK_FILES := $(shell find $(DISK_SOURCE) 2>/dev/null)
@@ -9,19 +10,19 @@ DISK_IMAGE_1K := $(OUT)/disk-1k.img
 MKE2FS ?= mke2fs
 E2FSCK ?= e2fsck
 
-# $(1): image, $(2): block size, $(3): size.
+# $(1): image, $(2): block size, $(3): size, $(4): ext2 or ext3 (and its options).
 define make_disk_image
 	@mkdir -p $(dir $(1))
 	@echo "  MKE2FS  $(1)"
 	@rm -f $(1)
-	@$(MKE2FS) -q -F -t ext2 -r 1 -b $(2) -L formica -d $(DISK_SOURCE) $(1) $(3) >/dev/null
+	@$(MKE2FS) -q -F -t $(4) -r 1 -b $(2) -L formica -d $(DISK_SOURCE) $(1) $(3) >/dev/null
 endef
 
 $(DISK_IMAGE): $(DISK_FILES) build/disk.mk
-	$(call make_disk_image,$@,4096,64M)
+	$(call make_disk_image,$@,4096,64M,ext3 -J size=4)
 
 $(DISK_IMAGE_1K): $(DISK_FILES) build/disk.mk
-	$(call make_disk_image,$@,1024,32M)
+	$(call make_disk_image,$@,1024,32M,ext2)
 
 .PHONY: disk disk-check
 disk: $(DISK_IMAGE) $(DISK_IMAGE_1K)

@@ -4,7 +4,7 @@
 
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
 	-fno-pic -fno-pie -static -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
-	-Ilib/include
+	-Ilib/include -I$(GENERATED)
 USER_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments -T build/user.ld -u _start
 USER_AR := $(CROSS_COMPILE)ar
@@ -14,8 +14,8 @@ USER_LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 # which the kernels compile with kernel flags into $(OBJ)/lib/, do not collide.
 user_object_of = $(patsubst %,$(OBJ)/user/%.o,$(basename $(1)))
 
-# Everything in lib/ (string.c, format.c, errors.c and placement_rule.c are
-# shared with the kernels, which compile their own copies with kernel flags).
+# Everything in lib/ (string.c, format.c and errors.c are shared with the
+# kernels, which compile their own copies with kernel flags).
 USER_LIBRARY_SOURCES := $(wildcard lib/*.c lib/*.S)
 USER_LIBRARY := $(OUT)/libformica.a
 
@@ -26,16 +26,22 @@ USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fau
 	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
 # ICA tests and benchmark (apps/icatest, apps/ipcbench, docs/ica.md).
 USER_PROGRAMS += icatest:apps/icatest ipcbench:apps/ipcbench
+# Metadata churn for the ext3 crash tests (apps/churn, docs/journal.md).
+USER_PROGRAMS += churn:apps/churn
 # Device access checks (apps/devtest, docs/drivers.md).
 USER_PROGRAMS += devtest:apps/devtest
 # Storage server checks (apps/fstest, docs/storage.md).
 USER_PROGRAMS += fstest:apps/fstest
+# DK_READ from any core (apps/dkread, docs/drivers.md: NVMe queue pairs per core).
+USER_PROGRAMS += dkread:apps/dkread
 # Bonnie with readblock and readbyte (apps/bonnie, docs/bonnie.md).
 USER_PROGRAMS += bonnie:apps/bonnie
 # Memory nodes and their test client over virtio-net (apps/memnode, apps/memclient, docs/memnode.md).
 USER_PROGRAMS += memnode:apps/memnode memclient:apps/memclient
 # Remote pager applications (apps/sort, apps/memseq, docs/pager.md).
 USER_PROGRAMS += sort:apps/sort memseq:apps/memseq
+# The attacks of issue 12, each expected to be refused (apps/hostile, docs/authority.md).
+USER_PROGRAMS += hostile:apps/hostile
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

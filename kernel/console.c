@@ -1,28 +1,14 @@
 /* console.c: formatted kernel output to COM1 and the VGA text screen. A line
  * is formatted into a local buffer first and written under the console lock,
- * so output from many cores stays whole. */
+ * so output from many cores stays whole. The boot core sets the devices up
+ * (mkernel/console_setup.c). */
 #include "console.h"
+#include "atomic.h"
 #include "cpu.h"
 #include "shared.h"
 #include "x86.h"
 #include <format.h>
 #include <stdarg.h>
-
-#define COM1 0x3f8
-#define VGA_COLUMNS 80
-#define VGA_ROWS 25
-#define VGA_ATTRIBUTE 0x0700
-
-void console_init_serial(void)
-{
-    port_out8(COM1 + 1, 0x00); /* no interrupts */
-    port_out8(COM1 + 3, 0x80); /* divisor latch */
-    port_out8(COM1 + 0, 0x01); /* 115200 baud */
-    port_out8(COM1 + 1, 0x00);
-    port_out8(COM1 + 3, 0x03); /* 8N1 */
-    port_out8(COM1 + 2, 0xc7); /* FIFO on */
-    port_out8(COM1 + 4, 0x03);
-}
 
 static void serial_put(char character)
 {
@@ -57,16 +43,6 @@ static void vga_put(struct console_state *console, char character)
     }
     if (console->vga_row == VGA_ROWS)
         vga_scroll(console);
-}
-
-void console_enable_vga(uint16_t *text_buffer)
-{
-    struct console_state *console = &kernel_shared->console;
-    console->vga = text_buffer;
-    console->vga_row = 0;
-    console->vga_column = 0;
-    for (int i = 0; i < VGA_COLUMNS * VGA_ROWS; i++)
-        text_buffer[i] = VGA_ATTRIBUTE | ' ';
 }
 
 static void console_write(const char *text)
@@ -116,11 +92,11 @@ static void console_print(int take_lock, const char *format, va_list arguments)
 /* True when another core has panicked: its report must not be interleaved. */
 static int silenced(void)
 {
-    uint32_t panicking = __atomic_load_n(&kernel_shared->panicking, __ATOMIC_ACQUIRE);
+    uint32_t panicking = atomic_load_acquire(&kernel_shared->panicking);
     if (panicking == 0)
         return 0;
     uint64_t gs_base = rdmsr(MSR_GS_BASE);
-    uint32_t core = gs_base != 0 ? this_cpu()->index : 0;
+    uint32_t core = gs_base != 0 ? this_cpu()->index : MKERNEL_CORE; /* early boot */
     return panicking != core + 1;
 }
 

@@ -5,14 +5,17 @@
 #include <stdint.h>
 #include "spinlock.h"
 
+#define COM1 0x3f8
+#define VGA_COLUMNS 80
+#define VGA_ROWS 25
+#define VGA_ATTRIBUTE 0x0700
+
 struct console_state {
     struct spinlock lock;
     uint16_t *vga; /* NULL when there is no VGA text screen */
     uint32_t vga_row, vga_column;
 };
 
-void console_init_serial(void);
-void console_enable_vga(uint16_t *text_buffer);
 /* Writes `length` bytes as they are (process output), whole under the lock. */
 void console_write_text(const char *text, uint64_t length);
 /* A byte typed on the serial console, or -1 when none is waiting. */

@@ -31,24 +31,30 @@ enum kernel_role { ROLE_M = 0, ROLE_P = 1 };
 
 struct process;
 
+/* Written by the core itself, except where marked: the m-kernel fills the
+ * identity at boot, and other cores write only `waiting` (to take the halt
+ * announcement back). The counters are the core's own; others only read. */
 struct cpu {
     struct cpu *self;            /* must stay first: %gs:0 */
     uint64_t kernel_stack_top;   /* of the running process (also TSS rsp0) */
     uint64_t user_stack_scratch; /* the user rsp during system-call entry */
-    uint32_t index;              /* logical core number, 0 = boot core */
+    /* m-kernel, at boot. */
+    uint32_t index; /* logical core number, MKERNEL_CORE = boot core */
     uint32_t apic_id;
-    uint32_t role;                /* ROLE_M or ROLE_P */
-    uint32_t socket;              /* package, from CPUID topology */
-    volatile uint32_t online;     /* set by the core once it runs its kernel */
+    uint32_t role;   /* ROLE_M or ROLE_P */
+    uint32_t socket; /* package, from CPUID topology */
+    /* The core itself. */
+    _Atomic uint32_t online;      /* set by the core once it runs its kernel */
     struct process *current;      /* running process, NULL in the scheduler */
     uint64_t scheduler_stack_top; /* the core's own stack: scheduler, idle */
     uint64_t scheduler_rsp;       /* saved while a process runs */
     uint32_t sleepers;            /* processes of this core waiting with a deadline */
-    /* Set while the core halts waiting for messages: senders IPI only then. */
-    volatile uint32_t waiting __attribute__((aligned(64)));
+    /* Set by the core while it halts waiting for messages; a sender clears
+     * it and IPIs. Its own cache line: every sender reads it. */
+    _Atomic uint32_t waiting __attribute__((aligned(64)));
     /* Set by a sender after each push into this core's inboxes; a poll that
      * finds it clear has nothing to read and skips the N inboxes. */
-    volatile uint32_t inbox_hint;
+    _Atomic uint32_t inbox_hint;
     uint64_t ipis_sent __attribute__((aligned(64)));
     uint64_t ipis_received;
     uint64_t messages_sent;

@@ -9,11 +9,16 @@
 #include "spinlock.h"
 
 #define DEVICE_MAX_IOAPICS 8
-#define DEVICE_GSI_LIMIT 128                     /* GSIs 0..127 can be routed */
-#define DEVICE_VECTOR_BASE 0x40                  /* GSI g arrives on vector 0x40 + g (0x40..0xbf) */
+#define DEVICE_GSI_LIMIT 128    /* GSIs 0..127 can be routed */
+#define DEVICE_VECTOR_BASE 0x40 /* GSI g arrives on vector 0x40 + g (0x40..0xbf) */
+#define DEVICE_MSI_SLOTS                                                                           \
+    32 /* MSI slot s: line DEVICE_GSI_LIMIT + s, vector 0xc0 + s (kernel/msi.c) */
+#define DEVICE_LINES (DEVICE_GSI_LIMIT + DEVICE_MSI_SLOTS)
 #define DEVICE_WINDOW_BASE 0x0000600000000000ull /* device maps and DMA go here */
 #define DEVICE_WINDOW_END 0x0000700000000000ull
 #define DEVICE_NO_GSI (-1)
+_Static_assert(DEVICE_VECTOR_BASE + DEVICE_GSI_LIMIT <= 0xc0,
+               "device vectors stay below the timer, message and spurious vectors");
 
 /* MADT interrupt source override flags (ACPI MPS INTI flags). */
 #define OVERRIDE_POLARITY_MASK 3u
@@ -36,17 +41,17 @@ struct isa_override {
 
 /* One routable interrupt line; owner_pid 0 = free. */
 struct irq_line {
-    volatile uint32_t owner_pid;
+    _Atomic uint32_t owner_pid;
     uint32_t core;
     uint32_t level; /* level-triggered: masked from delivery until SYS_IRQ_WAIT */
-    volatile uint32_t pending;
+    _Atomic uint32_t pending;
 };
 
 /* A process's device rights and device memory, indexed by slot (pid % PROCESS_SLOTS). */
 struct device_process {
-    uint32_t pid;         /* the record is valid only while this matches */
-    uint32_t flags;       /* SPAWN_* given at spawn */
-    int32_t gsi;          /* the line it owns, or DEVICE_NO_GSI */
+    uint32_t pid;   /* the record is valid only while this matches */
+    uint32_t flags; /* SPAWN_* given at spawn */
+    int32_t gsi;    /* the line it owns (an MSI slot's is >= DEVICE_GSI_LIMIT), or DEVICE_NO_GSI */
     uint64_t window_next; /* next free address in its device window (m-kernel only) */
     uint64_t dma_bytes;   /* DMA memory it holds (m-kernel only) */
 };
@@ -57,7 +62,9 @@ struct device_state {
     uint32_t ioapic_count;
     struct ioapic_record ioapics[DEVICE_MAX_IOAPICS];
     struct isa_override isa[16];
-    struct irq_line lines[DEVICE_GSI_LIMIT];
+    struct spinlock msi_lock; /* claiming an MSI slot and its PCI function */
+    struct irq_line lines[DEVICE_LINES];
+    uint32_t msi_function[DEVICE_MSI_SLOTS]; /* (bus << 8 | device << 3 | function) + 1 */
     struct device_process processes[PROCESS_SLOTS];
 };
 

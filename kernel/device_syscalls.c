@@ -1,10 +1,10 @@
-/* device_syscalls.c: system calls 30-35. PCI configuration and interrupts
+/* device_syscalls.c: system calls 30-36. PCI configuration and interrupts
  * are served on the caller's core; device mappings and DMA memory change
  * page tables, so the m-kernel does them (mkernel/device_memory.c). */
-#include "device_syscalls.h"
 #include "cpu.h"
 #include "device_state.h"
 #include "irq.h"
+#include "msi.h"
 #include "mkernel_client.h"
 #include "pci_config.h"
 #include "user_memory.h"
@@ -21,68 +21,79 @@ static bool caller_is_driver(void)
     return device_is_driver(current());
 }
 
-long sys_pci_config_read(const struct trap_frame *frame)
+long sys_pci_config_read(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
+                         uint32_t width)
 {
     if (!caller_is_driver())
         return -E_PERMISSION;
-    if (!pci_config_address_ok(frame->rdi, frame->rsi, frame->rdx, frame->r10, frame->r8))
+    if (!pci_config_address_ok(bus, device, function, offset, width))
         return -E_INVALID;
-    return pci_config_read((uint32_t)frame->rdi, (uint32_t)frame->rsi, (uint32_t)frame->rdx,
-                           (uint32_t)frame->r10, (uint32_t)frame->r8);
+    return pci_config_read(bus, device, function, offset, width);
 }
 
-long sys_pci_config_write(const struct trap_frame *frame)
+long sys_pci_config_write(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
+                          uint32_t width, uint32_t value)
 {
     if (!caller_is_driver())
         return -E_PERMISSION;
-    if (!pci_config_address_ok(frame->rdi, frame->rsi, frame->rdx, frame->r10, frame->r8))
+    if (!pci_config_address_ok(bus, device, function, offset, width))
         return -E_INVALID;
-    pci_config_write((uint32_t)frame->rdi, (uint32_t)frame->rsi, (uint32_t)frame->rdx,
-                     (uint32_t)frame->r10, (uint32_t)frame->r8, (uint32_t)frame->r9);
+    pci_config_write(bus, device, function, offset, width, value);
     return 0;
 }
 
-long sys_device_map(const struct trap_frame *frame)
+long sys_device_map(uint64_t physical, uint64_t bytes)
 {
     if (!caller_is_driver())
         return -E_PERMISSION;
-    struct intercore_message message = {.type = MESSAGE_DEVICE_MAP}, reply;
-    message.argument[0] = current()->pid;
-    message.argument[1] = frame->rdi;
-    message.argument[2] = frame->rsi;
+    struct intercore_message message = {.type = MESSAGE_DEVICE_MAP,
+                                        .device_map = {current()->pid, physical, bytes}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
-    return (long)reply.argument[0];
+    return reply.device_map_reply.address;
 }
 
-long sys_dma_allocate(const struct trap_frame *frame)
+long sys_dma_allocate(uint64_t bytes, uint64_t region)
 {
     if (!caller_is_driver())
         return -E_PERMISSION;
-    if (!user_range_ok(current()->root, frame->rsi, sizeof(struct dma_region), true))
+    if (!user_range_ok(current()->root, region, sizeof(struct dma_region), true))
         return -E_FAULT;
-    struct intercore_message message = {.type = MESSAGE_DMA_ALLOCATE}, reply;
-    message.argument[0] = current()->pid;
-    message.argument[1] = frame->rdi;
+    struct intercore_message message = {.type = MESSAGE_DMA_ALLOCATE,
+                                        .dma_allocate = {current()->pid, bytes}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
-    long result = (long)reply.argument[0];
-    if (result < 0)
-        return result;
-    struct dma_region region = {
-        .address = reply.argument[0], .physical = reply.argument[1], .bytes = reply.argument[2]};
-    return copy_to_user(frame->rsi, &region, sizeof(region));
+    const struct intercore_dma_allocate_reply *answer = &reply.dma_allocate_reply;
+    if (answer->address < 0)
+        return answer->address;
+    struct dma_region filled = {
+        .address = (uint64_t)answer->address, .physical = answer->physical, .bytes = answer->bytes};
+    return copy_to_user(region, &filled, sizeof(filled));
 }
 
-long sys_irq_attach(const struct trap_frame *frame)
+long sys_irq_attach(uint32_t line)
 {
     if (!caller_is_driver())
         return -E_PERMISSION;
-    return irq_attach(current(), frame->rdi);
+    return irq_attach(current(), line);
 }
 
-long sys_irq_wait(const struct trap_frame *frame)
+long sys_irq_wait(uint64_t timeout_ms)
 {
-    (void)frame;
     if (!caller_is_driver())
         return -E_PERMISSION;
-    return irq_wait(current());
+    return irq_wait(current(), timeout_ms);
+}
+
+long sys_irq_attach_msi(uint32_t bus, uint32_t device, uint32_t function, uint64_t message_address)
+{
+    if (!caller_is_driver())
+        return -E_PERMISSION;
+    if (!user_range_ok(current()->root, message_address, sizeof(struct msi_message), true))
+        return -E_FAULT;
+    struct msi_message message;
+    long error = msi_attach(current(), bus, device, function, &message);
+    if (error < 0)
+        return error;
+    return copy_to_user(message_address, &message, sizeof(message));
 }

@@ -5,6 +5,7 @@
  * first use for each 2 MiB of the data window); this file only writes
  * entries in tables that exist. */
 #include "ica.h"
+#include "atomic.h"
 #include "console.h"
 #include "cpu.h"
 #include "layout.h"
@@ -132,12 +133,11 @@ void ica_peel(struct process *process, struct ica *ica)
 /* Asks the m-kernel for the page tables that cover the ICA in `process`. */
 static bool prepare_tables(struct process *process, uint64_t address, uint64_t bytes)
 {
-    struct intercore_message request = {.type = MESSAGE_ICA_TABLES}, reply;
-    request.argument[0] = process->pid;
-    request.argument[1] = address;
-    request.argument[2] = bytes;
+    struct intercore_message request = {.type = MESSAGE_ICA_TABLES,
+                                        .ica_tables = {process->pid, address, bytes}};
+    struct intercore_message reply;
     mkernel_request(&request, &reply);
-    return reply.argument[0] == 0;
+    return reply.ica_tables_reply.result == 0;
 }
 
 static bool map_pages(struct process *process, struct ica *ica, uint64_t access)
@@ -179,9 +179,9 @@ void ica_end_lends(struct process *holder, struct ica *control)
             continue;
         if (holder != NULL)
             unmap_pages(holder, lent);
-        if (__atomic_sub_fetch(&lent->lend_count, 1, __ATOMIC_ACQ_REL) == 0 && lent->orphaned) {
-            struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN};
-            message.argument[0] = control->lent[i];
+        if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned) {
+            struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN,
+                                                .ica_free_orphan = {control->lent[i]}};
             mkernel_notify(&message);
         }
     }
@@ -194,7 +194,7 @@ bool ica_paste(struct process *process, struct ica *ica)
         return false;
     ica->owner = process->pid;
     ica->state = ICA_HELD;
-    __atomic_fetch_add(&kernel_shared->icas->handovers, 1, __ATOMIC_RELAXED);
+    atomic_count(&kernel_shared->icas->handovers, 1);
     return true;
 }
 

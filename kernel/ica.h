@@ -13,17 +13,23 @@
 enum ica_state { ICA_FREE = 0, ICA_HELD, ICA_TRAVELLING };
 enum ica_delivery { ICA_AS_REQUEST = 1, ICA_AS_RESULT };
 
+/* Writers: the m-kernel sets generation, kind, pages, physical and
+ * allocator when it hands out the slot and clears them when it takes it
+ * back; while the ICA lives, the core of whoever holds it writes the rest
+ * (one core at a time: the handover is the hand-off). lend_count changes on
+ * the cores of the borrowers, so it is _Atomic like state and owner. */
 struct ica {
     uint32_t generation;
-    volatile uint32_t state;
+    _Atomic uint32_t state;
     uint32_t kind;
     uint32_t pages;
     uint64_t physical;
-    volatile uint32_t owner;       /* pid holding it (ICA_HELD) */
-    volatile uint32_t destination; /* pid it travels to (ICA_TRAVELLING) */
-    uint32_t allocator;            /* pid that allocated it */
-    uint32_t delivery;             /* enum ica_delivery, for the receiver */
+    _Atomic uint32_t owner;       /* pid holding it (ICA_HELD) */
+    _Atomic uint32_t destination; /* pid it travels to (ICA_TRAVELLING) */
+    uint32_t allocator;           /* pid that allocated it */
+    uint32_t delivery;            /* enum ica_delivery, for the receiver */
     uint32_t sender;
+    uint32_t sender_rights; /* the sender's RIGHT_* set, or RIGHT_KERNEL for the kernel's own */
     /* Control ICAs: the kernel's own copy of the routing, not the page's. */
     uint32_t origin;
     uint32_t return_depth;
@@ -35,22 +41,29 @@ struct ica {
     uint64_t lent[ICA_MAX_ATTACHED];
     /* Data ICAs: how many holders of control ICAs see it lent right now; an
      * ICA whose lender ended is freed when the last lend ends. */
-    volatile uint32_t lend_count;
-    volatile uint32_t orphaned;
+    _Atomic uint32_t lend_count;
+    _Atomic uint32_t orphaned;
     uint32_t counted; /* counts against its allocator's ICA_PER_PROCESS */
 };
+
+/* A request flag only the kernel sets (a page fault sent to the pager): the
+ * request is stamped RIGHT_KERNEL. A process that passes it is refused. */
+#define ICA_FROM_KERNEL 0x80000000u
 
 #define SERVER_SLOTS 16
 #define SERVER_NAME_BYTES 16
 #define ICA_RING_SLOTS 64
+_Static_assert(RING_CAPACITY_VALID(ICA_RING_SLOTS), "ICA_RING_SLOTS is a ring capacity");
+_Static_assert(RING_CAPACITY_VALID(RESULT_RING_SLOTS), "RESULT_RING_SLOTS is a ring capacity");
+_Static_assert(RESULT_RING_SLOTS > ICA_PER_PROCESS, "a result ring can never overflow");
 
 /* A registered server: one request ring per core, filled by that core only. */
 struct server_entry {
     char name[SERVER_NAME_BYTES];
-    volatile uint32_t pid; /* 0 = free slot */
-    uint32_t ring_stride;  /* bytes between the rings of consecutive cores */
-    uint8_t *rings;        /* core_count rings of ICA_RING_SLOTS ids */
-    uint32_t next_core;    /* where the server's next receive starts looking */
+    _Atomic uint32_t pid; /* 0 = free slot */
+    uint32_t ring_stride; /* bytes between the rings of consecutive cores */
+    uint8_t *rings;       /* core_count rings of ICA_RING_SLOTS ids */
+    uint32_t next_core;   /* where the server's next receive starts looking */
 };
 
 struct ica_pools {
@@ -58,7 +71,7 @@ struct ica_pools {
     struct ica data[ICA_DATA_SLOTS];
     struct ica block[ICA_BLOCK_SLOTS];
     struct server_entry servers[SERVER_SLOTS];
-    volatile uint64_t handovers;
+    _Atomic uint64_t handovers;
 };
 
 /* The descriptor for `id` when it is well-formed and current, else NULL. */

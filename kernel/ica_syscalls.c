@@ -6,6 +6,7 @@
  * kernel pastes them. A process waiting for an ICA is woken (with an IPI
  * when it lives on another core); a busy one is never interrupted. */
 #include "ica_syscalls.h"
+#include "atomic.h"
 #include "console.h"
 #include "cpu.h"
 #include "ica.h"
@@ -19,6 +20,7 @@
 #include "user_memory.h"
 #include "x86.h"
 #include <formica/errors.h>
+#include <formica/rights.h>
 #include <formica/syscalls.h>
 #include <string.h>
 
@@ -123,7 +125,7 @@ static void depart(struct ica *control, const struct attachments *with, uint32_t
 {
     ica_end_lends(me(), control);
     for (uint32_t i = 0; i < with->lent_count; i++) {
-        __atomic_fetch_add(&with->lent[i]->lend_count, 1, __ATOMIC_ACQ_REL);
+        atomic_add(&with->lent[i]->lend_count, 1);
         control->lent[i] = ica_id_of(with->lent[i]);
     }
     control->lent_count = with->lent_count;
@@ -136,10 +138,11 @@ static void depart(struct ica *control, const struct attachments *with, uint32_t
     }
     control->attached_count = with->data_count;
     control->sender = me()->pid;
+    control->sender_rights = me()->rights;
     control->delivery = delivery;
     ica_peel(me(), control);
     control->destination = destination;
-    __atomic_store_n(&control->state, ICA_TRAVELLING, __ATOMIC_RELEASE);
+    atomic_store_release(&control->state, ICA_TRAVELLING);
 }
 
 /* Writes the kernel's routing of `control` into its page: the entries in
@@ -186,6 +189,7 @@ static bool arrive(struct ica *control)
         control->delivery == ICA_AS_REQUEST ? ICA_ARRIVED_AS_REQUEST : ICA_ARRIVED_AS_RESULT;
     page->origin = control->origin;
     page->sender = control->sender;
+    page->sender_rights = control->sender_rights;
     write_routing(page, control, data_pages);
     return true;
 }
@@ -196,8 +200,7 @@ static bool arrive(struct ica *control)
 static void wake_or_hand_off(struct process *target, bool hand_off)
 {
     memory_fence();
-    if (!__atomic_load_n(&target->ica_waiting, __ATOMIC_ACQUIRE) ||
-        !__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL))
+    if (!atomic_load_acquire(&target->ica_waiting) || !atomic_swap(&target->ica_waiting, 0))
         return;
     if (target->core == this_cpu()->index) {
         if (hand_off)
@@ -207,8 +210,8 @@ static void wake_or_hand_off(struct process *target, bool hand_off)
         return;
     }
     /* another core: one message, an IPI only if that core halts or must preempt */
-    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE};
-    message.argument[0] = target->pid;
+    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
+                                        .process_wake = {target->pid}};
     if (scheduler_must_interrupt(target))
         intercore_send_urgent(target->core, &message);
     else
@@ -217,8 +220,7 @@ static void wake_or_hand_off(struct process *target, bool hand_off)
 
 static void discard(uint64_t control_id)
 {
-    struct intercore_message message = {.type = MESSAGE_ICA_DISCARD};
-    message.argument[0] = control_id;
+    struct intercore_message message = {.type = MESSAGE_ICA_DISCARD, .ica_discard = {control_id}};
     mkernel_notify(&message);
 }
 
@@ -243,12 +245,10 @@ static void deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_o
         push_result(target, control_id, hand_off);
         return;
     }
-    struct intercore_message message = {.type = MESSAGE_ICA_RESULT};
-    message.argument[0] = target_pid;
-    message.argument[1] = control_id;
+    struct intercore_message message = {.type = MESSAGE_ICA_RESULT,
+                                        .ica_result = {target_pid, control_id}};
     memory_fence();
-    if (__atomic_exchange_n(&target->ica_waiting, 0, __ATOMIC_ACQ_REL) &&
-        scheduler_must_interrupt(target))
+    if (atomic_swap(&target->ica_waiting, 0) && scheduler_must_interrupt(target))
         intercore_send_urgent(target->core, &message);
     else
         intercore_send(target->core, &message); /* IPIs the core if it halts */
@@ -259,24 +259,21 @@ void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
     deliver_result(target_pid, control_id, false);
 }
 
-static void on_result(const struct intercore_message *message)
+void serve_ica_result(const struct intercore_message *message,
+                      const struct intercore_ica_result_request *request)
 {
-    struct process *target = process_find((uint32_t)message->argument[0]);
+    (void)message;
+    struct process *target = process_find((uint32_t)request->pid);
     if (target == NULL || target->core != this_cpu()->index || target->state == PROCESS_ZOMBIE) {
-        discard(message->argument[1]);
+        discard(request->control);
         return;
     }
-    if (!ring_push_u64(&target->results.ring, message->argument[1])) {
-        discard(message->argument[1]);
+    if (!ring_push_u64(&target->results.ring, request->control)) {
+        discard(request->control);
         return;
     }
-    __atomic_store_n(&target->ica_waiting, 0, __ATOMIC_RELEASE);
+    atomic_store_release(&target->ica_waiting, 0);
     scheduler_wake(target);
-}
-
-void ica_install(void)
-{
-    intercore_set_handler(MESSAGE_ICA_RESULT, on_result);
 }
 
 /* Pastes a popped ICA into the caller; false (with a log line) when it is stale. */
@@ -334,22 +331,28 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
  * that wake in the poll below, while we were still running, it was dropped,
  * and blocking now would sleep through a result pushed later on this core
  * (whose sender finds ica_waiting already clear). So a cleared flag means
- * "look again", never "block". */
-static void wait_for_ica(bool (*ready)(void))
+ * "look again", never "block". With wake_tick != 0 the wait also ends at
+ * that tick of this core (a timed receive, ICA_TIMEOUT). */
+static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick)
 {
     struct process *process = me();
-    __atomic_store_n(&process->ica_waiting, 1, __ATOMIC_SEQ_CST);
+    atomic_store_fenced(&process->ica_waiting, 1);
     memory_fence();
     fault_injection_widen_ica_wait();
     intercore_poll();
-    if (ready() || !__atomic_load_n(&process->ica_waiting, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&process->ica_waiting, 0, __ATOMIC_RELEASE);
+    if (ready() || !atomic_load_acquire(&process->ica_waiting)) {
+        atomic_store_release(&process->ica_waiting, 0);
         return;
     }
-    scheduler_block(WAIT_ICA, 0);
-    __atomic_store_n(&process->ica_waiting, 0, __ATOMIC_RELEASE);
+    scheduler_block(wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA, wake_tick);
+    atomic_store_release(&process->ica_waiting, 0);
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
+}
+
+static void wait_for_ica(bool (*ready)(void))
+{
+    wait_for_ica_until(ready, 0);
 }
 
 static bool results_waiting(void)
@@ -383,6 +386,21 @@ static long collect(uint64_t wanted, bool wait)
     }
 }
 
+/* The server may have ended between the lookup and the push: its rings
+ * outlive it, but nobody will pop them. The m-kernel unregisters before it
+ * answers a dead server's requests (with a fence); this check after the push
+ * (with a fence) sees the unregistration whenever that scan missed the push,
+ * and has the m-kernel answer the request instead. */
+static void report_if_undelivered(const struct server_entry *server, uint32_t server_pid,
+                                  uint64_t id)
+{
+    memory_fence();
+    if (__atomic_load_n(&server->pid, __ATOMIC_ACQUIRE) == server_pid)
+        return;
+    struct intercore_message message = {.type = MESSAGE_ICA_UNDELIVERED, .ica_undelivered = {id}};
+    mkernel_notify(&message);
+}
+
 /* Checks the server and the control ICA, then hands it over. */
 static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, bool forward,
                            bool hand_off)
@@ -414,7 +432,10 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
         control->returns[control->return_depth++] = me()->pid;
     }
     depart(control, &with, server_pid, ICA_AS_REQUEST);
+    if (flags & ICA_FROM_KERNEL)
+        control->sender_rights = RIGHT_KERNEL;
     ring_push_u64(ring, id);
+    report_if_undelivered(server, server_pid, id);
     wake_or_hand_off(target, hand_off);
     return 0;
 }
@@ -432,19 +453,21 @@ static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 
 long ica_call_for_current(uint32_t server_pid, uint64_t control_id)
 {
-    return request(server_pid, control_id, ICA_SYNC);
+    return request(server_pid, control_id, ICA_SYNC | ICA_FROM_KERNEL);
 }
 
-long sys_ica_request(const struct trap_frame *frame)
+long sys_ica_request(uint32_t server, uint64_t control, uint32_t flags)
 {
-    return request((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx);
+    if (flags & ICA_FROM_KERNEL)
+        return refused("request", control, -E_INVALID);
+    return request(server, control, flags);
 }
 
-long sys_ica_forward(const struct trap_frame *frame)
+long sys_ica_forward(uint32_t server, uint64_t control, uint32_t flags)
 {
-    return refused(
-        "forward", frame->rsi,
-        send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true, false));
+    if (flags & ICA_FROM_KERNEL)
+        return refused("forward", control, -E_INVALID);
+    return refused("forward", control, send_to_server(server, control, flags, true, false));
 }
 
 /* Sends the result back to the top of the return stack; with `hand_off` a
@@ -467,9 +490,9 @@ static long return_result(uint64_t id, bool hand_off)
     return receiver == NULL ? -E_NOT_FOUND : 0;
 }
 
-long sys_ica_return(const struct trap_frame *frame)
+long sys_ica_return(uint64_t id)
 {
-    return return_result(frame->rdi, false);
+    return return_result(id, false);
 }
 
 static bool requests_waiting(void)
@@ -486,12 +509,18 @@ static bool requests_or_results_waiting(void)
     return requests_waiting() || results_waiting();
 }
 
-static long receive(uint32_t flags)
+static long receive(uint32_t flags, uint64_t timeout_ms)
 {
     struct server_entry *server = server_of_process(me());
     if (server == NULL)
         return refused("receive (not a server)", 0, -E_PERMISSION);
     uint32_t cores = kernel_shared->core_count;
+    uint64_t wake_tick = 0;
+    if (flags & ICA_TIMEOUT) {
+        uint64_t period = kernel_shared->tick_period_ms;
+        uint64_t ticks = (timeout_ms + period - 1) / period;
+        wake_tick = this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
+    }
     for (;;) {
         uint32_t core = server->next_core < cores ? server->next_core : 0;
         for (uint32_t step = 0; step < cores; step++, core = core + 1 == cores ? 0 : core + 1) {
@@ -509,38 +538,42 @@ static long receive(uint32_t flags)
             if (result != -E_NOT_FOUND)
                 return result;
         }
-        if (flags & ICA_NO_WAIT)
+        if ((flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
             return -E_NOT_FOUND;
-        wait_for_ica((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting);
+        wait_for_ica_until((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting,
+                           wake_tick);
     }
 }
 
-long sys_ica_receive(const struct trap_frame *frame)
+long sys_ica_receive(uint32_t flags, uint64_t timeout_ms)
 {
-    return receive((uint32_t)frame->rdi);
+    return receive(flags, timeout_ms);
 }
 
-long sys_ica_collect(const struct trap_frame *frame)
+long sys_ica_collect(uint32_t flags)
 {
-    return collect(NO_ICA, !(frame->rdi & ICA_NO_WAIT));
+    return collect(NO_ICA, !(flags & ICA_NO_WAIT));
 }
 
-long sys_ica_allocate(const struct trap_frame *frame)
+long sys_ica_allocate(uint32_t kind, uint64_t bytes)
 {
-    struct intercore_message request = {.type = MESSAGE_ICA_ALLOCATE}, reply;
-    request.argument[0] = me()->pid;
-    request.argument[1] = frame->rdi;
-    request.argument[2] = frame->rsi;
+    struct intercore_message request = {
+        .type = MESSAGE_ICA_ALLOCATE,
+        .ica_allocate = {.pid = me()->pid, .kind = kind, .bytes = bytes},
+    };
+    struct intercore_message reply;
+    if (kind > UINT32_MAX)
+        return -E_INVALID;
     mkernel_request(&request, &reply);
-    return (long)reply.argument[0];
+    return reply.ica_allocate_reply.id;
 }
 
-long sys_ica_free(const struct trap_frame *frame)
+long sys_ica_free(uint64_t id)
 {
     struct ica *ica;
-    long error = held_by_me(frame->rdi, ica_kind(frame->rdi), &ica);
+    long error = held_by_me(id, ica_kind(id), &ica);
     if (error != 0)
-        return refused("free", frame->rdi, error);
+        return refused("free", id, error);
     if (ica->lend_count > 0)
         return -E_BUSY;
     if (ica->kind == ICA_KIND_CONTROL)
@@ -548,38 +581,37 @@ long sys_ica_free(const struct trap_frame *frame)
     ica_peel(me(), ica);
     ica->state = ICA_TRAVELLING;
     ica->destination = 0;
-    struct intercore_message request = {.type = MESSAGE_ICA_FREE}, reply;
-    request.argument[0] = frame->rdi;
+    struct intercore_message request = {.type = MESSAGE_ICA_FREE, .ica_free = {id}}, reply;
     mkernel_request(&request, &reply);
-    return (long)reply.argument[0];
+    return reply.ica_free_reply.result;
 }
 
-long sys_ica_lend_count(const struct trap_frame *frame)
+long sys_ica_lend_count(uint64_t id)
 {
     struct ica *ica;
-    long error = held_by_me(frame->rdi, ica_kind(frame->rdi), &ica);
+    long error = held_by_me(id, ica_kind(id), &ica);
     return error != 0 ? error : (long)ica->lend_count;
 }
 
-long sys_server_register(const struct trap_frame *frame)
+long sys_server_register(uint64_t user_name)
 {
     char name[SERVER_NAME_BYTES];
-    long length = copy_string_from_user(name, frame->rdi, sizeof(name));
+    long length = copy_string_from_user(name, user_name, sizeof(name));
     if (length < 0)
         return length;
     if (length == 0)
         return -E_INVALID;
-    struct intercore_message request = {.type = MESSAGE_SERVER_REGISTER}, reply;
-    request.argument[0] = me()->pid;
-    request.argument[1] = (uint64_t)name;
+    struct intercore_message request = {.type = MESSAGE_SERVER_REGISTER,
+                                        .server_register = {me()->pid, (uint64_t)name}};
+    struct intercore_message reply;
     mkernel_request(&request, &reply);
-    return (long)reply.argument[0];
+    return reply.server_register_reply.result;
 }
 
-long sys_server_lookup(const struct trap_frame *frame)
+long sys_server_lookup(uint64_t user_name)
 {
     char name[SERVER_NAME_BYTES];
-    long length = copy_string_from_user(name, frame->rdi, sizeof(name));
+    long length = copy_string_from_user(name, user_name, sizeof(name));
     if (length < 0)
         return length;
     for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
@@ -590,7 +622,7 @@ long sys_server_lookup(const struct trap_frame *frame)
     return -E_NOT_FOUND;
 }
 
-long sys_ica_stats(const struct trap_frame *frame)
+long sys_ica_stats(uint64_t buffer)
 {
     struct ica_pools *pools = kernel_shared->icas;
     struct ica_stats stats = {0};
@@ -604,28 +636,30 @@ long sys_ica_stats(const struct trap_frame *frame)
     stats.handovers = pools->handovers;
     for (uint32_t core = 0; core < kernel_shared->core_count; core++)
         stats.ipis += kernel_shared->cpus[core].ipis_sent;
-    return copy_to_user(frame->rdi, &stats, sizeof(stats));
+    return copy_to_user(buffer, &stats, sizeof(stats));
 }
 
 /* A server's reply and its next receive in one call (seL4's ReplyRecv): the
  * result goes back (a requester waiting on this core runs next, directly),
  * then the caller waits for its next request. A refused return is reported
  * as its error and nothing is received. */
-long sys_ica_return_receive(const struct trap_frame *frame)
+long sys_ica_return_receive(uint64_t id, uint32_t flags, uint64_t timeout_ms)
 {
-    long error = return_result(frame->rdi, true);
+    long error = return_result(id, true);
     if (error != 0)
         return error;
-    return receive((uint32_t)frame->rsi);
+    return receive(flags, timeout_ms);
 }
 
 /* A server's forward to the next stage and its next receive in one call. */
-long sys_ica_forward_receive(const struct trap_frame *frame)
+long sys_ica_forward_receive(uint32_t server, uint64_t control, uint32_t forward_flags,
+                             uint32_t flags, uint64_t timeout_ms)
 {
+    if (forward_flags & ICA_FROM_KERNEL)
+        return refused("forward", control, -E_INVALID);
     long error =
-        refused("forward", frame->rsi,
-                send_to_server((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, true, true));
+        refused("forward", control, send_to_server(server, control, forward_flags, true, true));
     if (error != 0)
         return error;
-    return receive((uint32_t)frame->r10);
+    return receive(flags, timeout_ms);
 }

@@ -2,6 +2,7 @@
  * stub addresses in trap_entry.S. Double faults and NMIs run on the core's
  * fault stack (IST 1), so a broken kernel stack still gives a report. */
 #include "cpu.h"
+#include "atomic.h"
 #include "trap.h"
 #include <stdbool.h>
 
@@ -17,7 +18,7 @@ struct idt_entry {
 
 extern const uint64_t trap_vector_table[256];
 static struct idt_entry idt[256];
-static volatile uint32_t idt_state; /* 0 empty, 1 being built, 2 ready */
+static _Atomic uint32_t idt_state; /* 0 empty, 1 being built, 2 ready */
 
 static void idt_build(void)
 {
@@ -38,12 +39,11 @@ static void idt_build(void)
 void idt_load(void)
 {
     uint32_t empty = 0;
-    if (__atomic_compare_exchange_n(&idt_state, &empty, 1, false, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
+    if (atomic_compare_swap(&idt_state, &empty, 1)) {
         idt_build();
-        __atomic_store_n(&idt_state, 2, __ATOMIC_RELEASE);
+        atomic_store_release(&idt_state, 2);
     }
-    while (__atomic_load_n(&idt_state, __ATOMIC_ACQUIRE) != 2)
+    while (atomic_load_acquire(&idt_state) != 2)
         __asm__ volatile("pause");
     struct {
         uint16_t limit;

@@ -3,6 +3,7 @@
  * is halting (cpu->waiting); the receiver re-checks its inboxes after the
  * announcement, so no wake-up is lost and no needless IPI is sent. */
 #include "intercore.h"
+#include "atomic.h"
 #include "cpu.h"
 #include "lapic.h"
 #include "panic.h"
@@ -10,32 +11,16 @@
 #include "trap.h"
 #include "x86.h"
 
-static intercore_handler handlers[MESSAGE_TYPE_COUNT];
+static const struct intercore_services *services;
 
 /* Per-core state of an outstanding intercore_call (each core uses its own slot). */
 struct pending_call {
     uint64_t next_sequence;
     uint64_t awaited_sequence;
-    volatile bool answered;
+    _Atomic bool answered;
     struct intercore_message reply;
 };
 static struct pending_call pending_calls[MAX_CORES];
-
-size_t intercore_area_bytes(uint32_t core_count)
-{
-    size_t entry = (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63ul;
-    return sizeof(struct intercore_area) + entry * core_count * core_count;
-}
-
-void intercore_area_init(struct intercore_area *area, uint32_t core_count)
-{
-    area->core_count = core_count;
-    area->entry_bytes = (ring_bytes(INTERCORE_SLOTS, sizeof(struct intercore_message)) + 63) & ~63u;
-    for (uint32_t from = 0; from < core_count; from++)
-        for (uint32_t to = 0; to < core_count; to++)
-            ring_init(intercore_entry(area, from, to), INTERCORE_SLOTS,
-                      sizeof(struct intercore_message));
-}
 
 struct ring *intercore_entry(struct intercore_area *area, uint32_t from, uint32_t to)
 {
@@ -56,8 +41,7 @@ static bool wake_if_waiting(uint32_t to)
 {
     struct cpu *target = &kernel_shared->cpus[to];
     memory_fence();
-    if (__atomic_load_n(&target->waiting, __ATOMIC_ACQUIRE) &&
-        __atomic_exchange_n(&target->waiting, 0, __ATOMIC_ACQ_REL)) {
+    if (atomic_load_acquire(&target->waiting) && atomic_swap(&target->waiting, 0)) {
         send_ipi(target);
         return true;
     }
@@ -77,7 +61,7 @@ static void push_message(uint32_t to, struct intercore_message *message)
         if (intercore_poll() == 0)
             cpu_relax();
     }
-    __atomic_store_n(&kernel_shared->cpus[to].inbox_hint, 1, __ATOMIC_SEQ_CST);
+    atomic_store_fenced(&kernel_shared->cpus[to].inbox_hint, 1);
     cpu->messages_sent++;
 }
 
@@ -131,10 +115,19 @@ void intercore_call(uint32_t to, struct intercore_message *message, struct inter
     intercore_call_bounded(to, message, reply, 0);
 }
 
-void intercore_set_handler(uint32_t type, intercore_handler handler)
+void intercore_install_services(const struct intercore_services *installed)
 {
-    if (type < MESSAGE_TYPE_COUNT)
-        handlers[type] = handler;
+    services = installed;
+}
+
+static void serve(const struct intercore_message *message)
+{
+    struct intercore_message reply = {0};
+    if (services == NULL || !services->serve(message, &reply))
+        kprintf("core %u: no service for message type %u from core %u\n", this_cpu()->index,
+                message->type, message->from);
+    else if (!services->is_notification(message->type))
+        intercore_reply(message, &reply);
 }
 
 static void dispatch(const struct intercore_message *message)
@@ -152,18 +145,14 @@ static void dispatch(const struct intercore_message *message)
         }
         return;
     }
-    if (message->type < MESSAGE_TYPE_COUNT && handlers[message->type] != 0)
-        handlers[message->type](message);
-    else
-        kprintf("core %u: no handler for message type %u from core %u\n", cpu->index, message->type,
-                message->from);
+    serve(message);
 }
 
 unsigned intercore_drain(void)
 {
     struct cpu *cpu = this_cpu();
     unsigned handled = 0;
-    __atomic_store_n(&cpu->inbox_hint, 0, __ATOMIC_SEQ_CST);
+    atomic_store_fenced(&cpu->inbox_hint, 0);
     for (uint32_t from = 0; from < kernel_shared->core_count; from++) {
         if (from == cpu->index)
             continue;
@@ -190,11 +179,11 @@ void intercore_wait(void)
 {
     struct cpu *cpu = this_cpu();
     interrupts_disable();
-    __atomic_store_n(&cpu->waiting, 1, __ATOMIC_SEQ_CST);
+    atomic_store_fenced(&cpu->waiting, 1);
     memory_fence();
     if (!inbox_has_message())
         __asm__ volatile("sti; hlt; cli" ::: "memory");
-    __atomic_store_n(&cpu->waiting, 0, __ATOMIC_RELEASE);
+    atomic_store_release(&cpu->waiting, 0);
 }
 
 static void message_interrupt(struct trap_frame *frame)

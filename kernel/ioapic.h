@@ -10,5 +10,3 @@ bool ioapic_has_gsi(uint32_t gsi);
 /* Sends `gsi` to `apic_id` on `vector` (fixed delivery, physical destination). */
 void ioapic_route(uint32_t gsi, uint8_t vector, uint32_t apic_id, bool level, bool active_low);
 void ioapic_set_masked(uint32_t gsi, bool masked);
-/* Masks every pin of every IOAPIC (boot: nothing is routed yet). */
-void ioapic_mask_all(void);

@@ -2,6 +2,7 @@
  * them. GSI g uses vector DEVICE_VECTOR_BASE + g on the owner's core; the
  * handler masks a level line, counts, sends EOI and wakes the owner. */
 #include "irq.h"
+#include "atomic.h"
 #include "cpu.h"
 #include "device_state.h"
 #include "ioapic.h"
@@ -37,13 +38,13 @@ static struct line_mode resolve_line(uint64_t line)
     return mode;
 }
 
-static void device_interrupt(struct trap_frame *frame)
+void irq_device_interrupt(struct trap_frame *frame)
 {
-    uint32_t gsi = (uint32_t)frame->vector - DEVICE_VECTOR_BASE;
+    uint32_t gsi = (uint32_t)frame->vector - DEVICE_VECTOR_BASE; /* or an MSI slot's line */
     struct irq_line *line = &kernel_shared->devices->lines[gsi];
     if (line->level)
         ioapic_set_masked(gsi, true);
-    __atomic_fetch_add(&line->pending, 1, __ATOMIC_ACQ_REL);
+    atomic_add(&line->pending, 1);
     lapic_end_of_interrupt();
     struct process *owner = process_find(line->owner_pid);
     if (owner != NULL && owner->core == this_cpu()->index && owner->state == PROCESS_WAITING &&
@@ -64,20 +65,29 @@ long irq_attach(struct process *process, uint64_t line_number)
         return -E_INVALID; /* IOAPIC destinations are 8 bits without interrupt remapping */
     struct irq_line *line = &kernel_shared->devices->lines[mode.gsi];
     uint32_t free_owner = 0;
-    if (!__atomic_compare_exchange_n(&line->owner_pid, &free_owner, process->pid, false,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    if (!atomic_compare_swap(&line->owner_pid, &free_owner, process->pid))
         return -E_BUSY;
     line->core = cpu->index;
     line->level = mode.level;
     line->pending = 0;
     record->gsi = (int32_t)mode.gsi;
     uint8_t vector = (uint8_t)(DEVICE_VECTOR_BASE + mode.gsi);
-    trap_set_handler(vector, device_interrupt);
+    trap_set_handler(vector, irq_device_interrupt);
     ioapic_route(mode.gsi, vector, cpu->apic_id, mode.level, mode.active_low);
     return mode.gsi;
 }
 
-long irq_wait(struct process *process)
+/* The core tick after `milliseconds` (> 0) from now; 0 (no deadline) for 0. */
+static uint64_t deadline_tick(uint64_t milliseconds)
+{
+    if (milliseconds == 0)
+        return 0;
+    uint64_t period = kernel_shared->tick_period_ms;
+    uint64_t ticks = (milliseconds + period - 1) / period;
+    return this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
+}
+
+long irq_wait(struct process *process, uint64_t timeout_ms)
 {
     struct device_process *record = device_process_of(process);
     if (record == NULL || record->gsi == DEVICE_NO_GSI)
@@ -85,26 +95,15 @@ long irq_wait(struct process *process)
     struct irq_line *line = &kernel_shared->devices->lines[record->gsi];
     if (line->level)
         ioapic_set_masked((uint32_t)record->gsi, false);
+    uint64_t wake_tick = deadline_tick(timeout_ms);
     for (;;) {
-        uint32_t count = __atomic_exchange_n(&line->pending, 0, __ATOMIC_ACQ_REL);
+        uint32_t count = atomic_swap(&line->pending, 0);
         if (count > 0)
             return count;
-        scheduler_block(WAIT_IRQ, 0);
+        if (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick)
+            return 0; /* timed out */
+        scheduler_block(WAIT_IRQ, wake_tick);
         if (process->kill_requested)
             scheduler_exit_current(-1);
-    }
-}
-
-void irq_release(uint32_t pid)
-{
-    struct device_state *devices = kernel_shared->devices;
-    if (devices == NULL)
-        return;
-    for (uint32_t gsi = 0; gsi < DEVICE_GSI_LIMIT; gsi++) {
-        if (devices->lines[gsi].owner_pid != pid)
-            continue;
-        ioapic_set_masked(gsi, true);
-        devices->lines[gsi].pending = 0;
-        __atomic_store_n(&devices->lines[gsi].owner_pid, 0, __ATOMIC_RELEASE);
     }
 }

@@ -4,10 +4,13 @@
 #pragma once
 #include <stdint.h>
 #include "process.h"
+#include "trap.h"
 
 /* SYS_IRQ_ATTACH for `process` (the caller, on its own core): the GSI or -E_*. */
 long irq_attach(struct process *process, uint64_t line);
-/* SYS_IRQ_WAIT: interrupts counted since the last call (>= 1), or -E_*. */
-long irq_wait(struct process *process);
-/* Frees the line `pid` owns, masked (m-kernel, when the process has ended). */
-void irq_release(uint32_t pid);
+/* SYS_IRQ_WAIT: interrupts counted since the last call (>= 1), or -E_*;
+ * 0 when `timeout_ms` (0 = wait for ever) passed without one. */
+long irq_wait(struct process *process, uint64_t timeout_ms);
+/* The handler of every device vector, IOAPIC line or MSI slot (kernel/msi.c):
+ * masks a level line, counts, sends EOI, wakes the owner. */
+void irq_device_interrupt(struct trap_frame *frame);

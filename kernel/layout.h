@@ -20,6 +20,14 @@
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
+
+/* virt_to_phys tells the images apart by these bounds; each image has its
+ * own GiB; the SIPI vector is the trampoline's page number below 1 MiB. */
+_Static_assert(MKERNEL_VIRTUAL_BASE < PKERNEL_VIRTUAL_BASE, "virt_to_phys relies on the order");
+_Static_assert(PKERNEL_VIRTUAL_BASE - MKERNEL_VIRTUAL_BASE == 1ull << 30, "a GiB per image");
+_Static_assert(TRAMPOLINE_PHYSICAL % PAGE_SIZE == 0 && TRAMPOLINE_PHYSICAL < 0x100000,
+               "the STARTUP IPI names a page below 1 MiB");
+_Static_assert(KERNEL_STACK_SIZE % PAGE_SIZE == 0, "kernel stacks are whole pages");
 static inline void *phys_to_virt(uint64_t physical)
 {
     return (void *)(physical + DIRECT_MAP_BASE);

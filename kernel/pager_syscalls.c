@@ -22,24 +22,24 @@ static struct process *me(void)
     return this_cpu()->current;
 }
 
-static long ask_mkernel(uint32_t type, const uint64_t *arguments, unsigned count)
+/* Sends `request` to the m-kernel; its reply. */
+static struct intercore_message ask_mkernel(struct intercore_message *request)
 {
-    struct intercore_message request = {.type = type}, reply;
-    for (unsigned i = 0; i < count; i++)
-        request.argument[i] = arguments[i];
-    mkernel_request(&request, &reply);
-    return (long)reply.argument[0];
+    struct intercore_message reply;
+    mkernel_request(request, &reply);
+    return reply;
 }
 
-long sys_pager_region(const struct trap_frame *frame)
+long sys_pager_region(uint32_t pager, uint64_t bytes)
 {
-    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi};
-    return ask_mkernel(MESSAGE_PAGER_REGION, arguments, 3);
+    struct intercore_message request = {.type = MESSAGE_PAGER_REGION,
+                                        .pager_region = {me()->pid, pager, bytes}};
+    return ask_mkernel(&request).pager_region_reply.result;
 }
 
-long sys_pager_map(const struct trap_frame *frame)
+long sys_pager_map(uint32_t pid, uint64_t address, uint64_t bytes, uint64_t ica)
 {
-    uint64_t ica_id = frame->r10;
+    uint64_t ica_id = ica;
     if (ica_id != 0) {
         struct ica *ica = ica_lookup(ica_id);
         if (ica == NULL || ica->kind != ICA_KIND_DATA)
@@ -50,8 +50,11 @@ long sys_pager_map(const struct trap_frame *frame)
         ica->state = ICA_TRAVELLING;
         ica->destination = 0;
     }
-    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx, ica_id};
-    long result = ask_mkernel(MESSAGE_PAGER_MAP, arguments, 5);
+    struct intercore_message request = {
+        .type = MESSAGE_PAGER_MAP,
+        .pager_map = {me()->pid, pid, address, bytes, ica_id},
+    };
+    long result = ask_mkernel(&request).pager_map_reply.result;
     if (result != 0 && ica_id != 0) {
         struct ica *ica = ica_lookup(ica_id);
         if (ica != NULL && ica->state == ICA_TRAVELLING && ica_paste(me(), ica))
@@ -60,33 +63,42 @@ long sys_pager_map(const struct trap_frame *frame)
     return result;
 }
 
-long sys_pager_unmap(const struct trap_frame *frame)
+long sys_pager_unmap(uint32_t pid, uint64_t address, uint64_t bytes, uint32_t keep)
 {
-    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10};
-    return ask_mkernel(MESSAGE_PAGER_UNMAP, arguments, 5);
+    struct intercore_message request = {
+        .type = MESSAGE_PAGER_UNMAP,
+        .pager_unmap = {me()->pid, pid, address, bytes, keep},
+    };
+    return ask_mkernel(&request).pager_unmap_reply.result;
 }
 
-long sys_pager_scan(const struct trap_frame *frame)
+long sys_pager_scan(uint32_t pid, uint64_t address, uint64_t bytes, uint32_t flags)
 {
-    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx, frame->r10};
-    return ask_mkernel(MESSAGE_PAGER_SCAN, arguments, 5);
+    struct intercore_message request = {
+        .type = MESSAGE_PAGER_SCAN,
+        .pager_scan = {me()->pid, pid, address, bytes, flags},
+    };
+    return ask_mkernel(&request).pager_scan_reply.result;
 }
 
-long sys_pager_release(const struct trap_frame *frame)
+long sys_pager_release(void)
 {
-    (void)frame;
-    uint64_t arguments[] = {me()->pid};
-    long result = ask_mkernel(MESSAGE_PAGER_RELEASE, arguments, 1);
+    struct intercore_message request = {.type = MESSAGE_PAGER_RELEASE,
+                                        .pager_release = {me()->pid}};
+    long result = ask_mkernel(&request).pager_release_reply.result;
     write_cr3(read_cr3()); /* the region's frames are gone: drop their translations */
     return result;
 }
 
-long sys_firmware_table(const struct trap_frame *frame)
+long sys_firmware_table(uint32_t signature, uint64_t buffer, uint64_t size)
 {
-    if (!user_range_ok(me()->root, frame->rsi, frame->rdx, true))
+    if (!user_range_ok(me()->root, buffer, size, true))
         return -E_FAULT;
-    uint64_t arguments[] = {me()->pid, frame->rdi, frame->rsi, frame->rdx};
-    return ask_mkernel(MESSAGE_FIRMWARE_TABLE, arguments, 4);
+    struct intercore_message request = {
+        .type = MESSAGE_FIRMWARE_TABLE,
+        .firmware_table = {me()->pid, signature, buffer, size},
+    };
+    return ask_mkernel(&request).firmware_table_reply.result;
 }
 
 bool pager_resolve_fault(uint64_t address, uint64_t error_code)
@@ -102,9 +114,7 @@ bool pager_resolve_fault(uint64_t address, uint64_t error_code)
     memset(page, 0, sizeof(*page));
     page->magic = ICA_CONTROL_MAGIC;
     page->operation = PAGER_FAULT;
-    page->argument[0] = process->pid;
-    page->argument[1] = address;
-    page->argument[2] = error_code;
+    *pager_fault_of(page) = (struct pager_fault_message){process->pid, address, error_code};
     long error = ica_call_for_current(process->pager, process->pager_control);
     if (error == 0 && page->result == 0)
         return true;

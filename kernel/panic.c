@@ -2,6 +2,7 @@
  * shared state so other cores stop printing, reports itself and leaves
  * through isa-debug-exit, or halts where there is no such device. */
 #include "panic.h"
+#include "atomic.h"
 #include "console.h"
 #include "shared.h"
 #include "x86.h"
@@ -32,7 +33,7 @@ void machine_exit(uint32_t status)
 static uint32_t current_core(void)
 {
     uint64_t gs_base = rdmsr(MSR_GS_BASE);
-    return gs_base != 0 ? this_cpu()->index : 0;
+    return gs_base != 0 ? this_cpu()->index : MKERNEL_CORE; /* no GS yet: early boot */
 }
 
 #define CONSOLE_WAIT_SPINS 10000000ull
@@ -41,8 +42,7 @@ void panic_begin(void)
 {
     interrupts_disable();
     uint32_t me = current_core() + 1, none = 0;
-    if (!__atomic_compare_exchange_n(&kernel_shared->panicking, &none, me, false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE)) {
+    if (!atomic_compare_swap(&kernel_shared->panicking, &none, me)) {
         if (none == me)
             return;     /* begun already (a fault report before its panic) */
         halt_forever(); /* another core is already reporting its panic */
@@ -51,7 +51,7 @@ void panic_begin(void)
      * (others stop printing once `panicking` is set). Bounded: a core that
      * died holding the lock cannot silence the report. */
     for (uint64_t spin = 0; spin < CONSOLE_WAIT_SPINS; spin++) {
-        if (__atomic_exchange_n(&kernel_shared->console.lock.locked, 1, __ATOMIC_ACQUIRE) == 0)
+        if (atomic_swap_acquire(&kernel_shared->console.lock.locked, 1) == 0)
             return;
         cpu_relax();
     }

@@ -25,5 +25,7 @@ void process_describe(const struct process *process, struct process_info *info)
     info->ticks = process->ticks;
     info->cpu_cycles = process->cpu_cycles;
     info->memory_bytes = process->memory_bytes;
+    info->rights = process->rights;
+    info->account = process->account;
     memcpy(info->name, process->name, NAME_BYTES);
 }

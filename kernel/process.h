@@ -1,7 +1,7 @@
 /* process.h: the process table, shared by both kernels. Slots are taken and
  * released only by the m-kernel (which builds address spaces); a process's
- * scheduling fields are written only by the core it runs on; notifications
- * are atomic. A pid maps to slot pid % PROCESS_SLOTS. */
+ * scheduling fields are written only by the core it runs on; the few fields
+ * other cores write are _Atomic. A pid maps to slot pid % PROCESS_SLOTS. */
 #pragma once
 #include <formica/syscalls.h>
 #include <stdbool.h>
@@ -9,6 +9,7 @@
 #include "ring.h"
 
 #define PROCESS_SLOTS 256
+#define INIT_PID 1 /* the first process: starts (and restarts) the servers, adopts orphans */
 #define PROCESS_KERNEL_STACK_PAGES 4
 #define USER_SPACE_START 0x400000ull
 #define USER_SPACE_END 0x00007ffffffff000ull
@@ -34,56 +35,82 @@ enum wait_reason {
 #define PROCESS_BLOCK_LEAVES 16  /* ICA_BLOCK_SLOTS pages / 512 */
 #define RESULT_RING_SLOTS 128    /* > ICA_PER_PROCESS: results can never overflow it */
 
+/* Fields are grouped by the core that writes them. The m-kernel fills a
+ * slot before the process runs and empties it after; in between, the
+ * process's own core writes its scheduling and ICA state, and other cores
+ * write only the _Atomic fields marked "any core". */
 struct process {
+    /* Owning core: saved at every switch (fxsave64; first in the record so
+     * it stays 16-byte aligned). */
     uint8_t fpu_state[FPU_STATE_BYTES] __attribute__((aligned(16)));
+
+    /* m-kernel: identity and memory, set at spawn, read by every core. */
     uint32_t pid;
-    volatile uint32_t state; /* enum process_state */
     uint32_t core;
     uint32_t priority;
-    volatile uint32_t parent; /* 0 once the parent has gone */
-    int32_t exit_code;
     char name[NAME_BYTES];
     uint64_t root;              /* page-table root, physical */
     uint64_t kernel_stack_base; /* PROCESS_KERNEL_STACK_PAGES pages, direct map */
-    uint64_t saved_rsp;         /* kernel rsp while switched out */
     uint64_t heap_start, heap_end;
-    uint64_t memory_bytes;           /* user memory mapped */
-    volatile uint64_t notifications; /* SYS_NOTIFY count, atomic */
+    uint64_t memory_bytes;     /* user memory mapped */
+    _Atomic uint32_t parent;   /* 0 once the parent has gone (m-kernel) */
+    uint32_t icas_allocated;   /* counted by the m-kernel against ICA_PER_PROCESS */
+    uint32_t blocks_allocated; /* block ICAs, against ICA_BLOCKS_PER_PROCESS */
+    /* m-kernel: remote paging (formica/pager.h): faults in [pager_base,
+     * +pager_bytes) go to server `pager` with the control ICA pager_control. */
+    uint32_t pager;
+    uint64_t pager_base, pager_bytes;
+    uint64_t pager_control;
+    /* m-kernel: authority (docs/authority.md), set at spawn. */
+    uint32_t rights;        /* RIGHT_* (formica/rights.h) */
+    uint32_t account;       /* pid that started its quota account */
+    uint32_t process_limit; /* the account's limits, copied into each member */
+    uint64_t memory_limit;
+    uint64_t ica_bytes; /* ICAs it allocated and still counts (also in memory_bytes) */
+    /* m-kernel: exit bookkeeping; the slot is freed when both are true (or
+     * at once for an orphan init adopted, which nobody waits for). */
+    bool resources_released;
+    bool collected;
+    bool adopted;
+
+    /* Owning core: scheduling (the m-kernel sets state once, before adoption). */
+    _Atomic uint32_t state; /* enum process_state; read by any core */
+    int32_t exit_code;
+    uint64_t saved_rsp; /* kernel rsp while switched out */
     uint32_t wait_reason;
     uint64_t wake_tick; /* WAIT_SLEEP: core tick to wake at */
-    volatile uint32_t kill_requested;
+    _Atomic uint32_t kill_requested;
     uint32_t slice_left; /* ticks before preemption */
     uint64_t ticks;      /* ticks spent running */
     uint64_t cpu_cycles; /* TSC cycles from switch-in to switch-out, its system calls included */
-    /* ICA communication. The result ring is filled and drained by this
-     * process's core only; results from other cores arrive as messages. */
+    uint64_t copy_window, copy_window_bytes; /* SYS_COPY_GRANT */
+    /* Owning core: ICA results. Results from other cores arrive as messages
+     * and are queued here by this core. */
     struct {
         struct ring ring;
         uint64_t storage[RESULT_RING_SLOTS];
     } results;
-    volatile uint32_t ica_waiting; /* set while blocked for an ICA; a sender that clears it IPIs */
-    uint32_t results_seen;         /* results left queued by the last look for a wanted one */
-    uint32_t server_hint;          /* 1 + its slot in the server table, when last seen there */
-    /* The leaf page tables of ICA windows found so far (kernel/ica.c); ICA
-     * tables live as long as the address space. The control and block
-     * windows have one slot per table; data ICAs share a direct-mapped few
-     * (2 MiB region number + 1, 0: empty). */
+    uint32_t results_seen; /* results left queued by the last look for a wanted one */
+    uint32_t server_hint;  /* 1 + its slot in the server table, when last seen there */
+    /* Owning core: the leaf page tables of ICA windows found so far
+     * (kernel/ica.c); ICA tables live as long as the address space. The
+     * control and block windows have one slot per table; data ICAs share a
+     * direct-mapped few (2 MiB region number + 1, 0: empty). */
     uint64_t *control_leaf[PROCESS_CONTROL_LEAVES];
     uint64_t *block_leaf[PROCESS_BLOCK_LEAVES];
     uint64_t leaf_region[PROCESS_LEAF_CACHE];
     uint64_t *leaf_table[PROCESS_LEAF_CACHE];
-    /* Remote paging (formica/pager.h): faults in [pager_base, +pager_bytes)
-     * go to server `pager` with the control ICA pager_control. */
-    uint32_t pager;
-    uint64_t pager_base, pager_bytes;
-    uint64_t pager_control;
-    uint64_t copy_window, copy_window_bytes; /* SYS_COPY_GRANT */
-    uint32_t icas_allocated;                 /* counted by the m-kernel against ICA_PER_PROCESS */
-    uint32_t blocks_allocated;               /* block ICAs, against ICA_BLOCKS_PER_PROCESS */
-    /* Bookkeeping on the m-kernel: a slot is freed when both are true. */
-    bool resources_released;
-    bool collected;
+
+    /* Any core. */
+    _Atomic uint64_t notifications; /* SYS_NOTIFY count: added by the notifier */
+    _Atomic uint32_t ica_waiting;   /* set by the owner while blocked for an ICA; a
+                                       sender that clears it IPIs the owner */
 };
+
+/* fxsave64/fxrstor64 take a 512-byte, 16-byte-aligned area. */
+_Static_assert(FPU_STATE_BYTES == 512, "the fxsave64 area is 512 bytes");
+_Static_assert(__builtin_offsetof(struct process, fpu_state) % 16 == 0,
+               "fxsave64 needs a 16-byte-aligned area");
 
 static inline uint64_t process_kernel_stack_top(const struct process *process)
 {

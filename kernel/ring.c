@@ -2,6 +2,7 @@
  * freely and are masked on use; acquire/release ordering makes a slot's
  * contents visible before the index that publishes it. */
 #include "ring.h"
+#include "atomic.h"
 #include <string.h>
 
 size_t ring_bytes(uint32_t capacity, uint32_t slot_size)
@@ -11,7 +12,7 @@ size_t ring_bytes(uint32_t capacity, uint32_t slot_size)
 
 bool ring_init(struct ring *ring, uint32_t capacity, uint32_t slot_size)
 {
-    if (capacity == 0 || (capacity & (capacity - 1)) != 0 || slot_size == 0)
+    if (!RING_CAPACITY_VALID(capacity) || slot_size == 0)
         return false;
     memset(ring, 0, sizeof(*ring));
     ring->capacity = capacity;
@@ -22,11 +23,11 @@ bool ring_init(struct ring *ring, uint32_t capacity, uint32_t slot_size)
 bool ring_push(struct ring *ring, const void *item)
 {
     uint32_t head = ring->head;
-    uint32_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+    uint32_t tail = atomic_load_acquire(&ring->tail);
     if (head - tail >= ring->capacity)
         return false;
     memcpy(ring_slot(ring, head), item, ring->slot_size);
-    __atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
+    atomic_store_release(&ring->head, head + 1);
     return true;
 }
 
@@ -36,6 +37,6 @@ bool ring_pop(struct ring *ring, void *item)
     if (slot == NULL)
         return false;
     memcpy(item, slot, ring->slot_size);
-    __atomic_store_n(&ring->tail, ring->tail + 1, __ATOMIC_RELEASE);
+    atomic_store_release(&ring->tail, ring->tail + 1);
     return true;
 }

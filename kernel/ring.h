@@ -7,16 +7,25 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "atomic.h"
 
 struct ring {
-    uint32_t head;      /* next slot to fill; written by the producer only */
-    uint32_t capacity;  /* number of slots, a power of two */
-    uint32_t slot_size; /* bytes per slot */
+    _Atomic uint32_t head; /* next slot to fill; written by the producer only */
+    uint32_t capacity;     /* number of slots, a power of two */
+    uint32_t slot_size;    /* bytes per slot */
     uint8_t producer_pad[52];
-    uint32_t tail; /* next slot to drain; written by the consumer only */
+    _Atomic uint32_t tail; /* next slot to drain; written by the consumer only */
     uint8_t consumer_pad[60];
     uint8_t slots[];
 };
+
+/* The producer's line (head, capacity, slot_size) and the consumer's (tail)
+ * are separate 64-byte cache lines, and the slots start on a third. */
+_Static_assert(offsetof(struct ring, tail) == 64, "tail shares a cache line with head");
+_Static_assert(offsetof(struct ring, slots) == 128, "slots share a cache line with tail");
+
+/* A ring's capacity is a power of two: indices wrap by masking. */
+#define RING_CAPACITY_VALID(capacity) ((capacity) != 0 && ((capacity) & ((capacity)-1)) == 0)
 
 /* Bytes a ring of `capacity` slots of `slot_size` bytes occupies. */
 size_t ring_bytes(uint32_t capacity, uint32_t slot_size);
@@ -30,8 +39,8 @@ static inline uint8_t *ring_slot(const struct ring *ring, uint32_t index)
 
 static inline uint32_t ring_count(const struct ring *ring)
 {
-    uint32_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
-    uint32_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+    uint32_t head = atomic_load_acquire(&ring->head);
+    uint32_t tail = atomic_load_acquire(&ring->tail);
     return head - tail;
 }
 
@@ -49,7 +58,7 @@ static inline bool ring_is_full(const struct ring *ring)
 static inline const void *ring_peek(const struct ring *ring)
 {
     uint32_t tail = ring->tail;
-    uint32_t head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+    uint32_t head = atomic_load_acquire(&ring->head);
     if (head == tail)
         return NULL;
     return ring_slot(ring, tail);
@@ -64,11 +73,11 @@ bool ring_pop(struct ring *ring, void *item);
 static inline bool ring_push_u64(struct ring *ring, uint64_t item)
 {
     uint32_t head = ring->head;
-    uint32_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+    uint32_t tail = atomic_load_acquire(&ring->tail);
     if (head - tail >= ring->capacity)
         return false;
     *(uint64_t *)ring_slot(ring, head) = item;
-    __atomic_store_n(&ring->head, head + 1, __ATOMIC_RELEASE);
+    atomic_store_release(&ring->head, head + 1);
     return true;
 }
 
@@ -78,7 +87,7 @@ static inline bool ring_pop_u64(struct ring *ring, uint64_t *item)
     if (slot == NULL)
         return false;
     *item = *(const uint64_t *)slot;
-    __atomic_store_n(&ring->tail, ring->tail + 1, __ATOMIC_RELEASE);
+    atomic_store_release(&ring->tail, ring->tail + 1);
     return true;
 }
 
@@ -86,5 +95,5 @@ static inline bool ring_pop_u64(struct ring *ring, uint64_t *item)
  * its own, the head is read with acquire. */
 static inline bool ring_consumer_sees_empty(const struct ring *ring)
 {
-    return __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE) == ring->tail;
+    return atomic_load_acquire(&ring->head) == ring->tail;
 }

@@ -9,6 +9,7 @@
 #define RUN_QUEUE_CAPACITY 256 /* = PROCESS_SLOTS: every process fits */
 #define RUN_QUEUE_LEVELS 2     /* = PRIORITY_LEVELS: 0 servers, 1 applications */
 #define RUN_QUEUE_EMPTY UINT32_MAX
+_Static_assert(RING_CAPACITY_VALID(RUN_QUEUE_CAPACITY), "RUN_QUEUE_CAPACITY is a ring capacity");
 
 struct run_queue {
     struct {

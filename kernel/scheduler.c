@@ -44,40 +44,52 @@ void scheduler_adopt(struct process *process)
     make_ready(process);
 }
 
+/* A process blocked until a tick: a sleep, or an irq_wait with a timeout. */
+static bool is_sleeper(uint32_t reason, uint64_t wake_tick)
+{
+    return reason == WAIT_SLEEP || (reason == WAIT_IRQ && wake_tick != 0);
+}
+
 void scheduler_wake(struct process *process)
 {
     if (process->state != PROCESS_WAITING)
         return;
-    if (process->wait_reason == WAIT_SLEEP)
+    if (is_sleeper(process->wait_reason, process->wake_tick))
         this_cpu()->sleepers--;
     make_ready(process);
 }
 
-static struct process *own_process(const struct intercore_message *message)
+static struct process *own_process(uint64_t pid)
 {
-    struct process *process = process_find((uint32_t)message->argument[0]);
+    struct process *process = process_find((uint32_t)pid);
     if (process == NULL || process->core != this_cpu()->index)
         return NULL;
     return process;
 }
 
-static void on_adopt(const struct intercore_message *message)
+void serve_process_adopt(const struct intercore_message *message,
+                         const struct intercore_process_adopt_request *request)
 {
-    struct process *process = own_process(message);
+    (void)message;
+    struct process *process = own_process(request->pid);
     if (process != NULL && process->state == PROCESS_READY)
         scheduler_adopt(process);
 }
 
-static void on_wake(const struct intercore_message *message)
+void serve_process_wake(const struct intercore_message *message,
+                        const struct intercore_process_wake_request *request)
 {
-    struct process *process = own_process(message);
+    (void)message;
+    struct process *process = own_process(request->pid);
     if (process != NULL)
         scheduler_wake(process);
 }
 
-static void on_kill(const struct intercore_message *message)
+void serve_process_kill(const struct intercore_message *message,
+                        const struct intercore_process_kill_request *request)
 {
-    struct process *process = own_process(message);
+    (void)message;
+    struct process *process = own_process(request->pid);
     if (process == NULL || process->state == PROCESS_ZOMBIE)
         return;
     process->kill_requested = 1;
@@ -87,7 +99,12 @@ static void on_kill(const struct intercore_message *message)
 void scheduler_send_to_owner(uint32_t type, struct process *process)
 {
     struct intercore_message message = {.type = type};
-    message.argument[0] = process->pid;
+    if (type == MESSAGE_PROCESS_WAKE)
+        message.process_wake.pid = process->pid;
+    else if (type == MESSAGE_PROCESS_KILL)
+        message.process_kill.pid = process->pid;
+    else
+        message.process_adopt.pid = process->pid;
     if (process->core != this_cpu()->index) {
         /* interrupt the owner core even when it is busy: the process may outrank what runs */
         intercore_send_urgent(process->core, &message);
@@ -95,11 +112,11 @@ void scheduler_send_to_owner(uint32_t type, struct process *process)
     }
     message.from = this_cpu()->index;
     if (type == MESSAGE_PROCESS_WAKE)
-        on_wake(&message);
+        serve_process_wake(&message, &message.process_wake);
     else if (type == MESSAGE_PROCESS_KILL)
-        on_kill(&message);
-    else if (type == MESSAGE_PROCESS_ADOPT)
-        on_adopt(&message);
+        serve_process_kill(&message, &message.process_kill);
+    else
+        serve_process_adopt(&message, &message.process_adopt);
 }
 
 bool scheduler_must_interrupt(const struct process *process)
@@ -116,15 +133,16 @@ static void wake_sleepers(void)
     for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
         struct process *process = &kernel_shared->processes[slot];
         if (process->core == cpu->index && process->state == PROCESS_WAITING &&
-            process->wait_reason == WAIT_SLEEP && process->wake_tick <= cpu->timer_ticks)
+            is_sleeper(process->wait_reason, process->wake_tick) &&
+            process->wake_tick <= cpu->timer_ticks)
             scheduler_wake(process);
     }
 }
 
 static void report_exit(struct process *process)
 {
-    struct intercore_message message = {.type = MESSAGE_PROCESS_EXITED};
-    message.argument[0] = process->pid;
+    struct intercore_message message = {.type = MESSAGE_PROCESS_EXITED,
+                                        .process_exited = {process->pid}};
     mkernel_notify(&message);
 }
 
@@ -168,10 +186,6 @@ static void run_process(struct process *process)
 void scheduler_init(void)
 {
     run_queue_init(my_queue());
-    intercore_set_handler(MESSAGE_PROCESS_ADOPT, on_adopt);
-    intercore_set_handler(MESSAGE_PROCESS_WAKE, on_wake);
-    intercore_set_handler(MESSAGE_PROCESS_KILL, on_kill);
-    ica_install();
 }
 
 void scheduler_run(void)
@@ -259,7 +273,7 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick)
     process->state = PROCESS_WAITING;
     process->wait_reason = reason;
     process->wake_tick = wake_tick;
-    if (reason == WAIT_SLEEP)
+    if (is_sleeper(reason, wake_tick))
         this_cpu()->sleepers++;
     struct process *next = take_hand_off(this_cpu());
     if (next != NULL)

@@ -6,7 +6,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "process.h"
+#include "run_queue.h"
 #include "trap.h"
+
+_Static_assert(RUN_QUEUE_CAPACITY == PROCESS_SLOTS, "every process fits in a run queue");
+_Static_assert(RUN_QUEUE_LEVELS == PRIORITY_LEVELS, "one run queue per priority level");
 
 #define TIME_SLICE_TICKS 2
 

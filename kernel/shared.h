@@ -9,6 +9,13 @@
 #include <formica/syscalls.h>
 
 #define MAX_CORES 64
+/* The m-kernel's core: the boot core, kernel_shared->cpus[MKERNEL_CORE].
+ * Every other core runs a p-kernel. */
+#define MKERNEL_CORE 0u
+/* The p-kernel cores are FIRST_PKERNEL_CORE .. core_count - 1. */
+#define FIRST_PKERNEL_CORE (MKERNEL_CORE + 1)
+_Static_assert(MKERNEL_CORE == 0, "madt_put_boot_core_first makes the boot core record 0; "
+                                  "the p-kernel cores follow it");
 #define KERNEL_SHARED_MAGIC 0x466f726d /* "Form" */
 #define COMMAND_LINE_BYTES 4096
 
@@ -17,6 +24,9 @@ struct process;
 struct device_state;
 struct ica_pools;
 
+/* Filled by the m-kernel at boot and read-only afterwards, except the
+ * _Atomic counters (every core), the console (under its lock) and what the
+ * pointed-to tables say about their own fields. */
 struct kernel_shared {
     uint32_t magic;
     uint32_t core_count;
@@ -28,11 +38,11 @@ struct kernel_shared {
     const char *tsc_source;       /* how tsc_hz was found */
     volatile uint8_t *lapic_mmio; /* xAPIC registers, unused in x2APIC mode */
     bool x2apic;
-    volatile uint32_t cores_online;
-    volatile uint32_t panicking; /* 1 + the core that panicked: others stop printing */
-    uint64_t kernel_root;        /* page-table root with only the kernel half */
-    struct process *processes;   /* PROCESS_SLOTS entries */
-    struct ica_pools *icas;      /* ICA descriptors and registered servers */
+    _Atomic uint32_t cores_online; /* each core adds itself once */
+    _Atomic uint32_t panicking;    /* 1 + the core that panicked: others stop printing */
+    uint64_t kernel_root;          /* page-table root with only the kernel half */
+    struct process *processes;     /* PROCESS_SLOTS entries */
+    struct ica_pools *icas;        /* ICA descriptors and registered servers */
     struct placement_info placement;
     uint32_t tick_period_ms;
     struct device_state *devices; /* IOAPICs, interrupt owners, device rights (device_state.h) */

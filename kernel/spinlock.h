@@ -2,18 +2,19 @@
  * held. Used only for the console; the inter-core message path is lock-free. */
 #pragma once
 #include <stdbool.h>
+#include "atomic.h"
 #include <stdint.h>
 #include "x86.h"
 
 struct spinlock {
-    volatile uint32_t locked;
+    _Atomic uint32_t locked;
 };
 
 static inline uint64_t spin_lock(struct spinlock *lock)
 {
     uint64_t flags;
     __asm__ volatile("pushfq; popq %0; cli" : "=r"(flags) : : "memory");
-    while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE) != 0)
+    while (atomic_swap_acquire(&lock->locked, 1) != 0)
         while (lock->locked != 0)
             cpu_relax();
     return flags;
@@ -21,7 +22,7 @@ static inline uint64_t spin_lock(struct spinlock *lock)
 
 static inline void spin_unlock(struct spinlock *lock, uint64_t flags)
 {
-    __atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
+    atomic_store_release(&lock->locked, 0);
     if (flags & (1 << 9))
         interrupts_enable();
 }

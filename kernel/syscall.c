@@ -1,11 +1,14 @@
-/* syscall.c: the system calls. Each handler checks its arguments (ranges,
- * cores, pids, and every user pointer) and returns a value or -E_* code;
- * nothing a process passes can make the kernel fault or panic. */
+/* syscall.c: system-call entry and the general calls. The table of handlers
+ * and their typed arguments come from protocol/syscalls.messages; each
+ * handler checks what it is given (ranges, cores, pids, every user pointer)
+ * and returns a value or -E_* code: nothing a process passes can make the
+ * kernel fault or panic. The ICA, device and pager calls live beside their
+ * subsystems (ica_syscalls.c, device_syscalls.c, pager_syscalls.c). */
 #include "syscall.h"
+#include "atomic.h"
 #include "clock.h"
 #include "console.h"
 #include "cpu.h"
-#include "device_syscalls.h"
 #include "ica_syscalls.h"
 #include "mkernel_client.h"
 #include "pager_syscalls.h"
@@ -15,6 +18,8 @@
 #include "user_memory.h"
 #include "x86.h"
 #include <formica/errors.h>
+#include <formica/rights.h>
+#include <formica/protocol/syscall_table.h>
 #include <formica/syscalls.h>
 #include <string.h>
 
@@ -22,8 +27,6 @@
 #define SFMASK_BITS 0x44700 /* TF, IF, DF, NT, AC cleared on entry */
 
 void syscall_entry(void);
-
-typedef long (*syscall_handler)(const struct trap_frame *frame);
 
 static struct process *current(void)
 {
@@ -36,14 +39,13 @@ static void exit_if_killed(void)
         scheduler_exit_current(-1);
 }
 
-static long sys_exit(const struct trap_frame *frame)
+long sys_exit(int32_t code)
 {
-    scheduler_exit_current((int32_t)frame->rdi);
+    scheduler_exit_current(code);
 }
 
-static long sys_console_write(const struct trap_frame *frame)
+long sys_console_write(uint64_t buffer, uint64_t length)
 {
-    uint64_t buffer = frame->rdi, length = frame->rsi;
     if (length > CONSOLE_WRITE_LIMIT)
         return -E_TOO_BIG;
     if (!user_range_ok(current()->root, buffer, length, false))
@@ -52,9 +54,8 @@ static long sys_console_write(const struct trap_frame *frame)
     return (long)length;
 }
 
-static long sys_console_read(const struct trap_frame *frame)
+long sys_console_read(uint64_t buffer, uint64_t length)
 {
-    uint64_t buffer = frame->rdi, length = frame->rsi;
     if (length == 0)
         return 0;
     if (!user_range_ok(current()->root, buffer, length, true))
@@ -74,22 +75,19 @@ static long sys_console_read(const struct trap_frame *frame)
     }
 }
 
-static long sys_yield(const struct trap_frame *frame)
+long sys_yield(void)
 {
-    (void)frame;
     scheduler_yield();
     return 0;
 }
 
-static long sys_process_id(const struct trap_frame *frame)
+long sys_process_id(void)
 {
-    (void)frame;
     return current()->pid;
 }
 
-static long sys_core_id(const struct trap_frame *frame)
+long sys_core_id(void)
 {
-    (void)frame;
     return this_cpu()->index;
 }
 
@@ -107,25 +105,24 @@ static long validate_spawn(struct spawn_request *request)
     return 0;
 }
 
-static long sys_spawn(const struct trap_frame *frame)
+long sys_spawn(uint64_t user_request)
 {
     struct spawn_request request;
-    long error = copy_from_user(&request, frame->rdi, sizeof(request));
+    long error = copy_from_user(&request, user_request, sizeof(request));
     if (error == 0)
         error = validate_spawn(&request);
     if (error != 0)
         return error;
-    struct intercore_message message = {.type = MESSAGE_PROCESS_SPAWN}, reply;
-    message.argument[0] = (uint64_t)&request;
-    message.argument[1] = current()->pid;
+    struct intercore_message message = {.type = MESSAGE_PROCESS_SPAWN,
+                                        .process_spawn = {(uint64_t)&request, current()->pid}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
-    return (long)reply.argument[0];
+    return reply.process_spawn_reply.pid;
 }
 
-static long sys_wait(const struct trap_frame *frame)
+long sys_wait(uint32_t pid, uint64_t exit_code)
 {
-    uint32_t pid = (uint32_t)frame->rdi;
-    uint64_t code_address = frame->rsi;
+    uint64_t code_address = exit_code;
     struct process *child = process_find(pid);
     if (child == NULL)
         return -E_NOT_FOUND;
@@ -138,30 +135,57 @@ static long sys_wait(const struct trap_frame *frame)
         exit_if_killed();
     }
     int32_t code = child->exit_code;
-    struct intercore_message message = {.type = MESSAGE_PROCESS_COLLECT}, reply;
-    message.argument[0] = pid;
+    struct intercore_message message = {.type = MESSAGE_PROCESS_COLLECT, .process_collect = {pid}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
     if (code_address != 0 && copy_to_user(code_address, &code, 4) != 0)
         return -E_FAULT; /* checked again: the memory may have changed during the wait */
     return pid;
 }
 
-static long sys_kill(const struct trap_frame *frame)
+/* True when `ancestor` is the parent, grandparent, ... of `process`. */
+static bool descends_from(const struct process *process, uint32_t ancestor)
 {
-    struct process *target = process_find((uint32_t)frame->rdi);
+    for (uint32_t depth = 0; process != NULL && depth < PROCESS_SLOTS; depth++) {
+        if (process->parent == ancestor)
+            return true;
+        process = process_find(process->parent);
+    }
+    return false;
+}
+
+/* Ends every live descendant of `root`: killing a program ends what it started. */
+static void kill_descendants(const struct process *root)
+{
+    for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
+        struct process *process = &kernel_shared->processes[slot];
+        if (process->state == PROCESS_FREE || process->state == PROCESS_ZOMBIE ||
+            process == current() || !descends_from(process, root->pid))
+            continue;
+        scheduler_send_to_owner(MESSAGE_PROCESS_KILL, process);
+    }
+}
+
+/* A process may kill itself and its descendants; RIGHT_ADMIN any but init. */
+long sys_kill(uint32_t pid)
+{
+    struct process *target = process_find(pid);
     if (target == NULL || target->state == PROCESS_ZOMBIE)
         return -E_NOT_FOUND;
-    if (target->pid == 1)
+    if (target->pid == INIT_PID)
         return -E_PERMISSION;
+    bool own = target == current() || descends_from(target, current()->pid);
+    if (!own && !(current()->rights & RIGHT_ADMIN))
+        return -E_PERMISSION;
+    kill_descendants(target);
     if (target == current())
         scheduler_exit_current(-1);
     scheduler_send_to_owner(MESSAGE_PROCESS_KILL, target);
     return 0;
 }
 
-static long sys_process_list(const struct trap_frame *frame)
+long sys_process_list(uint64_t buffer, uint64_t max)
 {
-    uint64_t buffer = frame->rdi, max = frame->rsi;
     if (max > PROCESS_SLOTS)
         max = PROCESS_SLOTS;
     if (!user_range_ok(current()->root, buffer, max * sizeof(struct process_info), true))
@@ -200,9 +224,8 @@ static void describe_core(uint32_t core, struct core_info *info)
     }
 }
 
-static long sys_core_list(const struct trap_frame *frame)
+long sys_core_list(uint64_t buffer, uint64_t max)
 {
-    uint64_t buffer = frame->rdi, max = frame->rsi;
     if (max > kernel_shared->core_count)
         max = kernel_shared->core_count;
     if (!user_range_ok(current()->root, buffer, max * sizeof(struct core_info), true))
@@ -212,31 +235,30 @@ static long sys_core_list(const struct trap_frame *frame)
     return (long)max;
 }
 
-static long sys_memory_grow(const struct trap_frame *frame)
+long sys_memory_grow(uint64_t bytes)
 {
-    struct intercore_message message = {.type = MESSAGE_PROCESS_GROW}, reply;
-    message.argument[0] = current()->pid;
-    message.argument[1] = frame->rdi;
+    struct intercore_message message = {.type = MESSAGE_PROCESS_GROW,
+                                        .process_grow = {current()->pid, bytes}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
-    return (long)reply.argument[0];
+    return reply.process_grow_reply.old_end;
 }
 
-static long sys_notify(const struct trap_frame *frame)
+long sys_notify(uint32_t pid)
 {
-    struct process *target = process_find((uint32_t)frame->rdi);
+    struct process *target = process_find(pid);
     if (target == NULL || target->state == PROCESS_ZOMBIE)
         return -E_NOT_FOUND;
-    __atomic_fetch_add(&target->notifications, 1, __ATOMIC_ACQ_REL);
+    atomic_add(&target->notifications, 1);
     scheduler_send_to_owner(MESSAGE_PROCESS_WAKE, target);
     return 0;
 }
 
-static long sys_await(const struct trap_frame *frame)
+long sys_await(void)
 {
-    (void)frame;
     struct process *process = current();
     for (;;) {
-        uint64_t count = __atomic_exchange_n(&process->notifications, 0, __ATOMIC_ACQ_REL);
+        uint64_t count = atomic_swap(&process->notifications, 0);
         if (count > 0)
             return (long)count;
         scheduler_block(WAIT_NOTIFICATION, 0);
@@ -244,10 +266,10 @@ static long sys_await(const struct trap_frame *frame)
     }
 }
 
-static long sys_sleep(const struct trap_frame *frame)
+long sys_sleep(uint64_t milliseconds)
 {
     uint64_t period = kernel_shared->tick_period_ms;
-    uint64_t ticks = (frame->rdi + period - 1) / period;
+    uint64_t ticks = (milliseconds + period - 1) / period;
     uint64_t wake_tick = this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
     while (this_cpu()->timer_ticks < wake_tick) {
         scheduler_block(WAIT_SLEEP, wake_tick);
@@ -256,126 +278,78 @@ static long sys_sleep(const struct trap_frame *frame)
     return 0;
 }
 
-static long sys_kernel_option(const struct trap_frame *frame)
+long sys_kernel_option(uint64_t user_name, uint64_t buffer, uint64_t size)
 {
     char name[64];
     const char *value;
     unsigned length;
-    long error = copy_string_from_user(name, frame->rdi, sizeof(name));
+    long error = copy_string_from_user(name, user_name, sizeof(name));
     if (error < 0)
         return error;
-    if (frame->rdx == 0)
+    if (size == 0)
         return -E_INVALID;
     if (!command_line_find(name, &value, &length))
         return -E_NOT_FOUND;
-    if ((uint64_t)length + 1 > frame->rdx)
+    if ((uint64_t)length + 1 > size)
         return -E_TOO_BIG;
-    if (!user_range_ok(current()->root, frame->rsi, (uint64_t)length + 1, true))
+    if (!user_range_ok(current()->root, buffer, (uint64_t)length + 1, true))
         return -E_FAULT;
-    memcpy((void *)frame->rsi, value, length);
-    ((char *)frame->rsi)[length] = '\0';
+    memcpy((void *)buffer, value, length);
+    ((char *)buffer)[length] = '\0';
     return length;
 }
 
-static long sys_placement(const struct trap_frame *frame)
+long sys_placement(uint64_t info)
 {
-    return copy_to_user(frame->rdi, &kernel_shared->placement, sizeof(struct placement_info));
+    return copy_to_user(info, &kernel_shared->placement, sizeof(struct placement_info));
 }
 
-static long sys_power_off(const struct trap_frame *frame)
+long sys_power_off(uint64_t status)
 {
-    struct intercore_message message = {.type = MESSAGE_POWER_OFF}, reply;
-    message.argument[0] = frame->rdi;
+    if (!(current()->rights & RIGHT_POWER_OFF))
+        return -E_PERMISSION;
+    struct intercore_message message = {.type = MESSAGE_POWER_OFF, .power_off = {status}};
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
     return 0;
 }
 
-static long sys_clock(const struct trap_frame *frame)
+long sys_clock(uint64_t buffer)
 {
     struct clock_info info = {
         .tsc_hz = kernel_shared->tsc_hz,
         .ticks = this_cpu()->timer_ticks,
         .tick_period_us = kernel_shared->tick_period_ms * 1000ull,
     };
-    return copy_to_user(frame->rdi, &info, sizeof(info));
+    return copy_to_user(buffer, &info, sizeof(info));
 }
 
-static long sys_copy_grant(const struct trap_frame *frame)
+long sys_copy_grant(uint64_t address, uint64_t bytes)
 {
-    if (frame->rsi != 0 && !user_range_ok(current()->root, frame->rdi, frame->rsi, true))
+    if (bytes != 0 && !user_range_ok(current()->root, address, bytes, true))
         return -E_FAULT;
-    current()->copy_window = frame->rdi;
-    current()->copy_window_bytes = frame->rsi;
+    current()->copy_window = address;
+    current()->copy_window_bytes = bytes;
     return 0;
 }
 
-static long sys_copy_to(const struct trap_frame *frame)
+long sys_copy_to(uint32_t pid, uint64_t offset, uint64_t source, uint64_t bytes)
 {
-    struct intercore_message message = {.type = MESSAGE_COPY_TO}, reply;
-    message.argument[0] = current()->pid;
-    message.argument[1] = frame->rdi;
-    message.argument[2] = frame->rsi;
-    message.argument[3] = frame->rdx;
-    message.argument[4] = frame->r10;
+    struct intercore_message message = {
+        .type = MESSAGE_COPY_TO,
+        .copy_to = {current()->pid, pid, offset, source, bytes},
+    };
+    struct intercore_message reply;
     mkernel_request(&message, &reply);
-    return (long)reply.argument[0];
+    return reply.copy_to_reply.result;
 }
-
-static const syscall_handler handlers[SYS_COUNT] = {
-    [SYS_EXIT] = sys_exit,
-    [SYS_CONSOLE_WRITE] = sys_console_write,
-    [SYS_CONSOLE_READ] = sys_console_read,
-    [SYS_YIELD] = sys_yield,
-    [SYS_PROCESS_ID] = sys_process_id,
-    [SYS_CORE_ID] = sys_core_id,
-    [SYS_SPAWN] = sys_spawn,
-    [SYS_WAIT] = sys_wait,
-    [SYS_KILL] = sys_kill,
-    [SYS_PROCESS_LIST] = sys_process_list,
-    [SYS_CORE_LIST] = sys_core_list,
-    [SYS_MEMORY_GROW] = sys_memory_grow,
-    [SYS_NOTIFY] = sys_notify,
-    [SYS_AWAIT] = sys_await,
-    [SYS_SLEEP] = sys_sleep,
-    [SYS_KERNEL_OPTION] = sys_kernel_option,
-    [SYS_PLACEMENT] = sys_placement,
-    [SYS_POWER_OFF] = sys_power_off,
-    [SYS_CLOCK] = sys_clock,
-    [SYS_PCI_CONFIG_READ] = sys_pci_config_read,
-    [SYS_PCI_CONFIG_WRITE] = sys_pci_config_write,
-    [SYS_DEVICE_MAP] = sys_device_map,
-    [SYS_DMA_ALLOCATE] = sys_dma_allocate,
-    [SYS_IRQ_ATTACH] = sys_irq_attach,
-    [SYS_IRQ_WAIT] = sys_irq_wait,
-    [SYS_ICA_ALLOCATE] = sys_ica_allocate,
-    [SYS_ICA_FREE] = sys_ica_free,
-    [SYS_ICA_REQUEST] = sys_ica_request,
-    [SYS_ICA_FORWARD] = sys_ica_forward,
-    [SYS_ICA_RETURN] = sys_ica_return,
-    [SYS_ICA_RECEIVE] = sys_ica_receive,
-    [SYS_ICA_COLLECT] = sys_ica_collect,
-    [SYS_SERVER_REGISTER] = sys_server_register,
-    [SYS_SERVER_LOOKUP] = sys_server_lookup,
-    [SYS_ICA_STATS] = sys_ica_stats,
-    [SYS_PAGER_REGION] = sys_pager_region,
-    [SYS_PAGER_MAP] = sys_pager_map,
-    [SYS_PAGER_UNMAP] = sys_pager_unmap,
-    [SYS_PAGER_SCAN] = sys_pager_scan,
-    [SYS_PAGER_RELEASE] = sys_pager_release,
-    [SYS_FIRMWARE_TABLE] = sys_firmware_table,
-    [SYS_COPY_GRANT] = sys_copy_grant,
-    [SYS_COPY_TO] = sys_copy_to,
-    [SYS_ICA_LEND_COUNT] = sys_ica_lend_count,
-    [SYS_ICA_RETURN_RECEIVE] = sys_ica_return_receive,
-    [SYS_ICA_FORWARD_RECEIVE] = sys_ica_forward_receive,
-};
 
 void syscall_dispatch(struct trap_frame *frame)
 {
     uint64_t number = frame->rax;
     long result = -E_NO_SYSTEM_CALL;
-    if (number < SYS_COUNT && handlers[number] != NULL)
-        result = handlers[number](frame);
+    if (number < SYS_COUNT && syscall_handlers[number] != NULL)
+        result = syscall_handlers[number](frame);
     frame->rax = (uint64_t)result;
     scheduler_hand_off_flush(); /* a hand-off the caller did not block for */
     exit_if_killed();

@@ -8,18 +8,39 @@
 long spawn_with_flags(const char *program, const char *arguments, uint32_t core, uint32_t priority,
                       uint32_t flags)
 {
+    return spawn_with_rights(program, arguments, core, priority, flags, 0);
+}
+
+long spawn_with_rights(const char *program, const char *arguments, uint32_t core, uint32_t priority,
+                       uint32_t flags, uint32_t rights)
+{
     struct spawn_request request;
-    memset(&request, 0, sizeof request);
+    long error = spawn_request_fill(&request, program, arguments, core, priority);
+    if (error != 0)
+        return error;
+    request.flags = flags;
+    request.rights = rights;
+    return spawn_request_send(&request);
+}
+
+long spawn_request_fill(struct spawn_request *request, const char *program, const char *arguments,
+                        uint32_t core, uint32_t priority)
+{
+    memset(request, 0, sizeof *request);
     if (arguments == NULL)
         arguments = "";
     if (strlen(program) >= NAME_BYTES || strlen(arguments) >= ARGUMENTS_BYTES)
         return -E_TOO_BIG;
-    strncpy(request.program, program, NAME_BYTES - 1);
-    strncpy(request.arguments, arguments, ARGUMENTS_BYTES - 1);
-    request.core = core;
-    request.priority = priority;
-    request.flags = flags;
-    return syscall6(SYS_SPAWN, (long)&request, 0, 0, 0, 0, 0);
+    strncpy(request->program, program, NAME_BYTES - 1);
+    strncpy(request->arguments, arguments, ARGUMENTS_BYTES - 1);
+    request->core = core;
+    request->priority = priority;
+    return 0;
+}
+
+long spawn_request_send(const struct spawn_request *request)
+{
+    return syscall6(SYS_SPAWN, (long)request, 0, 0, 0, 0, 0);
 }
 
 long pci_config_read(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
@@ -52,4 +73,14 @@ long irq_attach(uint32_t line)
 long irq_wait(void)
 {
     return syscall6(SYS_IRQ_WAIT, 0, 0, 0, 0, 0, 0);
+}
+
+long irq_wait_timeout(uint64_t milliseconds)
+{
+    return syscall6(SYS_IRQ_WAIT, (long)milliseconds, 0, 0, 0, 0, 0);
+}
+
+long irq_attach_msi(uint32_t bus, uint32_t device, uint32_t function, struct msi_message *message)
+{
+    return syscall6(SYS_IRQ_ATTACH_MSI, bus, device, function, (long)message, 0, 0);
 }

@@ -24,6 +24,8 @@ static const char *const error_texts[E_ERROR_COUNT] = {
     [E_CORRUPT] = "corrupt file system",
     [E_NAME_TOO_LONG] = "name too long",
     [E_IO] = "input/output error",
+    [E_QUOTA] = "quota exceeded",
+    [E_BAD_HANDLE] = "bad handle",
     [E_NEEDS_DATA] = "a data ICA is needed",
 };
 

@@ -1,6 +1,7 @@
 /* file.c: open, close, read, write, pread, pwrite, lseek, ftruncate, fstat,
  * stat, fsync and sync as FS requests over the process's channel
- * (file_channel.c). Transfers are split into pieces of the data ICA. */
+ * (file_channel.c), naming the open file by the handle FS_OPEN gave.
+ * Transfers are split into pieces of the data ICA. */
 #include "file_internal.h"
 #include <formica/user.h>
 #include <string.h>
@@ -8,6 +9,10 @@
 static uint32_t fs_open_flags(int flags)
 {
     uint32_t fs_flags = 0;
+    if ((flags & O_ACCMODE) != O_WRONLY)
+        fs_flags |= FS_OPEN_READ;
+    if ((flags & O_ACCMODE) != O_RDONLY)
+        fs_flags |= FS_OPEN_WRITE;
     if (flags & O_CREAT)
         fs_flags |= FS_OPEN_CREATE;
     if (flags & O_TRUNC)
@@ -17,7 +22,7 @@ static uint32_t fs_open_flags(int flags)
     return fs_flags;
 }
 
-/* FS_OPEN of `path`; fills the inode, size and mode of `file`. */
+/* FS_OPEN of `path`; fills the handle, inode, size and mode of `file`. */
 static long open_request(const char *path, int flags, struct file_descriptor *file)
 {
     long error = file_channel_begin(FS_OPEN, 0);
@@ -25,14 +30,15 @@ static long open_request(const char *path, int flags, struct file_descriptor *fi
         error = file_channel_set_paths(path, NULL);
     if (error != 0)
         return error;
-    struct ica_control *page = file_channel_page();
-    page->argument[0] = fs_open_flags(flags);
-    long inode = file_channel_call(false);
-    if (inode < 0)
-        return inode;
-    file->inode = (uint32_t)inode;
-    file->size = page->argument[1];
-    file->mode = (uint32_t)page->argument[2];
+    struct fs_open_message *message = fs_open_of(file_channel_page());
+    message->flags = fs_open_flags(flags);
+    long handle = file_channel_call(false);
+    if (handle < 0)
+        return handle;
+    file->handle = (uint64_t)handle;
+    file->inode = message->inode;
+    file->size = message->size;
+    file->mode = message->mode;
     return 0;
 }
 
@@ -46,8 +52,6 @@ int open(const char *path, int flags)
     struct file_descriptor *file = file_descriptor_get(fd);
     file->flags = (uint32_t)flags;
     long error = open_request(path, flags, file);
-    if (error == 0 && file_is_directory(file->mode) && file_can_write(file))
-        error = -E_IS_DIRECTORY;
     if (error != 0) {
         file_descriptor_release(fd);
         return (int)error;
@@ -57,14 +61,26 @@ int open(const char *path, int flags)
     return fd;
 }
 
+/* FS_CLOSE of the descriptor's handle. */
+static long close_request(const struct file_descriptor *file)
+{
+    long error = file_channel_begin(FS_CLOSE, 0);
+    if (error != 0)
+        return error;
+    fs_close_of(file_channel_page())->handle = file->handle;
+    error = file_channel_call(false);
+    return error < 0 ? error : 0;
+}
+
 long close(int fd)
 {
     struct file_descriptor *file = file_descriptor_get(fd);
     if (file == NULL)
         return -E_INVALID;
     readbyte_forget_inode(file->inode);
+    long error = close_request(file);
     file_descriptor_release(fd);
-    return 0;
+    return error;
 }
 
 /* One FS_READ of at most a data ICA; copies the bytes into `buffer`. */
@@ -74,10 +90,7 @@ static long read_piece(const struct file_descriptor *file, uint8_t *buffer, uint
     long error = file_channel_begin(FS_READ, length);
     if (error != 0)
         return error;
-    struct ica_control *page = file_channel_page();
-    page->argument[0] = file->inode;
-    page->argument[1] = offset;
-    page->argument[2] = length;
+    *fs_read_of(file_channel_page()) = (struct fs_read_message){file->handle, offset, length};
     long bytes = file_channel_call(true);
     if (bytes <= 0)
         return bytes;
@@ -112,7 +125,6 @@ long pread(int fd, void *buffer, size_t length, uint64_t offset)
     return (long)done;
 }
 
-/* One FS_WRITE of at most a data ICA. */
 /* A few bytes go in the control ICA itself: FS has BLK write them in place
  * (FS_WRITE without a data ICA), or answers -E_NEEDS_DATA. */
 static long write_inline(const struct file_descriptor *file, const uint8_t *data, uint64_t length,
@@ -123,12 +135,11 @@ static long write_inline(const struct file_descriptor *file, const uint8_t *data
         return error;
     struct ica_control *page = file_channel_page();
     memcpy(page->payload, data, (size_t)length);
-    page->argument[0] = file->inode;
-    page->argument[1] = offset;
-    page->argument[2] = length;
+    *fs_write_of(page) = (struct fs_write_message){file->handle, offset, length};
     return file_channel_call(false);
 }
 
+/* One FS_WRITE of at most a data ICA. */
 static long write_piece(const struct file_descriptor *file, const uint8_t *data, uint64_t length,
                         uint64_t offset)
 {
@@ -141,10 +152,7 @@ static long write_piece(const struct file_descriptor *file, const uint8_t *data,
     if (error != 0)
         return error;
     memcpy(file_channel_data(), data, (size_t)length);
-    struct ica_control *page = file_channel_page();
-    page->argument[0] = file->inode;
-    page->argument[1] = offset;
-    page->argument[2] = length;
+    *fs_write_of(file_channel_page()) = (struct fs_write_message){file->handle, offset, length};
     return file_channel_call(true);
 }
 
@@ -236,8 +244,7 @@ long ftruncate(int fd, uint64_t size)
     long error = file_channel_begin(FS_TRUNCATE, 0);
     if (error != 0)
         return error;
-    file_channel_page()->argument[0] = file->inode;
-    file_channel_page()->argument[1] = size;
+    *fs_truncate_of(file_channel_page()) = (struct fs_truncate_message){file->handle, size};
     error = file_channel_call(false);
     readbyte_forget_inode(file->inode);
     if (error >= 0)
@@ -245,8 +252,8 @@ long ftruncate(int fd, uint64_t size)
     return error < 0 ? error : 0;
 }
 
-/* FS_STAT by path (or by inode when path is NULL). */
-static long stat_request(const char *path, uint32_t inode, struct file_status *status)
+/* FS_STAT by path (or by handle when path is NULL). */
+static long stat_request(const char *path, uint64_t handle, struct file_status *status)
 {
     long error = file_channel_begin(FS_STAT, 0);
     if (error == 0 && path != NULL)
@@ -254,18 +261,19 @@ static long stat_request(const char *path, uint32_t inode, struct file_status *s
     if (error != 0)
         return error;
     struct ica_control *page = file_channel_page();
+    struct fs_stat_message *message = fs_stat_of(page);
     if (path == NULL) {
         page->payload[0] = '\0';
-        page->argument[0] = inode;
+        message->handle = handle;
     }
     error = file_channel_call(false);
     if (error < 0)
         return error;
-    status->size = page->argument[1];
-    status->mode = (uint32_t)page->argument[2];
-    status->links = (uint32_t)page->argument[3];
-    status->blocks = page->argument[4];
-    status->inode = (uint32_t)page->argument[5];
+    status->size = message->size;
+    status->mode = message->mode;
+    status->links = message->links;
+    status->blocks = message->blocks;
+    status->inode = (uint32_t)message->inode;
     return 0;
 }
 
@@ -274,7 +282,7 @@ long fstat(int fd, struct file_status *status)
     struct file_descriptor *file = file_descriptor_get(fd);
     if (file == NULL || status == NULL)
         return -E_INVALID;
-    long error = stat_request(NULL, file->inode, status);
+    long error = stat_request(NULL, file->handle, status);
     if (error == 0)
         file->size = status->size;
     return error;
@@ -302,5 +310,10 @@ long fsync(int fd)
     if (file == NULL)
         return -E_INVALID;
     readbyte_forget_inode(file->inode);
-    return sync();
+    long error = file_channel_begin(FS_FSYNC, 0);
+    if (error != 0)
+        return error;
+    fs_fsync_of(file_channel_page())->handle = file->handle;
+    error = file_channel_call(false);
+    return error < 0 ? error : 0;
 }

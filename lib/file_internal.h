@@ -1,6 +1,7 @@
 /* file_internal.h: what the file modules of lib/ share and programs do not
  * see: the process's FS channel (file_channel.c), its descriptor table
- * (file_table.c) and readbyte's coherence hooks (readbyte.c). */
+ * (file_table.c: descriptor -> FS handle) and readbyte's coherence hooks
+ * (readbyte.c). */
 #pragma once
 #include <formica/file.h>
 #include <formica/ica.h>
@@ -30,8 +31,9 @@ const uint8_t *file_channel_result_data(uint64_t bytes);
 /* The descriptor table. */
 struct file_descriptor {
     bool used;
-    uint32_t inode;
-    uint32_t flags; /* O_* of open */
+    uint64_t handle; /* FS's name of the open file (FS_OPEN's result) */
+    uint32_t inode;  /* the file's identity (readbyte's buffer, fstat) */
+    uint32_t flags;  /* O_* of open */
     uint32_t mode;
     uint64_t offset; /* the readdir cursor for directories */
     uint64_t size;   /* from open, fstat and the process's own writes */

@@ -62,8 +62,8 @@ long readdir(int fd, struct directory_entry *entry)
     if (error != 0)
         return error;
     struct ica_control *page = file_channel_page();
-    page->argument[0] = file->inode;
-    page->argument[1] = file->offset;
+    struct fs_readdir_message *message = fs_readdir_of(page);
+    *message = (struct fs_readdir_message){.handle = file->handle, .cursor = file->offset};
     long found = file_channel_call(false);
     if (found <= 0)
         return found;
@@ -72,6 +72,6 @@ long readdir(int fd, struct directory_entry *entry)
     entry->type = dirent->type;
     memcpy(entry->name, dirent->name, FILE_NAME_MAX);
     entry->name[FILE_NAME_MAX] = '\0';
-    file->offset = page->argument[1];
+    file->offset = message->cursor;
     return 1;
 }

@@ -9,7 +9,11 @@
 #define OFFSET_CLASS 0x08
 #define OFFSET_HEADER_TYPE 0x0e
 #define OFFSET_BAR0 0x10
+#define OFFSET_STATUS 0x06
+#define OFFSET_CAPABILITIES 0x34
 #define OFFSET_INTERRUPT_LINE 0x3c
+#define STATUS_CAPABILITY_LIST (1u << 4)
+#define MAX_CAPABILITIES 48 /* (256 - 64) / 4: a longer list is a loop */
 #define COMMAND_IO 1u
 #define COMMAND_MEMORY 2u
 #define COMMAND_BUS_MASTER 4u
@@ -98,6 +102,29 @@ uint64_t pci_bar(const struct pci_function *function, unsigned number, bool *is_
                                                        function->function, offset + 4, 4)
                    << 32;
     return address;
+}
+
+static long read_config(const struct pci_function *function, uint32_t offset, uint32_t width)
+{
+    return pci_config_read(function->bus, function->device, function->function, offset, width);
+}
+
+uint8_t pci_find_capability(const struct pci_function *function, uint8_t id)
+{
+    long status = read_config(function, OFFSET_STATUS, 2);
+    if (status < 0 || !(status & STATUS_CAPABILITY_LIST))
+        return 0;
+    long next = read_config(function, OFFSET_CAPABILITIES, 1);
+    for (int i = 0; i < MAX_CAPABILITIES && next >= 0x40; i++) {
+        uint8_t offset = (uint8_t)(next & 0xfc);
+        long header = read_config(function, offset, 2);
+        if (header < 0)
+            return 0;
+        if ((header & 0xff) == id)
+            return offset;
+        next = (header >> 8) & 0xff;
+    }
+    return 0;
 }
 
 void pci_enable(const struct pci_function *function)

@@ -1,6 +1,7 @@
 /* placement_rule.c: the application-placement rule of syscalls.h, in one
- * self-contained function so the kernels and user programs link the same
- * code (see docs/placement.md, "The spread rule"). */
+ * self-contained function that every program starting application
+ * processes links (see docs/placement.md, "The spread rule"). The kernels
+ * do not link it: they only parse the placement and hand it out. */
 #include <formica/placement_rule.h>
 
 static uint32_t usable_count(uint32_t count)

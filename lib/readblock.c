@@ -14,10 +14,8 @@ static long ask_fs(const struct file_descriptor *file, uint32_t size, uint64_t b
     long error = file_channel_begin(FS_READBLOCK, data ? (uint64_t)size * STORAGE_BLOCK_BYTES : 0);
     if (error != 0)
         return error;
-    struct ica_control *page = file_channel_page();
-    page->argument[0] = file->inode;
-    page->argument[1] = blkoff;
-    page->argument[2] = size;
+    *fs_readblock_of(file_channel_page()) =
+        (struct fs_readblock_message){file->handle, blkoff, size};
     return file_channel_call(data);
 }
 

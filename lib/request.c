@@ -3,6 +3,7 @@
  * synchronous call). */
 #include <formica/request.h>
 #include <formica/user.h>
+#include <stdio.h>
 #include <string.h>
 
 long ica_allocate(uint32_t kind, uint64_t bytes)
@@ -23,7 +24,7 @@ void request_prepare(uint64_t control, uint32_t operation)
     page->result = 0;
     page->data_count = 0;
     page->lent_count = 0;
-    memset(page->argument, 0, sizeof(page->argument));
+    memset(page->message, 0, sizeof(page->message));
 }
 
 long request_attach(uint64_t control, uint64_t data)
@@ -64,16 +65,26 @@ long ica_receive(uint32_t flags)
     return syscall6(SYS_ICA_RECEIVE, flags, 0, 0, 0, 0, 0);
 }
 
-long ica_return_receive(uint64_t control, uint32_t receive_flags)
+long ica_return_receive(uint64_t control, uint32_t flags, uint64_t timeout_ms)
 {
-    return syscall6(SYS_ICA_RETURN_RECEIVE, (long)control, receive_flags, 0, 0, 0, 0);
+    return syscall6(SYS_ICA_RETURN_RECEIVE, (long)control, flags, (long)timeout_ms, 0, 0, 0);
 }
 
-long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags,
-                         uint32_t receive_flags)
+long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags, uint32_t flags,
+                         uint64_t timeout_ms)
 {
-    return syscall6(SYS_ICA_FORWARD_RECEIVE, server, (long)control, forward_flags, receive_flags, 0,
-                    0);
+    return syscall6(SYS_ICA_FORWARD_RECEIVE, server, (long)control, forward_flags, flags,
+                    (long)timeout_ms, 0);
+}
+
+bool ica_held(uint64_t id)
+{
+    return syscall6(SYS_ICA_LEND_COUNT, (long)id, 0, 0, 0, 0, 0) >= 0;
+}
+
+long ica_receive_within(uint32_t flags, uint64_t milliseconds)
+{
+    return syscall6(SYS_ICA_RECEIVE, flags | ICA_TIMEOUT, milliseconds, 0, 0, 0, 0);
 }
 
 long ica_collect(uint32_t flags)
@@ -106,10 +117,22 @@ long ica_stats(struct ica_stats *stats)
     return syscall6(SYS_ICA_STATS, (long)stats, 0, 0, 0, 0, 0);
 }
 
-long request_call(long server, uint64_t control, uint32_t operation, uint64_t argument)
+long request_call(long server, uint64_t control)
 {
-    request_prepare(control, operation);
-    ica_control_of(control)->argument[0] = argument;
     long error = ica_request(server, control, ICA_SYNC);
     return error != 0 ? error : ica_control_of(control)->result;
+}
+
+long request_operation(long server, uint64_t control, uint32_t operation)
+{
+    request_prepare(control, operation);
+    return request_call(server, control);
+}
+
+long request_log_refusal(const char *server, const struct ica_control *page, long refused)
+{
+    if (refused != 0)
+        printf("%s: request %u from pid %u refused: %s\n", server, page->operation, page->sender,
+               refused == -E_PERMISSION ? "the sender lacks the right" : "unknown operation");
+    return refused;
 }

@@ -101,9 +101,7 @@ long spawn(const char *program, const char *arguments, uint32_t core, uint32_t p
     return spawn_with_flags(program, arguments, core, priority, 0);
 }
 
-void power_off(int status)
+long power_off(int status)
 {
-    call1(SYS_POWER_OFF, status);
-    for (;;)
-        call0(SYS_YIELD); /* not reached: the machine is off */
+    return call1(SYS_POWER_OFF, status); /* returns only when refused (RIGHT_POWER_OFF) */
 }

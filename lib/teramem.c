@@ -97,21 +97,27 @@ static void apply_defaults(struct teramem_options *o)
     o->capacity_bytes = (o->capacity_bytes + o->block_bytes - 1) / o->block_bytes * o->block_bytes;
 }
 
-static long pager_request(uint32_t operation, const uint64_t *arguments, int count)
+/* The pager's typed message in tm.control, prepared for `operation`. */
+static void *pager_message(uint32_t operation)
 {
     request_prepare(tm.control, operation);
-    struct ica_control *page = ica_control_of(tm.control);
-    for (int i = 0; i < count; i++)
-        page->argument[i] = arguments[i];
-    long error = ica_request(tm.pager, tm.control, ICA_SYNC);
-    return error != 0 ? error : page->result;
+    return ica_control_of(tm.control)->message;
 }
 
 static long register_region(const struct teramem_options *o)
 {
-    uint64_t arguments[8] = {tm.base,   o->capacity_bytes, o->local_limit_bytes, o->block_bytes,
-                             o->policy, o->backend,        o->inflight_bytes,    o->persistent_key};
-    return pager_request(PAGER_INIT, arguments, 8);
+    struct pager_init_message *message = pager_message(PAGER_INIT);
+    *message = (struct pager_init_message){
+        .base = tm.base,
+        .bytes = o->capacity_bytes,
+        .limit_bytes = o->local_limit_bytes,
+        .block_bytes = o->block_bytes,
+        .policy = o->policy,
+        .backend = o->backend,
+        .inflight_bytes = o->inflight_bytes,
+        .persistent_key = o->persistent_key,
+    };
+    return request_call(tm.pager, tm.control);
 }
 
 static long allocator_start(void)
@@ -179,7 +185,7 @@ long teramem_cleanup(void)
 {
     if (!tm.ready)
         return -E_INVALID;
-    long result = pager_request(PAGER_CLEANUP, NULL, 0);
+    long result = request_operation(tm.pager, tm.control, PAGER_CLEANUP);
     undo_init();
     tm.ready = false;
     return result;
@@ -285,25 +291,33 @@ void terafree(void *pointer)
 
 long teramem_prefetch(const void *address, size_t bytes)
 {
-    uint64_t arguments[2] = {(uint64_t)address, bytes};
-    return tm.ready ? pager_request(PAGER_PREFETCH, arguments, 2) : -E_INVALID;
+    if (!tm.ready)
+        return -E_INVALID;
+    struct pager_prefetch_message *message = pager_message(PAGER_PREFETCH);
+    *message = (struct pager_prefetch_message){(uint64_t)address, bytes};
+    return request_call(tm.pager, tm.control);
 }
 
 long teramem_drop(const void *address, size_t bytes)
 {
-    uint64_t arguments[2] = {(uint64_t)address, bytes};
-    return tm.ready ? pager_request(PAGER_DROP, arguments, 2) : -E_INVALID;
+    if (!tm.ready)
+        return -E_INVALID;
+    struct pager_drop_message *message = pager_message(PAGER_DROP);
+    *message = (struct pager_drop_message){(uint64_t)address, bytes};
+    return request_call(tm.pager, tm.control);
 }
 
 long teramem_stats(struct teramem_stats *stats)
 {
     if (!tm.ready)
         return -E_INVALID;
-    long result = pager_request(PAGER_STATS, NULL, 0);
+    struct pager_stats_message *m = pager_message(PAGER_STATS);
+    long result = request_call(tm.pager, tm.control);
     if (result < 0)
         return result;
-    const uint64_t *a = ica_control_of(tm.control)->argument;
-    *stats = (struct teramem_stats){a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
+    *stats = (struct teramem_stats){m->swap_in_blocks,      m->swap_out_blocks, m->bytes_in,
+                                    m->bytes_out,           m->clean_drops,     m->resident_bytes,
+                                    m->peak_inflight_bytes, m->zero_fills};
     return 0;
 }
 

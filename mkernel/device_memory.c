@@ -2,9 +2,10 @@
  * address_space_destroy never frees them) and DMA memory (contiguous frames
  * mapped as ordinary user pages, freed with the address space) into drivers. */
 #include "device_memory.h"
+#include "atomic.h"
 #include "address_space.h"
 #include "device_state.h"
-#include "irq.h"
+#include "ioapic.h"
 #include "layout.h"
 #include "paging.h"
 #include "physical_memory.h"
@@ -25,7 +26,7 @@ long device_spawn_check(uint32_t flags, uint32_t parent)
 {
     if (flags & ~SPAWN_FLAGS_ALL)
         return -E_INVALID;
-    if (flags == 0 || parent == 1)
+    if (flags == 0 || parent == INIT_PID)
         return 0;
     const struct device_process *record = device_process_of(process_find(parent));
     if (record == NULL || !(record->flags & SPAWN_GRANT_DRIVER))
@@ -46,6 +47,22 @@ void device_process_start(struct process *process, uint32_t flags)
     if (flags & SPAWN_DRIVER) {
         struct trap_frame *frame = (struct trap_frame *)process_kernel_stack_top(process) - 1;
         frame->rflags |= RFLAGS_IOPL_3;
+    }
+}
+
+/* Frees the line `pid` owns, masked (the process has ended). */
+static void irq_release(uint32_t pid)
+{
+    struct device_state *devices = kernel_shared->devices;
+    if (devices == NULL)
+        return;
+    for (uint32_t gsi = 0; gsi < DEVICE_LINES; gsi++) {
+        if (devices->lines[gsi].owner_pid != pid)
+            continue;
+        if (gsi < DEVICE_GSI_LIMIT)
+            ioapic_set_masked(gsi, true); /* an MSI slot has no pin: its device stays as set */
+        devices->lines[gsi].pending = 0;
+        atomic_store_release(&devices->lines[gsi].owner_pid, 0);
     }
 }
 
@@ -152,12 +169,19 @@ static long dma_allocate(uint32_t pid, uint64_t bytes, uint64_t *physical, uint6
     return (long)address;
 }
 
-void device_memory_handle(const struct intercore_message *request, struct intercore_message *reply)
+void serve_device_map(const struct intercore_message *message,
+                      const struct intercore_device_map_request *request,
+                      struct intercore_device_map_reply *reply)
 {
-    const uint64_t *argument = request->argument;
-    if (request->type == MESSAGE_DEVICE_MAP)
-        reply->argument[0] = (uint64_t)device_map((uint32_t)argument[0], argument[1], argument[2]);
-    else if (request->type == MESSAGE_DMA_ALLOCATE)
-        reply->argument[0] = (uint64_t)dma_allocate((uint32_t)argument[0], argument[1],
-                                                    &reply->argument[1], &reply->argument[2]);
+    (void)message;
+    reply->address = device_map((uint32_t)request->pid, request->physical, request->bytes);
+}
+
+void serve_dma_allocate(const struct intercore_message *message,
+                        const struct intercore_dma_allocate_request *request,
+                        struct intercore_dma_allocate_reply *reply)
+{
+    (void)message;
+    reply->address =
+        dma_allocate((uint32_t)request->pid, request->bytes, &reply->physical, &reply->bytes);
 }

@@ -12,5 +12,4 @@ long device_spawn_check(uint32_t flags, uint32_t parent);
 void device_process_start(struct process *process, uint32_t flags);
 /* Frees the interrupt line of an ended process (its memory goes with its address space). */
 void device_process_end(struct process *process);
-/* MESSAGE_DEVICE_MAP and MESSAGE_DMA_ALLOCATE. */
-void device_memory_handle(const struct intercore_message *request, struct intercore_message *reply);
+/* Its inter-core services (serve_*) are declared in formica/protocol/mkernel_services.h. */

@@ -4,17 +4,24 @@
 #include "device_setup.h"
 #include "console.h"
 #include "device_state.h"
-#include "ioapic.h"
+#include "ioapic_registers.h"
 #include "layout.h"
 #include "physical_memory.h"
 #include "shared.h"
 
-#define IOAPIC_REGISTER_VERSION 1
-
-static uint32_t ioapic_pin_count(volatile uint32_t *registers)
+/* The version register holds the maximum redirection entry. */
+static uint32_t ioapic_pin_count(struct ioapic_record *ioapic)
 {
-    registers[0] = IOAPIC_REGISTER_VERSION;
-    return ((registers[4] >> 16) & 0xff) + 1;
+    return ((ioapic_register_read(ioapic, IOAPIC_REGISTER_VERSION) >> 16) & 0xff) + 1;
+}
+
+/* Masks every pin of every IOAPIC (boot: nothing is routed yet). */
+static void ioapic_mask_all(struct device_state *devices)
+{
+    for (uint32_t i = 0; i < devices->ioapic_count; i++)
+        for (uint32_t pin = 0; pin < devices->ioapics[i].pins; pin++)
+            ioapic_register_write(&devices->ioapics[i], IOAPIC_REGISTER_REDIRECTION + 2 * pin,
+                                  IOAPIC_ENTRY_MASKED);
 }
 
 static void record_ioapics(struct device_state *devices, const struct madt_info *madt)
@@ -24,7 +31,7 @@ static void record_ioapics(struct device_state *devices, const struct madt_info 
         ioapic->id = madt->ioapics[i].id;
         ioapic->gsi_base = madt->ioapics[i].interrupt_base;
         ioapic->registers = phys_to_virt(madt->ioapics[i].address);
-        ioapic->pins = ioapic_pin_count(ioapic->registers);
+        ioapic->pins = ioapic_pin_count(ioapic);
         kprintf("ioapic: id %u at 0x%x, GSIs %u-%u\n", ioapic->id, madt->ioapics[i].address,
                 ioapic->gsi_base, ioapic->gsi_base + ioapic->pins - 1);
     }
@@ -53,5 +60,5 @@ void device_setup(const struct madt_info *madt)
     record_ioapics(devices, madt);
     record_overrides(devices, madt);
     kernel_shared->devices = devices;
-    ioapic_mask_all();
+    ioapic_mask_all(devices);
 }

@@ -4,6 +4,8 @@
  * unanswered requests returned to their requesters with -E_NOT_FOUND, so no
  * request is silently lost. */
 #include "ica_services.h"
+#include "authority.h"
+#include "atomic.h"
 #include "console.h"
 #include "ica.h"
 #include "ica_syscalls.h"
@@ -73,6 +75,8 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
     if (ica == NULL)
         return -E_BUSY;
     uint32_t pages = (uint32_t)((bytes + PAGE_SIZE - 1) / PAGE_SIZE);
+    if (!authority_memory_allows(process, (uint64_t)pages * PAGE_SIZE))
+        return -E_QUOTA;
     uint64_t physical = physical_allocate(pages, 0);
     if (physical == 0)
         return -E_NO_MEMORY;
@@ -98,6 +102,8 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
     else
         process->icas_allocated++;
     ica->counted = block ? COUNTED_AS_BLOCK : COUNTED_AS_ICA;
+    process->ica_bytes += (uint64_t)pages * PAGE_SIZE;
+    process->memory_bytes += (uint64_t)pages * PAGE_SIZE;
     return (long)ica_id_of(ica);
 }
 
@@ -127,6 +133,11 @@ long ica_services_adopt(uint32_t pid, uint64_t physical, uint64_t pages)
 void ica_services_forget(struct ica *ica)
 {
     struct process *allocator = process_find(ica->allocator);
+    uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE;
+    if (ica->counted != 0 && allocator != NULL && allocator->ica_bytes >= bytes) {
+        allocator->ica_bytes -= bytes;
+        allocator->memory_bytes -= bytes;
+    }
     if (ica->counted == COUNTED_AS_ICA && allocator != NULL && allocator->icas_allocated > 0)
         allocator->icas_allocated--;
     if (ica->counted == COUNTED_AS_BLOCK && allocator != NULL && allocator->blocks_allocated > 0)
@@ -205,8 +216,30 @@ static long prepare_tables(uint32_t pid, uint64_t address, uint64_t bytes)
     return paging_prepare_tables(process->root, address, bytes) ? 0 : -E_NO_MEMORY;
 }
 
+/* A slot's request rings are allocated at its first registration and kept for
+ * good: a requester on another core that looked the server up just before it
+ * ended may still push into them (send_to_server then reports the request
+ * undelivered, and serve_ica_undelivered answers it). */
+static long allocate_rings(struct server_entry *slot)
+{
+    uint32_t stride = (uint32_t)((ring_bytes(ICA_RING_SLOTS, sizeof(uint64_t)) + 63) & ~63ul);
+    uint64_t bytes = (uint64_t)stride * kernel_shared->core_count;
+    uint64_t rings = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
+    if (rings == 0)
+        return -E_NO_MEMORY;
+    slot->ring_stride = stride;
+    slot->rings = phys_to_virt(rings);
+    return 0;
+}
+
 static long register_server(uint32_t pid, const char *name)
 {
+    struct process *process = process_find(pid);
+    long allowed = process == NULL ? -E_NOT_FOUND : authority_check_name(process, name);
+    if (allowed != 0) {
+        kprintf("ica: pid %u may not register '%s': %s\n", pid, name, error_text(allowed));
+        return allowed;
+    }
     struct ica_pools *pools = kernel_shared->icas;
     struct server_entry *slot = NULL;
     for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
@@ -219,26 +252,22 @@ static long register_server(uint32_t pid, const char *name)
     }
     if (slot == NULL)
         return -E_BUSY;
-    uint32_t stride = (uint32_t)((ring_bytes(ICA_RING_SLOTS, sizeof(uint64_t)) + 63) & ~63ul);
-    uint64_t bytes = (uint64_t)stride * kernel_shared->core_count;
-    uint64_t rings = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
-    if (rings == 0)
-        return -E_NO_MEMORY;
-    slot->rings = phys_to_virt(rings);
-    slot->ring_stride = stride;
+    long error = slot->rings == NULL ? allocate_rings(slot) : 0;
+    if (error != 0)
+        return error;
     slot->next_core = 0;
     for (uint32_t core = 0; core < kernel_shared->core_count; core++)
         ring_init(server_ring(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
     strncpy(slot->name, name, SERVER_NAME_BYTES - 1);
     slot->name[SERVER_NAME_BYTES - 1] = '\0';
-    __atomic_store_n(&slot->pid, pid, __ATOMIC_RELEASE);
+    atomic_store_release(&slot->pid, pid);
     kprintf("ica: server '%s' registered (pid %u)\n", slot->name, pid);
     return 0;
 }
 
 /* A request the ended server never answered goes back with -E_NOT_FOUND,
  * with the data ICAs that came with it. */
-static void return_unanswered(struct process *server, struct ica *control)
+static void return_unanswered(struct process *server, uint32_t server_pid, struct ica *control)
 {
     ((struct ica_control *)phys_to_virt(control->physical))->result = -E_NOT_FOUND;
     if (control->return_depth == 0) {
@@ -251,12 +280,12 @@ static void return_unanswered(struct process *server, struct ica *control)
         struct ica *data = ica_lookup(control->attached[i]);
         if (data == NULL)
             continue;
-        if (data->state == ICA_HELD && data->owner == server->pid)
+        if (server != NULL && data->state == ICA_HELD && data->owner == server_pid)
             ica_peel(server, data);
         data->state = ICA_TRAVELLING;
         data->destination = target;
     }
-    control->sender = server->pid;
+    control->sender = server_pid;
     control->delivery = ICA_AS_RESULT;
     control->destination = target;
     control->state = ICA_TRAVELLING;
@@ -268,10 +297,23 @@ static void unregister_server(uint32_t pid)
     struct server_entry *server = server_of_pid(pid);
     if (server == NULL)
         return;
-    __atomic_store_n(&server->pid, 0, __ATOMIC_RELEASE);
-    uint64_t bytes = (uint64_t)server->ring_stride * kernel_shared->core_count;
-    physical_free(virt_to_phys(server->rings), (bytes + PAGE_SIZE - 1) / PAGE_SIZE);
-    server->rings = NULL;
+    atomic_store_release(&server->pid, 0);
+    memory_fence(); /* before the scan of travelling requests: see send_to_server */
+}
+
+void serve_ica_undelivered(const struct intercore_message *message,
+                           const struct intercore_ica_undelivered_request *request)
+{
+    (void)message;
+    struct ica *control = ica_lookup(request->control);
+    if (control == NULL || control->state != ICA_TRAVELLING || control->delivery != ICA_AS_REQUEST)
+        return; /* answered already, or taken */
+    uint32_t pid = control->destination;
+    struct process *server = process_find(pid);
+    if (server != NULL && server->state != PROCESS_ZOMBIE && server_of_pid(pid) != NULL)
+        return; /* the server is alive and will take it */
+    kprintf("ica: a request reached server pid %u after it ended: answered -E_NOT_FOUND\n", pid);
+    return_unanswered(server, pid, control);
 }
 
 void ica_release_process(struct process *process)
@@ -289,7 +331,7 @@ void ica_release_process(struct process *process)
             ica_peel(process, ica);
         }
         if ((held || coming) && ica->delivery == ICA_AS_REQUEST)
-            return_unanswered(process, ica);
+            return_unanswered(process, process->pid, ica);
         else if (coming)
             discard_attached_and(ica);
         else if (held)
@@ -307,32 +349,48 @@ void ica_release_process(struct process *process)
     }
 }
 
-bool ica_services_handle(const struct intercore_message *request, struct intercore_message *reply)
+void serve_ica_allocate(const struct intercore_message *message,
+                        const struct intercore_ica_allocate_request *request,
+                        struct intercore_ica_allocate_reply *reply)
 {
-    const uint64_t *argument = request->argument;
-    switch (request->type) {
-    case MESSAGE_ICA_ALLOCATE:
-        reply->argument[0] = (uint64_t)ica_services_allocate((uint32_t)argument[0],
-                                                             (uint32_t)argument[1], argument[2]);
-        return true;
-    case MESSAGE_ICA_FREE:
-        reply->argument[0] = (uint64_t)free_travelling(argument[0]);
-        return true;
-    case MESSAGE_ICA_DISCARD:
-        discard(argument[0]);
-        return true;
-    case MESSAGE_ICA_FREE_ORPHAN:
-        free_orphan(argument[0]);
-        return true;
-    case MESSAGE_ICA_TABLES:
-        reply->argument[0] =
-            (uint64_t)prepare_tables((uint32_t)argument[0], argument[1], argument[2]);
-        return true;
-    case MESSAGE_SERVER_REGISTER:
-        reply->argument[0] =
-            (uint64_t)register_server((uint32_t)argument[0], (const char *)argument[1]);
-        return true;
-    default:
-        return false;
-    }
+    (void)message;
+    reply->id = ica_services_allocate((uint32_t)request->pid, request->kind, request->bytes);
+}
+
+void serve_ica_free(const struct intercore_message *message,
+                    const struct intercore_ica_free_request *request,
+                    struct intercore_ica_free_reply *reply)
+{
+    (void)message;
+    reply->result = free_travelling(request->id);
+}
+
+void serve_ica_discard(const struct intercore_message *message,
+                       const struct intercore_ica_discard_request *request)
+{
+    (void)message;
+    discard(request->control);
+}
+
+void serve_ica_free_orphan(const struct intercore_message *message,
+                           const struct intercore_ica_free_orphan_request *request)
+{
+    (void)message;
+    free_orphan(request->id);
+}
+
+void serve_ica_tables(const struct intercore_message *message,
+                      const struct intercore_ica_tables_request *request,
+                      struct intercore_ica_tables_reply *reply)
+{
+    (void)message;
+    reply->result = prepare_tables((uint32_t)request->pid, request->address, request->bytes);
+}
+
+void serve_server_register(const struct intercore_message *message,
+                           const struct intercore_server_register_request *request,
+                           struct intercore_server_register_reply *reply)
+{
+    (void)message;
+    reply->result = register_server((uint32_t)request->pid, (const char *)request->name);
 }

@@ -22,5 +22,4 @@ struct ica;
 void ica_services_forget(struct ica *ica);
 /* Unmaps an ICA `process` holds and frees it (slot and frames). */
 void ica_services_free_held(struct process *process, uint64_t id);
-/* Serves the ICA message types; true when `request` was one of them. */
-bool ica_services_handle(const struct intercore_message *request, struct intercore_message *reply);
+/* Its inter-core services (serve_*) are declared in formica/protocol/mkernel_services.h. */

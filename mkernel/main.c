@@ -5,12 +5,16 @@
 #include "acpi.h"
 #include "boot_information.h"
 #include "clock.h"
+#include "clock_calibration.h"
 #include "console.h"
+#include "console_setup.h"
 #include "cpu.h"
 #include "fault_injection.h"
 #include "fw_cfg.h"
 #include "intercore.h"
+#include "intercore_area.h"
 #include "lapic.h"
+#include "lapic_boot.h"
 #include "layout.h"
 #include "madt.h"
 #include "device_setup.h"
@@ -21,6 +25,7 @@
 #include "placement_loader.h"
 #include "scheduler.h"
 #include "selftest.h"
+#include "selftest_driver.h"
 #include "services.h"
 #include "shared.h"
 #include "shutdown.h"
@@ -108,13 +113,13 @@ static void setup_cores(void)
     for (uint32_t i = 0; i < count; i++) {
         kernel_shared->cpus[i].index = i;
         kernel_shared->cpus[i].apic_id = madt.cores[i].apic_id;
-        kernel_shared->cpus[i].role = i == 0 ? ROLE_M : ROLE_P;
+        kernel_shared->cpus[i].role = i == MKERNEL_CORE ? ROLE_M : ROLE_P;
     }
 }
 
 static void setup_boot_core(void)
 {
-    struct cpu *cpu = &kernel_shared->cpus[0];
+    struct cpu *cpu = &kernel_shared->cpus[MKERNEL_CORE];
     uint64_t fault_stack = physical_allocate(1, 0);
     if (fault_stack == 0)
         panic("out of memory for the boot core's fault stack");
@@ -155,7 +160,6 @@ static void setup_intercore_area(void)
     intercore_area_init(kernel_shared->intercore, count);
     intercore_install();
     services_install();
-    selftest_install();
 }
 
 static void start_other_cores(void)

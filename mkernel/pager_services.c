@@ -41,14 +41,19 @@ static long create_region(uint32_t pid, uint32_t pager_pid, uint64_t bytes)
     return (long)PAGER_REGION_BASE;
 }
 
+/* What MESSAGE_PAGER_MAP, _UNMAP and _SCAN share: whose block, asked by which pager. */
+struct block_request {
+    uint64_t pager, pid, address, bytes;
+};
+
 /* The process whose block the pager wants, checked: region, alignment, waiting. */
-static long block_target(const uint64_t *argument, struct process **out)
+static long block_target(const struct block_request *block, struct process **out)
 {
-    struct process *process = process_find((uint32_t)argument[1]);
-    uint64_t address = argument[2], bytes = argument[3];
+    struct process *process = process_find((uint32_t)block->pid);
+    uint64_t address = block->address, bytes = block->bytes;
     if (process == NULL)
         return -E_NOT_FOUND;
-    if (process->pager != (uint32_t)argument[0])
+    if (process->pager != (uint32_t)block->pager)
         return -E_PERMISSION;
     if (bytes == 0 || bytes > PAGER_BLOCK_MAX_BYTES || ((address | bytes) & (PAGE_SIZE - 1)) != 0 ||
         address < process->pager_base ||
@@ -83,19 +88,19 @@ static uint64_t contiguous_block(struct process *process, uint64_t address, uint
     return first;
 }
 
-static long map_block(const uint64_t *argument)
+static long map_block(const struct block_request *block, uint64_t ica_id)
 {
     struct process *process;
-    long error = block_target(argument, &process);
-    uint64_t address = argument[2], bytes = argument[3], pages = bytes / PAGE_SIZE;
+    long error = block_target(block, &process);
+    uint64_t address = block->address, bytes = block->bytes, pages = bytes / PAGE_SIZE;
     if (error != 0)
         return error;
     for (uint64_t i = 0; i < pages; i++)
         if (paging_translate(process->root, address + i * PAGE_SIZE) != 0)
             return -E_BUSY; /* already resident */
     uint64_t physical;
-    if (argument[4] != 0) {
-        struct ica *ica = ica_lookup(argument[4]);
+    if (ica_id != 0) {
+        struct ica *ica = ica_lookup(ica_id);
         if (ica == NULL || ica->state != ICA_TRAVELLING || ica->destination != 0 ||
             ica->pages != pages)
             return -E_INVALID;
@@ -108,43 +113,43 @@ static long map_block(const uint64_t *argument)
                             PAGE_USER | PAGE_WRITABLE) != 0) {
             for (uint64_t j = 0; j < i; j++)
                 paging_unmap_page(process->root, address + j * PAGE_SIZE);
-            if (argument[4] == 0)
+            if (ica_id == 0)
                 physical_free(physical, pages);
             return -E_NO_MEMORY;
         }
     }
-    if (argument[4] != 0)
-        ica_services_forget(ica_lookup(argument[4])); /* its frames now belong to the process */
+    if (ica_id != 0)
+        ica_services_forget(ica_lookup(ica_id)); /* its frames now belong to the process */
     process->memory_bytes += bytes;
     return 0;
 }
 
-static long unmap_block(const uint64_t *argument)
+static long unmap_block(const struct block_request *block, bool keep)
 {
     struct process *process;
-    long error = block_target(argument, &process);
-    uint64_t address = argument[2], bytes = argument[3], pages = bytes / PAGE_SIZE;
+    long error = block_target(block, &process);
+    uint64_t address = block->address, bytes = block->bytes, pages = bytes / PAGE_SIZE;
     if (error != 0)
         return error;
     uint64_t physical = contiguous_block(process, address, pages, NULL);
     if (physical == 0)
         return -E_INVALID;
     long id = 0;
-    if (argument[4] != 0 && (id = ica_services_adopt((uint32_t)argument[0], physical, pages)) < 0)
+    if (keep && (id = ica_services_adopt((uint32_t)block->pager, physical, pages)) < 0)
         return id;
     for (uint64_t i = 0; i < pages; i++)
         paging_unmap_page(process->root, address + i * PAGE_SIZE);
-    if (argument[4] == 0)
+    if (!keep)
         physical_free(physical, pages);
     process->memory_bytes -= bytes;
     return id;
 }
 
-static long scan_block(const uint64_t *argument)
+static long scan_block(const struct block_request *block, uint64_t flags)
 {
     struct process *process;
-    long error = block_target(argument, &process);
-    uint64_t address = argument[2], pages = argument[3] / PAGE_SIZE;
+    long error = block_target(block, &process);
+    uint64_t address = block->address, pages = block->bytes / PAGE_SIZE;
     if (error != 0)
         return error;
     long bits = PAGER_SCAN_PRESENT;
@@ -158,7 +163,7 @@ static long scan_block(const uint64_t *argument)
             bits |= PAGER_SCAN_ACCESSED;
         if (*entry & DIRTY_BIT)
             bits |= PAGER_SCAN_DIRTY;
-        if (argument[4] & PAGER_SCAN_CLEAR_ACCESSED)
+        if (flags & PAGER_SCAN_CLEAR_ACCESSED)
             *entry &= ~ACCESSED_BIT;
     }
     return bits;
@@ -197,32 +202,54 @@ static long copy_firmware_table(uint32_t pid, uint64_t signature, uint64_t buffe
     return error != 0 ? error : (long)table->length;
 }
 
-bool pager_services_handle(const struct intercore_message *request, struct intercore_message *reply)
+void serve_pager_region(const struct intercore_message *message,
+                        const struct intercore_pager_region_request *request,
+                        struct intercore_pager_region_reply *reply)
 {
-    const uint64_t *argument = request->argument;
-    long result;
-    switch (request->type) {
-    case MESSAGE_PAGER_REGION:
-        result = create_region((uint32_t)argument[0], (uint32_t)argument[1], argument[2]);
-        break;
-    case MESSAGE_PAGER_MAP:
-        result = map_block(argument);
-        break;
-    case MESSAGE_PAGER_UNMAP:
-        result = unmap_block(argument);
-        break;
-    case MESSAGE_PAGER_SCAN:
-        result = scan_block(argument);
-        break;
-    case MESSAGE_PAGER_RELEASE:
-        result = release_region((uint32_t)argument[0]);
-        break;
-    case MESSAGE_FIRMWARE_TABLE:
-        result = copy_firmware_table((uint32_t)argument[0], argument[1], argument[2], argument[3]);
-        break;
-    default:
-        return false;
-    }
-    reply->argument[0] = (uint64_t)result;
-    return true;
+    (void)message;
+    reply->result = create_region((uint32_t)request->pid, (uint32_t)request->pager, request->bytes);
+}
+
+void serve_pager_map(const struct intercore_message *message,
+                     const struct intercore_pager_map_request *request,
+                     struct intercore_pager_map_reply *reply)
+{
+    (void)message;
+    struct block_request block = {request->pager, request->pid, request->address, request->bytes};
+    reply->result = map_block(&block, request->ica);
+}
+
+void serve_pager_unmap(const struct intercore_message *message,
+                       const struct intercore_pager_unmap_request *request,
+                       struct intercore_pager_unmap_reply *reply)
+{
+    (void)message;
+    struct block_request block = {request->pager, request->pid, request->address, request->bytes};
+    reply->result = unmap_block(&block, request->keep != 0);
+}
+
+void serve_pager_scan(const struct intercore_message *message,
+                      const struct intercore_pager_scan_request *request,
+                      struct intercore_pager_scan_reply *reply)
+{
+    (void)message;
+    struct block_request block = {request->pager, request->pid, request->address, request->bytes};
+    reply->result = scan_block(&block, request->flags);
+}
+
+void serve_pager_release(const struct intercore_message *message,
+                         const struct intercore_pager_release_request *request,
+                         struct intercore_pager_release_reply *reply)
+{
+    (void)message;
+    reply->result = release_region((uint32_t)request->pid);
+}
+
+void serve_firmware_table(const struct intercore_message *message,
+                          const struct intercore_firmware_table_request *request,
+                          struct intercore_firmware_table_reply *reply)
+{
+    (void)message;
+    reply->result = copy_firmware_table((uint32_t)request->pid, request->signature, request->buffer,
+                                        request->size);
 }

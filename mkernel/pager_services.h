@@ -5,6 +5,4 @@
 #include <stdbool.h>
 #include "intercore.h"
 
-/* Serves the pager message types; true when `request` was one of them. */
-bool pager_services_handle(const struct intercore_message *request,
-                           struct intercore_message *reply);
+/* Its inter-core services (serve_*) are declared in formica/protocol/mkernel_services.h. */

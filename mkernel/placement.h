@@ -5,7 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <formica/syscalls.h>
-#include <formica/placement_rule.h> /* placement_app_core (lib/placement_rule.c) */
 
 #define PLACEMENT_LINE_LIMIT 256 /* characters per line, line ending excluded */
 #define PLACEMENT_MESSAGE_BYTES 96

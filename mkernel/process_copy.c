@@ -40,11 +40,11 @@ static long copy_between(struct process *from, uint64_t source, struct process *
     return 0;
 }
 
-static long copy_to(const uint64_t *argument)
+static long copy_to(const struct intercore_copy_to_request *request)
 {
-    struct process *from = process_find((uint32_t)argument[0]);
-    struct process *to = process_find((uint32_t)argument[1]);
-    uint64_t offset = argument[2], source = argument[3], bytes = argument[4];
+    struct process *from = process_find((uint32_t)request->caller);
+    struct process *to = process_find((uint32_t)request->target);
+    uint64_t offset = request->offset, source = request->source, bytes = request->bytes;
     if (from == NULL || to == NULL || to->state == PROCESS_ZOMBIE)
         return -E_NOT_FOUND;
     if (offset > to->copy_window_bytes || bytes > to->copy_window_bytes - offset)
@@ -54,10 +54,10 @@ static long copy_to(const uint64_t *argument)
     return copy_between(from, source, to, to->copy_window + offset, bytes);
 }
 
-bool process_copy_handle(const struct intercore_message *request, struct intercore_message *reply)
+void serve_copy_to(const struct intercore_message *message,
+                   const struct intercore_copy_to_request *request,
+                   struct intercore_copy_to_reply *reply)
 {
-    if (request->type != MESSAGE_COPY_TO)
-        return false;
-    reply->argument[0] = (uint64_t)copy_to(request->argument);
-    return true;
+    (void)message;
+    reply->result = copy_to(request);
 }

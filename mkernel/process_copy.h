@@ -5,4 +5,4 @@
 #include <stdbool.h>
 #include "intercore.h"
 
-bool process_copy_handle(const struct intercore_message *request, struct intercore_message *reply);
+/* Its inter-core services (serve_*) are declared in formica/protocol/mkernel_services.h. */

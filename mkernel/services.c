@@ -3,6 +3,7 @@
  * frame allocator, page tables and process slots need no lock. */
 #include "services.h"
 #include "address_space.h"
+#include "authority.h"
 #include "console.h"
 #include "device_memory.h"
 #include "ica_services.h"
@@ -20,6 +21,7 @@
 #include "shutdown.h"
 #include "panic.h"
 #include <formica/errors.h>
+#include <formica/protocol/mkernel_services.h>
 #include <string.h>
 
 #define LARGEST_FRAME_REQUEST 4096  /* 16 MiB */
@@ -101,7 +103,7 @@ static void prepare_first_entry(struct process *process, const struct loaded_pro
 
 static void hand_to_core(struct process *process)
 {
-    if (process->core == 0)
+    if (process->core == MKERNEL_CORE)
         scheduler_adopt(process);
     else
         scheduler_send_to_owner(MESSAGE_PROCESS_ADOPT, process);
@@ -115,7 +117,12 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
     const uint8_t *file = services_boot_file(path, &size);
     if (file == NULL)
         return -E_NOT_FOUND;
+    struct process *parent_process = process_find(parent);
+    if (parent != 0 && parent_process == NULL)
+        return -E_NOT_FOUND;
     long allowed = device_spawn_check(request->flags, parent);
+    if (allowed == 0)
+        allowed = authority_check_spawn(request, parent_process);
     if (allowed != 0)
         return allowed;
     struct process *process = take_slot();
@@ -145,6 +152,7 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
     process->kernel_stack_base = (uint64_t)phys_to_virt(stack);
     process->heap_start = process->heap_end = program.heap_start;
     process->memory_bytes = program.memory_bytes;
+    authority_start(process, request, parent_process);
     prepare_first_entry(process, &program);
     device_process_start(process, request->flags);
     process->state = PROCESS_READY;
@@ -162,6 +170,8 @@ static long grow_heap(uint32_t pid, uint64_t bytes)
     uint64_t limit = USER_STACK_TOP - USER_STACK_PAGES * PAGE_SIZE - HEAP_STACK_GAP;
     if (bytes > limit || pages * PAGE_SIZE > limit - process->heap_end)
         return -E_NO_MEMORY;
+    if (!authority_memory_allows(process, pages * PAGE_SIZE))
+        return -E_QUOTA;
     long error = address_space_map_new(process->root, process->heap_end, pages, 1);
     if (error != 0)
         return error;
@@ -173,16 +183,20 @@ static long grow_heap(uint32_t pid, uint64_t bytes)
 
 static void free_if_done(struct process *process)
 {
-    if (process->resources_released && (process->collected || process->parent == 0))
+    if (process->resources_released &&
+        (process->collected || process->parent == 0 || process->adopted))
         release_slot(process);
 }
 
+/* The children of an ended process go to init, which nobody makes wait for
+ * them: an adopted process's slot is freed as soon as it ends. */
 static void orphan_children(uint32_t pid)
 {
     for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
         struct process *child = &kernel_shared->processes[slot];
-        if (child->state != PROCESS_FREE && child->parent == pid) {
-            child->parent = 0;
+        if (child->state != PROCESS_FREE && child->parent == pid && pid != INIT_PID) {
+            child->parent = INIT_PID;
+            child->adopted = true;
             free_if_done(child);
         }
     }
@@ -222,66 +236,64 @@ static int64_t allocate_for_core(uint64_t frames)
     return (int64_t)physical_allocate(frames, 0);
 }
 
+void serve_memory_allocate(const struct intercore_message *message,
+                           const struct intercore_memory_allocate_request *request,
+                           struct intercore_memory_allocate_reply *reply)
+{
+    (void)message;
+    reply->physical = (uint64_t)allocate_for_core(request->frames);
+}
+
+void serve_process_spawn(const struct intercore_message *message,
+                         const struct intercore_process_spawn_request *request,
+                         struct intercore_process_spawn_reply *reply)
+{
+    (void)message;
+    reply->pid =
+        services_spawn((const struct spawn_request *)request->request, (uint32_t)request->parent);
+}
+
+void serve_process_grow(const struct intercore_message *message,
+                        const struct intercore_process_grow_request *request,
+                        struct intercore_process_grow_reply *reply)
+{
+    (void)message;
+    reply->old_end = grow_heap((uint32_t)request->pid, request->bytes);
+}
+
+void serve_process_exited(const struct intercore_message *message,
+                          const struct intercore_process_exited_request *request)
+{
+    (void)message;
+    release_exited((uint32_t)request->pid);
+}
+
+void serve_process_collect(const struct intercore_message *message,
+                           const struct intercore_process_collect_request *request,
+                           struct intercore_process_collect_reply *reply)
+{
+    (void)message, (void)reply;
+    collect((uint32_t)request->pid);
+}
+
+void serve_power_off(const struct intercore_message *message,
+                     const struct intercore_power_off_request *request,
+                     struct intercore_power_off_reply *reply)
+{
+    (void)message, (void)reply;
+    shutdown_machine((uint32_t)request->status);
+}
+
 void services_handle(const struct intercore_message *request, struct intercore_message *reply)
 {
-    const uint64_t *argument = request->argument;
-    if (ica_services_handle(request, reply) || pager_services_handle(request, reply) ||
-        process_copy_handle(request, reply))
-        return;
-    switch (request->type) {
-    case MESSAGE_MEMORY_ALLOCATE:
-        reply->argument[0] = (uint64_t)allocate_for_core(argument[0]);
-        break;
-    case MESSAGE_PROCESS_SPAWN:
-        reply->argument[0] = (uint64_t)services_spawn((const struct spawn_request *)argument[0],
-                                                      (uint32_t)argument[1]);
-        break;
-    case MESSAGE_PROCESS_GROW:
-        reply->argument[0] = (uint64_t)grow_heap((uint32_t)argument[0], argument[1]);
-        break;
-    case MESSAGE_PROCESS_EXITED:
-        release_exited((uint32_t)argument[0]);
-        break;
-    case MESSAGE_PROCESS_COLLECT:
-        collect((uint32_t)argument[0]);
-        break;
-    case MESSAGE_DEVICE_MAP:
-    case MESSAGE_DMA_ALLOCATE:
-        device_memory_handle(request, reply);
-        break;
-    case MESSAGE_POWER_OFF:
-        shutdown_machine((uint32_t)argument[0]);
-    default:
+    if (!intercore_serve(request, reply))
         kprintf("services: unknown request %u from core %u\n", request->type, request->from);
-    }
 }
 
-/* Requests that expect no answer. */
-static bool is_notification(uint32_t type)
-{
-    return type == MESSAGE_PROCESS_EXITED || type == MESSAGE_ICA_DISCARD ||
-           type == MESSAGE_ICA_FREE_ORPHAN;
-}
-
-static void on_request(const struct intercore_message *request)
-{
-    struct intercore_message reply = {0};
-    services_handle(request, &reply);
-    if (!is_notification(request->type))
-        intercore_reply(request, &reply);
-}
+static const struct intercore_services mkernel_services = {intercore_serve,
+                                                           intercore_is_notification};
 
 void services_install(void)
 {
-    static const uint32_t types[] = {
-        MESSAGE_MEMORY_ALLOCATE, MESSAGE_PROCESS_SPAWN,   MESSAGE_PROCESS_GROW,
-        MESSAGE_PROCESS_EXITED,  MESSAGE_PROCESS_COLLECT, MESSAGE_POWER_OFF,
-        MESSAGE_ICA_ALLOCATE,    MESSAGE_ICA_FREE,        MESSAGE_ICA_DISCARD,
-        MESSAGE_ICA_TABLES,      MESSAGE_SERVER_REGISTER, MESSAGE_ICA_FREE_ORPHAN,
-        MESSAGE_PAGER_REGION,    MESSAGE_PAGER_MAP,       MESSAGE_PAGER_UNMAP,
-        MESSAGE_PAGER_SCAN,      MESSAGE_PAGER_RELEASE,   MESSAGE_FIRMWARE_TABLE,
-        MESSAGE_COPY_TO,         MESSAGE_DEVICE_MAP,      MESSAGE_DMA_ALLOCATE,
-    };
-    for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-        intercore_set_handler(types[i], on_request);
+    intercore_install_services(&mkernel_services);
 }

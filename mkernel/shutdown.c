@@ -14,7 +14,7 @@ static bool halt_core(uint32_t core)
 
 void shutdown_machine(uint32_t status)
 {
-    for (uint32_t core = 1; core < kernel_shared->core_count; core++) {
+    for (uint32_t core = FIRST_PKERNEL_CORE; core < kernel_shared->core_count; core++) {
         if (!kernel_shared->cpus[core].online)
             continue;
         if (!halt_core(core)) {

@@ -2,10 +2,11 @@
  * parallel, so 64 cores start about as fast as one. Each AP's first stack is
  * a page from the m-kernel; everything else it asks for itself. */
 #include "smp.h"
-#include "clock.h"
+#include "atomic.h"
+#include "clock_calibration.h"
 #include "console.h"
 #include "intercore.h"
-#include "lapic.h"
+#include "lapic_boot.h"
 #include "layout.h"
 #include "paging.h"
 #include "panic.h"
@@ -67,7 +68,7 @@ static struct trampoline_parameters *install_trampoline(uint64_t entry, uint64_t
 
 static uint32_t cores_online(void)
 {
-    return __atomic_load_n(&kernel_shared->cores_online, __ATOMIC_ACQUIRE);
+    return atomic_load_acquire(&kernel_shared->cores_online);
 }
 
 static void wait_serving_requests(uint64_t cycles, uint32_t target)
@@ -80,7 +81,7 @@ static void wait_serving_requests(uint64_t cycles, uint32_t target)
 
 static void report_missing_cores(void)
 {
-    for (uint32_t i = 1; i < kernel_shared->core_count; i++) {
+    for (uint32_t i = FIRST_PKERNEL_CORE; i < kernel_shared->core_count; i++) {
         struct cpu *cpu = &kernel_shared->cpus[i];
         if (!cpu->online)
             kprintf("smp: core %u (apic id %u) did not answer INIT-SIPI-SIPI\n", i, cpu->apic_id);
@@ -95,11 +96,11 @@ void smp_start_application_cores(uint64_t pkernel_entry, uint64_t timeout_ms)
     uint64_t boot_root = build_boot_root();
     install_trampoline(pkernel_entry, boot_root, count - 1);
     uint64_t per_ms = kernel_shared->tsc_hz / 1000;
-    for (uint32_t i = 1; i < count; i++)
+    for (uint32_t i = FIRST_PKERNEL_CORE; i < count; i++)
         lapic_send_init(kernel_shared->cpus[i].apic_id);
     clock_delay_us(10000);
     for (int attempt = 0; attempt < 2 && cores_online() < count; attempt++) {
-        for (uint32_t i = 1; i < count; i++)
+        for (uint32_t i = FIRST_PKERNEL_CORE; i < count; i++)
             if (!kernel_shared->cpus[i].online)
                 lapic_send_startup(kernel_shared->cpus[i].apic_id, TRAMPOLINE_PHYSICAL >> 12);
         wait_serving_requests(per_ms / 5, count);

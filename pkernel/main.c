@@ -3,6 +3,7 @@
  * (over the inter-core area) for the memory of its own stacks, moves onto
  * them, reports online and serves messages. It never allocates memory itself. */
 #include "clock.h"
+#include "atomic.h"
 #include "console.h"
 #include "cpu.h"
 #include "fault_injection.h"
@@ -17,6 +18,7 @@
 #include "topology.h"
 #include "trap.h"
 #include "x86.h"
+#include <formica/protocol/pkernel_services.h>
 
 #define FAULT_STACK_SIZE 4096
 #define TICK_PERIOD_MS 10
@@ -42,7 +44,7 @@ static uint32_t initial_apic_id(void)
 static struct cpu *find_own_record(void)
 {
     uint32_t apic_id = initial_apic_id();
-    for (uint32_t i = 1; i < kernel_shared->core_count; i++)
+    for (uint32_t i = FIRST_PKERNEL_CORE; i < kernel_shared->core_count; i++)
         if (kernel_shared->cpus[i].apic_id == apic_id)
             return &kernel_shared->cpus[i];
     kprintf_unlocked("p-kernel: no core record for apic id %u\n", apic_id);
@@ -52,28 +54,37 @@ static struct cpu *find_own_record(void)
 /* Frames for this core's kernel and fault stacks, from the m-kernel. */
 static uint64_t request_stack_memory(void)
 {
-    struct intercore_message request = {.type = MESSAGE_MEMORY_ALLOCATE}, reply;
-    request.argument[0] = (KERNEL_STACK_SIZE + FAULT_STACK_SIZE) / PAGE_SIZE;
-    intercore_call(0, &request, &reply);
-    if (reply.argument[0] == 0)
+    struct intercore_message request = {
+        .type = MESSAGE_MEMORY_ALLOCATE,
+        .memory_allocate = {(KERNEL_STACK_SIZE + FAULT_STACK_SIZE) / PAGE_SIZE},
+    };
+    struct intercore_message reply;
+    intercore_call(MKERNEL_CORE, &request, &reply);
+    if (reply.memory_allocate_reply.physical == 0)
         panic("the m-kernel has no memory for this core's stacks");
-    return reply.argument[0];
+    return reply.memory_allocate_reply.physical;
 }
 
-static void on_halt(const struct intercore_message *request)
+/* Answers first: the m-kernel waits for every core to stop before power-off. */
+void serve_halt(const struct intercore_message *message,
+                const struct intercore_halt_request *request, struct intercore_halt_reply *reply)
 {
-    struct intercore_message reply = {0};
+    (void)request, (void)reply;
+    struct intercore_message answer = {0};
     this_cpu()->online = 0;
-    intercore_reply(request, &reply);
+    intercore_reply(message, &answer);
     halt_forever();
 }
+
+static const struct intercore_services pkernel_services = {intercore_serve,
+                                                           intercore_is_notification};
 
 static void pkernel_run(struct cpu *cpu)
 {
     syscall_install();
     scheduler_init();
-    __atomic_store_n(&cpu->online, 1, __ATOMIC_RELEASE);
-    __atomic_fetch_add(&kernel_shared->cores_online, 1, __ATOMIC_ACQ_REL);
+    atomic_store_release(&cpu->online, 1);
+    atomic_add(&kernel_shared->cores_online, 1);
     fault_injection_check();
     clock_start_tick(TICK_PERIOD_MS);
     scheduler_run();
@@ -90,8 +101,7 @@ void pkernel_main(struct kernel_shared *shared, uint32_t ticket)
     idt_load();
     lapic_enable();
     intercore_install();
-    selftest_install();
-    intercore_set_handler(MESSAGE_HALT, on_halt);
+    intercore_install_services(&pkernel_services);
     uint64_t stacks = request_stack_memory();
     uint8_t *base = phys_to_virt(stacks);
     cpu->fault_stack_top = (uint64_t)(base + FAULT_STACK_SIZE);

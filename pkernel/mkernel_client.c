@@ -1,13 +1,14 @@
 /* mkernel_client.c (p-kernel): every memory-management need of this core
- * goes to the m-kernel on core 0 over the inter-core area. */
+ * goes to the m-kernel (core MKERNEL_CORE) over the inter-core area. */
 #include "mkernel_client.h"
+#include "shared.h"
 
 void mkernel_request(struct intercore_message *request, struct intercore_message *reply)
 {
-    intercore_call(0, request, reply);
+    intercore_call(MKERNEL_CORE, request, reply);
 }
 
 void mkernel_notify(struct intercore_message *message)
 {
-    intercore_send(0, message);
+    intercore_send(MKERNEL_CORE, message);
 }

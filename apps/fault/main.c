@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     if (strcmp(kind, "kernelpointer") == 0)
         return report(kind, console_write((void *)KERNEL_ADDRESS, 16), -E_FAULT);
     if (strcmp(kind, "hugememory") == 0)
-        return report(kind, memory_grow(HUGE_MEMORY_BYTES), -E_NO_MEMORY);
+        return report(kind, memory_grow(HUGE_MEMORY_BYTES), -E_QUOTA); /* the account's limit */
     if (strcmp(kind, "exit") == 0 && argc >= 3)
         return atoi(argv[2]);
     return usage();

@@ -6,5 +6,11 @@ void run_file_cases(struct fs_link *link);
 void run_readblock_cases(struct fs_link *link);
 void run_error_cases(struct fs_link *link);
 void run_small_write_cases(struct fs_link *link);
+/* FS's checks of handles, offsets and sizes (handle_cases.c). */
+void run_handle_cases(struct fs_link *link);
+/* Between processes: unlink while open, another's handle (sharing_cases.c). */
+void run_sharing_cases(struct fs_link *link);
+/* `fstest child ACTION [HANDLE]`, started by run_sharing_cases; the exit code. */
+int run_child_case(struct fs_link *link, int argc, char **argv);
 /* On an image FS could not mount: every request must fail. */
 void run_unmounted_cases(struct fs_link *link);

@@ -20,23 +20,21 @@ static void unterminated_path(struct fs_link *link)
     expect("path_not_terminated", fs_send(link, link->fs), -E_INVALID);
 }
 
-static void data_problems(struct fs_link *link, uint32_t inode)
+static void data_problems(struct fs_link *link, uint64_t handle)
 {
     struct ica_control *page = fs_prepare(link, FS_READ);
-    page->argument[0] = inode;
-    page->argument[2] = 16;
+    *fs_read_of(page) = (struct fs_read_message){.handle = handle, .length = 16};
     expect("read_without_data_ica", fs_send(link, link->fs), -E_INVALID);
-    expect("read_longer_than_data_ica", fs_read_at(link, inode, 0, FSTEST_DATA_BYTES + 4096),
+    expect("read_longer_than_data_ica", fs_read_at(link, handle, 0, FSTEST_DATA_BYTES + 4096),
            -E_INVALID);
-    expect("readblock_too_many", fs_readblock(link, inode, 0, STORAGE_MAX_BLOCKS + 1), -E_INVALID);
+    expect("readblock_too_many", fs_readblock(link, handle, 0, STORAGE_MAX_BLOCKS + 1), -E_INVALID);
 }
 
 static void blk_problems(struct fs_link *link)
 {
     struct ica_control *page = fs_prepare_with_data(link, BLK_READ);
-    page->argument[0] = 1ull << 40;
-    page->argument[1] = 1;
-    expect("blk_read_outside_disk", fs_send(link, link->blk), -E_INVALID);
+    *blk_read_of(page) = (struct blk_read_message){.first_block = 1ull << 40, .blocks = 1};
+    expect("blk_read_refused_without_right", fs_send(link, link->blk), -E_PERMISSION);
     fs_prepare(link, 4242);
     expect("blk_unknown_operation", fs_send(link, link->blk), -E_INVALID);
 }
@@ -45,17 +43,16 @@ void run_error_cases(struct fs_link *link)
 {
     fs_prepare(link, 999);
     expect("unknown_operation", fs_send(link, link->fs), -E_INVALID);
-    long bad = fs_read_at(link, 0, 0, 16);
-    report("bad_inode_zero", bad < 0, bad);
-    bad = fs_read_at(link, 0x7fffffff, 0, 16);
-    report("bad_inode_huge", bad < 0, bad);
+    expect("bad_handle_zero", fs_read_at(link, 0, 0, 16), -E_BAD_HANDLE);
+    expect("bad_handle_huge", fs_read_at(link, 0x7fffffff, 0, 16), -E_BAD_HANDLE);
     expect("missing_file", fs_open_path(link, "/no/such/file", 0), -E_NOT_FOUND);
     unterminated_path(link);
-    long inode = fs_open_path(link, "/hello.txt", 0);
-    data_problems(link, (uint32_t)inode);
+    long handle = fs_open_path(link, "/hello.txt", 0);
+    data_problems(link, (uint64_t)handle);
     blk_problems(link);
-    long again = fs_open_path(link, "/hello.txt", 0);
-    expect("still_serving", again, inode);
+    long bytes = fs_read_at(link, (uint64_t)handle, 0, 5);
+    report("still_serving", bytes == 5, bytes);
+    fs_close_handle(link, (uint64_t)handle);
 }
 
 void run_unmounted_cases(struct fs_link *link)

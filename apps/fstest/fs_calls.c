@@ -58,34 +58,43 @@ uint8_t *fs_data(const struct fs_link *link)
 long fs_open_path(struct fs_link *link, const char *path, uint32_t flags)
 {
     struct ica_control *page = fs_prepare(link, FS_OPEN);
-    page->argument[0] = flags;
+    fs_open_of(page)->flags = flags;
     fs_set_path(page, path);
     return fs_send(link, link->fs);
 }
 
-static long transfer(struct fs_link *link, uint32_t operation, uint32_t inode, uint64_t offset,
+static long transfer(struct fs_link *link, uint32_t operation, uint64_t handle, uint64_t offset,
                      uint64_t length)
 {
     struct ica_control *page = fs_prepare_with_data(link, operation);
-    page->argument[0] = inode;
-    page->argument[1] = offset;
-    page->argument[2] = length;
+    if (operation == FS_READ)
+        *fs_read_of(page) = (struct fs_read_message){handle, offset, length};
+    else if (operation == FS_WRITE)
+        *fs_write_of(page) = (struct fs_write_message){handle, offset, length};
+    else
+        *fs_readblock_of(page) = (struct fs_readblock_message){handle, offset, length};
     return fs_send(link, link->fs);
 }
 
-long fs_read_at(struct fs_link *link, uint32_t inode, uint64_t offset, uint64_t length)
+long fs_close_handle(struct fs_link *link, uint64_t handle)
 {
-    return transfer(link, FS_READ, inode, offset, length);
+    fs_close_of(fs_prepare(link, FS_CLOSE))->handle = handle;
+    return fs_send(link, link->fs);
 }
 
-long fs_write_at(struct fs_link *link, uint32_t inode, uint64_t offset, uint64_t length)
+long fs_read_at(struct fs_link *link, uint64_t handle, uint64_t offset, uint64_t length)
 {
-    return transfer(link, FS_WRITE, inode, offset, length);
+    return transfer(link, FS_READ, handle, offset, length);
 }
 
-long fs_readblock(struct fs_link *link, uint32_t inode, uint64_t first, uint64_t count)
+long fs_write_at(struct fs_link *link, uint64_t handle, uint64_t offset, uint64_t length)
 {
-    return transfer(link, FS_READBLOCK, inode, first, count);
+    return transfer(link, FS_WRITE, handle, offset, length);
+}
+
+long fs_readblock(struct fs_link *link, uint64_t handle, uint64_t first, uint64_t count)
+{
+    return transfer(link, FS_READBLOCK, handle, first, count);
 }
 
 long fs_path_call(struct fs_link *link, uint32_t operation, const char *path)
@@ -99,6 +108,15 @@ long fs_stat_path(struct fs_link *link, const char *path, uint64_t *size)
     struct ica_control *page = fs_prepare(link, FS_STAT);
     fs_set_path(page, path);
     long result = fs_send(link, link->fs);
-    *size = page->argument[1];
+    *size = fs_stat_of(page)->size;
+    return result;
+}
+
+long fs_stat_handle(struct fs_link *link, uint64_t handle, uint32_t *links)
+{
+    struct ica_control *page = fs_prepare(link, FS_STAT);
+    fs_stat_of(page)->handle = handle;
+    long result = fs_send(link, link->fs);
+    *links = fs_stat_of(page)->links;
     return result;
 }

@@ -23,9 +23,13 @@ long fs_send(struct fs_link *link, long server);
 struct ica_control *fs_prepare_with_data(struct fs_link *link, uint32_t operation);
 uint8_t *fs_data(const struct fs_link *link);
 
+/* FS_OPEN's result: a handle of this process, or an error. */
 long fs_open_path(struct fs_link *link, const char *path, uint32_t flags);
-long fs_read_at(struct fs_link *link, uint32_t inode, uint64_t offset, uint64_t length);
-long fs_write_at(struct fs_link *link, uint32_t inode, uint64_t offset, uint64_t length);
+long fs_close_handle(struct fs_link *link, uint64_t handle);
+long fs_read_at(struct fs_link *link, uint64_t handle, uint64_t offset, uint64_t length);
+long fs_write_at(struct fs_link *link, uint64_t handle, uint64_t offset, uint64_t length);
 long fs_path_call(struct fs_link *link, uint32_t operation, const char *path);
 long fs_stat_path(struct fs_link *link, const char *path, uint64_t *size);
-long fs_readblock(struct fs_link *link, uint32_t inode, uint64_t first, uint64_t count);
+/* FS_STAT by handle: the result; *links gets the link count. */
+long fs_stat_handle(struct fs_link *link, uint64_t handle, uint32_t *links);
+long fs_readblock(struct fs_link *link, uint64_t handle, uint64_t first, uint64_t count);

@@ -1,6 +1,7 @@
 /* apps/fstest: exercises FS (and BLK) with raw requests and prints one
  * @json fstest line per case. `fstest` runs every case; `fstest unmounted`
- * expects FS to refuse everything (a corrupt disk). Exit 0 if all passed. */
+ * expects FS to refuse everything (a corrupt disk); `fstest child ...` is a
+ * second process of the sharing cases. Exit 0 if all passed. */
 #include "cases.h"
 #include "report.h"
 #include <formica/errors.h>
@@ -13,13 +14,13 @@ static void print_cache_stats(struct fs_link *link)
 {
     if (link->blk < 0)
         return;
-    struct ica_control *page = fs_prepare(link, BLK_STATS);
+    const struct blk_stats_message *stats = blk_stats_of(fs_prepare(link, BLK_STATS));
     long result = fs_send(link, link->blk);
     printf("@json {\"kind\":\"blkstats\",\"result\":%ld,\"hits\":%lu,\"misses\":%lu,"
            "\"dirty\":%lu,\"cached\":%lu,\"capacity\":%lu,\"read_ahead\":%lu,"
            "\"written_back\":%lu,\"evictions\":%lu}\n",
-           result, page->argument[0], page->argument[1], page->argument[2], page->argument[3],
-           page->argument[4], page->argument[5], page->argument[6], page->argument[7]);
+           result, stats->hits, stats->misses, stats->dirty, stats->cached, stats->capacity,
+           stats->read_ahead, stats->written_back, stats->evictions);
 }
 
 int main(int argc, char **argv)
@@ -30,6 +31,8 @@ int main(int argc, char **argv)
         printf("fstest: no file server: %s\n", error_text(error));
         return 1;
     }
+    if (argc >= 2 && strcmp(argv[1], "child") == 0)
+        return run_child_case(&link, argc, argv);
     if (argc >= 2 && strcmp(argv[1], "unmounted") == 0) {
         run_unmounted_cases(&link);
     } else {
@@ -37,6 +40,8 @@ int main(int argc, char **argv)
         run_readblock_cases(&link);
         run_small_write_cases(&link);
         run_error_cases(&link);
+        run_handle_cases(&link);
+        run_sharing_cases(&link);
         print_cache_stats(&link);
     }
     printf("fstest: %d failed\n", failures());

@@ -19,11 +19,12 @@ static long last_sender(const struct fs_link *link)
 
 static long make_file(struct fs_link *link)
 {
-    long inode = fs_open_path(link, "/fstest/rb.bin", FS_OPEN_CREATE | FS_OPEN_TRUNCATE);
+    long handle = fs_open_path(link, "/fstest/rb.bin",
+                               FS_OPEN_CREATE | FS_OPEN_TRUNCATE | FS_OPEN_READ | FS_OPEN_WRITE);
     fill_pattern(fs_data(link), 2, 0, RB_BLOCKS * STORAGE_BLOCK_BYTES);
-    long written = fs_write_at(link, (uint32_t)inode, 0, RB_BLOCKS * STORAGE_BLOCK_BYTES);
-    report("readblock_file", inode > 0 && written == RB_BLOCKS * STORAGE_BLOCK_BYTES, written);
-    return inode;
+    long written = fs_write_at(link, (uint64_t)handle, 0, RB_BLOCKS * STORAGE_BLOCK_BYTES);
+    report("readblock_file", handle > 0 && written == RB_BLOCKS * STORAGE_BLOCK_BYTES, written);
+    return handle;
 }
 
 /* Checks `blocks` blocks from `first` against the pattern: in the blocks BLK
@@ -42,10 +43,10 @@ static bool blocks_match(struct fs_link *link, uint32_t first, uint32_t blocks)
     return same;
 }
 
-static void direct_return(struct fs_link *link, uint32_t inode)
+static void direct_return(struct fs_link *link, uint64_t handle)
 {
     memset(fs_data(link), 0, 3 * STORAGE_BLOCK_BYTES);
-    long bytes = fs_readblock(link, inode, 5, 3);
+    long bytes = fs_readblock(link, handle, 5, 3);
     bool same = blocks_match(link, 5, 3);
     /* BLK lends what it answers (zero copy); FS answers 1 KiB-block file systems by copying. */
     uint32_t lent = ica_control_of(link->control)->lent_count;
@@ -58,19 +59,20 @@ static void direct_return(struct fs_link *link, uint32_t inode)
            : sender == link->fs ? "fs"
                                 : "other");
     report("readblock_direct_return", bytes == 3 * STORAGE_BLOCK_BYTES && same, bytes);
-    bytes = fs_readblock(link, inode, RB_BLOCKS - 1, 4);
+    bytes = fs_readblock(link, handle, RB_BLOCKS - 1, 4);
     report("readblock_at_end", bytes == STORAGE_BLOCK_BYTES, bytes);
-    bytes = fs_readblock(link, inode, RB_BLOCKS + 3, 1);
+    bytes = fs_readblock(link, handle, RB_BLOCKS + 3, 1);
     report("readblock_past_end", bytes == 0, bytes);
 }
 
 static void hole(struct fs_link *link)
 {
-    long inode = fs_open_path(link, "/fstest/hole.bin", FS_OPEN_CREATE | FS_OPEN_TRUNCATE);
+    long handle = fs_open_path(link, "/fstest/hole.bin",
+                               FS_OPEN_CREATE | FS_OPEN_TRUNCATE | FS_OPEN_READ | FS_OPEN_WRITE);
     fill_pattern(fs_data(link), 3, 2 * STORAGE_BLOCK_BYTES, STORAGE_BLOCK_BYTES);
-    fs_write_at(link, (uint32_t)inode, 2 * STORAGE_BLOCK_BYTES, STORAGE_BLOCK_BYTES);
+    fs_write_at(link, (uint64_t)handle, 2 * STORAGE_BLOCK_BYTES, STORAGE_BLOCK_BYTES);
     memset(fs_data(link), 0xff, 3 * STORAGE_BLOCK_BYTES);
-    long bytes = fs_readblock(link, (uint32_t)inode, 0, 3);
+    long bytes = fs_readblock(link, (uint64_t)handle, 0, 3);
     uint8_t *data = fs_data(link);
     bool zeros = true;
     for (uint32_t i = 0; i < 2 * STORAGE_BLOCK_BYTES; i++)
@@ -80,15 +82,16 @@ static void hole(struct fs_link *link)
     report("readblock_hole",
            bytes == 3 * STORAGE_BLOCK_BYTES && zeros && tail && last_sender(link) == link->fs,
            bytes);
+    fs_close_handle(link, (uint64_t)handle);
 }
 
-static void timing(struct fs_link *link, uint32_t inode)
+static void timing(struct fs_link *link, uint64_t handle)
 {
-    fs_readblock(link, inode, 0, 1);
+    fs_readblock(link, handle, 0, 1);
     uint64_t start = read_timestamp_counter();
     long bad = 0;
     for (uint32_t i = 0; i < TIMED_CALLS; i++)
-        bad += fs_readblock(link, inode, i % RB_BLOCKS, 1) != STORAGE_BLOCK_BYTES;
+        bad += fs_readblock(link, handle, i % RB_BLOCKS, 1) != STORAGE_BLOCK_BYTES;
     uint64_t cycles = (read_timestamp_counter() - start) / TIMED_CALLS;
     printf("@json {\"kind\":\"fstest_timing\",\"operation\":\"readblock\",\"blocks\":1,"
            "\"calls\":%u,\"cycles_per_call\":%lu,\"core\":%ld}\n",
@@ -98,8 +101,9 @@ static void timing(struct fs_link *link, uint32_t inode)
 
 void run_readblock_cases(struct fs_link *link)
 {
-    long inode = make_file(link);
-    direct_return(link, (uint32_t)inode);
+    long handle = make_file(link);
+    direct_return(link, (uint64_t)handle);
     hole(link);
-    timing(link, (uint32_t)inode);
+    timing(link, (uint64_t)handle);
+    fs_close_handle(link, (uint64_t)handle);
 }

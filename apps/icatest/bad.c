@@ -25,7 +25,7 @@ static uint64_t new_control(void)
 {
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control >= 0)
-        request_prepare((uint64_t)control, OPERATION_ECHO);
+        request_prepare((uint64_t)control, IPC_ECHO);
     return (uint64_t)control;
 }
 
@@ -53,7 +53,7 @@ static void stale_id(struct setup *setup)
 static void travelling_not_held(struct setup *setup)
 {
     uint64_t control = new_control();
-    ica_control_of(control)->argument[0] = 7;
+    ipc_echo_of(ica_control_of(control))->value = 7;
     ica_request(setup->echo, control, 0);
     expect(setup, "travelling_not_held", ica_request(setup->echo, control, ICA_SYNC),
            -E_PERMISSION);
@@ -70,8 +70,7 @@ static void held_by_other_process(struct setup *setup)
     char arguments[ARGUMENTS_BYTES];
     snprintf(arguments, sizeof arguments, "use 0x%lx 0x%lx %ld", control, data, setup->echo);
     expect(setup, "held_by_other_process", run_helper(arguments, setup->my_core), 0);
-    expect(setup, "held_by_other_process_still_mine",
-           request_call(setup->echo, control, OPERATION_ECHO, 1), 2);
+    expect(setup, "held_by_other_process_still_mine", ipc_call_echo(setup->echo, control, 1), 2);
     ica_free(control);
     ica_free((uint64_t)data);
 }
@@ -84,8 +83,7 @@ static void missing_servers(struct setup *setup)
     long gone = start_server("ipcserver", "bgone", setup->server_core, "bgone");
     expect(setup, "exited_server_stopped", stop_ipcserver(gone), 0);
     expect(setup, "exited_server", ica_request(gone, control, ICA_SYNC), -E_NOT_FOUND);
-    expect(setup, "exited_server_ica_still_held",
-           request_call(setup->echo, control, OPERATION_ECHO, 2), 3);
+    expect(setup, "exited_server_ica_still_held", ipc_call_echo(setup->echo, control, 2), 3);
     ica_free(control);
 }
 
@@ -103,8 +101,7 @@ static void malformed_control(struct setup *setup)
     page->data[0] = page->data[1] = (uint64_t)data;
     expect(setup, "malformed_same_data_twice", ica_request(setup->echo, control, ICA_SYNC),
            -E_INVALID);
-    expect(setup, "malformed_ica_still_held", request_call(setup->echo, control, OPERATION_ECHO, 3),
-           4);
+    expect(setup, "malformed_ica_still_held", ipc_call_echo(setup->echo, control, 3), 4);
     ica_free(control);
     ica_free((uint64_t)data);
 }
@@ -155,8 +152,7 @@ static void full_ring_and_pending_at_exit(struct setup *setup)
     uint64_t refused = 0;
     long sent = send_until_busy(setup, sink, &refused);
     expect(setup, "ring_full_after", sent, 64 - FILL_BY_HELPER);
-    expect(setup, "ring_full_ica_still_held", request_call(setup->echo, refused, OPERATION_ECHO, 4),
-           5);
+    expect(setup, "ring_full_ica_still_held", ipc_call_echo(setup->echo, refused, 4), 5);
     ica_free(refused);
     notify(sink);
     int code = -1;
@@ -179,7 +175,7 @@ static void undrained_results(struct setup *setup)
     uint64_t control = new_control();
     long correct = 0;
     for (long i = 0; i < SERVED_MEANWHILE; i++)
-        correct += request_call(setup->echo, control, OPERATION_ECHO, (uint64_t)i) == i + 1;
+        correct += ipc_call_echo(setup->echo, control, (uint64_t)i) == i + 1;
     ica_free(control);
     expect(setup, "undrained_results_server_serves_others", correct, SERVED_MEANWHILE);
     notify(helper);
@@ -245,16 +241,19 @@ static void wrong_roles(struct setup *setup)
 static void combined_calls(struct setup *setup)
 {
     uint64_t control = new_control();
-    expect(setup, "return_receive_not_received", ica_return_receive(control, ICA_NO_WAIT),
+    expect(setup, "return_receive_not_received", ica_return_receive(control, ICA_NO_WAIT, 0),
            -E_INVALID);
     expect(setup, "forward_receive_not_received",
-           ica_forward_receive(setup->echo, control, 0, ICA_NO_WAIT), -E_INVALID);
+           ica_forward_receive(setup->echo, control, 0, ICA_NO_WAIT, 0), -E_INVALID);
     expect(setup, "forward_receive_no_such_server",
-           ica_forward_receive(250, control, 0, ICA_NO_WAIT), -E_NOT_FOUND);
-    expect(setup, "return_receive_stale_id", ica_return_receive(0x7777ull << 32 | 3, ICA_NO_WAIT),
-           -E_INVALID);
+           ica_forward_receive(250, control, 0, ICA_NO_WAIT, 0), -E_NOT_FOUND);
+    expect(setup, "return_receive_stale_id",
+           ica_return_receive(0x7777ull << 32 | 3, ICA_NO_WAIT, 0), -E_INVALID);
+    request_prepare(control, IPC_ECHO);
+    ipc_echo_of(ica_control_of(control))->value = 4;
+    long error = ica_request(setup->echo, control, ICA_SYNC);
     expect(setup, "combined_refusals_ica_still_held",
-           request_call(setup->echo, control, OPERATION_ECHO, 4), 5);
+           error != 0 ? error : ica_control_of(control)->result, 5);
     ica_free(control);
 }
 
@@ -282,8 +281,7 @@ int bad_main(int argc, char **argv)
     wrong_roles(&setup);
     combined_calls(&setup);
     uint64_t control = new_control();
-    expect(&setup, "server_alive_after_all", request_call(setup.echo, control, OPERATION_ECHO, 9),
-           10);
+    expect(&setup, "server_alive_after_all", ipc_call_echo(setup.echo, control, 9), 10);
     ica_free(control);
     expect(&setup, "echo_server_stopped", stop_ipcserver(setup.echo), 0);
     bool no_leak = pools_return_to(&start, 2000, &end);

@@ -31,7 +31,7 @@ static int use_foreign(char **argv)
     ok &= ica_free(control) == -E_PERMISSION;
     ok &= ica_free(data) == -E_PERMISSION;
     long mine = ica_allocate(ICA_KIND_CONTROL, 4096);
-    request_prepare((uint64_t)mine, OPERATION_ECHO);
+    request_prepare((uint64_t)mine, IPC_ECHO);
     request_attach((uint64_t)mine, data);
     ok &= ica_request(server, (uint64_t)mine, ICA_SYNC) == -E_PERMISSION;
     ok &= ica_free((uint64_t)mine) == 0;
@@ -45,8 +45,8 @@ static long send_async(long server, long count)
         long control = ica_allocate(ICA_KIND_CONTROL, 4096);
         if (control < 0)
             return control;
-        request_prepare((uint64_t)control, OPERATION_ECHO);
-        ica_control_of((uint64_t)control)->argument[0] = (uint64_t)i;
+        request_prepare((uint64_t)control, IPC_ECHO);
+        ipc_echo_of(ica_control_of((uint64_t)control))->value = (uint64_t)i;
         long error = ica_request(server, (uint64_t)control, 0);
         if (error != 0)
             return error;
@@ -86,7 +86,7 @@ static int touch_after_handover(char **argv)
 {
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
     long data = ica_allocate(ICA_KIND_DATA, 4096);
-    request_prepare((uint64_t)control, OPERATION_ECHO);
+    request_prepare((uint64_t)control, IPC_ECHO);
     request_attach((uint64_t)control, (uint64_t)data);
     if (ica_request((long)number(argv[0]), (uint64_t)control, 0) != 0)
         return 1;

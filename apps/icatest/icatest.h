@@ -1,13 +1,12 @@
 /* icatest.h: what the parts of icatest share: the ipcserver operations, the
  * @json case report, and starting/stopping servers and helper processes. */
 #pragma once
+#include <formica/ipc_test.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#define OPERATION_ECHO 1           /* ipcserver: result = argument[0] + 1 */
-#define OPERATION_EXIT 3           /* ipcserver: answers, then exits */
 #define FAULT_EXIT_CODE (128 + 14) /* a process killed by a page fault */
 
 /* Prints one @json icatest line for `name`; returns ok. */
@@ -17,7 +16,7 @@ uint32_t online_cores(void);
 /* Starts `program arguments` on `core` as a server and waits until it
  * registered `name`; returns its pid or an error. */
 long start_server(const char *program, const char *arguments, uint32_t core, const char *name);
-/* Sends OPERATION_EXIT to ipcserver `pid` and waits for it to end; its exit code. */
+/* Sends IPC_EXIT to ipcserver `pid` and waits for it to end; its exit code. */
 int stop_ipcserver(long pid);
 /* Runs `icatest arguments` on `core` and waits; its exit code (-1 if it did not start). */
 int run_helper(const char *arguments, uint32_t core);

@@ -7,13 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OPERATION_LEND 4 /* ipcserver: lends a page filled with argument[0] */
-
 /* `lendwrite SERVER`: borrows a page, then writes to it: must be killed. */
 int lend_write_role(char **argv)
 {
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
-    if (request_call((long)strtoul(argv[0], NULL, 0), (uint64_t)control, OPERATION_LEND, 7) != 0)
+    if (ipc_call_lend((long)strtoul(argv[0], NULL, 0), (uint64_t)control, 7) != 0)
         return 1;
     volatile uint8_t *lent = ica_address(ica_control_of((uint64_t)control)->lent[0]);
     lent[0] = 1;
@@ -22,7 +20,7 @@ int lend_write_role(char **argv)
 
 static bool borrow_reads(long server, uint64_t control, uint8_t value)
 {
-    if (request_call(server, control, OPERATION_LEND, value) != 0)
+    if (ipc_call_lend(server, control, value) != 0)
         return false;
     struct ica_control *page = ica_control_of(control);
     if (page->lent_count != 1)
@@ -37,11 +35,11 @@ static bool lender_rules_hold(long server)
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
     long data = ica_allocate(ICA_KIND_DATA, 4096);
     long borrower_control = ica_allocate(ICA_KIND_CONTROL, 4096);
-    request_prepare((uint64_t)control, OPERATION_ECHO);
+    request_prepare((uint64_t)control, IPC_ECHO);
     request_lend((uint64_t)control, (uint64_t)data);
     bool ok = ica_request(server, (uint64_t)control, ICA_SYNC) == 0; /* lent, then given back */
     ok &= ica_free((uint64_t)data) == 0;                             /* the lend has ended */
-    request_prepare((uint64_t)borrower_control, OPERATION_ECHO);
+    request_prepare((uint64_t)borrower_control, IPC_ECHO);
     request_lend((uint64_t)borrower_control, 12345); /* not an ICA the caller holds */
     ok &= ica_request(server, (uint64_t)borrower_control, ICA_SYNC) == -E_INVALID;
     ica_free((uint64_t)control);
@@ -65,7 +63,7 @@ int lend_main(int argc, char **argv)
     int code = run_helper(arguments, 0);
     ok &= report_case("lend_is_read_only", code == FAULT_EXIT_CODE, code, FAULT_EXIT_CODE);
     uint64_t old_lent = ica_control_of((uint64_t)control)->lent[0];
-    request_prepare((uint64_t)control, OPERATION_ECHO);
+    request_prepare((uint64_t)control, IPC_ECHO);
     ica_request(server, (uint64_t)control, ICA_SYNC); /* a handover ends the lend */
     ok &= report_case("lend_ends_at_next_handover",
                       ica_control_of((uint64_t)control)->lent_count == 0, 0, 0);

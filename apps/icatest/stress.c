@@ -31,7 +31,7 @@ static void note_mismatch(struct client *client, uint64_t argument, long result)
 static void sync_request(struct client *client, uint64_t control, uint64_t argument)
 {
     for (;;) {
-        long result = request_call(client->server, control, OPERATION_ECHO, argument);
+        long result = ipc_call_echo(client->server, control, argument);
         struct ica_control *page = ica_control_of(control);
         if (result == -E_BUSY) {
             client->busy++;
@@ -47,10 +47,10 @@ static void sync_request(struct client *client, uint64_t control, uint64_t argum
 /* Sends control `slot` of a batch without waiting; retries while the ring is full. */
 static void async_send(struct client *client, uint64_t control, uint64_t slot, uint64_t argument)
 {
-    request_prepare(control, OPERATION_ECHO);
+    request_prepare(control, IPC_ECHO);
     struct ica_control *page = ica_control_of(control);
     page->tag = slot;
-    page->argument[0] = argument;
+    ipc_echo_of(page)->value = argument;
     long error;
     while ((error = ica_request(client->server, control, 0)) == -E_BUSY) {
         client->busy++;
@@ -82,7 +82,7 @@ static void async_batch(struct client *client, const uint64_t *controls, uint64_
             client->busy++;
             async_send(client, (uint64_t)id, slot, argument);
         } else {
-            if (page->result != (long)argument + 1 || page->argument[0] != argument)
+            if (page->result != (long)argument + 1 || ipc_echo_of(page)->value != argument)
                 note_mismatch(client, argument, page->result);
             outstanding--;
         }

@@ -1,14 +1,11 @@
 /* ipcbench.h: one benchmark case of ipcbench (what is measured, where the
  * servers sit) and the timing loop shared by all cases. */
 #pragma once
+#include <formica/ipc_test.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdbool.h>
 #include <stdint.h>
-
-#define OPERATION_ECHO 1  /* ipcserver: result = argument[0] + 1 */
-#define OPERATION_TOUCH 2 /* ipcserver: sums the first byte of every attached page */
-#define OPERATION_EXIT 3  /* ipcserver: answers, then exits */
 
 struct bench_case {
     const char *name;

@@ -16,12 +16,12 @@ static bool all_ok = true;
 
 static long echo_request(struct bench_case *bench)
 {
-    return request_call(bench->server, bench->control, OPERATION_ECHO, 41);
+    return ipc_call_echo(bench->server, bench->control, 41);
 }
 
 static long touch_request(struct bench_case *bench)
 {
-    request_prepare(bench->control, OPERATION_TOUCH);
+    request_prepare(bench->control, IPC_TOUCH);
     request_attach(bench->control, bench->data);
     long error = ica_request(bench->server, bench->control, ICA_SYNC);
     return error != 0 ? error : ica_control_of(bench->control)->result;
@@ -33,9 +33,6 @@ static long copy_then_touch_request(struct bench_case *bench)
     return touch_request(bench);
 }
 
-#define OPERATION_GRANT 5
-#define OPERATION_TOUCH_COPY 6
-
 /* The copying baseline: the kernel copies the bytes into the server's granted
  * window (SYS_COPY_TO), then a null-sized request has the server touch them. */
 static long kernel_copy_request(struct bench_case *bench)
@@ -44,8 +41,8 @@ static long kernel_copy_request(struct bench_case *bench)
         syscall6(SYS_COPY_TO, bench->server, 0, (long)bench->source, (long)bench->bytes, 0, 0);
     if (error != 0)
         return error;
-    request_prepare(bench->control, OPERATION_TOUCH_COPY);
-    ica_control_of(bench->control)->argument[0] = bench->bytes;
+    request_prepare(bench->control, IPC_TOUCH_COPY);
+    ipc_touch_copy_of(ica_control_of(bench->control))->bytes = bench->bytes;
     error = ica_request(bench->server, bench->control, ICA_SYNC);
     return error != 0 ? error : ica_control_of(bench->control)->result;
 }
@@ -53,7 +50,7 @@ static long kernel_copy_request(struct bench_case *bench)
 /* The first request of the copying case: the server grants its window. */
 static long grant_then_copy_request(struct bench_case *bench)
 {
-    if (request_call(bench->server, bench->control, OPERATION_GRANT, 0) != 0)
+    if (request_operation(bench->server, bench->control, IPC_GRANT) != 0)
         return -E_INVALID;
     bench->one_request = kernel_copy_request;
     return kernel_copy_request(bench);

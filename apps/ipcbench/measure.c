@@ -77,7 +77,7 @@ void stop_ipcserver(long pid)
 {
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control >= 0) {
-        request_call(pid, (uint64_t)control, OPERATION_EXIT, 0);
+        request_operation(pid, (uint64_t)control, IPC_EXIT);
         ica_free((uint64_t)control);
     }
     wait_process(pid, NULL);

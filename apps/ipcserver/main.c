@@ -3,20 +3,13 @@
  * forwards every request to server NEXT, which answers the requester
  * directly; `ipcserver NAME NEXT via` forwards it so that the result comes
  * back through NAME, which then returns it (no direct return). */
+#include <formica/protocol/ipc_dispatch.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define OPERATION_ECHO 1  /* result = argument[0] + 1 */
-#define OPERATION_TOUCH 2 /* result = sum of the first byte of every attached data page */
-#define OPERATION_EXIT 3  /* the server answers, then exits */
-#define OPERATION_LEND 4  /* lends a page holding argument[0] in every byte, read-only */
-#define OPERATION_GRANT 5 /* grants a 1 MiB window for SYS_COPY_TO (the copying baseline) */
-#define OPERATION_TOUCH_COPY                                                                       \
-    6 /* result = sum of the first byte of each page of the window's                               \
-         first argument[0] bytes */
 #define COPY_WINDOW_BYTES (1u << 20)
 
 static uint8_t *copy_window;
@@ -45,7 +38,7 @@ static long lend(uint64_t control)
 {
     if (lend_page < 0 && (lend_page = ica_allocate(ICA_KIND_DATA, 4096)) < 0)
         return lend_page;
-    uint8_t value = (uint8_t)ica_control_of(control)->argument[0];
+    uint8_t value = (uint8_t)ipc_lend_of(ica_control_of(control))->value;
     memset(ica_address((uint64_t)lend_page), value, 4096);
     return request_lend(control, (uint64_t)lend_page);
 }
@@ -64,31 +57,56 @@ static long touch_attached(const struct ica_control *page)
     return sum;
 }
 
+long ipc_echo(void *context, uint64_t control, struct ipc_echo_message *message)
+{
+    (void)context, (void)control;
+    return (long)message->value + 1;
+}
+
+long ipc_touch(void *context, uint64_t control, struct ipc_touch_message *message)
+{
+    (void)context, (void)message;
+    return touch_attached(ica_control_of(control));
+}
+
+long ipc_exit(void *context, uint64_t control, struct ipc_exit_message *message)
+{
+    (void)context, (void)control, (void)message;
+    return 0; /* answer() exits once the result is on its way */
+}
+
+long ipc_lend(void *context, uint64_t control, struct ipc_lend_message *message)
+{
+    (void)context, (void)message;
+    return lend(control);
+}
+
+long ipc_grant(void *context, uint64_t control, struct ipc_grant_message *message)
+{
+    (void)context, (void)control, (void)message;
+    return grant_window();
+}
+
+long ipc_touch_copy(void *context, uint64_t control, struct ipc_touch_copy_message *message)
+{
+    (void)context, (void)control;
+    return touch_window(message->bytes);
+}
+
 /* Answers the request, returns it and receives the next one (one system
  * call); the page is gone once returned. */
 static long answer(uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
     uint32_t operation = page->operation;
-    if (page->operation == OPERATION_ECHO)
-        page->result = (int64_t)page->argument[0] + 1;
-    else if (page->operation == OPERATION_TOUCH)
-        page->result = touch_attached(page);
-    else if (page->operation == OPERATION_EXIT)
-        page->result = 0;
-    else if (page->operation == OPERATION_LEND)
-        page->result = lend(control);
-    else if (page->operation == OPERATION_GRANT)
-        page->result = grant_window();
-    else if (page->operation == OPERATION_TOUCH_COPY)
-        page->result = touch_window(page->argument[0]);
-    else
-        page->result = -E_INVALID;
-    if (operation == OPERATION_EXIT) {
-        ica_return(control);
+    page->result = ipc_dispatch(NULL, control);
+    if (operation == IPC_EXIT) {
+        long error = ica_return(control);
+        if (error != 0)
+            printf("ipcserver: return failed: %s\n", error_text(error));
         exit(0);
     }
-    long next = ica_return_receive(control, ICA_OR_RESULT);
+    long next = ica_return_receive(control, ICA_OR_RESULT, 0);
     if (next >= 0)
         return next;
     printf("ipcserver: return failed: %s\n", error_text(next));
@@ -98,7 +116,7 @@ static long answer(uint64_t control)
 /* A forward was refused: its error goes back as the result. */
 static long answer_refused(uint64_t control)
 {
-    long next = ica_return_receive(control, ICA_OR_RESULT);
+    long next = ica_return_receive(control, ICA_OR_RESULT, 0);
     return next >= 0 ? next : ica_receive(ICA_OR_RESULT);
 }
 
@@ -130,12 +148,12 @@ int main(int argc, char **argv)
             return 1;
         }
         struct ica_control *page = ica_control_of((uint64_t)control);
-        if (page->arrival == ICA_ARRIVED_AS_RESULT || next < 0 ||
-            page->operation == OPERATION_EXIT) {
+        if (page->arrival == ICA_ARRIVED_AS_RESULT || next < 0 || page->operation == IPC_EXIT) {
             control = answer((uint64_t)control);
             continue;
         }
-        long following = ica_forward_receive(next, (uint64_t)control, forward_flags, ICA_OR_RESULT);
+        long following =
+            ica_forward_receive(next, (uint64_t)control, forward_flags, ICA_OR_RESULT, 0);
         if (following >= 0) {
             control = following;
             continue;

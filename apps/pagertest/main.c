@@ -89,14 +89,16 @@ static int serve(void)
             return 1;
         struct ica_control *page = ica_control_of((uint64_t)control);
         if (page->operation == PAGER_FAULT) {
+            const struct pager_fault_message *fault = pager_fault_of(page);
             if (region_base == 0)
-                region_base = page->argument[1] & ~(uint64_t)(PAGER_REGION_MAX_BYTES - 1);
-            page->result =
-                bring_in((long)page->argument[0], page->argument[1] & ~(uint64_t)(BLOCK - 1));
+                region_base = fault->address & ~(uint64_t)(PAGER_REGION_MAX_BYTES - 1);
+            page->result = bring_in((long)fault->pid, fault->address & ~(uint64_t)(BLOCK - 1));
         } else if (page->operation == PAGER_STATS) {
-            page->argument[0] = (uint64_t)swap_ins;
-            page->argument[1] = (uint64_t)swap_outs;
-            page->argument[4] = (uint64_t)clean_drops;
+            *pager_stats_of(page) = (struct pager_stats_message){
+                .swap_in_blocks = (uint64_t)swap_ins,
+                .swap_out_blocks = (uint64_t)swap_outs,
+                .clean_drops = (uint64_t)clean_drops,
+            };
             page->result = 0;
         } else if (page->operation == PAGER_CLEANUP) {
             page->result = 0;
@@ -144,14 +146,14 @@ static int check(void)
     long stray = syscall_pager(SYS_PAGER_MAP, process_id(), base, BLOCK, 0);
     report("map_by_non_pager_refused", stray == -E_PERMISSION || stray == -E_NOT_FOUND, stray);
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
-    long stats = request_call(pager, (uint64_t)control, PAGER_STATS, 0);
-    struct ica_control *page = ica_control_of((uint64_t)control);
-    report("swapped", stats == 0 && page->argument[1] > 0 && page->argument[0] > 0,
-           (long)page->argument[1]);
-    report("clean_drops", page->argument[4] > 0, (long)page->argument[4]);
+    long stats = request_operation(pager, (uint64_t)control, PAGER_STATS);
+    const struct pager_stats_message *counts = pager_stats_of(ica_control_of((uint64_t)control));
+    report("swapped", stats == 0 && counts->swap_out_blocks > 0 && counts->swap_in_blocks > 0,
+           (long)counts->swap_out_blocks);
+    report("clean_drops", counts->clean_drops > 0, (long)counts->clean_drops);
     long released = syscall_pager(SYS_PAGER_RELEASE, 0, 0, 0, 0);
     report("release", released == 0, released);
-    request_call(pager, (uint64_t)control, PAGER_CLEANUP, 0); /* the test pager ends */
+    request_operation(pager, (uint64_t)control, PAGER_CLEANUP); /* the test pager ends */
     return 0;
 }
 

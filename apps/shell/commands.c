@@ -3,6 +3,8 @@
  * placement) are in reports.c. */
 #include "shell.h"
 #include <formica/device.h>
+#include <formica/rights.h>
+#include <formica/size.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +29,11 @@ static const struct command commands[] = {
     {"ps", command_ps, "ps", "list processes"},
     {"cores", command_cores, "cores", "list cores and the processes on each"},
     {"placement", command_placement, "placement", "show where servers and applications run"},
-    {"run", command_run, "run [--driver] PROG [ARGS...] [@CORE]",
-     "run PROG on CORE and wait for it (--driver: with device access)"},
-    {"start", command_start, "start PROG [ARGS...] [@CORE]", "start PROG on CORE, do not wait"},
+    {"run", command_run, "run [--driver] [--server] [--memory SIZE] PROG [ARGS...] [@CORE]",
+     "run PROG on CORE and wait for it (--driver: with device access; --server: may start "
+     "server-priority processes; --memory: its account's memory quota)"},
+    {"start", command_start, "start [--driver] [--server] [--memory SIZE] PROG [ARGS...] [@CORE]",
+     "start PROG on CORE, do not wait"},
     {"kill", command_kill, "kill PID", "end process PID"},
     {"sleep", command_sleep, "sleep MS", "sleep for MS milliseconds"},
     {"echo", command_echo, "echo [WORDS...]", "print the words"},
@@ -100,17 +104,46 @@ static bool join_words(char **words, int first, int last, char *buffer, size_t s
     return true;
 }
 
+/* Drops words[1] (so words[1] is the program for the caller). */
+static int drop_first(int word_count, char **words)
+{
+    for (int i = 1; i + 1 < word_count; i++)
+        words[i] = words[i + 1];
+    return word_count - 1;
+}
+
+/* Takes the leading --driver, --server and --memory SIZE options out of
+ * words[1..] into the request; -1 for an unknown option or a bad size. */
+static int take_options(int word_count, char **words, struct spawn_request *request)
+{
+    while (word_count >= 2 && strncmp(words[1], "--", 2) == 0) {
+        if (strcmp(words[1], "--driver") == 0) {
+            /* a driver reaches the hardware anyway: the storage data path adds nothing */
+            request->flags |= SPAWN_DRIVER;
+            request->rights |= RIGHT_DISK | RIGHT_BLOCK;
+        } else if (strcmp(words[1], "--server") == 0) {
+            request->rights |= RIGHT_SERVER_PRIORITY;
+        } else if (strcmp(words[1], "--memory") == 0 && word_count >= 3) {
+            if (!size_parse(words[2], &request->memory_limit) || request->memory_limit == 0)
+                return -1;
+            word_count = drop_first(word_count, words);
+        } else {
+            return -1;
+        }
+        word_count = drop_first(word_count, words);
+    }
+    return word_count;
+}
+
 /* Starts words[1] with the following words as arguments on the core of a
- * trailing "@CORE" (default: the shell's); returns its pid or -1. */
+ * trailing "@CORE" (default: the shell's); returns its pid or -1. Each
+ * program gets an ordinary user's rights in a quota account of its own
+ * (docs/authority.md); --server lets it start server-priority processes,
+ * --driver gives it device access, --memory SIZE sets its account's memory. */
 static long start_program(int word_count, char **words, const char *verb)
 {
-    uint32_t flags = 0;
-    if (word_count >= 2 && strcmp(words[1], "--driver") == 0) {
-        flags = SPAWN_DRIVER; /* drop the option so words[1] is the program for the caller */
-        for (int i = 1; i + 1 < word_count; i++)
-            words[i] = words[i + 1];
-        word_count--;
-    }
+    struct spawn_request options = {.flags = SPAWN_NEW_ACCOUNT, .rights = RIGHTS_USER};
+    word_count = take_options(word_count, words, &options);
     if (word_count < 2) {
         printf("usage: %s PROG [ARGS...] [@CORE]\n", verb);
         return -1;
@@ -130,7 +163,13 @@ static long start_program(int word_count, char **words, const char *verb)
         printf("%s: arguments longer than %d bytes\n", verb, ARGUMENTS_BYTES - 1);
         return -1;
     }
-    long pid = spawn_with_flags(program, arguments, core, PRIORITY_APPLICATION, flags);
+    struct spawn_request request;
+    long pid = spawn_request_fill(&request, program, arguments, core, PRIORITY_APPLICATION);
+    request.flags = options.flags;
+    request.rights = options.rights;
+    request.memory_limit = options.memory_limit;
+    if (pid == 0)
+        pid = spawn_request_send(&request);
     if (pid < 0) {
         printf("%s: cannot start %s on core %u: %s\n", verb, program, core, error_text(pid));
         return -1;

@@ -53,12 +53,35 @@ static const char *process_name(long process_count, uint32_t pid)
     return "?";
 }
 
+/* The names of the RIGHT_* bits (formica/rights.h), by bit number. */
+static const char *const right_names[] = {
+    "file", "block",           "disk",      "pager", "kernel",        "statistics",  "test",
+    NULL,   "server_priority", "power_off", "admin", "reserved_name", "new_account",
+};
+
+static void print_rights_json(uint32_t rights)
+{
+    printf("[");
+    const char *separator = "";
+    for (unsigned bit = 0; bit < sizeof(right_names) / sizeof(right_names[0]); bit++) {
+        if (!(rights & (1u << bit)) || right_names[bit] == NULL)
+            continue;
+        printf("%s\"%s\"", separator, right_names[bit]);
+        separator = ",";
+    }
+    printf("]");
+}
+
 static void print_process_json(const struct process_info *process)
 {
     printf("@json {\"kind\":\"process\",\"pid\":%u,\"parent\":%u,\"core\":%u,\"state\":\"%s\","
-           "\"priority\":\"%s\",\"cpu_cycles\":%lu,\"name\":",
+           "\"priority\":\"%s\",\"cpu_cycles\":%lu,\"memory_bytes\":%lu,\"account\":%u,"
+           "\"rights\":",
            process->pid, process->parent, process->core, state_name(process->state),
-           priority_name(process->priority), process->cpu_cycles);
+           priority_name(process->priority), process->cpu_cycles, process->memory_bytes,
+           process->account);
+    print_rights_json(process->rights);
+    printf(",\"name\":");
     json_print_string(process->name);
     printf("}\n");
 }
@@ -70,14 +93,14 @@ bool command_ps(int word_count, char **words)
     long count = load_processes("ps");
     if (count < 0)
         return false;
-    printf("%5s %6s %4s %-8s %-11s %8s %10s %9s  %s\n", "PID", "PARENT", "CORE", "STATE",
-           "PRIORITY", "TICKS", "MCYCLES", "MEMORY", "NAME");
+    printf("%5s %6s %4s %-8s %-11s %8s %10s %9s %7s  %s\n", "PID", "PARENT", "CORE", "STATE",
+           "PRIORITY", "TICKS", "MCYCLES", "MEMORY", "ACCOUNT", "NAME");
     for (long i = 0; i < count; i++) {
         const struct process_info *process = &processes[i];
-        printf("%5u %6u %4u %-8s %-11s %8lu %10lu %8luK  %s\n", process->pid, process->parent,
+        printf("%5u %6u %4u %-8s %-11s %8lu %10lu %8luK %7u  %s\n", process->pid, process->parent,
                process->core, state_name(process->state), priority_name(process->priority),
                process->ticks, process->cpu_cycles / 1000000, process->memory_bytes / 1024,
-               process->name);
+               process->account, process->name);
     }
     for (long i = 0; i < count; i++)
         print_process_json(&processes[i]);

@@ -29,10 +29,10 @@ import linux_guest  # noqa: E402
 import plots  # noqa: E402
 import report  # noqa: E402
 from runner import accel as runner_accel  # noqa: E402
+from runner import client  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "out" / "bench"
-MARKER = "@json "
 BOOT_ATTEMPTS = 2   # a failed or hung Formica boot is tried once more
 FAILED_BOOTS = []   # boots that failed every attempt, listed in the report
 
@@ -133,27 +133,24 @@ def bonnie_command_line(commands):
 def formica_boot(arguments, placement, smp, commands, icount, accel, log):
     """One build/run boot running `commands`; the @json objects."""
     disk = arguments.out / "bonnie-disk.img"  # Bonnie writes: a fresh copy for every boot
-    command = [sys.executable, str(REPO / "build" / "run"), "--smp", str(smp), "--accel", accel,
-               "--disk", str(disk), "--timeout", str(arguments.timeout), "--log", str(log),
-               "--cmd", bonnie_command_line(commands)]
+    flags = ["--smp", smp, "--accel", accel, "--disk", disk, "--cmd", bonnie_command_line(commands)]
     if placement:
-        command += ["--placement", str(placement)]
+        flags += ["--placement", placement]
     if placement == 8:
-        command += ["--sockets", "2"]
+        flags += ["--sockets", "2"]
     if icount:
-        command += ["--icount", "--cpu", linux_guest.ICOUNT_CPU]
+        flags += ["--icount", "--cpu", linux_guest.ICOUNT_CPU]
     for attempt in range(1, BOOT_ATTEMPTS + 1):
         shutil.copyfile(REPO / "build" / "out" / "disk.img", disk)
-        completed = subprocess.run(command, capture_output=True, text=True, errors="replace")
-        lines = completed.stdout.splitlines()
-        results = [json.loads(line[line.find(MARKER) + len(MARKER):]) for line in lines if MARKER in line]
-        if completed.returncode == 0:
+        boot = client.run(flags, arguments.timeout, log=log)
+        results = boot.jsons
+        if boot.rc == 0:
             return results
         # A failed or hung boot is reported and retried; after the last attempt its
         # finished configurations are kept and the evaluation goes on.
-        sys.stderr.write("\n".join(lines[-15:]) + completed.stderr)
+        sys.stderr.write("\n".join(boot.lines[-15:]) + boot.stderr)
         progress(f"WARNING: boot (placement {placement}, {smp} vCPUs) failed with status "
-                 f"{completed.returncode}, attempt {attempt} of {BOOT_ATTEMPTS}; log {log}")
+                 f"{boot.rc}, attempt {attempt} of {BOOT_ATTEMPTS}; log {log}")
     FAILED_BOOTS.append(f"placement {placement}, {smp} vCPUs, log {log.name}")
     return results
 

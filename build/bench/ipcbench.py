@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# build/bench/ipcbench.py: `make bench` for ICA communication: boots `run ipcbench` R times
+# build/bench/ipcbench.py: `make bench` for ICA communication: boots `run --server ipcbench` R times
 # under plain TCG and once with --icount, takes per-case medians, and writes
 # build/out/bench/ipcbench.{json,csv,md} and ipcbench.png (when matplotlib is installed).
 import argparse
@@ -7,14 +7,15 @@ import csv
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from runner import client  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "out" / "bench"
-MARKER = "@json "
 FIELDS = ["mode", "case", "placement", "bytes", "cycles_median", "cycles_p99", "ipis_per_request",
           "instructions_median", "runs"]
 
@@ -33,16 +34,13 @@ def parse_arguments():
 def boot(arguments, icount):
     """One boot of `run ipcbench`; its @json objects (raises when the run failed)."""
     smp = arguments.icount_smp if icount else arguments.smp
-    command = [sys.executable, str(REPO / "build" / "run"), "--smp", str(smp),
-               "--accel", "tcg", "--cmd", f"run ipcbench --requests {arguments.requests}",
-               "--timeout", str(arguments.timeout)] + (["--icount", "--cpu", "max,-erms,-fsrm"] if icount else [])
-    completed = subprocess.run(command, capture_output=True, text=True, errors="replace")
-    lines = completed.stdout.splitlines()
-    results = [json.loads(line[line.find(MARKER) + len(MARKER):]) for line in lines if MARKER in line]
-    if completed.returncode != 0:
-        sys.stderr.write("\n".join(lines[-30:]) + completed.stderr)
-        raise SystemExit(f"ipcbench run failed with status {completed.returncode}")
-    return results
+    flags = ["--smp", smp, "--accel", "tcg", "--cmd", f"run --server ipcbench --requests {arguments.requests}"]
+    # icount runs use the fair CPU model (linux_guest.ICOUNT_CPU, docs/evaluation.md)
+    run = client.run(flags + (["--icount", "--cpu", "max,-erms,-fsrm"] if icount else []), arguments.timeout)
+    if run.rc != 0:
+        sys.stderr.write("\n".join(run.lines[-30:]) + run.stderr)
+        raise SystemExit(f"ipcbench run failed with status {run.rc}")
+    return run.jsons
 
 
 def instructions(cycles, setup):

@@ -1,19 +1,22 @@
 # build/bench/linux_guest.py: boots the Linux guest of build/linux/ (Debian's kernel,
-# a busybox-static initramfs, the static Linux Bonnie) in the same QEMU configuration
-# as Formica's runs (machine pc, CPU model, vCPUs, sockets, memory, accelerator,
-# optional -icount) with Bonnie's file on ext2 on a virtio-blk disk, runs a list of
-# Bonnie commands and returns their @json objects. Used by evaluate.py.
-import json
+# a busybox-static initramfs, the static Linux Bonnie) on the machine build/run gives
+# Formica (build/runner: the same flags parsed the same way, the same QEMU machine, CPU
+# model, vCPUs, sockets, memory, accelerator, -icount and virtio-blk disk) with Bonnie's
+# file on ext2, runs a list of Bonnie commands and returns their @json objects (parsed
+# by build/runner/client.py). Used by evaluate.py.
 import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "build"))
+from runner import client, options, qemu_cmd  # noqa: E402
+
 LINUX_OUT = REPO / "build" / "out" / "linux"
-MARKER = "@json "
 
 
 def build():
@@ -37,20 +40,22 @@ def encode_commands(commands):
 ICOUNT_CPU = "max,-erms,-fsrm"
 
 
-def qemu_command(smp, sockets, memory, accel, icount, bench, disk):
+def guest_options(smp, sockets, memory, accel, icount):
+    """The build/run options of a Formica boot with these settings."""
+    flags = ["--smp", str(smp), "--mem", memory, "--accel", accel, "--disk", "none"]
+    flags += ["--sockets", str(sockets)] if sockets else []
+    flags += ["--icount", "--cpu", ICOUNT_CPU] if icount else []
+    return options.parse(flags, str(REPO))
+
+
+def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append=""):
     qemu = os.environ.get("FORMICA_QEMU", "qemu-system-x86_64")
-    topology = f"{smp},sockets={sockets},cores={smp // sockets},threads=1" if sockets else str(smp)
-    command = [qemu, "-machine", "pc", "-accel", accel, "-cpu",
-               "host" if accel == "kvm" else ICOUNT_CPU if icount else "max",
-               "-smp", topology, "-m", memory, "-display", "none", "-monitor", "none",
-               "-serial", "stdio", "-no-reboot",
-               "-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),
-               "-append", f"console=ttyS0 quiet bench={bench} benchfs=ext2",
-               "-drive", f"file={disk},format=raw,if=none,id=disk0",
-               "-device", "virtio-blk-pci,drive=disk0"]
-    if icount:
-        command += ["-icount", "shift=0,align=off,sleep=off"]
-    return command
+    settings = guest_options(smp, sockets, memory, accel, icount)
+    return (qemu_cmd.machine_argv(settings, accel, qemu)
+            + ["-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),
+               "-append", f"console=ttyS0 quiet bench={bench} benchfs=ext2 {append}".rstrip()]
+            + qemu_cmd.disk_argv(str(disk), "virtio")
+            + qemu_cmd.icount_argv(settings))
 
 
 def run(commands, smp, accel, icount=False, sockets=None, memory="256M", timeout=1800, log=None):
@@ -67,11 +72,10 @@ def run(commands, smp, accel, icount=False, sockets=None, memory="256M", timeout
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         raise RuntimeError(f"Linux guest timed out after {timeout} s")
-    text = output.decode(errors="replace")
+    lines = client.split_lines(output)
     if log:
-        Path(log).write_text(text)
-    lines = text.splitlines()
-    results = [json.loads(line[line.find(MARKER) + len(MARKER):]) for line in lines if MARKER in line]
+        Path(log).write_text("\n".join(lines))
+    results = client.parse_json_lines(lines)
     errors = [r for r in results if r.get("kind") == "linux_error"]
     done = any(r.get("kind") == "linux_done" for r in results)
     if errors or not done:

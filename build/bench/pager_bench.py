@@ -6,14 +6,15 @@ import argparse
 import csv
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from runner import client  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "out" / "bench"
-MARKER = "@json "
 BLOCKS = ["4K", "16K", "64K", "256K", "1M"]
 SORT_RECORDS = 10000           # ~1 MiB working set (line records, scratch, text)
 SORT_LIMITS = ["256K", "512K"]  # a quarter and a half of it
@@ -30,17 +31,10 @@ def arguments():
 
 def boot(commands, flags, timeout):
     """One boot running `commands`; the @json objects it printed."""
-    argv = [sys.executable, str(REPO / "build" / "run"), "--smp", "2", "--accel", "tcg", *flags,
-            "--cmd", "; ".join(commands), "--timeout", str(timeout)]
-    done = subprocess.run(argv, capture_output=True, text=True, errors="replace")
-    results = []
-    for line in done.stdout.splitlines():
-        at = line.find(MARKER)
-        if at >= 0:
-            results.append(json.loads(line[at + len(MARKER):]))
-    if done.returncode != 0:
-        print(f"pager_bench: boot failed ({done.returncode}): {'; '.join(commands)}", file=sys.stderr)
-    return results
+    run = client.run(["--smp", "2", "--accel", "tcg", *flags, "--cmd", "; ".join(commands)], timeout)
+    if run.rc != 0:
+        print(f"pager_bench: boot failed ({run.rc}): {'; '.join(commands)}", file=sys.stderr)
+    return run.jsons
 
 
 def backend_flags(backend, scratch):
@@ -164,7 +158,7 @@ def main():
             rows += memseq_rows(backend, options, scratch)
             rows += sort_rows(backend, options, scratch)
     for row in rows:
-        print(MARKER + json.dumps(row))
+        print(client.JSON_MARKER + json.dumps(row))
     (OUT / "pager.json").write_text(json.dumps(rows, indent=1) + "\n")
     write_csv(rows, OUT / "pager.csv")
     have_png = plot(rows, OUT / "pager.png")

@@ -19,15 +19,18 @@ DEBS="$OUT/debs"
 mkdir -p "$DEBS"
 
 # The static Linux Bonnie: apps/bonnie unchanged, the shim's headers first, then
-# Formica's own headers for what the shim does not replace (formica/size.h).
+# Formica's own headers for what the shim does not replace (formica/size.h, and
+# formica/errors.h: the error values are the real ones, never a copy).
 bonnie_sources=("$REPO"/apps/bonnie/{main,options,seeker,server_cycles,child,sequential}.c "$REPO/lib/size_parse.c"
     "$REPO/build/linux/bonnie_linux.c")
 build_bonnie() { # build_bonnie OUTPUT: compiles unless OUTPUT is newer than every source
     if [ ! -x "$1" ] || [ -n "$(find "${bonnie_sources[@]}" "$REPO/apps/bonnie" "$REPO/build/linux/include" \
-            "$REPO/lib/include/formica/size.h" -newer "$1" -print -quit)" ]; then
+            "$REPO/lib/include/formica/size.h" "$REPO/lib/include/formica/errors.h" "$REPO/protocol" -newer "$1" -print -quit)" ]; then
         echo "build/linux: cc -static bonnie"
+        (cd "$REPO" && python3 build/protocol.py build/out/gen protocol/*.messages)
         gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I "$REPO/build/linux/include" \
-            -I "$REPO/apps/bonnie" -idirafter "$REPO/lib/include" -o "$1" "${bonnie_sources[@]}"
+            -I "$REPO/apps/bonnie" -idirafter "$REPO/lib/include" -idirafter "$REPO/build/out/gen" \
+            -o "$1" "${bonnie_sources[@]}"
     fi
 }
 if [ "${1:-}" = bonnie ]; then # build/linux/build.sh bonnie OUTPUT: only the static Bonnie

@@ -35,7 +35,9 @@ def network_args(port, index):
 
 def node_command(opts, index):
     """The shell command a memory node runs: serve its capacity until powered off."""
-    words = ["run --driver memnode", str(opts.memnode_capacity_mib), "--id", str(index)]
+    # the node gives its memory away: its account may use all of it (docs/authority.md)
+    words = [f"run --driver --memory {opts.memnode_mem_mib}M memnode", str(opts.memnode_capacity_mib),
+             "--id", str(index)]
     if opts.memnode_args:
         words.append(opts.memnode_args)
     return " ".join(words)

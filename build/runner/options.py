@@ -87,8 +87,8 @@ def build_parser():
     parser.add_argument("--cmd", metavar="'A; B'", help="shell commands to run, then power off")
     parser.add_argument("--disk", metavar="IMG",
                         help="disk image (default build/out/disk.img if it exists; 'none' for no disk)")
-    parser.add_argument("--disk-bus", choices=["virtio", "ahci"], default="virtio",
-                        help="how the disk is attached (default virtio)")
+    parser.add_argument("--disk-bus", choices=["virtio", "ahci", "nvme"], default="virtio",
+                        help="how the disk is attached: virtio-blk, AHCI or NVMe (default virtio)")
     parser.add_argument("--memnodes", type=int, default=0, metavar="K", help="memory-node machines to start")
     parser.add_argument("--memnode-mem", default=DEFAULT_MEMNODE_MEM, metavar="SIZE",
                         help="each memory node's guest memory (default 512M)")

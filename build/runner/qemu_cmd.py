@@ -50,32 +50,43 @@ def default_cpu(accel):
     return "host" if accel == "kvm" else "max"
 
 
-def build_argv(options, accel, paths, qemu="qemu-system-x86_64", check_files=True):
-    """The full QEMU argv. paths: dict with mkernel, pkernel, iso (checked unless told not to)."""
-    cmdline = kernel_cmdline(options)
+def machine_argv(options, accel, qemu="qemu-system-x86_64"):
+    """The machine every guest of the project runs on (Formica's and the Linux
+    guest of build/linux): QEMU, machine, accelerator, CPU model, cores, memory,
+    the serial console on stdio, no display, no reboot."""
     machine = options.machine + (",nvdimm=on" if options.nvm else "")
     cpu = options.cpu or default_cpu(accel)
     if options.x2apic:
         cpu += ",+x2apic,enforce"
-
     argv = [qemu, "-machine", machine, "-accel", accel, "-cpu", cpu]
     argv += ["-smp", _smp_value(options)]
     argv += ["-m", _memory_value(options)]
-    argv += ["-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot",
-             "-device", "isa-debug-exit,iobase=0xf4,iosize=4"]
+    argv += ["-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot"]
+    return argv
+
+
+def icount_argv(options):
+    """Instruction-counted guest time (--icount): deterministic costs."""
+    return ["-icount", "shift=0,align=off,sleep=off"] if options.icount else []
+
+
+def build_argv(options, accel, paths, qemu="qemu-system-x86_64", check_files=True):
+    """The full QEMU argv. paths: dict with mkernel, pkernel, iso (checked unless told not to)."""
+    cmdline = kernel_cmdline(options)
+    argv = machine_argv(options, accel, qemu)
+    argv += ["-device", "isa-debug-exit,iobase=0xf4,iosize=4"]
     argv += _boot_args(options.boot, paths, cmdline, check_files)
     if cmdline:
         argv += ["-fw_cfg", f"name={FW_CFG_CMDLINE},string={qemu_option_value(cmdline)}"]
     if options.placement_file:
         argv += ["-fw_cfg", f"name={FW_CFG_PLACEMENT},file={qemu_option_value(options.placement_file)}"]
     if options.disk:
-        argv += _disk_args(options.disk, options.disk_bus, options.machine)
+        argv += disk_argv(options.disk, options.disk_bus, options.machine)
     if options.nvm:
         argv += ["-object", "memory-backend-file,id=nv1,share=on,"
                  f"mem-path={qemu_option_value(options.nvm.path)},size={options.nvm.size_mib}M",
                  "-device", "nvdimm,id=nvdimm1,memdev=nv1"]
-    if options.icount:
-        argv += ["-icount", "shift=0,align=off,sleep=off"]
+    argv += icount_argv(options)
     argv += options.qemu_extra
     return argv
 
@@ -124,13 +135,16 @@ def _ovmf_args():
     raise MissingFile("no OVMF firmware found: install the 'ovmf' package (build/deps.sh)")
 
 
-def _disk_args(disk, bus, machine="pc"):
+def disk_argv(disk, bus, machine="pc"):
+    """A raw disk image on virtio-blk or AHCI."""
     drive = ["-drive", f"file={qemu_option_value(disk)},format=raw,if=none,id=disk0"]
     if bus == "ahci" and machine == "q35":
         # q35's built-in ICH9 AHCI controller (00:1f.2) has its ports as buses ide.0-ide.5.
         return drive + ["-device", "ide-hd,drive=disk0,bus=ide.0"]
     if bus == "ahci":
         return drive + ["-device", "ahci,id=ahci0", "-device", "ide-hd,drive=disk0,bus=ahci0.0"]
+    if bus == "nvme":
+        return drive + ["-device", "nvme,serial=formica,drive=disk0"]
     return drive + ["-device", "virtio-blk-pci,drive=disk0"]
 
 

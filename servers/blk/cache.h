@@ -18,6 +18,8 @@ struct cache_disk {
     uint64_t blocks; /* the disk's size in blocks */
     int (*read)(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers);
     int (*write)(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers);
+    /* Optional: empties the disk's write cache (after a sync's writes). */
+    int (*flush)(void *context);
 };
 
 /* Where block memory comes from: by default the heap; BLK gives each block
@@ -71,6 +73,7 @@ int cache_write(struct cache *cache, uint64_t number, const void *in);
  * miss) and marks it dirty. */
 int cache_patch(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
                 uint32_t length);
-/* Writes every dirty block back (runs of consecutive blocks together). */
+/* Writes every dirty block back (runs of consecutive blocks together), then
+ * flushes the disk's write cache: a barrier. */
 int cache_sync(struct cache *cache);
 void cache_get_stats(const struct cache *cache, struct cache_stats *stats);

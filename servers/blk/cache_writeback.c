@@ -53,5 +53,7 @@ int cache_sync(struct cache *cache)
                 first_error = error;
         }
     }
+    if (first_error == 0 && cache->disk.flush != NULL)
+        first_error = cache->disk.flush(cache->disk.context);
     return first_error;
 }

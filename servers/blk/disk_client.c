@@ -17,8 +17,12 @@ static int transfer_blocks(uint32_t operation, uint64_t first, uint32_t count)
 {
     request_prepare(control, operation);
     struct ica_control *page = ica_control_of(control);
-    page->argument[0] = first * STORAGE_SECTORS_PER_BLOCK;
-    page->argument[1] = (uint64_t)count * STORAGE_SECTORS_PER_BLOCK;
+    uint64_t first_sector = first * STORAGE_SECTORS_PER_BLOCK;
+    uint64_t sectors = (uint64_t)count * STORAGE_SECTORS_PER_BLOCK;
+    if (operation == DK_READ)
+        *dk_read_of(page) = (struct dk_read_message){first_sector, sectors};
+    else
+        *dk_write_of(page) = (struct dk_write_message){first_sector, sectors};
     request_attach(control, transfer);
     long error = ica_request(dk_pid, control, ICA_SYNC);
     if (error == 0 && page->result < 0)
@@ -48,6 +52,13 @@ static int write_blocks(void *context, uint64_t first, uint32_t count,
     return transfer_blocks(DK_WRITE, first, count);
 }
 
+static int flush_disk(void *context)
+{
+    (void)context;
+    long result = request_operation(dk_pid, control, DK_FLUSH);
+    return (int)result;
+}
+
 int disk_client_open(struct cache_disk *disk)
 {
     dk_pid = server_wait_for(SERVER_NAME_DK, DK_WAIT_MS);
@@ -59,12 +70,13 @@ int disk_client_open(struct cache_disk *disk)
         return (int)(control_id < 0 ? control_id : transfer_id);
     control = (uint64_t)control_id;
     transfer = (uint64_t)transfer_id;
-    long result = request_call(dk_pid, control, DK_INFO, 0);
+    long result = request_operation(dk_pid, control, DK_INFO);
     if (result < 0)
         return (int)result;
     disk->context = NULL;
-    disk->blocks = ica_control_of(control)->argument[0] / STORAGE_SECTORS_PER_BLOCK;
+    disk->blocks = dk_info_of(ica_control_of(control))->sectors / STORAGE_SECTORS_PER_BLOCK;
     disk->read = read_blocks;
     disk->write = write_blocks;
+    disk->flush = flush_disk;
     return 0;
 }

@@ -1,4 +1,4 @@
-/* disk_client.h: BLK's side of DK: synchronous DK_READ / DK_WRITE requests
+/* disk_client.h: BLK's side of DK: synchronous DK_READ / DK_WRITE / DK_FLUSH requests
  * with a data ICA BLK owns, offered to the cache as its cache_disk. */
 #pragma once
 #include "cache.h"

@@ -55,8 +55,8 @@ static _Noreturn void serve(void)
             printf("blk: receive failed: %s\n", error_text(control));
             exit(1);
         }
-        blk_answer(&cache, ica_control_of((uint64_t)control));
-        long next = ica_return_receive((uint64_t)control, 0);
+        blk_answer(&cache, (uint64_t)control);
+        long next = ica_return_receive((uint64_t)control, 0, 0);
         if (next >= 0) {
             control = next;
             continue;

@@ -4,8 +4,10 @@
  * ICA then goes back with the result to whoever is on top of its return
  * stack (the application itself for an FS_READBLOCK: direct return). */
 #include "requests.h"
+#include "disk_client.h"
 #include <formica/data_ica.h>
 #include <formica/errors.h>
+#include <formica/protocol/blk_dispatch.h>
 #include <formica/storage.h>
 #include <stdio.h>
 
@@ -17,39 +19,48 @@ static long refuse(const struct ica_control *page, const char *why)
     return -E_INVALID;
 }
 
-static uint64_t block_at(const struct ica_control *page, uint32_t index)
+/* What BLK_READ and BLK_WRITE both ask: which blocks, and how. */
+struct transfer {
+    uint64_t first_block;
+    uint32_t blocks;
+    uint32_t flags;
+};
+
+static uint64_t block_at(const struct ica_control *page, const struct transfer *asked,
+                         uint32_t index)
 {
-    if (page->argument[2] & BLK_BLOCK_LIST)
+    if (asked->flags & BLK_BLOCK_LIST)
         return ((const uint32_t *)page->payload)[index];
-    return page->argument[0] + index;
+    return asked->first_block + index;
 }
 
-static long check_transfer(const struct cache *cache, const struct ica_control *page)
+static long check_transfer(const struct cache *cache, const struct ica_control *page,
+                           const struct transfer *asked)
 {
-    uint64_t count = page->argument[1];
+    uint64_t count = asked->blocks;
     if (count == 0 || count > STORAGE_MAX_BLOCKS)
         return refuse(page, "block count out of range");
-    if ((page->argument[2] & BLK_BLOCK_LIST) && count > LIST_CAPACITY)
+    if ((asked->flags & BLK_BLOCK_LIST) && count > LIST_CAPACITY)
         return refuse(page, "block list larger than the payload");
-    bool lend_only = page->operation == BLK_READ && (page->argument[2] & BLK_LEND) &&
+    bool lend_only = page->operation == BLK_READ && (asked->flags & BLK_LEND) &&
                      page->data_count == 0 && count <= ICA_MAX_ATTACHED;
     if (!lend_only && !data_ica_holds(page, 0, count * STORAGE_BLOCK_BYTES))
         return refuse(page, "no data ICA, or one too small");
     for (uint32_t i = 0; i < count; i++)
-        if (block_at(page, i) >= cache->disk.blocks)
+        if (block_at(page, asked, i) >= cache->disk.blocks)
             return refuse(page, "block outside the disk");
     return 0;
 }
 
 /* Lends every block read, or none (then the caller copies): 1 if lent. */
-static long lend_blocks(struct cache *cache, struct ica_control *page)
+static long lend_blocks(struct cache *cache, struct ica_control *page, const struct transfer *asked)
 {
-    uint32_t count = (uint32_t)page->argument[1];
+    uint32_t count = asked->blocks;
     uint64_t handles[ICA_MAX_ATTACHED];
     if (count > ICA_MAX_ATTACHED)
         return 0;
     for (uint32_t i = 0; i < count; i++) {
-        int error = cache_lend(cache, block_at(page, i), &handles[i]);
+        int error = cache_lend(cache, block_at(page, asked, i), &handles[i]);
         if (error != 0)
             return error;
         if (handles[i] == 0)
@@ -61,39 +72,41 @@ static long lend_blocks(struct cache *cache, struct ica_control *page)
     return 1;
 }
 
-static long transfer(struct cache *cache, struct ica_control *page, bool write)
+static long transfer(struct cache *cache, struct ica_control *page, const struct transfer *asked,
+                     bool write)
 {
-    long error = check_transfer(cache, page);
+    long error = check_transfer(cache, page, asked);
     if (error != 0)
         return error;
     page->lent_count = 0;
-    if (!write && (page->argument[2] & BLK_LEND)) {
-        error = lend_blocks(cache, page);
+    if (!write && (asked->flags & BLK_LEND)) {
+        error = lend_blocks(cache, page, asked);
         if (error < 0)
             return error;
         if (error == 1)
-            return (long)(page->argument[1] * STORAGE_BLOCK_BYTES);
+            return (long)(asked->blocks * STORAGE_BLOCK_BYTES);
         if (page->data_count == 0)
             return -E_NEEDS_DATA; /* the blocks must be copied, and nothing came to copy into */
     }
     uint8_t *data = ica_address(page->data[0]);
-    for (uint32_t i = 0; i < page->argument[1]; i++) {
+    for (uint32_t i = 0; i < asked->blocks; i++) {
         uint8_t *slice = data + (size_t)i * STORAGE_BLOCK_BYTES;
-        error = write ? cache_write(cache, block_at(page, i), slice)
-                      : cache_read(cache, block_at(page, i), slice);
+        uint64_t block = block_at(page, asked, i);
+        error = write ? cache_write(cache, block, slice) : cache_read(cache, block, slice);
         if (error != 0) {
-            printf("blk: %s of block %lu failed: %s\n", write ? "write" : "read", block_at(page, i),
+            printf("blk: %s of block %lu failed: %s\n", write ? "write" : "read", block,
                    error_text(error));
             return error;
         }
     }
-    return (long)(page->argument[1] * STORAGE_BLOCK_BYTES);
+    return (long)(asked->blocks * STORAGE_BLOCK_BYTES);
 }
 
 /* BLK_PATCH: the payload's bytes into one cached block (a small write). */
-static long patch(struct cache *cache, const struct ica_control *page)
+long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *message)
 {
-    uint64_t block = page->argument[0], offset = page->argument[1], length = page->argument[2];
+    const struct ica_control *page = ica_control_of(control);
+    uint64_t block = message->block, offset = message->offset, length = message->length;
     if (block >= cache->disk.blocks)
         return refuse(page, "block outside the disk");
     if (length == 0 || length > FS_INLINE_WRITE_BYTES || offset + length > STORAGE_BLOCK_BYTES)
@@ -106,48 +119,44 @@ static long patch(struct cache *cache, const struct ica_control *page)
     return (long)length;
 }
 
-static long report_stats(const struct cache *cache, struct ica_control *page)
+long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *message)
 {
+    struct transfer asked = {message->first_block, message->blocks, message->flags};
+    return transfer(cache, ica_control_of(control), &asked, false);
+}
+
+long blk_write(struct cache *cache, uint64_t control, struct blk_write_message *message)
+{
+    struct transfer asked = {message->first_block, message->blocks, message->flags & ~BLK_LEND};
+    return transfer(cache, ica_control_of(control), &asked, true);
+}
+
+long blk_stats(struct cache *cache, uint64_t control, struct blk_stats_message *message)
+{
+    (void)control;
     struct cache_stats stats;
     cache_get_stats(cache, &stats);
-    page->argument[0] = stats.hits;
-    page->argument[1] = stats.misses;
-    page->argument[2] = stats.dirty;
-    page->argument[3] = stats.cached;
-    page->argument[4] = stats.capacity;
-    page->argument[5] = stats.read_ahead;
-    page->argument[6] = stats.written_back;
-    page->argument[7] = stats.evictions;
+    message->hits = stats.hits;
+    message->misses = stats.misses;
+    message->dirty = stats.dirty;
+    message->cached = stats.cached;
+    message->capacity = stats.capacity;
+    message->read_ahead = stats.read_ahead;
+    message->written_back = stats.written_back;
+    message->evictions = stats.evictions;
     return 0;
 }
 
-static long sync_all(struct cache *cache)
+long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *message)
 {
-    int error = cache_sync(cache);
+    (void)control, (void)message;
+    int error = cache_sync(cache); /* writes back, then DK_FLUSH (the barrier) */
     if (error != 0)
         printf("blk: sync failed: %s\n", error_text(error));
     return error;
 }
 
-void blk_answer(struct cache *cache, struct ica_control *page)
+void blk_answer(struct cache *cache, uint64_t control)
 {
-    switch (page->operation) {
-    case BLK_READ:
-        page->result = transfer(cache, page, false);
-        break;
-    case BLK_WRITE:
-        page->result = transfer(cache, page, true);
-        break;
-    case BLK_SYNC:
-        page->result = sync_all(cache);
-        break;
-    case BLK_STATS:
-        page->result = report_stats(cache, page);
-        break;
-    case BLK_PATCH:
-        page->result = patch(cache, page);
-        break;
-    default:
-        page->result = refuse(page, "unknown operation");
-    }
+    ica_control_of(control)->result = blk_dispatch(cache, control);
 }

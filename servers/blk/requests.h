@@ -4,5 +4,6 @@
 #include "cache.h"
 #include <formica/ica.h>
 
-/* Performs the request in `page` and sets its result; the caller returns it. */
-void blk_answer(struct cache *cache, struct ica_control *page);
+/* Performs the request in the control ICA and sets its result; the caller
+ * returns it. The handlers are declared in formica/protocol/blk_dispatch.h. */
+void blk_answer(struct cache *cache, uint64_t control);

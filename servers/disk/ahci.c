@@ -41,6 +41,7 @@
 #define ATA_IDENTIFY 0xec
 #define ATA_READ_DMA_EXT 0x25
 #define ATA_WRITE_DMA_EXT 0x35
+#define ATA_FLUSH_CACHE_EXT 0xea
 #define SPIN_LIMIT 10000000
 
 struct command_header {
@@ -139,7 +140,8 @@ static void build_command(unsigned slot, uint8_t command, uint64_t lba, uint32_t
     prd[0] = (uint32_t)physical;
     prd[1] = (uint32_t)(physical >> 32);
     prd[3] = (bytes - 1) | (1u << 31);
-    ahci.headers[slot].flags = 5 | (write ? 1u << 6 : 0) | 1u << 16;
+    uint32_t prds = bytes > 0 ? 1u : 0u; /* FLUSH CACHE EXT moves no data */
+    ahci.headers[slot].flags = 5 | (write ? 1u << 6 : 0) | prds << 16;
     ahci.headers[slot].transferred = 0;
     ahci.headers[slot].table = ahci.tables_physical + slot * TABLE_BYTES;
 }
@@ -160,9 +162,12 @@ static long ahci_submit(struct block_device *device, struct block_request *reque
     if (slot == SLOTS)
         return -E_BUSY;
     ahci.slots[slot] = request;
-    build_command(slot, request->write ? ATA_WRITE_DMA_EXT : ATA_READ_DMA_EXT, request->lba,
-                  request->sectors, request->physical, request->sectors * SECTOR_BYTES,
-                  request->write);
+    if (request->flush)
+        build_command(slot, ATA_FLUSH_CACHE_EXT, 0, 0, 0, 0, false);
+    else
+        build_command(slot, request->write ? ATA_WRITE_DMA_EXT : ATA_READ_DMA_EXT, request->lba,
+                      request->sectors, request->physical, request->sectors * SECTOR_BYTES,
+                      request->write);
     issue(slot);
     return 0;
 }
@@ -317,6 +322,7 @@ bool ahci_probe(struct block_device *device)
     device->sectors = sectors;
     device->port = (unsigned)port;
     device->max_outstanding = SLOTS;
+    device->volatile_cache = true; /* FLUSH CACHE EXT is mandatory for ATA-6 and later */
     device->submit = ahci_submit;
     device->complete = ahci_complete;
     device->state = &ahci;

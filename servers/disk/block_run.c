@@ -1,4 +1,4 @@
-/* block_run.c: the request loop shared by both drivers. It keeps the device
+/* block_run.c: the request loop shared by the drivers. It keeps the device
  * as full as it allows, and after each pass acknowledges the interrupt
  * before irq_wait, as a level-triggered PCI line requires. */
 #include "block_device.h"
@@ -7,6 +7,8 @@
 
 static bool request_fits(const struct block_device *device, const struct block_request *request)
 {
+    if (request->flush)
+        return true;
     return request->sectors > 0 && request->lba < device->sectors &&
            request->sectors <= device->sectors - request->lba;
 }
@@ -15,7 +17,9 @@ static unsigned submit_waiting(struct block_device *device, struct block_request
                                unsigned count, unsigned next)
 {
     while (next < count) {
-        if (requests[next].done) { /* refused before it reached the device */
+        if (requests[next].flush && !device->volatile_cache)
+            requests[next].done = true; /* nothing cached: already on the medium */
+        if (requests[next].done) {      /* refused before it reached the device */
             next++;
             continue;
         }
@@ -51,10 +55,13 @@ static long run(struct block_device *device, struct block_request *requests, uns
         device->complete(device);
         if (next == count && all_done(requests, count))
             break;
-        long woken = irq_wait();
+        long woken = device->timeout_ms ? irq_wait_timeout(device->timeout_ms) : irq_wait();
         if (woken < 0)
             return woken;
-        device->interrupts++;
+        if (woken == 0) /* nothing completed for timeout_ms */
+            device->timed_out(device);
+        else
+            device->interrupts++;
     }
     for (unsigned i = 0; i < count; i++)
         if (requests[i].status != 0)
@@ -65,6 +72,14 @@ static long run(struct block_device *device, struct block_request *requests, uns
 long block_run(struct block_device *device, struct block_request *requests, unsigned count)
 {
     return run(device, requests, count, true);
+}
+
+long block_flush(struct block_device *device, uint32_t core)
+{
+    if (!device->volatile_cache)
+        return 0;
+    struct block_request request = {.flush = true, .core = core};
+    return run(device, &request, 1, true);
 }
 
 long block_run_unchecked(struct block_device *device, struct block_request *requests,

@@ -1,5 +1,5 @@
 /* servers/disk/main.c: DK, the disk driver server (program "dk", spawned
- * with SPAWN_DRIVER). Finds a virtio-blk disk, else an AHCI one; `dk
+ * with SPAWN_DRIVER). Finds a virtio-blk disk, else NVMe, else AHCI; `dk
  * --selftest [SECTORS]` checks the driver; kernel option dk=idle leaves the disk alone. */
 #include "block_device.h"
 #include "selftest.h"
@@ -16,6 +16,8 @@ static bool find_disk(struct block_device *device)
 {
     if (virtio_blk_probe(device))
         return true;
+    if (nvme_probe(device))
+        return true;
     return ahci_probe(device);
 }
 
@@ -23,6 +25,8 @@ static void announce(const struct block_device *device)
 {
     if (strcmp(device->driver, "ahci") == 0)
         printf("dk: AHCI port %u disk of %lu sectors\n", device->port, device->sectors);
+    else if (strcmp(device->driver, "nvme") == 0)
+        printf("dk: NVMe namespace %u disk of %lu sectors\n", device->port, device->sectors);
     else
         printf("dk: %s disk of %lu sectors\n", device->driver, device->sectors);
 }

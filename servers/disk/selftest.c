@@ -5,6 +5,7 @@
 #include "crc32.h"
 #include <formica/device.h>
 #include <formica/errors.h>
+#include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ static void set_request(struct block_request *request, uint64_t lba, uint32_t se
                         uint64_t physical)
 {
     memset(request, 0, sizeof(*request));
+    request->core = (uint32_t)core_id();
     request->lba = lba;
     request->sectors = sectors;
     request->write = write;
@@ -65,6 +67,16 @@ static bool pattern_round_trip(struct block_device *device, const struct dma_reg
     return memcmp(bytes, bytes + half, half) == 0;
 }
 
+/* A flush after the pattern writes: reaches NVMe's volatile cache, is done
+ * at once on the drivers that report none. */
+static long flush(struct block_device *device)
+{
+    struct block_request request;
+    set_request(&request, 0, 0, false, 0);
+    request.flush = true;
+    return block_run(device, &request, 1);
+}
+
 static long beyond_end(struct block_device *device, const struct dma_region *buffer, bool checked)
 {
     struct block_request request;
@@ -89,15 +101,18 @@ int disk_selftest(struct block_device *device, uint64_t sectors_to_read)
     uint64_t pattern_lba =
         device->sectors >= 4 * PATTERN_SECTORS ? device->sectors - 2 * PATTERN_SECTORS : 0;
     bool pattern_ok = pattern_lba > 0 && pattern_round_trip(device, &scratch, pattern_lba);
+    long flushed = flush(device);
     long refused = beyond_end(device, &scratch, true);
     long device_error = beyond_end(device, &scratch, false);
-    bool ok = read_result == 0 && pattern_ok && refused == -E_INVALID && device_error == -E_IO;
+    bool ok = read_result == 0 && pattern_ok && flushed == 0 && refused == -E_INVALID &&
+              device_error == -E_IO;
     printf("@json {\"kind\":\"dkcheck\",\"driver\":\"%s\",\"port\":%u,\"sectors\":%lu,"
            "\"sectors_read\":%lu,\"read_result\":%ld,\"crc32\":\"%08x\",\"pattern_lba\":%lu,"
-           "\"pattern_sectors\":%u,\"pattern_ok\":%s,\"beyond_end\":%ld,\"device_error\":%ld,"
+           "\"pattern_sectors\":%u,\"pattern_ok\":%s,\"flush\":%ld,\"beyond_end\":%ld,\"device_"
+           "error\":%ld,"
            "\"interrupts\":%lu,\"ok\":%s}\n",
            device->driver, device->port, device->sectors, sectors_to_read, read_result, crc,
-           pattern_lba, PATTERN_SECTORS, pattern_ok ? "true" : "false", refused, device_error,
-           device->interrupts, ok ? "true" : "false");
+           pattern_lba, PATTERN_SECTORS, pattern_ok ? "true" : "false", flushed, refused,
+           device_error, device->interrupts, ok ? "true" : "false");
     return ok ? 0 : 1;
 }

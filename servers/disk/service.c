@@ -1,10 +1,13 @@
 /* service.c: DK's ICA front-end. Each DK_READ/DK_WRITE is split into chunks
  * that go to the driver together (several outstanding); data moves between
- * DK's DMA buffer and the requester's data ICA with one copy. */
+ * DK's DMA buffer and the requester's data ICA with one copy. DK_FLUSH
+ * empties the disk's write cache (a barrier for BLK_SYNC). */
 #include "service.h"
+#include "requester_core.h"
 #include <formica/data_ica.h>
 #include <formica/device.h>
 #include <formica/errors.h>
+#include <formica/protocol/dk_dispatch.h>
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
@@ -17,15 +20,10 @@
 
 static struct dma_region dma_buffer;
 
-static const char *operation_name(uint32_t operation)
-{
-    return operation == DK_READ ? "read" : "write";
-}
-
 /* -E_INVALID unless the sectors lie on the disk and fit the data ICA. */
-static long check_transfer(const struct block_device *device, const struct ica_control *page)
+static long check_transfer(const struct block_device *device, const struct ica_control *page,
+                           uint64_t first, uint64_t sectors)
 {
-    uint64_t first = page->argument[0], sectors = page->argument[1];
     if (page->data_count < 1 || sectors == 0 || sectors > DMA_BUFFER_BYTES / SECTOR_BYTES)
         return -E_INVALID;
     if (first >= device->sectors || sectors > device->sectors - first)
@@ -36,7 +34,8 @@ static long check_transfer(const struct block_device *device, const struct ica_c
 }
 
 /* Moves `sectors` from `first` between the disk and the DMA buffer. */
-static long run_chunks(struct block_device *device, uint64_t first, uint64_t sectors, bool write)
+static long run_chunks(struct block_device *device, uint64_t first, uint64_t sectors, bool write,
+                       uint32_t core)
 {
     struct block_request requests[MAX_CHUNKS];
     unsigned count = 0;
@@ -46,28 +45,31 @@ static long run_chunks(struct block_device *device, uint64_t first, uint64_t sec
         requests[count].lba = first + done;
         requests[count].sectors = left < CHUNK_SECTORS ? (uint32_t)left : CHUNK_SECTORS;
         requests[count].write = write;
+        requests[count].core = core;
         requests[count].physical = dma_buffer.physical + done * SECTOR_BYTES;
     }
     return block_run(device, requests, count);
 }
 
-static long transfer(struct block_device *device, struct ica_control *page)
+static long transfer(struct block_device *device, uint64_t control, uint64_t first,
+                     uint64_t sectors, bool write)
 {
-    long error = check_transfer(device, page);
+    struct ica_control *page = ica_control_of(control);
+    const char *what = write ? "write" : "read";
+    long error = check_transfer(device, page, first, sectors);
     if (error != 0) {
-        printf("dk: %s of %lu sectors at %lu refused (outside the disk or the data ICA)\n",
-               operation_name(page->operation), page->argument[1], page->argument[0]);
+        printf("dk: %s of %lu sectors at %lu refused (outside the disk or the data ICA)\n", what,
+               sectors, first);
         return error;
     }
-    bool write = page->operation == DK_WRITE;
-    uint64_t bytes = page->argument[1] * SECTOR_BYTES;
+    uint64_t bytes = sectors * SECTOR_BYTES;
     void *data = ica_address(page->data[0]);
     if (write)
         memcpy((void *)dma_buffer.address, data, bytes);
-    error = run_chunks(device, page->argument[0], page->argument[1], write);
+    error = run_chunks(device, first, sectors, write, requester_core(page->sender));
     if (error != 0) {
-        printf("dk: %s of %lu sectors at %lu failed: %s\n", operation_name(page->operation),
-               page->argument[1], page->argument[0], error_text(error));
+        printf("dk: %s of %lu sectors at %lu failed: %s\n", what, sectors, first,
+               error_text(error));
         return error;
     }
     if (!write)
@@ -75,23 +77,37 @@ static long transfer(struct block_device *device, struct ica_control *page)
     return (long)bytes;
 }
 
+long dk_read(struct block_device *device, uint64_t control, struct dk_read_message *message)
+{
+    return transfer(device, control, message->first_sector, message->sectors, false);
+}
+
+long dk_write(struct block_device *device, uint64_t control, struct dk_write_message *message)
+{
+    return transfer(device, control, message->first_sector, message->sectors, true);
+}
+
+long dk_info(struct block_device *device, uint64_t control, struct dk_info_message *message)
+{
+    (void)control;
+    message->sectors = device->sectors;
+    message->sector_bytes = SECTOR_BYTES;
+    return 0;
+}
+
+long dk_flush(struct block_device *device, uint64_t control, struct dk_flush_message *message)
+{
+    (void)message;
+    long error = block_flush(device, requester_core(ica_control_of(control)->sender));
+    if (error != 0)
+        printf("dk: cache flush failed: %s\n", error_text(error));
+    return error;
+}
+
 static void answer(struct block_device *device, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
-    switch (page->operation) {
-    case DK_READ:
-    case DK_WRITE:
-        page->result = transfer(device, page);
-        break;
-    case DK_INFO:
-        page->argument[0] = device->sectors;
-        page->argument[1] = SECTOR_BYTES;
-        page->result = 0;
-        break;
-    default:
-        printf("dk: unknown operation %u from pid %u\n", page->operation, page->sender);
-        page->result = -E_INVALID;
-    }
+    page->result = dk_dispatch(device, control);
     long error = ica_return(control);
     if (error != 0)
         printf("dk: return failed: %s\n", error_text(error));

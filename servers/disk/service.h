@@ -1,4 +1,4 @@
-/* service.h: DK's request front-end: serves DK_READ, DK_WRITE and DK_INFO
+/* service.h: DK's request front-end: serves DK_READ, DK_WRITE, DK_INFO and DK_FLUSH
  * (formica/storage.h) on a driver that is up, as server "dk". */
 #pragma once
 #include "block_device.h"

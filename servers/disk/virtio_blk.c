@@ -15,6 +15,8 @@
 #define REGISTER_CAPACITY VIRTIO_LEGACY_DEVICE_CONFIG
 #define REQUEST_IN 0
 #define REQUEST_OUT 1
+#define REQUEST_FLUSH 4
+#define FEATURE_FLUSH (1u << 9) /* VIRTIO_BLK_F_FLUSH: the device takes flush requests */
 #define MAX_SLOTS 32
 #define PAGE 4096u
 
@@ -60,14 +62,21 @@ static long virtio_submit(struct block_device *device, struct block_request *req
     if (slot == virtio.slot_count)
         return -E_BUSY;
     virtio.slots[slot] = request;
-    virtio.headers[slot] = (struct request_header){
-        .type = request->write ? REQUEST_OUT : REQUEST_IN, .sector = request->lba};
+    uint32_t type = request->flush ? REQUEST_FLUSH : request->write ? REQUEST_OUT : REQUEST_IN;
+    virtio.headers[slot] = (struct request_header){.type = type, .sector = request->lba};
     *status_byte(slot) = 0xff;
     unsigned head = slot * 3;
-    set_descriptor(head, virtio.headers_physical + slot * sizeof(struct request_header),
-                   sizeof(struct request_header), VIRTQ_DESCRIPTOR_NEXT);
-    set_descriptor(head + 1, request->physical, request->sectors * SECTOR_BYTES,
-                   VIRTQ_DESCRIPTOR_NEXT | (request->write ? 0 : VIRTQ_DESCRIPTOR_WRITE));
+    if (request->flush) { /* header, then straight to the status byte */
+        virtqueue_set_descriptor(&virtio.queue, (uint16_t)head,
+                                 virtio.headers_physical + slot * sizeof(struct request_header),
+                                 sizeof(struct request_header), VIRTQ_DESCRIPTOR_NEXT,
+                                 (uint16_t)(head + 2));
+    } else {
+        set_descriptor(head, virtio.headers_physical + slot * sizeof(struct request_header),
+                       sizeof(struct request_header), VIRTQ_DESCRIPTOR_NEXT);
+        set_descriptor(head + 1, request->physical, request->sectors * SECTOR_BYTES,
+                       VIRTQ_DESCRIPTOR_NEXT | (request->write ? 0 : VIRTQ_DESCRIPTOR_WRITE));
+    }
     set_descriptor(head + 2, status_physical(slot), 1, VIRTQ_DESCRIPTOR_WRITE);
     virtqueue_add(&virtio.queue, (uint16_t)head);
     virtqueue_notify(&virtio.queue);
@@ -108,8 +117,8 @@ static bool set_up_queue(void)
 
 static bool start_device(const struct pci_function *function)
 {
-    /* nothing optional is needed: no features */
-    if (virtio_legacy_start(function, 0, &virtio.io) < 0) {
+    /* the only optional feature: flush requests (the journal's barriers) */
+    if (virtio_legacy_start(function, FEATURE_FLUSH, &virtio.io) < 0) {
         printf("dk: virtio-blk without an I/O BAR 0 (modern-only device?)\n");
         return false;
     }
@@ -139,6 +148,7 @@ bool virtio_blk_probe(struct block_device *device)
     device->driver = "virtio-blk";
     device->sectors = high << 32 | low;
     device->max_outstanding = virtio.slot_count;
+    device->volatile_cache = (virtio_legacy_features(virtio.io) & FEATURE_FLUSH) != 0;
     device->submit = virtio_submit;
     device->complete = virtio_complete;
     device->state = &virtio;

@@ -44,8 +44,10 @@ static int blk_transfer(uint32_t operation, uint64_t disk_block)
 {
     request_prepare(control, operation);
     struct ica_control *page = ica_control_of(control);
-    page->argument[0] = disk_block;
-    page->argument[1] = 1;
+    if (operation == BLK_READ)
+        *blk_read_of(page) = (struct blk_read_message){.first_block = disk_block, .blocks = 1};
+    else
+        *blk_write_of(page) = (struct blk_write_message){.first_block = disk_block, .blocks = 1};
     request_attach(control, data);
     long error = ica_request(blk_pid, control, ICA_SYNC);
     if (error == 0 && page->result < 0)
@@ -147,5 +149,5 @@ long block_client_sync(void)
 {
     if (blk_pid < 0)
         return -E_IO;
-    return request_call(blk_pid, control, BLK_SYNC, 0);
+    return request_operation(blk_pid, control, BLK_SYNC);
 }

@@ -24,6 +24,14 @@ struct ext2_device {
     int (*read_bytes)(void *context, uint64_t block, uint32_t offset, void *buffer,
                       uint32_t length);
     int (*write_block)(void *context, uint64_t block, const void *buffer);
+    /* Optional (NULL: write_block is used): a block of a file's contents,
+     * which a journal in ordered mode writes in place instead of logging. */
+    int (*write_data)(void *context, uint64_t block, const void *buffer);
+    /* Optional: the block was just freed (a journal revokes its log copies). */
+    void (*forget)(void *context, uint64_t block);
+    /* Optional: false while a free block must not be reused yet (a journal:
+     * freed by a transaction that has not committed). */
+    bool (*may_allocate)(void *context, uint64_t block);
 };
 
 /* A mounted file system (caller-provided storage; no pointers to free). */
@@ -39,9 +47,18 @@ struct ext2_fs {
     uint32_t inode_table_blocks; /* per group */
     uint32_t first_inode;        /* first non-reserved inode */
     bool filetype;               /* directory entries carry a file type */
-    bool read_only;              /* unknown RO_COMPAT features: no writes */
+    bool read_only;              /* unknown RO_COMPAT features or needs_recovery: no writes */
+    bool has_journal;            /* COMPAT has_journal: ext3 (servers/fs/journal.h) */
+    bool needs_recovery;         /* INCOMPAT recover: the journal must be replayed first */
     bool superblock_dirty;
     uint32_t time; /* seconds since 1970 for timestamps; the caller may update it */
+    /* Optional, set by the caller after ext2_mount: called when an inode's
+     * last name goes (unlink, rmdir, rename over it). Returning true keeps a
+     * regular file's inode and blocks (links 0) because it is still open;
+     * the caller frees it later with ext2_release_unlinked. A directory is
+     * freed whatever it returns. */
+    bool (*last_name_gone)(void *context, uint32_t inode, bool directory);
+    void *last_name_context;
 };
 
 struct ext2_stat {
@@ -67,7 +84,8 @@ struct ext2_dirent {
 /* Reads and checks the superblock and every group descriptor. Returns 0,
  * -E_CORRUPT (bad magic, counts, descriptors), -E_INVALID (an unsupported
  * revision, block size or INCOMPAT feature) or the device's error. Unknown
- * RO_COMPAT features mount read-only (writes then return -E_PERMISSION). */
+ * RO_COMPAT features mount read-only (writes then return -E_PERMISSION), and
+ * so does a journal that needs recovery until journal_mount replays it. */
 int ext2_mount(struct ext2_fs *fs, struct ext2_device *device);
 
 /* Path lookup from the root ("/a/b", "a/./b/../c"; symbolic links are not
@@ -97,6 +115,10 @@ int ext2_rmdir(struct ext2_fs *fs, const char *path);  /* empty directories */
 /* Moves old_path to new_path, replacing a file there (or an empty directory
  * when old_path is a directory). */
 int ext2_rename(struct ext2_fs *fs, const char *old_path, const char *new_path);
+
+/* Frees a regular file kept by last_name_gone (links 0): its blocks, then
+ * the inode. 0 if it still has a name (nothing to do), or an error. */
+int ext2_release_unlinked(struct ext2_fs *fs, uint32_t inode);
 
 /* Directory iteration: *cursor starts at 0. Returns 1 and the next entry,
  * 0 at the end, or a negative error. Unused slots are skipped. */

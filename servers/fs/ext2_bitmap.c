@@ -46,6 +46,24 @@ static bool is_group_metadata(const struct ext2_fs *fs,
     return block <= fs->superblock.s_first_data_block + table_blocks;
 }
 
+static bool may_allocate(const struct ext2_fs *fs, uint32_t group, uint32_t bit)
+{
+    const struct ext2_device *device = fs->device;
+    return device->may_allocate == NULL ||
+           device->may_allocate(device->context, ext2_group_first_block(fs, group) + bit);
+}
+
+/* The first clear bit in [from, count) the device lets us reuse, or UINT32_MAX. */
+static uint32_t find_allocatable(const struct ext2_fs *fs, const uint8_t *bitmap, uint32_t group,
+                                 uint32_t from, uint32_t count)
+{
+    for (uint32_t bit = find_clear_bit(bitmap, from, count); bit != UINT32_MAX;
+         bit = find_clear_bit(bitmap, bit + 1, count))
+        if (may_allocate(fs, group, bit))
+            return bit;
+    return UINT32_MAX;
+}
+
 static int take_block_in_group(struct ext2_fs *fs, uint32_t group, uint32_t from, uint32_t *block)
 {
     struct ext2_group_descriptor descriptor;
@@ -57,9 +75,9 @@ static int take_block_in_group(struct ext2_fs *fs, uint32_t group, uint32_t from
     if (status < 0)
         return status;
     uint32_t count = ext2_group_block_count(fs, group);
-    uint32_t bit = find_clear_bit(bitmap, from < count ? from : 0, count);
+    uint32_t bit = find_allocatable(fs, bitmap, group, from < count ? from : 0, count);
     if (bit == UINT32_MAX && from != 0)
-        bit = find_clear_bit(bitmap, 0, count);
+        bit = find_allocatable(fs, bitmap, group, 0, count);
     if (bit == UINT32_MAX)
         return -E_NO_SPACE;
     uint32_t found = ext2_group_first_block(fs, group) + bit;
@@ -122,6 +140,8 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
         return status;
     fs->superblock.s_free_blocks_count++;
     fs->superblock_dirty = true;
+    if (fs->device->forget != NULL)
+        fs->device->forget(fs->device->context, block);
     return 0;
 }
 

@@ -84,7 +84,7 @@ static int write_file_block(struct ext2_fs *fs, struct ext2_inode *inode, uint64
     else if (chunk < fs->block_size && (status = ext2_read_block(fs, physical, block)) < 0)
         return status;
     memcpy(block + within, data, chunk);
-    return ext2_write_block(fs, physical, block);
+    return ext2_write_data_block(fs, physical, block);
 }
 
 static uint32_t inode_group_goal(const struct ext2_fs *fs, uint32_t number)
@@ -151,7 +151,7 @@ static int zero_block_tail(struct ext2_fs *fs, struct ext2_inode *inode, uint64_
     if (status < 0)
         return status;
     memset(block + within, 0, fs->block_size - within);
-    return ext2_write_block(fs, physical, block);
+    return ext2_write_data_block(fs, physical, block);
 }
 
 int ext2_truncate(struct ext2_fs *fs, uint32_t number, uint64_t size)

@@ -1,6 +1,7 @@
 /* ext2_inode.c: reading and writing inodes in the inode tables, their size
  * and type, setting up a fresh inode and releasing one whose last link is
- * gone (its blocks, then its bitmap bit). */
+ * gone (its blocks, then its bitmap bit), now or, for a file kept open after
+ * its unlink, at its last close. */
 #include "ext2_internal.h"
 
 static int locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, uint32_t *offset)
@@ -152,4 +153,23 @@ int ext2_release_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *i
     if (status < 0)
         return status;
     return ext2_free_inode(fs, number, directory);
+}
+
+int ext2_release_unlinked(struct ext2_fs *fs, uint32_t number)
+{
+    struct ext2_inode inode;
+    int status = ext2_check_writable(fs);
+    if (status == 0)
+        status = ext2_read_inode(fs, number, &inode);
+    if (status < 0)
+        return status;
+    if (inode.i_links_count > 0)
+        return 0;
+    if ((inode.i_mode & EXT2_S_IFMT) != EXT2_S_IFREG || inode.i_dtime != 0)
+        return -E_CORRUPT; /* not a file kept open after its unlink */
+    status = ext2_check_block_tree(fs, &inode);
+    if (status == 0)
+        status = ext2_release_inode(fs, number, &inode);
+    int flushed = ext2_flush_superblock(fs);
+    return status < 0 ? status : flushed;
 }

@@ -31,6 +31,17 @@ int ext2_write_block(struct ext2_fs *fs, uint32_t block, const void *buffer)
     return status < 0 ? status : 0;
 }
 
+/* A file's contents: the device may write it in place rather than log it. */
+int ext2_write_data_block(struct ext2_fs *fs, uint32_t block, const void *buffer)
+{
+    if (fs->device->write_data == NULL)
+        return ext2_write_block(fs, block, buffer);
+    if (!ext2_block_in_range(fs, block))
+        return -E_CORRUPT;
+    int status = fs->device->write_data(fs->device->context, block, buffer);
+    return status < 0 ? status : 0;
+}
+
 int ext2_check_writable(const struct ext2_fs *fs)
 {
     return fs->read_only ? -E_PERMISSION : 0;
@@ -110,6 +121,11 @@ int ext2_write_group(struct ext2_fs *fs, uint32_t group,
     return ext2_write_block(fs, block, buffer);
 }
 
+bool ext2_has_unknown_ro_features(const struct ext2_fs *fs)
+{
+    return (fs->superblock.s_feature_ro_compat & ~(uint32_t)EXT2_FEATURE_RO_COMPAT_SUPPORTED) != 0;
+}
+
 static int check_features(struct ext2_fs *fs)
 {
     const struct ext2_superblock *sb = &fs->superblock;
@@ -123,7 +139,11 @@ static int check_features(struct ext2_fs *fs)
     if (sb->s_feature_incompat & ~(uint32_t)EXT2_FEATURE_INCOMPAT_SUPPORTED)
         return -E_INVALID;
     fs->filetype = (sb->s_feature_incompat & EXT2_FEATURE_INCOMPAT_FILETYPE) != 0;
-    fs->read_only = (sb->s_feature_ro_compat & ~(uint32_t)EXT2_FEATURE_RO_COMPAT_SUPPORTED) != 0;
+    fs->has_journal = (sb->s_feature_compat & EXT2_FEATURE_COMPAT_HAS_JOURNAL) != 0;
+    fs->needs_recovery = (sb->s_feature_incompat & EXT2_FEATURE_INCOMPAT_RECOVER) != 0;
+    if (fs->needs_recovery && !fs->has_journal)
+        return -E_CORRUPT;
+    fs->read_only = ext2_has_unknown_ro_features(fs) || fs->needs_recovery;
     fs->inode_size = sb->s_inode_size;
     fs->first_inode = sb->s_first_ino;
     return 0;

@@ -182,12 +182,22 @@ static int check_removable(struct ext2_fs *fs, struct ext2_inode *inode)
     return ext2_check_block_tree(fs, inode);
 }
 
-/* One link fewer; at none the inode and its blocks are freed. */
+/* Whether the caller keeps the inode whose last name just went (it is open). */
+static bool kept_open(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode)
+{
+    if (fs->last_name_gone == NULL)
+        return false;
+    bool directory = ext2_is_directory(inode);
+    return fs->last_name_gone(fs->last_name_context, number, directory) && !directory;
+}
+
+/* One link fewer; at none the inode and its blocks are freed (unless kept open). */
 static int drop_link(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
 {
     if (inode->i_links_count > 0)
         inode->i_links_count--;
-    if (ext2_is_directory(inode) || inode->i_links_count == 0)
+    bool last = ext2_is_directory(inode) || inode->i_links_count == 0;
+    if (last && !kept_open(fs, number, inode))
         return ext2_release_inode(fs, number, inode);
     inode->i_ctime = fs->time;
     return ext2_write_inode(fs, number, inode);

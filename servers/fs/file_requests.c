@@ -1,78 +1,131 @@
-/* file_requests.c: FS_READ, FS_WRITE, FS_TRUNCATE and FS_STAT: bytes move
- * between the ext2 library and the requester's data ICA directly (the
- * library reads each block from BLK into FS's buffer and copies out). */
+/* file_requests.c: FS_READ, FS_WRITE, FS_TRUNCATE and FS_STAT on the
+ * requester's handles: bytes move between the ext2 library and the
+ * requester's data ICA directly (the library reads each block from BLK into
+ * FS's buffer and copies out). */
 #include "fs_server.h"
 #include <formica/errors.h>
 #include <formica/storage.h>
 #include <stdio.h>
 
-static long check_length(const struct ica_control *page)
+static long check_length(const struct ica_control *page, uint64_t length)
 {
-    if (page->argument[2] > ICA_DATA_MAX_BYTES)
+    if (length > ICA_DATA_MAX_BYTES)
         return fs_refuse(page, "length over the largest data ICA");
-    if (!fs_data_fits(page, page->argument[2]))
+    if (!fs_data_fits(page, length))
         return -E_INVALID;
     return 0;
 }
 
-static long report_disk_trouble(const struct ica_control *page, long result)
+static long report_disk_trouble(const struct ica_control *page, uint64_t inode, long result)
 {
     if (result == -E_CORRUPT || result == -E_IO)
-        printf("fs: request %u on inode %lu: %s\n", page->operation, page->argument[0],
+        printf("fs: %s on inode %lu: %s\n", fs_operation_name(page->operation), inode,
                error_text(result));
     return result;
 }
 
-long fs_read(struct fs_server *server, struct ica_control *page)
+/* The requester's open regular file `handle` names, with `access`. */
+static struct open_file *regular_file(struct fs_server *server, const struct ica_control *page,
+                                      uint64_t handle, uint32_t access, long *error)
 {
-    long error = check_length(page);
+    struct open_file *file = fs_handle_of(server, page, handle, access, error);
+    if (file != NULL && (file->flags & OPEN_FILE_DIRECTORY)) {
+        fs_refuse(page, "the handle names a directory");
+        *error = -E_IS_DIRECTORY;
+        return NULL;
+    }
+    return file;
+}
+
+long fs_read(struct fs_server *server, uint64_t control, struct fs_read_message *message)
+{
+    struct ica_control *page = ica_control_of(control);
+    long error = 0;
+    struct open_file *file = regular_file(server, page, message->handle, OPEN_FILE_READ, &error);
+    if (file == NULL)
+        return error;
+    error = check_length(page, message->length);
+    if (error == 0)
+        error = fs_check_range(server, page, message->offset, message->length);
     if (error != 0)
         return error;
-    long result = ext2_read(&server->fs, (uint32_t)page->argument[0], page->argument[1],
-                            ica_address(page->data[0]), page->argument[2]);
-    return report_disk_trouble(page, result);
+    long result = ext2_read(&server->fs, file->inode, message->offset, ica_address(page->data[0]),
+                            message->length);
+    return report_disk_trouble(page, file->inode, result);
 }
 
-long fs_write(struct fs_server *server, struct ica_control *page)
+long fs_write(struct fs_server *server, uint64_t control, struct fs_write_message *message)
 {
-    long error = check_length(page);
+    struct ica_control *page = ica_control_of(control);
+    long error = 0;
+    struct open_file *file = regular_file(server, page, message->handle, OPEN_FILE_WRITE, &error);
+    if (file == NULL)
+        return error;
+    if (page->data_count == 0) /* a few bytes in the payload */
+        return fs_small_write(server, control, file, message);
+    error = check_length(page, message->length);
+    if (error == 0)
+        error = fs_check_range(server, page, message->offset, message->length);
     if (error != 0)
         return error;
-    long result = ext2_write(&server->fs, (uint32_t)page->argument[0], page->argument[1],
-                             ica_address(page->data[0]), page->argument[2]);
-    return report_disk_trouble(page, result);
+    long result = ext2_write(&server->fs, file->inode, message->offset, ica_address(page->data[0]),
+                             message->length);
+    return report_disk_trouble(page, file->inode, result);
 }
 
-long fs_truncate(struct fs_server *server, struct ica_control *page)
+long fs_truncate(struct fs_server *server, uint64_t control, struct fs_truncate_message *message)
 {
-    long result = ext2_truncate(&server->fs, (uint32_t)page->argument[0], page->argument[1]);
-    return report_disk_trouble(page, result);
+    struct ica_control *page = ica_control_of(control);
+    long error = 0;
+    struct open_file *file = regular_file(server, page, message->handle, OPEN_FILE_WRITE, &error);
+    if (file == NULL)
+        return error;
+    error = fs_check_range(server, page, message->size, 0);
+    if (error != 0)
+        return error;
+    long result = ext2_truncate(&server->fs, file->inode, message->size);
+    return report_disk_trouble(page, file->inode, result);
 }
 
-static void put_stat(struct ica_control *page, const struct ext2_stat *stat)
+static void put_stat(struct fs_stat_message *message, const struct ext2_stat *stat)
 {
-    page->argument[1] = stat->size;
-    page->argument[2] = stat->mode;
-    page->argument[3] = stat->links;
-    page->argument[4] = stat->blocks;
-    page->argument[5] = stat->inode;
+    message->size = stat->size;
+    message->mode = stat->mode;
+    message->links = stat->links;
+    message->blocks = stat->blocks;
+    message->inode = stat->inode;
 }
 
-long fs_stat(struct fs_server *server, struct ica_control *page)
+/* The inode a stat names: the payload's path, or else the requester's handle. */
+static long stat_target(struct fs_server *server, const struct ica_control *page,
+                        const struct fs_stat_message *message, uint32_t *inode)
 {
-    uint32_t inode = (uint32_t)page->argument[0];
     const char *path = fs_payload_path(page);
     if (path == NULL)
         return -E_INVALID;
-    if (path[0] != '\0') {
-        int error = ext2_lookup(&server->fs, path, &inode);
-        if (error != 0)
-            return report_disk_trouble(page, error);
-    }
-    struct ext2_stat stat;
-    int error = ext2_stat(&server->fs, inode, &stat);
+    if (path[0] != '\0')
+        return ext2_lookup(&server->fs, path, inode);
+    long error = 0;
+    struct open_file *file = fs_handle_of(server, page, message->handle, 0, &error);
+    if (file == NULL)
+        return error;
+    if (file->flags & OPEN_FILE_REMOVED)
+        return -E_NOT_FOUND; /* a directory removed while open: its inode may be reused */
+    *inode = file->inode;
+    return 0;
+}
+
+long fs_stat(struct fs_server *server, uint64_t control, struct fs_stat_message *message)
+{
+    struct ica_control *page = ica_control_of(control);
+    uint32_t inode = 0;
+    long error = stat_target(server, page, message, &inode);
     if (error != 0)
-        return report_disk_trouble(page, error);
-    put_stat(page, &stat);
+        return report_disk_trouble(page, inode, error);
+    struct ext2_stat stat;
+    error = ext2_stat(&server->fs, inode, &stat);
+    if (error != 0)
+        return report_disk_trouble(page, inode, error);
+    put_stat(message, &stat);
     return 0;
 }

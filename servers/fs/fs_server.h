@@ -2,7 +2,8 @@
  * group: files, names, readblock); dispatch.c picks the handler. */
 #pragma once
 #include "ext2.h"
-#include <formica/ica.h>
+#include "open_files.h"
+#include <formica/protocol/fs_dispatch.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -10,12 +11,17 @@
  * instead of returning it" (the serve loop forwards and receives in one call). */
 #define FS_FORWARDED INT64_MIN
 
+struct journal;
+
 struct fs_server {
     struct ext2_device device;
+    struct journal *journal; /* ext3: the journal the library writes through; NULL on ext2 */
     struct ext2_fs fs;
     long blk_pid;
     bool mounted;
-    long unmounted_error; /* every request's result while not mounted */
+    long unmounted_error;           /* every request's result while not mounted */
+    struct open_files *open_files;  /* who holds which handle (open_files.h) */
+    uint64_t dead_clients_check_us; /* when dead_clients.c last looked */
 };
 
 /* Logs a malformed request and gives -E_INVALID. */
@@ -25,24 +31,57 @@ const char *fs_payload_path(const struct ica_control *page);
 /* True when data ICA 0 exists and holds `bytes` (logged if not). */
 bool fs_data_fits(const struct ica_control *page, uint64_t bytes);
 
+/* open_file_requests.c: handles. Attaches the open-file table to the mounted
+ * file system (its unlink hook). */
+void fs_open_files_attach(struct fs_server *server, struct open_files *table);
+/* The requester's open file `handle` names, with `access` (OPEN_FILE_READ,
+ * OPEN_FILE_WRITE or 0); NULL and *error = -E_BAD_HANDLE (logged) if not. */
+struct open_file *fs_handle_of(struct fs_server *server, const struct ica_control *page,
+                               uint64_t handle, uint32_t access, long *error);
+/* A new handle of the requester on `inode` (open flags FS_OPEN_*, its mode). */
+long fs_handle_new(struct fs_server *server, const struct ica_control *page, uint32_t inode,
+                   uint32_t open_flags, uint32_t mode, uint64_t *handle);
+/* Refuses (logged) open flags that are unknown or contradict each other, and
+ * an open when the requester has no room for one more handle: -E_INVALID or
+ * -E_BUSY, else 0. */
+long fs_check_open(struct fs_server *server, const struct ica_control *page, uint32_t flags);
+/* Refuses (logged) a byte range whose end overflows (-E_INVALID) or lies
+ * past the largest file (-E_TOO_BIG). */
+long fs_check_range(struct fs_server *server, const struct ica_control *page, uint64_t offset,
+                    uint64_t length);
+/* Frees an unlinked file's inode at its last close (context: the server). */
+void fs_release_unlinked(void *context, uint32_t inode);
+
+/* dead_clients.c: closes the handles of processes that have ended; every
+ * few seconds from the request loop, at once when handles run short or
+ * before a sync. */
+void fs_close_dead_clients(struct fs_server *server);
+void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us);
+
+/* Checks the operation and the mount, then calls the operation's handler
+ * (each declared in formica/protocol/fs_dispatch.h, from protocol/fs.messages). */
+/* fs_journal.c: mount (ext2 or ext3), commits, sync and fsync. */
+long fs_journal_mount(struct fs_server *server);
+long fs_journal_receive(struct fs_server *server, void (*update_time)(void));
+/* The receive flags (ICA_TIMEOUT or 0) and *timeout_ms that wake FS when the
+ * running transaction is due, for a receive combined with a return. */
+uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms);
+void fs_journal_after_request(struct fs_server *server);
+/* Everything written so far on the disk (ext3: committed and checkpointed). */
+long fs_journal_sync(struct fs_server *server);
+/* The running transaction committed (ext2: the whole cache written). */
+long fs_journal_fsync(struct fs_server *server);
+/* True when one of the blocks' newest contents is still in the journal. */
+bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count);
 long fs_answer(struct fs_server *server, uint64_t control);
-long fs_read(struct fs_server *server, struct ica_control *page);
-long fs_write(struct fs_server *server, struct ica_control *page);
-long fs_truncate(struct fs_server *server, struct ica_control *page);
-long fs_stat(struct fs_server *server, struct ica_control *page);
-long fs_open(struct fs_server *server, struct ica_control *page);
-long fs_mkdir(struct fs_server *server, struct ica_control *page);
-long fs_unlink(struct fs_server *server, struct ica_control *page);
-long fs_rmdir(struct fs_server *server, struct ica_control *page);
-long fs_rename(struct fs_server *server, struct ica_control *page);
-long fs_readdir(struct fs_server *server, struct ica_control *page);
-/* Rewrites the request for BLK (FS_FORWARDED) or answers itself (holes, end of file). */
-long fs_readblock(struct fs_server *server, uint64_t control);
 /* The forward to BLK was refused: the request is `operation` again (and FS
  * forgets a block copy a BLK_PATCH would have changed); the error. */
 long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error);
-/* FS_WRITE with the bytes in the payload: a BLK_PATCH (FS_FORWARDED) when
- * they overwrite one existing block, else -E_NEEDS_DATA (small_write.c). */
-long fs_small_write(struct fs_server *server, uint64_t control);
+/* FS_WRITE with the bytes in the payload, on the requester's open `file`
+ * (checked for writing): a BLK_PATCH (FS_FORWARDED) when they overwrite one
+ * existing block outside the running journal transaction, else
+ * -E_NEEDS_DATA (small_write.c). */
+long fs_small_write(struct fs_server *server, uint64_t control, const struct open_file *file,
+                    const struct fs_write_message *message);
 /* Stamps the times owed by small writes; before anything that shows them. */
 void fs_times_flush(struct fs_server *server);

@@ -1,6 +1,7 @@
 /* servers/fs/main.c: FS, the file server (program "fs"): mounts the ext2
- * disk through BLK, registers "fs" and answers requests one at a time. If
- * the disk cannot be mounted it says why and answers every request with an error. */
+ * disk through BLK, keeps its clients' open files (open_files.h), registers
+ * "fs" and answers requests one at a time. If the disk cannot be mounted it
+ * says why and answers every request with an error. */
 #include "block_client.h"
 #include "block_map_cache.h"
 #include "fs_server.h"
@@ -11,6 +12,7 @@
 #include <stdio.h>
 
 static struct fs_server server;
+static struct open_files open_files;
 
 static const char *mount_problem(long error)
 {
@@ -21,45 +23,47 @@ static const char *mount_problem(long error)
     return "unreadable";
 }
 
+static uint64_t microseconds_since_boot(void)
+{
+    struct clock_info clock;
+    return clock_get(&clock) == 0 ? clock.ticks * clock.tick_period_us : 0;
+}
+
 /* There is no real-time clock yet: times count from the image's last write
  * time, plus the seconds since boot (never 0, which e2fsck would take for an
  * orphan-list link in a deleted inode's dtime). */
-static void update_time(void)
+static void update_time(uint64_t now_us)
 {
     static uint32_t base;
     if (base == 0) {
         uint32_t wtime = server.fs.superblock.s_wtime, mtime = server.fs.superblock.s_mtime;
         base = (wtime > mtime ? wtime : mtime) + 1;
     }
-    struct clock_info clock;
-    uint64_t seconds = 0;
-    if (clock_get(&clock) == 0)
-        seconds = clock.ticks * clock.tick_period_us / 1000000;
-    server.fs.time = base + (uint32_t)seconds;
+    server.fs.time = base + (uint32_t)(now_us / 1000000);
+}
+
+/* The clock now, for the journal's idle commits. */
+static void update_time_now(void)
+{
+    update_time(microseconds_since_boot());
 }
 
 static void mount_disk(void)
 {
     long error = block_client_open(&server.device, &server.blk_pid);
     if (error == 0)
-        error = ext2_mount(&server.fs, &server.device);
+        error = fs_journal_mount(&server);
     if (error == 0) {
         server.mounted = true;
-        update_time();
-        printf("fs: mounted ext2, %u-byte blocks, %u blocks, %u inodes\n", server.fs.block_size,
+        update_time(microseconds_since_boot());
+        printf("fs: mounted %s, %u-byte blocks, %u blocks, %u inodes\n",
+               server.journal != NULL ? "ext3 (ordered journal)" : "ext2", server.fs.block_size,
                server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
         return;
     }
     server.unmounted_error = error == -E_CORRUPT ? -E_CORRUPT : -E_IO;
     printf("fs: cannot mount the disk: %s (%s); every request will get '%s'\n",
            mount_problem(error), error_text(error), error_text(server.unmounted_error));
-}
-
-/* Only requests that change the file system stamp times: reads ask no clock. */
-static bool changes_files(uint32_t operation)
-{
-    return operation != FS_READBLOCK && operation != FS_READ && operation != FS_STAT &&
-           operation != FS_READDIR && operation != FS_SYNC;
 }
 
 /* Requests that neither show nor change an inode's times: the times owed by
@@ -79,29 +83,51 @@ static bool keeps_block_map(const struct ica_control *page)
            page->operation == FS_SYNC || (page->operation == FS_WRITE && page->data_count == 0);
 }
 
+/* The next request; while none comes, a due transaction commits. */
+static long receive_next(void)
+{
+    return server.mounted ? fs_journal_receive(&server, update_time_now) : ica_receive(0);
+}
+
+/* No request came before the transaction fell due (or the requester had
+ * gone): the clock, then the commit; then the next request. */
+static long idle_then_receive(void)
+{
+    if (server.mounted) {
+        update_time_now();
+        fs_journal_after_request(&server);
+    }
+    return receive_next();
+}
+
 /* Sends the answered (or rewritten) request on and receives the next one,
- * in one system call each way; a refused return is reported and followed
- * by a plain receive. */
+ * in one system call; a refused return is reported and followed by a plain
+ * receive. An error while FS no longer holds `control` is the receive's. */
 static long pass_on_and_receive(uint64_t control, uint32_t operation, long result)
 {
     struct ica_control *page = ica_control_of(control);
+    uint64_t timeout_ms = 0;
+    uint32_t flags = server.mounted ? fs_journal_wait(&server, &timeout_ms) : 0;
     if (result == FS_FORWARDED) {
-        long next = ica_forward_receive(server.blk_pid, control, 0, 0);
+        long next = ica_forward_receive(server.blk_pid, control, 0, flags, timeout_ms);
         if (next >= 0)
             return next;
+        if (!ica_held(control))
+            return idle_then_receive();
         result = fs_not_forwarded(page, operation, next);
     }
     page->result = result;
-    long next = ica_return_receive(control, 0);
+    long next = ica_return_receive(control, flags, timeout_ms);
     if (next >= 0)
         return next;
-    printf("fs: return failed: %s\n", error_text(next));
-    return ica_receive(0);
+    if (ica_held(control))
+        printf("fs: return failed: %s\n", error_text(next));
+    return idle_then_receive();
 }
 
 static _Noreturn void serve(void)
 {
-    long control = ica_receive(0);
+    long control = receive_next();
     for (;;) {
         if (control < 0) {
             printf("fs: receive failed: %s\n", error_text(control));
@@ -109,13 +135,17 @@ static _Noreturn void serve(void)
         }
         struct ica_control *page = ica_control_of((uint64_t)control);
         uint32_t operation = page->operation;
-        if (server.mounted && changes_files(operation))
-            update_time();
+        uint64_t now_us = microseconds_since_boot();
+        if (server.mounted)
+            update_time(now_us);
         if (server.mounted && !leaves_times_owed(page))
             fs_times_flush(&server);
         if (!keeps_block_map(page))
             block_map_cache_clear();
+        fs_close_dead_clients_if_due(&server, now_us);
         long result = fs_answer(&server, (uint64_t)control);
+        if (server.mounted)
+            fs_journal_after_request(&server);
         control = pass_on_and_receive((uint64_t)control, operation, result);
     }
 }
@@ -123,6 +153,7 @@ static _Noreturn void serve(void)
 int main(void)
 {
     mount_disk();
+    fs_open_files_attach(&server, &open_files);
     long error = server_register(SERVER_NAME_FS);
     if (error != 0) {
         printf("fs: cannot register: %s\n", error_text(error));

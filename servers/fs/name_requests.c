@@ -1,6 +1,7 @@
-/* name_requests.c: FS_OPEN, FS_MKDIR, FS_UNLINK, FS_RMDIR, FS_RENAME and
- * FS_READDIR: paths from the control ICA's payload, checked to end inside
- * it, go to the ext2 library's namespace operations. */
+/* name_requests.c: FS_OPEN (which gives the requester a handle), FS_MKDIR,
+ * FS_UNLINK, FS_RMDIR, FS_RENAME and FS_READDIR (by handle): paths from the
+ * control ICA's payload, checked to end inside it, go to the ext2 library's
+ * namespace operations. */
 #include "fs_server.h"
 #include <formica/errors.h>
 #include <formica/storage.h>
@@ -21,6 +22,8 @@ static long open_existing(struct fs_server *server, uint32_t flags, uint32_t ino
     bool directory = (stat->mode & EXT2_S_IFMT) == EXT2_S_IFDIR;
     if ((flags & FS_OPEN_DIRECTORY) && !directory)
         return -E_NOT_DIRECTORY;
+    if ((flags & FS_OPEN_WRITE) && directory)
+        return -E_IS_DIRECTORY;
     if ((flags & FS_OPEN_TRUNCATE) && !directory && stat->size > 0) {
         error = ext2_truncate(&server->fs, inode, 0);
         stat->size = 0;
@@ -28,52 +31,65 @@ static long open_existing(struct fs_server *server, uint32_t flags, uint32_t ino
     return error;
 }
 
-long fs_open(struct fs_server *server, struct ica_control *page)
+long fs_open(struct fs_server *server, uint64_t control, struct fs_open_message *message)
 {
+    const struct ica_control *page = ica_control_of(control);
     const char *path = fs_payload_path(page);
     if (path == NULL)
         return -E_INVALID;
-    uint32_t flags = (uint32_t)page->argument[0], inode = 0;
+    uint32_t flags = message->flags, inode = 0;
+    long checked = fs_check_open(server, page, flags);
+    if (checked != 0)
+        return checked;
     int error = ext2_lookup(&server->fs, path, &inode);
     if (error == -E_NOT_FOUND && (flags & FS_OPEN_CREATE) && !(flags & FS_OPEN_DIRECTORY))
         error = ext2_create(&server->fs, path,
-                            permission_bits(page->argument[3], FS_DEFAULT_FILE_MODE), &inode);
+                            permission_bits(message->permissions, FS_DEFAULT_FILE_MODE), &inode);
     if (error != 0)
         return error;
     struct ext2_stat stat;
     error = (int)open_existing(server, flags, inode, &stat);
+    uint64_t handle = 0;
+    if (error == 0)
+        error = (int)fs_handle_new(server, page, inode, flags, stat.mode, &handle);
     if (error != 0)
         return error;
-    page->argument[1] = stat.size;
-    page->argument[2] = stat.mode;
-    return inode;
+    message->size = stat.size;
+    message->mode = stat.mode;
+    message->inode = inode;
+    return (long)handle;
 }
 
-long fs_mkdir(struct fs_server *server, struct ica_control *page)
+long fs_mkdir(struct fs_server *server, uint64_t control, struct fs_mkdir_message *message)
 {
-    const char *path = fs_payload_path(page);
+    const char *path = fs_payload_path(ica_control_of(control));
     if (path == NULL)
         return -E_INVALID;
     uint32_t inode = 0;
-    int error = ext2_mkdir(&server->fs, path,
-                           permission_bits(page->argument[0], FS_DEFAULT_DIRECTORY_MODE), &inode);
+    int error =
+        ext2_mkdir(&server->fs, path,
+                   permission_bits(message->permissions, FS_DEFAULT_DIRECTORY_MODE), &inode);
     return error != 0 ? error : (long)inode;
 }
 
-long fs_unlink(struct fs_server *server, struct ica_control *page)
+long fs_unlink(struct fs_server *server, uint64_t control, struct fs_unlink_message *message)
 {
-    const char *path = fs_payload_path(page);
+    (void)message;
+    const char *path = fs_payload_path(ica_control_of(control));
     return path == NULL ? -E_INVALID : ext2_unlink(&server->fs, path);
 }
 
-long fs_rmdir(struct fs_server *server, struct ica_control *page)
+long fs_rmdir(struct fs_server *server, uint64_t control, struct fs_rmdir_message *message)
 {
-    const char *path = fs_payload_path(page);
+    (void)message;
+    const char *path = fs_payload_path(ica_control_of(control));
     return path == NULL ? -E_INVALID : ext2_rmdir(&server->fs, path);
 }
 
-long fs_rename(struct fs_server *server, struct ica_control *page)
+long fs_rename(struct fs_server *server, uint64_t control, struct fs_rename_message *message)
 {
+    (void)message;
+    const struct ica_control *page = ica_control_of(control);
     const char *old_path = fs_payload_path(page);
     if (old_path == NULL)
         return -E_INVALID;
@@ -98,17 +114,28 @@ static uint32_t entry_type(struct fs_server *server, const struct ext2_dirent *e
     return (mode & EXT2_S_IFMT) == EXT2_S_IFREG ? 1 : 0;
 }
 
-long fs_readdir(struct fs_server *server, struct ica_control *page)
+long fs_readdir(struct fs_server *server, uint64_t control, struct fs_readdir_message *message)
 {
-    uint64_t cursor = page->argument[1];
+    struct ica_control *page = ica_control_of(control);
+    long error = 0;
+    struct open_file *directory = fs_handle_of(server, page, message->handle, 0, &error);
+    if (directory == NULL)
+        return error;
+    if (!(directory->flags & OPEN_FILE_DIRECTORY)) {
+        fs_refuse(page, "readdir of a handle that names no directory");
+        return -E_NOT_DIRECTORY;
+    }
+    if (directory->flags & OPEN_FILE_REMOVED)
+        return 0; /* removed while open: no entries (its inode may be reused) */
+    uint64_t cursor = message->cursor;
     struct ext2_dirent entry;
-    int found = ext2_readdir(&server->fs, (uint32_t)page->argument[0], &cursor, &entry);
+    int found = ext2_readdir(&server->fs, directory->inode, &cursor, &entry);
     if (found <= 0)
         return found;
     struct fs_dirent *out = (struct fs_dirent *)page->payload;
     out->inode = entry.inode;
     out->type = entry_type(server, &entry);
     memcpy(out->name, entry.name, sizeof(out->name));
-    page->argument[1] = cursor;
+    message->cursor = cursor;
     return 1;
 }

@@ -14,11 +14,11 @@
 static uint32_t disk_blocks[STORAGE_MAX_BLOCKS];
 
 /* Answers like FS_READ of the whole range; the rest of the ICA is zeroed. */
-static long read_here(struct fs_server *server, struct ica_control *page, uint64_t bytes)
+static long read_here(struct fs_server *server, const struct ica_control *page, uint32_t inode,
+                      uint64_t first_block, uint64_t bytes)
 {
     uint8_t *data = ica_address(page->data[0]);
-    long result = ext2_read(&server->fs, (uint32_t)page->argument[0],
-                            page->argument[1] * STORAGE_BLOCK_BYTES, data, bytes);
+    long result = ext2_read(&server->fs, inode, first_block * STORAGE_BLOCK_BYTES, data, bytes);
     if (result >= 0 && (uint64_t)result < bytes)
         memset(data + result, 0, bytes - (uint64_t)result);
     return result;
@@ -45,37 +45,52 @@ static bool has_hole(uint32_t count)
 static long prepare_for_blk(uint64_t control, uint32_t count)
 {
     struct ica_control *page = ica_control_of(control);
+    struct blk_read_message *read = blk_read_of(page);
     page->operation = BLK_READ;
-    page->argument[0] = disk_blocks[0];
-    page->argument[1] = count;
-    page->argument[2] = count <= ICA_MAX_ATTACHED ? BLK_LEND : 0; /* zero copy when it fits */
+    read->first_block = disk_blocks[0];
+    read->blocks = count;
+    read->flags = count <= ICA_MAX_ATTACHED ? BLK_LEND : 0; /* zero copy when it fits */
     if (!consecutive(count)) {
-        page->argument[2] |= BLK_BLOCK_LIST;
+        read->flags |= BLK_BLOCK_LIST;
         memcpy(page->payload, disk_blocks, count * sizeof(uint32_t));
     }
     return FS_FORWARDED;
 }
 
-long fs_readblock(struct fs_server *server, uint64_t control)
+long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readblock_message *message)
 {
     struct ica_control *page = ica_control_of(control);
-    uint64_t first = page->argument[1], count = page->argument[2];
+    uint64_t first = message->first_block, count = message->blocks;
+    long checked = 0;
+    struct open_file *file = fs_handle_of(server, page, message->handle, OPEN_FILE_READ, &checked);
+    if (file == NULL)
+        return checked;
+    if (file->flags & OPEN_FILE_DIRECTORY) {
+        fs_refuse(page, "readblock of a directory");
+        return -E_IS_DIRECTORY;
+    }
     if (count == 0 || count > STORAGE_MAX_BLOCKS)
         return fs_refuse(page, "readblock count out of range");
+    if (first > UINT64_MAX / STORAGE_BLOCK_BYTES - count)
+        return fs_refuse(page, "readblock range past the largest file offset");
     uint64_t bytes = count * STORAGE_BLOCK_BYTES;
+    checked = fs_check_range(server, page, first * STORAGE_BLOCK_BYTES, bytes);
+    if (checked != 0)
+        return checked;
     bool lend_only = page->data_count == 0 && count <= ICA_MAX_ATTACHED;
     if (!lend_only && !fs_data_fits(page, bytes))
         return -E_INVALID;
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
-        return lend_only ? -E_NEEDS_DATA : read_here(server, page, bytes);
+        return lend_only ? -E_NEEDS_DATA : read_here(server, page, file->inode, first, bytes);
     uint64_t size = 0;
-    int error = block_map_cache_file_blocks(&server->fs, (uint32_t)page->argument[0], first,
-                                            (uint32_t)count, disk_blocks, &size);
+    int error = block_map_cache_file_blocks(&server->fs, file->inode, first, (uint32_t)count,
+                                            disk_blocks, &size);
     if (error != 0)
         return error;
     if (first * STORAGE_BLOCK_BYTES >= size)
         return 0;
-    if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole((uint32_t)count))
-        return lend_only ? -E_NEEDS_DATA : read_here(server, page, bytes);
+    if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole((uint32_t)count) ||
+        fs_journal_holds(server, disk_blocks, (uint32_t)count))
+        return lend_only ? -E_NEEDS_DATA : read_here(server, page, file->inode, first, bytes);
     return prepare_for_blk(control, (uint32_t)count);
 }

@@ -5,7 +5,9 @@
  * answers the application directly, the path of a readblock. The inode's
  * times are stamped later (fs_times_flush), before any request that could
  * show them; the rest (growth, holes, two blocks) gets -E_NEEDS_DATA and
- * the library sends the bytes again in a data ICA, the ordinary FS_WRITE. */
+ * the library sends the bytes again in a data ICA, the ordinary FS_WRITE.
+ * On ext3 a block in the running journal transaction goes that way too:
+ * its newest contents are the journal's, and the patch must not bypass it. */
 #include "block_client.h"
 #include "ext2_in_place.h"
 #include "fs_server.h"
@@ -39,24 +41,28 @@ static void owe_times(struct fs_server *server, uint32_t inode)
     pending[pending_count++] = inode;
 }
 
-long fs_small_write(struct fs_server *server, uint64_t control)
+long fs_small_write(struct fs_server *server, uint64_t control, const struct open_file *file,
+                    const struct fs_write_message *message)
 {
     struct ica_control *page = ica_control_of(control);
-    uint32_t inode = (uint32_t)page->argument[0];
-    uint64_t offset = page->argument[1], length = page->argument[2];
+    uint64_t offset = message->offset, length = message->length;
     if (length == 0 || length > FS_INLINE_WRITE_BYTES)
         return fs_refuse(page, "inline write length out of range");
+    long error = fs_check_range(server, page, offset, length);
+    if (error != 0)
+        return error;
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
         return -E_NEEDS_DATA;
     uint32_t block, within;
-    int error = ext2_in_place_target(&server->fs, inode, offset, (uint32_t)length, &block, &within);
+    error =
+        ext2_in_place_target(&server->fs, file->inode, offset, (uint32_t)length, &block, &within);
     if (error != 0)
         return error;
-    owe_times(server, inode);
+    if (fs_journal_holds(server, &block, 1))
+        return -E_NEEDS_DATA; /* its newest bytes are in the journal: write through it */
+    owe_times(server, file->inode);
     block_client_note_patch(block, within, page->payload, (uint32_t)length);
     page->operation = BLK_PATCH;
-    page->argument[0] = block;
-    page->argument[1] = within;
-    page->argument[2] = length;
+    *blk_patch_of(page) = (struct blk_patch_message){block, within, (uint32_t)length};
     return FS_FORWARDED;
 }

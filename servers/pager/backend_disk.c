@@ -24,7 +24,7 @@ struct pending_store {
 static struct {
     bool opened;
     long fs;
-    uint64_t inode;
+    uint64_t handle;       /* the swap file, as FS_OPEN answered */
     uint64_t sync_control; /* for FS_OPEN and FS_READ */
     uint64_t idle_controls[PAGER_MAX_IN_FLIGHT_STORES];
     uint32_t idle_count;
@@ -46,15 +46,15 @@ static long open_swap_file(void)
     disk.sync_control = (uint64_t)control;
     request_prepare(disk.sync_control, FS_OPEN);
     struct ica_control *page = ica_control_of(disk.sync_control);
-    page->argument[0] = FS_OPEN_CREATE | FS_OPEN_TRUNCATE;
+    fs_open_of(page)->flags = FS_OPEN_CREATE | FS_OPEN_TRUNCATE | FS_OPEN_READ | FS_OPEN_WRITE;
     strncpy((char *)page->payload, SWAP_PATH, ICA_PAYLOAD_BYTES - 1);
     long error = ica_request(disk.fs, disk.sync_control, ICA_SYNC);
-    long inode = error != 0 ? error : page->result;
-    if (inode < 0) {
-        printf("pager: cannot open %s: %s\n", SWAP_PATH, error_text(inode));
-        return inode;
+    long handle = error != 0 ? error : page->result;
+    if (handle < 0) {
+        printf("pager: cannot open %s: %s\n", SWAP_PATH, error_text(handle));
+        return handle;
     }
-    disk.inode = (uint64_t)inode;
+    disk.handle = (uint64_t)handle;
     space_init(&disk.space, disk.bits, SWAP_UNITS);
     disk.opened = true;
     return 0;
@@ -93,9 +93,11 @@ static void prepare_transfer(uint64_t control, uint32_t operation, const struct 
 {
     request_prepare(control, operation);
     struct ica_control *page = ica_control_of(control);
-    page->argument[0] = disk.inode;
-    page->argument[1] = (uint64_t)client->slot[block] * PAGER_UNIT_BYTES;
-    page->argument[2] = client->block_bytes;
+    uint64_t offset = (uint64_t)client->slot[block] * PAGER_UNIT_BYTES;
+    if (operation == FS_READ)
+        *fs_read_of(page) = (struct fs_read_message){disk.handle, offset, client->block_bytes};
+    else
+        *fs_write_of(page) = (struct fs_write_message){disk.handle, offset, client->block_bytes};
     request_attach(control, data_ica);
 }
 

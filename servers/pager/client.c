@@ -66,17 +66,16 @@ static bool power_of_two(uint64_t value)
     return value != 0 && (value & (value - 1)) == 0;
 }
 
-/* [0] base, [1] bytes, [2] limit, [3] block, [4] policy, [5] backend. */
-static long check_configuration(const uint64_t *argument)
+static long check_configuration(const struct pager_init_message *asked)
 {
-    uint64_t block = argument[3];
+    uint64_t block = asked->block_bytes;
     if (!power_of_two(block) || block < PAGER_BLOCK_MIN_BYTES || block > PAGER_BLOCK_MAX_BYTES)
         return -E_INVALID;
-    if (argument[1] < block || argument[1] > PAGER_REGION_MAX_BYTES || argument[0] % block != 0)
+    if (asked->bytes < block || asked->bytes > PAGER_REGION_MAX_BYTES || asked->base % block != 0)
         return -E_INVALID;
-    if (argument[4] != PAGER_POLICY_LRU && argument[4] != PAGER_POLICY_FIFO)
+    if (asked->policy != PAGER_POLICY_LRU && asked->policy != PAGER_POLICY_FIFO)
         return -E_INVALID;
-    return backend_of_kind((uint32_t)argument[5]) == NULL ? -E_INVALID : 0;
+    return backend_of_kind(asked->backend) == NULL ? -E_INVALID : 0;
 }
 
 static long client_allocate_tables(struct client *client)
@@ -94,36 +93,38 @@ static long client_allocate_tables(struct client *client)
     return 0;
 }
 
-static void client_configure(struct client *client, uint32_t pid, const uint64_t *argument)
+static void client_configure(struct client *client, uint32_t pid,
+                             const struct pager_init_message *asked)
 {
     client->used = true;
     client->pid = pid;
-    client->base = argument[0];
-    client->block_bytes = (uint32_t)argument[3];
-    client->block_count = (uint32_t)(argument[1] / client->block_bytes);
+    client->base = asked->base;
+    client->block_bytes = asked->block_bytes;
+    client->block_count = (uint32_t)(asked->bytes / client->block_bytes);
     client->bytes = (uint64_t)client->block_count * client->block_bytes;
-    uint64_t limit_blocks = argument[2] / client->block_bytes;
+    uint64_t limit_blocks = asked->limit_bytes / client->block_bytes;
     client->limit_blocks =
         limit_blocks < MIN_RESIDENT_BLOCKS ? MIN_RESIDENT_BLOCKS : (uint32_t)limit_blocks;
-    client->backend = backend_of_kind((uint32_t)argument[5]);
-    client->persistent_key = argument[7];
+    client->backend = backend_of_kind(asked->backend);
+    client->persistent_key = asked->persistent_key;
     client->backend_entry = -1;
     uint64_t limit_bytes = (uint64_t)client->limit_blocks * client->block_bytes;
-    inflight_init(&client->inflight, argument[6] != 0 ? argument[6] : limit_bytes / 8);
+    inflight_init(&client->inflight,
+                  asked->inflight_bytes != 0 ? asked->inflight_bytes : limit_bytes / 8);
 }
 
-long client_init(uint32_t pid, const uint64_t *argument)
+long client_init(uint32_t pid, const struct pager_init_message *asked)
 {
-    long error = check_configuration(argument);
+    long error = check_configuration(asked);
     struct client *client = error == 0 ? client_slot_for(pid) : NULL;
     if (error != 0)
         return error;
     if (client == NULL)
         return -E_BUSY;
-    client_configure(client, pid, argument);
+    client_configure(client, pid, asked);
     error = client_allocate_tables(client);
     if (error == 0)
-        policy_init(&client->policy, (uint32_t)argument[4], client->block_count, client->links);
+        policy_init(&client->policy, asked->policy, client->block_count, client->links);
     long attached = error == 0 ? client->backend->attach(client) : error;
     if (attached < 0) {
         client_free_tables(client);
@@ -131,7 +132,7 @@ long client_init(uint32_t pid, const uint64_t *argument)
     }
     printf("pager: pid %u region %lu KiB, block %u KiB, limit %u blocks, %s, %s%s\n", pid,
            client->bytes >> 10, client->block_bytes >> 10, client->limit_blocks,
-           argument[4] == PAGER_POLICY_LRU ? "lru" : "fifo", client->backend->name,
+           asked->policy == PAGER_POLICY_LRU ? "lru" : "fifo", client->backend->name,
            attached > 0 ? " (previous contents reattached)" : "");
     return attached;
 }
@@ -177,19 +178,21 @@ long client_cleanup(uint32_t pid)
     return error;
 }
 
-long client_stats(uint32_t pid, uint64_t *argument)
+long client_stats(uint32_t pid, struct pager_stats_message *answer)
 {
     struct client *client = client_find(pid);
     if (client == NULL)
         return -E_NOT_FOUND;
     const struct pager_counters *c = &client->counters;
-    argument[0] = c->swap_in_blocks;
-    argument[1] = c->swap_out_blocks;
-    argument[2] = c->bytes_in;
-    argument[3] = c->bytes_out;
-    argument[4] = c->clean_drops;
-    argument[5] = (uint64_t)policy_resident_count(&client->policy) * client->block_bytes;
-    argument[6] = client->inflight.peak;
-    argument[7] = c->zero_fills;
+    *answer = (struct pager_stats_message){
+        .swap_in_blocks = c->swap_in_blocks,
+        .swap_out_blocks = c->swap_out_blocks,
+        .bytes_in = c->bytes_in,
+        .bytes_out = c->bytes_out,
+        .clean_drops = c->clean_drops,
+        .resident_bytes = (uint64_t)policy_resident_count(&client->policy) * client->block_bytes,
+        .peak_inflight_bytes = client->inflight.peak,
+        .zero_fills = c->zero_fills,
+    };
     return 0;
 }

@@ -2,40 +2,55 @@
  * "pager". Serves PAGER_FAULT from the kernel and PAGER_INIT/CLEANUP/
  * PREFETCH/DROP/STATS from processes; results of backend requests arrive too. */
 #include "pager.h"
+#include <formica/protocol/pager_dispatch.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
 
-static long serve_client_request(struct ica_control *page)
+/* The handlers of protocol/pager.messages. A request is about the region of
+ * the process that made it (origin), never a pid in the message, except a
+ * PAGER_FAULT, which only the kernel sends. */
+long pager_init(void *context, uint64_t control, struct pager_init_message *message)
 {
-    struct client *client = client_find(page->origin);
-    switch (page->operation) {
-    case PAGER_INIT:
-        return client_init(page->origin, page->argument);
-    case PAGER_CLEANUP:
-        return client_cleanup(page->origin);
-    case PAGER_STATS:
-        return client_stats(page->origin, page->argument);
-    case PAGER_PREFETCH:
-        return client == NULL ? -E_NOT_FOUND
-                              : prefetch_range(client, page->argument[0], page->argument[1]);
-    case PAGER_DROP:
-        return client == NULL ? -E_NOT_FOUND
-                              : drop_range(client, page->argument[0], page->argument[1]);
-    default:
-        return -E_INVALID;
-    }
+    (void)context;
+    return client_init(ica_control_of(control)->origin, message);
 }
 
-/* From the kernel: [0] pid, [1] address, [2] error code. */
-static long serve_fault(const struct ica_control *page)
+long pager_cleanup(void *context, uint64_t control, struct pager_cleanup_message *message)
 {
-    struct client *client = client_find((uint32_t)page->argument[0]);
+    (void)context, (void)message;
+    return client_cleanup(ica_control_of(control)->origin);
+}
+
+long pager_stats(void *context, uint64_t control, struct pager_stats_message *message)
+{
+    (void)context;
+    return client_stats(ica_control_of(control)->origin, message);
+}
+
+long pager_prefetch(void *context, uint64_t control, struct pager_prefetch_message *message)
+{
+    (void)context;
+    struct client *client = client_find(ica_control_of(control)->origin);
+    return client == NULL ? -E_NOT_FOUND : prefetch_range(client, message->address, message->bytes);
+}
+
+long pager_drop(void *context, uint64_t control, struct pager_drop_message *message)
+{
+    (void)context;
+    struct client *client = client_find(ica_control_of(control)->origin);
+    return client == NULL ? -E_NOT_FOUND : drop_range(client, message->address, message->bytes);
+}
+
+long pager_fault(void *context, uint64_t control, struct pager_fault_message *message)
+{
+    (void)context, (void)control;
+    struct client *client = client_find((uint32_t)message->pid);
     if (client == NULL)
         return -E_NOT_FOUND; /* no PAGER_INIT (or cleaned up): the process ends */
-    long result = fault_serve(client, page->argument[1]);
+    long result = fault_serve(client, message->address);
     if (result < 0)
-        printf("pager: fault of pid %u at 0x%lx: %s\n", client->pid, page->argument[1],
+        printf("pager: fault of pid %u at 0x%lx: %s\n", client->pid, message->address,
                error_text(result));
     return result;
 }
@@ -43,7 +58,7 @@ static long serve_fault(const struct ica_control *page)
 static void serve(uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
-    page->result = page->operation == PAGER_FAULT ? serve_fault(page) : serve_client_request(page);
+    page->result = pager_dispatch(NULL, control);
     long error = ica_return(control);
     if (error != 0)
         printf("pager: return failed: %s\n", error_text(error));

@@ -74,9 +74,9 @@ long firmware_table(const char signature[4], void *buffer, uint64_t size);
 
 /* Clients (client.c). */
 struct client *client_find(uint32_t pid);
-long client_init(uint32_t pid, const uint64_t *argument);
+long client_init(uint32_t pid, const struct pager_init_message *asked);
 long client_cleanup(uint32_t pid);
-long client_stats(uint32_t pid, uint64_t *argument);
+long client_stats(uint32_t pid, struct pager_stats_message *answer);
 static inline uint64_t block_address(const struct client *client, uint32_t block)
 {
     return client->base + (uint64_t)block * client->block_bytes;

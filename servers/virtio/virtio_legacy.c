@@ -44,6 +44,11 @@ long virtio_legacy_start(const struct pci_function *function, uint32_t wanted, u
     return 0;
 }
 
+uint32_t virtio_legacy_features(uint16_t io)
+{
+    return port_in32(io + REGISTER_GUEST_FEATURES);
+}
+
 void virtio_legacy_driver_ok(uint16_t io)
 {
     port_out8(io + REGISTER_STATUS, STATUS_ACKNOWLEDGE | STATUS_DRIVER | STATUS_DRIVER_OK);

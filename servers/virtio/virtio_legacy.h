@@ -48,6 +48,8 @@ struct virtqueue {
  * virtio_legacy_driver_ok. */
 long virtio_legacy_start(const struct pci_function *function, uint32_t wanted, uint16_t *io);
 /* Sets DRIVER_OK: the device may use its queues. */
+/* The features the driver accepted in virtio_legacy_start (offered & wanted). */
+uint32_t virtio_legacy_features(uint16_t io);
 void virtio_legacy_driver_ok(uint16_t io);
 /* Sets FAILED: the driver gave the device up. */
 void virtio_legacy_failed(uint16_t io);

@@ -1,54 +1,13 @@
-# Helper for the QEMU integration tests: runs build/run with flags and parses its output.
-# run() returns a Run: exit status, serial lines, the "@json" result objects, stderr, seconds.
-# A malformed "@json" line is a test failure: every result line must be one JSON object.
-import json
-import subprocess
+# Helper for the QEMU integration tests: build/run through the one client module
+# (build/runner/client.py), which returns a Run (exit status, serial lines, the "@json"
+# result objects, stderr, seconds). A malformed "@json" line fails the test.
 import sys
-import time
 from pathlib import Path
-from typing import List, NamedTuple
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-RUNNER = REPO_ROOT / "build" / "run"
-OUT_DIR = REPO_ROOT / "build" / "out"
-JSON_MARKER = "@json "
-BACKSTOP_SECONDS = 30  # beyond the runner's own --timeout, in case the runner itself hangs
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "build"))
 
-
-class Run(NamedTuple):
-    rc: int
-    lines: List[str]
-    jsons: List[dict]
-    stderr: str
-    seconds: float
-
-    @property
-    def text(self):
-        return "\n".join(self.lines)
-
-    def kinds(self, kind):
-        return [result for result in self.jsons if result.get("kind") == kind]
-
-    def describe(self):
-        """Everything a failing assertion should show."""
-        return f"exit status {self.rc} after {self.seconds:.1f} s\n--- serial ---\n{self.text}\n--- stderr ---\n{self.stderr}"
-
-
-def parse_json_lines(lines):
-    results = []
-    for line in lines:
-        position = line.find(JSON_MARKER)
-        if position < 0:
-            continue
-        payload = line[position + len(JSON_MARKER):].strip()
-        try:
-            result = json.loads(payload)
-        except ValueError as error:
-            raise AssertionError(f"malformed @json line {line!r}: {error}") from None
-        if not isinstance(result, dict) or "kind" not in result:
-            raise AssertionError(f"@json line without a 'kind' object: {line!r}")
-        results.append(result)
-    return results
+from runner.client import OUT_DIR, REPO_ROOT, RUNNER, Run, parse_json_lines  # noqa: E402,F401
+from runner import client  # noqa: E402
 
 
 def run(*flags, timeout=60):
@@ -56,12 +15,4 @@ def run(*flags, timeout=60):
     guest gets no disk: the build's image is never written by tests, and parallel runs
     never fight over its lock (tests that need a disk pass a copy)."""
     disk = [] if "--disk" in flags or "--dry-run" in flags else ["--disk", "none"]
-    argv = [sys.executable, str(RUNNER), *flags, *disk, "--timeout", str(timeout)]
-    start = time.monotonic()
-    completed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
-                               timeout=timeout + BACKSTOP_SECONDS)
-    seconds = time.monotonic() - start
-    stdout = completed.stdout.decode("utf-8", errors="replace")
-    lines = [line.rstrip("\r") for line in stdout.split("\n")]
-    return Run(rc=completed.returncode, lines=lines, jsons=parse_json_lines(lines),
-               stderr=completed.stderr.decode("utf-8", errors="replace"), seconds=seconds)
+    return client.run([*flags, *disk], timeout)

@@ -1,6 +1,6 @@
 # Bonnie (apps/bonnie) under placements #1, #5 and #7 with readblock and readbyte and
 # 1, 4 and 16 processes; and, after runs with updates, e2fsck -fn on the image and the
-# file's bytes against the host replay (build/bench/bonnie_replay.py), on virtio-blk and AHCI.
+# file's bytes against the host replay (build/bench/bonnie_replay.py), on virtio-blk, AHCI and NVMe.
 import shutil
 import subprocess
 import sys
@@ -72,7 +72,7 @@ def dump(image, guest_path, output):
     return output.read_bytes()
 
 
-@pytest.mark.parametrize("bus", ["virtio", "ahci"])
+@pytest.mark.parametrize("bus", ["virtio", "ahci", "nvme"])
 def test_updates_match_replay(tmp_path, bus):
     disk = disk_copy(tmp_path)
     commands = "; ".join(

@@ -1,4 +1,4 @@
-# Device access rules (system calls 30-35, docs/drivers.md): a process without
+# Device access rules (system calls 30-36, docs/drivers.md): a process without
 # the driver flag is refused everything; a driver gets -E_INVALID for bad PCI
 # addresses, RAM and the interrupt controllers; DMA memory is zeroed and bounded.
 import pytest
@@ -24,7 +24,7 @@ def test_ordinary_process_is_refused_every_device_call():
     assert run.rc == 0, run.describe()
     checks = checks_by_name(run)
     for name in ["pci_read", "pci_write", "device_map", "dma_allocate", "irq_attach", "irq_wait",
-                 "spawn_driver"]:
+                 "irq_wait_timeout", "irq_attach_msi", "spawn_driver"]:
         assert checks[name]["result"] == E_PERMISSION, run.describe()
 
 
@@ -34,8 +34,12 @@ def test_driver_gets_invalid_for_bad_addresses_and_ram():
     checks = checks_by_name(run)
     assert len(checks) >= 20, run.describe()
     assert all(check["ok"] for check in checks.values()), run.describe()
-    for name in ["pci_bus_256", "pci_device_32", "pci_width_3", "map_ram_1mib", "map_lapic"]:
+    for name in ["pci_bus_256", "pci_device_32", "pci_width_3", "map_ram_1mib", "map_lapic",
+                 "msi_bus_256", "msi_no_function", "msi_second", "irq_after_msi"]:
         assert checks[name]["result"] == -1, run.describe()
+    # an MSI that never fires: the wait with a timeout gives up with 0
+    assert checks["msi_host_bridge"]["result"] == 0, run.describe()
+    assert checks["msi_wait_times_out"]["result"] == 0, run.describe()
 
 
 def test_driver_rules_hold_on_a_pkernel_core():

@@ -1,5 +1,5 @@
 # DK's drivers against host-made disk images: virtio-blk, AHCI on pc and q35's
-# built-in AHCI. The self-test's CRC-32 of the first 2048 sectors must equal
+# built-in AHCI, NVMe on pc and q35. The self-test's CRC-32 of the first 2048 sectors must equal
 # the host's, its pattern must be in the image file afterwards, and requests
 # beyond the end must fail (-E_INVALID before the device, -E_IO from it).
 import random
@@ -20,6 +20,8 @@ SETUPS = {
     "ahci-pc": (["--disk-bus", "ahci"], "ahci"),
     "ahci-q35": (["--machine", "q35", "--disk-bus", "ahci"], "ahci"),
     "virtio-q35": (["--machine", "q35"], "virtio-blk"),
+    "nvme-pc": (["--disk-bus", "nvme"], "nvme"),
+    "nvme-q35": (["--machine", "q35", "--disk-bus", "nvme"], "nvme"),
 }
 
 
@@ -50,10 +52,11 @@ def test_selftest_matches_the_host(tmp_path, setup):
     assert int(check["crc32"], 16) == zlib.crc32(data[:2048 * SECTOR]), run.describe()
     assert check["beyond_end"] == E_INVALID
     assert check["device_error"] == E_IO
+    assert check["flush"] == 0
     # QEMU's AHCI may finish a command inside the very register write that starts it, so
     # the driver can find every command done without waiting for an interrupt; virtio-blk
-    # completes asynchronously and must have been woken by its interrupt.
-    if driver == "virtio-blk":
+    # and NVMe complete asynchronously and must have been woken by their interrupt.
+    if driver in ("virtio-blk", "nvme"):
         assert check["interrupts"] >= 1, run.describe()
     first, count = check["pattern_lba"], check["pattern_sectors"]
     on_disk = image.read_bytes()[first * SECTOR:(first + count) * SECTOR]
@@ -71,7 +74,8 @@ def test_selftest_on_a_pkernel_core(tmp_path):
 
 
 @pytest.mark.parametrize("bus, expected", [("virtio", "dk: virtio-blk disk of 16384 sectors"),
-                                           ("ahci", "dk: AHCI port 0 disk of 16384 sectors")])
+                                           ("ahci", "dk: AHCI port 0 disk of 16384 sectors"),
+                                           ("nvme", "dk: NVMe namespace 1 disk of 16384 sectors")])
 def test_boot_dk_announces_the_disk(tmp_path, bus, expected):
     image = tmp_path / "disk.img"
     make_image(image)
@@ -81,10 +85,11 @@ def test_boot_dk_announces_the_disk(tmp_path, bus, expected):
     assert expected in run.text, run.describe()
 
 
-def test_second_driver_cannot_take_an_owned_disk(tmp_path):
+@pytest.mark.parametrize("bus", ["virtio", "nvme"])  # an IOAPIC line; an MSI-X vector
+def test_second_driver_cannot_take_an_owned_disk(tmp_path, bus):
     image = tmp_path / "disk.img"
     make_image(image, mib=1)
-    run = formica.run("--smp", "2", "--accel", "tcg", "--disk", str(image),
+    run = formica.run("--smp", "2", "--accel", "tcg", "--disk", str(image), "--disk-bus", bus,
                       "--cmd", "run --driver dk --selftest", timeout=TIMEOUT)
     assert "resource busy" in run.text, run.describe()
     assert run.rc != 0

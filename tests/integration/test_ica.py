@@ -13,7 +13,7 @@ BAD_CASES_AT_LEAST = 40  # `icatest bad` prints one line per case; fewer means s
 
 
 def icatest(arguments, smp, timeout):
-    result = formica.run("--smp", str(smp), "--accel", "tcg", "--cmd", f"run icatest {arguments}",
+    result = formica.run("--smp", str(smp), "--accel", "tcg", "--cmd", f"run --server icatest {arguments}",
                          timeout=timeout)
     assert result.rc == 0, result.describe()
     assert not any("PANIC" in line for line in result.lines), result.describe()
@@ -78,7 +78,7 @@ def test_every_bad_input_gets_its_defined_answer():
 
 
 def test_ipcbench_runs_every_case():
-    result = formica.run("--smp", "3", "--accel", "tcg", "--cmd", "run ipcbench --requests 100",
+    result = formica.run("--smp", "3", "--accel", "tcg", "--cmd", "run --server ipcbench --requests 100",
                          timeout=120)
     assert result.rc == 0, result.describe()
     cases = {(case["case"], case["placement"], case["bytes"]) for case in result.kinds("ipcbench")}

@@ -2,7 +2,6 @@
 # (build/linux/build.sh bonnie, docs/evaluation.md) builds from apps/bonnie and, run
 # on this host, leaves the file the host replay predicts, as Formica's Bonnie does:
 # both systems run the same algorithm and the same references.
-import json
 import subprocess
 import sys
 
@@ -22,8 +21,7 @@ def linux_bonnie(tmp_path_factory):
 
 
 def results(output, kind):
-    return [json.loads(line.split("@json ", 1)[1]) for line in output.splitlines()
-            if "@json " in line and f'"kind":"{kind}"' in line]
+    return [result for result in formica.parse_json_lines(output.splitlines()) if result["kind"] == kind]
 
 
 @pytest.mark.parametrize("mode", ["readblock", "readbyte"])

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.usefixtures("built")
 
 def test_pager_region_faults_swaps_and_release():
     result = formica.run("--smp", "2", "--accel", "tcg", "--cmd",
-                         "run pagertest; run pagertest touch-after-release", timeout=90)
+                         "run --server pagertest; run --server pagertest touch-after-release", timeout=90)
     cases = {}
     for entry in result.kinds("pagertest"):
         cases.setdefault(entry["case"], []).append(entry)

@@ -35,6 +35,7 @@ def value_after(argv, option):
     ["--icount", "--accel", "kvm"],
     ["--boot", "floppy"],
     ["--disk", "/nonexistent/disk.img"],
+    ["--disk-bus", "scsi"],
     ["--no-such-flag"],
 ])
 def test_bad_flags_are_usage_errors(flags):
@@ -100,6 +101,22 @@ def test_dry_run_devices(tmp_path):
     assert value_after(argv, "-cpu") == ["max,+x2apic,enforce"]
     assert f"name=opt/formica/placement,file={placement}" in value_after(argv, "-fw_cfg")
     assert value_after(argv, "-append") == ["placement=file cmd="]
+
+
+@pytest.mark.parametrize("bus, machine, devices", [
+    ("virtio", "pc", ["virtio-blk-pci,drive=disk0"]),
+    ("ahci", "pc", ["ahci,id=ahci0", "ide-hd,drive=disk0,bus=ahci0.0"]),
+    ("ahci", "q35", ["ide-hd,drive=disk0,bus=ide.0"]),
+    ("nvme", "pc", ["nvme,serial=formica,drive=disk0"]),
+    ("nvme", "q35", ["nvme,serial=formica,drive=disk0"]),
+])
+def test_dry_run_disk_buses(tmp_path, bus, machine, devices):
+    disk = tmp_path / "disk.img"
+    disk.write_bytes(bytes(1024 * 1024))
+    argv = dry_run("--machine", machine, "--disk", str(disk), "--disk-bus", bus)
+    assert value_after(argv, "-drive") == [f"file={disk},format=raw,if=none,id=disk0"]
+    assert [device for device in value_after(argv, "-device")
+            if "disk0" in device or device.startswith("ahci")] == devices
 
 
 @pytest.mark.usefixtures("built")

@@ -1,6 +1,8 @@
 # The storage servers (FS, BLK, DK) as processes talking through ICAs: apps/fstest's raw
-# requests on placements #1 and #5, then e2fsck -fn and debugfs on the image copy (host);
-# a 1 KiB-block image; and a corrupt superblock that FS reports and answers with errors.
+# requests on placements #1 and #5 (with FS's handle checks and the hostile cases between
+# processes: unlink while open, another process's handle), then e2fsck -fn and debugfs on
+# the image copy (host); a 1 KiB-block image; and a corrupt superblock that FS reports and
+# answers with errors.
 import shutil
 import subprocess
 
@@ -42,6 +44,12 @@ def assert_all_cases_passed(result):
     assert not failed, f"failed cases {failed}\n{result.describe()}"
 
 
+def debugfs_missing(image, path):
+    completed = subprocess.run(["debugfs", "-R", f"stat {path}", str(image)],
+                               capture_output=True, text=True)
+    return "File not found" in completed.stderr
+
+
 def assert_files_on_disk(image, readblock=True):
     assert debugfs_cat(image, "/fstest/b.txt") == pattern(1, 0, 5000)
     if readblock:
@@ -50,6 +58,17 @@ def assert_files_on_disk(image, readblock=True):
         patched = bytearray(pattern(4, 0, 8192))
         patched[100:116] = b"\x5a" * 16  # small_write_cases.c's in-place write
         assert debugfs_cat(image, "/fstest/sw.bin") == bytes(patched)
+
+
+def assert_sharing_on_disk(image, result):
+    """After sharing_cases.c: B's file intact, A's unlinked file and the file a
+    child ended holding are gone (freed: e2fsck checks the bitmaps), and FS
+    closed the ended child's handle."""
+    assert debugfs_cat(image, "/fstest/other") == pattern(5, 0, 8192)
+    assert debugfs_cat(image, "/fstest/reuser") == pattern(7, 0, 4096)
+    assert debugfs_missing(image, "/fstest/shared")
+    assert debugfs_missing(image, "/fstest/held")
+    assert "fs: closed 1 handles of ended processes" in result.text, result.describe()
 
 
 @pytest.mark.parametrize("placement", ["1", "5"])
@@ -64,6 +83,7 @@ def test_fstest_on_placement(built, tmp_path, placement):
     assert result.kinds("fstest_small_write") == [{"kind": "fstest_small_write", "answered_by": "blk"}]
     assert_clean(image)
     assert_files_on_disk(image)
+    assert_sharing_on_disk(image, result)
 
 
 def test_fstest_on_1k_blocks(built, tmp_path):
@@ -77,6 +97,7 @@ def test_fstest_on_1k_blocks(built, tmp_path):
     assert result.kinds("fstest_small_write")[0]["answered_by"] == "fs"  # so do small writes
     assert_clean(image)
     assert_files_on_disk(image)
+    assert_sharing_on_disk(image, result)
 
 
 def test_corrupt_superblock(built, tmp_path):

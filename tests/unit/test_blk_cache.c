@@ -19,6 +19,7 @@
 struct memory_disk {
     uint8_t bytes[DISK_BLOCKS][CACHE_BLOCK_BYTES];
     unsigned reads, writes, blocks_written;
+    unsigned flushes, writes_at_flush; /* barriers, and the writes before the last one */
     int fail_reads;
 };
 
@@ -47,6 +48,14 @@ static int disk_write(void *context, uint64_t first, uint32_t count, const uint8
     return 0;
 }
 
+static int disk_flush(void *context)
+{
+    struct memory_disk *memory = context;
+    memory->flushes++;
+    memory->writes_at_flush = memory->writes;
+    return 0;
+}
+
 static int handle_counter;
 static int allocate_with_handle(void *context, uint8_t **data, uint64_t *handle)
 {
@@ -68,7 +77,7 @@ static int setup(void **state)
     memset(&disk, 0, sizeof(disk));
     for (uint32_t block = 0; block < DISK_BLOCKS; block++)
         memset(disk.bytes[block], (int)(block & 0xff), CACHE_BLOCK_BYTES);
-    struct cache_disk below = {&disk, DISK_BLOCKS, disk_read, disk_write};
+    struct cache_disk below = {&disk, DISK_BLOCKS, disk_read, disk_write, disk_flush};
     pinned_handle = 0;
     handle_counter = 0;
     struct cache_memory memory = {NULL, allocate_with_handle, is_pinned};
@@ -169,6 +178,22 @@ static void test_writes_reach_the_disk_on_sync(void **state)
     assert_int_equal(stats.dirty, 0);
 }
 
+/* A sync is a barrier: the disk's cache is flushed after the last write. */
+static void test_sync_flushes_after_writing(void **state)
+{
+    (void)state;
+    uint8_t block[CACHE_BLOCK_BYTES];
+    memset(block, 0x5a, sizeof block);
+    assert_int_equal(cache_write(&cache, 3, block), 0);
+    assert_int_equal(cache_write(&cache, 9, block), 0);
+    assert_int_equal(cache_sync(&cache), 0);
+    assert_int_equal(disk.flushes, 1);
+    assert_int_equal(disk.writes_at_flush, disk.writes);
+    assert_int_equal(disk.writes, 2);
+    assert_int_equal(cache_sync(&cache), 0); /* nothing dirty: still a barrier */
+    assert_int_equal(disk.flushes, 2);
+}
+
 static void test_evicted_dirty_blocks_are_written_back(void **state)
 {
     (void)state;
@@ -223,7 +248,7 @@ static void test_heap_memory_when_no_allocator(void **state)
 {
     (void)state;
     struct cache plain;
-    struct cache_disk below = {&disk, DISK_BLOCKS, disk_read, disk_write};
+    struct cache_disk below = {&disk, DISK_BLOCKS, disk_read, disk_write, disk_flush};
     assert_int_equal(cache_init(&plain, CAPACITY, &below, NULL), 0);
     uint64_t handle = 99;
     assert_int_equal(cache_lend(&plain, 5, &handle), 0);
@@ -239,6 +264,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sequential_miss_reads_ahead, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clock_gives_a_second_chance, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writes_reach_the_disk_on_sync, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sync_flushes_after_writing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_evicted_dirty_blocks_are_written_back, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_lent_block_is_never_reused, setup, teardown),

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "placement.h"
+#include <formica/placement_rule.h>
 
 #define MAX_ERRORS 8
 #define MAX_CORES 64

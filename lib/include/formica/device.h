@@ -1,4 +1,4 @@
-/* device.h: the device system calls for user-space drivers (numbers 30-35,
+/* device.h: the device system calls for user-space drivers (numbers 30-36,
  * see formica/syscalls.h and docs/drivers.md). Each returns what the kernel
  * returns: a value >= 0 or a negative -E_* code. */
 #pragma once
@@ -8,6 +8,14 @@
 /* SYS_SPAWN with SPAWN_* flags (spawn() passes none). */
 long spawn_with_flags(const char *program, const char *arguments, uint32_t core, uint32_t priority,
                       uint32_t flags);
+/* The same with RIGHT_* for the child (formica/rights.h; 0: the caller's own). */
+long spawn_with_rights(const char *program, const char *arguments, uint32_t core, uint32_t priority,
+                       uint32_t flags, uint32_t rights);
+/* The general form: a zeroed request for `program` (-E_TOO_BIG when a name
+ * does not fit); the caller sets flags, rights and quotas, then sends it. */
+long spawn_request_fill(struct spawn_request *request, const char *program, const char *arguments,
+                        uint32_t core, uint32_t priority);
+long spawn_request_send(const struct spawn_request *request);
 long pci_config_read(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
                      uint32_t width);
 long pci_config_write(uint32_t bus, uint32_t device, uint32_t function, uint32_t offset,
@@ -17,3 +25,8 @@ long device_map(uint64_t physical, uint64_t bytes);
 long dma_allocate(uint64_t bytes, struct dma_region *region);
 long irq_attach(uint32_t line);
 long irq_wait(void);
+/* irq_wait that gives up after `milliseconds` (rounded up to timer ticks): 0 then. */
+long irq_wait_timeout(uint64_t milliseconds);
+/* An MSI vector on the caller's core for PCI function bus:device.function,
+ * in place of irq_attach; irq_wait then counts its interrupts. */
+long irq_attach_msi(uint32_t bus, uint32_t device, uint32_t function, struct msi_message *message);

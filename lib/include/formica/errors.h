@@ -24,8 +24,11 @@
 #define E_CORRUPT 18       /* on-disk data is inconsistent (corrupt file system) */
 #define E_NAME_TOO_LONG 19 /* a path component is longer than the file system allows */
 #define E_IO 20            /* the device reported an error */
-#define E_NEEDS_DATA 21    /* answering needs a data ICA, and none came: send one */
-#define E_ERROR_COUNT 22
+#define E_QUOTA 21         /* the caller's account is at its process or memory limit */
+#define E_BAD_HANDLE 22    /* not an open handle of the caller (forged, closed, another's) */
+/* 23 is reserved (E_SERVER_ENDED, on another branch). */
+#define E_NEEDS_DATA 24 /* answering needs a data ICA, and none came: send one */
+#define E_ERROR_COUNT 25
 
 /* A short English text for an error code (positive or negative). */
 const char *error_text(long code);

@@ -79,9 +79,11 @@ static inline long closedir(int fd)
     return close(fd);
 }
 
-/* fsync: the file's data is on the disk (FS has no per-file flush, so this
- * is a whole FS_SYNC) and the process's readbyte buffer of it is dropped.
- * sync: everything written so far is on the disk. */
+/* fsync: the file's data and every change to the file system so far are
+ * durable (FS_FSYNC: on ext3 the running journal transaction commits, on
+ * ext2 the whole cache is written), and the process's readbyte buffer of it
+ * is dropped. sync: everything written so far is on the disk (FS_SYNC: on
+ * ext3 the journal is also checkpointed, left empty). */
 long fsync(int fd);
 long sync(void);
 

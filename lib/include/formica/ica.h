@@ -24,12 +24,14 @@
 #define ICA_MAX_RETURNS 8             /* depth of a multi-stage request */
 #define ICA_MAX_ATTACHED 4            /* data ICAs travelling with one control ICA */
 #define ICA_CONTROL_MAGIC 0x21414349u /* "ICA!" */
+#define ICA_MESSAGE_BYTES 64          /* room for an operation's typed message */
 
 /* Flags of SYS_ICA_REQUEST / SYS_ICA_FORWARD / SYS_ICA_RECEIVE / SYS_ICA_COLLECT. */
 #define ICA_SYNC 1u          /* request: wait for this control ICA's result */
 #define ICA_RETURN_VIA_ME 2u /* forward: the result comes back through me (no direct return) */
 #define ICA_NO_WAIT 4u       /* receive/collect: -E_NOT_FOUND instead of waiting */
 #define ICA_OR_RESULT 8u     /* receive: also take a result (see arrival) */
+#define ICA_TIMEOUT 16u /* receive: -E_NOT_FOUND after the milliseconds given (timed_receive) */
 
 #define ICA_ARRIVED_AS_REQUEST 1u
 #define ICA_ARRIVED_AS_RESULT 2u
@@ -43,11 +45,14 @@ struct ica_control {
     uint32_t operation; /* server-specific request code */
     int64_t result;     /* set by the server: >= 0 value, < 0 -E_* code */
     uint64_t tag;       /* the requester's own cookie, untouched by the kernel */
-    uint64_t argument[8];
+    /* The operation's typed message (struct <server>_<operation>_message,
+     * generated from protocol/<server>.messages): inputs and outputs. */
+    uint8_t message[ICA_MESSAGE_BYTES] __attribute__((aligned(8)));
     /* Written by the kernel on arrival. */
     uint32_t arrival;                  /* ICA_ARRIVED_AS_REQUEST or ICA_ARRIVED_AS_RESULT */
     uint32_t origin;                   /* pid of the process that made the request */
     uint32_t sender;                   /* pid the ICA came from this time */
+    uint32_t sender_rights;            /* its RIGHT_* set (RIGHT_KERNEL: the kernel sent it) */
     uint32_t return_depth;             /* how many returns are still to happen */
     uint32_t returns[ICA_MAX_RETURNS]; /* pids the result goes back to, last first */
     /* Written by whoever hands the ICA over: data ICAs travelling with it. */
@@ -67,6 +72,12 @@ struct ica_control {
 };
 
 #define ICA_PAYLOAD_BYTES (4096u - (uint32_t)sizeof(struct ica_control))
+_Static_assert(sizeof(struct ica_control) <= 4096u / 8, "the payload keeps most of the page");
+
+/* The three ICA windows follow each other without overlapping. */
+_Static_assert(ICA_CONTROL_BASE + ICA_CONTROL_SLOTS * 4096ull <= ICA_DATA_BASE, "windows overlap");
+_Static_assert(ICA_DATA_BASE + ICA_DATA_SLOTS * (uint64_t)ICA_DATA_MAX_BYTES <= ICA_BLOCK_BASE,
+               "windows overlap");
 
 /* Counts for tests and benchmarks (SYS_ICA_STATS). */
 struct ica_stats {

@@ -3,9 +3,9 @@
  * the pager maps, unmaps and scans the region's blocks through the kernel.
  * Shared by the kernels, the pager server and lib/teramem.c. */
 #pragma once
+#include <formica/protocol/pager.h>
 #include <stdint.h>
 
-#define SERVER_NAME_PAGER "pager"
 #define PAGER_REGION_BASE 0x0000200000000000ull
 #define PAGER_REGION_MAX_BYTES (64ull << 30)
 #define PAGER_BLOCK_MIN_BYTES 4096u
@@ -27,20 +27,6 @@
 #define PAGER_SCAN_PRESENT 4u        /* every page of the block is mapped */
 #define PAGER_SCAN_CLEAR_ACCESSED 1u /* flag: clear the accessed bits after reading */
 
-/* Requests to the pager server (control ICA operations). */
-enum pager_operation {
-    PAGER_FAULT = 96, /* from the kernel: [0] pid, [1] address, [2] error code (bit 1 = write) */
-    PAGER_INIT,       /* [0] region base, [1] region bytes, [2] local limit bytes, [3] block bytes,
-                         [4] policy, [5] backend, [6] in-flight limit bytes (0 = limit / 8),
-                         [7] persistent key (NVM; 0 = none) -> 0, or 1 when the previous
-                         contents stored under that key were reattached */
-    PAGER_CLEANUP,    /* the process is done with its region */
-    PAGER_PREFETCH,   /* [0] address, [1] bytes: bring these blocks in ahead of use */
-    PAGER_DROP,       /* [0] address, [1] bytes: evict these blocks first */
-    PAGER_STATS,      /* -> [0] swap-ins, [1] swap-outs, [2] bytes in, [3] bytes out,
-                         [4] clean drops, [5] resident bytes, [6] peak in-flight bytes,
-                         [7] blocks filled with zeros on their first touch */
-};
-
+/* The pager server's requests: protocol/pager.messages. */
 enum pager_policy { PAGER_POLICY_LRU = 1, PAGER_POLICY_FIFO = 2 };
 enum pager_backend { PAGER_BACKEND_NODE = 1, PAGER_BACKEND_NVM = 2, PAGER_BACKEND_DISK = 3 };

@@ -22,5 +22,8 @@ bool pci_find_class(uint8_t class_code, uint8_t subclass, uint8_t interface, uns
                     struct pci_function *found);
 /* BAR `number`: its address (I/O port or memory), with *is_io set; 0 when absent. */
 uint64_t pci_bar(const struct pci_function *function, unsigned number, bool *is_io);
+/* The configuration-space offset of the function's first capability with
+ * this ID (0x05 MSI, 0x11 MSI-X, ...), or 0 when it has none. */
+uint8_t pci_find_capability(const struct pci_function *function, uint8_t id);
 /* Turns on I/O and memory decoding and bus mastering, and INTx delivery. */
 void pci_enable(const struct pci_function *function);

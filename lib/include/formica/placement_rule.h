@@ -1,6 +1,6 @@
 /* placement_rule.h: which core application process `index` of `total` runs
- * on under a placement (struct placement_info of syscalls.h). Shared by the
- * m-kernel and user space (the shell, Bonnie), so both apply the same rule. */
+ * on under a placement (struct placement_info of syscalls.h). User space
+ * (the shell, Bonnie) and the host unit test link lib/placement_rule.c. */
 #pragma once
 #include <stdint.h>
 #include <formica/syscalls.h>

@@ -3,6 +3,7 @@
  * of seed 003's inter-server communication (formica/ica.h has the format). */
 #pragma once
 #include <formica/ica.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A new ICA of `kind` (ICA_KIND_CONTROL or ICA_KIND_DATA) and `bytes`; its id. */
@@ -13,7 +14,8 @@ static inline struct ica_control *ica_control_of(uint64_t id)
 {
     return (struct ica_control *)ica_address(id);
 }
-/* Clears the request fields of a control ICA and sets its operation. */
+/* Clears the request fields of a control ICA (its typed message too) and sets
+ * its operation; the caller then fills the message (formica/protocol/). */
 void request_prepare(uint64_t control, uint32_t operation);
 /* Attaches a data ICA the caller holds to the control ICA (up to ICA_MAX_ATTACHED). */
 long request_attach(uint64_t control, uint64_t data);
@@ -24,17 +26,28 @@ long ica_request(long server, uint64_t control, uint32_t flags);
 long ica_forward(long server, uint64_t control, uint32_t flags);
 long ica_return(uint64_t control);
 long ica_receive(uint32_t flags);
-/* A server's return (forward) of `control` and its next receive, in one
- * system call: the next request's id, or the return's (forward's) error,
- * in which case nothing was received. */
-long ica_return_receive(uint64_t control, uint32_t receive_flags);
-long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags,
-                         uint32_t receive_flags);
+/* ica_receive that gives -E_NOT_FOUND when nothing came within `milliseconds`. */
+long ica_receive_within(uint32_t flags, uint64_t milliseconds);
+/* A server's return (forward) of `control` and its next receive (flags and
+ * timeout as ica_receive's), in one system call: the next request's id, or
+ * an error. -E_NOT_FOUND is ambiguous (the next stage or requester is gone,
+ * or the receive timed out): ica_held(control) tells whether `control` went. */
+long ica_return_receive(uint64_t control, uint32_t flags, uint64_t timeout_ms);
+long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags, uint32_t flags,
+                         uint64_t timeout_ms);
+/* True while the caller holds ICA `id` (it has not sent it on). */
+bool ica_held(uint64_t id);
 long ica_collect(uint32_t flags);
 long server_register(const char *name);
 long server_lookup(const char *name);
 /* server_lookup, retried for up to `milliseconds` while the server starts. */
 long server_wait_for(const char *name, uint64_t milliseconds);
 long ica_stats(struct ica_stats *stats);
-/* A synchronous request: prepare, send, wait; returns the control's result. */
-long request_call(long server, uint64_t control, uint32_t operation, uint64_t argument);
+/* A synchronous request of a prepared control ICA: send, wait; returns the
+ * control's result (or the error of sending). */
+long request_call(long server, uint64_t control);
+/* Logs a request that a server's generated check (NAME_check) refused, as
+ * "SERVER: request OP from pid P refused: why"; returns `refused`. */
+long request_log_refusal(const char *server, const struct ica_control *page, long refused);
+/* Prepares and calls an operation that takes no inputs; its result. */
+long request_operation(long server, uint64_t control, uint32_t operation);

@@ -1,82 +1,14 @@
 /* syscalls.h: the system-call interface of Formica, shared by the kernels
- * and lib/. Entry is the `syscall` instruction: number in rax, arguments in
- * rdi, rsi, rdx, r10, r8, r9; result in rax (negative = -E_* error code).
- * Every pointer argument is checked against the caller's user mappings. */
+ * and lib/: the calls themselves (generated) and the structures they fill.
+ * Entry is the `syscall` instruction: number in rax, arguments in rdi, rsi,
+ * rdx, r10, r8, r9; result in rax (negative = -E_* error code). Every
+ * pointer argument is checked against the caller's user mappings. */
 #pragma once
 #include <stdint.h>
 
-enum syscall_number {
-    SYS_EXIT = 0,           /* (code): ends the calling process; never returns */
-    SYS_CONSOLE_WRITE = 1,  /* (buffer, length) -> bytes written */
-    SYS_CONSOLE_READ = 2,   /* (buffer, length) -> bytes read (>= 1; blocks) */
-    SYS_YIELD = 3,          /* () -> 0 */
-    SYS_PROCESS_ID = 4,     /* () -> pid of the caller */
-    SYS_CORE_ID = 5,        /* () -> core the caller runs on now */
-    SYS_SPAWN = 6,          /* (struct spawn_request *) -> pid of the new process */
-    SYS_WAIT = 7,           /* (pid, int *exit_code or NULL) -> pid; blocks until it ends */
-    SYS_KILL = 8,           /* (pid) -> 0; the process ends with exit code -1 */
-    SYS_PROCESS_LIST = 9,   /* (struct process_info *, max) -> number filled */
-    SYS_CORE_LIST = 10,     /* (struct core_info *, max) -> number filled */
-    SYS_MEMORY_GROW = 11,   /* (bytes) -> old end of the heap; heap grows by whole pages */
-    SYS_NOTIFY = 12,        /* (pid) -> 0: adds one to the process's notification count */
-    SYS_AWAIT = 13,         /* () -> count taken: blocks until the count is > 0, resets it */
-    SYS_SLEEP = 14,         /* (milliseconds) -> 0 */
-    SYS_KERNEL_OPTION = 15, /* (name, buffer, size) -> length; the kernel command-line value */
-    SYS_PLACEMENT = 16,     /* (struct placement_info *) -> 0: the placement in effect */
-    SYS_POWER_OFF = 17,     /* (status) -> never returns: stops every core, exits QEMU */
-    SYS_CLOCK = 18,         /* (struct clock_info *) -> 0: TSC frequency and ticks */
-    /* ICA communication (formica/ica.h, docs/ica.md). */
-    SYS_ICA_ALLOCATE = 20, /* (kind, bytes) -> id; mapped at ica_address(id) */
-    SYS_ICA_FREE = 21,     /* (id) -> 0 */
-    SYS_ICA_REQUEST = 22,  /* (server pid, control id, flags) -> 0; ICA_SYNC waits for the result */
-    SYS_ICA_FORWARD = 23,  /* (server pid, control id, flags) -> 0: next stage, same control ICA */
-    SYS_ICA_RETURN = 24,   /* (control id) -> 0: the result goes to returns[top] */
-    SYS_ICA_RECEIVE = 25,  /* (flags) -> control id of the next request (server) */
-    SYS_ICA_COLLECT = 26,  /* (flags) -> control id of the next result (requester) */
-    SYS_SERVER_REGISTER = 27, /* (name) -> 0: the caller serves requests under `name` */
-    SYS_SERVER_LOOKUP = 28,   /* (name) -> pid of the server */
-    SYS_ICA_STATS = 29,       /* (struct ica_stats *) -> 0 */
-    /* Device access for user-space drivers (docs/drivers.md). Only a process
-     * spawned with SPAWN_DRIVER may use them; any other gets -E_PERMISSION. */
-    SYS_PCI_CONFIG_READ = 30,  /* (bus, device, function, offset, width) -> value: configuration
-                                  mechanism #1; bus < 256, device < 32, function < 8, width 1, 2
-                                  or 4, offset < 256 and a multiple of width, else -E_INVALID */
-    SYS_PCI_CONFIG_WRITE = 31, /* (bus, device, function, offset, width, value) -> 0; same checks */
-    SYS_DEVICE_MAP = 32,       /* (physical, bytes) -> user address of `physical`, mapped uncached
-                                  and writable; -E_INVALID for RAM, the interrupt controllers, an
-                                  empty range or one over DEVICE_MAP_LIMIT bytes */
-    SYS_DMA_ALLOCATE = 33,     /* (bytes, struct dma_region *) -> 0: physically contiguous zeroed
-                                  memory below 4 GiB, mapped writable; at most DMA_LIMIT_BYTES per
-                                  process (-E_NO_MEMORY beyond); freed when the process ends */
-    SYS_IRQ_ATTACH = 34,       /* (line) -> GSI: routes an interrupt to the caller's core; a line
-                                  < 16 is an ISA IRQ (MADT overrides apply: PCI's interrupt-line
-                                  register), else a GSI (level, active low); -E_BUSY if owned,
-                                  -E_INVALID if no IOAPIC has it or the caller owns one already */
-    SYS_IRQ_WAIT = 35,         /* () -> interrupts since the last call (>= 1); blocks until one
-                                  comes. Unmasks a level-triggered line first: acknowledge the
-                                  device before calling; -E_INVALID without irq_attach */
-    /* Remote paging (formica/pager.h, docs/pager.md). */
-    SYS_PAGER_REGION = 40,   /* (pager pid, bytes) -> base of the caller's pager region */
-    SYS_PAGER_MAP = 41,      /* (pid, address, bytes, data ICA or 0) -> 0 */
-    SYS_PAGER_UNMAP = 42,    /* (pid, address, bytes, keep) -> data ICA id (keep) or 0 */
-    SYS_PAGER_SCAN = 43,     /* (pid, address, bytes, flags) -> PAGER_SCAN_* bits */
-    SYS_PAGER_RELEASE = 44,  /* () -> 0 */
-    SYS_COPY_GRANT = 46,     /* (address, bytes) -> 0: lets others write into that range of the
-                                caller's memory with SYS_COPY_TO (one window; 0 bytes revokes) */
-    SYS_COPY_TO = 47,        /* (pid, offset, source, bytes) -> 0: the kernel copies the caller's
-                                bytes into pid's granted window at offset; -E_PERMISSION outside
-                                it, -E_FAULT for unmapped memory. The copying baseline of ICAs. */
-    SYS_ICA_LEND_COUNT = 48, /* (id) -> how many holders of control ICAs see this ICA, which
-                                the caller holds, lent right now (BLK keeps lent blocks) */
-    SYS_FIRMWARE_TABLE = 45, /* (signature "NFIT", buffer, size) -> length of that ACPI table
-                                copied (-E_TOO_BIG if size is short, -E_NOT_FOUND) */
-    SYS_ICA_RETURN_RECEIVE = 50, /* (control id, receive flags) -> SYS_ICA_RETURN, then
-                                    SYS_ICA_RECEIVE: the next request (or the return's error) */
-    SYS_ICA_FORWARD_RECEIVE =
-        51, /* (server pid, control id, forward flags, receive flags) ->
-               SYS_ICA_FORWARD, then SYS_ICA_RECEIVE (or the forward's error) */
-    SYS_COUNT = 52
-};
+/* The calls, their numbers and arguments: protocol/syscalls.messages (the
+ * generated header below; docs/protocol.md lists them). */
+#include <formica/protocol/syscalls.h>
 
 #define PRIORITY_SERVER 0 /* runs before any application on the same core */
 #define PRIORITY_APPLICATION 1
@@ -92,17 +24,35 @@ struct spawn_request {
     uint32_t core;                   /* target core or CORE_ANY */
     uint32_t priority;               /* PRIORITY_SERVER or PRIORITY_APPLICATION */
     uint32_t flags;                  /* SPAWN_* below; 0 for an ordinary process */
+    uint32_t rights;                 /* RIGHT_* (formica/rights.h), at most the parent's;
+                                        0: the parent's own */
+    uint32_t process_limit;          /* SPAWN_NEW_ACCOUNT: processes the account may hold
+                                        (0: ACCOUNT_DEFAULT_PROCESSES) */
+    uint64_t memory_limit;           /* SPAWN_NEW_ACCOUNT: bytes the account may map, ICAs
+                                        included (0: half of the memory free then) */
 };
 
 /* Spawn flags. Process 1 may pass any; another process only the ones it
  * was itself given SPAWN_GRANT_DRIVER for (-E_PERMISSION otherwise). */
 #define SPAWN_DRIVER 1u       /* device system calls allowed; IOPL 3 (in/out instructions) */
 #define SPAWN_GRANT_DRIVER 2u /* may pass SPAWN_DRIVER and SPAWN_GRANT_DRIVER to its children */
-#define SPAWN_FLAGS_ALL 3u
+#define SPAWN_NEW_ACCOUNT 4u  /* the child starts a quota account of its own (RIGHT_NEW_ACCOUNT) */
+#define SPAWN_FLAGS_ALL 7u
+/* Quotas (docs/authority.md): an account is a process started with
+ * SPAWN_NEW_ACCOUNT and everything it spawns; init's account has no limit. */
+#define ACCOUNT_DEFAULT_PROCESSES 128
 
 /* Bounds of the device calls. */
 #define DEVICE_MAP_LIMIT (16u << 20) /* one SYS_DEVICE_MAP */
 #define DMA_LIMIT_BYTES (8u << 20)   /* all SYS_DMA_ALLOCATE of one process */
+
+/* SYS_IRQ_ATTACH_MSI's answer: write address and data into an MSI-X table
+ * entry (or the MSI capability) to interrupt the caller's core. */
+struct msi_message {
+    uint64_t address;
+    uint32_t data;
+    uint32_t vector; /* the vector it arrives on (for reports) */
+};
 
 /* SYS_DMA_ALLOCATE's answer. */
 struct dma_region {
@@ -130,6 +80,8 @@ struct process_info {
     uint64_t memory_bytes;
     uint64_t cpu_cycles; /* TSC cycles it ran, its system calls included */
     char name[NAME_BYTES];
+    uint32_t rights;  /* RIGHT_* it holds */
+    uint32_t account; /* the pid that started its quota account */
 };
 
 #define KERNEL_M 0

@@ -45,8 +45,9 @@ long console_read(void *buffer, size_t length);
 long kernel_option(const char *name, char *buffer, size_t size);
 long placement_get(struct placement_info *placement);
 long clock_get(struct clock_info *clock);
-/* Stops every core and exits QEMU with `status` (0 = success). */
-__attribute__((noreturn)) void power_off(int status);
+/* Stops every core and exits QEMU with `status` (0 = success); returns
+ * -E_PERMISSION to a process without RIGHT_POWER_OFF. */
+long power_off(int status);
 
 /* The time-stamp counter of the current core. */
 static inline uint64_t read_timestamp_counter(void)

@@ -1,0 +1,100 @@
+/* authority.c: who may create what. A child's rights are at most its
+ * parent's; server priority, a new quota account and reserved server names
+ * need their rights; an account's processes and memory (ICAs included) are
+ * bounded. Runs on the m-kernel's core only, like every slot change. */
+#include "authority.h"
+#include "physical_memory.h"
+#include "shared.h"
+#include <formica/errors.h>
+#include <formica/rights.h>
+#include <string.h>
+
+static const char *const reserved_names[] = {"fs", "blk", "dk", "pager"};
+
+/* Half of the memory free when the account starts (not of the highest
+ * usable address, which a hole below 4 GiB puts far above the RAM there is). */
+static uint64_t default_memory_limit(void)
+{
+    return physical_free_bytes() / 2;
+}
+
+/* The rights the child asks for, or the parent's own. */
+static uint32_t asked_rights(const struct spawn_request *request, const struct process *parent)
+{
+    if (parent == NULL)
+        return request->rights != 0 ? request->rights : RIGHTS_ALL; /* the kernel spawns init */
+    return request->rights != 0 ? request->rights : parent->rights;
+}
+
+static uint32_t account_size(uint32_t account)
+{
+    uint32_t count = 0;
+    for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
+        const struct process *process = &kernel_shared->processes[slot];
+        count += process->state != PROCESS_FREE && process->account == account;
+    }
+    return count;
+}
+
+long authority_check_spawn(const struct spawn_request *request, const struct process *parent)
+{
+    uint32_t rights = asked_rights(request, parent);
+    uint32_t held = parent == NULL ? RIGHTS_ALL : parent->rights;
+    if (rights & ~RIGHTS_ALL)
+        return -E_INVALID;
+    if (rights & ~held)
+        return -E_PERMISSION; /* never more than the parent holds */
+    if (request->priority == PRIORITY_SERVER && !(held & RIGHT_SERVER_PRIORITY))
+        return -E_PERMISSION; /* the priority ceiling */
+    if ((request->flags & SPAWN_NEW_ACCOUNT) && !(held & RIGHT_NEW_ACCOUNT))
+        return -E_PERMISSION;
+    if ((request->flags & SPAWN_NEW_ACCOUNT) && parent != NULL &&
+        (request->process_limit > parent->process_limit ||
+         request->memory_limit > parent->memory_limit))
+        return -E_PERMISSION; /* an account never gets more than its founder's */
+    if (parent != NULL && !(request->flags & SPAWN_NEW_ACCOUNT) &&
+        account_size(parent->account) >= parent->process_limit)
+        return -E_QUOTA;
+    return 0;
+}
+
+void authority_start(struct process *child, const struct spawn_request *request,
+                     const struct process *parent)
+{
+    child->rights = asked_rights(request, parent);
+    if (parent != NULL && !(request->flags & SPAWN_NEW_ACCOUNT)) {
+        child->account = parent->account;
+        child->process_limit = parent->process_limit;
+        child->memory_limit = parent->memory_limit;
+        return;
+    }
+    child->account = child->pid;
+    if (parent == NULL) { /* init: the whole machine */
+        child->process_limit = PROCESS_SLOTS;
+        child->memory_limit = UINT64_MAX;
+        return;
+    }
+    child->process_limit =
+        request->process_limit != 0 ? request->process_limit : ACCOUNT_DEFAULT_PROCESSES;
+    child->memory_limit =
+        request->memory_limit != 0 ? request->memory_limit : default_memory_limit();
+}
+
+bool authority_memory_allows(const struct process *process, uint64_t bytes)
+{
+    uint64_t used = 0;
+    for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
+        const struct process *member = &kernel_shared->processes[slot];
+        if (member->state != PROCESS_FREE && member->account == process->account)
+            used += member->memory_bytes;
+    }
+    return bytes <= process->memory_limit && used <= process->memory_limit - bytes;
+}
+
+long authority_check_name(const struct process *process, const char *name)
+{
+    for (uint32_t i = 0; i < sizeof(reserved_names) / sizeof(reserved_names[0]); i++)
+        if (strcmp(name, reserved_names[i]) == 0 && !(process->rights & RIGHT_RESERVED_NAME))
+            return -E_PERMISSION;
+    return 0;
+}

@@ -1,0 +1,101 @@
+/* fs_journal.c: the FS server's side of ext3: mounting through the
+ * journal (replay at mount, refusals reported), committing when a
+ * transaction is due (also while idle, by a timed receive), sync and fsync. */
+#include "block_client.h"
+#include "fs_server.h"
+#include "journal.h"
+#include <formica/errors.h>
+#include <formica/request.h>
+#include <stdio.h>
+
+static struct journal journal; /* about 2 MiB: the transaction's block copies */
+
+static int flush_through_blk(void *context)
+{
+    (void)context;
+    return (int)block_client_sync();
+}
+
+long fs_journal_mount(struct fs_server *server)
+{
+    struct journal_lower lower = {&server->device, flush_through_blk, NULL};
+    long error = journal_mount(&journal, &server->fs, lower);
+    if (error != 0) {
+        if (journal.problem != NULL)
+            printf("fs: refusing the ext3 journal: %s\n", journal.problem);
+        return error;
+    }
+    if (!server->fs.has_journal)
+        return 0;
+    server->journal = &journal;
+    if (journal.statistics.transactions_replayed > 0)
+        printf("fs: journal replayed: %lu transactions, %lu blocks\n",
+               journal.statistics.transactions_replayed, journal.statistics.blocks_replayed);
+    return 0;
+}
+
+static void report(const char *what, long error)
+{
+    if (error < 0)
+        printf("fs: journal %s failed: %s\n", what, error_text(error));
+}
+
+void fs_journal_after_request(struct fs_server *server)
+{
+    if (server->journal != NULL)
+        report("commit", journal_commit_if_due(server->journal));
+}
+
+uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms)
+{
+    uint32_t due =
+        server->journal == NULL ? UINT32_MAX : journal_seconds_until_due(server->journal);
+    if (due == UINT32_MAX)
+        return 0;
+    *timeout_ms = (uint64_t)(due == 0 ? 1 : due) * 1000;
+    return ICA_TIMEOUT;
+}
+
+/* Waits for the next request; commits a due transaction while idle. */
+long fs_journal_receive(struct fs_server *server, void (*update_time)(void))
+{
+    for (;;) {
+        uint64_t timeout_ms = 0;
+        uint32_t flags = fs_journal_wait(server, &timeout_ms);
+        if (flags == 0)
+            return ica_receive(0);
+        long control = ica_receive_within(0, timeout_ms);
+        if (control != -E_NOT_FOUND)
+            return control;
+        update_time();
+        fs_journal_after_request(server);
+    }
+}
+
+long fs_journal_sync(struct fs_server *server)
+{
+    long result = server->journal != NULL ? journal_sync(server->journal) : block_client_sync();
+    if (result < 0)
+        printf("fs: sync failed: %s\n", error_text(result));
+    return result;
+}
+
+/* fsync: the running transaction commits (with every data block written so
+ * far, ordered mode); on ext2 the whole cache is written. */
+long fs_journal_fsync(struct fs_server *server)
+{
+    long result = server->journal != NULL ? journal_commit(server->journal) : block_client_sync();
+    if (result < 0)
+        printf("fs: fsync failed: %s\n", error_text(result));
+    return result;
+}
+
+bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count)
+{
+    if (server->journal == NULL)
+        return false;
+    for (uint32_t i = 0; i < count; i++)
+        if (journal_holds(server->journal, blocks[i]))
+            return true;
+    return false;
+}

@@ -1,0 +1,139 @@
+/* open_files.c: FS's open-file table (open_files.h): adding, finding and
+ * closing handles, the handles of one inode, and closing the handles of
+ * processes that have ended. Pure logic: no system calls, no printing. */
+#include "open_files.h"
+#include <formica/errors.h>
+#include <string.h>
+
+#define SLOT_MASK ((1u << OPEN_FILE_SLOT_BITS) - 1)
+
+_Static_assert(OPEN_FILES_MAX <= (1u << OPEN_FILE_SLOT_BITS), "slot numbers fit a handle");
+
+void open_files_init(struct open_files *table)
+{
+    memset(table, 0, sizeof *table);
+    for (uint32_t i = 0; i < OPEN_FILES_MAX; i++)
+        table->slots[i].generation = 1;
+}
+
+static uint32_t count_owner(const struct open_files *table, uint32_t owner)
+{
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < OPEN_FILES_MAX; i++)
+        count += table->slots[i].owner == owner;
+    return count;
+}
+
+bool open_files_has_room(const struct open_files *table, uint32_t owner)
+{
+    if (owner == 0 || table->in_use >= OPEN_FILES_MAX)
+        return false;
+    /* With fewer handles in all than one share, nobody's share is full: no scan. */
+    return table->in_use < OPEN_FILES_PER_PROCESS ||
+           count_owner(table, owner) < OPEN_FILES_PER_PROCESS;
+}
+
+long open_files_add(struct open_files *table, uint32_t owner, uint32_t inode, uint32_t flags,
+                    uint64_t *handle)
+{
+    if (!open_files_has_room(table, owner))
+        return -E_BUSY;
+    for (uint32_t i = 0; i < OPEN_FILES_MAX; i++) {
+        struct open_file *file = &table->slots[i];
+        if (file->owner != 0)
+            continue;
+        file->owner = owner;
+        file->inode = inode;
+        file->flags = flags;
+        table->in_use++;
+        *handle = (uint64_t)file->generation << OPEN_FILE_SLOT_BITS | i;
+        return 0;
+    }
+    return -E_BUSY;
+}
+
+struct open_file *open_files_find(struct open_files *table, uint32_t owner, uint64_t handle)
+{
+    uint64_t slot = handle & SLOT_MASK, generation = handle >> OPEN_FILE_SLOT_BITS;
+    if (owner == 0 || slot >= OPEN_FILES_MAX)
+        return NULL;
+    struct open_file *file = &table->slots[slot];
+    if (file->owner != owner || file->generation != generation)
+        return NULL;
+    return file;
+}
+
+bool open_files_close(struct open_files *table, struct open_file *file)
+{
+    uint32_t inode = file->inode;
+    bool unlinked = (file->flags & OPEN_FILE_UNLINKED) != 0;
+    file->owner = 0;
+    file->inode = 0;
+    file->flags = 0;
+    file->generation = file->generation == UINT32_MAX ? 1 : file->generation + 1;
+    table->in_use--;
+    return unlinked && open_files_count_inode(table, inode) == 0;
+}
+
+uint32_t open_files_count_inode(const struct open_files *table, uint32_t inode)
+{
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < OPEN_FILES_MAX; i++)
+        count += table->slots[i].owner != 0 && table->slots[i].inode == inode;
+    return count;
+}
+
+uint32_t open_files_mark_inode(struct open_files *table, uint32_t inode, uint32_t flag)
+{
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < OPEN_FILES_MAX; i++) {
+        struct open_file *file = &table->slots[i];
+        if (file->owner != 0 && file->inode == inode) {
+            file->flags |= flag;
+            count++;
+        }
+    }
+    return count;
+}
+
+uint32_t open_files_detach_directory(struct open_files *table, uint32_t inode)
+{
+    uint32_t count = open_files_mark_inode(table, inode, OPEN_FILE_REMOVED);
+    for (uint32_t i = 0; i < OPEN_FILES_MAX && count > 0; i++) {
+        struct open_file *file = &table->slots[i];
+        if (file->owner != 0 && file->inode == inode)
+            file->inode = 0;
+    }
+    return count;
+}
+
+static bool is_alive(uint32_t pid, const uint32_t *alive, uint32_t count)
+{
+    uint32_t low = 0, high = count;
+    while (low < high) {
+        uint32_t middle = low + (high - low) / 2;
+        if (alive[middle] == pid)
+            return true;
+        if (alive[middle] < pid)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return false;
+}
+
+uint32_t open_files_close_dead(struct open_files *table, const uint32_t *alive, uint32_t count,
+                               void (*release)(void *context, uint32_t inode), void *context)
+{
+    uint32_t closed = 0;
+    for (uint32_t i = 0; i < OPEN_FILES_MAX; i++) {
+        struct open_file *file = &table->slots[i];
+        if (file->owner == 0 || is_alive(file->owner, alive, count))
+            continue;
+        uint32_t inode = file->inode;
+        if (open_files_close(table, file) && release != NULL)
+            release(context, inode);
+        closed++;
+    }
+    return closed;
+}

@@ -23,11 +23,6 @@ static const char *mount_problem(long error)
     return "unreadable";
 }
 
-static uint64_t microseconds_since_boot(void)
-{
-    struct clock_info clock;
-    return clock_get(&clock) == 0 ? clock.ticks * clock.tick_period_us : 0;
-}
 
 /* There is no real-time clock yet: times count from the image's last write
  * time, plus the seconds since boot (never 0, which e2fsck would take for an
@@ -45,7 +40,7 @@ static void update_time(uint64_t now_us)
 /* The clock now, for the journal's idle commits. */
 static void update_time_now(void)
 {
-    update_time(microseconds_since_boot());
+    update_time(clock_microseconds());
 }
 
 static void mount_disk(void)
@@ -55,7 +50,7 @@ static void mount_disk(void)
         error = fs_journal_mount(&server);
     if (error == 0) {
         server.mounted = true;
-        update_time(microseconds_since_boot());
+        update_time(clock_microseconds());
         printf("fs: mounted %s, %u-byte blocks, %u blocks, %u inodes\n",
                server.journal != NULL ? "ext3 (ordered journal)" : "ext2", server.fs.block_size,
                server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
@@ -135,7 +130,7 @@ static _Noreturn void serve(void)
         }
         struct ica_control *page = ica_control_of((uint64_t)control);
         uint32_t operation = page->operation;
-        uint64_t now_us = microseconds_since_boot();
+        uint64_t now_us = clock_microseconds();
         if (server.mounted)
             update_time(now_us);
         if (server.mounted && !leaves_times_owed(page))

@@ -42,7 +42,6 @@ static long live_pids(void)
     return live;
 }
 
-
 void fs_close_dead_clients(struct fs_server *server)
 {
     server->dead_clients_check_us = clock_microseconds();

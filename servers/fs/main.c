@@ -23,7 +23,6 @@ static const char *mount_problem(long error)
     return "unreadable";
 }
 
-
 /* There is no real-time clock yet: times count from the image's last write
  * time, plus the seconds since boot (never 0, which e2fsck would take for an
  * orphan-list link in a deleted inode's dtime). */

@@ -64,6 +64,11 @@ struct server_entry {
     uint32_t ring_stride; /* bytes between the rings of consecutive cores */
     uint8_t *rings;       /* core_count rings of ICA_RING_SLOTS ids */
     uint32_t next_core;   /* where the server's next receive starts looking */
+    /* Requests pushed into any of the rings (senders add one after each
+     * push) and taken out of them (the server alone): equal counts mean
+     * every ring is empty, so a receive looks at no ring at all. */
+    _Atomic uint64_t pushed __attribute__((aligned(64)));
+    uint64_t taken __attribute__((aligned(64)));
 };
 
 struct ica_pools {

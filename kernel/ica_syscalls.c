@@ -288,12 +288,14 @@ static bool accept(uint64_t id)
 
 /* The oldest usable request of a server's ring. Only the head is consumed:
  * another core is the ring's producer, so nothing may be pushed back. */
-static uint64_t take_request(struct ring *ring)
+static uint64_t take_request(struct server_entry *server, struct ring *ring)
 {
     uint64_t id;
-    while (ring_pop_u64(ring, &id))
+    while (ring_pop_u64(ring, &id)) {
+        server->taken++;
         if (accept(id))
             return id;
+    }
     return NO_ICA;
 }
 
@@ -435,6 +437,7 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     if (flags & ICA_FROM_KERNEL)
         control->sender_rights = RIGHT_KERNEL;
     ring_push_u64(ring, id);
+    atomic_add(&server->pushed, 1); /* before the wake: a full barrier */
     report_if_undelivered(server, server_pid, id);
     wake_or_hand_off(target, hand_off);
     return 0;
@@ -495,13 +498,15 @@ long sys_ica_return(uint64_t id)
     return return_result(id, false);
 }
 
+/* Whether a sender has pushed a request the server has not taken yet. */
+static inline bool server_has_requests(const struct server_entry *server)
+{
+    return atomic_load_acquire(&server->pushed) != server->taken;
+}
+
 static bool requests_waiting(void)
 {
-    struct server_entry *server = server_of_process(me());
-    for (uint32_t core = 0; core < kernel_shared->core_count; core++)
-        if (!ring_is_empty(server_ring(server, core)))
-            return true;
-    return false;
+    return server_has_requests(server_of_process(me()));
 }
 
 static bool requests_or_results_waiting(void)
@@ -523,11 +528,12 @@ static long receive(uint32_t flags, uint64_t timeout_ms)
     }
     for (;;) {
         uint32_t core = server->next_core < cores ? server->next_core : 0;
-        for (uint32_t step = 0; step < cores; step++, core = core + 1 == cores ? 0 : core + 1) {
+        uint32_t steps = server_has_requests(server) ? cores : 0;
+        for (uint32_t step = 0; step < steps; step++, core = core + 1 == cores ? 0 : core + 1) {
             struct ring *ring = server_ring(server, core);
             if (ring_consumer_sees_empty(ring))
                 continue;
-            uint64_t id = take_request(ring);
+            uint64_t id = take_request(server, ring);
             if (id != NO_ICA) {
                 server->next_core = core + 1 == cores ? 0 : core + 1;
                 return (long)id;

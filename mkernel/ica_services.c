@@ -256,6 +256,8 @@ static long register_server(uint32_t pid, const char *name)
     if (error != 0)
         return error;
     slot->next_core = 0;
+    slot->pushed = 0;
+    slot->taken = 0;
     for (uint32_t core = 0; core < kernel_shared->core_count; core++)
         ring_init(server_ring(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
     strncpy(slot->name, name, SERVER_NAME_BYTES - 1);

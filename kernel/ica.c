@@ -19,25 +19,6 @@
 #define ENTRY_LARGE 0x80ull
 #define ENTRY_ADDRESS 0x000ffffffffff000ull
 
-uint64_t ica_id_of(const struct ica *ica)
-{
-    struct ica_pools *pools = kernel_shared->icas;
-    uint32_t index = ica->kind == ICA_KIND_CONTROL ? (uint32_t)(ica - pools->control)
-                     : ica->kind == ICA_KIND_BLOCK ? (uint32_t)(ica - pools->block)
-                                                   : (uint32_t)(ica - pools->data);
-    return ((uint64_t)ica->generation << 32) | ((uint64_t)ica->kind << 24) | index;
-}
-
-uint64_t ica_virtual_address(const struct ica *ica)
-{
-    struct ica_pools *pools = kernel_shared->icas;
-    if (ica->kind == ICA_KIND_CONTROL)
-        return ICA_CONTROL_BASE + (uint64_t)(ica - pools->control) * 4096;
-    if (ica->kind == ICA_KIND_BLOCK)
-        return ICA_BLOCK_BASE + (uint64_t)(ica - pools->block) * 4096;
-    return ICA_DATA_BASE + (uint64_t)(ica - pools->data) * ICA_DATA_MAX_BYTES;
-}
-
 /* The leaf table for `address` in `root`, or NULL when a table is missing. */
 static uint64_t *walk_to_leaf_table(uint64_t root, uint64_t address)
 {

@@ -24,7 +24,9 @@ struct ica {
     uint32_t kind;
     uint32_t pages;
     uint64_t physical;
-    _Atomic uint32_t owner;       /* pid holding it (ICA_HELD) */
+    uint32_t index;         /* its slot in the pool of its kind (set at boot, never changes) */
+    uint64_t user_address;  /* where it is mapped in a holder: ica_address of its id */
+    _Atomic uint32_t owner; /* pid holding it (ICA_HELD) */
     _Atomic uint32_t destination; /* pid it travels to (ICA_TRAVELLING) */
     uint32_t allocator;           /* pid that allocated it */
     uint32_t delivery;            /* enum ica_delivery, for the receiver */
@@ -96,8 +98,15 @@ static inline struct ica *ica_lookup(uint64_t id)
     return ica;
 }
 
-uint64_t ica_id_of(const struct ica *ica);
-uint64_t ica_virtual_address(const struct ica *ica);
+static inline uint64_t ica_id_of(const struct ica *ica)
+{
+    return ((uint64_t)ica->generation << 32) | ((uint64_t)ica->kind << 24) | ica->index;
+}
+
+static inline uint64_t ica_virtual_address(const struct ica *ica)
+{
+    return ica->user_address;
+}
 /* Unmaps the ICA from `process` (running on this core) / maps it in. Paste
  * may ask the m-kernel to build the page tables of a new ICA window region. */
 void ica_peel(struct process *process, struct ica *ica);

@@ -92,7 +92,7 @@ long fs_journal_fsync(struct fs_server *server)
 
 bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count)
 {
-    if (server->journal == NULL)
+    if (server->journal == NULL || server->journal->transaction_blocks == 0)
         return false;
     for (uint32_t i = 0; i < count; i++)
         if (journal_holds(server->journal, blocks[i]))

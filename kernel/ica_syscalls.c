@@ -234,16 +234,17 @@ static void push_result(struct process *target, uint64_t control_id, bool hand_o
     wake_or_hand_off(target, hand_off);
 }
 
-static void deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_off)
+/* Delivers the result; false when `target_pid` is no process (it was discarded). */
+static bool deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_off)
 {
     struct process *target = process_find(target_pid);
     if (target == NULL || target->state == PROCESS_ZOMBIE) {
         discard(control_id);
-        return;
+        return target != NULL;
     }
     if (target->core == this_cpu()->index) {
         push_result(target, control_id, hand_off);
-        return;
+        return true;
     }
     struct intercore_message message = {.type = MESSAGE_ICA_RESULT,
                                         .ica_result = {target_pid, control_id}};
@@ -252,6 +253,7 @@ static void deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_o
         intercore_send_urgent(target->core, &message);
     else
         intercore_send(target->core, &message); /* IPIs the core if it halts */
+    return true;
 }
 
 void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
@@ -488,9 +490,7 @@ static long return_result(uint64_t id, bool hand_off)
         return refused("return", id, error);
     uint32_t target = control->returns[--control->return_depth];
     depart(control, &with, target, ICA_AS_RESULT);
-    struct process *receiver = process_find(target);
-    deliver_result(target, id, hand_off);
-    return receiver == NULL ? -E_NOT_FOUND : 0;
+    return deliver_result(target, id, hand_off) ? 0 : -E_NOT_FOUND;
 }
 
 long sys_ica_return(uint64_t id)

@@ -438,8 +438,13 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     depart(control, &with, server_pid, ICA_AS_REQUEST);
     if (flags & ICA_FROM_KERNEL)
         control->sender_rights = RIGHT_KERNEL;
-    ring_push_u64(ring, id);
-    atomic_add(&server->pushed, 1); /* before the wake: a full barrier */
+    if (target->core == this_cpu()->index && target->direct_request == 0 && ring_is_empty(ring)) {
+        target->direct_request = id; /* nothing older waits on this core: no ring */
+        memory_fence();
+    } else {
+        ring_push_u64(ring, id);
+        atomic_add(&server->pushed, 1); /* before the wake: a full barrier */
+    }
     report_if_undelivered(server, server_pid, id);
     wake_or_hand_off(target, hand_off);
     return 0;
@@ -506,7 +511,17 @@ static inline bool server_has_requests(const struct server_entry *server)
 
 static bool requests_waiting(void)
 {
-    return server_has_requests(server_of_process(me()));
+    return me()->direct_request != 0 || server_has_requests(server_of_process(me()));
+}
+
+/* The request handed straight to the caller, pasted; NO_ICA when none (or stale). */
+static uint64_t take_direct_request(void)
+{
+    uint64_t id = me()->direct_request;
+    if (id == 0)
+        return NO_ICA;
+    me()->direct_request = 0;
+    return accept(id) ? id : NO_ICA;
 }
 
 static bool requests_or_results_waiting(void)
@@ -527,6 +542,9 @@ static long receive(uint32_t flags, uint64_t timeout_ms)
         wake_tick = this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
     }
     for (;;) {
+        uint64_t direct = take_direct_request();
+        if (direct != NO_ICA)
+            return (long)direct;
         uint32_t core = server->next_core < cores ? server->next_core : 0;
         uint32_t steps = server_has_requests(server) ? cores : 0;
         for (uint32_t step = 0; step < steps; step++, core = core + 1 == cores ? 0 : core + 1) {

@@ -92,6 +92,9 @@ struct process {
     } results;
     uint32_t results_seen; /* results left queued by the last look for a wanted one */
     uint32_t server_hint;  /* 1 + its slot in the server table, when last seen there */
+    /* A request a sender on this core handed straight to this server instead
+     * of pushing it into its ring (0: none); its next receive takes it first. */
+    uint64_t direct_request;
     /* Owning core: the leaf page tables of ICA windows found so far
      * (kernel/ica.c); ICA tables live as long as the address space. The
      * control and block windows have one slot per table; data ICAs share a

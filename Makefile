@@ -46,6 +46,7 @@ include build/disk.mk
 # The ext2 disk image every boot attaches by default (build/out/disk.img).
 all: $(DISK_IMAGE) $(DISK_IMAGE_1K)
 -include build/bench.mk
+include build/profile.mk
 
 # m-kernel sources may include mkernel/ headers; the p-kernel's may not.
 $(OBJ)/mkernel/%.o: mkernel/%.c

@@ -53,12 +53,22 @@ struct cpu {
     /* Set by the core while it halts waiting for messages; a sender clears
      * it and IPIs. Its own cache line: every sender reads it. */
     _Atomic uint32_t waiting __attribute__((aligned(64)));
+    /* Set by a sender after each push into this core's inboxes; a poll that
+     * finds it clear has nothing to read and skips the N inboxes. */
+    _Atomic uint32_t inbox_hint;
     uint64_t ipis_sent __attribute__((aligned(64)));
     uint64_t ipis_received;
     uint64_t messages_sent;
     uint64_t messages_received;
     uint64_t timer_ticks;
     uint64_t idle_cycles; /* TSC cycles halted in the scheduler, waiting for work */
+    uint64_t switched_in; /* TSC when the running process got the core */
+    /* A process of this core woken for the running one, which is about to
+     * block: it runs next without a scheduler pass (scheduler_hand_off). */
+    struct process *handoff;
+    /* A timer tick came while the kernel ran: the next block passes through
+     * the scheduler loop (sleepers, inbox) instead of switching directly. */
+    uint32_t tick_unserved;
     uint64_t fault_stack_top;
     uint64_t gdt[GDT_ENTRIES];
     struct tss tss;

@@ -38,9 +38,9 @@ void fault_injection_check(void)
 
 #define DELAY_UNREAD UINT64_MAX
 
-static uint64_t ica_wait_delay[MAX_CORES] = {[0 ... MAX_CORES - 1] = DELAY_UNREAD};
+uint64_t ica_wait_delay[MAX_CORES] = {[0 ... MAX_CORES - 1] = DELAY_UNREAD};
 
-void fault_injection_widen_ica_wait(void)
+void fault_injection_widen_ica_wait_slowly(void)
 {
     uint64_t *delay = &ica_wait_delay[this_cpu()->index];
     if (*delay == DELAY_UNREAD)

@@ -19,38 +19,8 @@
 #define ENTRY_LARGE 0x80ull
 #define ENTRY_ADDRESS 0x000ffffffffff000ull
 
-struct ica *ica_lookup(uint64_t id)
-{
-    struct ica_pools *pools = kernel_shared->icas;
-    uint32_t index = ica_index(id), kind = ica_kind(id);
-    struct ica *ica = NULL;
-    if (kind == ICA_KIND_CONTROL && index < ICA_CONTROL_SLOTS)
-        ica = &pools->control[index];
-    else if (kind == ICA_KIND_DATA && index < ICA_DATA_SLOTS)
-        ica = &pools->data[index];
-    else if (kind == ICA_KIND_BLOCK && index < ICA_BLOCK_SLOTS)
-        ica = &pools->block[index];
-    if (ica == NULL || ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
-        return NULL;
-    return ica;
-}
-
-uint64_t ica_id_of(const struct ica *ica)
-{
-    struct ica_pools *pools = kernel_shared->icas;
-    uint32_t index = ica->kind == ICA_KIND_CONTROL ? (uint32_t)(ica - pools->control)
-                     : ica->kind == ICA_KIND_BLOCK ? (uint32_t)(ica - pools->block)
-                                                   : (uint32_t)(ica - pools->data);
-    return ((uint64_t)ica->generation << 32) | ((uint64_t)ica->kind << 24) | index;
-}
-
-uint64_t ica_virtual_address(const struct ica *ica)
-{
-    return (uint64_t)ica_address(ica_id_of(ica));
-}
-
-/* The leaf entry for `address` in `root`, or NULL when a table is missing. */
-static uint64_t *leaf_entry(uint64_t root, uint64_t address)
+/* The leaf table for `address` in `root`, or NULL when a table is missing. */
+static uint64_t *walk_to_leaf_table(uint64_t root, uint64_t address)
 {
     uint64_t *table = phys_to_virt(root);
     for (int level = 3; level >= 1; level--) {
@@ -59,27 +29,75 @@ static uint64_t *leaf_entry(uint64_t root, uint64_t address)
             return NULL;
         table = phys_to_virt(entry & ENTRY_ADDRESS);
     }
-    return &table[(address >> 12) & 511];
+    return table;
 }
 
-/* The leaf entry for `address`, walking the tables again only when `address`
- * enters a new leaf table (every 512 pages); *table_end tracks that. */
-static uint64_t *next_leaf_entry(uint64_t root, uint64_t address, uint64_t *previous,
+_Static_assert(PROCESS_CONTROL_LEAVES * 512 == ICA_CONTROL_SLOTS,
+               "one slot per control leaf table");
+_Static_assert(PROCESS_BLOCK_LEAVES * 512 == ICA_BLOCK_SLOTS, "one slot per block leaf table");
+
+/* Where the process remembers the leaf table covering `address`: a slot of
+ * its own in the control and block windows, else a direct-mapped one whose
+ * *tag must match. */
+static inline uint64_t **leaf_slot(struct process *process, uint64_t address, uint64_t **tag)
+{
+    uint64_t table = address >> 21;
+    *tag = NULL;
+    if (address >= ICA_CONTROL_BASE && table - (ICA_CONTROL_BASE >> 21) < PROCESS_CONTROL_LEAVES)
+        return &process->control_leaf[table - (ICA_CONTROL_BASE >> 21)];
+    if (address >= ICA_BLOCK_BASE && table - (ICA_BLOCK_BASE >> 21) < PROCESS_BLOCK_LEAVES)
+        return &process->block_leaf[table - (ICA_BLOCK_BASE >> 21)];
+    uint32_t way = (uint32_t)(table % PROCESS_LEAF_CACHE);
+    *tag = &process->leaf_region[way];
+    return &process->leaf_table[way];
+}
+
+/* The leaf entry for `address` in the process's tables, or NULL when a
+ * table is missing. Leaf tables found are remembered per process: ICA
+ * windows' tables are only ever added while the address space lives. */
+static inline uint64_t *leaf_entry(struct process *process, uint64_t address)
+{
+    if (process->root == 0)
+        return NULL; /* its address space is gone */
+    uint64_t *tag, **slot = leaf_slot(process, address, &tag);
+    uint64_t region = (address >> 21) + 1;
+    if (*slot == NULL || (tag != NULL && *tag != region)) {
+        uint64_t *table = walk_to_leaf_table(process->root, address);
+        if (table == NULL)
+            return NULL;
+        *slot = table;
+        if (tag != NULL)
+            *tag = region;
+    }
+    return &(*slot)[(address >> 12) & 511];
+}
+
+/* The leaf entry for `address`, looked up again only when `address` enters
+ * a new leaf table (every 512 pages); *table_end tracks that. */
+static uint64_t *next_leaf_entry(struct process *process, uint64_t address, uint64_t *previous,
                                  uint64_t *table_end)
 {
     if (previous != NULL && address < *table_end)
         return previous + 1;
     *table_end = (address | (512 * PAGE_SIZE - 1)) + 1;
-    return leaf_entry(root, address);
+    return leaf_entry(process, address);
 }
 
 static void unmap_pages(struct process *process, struct ica *ica)
 {
     uint64_t address = ica_virtual_address(ica), table_end = 0;
     bool running = this_cpu()->current == process;
+    if (ica->pages == 1) { /* control and block ICAs: one entry */
+        uint64_t *entry = leaf_entry(process, address);
+        if (entry != NULL)
+            *entry = 0;
+        if (running)
+            invlpg(address);
+        return;
+    }
     uint64_t *entry = NULL;
     for (uint32_t page = 0; page < ica->pages; page++, address += PAGE_SIZE) {
-        entry = next_leaf_entry(process->root, address, entry, &table_end); /* NULL: walks again */
+        entry = next_leaf_entry(process, address, entry, &table_end); /* NULL: walks again */
         if (entry != NULL)
             *entry = 0;
         if (running)
@@ -106,18 +124,24 @@ static bool prepare_tables(struct process *process, uint64_t address, uint64_t b
 static bool map_pages(struct process *process, struct ica *ica, uint64_t access)
 {
     uint64_t address = ica_virtual_address(ica);
+    if (ica->pages == 1) { /* control and block ICAs: one entry, tables made at creation */
+        uint64_t *entry = leaf_entry(process, address);
+        if (entry != NULL) {
+            *entry = ica->physical | ENTRY_PRESENT | ENTRY_USER | access;
+            return true;
+        }
+    }
     uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE, table_end = 0;
-    uint64_t *entry = next_leaf_entry(process->root, address, NULL, &table_end);
-    bool last_missing =
-        ica->pages > 1 && leaf_entry(process->root, address + bytes - PAGE_SIZE) == NULL;
+    uint64_t *entry = next_leaf_entry(process, address, NULL, &table_end);
+    bool last_missing = ica->pages > 1 && leaf_entry(process, address + bytes - PAGE_SIZE) == NULL;
     if (entry == NULL || last_missing) {
         if (!prepare_tables(process, address, bytes))
             return false;
-        entry = next_leaf_entry(process->root, address, NULL, &table_end);
+        entry = next_leaf_entry(process, address, NULL, &table_end);
     }
     for (uint32_t page = 0; page < ica->pages; page++) {
         if (page > 0)
-            entry = next_leaf_entry(process->root, address + page * PAGE_SIZE, entry, &table_end);
+            entry = next_leaf_entry(process, address + page * PAGE_SIZE, entry, &table_end);
         *entry = (ica->physical + page * PAGE_SIZE) | ENTRY_PRESENT | ENTRY_USER | access;
     }
     return true;
@@ -164,7 +188,14 @@ struct server_entry *server_of_pid(uint32_t pid)
     return NULL;
 }
 
-struct ring *server_ring(struct server_entry *server, uint32_t core)
+struct server_entry *server_of_process(struct process *process)
 {
-    return (struct ring *)(server->rings + (uint64_t)core * server->ring_stride);
+    struct server_entry *servers = kernel_shared->icas->servers;
+    uint32_t hint = process->server_hint;
+    if (hint != 0 && servers[hint - 1].pid == process->pid)
+        return &servers[hint - 1];
+    struct server_entry *server = server_of_pid(process->pid);
+    if (server != NULL)
+        process->server_hint = (uint32_t)(server - servers) + 1;
+    return server;
 }

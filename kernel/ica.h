@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "process.h"
 #include "ring.h"
+#include "shared.h"
 
 enum ica_state { ICA_FREE = 0, ICA_HELD, ICA_TRAVELLING };
 enum ica_delivery { ICA_AS_REQUEST = 1, ICA_AS_RESULT };
@@ -23,7 +24,9 @@ struct ica {
     uint32_t kind;
     uint32_t pages;
     uint64_t physical;
-    _Atomic uint32_t owner;       /* pid holding it (ICA_HELD) */
+    uint32_t index;         /* its slot in the pool of its kind (set at boot, never changes) */
+    uint64_t user_address;  /* where it is mapped in a holder: ica_address of its id */
+    _Atomic uint32_t owner; /* pid holding it (ICA_HELD) */
     _Atomic uint32_t destination; /* pid it travels to (ICA_TRAVELLING) */
     uint32_t allocator;           /* pid that allocated it */
     uint32_t delivery;            /* enum ica_delivery, for the receiver */
@@ -63,6 +66,11 @@ struct server_entry {
     uint32_t ring_stride; /* bytes between the rings of consecutive cores */
     uint8_t *rings;       /* core_count rings of ICA_RING_SLOTS ids */
     uint32_t next_core;   /* where the server's next receive starts looking */
+    /* Requests pushed into any of the rings (senders add one after each
+     * push) and taken out of them (the server alone): equal counts mean
+     * every ring is empty, so a receive looks at no ring at all. */
+    _Atomic uint64_t pushed __attribute__((aligned(64)));
+    uint64_t taken __attribute__((aligned(64)));
 };
 
 struct ica_pools {
@@ -74,9 +82,31 @@ struct ica_pools {
 };
 
 /* The descriptor for `id` when it is well-formed and current, else NULL. */
-struct ica *ica_lookup(uint64_t id);
-uint64_t ica_id_of(const struct ica *ica);
-uint64_t ica_virtual_address(const struct ica *ica);
+static inline struct ica *ica_lookup(uint64_t id)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    uint32_t index = ica_index(id), kind = ica_kind(id);
+    struct ica *ica = NULL;
+    if (kind == ICA_KIND_CONTROL && index < ICA_CONTROL_SLOTS)
+        ica = &pools->control[index];
+    else if (kind == ICA_KIND_DATA && index < ICA_DATA_SLOTS)
+        ica = &pools->data[index];
+    else if (kind == ICA_KIND_BLOCK && index < ICA_BLOCK_SLOTS)
+        ica = &pools->block[index];
+    if (ica == NULL || ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
+        return NULL;
+    return ica;
+}
+
+static inline uint64_t ica_id_of(const struct ica *ica)
+{
+    return ((uint64_t)ica->generation << 32) | ((uint64_t)ica->kind << 24) | ica->index;
+}
+
+static inline uint64_t ica_virtual_address(const struct ica *ica)
+{
+    return ica->user_address;
+}
 /* Unmaps the ICA from `process` (running on this core) / maps it in. Paste
  * may ask the m-kernel to build the page tables of a new ICA window region. */
 void ica_peel(struct process *process, struct ica *ica);
@@ -88,4 +118,9 @@ bool ica_paste_lent(struct process *process, struct ica *ica);
  * lend ends is handed to the m-kernel to be freed. */
 void ica_end_lends(struct process *holder, struct ica *control);
 struct server_entry *server_of_pid(uint32_t pid);
-struct ring *server_ring(struct server_entry *server, uint32_t core);
+/* server_of_pid of a process, remembering its slot for the next look. */
+struct server_entry *server_of_process(struct process *process);
+static inline struct ring *server_ring(struct server_entry *server, uint32_t core)
+{
+    return (struct ring *)(server->rings + (uint64_t)core * server->ring_stride);
+}

@@ -145,6 +145,24 @@ static void depart(struct ica *control, const struct attachments *with, uint32_t
     atomic_store_release(&control->state, ICA_TRAVELLING);
 }
 
+/* Writes the kernel's routing of `control` into its page: the entries in
+ * use, as the counts say (what lies past them means nothing). */
+static void write_routing(struct ica_control *page, const struct ica *control,
+                          const uint32_t *data_pages)
+{
+    page->return_depth = control->return_depth;
+    for (uint32_t i = 0; i < control->return_depth && i < ICA_MAX_RETURNS; i++)
+        page->returns[i] = control->returns[i];
+    page->data_count = control->attached_count;
+    for (uint32_t i = 0; i < control->attached_count; i++) {
+        page->data[i] = control->attached[i];
+        page->data_pages[i] = data_pages[i];
+    }
+    page->lent_count = control->lent_count;
+    for (uint32_t i = 0; i < control->lent_count; i++)
+        page->lent[i] = control->lent[i];
+}
+
 /* Pastes a control ICA that travelled to the caller, with its attachments,
  * and writes the routing into its page. False if it is not for the caller. */
 static bool arrive(struct ica *control)
@@ -172,23 +190,32 @@ static bool arrive(struct ica *control)
     page->origin = control->origin;
     page->sender = control->sender;
     page->sender_rights = control->sender_rights;
-    page->return_depth = control->return_depth;
-    memcpy(page->returns, control->returns, sizeof(page->returns));
-    page->data_count = control->attached_count;
-    memcpy(page->data, control->attached, sizeof(page->data));
-    memcpy(page->data_pages, data_pages, sizeof(page->data_pages));
-    page->lent_count = control->lent_count;
-    memcpy(page->lent, control->lent, sizeof(page->lent));
+    write_routing(page, control, data_pages);
     return true;
 }
 
 /* Wakes `target` if it waits for an ICA (the scheduler's wake: directly on
- * this core, else a wake message and an IPI to its core). */
-static void wake_waiting(struct process *target)
+ * this core, else a wake message and an IPI to its core). With `hand_off`
+ * (the caller is about to block) a target on this core runs next directly. */
+static void wake_or_hand_off(struct process *target, bool hand_off)
 {
     memory_fence();
-    if (atomic_load_acquire(&target->ica_waiting) && atomic_swap(&target->ica_waiting, 0))
-        scheduler_send_to_owner(MESSAGE_PROCESS_WAKE, target);
+    if (!atomic_load_acquire(&target->ica_waiting) || !atomic_swap(&target->ica_waiting, 0))
+        return;
+    if (target->core == this_cpu()->index) {
+        if (hand_off)
+            scheduler_hand_off(target);
+        else
+            scheduler_wake(target);
+        return;
+    }
+    /* another core: one message, an IPI only if that core halts or must preempt */
+    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
+                                        .process_wake = {target->pid}};
+    if (scheduler_must_interrupt(target))
+        intercore_send_urgent(target->core, &message);
+    else
+        intercore_send(target->core, &message);
 }
 
 static void discard(uint64_t control_id)
@@ -197,34 +224,41 @@ static void discard(uint64_t control_id)
     mkernel_notify(&message);
 }
 
-static void push_result(struct process *target, uint64_t control_id)
+static void push_result(struct process *target, uint64_t control_id, bool hand_off)
 {
-    if (!ring_push(&target->results.ring, &control_id)) {
+    if (!ring_push_u64(&target->results.ring, control_id)) {
         kprintf("ica: result ring of pid %u full; result discarded\n", target->pid);
         discard(control_id);
         return;
     }
-    wake_waiting(target);
+    wake_or_hand_off(target, hand_off);
 }
 
-void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
+/* Delivers the result; false when `target_pid` is no process (it was discarded). */
+static bool deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_off)
 {
     struct process *target = process_find(target_pid);
     if (target == NULL || target->state == PROCESS_ZOMBIE) {
         discard(control_id);
-        return;
+        return target != NULL;
     }
     if (target->core == this_cpu()->index) {
-        push_result(target, control_id);
-        return;
+        push_result(target, control_id, hand_off);
+        return true;
     }
     struct intercore_message message = {.type = MESSAGE_ICA_RESULT,
                                         .ica_result = {target_pid, control_id}};
     memory_fence();
-    if (atomic_swap(&target->ica_waiting, 0))
+    if (atomic_swap(&target->ica_waiting, 0) && scheduler_must_interrupt(target))
         intercore_send_urgent(target->core, &message);
     else
-        intercore_send(target->core, &message);
+        intercore_send(target->core, &message); /* IPIs the core if it halts */
+    return true;
+}
+
+void ica_deliver_result(uint32_t target_pid, uint64_t control_id)
+{
+    deliver_result(target_pid, control_id, false);
 }
 
 void serve_ica_result(const struct intercore_message *message,
@@ -236,7 +270,7 @@ void serve_ica_result(const struct intercore_message *message,
         discard(request->control);
         return;
     }
-    if (!ring_push(&target->results.ring, &request->control)) {
+    if (!ring_push_u64(&target->results.ring, request->control)) {
         discard(request->control);
         return;
     }
@@ -256,31 +290,42 @@ static bool accept(uint64_t id)
 
 /* The oldest usable request of a server's ring. Only the head is consumed:
  * another core is the ring's producer, so nothing may be pushed back. */
-static uint64_t take_request(struct ring *ring)
+static uint64_t take_request(struct server_entry *server, struct ring *ring)
 {
     uint64_t id;
-    while (ring_pop(ring, &id))
+    while (ring_pop_u64(ring, &id)) {
+        server->taken++;
         if (accept(id))
             return id;
+    }
     return NO_ICA;
 }
 
 /* Takes `wanted` (or, with NO_ICA, the oldest entry) out of the caller's own
  * result ring; the others keep their order. Re-pushing is safe only here:
- * this core is both the producer and the consumer of a result ring. */
+ * this core is both the producer and the consumer of a result ring. The
+ * common case, the wanted result at the head, is one pop. */
 static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
 {
+    const uint64_t *head = ring_peek(ring);
+    if (head == NULL)
+        return NO_ICA;
+    if (wanted == NO_ICA || *head == wanted) {
+        uint64_t id = NO_ICA;
+        ring_pop_u64(ring, &id);
+        return accept(id) ? id : take_from_ring(ring, wanted);
+    }
     uint32_t count = ring_count(ring);
     uint64_t found = NO_ICA;
     for (uint32_t i = 0; i < count; i++) {
-        uint64_t id;
-        ring_pop(ring, &id);
+        uint64_t id = NO_ICA;
+        ring_pop_u64(ring, &id);
         if (found == NO_ICA && (wanted == NO_ICA || id == wanted)) {
             if (accept(id))
                 found = id;
             continue;
         }
-        ring_push(ring, &id);
+        ring_push_u64(ring, id);
     }
     return found;
 }
@@ -361,7 +406,8 @@ static void report_if_undelivered(const struct server_entry *server, uint32_t se
 }
 
 /* Checks the server and the control ICA, then hands it over. */
-static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, bool forward)
+static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, bool forward,
+                           bool hand_off)
 {
     struct ica *control;
     struct attachments with;
@@ -370,8 +416,8 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
         error = read_attachments(control, &with);
     if (error != 0)
         return error;
-    struct server_entry *server = server_of_pid(server_pid);
     struct process *target = process_find(server_pid);
+    struct server_entry *server = target != NULL ? server_of_process(target) : NULL;
     if (server == NULL || target == NULL || target->state == PROCESS_ZOMBIE)
         return -E_NOT_FOUND;
     if (server_pid == me()->pid)
@@ -392,16 +438,23 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     depart(control, &with, server_pid, ICA_AS_REQUEST);
     if (flags & ICA_FROM_KERNEL)
         control->sender_rights = RIGHT_KERNEL;
-    ring_push(ring, &id);
+    if (target->core == this_cpu()->index && target->direct_request == 0 && ring_is_empty(ring)) {
+        target->direct_request = id; /* nothing older waits on this core: no ring */
+        memory_fence();
+    } else {
+        ring_push_u64(ring, id);
+        atomic_add(&server->pushed, 1); /* before the wake: a full barrier */
+    }
     report_if_undelivered(server, server_pid, id);
-    wake_waiting(target);
+    wake_or_hand_off(target, hand_off);
     return 0;
 }
 
 /* A request; with ICA_SYNC, also the wait for its result. */
 static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 {
-    long error = refused("request", id, send_to_server(server_pid, id, flags, false));
+    bool sync = flags & ICA_SYNC;
+    long error = refused("request", id, send_to_server(server_pid, id, flags, false, sync));
     if (error != 0 || !(flags & ICA_SYNC))
         return error;
     long result = collect(id, true);
@@ -424,10 +477,12 @@ long sys_ica_forward(uint32_t server, uint64_t control, uint32_t flags)
 {
     if (flags & ICA_FROM_KERNEL)
         return refused("forward", control, -E_INVALID);
-    return refused("forward", control, send_to_server(server, control, flags, true));
+    return refused("forward", control, send_to_server(server, control, flags, true, false));
 }
 
-long sys_ica_return(uint64_t id)
+/* Sends the result back to the top of the return stack; with `hand_off` a
+ * requester waiting on this core runs next once the caller blocks. */
+static long return_result(uint64_t id, bool hand_off)
 {
     struct ica *control;
     struct attachments with;
@@ -443,17 +498,34 @@ long sys_ica_return(uint64_t id)
     /* The ICA has left the caller either way: a requester that ended gets
      * nothing and the kernel frees it (an error here would tell the caller it
      * still held an ICA it had lost). */
-    ica_deliver_result(target, id);
+    deliver_result(target, id, hand_off);
     return 0;
+}
+
+long sys_ica_return(uint64_t id)
+{
+    return return_result(id, false);
+}
+
+/* Whether a sender has pushed a request the server has not taken yet. */
+static inline bool server_has_requests(const struct server_entry *server)
+{
+    return atomic_load_acquire(&server->pushed) != server->taken;
 }
 
 static bool requests_waiting(void)
 {
-    struct server_entry *server = server_of_pid(me()->pid);
-    for (uint32_t core = 0; core < kernel_shared->core_count; core++)
-        if (!ring_is_empty(server_ring(server, core)))
-            return true;
-    return false;
+    return me()->direct_request != 0 || server_has_requests(server_of_process(me()));
+}
+
+/* The request handed straight to the caller, pasted; NO_ICA when none (or stale). */
+static uint64_t take_direct_request(void)
+{
+    uint64_t id = me()->direct_request;
+    if (id == 0)
+        return NO_ICA;
+    me()->direct_request = 0;
+    return accept(id) ? id : NO_ICA;
 }
 
 static bool requests_or_results_waiting(void)
@@ -461,9 +533,9 @@ static bool requests_or_results_waiting(void)
     return requests_waiting() || results_waiting();
 }
 
-long sys_ica_receive(uint32_t flags, uint64_t timeout_ms)
+static long receive(uint32_t flags, uint64_t timeout_ms)
 {
-    struct server_entry *server = server_of_pid(me()->pid);
+    struct server_entry *server = server_of_process(me());
     if (server == NULL)
         return refused("receive (not a server)", 0, -E_PERMISSION);
     uint32_t cores = kernel_shared->core_count;
@@ -474,11 +546,18 @@ long sys_ica_receive(uint32_t flags, uint64_t timeout_ms)
         wake_tick = this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
     }
     for (;;) {
-        for (uint32_t step = 0; step < cores; step++) {
-            uint32_t core = (server->next_core + step) % cores;
-            uint64_t id = take_request(server_ring(server, core));
+        uint64_t direct = take_direct_request();
+        if (direct != NO_ICA)
+            return (long)direct;
+        uint32_t core = server->next_core < cores ? server->next_core : 0;
+        uint32_t steps = server_has_requests(server) ? cores : 0;
+        for (uint32_t step = 0; step < steps; step++, core = core + 1 == cores ? 0 : core + 1) {
+            struct ring *ring = server_ring(server, core);
+            if (ring_consumer_sees_empty(ring))
+                continue;
+            uint64_t id = take_request(server, ring);
             if (id != NO_ICA) {
-                server->next_core = (core + 1) % cores;
+                server->next_core = core + 1 == cores ? 0 : core + 1;
                 return (long)id;
             }
         }
@@ -492,6 +571,11 @@ long sys_ica_receive(uint32_t flags, uint64_t timeout_ms)
         wait_for_ica_until((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting,
                            wake_tick);
     }
+}
+
+long sys_ica_receive(uint32_t flags, uint64_t timeout_ms)
+{
+    return receive(flags, timeout_ms);
 }
 
 long sys_ica_collect(uint32_t flags)
@@ -588,4 +672,29 @@ long sys_ica_stats(uint64_t buffer)
     for (uint32_t i = 0; i < PROCESS_SLOTS; i++)
         stats.processes_used += kernel_shared->processes[i].state != PROCESS_FREE;
     return copy_to_user(buffer, &stats, sizeof(stats));
+}
+
+/* A server's reply and its next receive in one call (seL4's ReplyRecv): the
+ * result goes back (a requester waiting on this core runs next, directly),
+ * then the caller waits for its next request. A refused return is reported
+ * as its error and nothing is received. */
+long sys_ica_return_receive(uint64_t id, uint32_t flags, uint64_t timeout_ms)
+{
+    long error = return_result(id, true);
+    if (error != 0)
+        return error;
+    return receive(flags, timeout_ms);
+}
+
+/* A server's forward to the next stage and its next receive in one call. */
+long sys_ica_forward_receive(uint32_t server, uint64_t control, uint32_t forward_flags,
+                             uint32_t flags, uint64_t timeout_ms)
+{
+    if (forward_flags & ICA_FROM_KERNEL)
+        return refused("forward", control, -E_INVALID);
+    long error =
+        refused("forward", control, send_to_server(server, control, forward_flags, true, true));
+    if (error != 0)
+        return error;
+    return receive(flags, timeout_ms);
 }

@@ -76,6 +76,7 @@ static void push_message(uint32_t to, struct intercore_message *message)
         if (intercore_poll() == 0)
             cpu_relax();
     }
+    atomic_store_fenced(&kernel_shared->cpus[to].inbox_hint, 1);
     cpu->messages_sent++;
 }
 
@@ -162,10 +163,11 @@ static void dispatch(const struct intercore_message *message)
     serve(message);
 }
 
-unsigned intercore_poll(void)
+unsigned intercore_drain(void)
 {
     struct cpu *cpu = this_cpu();
     unsigned handled = 0;
+    atomic_store_fenced(&cpu->inbox_hint, 0);
     for (uint32_t from = 0; from < kernel_shared->core_count; from++) {
         if (from == cpu->index)
             continue;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "intercore_area.h"
+#include "cpu.h"
 #include "ring.h"
 
 /* Every message type, its typed request and reply, and struct intercore_message
@@ -42,8 +43,17 @@ struct intercore_services {
 };
 /* Installs the services this kernel image answers with (once per image). */
 void intercore_install_services(const struct intercore_services *services);
-/* Handles every message waiting in this core's inboxes; returns how many. */
-unsigned intercore_poll(void);
+/* Handles every message waiting in this core's inboxes; returns how many.
+ * intercore_poll looks at the core's inbox hint first (inline) and drains
+ * only when a sender has pushed since the last drain. */
+unsigned intercore_drain(void);
+static inline unsigned intercore_poll(void)
+{
+    /* A push made after the drain clears the hint sets it again: nothing is missed. */
+    if (!atomic_load_acquire(&this_cpu()->inbox_hint))
+        return 0;
+    return intercore_drain();
+}
 /* Halts until an IPI or interrupt arrives, unless a message is already waiting. */
 void intercore_wait(void);
 /* Installs the IPI vector handler; each core calls it once. */

@@ -30,7 +30,10 @@ enum wait_reason {
     WAIT_ICA,          /* SYS_ICA_RECEIVE / SYS_ICA_COLLECT / a synchronous request */
 };
 
-#define RESULT_RING_SLOTS 128 /* > ICA_PER_PROCESS: results can never overflow it */
+#define PROCESS_LEAF_CACHE 8
+#define PROCESS_CONTROL_LEAVES 8 /* ICA_CONTROL_SLOTS pages / 512 */
+#define PROCESS_BLOCK_LEAVES 16  /* ICA_BLOCK_SLOTS pages / 512 */
+#define RESULT_RING_SLOTS 128    /* > ICA_PER_PROCESS: results can never overflow it */
 
 /* Fields are grouped by the core that writes them. The m-kernel fills a
  * slot before the process runs and empties it after; in between, the
@@ -90,6 +93,18 @@ struct process {
         uint64_t storage[RESULT_RING_SLOTS];
     } results;
     uint32_t results_seen; /* results left queued by the last look for a wanted one */
+    uint32_t server_hint;  /* 1 + its slot in the server table, when last seen there */
+    /* A request a sender on this core handed straight to this server instead
+     * of pushing it into its ring (0: none); its next receive takes it first. */
+    uint64_t direct_request;
+    /* Owning core: the leaf page tables of ICA windows found so far
+     * (kernel/ica.c); ICA tables live as long as the address space. The
+     * control and block windows have one slot per table; data ICAs share a
+     * direct-mapped few (2 MiB region number + 1, 0: empty). */
+    uint64_t *control_leaf[PROCESS_CONTROL_LEAVES];
+    uint64_t *block_leaf[PROCESS_BLOCK_LEAVES];
+    uint64_t leaf_region[PROCESS_LEAF_CACHE];
+    uint64_t *leaf_table[PROCESS_LEAF_CACHE];
 
     /* Any core. */
     _Atomic uint64_t notifications; /* SYS_NOTIFY count: added by the notifier */

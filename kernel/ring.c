@@ -20,28 +20,6 @@ bool ring_init(struct ring *ring, uint32_t capacity, uint32_t slot_size)
     return true;
 }
 
-static uint8_t *ring_slot(const struct ring *ring, uint32_t index)
-{
-    return (uint8_t *)ring->slots + (size_t)(index & (ring->capacity - 1)) * ring->slot_size;
-}
-
-uint32_t ring_count(const struct ring *ring)
-{
-    uint32_t head = atomic_load_acquire(&ring->head);
-    uint32_t tail = atomic_load_acquire(&ring->tail);
-    return head - tail;
-}
-
-bool ring_is_empty(const struct ring *ring)
-{
-    return ring_count(ring) == 0;
-}
-
-bool ring_is_full(const struct ring *ring)
-{
-    return ring_count(ring) >= ring->capacity;
-}
-
 bool ring_push(struct ring *ring, const void *item)
 {
     uint32_t head = ring->head;
@@ -51,15 +29,6 @@ bool ring_push(struct ring *ring, const void *item)
     memcpy(ring_slot(ring, head), item, ring->slot_size);
     atomic_store_release(&ring->head, head + 1);
     return true;
-}
-
-const void *ring_peek(const struct ring *ring)
-{
-    uint32_t tail = ring->tail;
-    uint32_t head = atomic_load_acquire(&ring->head);
-    if (head == tail)
-        return NULL;
-    return ring_slot(ring, tail);
 }
 
 bool ring_pop(struct ring *ring, void *item)

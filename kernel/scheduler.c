@@ -11,6 +11,7 @@
 #include "lapic.h"
 #include "mkernel_client.h"
 #include "panic.h"
+#include "profile_mark.h"
 #include "run_queue.h"
 #include "selftest.h"
 #include "shared.h"
@@ -117,6 +118,12 @@ void scheduler_send_to_owner(uint32_t type, struct process *process)
         serve_process_adopt(&message, &message.process_adopt);
 }
 
+bool scheduler_must_interrupt(const struct process *process)
+{
+    const struct process *running = kernel_shared->cpus[process->core].current; /* a hint */
+    return running != NULL && process->priority < running->priority;
+}
+
 static void wake_sleepers(void)
 {
     struct cpu *cpu = this_cpu();
@@ -138,19 +145,34 @@ static void report_exit(struct process *process)
     mkernel_notify(&message);
 }
 
-static void run_process(struct process *process)
+/* The running process's state goes into the core (address space, kernel
+ * stack, FPU) and its cycles start counting. */
+static void switch_in(struct cpu *cpu, struct process *process)
 {
-    struct cpu *cpu = this_cpu();
     cpu->current = process;
     process->state = PROCESS_RUNNING;
     cpu->kernel_stack_top = process_kernel_stack_top(process);
     cpu->tss.rsp[0] = cpu->kernel_stack_top;
     write_cr3(process->root);
     __asm__ volatile("fxrstor64 %0" : : "m"(process->fpu_state));
-    uint64_t switched_in = rdtsc();
-    switch_context(&cpu->scheduler_rsp, process->saved_rsp);
-    process->cpu_cycles += rdtsc() - switched_in;
+    profile_mark_running(process->pid);
+    cpu->switched_in = rdtsc();
+}
+
+static void switch_out(struct cpu *cpu, struct process *process)
+{
+    process->cpu_cycles += rdtsc() - cpu->switched_in;
     __asm__ volatile("fxsave64 %0" : "=m"(process->fpu_state));
+}
+
+static void run_process(struct process *process)
+{
+    struct cpu *cpu = this_cpu();
+    switch_in(cpu, process);
+    switch_context(&cpu->scheduler_rsp, process->saved_rsp);
+    process = cpu->current; /* direct switches may have passed the core on */
+    switch_out(cpu, process);
+    profile_mark_running(0);
     cpu->current = NULL;
     if (process->state == PROCESS_READY) {
         make_ready(process);
@@ -168,6 +190,7 @@ void scheduler_init(void)
 void scheduler_run(void)
 {
     for (;;) {
+        this_cpu()->tick_unserved = 0;
         intercore_poll();
         wake_sleepers();
         uint32_t slot = run_queue_pop(my_queue());
@@ -190,8 +213,55 @@ static void switch_to_scheduler(void)
     switch_context(&cpu->current->saved_rsp, cpu->scheduler_rsp);
 }
 
+void scheduler_hand_off(struct process *process)
+{
+    struct cpu *cpu = this_cpu();
+    if (process->state != PROCESS_WAITING || process->core != cpu->index)
+        return;
+    scheduler_hand_off_flush();
+    cpu->handoff = process;
+}
+
+void scheduler_hand_off_flush(void)
+{
+    struct cpu *cpu = this_cpu();
+    struct process *process = cpu->handoff;
+    if (process == NULL)
+        return;
+    cpu->handoff = NULL;
+    scheduler_wake(process);
+}
+
+/* The handed-off process, if it still waits and nothing more urgent is ready
+ * (else it is woken the ordinary way and NULL is returned). */
+static struct process *take_hand_off(struct cpu *cpu)
+{
+    struct process *next = cpu->handoff;
+    if (next == NULL)
+        return NULL;
+    cpu->handoff = NULL;
+    if (next->state != PROCESS_WAITING)
+        return NULL;
+    if (cpu->tick_unserved || run_queue_best_priority(my_queue()) < next->priority) {
+        scheduler_wake(next);
+        return NULL;
+    }
+    next->wait_reason = WAIT_NONE;
+    return next;
+}
+
+/* L4's direct process switch: from the blocking process straight to `next`,
+ * on this core, without a pass through the scheduler loop. */
+static void switch_directly(struct cpu *cpu, struct process *from, struct process *next)
+{
+    switch_out(cpu, from);
+    switch_in(cpu, next);
+    switch_context(&from->saved_rsp, next->saved_rsp);
+}
+
 void scheduler_yield(void)
 {
+    scheduler_hand_off_flush();
     this_cpu()->current->state = PROCESS_READY;
     switch_to_scheduler();
 }
@@ -204,13 +274,18 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick)
     process->wake_tick = wake_tick;
     if (is_sleeper(reason, wake_tick))
         this_cpu()->sleepers++;
-    switch_to_scheduler();
+    struct process *next = take_hand_off(this_cpu());
+    if (next != NULL)
+        switch_directly(this_cpu(), process, next);
+    else
+        switch_to_scheduler();
 }
 
 void scheduler_exit_current(int32_t code)
 {
     struct process *process = this_cpu()->current;
     crash_if_requested(process, code); /* returns unless a crash was asked for */
+    scheduler_hand_off_flush();
     process->exit_code = code;
     process->state = PROCESS_ZOMBIE;
     struct process *parent = process_find(process->parent);
@@ -224,8 +299,11 @@ void scheduler_preempt_check(struct trap_frame *frame, int tick)
 {
     struct cpu *cpu = this_cpu();
     struct process *process = cpu->current;
-    if ((frame->cs & 3) == 0 || process == NULL)
+    if ((frame->cs & 3) == 0 || process == NULL) {
+        if (tick)
+            cpu->tick_unserved = 1;
         return;
+    }
     intercore_poll();
     if (tick) {
         process->ticks++;

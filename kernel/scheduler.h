@@ -3,6 +3,7 @@
  * level, with time slices from the LAPIC timer; blocked processes wait in
  * PROCESS_WAITING until a message or a deadline makes them ready. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 #include "process.h"
 #include "run_queue.h"
@@ -20,6 +21,11 @@ void scheduler_run(void) __attribute__((noreturn));
 void scheduler_adopt(struct process *process);
 /* Makes a waiting process of this core ready (it re-checks why it waited). */
 void scheduler_wake(struct process *process);
+/* `process` (waiting on this core, just given work by the running process,
+ * which is about to block) runs next, directly, when that process blocks;
+ * the flush makes a pending one ready the ordinary way instead. */
+void scheduler_hand_off(struct process *process);
+void scheduler_hand_off_flush(void);
 /* The running process gives up the core; its state says whether it stays ready. */
 void scheduler_yield(void);
 /* The running process blocks for `reason` (until woken, or until `wake_tick`). */
@@ -28,5 +34,9 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick);
 void scheduler_exit_current(int32_t code) __attribute__((noreturn));
 /* Interrupt from user mode: preempt if a more urgent process is ready or the slice is used up. */
 void scheduler_preempt_check(struct trap_frame *frame, int tick);
+/* Whether waking `process` on its (other) core must interrupt that core:
+ * only when it outranks what runs there. A halted core is woken by the
+ * inter-core layer anyway; a busy one finds the message at its next poll. */
+bool scheduler_must_interrupt(const struct process *process);
 /* Sends `type` about process `pid` to the core that owns it (or handles it here). */
 void scheduler_send_to_owner(uint32_t type, struct process *process);

@@ -351,6 +351,7 @@ void syscall_dispatch(struct trap_frame *frame)
     if (number < SYS_COUNT && syscall_handlers[number] != NULL)
         result = syscall_handlers[number](frame);
     frame->rax = (uint64_t)result;
+    scheduler_hand_off_flush(); /* a hand-off the caller did not block for */
     exit_if_killed();
 }
 

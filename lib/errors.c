@@ -27,6 +27,7 @@ static const char *const error_texts[E_ERROR_COUNT] = {
     [E_QUOTA] = "quota exceeded",
     [E_BAD_HANDLE] = "bad handle",
     [E_SERVER_ENDED] = "server ended before answering",
+    [E_NEEDS_DATA] = "a data ICA is needed",
 };
 
 const char *error_text(long code)

@@ -125,10 +125,29 @@ long pread(int fd, void *buffer, size_t length, uint64_t offset)
     return (long)done;
 }
 
+/* A few bytes go in the control ICA itself: FS has BLK write them in place
+ * (FS_WRITE without a data ICA), or answers -E_NEEDS_DATA. */
+static long write_inline(const struct file_descriptor *file, const uint8_t *data, uint64_t length,
+                         uint64_t offset)
+{
+    long error = file_channel_begin(FS_WRITE, 0);
+    if (error != 0)
+        return error;
+    struct ica_control *page = file_channel_page();
+    memcpy(page->payload, data, (size_t)length);
+    *fs_write_of(page) = (struct fs_write_message){file->handle, offset, length};
+    return file_channel_call(false);
+}
+
 /* One FS_WRITE of at most a data ICA. */
 static long write_piece(const struct file_descriptor *file, const uint8_t *data, uint64_t length,
                         uint64_t offset)
 {
+    if (length <= FS_INLINE_WRITE_BYTES) {
+        long bytes = write_inline(file, data, length, offset);
+        if (bytes != -E_NEEDS_DATA)
+            return bytes;
+    }
     long error = file_channel_begin(FS_WRITE, length);
     if (error != 0)
         return error;

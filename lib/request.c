@@ -65,6 +65,23 @@ long ica_receive(uint32_t flags)
     return syscall6(SYS_ICA_RECEIVE, flags, 0, 0, 0, 0, 0);
 }
 
+long ica_return_receive(uint64_t control, uint32_t flags, uint64_t timeout_ms)
+{
+    return syscall6(SYS_ICA_RETURN_RECEIVE, (long)control, flags, (long)timeout_ms, 0, 0, 0);
+}
+
+long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags, uint32_t flags,
+                         uint64_t timeout_ms)
+{
+    return syscall6(SYS_ICA_FORWARD_RECEIVE, server, (long)control, forward_flags, flags,
+                    (long)timeout_ms, 0);
+}
+
+bool ica_held(uint64_t id)
+{
+    return syscall6(SYS_ICA_LEND_COUNT, (long)id, 0, 0, 0, 0, 0) >= 0;
+}
+
 long ica_receive_within(uint32_t flags, uint64_t milliseconds)
 {
     return syscall6(SYS_ICA_RECEIVE, flags | ICA_TIMEOUT, milliseconds, 0, 0, 0, 0);

@@ -26,12 +26,17 @@ bool ica_services_init(void)
     if (pools == 0)
         return false;
     kernel_shared->icas = phys_to_virt(pools);
+    struct ica_pools *icas = kernel_shared->icas;
     for (uint32_t i = 0; i < ICA_CONTROL_SLOTS; i++)
-        kernel_shared->icas->control[i] = (struct ica){.generation = 1, .kind = ICA_KIND_CONTROL};
+        icas->control[i] = (struct ica){1, .kind = ICA_KIND_CONTROL, .index = i,
+                                        .user_address = ICA_CONTROL_BASE + (uint64_t)i * 4096};
     for (uint32_t i = 0; i < ICA_DATA_SLOTS; i++)
-        kernel_shared->icas->data[i] = (struct ica){.generation = 1, .kind = ICA_KIND_DATA};
+        icas->data[i] =
+            (struct ica){1, .kind = ICA_KIND_DATA, .index = i,
+                         .user_address = ICA_DATA_BASE + (uint64_t)i * ICA_DATA_MAX_BYTES};
     for (uint32_t i = 0; i < ICA_BLOCK_SLOTS; i++)
-        kernel_shared->icas->block[i] = (struct ica){.generation = 1, .kind = ICA_KIND_BLOCK};
+        icas->block[i] = (struct ica){1, .kind = ICA_KIND_BLOCK, .index = i,
+                                      .user_address = ICA_BLOCK_BASE + (uint64_t)i * 4096};
     return true;
 }
 
@@ -257,6 +262,8 @@ static long register_server(uint32_t pid, const char *name)
     if (error != 0)
         return error;
     slot->next_core = 0;
+    slot->pushed = 0;
+    slot->taken = 0;
     for (uint32_t core = 0; core < kernel_shared->core_count; core++)
         ring_init(server_ring(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
     strncpy(slot->name, name, SERVER_NAME_BYTES - 1);

@@ -10,6 +10,7 @@
 #include "initrd.h"
 #include "pager_services.h"
 #include "process_copy.h"
+#include "profile_mark.h"
 #include "layout.h"
 #include "paging.h"
 #include "physical_memory.h"
@@ -156,6 +157,7 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
     prepare_first_entry(process, &program);
     device_process_start(process, request->flags);
     process->state = PROCESS_READY;
+    profile_note_program(process->pid, process->core, process->name);
     hand_to_core(process);
     return process->pid;
 }

@@ -5,6 +5,7 @@
 void run_file_cases(struct fs_link *link);
 void run_readblock_cases(struct fs_link *link);
 void run_error_cases(struct fs_link *link);
+void run_small_write_cases(struct fs_link *link);
 /* FS's checks of handles, offsets and sizes (handle_cases.c). */
 void run_handle_cases(struct fs_link *link);
 /* Between processes: unlink while open, another's handle (sharing_cases.c). */

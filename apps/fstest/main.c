@@ -38,6 +38,7 @@ int main(int argc, char **argv)
     } else {
         run_file_cases(&link);
         run_readblock_cases(&link);
+        run_small_write_cases(&link);
         run_error_cases(&link);
         run_handle_cases(&link);
         run_sharing_cases(&link);

@@ -255,6 +255,26 @@ static void return_to_ended_requester(struct setup *setup)
     expect(setup, "return_ended_ica_gone", ica_free((uint64_t)request) < 0, 1);
 }
 
+/* The combined calls refuse what their parts refuse, and receive nothing then. */
+static void combined_calls(struct setup *setup)
+{
+    uint64_t control = new_control();
+    expect(setup, "return_receive_not_received", ica_return_receive(control, ICA_NO_WAIT, 0),
+           -E_INVALID);
+    expect(setup, "forward_receive_not_received",
+           ica_forward_receive(setup->echo, control, 0, ICA_NO_WAIT, 0), -E_INVALID);
+    expect(setup, "forward_receive_no_such_server",
+           ica_forward_receive(250, control, 0, ICA_NO_WAIT, 0), -E_NOT_FOUND);
+    expect(setup, "return_receive_stale_id",
+           ica_return_receive(0x7777ull << 32 | 3, ICA_NO_WAIT, 0), -E_INVALID);
+    request_prepare(control, IPC_ECHO);
+    ipc_echo_of(ica_control_of(control))->value = 4;
+    long error = ica_request(setup->echo, control, ICA_SYNC);
+    expect(setup, "combined_refusals_ica_still_held",
+           error != 0 ? error : ica_control_of(control)->result, 5);
+    ica_free(control);
+}
+
 int bad_main(int argc, char **argv)
 {
     (void)argc;
@@ -278,6 +298,7 @@ int bad_main(int argc, char **argv)
     isolation(&setup);
     wrong_roles(&setup);
     return_to_ended_requester(&setup);
+    combined_calls(&setup);
     uint64_t control = new_control();
     expect(&setup, "server_alive_after_all", ipc_call_echo(setup.echo, control, 9), 10);
     ica_free(control);

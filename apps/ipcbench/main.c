@@ -1,6 +1,6 @@
-/* ipcbench [--requests N]: cost of ICA requests in TSC cycles and IPIs per
- * request: null requests, two-stage chains (direct return or through S1),
- * data handover vs copying, and the paper's placements #1-#5 (docs/ica.md). */
+/* ipcbench [--requests N] [--only null|two_stage|data|placements]: cost of ICA requests in TSC
+ * cycles and IPIs per request: null requests, two-stage chains (direct return or through S1), data
+ * handover vs copying, and the paper's placements #1-#5 (docs/ica.md). */
 #include "ipcbench.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,13 +164,24 @@ static uint32_t online_cores(void)
     return count > 0 ? (uint32_t)count : 1;
 }
 
+/* True unless --only names another group of cases. */
+static bool chosen(const char *only, const char *group)
+{
+    return only == NULL || strcmp(only, group) == 0;
+}
+
 int main(int argc, char **argv)
 {
-    for (int i = 1; i + 1 < argc; i++)
+    const char *only = NULL;
+    for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--requests") == 0)
             requests = strtol(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--only") == 0)
+            only = argv[i + 1];
+    }
     if (requests < 100) {
-        printf("usage: ipcbench [--requests N] (N >= 100)\n");
+        printf(
+            "usage: ipcbench [--requests N] [--only null|two_stage|data|placements] (N >= 100)\n");
         return 2;
     }
     cores = online_cores();
@@ -182,10 +193,14 @@ int main(int argc, char **argv)
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0)
         return 1;
-    null_requests((uint64_t)control);
-    two_stage_requests((uint64_t)control);
-    data_requests((uint64_t)control);
-    placement_forms((uint64_t)control);
+    if (chosen(only, "null"))
+        null_requests((uint64_t)control);
+    if (chosen(only, "two_stage"))
+        two_stage_requests((uint64_t)control);
+    if (chosen(only, "data"))
+        data_requests((uint64_t)control);
+    if (chosen(only, "placements"))
+        placement_forms((uint64_t)control);
     ica_free((uint64_t)control);
     return all_ok ? 0 : 1;
 }

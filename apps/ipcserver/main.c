@@ -93,17 +93,31 @@ long ipc_touch_copy(void *context, uint64_t control, struct ipc_touch_copy_messa
     return touch_window(message->bytes);
 }
 
-/* Answers and returns the request; the page is gone once returned. */
-static void answer(uint64_t control)
+/* Answers the request, returns it and receives the next one (one system
+ * call); the page is gone once returned. */
+static long answer(uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
     uint32_t operation = page->operation;
     page->result = ipc_dispatch(NULL, control);
-    long error = ica_return(control);
-    if (error != 0)
-        printf("ipcserver: return failed: %s\n", error_text(error));
-    if (operation == IPC_EXIT)
+    if (operation == IPC_EXIT) {
+        long error = ica_return(control);
+        if (error != 0)
+            printf("ipcserver: return failed: %s\n", error_text(error));
         exit(0);
+    }
+    long next = ica_return_receive(control, ICA_OR_RESULT, 0);
+    if (next >= 0)
+        return next;
+    printf("ipcserver: return failed: %s\n", error_text(next));
+    return ica_receive(ICA_OR_RESULT);
+}
+
+/* A forward was refused: its error goes back as the result. */
+static long answer_refused(uint64_t control)
+{
+    long next = ica_return_receive(control, ICA_OR_RESULT, 0);
+    return next >= 0 ? next : ica_receive(ICA_OR_RESULT);
 }
 
 int main(int argc, char **argv)
@@ -127,18 +141,24 @@ int main(int argc, char **argv)
         }
         forward_flags = strcmp(argv[3], "via") == 0 ? ICA_RETURN_VIA_ME : 0;
     }
+    long control = ica_receive(ICA_OR_RESULT);
     for (;;) {
-        long control = ica_receive(ICA_OR_RESULT);
         if (control < 0) {
             printf("ipcserver: receive failed: %s\n", error_text(control));
             return 1;
         }
         struct ica_control *page = ica_control_of((uint64_t)control);
-        if (page->arrival == ICA_ARRIVED_AS_RESULT || next < 0 || page->operation == IPC_EXIT)
-            answer((uint64_t)control);
-        else if ((error = ica_forward(next, (uint64_t)control, forward_flags)) != 0) {
-            page->result = error;
-            ica_return((uint64_t)control);
+        if (page->arrival == ICA_ARRIVED_AS_RESULT || next < 0 || page->operation == IPC_EXIT) {
+            control = answer((uint64_t)control);
+            continue;
         }
+        long following =
+            ica_forward_receive(next, (uint64_t)control, forward_flags, ICA_OR_RESULT, 0);
+        if (following >= 0) {
+            control = following;
+            continue;
+        }
+        page->result = following;
+        control = answer_refused((uint64_t)control);
     }
 }

@@ -140,7 +140,7 @@ def formica_boot(arguments, placement, smp, commands, icount, accel, log):
     if placement == 8:
         flags += ["--sockets", "2"]
     if icount:
-        flags.append("--icount")
+        flags += ["--icount", "--cpu", linux_guest.ICOUNT_CPU]
     for attempt in range(1, BOOT_ATTEMPTS + 1):
         shutil.copyfile(REPO / "build" / "out" / "disk.img", disk)
         boot = client.run(flags, arguments.timeout, log=log)

@@ -72,6 +72,11 @@ int cache_write(struct cache *cache, uint64_t number, const void *in);
 /* Writes block `number` back now if it is dirty, with the dirty blocks
  * that follow it (BLK's write-through: docs/recovery.md). */
 int cache_write_through(struct cache *cache, uint64_t number);
+/* Writes `length` bytes at `offset` into block `number` (read first on a
+ * miss) and marks it dirty; *contents is then the whole block's bytes (valid
+ * until the next cache call), for BLK's kept journal. */
+int cache_patch(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                uint32_t length, const uint8_t **contents);
 /* Writes every dirty block back (runs of consecutive blocks together), then
  * flushes the disk's write cache: a barrier. */
 int cache_sync(struct cache *cache);

@@ -53,7 +53,9 @@ static long check_transfer(const struct cache *cache, const struct ica_control *
         return refuse(page, "block count out of range");
     if ((asked->flags & BLK_BLOCK_LIST) && count > LIST_CAPACITY)
         return refuse(page, "block list larger than the payload");
-    if (!data_ica_holds(page, 0, count * STORAGE_BLOCK_BYTES))
+    bool lend_only = page->operation == BLK_READ && (asked->flags & BLK_LEND) &&
+                     page->data_count == 0 && count <= ICA_MAX_ATTACHED;
+    if (!lend_only && !data_ica_holds(page, 0, count * STORAGE_BLOCK_BYTES))
         return refuse(page, "no data ICA, or one too small");
     for (uint32_t i = 0; i < count; i++)
         if (block_at(page, asked, i) >= cache->disk.blocks)
@@ -133,6 +135,8 @@ static long transfer(struct cache *cache, struct ica_control *page, const struct
             return error;
         if (error == 1)
             return (long)(asked->blocks * STORAGE_BLOCK_BYTES);
+        if (page->data_count == 0)
+            return -E_NEEDS_DATA; /* the blocks must be copied, and nothing came to copy into */
     }
     uint8_t *data = ica_address(page->data[0]);
     for (uint32_t i = 0; i < asked->blocks; i++) {
@@ -150,6 +154,38 @@ static long transfer(struct cache *cache, struct ica_control *page, const struct
         }
     }
     return (long)(asked->blocks * STORAGE_BLOCK_BYTES);
+}
+
+/* What the durability mode asks of a block just written or patched in the
+ * cache, before the answer: a copy in the kept journal, or the disk. */
+static int keep_written(struct cache *cache, uint64_t block, const uint8_t *contents)
+{
+    if (durability == BLK_KEPT)
+        return journal_record(kept_journal, cache, block, contents);
+    if (durability == BLK_WRITE_THROUGH)
+        return cache_write_through(cache, block);
+    return 0;
+}
+
+/* BLK_PATCH: the payload's bytes into one cached block (a small write). */
+long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *message)
+{
+    const struct ica_control *page = ica_control_of(control);
+    uint64_t block = message->block, offset = message->offset, length = message->length;
+    if (block >= cache->disk.blocks)
+        return refuse(page, "block outside the disk");
+    if (length == 0 || length > FS_INLINE_WRITE_BYTES || offset + length > STORAGE_BLOCK_BYTES)
+        return refuse(page, "patch outside the block or too long");
+    const uint8_t *contents = NULL;
+    int error =
+        cache_patch(cache, block, (uint32_t)offset, page->payload, (uint32_t)length, &contents);
+    if (error == 0)
+        error = keep_written(cache, block, contents);
+    if (error != 0) {
+        printf("blk: patch of block %lu failed: %s\n", block, error_text(error));
+        return error;
+    }
+    return (long)length;
 }
 
 long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *message)

@@ -137,6 +137,21 @@ static int write_block(void *context, uint64_t block, const void *buffer)
     return error;
 }
 
+void block_client_note_patch(uint64_t disk_block, uint32_t offset, const void *bytes,
+                             uint32_t length)
+{
+    struct recent_block *slot = recent_slot(disk_block);
+    if (slot->valid && slot->disk_block == disk_block && offset + length <= STORAGE_BLOCK_BYTES)
+        memcpy(slot->bytes + offset, bytes, length);
+}
+
+void block_client_forget(uint64_t disk_block)
+{
+    struct recent_block *slot = recent_slot(disk_block);
+    if (slot->disk_block == disk_block)
+        slot->valid = false;
+}
+
 int block_client_open(struct ext2_device *device, long *pid)
 {
     blk_pid = server_wait_for(SERVER_NAME_BLK, BLK_WAIT_MS);

@@ -42,19 +42,12 @@ static long live_pids(void)
     return live;
 }
 
-static uint64_t microseconds_since_boot(void)
-{
-    struct clock_info clock;
-    if (clock_get(&clock) != 0)
-        return 0;
-    return clock.ticks * clock.tick_period_us;
-}
-
 void fs_close_dead_clients(struct fs_server *server)
 {
-    server->dead_clients_check_us = microseconds_since_boot();
+    server->dead_clients_check_us = clock_microseconds();
     if (server->open_files->in_use == 0)
         return;
+    fs_times_flush(server); /* before any of their inodes is freed */
     long live = live_pids();
     if (live < 0)
         return;

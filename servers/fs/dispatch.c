@@ -50,6 +50,15 @@ long fs_fsync(struct fs_server *server, uint64_t control, struct fs_fsync_messag
     return fs_journal_fsync(server);
 }
 
+long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error)
+{
+    printf("fs: forward of request %u to blk failed: %s\n", operation, error_text(error));
+    if (page->operation == BLK_PATCH)
+        block_client_forget(blk_patch_of(page)->block);
+    page->operation = operation;
+    return error;
+}
+
 long fs_answer(struct fs_server *server, uint64_t control)
 {
     if (!server->mounted)

@@ -61,6 +61,8 @@ long fs_write(struct fs_server *server, uint64_t control, struct fs_write_messag
     struct open_file *file = regular_file(server, page, message->handle, OPEN_FILE_WRITE, &error);
     if (file == NULL)
         return error;
+    if (page->data_count == 0) /* a few bytes in the payload */
+        return fs_small_write(server, control, file, message);
     error = check_length(page, message->length);
     if (error == 0)
         error = fs_check_range(server, page, message->offset, message->length);

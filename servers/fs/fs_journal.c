@@ -63,15 +63,25 @@ void fs_journal_after_request(struct fs_server *server)
         report("commit", journal_commit_if_due(server->journal));
 }
 
+uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms)
+{
+    uint32_t due =
+        server->journal == NULL ? UINT32_MAX : journal_seconds_until_due(server->journal);
+    if (due == UINT32_MAX)
+        return 0;
+    *timeout_ms = (uint64_t)(due == 0 ? 1 : due) * 1000;
+    return ICA_TIMEOUT;
+}
+
 /* Waits for the next request; commits a due transaction while idle. */
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void))
 {
     for (;;) {
-        uint32_t due =
-            server->journal == NULL ? UINT32_MAX : journal_seconds_until_due(server->journal);
-        if (due == UINT32_MAX)
+        uint64_t timeout_ms = 0;
+        uint32_t flags = fs_journal_wait(server, &timeout_ms);
+        if (flags == 0)
             return ica_receive(0);
-        long control = ica_receive_within(0, (uint64_t)(due == 0 ? 1 : due) * 1000);
+        long control = ica_receive_within(0, timeout_ms);
         if (control != -E_NOT_FOUND)
             return control;
         update_time();
@@ -99,7 +109,7 @@ long fs_journal_fsync(struct fs_server *server)
 
 bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count)
 {
-    if (server->journal == NULL)
+    if (server->journal == NULL || server->journal->transaction_blocks == 0)
         return false;
     for (uint32_t i = 0; i < count; i++)
         if (journal_holds(server->journal, blocks[i]))

@@ -8,7 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A handler's result that means "forwarded: do not return the ICA". */
+/* A handler's result that means "rewritten for BLK: forward it there
+ * instead of returning it" (the serve loop forwards and receives in one call). */
 #define FS_FORWARDED INT64_MIN
 
 struct journal;
@@ -67,6 +68,9 @@ void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us);
 /* fs_journal.c: mount (ext2 or ext3), commits, sync and fsync. */
 long fs_journal_mount(struct fs_server *server, struct fs_kept *kept);
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void));
+/* The receive flags (ICA_TIMEOUT or 0) and *timeout_ms that wake FS when the
+ * running transaction is due, for a receive combined with a return. */
+uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms);
 void fs_journal_after_request(struct fs_server *server);
 /* Everything written so far on the disk (ext3: committed and checkpointed). */
 long fs_journal_sync(struct fs_server *server);
@@ -81,3 +85,14 @@ long fs_answer(struct fs_server *server, uint64_t control);
 long fs_answer_resent(struct fs_server *server, uint64_t control, bool *answered);
 /* Before the answer: the kept copy of the request's changes and answer. */
 void fs_keep_request(struct fs_server *server, uint64_t control, long result, bool replayed);
+/* The forward to BLK was refused: the request is `operation` again (and FS
+ * forgets a block copy a BLK_PATCH would have changed); the error. */
+long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error);
+/* FS_WRITE with the bytes in the payload, on the requester's open `file`
+ * (checked for writing): a BLK_PATCH (FS_FORWARDED) when they overwrite one
+ * existing block outside the running journal transaction, else
+ * -E_NEEDS_DATA (small_write.c). */
+long fs_small_write(struct fs_server *server, uint64_t control, const struct open_file *file,
+                    const struct fs_write_message *message);
+/* Stamps the times owed by small writes; before anything that shows them. */
+void fs_times_flush(struct fs_server *server);

@@ -297,6 +297,8 @@ uint32_t journal_seconds_until_due(const struct journal *journal)
 
 int journal_commit_if_due(struct journal *journal)
 {
+    if (journal->transaction_blocks == 0 && journal->revoke_count == 0)
+        return 0; /* nothing to commit: the common case after a read */
     if (journal_seconds_until_due(journal) == 0 ||
         journal->transaction_blocks * 2 > transaction_limit(journal))
         return journal_commit(journal);

@@ -3,6 +3,7 @@
  * "fs" and answers requests one at a time. If the disk cannot be mounted it
  * says why and answers every request with an error. */
 #include "block_client.h"
+#include "block_map_cache.h"
 #include "fs_server.h"
 #include <formica/errors.h>
 #include <formica/request.h>
@@ -23,12 +24,6 @@ static const char *mount_problem(long error)
     return "unreadable";
 }
 
-static uint64_t microseconds_since_boot(void)
-{
-    struct clock_info clock;
-    return clock_get(&clock) == 0 ? clock.ticks * clock.tick_period_us : 0;
-}
-
 /* There is no real-time clock yet: times count from the image's last write
  * time, plus the seconds since boot (never 0, which e2fsck would take for an
  * orphan-list link in a deleted inode's dtime). */
@@ -45,7 +40,7 @@ static void update_time(uint64_t now_us)
 /* The clock now, for the journal's idle commits. */
 static void update_time_now(void)
 {
-    update_time(microseconds_since_boot());
+    update_time(clock_microseconds());
 }
 
 /* Mounts the disk; after a restart (kept != NULL) the journal is replayed
@@ -57,7 +52,7 @@ static void mount_disk(struct fs_kept *kept)
         error = fs_journal_mount(&server, kept);
     if (error == 0) {
         server.mounted = true;
-        update_time(microseconds_since_boot());
+        update_time(clock_microseconds());
         printf("fs: mounted %s, %u-byte blocks, %u blocks, %u inodes\n",
                server.journal != NULL ? "ext3 (ordered journal)" : "ext2", server.fs.block_size,
                server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
@@ -86,18 +81,97 @@ static void end_if_asked(void)
     exit(3);
 }
 
+/* Requests that neither show nor change an inode's times: the times owed by
+ * small writes may wait past them. */
+static bool leaves_times_owed(const struct ica_control *page)
+{
+    return page->operation == FS_READBLOCK || page->operation == FS_READ ||
+           (page->operation == FS_WRITE && page->data_count == 0);
+}
+
+/* Requests that move no block and change no size: FS's block map cache may
+ * outlive them (an in-place small write changes bytes only). */
+static bool keeps_block_map(const struct ica_control *page)
+{
+    return page->operation == FS_READBLOCK || page->operation == FS_READ ||
+           page->operation == FS_STAT || page->operation == FS_READDIR ||
+           page->operation == FS_SYNC || (page->operation == FS_WRITE && page->data_count == 0);
+}
+
+/* The next request; while none comes, a due transaction commits. */
+static long receive_next(void)
+{
+    return server.mounted ? fs_journal_receive(&server, update_time_now) : ica_receive(0);
+}
+
+/* No request came before the transaction fell due (or the requester had
+ * gone): the clock, then the commit; then the next request. */
+static long idle_then_receive(void)
+{
+    if (server.mounted) {
+        update_time_now();
+        fs_journal_after_request(&server);
+    }
+    return receive_next();
+}
+
+/* Forwards the request to BLK and receives the next one in one call; when
+ * BLK has ended, forwards it to the restarted BLK (-E_SERVER_ENDED when none
+ * comes). An error while FS still holds `control` is the forward's. */
+static long forward_and_receive(uint64_t control, uint32_t flags, uint64_t timeout_ms)
+{
+    long next = ica_forward_receive(server.blk_pid, control, 0, flags, timeout_ms);
+    if (next != -E_NOT_FOUND || !ica_held(control))
+        return next;
+    long blk = block_client_reconnect(server.blk_pid);
+    if (blk < 0)
+        return -E_SERVER_ENDED;
+    server.blk_pid = blk;
+    return ica_forward_receive(blk, control, 0, flags, timeout_ms);
+}
+
+/* Sends the answered (or rewritten) request on and receives the next one,
+ * in one system call; a refused return is reported and followed by a plain
+ * receive. An error while FS no longer holds `control` is the receive's. */
+static long pass_on_and_receive(uint64_t control, uint32_t operation, long result)
+{
+    struct ica_control *page = ica_control_of(control);
+    uint64_t timeout_ms = 0;
+    uint32_t flags = server.mounted ? fs_journal_wait(&server, &timeout_ms) : 0;
+    if (result == FS_FORWARDED) {
+        long next = forward_and_receive(control, flags, timeout_ms);
+        if (next >= 0)
+            return next;
+        if (!ica_held(control))
+            return idle_then_receive();
+        result = fs_not_forwarded(page, operation, next);
+    }
+    page->result = result;
+    long next = ica_return_receive(control, flags, timeout_ms);
+    if (next >= 0)
+        return next;
+    if (ica_held(control))
+        printf("fs: return failed: %s\n", error_text(next));
+    return idle_then_receive();
+}
+
 static _Noreturn void serve(void)
 {
+    long control = receive_next();
     for (;;) {
-        long control =
-            server.mounted ? fs_journal_receive(&server, update_time_now) : ica_receive(0);
         if (control < 0) {
             printf("fs: receive failed: %s\n", error_text(control));
             exit(1);
         }
-        uint64_t now_us = microseconds_since_boot();
+        struct ica_control *page = ica_control_of((uint64_t)control);
+        uint32_t operation = page->operation;
+        uint64_t now_us = clock_microseconds();
         if (server.mounted)
             update_time(now_us);
+        if (server.mounted && !leaves_times_owed(page))
+            fs_times_flush(&server);
+        if (!keeps_block_map(page))
+            block_map_cache_clear();
         fs_close_dead_clients_if_due(&server, now_us);
         bool replayed = false;
         long result = fs_answer_resent(&server, (uint64_t)control, &replayed);
@@ -105,14 +179,9 @@ static _Noreturn void serve(void)
             result = fs_answer(&server, (uint64_t)control);
         fs_keep_request(&server, (uint64_t)control, result, replayed);
         end_if_asked();
-        if (result != FS_FORWARDED) {
-            ica_control_of((uint64_t)control)->result = result;
-            long error = ica_return((uint64_t)control);
-            if (error != 0)
-                printf("fs: return failed: %s\n", error_text(error));
-        }
         if (server.mounted)
             fs_journal_after_request(&server);
+        control = pass_on_and_receive((uint64_t)control, operation, result);
     }
 }
 

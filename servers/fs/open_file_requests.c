@@ -4,6 +4,7 @@
  * a file whose last name goes while handles remain keeps its inode until
  * the last close, which frees it. */
 #include "ext2_public_map.h"
+#include "block_map_cache.h"
 #include "fs_server.h"
 #include <formica/errors.h>
 #include <formica/storage.h>
@@ -98,6 +99,7 @@ long fs_check_range(struct fs_server *server, const struct ica_control *page, ui
 void fs_release_unlinked(void *context, uint32_t inode)
 {
     struct fs_server *server = context;
+    block_map_cache_clear(); /* its blocks are free now */
     int error = ext2_release_unlinked(&server->fs, inode);
     if (error != 0)
         printf("fs: freeing unlinked inode %u failed: %s\n", inode, error_text(error));

@@ -1,11 +1,10 @@
 /* readblock.c: FS_READBLOCK, the first stage of seed 003's readblock. FS maps
  * the file's blocks to disk blocks, rewrites the control ICA into a BLK_READ
- * and forwards it to BLK without ICA_RETURN_VIA_ME: BLK's result goes
+ * for the serve loop to forward to BLK without ICA_RETURN_VIA_ME: BLK's result goes
  * straight back to the application (direct return). Holes, the file's end
  * and file systems of other block sizes are answered here, as FS_READ. */
 #include "fs_server.h"
-#include "block_client.h"
-#include "ext2_public_map.h"
+#include "block_map_cache.h"
 #include <formica/errors.h>
 #include <formica/request.h>
 #include <formica/storage.h>
@@ -41,11 +40,11 @@ static bool has_hole(uint32_t count)
     return false;
 }
 
-/* The control ICA becomes a BLK_READ of the mapped blocks, then travels on. */
-static long forward_to_blk(struct fs_server *server, uint64_t control, uint32_t count)
+/* The control ICA becomes a BLK_READ of the mapped blocks; the serve loop
+ * forwards it (without ICA_RETURN_VIA_ME) and receives in one call. */
+static long prepare_for_blk(uint64_t control, uint32_t count)
 {
     struct ica_control *page = ica_control_of(control);
-    struct fs_readblock_message asked = *fs_readblock_of(page);
     struct blk_read_message *read = blk_read_of(page);
     page->operation = BLK_READ;
     read->first_block = disk_blocks[0];
@@ -54,21 +53,6 @@ static long forward_to_blk(struct fs_server *server, uint64_t control, uint32_t 
     if (!consecutive(count)) {
         read->flags |= BLK_BLOCK_LIST;
         memcpy(page->payload, disk_blocks, count * sizeof(uint32_t));
-    }
-    long error = ica_forward(server->blk_pid, control, 0);
-    if (error == -E_NOT_FOUND) { /* BLK ended: forward to the restarted one */
-        long next = block_client_reconnect(server->blk_pid);
-        error = next < 0 ? -E_SERVER_ENDED : 0;
-        if (next >= 0) {
-            server->blk_pid = next;
-            error = ica_forward(next, control, 0);
-        }
-    }
-    if (error != 0) {
-        printf("fs: readblock forward to blk failed: %s\n", error_text(error));
-        page->operation = FS_READBLOCK;
-        *fs_readblock_of(page) = asked;
-        return error;
     }
     return FS_FORWARDED;
 }
@@ -93,19 +77,20 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
     checked = fs_check_range(server, page, first * STORAGE_BLOCK_BYTES, bytes);
     if (checked != 0)
         return checked;
-    if (!fs_data_fits(page, bytes))
+    bool lend_only = page->data_count == 0 && count <= ICA_MAX_ATTACHED;
+    if (!lend_only && !fs_data_fits(page, bytes))
         return -E_INVALID;
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
-        return read_here(server, page, file->inode, first, bytes);
+        return lend_only ? -E_NEEDS_DATA : read_here(server, page, file->inode, first, bytes);
     uint64_t size = 0;
-    int error =
-        ext2_file_blocks(&server->fs, file->inode, first, (uint32_t)count, disk_blocks, &size);
+    int error = block_map_cache_file_blocks(&server->fs, file->inode, first, (uint32_t)count,
+                                            disk_blocks, &size);
     if (error != 0)
         return error;
     if (first * STORAGE_BLOCK_BYTES >= size)
         return 0;
     if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole((uint32_t)count) ||
         fs_journal_holds(server, disk_blocks, (uint32_t)count))
-        return read_here(server, page, file->inode, first, bytes);
-    return forward_to_blk(server, control, (uint32_t)count);
+        return lend_only ? -E_NEEDS_DATA : read_here(server, page, file->inode, first, bytes);
+    return prepare_for_blk(control, (uint32_t)count);
 }

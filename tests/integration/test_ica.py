@@ -71,7 +71,10 @@ def test_every_bad_input_gets_its_defined_answer():
                    "undrained_results_server_serves_others", "allocation_limit_error",
                    "isolation_control_gone_after_handover", "isolation_data_gone_after_handover",
                    "isolation_other_process_data", "no_leak_control", "return_ended_requester",
-                   "return_ended_ica_gone"):
+                   "return_ended_ica_gone",
+                   "return_receive_not_received", "forward_receive_not_received",
+                   "forward_receive_no_such_server", "return_receive_stale_id",
+                   "combined_refusals_ica_still_held"):
         assert needed in names, f"case {needed} missing\n{result.describe()}"
 
 

@@ -55,6 +55,9 @@ def assert_files_on_disk(image, readblock=True):
     if readblock:
         assert debugfs_cat(image, "/fstest/rb.bin") == pattern(2, 0, 16 * 4096)
         assert debugfs_cat(image, "/fstest/hole.bin") == bytes(8192) + pattern(3, 8192, 4096)
+        patched = bytearray(pattern(4, 0, 8192))
+        patched[100:116] = b"\x5a" * 16  # small_write_cases.c's in-place write
+        assert debugfs_cat(image, "/fstest/sw.bin") == bytes(patched)
 
 
 def assert_sharing_on_disk(image, result):
@@ -77,6 +80,7 @@ def test_fstest_on_placement(built, tmp_path, placement):
     assert_all_cases_passed(result)
     assert "fstest_timing" in result.text
     assert result.kinds("fstest_readblock") == [{"kind": "fstest_readblock", "answered_by": "blk"}]
+    assert result.kinds("fstest_small_write") == [{"kind": "fstest_small_write", "answered_by": "blk"}]
     assert_clean(image)
     assert_files_on_disk(image)
     assert_sharing_on_disk(image, result)
@@ -90,6 +94,7 @@ def test_fstest_on_1k_blocks(built, tmp_path):
     assert_all_cases_passed(result)
     assert "fs: mounted ext2, 1024-byte blocks" in result.text
     assert result.kinds("fstest_readblock")[0]["answered_by"] == "fs"  # readblock falls back
+    assert result.kinds("fstest_small_write")[0]["answered_by"] == "fs"  # so do small writes
     assert_clean(image)
     assert_files_on_disk(image)
     assert_sharing_on_disk(image, result)

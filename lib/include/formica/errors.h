@@ -27,7 +27,8 @@
 #define E_QUOTA 21         /* the caller's account is at its process or memory limit */
 #define E_BAD_HANDLE 22    /* not an open handle of the caller (forged, closed, another's) */
 #define E_SERVER_ENDED 23  /* the server ended before answering (it may be restarted: retry) */
-#define E_ERROR_COUNT 24
+#define E_NEEDS_DATA 24    /* answering needs a data ICA, and none came: send one */
+#define E_ERROR_COUNT 25
 
 /* A short English text for an error code (positive or negative). */
 const char *error_text(long code);

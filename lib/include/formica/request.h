@@ -28,6 +28,15 @@ long ica_return(uint64_t control);
 long ica_receive(uint32_t flags);
 /* ica_receive that gives -E_NOT_FOUND when nothing came within `milliseconds`. */
 long ica_receive_within(uint32_t flags, uint64_t milliseconds);
+/* A server's return (forward) of `control` and its next receive (flags and
+ * timeout as ica_receive's), in one system call: the next request's id, or
+ * an error. -E_NOT_FOUND is ambiguous (the next stage or requester is gone,
+ * or the receive timed out): ica_held(control) tells whether `control` went. */
+long ica_return_receive(uint64_t control, uint32_t flags, uint64_t timeout_ms);
+long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags, uint32_t flags,
+                         uint64_t timeout_ms);
+/* True while the caller holds ICA `id` (it has not sent it on). */
+bool ica_held(uint64_t id);
 long ica_collect(uint32_t flags);
 long server_register(const char *name);
 long server_lookup(const char *name);

@@ -18,6 +18,8 @@
 #define STORAGE_BLOCK_BYTES 4096u /* BLK's cache unit and readblock's block */
 #define STORAGE_SECTOR_BYTES 512u
 #define STORAGE_SECTORS_PER_BLOCK (STORAGE_BLOCK_BYTES / STORAGE_SECTOR_BYTES)
+/* Most bytes of an FS_WRITE carried in the control ICA's payload. */
+#define FS_INLINE_WRITE_BYTES 256u
 /* Most blocks in one FS_READBLOCK / BLK_READ / BLK_WRITE: a full data ICA. */
 #define STORAGE_MAX_BLOCKS 256u
 
@@ -50,4 +52,5 @@ struct fs_dirent {
     2u /* BLK_READ of at most ICA_MAX_ATTACHED blocks: lend the cached                             \
           blocks themselves, read-only (ica_control.lent, in block order),                         \
           instead of copying them into the data ICA: zero copy. Blocks                             \
-          BLK cannot lend are copied as without the flag (lent_count 0). */
+          BLK cannot lend are copied as without the flag (lent_count 0); with                      \
+          no data ICA they get -E_NEEDS_DATA instead. */

@@ -63,3 +63,6 @@ static inline uint64_t read_timestamp_counter(void)
     __asm__ volatile("rdtsc" : "=a"(low), "=d"(high));
     return (uint64_t)high << 32 | low;
 }
+/* Microseconds since the machine started, from the time-stamp counter (one
+ * system call the first time, none after); 0 if the rate is unknown. */
+uint64_t clock_microseconds(void);

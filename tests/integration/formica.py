@@ -36,7 +36,7 @@ X2APIC_QEMU_MAJOR = 10  # QEMU's TCG offers x2APIC from here on (10.0 checked; 7
 
 def qemu_rejects_x2apic():
     """QEMU's complaint if its TCG cannot give the guest x2APIC, else None."""
-    argv = [formica.qemu(), "-accel", "tcg", "-cpu", "max,+x2apic,enforce",
+    argv = [qemu(), "-accel", "tcg", "-cpu", "max,+x2apic,enforce",
             "-machine", "pc", "-S", "-display", "none", "-monitor", "none", "-serial", "none"]
     try:
         completed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,

@@ -10,14 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tagged operations carry their tag first (protocol/fs.messages). */
-_Static_assert(offsetof(struct fs_open_message, tag) == 0, "tag first");
-_Static_assert(offsetof(struct fs_unlink_message, tag) == 0, "tag first");
-_Static_assert(offsetof(struct fs_mkdir_message, tag) == 0, "tag first");
-_Static_assert(offsetof(struct fs_rmdir_message, tag) == 0, "tag first");
-_Static_assert(offsetof(struct fs_rename_message, tag) == 0, "tag first");
-_Static_assert(offsetof(struct fs_close_message, tag) == 0, "tag first");
-
 #define FS_WAIT_MS 5000
 #define NO_ICA 0
 

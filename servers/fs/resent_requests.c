@@ -11,12 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-_Static_assert(offsetof(struct fs_open_message, tag) == 0, "tag first");
-_Static_assert(offsetof(struct fs_unlink_message, tag) == 0, "tag first");
-_Static_assert(offsetof(struct fs_mkdir_message, tag) == 0, "tag first");
-_Static_assert(offsetof(struct fs_rmdir_message, tag) == 0, "tag first");
-_Static_assert(offsetof(struct fs_rename_message, tag) == 0, "tag first");
-_Static_assert(offsetof(struct fs_close_message, tag) == 0, "tag first");
 _Static_assert(KEPT_ANSWER_MESSAGE_BYTES == ICA_MESSAGE_BYTES, "a whole message is kept");
 
 static bool tagged(uint32_t operation)

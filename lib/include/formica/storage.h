@@ -33,10 +33,17 @@
 #define FS_OPEN_WRITE 16u    /* the handle may write and truncate (not a directory) */
 #define FS_OPEN_KNOWN_FLAGS 31u
 
-/* The tag of FS_OPEN, FS_UNLINK, FS_MKDIR, FS_RMDIR and FS_RENAME: the
- * client's request number, with this bit when the request is sent again
- * after FS ended without answering it (docs/recovery.md). */
+/* The tag of FS_OPEN, FS_UNLINK, FS_MKDIR, FS_RMDIR, FS_RENAME and FS_CLOSE:
+ * the client's request number, with this bit when the request is sent again
+ * after FS ended without answering it (docs/recovery.md). It comes first in
+ * each of their messages, so the client and FS read it the same way. */
 #define FS_TAG_RESENT (1ull << 63)
+_Static_assert(__builtin_offsetof(struct fs_open_message, tag) == 0, "tag first");
+_Static_assert(__builtin_offsetof(struct fs_unlink_message, tag) == 0, "tag first");
+_Static_assert(__builtin_offsetof(struct fs_mkdir_message, tag) == 0, "tag first");
+_Static_assert(__builtin_offsetof(struct fs_rmdir_message, tag) == 0, "tag first");
+_Static_assert(__builtin_offsetof(struct fs_rename_message, tag) == 0, "tag first");
+_Static_assert(__builtin_offsetof(struct fs_close_message, tag) == 0, "tag first");
 
 struct fs_dirent {
     uint32_t inode;

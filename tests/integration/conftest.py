@@ -12,11 +12,6 @@ SESSION_REPORT = OUT_DIR / "pytest-session.json"
 _counts = {"passed": 0, "failed": 0, "skipped": 0}
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "many_cores: slow boots of 200+ vCPUs; only in "
-                            "`make test-many-cores` (tests/integration/run leaves them out)")
-
-
 @pytest.fixture(scope="session")
 def built():
     missing = [name for name in BUILD_OUTPUTS if not (OUT_DIR / name).is_file()]
@@ -26,6 +21,8 @@ def built():
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "many_cores: slow boots of 200+ vCPUs; only in "
+                            "`make test-many-cores` (tests/integration/run leaves them out)")
     config.addinivalue_line("markers", "slow: long runs, only with FORMICA_SLOW_TESTS=1 "
                             "(make test-slow); deselected from make test")
 

@@ -5,6 +5,7 @@
 #include "kept_tables.h"
 #include "pager.h"
 #include <formica/json.h>
+#include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,7 @@ static bool client_restore(struct client *client, uint32_t pid,
     if (client->links == NULL)
         return false;
     policy_init(&client->policy, asked->policy, client->block_count, client->links);
+    kept_tables_take_counters(client, client_index(client));
     if (backend->reattach(client) != 0 || readahead_attach(client) != 0)
         return false;
     client->adopt_pending = true;
@@ -288,6 +290,30 @@ void clients_restore(void)
     }
 }
 
+/* A store in flight when the pager ended: the backend's copy is read back
+ * and compared with the checksum kept before the store was sent. */
+static bool store_reached_backend(struct client *client, uint32_t block)
+{
+    if (client->slot[block] == PAGER_NO_SLOT)
+        return false;
+    long ica = ica_allocate(ICA_KIND_DATA, client->block_bytes);
+    if (ica < 0)
+        return false;
+    client->has_copy[block] = 1; /* the retrieve reads the slot */
+    bool whole = client->backend->retrieve(client, block, (uint64_t)ica) == 0 &&
+                 kept_tables_store_matches(client, block, (uint64_t)ica);
+    client->has_copy[block] = 0;
+    ica_free((uint64_t)ica);
+    return whole;
+}
+
+void clients_keep_counters(void)
+{
+    for (int i = 0; i < PAGER_CLIENTS; i++)
+        if (clients[i].used)
+            kept_tables_keep_counters(&clients[i], i);
+}
+
 /* One kept block after the restart: still mapped, or where its copy is.
  * A block whose store was in flight when the pager ended has no copy. */
 static long adopt_block(struct client *client, uint32_t block)
@@ -303,9 +329,9 @@ static long adopt_block(struct client *client, uint32_t block)
         policy_add(&client->policy, block);
     } else if (state == BLOCK_STORING) {
         client->state[block] = BLOCK_ON_BACKEND;
-        client->has_copy[block] = 0;
-        printf("pager: block %u of pid %u was being stored when the pager ended: lost\n", block,
-               client->pid);
+        client->has_copy[block] = store_reached_backend(client, block);
+        printf("pager: block %u of pid %u was being stored when the pager ended: %s\n", block,
+               client->pid, client->has_copy[block] ? "its copy on the backend is whole" : "lost");
     } else {
         client->state[block] = client->has_copy[block] ? BLOCK_ON_BACKEND : BLOCK_UNTOUCHED;
     }

@@ -2,6 +2,7 @@
  * SYS_PAGER_SCAN that clears the accessed bits); clean blocks with a valid
  * backend copy are dropped, others unmapped into a data ICA and stored
  * asynchronously, bounded by the client's in-flight bytes (seed 004 §4.1). */
+#include "kept_tables.h"
 #include "pager.h"
 #include <formica/request.h>
 #include <formica/user.h>
@@ -71,6 +72,7 @@ static long start_store(struct client *client, uint32_t block)
         client->has_copy[block] = had_copy;
         return ica < 0 ? ica : -E_INVALID;
     }
+    kept_tables_note_store(client, block, (uint64_t)ica);
     inflight_start(&client->inflight, bytes);
     stores_in_flight++;
     long error = client->backend->store(client, block, (uint64_t)ica);

@@ -4,18 +4,20 @@
 #include "kept_tables.h"
 #include <formica/errors.h>
 #include <formica/kept_region.h>
+#include <formica/ica.h>
 #include <formica/request.h>
 #include <stdio.h>
 #include <string.h>
 
 #define KEPT_MAGIC 0x314c4254474150ull /* "PAGTBL1" */
-#define KEPT_VERSION 1
+#define KEPT_VERSION 2
 #define KEPT_FINISHED 0x4b45505446494e53ull
 
 struct kept_client {
     uint64_t finished; /* KEPT_FINISHED once the fields below are whole */
     uint32_t pid, replicas;
     struct pager_init_message asked;
+    struct pager_counters counters;
 };
 
 struct kept_tables {
@@ -24,6 +26,7 @@ struct kept_tables {
     uint8_t state[PAGER_CLIENTS][KEPT_TABLE_BLOCKS];
     uint8_t has_copy[PAGER_CLIENTS][KEPT_TABLE_BLOCKS];
     uint32_t slot[PAGER_CLIENTS][KEPT_TABLE_BLOCKS];
+    uint64_t sum[PAGER_CLIENTS][KEPT_TABLE_BLOCKS]; /* of the bytes of the block's last store */
 };
 
 static struct kept_tables *kept;
@@ -45,6 +48,7 @@ void kept_tables_reuse(struct client *client, int index)
     client->state = kept->state[index];
     client->has_copy = kept->has_copy[index];
     client->slot = kept->slot[index];
+    client->sum = kept->sum[index];
     client->kept = true;
 }
 
@@ -68,6 +72,7 @@ void kept_tables_commit(const struct client *client, int index)
     struct kept_client *record = &kept->clients[index];
     record->pid = client->pid;
     record->replicas = client->replicas;
+    record->counters = client->counters;
     record->asked = (struct pager_init_message){
         .base = client->base,
         .bytes = client->bytes,
@@ -95,4 +100,27 @@ bool kept_tables_record(int index, struct pager_init_message *asked, uint32_t *p
     *asked = kept->clients[index].asked;
     *pid = kept->clients[index].pid;
     return asked->block_bytes != 0 && asked->bytes / asked->block_bytes <= KEPT_TABLE_BLOCKS;
+}
+
+void kept_tables_note_store(struct client *client, uint32_t block, uint64_t data_ica)
+{
+    if (client->sum != NULL)
+        client->sum[block] = kept_checksum(ica_address(data_ica), client->block_bytes);
+}
+
+bool kept_tables_store_matches(const struct client *client, uint32_t block, uint64_t data_ica)
+{
+    return client->sum != NULL &&
+           client->sum[block] == kept_checksum(ica_address(data_ica), client->block_bytes);
+}
+
+void kept_tables_keep_counters(const struct client *client, int index)
+{
+    if (client->kept)
+        kept->clients[index].counters = client->counters;
+}
+
+void kept_tables_take_counters(struct client *client, int index)
+{
+    client->counters = kept->clients[index].counters;
 }

@@ -19,5 +19,13 @@ void kept_tables_forget(int index);
 /* The kept configuration of client `index` as a PAGER_INIT message and its
  * pid; false when no finished record is there. */
 bool kept_tables_record(int index, struct pager_init_message *asked, uint32_t *pid);
+/* Before a dirty block's store is sent: the checksum of its bytes, so a
+ * restarted pager can tell whether the store reached the backend. */
+void kept_tables_note_store(struct client *client, uint32_t block, uint64_t data_ica);
+/* True when the bytes in `data_ica` are the ones the block's last store sent. */
+bool kept_tables_store_matches(const struct client *client, uint32_t block, uint64_t data_ica);
+/* The counters, kept after every request (PAGER_STATS goes on counting). */
+void kept_tables_keep_counters(const struct client *client, int index);
+void kept_tables_take_counters(struct client *client, int index);
 /* Points the client's tables at the kept ones, as they are. */
 void kept_tables_reuse(struct client *client, int index);

@@ -37,6 +37,7 @@ struct client {
     uint8_t *state;    /* enum block_state per block */
     uint8_t *has_copy; /* the backend's copy matches the block unless it is dirty */
     uint32_t *slot;    /* backend location (unit index) or PAGER_NO_SLOT */
+    uint64_t *sum;     /* kept only: checksum of each block's last store (kept_tables.c) */
     struct policy_link *links;
     struct policy_state policy;
     struct inflight_bound inflight;
@@ -93,6 +94,8 @@ long client_cleanup(uint32_t pid);
 long client_stats(uint32_t pid, struct pager_stats_message *answer);
 /* After a restart: takes back the kept clients still alive, frees the others. */
 void clients_restore(void);
+/* Keeps every client's counters in the kept region (after each request). */
+void clients_keep_counters(void);
 /* A restored client's first fault: which kept blocks are still mapped. */
 long client_adopt(struct client *client);
 /* PAGER_REPORT: one @json "pagerstat" line per client and one "pagernode" per

@@ -348,7 +348,9 @@ long client_adopt(struct client *client)
             return error;
     }
     client->adopt_pending = false;
-    printf("pager: pid %u adopted: %u blocks resident\n", client->pid,
-           policy_resident_count(&client->policy));
+    uint32_t resident = policy_resident_count(&client->policy);
+    printf("pager: pid %u adopted: %u blocks resident\n", client->pid, resident);
+    printf("@json {\"kind\":\"pager_adopt\",\"pid\":%u,\"blocks\":%u,\"resident_blocks\":%u}\n",
+           client->pid, client->block_count, resident);
     return 0;
 }

@@ -48,3 +48,23 @@ def test_sort_survives_pager_restarts(tmp_path, hits, exit_codes):
     assert sorts[0]["swap_in_blocks"] > 0 and sorts[0]["swap_out_blocks"] > 0
     assert "could not serve" not in result.text, result.describe()
     assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
+
+
+def test_memseq_survives_a_pager_kill_while_it_writes(tmp_path):
+    # memseq writes 24 MiB through a 256 KiB limit (every block is stored to the swap file)
+    # and then reads it back and checks it: the kill lands among those stores.
+    disk = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
+    commands = "start memseq -s 24M -l 256K -b 16K --backend disk; sleep 200; kill pager; wait"
+    result = formica.run("--smp", "2", "--accel", "tcg", "--disk", str(disk), "--cmd", commands,
+                         timeout=TIMEOUT)
+    assert result.rc == 0, result.describe()
+    assert [line["server"] for line in result.kinds("server_restart")] == ["pager"]
+    assert len(result.kinds("pager_adopt")) == 1, result.describe()
+    runs = result.kinds("memseq")
+    assert len(runs) == 1 and runs[0]["verified"] is True, result.describe()
+    memseq_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "memseq")
+    adopt_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "pager_adopt")
+    assert memseq_at > adopt_at, "memseq ended before the kill: make it longer"
+    assert "could not serve" not in result.text, result.describe()
+    assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()

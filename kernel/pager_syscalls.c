@@ -11,11 +11,17 @@
 #include "ica_syscalls.h"
 #include "layout.h"
 #include "mkernel_client.h"
+#include "shared.h"
 #include "user_memory.h"
 #include "x86.h"
 #include <formica/errors.h>
 #include <formica/pager.h>
 #include <string.h>
+
+#define PAGER_RESTART_WAIT_MS 30000
+#define PAGER_FAULT_RETRIES 3
+
+long sys_sleep(uint64_t milliseconds);
 
 static struct process *me(void)
 {
@@ -101,6 +107,30 @@ long sys_firmware_table(uint32_t signature, uint64_t buffer, uint64_t size)
     return ask_mkernel(&request).firmware_table_reply.result;
 }
 
+/* The pid now registered as the pager, waiting up to 30 s for a restarted
+ * one other than `old`; 0 if none came. */
+static uint32_t restarted_pager(uint32_t old)
+{
+    for (int waited = 0; waited < PAGER_RESTART_WAIT_MS; waited += 50) {
+        for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
+            struct server_entry *server = &kernel_shared->icas->servers[i];
+            if (server->pid != 0 && server->pid != old &&
+                strncmp(server->name, "pager", SERVER_NAME_BYTES) == 0)
+                return server->pid;
+        }
+        sys_sleep(50);
+    }
+    return 0;
+}
+
+static bool pager_ended(long error, const struct ica_control *page)
+{
+    return error == -E_SERVER_ENDED || error == -E_NOT_FOUND ||
+           (error == 0 && page->result == -E_SERVER_ENDED);
+}
+
+/* One PAGER_FAULT to the process's pager; a pager that ended before
+ * answering is replaced by the restarted one and asked again. */
 bool pager_resolve_fault(uint64_t address, uint64_t error_code)
 {
     struct process *process = me();
@@ -111,13 +141,24 @@ bool pager_resolve_fault(uint64_t address, uint64_t error_code)
     if (control == NULL || control->state != ICA_HELD || control->owner != process->pid)
         return false;
     struct ica_control *page = phys_to_virt(control->physical);
-    memset(page, 0, sizeof(*page));
-    page->magic = ICA_CONTROL_MAGIC;
-    page->operation = PAGER_FAULT;
-    *pager_fault_of(page) = (struct pager_fault_message){process->pid, address, error_code};
-    long error = ica_call_for_current(process->pager, process->pager_control);
-    if (error == 0 && page->result == 0)
-        return true;
+    long error = 0;
+    for (int attempt = 0; attempt <= PAGER_FAULT_RETRIES; attempt++) {
+        memset(page, 0, sizeof(*page));
+        page->magic = ICA_CONTROL_MAGIC;
+        page->operation = PAGER_FAULT;
+        *pager_fault_of(page) = (struct pager_fault_message){process->pid, address, error_code};
+        error = ica_call_for_current(process->pager, process->pager_control);
+        if (error == 0 && page->result == 0)
+            return true;
+        if (!pager_ended(error, page) || attempt == PAGER_FAULT_RETRIES)
+            break;
+        uint32_t pager = restarted_pager(process->pager);
+        if (pager == 0)
+            break;
+        kprintf("core %u: the pager of '%s' (pid %u) ended; its fault goes to pid %u\n",
+                this_cpu()->index, process->name, process->pid, pager);
+        process->pager = pager;
+    }
     kprintf("core %u: pager could not serve '%s' (pid %u) at 0x%lx: %s\n", this_cpu()->index,
             process->name, process->pid, address, error_text(error != 0 ? error : page->result));
     return false;

@@ -12,6 +12,8 @@
 
 #define ALIGNMENT 64u
 #define EXTENTS 4096u /* free and allocated pieces tracked at once */
+#define PAGER_CALL_RETRIES 3
+#define PAGER_RESTART_WAIT_MS 30000
 
 struct extent {
     uint64_t start, bytes;
@@ -110,6 +112,30 @@ static void *pager_message(uint32_t operation)
     return ica_control_of(tm.control)->message;
 }
 
+/* The request in tm.control to the pager; a pager that ended before
+ * answering is replaced by the restarted one (it kept the block tables) and
+ * the same message is sent again. */
+static long pager_call(void)
+{
+    struct ica_control *page = ica_control_of(tm.control);
+    uint32_t operation = page->operation;
+    uint8_t message[ICA_MESSAGE_BYTES];
+    memcpy(message, page->message, sizeof(message));
+    long result = request_call(tm.pager, tm.control);
+    for (int retry = 0; retry < PAGER_CALL_RETRIES; retry++) {
+        if (result != -E_SERVER_ENDED && result != -E_NOT_FOUND)
+            break;
+        long pager = server_wait_for(SERVER_NAME_PAGER, PAGER_RESTART_WAIT_MS);
+        if (pager < 0 || pager == tm.pager)
+            break;
+        tm.pager = pager;
+        request_prepare(tm.control, operation);
+        memcpy(page->message, message, sizeof(message));
+        result = request_call(tm.pager, tm.control);
+    }
+    return result;
+}
+
 static long register_region(const struct teramem_options *o)
 {
     struct pager_init_message *message = pager_message(PAGER_INIT);
@@ -193,7 +219,8 @@ long teramem_cleanup(void)
 {
     if (!tm.ready)
         return -E_INVALID;
-    long result = request_operation(tm.pager, tm.control, PAGER_CLEANUP);
+    pager_message(PAGER_CLEANUP);
+    long result = pager_call();
     undo_init();
     tm.ready = false;
     return result;
@@ -303,7 +330,7 @@ long teramem_prefetch(const void *address, size_t bytes)
         return -E_INVALID;
     struct pager_prefetch_message *message = pager_message(PAGER_PREFETCH);
     *message = (struct pager_prefetch_message){(uint64_t)address, bytes};
-    return request_call(tm.pager, tm.control);
+    return pager_call();
 }
 
 long teramem_drop(const void *address, size_t bytes)
@@ -312,7 +339,7 @@ long teramem_drop(const void *address, size_t bytes)
         return -E_INVALID;
     struct pager_drop_message *message = pager_message(PAGER_DROP);
     *message = (struct pager_drop_message){(uint64_t)address, bytes};
-    return request_call(tm.pager, tm.control);
+    return pager_call();
 }
 
 long teramem_stats(struct teramem_stats *stats)
@@ -320,7 +347,7 @@ long teramem_stats(struct teramem_stats *stats)
     if (!tm.ready)
         return -E_INVALID;
     struct pager_stats_message *m = pager_message(PAGER_STATS);
-    long result = request_call(tm.pager, tm.control);
+    long result = pager_call();
     if (result < 0)
         return result;
     *stats = (struct teramem_stats){m->swap_in_blocks,      m->swap_out_blocks, m->bytes_in,

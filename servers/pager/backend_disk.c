@@ -34,7 +34,7 @@ static struct {
     struct promised_space room; /* first-free units, promised to the attached clients */
 } disk;
 
-static long open_swap_file(void)
+static long open_swap_file(bool truncate)
 {
     disk.fs = server_wait_for(SERVER_NAME_FS, 5000);
     long control = disk.fs < 0 ? disk.fs : ica_allocate(ICA_KIND_CONTROL, 4096);
@@ -45,7 +45,8 @@ static long open_swap_file(void)
     disk.sync_control = (uint64_t)control;
     request_prepare(disk.sync_control, FS_OPEN);
     struct ica_control *page = ica_control_of(disk.sync_control);
-    fs_open_of(page)->flags = FS_OPEN_CREATE | FS_OPEN_TRUNCATE | FS_OPEN_READ | FS_OPEN_WRITE;
+    fs_open_of(page)->flags =
+        FS_OPEN_CREATE | (truncate ? FS_OPEN_TRUNCATE : 0) | FS_OPEN_READ | FS_OPEN_WRITE;
     strncpy((char *)page->payload, SWAP_PATH, ICA_PAYLOAD_BYTES - 1);
     long error = ica_request(disk.fs, disk.sync_control, ICA_SYNC);
     long handle = error != 0 ? error : page->result;
@@ -61,7 +62,7 @@ static long open_swap_file(void)
 
 static long disk_attach(struct client *client)
 {
-    long error = disk.opened ? 0 : open_swap_file();
+    long error = disk.opened ? 0 : open_swap_file(true);
     if (error != 0)
         return error;
     return promised_space_reserve(&disk.room, client, "swap file");
@@ -183,6 +184,24 @@ static void disk_detach(struct client *client, bool keep_contents)
     promised_space_release(&disk.room, client);
 }
 
+/* A kept client after a pager restart: the swap file as it is (not
+ * truncated), its placed blocks marked used, the rest of its region promised. */
+static long disk_reattach(struct client *client)
+{
+    long error = disk.opened ? 0 : open_swap_file(false);
+    uint32_t units = client->block_bytes / PAGER_UNIT_BYTES, placed = 0;
+    for (uint32_t block = 0; error == 0 && block < client->block_count; block++) {
+        if (client->slot[block] == PAGER_NO_SLOT)
+            continue;
+        if (!space_mark(&disk.room.space, client->slot[block], units))
+            error = -E_INVALID;
+        placed += units;
+    }
+    if (error == 0)
+        disk.room.promised_units += client->bytes / PAGER_UNIT_BYTES - placed;
+    return error;
+}
+
 const struct backend backend_disk = {
     .name = "disk",
     .kind = PAGER_BACKEND_DISK,
@@ -191,4 +210,5 @@ const struct backend backend_disk = {
     .retrieve = disk_retrieve,
     .wait_one = disk_wait_one,
     .detach = disk_detach,
+    .reattach = disk_reattach,
 };

@@ -2,8 +2,10 @@
  * checks the configuration and builds the block table, PAGER_CLEANUP drains
  * and reports the counters as @json, PAGER_STATS reads them. */
 #include "backend_internal.h"
+#include "kept_tables.h"
 #include "pager.h"
 #include <formica/json.h>
+#include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +34,19 @@ static bool process_alive(uint32_t pid)
     return count < 0; /* cannot tell: keep it */
 }
 
+static int client_index(const struct client *client)
+{
+    return (int)(client - clients);
+}
+
 static void client_free_tables(struct client *client)
 {
-    free(client->state);
-    free(client->has_copy);
-    free(client->slot);
+    kept_tables_forget(client_index(client));
+    if (!client->kept) {
+        free(client->state);
+        free(client->has_copy);
+        free(client->slot);
+    }
     free(client->links);
     memset(client, 0, sizeof(*client));
 }
@@ -87,10 +97,12 @@ static long check_configuration(const struct pager_init_message *asked)
 static long client_allocate_tables(struct client *client)
 {
     uint32_t count = client->block_count;
+    client->links = malloc((size_t)count * sizeof(struct policy_link));
+    if (kept_tables_attach(client, client_index(client)))
+        return client->links == NULL ? -E_NO_MEMORY : 0;
     client->state = calloc(count, 1);
     client->has_copy = calloc(count, 1);
     client->slot = malloc((size_t)count * sizeof(uint32_t));
-    client->links = malloc((size_t)count * sizeof(struct policy_link));
     if (client->state == NULL || client->has_copy == NULL || client->slot == NULL ||
         client->links == NULL)
         return -E_NO_MEMORY;
@@ -141,6 +153,7 @@ long client_init(uint32_t pid, const struct pager_init_message *asked)
         client_free_tables(client);
         return attached;
     }
+    kept_tables_commit(client, client_index(client));
     printf("pager: pid %u region %lu KiB, block %u KiB, limit %u blocks, %s, %s%s%s\n", pid,
            client->bytes >> 10, client->block_bytes >> 10, client->limit_blocks,
            asked->policy == PAGER_POLICY_LRU ? "lru" : "fifo", client->backend->name,
@@ -232,5 +245,112 @@ long client_stats(uint32_t pid, struct pager_stats_message *answer)
         .peak_inflight_bytes = client->inflight.peak,
         .zero_fills = c->zero_fills,
     };
+    return 0;
+}
+
+/* A kept client whose process lives on and whose backend can take its
+ * blocks back; its residency is checked at its first fault. */
+static bool client_restore(struct client *client, uint32_t pid,
+                           const struct pager_init_message *asked)
+{
+    const struct backend *backend = backend_of_kind(asked->backend);
+    if (backend == NULL || backend->reattach == NULL || !process_alive(pid))
+        return false;
+    client_configure(client, pid, asked);
+    kept_tables_reuse(client, client_index(client));
+    client->links = malloc((size_t)client->block_count * sizeof(struct policy_link));
+    if (client->links == NULL)
+        return false;
+    policy_init(&client->policy, asked->policy, client->block_count, client->links);
+    kept_tables_take_counters(client, client_index(client));
+    if (backend->reattach(client) != 0 || readahead_attach(client) != 0)
+        return false;
+    client->adopt_pending = true;
+    return true;
+}
+
+void clients_restore(void)
+{
+    for (int i = 0; i < PAGER_CLIENTS; i++) {
+        struct pager_init_message asked;
+        uint32_t pid;
+        if (!kept_tables_record(i, &asked, &pid))
+            continue;
+        if (client_restore(&clients[i], pid, &asked)) {
+            printf("pager: restart: pid %u's block tables kept (%u blocks, %s)\n", pid,
+                   clients[i].block_count, clients[i].backend->name);
+            continue;
+        }
+        printf("pager: restart: pid %u's kept tables dropped (process ended or backend %u "
+               "not kept); its space is free\n",
+               pid, asked.backend);
+        free(clients[i].links);
+        clients[i].kept = true; /* the tables are the region's: nothing to free */
+        client_free_tables(&clients[i]);
+    }
+}
+
+/* A store in flight when the pager ended: the backend's copy is read back
+ * and compared with the checksum kept before the store was sent. */
+static bool store_reached_backend(struct client *client, uint32_t block)
+{
+    if (client->slot[block] == PAGER_NO_SLOT)
+        return false;
+    long ica = ica_allocate(ICA_KIND_DATA, client->block_bytes);
+    if (ica < 0)
+        return false;
+    client->has_copy[block] = 1; /* the retrieve reads the slot */
+    bool whole = client->backend->retrieve(client, block, (uint64_t)ica) == 0 &&
+                 kept_tables_store_matches(client, block, (uint64_t)ica);
+    client->has_copy[block] = 0;
+    ica_free((uint64_t)ica);
+    return whole;
+}
+
+void clients_keep_counters(void)
+{
+    for (int i = 0; i < PAGER_CLIENTS; i++)
+        if (clients[i].used)
+            kept_tables_keep_counters(&clients[i], i);
+}
+
+/* One kept block after the restart: still mapped, or where its copy is.
+ * A block whose store was in flight when the pager ended has no copy. */
+static long adopt_block(struct client *client, uint32_t block)
+{
+    uint8_t state = client->state[block];
+    if (state != BLOCK_RESIDENT && state != BLOCK_STORING)
+        return 0;
+    long bits = pager_scan(client->pid, block_address(client, block), client->block_bytes, 0);
+    if (bits < 0)
+        return bits;
+    if (bits & PAGER_SCAN_PRESENT) {
+        client->state[block] = BLOCK_RESIDENT;
+        policy_add(&client->policy, block);
+    } else if (state == BLOCK_STORING) {
+        client->state[block] = BLOCK_ON_BACKEND;
+        client->has_copy[block] = store_reached_backend(client, block);
+        printf("pager: block %u of pid %u was being stored when the pager ended: %s\n", block,
+               client->pid, client->has_copy[block] ? "its copy on the backend is whole" : "lost");
+    } else {
+        client->state[block] = client->has_copy[block] ? BLOCK_ON_BACKEND : BLOCK_UNTOUCHED;
+    }
+    return 0;
+}
+
+long client_adopt(struct client *client)
+{
+    if (!client->adopt_pending)
+        return 0;
+    for (uint32_t block = 0; block < client->block_count; block++) {
+        long error = adopt_block(client, block);
+        if (error != 0)
+            return error;
+    }
+    client->adopt_pending = false;
+    uint32_t resident = policy_resident_count(&client->policy);
+    printf("pager: pid %u adopted: %u blocks resident\n", client->pid, resident);
+    printf("@json {\"kind\":\"pager_adopt\",\"pid\":%u,\"blocks\":%u,\"resident_blocks\":%u}\n",
+           client->pid, client->block_count, resident);
     return 0;
 }

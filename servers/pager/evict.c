@@ -2,6 +2,7 @@
  * SYS_PAGER_SCAN that clears the accessed bits); clean blocks with a valid
  * backend copy are dropped, others unmapped into a data ICA and stored
  * asynchronously, bounded by the client's in-flight bytes (seed 004 §4.1). */
+#include "kept_tables.h"
 #include "pager.h"
 #include <formica/request.h>
 #include <formica/user.h>
@@ -62,10 +63,16 @@ static long start_store(struct client *client, uint32_t block)
 {
     uint64_t address = block_address(client, block), bytes = client->block_bytes;
     make_store_room(client);
-    long ica = pager_unmap(client->pid, address, bytes, true);
-    if (ica <= 0)
-        return ica < 0 ? ica : -E_INVALID;
+    uint8_t had_copy = client->has_copy[block];
+    client->has_copy[block] = 0; /* kept first: a restarted pager must not trust the old copy */
     client->state[block] = BLOCK_STORING;
+    long ica = pager_unmap(client->pid, address, bytes, true);
+    if (ica <= 0) {
+        client->state[block] = BLOCK_RESIDENT;
+        client->has_copy[block] = had_copy;
+        return ica < 0 ? ica : -E_INVALID;
+    }
+    kept_tables_note_store(client, block, (uint64_t)ica);
     inflight_start(&client->inflight, bytes);
     stores_in_flight++;
     long error = client->backend->store(client, block, (uint64_t)ica);

@@ -1,6 +1,7 @@
 /* servers/pager/main.c: the remote pager (seed 004, Teramem), program
  * "pager". Serves PAGER_FAULT from the kernel and PAGER_INIT/CLEANUP/
  * PREFETCH/DROP/STATS from processes; results of backend requests arrive too. */
+#include "kept_tables.h"
 #include "pager.h"
 #include <formica/protocol/pager_dispatch.h>
 #include <formica/request.h>
@@ -32,14 +33,18 @@ long pager_prefetch(void *context, uint64_t control, struct pager_prefetch_messa
 {
     (void)context;
     struct client *client = client_find(ica_control_of(control)->origin);
-    return client == NULL ? -E_NOT_FOUND : prefetch_range(client, message->address, message->bytes);
+    if (client == NULL)
+        return -E_NOT_FOUND;
+    return client->adopt_pending ? 0 : prefetch_range(client, message->address, message->bytes);
 }
 
 long pager_drop(void *context, uint64_t control, struct pager_drop_message *message)
 {
     (void)context;
     struct client *client = client_find(ica_control_of(control)->origin);
-    return client == NULL ? -E_NOT_FOUND : drop_range(client, message->address, message->bytes);
+    if (client == NULL)
+        return -E_NOT_FOUND;
+    return client->adopt_pending ? 0 : drop_range(client, message->address, message->bytes);
 }
 
 long pager_report(void *context, uint64_t control, struct pager_report_message *message)
@@ -54,7 +59,9 @@ long pager_fault(void *context, uint64_t control, struct pager_fault_message *me
     struct client *client = client_find((uint32_t)message->pid);
     if (client == NULL)
         return -E_NOT_FOUND; /* no PAGER_INIT (or cleaned up): the process ends */
-    long result = fault_serve(client, message->address);
+    long result = client_adopt(client);
+    if (result == 0)
+        result = fault_serve(client, message->address);
     if (result < 0)
         printf("pager: fault of pid %u at 0x%lx: %s\n", client->pid, message->address,
                error_text(result));
@@ -65,6 +72,7 @@ static void serve(uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
     page->result = pager_dispatch(NULL, control);
+    clients_keep_counters(); /* the tables themselves are changed in place */
     long error = ica_return(control);
     if (error != 0)
         printf("pager: return failed: %s\n", error_text(error));
@@ -72,6 +80,8 @@ static void serve(uint64_t control)
 
 int main(void)
 {
+    if (kept_tables_open())
+        clients_restore();
     long error = server_register(SERVER_NAME_PAGER);
     if (error != 0) {
         printf("pager: cannot register: %s\n", error_text(error));

@@ -37,12 +37,15 @@ struct client {
     uint8_t *state;    /* enum block_state per block */
     uint8_t *has_copy; /* the backend's copy matches the block unless it is dirty */
     uint32_t *slot;    /* backend location (unit index) or PAGER_NO_SLOT */
+    uint64_t *sum;     /* kept only: checksum of each block's last store (kept_tables.c) */
     struct policy_link *links;
     struct policy_state policy;
     struct inflight_bound inflight;
     struct pager_counters counters;
     int backend_entry;           /* the backend's own record for this client (NVM key entry) */
     struct readahead *readahead; /* blocks being fetched ahead of their fault (readahead.c) */
+    bool kept;          /* state, has_copy and slot live in the kept region (kept_tables.c) */
+    bool adopt_pending; /* kept across a pager restart: residency not checked yet */
 };
 
 /* One implementation per backend file. Blocks live in `slot` units the
@@ -62,6 +65,8 @@ struct backend {
     /* Waits for one outstanding store to finish (0), or -E_NOT_FOUND if none. */
     long (*wait_one)(void);
     void (*detach)(struct client *client, bool keep_contents);
+    /* Optional: takes a kept client's placed blocks back after a pager restart. */
+    long (*reattach)(struct client *client);
 };
 
 extern const struct backend backend_node, backend_nvm, backend_disk, backend_block;
@@ -87,6 +92,12 @@ struct client *client_find(uint32_t pid);
 long client_init(uint32_t pid, const struct pager_init_message *asked);
 long client_cleanup(uint32_t pid);
 long client_stats(uint32_t pid, struct pager_stats_message *answer);
+/* After a restart: takes back the kept clients still alive, frees the others. */
+void clients_restore(void);
+/* Keeps every client's counters in the kept region (after each request). */
+void clients_keep_counters(void);
+/* A restored client's first fault: which kept blocks are still mapped. */
+long client_adopt(struct client *client);
 /* PAGER_REPORT: one @json "pagerstat" line per client and one "pagernode" per
  * memory node; the number of clients. */
 long pager_print_report(void);

@@ -1,0 +1,31 @@
+/* kept_tables.h: the pager's block tables in its kept region, so a restarted
+ * pager finds its clients' swapped-out blocks again (docs/recovery.md). A
+ * client's record counts only once its finish marker is written. */
+#pragma once
+#include "pager.h"
+#include <stdbool.h>
+
+#define KEPT_TABLE_BLOCKS 16384u /* a larger region's tables are not kept */
+
+/* Maps the kept region; true when it held the tables of a pager that ended. */
+bool kept_tables_open(void);
+/* Points the client's tables (client number `index`) into the kept region,
+ * emptied; false when they do not fit or there is no region. */
+bool kept_tables_attach(struct client *client, int index);
+/* Writes the client's configuration, then its finish marker. */
+void kept_tables_commit(const struct client *client, int index);
+/* Clears the finish marker: the record no longer counts. */
+void kept_tables_forget(int index);
+/* The kept configuration of client `index` as a PAGER_INIT message and its
+ * pid; false when no finished record is there. */
+bool kept_tables_record(int index, struct pager_init_message *asked, uint32_t *pid);
+/* Before a dirty block's store is sent: the checksum of its bytes, so a
+ * restarted pager can tell whether the store reached the backend. */
+void kept_tables_note_store(struct client *client, uint32_t block, uint64_t data_ica);
+/* True when the bytes in `data_ica` are the ones the block's last store sent. */
+bool kept_tables_store_matches(const struct client *client, uint32_t block, uint64_t data_ica);
+/* The counters, kept after every request (PAGER_STATS goes on counting). */
+void kept_tables_keep_counters(const struct client *client, int index);
+void kept_tables_take_counters(struct client *client, int index);
+/* Points the client's tables at the kept ones, as they are. */
+void kept_tables_reuse(struct client *client, int index);

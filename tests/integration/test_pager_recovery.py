@@ -1,0 +1,70 @@
+# The pager's block tables survive its restart (servers/pager/kept_tables.c): sort with the
+# disk backend at a quarter of its working set while the shell kills or crashes the pager;
+# the restarted pager adopts sort, its faults go to the new pager, and sort's result is verified.
+import shutil
+
+import pytest
+
+import formica
+
+pytestmark = pytest.mark.usefixtures("built")
+
+TIMEOUT = 400
+SORT = "sort -n 10000 -l 256K -b 16K -P lru --backend disk"
+
+
+def run_sort_with(tmp_path, hits):
+    disk = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
+    commands = f"start {SORT}; sleep 1000; {hits}; wait"
+    return formica.run("--smp", "2", "--accel", "tcg", "--disk", str(disk), "--cmd", commands,
+                       timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("hits,exit_codes", [
+    ("kill pager", [-1]),
+    ("crash pager", [128 + 14]),
+    ("kill pager; crash pager", [-1, 128 + 14]),
+])
+def test_sort_survives_pager_restarts(tmp_path, hits, exit_codes):
+    result = run_sort_with(tmp_path, hits)
+    assert result.rc == 0, result.describe()
+    restarts = result.kinds("server_restart")
+    assert [line["server"] for line in restarts] == ["pager"] * len(exit_codes), result.describe()
+    assert [line["exit_code"] for line in restarts] == exit_codes
+    assert [line["restarts"] for line in restarts] == list(range(1, len(exit_codes) + 1))
+    # The restarted pager took sort back from the kept tables at sort's next fault (a pager
+    # ended before that fault leaves the tables to the next one, still kept).
+    adopted = result.kinds("pager_adopt")
+    assert 1 <= len(adopted) <= len(exit_codes), result.describe()
+    sort_pid = result.kinds("started")[0]["pid"]
+    assert all(line["pid"] == sort_pid for line in adopted)
+    # The restarts hit sort while it ran: its result came after the last one.
+    sort_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "sort")
+    last_adopt_at = max(i for i, line in enumerate(result.jsons) if line["kind"] == "pager_adopt")
+    assert sort_at > last_adopt_at, "sort ended before the restarts: make it longer"
+    sorts = result.kinds("sort")
+    assert len(sorts) == 1 and sorts[0]["verified"] is True, result.describe()
+    assert sorts[0]["swap_in_blocks"] > 0 and sorts[0]["swap_out_blocks"] > 0
+    assert "could not serve" not in result.text, result.describe()
+    assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
+
+
+def test_memseq_survives_a_pager_kill_while_it_writes(tmp_path):
+    # memseq writes 24 MiB through a 256 KiB limit (every block is stored to the swap file)
+    # and then reads it back and checks it: the kill lands among those stores.
+    disk = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
+    commands = "start memseq -s 24M -l 256K -b 16K --backend disk; sleep 200; kill pager; wait"
+    result = formica.run("--smp", "2", "--accel", "tcg", "--disk", str(disk), "--cmd", commands,
+                         timeout=TIMEOUT)
+    assert result.rc == 0, result.describe()
+    assert [line["server"] for line in result.kinds("server_restart")] == ["pager"]
+    assert len(result.kinds("pager_adopt")) == 1, result.describe()
+    runs = result.kinds("memseq")
+    assert len(runs) == 1 and runs[0]["verified"] is True, result.describe()
+    memseq_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "memseq")
+    adopt_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "pager_adopt")
+    assert memseq_at > adopt_at, "memseq ended before the kill: make it longer"
+    assert "could not serve" not in result.text, result.describe()
+    assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()

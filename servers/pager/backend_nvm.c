@@ -54,6 +54,8 @@ static long find_nvdimm(uint64_t *physical, uint64_t *bytes)
     return error;
 }
 
+/* The region's layout is formatted only when no valid header is found, so a
+ * restarted pager finds its predecessor's layout and persistent keys. */
 static long nvm_mount(void)
 {
     uint64_t physical, bytes;
@@ -234,6 +236,51 @@ static void nvm_detach(struct client *client, bool keep_contents)
         forget_entry(client->backend_entry);
 }
 
+/* A kept slot is already in use when the key's map in the NVM names it. */
+static bool marked_by_key(const struct client *client, uint32_t block)
+{
+    if (client->backend_entry < 0)
+        return false;
+    struct nvm_entry *entry = &header_of_nvm()->entries[client->backend_entry];
+    return nvm_map_of(nvm.base, entry)[block] == client->slot[block];
+}
+
+/* Undoes the marks of the blocks before `end` (a reattach that failed). */
+static void give_back_marked(const struct client *client, uint32_t end)
+{
+    for (uint32_t block = 0; block < end; block++)
+        if (client->slot[block] != PAGER_NO_SLOT && !marked_by_key(client, block))
+            space_give(&nvm.space, client->slot[block], units_per_block(client));
+}
+
+/* A kept client after a pager restart: the NVDIMM as it is (not formatted),
+ * its placed blocks marked used, the rest of its region promised. */
+static long nvm_reattach(struct client *client)
+{
+    long error = nvm.mounted ? 0 : nvm_mount();
+    if (error == 0 && client->persistent_key != 0) {
+        client->backend_entry = nvm_find_key(header_of_nvm(), client->persistent_key);
+        if (client->backend_entry < 0)
+            error = -E_NOT_FOUND; /* the key's entry is gone: its blocks are not ours */
+    }
+    uint32_t block = 0;
+    for (; error == 0 && block < client->block_count; block++) {
+        if (client->slot[block] == PAGER_NO_SLOT || marked_by_key(client, block))
+            continue;
+        if (!space_mark(&nvm.space, client->slot[block], units_per_block(client)))
+            error = -E_INVALID;
+    }
+    if (error == -E_INVALID)
+        give_back_marked(client, block - 1); /* the overlapping block was not marked */
+    if (error != 0) {
+        printf("pager: NVM: pid %u's kept blocks cannot be taken back: %s\n", client->pid,
+               error_text(error));
+        return error;
+    }
+    nvm.promised_units += client->bytes / NVM_UNIT_BYTES - units_held(client);
+    return 0;
+}
+
 const struct backend backend_nvm = {
     .name = "nvm",
     .kind = PAGER_BACKEND_NVM,
@@ -242,4 +289,5 @@ const struct backend backend_nvm = {
     .retrieve = nvm_retrieve,
     .wait_one = nvm_wait_one,
     .detach = nvm_detach,
+    .reattach = nvm_reattach,
 };

@@ -1,5 +1,5 @@
 # The pager's block tables survive its restart (servers/pager/kept_tables.c): sort with the
-# disk backend at a quarter of its working set while the shell kills or crashes the pager;
+# disk or NVM backend at a quarter of its working set while the shell kills or crashes the pager;
 # the restarted pager adopts sort, its faults go to the new pager, and sort's result is verified.
 import shutil
 
@@ -10,24 +10,27 @@ import formica
 pytestmark = pytest.mark.usefixtures("built")
 
 TIMEOUT = 400
-SORT = "sort -n 10000 -l 256K -b 16K -P lru --backend disk"
+SORT = "sort -n 10000 -l 256K -b 16K -P lru"
 
 
-def run_sort_with(tmp_path, hits):
+def run_sort_with(tmp_path, hits, backend="disk"):
     disk = tmp_path / "disk.img"
     shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
-    commands = f"start {SORT}; sleep 1000; {hits}; wait"
-    return formica.run("--smp", "2", "--accel", "tcg", "--disk", str(disk), "--cmd", commands,
-                       timeout=TIMEOUT)
+    commands = f"start {SORT} --backend {backend}; sleep 1000; {hits}; wait"
+    nvm = ["--nvm", f"{tmp_path / 'pager.nvm'}:64M"] if backend == "nvm" else []
+    return formica.run("--smp", "2", "--accel", "tcg", "--disk", str(disk), *nvm, "--cmd",
+                       commands, timeout=TIMEOUT)
 
 
-@pytest.mark.parametrize("hits,exit_codes", [
-    ("kill pager", [-1]),
-    ("crash pager", [128 + 14]),
-    ("kill pager; crash pager", [-1, 128 + 14]),
+@pytest.mark.parametrize("backend,hits,exit_codes", [
+    ("disk", "kill pager", [-1]),
+    ("disk", "crash pager", [128 + 14]),
+    ("disk", "kill pager; crash pager", [-1, 128 + 14]),
+    ("nvm", "kill pager", [-1]),
+    ("nvm", "kill pager; crash pager", [-1, 128 + 14]),
 ])
-def test_sort_survives_pager_restarts(tmp_path, hits, exit_codes):
-    result = run_sort_with(tmp_path, hits)
+def test_sort_survives_pager_restarts(tmp_path, backend, hits, exit_codes):
+    result = run_sort_with(tmp_path, hits, backend)
     assert result.rc == 0, result.describe()
     restarts = result.kinds("server_restart")
     assert [line["server"] for line in restarts] == ["pager"] * len(exit_codes), result.describe()

@@ -71,3 +71,22 @@ def test_memseq_survives_a_pager_kill_while_it_writes(tmp_path):
     assert memseq_at > adopt_at, "memseq ended before the kill: make it longer"
     assert "could not serve" not in result.text, result.describe()
     assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
+
+
+def test_keyed_nvm_memseq_survives_a_pager_kill(tmp_path):
+    # A persistent key: the key's map in the NVM already names the stored blocks, the kept
+    # tables name the same units; the restarted pager takes both back without a clash.
+    commands = ("start memseq -s 24M -l 256K -b 16K --backend nvm --key 9; sleep 200; "
+                "kill pager; wait")
+    result = formica.run("--smp", "2", "--accel", "tcg", "--nvm",
+                         f"{tmp_path / 'pager.nvm'}:64M", "--cmd", commands, timeout=TIMEOUT)
+    assert result.rc == 0, result.describe()
+    assert [line["server"] for line in result.kinds("server_restart")] == ["pager"]
+    assert len(result.kinds("pager_adopt")) == 1, result.describe()
+    runs = result.kinds("memseq")
+    assert len(runs) == 1 and runs[0]["verified"] is True, result.describe()
+    memseq_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "memseq")
+    adopt_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "pager_adopt")
+    assert memseq_at > adopt_at, "memseq ended before the kill: make it longer"
+    assert "cannot be taken back" not in result.text, result.describe()
+    assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()

@@ -132,6 +132,15 @@ static void block_detach(struct client *client, bool keep_contents)
     promised_space_release(&blockdev.room, client);
 }
 
+/* A kept client after a pager restart: the export outlives the pager (it
+ * lives on the host for the whole run), so the device is opened again as it
+ * is, the client's placed blocks marked used and the rest of its region promised. */
+static long block_reattach(struct client *client)
+{
+    long error = blockdev.opened ? 0 : open_device();
+    return error != 0 ? error : promised_space_take_back(&blockdev.room, client);
+}
+
 const struct backend backend_block = {
     .name = "block",
     .kind = PAGER_BACKEND_BLOCK,
@@ -140,4 +149,5 @@ const struct backend backend_block = {
     .retrieve = block_retrieve,
     .wait_one = block_wait_one,
     .detach = block_detach,
+    .reattach = block_reattach,
 };

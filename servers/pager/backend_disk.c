@@ -189,17 +189,7 @@ static void disk_detach(struct client *client, bool keep_contents)
 static long disk_reattach(struct client *client)
 {
     long error = disk.opened ? 0 : open_swap_file(false);
-    uint32_t units = client->block_bytes / PAGER_UNIT_BYTES, placed = 0;
-    for (uint32_t block = 0; error == 0 && block < client->block_count; block++) {
-        if (client->slot[block] == PAGER_NO_SLOT)
-            continue;
-        if (!space_mark(&disk.room.space, client->slot[block], units))
-            error = -E_INVALID;
-        placed += units;
-    }
-    if (error == 0)
-        disk.room.promised_units += client->bytes / PAGER_UNIT_BYTES - placed;
-    return error;
+    return error != 0 ? error : promised_space_take_back(&disk.room, client);
 }
 
 const struct backend backend_disk = {

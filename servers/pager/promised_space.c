@@ -1,6 +1,6 @@
 /* promised_space.c: a backend's first-free space with promises to clients:
  * PAGER_INIT promises a region's whole size, the first store of each block
- * places it, detaching gives both back (promised_space.h). */
+ * places it, detaching gives both back, a restart takes them back (promised_space.h). */
 #include "promised_space.h"
 #include <formica/errors.h>
 #include <stdio.h>
@@ -48,4 +48,18 @@ void promised_space_release(struct promised_space *room, struct client *client)
         held += units_per_block(client);
     }
     room->promised_units -= client->bytes / PAGER_UNIT_BYTES - held;
+}
+
+long promised_space_take_back(struct promised_space *room, const struct client *client)
+{
+    uint32_t units = units_per_block(client), placed = 0;
+    for (uint32_t block = 0; block < client->block_count; block++) {
+        if (client->slot[block] == PAGER_NO_SLOT)
+            continue;
+        if (!space_mark(&room->space, client->slot[block], units))
+            return -E_INVALID;
+        placed += units;
+    }
+    room->promised_units += client->bytes / PAGER_UNIT_BYTES - placed;
+    return 0;
 }

@@ -16,5 +16,8 @@ long promised_space_reserve(struct promised_space *room, const struct client *cl
                             const char *what);
 /* The block's first unit, placed first-free on its first store (from the promise). */
 uint32_t promised_space_place(struct promised_space *room, struct client *client, uint32_t block);
+/* After a pager restart: the kept client's placed units marked used again and
+ * the rest of its region promised; -E_INVALID when a placed run overlaps. */
+long promised_space_take_back(struct promised_space *room, const struct client *client);
 /* Gives back the client's placed units and what was promised but not placed. */
 void promised_space_release(struct promised_space *room, struct client *client);

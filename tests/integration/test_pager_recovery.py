@@ -87,3 +87,29 @@ def test_keyed_nvm_memseq_survives_a_pager_kill(tmp_path):
     result = formica.run("--smp", "2", "--accel", "tcg", "--nvm",
                          f"{tmp_path / 'pager.nvm'}:64M", "--cmd", commands, timeout=TIMEOUT)
     assert_memseq_survived_one_kill(result, "cannot be taken back")
+
+
+def swapped_out_before_the_kill(result):
+    """The pagerstat printed just before the kill: blocks were out on the backend."""
+    stats = [line for line in result.kinds("pagerstat")]
+    assert stats and stats[0]["swap_out_blocks"] > 0, "no block out when the pager was killed"
+    stat_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "pagerstat")
+    restart_at = next(i for i, line in enumerate(result.jsons)
+                      if line["kind"] == "server_restart")
+    assert stat_at < restart_at
+
+
+def test_nbd_memseq_survives_a_pager_kill(tmp_path):
+    # The NBD export lives on the host for the whole run: the restarted pager opens the
+    # device again as it is and takes the placed blocks back.
+    if shutil.which("nbdkit") is None:
+        pytest.skip("nbdkit is missing: run build/deps.sh")
+    disk = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
+    commands = ("start memseq -s 24M -l 256K -b 16K --backend block; sleep 200; pagerstat; "
+                "kill pager; wait")
+    result = formica.run("--smp", "2", "--accel", "tcg", "--disk", str(disk), "--nbd", "32M",
+                         "--cmd", commands, timeout=TIMEOUT)
+    assert_memseq_survived_one_kill(result, "could not serve")
+    swapped_out_before_the_kill(result)
+    assert "pager: restart: pid" in result.text and "(1536 blocks, block)" in result.text

@@ -474,6 +474,26 @@ void memnode_placement_free(struct memnode_placement *placement, uint64_t slot)
         placement->search_from = slot;
 }
 
+bool memnode_placement_mark(struct memnode_placement *placement, uint64_t slot)
+{
+    if (slot >= placement->total_blocks || slot_used(placement, slot))
+        return false;
+    placement->used[slot / 8] |= (uint8_t)(1u << (slot % 8));
+    placement->used_blocks++;
+    while (placement->search_from < placement->total_blocks &&
+           slot_used(placement, placement->search_from))
+        placement->search_from++;
+    return true;
+}
+
+int64_t memnode_placement_slot(const struct memnode_placement *placement, unsigned node,
+                               uint64_t block)
+{
+    if (node >= placement->node_count || block >= placement->node_blocks[node])
+        return -1;
+    return (int64_t)(node_first_slot(placement, node) + block);
+}
+
 bool memnode_placement_locate(const struct memnode_placement *placement, uint64_t slot,
                               unsigned *node, uint64_t *block)
 {

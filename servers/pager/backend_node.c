@@ -7,6 +7,8 @@
 #include "../net/memnode_client.h"
 #include "../net/net.h"
 #include "backend_internal.h"
+#include "kept_tables.h"
+#include "node_directory.h"
 #include "node_replicas.h"
 #include "pager.h"
 #include <formica/errors.h>
@@ -15,8 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NEGOTIATION_WAIT_US 60000000ull /* for the first node: they may still be booting */
-#define FAILOVER_SILENCE_US 2000000ull  /* a retrieve moves to another replica after this */
+#define NEGOTIATION_WAIT_US 60000000ull   /* for the first node: they may still be booting */
+#define RENEGOTIATION_WAIT_US 10000000ull /* after a pager restart: the nodes are up */
+#define FAILOVER_SILENCE_US 2000000ull    /* a retrieve moves to another replica after this */
 #define PUMP_US 20000ull
 
 struct node_state node_backend;
@@ -39,13 +42,19 @@ static unsigned live_nodes(void)
 }
 
 /* Negotiates once, with the first client's block size: every node that
- * answers until MEMNODE_SETTLE_US after the first is used. */
-static long open_cluster(uint32_t block_bytes)
+ * answers until MEMNODE_SETTLE_US after the first (or until `wanted` did)
+ * is used. The nodes are numbered in the directory (a fresh one unless a
+ * restarted pager takes kept copies back). */
+static long open_cluster(uint32_t block_bytes, bool fresh_directory)
 {
     if (node_backend.open)
         return node_backend.cluster.block_bytes == block_bytes ? 0 : -E_INVALID;
-    long error = memnode_cluster_open(&node_backend.cluster, MEMNODE_MAX_NODES, block_bytes,
-                                      NEGOTIATION_WAIT_US);
+    node_directory_open(kept_tables_node_directory(), fresh_directory);
+    uint32_t known = node_directory_known();
+    unsigned wanted = fresh_directory || known == 0 ? MEMNODE_MAX_NODES : known;
+    long error =
+        memnode_cluster_open(&node_backend.cluster, wanted, block_bytes,
+                             fresh_directory ? NEGOTIATION_WAIT_US : RENEGOTIATION_WAIT_US);
     if (error == -E_NOT_FOUND && node_backend.cluster.node_count > 0)
         error = 0;
     if (error != 0) {
@@ -54,6 +63,7 @@ static long open_cluster(uint32_t block_bytes)
     }
     node_backend.open = true;
     node_backend.cluster.node_died = node_replicas_node_died;
+    node_directory_learn(&node_backend.cluster);
     printf("pager: %u memory node(s), %lu blocks of %u bytes in all, %u-byte fragments\n",
            node_backend.cluster.node_count, (unsigned long)live_blocks(), block_bytes,
            node_backend.cluster.fragment_bytes);
@@ -62,7 +72,7 @@ static long open_cluster(uint32_t block_bytes)
 
 static long node_attach(struct client *client)
 {
-    long error = open_cluster(client->block_bytes);
+    long error = open_cluster(client->block_bytes, true);
     if (error == -E_INVALID)
         printf("pager: memory nodes were negotiated for %u-byte blocks, not %u\n",
                node_backend.cluster.block_bytes, client->block_bytes);
@@ -299,6 +309,23 @@ static void node_detach(struct client *client, bool keep_contents)
     node_backend.promised_blocks -= (uint64_t)client->block_count * client->replicas;
 }
 
+/* A kept client after a pager restart: the nodes are negotiated again (a
+ * node keeps its blocks across a new session), the kept copies are found
+ * by node id and marked used; copies on nodes that did not answer are lost
+ * copies, as after a node's death. */
+static long node_reattach(struct client *client)
+{
+    long error = open_cluster(client->block_bytes, false);
+    if (error == -E_INVALID)
+        printf("pager: memory nodes were negotiated for %u-byte blocks, not %u\n",
+               node_backend.cluster.block_bytes, client->block_bytes);
+    if (error == 0)
+        error = node_replicas_take_back(client);
+    if (error == 0)
+        node_backend.promised_blocks += (uint64_t)client->block_count * client->replicas;
+    return error;
+}
+
 /* Retrieves still on the network (a finished one waits for its fault). */
 static bool retrieves_moving(void)
 {
@@ -363,4 +390,5 @@ const struct backend backend_node = {
     .fetch_ready = node_fetch_ready,
     .wait_one = node_wait_one,
     .detach = node_detach,
+    .reattach = node_reattach,
 };

@@ -2,6 +2,7 @@
  * slot) live in the pager's kept region and are changed in place before the
  * pager answers; each client's configuration has a finish marker. */
 #include "kept_tables.h"
+#include "node_directory.h"
 #include <formica/errors.h>
 #include <formica/kept_region.h>
 #include <formica/ica.h>
@@ -10,7 +11,7 @@
 #include <string.h>
 
 #define KEPT_MAGIC 0x314c4254474150ull /* "PAGTBL1" */
-#define KEPT_VERSION 2
+#define KEPT_VERSION 3
 #define KEPT_FINISHED 0x4b45505446494e53ull
 
 struct kept_client {
@@ -27,6 +28,9 @@ struct kept_tables {
     uint8_t has_copy[PAGER_CLIENTS][KEPT_TABLE_BLOCKS];
     uint32_t slot[PAGER_CLIENTS][KEPT_TABLE_BLOCKS];
     uint64_t sum[PAGER_CLIENTS][KEPT_TABLE_BLOCKS]; /* of the bytes of the block's last store */
+    /* memory nodes: per block, each replica's (node, block on it) (node_directory.h) */
+    uint32_t copies[PAGER_CLIENTS][KEPT_TABLE_BLOCKS * PAGER_MAX_REPLICAS];
+    struct node_directory nodes;
 };
 
 static struct kept_tables *kept;
@@ -49,6 +53,7 @@ void kept_tables_reuse(struct client *client, int index)
     client->has_copy = kept->has_copy[index];
     client->slot = kept->slot[index];
     client->sum = kept->sum[index];
+    client->copies = kept->copies[index];
     client->kept = true;
 }
 
@@ -62,6 +67,7 @@ bool kept_tables_attach(struct client *client, int index)
     memset(client->has_copy, 0, client->block_count);
     for (uint32_t block = 0; block < client->block_count; block++)
         client->slot[block] = PAGER_NO_SLOT;
+    memset(client->copies, 0xff, (size_t)client->block_count * client->replicas * sizeof(uint32_t));
     return true;
 }
 
@@ -85,6 +91,11 @@ void kept_tables_commit(const struct client *client, int index)
         .persistent_key = client->persistent_key,
     };
     __atomic_store_n(&record->finished, KEPT_FINISHED, __ATOMIC_RELEASE);
+}
+
+struct node_directory *kept_tables_node_directory(void)
+{
+    return kept != NULL ? &kept->nodes : NULL;
 }
 
 void kept_tables_forget(int index)

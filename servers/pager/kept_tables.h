@@ -27,5 +27,7 @@ bool kept_tables_store_matches(const struct client *client, uint32_t block, uint
 /* The counters, kept after every request (PAGER_STATS goes on counting). */
 void kept_tables_keep_counters(const struct client *client, int index);
 void kept_tables_take_counters(struct client *client, int index);
+/* The memory nodes' numbering kept for the replica tables, or NULL. */
+struct node_directory *kept_tables_node_directory(void);
 /* Points the client's tables at the kept ones, as they are. */
 void kept_tables_reuse(struct client *client, int index);

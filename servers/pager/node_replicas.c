@@ -2,15 +2,17 @@
  * first-free over all nodes, copy r to the next live node after copy r-1's
  * that holds no copy yet. A dead node's copies are forgotten; blocks that
  * still have a copy are re-replicated when a live node has room; a block
- * with no copy left is reported to its owner, never silently dropped. */
+ * with no copy left is reported to its owner, never silently dropped. Copies
+ * are named (node, block on it) through node_directory.h. */
 #include "node_replicas.h"
+#include "node_directory.h"
 #include <formica/errors.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 struct replica_table {
     struct client *client;
-    uint32_t *slots; /* block_count * replicas, PAGER_NO_SLOT where none */
+    uint32_t *copies; /* block_count * replicas, NODE_COPY_NONE where none */
 };
 
 static struct replica_table tables[PAGER_CLIENTS];
@@ -27,22 +29,46 @@ static struct replica_table *table_of(const struct client *client)
 static uint32_t *copy_at(const struct client *client, uint32_t block, unsigned replica)
 {
     struct replica_table *table = table_of(client);
-    return table == NULL ? NULL : &table->slots[(uint64_t)block * client->replicas + replica];
+    return table == NULL ? NULL : &table->copies[(uint64_t)block * client->replicas + replica];
+}
+
+static uint32_t slot_of_copy(uint32_t copy)
+{
+    int64_t slot = node_directory_slot(&node_backend.cluster, copy);
+    return slot < 0 ? PAGER_NO_SLOT : (uint32_t)slot;
+}
+
+/* The client's table: in the kept region when its tables are kept (as they
+ * are: a restart reads them back), else on the heap. */
+static struct replica_table *table_take(struct client *client)
+{
+    struct replica_table *table = table_of(NULL);
+    if (table == NULL)
+        return NULL;
+    table->copies = client->copies;
+    if (table->copies == NULL) {
+        uint64_t count = (uint64_t)client->block_count * client->replicas;
+        table->copies = malloc(count * sizeof(uint32_t));
+        if (table->copies == NULL)
+            return NULL;
+        for (uint64_t i = 0; i < count; i++)
+            table->copies[i] = NODE_COPY_NONE;
+    }
+    table->client = client;
+    return table;
+}
+
+static void table_give_back(struct replica_table *table)
+{
+    if (table->copies != table->client->copies)
+        free(table->copies);
+    table->copies = NULL;
+    table->client = NULL;
 }
 
 long node_replicas_attach(struct client *client)
 {
-    struct replica_table *table = table_of(NULL);
-    if (table == NULL)
-        return -E_BUSY;
-    uint64_t count = (uint64_t)client->block_count * client->replicas;
-    table->slots = malloc(count * sizeof(uint32_t));
-    if (table->slots == NULL)
-        return -E_NO_MEMORY;
-    for (uint64_t i = 0; i < count; i++)
-        table->slots[i] = PAGER_NO_SLOT;
-    table->client = client;
-    return 0;
+    return table_take(client) == NULL ? -E_NO_MEMORY : 0;
 }
 
 void node_replicas_detach(struct client *client)
@@ -51,18 +77,18 @@ void node_replicas_detach(struct client *client)
     if (table == NULL)
         return;
     uint64_t count = (uint64_t)client->block_count * client->replicas;
-    for (uint64_t i = 0; i < count; i++)
-        if (table->slots[i] != PAGER_NO_SLOT)
-            memnode_slot_free(&node_backend.cluster, table->slots[i]);
-    free(table->slots);
-    table->slots = NULL;
-    table->client = NULL;
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t slot = slot_of_copy(table->copies[i]);
+        if (slot != PAGER_NO_SLOT)
+            memnode_slot_free(&node_backend.cluster, slot);
+    }
+    table_give_back(table);
 }
 
 uint32_t node_replicas_slot(const struct client *client, uint32_t block, unsigned replica)
 {
-    uint32_t *slot = copy_at(client, block, replica);
-    return slot == NULL ? PAGER_NO_SLOT : *slot;
+    uint32_t *copy = copy_at(client, block, replica);
+    return copy == NULL ? PAGER_NO_SLOT : slot_of_copy(*copy);
 }
 
 static bool node_holds_copy(const struct client *client, uint32_t block, int node)
@@ -103,16 +129,17 @@ long node_replicas_place(struct client *client, uint32_t block)
     int previous = -1;
     unsigned placed = 0;
     for (unsigned r = 0; r < client->replicas; r++) {
-        uint32_t *slot = copy_at(client, block, r);
-        if (slot == NULL)
+        uint32_t *copy = copy_at(client, block, r);
+        if (copy == NULL)
             return -E_INVALID;
-        if (*slot == PAGER_NO_SLOT) {
+        if (*copy == NODE_COPY_NONE) {
             int64_t fresh = slot_for_copy(client, block, previous);
             if (fresh >= 0)
-                *slot = (uint32_t)fresh;
+                *copy = node_directory_copy(&node_backend.cluster, (uint64_t)fresh);
         }
-        if (*slot != PAGER_NO_SLOT) {
-            previous = memnode_slot_node(&node_backend.cluster, *slot);
+        uint32_t slot = slot_of_copy(*copy);
+        if (slot != PAGER_NO_SLOT) {
+            previous = memnode_slot_node(&node_backend.cluster, slot);
             placed++;
         }
     }
@@ -138,8 +165,8 @@ void node_replicas_copy_failed(struct client *client, uint32_t block, uint64_t s
 {
     for (unsigned r = 0; r < client->replicas; r++) {
         uint32_t *copy = copy_at(client, block, r);
-        if (copy != NULL && *copy == slot) {
-            *copy = PAGER_NO_SLOT;
+        if (copy != NULL && *copy != NODE_COPY_NONE && slot_of_copy(*copy) == slot) {
+            *copy = NODE_COPY_NONE;
             node_backend.copies_lost++;
             repair_wanted = true;
         }
@@ -154,10 +181,11 @@ static void forget_copies_on(struct replica_table *table, unsigned node, uint64_
     for (uint32_t block = 0; block < client->block_count; block++) {
         bool lost_one = false;
         for (unsigned r = 0; r < client->replicas; r++) {
-            uint32_t *slot = &table->slots[(uint64_t)block * client->replicas + r];
-            if (*slot != PAGER_NO_SLOT &&
-                memnode_slot_node(&node_backend.cluster, *slot) == (int)node) {
-                *slot = PAGER_NO_SLOT;
+            uint32_t *copy = &table->copies[(uint64_t)block * client->replicas + r];
+            uint32_t slot = slot_of_copy(*copy);
+            if (slot != PAGER_NO_SLOT &&
+                memnode_slot_node(&node_backend.cluster, slot) == (int)node) {
+                *copy = NODE_COPY_NONE;
                 lost_one = true;
                 (*copies)++;
             }
@@ -214,8 +242,8 @@ static bool repair_block(struct client *client, uint32_t block, uint8_t *buffer)
     if (source == PAGER_NO_SLOT)
         return false;
     for (unsigned r = 0; r < client->replicas; r++) {
-        uint32_t *slot = copy_at(client, block, r);
-        if (*slot != PAGER_NO_SLOT)
+        uint32_t *copy = copy_at(client, block, r);
+        if (*copy != NODE_COPY_NONE)
             continue;
         int64_t fresh =
             slot_for_copy(client, block, memnode_slot_node(&node_backend.cluster, source));
@@ -226,7 +254,7 @@ static bool repair_block(struct client *client, uint32_t block, uint8_t *buffer)
             memnode_slot_free(&node_backend.cluster, (uint64_t)fresh);
             return false;
         }
-        *slot = (uint32_t)fresh;
+        *copy = node_directory_copy(&node_backend.cluster, (uint64_t)fresh);
         node_backend.copies_repaired++;
     }
     return true;
@@ -259,4 +287,99 @@ unsigned node_replicas_repair(unsigned budget)
     if (repaired < budget)
         repair_wanted = blocked && repaired > 0; /* nothing left, or no room anywhere now */
     return repaired;
+}
+
+/* ---- a restarted pager takes a kept client's copies back ---- */
+
+struct missing_copies {
+    uint64_t copies[MEMNODE_MAX_NODES];  /* per directory number */
+    uint64_t orphans[MEMNODE_MAX_NODES]; /* blocks on the backend left with no copy */
+};
+
+/* Forgets the block's copies on nodes the new negotiation did not find. */
+static void forget_missing_copies(struct client *client, uint32_t block,
+                                  struct missing_copies *missing)
+{
+    bool lost_on[MEMNODE_MAX_NODES] = {false};
+    bool lost_one = false;
+    for (unsigned r = 0; r < client->replicas; r++) {
+        uint32_t *copy = copy_at(client, block, r);
+        if (*copy == NODE_COPY_NONE || slot_of_copy(*copy) != PAGER_NO_SLOT)
+            continue;
+        uint32_t number = *copy >> NODE_COPY_BLOCK_BITS;
+        *copy = NODE_COPY_NONE;
+        missing->copies[number]++;
+        lost_on[number] = lost_one = true;
+    }
+    if (!lost_one || node_replicas_live(client, block) > 0)
+        return;
+    if (client->state[block] != BLOCK_ON_BACKEND) {
+        client->has_copy[block] = 0; /* resident: stored again when evicted */
+        return;
+    }
+    for (unsigned number = 0; number < MEMNODE_MAX_NODES; number++)
+        missing->orphans[number] += lost_on[number]; /* its fault reports it */
+}
+
+static void report_missing_nodes(const struct client *client, const struct missing_copies *missing)
+{
+    for (unsigned number = 0; number < MEMNODE_MAX_NODES; number++) {
+        if (missing->copies[number] == 0)
+            continue;
+        uint32_t id = node_directory_id(number << NODE_COPY_BLOCK_BITS);
+        node_backend.copies_lost += missing->copies[number];
+        node_backend.blocks_lost += missing->orphans[number];
+        repair_wanted = true;
+        printf("pager: restart: memory node %u did not answer the new negotiation: %lu copies "
+               "of pid %u's blocks were on it, %lu blocks have no copy left\n",
+               id, (unsigned long)missing->copies[number], client->pid,
+               (unsigned long)missing->orphans[number]);
+        printf("@json {\"kind\":\"memnode_dead\",\"node\":%u,\"copies_lost\":%lu,"
+               "\"blocks_without_copy\":%lu}\n",
+               id, (unsigned long)missing->copies[number], (unsigned long)missing->orphans[number]);
+    }
+}
+
+/* Marks the copies used in the cluster's placement, in order: how many were
+ * marked before one could not be (all: the count). */
+static uint64_t mark_copies(const struct replica_table *table, uint64_t count)
+{
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t slot = slot_of_copy(table->copies[i]);
+        if (slot != PAGER_NO_SLOT && !memnode_placement_mark(&node_backend.cluster.placement, slot))
+            return i;
+    }
+    return count;
+}
+
+static void unmark_copies(const struct replica_table *table, uint64_t count)
+{
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t slot = slot_of_copy(table->copies[i]);
+        if (slot != PAGER_NO_SLOT)
+            memnode_slot_free(&node_backend.cluster, slot);
+    }
+}
+
+long node_replicas_take_back(struct client *client)
+{
+    if (client->copies == NULL)
+        return -E_INVALID;
+    struct replica_table *table = table_take(client);
+    if (table == NULL)
+        return -E_BUSY;
+    struct missing_copies missing = {0};
+    for (uint32_t block = 0; block < client->block_count; block++)
+        forget_missing_copies(client, block, &missing);
+    uint64_t count = (uint64_t)client->block_count * client->replicas;
+    uint64_t marked = mark_copies(table, count);
+    if (marked < count) {
+        printf("pager: restart: pid %u's kept copies overlap another's on the memory nodes\n",
+               client->pid);
+        unmark_copies(table, marked);
+        table_give_back(table);
+        return -E_INVALID;
+    }
+    report_missing_nodes(client, &missing);
+    return 0;
 }

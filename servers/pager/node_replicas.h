@@ -35,6 +35,10 @@ struct node_state {
 extern struct node_state node_backend;
 
 long node_replicas_attach(struct client *client);
+/* After a pager restart: the kept client's copies marked used in the new
+ * negotiation's placement; copies on nodes that did not answer are forgotten
+ * and reported (re-replicated from a live copy, else lost at the fault). */
+long node_replicas_take_back(struct client *client);
 void node_replicas_detach(struct client *client);
 /* Gives every copy of `block` a slot on a distinct live node (keeps the ones it has). */
 long node_replicas_place(struct client *client, uint32_t block);

@@ -38,6 +38,7 @@ struct client {
     uint8_t *has_copy; /* the backend's copy matches the block unless it is dirty */
     uint32_t *slot;    /* backend location (unit index) or PAGER_NO_SLOT */
     uint64_t *sum;     /* kept only: checksum of each block's last store (kept_tables.c) */
+    uint32_t *copies;  /* kept only: memory nodes' replica table (node_replicas.c) */
     struct policy_link *links;
     struct policy_state policy;
     struct inflight_bound inflight;

@@ -500,6 +500,34 @@ static void test_first_free_placement(void **state)
     assert_int_equal(memnode_placement_init(&placement, blocks, 0, bitmap), MEMNODE_ERROR_LENGTH);
 }
 
+/* A restarted client names its blocks by (node, block on that node) and marks them used
+ * again: the slots it names are not handed out, marking one twice is refused. */
+static void test_placement_marks_known_slots(void **state)
+{
+    (void)state;
+    const uint64_t blocks[3] = {3, 0, 5};
+    uint8_t bitmap[1];
+    struct memnode_placement placement;
+    assert_int_equal(memnode_placement_init(&placement, blocks, 3, bitmap), MEMNODE_OK);
+    assert_true(memnode_placement_slot(&placement, 0, 2) == 2);
+    assert_true(memnode_placement_slot(&placement, 2, 0) == 3);
+    assert_true(memnode_placement_slot(&placement, 2, 4) == 7);
+    assert_true(memnode_placement_slot(&placement, 2, 5) == -1); /* past the node's end */
+    assert_true(memnode_placement_slot(&placement, 1, 0) == -1); /* no capacity */
+    assert_true(memnode_placement_slot(&placement, 3, 0) == -1); /* no such node */
+    assert_true(memnode_placement_mark(&placement, 0));
+    assert_true(memnode_placement_mark(&placement, 4));
+    assert_false(memnode_placement_mark(&placement, 4)); /* used already */
+    assert_false(memnode_placement_mark(&placement, 8)); /* out of range */
+    assert_true(placement.used_blocks == 2);
+    assert_true(memnode_placement_allocate(&placement) == 1); /* the marked ones are skipped */
+    assert_true(memnode_placement_allocate_on(&placement, 2) == 3);
+    assert_true(memnode_placement_allocate_on(&placement, 2) == 5);
+    assert_true(memnode_placement_free_on(&placement, 2) == 2);
+    assert_true(memnode_placement_mark(&placement, 2)); /* search_from moves past it */
+    assert_true(memnode_placement_allocate(&placement) == 6);
+}
+
 /* Jumbo fragments: 8 KiB per frame, the size carried in the header. */
 static void test_jumbo_fragments(void **state)
 {
@@ -603,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_store_with_loss_duplication_reordering),
         cmocka_unit_test(test_dead_node_hits_the_retry_limit),
         cmocka_unit_test(test_first_free_placement),
+        cmocka_unit_test(test_placement_marks_known_slots),
         cmocka_unit_test(test_jumbo_fragments),
         cmocka_unit_test(test_ping_pong),
         cmocka_unit_test(test_placement_on_a_node),

@@ -181,6 +181,12 @@ int64_t memnode_placement_allocate_on(struct memnode_placement *placement, unsig
 /* Free slots on node `node`. */
 uint64_t memnode_placement_free_on(const struct memnode_placement *placement, unsigned node);
 void memnode_placement_free(struct memnode_placement *placement, uint64_t slot);
+/* Marks a known slot used (a restarted client taking its blocks back); false
+ * when it is out of range or already used. */
+bool memnode_placement_mark(struct memnode_placement *placement, uint64_t slot);
+/* The slot of block `block` on node `node`, or -1 when out of range. */
+int64_t memnode_placement_slot(const struct memnode_placement *placement, unsigned node,
+                               uint64_t block);
 /* The node and its block number for `slot`; false when out of range. */
 bool memnode_placement_locate(const struct memnode_placement *placement, uint64_t slot,
                               unsigned *node, uint64_t *block);

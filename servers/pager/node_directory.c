@@ -6,7 +6,7 @@
 
 static struct node_directory private_directory;
 static struct node_directory *directory = &private_directory;
-static int cluster_index[MEMNODE_MAX_NODES]; /* per directory number; -1: not negotiated */
+static int cluster_index[MEMNODE_MAX_NODES];  /* per directory number; -1: not negotiated */
 static uint32_t number_of[MEMNODE_MAX_NODES]; /* per cluster index */
 
 void node_directory_open(struct node_directory *kept, bool fresh)

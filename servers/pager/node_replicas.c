@@ -294,6 +294,7 @@ unsigned node_replicas_repair(unsigned budget)
 struct missing_copies {
     uint64_t copies[MEMNODE_MAX_NODES];  /* per directory number */
     uint64_t orphans[MEMNODE_MAX_NODES]; /* blocks on the backend left with no copy */
+    uint64_t blocks_lost;                /* the same blocks, each counted once */
 };
 
 /* Forgets the block's copies on nodes the new negotiation did not find. */
@@ -319,16 +320,17 @@ static void forget_missing_copies(struct client *client, uint32_t block,
     }
     for (unsigned number = 0; number < MEMNODE_MAX_NODES; number++)
         missing->orphans[number] += lost_on[number]; /* its fault reports it */
+    missing->blocks_lost++;
 }
 
 static void report_missing_nodes(const struct client *client, const struct missing_copies *missing)
 {
+    node_backend.blocks_lost += missing->blocks_lost;
     for (unsigned number = 0; number < MEMNODE_MAX_NODES; number++) {
         if (missing->copies[number] == 0)
             continue;
         uint32_t id = node_directory_id(number << NODE_COPY_BLOCK_BITS);
         node_backend.copies_lost += missing->copies[number];
-        node_backend.blocks_lost += missing->orphans[number];
         repair_wanted = true;
         printf("pager: restart: memory node %u did not answer the new negotiation: %lu copies "
                "of pid %u's blocks were on it, %lu blocks have no copy left\n",

@@ -1,7 +1,12 @@
 # The pager's block tables survive its restart (servers/pager/kept_tables.c): sort with the
 # disk or NVM backend at a quarter of its working set while the shell kills or crashes the pager;
 # the restarted pager adopts sort, its faults go to the new pager, and sort's result is verified.
+# memseq does the same on an NBD export and on memory nodes (one, two with two replicas, and a
+# node gone when the new pager negotiates again).
+import os
+import re
 import shutil
+import signal
 
 import pytest
 
@@ -113,3 +118,53 @@ def test_nbd_memseq_survives_a_pager_kill(tmp_path):
     assert_memseq_survived_one_kill(result, "could not serve")
     swapped_out_before_the_kill(result)
     assert "pager: restart: pid" in result.text and "(1536 blocks, block)" in result.text
+
+
+# memseq writes 48 MiB through a 256 KiB limit to the memory nodes and reads it back: the
+# pager negotiates for about 3.5 s, then stores ~700 blocks a second; the kill at 4.5 s lands
+# while blocks are out on the nodes (pagerstat says so) and memseq is not done.
+NODE_MEMSEQ = "start memseq -s 48M -l 256K -b 16K --backend node"
+NODE_FLAGS = ("--smp", "2", "--accel", "tcg", "--memnode-mem", "128M", "--memnode-capacity", "64M")
+
+
+def blocks_on_nodes_at_the_kill(result, nodes):
+    """The pagernode lines printed before the kill: every node held stored blocks."""
+    swapped_out_before_the_kill(result)
+    before = result.kinds("pagernode")[:nodes]
+    assert len(before) == nodes and all(line["stores"] > 0 for line in before), result.describe()
+
+
+@pytest.mark.parametrize("nodes,replicas", [(1, 1), (2, 2)])
+def test_memseq_on_memory_nodes_survives_a_pager_kill(nodes, replicas):
+    commands = f"{NODE_MEMSEQ} --replicas {replicas}; sleep 4500; pagerstat; kill pager; wait"
+    result = formica.run(*NODE_FLAGS, "--memnodes", str(nodes), "--cmd", commands,
+                         timeout=TIMEOUT)
+    assert_memseq_survived_one_kill(result, "cannot be had")
+    blocks_on_nodes_at_the_kill(result, nodes)
+    assert f"pager: {nodes} memory node(s)" in result.text
+    assert "(3072 blocks, node)" in result.text, result.describe()
+    assert result.kinds("memseq")[0]["swap_in_blocks"] == 3072
+    assert not result.kinds("memnode_dead"), result.describe()
+
+
+def test_pager_restart_after_the_first_memory_node_died(tmp_path):
+    # Node 1's QEMU is killed while memseq writes two replicas: the pager waits for it, calls
+    # it dead (20 s of silence) and goes on with the copies on node 2. Then the pager is
+    # killed: the new pager finds node 2 only, now the first node of its negotiation, and
+    # takes the copies back by node id; every block is read from node 2.
+    commands = (f"{NODE_MEMSEQ} --replicas 2; sleep 15000; pagerstat; kill pager; wait")
+    run = formica.start(tmp_path, *NODE_FLAGS, "--memnodes", "2", "--cmd", commands,
+                        timeout=TIMEOUT)
+    writing = run.wait_for(lambda out, err: re.search(r'"bytes written","done":[1-9]', out),
+                           120)
+    match = re.search(r"memory node 1: pid (\d+)", run.stderr())
+    assert writing and match, run.stdout()[-3000:] + run.stderr()
+    assert '"kind":"server_restart"' not in run.stdout(), "the pager was killed before node 1"
+    os.kill(int(match.group(1)), signal.SIGKILL)
+    result = run.finish()
+    assert_memseq_survived_one_kill(result, "cannot be had")
+    [dead] = result.kinds("memnode_dead")
+    assert dead["node"] == 1 and dead["copies_lost"] > 0 and dead["blocks_without_copy"] == 0
+    killed_at = result.text.index("kill: pager")
+    assert "pager: 1 memory node(s)" in result.text[killed_at:], result.describe()
+    assert "(3072 blocks, node)" in result.text, result.describe()

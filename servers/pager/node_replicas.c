@@ -38,6 +38,16 @@ static uint32_t slot_of_copy(uint32_t copy)
     return slot < 0 ? PAGER_NO_SLOT : (uint32_t)slot;
 }
 
+/* The copy naming a slot just taken; a slot on a node the directory cannot
+ * name is given back (the copy is not made). */
+static uint32_t name_copy(int64_t fresh)
+{
+    uint32_t copy = node_directory_copy(&node_backend.cluster, (uint64_t)fresh);
+    if (copy == NODE_COPY_NONE)
+        memnode_slot_free(&node_backend.cluster, (uint64_t)fresh);
+    return copy;
+}
+
 /* The client's table: in the kept region when its tables are kept (as they
  * are: a restart reads them back), else on the heap. */
 static struct replica_table *table_take(struct client *client)
@@ -135,7 +145,7 @@ long node_replicas_place(struct client *client, uint32_t block)
         if (*copy == NODE_COPY_NONE) {
             int64_t fresh = slot_for_copy(client, block, previous);
             if (fresh >= 0)
-                *copy = node_directory_copy(&node_backend.cluster, (uint64_t)fresh);
+                *copy = name_copy(fresh);
         }
         uint32_t slot = slot_of_copy(*copy);
         if (slot != PAGER_NO_SLOT) {
@@ -254,7 +264,9 @@ static bool repair_block(struct client *client, uint32_t block, uint8_t *buffer)
             memnode_slot_free(&node_backend.cluster, (uint64_t)fresh);
             return false;
         }
-        *copy = node_directory_copy(&node_backend.cluster, (uint64_t)fresh);
+        *copy = name_copy(fresh);
+        if (*copy == NODE_COPY_NONE)
+            return false;
         node_backend.copies_repaired++;
     }
     return true;

@@ -263,8 +263,12 @@ static bool client_restore(struct client *client, uint32_t pid,
         return false;
     policy_init(&client->policy, asked->policy, client->block_count, client->links);
     kept_tables_take_counters(client, client_index(client));
-    if (backend->reattach(client) != 0 || readahead_attach(client) != 0)
+    if (backend->reattach(client) != 0)
         return false;
+    if (readahead_attach(client) != 0) {
+        backend->detach(client, client->persistent_key != 0); /* undoes the reattach */
+        return false;
+    }
     client->adopt_pending = true;
     return true;
 }

@@ -120,6 +120,11 @@ void ica_end_lends(struct process *holder, struct ica *control);
 struct server_entry *server_of_pid(uint32_t pid);
 /* server_of_pid of a process, remembering its slot for the next look. */
 struct server_entry *server_of_process(struct process *process);
+/* Whether a sender has pushed a request the server has not taken yet. */
+static inline bool server_has_requests(const struct server_entry *server)
+{
+    return __atomic_load_n(&server->pushed, __ATOMIC_ACQUIRE) != server->taken;
+}
 static inline struct ring *server_ring(struct server_entry *server, uint32_t core)
 {
     return (struct ring *)(server->rings + (uint64_t)core * server->ring_stride);

@@ -97,6 +97,11 @@ struct process {
     /* A request a sender on this core handed straight to this server instead
      * of pushing it into its ring (0: none); its next receive takes it first. */
     uint64_t direct_request;
+    /* Where the process, blocked for an ICA inside a system call, can be
+     * resumed straight in user mode by the fast path (ica_fastpath.c): enum
+     * ica_parked; parked_for is the control ICA a PARKED_IN_CALL waits for. */
+    uint32_t parked;
+    uint64_t parked_for;
     /* Owning core: the leaf page tables of ICA windows found so far
      * (kernel/ica.c); ICA tables live as long as the address space. The
      * control and block windows have one slot per table; data ICAs share a

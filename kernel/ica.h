@@ -119,7 +119,15 @@ bool ica_paste_lent(struct process *process, struct ica *ica);
 void ica_end_lends(struct process *holder, struct ica *control);
 struct server_entry *server_of_pid(uint32_t pid);
 /* server_of_pid of a process, remembering its slot for the next look. */
-struct server_entry *server_of_process(struct process *process);
+struct server_entry *server_of_process_looked_up(struct process *process);
+static inline struct server_entry *server_of_process(struct process *process)
+{
+    struct server_entry *servers = kernel_shared->icas->servers;
+    uint32_t hint = process->server_hint;
+    if (hint != 0 && servers[hint - 1].pid == process->pid)
+        return &servers[hint - 1];
+    return server_of_process_looked_up(process);
+}
 /* Whether a sender has pushed a request the server has not taken yet. */
 static inline bool server_has_requests(const struct server_entry *server)
 {

@@ -8,6 +8,7 @@
  * it does not cover returns false and goes the general way (ica_syscalls.c). */
 #include "ica_fastpath.h"
 #include "atomic.h"
+#include "console.h"
 #include "cpu.h"
 #include "ica_handover.h"
 #include "scheduler.h"
@@ -126,18 +127,59 @@ static void resumed_slowly(struct process *process)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
 }
 
-/* Hands `control` from the running process to `target` and runs `target`
- * at once, its system call returning `value`; the running process blocks
- * (WAIT_ICA, or until `wake_tick`) until it is resumed. */
+/* Where the fast path's arrival failed (a window's page table missing: its
+ * tables are made at process creation, so it should not happen): the ICA,
+ * travelling to `target`, waits where the general path leaves it, and the
+ * target, woken, takes it (or drops it as stale, with a log line). */
+static void deliver_the_ordinary_way(struct ica *control, struct process *target,
+                                     uint32_t delivery)
+{
+    uint64_t id = ica_id_of(control);
+    kprintf("ica: pid %u: fast handover of 0x%lx failed; delivered the ordinary way\n",
+            me()->pid, id);
+    if (delivery == ICA_AS_REQUEST)
+        target->direct_request = id;
+    else if (!ring_push_u64(&target->results.ring, id))
+        kprintf("ica: result ring of pid %u full; result 0x%lx lost\n", target->pid, id);
+    scheduler_wake(target);
+}
+
+/* Whether the running process may still sleep where it parked: nobody
+ * cleared its flag (a sender on another core that did owes it a wake, and
+ * that wake, served while it still ran, was dropped) and it is not being
+ * killed. Messages can be served during a handover (an m-kernel call). */
+static bool may_still_sleep(const struct process *sender)
+{
+    return atomic_load_acquire(&sender->ica_waiting) && !sender->kill_requested;
+}
+
+/* Hands `control` from the running process to `target`, whose system call
+ * then returns `value`: at once, by a direct switch, while the running
+ * process blocks (WAIT_ICA, or until `wake_tick`) until it is resumed. If
+ * anything changed during the handover, `target` is made ready instead (it
+ * returns from its call when it is scheduled) and the running process
+ * blocks the ordinary way, or goes on when it must not sleep. */
 static void hand_over_and_switch(struct ica *control, const struct attachments *with,
                                  struct process *target, uint32_t delivery, long value,
                                  uint64_t wake_tick)
 {
     struct process *sender = me();
+    uint32_t reason = wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA;
     ica_depart(sender, control, with, target->pid, delivery);
-    ica_arrive(target, control); /* cannot fail: tables of one-page windows exist */
-    scheduler_block_and_resume(wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA, wake_tick, target,
-                               stack_returning(target, value));
+    if (!ica_arrive(target, control)) {
+        deliver_the_ordinary_way(control, target, delivery);
+    } else {
+        target->parked = PARKED_NOWHERE; /* it leaves the call it was parked in */
+        target->saved_rsp = stack_returning(target, value);
+        if (may_still_sleep(sender) && scheduler_may_switch_directly(target)) {
+            scheduler_block_and_resume(reason, wake_tick, target);
+            resumed_slowly(sender);
+            return;
+        }
+        scheduler_wake(target);
+    }
+    if (may_still_sleep(sender))
+        scheduler_block(reason, wake_tick);
     resumed_slowly(sender);
 }
 

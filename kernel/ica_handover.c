@@ -6,18 +6,6 @@
 #include "atomic.h"
 #include <formica/errors.h>
 
-long ica_held_by(const struct process *holder, uint64_t id, uint32_t kind, struct ica **out)
-{
-    struct ica *ica = ica_lookup(id);
-    bool data_like = kind == ICA_KIND_DATA && ica != NULL && ica->kind == ICA_KIND_BLOCK;
-    if (ica == NULL || (ica->kind != kind && !data_like))
-        return -E_INVALID;
-    if (ica->state != ICA_HELD || ica->owner != holder->pid)
-        return -E_PERMISSION;
-    *out = ica;
-    return 0;
-}
-
 /* The data ICAs listed in `ids` (count of them), each held by `holder` and
  * listed once; handed-over ones must not be lent out at the moment. */
 static long read_data_list(const struct process *holder, const uint64_t *ids, uint32_t count,
@@ -46,8 +34,8 @@ static bool lent_to_holder(const struct ica *control, uint64_t id)
 
 /* Entries that were lent to the sender with this control ICA (the page
  * shows them on arrival) are being given back, not lent again: skipped. */
-long ica_read_attachments(const struct process *sender, struct ica *control,
-                          struct attachments *out)
+long ica_read_listed_attachments(const struct process *sender, struct ica *control,
+                                 struct attachments *out)
 {
     const struct ica_control *page = ica_control_page(control);
     if (page->magic != ICA_CONTROL_MAGIC || page->data_count > ICA_MAX_ATTACHED ||
@@ -55,8 +43,6 @@ long ica_read_attachments(const struct process *sender, struct ica *control,
         return -E_INVALID;
     out->data_count = page->data_count;
     out->lent_count = 0;
-    if (page->data_count == 0 && page->lent_count == 0)
-        return 0; /* the common request: nothing attached */
     uint64_t lends[ICA_MAX_ATTACHED];
     for (uint32_t i = 0; i < page->lent_count; i++)
         if (!lent_to_holder(control, page->lent[i]))
@@ -124,6 +110,7 @@ static void arrive_attachments(struct process *receiver, const struct ica *contr
 {
     for (uint32_t i = 0; i < control->attached_count; i++) {
         struct ica *data = ica_lookup(control->attached[i]);
+        data_pages[i] = 0;
         if (data != NULL && data->state == ICA_TRAVELLING && data->destination == receiver->pid &&
             ica_paste(receiver, data))
             data_pages[i] = data->pages;
@@ -139,7 +126,7 @@ bool ica_arrive(struct process *receiver, struct ica *control)
 {
     if (control->state != ICA_TRAVELLING || control->destination != receiver->pid)
         return false;
-    uint32_t data_pages[ICA_MAX_ATTACHED] = {0};
+    uint32_t data_pages[ICA_MAX_ATTACHED]; /* read only up to attached_count */
     if (control->attached_count > 0 || control->lent_count > 0)
         arrive_attachments(receiver, control, data_pages);
     if (!ica_paste(receiver, control))

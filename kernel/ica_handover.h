@@ -5,6 +5,7 @@
 #include "ica.h"
 #include "layout.h"
 #include "process.h"
+#include <formica/errors.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -22,11 +23,38 @@ static inline struct ica_control *ica_control_page(const struct ica *ica)
 }
 
 /* The ICA `id` of `kind` held by `holder` (ICA_KIND_DATA also matches a
- * block ICA): 0 and *out, or -E_INVALID / -E_PERMISSION. */
-long ica_held_by(const struct process *holder, uint64_t id, uint32_t kind, struct ica **out);
-/* Reads and checks what `sender` attached to or lends with `control`. */
-long ica_read_attachments(const struct process *sender, struct ica *control,
-                          struct attachments *out);
+ * block ICA): 0 and *out, or -E_INVALID / -E_PERMISSION. Inline: every
+ * handover starts with it. */
+static inline long ica_held_by(const struct process *holder, uint64_t id, uint32_t kind,
+                               struct ica **out)
+{
+    struct ica *ica = ica_lookup(id);
+    if (ica == NULL ||
+        (ica->kind != kind && !(kind == ICA_KIND_DATA && ica->kind == ICA_KIND_BLOCK)))
+        return -E_INVALID;
+    if (ica->state != ICA_HELD || ica->owner != holder->pid)
+        return -E_PERMISSION;
+    *out = ica;
+    return 0;
+}
+
+/* ica_read_attachments for a page that lists data or lends. */
+long ica_read_listed_attachments(const struct process *sender, struct ica *control,
+                                 struct attachments *out);
+
+/* Reads and checks what `sender` attached to or lends with `control`. The
+ * common request (nothing listed) is inline. */
+static inline long ica_read_attachments(const struct process *sender, struct ica *control,
+                                        struct attachments *out)
+{
+    const struct ica_control *page = ica_control_page(control);
+    if (page->magic == ICA_CONTROL_MAGIC && page->data_count == 0 && page->lent_count == 0) {
+        out->data_count = 0;
+        out->lent_count = 0;
+        return 0;
+    }
+    return ica_read_listed_attachments(sender, control, out);
+}
 /* Peels `control` and its attachments from `sender`: they travel to `destination`. */
 void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
                 uint32_t destination, uint32_t delivery);

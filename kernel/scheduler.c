@@ -293,11 +293,10 @@ bool scheduler_may_switch_directly(const struct process *next)
     return next->core == cpu->index && next->state == PROCESS_WAITING && !next->kill_requested &&
            !next->crash_requested && cpu->handoff == NULL && !cpu->tick_unserved &&
            !atomic_load_acquire(&cpu->inbox_hint) &&
-           run_queue_best_priority(my_queue()) >= next->priority;
+           !run_queue_has_more_urgent(my_queue(), next->priority);
 }
 
-void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct process *next,
-                                uint64_t next_rsp)
+void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct process *next)
 {
     struct cpu *cpu = this_cpu();
     struct process *process = cpu->current;
@@ -307,7 +306,7 @@ void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct proc
     next->wait_reason = WAIT_NONE;
     switch_out(cpu, process);
     switch_in(cpu, next);
-    switch_context(&process->saved_rsp, next_rsp);
+    switch_context(&process->saved_rsp, next->saved_rsp);
 }
 
 void scheduler_exit_current(int32_t code)

@@ -35,11 +35,10 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick);
  * served, no hand-off is pending, and it is not being killed. */
 bool scheduler_may_switch_directly(const struct process *next);
 /* The running process blocks for `reason` (as scheduler_block) and `next`,
- * checked with scheduler_may_switch_directly, runs at once from the kernel
- * stack `next_rsp` (a continuation prepared by the caller). Returns when
- * the running process is woken the ordinary way. */
-void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct process *next,
-                                uint64_t next_rsp);
+ * checked with scheduler_may_switch_directly, runs at once from its saved
+ * kernel stack (a continuation the caller prepared). Returns when the
+ * running process is woken the ordinary way. */
+void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct process *next);
 /* Ends the running process with `code`; never returns. */
 void scheduler_exit_current(int32_t code) __attribute__((noreturn));
 /* Interrupt from user mode: preempt if a more urgent process is ready or the slice is used up. */

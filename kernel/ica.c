@@ -57,7 +57,7 @@ static inline uint64_t **leaf_slot(struct process *process, uint64_t address, ui
  * table is missing. Leaf tables found are remembered per process: ICA
  * windows' tables are only ever added while the address space lives. */
 static inline __attribute__((always_inline)) uint64_t *leaf_entry(struct process *process,
-                                                                   uint64_t address)
+                                                                  uint64_t address)
 {
     if (process->root == 0)
         return NULL; /* its address space is gone */
@@ -181,6 +181,23 @@ static inline bool map_pages(struct process *process, struct ica *ica, uint64_t 
         }
     }
     return map_many_pages(process, ica, access);
+}
+
+bool ica_move(struct process *from, struct process *to, struct ica *ica)
+{
+    uint64_t *source = control_entry(from, ica), *target = control_entry(to, ica);
+    if (source == NULL || target == NULL) {
+        ica_peel(from, ica);
+        return ica_paste(to, ica);
+    }
+    *source = 0;
+    if (this_cpu()->current == from)
+        invlpg(ica_virtual_address(ica));
+    *target = ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
+    atomic_store_release(&ica->owner, to->pid);
+    atomic_store_release(&ica->state, ICA_HELD);
+    atomic_count(&kernel_shared->icas->handovers, 1);
+    return true;
 }
 
 bool ica_paste_lent(struct process *process, struct ica *ica)

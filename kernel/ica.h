@@ -81,6 +81,18 @@ struct ica_pools {
     _Atomic uint64_t handovers;
 };
 
+/* ica_lookup of a control ICA (the one kind every handover moves). */
+static inline struct ica *ica_lookup_control(uint64_t id)
+{
+    uint32_t index = ica_index(id);
+    if (ica_kind(id) != ICA_KIND_CONTROL || index >= ICA_CONTROL_SLOTS)
+        return NULL;
+    struct ica *ica = &kernel_shared->icas->control[index];
+    if (ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
+        return NULL;
+    return ica;
+}
+
 /* The descriptor for `id` when it is well-formed and current, else NULL. */
 static inline struct ica *ica_lookup(uint64_t id)
 {
@@ -111,6 +123,9 @@ static inline uint64_t ica_virtual_address(const struct ica *ica)
  * may ask the m-kernel to build the page tables of a new ICA window region. */
 void ica_peel(struct process *process, struct ica *ica);
 bool ica_paste(struct process *process, struct ica *ica);
+/* Peel from `from` and paste into `to` in one step (a control ICA's one
+ * entry moves); false, with the ICA peeled, when `to` lacks its tables. */
+bool ica_move(struct process *from, struct process *to, struct ica *ica);
 /* Maps a lent ICA read-only into `process`; the lender keeps it. */
 bool ica_paste_lent(struct process *process, struct ica *ica);
 /* Ends the lends of `control` to `holder` (who is about to pass it on or has

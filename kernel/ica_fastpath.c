@@ -28,7 +28,7 @@ static struct process *me(void)
  * switch_context lands in syscall_exit: its system call returns `value`.
  * The frames of the call it was parked in are abandoned: a parked process
  * holds nothing there (no lock, no half-done change). */
-static uint64_t stack_returning(struct process *process, long value)
+static inline uint64_t stack_returning(struct process *process, long value)
 {
     uint64_t top = process_kernel_stack_top(process);
     struct trap_frame *frame = (struct trap_frame *)(top - sizeof(struct trap_frame));
@@ -41,8 +41,8 @@ static uint64_t stack_returning(struct process *process, long value)
 /* The control ICA `id`, held by `sender`, with what it carries, when the
  * fast path can hand it over: no data ICA handed over (pasting one may need
  * new page tables from the m-kernel) and only one-page ICAs lent. */
-static bool ready_to_hand_over(struct process *sender, uint64_t id, struct ica **control,
-                               struct attachments *with)
+static inline bool ready_to_hand_over(struct process *sender, uint64_t id, struct ica **control,
+                                      struct attachments *with)
 {
     if (ica_held_by(sender, id, ICA_KIND_CONTROL, control) != 0 ||
         ica_read_attachments(sender, *control, with) != 0 || with->data_count != 0)
@@ -55,14 +55,14 @@ static bool ready_to_hand_over(struct process *sender, uint64_t id, struct ica *
 
 /* Takes over the wake a sender owes `target` (as wake_or_hand_off does):
  * false when another core already cleared its flag and will wake it. */
-static bool claim_wake(struct process *target)
+static inline bool claim_wake(struct process *target)
 {
     return atomic_swap(&target->ica_waiting, 0) != 0;
 }
 
 /* The server `pid` if it is parked in its receive on this core, may run at
  * once and has no older request to take first. */
-static struct process *parked_server(uint32_t pid)
+static inline struct process *parked_server(uint32_t pid)
 {
     struct process *server = process_find(pid);
     if (server == NULL || server->parked != PARKED_IN_RECEIVE ||
@@ -75,7 +75,7 @@ static struct process *parked_server(uint32_t pid)
 }
 
 /* The requester `pid` if it is parked on this core waiting for `id`. */
-static struct process *parked_requester(uint32_t pid, uint64_t id)
+static inline struct process *parked_requester(uint32_t pid, uint64_t id)
 {
     struct process *requester = process_find(pid);
     if (requester == NULL || requester->parked != PARKED_IN_CALL || requester->parked_for != id ||
@@ -88,13 +88,12 @@ static struct process *parked_requester(uint32_t pid, uint64_t id)
  * unless that receive would not block. The flag goes up before the rings
  * are looked at (as in wait_for_ica_until), so a request another core
  * pushes meanwhile wakes it the ordinary way. */
-static bool park_in_receive(struct process *server, uint32_t flags, uint64_t wake_tick)
+static inline bool park_in_receive(struct process *server, uint32_t flags, uint64_t wake_tick)
 {
     struct server_entry *entry = server_of_process(server);
     if (entry == NULL || (flags & ICA_NO_WAIT))
         return false;
-    atomic_store_fenced(&server->ica_waiting, 1);
-    memory_fence();
+    atomic_store_fenced(&server->ica_waiting, 1); /* a full barrier (xchg) */
     if (server->direct_request != 0 || server_has_requests(entry) ||
         ((flags & ICA_OR_RESULT) && !ring_is_empty(&server->results.ring)) ||
         (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick)) {
@@ -105,14 +104,14 @@ static bool park_in_receive(struct process *server, uint32_t flags, uint64_t wak
     return true;
 }
 
-static void park_in_call(struct process *requester, uint64_t id)
+static inline void park_in_call(struct process *requester, uint64_t id)
 {
     requester->parked = PARKED_IN_CALL;
     requester->parked_for = id;
     atomic_store_fenced(&requester->ica_waiting, 1);
 }
 
-static void unpark(struct process *process)
+static inline void unpark(struct process *process)
 {
     process->parked = PARKED_NOWHERE;
     atomic_store_release(&process->ica_waiting, 0);
@@ -131,12 +130,11 @@ static void resumed_slowly(struct process *process)
  * tables are made at process creation, so it should not happen): the ICA,
  * travelling to `target`, waits where the general path leaves it, and the
  * target, woken, takes it (or drops it as stale, with a log line). */
-static void deliver_the_ordinary_way(struct ica *control, struct process *target,
-                                     uint32_t delivery)
+static void deliver_the_ordinary_way(struct ica *control, struct process *target, uint32_t delivery)
 {
     uint64_t id = ica_id_of(control);
-    kprintf("ica: pid %u: fast handover of 0x%lx failed; delivered the ordinary way\n",
-            me()->pid, id);
+    kprintf("ica: pid %u: fast handover of 0x%lx failed; delivered the ordinary way\n", me()->pid,
+            id);
     if (delivery == ICA_AS_REQUEST)
         target->direct_request = id;
     else if (!ring_push_u64(&target->results.ring, id))
@@ -148,7 +146,7 @@ static void deliver_the_ordinary_way(struct ica *control, struct process *target
  * cleared its flag (a sender on another core that did owes it a wake, and
  * that wake, served while it still ran, was dropped) and it is not being
  * killed. Messages can be served during a handover (an m-kernel call). */
-static bool may_still_sleep(const struct process *sender)
+static inline bool may_still_sleep(const struct process *sender)
 {
     return atomic_load_acquire(&sender->ica_waiting) && !sender->kill_requested;
 }
@@ -165,13 +163,21 @@ static void hand_over_and_switch(struct ica *control, const struct attachments *
 {
     struct process *sender = me();
     uint32_t reason = wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA;
-    ica_depart(sender, control, with, target->pid, delivery);
-    if (!ica_arrive(target, control)) {
+    bool arrived;
+    if (with->data_count == 0 && with->lent_count == 0 && control->lent_count == 0) {
+        arrived = ica_hand_over_alone(sender, control, target, delivery);
+    } else {
+        ica_depart(sender, control, with, target->pid, delivery);
+        arrived = ica_arrive(target, control);
+    }
+    if (!arrived) {
         deliver_the_ordinary_way(control, target, delivery);
     } else {
         target->parked = PARKED_NOWHERE; /* it leaves the call it was parked in */
         target->saved_rsp = stack_returning(target, value);
-        if (may_still_sleep(sender) && scheduler_may_switch_directly(target)) {
+        /* what the handover could change: messages it served (an m-kernel
+         * call) may have woken the target or taken the sender's wake */
+        if (may_still_sleep(sender) && target->state == PROCESS_WAITING) {
             scheduler_block_and_resume(reason, wake_tick, target);
             resumed_slowly(sender);
             return;
@@ -210,8 +216,7 @@ bool ica_fast_forward_receive(uint32_t server_pid, uint64_t id, uint32_t forward
     struct process *server = parked_server(server_pid);
     if (server == NULL || server == forwarder || (forward_flags & ~ICA_RETURN_VIA_ME) != 0 ||
         !ready_to_hand_over(forwarder, id, &control, &with) ||
-        control->delivery != ICA_AS_REQUEST ||
-        (via_me && control->return_depth >= ICA_MAX_RETURNS))
+        control->delivery != ICA_AS_REQUEST || (via_me && control->return_depth >= ICA_MAX_RETURNS))
         return false;
     if (!park_in_receive(forwarder, flags, wake_tick))
         return false;
@@ -233,8 +238,7 @@ bool ica_fast_return_receive(uint64_t id, uint32_t flags, uint64_t wake_tick)
     if (!ready_to_hand_over(server, id, &control, &with) || control->return_depth == 0 ||
         control->return_depth > ICA_MAX_RETURNS)
         return false;
-    struct process *requester =
-        parked_requester(control->returns[control->return_depth - 1], id);
+    struct process *requester = parked_requester(control->returns[control->return_depth - 1], id);
     if (requester == NULL || requester == server || !park_in_receive(server, flags, wake_tick))
         return false;
     if (!claim_wake(requester)) {

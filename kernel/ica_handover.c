@@ -77,30 +77,10 @@ void ica_depart(struct process *sender, struct ica *control, const struct attach
         control->attached[i] = ica_id_of(data);
     }
     control->attached_count = with->data_count;
-    control->sender = sender->pid;
-    control->sender_rights = sender->rights;
-    control->delivery = delivery;
+    ica_stamp_sender(control, sender, delivery);
     ica_peel(sender, control);
     control->destination = destination;
     atomic_store_release(&control->state, ICA_TRAVELLING);
-}
-
-/* Writes the kernel's routing of `control` into its page: the entries in
- * use, as the counts say (what lies past them means nothing). */
-static void write_routing(struct ica_control *page, const struct ica *control,
-                          const uint32_t *data_pages)
-{
-    page->return_depth = control->return_depth;
-    for (uint32_t i = 0; i < control->return_depth && i < ICA_MAX_RETURNS; i++)
-        page->returns[i] = control->returns[i];
-    page->data_count = control->attached_count;
-    for (uint32_t i = 0; i < control->attached_count; i++) {
-        page->data[i] = control->attached[i];
-        page->data_pages[i] = data_pages[i];
-    }
-    page->lent_count = control->lent_count;
-    for (uint32_t i = 0; i < control->lent_count; i++)
-        page->lent[i] = control->lent[i];
 }
 
 /* Pastes the attachments travelling to `receiver` with `control`; the pages
@@ -131,12 +111,6 @@ bool ica_arrive(struct process *receiver, struct ica *control)
         arrive_attachments(receiver, control, data_pages);
     if (!ica_paste(receiver, control))
         return false;
-    struct ica_control *page = ica_control_page(control);
-    page->arrival =
-        control->delivery == ICA_AS_REQUEST ? ICA_ARRIVED_AS_REQUEST : ICA_ARRIVED_AS_RESULT;
-    page->origin = control->origin;
-    page->sender = control->sender;
-    page->sender_rights = control->sender_rights;
-    write_routing(page, control, data_pages);
+    ica_write_arrival(control, data_pages);
     return true;
 }

@@ -566,8 +566,8 @@ long sys_ica_forward_receive(uint32_t server, uint64_t control, uint32_t forward
         return refused("forward", control, -E_INVALID);
     uint64_t wake_tick = receive_wake_tick(flags, timeout_ms);
     if (!ica_fast_forward_receive(server, control, forward_flags, flags, wake_tick)) {
-        long error = refused("forward", control,
-                             send_to_server(server, control, forward_flags, true, true));
+        long error =
+            refused("forward", control, send_to_server(server, control, forward_flags, true, true));
         if (error != 0)
             return error;
     }

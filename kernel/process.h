@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "ring.h"
+#include "shared.h"
 
 #define PROCESS_SLOTS 256
 #define INIT_PID 1 /* the first process: starts (and restarts) the servers, adopts orphans */
@@ -127,7 +128,15 @@ static inline uint64_t process_kernel_stack_top(const struct process *process)
     return process->kernel_stack_base + PROCESS_KERNEL_STACK_PAGES * 4096;
 }
 
-/* The live process with `pid`, or NULL. */
-struct process *process_find(uint32_t pid);
+/* The live process with `pid`, or NULL (inline: every handover asks it). */
+static inline struct process *process_find(uint32_t pid)
+{
+    if (pid == 0 || kernel_shared->processes == NULL)
+        return NULL;
+    struct process *process = &kernel_shared->processes[pid % PROCESS_SLOTS];
+    if (process->pid != pid || process->state == PROCESS_FREE)
+        return NULL;
+    return process;
+}
 /* Fills `info` from `process` for SYS_PROCESS_LIST. */
 void process_describe(const struct process *process, struct process_info *info);

@@ -287,15 +287,6 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick)
         switch_to_scheduler();
 }
 
-bool scheduler_may_switch_directly(const struct process *next)
-{
-    struct cpu *cpu = this_cpu();
-    return next->core == cpu->index && next->state == PROCESS_WAITING && !next->kill_requested &&
-           !next->crash_requested && cpu->handoff == NULL && !cpu->tick_unserved &&
-           !atomic_load_acquire(&cpu->inbox_hint) &&
-           !run_queue_has_more_urgent(my_queue(), next->priority);
-}
-
 void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct process *next)
 {
     struct cpu *cpu = this_cpu();

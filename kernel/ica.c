@@ -190,9 +190,7 @@ bool ica_move(struct process *from, struct process *to, struct ica *ica)
         ica_peel(from, ica);
         return ica_paste(to, ica);
     }
-    *source = 0;
-    if (this_cpu()->current == from)
-        invlpg(ica_virtual_address(ica));
+    *source = 0; /* not flushed here: the caller switches address spaces or flushes */
     *target = ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
     atomic_store_release(&ica->owner, to->pid);
     atomic_store_release(&ica->state, ICA_HELD);

@@ -124,7 +124,10 @@ static inline uint64_t ica_virtual_address(const struct ica *ica)
 void ica_peel(struct process *process, struct ica *ica);
 bool ica_paste(struct process *process, struct ica *ica);
 /* Peel from `from` and paste into `to` in one step (a control ICA's one
- * entry moves); false, with the ICA peeled, when `to` lacks its tables. */
+ * entry moves); false, with the ICA peeled, when `to` lacks its tables.
+ * When it moves the entry, `from`'s TLB entry is left for the caller: the
+ * fast path switches to `to` at once (a CR3 write flushes every entry: no
+ * PCID, no global user pages), and flushes it itself when it does not. */
 bool ica_move(struct process *from, struct process *to, struct ica *ica);
 /* Maps a lent ICA read-only into `process`; the lender keeps it. */
 bool ica_paste_lent(struct process *process, struct ica *ica);

@@ -13,6 +13,7 @@
 #include "ica_handover.h"
 #include "scheduler.h"
 #include "trap.h"
+#include "x86.h"
 #include <formica/errors.h>
 #include <formica/syscalls.h>
 
@@ -184,6 +185,7 @@ static void hand_over_and_switch(struct ica *control, const struct attachments *
         }
         scheduler_wake(target);
     }
+    invlpg(ica_virtual_address(control)); /* the sender runs on in its address space */
     if (may_still_sleep(sender))
         scheduler_block(reason, wake_tick);
     resumed_slowly(sender);

@@ -21,7 +21,7 @@ endif
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
 	-ffunction-sections -fdata-sections \
 	-fno-pic -fno-pie -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
-	-fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
+	-fno-asynchronous-unwind-tables -fomit-frame-pointer \
 	-nostdinc -isystem $(shell $(CC) -print-file-name=include) -Ilib/include -I$(GENERATED) \
 	-Ikernel -DFORMICA_KERNEL
 KERNEL_LDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments

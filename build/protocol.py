@@ -360,7 +360,7 @@ def syscall_header(interface):
     lines.append("};")
     lines.append("")
     lines.append("#ifndef FORMICA_KERNEL /* user space: one typed stub per call */")
-    lines.append("long syscall6(long number, long a, long b, long c, long d, long e, long f);")
+    lines.append("#include <formica/syscall_instruction.h>")
     for message in interface.messages:
         parameters = ", ".join(f"{user_type(f)} {f.name}" for f in message.fields) or "void"
         arguments = [f"(long){f.name}" for f in message.fields] + ["0"] * (6 - len(message.fields))

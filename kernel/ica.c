@@ -34,6 +34,7 @@ static uint64_t *walk_to_leaf_table(uint64_t root, uint64_t address)
 
 _Static_assert(PROCESS_CONTROL_LEAVES * 512 == ICA_CONTROL_SLOTS,
                "one slot per control leaf table");
+_Static_assert(ICA_CONTROL_BASE % (512 * 4096) == 0, "control leaves start at a table");
 _Static_assert(PROCESS_BLOCK_LEAVES * 512 == ICA_BLOCK_SLOTS, "one slot per block leaf table");
 
 /* Where the process remembers the leaf table covering `address`: a slot of
@@ -55,7 +56,8 @@ static inline uint64_t **leaf_slot(struct process *process, uint64_t address, ui
 /* The leaf entry for `address` in the process's tables, or NULL when a
  * table is missing. Leaf tables found are remembered per process: ICA
  * windows' tables are only ever added while the address space lives. */
-static inline uint64_t *leaf_entry(struct process *process, uint64_t address)
+static inline __attribute__((always_inline)) uint64_t *leaf_entry(struct process *process,
+                                                                  uint64_t address)
 {
     if (process->root == 0)
         return NULL; /* its address space is gone */
@@ -83,18 +85,11 @@ static uint64_t *next_leaf_entry(struct process *process, uint64_t address, uint
     return leaf_entry(process, address);
 }
 
-static void unmap_pages(struct process *process, struct ica *ica)
+/* The pages of a data ICA, one leaf table at a time. */
+static __attribute__((noinline)) void unmap_many_pages(struct process *process, struct ica *ica,
+                                                       bool running)
 {
     uint64_t address = ica_virtual_address(ica), table_end = 0;
-    bool running = this_cpu()->current == process;
-    if (ica->pages == 1) { /* control and block ICAs: one entry */
-        uint64_t *entry = leaf_entry(process, address);
-        if (entry != NULL)
-            *entry = 0;
-        if (running)
-            invlpg(address);
-        return;
-    }
     uint64_t *entry = NULL;
     for (uint32_t page = 0; page < ica->pages; page++, address += PAGE_SIZE) {
         entry = next_leaf_entry(process, address, entry, &table_end); /* NULL: walks again */
@@ -105,10 +100,43 @@ static void unmap_pages(struct process *process, struct ica *ica)
     }
 }
 
+/* Control and block ICAs (the handover's hot path) are one entry. */
+static inline void unmap_pages(struct process *process, struct ica *ica)
+{
+    bool running = this_cpu()->current == process;
+    if (ica->pages != 1) {
+        unmap_many_pages(process, ica, running);
+        return;
+    }
+    uint64_t address = ica_virtual_address(ica);
+    uint64_t *entry = leaf_entry(process, address);
+    if (entry != NULL)
+        *entry = 0;
+    if (running)
+        invlpg(address);
+}
+
+/* A control ICA's entry, once the process has remembered its leaf table
+ * (the window's page index is the ICA's pool index); NULL otherwise. */
+static inline uint64_t *control_entry(struct process *process, const struct ica *ica)
+{
+    if (ica->kind != ICA_KIND_CONTROL || process->root == 0)
+        return NULL;
+    uint64_t *table = process->control_leaf[ica->index / 512];
+    return table != NULL ? &table[ica->index % 512] : NULL;
+}
+
 void ica_peel(struct process *process, struct ica *ica)
 {
-    unmap_pages(process, ica);
-    ica->owner = 0;
+    uint64_t *entry = control_entry(process, ica);
+    if (entry != NULL) { /* the handover's hot path */
+        *entry = 0;
+        if (this_cpu()->current == process)
+            invlpg(ica_virtual_address(ica));
+    } else {
+        unmap_pages(process, ica);
+    }
+    atomic_store_release(&ica->owner, 0);
 }
 
 /* Asks the m-kernel for the page tables that cover the ICA in `process`. */
@@ -121,16 +149,11 @@ static bool prepare_tables(struct process *process, uint64_t address, uint64_t b
     return reply.ica_tables_reply.result == 0;
 }
 
-static bool map_pages(struct process *process, struct ica *ica, uint64_t access)
+/* A data ICA's pages, or any ICA whose leaf table is still missing. */
+static __attribute__((noinline)) bool map_many_pages(struct process *process, struct ica *ica,
+                                                     uint64_t access)
 {
     uint64_t address = ica_virtual_address(ica);
-    if (ica->pages == 1) { /* control and block ICAs: one entry, tables made at creation */
-        uint64_t *entry = leaf_entry(process, address);
-        if (entry != NULL) {
-            *entry = ica->physical | ENTRY_PRESENT | ENTRY_USER | access;
-            return true;
-        }
-    }
     uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE, table_end = 0;
     uint64_t *entry = next_leaf_entry(process, address, NULL, &table_end);
     bool last_missing = ica->pages > 1 && leaf_entry(process, address + bytes - PAGE_SIZE) == NULL;
@@ -144,6 +167,34 @@ static bool map_pages(struct process *process, struct ica *ica, uint64_t access)
             entry = next_leaf_entry(process, address + page * PAGE_SIZE, entry, &table_end);
         *entry = (ica->physical + page * PAGE_SIZE) | ENTRY_PRESENT | ENTRY_USER | access;
     }
+    return true;
+}
+
+/* Control and block ICAs: one entry, in tables made at process creation. */
+static inline bool map_pages(struct process *process, struct ica *ica, uint64_t access)
+{
+    if (ica->pages == 1) {
+        uint64_t *entry = leaf_entry(process, ica_virtual_address(ica));
+        if (entry != NULL) {
+            *entry = ica->physical | ENTRY_PRESENT | ENTRY_USER | access;
+            return true;
+        }
+    }
+    return map_many_pages(process, ica, access);
+}
+
+bool ica_move(struct process *from, struct process *to, struct ica *ica)
+{
+    uint64_t *source = control_entry(from, ica), *target = control_entry(to, ica);
+    if (source == NULL || target == NULL) {
+        ica_peel(from, ica);
+        return ica_paste(to, ica);
+    }
+    *source = 0; /* not flushed here: the caller switches address spaces or flushes */
+    *target = ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
+    atomic_store_release(&ica->owner, to->pid);
+    atomic_store_release(&ica->state, ICA_HELD);
+    atomic_count(&kernel_shared->icas->handovers, 1);
     return true;
 }
 
@@ -171,10 +222,13 @@ void ica_end_lends(struct process *holder, struct ica *control)
 
 bool ica_paste(struct process *process, struct ica *ica)
 {
-    if (!map_pages(process, ica, ENTRY_WRITABLE))
+    uint64_t *entry = control_entry(process, ica);
+    if (entry != NULL) /* the handover's hot path */
+        *entry = ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
+    else if (!map_pages(process, ica, ENTRY_WRITABLE))
         return false;
-    ica->owner = process->pid;
-    ica->state = ICA_HELD;
+    atomic_store_release(&ica->owner, process->pid);
+    atomic_store_release(&ica->state, ICA_HELD);
     atomic_count(&kernel_shared->icas->handovers, 1);
     return true;
 }
@@ -188,12 +242,9 @@ struct server_entry *server_of_pid(uint32_t pid)
     return NULL;
 }
 
-struct server_entry *server_of_process(struct process *process)
+struct server_entry *server_of_process_looked_up(struct process *process)
 {
     struct server_entry *servers = kernel_shared->icas->servers;
-    uint32_t hint = process->server_hint;
-    if (hint != 0 && servers[hint - 1].pid == process->pid)
-        return &servers[hint - 1];
     struct server_entry *server = server_of_pid(process->pid);
     if (server != NULL)
         process->server_hint = (uint32_t)(server - servers) + 1;

@@ -81,6 +81,18 @@ struct ica_pools {
     _Atomic uint64_t handovers;
 };
 
+/* ica_lookup of a control ICA (the one kind every handover moves). */
+static inline struct ica *ica_lookup_control(uint64_t id)
+{
+    uint32_t index = ica_index(id);
+    if (ica_kind(id) != ICA_KIND_CONTROL || index >= ICA_CONTROL_SLOTS)
+        return NULL;
+    struct ica *ica = &kernel_shared->icas->control[index];
+    if (ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
+        return NULL;
+    return ica;
+}
+
 /* The descriptor for `id` when it is well-formed and current, else NULL. */
 static inline struct ica *ica_lookup(uint64_t id)
 {
@@ -111,6 +123,12 @@ static inline uint64_t ica_virtual_address(const struct ica *ica)
  * may ask the m-kernel to build the page tables of a new ICA window region. */
 void ica_peel(struct process *process, struct ica *ica);
 bool ica_paste(struct process *process, struct ica *ica);
+/* Peel from `from` and paste into `to` in one step (a control ICA's one
+ * entry moves); false, with the ICA peeled, when `to` lacks its tables.
+ * When it moves the entry, `from`'s TLB entry is left for the caller: the
+ * fast path switches to `to` at once (a CR3 write flushes every entry: no
+ * PCID, no global user pages), and flushes it itself when it does not. */
+bool ica_move(struct process *from, struct process *to, struct ica *ica);
 /* Maps a lent ICA read-only into `process`; the lender keeps it. */
 bool ica_paste_lent(struct process *process, struct ica *ica);
 /* Ends the lends of `control` to `holder` (who is about to pass it on or has
@@ -119,7 +137,20 @@ bool ica_paste_lent(struct process *process, struct ica *ica);
 void ica_end_lends(struct process *holder, struct ica *control);
 struct server_entry *server_of_pid(uint32_t pid);
 /* server_of_pid of a process, remembering its slot for the next look. */
-struct server_entry *server_of_process(struct process *process);
+struct server_entry *server_of_process_looked_up(struct process *process);
+static inline struct server_entry *server_of_process(struct process *process)
+{
+    struct server_entry *servers = kernel_shared->icas->servers;
+    uint32_t hint = process->server_hint;
+    if (hint != 0 && servers[hint - 1].pid == process->pid)
+        return &servers[hint - 1];
+    return server_of_process_looked_up(process);
+}
+/* Whether a sender has pushed a request the server has not taken yet. */
+static inline bool server_has_requests(const struct server_entry *server)
+{
+    return __atomic_load_n(&server->pushed, __ATOMIC_ACQUIRE) != server->taken;
+}
 static inline struct ring *server_ring(struct server_entry *server, uint32_t core)
 {
     return (struct ring *)(server->rings + (uint64_t)core * server->ring_stride);

@@ -10,6 +10,8 @@
 #include "console.h"
 #include "cpu.h"
 #include "ica.h"
+#include "ica_fastpath.h"
+#include "ica_handover.h"
 #include "fault_injection.h"
 #include "intercore.h"
 #include "layout.h"
@@ -26,6 +28,14 @@
 
 #define NO_ICA UINT64_MAX
 
+/* Where a wait inside a system call leaves the process for the fast path
+ * (ica_fastpath.c): PARKED_NOWHERE for waits it must not cut short. */
+struct parking {
+    uint32_t where;
+    uint64_t for_id;
+};
+#define NOT_PARKED ((struct parking){PARKED_NOWHERE, 0})
+
 static struct process *me(void)
 {
     return this_cpu()->current;
@@ -39,159 +49,6 @@ static long refused(const char *call, uint64_t id, long error)
     if (error < 0 && error != -E_BUSY)
         kprintf("ica: pid %u: %s of 0x%lx refused: %s\n", me()->pid, call, id, error_text(error));
     return error;
-}
-
-static struct ica_control *control_page(const struct ica *ica)
-{
-    return phys_to_virt(ica->physical);
-}
-
-/* The ICA `id` of `kind` held by the caller, or an error. ICA_KIND_DATA
- * stands for both kinds that carry data (data and block ICAs). */
-static long held_by_me(uint64_t id, uint32_t kind, struct ica **out)
-{
-    struct ica *ica = ica_lookup(id);
-    bool data_like = kind == ICA_KIND_DATA && ica != NULL && ica->kind == ICA_KIND_BLOCK;
-    if (ica == NULL || (ica->kind != kind && !data_like))
-        return -E_INVALID;
-    if (ica->state != ICA_HELD || ica->owner != me()->pid)
-        return -E_PERMISSION;
-    *out = ica;
-    return 0;
-}
-
-/* The data ICAs listed in `ids` (count of them), each held by the caller and
- * listed once; handed-over ones must not be lent out at the moment. */
-static long read_data_list(const uint64_t *ids, uint32_t count, struct ica **data,
-                           bool handing_over)
-{
-    for (uint32_t i = 0; i < count; i++) {
-        long error = held_by_me(ids[i], ICA_KIND_DATA, &data[i]);
-        if (error != 0)
-            return error;
-        if (handing_over && data[i]->lend_count > 0)
-            return -E_BUSY;
-        for (uint32_t j = 0; j < i; j++)
-            if (data[j] == data[i])
-                return -E_INVALID;
-    }
-    return 0;
-}
-
-struct attachments {
-    uint32_t data_count, lent_count;
-    struct ica *data[ICA_MAX_ATTACHED];
-    struct ica *lent[ICA_MAX_ATTACHED];
-};
-
-static bool lent_to_holder(const struct ica *control, uint64_t id)
-{
-    for (uint32_t i = 0; i < control->lent_count; i++)
-        if (control->lent[i] == id)
-            return true;
-    return false;
-}
-
-/* Reads and checks the data ICAs the sender attached or lends in the control
- * page. Entries that were lent to the sender with this control ICA (the page
- * shows them on arrival) are being given back, not lent again: skipped. */
-static long read_attachments(struct ica *control, struct attachments *out)
-{
-    const struct ica_control *page = control_page(control);
-    if (page->magic != ICA_CONTROL_MAGIC || page->data_count > ICA_MAX_ATTACHED ||
-        page->lent_count > ICA_MAX_ATTACHED)
-        return -E_INVALID;
-    uint64_t lends[ICA_MAX_ATTACHED];
-    out->lent_count = 0;
-    for (uint32_t i = 0; i < page->lent_count; i++)
-        if (!lent_to_holder(control, page->lent[i]))
-            lends[out->lent_count++] = page->lent[i];
-    out->data_count = page->data_count;
-    long error = read_data_list(page->data, out->data_count, out->data, true);
-    if (error == 0)
-        error = read_data_list(lends, out->lent_count, out->lent, false);
-    for (uint32_t i = 0; error == 0 && i < out->lent_count; i++)
-        for (uint32_t j = 0; j < out->data_count; j++)
-            if (out->lent[i] == out->data[j])
-                return -E_INVALID;
-    return error;
-}
-
-/* Peels the control ICA and its attachments from the caller: they travel.
- * What was lent to the caller with it is given back; what the caller lends
- * now goes with it. */
-static void depart(struct ica *control, const struct attachments *with, uint32_t destination,
-                   uint32_t delivery)
-{
-    ica_end_lends(me(), control);
-    for (uint32_t i = 0; i < with->lent_count; i++) {
-        atomic_add(&with->lent[i]->lend_count, 1);
-        control->lent[i] = ica_id_of(with->lent[i]);
-    }
-    control->lent_count = with->lent_count;
-    for (uint32_t i = 0; i < with->data_count; i++) {
-        struct ica *data = with->data[i];
-        ica_peel(me(), data);
-        data->state = ICA_TRAVELLING;
-        data->destination = destination;
-        control->attached[i] = ica_id_of(data);
-    }
-    control->attached_count = with->data_count;
-    control->sender = me()->pid;
-    control->sender_rights = me()->rights;
-    control->delivery = delivery;
-    ica_peel(me(), control);
-    control->destination = destination;
-    atomic_store_release(&control->state, ICA_TRAVELLING);
-}
-
-/* Writes the kernel's routing of `control` into its page: the entries in
- * use, as the counts say (what lies past them means nothing). */
-static void write_routing(struct ica_control *page, const struct ica *control,
-                          const uint32_t *data_pages)
-{
-    page->return_depth = control->return_depth;
-    for (uint32_t i = 0; i < control->return_depth && i < ICA_MAX_RETURNS; i++)
-        page->returns[i] = control->returns[i];
-    page->data_count = control->attached_count;
-    for (uint32_t i = 0; i < control->attached_count; i++) {
-        page->data[i] = control->attached[i];
-        page->data_pages[i] = data_pages[i];
-    }
-    page->lent_count = control->lent_count;
-    for (uint32_t i = 0; i < control->lent_count; i++)
-        page->lent[i] = control->lent[i];
-}
-
-/* Pastes a control ICA that travelled to the caller, with its attachments,
- * and writes the routing into its page. False if it is not for the caller. */
-static bool arrive(struct ica *control)
-{
-    struct process *process = me();
-    if (control->state != ICA_TRAVELLING || control->destination != process->pid)
-        return false;
-    uint32_t data_pages[ICA_MAX_ATTACHED] = {0};
-    for (uint32_t i = 0; i < control->attached_count; i++) {
-        struct ica *data = ica_lookup(control->attached[i]);
-        if (data != NULL && data->state == ICA_TRAVELLING && data->destination == process->pid &&
-            ica_paste(process, data))
-            data_pages[i] = data->pages;
-    }
-    for (uint32_t i = 0; i < control->lent_count; i++) {
-        struct ica *lent = ica_lookup(control->lent[i]);
-        if (lent != NULL)
-            ica_paste_lent(process, lent);
-    }
-    if (!ica_paste(process, control))
-        return false;
-    struct ica_control *page = control_page(control);
-    page->arrival =
-        control->delivery == ICA_AS_REQUEST ? ICA_ARRIVED_AS_REQUEST : ICA_ARRIVED_AS_RESULT;
-    page->origin = control->origin;
-    page->sender = control->sender;
-    page->sender_rights = control->sender_rights;
-    write_routing(page, control, data_pages);
-    return true;
 }
 
 /* Wakes `target` if it waits for an ICA (the scheduler's wake: directly on
@@ -282,7 +139,7 @@ void serve_ica_result(const struct intercore_message *message,
 static bool accept(uint64_t id)
 {
     struct ica *ica = ica_lookup(id);
-    if (ica != NULL && arrive(ica))
+    if (ica != NULL && ica_arrive(me(), ica))
         return true;
     kprintf("ica: pid %u: stale ICA 0x%lx dropped\n", me()->pid, id);
     return false;
@@ -337,7 +194,7 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
  * (whose sender finds ica_waiting already clear). So a cleared flag means
  * "look again", never "block". With wake_tick != 0 the wait also ends at
  * that tick of this core (a timed receive, ICA_TIMEOUT). */
-static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick)
+static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick, struct parking parking)
 {
     struct process *process = me();
     atomic_store_fenced(&process->ica_waiting, 1);
@@ -348,15 +205,18 @@ static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick)
         atomic_store_release(&process->ica_waiting, 0);
         return;
     }
+    process->parked = parking.where;
+    process->parked_for = parking.for_id;
     scheduler_block(wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA, wake_tick);
+    process->parked = PARKED_NOWHERE;
     atomic_store_release(&process->ica_waiting, 0);
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
 }
 
-static void wait_for_ica(bool (*ready)(void))
+static void wait_for_ica(bool (*ready)(void), struct parking parking)
 {
-    wait_for_ica_until(ready, 0);
+    wait_for_ica_until(ready, 0, parking);
 }
 
 static bool results_waiting(void)
@@ -374,7 +234,7 @@ static bool new_results_waiting(void)
 /* Takes the result `wanted` (NO_ICA: any), waiting for it unless told not to.
  * Results that are not the wanted one stay queued; the wait then lasts
  * until a new result arrives, so the caller sleeps instead of spinning. */
-static long collect(uint64_t wanted, bool wait)
+static long collect(uint64_t wanted, bool wait, struct parking parking)
 {
     struct ring *ring = &me()->results.ring;
     for (;;) {
@@ -386,7 +246,7 @@ static long collect(uint64_t wanted, bool wait)
             continue;
         if (!wait)
             return -E_NOT_FOUND;
-        wait_for_ica(new_results_waiting);
+        wait_for_ica(new_results_waiting, parking);
     }
 }
 
@@ -411,9 +271,9 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
 {
     struct ica *control;
     struct attachments with;
-    long error = held_by_me(id, ICA_KIND_CONTROL, &control);
+    long error = ica_held_by(me(), id, ICA_KIND_CONTROL, &control);
     if (error == 0)
-        error = read_attachments(control, &with);
+        error = ica_read_attachments(me(), control, &with);
     if (error != 0)
         return error;
     struct process *target = process_find(server_pid);
@@ -435,7 +295,7 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     } else if (flags & ICA_RETURN_VIA_ME) {
         control->returns[control->return_depth++] = me()->pid;
     }
-    depart(control, &with, server_pid, ICA_AS_REQUEST);
+    ica_depart(me(), control, &with, server_pid, ICA_AS_REQUEST);
     if (flags & ICA_FROM_KERNEL)
         control->sender_rights = RIGHT_KERNEL;
     if (target->core == this_cpu()->index && target->direct_request == 0 && ring_is_empty(ring)) {
@@ -450,14 +310,25 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     return 0;
 }
 
+/* Where a synchronous request waits: parked for the fast path's result,
+ * unless the kernel made it for the process (a page fault: no system call
+ * to return from). */
+static struct parking parking_of(uint32_t flags, uint64_t id)
+{
+    return (flags & ICA_FROM_KERNEL) ? NOT_PARKED : (struct parking){PARKED_IN_CALL, id};
+}
+
 /* A request; with ICA_SYNC, also the wait for its result. */
 static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 {
     bool sync = flags & ICA_SYNC;
-    long error = refused("request", id, send_to_server(server_pid, id, flags, false, sync));
-    if (error != 0 || !(flags & ICA_SYNC))
-        return error;
-    long result = collect(id, true);
+    bool fast = flags == ICA_SYNC && ica_fast_call(server_pid, id);
+    if (!fast) {
+        long error = refused("request", id, send_to_server(server_pid, id, flags, false, sync));
+        if (error != 0 || !sync)
+            return error;
+    }
+    long result = collect(id, true, parking_of(flags, id));
     return result < 0 ? result : 0;
 }
 
@@ -486,15 +357,15 @@ static long return_result(uint64_t id, bool hand_off)
 {
     struct ica *control;
     struct attachments with;
-    long error = held_by_me(id, ICA_KIND_CONTROL, &control);
+    long error = ica_held_by(me(), id, ICA_KIND_CONTROL, &control);
     if (error == 0)
-        error = read_attachments(control, &with);
+        error = ica_read_attachments(me(), control, &with);
     if (error == 0 && (control->return_depth == 0 || control->return_depth > ICA_MAX_RETURNS))
         error = -E_INVALID;
     if (error != 0)
         return refused("return", id, error);
     uint32_t target = control->returns[--control->return_depth];
-    depart(control, &with, target, ICA_AS_RESULT);
+    ica_depart(me(), control, &with, target, ICA_AS_RESULT);
     /* The ICA has left the caller either way: a requester that ended gets
      * nothing and the kernel frees it (an error here would tell the caller it
      * still held an ICA it had lost). */
@@ -505,12 +376,6 @@ static long return_result(uint64_t id, bool hand_off)
 long sys_ica_return(uint64_t id)
 {
     return return_result(id, false);
-}
-
-/* Whether a sender has pushed a request the server has not taken yet. */
-static inline bool server_has_requests(const struct server_entry *server)
-{
-    return atomic_load_acquire(&server->pushed) != server->taken;
 }
 
 static bool requests_waiting(void)
@@ -533,18 +398,22 @@ static bool requests_or_results_waiting(void)
     return requests_waiting() || results_waiting();
 }
 
-static long receive(uint32_t flags, uint64_t timeout_ms)
+/* The tick of this core at which a receive with `flags` gives up (0: never). */
+static uint64_t receive_wake_tick(uint32_t flags, uint64_t timeout_ms)
+{
+    if (!(flags & ICA_TIMEOUT))
+        return 0;
+    uint64_t period = kernel_shared->tick_period_ms;
+    uint64_t ticks = (timeout_ms + period - 1) / period;
+    return this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
+}
+
+static long receive_until(uint32_t flags, uint64_t wake_tick)
 {
     struct server_entry *server = server_of_process(me());
     if (server == NULL)
         return refused("receive (not a server)", 0, -E_PERMISSION);
     uint32_t cores = kernel_shared->core_count;
-    uint64_t wake_tick = 0;
-    if (flags & ICA_TIMEOUT) {
-        uint64_t period = kernel_shared->tick_period_ms;
-        uint64_t ticks = (timeout_ms + period - 1) / period;
-        wake_tick = this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
-    }
     for (;;) {
         uint64_t direct = take_direct_request();
         if (direct != NO_ICA)
@@ -562,25 +431,25 @@ static long receive(uint32_t flags, uint64_t timeout_ms)
             }
         }
         if (flags & ICA_OR_RESULT) {
-            long result = collect(NO_ICA, false);
+            long result = collect(NO_ICA, false, NOT_PARKED);
             if (result != -E_NOT_FOUND)
                 return result;
         }
         if ((flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
             return -E_NOT_FOUND;
         wait_for_ica_until((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting,
-                           wake_tick);
+                           wake_tick, (struct parking){PARKED_IN_RECEIVE, 0});
     }
 }
 
 long sys_ica_receive(uint32_t flags, uint64_t timeout_ms)
 {
-    return receive(flags, timeout_ms);
+    return receive_until(flags, receive_wake_tick(flags, timeout_ms));
 }
 
 long sys_ica_collect(uint32_t flags)
 {
-    return collect(NO_ICA, !(flags & ICA_NO_WAIT));
+    return collect(NO_ICA, !(flags & ICA_NO_WAIT), NOT_PARKED);
 }
 
 long sys_ica_allocate(uint32_t kind, uint64_t bytes)
@@ -599,7 +468,7 @@ long sys_ica_allocate(uint32_t kind, uint64_t bytes)
 long sys_ica_free(uint64_t id)
 {
     struct ica *ica;
-    long error = held_by_me(id, ica_kind(id), &ica);
+    long error = ica_held_by(me(), id, ica_kind(id), &ica);
     if (error != 0)
         return refused("free", id, error);
     if (ica->lend_count > 0)
@@ -617,7 +486,7 @@ long sys_ica_free(uint64_t id)
 long sys_ica_lend_count(uint64_t id)
 {
     struct ica *ica;
-    long error = held_by_me(id, ica_kind(id), &ica);
+    long error = ica_held_by(me(), id, ica_kind(id), &ica);
     return error != 0 ? error : (long)ica->lend_count;
 }
 
@@ -680,10 +549,13 @@ long sys_ica_stats(uint64_t buffer)
  * as its error and nothing is received. */
 long sys_ica_return_receive(uint64_t id, uint32_t flags, uint64_t timeout_ms)
 {
-    long error = return_result(id, true);
-    if (error != 0)
-        return error;
-    return receive(flags, timeout_ms);
+    uint64_t wake_tick = receive_wake_tick(flags, timeout_ms);
+    if (!ica_fast_return_receive(id, flags, wake_tick)) {
+        long error = return_result(id, true);
+        if (error != 0)
+            return error;
+    }
+    return receive_until(flags, wake_tick);
 }
 
 /* A server's forward to the next stage and its next receive in one call. */
@@ -692,9 +564,12 @@ long sys_ica_forward_receive(uint32_t server, uint64_t control, uint32_t forward
 {
     if (forward_flags & ICA_FROM_KERNEL)
         return refused("forward", control, -E_INVALID);
-    long error =
-        refused("forward", control, send_to_server(server, control, forward_flags, true, true));
-    if (error != 0)
-        return error;
-    return receive(flags, timeout_ms);
+    uint64_t wake_tick = receive_wake_tick(flags, timeout_ms);
+    if (!ica_fast_forward_receive(server, control, forward_flags, flags, wake_tick)) {
+        long error =
+            refused("forward", control, send_to_server(server, control, forward_flags, true, true));
+        if (error != 0)
+            return error;
+    }
+    return receive_until(flags, wake_tick);
 }

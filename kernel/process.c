@@ -3,16 +3,6 @@
 #include "shared.h"
 #include <string.h>
 
-struct process *process_find(uint32_t pid)
-{
-    if (pid == 0 || kernel_shared->processes == NULL)
-        return NULL;
-    struct process *process = &kernel_shared->processes[pid % PROCESS_SLOTS];
-    if (process->pid != pid || process->state == PROCESS_FREE)
-        return NULL;
-    return process;
-}
-
 void process_describe(const struct process *process, struct process_info *info)
 {
     memset(info, 0, sizeof(*info));

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "ring.h"
+#include "shared.h"
 
 #define PROCESS_SLOTS 256
 #define INIT_PID 1 /* the first process: starts (and restarts) the servers, adopts orphans */
@@ -97,6 +98,11 @@ struct process {
     /* A request a sender on this core handed straight to this server instead
      * of pushing it into its ring (0: none); its next receive takes it first. */
     uint64_t direct_request;
+    /* Where the process, blocked for an ICA inside a system call, can be
+     * resumed straight in user mode by the fast path (ica_fastpath.c): enum
+     * ica_parked; parked_for is the control ICA a PARKED_IN_CALL waits for. */
+    uint32_t parked;
+    uint64_t parked_for;
     /* Owning core: the leaf page tables of ICA windows found so far
      * (kernel/ica.c); ICA tables live as long as the address space. The
      * control and block windows have one slot per table; data ICAs share a
@@ -122,7 +128,15 @@ static inline uint64_t process_kernel_stack_top(const struct process *process)
     return process->kernel_stack_base + PROCESS_KERNEL_STACK_PAGES * 4096;
 }
 
-/* The live process with `pid`, or NULL. */
-struct process *process_find(uint32_t pid);
+/* The live process with `pid`, or NULL (inline: every handover asks it). */
+static inline struct process *process_find(uint32_t pid)
+{
+    if (pid == 0 || kernel_shared->processes == NULL)
+        return NULL;
+    struct process *process = &kernel_shared->processes[pid % PROCESS_SLOTS];
+    if (process->pid != pid || process->state == PROCESS_FREE)
+        return NULL;
+    return process;
+}
 /* Fills `info` from `process` for SYS_PROCESS_LIST. */
 void process_describe(const struct process *process, struct process_info *info);

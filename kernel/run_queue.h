@@ -25,3 +25,12 @@ bool run_queue_push(struct run_queue *queue, uint32_t slot, uint32_t priority);
 uint32_t run_queue_pop(struct run_queue *queue);
 /* Most urgent level with a ready process, or RUN_QUEUE_LEVELS when none. */
 uint32_t run_queue_best_priority(const struct run_queue *queue);
+/* Whether a process more urgent than `priority` is ready (inline: the ICA
+ * fast path asks it at every handover). */
+static inline bool run_queue_has_more_urgent(const struct run_queue *queue, uint32_t priority)
+{
+    for (uint32_t level = 0; level < priority && level < RUN_QUEUE_LEVELS; level++)
+        if (!ring_is_empty(&queue->level[level].ring))
+            return true;
+    return false;
+}

@@ -3,6 +3,7 @@
  * run queue and its processes' scheduling state; other cores ask it with
  * messages (adopt, wake, kill), so no lock is needed. */
 #include "scheduler.h"
+#include "atomic.h"
 #include "crash.h"
 #include "console.h"
 #include "cpu.h"
@@ -266,19 +267,37 @@ void scheduler_yield(void)
     switch_to_scheduler();
 }
 
-void scheduler_block(uint32_t reason, uint64_t wake_tick)
+static void mark_waiting(struct process *process, uint32_t reason, uint64_t wake_tick)
 {
-    struct process *process = this_cpu()->current;
     process->state = PROCESS_WAITING;
     process->wait_reason = reason;
     process->wake_tick = wake_tick;
     if (is_sleeper(reason, wake_tick))
         this_cpu()->sleepers++;
+}
+
+void scheduler_block(uint32_t reason, uint64_t wake_tick)
+{
+    struct process *process = this_cpu()->current;
+    mark_waiting(process, reason, wake_tick);
     struct process *next = take_hand_off(this_cpu());
     if (next != NULL)
         switch_directly(this_cpu(), process, next);
     else
         switch_to_scheduler();
+}
+
+void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct process *next)
+{
+    struct cpu *cpu = this_cpu();
+    struct process *process = cpu->current;
+    mark_waiting(process, reason, wake_tick);
+    if (is_sleeper(next->wait_reason, next->wake_tick))
+        cpu->sleepers--;
+    next->wait_reason = WAIT_NONE;
+    switch_out(cpu, process);
+    switch_in(cpu, next);
+    switch_context(&process->saved_rsp, next->saved_rsp);
 }
 
 void scheduler_exit_current(int32_t code)

@@ -5,6 +5,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
+#include "cpu.h"
 #include "process.h"
 #include "run_queue.h"
 #include "trap.h"
@@ -30,6 +31,22 @@ void scheduler_hand_off_flush(void);
 void scheduler_yield(void);
 /* The running process blocks for `reason` (until woken, or until `wake_tick`). */
 void scheduler_block(uint32_t reason, uint64_t wake_tick);
+/* Whether `next` (waiting on this core) may run at once, bypassing the
+ * scheduler: nothing more urgent is ready, no tick or message waits to be
+ * served, no hand-off is pending, and it is not being killed. */
+static inline bool scheduler_may_switch_directly(const struct process *next)
+{
+    struct cpu *cpu = this_cpu();
+    return next->core == cpu->index && next->state == PROCESS_WAITING && !next->kill_requested &&
+           !next->crash_requested && cpu->handoff == NULL && !cpu->tick_unserved &&
+           !__atomic_load_n(&cpu->inbox_hint, __ATOMIC_ACQUIRE) &&
+           !run_queue_has_more_urgent(&cpu->run_queue, next->priority);
+}
+/* The running process blocks for `reason` (as scheduler_block) and `next`,
+ * checked with scheduler_may_switch_directly, runs at once from its saved
+ * kernel stack (a continuation the caller prepared). Returns when the
+ * running process is woken the ordinary way. */
+void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct process *next);
 /* Ends the running process with `code`; never returns. */
 void scheduler_exit_current(int32_t code) __attribute__((noreturn));
 /* Interrupt from user mode: preempt if a more urgent process is ready or the slice is used up. */

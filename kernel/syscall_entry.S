@@ -25,6 +25,10 @@ syscall_entry:
     cld
     movq %rsp, %rdi
     call syscall_dispatch
+/* The way back to user mode with the frame at %rsp: also where the ICA fast
+ * path resumes a process parked in a system call (ica_fastpath.c). */
+.globl syscall_exit
+syscall_exit:
     movq $USER_RETURN_LIMIT, %rax
     cmpq %rax, FRAME_RIP_OFFSET(%rsp)
     jae trap_return                  /* sysret to such an address would fault in ring 0 */

@@ -49,7 +49,7 @@ def guest_options(smp, sockets, memory, accel, icount):
 
 
 def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append=""):
-    qemu, _ = qemu_binary.choose(str(REPO))
+    qemu, _ = qemu_binary.choose(str(REPO), icount=icount)
     settings = guest_options(smp, sockets, memory, accel, icount)
     return (qemu_cmd.machine_argv(settings, accel, qemu)
             + ["-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),

@@ -29,7 +29,7 @@ def main(argv):
         print(f"build/run: {error}", file=sys.stderr)
         return EXIT_USAGE
 
-    qemu, qemu_source = qemu_binary.choose(REPO_ROOT)
+    qemu, qemu_source = qemu_binary.choose(REPO_ROOT, icount=opts.icount)
     if not qemu_binary.resolved_path(qemu):
         print(f"build/run: {qemu} ({qemu_source}) not found: run build/deps.sh", file=sys.stderr)
         return EXIT_USAGE

@@ -9,11 +9,15 @@ SYSTEM_QEMU = "qemu-system-x86_64"
 LOCAL_QEMU = os.path.join("build", "out", "qemu10", "bin", "qemu-system-x86_64")
 
 
-def choose(repo_root, environ=None):
-    """(binary, where it came from): 'FORMICA_QEMU', 'project-local' or 'system'."""
+def choose(repo_root, environ=None, icount=False):
+    """(binary, where it came from): 'FORMICA_QEMU', 'project-local' or 'system'. With
+    `icount`, the system QEMU when there is one: QEMU 10.0 (the project-local one) stops
+    Formica's boot with "Bad icount read" under -icount, Debian 12's QEMU 7.2 does not."""
     environ = os.environ if environ is None else environ
     if environ.get("FORMICA_QEMU"):
         return environ["FORMICA_QEMU"], "FORMICA_QEMU"
+    if icount and shutil.which(SYSTEM_QEMU):
+        return SYSTEM_QEMU, "system (icount)"
     local = os.path.join(repo_root, LOCAL_QEMU)
     if os.access(local, os.X_OK):
         return local, "project-local"

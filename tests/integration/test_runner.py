@@ -161,3 +161,13 @@ def test_log_saves_the_serial_output(tmp_path):
     saved = log.read_text(errors="replace").replace("\r", "")
     assert result.kinds("cores"), result.describe()
     assert '"kind":"cores"' in saved.replace(" ", "")
+
+
+def test_icount_boot_runs_a_command():
+    """--icount boots and runs (make bench's icount series, make profile): the runner picks a
+    QEMU that can (QEMU 10.0 stops the boot with "Bad icount read"; Debian's 7.2 runs it)."""
+    result = formica.run("--smp", "2", "--icount", "--cpu", "max,-erms,-fsrm",
+                         "--cmd", "run hello", timeout=300)
+    assert result.rc == 0, result.describe()
+    assert "Bad icount read" not in result.stderr, result.describe()
+    assert "hello exited with code 0" in result.text, result.describe()

@@ -50,6 +50,21 @@ static void test_servers_before_applications(void **state)
     assert_int_equal(run_queue_pop(&queue), 2);
 }
 
+static void test_more_urgent_than(void **state)
+{
+    (void)state;
+    /* The fast path's question: is anything more urgent than `priority` ready? */
+    assert_false(run_queue_has_more_urgent(&queue, 0));
+    assert_false(run_queue_has_more_urgent(&queue, 1));
+    assert_true(run_queue_push(&queue, 7, 1));
+    assert_false(run_queue_has_more_urgent(&queue, 1)); /* the same level is not more urgent */
+    assert_false(run_queue_has_more_urgent(&queue, 0));
+    assert_true(run_queue_push(&queue, 8, 0));
+    assert_true(run_queue_has_more_urgent(&queue, 1));
+    assert_false(run_queue_has_more_urgent(&queue, 0));
+    assert_true(run_queue_has_more_urgent(&queue, UINT32_MAX)); /* a bad level: bounded */
+}
+
 static void test_round_robin_requeue(void **state)
 {
     (void)state;
@@ -92,6 +107,7 @@ int main(void)
         cmocka_unit_test_setup(test_empty_queue_pops_nothing, setup),
         cmocka_unit_test_setup(test_fifo_within_a_level, setup),
         cmocka_unit_test_setup(test_servers_before_applications, setup),
+        cmocka_unit_test_setup(test_more_urgent_than, setup),
         cmocka_unit_test_setup(test_round_robin_requeue, setup),
         cmocka_unit_test_setup(test_bad_priority_refused, setup),
         cmocka_unit_test_setup(test_full_level_refused_without_loss, setup),

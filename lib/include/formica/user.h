@@ -7,8 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The raw system call: number in rax, up to six arguments. */
-long syscall6(long number, long a, long b, long c, long d, long e, long f);
+/* The raw system call, syscall6, is in formica/syscall_instruction.h. */
 
 /* Processes. exit() flushes buffered console output first. */
 __attribute__((noreturn)) void exit(int code);

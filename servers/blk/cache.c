@@ -186,3 +186,9 @@ void cache_get_stats(const struct cache *cache, struct cache_stats *stats)
 {
     *stats = cache->stats;
 }
+
+const uint8_t *cache_dirty_contents(struct cache *cache, uint64_t number)
+{
+    struct cache_block *block = cache_lookup(cache, number);
+    return block != NULL && block->valid && block->dirty ? block->data : NULL;
+}

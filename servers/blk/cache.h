@@ -80,4 +80,7 @@ int cache_patch(struct cache *cache, uint64_t number, uint32_t offset, const voi
 /* Writes every dirty block back (runs of consecutive blocks together), then
  * flushes the disk's write cache: a barrier. */
 int cache_sync(struct cache *cache);
+/* The bytes of block `number` when it is cached and dirty (not on the disk
+ * yet), else NULL; changes nothing (no statistics, no CLOCK bit). */
+const uint8_t *cache_dirty_contents(struct cache *cache, uint64_t number);
 void cache_get_stats(const struct cache *cache, struct cache_stats *stats);

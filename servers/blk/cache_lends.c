@@ -1,7 +1,7 @@
 /* cache_lends.c: counts the blocks BLK has lent, per client and in all,
  * so that no client (nor all of them) can pin the whole cache: lent blocks
  * are never evicted. Ended lends are found lazily, by asking still_lent
- * only when a limit is reached, so the readblock path stays one check. */
+ * only when a limit is reached, so the readblock path stays two loads. */
 #include "cache_lends.h"
 #include <formica/errors.h>
 #include <stdlib.h>
@@ -17,19 +17,21 @@ int cache_lends_init(struct cache_lends *lends, uint32_t total, uint32_t per_cli
 
 uint32_t cache_lends_of(const struct cache_lends *lends, uint32_t client)
 {
-    uint32_t count = 0;
-    for (uint32_t i = 0; i < lends->count; i++)
-        count += lends->records[i].client == client;
-    return count;
+    return lends->counts[client % CACHE_LENDS_COUNTERS];
 }
 
-/* Drops the records of blocks nobody borrows any more. */
+/* Drops the records of blocks nobody borrows any more and counts the rest again. */
 static void drop_ended(struct cache_lends *lends)
 {
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < lends->count; i++)
-        if (lends->still_lent(lends->context, lends->records[i].handle))
-            lends->records[kept++] = lends->records[i];
+    for (uint32_t i = 0; i < CACHE_LENDS_COUNTERS; i++)
+        lends->counts[i] = 0;
+    for (uint32_t i = 0; i < lends->count; i++) {
+        if (!lends->still_lent(lends->context, lends->records[i].handle))
+            continue;
+        lends->records[kept++] = lends->records[i];
+        lends->counts[lends->records[i].client % CACHE_LENDS_COUNTERS]++;
+    }
     lends->count = kept;
 }
 
@@ -50,6 +52,8 @@ bool cache_lends_allow(struct cache_lends *lends, uint32_t client, uint32_t bloc
 void cache_lends_record(struct cache_lends *lends, uint32_t client, const uint64_t *handles,
                         uint32_t count)
 {
-    for (uint32_t i = 0; i < count && lends->count < lends->total; i++)
+    for (uint32_t i = 0; i < count && lends->count < lends->total; i++) {
         lends->records[lends->count++] = (struct lend_record){handles[i], client};
+        lends->counts[client % CACHE_LENDS_COUNTERS]++;
+    }
 }

@@ -8,6 +8,10 @@
 #include <stdint.h>
 
 #define CACHE_LENDS_PER_CLIENT 64u /* the default of `blk --lend-limit N` */
+/* Per-client counts are kept by pid modulo this: live processes' pids differ
+ * modulo the kernel's 256 process slots, so a count is exact for them; an
+ * ended pid's count is set right at the next drop of ended lends. */
+#define CACHE_LENDS_COUNTERS 256u
 
 struct lend_record {
     uint64_t handle; /* the block ICA lent */
@@ -20,7 +24,8 @@ struct cache_lends {
     /* True while `handle` is still lent to someone (SYS_ICA_LEND_COUNT > 0). */
     bool (*still_lent)(void *context, uint64_t handle);
     void *context;
-    uint32_t refused_client; /* the client last logged as over its limit, 0 if none */
+    uint32_t refused_client;               /* the client last logged as over its limit, 0 if none */
+    uint32_t counts[CACHE_LENDS_COUNTERS]; /* records per client, by pid modulo */
 };
 
 /* Room for `total` records; 0 or -E_NO_MEMORY. */

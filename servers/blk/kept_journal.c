@@ -7,17 +7,32 @@
 #include <formica/errors.h>
 #include <string.h>
 
+/* Where the search for a free slot starts: just past the last one taken
+ * (entries are freed in bulk, so the next free slot is usually there). */
+static uint32_t search_from;
+/* Valid entries now (this BLK's count: a restarted BLK replays and clears). */
+static uint32_t valid_count;
+/* Patches are folded into whole blocks once this many entries are valid. */
+#define JOURNAL_COMPACT_AT (JOURNAL_SLOTS * 3 / 4)
+
 static uint64_t entry_checksum(const struct journal *journal, uint32_t slot)
 {
-    return kept_checksum(journal->data[slot], STORAGE_BLOCK_BYTES) ^
-           (journal->entries[slot].block * 0x9E3779B97F4A7C15ull);
+    const struct journal_entry *entry = &journal->entries[slot];
+    /* whole words (kept_checksum reads 8 bytes at a time): a patch's tail counts too */
+    uint32_t length =
+        entry->length <= STORAGE_BLOCK_BYTES ? (entry->length + 7u) & ~7u : STORAGE_BLOCK_BYTES;
+    uint64_t place = ((uint64_t)entry->offset << 16 | entry->length) * 0xC2B2AE3D27D4EB4Full;
+    return kept_checksum(journal->data[slot], length) ^ (entry->block * 0x9E3779B97F4A7C15ull) ^
+           place;
 }
 
 static int free_slot(const struct journal *journal)
 {
-    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
+    for (uint32_t step = 0; step < JOURNAL_SLOTS; step++) {
+        uint32_t slot = (search_from + step) % JOURNAL_SLOTS;
         if (journal->entries[slot].state != JOURNAL_VALID)
             return (int)slot;
+    }
     return -1;
 }
 
@@ -25,19 +40,25 @@ static void free_older(struct journal *journal, uint64_t number, uint32_t newest
 {
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
         struct journal_entry *entry = &journal->entries[slot];
-        if (slot != newest && entry->state == JOURNAL_VALID && entry->block == number)
+        if (slot != newest && entry->state == JOURNAL_VALID && entry->block == number) {
             entry->state = JOURNAL_FREE;
+            valid_count--;
+        }
     }
 }
 
 void journal_clear(struct journal *journal)
 {
+    search_from = 0;
+    valid_count = 0;
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
         journal->entries[slot].state = JOURNAL_FREE;
 }
 
-int journal_record(struct journal *journal, struct cache *cache, uint64_t number,
-                   const uint8_t *bytes)
+/* Keeps `length` bytes for `offset` of block `number` in a fresh slot (a
+ * full journal syncs `cache` and starts over); the slot, or an error. */
+static int keep(struct journal *journal, struct cache *cache, uint64_t number, uint32_t offset,
+                const uint8_t *bytes, uint32_t length)
 {
     int slot = free_slot(journal);
     if (slot < 0) {
@@ -48,13 +69,65 @@ int journal_record(struct journal *journal, struct cache *cache, uint64_t number
         slot = 0;
     }
     struct journal_entry *entry = &journal->entries[slot];
-    memcpy(journal->data[slot], bytes, STORAGE_BLOCK_BYTES);
+    memcpy(journal->data[slot], bytes, length);
     entry->block = number;
+    entry->offset = (uint16_t)offset;
+    entry->length = (uint16_t)length;
     entry->sequence = ++journal->next_sequence;
     entry->checksum = entry_checksum(journal, (uint32_t)slot);
     __atomic_store_n(&entry->state, JOURNAL_VALID, __ATOMIC_RELEASE);
+    search_from = (uint32_t)slot + 1;
+    valid_count++;
+    return slot;
+}
+
+/* Folds the patches into whole blocks, so they do not fill the journal: a
+ * patched block still dirty in the cache gets one whole entry of its bytes
+ * now (they hold every patch), then its older entries are freed; a patched
+ * block no longer dirty is on the disk with its patches: its entries go.
+ * Each step leaves a journal that replays to the same bytes. */
+static int compact(struct journal *journal, struct cache *cache)
+{
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
+        const struct journal_entry *entry = &journal->entries[slot];
+        if (entry->state != JOURNAL_VALID || entry->length == STORAGE_BLOCK_BYTES)
+            continue;
+        uint64_t number = entry->block;
+        const uint8_t *contents = cache_dirty_contents(cache, number);
+        if (contents == NULL) {
+            free_older(journal, number, JOURNAL_SLOTS);
+            continue;
+        }
+        int kept = keep(journal, cache, number, 0, contents, STORAGE_BLOCK_BYTES);
+        if (kept < 0)
+            return kept;
+        free_older(journal, number, (uint32_t)kept);
+    }
+    return 0;
+}
+
+int journal_record(struct journal *journal, struct cache *cache, uint64_t number,
+                   const uint8_t *bytes)
+{
+    int slot = keep(journal, cache, number, 0, bytes, STORAGE_BLOCK_BYTES);
+    if (slot < 0)
+        return slot;
     free_older(journal, number, (uint32_t)slot);
     return 0;
+}
+
+int journal_record_patch(struct journal *journal, struct cache *cache, uint64_t number,
+                         uint32_t offset, const uint8_t *bytes, uint32_t length)
+{
+    if (length == 0 || offset > STORAGE_BLOCK_BYTES || length > STORAGE_BLOCK_BYTES - offset)
+        return -E_INVALID;
+    if (valid_count >= JOURNAL_COMPACT_AT) {
+        int error = compact(journal, cache);
+        if (error != 0)
+            return error;
+    }
+    int slot = keep(journal, cache, number, offset, bytes, length);
+    return slot < 0 ? slot : 0;
 }
 
 /* The valid, intact entries' slots, sorted by sequence; how many. */
@@ -63,7 +136,9 @@ static uint32_t replay_order(const struct journal *journal, uint32_t *order)
     uint32_t count = 0;
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
         const struct journal_entry *entry = &journal->entries[slot];
-        if (entry->state != JOURNAL_VALID || entry->checksum != entry_checksum(journal, slot))
+        if (entry->state != JOURNAL_VALID || entry->length == 0 ||
+            (uint32_t)entry->offset + entry->length > STORAGE_BLOCK_BYTES ||
+            entry->checksum != entry_checksum(journal, slot))
             continue;
         uint32_t at = count++;
         while (at > 0 && journal->entries[order[at - 1]].sequence > entry->sequence) {
@@ -81,7 +156,11 @@ long journal_replay(struct journal *journal, struct cache *cache)
     uint32_t count = replay_order(journal, order);
     for (uint32_t i = 0; i < count; i++) {
         const struct journal_entry *entry = &journal->entries[order[i]];
-        int error = cache_write(cache, entry->block, journal->data[order[i]]);
+        const uint8_t *contents;
+        int error = entry->length == STORAGE_BLOCK_BYTES
+                        ? cache_write(cache, entry->block, journal->data[order[i]])
+                        : cache_patch(cache, entry->block, entry->offset, journal->data[order[i]],
+                                      entry->length, &contents);
         if (error != 0)
             return error;
         if (entry->sequence > journal->next_sequence)

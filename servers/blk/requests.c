@@ -179,7 +179,10 @@ long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *
     const uint8_t *contents = NULL;
     int error =
         cache_patch(cache, block, (uint32_t)offset, page->payload, (uint32_t)length, &contents);
-    if (error == 0)
+    if (error == 0 && durability == BLK_KEPT) /* only the patch: replayed over its block */
+        error = journal_record_patch(kept_journal, cache, block, (uint32_t)offset, page->payload,
+                                     (uint32_t)length);
+    else if (error == 0)
         error = keep_written(cache, block, contents);
     if (error != 0) {
         printf("blk: patch of block %lu failed: %s\n", block, error_text(error));

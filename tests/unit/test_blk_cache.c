@@ -307,6 +307,23 @@ static void test_lends_stop_at_the_total_limit(void **state)
     free(lends.records);
 }
 
+static void test_a_new_pid_does_not_inherit_an_ended_count(void **state)
+{
+    (void)state;
+    struct cache_lends lends;
+    ended_count = 0;
+    assert_int_equal(cache_lends_init(&lends, 16, 4, lend_still_open, NULL), 0);
+    uint64_t handles[4] = {1, 2, 3, 4};
+    cache_lends_record(&lends, 7, handles, 4);
+    uint32_t next_in_slot = 7 + CACHE_LENDS_COUNTERS; /* a later pid in the ended one's slot */
+    for (unsigned i = 0; i < 4; i++)
+        ended[ended_count++] = handles[i];                   /* pid 7 ended: its lends did */
+    assert_true(cache_lends_allow(&lends, next_in_slot, 4)); /* counted again, from zero */
+    assert_int_equal(cache_lends_of(&lends, next_in_slot), 0);
+    assert_int_equal(lends.count, 0);
+    free(lends.records);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +339,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_heap_memory_when_no_allocator, setup, teardown),
         cmocka_unit_test(test_lends_stop_at_the_client_limit),
         cmocka_unit_test(test_lends_stop_at_the_total_limit),
+        cmocka_unit_test(test_a_new_pid_does_not_inherit_an_ended_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,8 +59,11 @@ static int setup(void **state)
     memset(disk, 0, sizeof disk);
     fail_writes = 0;
     journal = calloc(1, sizeof *journal);
+    if (journal == NULL)
+        return -1;
     kept_header_init(&journal->header, JOURNAL_MAGIC, JOURNAL_VERSION, sizeof *journal);
-    return journal == NULL || new_cache(&cache) != 0;
+    journal_clear(journal); /* also resets this BLK's counts of the journal */
+    return new_cache(&cache) != 0;
 }
 
 static int teardown(void **state)
@@ -130,6 +133,119 @@ static void test_torn_entry_is_not_trusted(void **state)
     assert_int_equal(disk[6][0], 0);
 }
 
+/* What BLK_PATCH does in the kept mode: the bytes into the cached block,
+ * only the patch into the journal. */
+static void acknowledged_patch(uint64_t number, uint32_t offset, const char *bytes)
+{
+    const uint8_t *contents;
+    uint32_t length = (uint32_t)strlen(bytes);
+    assert_int_equal(cache_patch(&cache, number, offset, bytes, length, &contents), 0);
+    assert_int_equal(
+        journal_record_patch(journal, &cache, number, offset, (const uint8_t *)bytes, length), 0);
+}
+
+static void test_patches_replay_in_order_over_their_blocks(void **state)
+{
+    (void)state;
+    memset(disk[9], 0x99, CACHE_BLOCK_BYTES); /* block 9's base is on the disk */
+    acknowledged_patch(9, 100, "abcd");
+    acknowledged_write(5, 0x50);
+    acknowledged_patch(5, 10, "WXYZ");
+    acknowledged_patch(9, 102, "ZZ"); /* overlaps the first patch: order matters */
+    acknowledged_patch(5, 4094, "q!");
+    uint32_t valid = 0;
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
+        valid += journal->entries[slot].state == JOURNAL_VALID;
+    assert_int_equal(valid, 5); /* a patch frees nothing: it needs what came before */
+    assert_int_equal(restart_and_replay(), 5);
+    assert_memory_equal(&disk[9][100], "abZZ", 4);
+    assert_int_equal(disk[9][99], 0x99);
+    assert_int_equal(disk[9][104], 0x99);
+    assert_memory_equal(&disk[5][10], "WXYZ", 4);
+    assert_int_equal(disk[5][9], 0x50);
+    assert_memory_equal(&disk[5][4094], "q!", 2);
+}
+
+static void test_whole_block_after_patches_frees_them(void **state)
+{
+    (void)state;
+    acknowledged_patch(12, 0, "old");
+    acknowledged_patch(12, 50, "older");
+    acknowledged_write(12, 0x12);
+    uint32_t valid = 0;
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
+        valid += journal->entries[slot].state == JOURNAL_VALID;
+    assert_int_equal(valid, 1);
+    assert_int_equal(restart_and_replay(), 1);
+    assert_int_equal(disk[12][0], 0x12);
+    assert_int_equal(disk[12][50], 0x12);
+}
+
+static void test_torn_or_bad_patch_is_not_trusted(void **state)
+{
+    (void)state;
+    acknowledged_patch(20, 8, "keep");
+    acknowledged_patch(21, 8, "torn");
+    acknowledged_patch(22, 8, "long");
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
+        struct journal_entry *entry = &journal->entries[slot];
+        if (entry->state == JOURNAL_VALID && entry->block == 21)
+            journal->data[slot][1] ^= 0xff;
+        if (entry->state == JOURNAL_VALID && entry->block == 22)
+            entry->offset = CACHE_BLOCK_BYTES - 2; /* would run past the block */
+    }
+    assert_int_equal(restart_and_replay(), 1);
+    assert_memory_equal(&disk[20][8], "keep", 4);
+    assert_int_equal(disk[21][8], 0);
+    assert_int_equal(disk[22][8], 0);
+    assert_int_equal(
+        journal_record_patch(journal, &cache, 3, CACHE_BLOCK_BYTES - 1, (const uint8_t *)"xy", 2),
+        -E_INVALID);
+    assert_int_equal(journal_record_patch(journal, &cache, 3, 0, (const uint8_t *)"", 0),
+                     -E_INVALID);
+}
+
+static uint32_t valid_entries(void)
+{
+    uint32_t valid = 0;
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
+        valid += journal->entries[slot].state == JOURNAL_VALID;
+    return valid;
+}
+
+static void test_many_patches_fold_into_whole_blocks(void **state)
+{
+    (void)state;
+    /* 1,000 small writes over 10 blocks: folded, never a sync (the disk stays untouched) */
+    char bytes[2] = {0, 0};
+    for (uint32_t i = 0; i < 1000; i++) {
+        bytes[0] = (char)('a' + i % 26);
+        acknowledged_patch(30 + i % 10, (i / 10) % 100, bytes);
+        assert_true(valid_entries() < JOURNAL_SLOTS);
+    }
+    for (uint32_t block = 30; block < 40; block++)
+        assert_int_equal(disk[block][0], 0);
+    long replayed = restart_and_replay();
+    assert_true(replayed > 0 && replayed < JOURNAL_SLOTS);
+    for (uint32_t i = 900; i < 1000; i++) /* the last write of each place wins */
+        assert_int_equal(disk[30 + i % 10][(i / 10) % 100], 'a' + i % 26);
+}
+
+static void test_folding_drops_patches_already_on_disk(void **state)
+{
+    (void)state;
+    acknowledged_patch(33, 5, "disk");
+    assert_int_equal(cache_sync(&cache), 0); /* written back: block 33 is clean */
+    for (uint32_t i = 0; valid_entries() < JOURNAL_SLOTS * 3 / 4; i++)
+        acknowledged_patch(34, i % 4000, "x");
+    acknowledged_patch(35, 0, "y"); /* folds: 33's patch goes, 34 becomes one whole entry */
+    assert_int_equal(valid_entries(), 2); /* block 34 whole, block 35's patch */
+    assert_int_equal(restart_and_replay(), 2);
+    assert_memory_equal(&disk[33][5], "disk", 4);
+    assert_int_equal(disk[34][0], 'x');
+    assert_int_equal(disk[35][0], 'y');
+}
+
 static void test_full_journal_syncs_and_starts_over(void **state)
 {
     (void)state;
@@ -183,6 +299,13 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_latest_write_of_a_block_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torn_entry_is_not_trusted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_patches_replay_in_order_over_their_blocks, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_whole_block_after_patches_frees_them, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_torn_or_bad_patch_is_not_trusted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_patches_fold_into_whole_blocks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_folding_drops_patches_already_on_disk, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_full_journal_syncs_and_starts_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_error_keeps_the_journal, setup, teardown),
         cmocka_unit_test(test_kept_header_checks),

@@ -2,7 +2,10 @@
  * (its borrower reads it in place), so lends are bounded: at most
  * `per_client` blocks per requester and `total` for all of them together
  * (half the cache); past a limit BLK copies into the requester's data ICA
- * instead. Plain C over a callback, so the host tests can run it. */
+ * instead. Lends are kept per control ICA: when that control ICA comes back
+ * to BLK, its holder has passed it on, which ended the lends (the kernel
+ * unmaps them), so they are forgotten at once. Plain C over a callback, so
+ * the host tests can run it. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,30 +15,41 @@
  * modulo the kernel's 256 process slots, so a count is exact for them; an
  * ended pid's count is set right at the next drop of ended lends. */
 #define CACHE_LENDS_COUNTERS 256u
+/* Lends are kept by the control ICA's pool index (its id modulo this: the
+ * index is the id's low 24 bits, and the pool has 4,096 control ICAs). */
+#define CACHE_LENDS_CONTROLS 4096u
+#define CACHE_LENDS_PER_CONTROL 4u /* = ICA_MAX_ATTACHED */
 
-struct lend_record {
-    uint64_t handle; /* the block ICA lent */
-    uint32_t client; /* the pid it was lent to (the request's origin) */
+/* The blocks lent with one control ICA. */
+struct control_lends {
+    uint64_t control; /* 0: none */
+    uint32_t client;  /* the pid they were lent to (the request's origin) */
+    uint32_t count;
+    uint64_t handles[CACHE_LENDS_PER_CONTROL]; /* the block ICAs lent */
 };
 
 struct cache_lends {
-    struct lend_record *records; /* one per block lent; may include ended lends */
+    struct control_lends *by_control; /* CACHE_LENDS_CONTROLS entries */
     uint32_t count, total, per_client;
     /* True while `handle` is still lent to someone (SYS_ICA_LEND_COUNT > 0). */
     bool (*still_lent)(void *context, uint64_t handle);
     void *context;
     uint32_t refused_client;               /* the client last logged as over its limit, 0 if none */
-    uint32_t counts[CACHE_LENDS_COUNTERS]; /* records per client, by pid modulo */
+    uint32_t counts[CACHE_LENDS_COUNTERS]; /* blocks lent per client, by pid modulo */
 };
 
-/* Room for `total` records; 0 or -E_NO_MEMORY. */
+/* Room for the lends; 0 or -E_NO_MEMORY. */
 int cache_lends_init(struct cache_lends *lends, uint32_t total, uint32_t per_client,
                      bool (*still_lent)(void *context, uint64_t handle), void *context);
-/* True when `client` may borrow `blocks` more now. Records of lends that
- * ended are dropped first, only when a limit would otherwise refuse. */
+/* True when `client` may borrow `blocks` more now. Lends whose control ICA
+ * never came back (its holder ended) are looked up with still_lent, only
+ * when a limit would otherwise refuse. */
 bool cache_lends_allow(struct cache_lends *lends, uint32_t client, uint32_t blocks);
-/* Records that `handles` (count of them) were lent to `client`; allowed before. */
-void cache_lends_record(struct cache_lends *lends, uint32_t client, const uint64_t *handles,
-                        uint32_t count);
-/* Blocks counted as lent to `client` now (ended lends not yet dropped included). */
+/* Records that `handles` (count of them, at most CACHE_LENDS_PER_CONTROL)
+ * were lent to `client` with `control`; allowed before. */
+void cache_lends_record(struct cache_lends *lends, uint64_t control, uint32_t client,
+                        const uint64_t *handles, uint32_t count);
+/* `control` came back to BLK: what was lent with it has ended. */
+void cache_lends_returned(struct cache_lends *lends, uint64_t control);
+/* Blocks counted as lent to `client` now. */
 uint32_t cache_lends_of(const struct cache_lends *lends, uint32_t client);

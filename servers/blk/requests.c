@@ -64,6 +64,7 @@ static long check_transfer(const struct cache *cache, const struct ica_control *
 }
 
 static struct cache_lends lends;
+static uint64_t answering; /* the control ICA of the request being answered */
 
 int blk_lends_init(uint32_t cache_capacity, uint32_t per_client,
                    bool (*still_lent)(void *context, uint64_t handle))
@@ -106,7 +107,7 @@ static long lend_blocks(struct cache *cache, struct ica_control *page, const str
     for (uint32_t i = 0; i < count; i++)
         page->lent[i] = handles[i];
     page->lent_count = count;
-    cache_lends_record(&lends, page->origin, handles, count);
+    cache_lends_record(&lends, answering, page->origin, handles, count);
     return 1;
 }
 
@@ -232,5 +233,7 @@ long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *me
 
 void blk_answer(struct cache *cache, uint64_t control)
 {
+    answering = control;
+    cache_lends_returned(&lends, control); /* its holder passed it on: its lends ended */
     ica_control_of(control)->result = blk_dispatch(cache, control);
 }

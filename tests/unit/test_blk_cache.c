@@ -272,6 +272,12 @@ static bool lend_still_open(void *context, uint64_t handle)
     return true;
 }
 
+/* Control ICA ids as the kernel makes them: generation << 32 | kind << 24 | index. */
+static uint64_t control_id(uint32_t generation, uint32_t index)
+{
+    return (uint64_t)generation << 32 | 1ull << 24 | index;
+}
+
 static void test_lends_stop_at_the_client_limit(void **state)
 {
     (void)state;
@@ -280,14 +286,38 @@ static void test_lends_stop_at_the_client_limit(void **state)
     assert_int_equal(cache_lends_init(&lends, 16, 4, lend_still_open, NULL), 0);
     uint64_t handles[4] = {1, 2, 3, 4};
     assert_true(cache_lends_allow(&lends, 7, 4));
-    cache_lends_record(&lends, 7, handles, 4);
+    cache_lends_record(&lends, control_id(1, 10), 7, handles, 2);
+    cache_lends_record(&lends, control_id(1, 11), 7, handles + 2, 2);
     assert_int_equal(cache_lends_of(&lends, 7), 4);
     assert_false(cache_lends_allow(&lends, 7, 1)); /* at its limit: copies */
     assert_true(cache_lends_allow(&lends, 8, 4));  /* another client still borrows */
-    ended[ended_count++] = 2;                      /* one lend of client 7 ended */
-    assert_true(cache_lends_allow(&lends, 7, 1));
-    assert_int_equal(cache_lends_of(&lends, 7), 3);
-    free(lends.records);
+    ended[ended_count++] = 3;                      /* control 11's lends ended ... */
+    ended[ended_count++] = 4;                      /* ... without it coming back */
+    assert_true(cache_lends_allow(&lends, 7, 1));  /* found lazily */
+    assert_int_equal(cache_lends_of(&lends, 7), 2);
+    free(lends.by_control);
+}
+
+static void test_a_returned_control_ends_its_lends(void **state)
+{
+    (void)state;
+    struct cache_lends lends;
+    ended_count = 0;
+    assert_int_equal(cache_lends_init(&lends, 16, 4, lend_still_open, NULL), 0);
+    uint64_t handles[4] = {1, 2, 3, 4};
+    for (uint32_t round = 0; round < 1000;
+         round++) { /* Bonnie: one control, lent again and again */
+        cache_lends_returned(&lends, control_id(3, 20));
+        assert_true(cache_lends_allow(&lends, 9, 1));
+        cache_lends_record(&lends, control_id(3, 20), 9, &handles[round % 4], 1);
+        assert_int_equal(cache_lends_of(&lends, 9), 1);
+    }
+    cache_lends_returned(&lends, control_id(4, 20)); /* another generation: not ours */
+    assert_int_equal(cache_lends_of(&lends, 9), 1);
+    cache_lends_returned(&lends, control_id(3, 20));
+    assert_int_equal(cache_lends_of(&lends, 9), 0);
+    assert_int_equal(lends.count, 0);
+    free(lends.by_control);
 }
 
 static void test_lends_stop_at_the_total_limit(void **state)
@@ -297,14 +327,14 @@ static void test_lends_stop_at_the_total_limit(void **state)
     ended_count = 0;
     assert_int_equal(cache_lends_init(&lends, 6, 4, lend_still_open, NULL), 0);
     uint64_t first[4] = {1, 2, 3, 4}, second[2] = {5, 6};
-    cache_lends_record(&lends, 1, first, 4);
+    cache_lends_record(&lends, control_id(1, 1), 1, first, 4);
     assert_true(cache_lends_allow(&lends, 2, 2));
-    cache_lends_record(&lends, 2, second, 2);
+    cache_lends_record(&lends, control_id(1, 2), 2, second, 2);
     assert_false(cache_lends_allow(&lends, 3, 1)); /* half the cache is lent */
     ended[ended_count++] = 5;
     ended[ended_count++] = 6;
     assert_true(cache_lends_allow(&lends, 3, 2));
-    free(lends.records);
+    free(lends.by_control);
 }
 
 static void test_a_new_pid_does_not_inherit_an_ended_count(void **state)
@@ -314,14 +344,14 @@ static void test_a_new_pid_does_not_inherit_an_ended_count(void **state)
     ended_count = 0;
     assert_int_equal(cache_lends_init(&lends, 16, 4, lend_still_open, NULL), 0);
     uint64_t handles[4] = {1, 2, 3, 4};
-    cache_lends_record(&lends, 7, handles, 4);
+    cache_lends_record(&lends, control_id(1, 5), 7, handles, 4);
     uint32_t next_in_slot = 7 + CACHE_LENDS_COUNTERS; /* a later pid in the ended one's slot */
     for (unsigned i = 0; i < 4; i++)
         ended[ended_count++] = handles[i];                   /* pid 7 ended: its lends did */
     assert_true(cache_lends_allow(&lends, next_in_slot, 4)); /* counted again, from zero */
     assert_int_equal(cache_lends_of(&lends, next_in_slot), 0);
     assert_int_equal(lends.count, 0);
-    free(lends.records);
+    free(lends.by_control);
 }
 
 int main(void)
@@ -338,6 +368,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_block_and_disk_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heap_memory_when_no_allocator, setup, teardown),
         cmocka_unit_test(test_lends_stop_at_the_client_limit),
+        cmocka_unit_test(test_a_returned_control_ends_its_lends),
         cmocka_unit_test(test_lends_stop_at_the_total_limit),
         cmocka_unit_test(test_a_new_pid_does_not_inherit_an_ended_count),
     };

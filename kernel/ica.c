@@ -36,6 +36,7 @@ _Static_assert(PROCESS_CONTROL_LEAVES * 512 == ICA_CONTROL_SLOTS,
                "one slot per control leaf table");
 _Static_assert(ICA_CONTROL_BASE % (512 * 4096) == 0, "control leaves start at a table");
 _Static_assert(PROCESS_BLOCK_LEAVES * 512 == ICA_BLOCK_SLOTS, "one slot per block leaf table");
+_Static_assert(ICA_BLOCK_BASE % (512 * 4096) == 0, "block leaves start at a table");
 
 /* Where the process remembers the leaf table covering `address`: a slot of
  * its own in the control and block windows, else a direct-mapped one whose
@@ -74,6 +75,21 @@ static inline __attribute__((always_inline)) uint64_t *leaf_entry(struct process
     return &(*slot)[(address >> 12) & 511];
 }
 
+/* A control or block ICA's one entry, once the process has remembered its
+ * leaf table (the window's page index is the ICA's pool index); NULL
+ * otherwise (a data ICA, or a table not looked up yet). */
+static inline uint64_t *window_entry(struct process *process, const struct ica *ica)
+{
+    if (process->root == 0)
+        return NULL;
+    uint64_t *table = NULL;
+    if (ica->kind == ICA_KIND_CONTROL)
+        table = process->control_leaf[ica->index / 512];
+    else if (ica->kind == ICA_KIND_BLOCK)
+        table = process->block_leaf[ica->index / 512];
+    return table != NULL ? &table[ica->index % 512] : NULL;
+}
+
 /* The leaf entry for `address`, looked up again only when `address` enters
  * a new leaf table (every 512 pages); *table_end tracks that. */
 static uint64_t *next_leaf_entry(struct process *process, uint64_t address, uint64_t *previous,
@@ -109,26 +125,18 @@ static inline void unmap_pages(struct process *process, struct ica *ica)
         return;
     }
     uint64_t address = ica_virtual_address(ica);
-    uint64_t *entry = leaf_entry(process, address);
+    uint64_t *entry = window_entry(process, ica);
+    if (entry == NULL)
+        entry = leaf_entry(process, address);
     if (entry != NULL)
         *entry = 0;
     if (running)
         invlpg(address);
 }
 
-/* A control ICA's entry, once the process has remembered its leaf table
- * (the window's page index is the ICA's pool index); NULL otherwise. */
-static inline uint64_t *control_entry(struct process *process, const struct ica *ica)
-{
-    if (ica->kind != ICA_KIND_CONTROL || process->root == 0)
-        return NULL;
-    uint64_t *table = process->control_leaf[ica->index / 512];
-    return table != NULL ? &table[ica->index % 512] : NULL;
-}
-
 void ica_peel(struct process *process, struct ica *ica)
 {
-    uint64_t *entry = control_entry(process, ica);
+    uint64_t *entry = window_entry(process, ica);
     if (entry != NULL) { /* the handover's hot path */
         *entry = 0;
         if (this_cpu()->current == process)
@@ -174,7 +182,9 @@ static __attribute__((noinline)) bool map_many_pages(struct process *process, st
 static inline bool map_pages(struct process *process, struct ica *ica, uint64_t access)
 {
     if (ica->pages == 1) {
-        uint64_t *entry = leaf_entry(process, ica_virtual_address(ica));
+        uint64_t *entry = window_entry(process, ica);
+        if (entry == NULL)
+            entry = leaf_entry(process, ica_virtual_address(ica));
         if (entry != NULL) {
             *entry = ica->physical | ENTRY_PRESENT | ENTRY_USER | access;
             return true;
@@ -185,7 +195,7 @@ static inline bool map_pages(struct process *process, struct ica *ica, uint64_t 
 
 bool ica_move(struct process *from, struct process *to, struct ica *ica)
 {
-    uint64_t *source = control_entry(from, ica), *target = control_entry(to, ica);
+    uint64_t *source = window_entry(from, ica), *target = window_entry(to, ica);
     if (source == NULL || target == NULL) {
         ica_peel(from, ica);
         return ica_paste(to, ica);
@@ -222,7 +232,7 @@ void ica_end_lends(struct process *holder, struct ica *control)
 
 bool ica_paste(struct process *process, struct ica *ica)
 {
-    uint64_t *entry = control_entry(process, ica);
+    uint64_t *entry = window_entry(process, ica);
     if (entry != NULL) /* the handover's hot path */
         *entry = ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
     else if (!map_pages(process, ica, ENTRY_WRITABLE))

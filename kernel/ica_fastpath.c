@@ -165,7 +165,9 @@ static void hand_over_and_switch(struct ica *control, const struct attachments *
     struct process *sender = me();
     uint32_t reason = wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA;
     bool arrived;
-    if (with->data_count == 0 && with->lent_count == 0 && control->lent_count == 0) {
+    if (with->data_count == 0 && with->lent_count == 0) {
+        if (control->lent_count > 0) /* what was lent with it is given back */
+            ica_end_lends(sender, control);
         arrived = ica_hand_over_alone(sender, control, target, delivery);
     } else {
         ica_depart(sender, control, with, target->pid, delivery);

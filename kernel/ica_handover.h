@@ -103,7 +103,8 @@ static inline void ica_write_arrival(const struct ica *control, const uint32_t *
 }
 
 /* Both halves at once for a control ICA that carries and lends nothing and
- * was lent nothing (the fast path's common case): its one page-table entry
+ * was lent nothing, or whose lends the caller ended (ica_end_lends): the
+ * fast path's common case. Its one page-table entry
  * moves from `sender` to `receiver`. False when its tables were missing: it
  * is then left travelling to `receiver`, as after ica_depart. */
 static inline bool ica_hand_over_alone(struct process *sender, struct ica *control,

@@ -4,19 +4,54 @@
 #include <formica/user.h>
 #include <string.h>
 
+/* The kernel touches a client's blocks only while it waits for an ICA and
+ * says -E_BUSY otherwise. A client on another core whose fault just reached
+ * the pager may not be blocked yet (it is between sending the fault and its
+ * wait), so a -E_BUSY is asked again, yielding, for up to this long. */
+#define CLIENT_SETTLE_US 100000u
+
+/* Whether to ask again: -E_BUSY within the settling time (started at the first). */
+static bool settling(long result, uint64_t *deadline)
+{
+    if (result != -E_BUSY)
+        return false;
+    uint64_t now = clock_microseconds();
+    if (*deadline == 0)
+        *deadline = now + CLIENT_SETTLE_US;
+    if (now >= *deadline)
+        return false;
+    yield();
+    return true;
+}
+
 long pager_map(uint32_t pid, uint64_t address, uint64_t bytes, uint64_t data_ica)
 {
-    return syscall6(SYS_PAGER_MAP, pid, (long)address, (long)bytes, (long)data_ica, 0, 0);
+    uint64_t deadline = 0;
+    long result;
+    do
+        result = syscall6(SYS_PAGER_MAP, pid, (long)address, (long)bytes, (long)data_ica, 0, 0);
+    while (settling(result, &deadline));
+    return result;
 }
 
 long pager_unmap(uint32_t pid, uint64_t address, uint64_t bytes, bool keep)
 {
-    return syscall6(SYS_PAGER_UNMAP, pid, (long)address, (long)bytes, keep ? 1 : 0, 0, 0);
+    uint64_t deadline = 0;
+    long result;
+    do
+        result = syscall6(SYS_PAGER_UNMAP, pid, (long)address, (long)bytes, keep ? 1 : 0, 0, 0);
+    while (settling(result, &deadline));
+    return result;
 }
 
 long pager_scan(uint32_t pid, uint64_t address, uint64_t bytes, uint32_t flags)
 {
-    return syscall6(SYS_PAGER_SCAN, pid, (long)address, (long)bytes, flags, 0, 0);
+    uint64_t deadline = 0;
+    long result;
+    do
+        result = syscall6(SYS_PAGER_SCAN, pid, (long)address, (long)bytes, flags, 0, 0);
+    while (settling(result, &deadline));
+    return result;
 }
 
 long firmware_table(const char signature[4], void *buffer, uint64_t size)

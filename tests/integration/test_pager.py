@@ -62,6 +62,18 @@ def test_sort_on_memory_node(policy):
     assert "1 memory node(s)" in result.text, result.describe()
 
 
+def test_sort_with_the_pager_on_another_core(tmp_path):
+    # The pager on core 1, the program on core 0: a fault reaches the pager before the
+    # faulting process has blocked, and the kernel touches only a waiting process's
+    # blocks (-E_BUSY until then): the pager asks again instead of ending the process.
+    placement = tmp_path / "pager1.conf"
+    placement.write_text("fs 0\nblk 0\ndk 0\npager 1\napp 0\n")
+    result = boot(f"run sort {SORT_ARGS} -P lru --backend nvm", *nvm_flags(tmp_path),
+                  "--placement", str(placement))
+    check_sort(result, "nvm", "lru")
+    assert "resource busy" not in result.text, result.describe()
+
+
 def test_nvm_contents_survive_a_reboot(tmp_path):
     flags = nvm_flags(tmp_path, size="16M")
     common = "-s 2M -l 256K -b 16K --backend nvm --key 7"

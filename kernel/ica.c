@@ -75,18 +75,25 @@ static inline __attribute__((always_inline)) uint64_t *leaf_entry(struct process
     return &(*slot)[(address >> 12) & 511];
 }
 
-/* A control or block ICA's one entry, once the process has remembered its
- * leaf table (the window's page index is the ICA's pool index); NULL
- * otherwise (a data ICA, or a table not looked up yet). */
+/* A control ICA's one entry, once the process has remembered its leaf table
+ * (the window's page index is the ICA's pool index); NULL otherwise. */
+static inline uint64_t *control_entry(struct process *process, const struct ica *ica)
+{
+    if (ica->kind != ICA_KIND_CONTROL || process->root == 0)
+        return NULL;
+    uint64_t *table = process->control_leaf[ica->index / 512];
+    return table != NULL ? &table[ica->index % 512] : NULL;
+}
+
+/* control_entry for control and block ICAs (NULL for a data ICA, or a table
+ * not looked up yet). */
 static inline uint64_t *window_entry(struct process *process, const struct ica *ica)
 {
+    if (ica->kind != ICA_KIND_BLOCK)
+        return control_entry(process, ica);
     if (process->root == 0)
         return NULL;
-    uint64_t *table = NULL;
-    if (ica->kind == ICA_KIND_CONTROL)
-        table = process->control_leaf[ica->index / 512];
-    else if (ica->kind == ICA_KIND_BLOCK)
-        table = process->block_leaf[ica->index / 512];
+    uint64_t *table = process->block_leaf[ica->index / 512];
     return table != NULL ? &table[ica->index % 512] : NULL;
 }
 
@@ -195,7 +202,7 @@ static inline bool map_pages(struct process *process, struct ica *ica, uint64_t 
 
 bool ica_move(struct process *from, struct process *to, struct ica *ica)
 {
-    uint64_t *source = window_entry(from, ica), *target = window_entry(to, ica);
+    uint64_t *source = control_entry(from, ica), *target = control_entry(to, ica);
     if (source == NULL || target == NULL) {
         ica_peel(from, ica);
         return ica_paste(to, ica);

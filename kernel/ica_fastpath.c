@@ -164,16 +164,8 @@ static void hand_over_and_switch(struct ica *control, const struct attachments *
 {
     struct process *sender = me();
     uint32_t reason = wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA;
-    bool arrived;
-    if (with->data_count == 0 && with->lent_count == 0) {
-        if (control->lent_count > 0) /* what was lent with it is given back */
-            ica_end_lends(sender, control);
-        arrived = ica_hand_over_alone(sender, control, target, delivery);
-    } else {
-        ica_depart(sender, control, with, target->pid, delivery);
-        arrived = ica_arrive(target, control);
-    }
-    if (!arrived) {
+    /* ready_to_hand_over let through no data ICA, only one-page lends */
+    if (!ica_hand_over_without_data(sender, control, with, target, delivery)) {
         deliver_the_ordinary_way(control, target, delivery);
     } else {
         target->parked = PARKED_NOWHERE; /* it leaves the call it was parked in */

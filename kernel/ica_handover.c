@@ -59,8 +59,7 @@ long ica_read_listed_attachments(const struct process *sender, struct ica *contr
 
 /* What was lent to the sender with the control ICA is given back; what the
  * sender lends now goes with it. */
-void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
-                uint32_t destination, uint32_t delivery)
+void ica_change_lends(struct process *sender, struct ica *control, const struct attachments *with)
 {
     if (control->lent_count > 0)
         ica_end_lends(sender, control);
@@ -69,6 +68,12 @@ void ica_depart(struct process *sender, struct ica *control, const struct attach
         control->lent[i] = ica_id_of(with->lent[i]);
     }
     control->lent_count = with->lent_count;
+}
+
+void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
+                uint32_t destination, uint32_t delivery)
+{
+    ica_change_lends(sender, control, with);
     for (uint32_t i = 0; i < with->data_count; i++) {
         struct ica *data = with->data[i];
         ica_peel(sender, data);

@@ -56,6 +56,8 @@ static inline long ica_read_attachments(const struct process *sender, struct ica
     }
     return ica_read_listed_attachments(sender, control, out);
 }
+/* Ends what was lent to `sender` with `control` and lends what `with` lists. */
+void ica_change_lends(struct process *sender, struct ica *control, const struct attachments *with);
 /* Peels `control` and its attachments from `sender`: they travel to `destination`. */
 void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
                 uint32_t destination, uint32_t delivery);
@@ -102,14 +104,19 @@ static inline void ica_write_arrival(const struct ica *control, const uint32_t *
     ica_write_routing(page, control, data_pages);
 }
 
-/* Both halves at once for a control ICA that carries and lends nothing and
- * was lent nothing, or whose lends the caller ended (ica_end_lends): the
- * fast path's common case. Its one page-table entry
- * moves from `sender` to `receiver`. False when its tables were missing: it
- * is then left travelling to `receiver`, as after ica_depart. */
-static inline bool ica_hand_over_alone(struct process *sender, struct ica *control,
-                                       struct process *receiver, uint32_t delivery)
+/* Both halves at once for a control ICA that carries no data ICA (the fast
+ * path's common case): what was lent to the sender with it is given back,
+ * what the sender lends goes with it (one-page ICAs, mapped read-only in
+ * the receiver), and its one page-table entry moves from `sender` to
+ * `receiver`. False when its tables were missing: it is then left
+ * travelling to `receiver`, as after ica_depart. */
+static inline bool ica_hand_over_without_data(struct process *sender, struct ica *control,
+                                              const struct attachments *with,
+                                              struct process *receiver, uint32_t delivery)
 {
+    bool lends = control->lent_count > 0 || with->lent_count > 0;
+    if (lends)
+        ica_change_lends(sender, control, with);
     control->attached_count = 0;
     ica_stamp_sender(control, sender, delivery);
     control->destination = receiver->pid;
@@ -117,6 +124,9 @@ static inline bool ica_hand_over_alone(struct process *sender, struct ica *contr
         atomic_store_release(&control->state, ICA_TRAVELLING);
         return false;
     }
+    if (__builtin_expect(lends, 0))
+        for (uint32_t i = 0; i < with->lent_count; i++)
+            ica_paste_lent(receiver, with->lent[i]);
     ica_write_arrival(control, NULL);
     return true;
 }

@@ -45,7 +45,7 @@ static struct {
 } node;
 
 static uint8_t frame_in[NET_FRAME_MAX];
-static uint8_t frame_out[MEMNODE_FRAME_MAX];
+static uint8_t frame_out[MEMNODE_LARGE_FRAME_MAX];
 
 static void reply(struct memnode_message *message, const uint8_t destination[6])
 {
@@ -81,6 +81,16 @@ static uint8_t *block_address(const struct memnode_message *message)
     return node.memory + message->block * message->block_bytes;
 }
 
+/* The fragment a NEGOTIATE_REPLY carries: with LARGE_FRAGMENTS, the largest
+ * our frames hold (the client uses it or less); else 1 KiB, as before. */
+static uint16_t largest_fragment(const struct memnode_message *request)
+{
+    if (!(request->flags & MEMNODE_FLAG_LARGE_FRAGMENTS))
+        return MEMNODE_FRAGMENT_BYTES;
+    uint32_t fragment = memnode_fragment_for_frame(net_max_frame());
+    return (uint16_t)(fragment ? fragment : MEMNODE_FRAGMENT_BYTES);
+}
+
 /* NEGOTIATE opens a session: the client's sequence numbers start afresh. */
 static void answer_negotiate(const struct memnode_message *request)
 {
@@ -100,6 +110,8 @@ static void answer_negotiate(const struct memnode_message *request)
                                      .block_bytes = request->block_bytes,
                                      .payload_bytes = MEMNODE_CAPACITY_BYTES,
                                      .payload = payload,
+                                     .flags = request->flags & MEMNODE_FLAG_LARGE_FRAGMENTS,
+                                     .fragment_bytes = largest_fragment(request),
                                      .status = memnode_block_size_valid(request->block_bytes)
                                                    ? MEMNODE_STATUS_OK
                                                    : MEMNODE_STATUS_BAD_BLOCK_SIZE};

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NET_FRAME_MAX 9014 /* Ethernet header + a 9000-byte jumbo payload, no FCS */
+#define NET_FRAME_MAX 32814 /* Ethernet header + a 32800-byte payload (MTU), no FCS */
 #define NET_WAIT_FOREVER UINT64_MAX
 
 struct net_stats {
@@ -21,15 +21,16 @@ struct net_stats {
 long net_open(void);
 /* The device's MAC address (valid after net_open). */
 void net_mac(uint8_t mac[6]);
-/* Sends one frame of 14-1514 bytes (the source MAC is the caller's to fill).
+/* Sends one frame of 14-net_max_frame() bytes (the source MAC is the caller's to fill).
  * 0 or -E_INVALID; waits for a free transmit slot when all are in flight. */
 long net_send(const void *frame, size_t length);
 /* Receives one frame for this MAC (or broadcast) into `buffer`: its length,
- * or 0 when `timeout_us` microseconds passed without one. NET_WAIT_FOREVER
- * sleeps in irq_wait; a finite timeout polls the ring, yielding between
- * checks (as does everything when the interrupt line is another driver's). */
+ * or 0 when `timeout_us` microseconds passed without one. Sleeps in irq_wait
+ * until a frame comes, a finite timeout ending at the timer tick after it;
+ * polls, yielding between checks, when the interrupt line is another driver's. */
 long net_receive(void *buffer, size_t capacity, uint64_t timeout_us);
-/* The longest frame the device and driver take (NET_FRAME_MAX). */
+/* The longest frame the device and driver take: the device's MTU + 14 when it
+ * says one (VIRTIO_NET_F_MTU), at most NET_FRAME_MAX; else 9014 (jumbo). */
 uint32_t net_max_frame(void);
 /* Microseconds since boot on this core's TSC (for timeouts and bandwidth). */
 uint64_t net_now_us(void);

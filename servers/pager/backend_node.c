@@ -18,6 +18,9 @@
 #define NEGOTIATION_WAIT_US 60000000ull /* for the first node: they may still be booting */
 #define FAILOVER_SILENCE_US 2000000ull  /* a retrieve moves to another replica after this */
 #define PUMP_US 20000ull
+/* Between requests the pager waits for the network at most this long (it
+ * wakes on the next frame): a fault that came meanwhile waits no longer. */
+#define PROGRESS_US 1000ull
 
 struct node_state node_backend;
 
@@ -325,7 +328,7 @@ void node_backend_progress(void)
     if (!node_backend.open)
         return;
     if (node_backend.stores_pending > 0 || retrieves_moving())
-        pump(PUMP_US);
+        pump(PROGRESS_US);
     else
         node_replicas_repair(4);
 }

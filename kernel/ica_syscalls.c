@@ -12,6 +12,7 @@
 #include "ica.h"
 #include "fault_injection.h"
 #include "intercore.h"
+#include "irq.h"
 #include "layout.h"
 #include "lapic.h"
 #include "mkernel_client.h"
@@ -533,11 +534,48 @@ static bool requests_or_results_waiting(void)
     return requests_waiting() || results_waiting();
 }
 
+/* ICA_OR_IRQ: the caller's device interrupt also ends the wait. */
+static bool interrupt_pending(void)
+{
+    return irq_interrupt_pending(me());
+}
+
+static bool requests_or_interrupt(void)
+{
+    return requests_waiting() || interrupt_pending();
+}
+
+static bool requests_results_or_interrupt(void)
+{
+    return requests_or_results_waiting() || interrupt_pending();
+}
+
+static bool (*ready_test(uint32_t flags))(void)
+{
+    if (flags & ICA_OR_IRQ)
+        return (flags & ICA_OR_RESULT) ? requests_results_or_interrupt : requests_or_interrupt;
+    return (flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting;
+}
+
+static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t timeout_ms);
+
 static long receive(uint32_t flags, uint64_t timeout_ms)
 {
     struct server_entry *server = server_of_process(me());
     if (server == NULL)
         return refused("receive (not a server)", 0, -E_PERMISSION);
+    if (!(flags & ICA_OR_IRQ))
+        return receive_armed(server, flags, timeout_ms);
+    if (!irq_arm_ica_wait(me()))
+        return -E_INVALID; /* no device line of its own */
+    long result = receive_armed(server, flags, timeout_ms);
+    irq_disarm_ica_wait(me());
+    return result;
+}
+
+/* The receive itself (with ICA_OR_IRQ, the line is armed around it). */
+static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t timeout_ms)
+{
     uint32_t cores = kernel_shared->core_count;
     uint64_t wake_tick = 0;
     if (flags & ICA_TIMEOUT) {
@@ -566,10 +604,11 @@ static long receive(uint32_t flags, uint64_t timeout_ms)
             if (result != -E_NOT_FOUND)
                 return result;
         }
+        if ((flags & ICA_OR_IRQ) && interrupt_pending())
+            return -E_INTERRUPTED;
         if ((flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
             return -E_NOT_FOUND;
-        wait_for_ica_until((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting,
-                           wake_tick);
+        wait_for_ica_until(ready_test(flags), wake_tick);
     }
 }
 

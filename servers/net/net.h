@@ -29,6 +29,10 @@ long net_send(const void *frame, size_t length);
  * until a frame comes, a finite timeout ending at the timer tick after it;
  * polls, yielding between checks, when the interrupt line is another driver's. */
 long net_receive(void *buffer, size_t capacity, uint64_t timeout_us);
+/* Before a wait that the device's interrupt ends (irq_wait, or ica_receive
+ * with ICA_OR_IRQ): acknowledges the interrupt and says whether such a wait
+ * may sleep (no frame is waiting; false too when the driver polls). */
+bool net_ready_to_sleep(void);
 /* The longest frame the device and driver take: the device's MTU + 14 when it
  * says one (VIRTIO_NET_F_MTU), at most NET_FRAME_MAX; else 9014 (jumbo). */
 uint32_t net_max_frame(void);

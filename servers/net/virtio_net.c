@@ -249,6 +249,14 @@ static void wait_for_interrupt(uint64_t timeout_ms)
         net.stats.interrupts += (uint64_t)count;
 }
 
+bool net_ready_to_sleep(void)
+{
+    if (!net.open || !net.interrupts)
+        return false;
+    virtio_legacy_interrupt_status(net.io);
+    return !virtqueue_has_used(&net.receive.ring);
+}
+
 long net_receive(void *buffer, size_t capacity, uint64_t timeout_us)
 {
     if (!net.open)

@@ -18,9 +18,6 @@
 #define NEGOTIATION_WAIT_US 60000000ull /* for the first node: they may still be booting */
 #define FAILOVER_SILENCE_US 2000000ull  /* a retrieve moves to another replica after this */
 #define PUMP_US 20000ull
-/* Between requests the pager waits for the network at most this long (it
- * wakes on the next frame): a fault that came meanwhile waits no longer. */
-#define PROGRESS_US 1000ull
 
 struct node_state node_backend;
 
@@ -321,6 +318,12 @@ bool node_backend_busy(void)
            (node_backend.stores_pending > 0 || retrieves_moving() || node_replicas_need_repair());
 }
 
+/* Nothing has arrived: the main loop may sleep until the next frame. */
+bool node_backend_may_sleep(void)
+{
+    return node_backend.open && net_ready_to_sleep();
+}
+
 /* Between requests: stores move on; once none is in flight, a few blocks
  * that lost a copy are copied to a live node. */
 void node_backend_progress(void)
@@ -328,7 +331,7 @@ void node_backend_progress(void)
     if (!node_backend.open)
         return;
     if (node_backend.stores_pending > 0 || retrieves_moving())
-        pump(PROGRESS_US);
+        pump(0); /* what has arrived: the main loop sleeps until more comes, or a request */
     else
         node_replicas_repair(4);
 }

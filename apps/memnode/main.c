@@ -44,16 +44,17 @@ static struct {
     uint64_t duplicates, stale, bad_frames, refused;
 } node;
 
-static uint8_t frame_in[NET_FRAME_MAX];
-static uint8_t frame_out[MEMNODE_LARGE_FRAME_MAX];
+static const uint8_t filler[MEMNODE_LARGE_FRAGMENT_BYTES]; /* an out-of-range RETRIEVE's data */
 
 static void reply(struct memnode_message *message, const uint8_t destination[6])
 {
     memcpy(message->destination, destination, 6);
     memcpy(message->source, node.mac, 6);
-    long length = memnode_encode(message, frame_out, sizeof(frame_out));
-    if (length > 0)
-        net_send(frame_out, (size_t)length);
+    uint8_t *frame = net_send_buffer(); /* encoded in place: the block is copied once */
+    if (frame == NULL)
+        return;
+    long length = memnode_encode(message, frame, net_max_frame());
+    net_send_buffered(length > 0 ? (size_t)length : 0);
 }
 
 /* The client's record (the least recently added one is reused when full). */
@@ -230,7 +231,7 @@ static void answer_retrieve(const struct memnode_message *request)
                                          .fragment_bytes = request->fragment_bytes,
                                          .payload_bytes = (uint16_t)memnode_fragment_length_sized(
                                              request->block_bytes, 0, request->fragment_bytes),
-                                         .payload = frame_in};
+                                         .payload = filler};
         reply(&answer, request->source);
         return;
     }
@@ -293,7 +294,8 @@ static void dispatch(const struct memnode_message *message)
 static void serve(void)
 {
     for (;;) {
-        long length = net_receive(frame_in, sizeof(frame_in), NET_WAIT_FOREVER);
+        const void *frame_in; /* in the receive buffer until the next receive */
+        long length = net_receive_in_place(&frame_in, NET_WAIT_FOREVER);
         struct memnode_message message;
         if (length <= 0)
             continue;

@@ -18,30 +18,32 @@
 #define NEGOTIATE_INTERVAL_US 500000
 
 static const uint8_t broadcast_mac[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-static uint8_t frame_out[MEMNODE_LARGE_FRAME_MAX];
-static uint8_t frame_in[NET_FRAME_MAX];
 
 static void send_message(struct memnode_cluster *cluster, struct memnode_message *message,
                          const uint8_t destination[6])
 {
     memcpy(message->destination, destination, 6);
     memcpy(message->source, cluster->mac, 6);
-    long length = memnode_encode(message, frame_out, sizeof(frame_out));
-    if (length > 0)
-        net_send(frame_out, (size_t)length);
+    uint8_t *frame = net_send_buffer(); /* encoded in place: no copy */
+    if (frame == NULL)
+        return;
+    long length = memnode_encode(message, frame, net_max_frame());
+    net_send_buffered(length > 0 ? (size_t)length : 0);
 }
 
-/* Waits up to `timeout_us` for a valid memory-node frame: true and decoded. */
+/* Waits up to `timeout_us` for a valid memory-node frame: true and decoded
+ * (its payload stays in the driver's receive buffer until the next receive). */
 static bool receive_message(struct memnode_cluster *cluster, struct memnode_message *message,
                             uint64_t timeout_us)
 {
     uint64_t deadline = net_now_us() + timeout_us;
     for (;;) {
         uint64_t now = net_now_us();
-        long length = net_receive(frame_in, sizeof(frame_in), deadline > now ? deadline - now : 0);
+        const void *frame;
+        long length = net_receive_in_place(&frame, deadline > now ? deadline - now : 0);
         if (length <= 0)
             return false;
-        if (memnode_decode(frame_in, (size_t)length, message) == MEMNODE_OK)
+        if (memnode_decode(frame, (size_t)length, message) == MEMNODE_OK)
             return true;
         cluster->stats.frames_ignored++;
     }

@@ -24,6 +24,14 @@ void net_mac(uint8_t mac[6]);
 /* Sends one frame of 14-net_max_frame() bytes (the source MAC is the caller's to fill).
  * 0 or -E_INVALID; waits for a free transmit slot when all are in flight. */
 long net_send(const void *frame, size_t length);
+/* Zero-copy sending: the next transmit buffer (waiting for a free one), for
+ * a frame of up to net_max_frame() bytes; net_send_buffered(length) sends
+ * what was written there (0 gives the buffer back unsent: -E_INVALID). */
+void *net_send_buffer(void);
+long net_send_buffered(size_t length);
+/* net_receive without the copy: *frame points into the receive buffer, which
+ * is lent until the next net_receive or net_receive_in_place. */
+long net_receive_in_place(const void **frame, uint64_t timeout_us);
 /* Receives one frame for this MAC (or broadcast) into `buffer`: its length,
  * or 0 when `timeout_us` microseconds passed without one. Sleeps in irq_wait
  * until a frame comes, a finite timeout ending at the timer tick after it;

@@ -45,6 +45,8 @@ static struct {
     struct queue receive, transmit;
     uint16_t free_transmit[MAX_QUEUE];
     unsigned free_transmit_count;
+    int32_t filling;      /* the transmit slot net_send_buffer gave out, or -1 */
+    int32_t held_receive; /* the receive buffer net_receive_in_place lent, or -1 */
     uint64_t ticks_per_us;
     struct net_stats stats;
 } net;
@@ -93,6 +95,8 @@ static void set_up_transmit_slots(void)
     /* completions are collected when sending */
     net.transmit.ring.avail[0] = VIRTQ_AVAIL_NO_INTERRUPT;
     net.free_transmit_count = 0;
+    net.filling = -1;
+    net.held_receive = -1;
     for (uint16_t id = 0; id < net.transmit.buffer_count; id++)
         net.free_transmit[net.free_transmit_count++] = id;
 }
@@ -182,19 +186,32 @@ static void reclaim_transmit_slots(void)
         net.free_transmit[net.free_transmit_count++] = id;
 }
 
-long net_send(const void *frame, size_t length)
+void *net_send_buffer(void)
 {
-    if (!net.open || length < 14 || length > net.max_frame)
-        return -E_INVALID;
-    reclaim_transmit_slots();
-    while (net.free_transmit_count == 0) {
-        yield();
+    if (!net.open)
+        return NULL;
+    if (net.filling < 0) {
         reclaim_transmit_slots();
+        while (net.free_transmit_count == 0) {
+            yield();
+            reclaim_transmit_slots();
+        }
+        net.filling = net.free_transmit[--net.free_transmit_count];
     }
-    uint16_t id = net.free_transmit[--net.free_transmit_count];
-    uint8_t *buffer = net.transmit.buffers + (size_t)id * BUFFER_BYTES;
-    memset(buffer, 0, NET_HEADER_BYTES);
-    memcpy(buffer + NET_HEADER_BYTES, frame, length);
+    return net.transmit.buffers + (size_t)net.filling * BUFFER_BYTES + NET_HEADER_BYTES;
+}
+
+long net_send_buffered(size_t length)
+{
+    if (!net.open || net.filling < 0)
+        return -E_INVALID;
+    uint16_t id = (uint16_t)net.filling;
+    net.filling = -1;
+    if (length < 14 || length > net.max_frame) {
+        net.free_transmit[net.free_transmit_count++] = id; /* not sent: the slot is free again */
+        return -E_INVALID;
+    }
+    memset(net.transmit.buffers + (size_t)id * BUFFER_BYTES, 0, NET_HEADER_BYTES);
     net.transmit.ring.descriptors[id].length = (uint32_t)(NET_HEADER_BYTES + length);
     virtqueue_add(&net.transmit.ring, id);
     virtqueue_notify(&net.transmit.ring);
@@ -203,34 +220,55 @@ long net_send(const void *frame, size_t length)
     return 0;
 }
 
+long net_send(const void *frame, size_t length)
+{
+    if (!net.open || length < 14 || length > net.max_frame)
+        return -E_INVALID;
+    void *buffer = net_send_buffer();
+    memcpy(buffer, frame, length);
+    return net_send_buffered(length);
+}
+
 static bool addressed_to_us(const uint8_t *frame)
 {
     static const uint8_t broadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
     return memcmp(frame, net.mac, 6) == 0 || memcmp(frame, broadcast, 6) == 0;
 }
 
-/* One received frame for us, copied out and its buffer given back: its
- * length; 0 when the ring holds none. Frames for other MACs are dropped. */
-static long take_frame(void *buffer, size_t capacity)
+static void give_back(uint16_t id)
+{
+    virtqueue_add(&net.receive.ring, id);
+    virtqueue_notify(&net.receive.ring);
+}
+
+/* The buffer net_receive_in_place lent goes back to the device. */
+static void give_back_held(void)
+{
+    if (net.held_receive < 0)
+        return;
+    give_back((uint16_t)net.held_receive);
+    net.held_receive = -1;
+}
+
+/* One received frame for us, left in its buffer (held: given back by the
+ * next receive): its length and *frame; 0 when the ring holds none. Frames
+ * for other MACs are dropped. */
+static long take_frame(const uint8_t **frame)
 {
     uint16_t id;
     uint32_t length;
+    give_back_held();
     while (queue_take_used(&net.receive, &id, &length)) {
         const uint8_t *data = net.receive.buffers + (size_t)id * BUFFER_BYTES + NET_HEADER_BYTES;
         long frame_length = length > NET_HEADER_BYTES ? (long)(length - NET_HEADER_BYTES) : 0;
-        bool wanted = frame_length >= 14 && addressed_to_us(data);
-        if (wanted) {
-            if ((size_t)frame_length > capacity)
-                frame_length = (long)capacity;
-            memcpy(buffer, data, (size_t)frame_length);
-        }
-        virtqueue_add(&net.receive.ring, id);
-        virtqueue_notify(&net.receive.ring);
-        if (wanted) {
+        if (frame_length >= 14 && addressed_to_us(data)) {
+            net.held_receive = id;
             net.stats.frames_received++;
             net.stats.bytes_received += (uint64_t)frame_length;
+            *frame = data;
             return frame_length;
         }
+        give_back(id);
         net.stats.dropped_not_mine++;
     }
     return 0;
@@ -259,14 +297,30 @@ bool net_ready_to_sleep(void)
 
 long net_receive(void *buffer, size_t capacity, uint64_t timeout_us)
 {
+    const void *frame;
+    long length = net_receive_in_place(&frame, timeout_us);
+    if (length <= 0)
+        return length;
+    if ((size_t)length > capacity)
+        length = (long)capacity;
+    memcpy(buffer, frame, (size_t)length);
+    give_back_held();
+    return length;
+}
+
+long net_receive_in_place(const void **frame, uint64_t timeout_us)
+{
     if (!net.open)
         return -E_INVALID;
     bool forever = timeout_us == NET_WAIT_FOREVER;
     uint64_t deadline = forever ? 0 : net_now_us() + timeout_us;
     for (;;) {
-        long length = take_frame(buffer, capacity);
-        if (length > 0)
+        const uint8_t *data;
+        long length = take_frame(&data);
+        if (length > 0) {
+            *frame = data;
             return length;
+        }
         uint64_t now = net_now_us();
         if (!forever && now >= deadline)
             return 0;

@@ -214,7 +214,7 @@ long net_send_buffered(size_t length)
     memset(net.transmit.buffers + (size_t)id * BUFFER_BYTES, 0, NET_HEADER_BYTES);
     net.transmit.ring.descriptors[id].length = (uint32_t)(NET_HEADER_BYTES + length);
     virtqueue_add(&net.transmit.ring, id);
-    virtqueue_notify(&net.transmit.ring);
+    virtqueue_notify_if_wanted(&net.transmit.ring);
     net.stats.frames_sent++;
     net.stats.bytes_sent += length;
     return 0;
@@ -238,7 +238,7 @@ static bool addressed_to_us(const uint8_t *frame)
 static void give_back(uint16_t id)
 {
     virtqueue_add(&net.receive.ring, id);
-    virtqueue_notify(&net.receive.ring);
+    virtqueue_notify_if_wanted(&net.receive.ring);
 }
 
 /* The buffer net_receive_in_place lent goes back to the device. */

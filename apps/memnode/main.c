@@ -261,14 +261,16 @@ static void answer_ping(const struct memnode_message *request)
 
 static void print_report(void)
 {
+    struct net_stats net;
+    net_statistics(&net);
     printf("@json {\"kind\":\"memnode\",\"node\":%u,\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
            "\"capacity_bytes\":%lu,\"negotiations\":%lu,\"stores\":%lu,\"retrieves\":%lu,"
            "\"fragments_in\":%lu,\"fragments_out\":%lu,\"duplicates\":%lu,\"stale\":%lu,"
-           "\"refused\":%lu,\"bad_frames\":%lu,\"pings\":%lu}\n",
+           "\"refused\":%lu,\"bad_frames\":%lu,\"pings\":%lu,\"frames_not_ours\":%lu}\n",
            node.node_id, node.mac[0], node.mac[1], node.mac[2], node.mac[3], node.mac[4],
            node.mac[5], node.capacity_bytes, node.negotiations, node.stores, node.retrieves,
            node.fragments_in, node.fragments_out, node.duplicates, node.stale, node.refused,
-           node.bad_frames, node.pings);
+           node.bad_frames, node.pings, net.dropped_not_mine);
 }
 
 static void dispatch(const struct memnode_message *message)

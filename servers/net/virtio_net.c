@@ -5,6 +5,7 @@
  * servers/virtio/virtio_legacy.c's. */
 #include "../virtio/virtio_legacy.h"
 #include "net.h"
+#include "virtio_net_control.h"
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/pci.h>
@@ -18,6 +19,9 @@
 #define REGISTER_MTU (VIRTIO_LEGACY_DEVICE_CONFIG + 10) /* after mac, status, queue pairs */
 #define FEATURE_MTU (1u << 3) /* the device says its MTU (QEMU: host_mtu=) */
 #define FEATURE_MAC (1u << 5)
+#define FEATURE_CONTROL_QUEUE (1u << 17)
+#define FEATURE_CONTROL_RX (1u << 18) /* promiscuous mode can be turned off */
+#define FEATURES_FILTER (FEATURE_CONTROL_QUEUE | FEATURE_CONTROL_RX)
 #define QUEUE_RECEIVE 0
 #define QUEUE_TRANSMIT 1
 #define NET_HEADER_BYTES 10 /* legacy virtio_net_hdr without mergeable buffers */
@@ -114,12 +118,16 @@ static uint32_t device_max_frame(void)
 static long start_device(const struct pci_function *function)
 {
     /* the MAC address and the MTU, no offloads */
-    long result = virtio_legacy_start(function, FEATURE_MAC | FEATURE_MTU, &net.io);
+    long result =
+        virtio_legacy_start(function, FEATURE_MAC | FEATURE_MTU | FEATURES_FILTER, &net.io);
     if (result < 0)
         return result; /* a modern-only device: not supported */
     result = queue_set_up(&net.receive, QUEUE_RECEIVE, true, RECEIVE_BUFFERS);
     if (result >= 0)
         result = queue_set_up(&net.transmit, QUEUE_TRANSMIT, false, TRANSMIT_BUFFERS);
+    bool filter = (virtio_legacy_features(net.io) & FEATURES_FILTER) == FEATURES_FILTER;
+    if (result >= 0 && filter)
+        result = virtio_net_control_set_up(net.io);
     if (result < 0) {
         virtio_legacy_failed(net.io);
         return result;
@@ -130,6 +138,9 @@ static long start_device(const struct pci_function *function)
     set_up_transmit_slots();
     virtio_legacy_driver_ok(net.io);
     fill_receive_queue();
+    /* QEMU starts promiscuous: every frame on the segment would reach us */
+    if (filter && virtio_net_promiscuous(false, net.ticks_per_us) < 0)
+        printf("net: the device keeps promiscuous mode; frames for others are dropped here\n");
     return 0;
 }
 

@@ -111,6 +111,7 @@ long irq_attach(struct process *process, uint64_t line_number)
     line->core = cpu->index;
     line->level = mode.level;
     line->pending = 0;
+    line->ends_ica_wait = 0;
     record->gsi = (int32_t)mode.gsi;
     uint8_t vector = (uint8_t)(DEVICE_VECTOR_BASE + mode.gsi);
     trap_set_handler(vector, irq_device_interrupt);

@@ -45,6 +45,7 @@ struct irq_line {
     uint32_t core;
     uint32_t level; /* level-triggered: masked from delivery until SYS_IRQ_WAIT */
     _Atomic uint32_t pending;
+    _Atomic uint32_t ends_ica_wait; /* the owner waits in ica_receive with ICA_OR_IRQ */
 };
 
 /* A process's device rights and device memory, indexed by slot (pid % PROCESS_SLOTS). */

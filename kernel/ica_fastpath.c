@@ -92,8 +92,8 @@ static inline struct process *parked_requester(uint32_t pid, uint64_t id)
 static inline bool park_in_receive(struct process *server, uint32_t flags, uint64_t wake_tick)
 {
     struct server_entry *entry = server_of_process(server);
-    if (entry == NULL || (flags & ICA_NO_WAIT))
-        return false;
+    if (entry == NULL || (flags & (ICA_NO_WAIT | ICA_OR_IRQ)))
+        return false; /* ICA_OR_IRQ arms a device line around the wait: the general path */
     atomic_store_fenced(&server->ica_waiting, 1); /* a full barrier (xchg) */
     if (server->direct_request != 0 || server_has_requests(entry) ||
         ((flags & ICA_OR_RESULT) && !ring_is_empty(&server->results.ring)) ||

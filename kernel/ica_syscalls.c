@@ -14,6 +14,7 @@
 #include "ica_handover.h"
 #include "fault_injection.h"
 #include "intercore.h"
+#include "irq.h"
 #include "layout.h"
 #include "lapic.h"
 #include "mkernel_client.h"
@@ -408,11 +409,56 @@ static uint64_t receive_wake_tick(uint32_t flags, uint64_t timeout_ms)
     return this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
 }
 
+/* ICA_OR_IRQ: the caller's device interrupt also ends the wait. */
+static bool interrupt_pending(void)
+{
+    return irq_interrupt_pending(me());
+}
+
+static bool requests_or_interrupt(void)
+{
+    return requests_waiting() || interrupt_pending();
+}
+
+static bool requests_results_or_interrupt(void)
+{
+    return requests_or_results_waiting() || interrupt_pending();
+}
+
+static bool (*ready_test(uint32_t flags))(void)
+{
+    if (flags & ICA_OR_IRQ)
+        return (flags & ICA_OR_RESULT) ? requests_results_or_interrupt : requests_or_interrupt;
+    return (flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting;
+}
+
+/* Where a receive waits: parked for the fast path, unless its device line
+ * is armed around it (ICA_OR_IRQ: the fast path's resume would skip the
+ * disarming after the wait). */
+static struct parking receive_parking(uint32_t flags)
+{
+    return (flags & ICA_OR_IRQ) ? NOT_PARKED : (struct parking){PARKED_IN_RECEIVE, 0};
+}
+
+static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t wake_tick);
+
 static long receive_until(uint32_t flags, uint64_t wake_tick)
 {
     struct server_entry *server = server_of_process(me());
     if (server == NULL)
         return refused("receive (not a server)", 0, -E_PERMISSION);
+    if (!(flags & ICA_OR_IRQ))
+        return receive_armed(server, flags, wake_tick);
+    if (!irq_arm_ica_wait(me()))
+        return -E_INVALID; /* no device line of its own */
+    long result = receive_armed(server, flags, wake_tick);
+    irq_disarm_ica_wait(me());
+    return result;
+}
+
+/* The receive itself (with ICA_OR_IRQ, the line is armed around it). */
+static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t wake_tick)
+{
     uint32_t cores = kernel_shared->core_count;
     for (;;) {
         uint64_t direct = take_direct_request();
@@ -435,10 +481,11 @@ static long receive_until(uint32_t flags, uint64_t wake_tick)
             if (result != -E_NOT_FOUND)
                 return result;
         }
+        if ((flags & ICA_OR_IRQ) && interrupt_pending())
+            return -E_INTERRUPTED;
         if ((flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
             return -E_NOT_FOUND;
-        wait_for_ica_until((flags & ICA_OR_RESULT) ? requests_or_results_waiting : requests_waiting,
-                           wake_tick, (struct parking){PARKED_IN_RECEIVE, 0});
+        wait_for_ica_until(ready_test(flags), wake_tick, receive_parking(flags));
     }
 }
 

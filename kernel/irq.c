@@ -48,8 +48,45 @@ void irq_device_interrupt(struct trap_frame *frame)
     lapic_end_of_interrupt();
     struct process *owner = process_find(line->owner_pid);
     if (owner != NULL && owner->core == this_cpu()->index && owner->state == PROCESS_WAITING &&
-        owner->wait_reason == WAIT_IRQ)
+        (owner->wait_reason == WAIT_IRQ ||
+         (atomic_load_acquire(&line->ends_ica_wait) &&
+          (owner->wait_reason == WAIT_ICA || owner->wait_reason == WAIT_SLEEP))))
         scheduler_wake(owner);
+}
+
+/* The line `process` owns, or NULL. */
+static struct irq_line *line_of(struct process *process)
+{
+    struct device_process *record = device_process_of(process);
+    if (record == NULL || record->gsi == DEVICE_NO_GSI)
+        return NULL;
+    return &kernel_shared->devices->lines[record->gsi];
+}
+
+bool irq_arm_ica_wait(struct process *process)
+{
+    struct irq_line *line = line_of(process);
+    if (line == NULL)
+        return false;
+    atomic_store_release(&line->ends_ica_wait, 1);
+    if (line->level)
+        ioapic_set_masked((uint32_t)device_process_of(process)->gsi, false);
+    return true;
+}
+
+bool irq_interrupt_pending(struct process *process)
+{
+    struct irq_line *line = line_of(process);
+    return line != NULL && atomic_load_acquire(&line->pending) > 0;
+}
+
+void irq_disarm_ica_wait(struct process *process)
+{
+    struct irq_line *line = line_of(process);
+    if (line == NULL)
+        return;
+    atomic_store_release(&line->ends_ica_wait, 0);
+    atomic_swap(&line->pending, 0);
 }
 
 long irq_attach(struct process *process, uint64_t line_number)
@@ -74,6 +111,7 @@ long irq_attach(struct process *process, uint64_t line_number)
     line->core = cpu->index;
     line->level = mode.level;
     line->pending = 0;
+    line->ends_ica_wait = 0;
     record->gsi = (int32_t)mode.gsi;
     uint8_t vector = (uint8_t)(DEVICE_VECTOR_BASE + mode.gsi);
     trap_set_handler(vector, irq_device_interrupt);

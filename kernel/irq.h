@@ -2,6 +2,7 @@
  * one line, routed to its own core; the interrupt wakes it from irq_wait.
  * Level-triggered lines stay masked from delivery until the next irq_wait. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 #include "process.h"
 #include "trap.h"
@@ -11,6 +12,14 @@ long irq_attach(struct process *process, uint64_t line);
 /* SYS_IRQ_WAIT: interrupts counted since the last call (>= 1), or -E_*;
  * 0 when `timeout_ms` (0 = wait for ever) passed without one. */
 long irq_wait(struct process *process, uint64_t timeout_ms);
+/* ICA_OR_IRQ: unmasks the caller's line (as irq_wait does) and lets its
+ * interrupt end the caller's ICA wait. False when it owns no line. */
+bool irq_arm_ica_wait(struct process *process);
+/* True when an interrupt of the caller's line is counted and not yet taken. */
+bool irq_interrupt_pending(struct process *process);
+/* Ends ICA_OR_IRQ: the interrupts counted are taken (the driver looks at its
+ * rings next), the line no longer ends ICA waits. */
+void irq_disarm_ica_wait(struct process *process);
 /* The handler of every device vector, IOAPIC line or MSI slot (kernel/msi.c):
  * masks a level line, counts, sends EOI, wakes the owner. */
 void irq_device_interrupt(struct trap_frame *frame);

@@ -86,6 +86,7 @@ long msi_attach(struct process *process, uint64_t bus, uint64_t device, uint64_t
     line->core = cpu->index;
     line->level = false;
     line->pending = 0;
+    line->ends_ica_wait = 0;
     record->gsi = (int32_t)index;
     uint8_t vector = (uint8_t)(DEVICE_VECTOR_BASE + index);
     trap_set_handler(vector, irq_device_interrupt);

@@ -9,7 +9,8 @@
 #define AT_VERSION 2
 #define AT_TYPE 3
 #define AT_FLAGS 4
-#define AT_FRAGMENT_SHIFT 5 /* fragment bytes = 1 KiB << shift (was reserved, 0) */
+#define AT_FRAGMENT_SHIFT 5  /* fragment bytes = 1 KiB << shift (was reserved, 0) */
+#define FRAGMENT_SHIFT_MAX 5 /* 32 KiB */
 #define AT_STATUS 6
 #define AT_SEQUENCE 8
 #define AT_FRAGMENT 12
@@ -60,8 +61,25 @@ bool memnode_block_size_valid(uint32_t block_bytes)
 bool memnode_fragment_size_valid(uint32_t fragment_bytes)
 {
     return fragment_bytes >= MEMNODE_FRAGMENT_BYTES &&
-           fragment_bytes <= MEMNODE_JUMBO_FRAGMENT_BYTES &&
+           fragment_bytes <= MEMNODE_LARGE_FRAGMENT_BYTES &&
            (fragment_bytes & (fragment_bytes - 1)) == 0;
+}
+
+uint32_t memnode_fragment_for_frame(uint32_t max_frame)
+{
+    uint32_t fragment = MEMNODE_LARGE_FRAGMENT_BYTES;
+    while (fragment >= MEMNODE_FRAGMENT_BYTES &&
+           MEMNODE_ETHERNET_HEADER + MEMNODE_HEADER_BYTES + fragment > max_frame)
+        fragment /= 2;
+    return fragment >= MEMNODE_FRAGMENT_BYTES ? fragment : 0;
+}
+
+uint32_t memnode_fragment_agreed(uint32_t client_largest, const struct memnode_message *reply)
+{
+    uint32_t node_largest = (reply->flags & MEMNODE_FLAG_LARGE_FRAGMENTS)
+                                ? reply->fragment_bytes
+                                : MEMNODE_JUMBO_FRAGMENT_BYTES;
+    return node_largest < client_largest ? node_largest : client_largest;
 }
 
 uint16_t memnode_fragments(uint32_t block_bytes, uint32_t fragment_bytes)
@@ -158,7 +176,7 @@ static void read_header(const uint8_t *frame, struct memnode_message *message)
     memcpy(message->source, frame + 6, 6);
     message->type = header[AT_TYPE];
     message->flags = header[AT_FLAGS];
-    message->fragment_bytes = header[AT_FRAGMENT_SHIFT] <= 3
+    message->fragment_bytes = header[AT_FRAGMENT_SHIFT] <= FRAGMENT_SHIFT_MAX
                                   ? (uint16_t)(MEMNODE_FRAGMENT_BYTES << header[AT_FRAGMENT_SHIFT])
                                   : 0;
     message->status = get16(header + AT_STATUS);

@@ -62,6 +62,7 @@ static void irq_release(uint32_t pid)
         if (gsi < DEVICE_GSI_LIMIT)
             ioapic_set_masked(gsi, true); /* an MSI slot has no pin: its device stays as set */
         devices->lines[gsi].pending = 0;
+        devices->lines[gsi].ends_ica_wait = 0;
         atomic_store_release(&devices->lines[gsi].owner_pid, 0);
     }
 }

@@ -2,7 +2,8 @@
  * doing, with the rights the shell gives any program. Every attempt must be
  * refused with the expected error; each prints one @json "hostile" line.
  * `hostile sleeper` only sleeps (the spawn bomb's children), `hostile reader`
- * reads the pinned file, `hostile pin LIMIT` tries only the cache pinning. */
+ * reads the pinned file, `hostile pin LIMIT` tries only the cache pinning,
+ * `hostile nostats` (spawned without RIGHT_STATISTICS) asks for the pager's report. */
 #include <formica/device.h>
 #include <formica/file.h>
 #include <formica/pager.h>
@@ -84,6 +85,29 @@ static void pager_attacks(void)
     expect("forged_page_fault", request_call(pager, control), -E_PERMISSION);
     control = zeros_request(PAGER_STATS);
     expect("forged_kernel_flag", ica_request(pager, control, ICA_SYNC | 0x80000000u), -E_INVALID);
+}
+
+/* `hostile nostats`: PAGER_REPORT (the shell's pagerstat) without RIGHT_STATISTICS. */
+static int report_without_the_right(void)
+{
+    long pager = server_wait_for(SERVER_NAME_PAGER, SERVER_WAIT_MS);
+    long control = ica_allocate(ICA_KIND_CONTROL, 4096);
+    long result = pager < 0 || control < 0
+                      ? -E_NOT_FOUND
+                      : request_operation(pager, (uint64_t)control, PAGER_REPORT);
+    expect("pager_report_without_statistics_right", result, -E_PERMISSION);
+    return failures == 0 ? 0 : 1;
+}
+
+/* A child with every user right but RIGHT_STATISTICS: its refusal is its exit code. */
+static void statistics_attack(void)
+{
+    long child = spawn_with_rights("hostile", "nostats", CORE_ANY, PRIORITY_APPLICATION, 0,
+                                   RIGHTS_USER & ~RIGHT_STATISTICS);
+    int code = -1;
+    if (child > 0)
+        wait_process(child, &code);
+    expect("child_without_statistics_right_refused", child > 0 ? code : child, 0);
 }
 
 static void server_attacks(void)
@@ -218,12 +242,15 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "reader") == 0)
         return read_pinned_file();
+    if (argc > 1 && strcmp(argv[1], "nostats") == 0)
+        return report_without_the_right();
     if (argc > 2 && strcmp(argv[1], "pin") == 0) { /* `hostile pin LIMIT`: only that attack */
         pin_cache((uint32_t)strtoul(argv[2], NULL, 10));
         return failures == 0 ? 0 : 1;
     }
     storage_attacks();
     pager_attacks();
+    statistics_attack();
     server_attacks();
     spawn_attacks();
     code_attacks();

@@ -44,16 +44,17 @@ static struct {
     uint64_t duplicates, stale, bad_frames, refused;
 } node;
 
-static uint8_t frame_in[NET_FRAME_MAX];
-static uint8_t frame_out[MEMNODE_FRAME_MAX];
+static const uint8_t filler[MEMNODE_LARGE_FRAGMENT_BYTES]; /* an out-of-range RETRIEVE's data */
 
 static void reply(struct memnode_message *message, const uint8_t destination[6])
 {
     memcpy(message->destination, destination, 6);
     memcpy(message->source, node.mac, 6);
-    long length = memnode_encode(message, frame_out, sizeof(frame_out));
-    if (length > 0)
-        net_send(frame_out, (size_t)length);
+    uint8_t *frame = net_send_buffer(); /* encoded in place: the block is copied once */
+    if (frame == NULL)
+        return;
+    long length = memnode_encode(message, frame, net_max_frame());
+    net_send_buffered(length > 0 ? (size_t)length : 0);
 }
 
 /* The client's record (the least recently added one is reused when full). */
@@ -81,6 +82,16 @@ static uint8_t *block_address(const struct memnode_message *message)
     return node.memory + message->block * message->block_bytes;
 }
 
+/* The fragment a NEGOTIATE_REPLY carries: with LARGE_FRAGMENTS, the largest
+ * our frames hold (the client uses it or less); else 1 KiB, as before. */
+static uint16_t largest_fragment(const struct memnode_message *request)
+{
+    if (!(request->flags & MEMNODE_FLAG_LARGE_FRAGMENTS))
+        return MEMNODE_FRAGMENT_BYTES;
+    uint32_t fragment = memnode_fragment_for_frame(net_max_frame());
+    return (uint16_t)(fragment ? fragment : MEMNODE_FRAGMENT_BYTES);
+}
+
 /* NEGOTIATE opens a session: the client's sequence numbers start afresh. */
 static void answer_negotiate(const struct memnode_message *request)
 {
@@ -100,6 +111,8 @@ static void answer_negotiate(const struct memnode_message *request)
                                      .block_bytes = request->block_bytes,
                                      .payload_bytes = MEMNODE_CAPACITY_BYTES,
                                      .payload = payload,
+                                     .flags = request->flags & MEMNODE_FLAG_LARGE_FRAGMENTS,
+                                     .fragment_bytes = largest_fragment(request),
                                      .status = memnode_block_size_valid(request->block_bytes)
                                                    ? MEMNODE_STATUS_OK
                                                    : MEMNODE_STATUS_BAD_BLOCK_SIZE};
@@ -218,7 +231,7 @@ static void answer_retrieve(const struct memnode_message *request)
                                          .fragment_bytes = request->fragment_bytes,
                                          .payload_bytes = (uint16_t)memnode_fragment_length_sized(
                                              request->block_bytes, 0, request->fragment_bytes),
-                                         .payload = frame_in};
+                                         .payload = filler};
         reply(&answer, request->source);
         return;
     }
@@ -248,14 +261,16 @@ static void answer_ping(const struct memnode_message *request)
 
 static void print_report(void)
 {
+    struct net_stats net;
+    net_statistics(&net);
     printf("@json {\"kind\":\"memnode\",\"node\":%u,\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
            "\"capacity_bytes\":%lu,\"negotiations\":%lu,\"stores\":%lu,\"retrieves\":%lu,"
            "\"fragments_in\":%lu,\"fragments_out\":%lu,\"duplicates\":%lu,\"stale\":%lu,"
-           "\"refused\":%lu,\"bad_frames\":%lu,\"pings\":%lu}\n",
+           "\"refused\":%lu,\"bad_frames\":%lu,\"pings\":%lu,\"frames_not_ours\":%lu}\n",
            node.node_id, node.mac[0], node.mac[1], node.mac[2], node.mac[3], node.mac[4],
            node.mac[5], node.capacity_bytes, node.negotiations, node.stores, node.retrieves,
            node.fragments_in, node.fragments_out, node.duplicates, node.stale, node.refused,
-           node.bad_frames, node.pings);
+           node.bad_frames, node.pings, net.dropped_not_mine);
 }
 
 static void dispatch(const struct memnode_message *message)
@@ -281,7 +296,8 @@ static void dispatch(const struct memnode_message *message)
 static void serve(void)
 {
     for (;;) {
-        long length = net_receive(frame_in, sizeof(frame_in), NET_WAIT_FOREVER);
+        const void *frame_in; /* in the receive buffer until the next receive */
+        long length = net_receive_in_place(&frame_in, NET_WAIT_FOREVER);
         struct memnode_message message;
         if (length <= 0)
             continue;

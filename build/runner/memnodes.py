@@ -16,6 +16,7 @@ MAC_PREFIX = "52:54:00:4d:4e"  # locally administered QEMU range; last byte = ma
 START_CHECK_SECONDS = 1.0      # a node QEMU that exits this early failed to start
 SERVE_WAIT_SECONDS = 20.0      # how long the main machine waits for the nodes to serve
 SERVING = b"memnode: node %d serving"  # the line a node prints once it answers requests
+MTU = 32800  # virtio-net host_mtu: a 32 KiB memory-node fragment and its headers in one frame
 
 
 def mac_address(index):
@@ -32,7 +33,8 @@ def free_port():
 def network_args(port, index):
     """The virtio-net device of machine `index` (0 = the main machine) on the segment."""
     return ["-netdev", f"socket,id=memnet,mcast={MULTICAST_GROUP}:{port},localaddr=127.0.0.1",
-            "-device", f"virtio-net-pci,netdev=memnet,mac={mac_address(index)},romfile="]
+            "-device", f"virtio-net-pci,netdev=memnet,mac={mac_address(index)},"
+            f"host_mtu={MTU},romfile="]
 
 
 def node_command(opts, index):

@@ -18,30 +18,32 @@
 #define NEGOTIATE_INTERVAL_US 500000
 
 static const uint8_t broadcast_mac[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-static uint8_t frame_out[MEMNODE_FRAME_MAX];
-static uint8_t frame_in[NET_FRAME_MAX];
 
 static void send_message(struct memnode_cluster *cluster, struct memnode_message *message,
                          const uint8_t destination[6])
 {
     memcpy(message->destination, destination, 6);
     memcpy(message->source, cluster->mac, 6);
-    long length = memnode_encode(message, frame_out, sizeof(frame_out));
-    if (length > 0)
-        net_send(frame_out, (size_t)length);
+    uint8_t *frame = net_send_buffer(); /* encoded in place: no copy */
+    if (frame == NULL)
+        return;
+    long length = memnode_encode(message, frame, net_max_frame());
+    net_send_buffered(length > 0 ? (size_t)length : 0);
 }
 
-/* Waits up to `timeout_us` for a valid memory-node frame: true and decoded. */
+/* Waits up to `timeout_us` for a valid memory-node frame: true and decoded
+ * (its payload stays in the driver's receive buffer until the next receive). */
 static bool receive_message(struct memnode_cluster *cluster, struct memnode_message *message,
                             uint64_t timeout_us)
 {
     uint64_t deadline = net_now_us() + timeout_us;
     for (;;) {
         uint64_t now = net_now_us();
-        long length = net_receive(frame_in, sizeof(frame_in), deadline > now ? deadline - now : 0);
+        const void *frame;
+        long length = net_receive_in_place(&frame, deadline > now ? deadline - now : 0);
         if (length <= 0)
             return false;
-        if (memnode_decode(frame_in, (size_t)length, message) == MEMNODE_OK)
+        if (memnode_decode(frame, (size_t)length, message) == MEMNODE_OK)
             return true;
         cluster->stats.frames_ignored++;
     }
@@ -68,7 +70,7 @@ static void add_node(struct memnode_cluster *cluster, const struct memnode_messa
     node->node_id = capacity.node_id;
     node->capacity_bytes = capacity.capacity_bytes;
     node->blocks = capacity.capacity_bytes / cluster->block_bytes;
-    node->store_credit = fragments_of(cluster, cluster->node_credit_bytes);
+    node->largest_fragment = memnode_fragment_agreed(cluster->fragment_bytes, reply);
     memnode_liveness_init(&node->liveness, net_now_us());
 }
 
@@ -83,6 +85,13 @@ static void sort_nodes_by_id(struct memnode_cluster *cluster)
         }
 }
 
+/* A NEGOTIATE's own fragment shift stays within what every node decodes (8 KiB). */
+static uint32_t negotiate_fragment(const struct memnode_cluster *cluster)
+{
+    return cluster->fragment_bytes < MEMNODE_JUMBO_FRAGMENT_BYTES ? cluster->fragment_bytes
+                                                                  : MEMNODE_JUMBO_FRAGMENT_BYTES;
+}
+
 /* Waits up to `wait_us` for the first node, then MEMNODE_SETTLE_US more for
  * the others (they boot at about the same time), or until `wanted_nodes`. */
 static long negotiate(struct memnode_cluster *cluster, unsigned wanted_nodes, uint64_t wait_us)
@@ -93,9 +102,10 @@ static long negotiate(struct memnode_cluster *cluster, unsigned wanted_nodes, ui
         if (cluster->node_count > 0 && deadline > net_now_us() + MEMNODE_SETTLE_US)
             deadline = net_now_us() + MEMNODE_SETTLE_US;
         struct memnode_message request = {.type = MEMNODE_NEGOTIATE,
+                                          .flags = MEMNODE_FLAG_LARGE_FRAGMENTS,
                                           .sequence = sequence,
                                           .block_bytes = cluster->block_bytes,
-                                          .fragment_bytes = (uint16_t)cluster->fragment_bytes};
+                                          .fragment_bytes = (uint16_t)negotiate_fragment(cluster)};
         send_message(cluster, &request, broadcast_mac);
         uint64_t round_end = net_now_us() + NEGOTIATE_INTERVAL_US;
         struct memnode_message reply;
@@ -126,11 +136,25 @@ static long set_up_placement(struct memnode_cluster *cluster)
                : -E_INVALID;
 }
 
-static uint32_t choose_fragment_bytes(uint32_t block_bytes)
+/* The largest fragment our frames carry (never above the block). */
+static uint32_t largest_fragment(uint32_t block_bytes)
 {
-    uint32_t fragment = net_max_frame() >= MEMNODE_FRAME_MAX ? MEMNODE_JUMBO_FRAGMENT_BYTES
-                                                             : MEMNODE_FRAGMENT_BYTES;
+    uint32_t fragment = memnode_fragment_for_frame(net_max_frame());
+    if (fragment == 0)
+        fragment = MEMNODE_FRAGMENT_BYTES;
     return block_bytes < fragment ? block_bytes : fragment;
+}
+
+/* Once the nodes answered: the largest fragment every one of them takes,
+ * and the credits counted in such fragments. */
+static void settle_fragments(struct memnode_cluster *cluster)
+{
+    for (unsigned i = 0; i < cluster->node_count; i++)
+        if (cluster->nodes[i].largest_fragment < cluster->fragment_bytes)
+            cluster->fragment_bytes = cluster->nodes[i].largest_fragment;
+    for (unsigned i = 0; i < cluster->node_count; i++)
+        cluster->nodes[i].store_credit = fragments_of(cluster, cluster->node_credit_bytes);
+    cluster->receive_credit = fragments_of(cluster, cluster->receive_credit_bytes);
 }
 
 long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes,
@@ -144,18 +168,18 @@ long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes
     if (result < 0)
         return result;
     cluster->block_bytes = block_bytes;
-    cluster->fragment_bytes = choose_fragment_bytes(block_bytes);
+    cluster->fragment_bytes = largest_fragment(block_bytes);
     cluster->timeout_us = DEFAULT_TIMEOUT_US;
     cluster->dead_after_us = MEMNODE_DEAD_AFTER_US;
     cluster->window_bytes = DEFAULT_WINDOW_BYTES;
     cluster->node_credit_bytes = DEFAULT_CREDIT_BYTES;
     cluster->receive_credit_bytes = DEFAULT_CREDIT_BYTES;
-    cluster->receive_credit = fragments_of(cluster, cluster->receive_credit_bytes);
     net_mac(cluster->mac);
     cluster->sequence = (uint32_t)read_timestamp_counter(); /* differs from a previous run's */
     result = negotiate(cluster, wanted_nodes, wait_us);
     if (cluster->node_count == 0)
         return result < 0 ? result : -E_NOT_FOUND;
+    settle_fragments(cluster);
     /* Fewer nodes than wanted still get a placement: the caller may use them. */
     long placed = set_up_placement(cluster);
     return placed != 0 ? placed : result;
@@ -525,10 +549,23 @@ static uint64_t next_deadline(const struct memnode_cluster *cluster, uint64_t no
     return probe_at < next ? probe_at : next;
 }
 
+/* Dispatches every frame already received; true if there was one. */
+static bool take_arrived(struct memnode_cluster *cluster)
+{
+    struct memnode_message message;
+    bool any = false;
+    while (receive_message(cluster, &message, 0)) {
+        dispatch(cluster, &message);
+        any = true;
+    }
+    return any;
+}
+
 unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us)
 {
     uint64_t until = net_now_us() + timeout_us;
     for (;;) {
+        take_arrived(cluster); /* first: a zero timeout still moves the transfers on */
         uint64_t now = net_now_us();
         retransmit_late_windows(cluster, now);
         check_liveness(cluster, now);
@@ -538,11 +575,8 @@ unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us)
             return finished;
         struct memnode_message message;
         uint64_t wake = next_deadline(cluster, now, until);
-        if (receive_message(cluster, &message, wake > now ? wake - now : 0)) {
+        if (receive_message(cluster, &message, wake > now ? wake - now : 0))
             dispatch(cluster, &message);
-            while (receive_message(cluster, &message, 0)) /* everything already here */
-                dispatch(cluster, &message);
-        }
     }
 }
 

@@ -19,9 +19,10 @@ struct memnode_node {
     uint64_t blocks; /* capacity_bytes / block_bytes */
     bool dead;       /* silent past the liveness deadline: every later call fails at once */
     struct memnode_liveness liveness;
-    unsigned active;         /* transfers in flight to it */
-    uint32_t store_credit;   /* store fragments it may still be sent (flow control) */
-    uint32_t probe_sequence; /* of the last PING */
+    unsigned active;           /* transfers in flight to it */
+    uint32_t store_credit;     /* store fragments it may still be sent (flow control) */
+    uint32_t largest_fragment; /* what it said it takes in its NEGOTIATE_REPLY */
+    uint32_t probe_sequence;   /* of the last PING */
     uint64_t stores, retrieves, retransmissions, probes, pongs;
 };
 
@@ -60,7 +61,7 @@ struct memnode_cluster {
     unsigned node_count;
     struct memnode_node nodes[MEMNODE_MAX_NODES];
     uint32_t block_bytes;
-    uint32_t fragment_bytes; /* 1 KiB, or up to 8 KiB with jumbo frames */
+    uint32_t fragment_bytes; /* 1 KiB; up to 8 KiB with jumbo frames, 32 KiB at MTU 32800 */
     uint8_t mac[6];
     uint32_t sequence;
     uint64_t timeout_us;    /* retransmission timeout before a round trip was measured (100 ms) */

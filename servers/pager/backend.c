@@ -38,3 +38,8 @@ void backends_progress(void)
 {
     node_backend_progress();
 }
+
+bool backends_may_sleep(void)
+{
+    return node_backend_may_sleep();
+}

@@ -345,6 +345,12 @@ bool node_backend_busy(void)
            (node_backend.stores_pending > 0 || retrieves_moving() || node_replicas_need_repair());
 }
 
+/* Nothing has arrived: the main loop may sleep until the next frame. */
+bool node_backend_may_sleep(void)
+{
+    return node_backend.open && net_ready_to_sleep();
+}
+
 /* Between requests: stores move on; once none is in flight, a few blocks
  * that lost a copy are copied to a live node. */
 void node_backend_progress(void)
@@ -352,7 +358,7 @@ void node_backend_progress(void)
     if (!node_backend.open)
         return;
     if (node_backend.stores_pending > 0 || retrieves_moving())
-        pump(PUMP_US);
+        pump(0); /* what has arrived: the main loop sleeps until more comes, or a request */
     else
         node_replicas_repair(4);
 }

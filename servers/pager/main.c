@@ -8,6 +8,8 @@
 #include <formica/user.h>
 #include <stdio.h>
 
+#define BUSY_WAIT_MS 10 /* one timer tick: retransmission deadlines are checked then */
+
 /* The handlers of protocol/pager.messages. A request is about the region of
  * the process that made it (origin), never a pid in the message, except a
  * PAGER_FAULT, which only the kernel sends. */
@@ -78,6 +80,16 @@ static void serve(uint64_t control)
         printf("pager: return failed: %s\n", error_text(error));
 }
 
+/* With transfers in flight: the next request or result, or -E_INTERRUPTED
+ * when a frame came (-E_NOT_FOUND after BUSY_WAIT_MS, for retransmissions);
+ * without the network's interrupt, a look that does not wait. */
+static long receive_while_busy(void)
+{
+    if (!backends_may_sleep())
+        return ica_receive(ICA_OR_RESULT | ICA_NO_WAIT);
+    return ica_receive_within(ICA_OR_RESULT | ICA_OR_IRQ, BUSY_WAIT_MS);
+}
+
 int main(void)
 {
     if (kept_tables_open())
@@ -89,9 +101,9 @@ int main(void)
     }
     printf("pager: serving on core %ld (pid %ld)\n", core_id(), process_id());
     for (;;) {
-        bool busy = backends_busy(); /* stores in flight: look for requests without sleeping */
-        long control = ica_receive(ICA_OR_RESULT | (busy ? ICA_NO_WAIT : 0));
-        if (busy && control == -E_NOT_FOUND) {
+        bool busy = backends_busy(); /* transfers in flight: requests or the network */
+        long control = busy ? receive_while_busy() : ica_receive(ICA_OR_RESULT);
+        if (busy && (control == -E_NOT_FOUND || control == -E_INTERRUPTED)) {
             backends_progress();
             continue;
         }

@@ -75,6 +75,9 @@ const struct backend *backend_of_kind(uint32_t kind);
 /* Backend work that runs on between requests (memory-node stores in flight). */
 bool backends_busy(void);
 void backends_progress(void);
+/* True when the pager may sleep until a request, a result or the network
+ * device's interrupt (ica_receive with ICA_OR_IRQ): nothing has arrived. */
+bool backends_may_sleep(void);
 
 /* Called by a backend when a store of `block` of `client` finished. */
 void store_completed(struct client *client, uint32_t block, long result);

@@ -113,6 +113,13 @@ void virtqueue_notify(const struct virtqueue *queue)
     port_out16(queue->io + REGISTER_QUEUE_NOTIFY, queue->index);
 }
 
+void virtqueue_notify_if_wanted(const struct virtqueue *queue)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the new avail index before the device's flag */
+    if (!(__atomic_load_n(&queue->used[0], __ATOMIC_ACQUIRE) & VIRTQ_USED_NO_NOTIFY))
+        virtqueue_notify(queue);
+}
+
 bool virtqueue_has_used(const struct virtqueue *queue)
 {
     return queue->last_used != queue->used[1];

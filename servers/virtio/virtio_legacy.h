@@ -18,6 +18,7 @@
 #define VIRTQ_DESCRIPTOR_NEXT 1    /* `next` continues the chain */
 #define VIRTQ_DESCRIPTOR_WRITE 2   /* the device writes the buffer */
 #define VIRTQ_AVAIL_NO_INTERRUPT 1 /* in avail[0]: no interrupt on completion */
+#define VIRTQ_USED_NO_NOTIFY 1     /* in used[0]: the device does not need a notify now */
 
 struct virtq_descriptor {
     uint64_t address;
@@ -69,6 +70,9 @@ void virtqueue_set_descriptor(struct virtqueue *queue, uint16_t id, uint64_t add
  * (virtqueue_notify tells it). */
 void virtqueue_add(struct virtqueue *queue, uint16_t head);
 void virtqueue_notify(const struct virtqueue *queue);
+/* The same unless the device said it does not need one (it is working
+ * through the queue and will see the new entries). */
+void virtqueue_notify_if_wanted(const struct virtqueue *queue);
 /* Whether the device has used a chain not taken yet. */
 bool virtqueue_has_used(const struct virtqueue *queue);
 /* Takes the next used element: true with its chain's head id and the bytes

@@ -16,6 +16,10 @@ def test_every_attack_is_refused_and_the_machine_keeps_working(built, tmp_path):
                  "run hostile; ls /; run bonnie -p 2 -m readblock -u 20", timeout=HOSTILE_TIMEOUT)
     cases = result.kinds("hostile")
     assert len(cases) >= 21, result.describe()
+    names = {case["case"] for case in cases}
+    # pagerstat's PAGER_REPORT from a child spawned without RIGHT_STATISTICS: -E_PERMISSION
+    assert {"pager_report_without_statistics_right",
+            "child_without_statistics_right_refused"} <= names, result.describe()
     failed = [case for case in cases if not case["ok"]]
     assert not failed, f"not refused as expected: {failed}\n{result.describe()}"
     assert result.kinds("hostile_done") == [{"kind": "hostile_done", "failures": 0}], result.describe()

@@ -238,7 +238,7 @@ static void test_folding_drops_patches_already_on_disk(void **state)
     assert_int_equal(cache_sync(&cache), 0); /* written back: block 33 is clean */
     for (uint32_t i = 0; valid_entries() < JOURNAL_SLOTS * 3 / 4; i++)
         acknowledged_patch(34, i % 4000, "x");
-    acknowledged_patch(35, 0, "y"); /* folds: 33's patch goes, 34 becomes one whole entry */
+    acknowledged_patch(35, 0, "y");       /* folds: 33's patch goes, 34 becomes one whole entry */
     assert_int_equal(valid_entries(), 2); /* block 34 whole, block 35's patch */
     assert_int_equal(restart_and_replay(), 2);
     assert_memory_equal(&disk[33][5], "disk", 4);

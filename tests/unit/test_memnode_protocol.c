@@ -540,7 +540,9 @@ static void test_jumbo_fragments(void **state)
     assert_int_equal(memnode_fragment_length_sized(65536, 7, 8192), 8192);
     assert_int_equal(memnode_fragment_offset_sized(3, 8192), 24576);
     assert_true(memnode_fragment_size_valid(8192));
-    assert_false(memnode_fragment_size_valid(16384));
+    assert_true(memnode_fragment_size_valid(32768));
+    assert_false(memnode_fragment_size_valid(65536));
+    assert_false(memnode_fragment_size_valid(12288));
     assert_false(memnode_fragment_size_valid(512));
     struct memnode_message message = {.type = MEMNODE_STORE,
                                       .sequence = 9,
@@ -575,6 +577,70 @@ static void test_jumbo_fragments(void **state)
     message.fragment_bytes = 1024; /* same transfer, other fragment size: not ours */
     message.fragment = 0;
     assert_int_equal(memnode_reassembly_accept(&assembly, &message), MEMNODE_ACCEPT_MISMATCH);
+}
+
+/* 32 KiB fragments (shift 5): two frames for a 64 KiB block; a shift above
+ * 5 is refused. */
+static void test_large_fragments(void **state)
+{
+    (void)state;
+    static uint8_t payload[MEMNODE_LARGE_FRAGMENT_BYTES], frame[MEMNODE_LARGE_FRAME_MAX];
+    for (unsigned i = 0; i < sizeof(payload); i++)
+        payload[i] = (uint8_t)(i * 13);
+    struct memnode_message message = {.type = MEMNODE_RETRIEVE_DATA,
+                                      .sequence = 5,
+                                      .block = 2,
+                                      .block_bytes = 65536,
+                                      .fragment = 1,
+                                      .fragment_count = 2,
+                                      .fragment_bytes = 32768,
+                                      .payload_bytes = 32768,
+                                      .payload = payload};
+    assert_int_equal(memnode_encode(&message, frame, MEMNODE_FRAME_MAX), MEMNODE_ERROR_SPACE);
+    long length = memnode_encode(&message, frame, sizeof(frame));
+    assert_int_equal(length, MEMNODE_LARGE_FRAME_MAX);
+    assert_int_equal(frame[MEMNODE_ETHERNET_HEADER + 5], 5); /* the fragment shift */
+    struct memnode_message got;
+    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_OK);
+    assert_int_equal(got.fragment_bytes, 32768);
+    assert_memory_equal(got.payload, payload, sizeof(payload));
+    frame[MEMNODE_ETHERNET_HEADER + 5] = 6; /* 64 KiB fragments: not defined */
+    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_ERROR_FRAGMENT);
+    /* the largest fragment a frame size carries */
+    assert_int_equal(memnode_fragment_for_frame(1514), 1024);
+    assert_int_equal(memnode_fragment_for_frame(9014), 8192);
+    assert_int_equal(memnode_fragment_for_frame(32814), 32768);
+    assert_int_equal(memnode_fragment_for_frame(32813), 16384);
+    assert_int_equal(memnode_fragment_for_frame(65535), 32768);
+    assert_int_equal(memnode_fragment_for_frame(1000), 0);
+}
+
+/* NEGOTIATE with LARGE_FRAGMENTS: a node that answers with the flag gives
+ * its largest fragment; one without it (an older node) takes 8 KiB. */
+static void test_fragment_negotiation(void **state)
+{
+    (void)state;
+    uint8_t capacity[MEMNODE_CAPACITY_BYTES] = {0}, frame[MEMNODE_FRAME_MAX];
+    struct memnode_message reply = {.type = MEMNODE_NEGOTIATE_REPLY,
+                                    .flags = MEMNODE_FLAG_LARGE_FRAGMENTS,
+                                    .fragment_bytes = 32768,
+                                    .payload_bytes = MEMNODE_CAPACITY_BYTES,
+                                    .payload = capacity},
+                           got;
+    long length = memnode_encode(&reply, frame, sizeof(frame));
+    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_OK);
+    assert_int_equal(memnode_fragment_agreed(32768, &got), 32768);
+    assert_int_equal(memnode_fragment_agreed(8192, &got), 8192); /* the client's own limit */
+    reply.fragment_bytes = 16384;
+    length = memnode_encode(&reply, frame, sizeof(frame));
+    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_OK);
+    assert_int_equal(memnode_fragment_agreed(32768, &got), 16384);
+    reply.flags = 0; /* an older node: shift 0 in its reply, 8 KiB fragments taken */
+    reply.fragment_bytes = 0;
+    length = memnode_encode(&reply, frame, sizeof(frame));
+    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_OK);
+    assert_int_equal(memnode_fragment_agreed(32768, &got), 8192);
+    assert_int_equal(memnode_fragment_agreed(4096, &got), 4096);
 }
 
 static void test_ping_pong(void **state)
@@ -633,6 +699,8 @@ int main(void)
         cmocka_unit_test(test_first_free_placement),
         cmocka_unit_test(test_placement_marks_known_slots),
         cmocka_unit_test(test_jumbo_fragments),
+        cmocka_unit_test(test_large_fragments),
+        cmocka_unit_test(test_fragment_negotiation),
         cmocka_unit_test(test_ping_pong),
         cmocka_unit_test(test_placement_on_a_node),
     };

@@ -32,6 +32,7 @@
 #define ICA_NO_WAIT 4u       /* receive/collect: -E_NOT_FOUND instead of waiting */
 #define ICA_OR_RESULT 8u     /* receive: also take a result (see arrival) */
 #define ICA_TIMEOUT 16u /* receive: -E_NOT_FOUND after the milliseconds given (timed_receive) */
+#define ICA_OR_IRQ 32u  /* receive: -E_INTERRUPTED when the caller's device interrupt is first */
 
 #define ICA_ARRIVED_AS_REQUEST 1u
 #define ICA_ARRIVED_AS_RESULT 2u

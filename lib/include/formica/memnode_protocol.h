@@ -11,10 +11,13 @@
 #define MEMNODE_VERSION 1
 #define MEMNODE_ETHERNET_HEADER 14
 #define MEMNODE_HEADER_BYTES 32
-#define MEMNODE_FRAGMENT_BYTES 1024       /* the default fragment (standard 1500-byte frames) */
-#define MEMNODE_JUMBO_FRAGMENT_BYTES 8192 /* the largest: jumbo frames (MTU 9000) */
+#define MEMNODE_FRAGMENT_BYTES 1024        /* the default fragment (standard 1500-byte frames) */
+#define MEMNODE_JUMBO_FRAGMENT_BYTES 8192  /* jumbo frames (MTU 9000) */
+#define MEMNODE_LARGE_FRAGMENT_BYTES 32768 /* the largest: frames of MTU 32800 (shift 5) */
 #define MEMNODE_FRAME_MAX                                                                          \
     (MEMNODE_ETHERNET_HEADER + MEMNODE_HEADER_BYTES + MEMNODE_JUMBO_FRAGMENT_BYTES)
+#define MEMNODE_LARGE_FRAME_MAX                                                                    \
+    (MEMNODE_ETHERNET_HEADER + MEMNODE_HEADER_BYTES + MEMNODE_LARGE_FRAGMENT_BYTES)
 #define MEMNODE_MIN_BLOCK (4u << 10)
 #define MEMNODE_MAX_BLOCK (1u << 20)
 #define MEMNODE_MAX_FRAGMENTS (MEMNODE_MAX_BLOCK / MEMNODE_FRAGMENT_BYTES)
@@ -34,6 +37,10 @@ enum memnode_type {
 };
 
 #define MEMNODE_FLAG_ACK_REQUEST 1u /* STORE: answer with a STORE_ACK now */
+/* NEGOTIATE: the client takes fragments above 8 KiB; the NEGOTIATE_REPLY then
+ * carries the flag too and the node's largest fragment in its fragment shift
+ * (a node without the flag in its reply takes up to 8 KiB). */
+#define MEMNODE_FLAG_LARGE_FRAGMENTS 2u
 
 /* Decoding and validation errors (negative). */
 enum memnode_error {
@@ -65,7 +72,7 @@ struct memnode_message {
     uint16_t fragment;
     uint16_t fragment_count;
     uint16_t payload_bytes;
-    uint16_t fragment_bytes; /* 1 KiB (0 when encoding means the same) up to 8 KiB */
+    uint16_t fragment_bytes; /* 1 KiB (0 when encoding means the same) up to 32 KiB */
     const uint8_t *payload;  /* decode: points into the frame */
 };
 
@@ -84,9 +91,14 @@ int memnode_decode(const uint8_t *frame, size_t length, struct memnode_message *
 const char *memnode_error_text(int error);
 bool memnode_block_size_valid(uint32_t block_bytes);
 uint16_t memnode_fragment_count(uint32_t block_bytes);
-/* The same for fragments of `fragment_bytes` (a power of two, 1-8 KiB). */
+/* The same for fragments of `fragment_bytes` (a power of two, 1-32 KiB). */
 uint16_t memnode_fragments(uint32_t block_bytes, uint32_t fragment_bytes);
 bool memnode_fragment_size_valid(uint32_t fragment_bytes);
+/* The largest fragment whose frame fits in `max_frame` bytes (0: none). */
+uint32_t memnode_fragment_for_frame(uint32_t max_frame);
+/* The fragment a client whose largest is `client_largest` uses with the node
+ * that sent `reply` (its NEGOTIATE_REPLY to a NEGOTIATE with LARGE_FRAGMENTS). */
+uint32_t memnode_fragment_agreed(uint32_t client_largest, const struct memnode_message *reply);
 void memnode_capacity_encode(const struct memnode_capacity *capacity, uint8_t *payload);
 void memnode_capacity_decode(const uint8_t *payload, struct memnode_capacity *capacity);
 

@@ -42,6 +42,8 @@ static int client_index(const struct client *client)
 static void client_free_tables(struct client *client)
 {
     kept_tables_forget(client_index(client));
+    if (client->kept)
+        kept_tables_drop_stores(client->pid);
     if (!client->kept) {
         free(client->state);
         free(client->has_copy);
@@ -318,8 +320,42 @@ void clients_keep_counters(void)
             kept_tables_keep_counters(&clients[i], i);
 }
 
-/* One kept block after the restart: still mapped, or where its copy is.
- * A block whose store was in flight when the pager ended has no copy. */
+/* A store in flight when the pager ended that did not reach the backend:
+ * its bytes, kept before it was sent, go back into the process (resident,
+ * with no backend copy). 0, or an error when none were kept. */
+static long restore_staged_store(struct client *client, uint32_t block)
+{
+    long ica = ica_allocate(ICA_KIND_DATA, client->block_bytes);
+    if (ica < 0)
+        return ica;
+    long error = -E_NOT_FOUND;
+    if (kept_tables_staged_store(client, block, (uint64_t)ica))
+        error = pager_map(client->pid, block_address(client, block), client->block_bytes,
+                          (uint64_t)ica);
+    if (error != 0) {
+        ica_free((uint64_t)ica);
+        return error;
+    }
+    client->state[block] = BLOCK_RESIDENT;
+    client->has_copy[block] = 0;
+    policy_add(&client->policy, block);
+    return 0;
+}
+
+/* Where a block whose store was in flight when the pager ended is now. */
+static const char *settle_store(struct client *client, uint32_t block)
+{
+    client->state[block] = BLOCK_ON_BACKEND;
+    client->has_copy[block] = store_reached_backend(client, block);
+    const char *outcome = "its copy on the backend is whole";
+    if (!client->has_copy[block])
+        outcome =
+            restore_staged_store(client, block) == 0 ? "its kept bytes are resident again" : "lost";
+    kept_tables_end_store(client, block);
+    return outcome;
+}
+
+/* One kept block after the restart: still mapped, or where its copy is. */
 static long adopt_block(struct client *client, uint32_t block)
 {
     uint8_t state = client->state[block];
@@ -332,10 +368,9 @@ static long adopt_block(struct client *client, uint32_t block)
         client->state[block] = BLOCK_RESIDENT;
         policy_add(&client->policy, block);
     } else if (state == BLOCK_STORING) {
-        client->state[block] = BLOCK_ON_BACKEND;
-        client->has_copy[block] = store_reached_backend(client, block);
+        const char *outcome = settle_store(client, block);
         printf("pager: block %u of pid %u was being stored when the pager ended: %s\n", block,
-               client->pid, client->has_copy[block] ? "its copy on the backend is whole" : "lost");
+               client->pid, outcome);
     } else {
         client->state[block] = client->has_copy[block] ? BLOCK_ON_BACKEND : BLOCK_UNTOUCHED;
     }

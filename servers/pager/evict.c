@@ -73,6 +73,7 @@ static long start_store(struct client *client, uint32_t block)
         return ica < 0 ? ica : -E_INVALID;
     }
     kept_tables_note_store(client, block, (uint64_t)ica);
+    kept_tables_stage_store(client, block, (uint64_t)ica);
     inflight_start(&client->inflight, bytes);
     stores_in_flight++;
     long error = client->backend->store(client, block, (uint64_t)ica);
@@ -83,6 +84,7 @@ static long start_store(struct client *client, uint32_t block)
     }
     inflight_finish(&client->inflight, bytes);
     stores_in_flight--;
+    kept_tables_end_store(client, block);
     if (pager_map(client->pid, address, bytes, (uint64_t)ica) == 0) {
         client->state[block] = BLOCK_RESIDENT;
         policy_add(&client->policy, block);
@@ -101,6 +103,7 @@ void store_completed(struct client *client, uint32_t block, long result)
         stores_in_flight--;
     client->state[block] = BLOCK_ON_BACKEND;
     client->has_copy[block] = result >= 0;
+    kept_tables_end_store(client, block); /* after the table says where the copy is */
 }
 
 long evict_block(struct client *client, uint32_t block, bool wait_for_store)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define KEPT_MAGIC 0x314c4254474150ull /* "PAGTBL1" */
-#define KEPT_VERSION 3
+#define KEPT_VERSION 4
 #define KEPT_FINISHED 0x4b45505446494e53ull
 
 struct kept_client {
@@ -19,6 +19,13 @@ struct kept_client {
     uint32_t pid, replicas;
     struct pager_init_message asked;
     struct pager_counters counters;
+};
+
+/* A store in flight, kept: its bytes count once `finished` is written. */
+struct kept_staged {
+    uint64_t finished; /* KEPT_FINISHED when whole, 0 when the slot is free */
+    uint32_t pid, block;
+    uint64_t bytes, sum;
 };
 
 struct kept_tables {
@@ -31,6 +38,9 @@ struct kept_tables {
     /* memory nodes: per block, each replica's (node, block on it) (node_directory.h) */
     uint32_t copies[PAGER_CLIENTS][KEPT_TABLE_BLOCKS * PAGER_MAX_REPLICAS];
     struct node_directory nodes;
+    /* stores in flight: each dirty block's bytes until its backend acknowledged them */
+    struct kept_staged staged[KEPT_STAGED_SLOTS];
+    uint8_t staged_bytes[KEPT_STAGED_SLOTS][KEPT_STAGED_BYTES];
 };
 
 static struct kept_tables *kept;
@@ -134,4 +144,59 @@ void kept_tables_keep_counters(const struct client *client, int index)
 void kept_tables_take_counters(struct client *client, int index)
 {
     client->counters = kept->clients[index].counters;
+}
+
+/* The staged slot of the client's `block`, or NULL. */
+static struct kept_staged *staged_of(uint32_t pid, uint32_t block)
+{
+    for (uint32_t slot = 0; kept != NULL && slot < KEPT_STAGED_SLOTS; slot++) {
+        struct kept_staged *staged = &kept->staged[slot];
+        if (staged->finished == KEPT_FINISHED && staged->pid == pid && staged->block == block)
+            return staged;
+    }
+    return NULL;
+}
+
+void kept_tables_stage_store(const struct client *client, uint32_t block, uint64_t data_ica)
+{
+    if (!client->kept || client->block_bytes > KEPT_STAGED_BYTES)
+        return;
+    for (uint32_t slot = 0; slot < KEPT_STAGED_SLOTS; slot++) {
+        struct kept_staged *staged = &kept->staged[slot];
+        if (staged->finished == KEPT_FINISHED)
+            continue;
+        memcpy(kept->staged_bytes[slot], ica_address(data_ica), client->block_bytes);
+        *staged = (struct kept_staged){.pid = client->pid,
+                                       .block = block,
+                                       .bytes = client->block_bytes,
+                                       .sum = client->sum[block]};
+        __atomic_store_n(&staged->finished, KEPT_FINISHED, __ATOMIC_RELEASE);
+        return;
+    }
+}
+
+void kept_tables_end_store(const struct client *client, uint32_t block)
+{
+    struct kept_staged *staged = staged_of(client->pid, block);
+    if (staged != NULL)
+        __atomic_store_n(&staged->finished, 0, __ATOMIC_RELEASE);
+}
+
+bool kept_tables_staged_store(const struct client *client, uint32_t block, uint64_t data_ica)
+{
+    struct kept_staged *staged = staged_of(client->pid, block);
+    if (staged == NULL || staged->bytes != client->block_bytes)
+        return false;
+    const uint8_t *bytes = kept->staged_bytes[staged - kept->staged];
+    if (kept_checksum(bytes, staged->bytes) != staged->sum)
+        return false;
+    memcpy(ica_address(data_ica), bytes, staged->bytes);
+    return true;
+}
+
+void kept_tables_drop_stores(uint32_t pid)
+{
+    for (uint32_t slot = 0; kept != NULL && slot < KEPT_STAGED_SLOTS; slot++)
+        if (kept->staged[slot].pid == pid)
+            __atomic_store_n(&kept->staged[slot].finished, 0, __ATOMIC_RELEASE);
 }

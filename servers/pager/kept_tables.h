@@ -24,6 +24,20 @@ bool kept_tables_record(int index, struct pager_init_message *asked, uint32_t *p
 void kept_tables_note_store(struct client *client, uint32_t block, uint64_t data_ica);
 /* True when the bytes in `data_ica` are the ones the block's last store sent. */
 bool kept_tables_store_matches(const struct client *client, uint32_t block, uint64_t data_ica);
+/* Stores in flight are kept (their bytes) until the backend acknowledges
+ * them, so a restarted pager can give back a block whose store never
+ * arrived: up to KEPT_STAGED_SLOTS stores of blocks up to KEPT_STAGED_BYTES. */
+#define KEPT_STAGED_SLOTS 16u
+#define KEPT_STAGED_BYTES (64u << 10)
+/* After kept_tables_note_store: keeps the bytes in `data_ica` (if it can). */
+void kept_tables_stage_store(const struct client *client, uint32_t block, uint64_t data_ica);
+/* The block's store ended (acknowledged, failed or taken back): forgotten. */
+void kept_tables_end_store(const struct client *client, uint32_t block);
+/* Copies the kept bytes of the block's store into `data_ica`; false when
+ * none are kept whole. */
+bool kept_tables_staged_store(const struct client *client, uint32_t block, uint64_t data_ica);
+/* Forgets every kept store of process `pid` (its client ended). */
+void kept_tables_drop_stores(uint32_t pid);
 /* The counters, kept after every request (PAGER_STATS goes on counting). */
 void kept_tables_keep_counters(const struct client *client, int index);
 void kept_tables_take_counters(struct client *client, int index);

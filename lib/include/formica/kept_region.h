@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define KEPT_REGION_BASE 0x0000530000000000ull /* where it is mapped */
-#define KEPT_REGION_MAX_BYTES (8ull << 20)
+#define KEPT_REGION_MAX_BYTES (16ull << 20)
 #define KEPT_REGIONS 8     /* names the m-kernel keeps a region for */
 #define KEPT_NAME_BYTES 16 /* = SERVER_NAME_BYTES */
 

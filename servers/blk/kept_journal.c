@@ -81,6 +81,16 @@ static int keep(struct journal *journal, struct cache *cache, uint64_t number, u
     return slot;
 }
 
+int journal_record(struct journal *journal, struct cache *cache, uint64_t number,
+                   const uint8_t *bytes)
+{
+    int slot = keep(journal, cache, number, 0, bytes, STORAGE_BLOCK_BYTES);
+    if (slot < 0)
+        return slot;
+    free_older(journal, number, (uint32_t)slot);
+    return 0;
+}
+
 /* Folds the patches into whole blocks, so they do not fill the journal: a
  * patched block still dirty in the cache gets one whole entry of its bytes
  * now (they hold every patch), then its older entries are freed; a patched
@@ -98,21 +108,10 @@ static int compact(struct journal *journal, struct cache *cache)
             free_older(journal, number, JOURNAL_SLOTS);
             continue;
         }
-        int kept = keep(journal, cache, number, 0, contents, STORAGE_BLOCK_BYTES);
-        if (kept < 0)
-            return kept;
-        free_older(journal, number, (uint32_t)kept);
+        int error = journal_record(journal, cache, number, contents);
+        if (error != 0)
+            return error;
     }
-    return 0;
-}
-
-int journal_record(struct journal *journal, struct cache *cache, uint64_t number,
-                   const uint8_t *bytes)
-{
-    int slot = keep(journal, cache, number, 0, bytes, STORAGE_BLOCK_BYTES);
-    if (slot < 0)
-        return slot;
-    free_older(journal, number, (uint32_t)slot);
     return 0;
 }
 

@@ -18,31 +18,6 @@
 
 struct node_state node_backend; /* backend_node.c's, in the pager */
 
-/* memnode_client.c's slot calls, over the placement alone (no network here). */
-int64_t memnode_slot_allocate(struct memnode_cluster *cluster)
-{
-    return memnode_placement_allocate(&cluster->placement);
-}
-
-int64_t memnode_slot_allocate_on(struct memnode_cluster *cluster, unsigned node)
-{
-    if (node >= cluster->node_count || cluster->nodes[node].dead)
-        return -1;
-    return memnode_placement_allocate_on(&cluster->placement, node);
-}
-
-void memnode_slot_free(struct memnode_cluster *cluster, uint64_t slot)
-{
-    memnode_placement_free(&cluster->placement, slot);
-}
-
-int memnode_slot_node(const struct memnode_cluster *cluster, uint64_t slot)
-{
-    unsigned index;
-    uint64_t block;
-    return memnode_placement_locate(&cluster->placement, slot, &index, &block) ? (int)index : -1;
-}
-
 long memnode_store(struct memnode_cluster *cluster, uint64_t slot, const void *data)
 {
     (void)cluster, (void)slot, (void)data;

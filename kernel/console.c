@@ -17,13 +17,43 @@ static void serial_put(char character)
     port_out8(COM1, (uint8_t)character);
 }
 
+#define VGA_CRTC_INDEX 0x3d4
+#define VGA_CRTC_DATA 0x3d5
+#define VGA_CRTC_START_HIGH 0x0c
+#define VGA_CRTC_START_LOW 0x0d
+
+void console_vga_show_from(uint32_t row)
+{
+    uint32_t cell = row * VGA_COLUMNS;
+    port_out8(VGA_CRTC_INDEX, VGA_CRTC_START_HIGH);
+    port_out8(VGA_CRTC_DATA, (uint8_t)(cell >> 8));
+    port_out8(VGA_CRTC_INDEX, VGA_CRTC_START_LOW);
+    port_out8(VGA_CRTC_DATA, (uint8_t)cell);
+}
+
+static uint16_t *vga_line(const struct console_state *console, uint32_t row)
+{
+    return console->vga + (console->vga_top + row) * VGA_COLUMNS;
+}
+
+/* One line up: the screen's window moves down a row of text memory (only
+ * the new bottom row is written); at the end of the memory, the screen's
+ * rows are copied back to its start, once every ~180 lines. Writes to text
+ * memory are slow (emulated, or across the bus), so each one counts. */
 static void vga_scroll(struct console_state *console)
 {
-    for (int i = 0; i < VGA_COLUMNS * (VGA_ROWS - 1); i++)
-        console->vga[i] = console->vga[i + VGA_COLUMNS];
+    if (console->vga_top + VGA_ROWS < VGA_MEMORY_ROWS) {
+        console->vga_top++;
+    } else {
+        for (int i = 0; i < VGA_COLUMNS * (VGA_ROWS - 1); i++)
+            console->vga[i] = vga_line(console, 1)[i];
+        console->vga_top = 0;
+    }
+    uint16_t *bottom = vga_line(console, VGA_ROWS - 1);
     for (int i = 0; i < VGA_COLUMNS; i++)
-        console->vga[VGA_COLUMNS * (VGA_ROWS - 1) + i] = VGA_ATTRIBUTE | ' ';
+        bottom[i] = VGA_ATTRIBUTE | ' ';
     console->vga_row = VGA_ROWS - 1;
+    console_vga_show_from(console->vga_top);
 }
 
 static void vga_put(struct console_state *console, char character)
@@ -34,7 +64,7 @@ static void vga_put(struct console_state *console, char character)
         console->vga_column = 0;
         console->vga_row++;
     } else {
-        console->vga[console->vga_row * VGA_COLUMNS + console->vga_column] =
+        vga_line(console, console->vga_row)[console->vga_column] =
             VGA_ATTRIBUTE | (uint8_t)character;
         if (++console->vga_column == VGA_COLUMNS) {
             console->vga_column = 0;

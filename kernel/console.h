@@ -9,11 +9,17 @@
 #define VGA_COLUMNS 80
 #define VGA_ROWS 25
 #define VGA_ATTRIBUTE 0x0700
+/* Rows the 32 KiB of colour text memory holds: the screen is a window onto
+ * them, moved by the CRTC's start address, so a scroll writes one row. */
+#define VGA_MEMORY_ROWS (0x8000 / 2 / VGA_COLUMNS)
+/* Shows text memory from `row` on (the CRTC's start address, in cells). */
+void console_vga_show_from(uint32_t row);
 
 struct console_state {
     struct spinlock lock;
     uint16_t *vga; /* NULL when there is no VGA text screen */
     uint32_t vga_row, vga_column;
+    uint32_t vga_top; /* the text memory's row shown at the top of the screen */
 };
 
 /* Writes `length` bytes as they are (process output), whole under the lock. */

@@ -23,6 +23,8 @@ void console_enable_vga(uint16_t *text_buffer)
     console->vga = text_buffer;
     console->vga_row = 0;
     console->vga_column = 0;
+    console->vga_top = 0;
     for (int i = 0; i < VGA_COLUMNS * VGA_ROWS; i++)
         text_buffer[i] = VGA_ATTRIBUTE | ' ';
+    console_vga_show_from(0); /* the firmware may have left the window elsewhere */
 }

@@ -7,6 +7,7 @@
  * when it lives on another core); a busy one is never interrupted. */
 #include "ica_syscalls.h"
 #include "atomic.h"
+#include "clock.h"
 #include "console.h"
 #include "cpu.h"
 #include "ica.h"
@@ -23,6 +24,7 @@
 #include "user_memory.h"
 #include "x86.h"
 #include <formica/errors.h>
+#include <formica/log_limit.h>
 #include <formica/rights.h>
 #include <formica/syscalls.h>
 #include <string.h>
@@ -47,8 +49,15 @@ static struct process *me(void)
  * ring under ICA_NO_WAIT are normal outcomes and are not logged. */
 static long refused(const char *call, uint64_t id, long error)
 {
-    if (error < 0 && error != -E_BUSY)
-        kprintf("ica: pid %u: %s of 0x%lx refused: %s\n", me()->pid, call, id, error_text(error));
+    static struct log_limit limits[MAX_CORES]; /* each core's own: no lock */
+    uint64_t held_back = 0;
+    if (error >= 0 || error == -E_BUSY ||
+        !log_limit_allow(&limits[this_cpu()->index], me()->pid, clock_cycles_to_us(rdtsc()),
+                         &held_back))
+        return error;
+    if (held_back > 0)
+        kprintf("ica: pid %u: %lu more refusals not shown\n", me()->pid, held_back);
+    kprintf("ica: pid %u: %s of 0x%lx refused: %s\n", me()->pid, call, id, error_text(error));
     return error;
 }
 

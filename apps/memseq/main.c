@@ -13,6 +13,7 @@
 struct memseq_options {
     uint64_t size, stride;
     uint64_t prefetch; /* sequential read: teramem_prefetch this many bytes ahead (0: none) */
+    uint64_t pause_ms; /* between writing and reading: time to fail a node or kill the pager */
     const char *mode;  /* seq, persist-write, persist-check, overalloc, released */
     struct teramem_options teramem;
 };
@@ -34,10 +35,11 @@ static int parse_options(int argc, char **argv, struct memseq_options *o)
         else if (teramem < 0 ||
                  !((strcmp(flag, "-s") == 0 && size_parse(value, &o->size)) ||
                    (strcmp(flag, "--stride") == 0 && size_parse(value, &o->stride)) ||
-                   (strcmp(flag, "--prefetch") == 0 && size_parse(value, &o->prefetch)))) {
+                   (strcmp(flag, "--prefetch") == 0 && size_parse(value, &o->prefetch)) ||
+                   (strcmp(flag, "--pause") == 0 && size_parse(value, &o->pause_ms)))) {
             printf("usage: memseq -s SIZE -l LIMIT -b BLOCK --backend node|nvm|disk|block "
                    "[--replicas N] "
-                   "[--stride BYTES] [--prefetch BYTES] [--mode "
+                   "[--stride BYTES] [--prefetch BYTES] [--pause MS] [--mode "
                    "seq|persist-write|persist-check|overalloc|released] "
                    "[--key K]\n");
             return 2;
@@ -162,6 +164,22 @@ static int released(const struct memseq_options *o)
     return 0;
 }
 
+/* After the buffer is written and out: a line saying so, then the pause. */
+static void pause_after_writing(const struct memseq_options *o)
+{
+    if (o->pause_ms == 0)
+        return;
+    struct teramem_stats stats;
+    teramem_stats(&stats);
+    printf("memseq: %lu bytes written, %lu swap-outs; pausing %lu ms before reading\n", o->size,
+           stats.swap_out_blocks, o->pause_ms);
+    printf("@json {\"kind\":\"memseq_pause\",\"bytes\":%lu,\"swap_out_blocks\":%lu,"
+           "\"pause_ms\":%lu}\n",
+           o->size, stats.swap_out_blocks, o->pause_ms);
+    fflush_console();
+    sleep_ms(o->pause_ms);
+}
+
 static int sequential_run(const struct memseq_options *o)
 {
     if (teramem_init(&o->teramem) < 0)
@@ -171,6 +189,7 @@ static int sequential_run(const struct memseq_options *o)
         return 1;
     fill(buffer, o->size);
     teramem_drop(buffer, o->size); /* everything resident goes out first */
+    pause_after_writing(o);
     bool ok = sequential(buffer, o);
     if (o->stride != 0) {
         teramem_drop(buffer, o->size);

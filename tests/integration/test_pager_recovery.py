@@ -120,10 +120,11 @@ def test_nbd_memseq_survives_a_pager_kill(tmp_path):
     assert "pager: restart: pid" in result.text and "(1536 blocks, block)" in result.text
 
 
-# memseq writes 48 MiB through a 256 KiB limit to the memory nodes and reads it back: the
-# pager negotiates for about 3.5 s, then stores ~700 blocks a second; the kill at 4.5 s lands
-# while blocks are out on the nodes (pagerstat says so) and memseq is not done.
-NODE_MEMSEQ = "start memseq -s 48M -l 256K -b 16K --backend node"
+# memseq writes 48 MiB through a 256 KiB limit to the memory nodes, pauses 5 s and reads it
+# back: the pager negotiates for about 3.5 s, then stores 700 (loaded host) to 3,000 (quiet,
+# fast host) blocks a second, so the kill at 4.5 s lands while memseq writes or pauses, with
+# blocks out on the nodes (pagerstat says so) and memseq not done, on slow and fast hosts.
+NODE_MEMSEQ = "start memseq -s 48M -l 256K -b 16K --backend node --pause 5000"
 NODE_FLAGS = ("--smp", "2", "--accel", "tcg", "--memnode-mem", "128M", "--memnode-capacity", "64M")
 
 
@@ -148,15 +149,15 @@ def test_memseq_on_memory_nodes_survives_a_pager_kill(nodes, replicas):
 
 
 def test_pager_restart_after_the_first_memory_node_died(tmp_path):
-    # Node 1's QEMU is killed while memseq writes two replicas: the pager waits for it, calls
-    # it dead (20 s of silence) and goes on with the copies on node 2. Then the pager is
-    # killed: the new pager finds node 2 only, now the first node of its negotiation, and
+    # Node 1's QEMU is killed while memseq writes two replicas (or pauses after writing them,
+    # on a fast host): the pager waits for it, calls it dead (20 s of silence) and goes on
+    # with the copies on node 2. Then the pager is killed: the new pager finds node 2 only, now the first node of its negotiation, and
     # takes the copies back by node id; every block is read from node 2.
     commands = (f"{NODE_MEMSEQ} --replicas 2; sleep 15000; pagerstat; kill pager; wait")
     run = formica.start(tmp_path, *NODE_FLAGS, "--memnodes", "2", "--cmd", commands,
                         timeout=TIMEOUT)
-    writing = run.wait_for(lambda out, err: re.search(r'"bytes written","done":[1-9]', out),
-                           120)
+    writing = run.wait_for(lambda out, err: re.search(
+        r'"bytes written","done":[1-9]|"kind":"memseq_pause"', out), 120)
     match = re.search(r"memory node 1: pid (\d+)", run.stderr())
     assert writing and match, run.stdout()[-3000:] + run.stderr()
     assert '"kind":"server_restart"' not in run.stdout(), "the pager was killed before node 1"

@@ -182,8 +182,10 @@ static long prepare_send(void *context)
     if (resend->attempts++ > 0) {
         bool reached_fs = page->arrival == ICA_ARRIVED_AS_RESULT;
         release_foreign();
-        if (reached_fs)
+        if (reached_fs) {
             take_returned_data(page, resend->attach);
+            release_foreign(); /* the failed attempt's: only the last result's are kept */
+        }
         page->arrival = 0; /* its data ICAs are sorted: not again below */
         if (reached_fs && !repeatable(resend->operation) && !tagged(resend->operation))
             return -E_SERVER_ENDED;

@@ -53,7 +53,13 @@ uint64_t pick_ica_id(struct fuzz *fuzz);
 long pick_pid(struct fuzz *fuzz);
 /* Room that POINTER_WRITABLE pointers point into (FUZZ_SCRATCH_BYTES). */
 #define FUZZ_SCRATCH_BYTES (64u * 1024)
+#define FUZZ_GUARD_BYTES 256u /* after the scratch area: checked after every call */
 uint8_t *scratch(void);
+/* `bytes` from a pointer into the scratch area, cut at the area's end. */
+uint64_t clamp_to_scratch(uint64_t address, uint64_t bytes);
+/* The guard after the scratch area: set once, checked after every call. */
+void scratch_guard_set(void);
+bool scratch_guard_intact(void);
 
 /* main.c: one line per call with --trace; counts results. */
 long fuzz_result(struct fuzz *fuzz, const char *name, long result, uint64_t a, uint64_t b,

@@ -63,6 +63,10 @@ long fuzz_result(struct fuzz *run, const char *name, long result, uint64_t a, ui
         run->errors++;
     else
         fuzz_anomaly(run, name, result, "not an error code");
+    if (!scratch_guard_intact()) {
+        fuzz_anomaly(run, name, result, "wrote past the end of the buffer it was given");
+        scratch_guard_set();
+    }
     return result;
 }
 
@@ -150,6 +154,7 @@ int main(int argc, char **argv)
     if (mode != 0)
         return mode > 0 ? clean() : 2;
     random_seed(&fuzz, fuzz.seed);
+    scratch_guard_set();
     set_up();
     while (fuzz.calls < fuzz.call_limit)
         step();

@@ -181,6 +181,9 @@ static void copy_call(struct fuzz *fuzz)
         uint64_t bytes = random_chance(fuzz, 50) ? random_below(fuzz, 8192) : pick_size(fuzz);
         enum pointer_class class = pick_class(fuzz);
         uint64_t address = pick_pointer(fuzz, class, bytes);
+        if (class ==
+            POINTER_WRITABLE) /* the window must not reach past scratch: copy_to fills it */
+            bytes = clamp_to_scratch(address, bytes);
         long result =
             fuzz_result(fuzz, "copy_grant", CALL(SYS_COPY_GRANT, address, bytes, 0, 0, 0, 0),
                         address, bytes, 0);

@@ -6,8 +6,17 @@
 #include <formica/pager.h>
 #include <formica/syscalls.h>
 #include <formica/user.h>
+#include <string.h>
 
-static uint8_t scratch_area[FUZZ_SCRATCH_BYTES] __attribute__((aligned(4096)));
+/* The scratch area and, right after it, a guard the kernel must never write:
+ * every pointer the fuzzer passes into the area leaves room for the bytes
+ * it allows. */
+static struct {
+    uint8_t area[FUZZ_SCRATCH_BYTES];
+    uint8_t guard[FUZZ_GUARD_BYTES];
+} scratch_memory __attribute__((aligned(4096)));
+#define scratch_area scratch_memory.area
+#define GUARD_BYTE 0xa5
 static const char read_only_text[] = "read-only data of the fuzzer";
 
 static uint64_t any_ica_id(struct fuzz *fuzz);
@@ -20,6 +29,25 @@ static long ica_lend_count(uint64_t id)
 uint8_t *scratch(void)
 {
     return scratch_area;
+}
+
+uint64_t clamp_to_scratch(uint64_t address, uint64_t bytes)
+{
+    uint64_t room = (uint64_t)scratch_area + FUZZ_SCRATCH_BYTES - address;
+    return bytes < room ? bytes : room;
+}
+
+void scratch_guard_set(void)
+{
+    memset(scratch_memory.guard, GUARD_BYTE, FUZZ_GUARD_BYTES);
+}
+
+bool scratch_guard_intact(void)
+{
+    for (uint32_t i = 0; i < FUZZ_GUARD_BYTES; i++)
+        if (scratch_memory.guard[i] != GUARD_BYTE)
+            return false;
+    return true;
 }
 
 static uint64_t writable_pointer(struct fuzz *fuzz, uint64_t bytes)

@@ -51,7 +51,7 @@ static bool wait_one_store(const struct client *client)
 static long make_store_room(struct client *client)
 {
     while (inflight_must_wait(&client->inflight, client->block_bytes) ||
-           stores_in_flight >= PAGER_MAX_IN_FLIGHT_STORES)
+           stores_in_flight >= PAGER_MAX_IN_FLIGHT_STORES || !kept_tables_can_stage(client))
         if (!wait_one_store(client))
             break;
     return 0;

@@ -26,10 +26,14 @@ void kept_tables_note_store(struct client *client, uint32_t block, uint64_t data
 bool kept_tables_store_matches(const struct client *client, uint32_t block, uint64_t data_ica);
 /* Stores in flight are kept (their bytes) until the backend acknowledges
  * them, so a restarted pager can give back a block whose store never
- * arrived: up to KEPT_STAGED_SLOTS stores of blocks up to KEPT_STAGED_BYTES. */
+ * arrived: 16 slots of 64 KiB, a larger block in consecutive slots (1 MiB,
+ * PAGER_BLOCK_MAX_BYTES, takes all 16). A store waits for room. */
 #define KEPT_STAGED_SLOTS 16u
 #define KEPT_STAGED_BYTES (64u << 10)
-/* After kept_tables_note_store: keeps the bytes in `data_ica` (if it can). */
+/* True when a store of the client's block size can be kept now (or the
+ * client's tables are not kept). */
+bool kept_tables_can_stage(const struct client *client);
+/* After kept_tables_note_store: keeps the bytes in `data_ica`. */
 void kept_tables_stage_store(const struct client *client, uint32_t block, uint64_t data_ica);
 /* The block's store ended (acknowledged, failed or taken back): forgotten. */
 void kept_tables_end_store(const struct client *client, uint32_t block);

@@ -73,12 +73,15 @@ def assert_memseq_survived_one_kill(result, failure_text):
     assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
 
 
-def test_memseq_survives_a_pager_kill_while_it_writes(tmp_path):
-    # memseq writes 24 MiB through a 256 KiB limit (every block is stored to the swap file)
-    # and then reads it back and checks it: the kill lands among those stores.
+@pytest.mark.parametrize("block,limit", [("16K", "256K"), ("1M", "8M")])
+def test_memseq_survives_a_pager_kill_while_it_writes(tmp_path, block, limit):
+    # memseq writes 24 MiB through a limit of 16 blocks (every block is stored to the swap
+    # file) and then reads it back and checks it: the kill lands among those stores. A store
+    # in flight is kept whole in the pager's kept region, a 1 MiB block in all 16 slots.
     disk = tmp_path / "disk.img"
     shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
-    commands = "start memseq -s 24M -l 256K -b 16K --backend disk; sleep 200; kill pager; wait"
+    commands = (f"start memseq -s 24M -l {limit} -b {block} --backend disk; sleep 200; "
+                "kill pager; wait")
     result = formica.run("--smp", "2", "--accel", "tcg", "--disk", str(disk), "--cmd", commands,
                          timeout=TIMEOUT)
     assert_memseq_survived_one_kill(result, "could not serve")

@@ -1,6 +1,7 @@
 /* string.c: plain implementations of the string.h functions for freestanding
  * builds (kernels and user programs). Clarity over speed, except memcpy and
- * memset, which use the string instructions eight bytes at a time. */
+ * memset, which use the string instructions eight bytes at a time, and
+ * memcmp, which compares eight bytes a step. */
 #include <string.h>
 #include <stdint.h>
 
@@ -39,10 +40,21 @@ void *memset(void *destination, int value, size_t count)
     return result;
 }
 
+/* Eight bytes a step (unaligned loads are fine on x86-64); at the first
+ * word that differs, the byte-swapped words order as their first differing
+ * bytes do. A 16-byte compare is a few instructions, not a hundred. */
 int memcmp(const void *left, const void *right, size_t count)
 {
     const unsigned char *a = left, *b = right;
-    for (size_t i = 0; i < count; i++)
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        uint64_t x, y;
+        __builtin_memcpy(&x, a + i, 8);
+        __builtin_memcpy(&y, b + i, 8);
+        if (x != y)
+            return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+    }
+    for (; i < count; i++)
         if (a[i] != b[i])
             return a[i] < b[i] ? -1 : 1;
     return 0;

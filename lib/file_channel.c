@@ -81,7 +81,7 @@ static long ensure_data(uint64_t bytes)
     return 0;
 }
 
-static void release_foreign(void)
+static inline void release_foreign(void)
 {
     for (uint32_t i = 0; i < foreign_count; i++)
         ica_free(foreign[i]);
@@ -190,7 +190,7 @@ static long prepare_send(void *context)
         if (reached_fs && !repeatable(resend->operation) && !tagged(resend->operation))
             return -E_SERVER_ENDED;
         request_prepare(control, resend->operation);
-        memcpy(page->message, resend->message, ICA_MESSAGE_BYTES);
+        __builtin_memcpy(page->message, resend->message, ICA_MESSAGE_BYTES);
         if (reached_fs && tagged(resend->operation)) {
             uint64_t tag;
             memcpy(&tag, resend->message, sizeof tag);
@@ -209,6 +209,25 @@ static long prepare_send(void *context)
     return resend->attach ? request_attach(control, current->id) : 0;
 }
 
+/* The first attempt, to the FS already known, made here (prepare_send's
+ * first step): true with its outcome; false when FS is not known yet or
+ * ended before answering (resend->attempts says which), and the retrying
+ * call goes on from there. */
+static inline bool sent_once(struct resend *resend, long *result)
+{
+    if (fs_pid < 0)
+        return false;
+    resend->attempts = 1;
+    ica_control_of(control)->arrival = 0; /* the kernel sets it when the ICA comes back */
+    long error = resend->attach ? request_attach(control, current->id) : 0;
+    if (error == 0)
+        error = ica_request(fs_pid, control, ICA_SYNC);
+    if (request_server_ended(error, control))
+        return false;
+    *result = error != 0 ? error : ica_control_of(control)->result;
+    return true;
+}
+
 /* Sends the prepared request to FS and waits; an FS that ends meanwhile is
  * waited for and the request sent again when that is safe (repeatable). */
 long file_channel_call(bool attach_data)
@@ -216,8 +235,11 @@ long file_channel_call(bool attach_data)
     find_fs(); /* < 0 while FS is (re)starting: the retry below waits for it */
     struct ica_control *page = file_channel_page();
     struct resend resend = {.operation = page->operation, .attach = attach_data};
-    memcpy(resend.message, page->message, ICA_MESSAGE_BYTES);
-    long result = request_call_retrying(SERVER_NAME_FS, &fs_pid, control, prepare_send, &resend);
+    __builtin_memcpy(resend.message, page->message, ICA_MESSAGE_BYTES); /* inline: a few moves */
+    long result;
+    if (!sent_once(&resend, &result))
+        result = request_call_retrying_after(SERVER_NAME_FS, &fs_pid, control, prepare_send,
+                                             &resend, resend.attempts);
     if (page->arrival == ICA_ARRIVED_AS_RESULT)
         take_returned_data(page, attach_data);
     return result;
@@ -237,14 +259,24 @@ static const uint8_t *gather_lent(const struct ica_control *page, uint64_t bytes
     return gather_buffer;
 }
 
-const uint8_t *file_channel_result_data(uint64_t bytes)
+/* Several lent blocks, or a returned data ICA (apart, so the common case
+ * of one lent block saves no registers). */
+static __attribute__((noinline)) const uint8_t *
+result_data_otherwise(const struct ica_control *page, uint64_t bytes)
 {
-    const struct ica_control *page = file_channel_page();
-    if (page->lent_count == 1 || (page->lent_count > 1 && bytes <= STORAGE_BLOCK_BYTES))
+    if (page->lent_count > 1 && bytes <= STORAGE_BLOCK_BYTES)
         return ica_address(page->lent[0]);
     if (page->lent_count > 1)
         return gather_lent(page, bytes);
     if (page->data_count > 0)
         return ica_address(page->data[0]);
     return NULL;
+}
+
+const uint8_t *file_channel_result_data(uint64_t bytes)
+{
+    const struct ica_control *page = file_channel_page();
+    if (page->lent_count == 1)
+        return ica_address(page->lent[0]);
+    return result_data_otherwise(page, bytes);
 }

@@ -38,13 +38,27 @@ struct file_descriptor {
     uint64_t offset; /* the readdir cursor for directories */
     uint64_t size;   /* from open, fstat and the process's own writes */
 };
+/* The table itself (file_table.c); the few lookups every call makes are
+ * inline. */
+extern struct file_descriptor file_descriptors[FILE_MAX_OPEN];
 /* The open descriptor `fd`, or NULL. */
-struct file_descriptor *file_descriptor_get(int fd);
+static inline struct file_descriptor *file_descriptor_get(int fd)
+{
+    if (fd < 0 || fd >= FILE_MAX_OPEN || !file_descriptors[fd].used)
+        return NULL;
+    return &file_descriptors[fd];
+}
 /* A free descriptor number, marked used, or -E_BUSY. */
 int file_descriptor_new(void);
 void file_descriptor_release(int fd);
-bool file_can_read(const struct file_descriptor *file);
-bool file_can_write(const struct file_descriptor *file);
+static inline bool file_can_read(const struct file_descriptor *file)
+{
+    return (file->flags & O_ACCMODE) != O_WRONLY;
+}
+static inline bool file_can_write(const struct file_descriptor *file)
+{
+    return (file->flags & O_ACCMODE) != O_RDONLY;
+}
 
 /* Writes at `offset` through FS, updating the size and the readbyte buffer. */
 long file_write_at(struct file_descriptor *file, const void *data, size_t length, uint64_t offset);

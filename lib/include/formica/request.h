@@ -2,6 +2,7 @@
  * server registration, and the request/forward/return/receive/collect steps
  * of seed 003's inter-server communication (formica/ica.h has the format). */
 #pragma once
+#include <formica/errors.h>
 #include <formica/ica.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -57,7 +58,11 @@ long request_operation(long server, uint64_t control, uint32_t operation);
 #define SERVER_RESTART_WAIT_MS 30000u /* how long a restart may take under load */
 /* True when a synchronous request's outcome (the error of sending, else the
  * control's result) says the server ended before answering. */
-bool request_server_ended(long send_error, uint64_t control);
+static inline bool request_server_ended(long send_error, uint64_t control)
+{
+    return send_error == -E_NOT_FOUND ||
+           (send_error == 0 && ica_control_of(control)->result == -E_SERVER_ENDED);
+}
 /* The server registered as `name` that is not `gone`: waits (at most
  * SERVER_RESTART_WAIT_MS) while init restarts it; -E_SERVER_ENDED if none. */
 long server_reconnect(const char *name, long gone);
@@ -69,3 +74,8 @@ long server_reconnect(const char *name, long gone);
  * when the retries ran out). */
 long request_call_retrying(const char *name, long *server, uint64_t control,
                            long (*prepare)(void *context), void *context);
+/* request_call_retrying after `attempts` already made by the caller (0 or
+ * more; the last one, if any, to a *server that ended before answering):
+ * it reconnects first and counts those attempts against REQUEST_RETRIES. */
+long request_call_retrying_after(const char *name, long *server, uint64_t control,
+                                 long (*prepare)(void *context), void *context, uint32_t attempts);

@@ -1,7 +1,7 @@
 /* test_string.c: host unit tests of lib/string.c's memcpy, memset (string
  * instructions, eight bytes a step and a byte tail) and memcmp (eight bytes a
  * step), built under other names so the host's own functions stay in place:
- * every length 0-80 at every alignment. */
+ * every length 0-80 at every alignment, and long copies (memcpy's AVX steps). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -34,6 +34,27 @@ static void test_memcpy_every_length_and_alignment(void **state)
             void *returned = formica_memcpy(ours + offset, source + 8 - offset, length);
             assert_ptr_equal(returned, ours + offset);
             assert_memory_equal(ours, expected, AREA); /* nothing outside touched */
+        }
+}
+
+/* Long copies take the wide path (256-byte steps) where the host has AVX:
+ * lengths around one, two and sixteen steps, at every alignment. */
+static void test_memcpy_long_copies(void **state)
+{
+    (void)state;
+    enum { LONG_AREA = 4096 + 600 };
+    static uint8_t source[LONG_AREA], ours[LONG_AREA], expected[LONG_AREA];
+    for (size_t i = 0; i < LONG_AREA; i++)
+        source[i] = (uint8_t)(i * 13 + i / 256);
+    const size_t lengths[] = {255, 256, 257, 300, 511, 512, 513, 4095, 4096, 4097, 4096 + 300};
+    for (size_t offset = 0; offset < 8; offset++)
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            memset(ours, 0x5a, LONG_AREA);
+            memset(expected, 0x5a, LONG_AREA);
+            memcpy(expected + offset, source + 8 - offset, lengths[l]);
+            void *returned = formica_memcpy(ours + offset, source + 8 - offset, lengths[l]);
+            assert_ptr_equal(returned, ours + offset);
+            assert_memory_equal(ours, expected, LONG_AREA);
         }
 }
 
@@ -86,6 +107,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memcpy_every_length_and_alignment),
+        cmocka_unit_test(test_memcpy_long_copies),
         cmocka_unit_test(test_memset_every_length_and_alignment),
         cmocka_unit_test(test_memcmp_every_length_alignment_and_difference),
     };

@@ -5,6 +5,7 @@
 #pragma once
 #include <formica/file.h>
 #include <formica/ica.h>
+#include <formica/request.h>
 #include <stdbool.h>
 
 /* The one FS channel of a process: a control ICA reused for every request
@@ -14,7 +15,12 @@
 /* Prepares the control ICA for `operation` with room for `data_bytes` in the
  * data ICA (0: no data); returns 0 or an error. */
 long file_channel_begin(uint32_t operation, uint64_t data_bytes);
-struct ica_control *file_channel_page(void);
+/* The control ICA's id (0 before the first begin). */
+extern uint64_t file_channel_control;
+static inline struct ica_control *file_channel_page(void)
+{
+    return ica_control_of(file_channel_control);
+}
 /* The data ICA's bytes (valid after a begin that asked for data). */
 uint8_t *file_channel_data(void);
 /* Largest transfer of one request. */

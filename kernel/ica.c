@@ -124,7 +124,8 @@ static __attribute__((noinline)) void unmap_many_pages(struct process *process, 
 }
 
 /* Control and block ICAs (the handover's hot path) are one entry. */
-static inline void unmap_pages(struct process *process, struct ica *ica)
+static inline __attribute__((always_inline)) void unmap_pages(struct process *process,
+                                                              struct ica *ica)
 {
     bool running = this_cpu()->current == process;
     if (ica->pages != 1) {

@@ -73,6 +73,12 @@ uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms)
     return ICA_TIMEOUT;
 }
 
+uint32_t fs_journal_settle(struct fs_server *server, uint64_t *timeout_ms)
+{
+    fs_journal_after_request(server);
+    return fs_journal_wait(server, timeout_ms);
+}
+
 /* Waits for the next request; commits a due transaction while idle. */
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void))
 {

@@ -23,11 +23,28 @@ struct block_set {
 };
 void block_set_init(struct block_set *set, uint32_t *keys, uint32_t *values, uint32_t capacity);
 void block_set_clear(struct block_set *set);
-/* The slot of `block`, or UINT32_MAX. */
-uint32_t block_set_find(const struct block_set *set, uint32_t block);
+static inline uint32_t block_set_home(const struct block_set *set, uint32_t block)
+{
+    return (block * 2654435761u) & (set->capacity - 1);
+}
+/* The slot of `block`, or UINT32_MAX (inline: FS asks per readblock). */
+static inline uint32_t block_set_find(const struct block_set *set, uint32_t block)
+{
+    for (uint32_t slot = block_set_home(set, block), probes = 0; probes < set->capacity;
+         slot = (slot + 1) & (set->capacity - 1), probes++) {
+        if (set->keys[slot] == block)
+            return slot;
+        if (set->keys[slot] == UINT32_MAX)
+            return UINT32_MAX;
+    }
+    return UINT32_MAX;
+}
 /* Adds (or updates) block -> value; false when the set is full (3/4). */
 bool block_set_put(struct block_set *set, uint32_t block, uint32_t value);
-bool block_set_contains(const struct block_set *set, uint32_t block);
+static inline bool block_set_contains(const struct block_set *set, uint32_t block)
+{
+    return block_set_find(set, block) != UINT32_MAX;
+}
 void block_set_remove(struct block_set *set, uint32_t block);
 
 /* The device under the journal, with a write barrier: flush returns once

@@ -34,25 +34,14 @@ static long refuse_handle(const struct ica_control *page, uint64_t handle, const
     return -E_BAD_HANDLE;
 }
 
-/* Why `file` (NULL: none) does not give `access`, logged; the error. */
-static __attribute__((noinline)) long refuse_access(const struct ica_control *page, uint64_t handle,
-                                                    const struct open_file *file, uint32_t access)
+long fs_refuse_access(const struct ica_control *page, uint64_t handle, const struct open_file *file,
+                      uint32_t access)
 {
     if (file == NULL)
         return refuse_handle(page, handle, "is not an open handle of this process");
     if ((access & OPEN_FILE_READ) && !(file->flags & OPEN_FILE_READ))
         return refuse_handle(page, handle, "is not open for reading");
     return refuse_handle(page, handle, "is not open for writing");
-}
-
-struct open_file *fs_handle_of(struct fs_server *server, const struct ica_control *page,
-                               uint64_t handle, uint32_t access, long *error)
-{
-    struct open_file *file = open_files_find(server->open_files, page->origin, handle);
-    if (file != NULL && (access & (OPEN_FILE_READ | OPEN_FILE_WRITE) & ~file->flags) == 0)
-        return file;
-    *error = refuse_access(page, handle, file, access);
-    return NULL;
 }
 
 static uint32_t access_of(uint32_t open_flags)

@@ -31,7 +31,7 @@ static uint64_t tag_of(const struct ica_control *page)
 {
     uint64_t tag = 0;
     if (tagged(page->operation))
-        memcpy(&tag, page->message, sizeof tag);
+        __builtin_memcpy(&tag, page->message, sizeof tag); /* one load */
     return tag;
 }
 

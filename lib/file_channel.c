@@ -87,22 +87,33 @@ static long ensure_data(uint64_t bytes)
     return 0;
 }
 
-static inline void release_foreign(void)
+static __attribute__((noinline)) void release_foreign(void)
 {
     for (uint32_t i = 0; i < foreign_count; i++)
         ica_free(foreign[i]);
     foreign_count = 0;
 }
 
-long file_channel_begin(uint32_t operation, uint64_t bytes)
+/* The control ICA, and a data ICA of `bytes` if any (apart: allocations
+ * are rare, and the common begin then saves no registers). */
+static __attribute__((noinline)) long ensure_icas(uint64_t bytes)
 {
-    release_foreign();
     long error = ensure_control();
-    data_bytes = bytes;
     if (error == 0 && bytes > 0)
         error = ensure_data(bytes);
-    if (error != 0)
-        return error;
+    return error;
+}
+
+long file_channel_begin(uint32_t operation, uint64_t bytes)
+{
+    if (foreign_count > 0)
+        release_foreign();
+    data_bytes = bytes;
+    if (file_channel_control == NO_ICA || bytes > 0) {
+        long error = ensure_icas(bytes);
+        if (error != 0)
+            return error;
+    }
     request_prepare(file_channel_control, operation);
     if (tagged(operation)) {
         uint64_t tag = ++last_tag;
@@ -236,7 +247,10 @@ long file_channel_call(bool attach_data)
 {
     find_fs(); /* < 0 while FS is (re)starting: the retry below waits for it */
     struct ica_control *page = file_channel_page();
-    struct resend resend = {.operation = page->operation, .attach = attach_data};
+    struct resend resend; /* every field set here: no zeroing of the message first */
+    resend.operation = page->operation;
+    resend.attach = attach_data;
+    resend.attempts = 0;
     __builtin_memcpy(resend.message, page->message, ICA_MESSAGE_BYTES); /* inline: a few moves */
     long result;
     if (!sent_once(&resend, &result))

@@ -68,6 +68,20 @@ void cache_lends_record(struct cache_lends *lends, uint64_t control, uint32_t cl
                         const uint64_t *handles, uint32_t count);
 /* Forgets the lends of `entry` (they ended). */
 void cache_lends_forget(struct cache_lends *lends, struct control_lends *entry);
+/* cache_lends_record of one block (a readblock's), inline. */
+static inline void cache_lends_record_one(struct cache_lends *lends, uint64_t control,
+                                          uint32_t client, uint64_t handle)
+{
+    struct control_lends *entry = &lends->by_control[control % CACHE_LENDS_CONTROLS];
+    if (entry->count > 0) /* its earlier lends ended (see cache_lends_record) */
+        cache_lends_forget(lends, entry);
+    entry->control = control;
+    entry->client = client;
+    entry->count = 1;
+    entry->handles[0] = handle;
+    lends->count++;
+    lends->counts[client % CACHE_LENDS_COUNTERS]++;
+}
 /* `control` came back to BLK: what was lent with it has ended. Inline: one
  * look per request. */
 static inline void cache_lends_returned(struct cache_lends *lends, uint64_t control)

@@ -209,7 +209,7 @@ static long lend_one(struct cache *cache, struct ica_control *page, uint64_t blo
         return -E_NEEDS_DATA; /* a heap block: it must be copied */
     page->lent[0] = handle;
     page->lent_count = 1;
-    cache_lends_record(&lends, answering, page->origin, &handle, 1);
+    cache_lends_record_one(&lends, answering, page->origin, handle);
     return STORAGE_BLOCK_BYTES;
 }
 

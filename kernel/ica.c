@@ -187,7 +187,8 @@ static __attribute__((noinline)) bool map_many_pages(struct process *process, st
 }
 
 /* Control and block ICAs: one entry, in tables made at process creation. */
-static inline bool map_pages(struct process *process, struct ica *ica, uint64_t access)
+static inline __attribute__((always_inline)) bool map_pages(struct process *process,
+                                                            struct ica *ica, uint64_t access)
 {
     if (ica->pages == 1) {
         uint64_t *entry = window_entry(process, ica);
@@ -228,6 +229,14 @@ bool ica_paste_lent(struct process *process, struct ica *ica)
     return map_pages(process, ica, 0);
 }
 
+/* The last lend of an ICA whose lender ended: the m-kernel frees it (apart,
+ * so ending a lend needs no room for the message). */
+static __attribute__((noinline)) void free_orphan(uint64_t id)
+{
+    struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN, .ica_free_orphan = {id}};
+    mkernel_notify(&message);
+}
+
 void ica_end_lends(struct process *holder, struct ica *control)
 {
     for (uint32_t i = 0; i < control->lent_count; i++) {
@@ -236,11 +245,8 @@ void ica_end_lends(struct process *holder, struct ica *control)
             continue;
         if (holder != NULL)
             unmap_pages(holder, lent);
-        if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned) {
-            struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN,
-                                                .ica_free_orphan = {control->lent[i]}};
-            mkernel_notify(&message);
-        }
+        if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned)
+            free_orphan(control->lent[i]);
     }
     control->lent_count = 0;
 }

@@ -32,20 +32,15 @@ static bool lent_to_holder(const struct ica *control, uint64_t id)
     return false;
 }
 
-/* The common listed case, a server's result lending one block: nothing
- * attached, nothing lent to the sender with the control ICA (so nothing to
- * give back or check twice), one ICA the sender holds. */
-static inline bool lends_just_one(const struct ica_control *page, const struct ica *control)
-{
-    return page->data_count == 0 && page->lent_count == 1 && control->lent_count == 0;
-}
-
 /* Entries that were lent to the sender with this control ICA (the page
  * shows them on arrival) are being given back, not lent again: skipped. */
-static __attribute__((noinline)) long read_listed(const struct process *sender, struct ica *control,
-                                                  const struct ica_control *page,
-                                                  struct attachments *out)
+long ica_read_listed_attachments(const struct process *sender, struct ica *control,
+                                 struct attachments *out)
 {
+    const struct ica_control *page = ica_control_page(control);
+    if (page->magic != ICA_CONTROL_MAGIC || page->data_count > ICA_MAX_ATTACHED ||
+        page->lent_count > ICA_MAX_ATTACHED)
+        return -E_INVALID;
     out->data_count = page->data_count;
     out->lent_count = 0;
     uint64_t lends[ICA_MAX_ATTACHED];
@@ -60,40 +55,6 @@ static __attribute__((noinline)) long read_listed(const struct process *sender, 
             if (out->lent[i] == out->data[j])
                 return -E_INVALID;
     return error;
-}
-
-long ica_read_listed_attachments(const struct process *sender, struct ica *control,
-                                 struct attachments *out)
-{
-    const struct ica_control *page = ica_control_page(control);
-    if (page->magic != ICA_CONTROL_MAGIC || page->data_count > ICA_MAX_ATTACHED ||
-        page->lent_count > ICA_MAX_ATTACHED)
-        return -E_INVALID;
-    if (!lends_just_one(page, control))
-        return read_listed(sender, control, page, out);
-    out->data_count = 0;
-    long error = ica_held_by(sender, page->lent[0], ICA_KIND_DATA, &out->lent[0]);
-    out->lent_count = error == 0 ? 1 : 0;
-    return error;
-}
-
-/* What was lent to the sender with the control ICA is given back; what the
- * sender lends now goes with it. */
-void ica_change_lends(struct process *sender, struct ica *control, const struct attachments *with)
-{
-    if (control->lent_count > 0)
-        ica_end_lends(sender, control);
-    if (with->lent_count == 1) { /* a result lending one block: no loop */
-        atomic_add(&with->lent[0]->lend_count, 1);
-        control->lent[0] = ica_id_of(with->lent[0]);
-        control->lent_count = 1;
-        return;
-    }
-    for (uint32_t i = 0; i < with->lent_count; i++) {
-        atomic_add(&with->lent[i]->lend_count, 1);
-        control->lent[i] = ica_id_of(with->lent[i]);
-    }
-    control->lent_count = with->lent_count;
 }
 
 void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,

@@ -77,6 +77,8 @@ void *memcpy(void *destination, const void *source, size_t count)
 #ifndef __code_model_kernel__
     if (count >= WIDE_STEP && wide_copies()) {
         size_t done = copy_wide(destination, source, count);
+        if (done == count)
+            return result;
         destination = (unsigned char *)destination + done;
         source = (const unsigned char *)source + done;
         count -= done;

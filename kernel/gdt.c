@@ -2,6 +2,7 @@
  * segments for rings 0 and 3 and a TSS that names the stacks used on entry
  * from user mode and for faults that must not trust the current stack. */
 #include "cpu.h"
+#include "fpu.h"
 #include "x86.h"
 
 #define DESCRIPTOR_PRESENT (1ull << 47)
@@ -46,23 +47,9 @@ static void gdt_load(struct cpu *cpu)
                      : "rax", "memory");
 }
 
-/* FXSAVE/FXRSTOR and SSE for user processes: CR0.MP on, CR0.EM off, CR4.OSFXSR
- * and CR4.OSXMMEXCPT on. The kernel itself never uses these registers. */
-static void enable_fpu(void)
-{
-    uint64_t cr0, cr4;
-    __asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
-    cr0 = (cr0 | (1ull << 1)) & ~(1ull << 2);
-    __asm__ volatile("mov %0, %%cr0" : : "r"(cr0));
-    __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
-    cr4 |= (1ull << 9) | (1ull << 10);
-    __asm__ volatile("mov %0, %%cr4" : : "r"(cr4));
-    __asm__ volatile("fninit");
-}
-
 void cpu_install(struct cpu *cpu)
 {
-    enable_fpu();
+    fpu_enable();
     const uint64_t code = DESCRIPTOR_PRESENT | DESCRIPTOR_CODE_OR_DATA | DESCRIPTOR_EXECUTABLE |
                           DESCRIPTOR_WRITABLE | DESCRIPTOR_LONG;
     const uint64_t data = DESCRIPTOR_PRESENT | DESCRIPTOR_CODE_OR_DATA | DESCRIPTOR_WRITABLE;

@@ -124,7 +124,8 @@ static __attribute__((noinline)) void unmap_many_pages(struct process *process, 
 }
 
 /* Control and block ICAs (the handover's hot path) are one entry. */
-static inline void unmap_pages(struct process *process, struct ica *ica)
+static inline __attribute__((always_inline)) void unmap_pages(struct process *process,
+                                                              struct ica *ica)
 {
     bool running = this_cpu()->current == process;
     if (ica->pages != 1) {
@@ -186,7 +187,8 @@ static __attribute__((noinline)) bool map_many_pages(struct process *process, st
 }
 
 /* Control and block ICAs: one entry, in tables made at process creation. */
-static inline bool map_pages(struct process *process, struct ica *ica, uint64_t access)
+static inline __attribute__((always_inline)) bool map_pages(struct process *process,
+                                                            struct ica *ica, uint64_t access)
 {
     if (ica->pages == 1) {
         uint64_t *entry = window_entry(process, ica);
@@ -200,13 +202,20 @@ static inline bool map_pages(struct process *process, struct ica *ica, uint64_t 
     return map_many_pages(process, ica, access);
 }
 
+/* ica_move where a leaf table is not remembered yet (apart, so the common
+ * move saves no registers). */
+static __attribute__((noinline)) bool peel_then_paste(struct process *from, struct process *to,
+                                                      struct ica *ica)
+{
+    ica_peel(from, ica);
+    return ica_paste(to, ica);
+}
+
 bool ica_move(struct process *from, struct process *to, struct ica *ica)
 {
     uint64_t *source = control_entry(from, ica), *target = control_entry(to, ica);
-    if (source == NULL || target == NULL) {
-        ica_peel(from, ica);
-        return ica_paste(to, ica);
-    }
+    if (source == NULL || target == NULL)
+        return peel_then_paste(from, to, ica);
     *source = 0; /* not flushed here: the caller switches address spaces or flushes */
     *target = ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
     atomic_store_release(&ica->owner, to->pid);
@@ -220,6 +229,14 @@ bool ica_paste_lent(struct process *process, struct ica *ica)
     return map_pages(process, ica, 0);
 }
 
+/* The last lend of an ICA whose lender ended: the m-kernel frees it (apart,
+ * so ending a lend needs no room for the message). */
+static __attribute__((noinline)) void free_orphan(uint64_t id)
+{
+    struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN, .ica_free_orphan = {id}};
+    mkernel_notify(&message);
+}
+
 void ica_end_lends(struct process *holder, struct ica *control)
 {
     for (uint32_t i = 0; i < control->lent_count; i++) {
@@ -228,11 +245,8 @@ void ica_end_lends(struct process *holder, struct ica *control)
             continue;
         if (holder != NULL)
             unmap_pages(holder, lent);
-        if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned) {
-            struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN,
-                                                .ica_free_orphan = {control->lent[i]}};
-            mkernel_notify(&message);
-        }
+        if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned)
+            free_orphan(control->lent[i]);
     }
     control->lent_count = 0;
 }

@@ -42,8 +42,10 @@ static inline uint64_t stack_returning(struct process *process, long value)
 /* The control ICA `id`, held by `sender`, with what it carries, when the
  * fast path can hand it over: no data ICA handed over (pasting one may need
  * new page tables from the m-kernel) and only one-page ICAs lent. */
-static inline bool ready_to_hand_over(struct process *sender, uint64_t id, struct ica **control,
-                                      struct attachments *with)
+static inline __attribute__((always_inline)) bool ready_to_hand_over(struct process *sender,
+                                                                     uint64_t id,
+                                                                     struct ica **control,
+                                                                     struct attachments *with)
 {
     if (ica_held_by(sender, id, ICA_KIND_CONTROL, control) != 0 ||
         ica_read_attachments(sender, *control, with) != 0 || with->data_count != 0)

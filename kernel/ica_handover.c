@@ -57,19 +57,6 @@ long ica_read_listed_attachments(const struct process *sender, struct ica *contr
     return error;
 }
 
-/* What was lent to the sender with the control ICA is given back; what the
- * sender lends now goes with it. */
-void ica_change_lends(struct process *sender, struct ica *control, const struct attachments *with)
-{
-    if (control->lent_count > 0)
-        ica_end_lends(sender, control);
-    for (uint32_t i = 0; i < with->lent_count; i++) {
-        atomic_add(&with->lent[i]->lend_count, 1);
-        control->lent[i] = ica_id_of(with->lent[i]);
-    }
-    control->lent_count = with->lent_count;
-}
-
 void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
                 uint32_t destination, uint32_t delivery)
 {

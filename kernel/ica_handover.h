@@ -39,25 +39,48 @@ static inline long ica_held_by(const struct process *holder, uint64_t id, uint32
     return 0;
 }
 
-/* ica_read_attachments for a page that lists data or lends. */
+/* ica_read_attachments for a page that lists data or lends (the general
+ * case: every entry checked, duplicates refused, given-back lends skipped). */
 long ica_read_listed_attachments(const struct process *sender, struct ica *control,
                                  struct attachments *out);
 
 /* Reads and checks what `sender` attached to or lends with `control`. The
- * common request (nothing listed) is inline. */
+ * common cases are inline: nothing listed (a request), and a server's
+ * result lending one block (nothing attached, nothing lent to the sender
+ * with the control ICA, so nothing to give back or check twice: one ICA
+ * the sender holds). */
 static inline long ica_read_attachments(const struct process *sender, struct ica *control,
                                         struct attachments *out)
 {
     const struct ica_control *page = ica_control_page(control);
-    if (page->magic == ICA_CONTROL_MAGIC && page->data_count == 0 && page->lent_count == 0) {
-        out->data_count = 0;
-        out->lent_count = 0;
-        return 0;
+    if (page->magic == ICA_CONTROL_MAGIC && page->data_count == 0) {
+        if (page->lent_count == 0) {
+            out->data_count = 0;
+            out->lent_count = 0;
+            return 0;
+        }
+        if (page->lent_count == 1 && control->lent_count == 0) {
+            out->data_count = 0;
+            long error = ica_held_by(sender, page->lent[0], ICA_KIND_DATA, &out->lent[0]);
+            out->lent_count = error == 0 ? 1 : 0;
+            return error;
+        }
     }
     return ica_read_listed_attachments(sender, control, out);
 }
-/* Ends what was lent to `sender` with `control` and lends what `with` lists. */
-void ica_change_lends(struct process *sender, struct ica *control, const struct attachments *with);
+/* Ends what was lent to `sender` with `control` (given back) and lends
+ * what `with` lists (it goes with the control ICA). */
+static inline void ica_change_lends(struct process *sender, struct ica *control,
+                                    const struct attachments *with)
+{
+    if (control->lent_count > 0)
+        ica_end_lends(sender, control);
+    for (uint32_t i = 0; i < with->lent_count; i++) {
+        atomic_add(&with->lent[i]->lend_count, 1);
+        control->lent[i] = ica_id_of(with->lent[i]);
+    }
+    control->lent_count = with->lent_count;
+}
 /* Peels `control` and its attachments from `sender`: they travel to `destination`. */
 void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
                 uint32_t destination, uint32_t delivery);

@@ -6,6 +6,7 @@
 #include <formica/syscalls.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "fpu.h"
 #include "ring.h"
 #include "shared.h"
 
@@ -16,7 +17,6 @@
 #define USER_SPACE_END 0x00007ffffffff000ull
 #define USER_STACK_TOP 0x00007fffff000000ull
 #define USER_STACK_PAGES 16
-#define FPU_STATE_BYTES 512
 /* Exit code of a process ended by a fault: this plus the exception vector. */
 #define PROCESS_EXIT_FAULT_BASE 128
 /* Exit code of a killed process. */
@@ -41,9 +41,9 @@ enum wait_reason {
  * process's own core writes its scheduling and ICA state, and other cores
  * write only the _Atomic fields marked "any core". */
 struct process {
-    /* Owning core: saved at every switch (fxsave64; first in the record so
-     * it stays 16-byte aligned). */
-    uint8_t fpu_state[FPU_STATE_BYTES] __attribute__((aligned(16)));
+    /* Owning core: saved at every switch (fpu.h: xsave64 or fxsave64;
+     * first in the record so it stays 64-byte aligned). */
+    uint8_t fpu_state[FPU_STATE_BYTES] __attribute__((aligned(FPU_STATE_ALIGN)));
 
     /* m-kernel: identity and memory, set at spawn, read by every core. */
     uint32_t pid;
@@ -118,10 +118,11 @@ struct process {
                                        sender that clears it IPIs the owner */
 };
 
-/* fxsave64/fxrstor64 take a 512-byte, 16-byte-aligned area. */
-_Static_assert(FPU_STATE_BYTES == 512, "the fxsave64 area is 512 bytes");
-_Static_assert(__builtin_offsetof(struct process, fpu_state) % 16 == 0,
-               "fxsave64 needs a 16-byte-aligned area");
+/* xsave64 takes a 64-byte-aligned area (fxsave64 512 bytes, 16-aligned). */
+_Static_assert(FPU_STATE_BYTES >= 832, "the XSAVE area of x87, SSE and AVX is 832 bytes");
+_Static_assert(__builtin_offsetof(struct process, fpu_state) % FPU_STATE_ALIGN == 0 &&
+                   sizeof(struct process) % FPU_STATE_ALIGN == 0,
+               "xsave64 needs a 64-byte-aligned area in every slot");
 
 static inline uint64_t process_kernel_stack_top(const struct process *process)
 {

@@ -146,24 +146,44 @@ static void report_exit(struct process *process)
     mkernel_notify(&message);
 }
 
-/* The running process's state goes into the core (address space, kernel
- * stack, FPU) and its cycles start counting. */
-static void switch_in(struct cpu *cpu, struct process *process)
+/* The process becomes the core's running one: address space, kernel stack. */
+static inline __attribute__((always_inline)) void install(struct cpu *cpu, struct process *process)
 {
     cpu->current = process;
     process->state = PROCESS_RUNNING;
     cpu->kernel_stack_top = process_kernel_stack_top(process);
     cpu->tss.rsp[0] = cpu->kernel_stack_top;
     write_cr3(process->root);
-    __asm__ volatile("fxrstor64 %0" : : "m"(process->fpu_state));
     profile_mark_running(process->pid);
+}
+
+/* The running process's state goes into the core (address space, kernel
+ * stack, FPU) and its cycles start counting. */
+static inline __attribute__((always_inline)) void switch_in(struct cpu *cpu,
+                                                            struct process *process)
+{
+    install(cpu, process);
+    fpu_restore(process->fpu_state);
     cpu->switched_in = rdtsc();
 }
 
-static void switch_out(struct cpu *cpu, struct process *process)
+static inline __attribute__((always_inline)) void switch_out(struct cpu *cpu,
+                                                             struct process *process)
 {
     process->cpu_cycles += rdtsc() - cpu->switched_in;
-    __asm__ volatile("fxsave64 %0" : "=m"(process->fpu_state));
+    fpu_save(process->fpu_state);
+}
+
+/* switch_out of `from` and switch_in of `next` in one: one time stamp ends
+ * the one's cycles and starts the other's, one step swaps the FPU state. */
+static inline __attribute__((always_inline)) void
+switch_between(struct cpu *cpu, struct process *from, struct process *next)
+{
+    uint64_t now = rdtsc();
+    from->cpu_cycles += now - cpu->switched_in;
+    cpu->switched_in = now;
+    fpu_switch(from->fpu_state, next->fpu_state);
+    install(cpu, next);
 }
 
 static void run_process(struct process *process)
@@ -255,8 +275,7 @@ static struct process *take_hand_off(struct cpu *cpu)
  * on this core, without a pass through the scheduler loop. */
 static void switch_directly(struct cpu *cpu, struct process *from, struct process *next)
 {
-    switch_out(cpu, from);
-    switch_in(cpu, next);
+    switch_between(cpu, from, next);
     switch_context(&from->saved_rsp, next->saved_rsp);
 }
 
@@ -295,8 +314,7 @@ void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct proc
     if (is_sleeper(next->wait_reason, next->wake_tick))
         cpu->sleepers--;
     next->wait_reason = WAIT_NONE;
-    switch_out(cpu, process);
-    switch_in(cpu, next);
+    switch_between(cpu, process, next);
     switch_context(&process->saved_rsp, next->saved_rsp);
 }
 

@@ -14,7 +14,7 @@
 #define NO_ICA 0
 
 static long fs_pid = -1;
-static uint64_t control = NO_ICA;
+uint64_t file_channel_control = NO_ICA; /* file_internal.h */
 /* The two data ICAs; `current` is the one the current request uses. */
 static struct channel_data {
     uint64_t id;
@@ -30,10 +30,16 @@ static uint64_t last_tag;      /* the number of this process's last tagged reque
 /* Operations that change names (or, open, the handle table): each carries
  * the process's next request number, so a restarted FS can tell whether it
  * already did one sent again (exactly once; docs/recovery.md). */
-static bool tagged(uint32_t operation)
+#define TAGGED_OPERATIONS                                                                          \
+    (1u << FS_OPEN | 1u << FS_UNLINK | 1u << FS_MKDIR | 1u << FS_RMDIR | 1u << FS_RENAME |         \
+     1u << FS_CLOSE)
+_Static_assert(FS_OPEN < 32 && FS_UNLINK < 32 && FS_MKDIR < 32 && FS_RMDIR < 32 && FS_RENAME < 32 &&
+                   FS_CLOSE < 32,
+               "the tagged operations fit in a 32-bit mask");
+
+static inline bool tagged(uint32_t operation)
 {
-    return operation == FS_OPEN || operation == FS_UNLINK || operation == FS_MKDIR ||
-           operation == FS_RMDIR || operation == FS_RENAME || operation == FS_CLOSE;
+    return operation < 32 && (TAGGED_OPERATIONS >> operation) & 1;
 }
 
 static long find_fs(void)
@@ -45,12 +51,12 @@ static long find_fs(void)
 
 static long ensure_control(void)
 {
-    if (control != NO_ICA)
+    if (file_channel_control != NO_ICA)
         return 0;
     long id = ica_allocate(ICA_KIND_CONTROL, 4096);
     if (id < 0)
         return id;
-    control = (uint64_t)id;
+    file_channel_control = (uint64_t)id;
     return 0;
 }
 
@@ -81,33 +87,39 @@ static long ensure_data(uint64_t bytes)
     return 0;
 }
 
-static void release_foreign(void)
+static __attribute__((noinline)) void release_foreign(void)
 {
     for (uint32_t i = 0; i < foreign_count; i++)
         ica_free(foreign[i]);
     foreign_count = 0;
 }
 
-long file_channel_begin(uint32_t operation, uint64_t bytes)
+/* The control ICA, and a data ICA of `bytes` if any (apart: allocations
+ * are rare, and the common begin then saves no registers). */
+static __attribute__((noinline)) long ensure_icas(uint64_t bytes)
 {
-    release_foreign();
     long error = ensure_control();
-    data_bytes = bytes;
     if (error == 0 && bytes > 0)
         error = ensure_data(bytes);
-    if (error != 0)
-        return error;
-    request_prepare(control, operation);
+    return error;
+}
+
+long file_channel_begin(uint32_t operation, uint64_t bytes)
+{
+    if (foreign_count > 0)
+        release_foreign();
+    data_bytes = bytes;
+    if (file_channel_control == NO_ICA || bytes > 0) {
+        long error = ensure_icas(bytes);
+        if (error != 0)
+            return error;
+    }
+    request_prepare(file_channel_control, operation);
     if (tagged(operation)) {
         uint64_t tag = ++last_tag;
         memcpy(file_channel_page()->message, &tag, sizeof tag);
     }
     return 0;
-}
-
-struct ica_control *file_channel_page(void)
-{
-    return ica_control_of(control);
 }
 
 uint8_t *file_channel_data(void)
@@ -189,8 +201,8 @@ static long prepare_send(void *context)
         page->arrival = 0; /* its data ICAs are sorted: not again below */
         if (reached_fs && !repeatable(resend->operation) && !tagged(resend->operation))
             return -E_SERVER_ENDED;
-        request_prepare(control, resend->operation);
-        memcpy(page->message, resend->message, ICA_MESSAGE_BYTES);
+        request_prepare(file_channel_control, resend->operation);
+        __builtin_memcpy(page->message, resend->message, ICA_MESSAGE_BYTES);
         if (reached_fs && tagged(resend->operation)) {
             uint64_t tag;
             memcpy(&tag, resend->message, sizeof tag);
@@ -206,7 +218,27 @@ static long prepare_send(void *context)
         }
     }
     page->arrival = 0; /* the kernel sets it when the ICA comes back */
-    return resend->attach ? request_attach(control, current->id) : 0;
+    return resend->attach ? request_attach(file_channel_control, current->id) : 0;
+}
+
+/* The first attempt, to the FS already known, made here (prepare_send's
+ * first step): true with its outcome; false when FS is not known yet or
+ * ended before answering (resend->attempts says which), and the retrying
+ * call goes on from there. */
+static inline bool sent_once(struct resend *resend, long *result)
+{
+    if (fs_pid < 0)
+        return false;
+    resend->attempts = 1;
+    ica_control_of(file_channel_control)->arrival =
+        0; /* the kernel sets it when the ICA comes back */
+    long error = resend->attach ? request_attach(file_channel_control, current->id) : 0;
+    if (error == 0)
+        error = ica_request(fs_pid, file_channel_control, ICA_SYNC);
+    if (request_server_ended(error, file_channel_control))
+        return false;
+    *result = error != 0 ? error : ica_control_of(file_channel_control)->result;
+    return true;
 }
 
 /* Sends the prepared request to FS and waits; an FS that ends meanwhile is
@@ -215,9 +247,15 @@ long file_channel_call(bool attach_data)
 {
     find_fs(); /* < 0 while FS is (re)starting: the retry below waits for it */
     struct ica_control *page = file_channel_page();
-    struct resend resend = {.operation = page->operation, .attach = attach_data};
-    memcpy(resend.message, page->message, ICA_MESSAGE_BYTES);
-    long result = request_call_retrying(SERVER_NAME_FS, &fs_pid, control, prepare_send, &resend);
+    struct resend resend; /* every field set here: no zeroing of the message first */
+    resend.operation = page->operation;
+    resend.attach = attach_data;
+    resend.attempts = 0;
+    __builtin_memcpy(resend.message, page->message, ICA_MESSAGE_BYTES); /* inline: a few moves */
+    long result;
+    if (!sent_once(&resend, &result))
+        result = request_call_retrying_after(SERVER_NAME_FS, &fs_pid, file_channel_control,
+                                             prepare_send, &resend, resend.attempts);
     if (page->arrival == ICA_ARRIVED_AS_RESULT)
         take_returned_data(page, attach_data);
     return result;
@@ -237,14 +275,24 @@ static const uint8_t *gather_lent(const struct ica_control *page, uint64_t bytes
     return gather_buffer;
 }
 
-const uint8_t *file_channel_result_data(uint64_t bytes)
+/* Several lent blocks, or a returned data ICA (apart, so the common case
+ * of one lent block saves no registers). */
+static __attribute__((noinline)) const uint8_t *
+result_data_otherwise(const struct ica_control *page, uint64_t bytes)
 {
-    const struct ica_control *page = file_channel_page();
-    if (page->lent_count == 1 || (page->lent_count > 1 && bytes <= STORAGE_BLOCK_BYTES))
+    if (page->lent_count > 1 && bytes <= STORAGE_BLOCK_BYTES)
         return ica_address(page->lent[0]);
     if (page->lent_count > 1)
         return gather_lent(page, bytes);
     if (page->data_count > 0)
         return ica_address(page->data[0]);
     return NULL;
+}
+
+const uint8_t *file_channel_result_data(uint64_t bytes)
+{
+    const struct ica_control *page = file_channel_page();
+    if (page->lent_count == 1)
+        return ica_address(page->lent[0]);
+    return result_data_otherwise(page, bytes);
 }

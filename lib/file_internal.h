@@ -5,6 +5,7 @@
 #pragma once
 #include <formica/file.h>
 #include <formica/ica.h>
+#include <formica/request.h>
 #include <stdbool.h>
 
 /* The one FS channel of a process: a control ICA reused for every request
@@ -14,7 +15,12 @@
 /* Prepares the control ICA for `operation` with room for `data_bytes` in the
  * data ICA (0: no data); returns 0 or an error. */
 long file_channel_begin(uint32_t operation, uint64_t data_bytes);
-struct ica_control *file_channel_page(void);
+/* The control ICA's id (0 before the first begin). */
+extern uint64_t file_channel_control;
+static inline struct ica_control *file_channel_page(void)
+{
+    return ica_control_of(file_channel_control);
+}
 /* The data ICA's bytes (valid after a begin that asked for data). */
 uint8_t *file_channel_data(void);
 /* Largest transfer of one request. */
@@ -38,13 +44,27 @@ struct file_descriptor {
     uint64_t offset; /* the readdir cursor for directories */
     uint64_t size;   /* from open, fstat and the process's own writes */
 };
+/* The table itself (file_table.c); the few lookups every call makes are
+ * inline. */
+extern struct file_descriptor file_descriptors[FILE_MAX_OPEN];
 /* The open descriptor `fd`, or NULL. */
-struct file_descriptor *file_descriptor_get(int fd);
+static inline struct file_descriptor *file_descriptor_get(int fd)
+{
+    if (fd < 0 || fd >= FILE_MAX_OPEN || !file_descriptors[fd].used)
+        return NULL;
+    return &file_descriptors[fd];
+}
 /* A free descriptor number, marked used, or -E_BUSY. */
 int file_descriptor_new(void);
 void file_descriptor_release(int fd);
-bool file_can_read(const struct file_descriptor *file);
-bool file_can_write(const struct file_descriptor *file);
+static inline bool file_can_read(const struct file_descriptor *file)
+{
+    return (file->flags & O_ACCMODE) != O_WRONLY;
+}
+static inline bool file_can_write(const struct file_descriptor *file)
+{
+    return (file->flags & O_ACCMODE) != O_RDONLY;
+}
 
 /* Writes at `offset` through FS, updating the size and the readbyte buffer. */
 long file_write_at(struct file_descriptor *file, const void *data, size_t length, uint64_t offset);

@@ -5,21 +5,14 @@
 #include <formica/errors.h>
 #include <string.h>
 
-static struct file_descriptor table[FILE_MAX_OPEN];
-
-struct file_descriptor *file_descriptor_get(int fd)
-{
-    if (fd < 0 || fd >= FILE_MAX_OPEN || !table[fd].used)
-        return NULL;
-    return &table[fd];
-}
+struct file_descriptor file_descriptors[FILE_MAX_OPEN];
 
 int file_descriptor_new(void)
 {
     for (int fd = 0; fd < FILE_MAX_OPEN; fd++) {
-        if (!table[fd].used) {
-            memset(&table[fd], 0, sizeof table[fd]);
-            table[fd].used = true;
+        if (!file_descriptors[fd].used) {
+            memset(&file_descriptors[fd], 0, sizeof file_descriptors[fd]);
+            file_descriptors[fd].used = true;
             return fd;
         }
     }
@@ -29,15 +22,5 @@ int file_descriptor_new(void)
 void file_descriptor_release(int fd)
 {
     if (fd >= 0 && fd < FILE_MAX_OPEN)
-        table[fd].used = false;
-}
-
-bool file_can_read(const struct file_descriptor *file)
-{
-    return (file->flags & O_ACCMODE) != O_WRONLY;
-}
-
-bool file_can_write(const struct file_descriptor *file)
-{
-    return (file->flags & O_ACCMODE) != O_RDONLY;
+        file_descriptors[fd].used = false;
 }

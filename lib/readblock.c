@@ -19,6 +19,13 @@ static long ask_fs(const struct file_descriptor *file, uint32_t size, uint64_t b
     return file_channel_call(data);
 }
 
+/* ask_fs with a data ICA: the rarer case, apart. */
+static __attribute__((noinline)) long ask_fs_with_data(const struct file_descriptor *file,
+                                                       uint32_t size, uint64_t blkoff)
+{
+    return ask_fs(file, size, blkoff, true);
+}
+
 long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data)
 {
     struct file_descriptor *file = file_descriptor_get(fd);
@@ -31,7 +38,7 @@ long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data)
     if (size <= ICA_MAX_ATTACHED)
         bytes = ask_fs(file, size, blkoff, false); /* lent blocks: nothing to hand over */
     if (bytes == -E_NEEDS_DATA)
-        bytes = ask_fs(file, size, blkoff, true);
+        bytes = ask_fs_with_data(file, size, blkoff);
     if (bytes < 0)
         return bytes;
     if ((uint64_t)bytes > wanted)

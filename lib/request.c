@@ -17,19 +17,6 @@ long ica_free(uint64_t id)
     return syscall6(SYS_ICA_FREE, (long)id, 0, 0, 0, 0, 0);
 }
 
-void request_prepare(uint64_t control, uint32_t operation)
-{
-    struct ica_control *page = ica_control_of(control);
-    page->magic = ICA_CONTROL_MAGIC;
-    page->operation = operation;
-    page->result = 0;
-    page->data_count = 0;
-    page->lent_count = 0;
-    uint64_t *words = (uint64_t *)page->message; /* aligned(8): eight stores, no call */
-    for (uint32_t i = 0; i < ICA_MESSAGE_BYTES / sizeof(uint64_t); i++)
-        words[i] = 0;
-}
-
 long request_attach(uint64_t control, uint64_t data)
 {
     struct ica_control *page = ica_control_of(control);

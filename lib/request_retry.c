@@ -12,12 +12,6 @@
 
 #define RECONNECT_POLL_MS 10
 
-bool request_server_ended(long send_error, uint64_t control)
-{
-    return send_error == -E_NOT_FOUND ||
-           (send_error == 0 && ica_control_of(control)->result == -E_SERVER_ENDED);
-}
-
 long server_reconnect(const char *name, long gone)
 {
     for (uint64_t waited = 0; waited < SERVER_RESTART_WAIT_MS; waited += RECONNECT_POLL_MS) {
@@ -34,18 +28,26 @@ long server_reconnect(const char *name, long gone)
 long request_call_retrying(const char *name, long *server, uint64_t control,
                            long (*prepare)(void *context), void *context)
 {
-    for (uint32_t attempt = 0;; attempt++) {
+    return request_call_retrying_after(name, server, control, prepare, context, 0);
+}
+
+long request_call_retrying_after(const char *name, long *server, uint64_t control,
+                                 long (*prepare)(void *context), void *context, uint32_t attempts)
+{
+    for (uint32_t attempt = attempts;; attempt++) {
+        if (attempt > 0) { /* the last attempt's server ended before answering */
+            if (attempt > REQUEST_RETRIES)
+                return -E_SERVER_ENDED;
+            long next = server_reconnect(name, *server);
+            if (next < 0)
+                return next;
+            *server = next;
+        }
         long error = prepare(context);
         if (error != 0)
             return error;
         error = *server < 0 ? -E_NOT_FOUND : ica_request(*server, control, ICA_SYNC);
         if (!request_server_ended(error, control))
             return error != 0 ? error : ica_control_of(control)->result;
-        if (attempt == REQUEST_RETRIES)
-            return -E_SERVER_ENDED;
-        long next = server_reconnect(name, *server);
-        if (next < 0)
-            return next;
-        *server = next;
     }
 }

@@ -1,15 +1,89 @@
 /* string.c: plain implementations of the string.h functions for freestanding
  * builds (kernels and user programs). Clarity over speed, except memcpy and
- * memset, which use the string instructions eight bytes at a time. */
-#include <string.h>
+ * memset, which use the string instructions eight bytes at a time (memcpy
+ * in user programs AVX registers when it can), and memcmp, which compares
+ * eight bytes a step. */
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+#ifndef __code_model_kernel__
+/* User programs only (the kernels keep to general registers): 256 bytes a
+ * step through eight 32-byte AVX registers, as glibc's memcpy does, when the
+ * CPU has AVX and the kernel saves it (CPUID OSXSAVE and AVX, XCR0's SSE and
+ * AVX bits; kernel/fpu.c). A 4 KiB copy is 16 steps of 18 instructions. */
+#define WIDE_STEP 256u
+
+static bool avx_enabled(void)
+{
+    uint32_t eax, ebx, ecx, edx;
+    __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
+    if ((ecx & (1u << 27 | 1u << 28)) != (1u << 27 | 1u << 28)) /* OSXSAVE, AVX */
+        return false;
+    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+    return (eax & 0x6) == 0x6; /* the kernel saves SSE and AVX state */
+}
+
+static bool wide_copies(void)
+{
+    static int known; /* 0: not looked yet, 1: AVX, 2: none */
+    if (known == 0)
+        known = avx_enabled() ? 1 : 2;
+    return known == 1;
+}
+
+/* Copies the whole WIDE_STEPs of `count` bytes; returns how many. */
+static size_t copy_wide(unsigned char *to, const unsigned char *from, size_t count)
+{
+    size_t bytes = count & ~(size_t)(WIDE_STEP - 1);
+    const unsigned char *from_end = from + bytes;
+    unsigned char *to_end = to + bytes;
+    long index = -(long)bytes; /* counts up to 0: one add and one jump a step */
+    __asm__ volatile("1:\n\t"
+                     "vmovdqu 0(%[from],%[index]), %%ymm0\n\t"
+                     "vmovdqu 32(%[from],%[index]), %%ymm1\n\t"
+                     "vmovdqu 64(%[from],%[index]), %%ymm2\n\t"
+                     "vmovdqu 96(%[from],%[index]), %%ymm3\n\t"
+                     "vmovdqu 128(%[from],%[index]), %%ymm4\n\t"
+                     "vmovdqu 160(%[from],%[index]), %%ymm5\n\t"
+                     "vmovdqu 192(%[from],%[index]), %%ymm6\n\t"
+                     "vmovdqu 224(%[from],%[index]), %%ymm7\n\t"
+                     "vmovdqu %%ymm0, 0(%[to],%[index])\n\t"
+                     "vmovdqu %%ymm1, 32(%[to],%[index])\n\t"
+                     "vmovdqu %%ymm2, 64(%[to],%[index])\n\t"
+                     "vmovdqu %%ymm3, 96(%[to],%[index])\n\t"
+                     "vmovdqu %%ymm4, 128(%[to],%[index])\n\t"
+                     "vmovdqu %%ymm5, 160(%[to],%[index])\n\t"
+                     "vmovdqu %%ymm6, 192(%[to],%[index])\n\t"
+                     "vmovdqu %%ymm7, 224(%[to],%[index])\n\t"
+                     "add $256, %[index]\n\t"
+                     "jnz 1b\n\t"
+                     "vzeroupper"
+                     : [index] "+r"(index)
+                     : [from] "r"(from_end), [to] "r"(to_end)
+                     : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+                       "xmm7");
+    return bytes;
+}
+#endif
 
 /* Eight bytes per step, then the last 0-7: a string instruction's step is one
  * instruction to an emulator such as QEMU's TCG, so quadwords make a 4 KiB copy
- * 512 steps instead of 4096 (and cost nothing on hardware). */
+ * 512 steps instead of 4096 (and cost nothing on hardware). In user programs
+ * with AVX, whole 256-byte steps go through copy_wide first. */
 void *memcpy(void *destination, const void *source, size_t count)
 {
     void *result = destination;
+#ifndef __code_model_kernel__
+    if (count >= WIDE_STEP && wide_copies()) {
+        size_t done = copy_wide(destination, source, count);
+        if (done == count)
+            return result;
+        destination = (unsigned char *)destination + done;
+        source = (const unsigned char *)source + done;
+        count -= done;
+    }
+#endif
     size_t quadwords = count / 8, bytes = count % 8;
     __asm__ volatile("rep movsq" : "+D"(destination), "+S"(source), "+c"(quadwords) : : "memory");
     __asm__ volatile("rep movsb" : "+D"(destination), "+S"(source), "+c"(bytes) : : "memory");
@@ -39,10 +113,21 @@ void *memset(void *destination, int value, size_t count)
     return result;
 }
 
+/* Eight bytes a step (unaligned loads are fine on x86-64); at the first
+ * word that differs, the byte-swapped words order as their first differing
+ * bytes do. A 16-byte compare is a few instructions, not a hundred. */
 int memcmp(const void *left, const void *right, size_t count)
 {
     const unsigned char *a = left, *b = right;
-    for (size_t i = 0; i < count; i++)
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        uint64_t x, y;
+        __builtin_memcpy(&x, a + i, 8);
+        __builtin_memcpy(&y, b + i, 8);
+        if (x != y)
+            return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+    }
+    for (; i < count; i++)
         if (a[i] != b[i])
             return a[i] < b[i] ? -1 : 1;
     return 0;

@@ -102,20 +102,27 @@ static int fill(struct cache *cache, uint64_t number, uint32_t count, struct cac
     return 0;
 }
 
+/* A miss: the block read (with read-ahead) into the cache (apart, so a hit
+ * saves no registers). */
+static __attribute__((noinline)) int miss(struct cache *cache, uint64_t number,
+                                          struct cache_block **found)
+{
+    cache->stats.misses++;
+    int error = fill(cache, number, run_length(cache, number), found);
+    if (error == 0)
+        (*found)->referenced = true;
+    return error;
+}
+
 /* The cached block `number`, read (with read-ahead) on a miss. */
-static int find_or_fill(struct cache *cache, uint64_t number, struct cache_block **found)
+static inline int find_or_fill(struct cache *cache, uint64_t number, struct cache_block **found)
 {
     if (number >= cache->disk.blocks)
         return -E_INVALID;
     struct cache_block *block = cache_lookup(cache, number);
-    if (block != NULL) {
-        cache->stats.hits++;
-    } else {
-        cache->stats.misses++;
-        int error = fill(cache, number, run_length(cache, number), &block);
-        if (error != 0)
-            return error;
-    }
+    if (block == NULL)
+        return miss(cache, number, found);
+    cache->stats.hits++;
     block->referenced = true;
     *found = block;
     return 0;

@@ -16,17 +16,12 @@ int cache_lends_init(struct cache_lends *lends, uint32_t total, uint32_t per_cli
     return lends->by_control == NULL ? -E_NO_MEMORY : 0;
 }
 
-uint32_t cache_lends_of(const struct cache_lends *lends, uint32_t client)
-{
-    return lends->counts[client % CACHE_LENDS_COUNTERS];
-}
-
 static struct control_lends *entry_of(const struct cache_lends *lends, uint64_t control)
 {
     return &lends->by_control[control % CACHE_LENDS_CONTROLS];
 }
 
-static void forget(struct cache_lends *lends, struct control_lends *entry)
+void cache_lends_forget(struct cache_lends *lends, struct control_lends *entry)
 {
     uint32_t *counted = &lends->counts[entry->client % CACHE_LENDS_COUNTERS];
     *counted -= entry->count <= *counted ? entry->count : *counted;
@@ -49,29 +44,14 @@ static void drop_ended(struct cache_lends *lends)
     for (uint32_t i = 0; i < CACHE_LENDS_CONTROLS; i++) {
         struct control_lends *entry = &lends->by_control[i];
         if (entry->count > 0 && !any_still_lent(lends, entry))
-            forget(lends, entry);
+            cache_lends_forget(lends, entry);
     }
 }
 
-static bool within_limits(const struct cache_lends *lends, uint32_t client, uint32_t blocks)
+bool cache_lends_allow_after_drop(struct cache_lends *lends, uint32_t client, uint32_t blocks)
 {
-    return blocks <= lends->total - lends->count &&
-           cache_lends_of(lends, client) + blocks <= lends->per_client;
-}
-
-bool cache_lends_allow(struct cache_lends *lends, uint32_t client, uint32_t blocks)
-{
-    if (within_limits(lends, client, blocks))
-        return true;
     drop_ended(lends);
-    return within_limits(lends, client, blocks);
-}
-
-void cache_lends_returned(struct cache_lends *lends, uint64_t control)
-{
-    struct control_lends *entry = entry_of(lends, control);
-    if (entry->count > 0 && entry->control == control)
-        forget(lends, entry);
+    return cache_lends_within_limits(lends, client, blocks);
 }
 
 void cache_lends_record(struct cache_lends *lends, uint64_t control, uint32_t client,
@@ -81,7 +61,7 @@ void cache_lends_record(struct cache_lends *lends, uint64_t control, uint32_t cl
     /* An older control ICA of this slot was freed since, or this one is
      * lent with again: either way its earlier lends ended. */
     if (entry->count > 0)
-        forget(lends, entry);
+        cache_lends_forget(lends, entry);
     if (count > CACHE_LENDS_PER_CONTROL)
         count = CACHE_LENDS_PER_CONTROL;
     *entry = (struct control_lends){.control = control, .client = client, .count = count};

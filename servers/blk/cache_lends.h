@@ -41,15 +41,52 @@ struct cache_lends {
 /* Room for the lends; 0 or -E_NO_MEMORY. */
 int cache_lends_init(struct cache_lends *lends, uint32_t total, uint32_t per_client,
                      bool (*still_lent)(void *context, uint64_t handle), void *context);
+/* Blocks counted as lent to `client` now. */
+static inline uint32_t cache_lends_of(const struct cache_lends *lends, uint32_t client)
+{
+    return lends->counts[client % CACHE_LENDS_COUNTERS];
+}
+static inline bool cache_lends_within_limits(const struct cache_lends *lends, uint32_t client,
+                                             uint32_t blocks)
+{
+    return blocks <= lends->total - lends->count &&
+           cache_lends_of(lends, client) + blocks <= lends->per_client;
+}
+/* cache_lends_allow once a limit is reached: drops the ended lends, asks again. */
+bool cache_lends_allow_after_drop(struct cache_lends *lends, uint32_t client, uint32_t blocks);
 /* True when `client` may borrow `blocks` more now. Lends whose control ICA
  * never came back (its holder ended) are looked up with still_lent, only
- * when a limit would otherwise refuse. */
-bool cache_lends_allow(struct cache_lends *lends, uint32_t client, uint32_t blocks);
+ * when a limit would otherwise refuse. Inline: a few loads per readblock. */
+static inline bool cache_lends_allow(struct cache_lends *lends, uint32_t client, uint32_t blocks)
+{
+    return cache_lends_within_limits(lends, client, blocks) ||
+           cache_lends_allow_after_drop(lends, client, blocks);
+}
 /* Records that `handles` (count of them, at most CACHE_LENDS_PER_CONTROL)
  * were lent to `client` with `control`; allowed before. */
 void cache_lends_record(struct cache_lends *lends, uint64_t control, uint32_t client,
                         const uint64_t *handles, uint32_t count);
-/* `control` came back to BLK: what was lent with it has ended. */
-void cache_lends_returned(struct cache_lends *lends, uint64_t control);
-/* Blocks counted as lent to `client` now. */
-uint32_t cache_lends_of(const struct cache_lends *lends, uint32_t client);
+/* Forgets the lends of `entry` (they ended). */
+void cache_lends_forget(struct cache_lends *lends, struct control_lends *entry);
+/* cache_lends_record of one block (a readblock's), inline. */
+static inline void cache_lends_record_one(struct cache_lends *lends, uint64_t control,
+                                          uint32_t client, uint64_t handle)
+{
+    struct control_lends *entry = &lends->by_control[control % CACHE_LENDS_CONTROLS];
+    if (entry->count > 0) /* its earlier lends ended (see cache_lends_record) */
+        cache_lends_forget(lends, entry);
+    entry->control = control;
+    entry->client = client;
+    entry->count = 1;
+    entry->handles[0] = handle;
+    lends->count++;
+    lends->counts[client % CACHE_LENDS_COUNTERS]++;
+}
+/* `control` came back to BLK: what was lent with it has ended. Inline: one
+ * look per request. */
+static inline void cache_lends_returned(struct cache_lends *lends, uint64_t control)
+{
+    struct control_lends *entry = &lends->by_control[control % CACHE_LENDS_CONTROLS];
+    if (entry->count > 0 && entry->control == control)
+        cache_lends_forget(lends, entry);
+}

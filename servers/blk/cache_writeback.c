@@ -17,7 +17,7 @@ static uint32_t gather_run(struct cache *cache, struct cache_block *first, struc
 int cache_write_back_run(struct cache *cache, struct cache_block *block)
 {
     struct cache_block *run[CACHE_MAX_RUN];
-    const uint8_t *buffers[CACHE_MAX_RUN];
+    const uint8_t *buffers[CACHE_MAX_RUN] = {0}; /* (GCC cannot see gather_run fills them) */
     uint32_t count = gather_run(cache, block, run);
     for (uint32_t i = 0; i < count; i++)
         buffers[i] = run[i]->data;

@@ -14,6 +14,10 @@ static uint32_t search_from;
 static uint32_t valid_count;
 /* Patches are folded into whole blocks once this many entries are valid. */
 #define JOURNAL_COMPACT_AT (JOURNAL_SLOTS * 3 / 4)
+/* The newest patch of a block, by block number modulo this (slot + 1, 0 for
+ * none): a hint, checked against the entry before it is used. */
+#define PATCH_WAYS 64u
+static uint32_t newest_patch[PATCH_WAYS];
 
 static uint64_t entry_checksum(const struct journal *journal, uint32_t slot)
 {
@@ -51,6 +55,7 @@ void journal_clear(struct journal *journal)
 {
     search_from = 0;
     valid_count = 0;
+    memset(newest_patch, 0, sizeof newest_patch);
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
         journal->entries[slot].state = JOURNAL_FREE;
 }
@@ -115,6 +120,27 @@ static int compact(struct journal *journal, struct cache *cache)
     return 0;
 }
 
+/* The block's previous patch, if the one just kept in `newest` covers all
+ * its bytes, is freed: replayed in order it would be overwritten anyway, by
+ * the newest or by a patch between them (the same place written again and
+ * again keeps one entry, and the journal need not fold). Freed only after
+ * the newest is valid, as free_older. */
+static void free_covered_patch(struct journal *journal, uint32_t newest)
+{
+    const struct journal_entry *patch = &journal->entries[newest];
+    uint32_t *way = &newest_patch[patch->block % PATCH_WAYS];
+    if (*way != 0 && *way - 1 != newest) {
+        struct journal_entry *older = &journal->entries[*way - 1];
+        if (older->state == JOURNAL_VALID && older->block == patch->block &&
+            older->offset >= patch->offset &&
+            (uint32_t)older->offset + older->length <= (uint32_t)patch->offset + patch->length) {
+            older->state = JOURNAL_FREE;
+            valid_count--;
+        }
+    }
+    *way = newest + 1;
+}
+
 int journal_record_patch(struct journal *journal, struct cache *cache, uint64_t number,
                          uint32_t offset, const uint8_t *bytes, uint32_t length)
 {
@@ -126,7 +152,10 @@ int journal_record_patch(struct journal *journal, struct cache *cache, uint64_t 
             return error;
     }
     int slot = keep(journal, cache, number, offset, bytes, length);
-    return slot < 0 ? slot : 0;
+    if (slot < 0)
+        return slot;
+    free_covered_patch(journal, (uint32_t)slot);
+    return 0;
 }
 
 /* The valid, intact entries' slots, sorted by sequence; how many. */

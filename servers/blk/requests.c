@@ -192,10 +192,34 @@ long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *
     return (long)length;
 }
 
+/* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into.
+ * The checks and outcomes of transfer() for that case, without its loops. */
+static long lend_one(struct cache *cache, struct ica_control *page, uint64_t block)
+{
+    if (block >= cache->disk.blocks)
+        return refuse(page, "block outside the disk");
+    page->lent_count = 0;
+    uint64_t handle;
+    if (!may_lend(page, 1))
+        return -E_NEEDS_DATA;
+    int error = cache_lend(cache, block, &handle);
+    if (error != 0)
+        return error;
+    if (handle == 0)
+        return -E_NEEDS_DATA; /* a heap block: it must be copied */
+    page->lent[0] = handle;
+    page->lent_count = 1;
+    cache_lends_record_one(&lends, answering, page->origin, handle);
+    return STORAGE_BLOCK_BYTES;
+}
+
 long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *message)
 {
+    struct ica_control *page = ica_control_of(control);
+    if (message->blocks == 1 && message->flags == BLK_LEND && page->data_count == 0)
+        return lend_one(cache, page, message->first_block);
     struct transfer asked = {message->first_block, message->blocks, message->flags};
-    return transfer(cache, ica_control_of(control), &asked, false);
+    return transfer(cache, page, &asked, false);
 }
 
 long blk_write(struct cache *cache, uint64_t control, struct blk_write_message *message)

@@ -40,6 +40,7 @@ struct ext2_fs {
     struct ext2_superblock superblock; /* the primary copy, kept current */
     uint32_t block_size;
     uint32_t pointers_per_block; /* block numbers in an indirect block */
+    uint64_t max_file_blocks;    /* the largest file's blocks (set at mount) */
     uint32_t group_count;
     uint32_t descriptors_per_block;
     uint32_t inode_size;

@@ -14,7 +14,7 @@ struct block_path {
     uint32_t known;
 };
 
-uint64_t ext2_max_file_blocks(const struct ext2_fs *fs)
+uint64_t ext2_largest_file_blocks(const struct ext2_fs *fs)
 {
     uint64_t pointers = fs->pointers_per_block;
     uint64_t total =

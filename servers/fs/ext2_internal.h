@@ -46,7 +46,13 @@ bool ext2_has_block_tree(const struct ext2_inode *inode);
 int ext2_release_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
 
 /* Block mapping: logical block -> physical block (0 for a hole). */
-uint64_t ext2_max_file_blocks(const struct ext2_fs *fs);
+/* The block tree's reach, capped by the 32-bit i_blocks (ext2_mount keeps it
+ * in max_file_blocks; ext2_max_file_blocks reads it back). */
+uint64_t ext2_largest_file_blocks(const struct ext2_fs *fs);
+static inline uint64_t ext2_max_file_blocks(const struct ext2_fs *fs)
+{
+    return fs->max_file_blocks;
+}
 int ext2_map_block(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t logical,
                    uint32_t *physical);
 int ext2_map_block_create(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t logical,

@@ -176,6 +176,7 @@ static int check_geometry(struct ext2_fs *fs)
     fs->inode_table_blocks =
         (sb->s_inodes_per_group + fs->inodes_per_block - 1) / fs->inodes_per_block;
     fs->pointers_per_block = fs->block_size / 4;
+    fs->max_file_blocks = ext2_largest_file_blocks(fs);
     uint32_t table_blocks =
         (fs->group_count + fs->descriptors_per_block - 1) / fs->descriptors_per_block;
     if ((uint64_t)sb->s_first_data_block + 1 + table_blocks > sb->s_blocks_count)

@@ -1,7 +1,6 @@
 /* ext2_public_map.c: ext2_file_blocks(), a public wrapper of the library's
  * ext2_map_block (ext2_internal.h) for FS_READBLOCK: one inode read, then
- * the checked walk of the block tree per block; nothing is allocated. And
- * ext2_max_file_bytes() for FS's range checks. */
+ * the checked walk of the block tree per block; nothing is allocated. */
 #include "ext2_public_map.h"
 #include "ext2_internal.h"
 #include <formica/errors.h>
@@ -26,9 +25,4 @@ int ext2_file_blocks(struct ext2_fs *fs, uint32_t inode, uint64_t first, uint32_
             return error;
     }
     return 0;
-}
-
-uint64_t ext2_max_file_bytes(const struct ext2_fs *fs)
-{
-    return ext2_max_file_blocks(fs) * fs->block_size;
 }

@@ -12,5 +12,9 @@ int ext2_file_blocks(struct ext2_fs *fs, uint32_t inode, uint64_t first, uint32_
                      uint32_t *disk_blocks, uint64_t *size);
 
 /* The largest size a file may have on this file system (the block tree's
- * reach, capped by the 32-bit i_blocks): offsets at or past it are refused. */
-uint64_t ext2_max_file_bytes(const struct ext2_fs *fs);
+ * reach, capped by the 32-bit i_blocks, computed at mount): offsets at or
+ * past it are refused. */
+static inline uint64_t ext2_max_file_bytes(const struct ext2_fs *fs)
+{
+    return fs->max_file_blocks * fs->block_size;
+}

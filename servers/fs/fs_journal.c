@@ -73,6 +73,24 @@ uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms)
     return ICA_TIMEOUT;
 }
 
+/* fs_journal_after_request then fs_journal_wait, with the transaction's age
+ * looked at once. */
+uint32_t fs_journal_settle(struct fs_server *server, uint64_t *timeout_ms)
+{
+    struct journal *running = server->journal;
+    uint32_t due = running == NULL ? UINT32_MAX : journal_seconds_until_due(running);
+    if (due == UINT32_MAX)
+        return 0; /* no transaction runs: none to commit, none to wait for */
+    if (due == 0 || running->transaction_blocks * 2 > journal_transaction_limit(running)) {
+        report("commit", journal_commit(running));
+        due = journal_seconds_until_due(running);
+        if (due == UINT32_MAX)
+            return 0;
+    }
+    *timeout_ms = (uint64_t)(due == 0 ? 1 : due) * 1000;
+    return ICA_TIMEOUT;
+}
+
 /* Waits for the next request; commits a due transaction while idle. */
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void))
 {

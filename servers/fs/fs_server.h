@@ -39,10 +39,22 @@ bool fs_data_fits(const struct ica_control *page, uint64_t bytes);
 /* open_file_requests.c: handles. Attaches the open-file table to the mounted
  * file system (its unlink hook). */
 void fs_open_files_attach(struct fs_server *server, struct open_files *table, bool kept);
+/* Logs why `file` (NULL: none) does not give `access`; -E_BAD_HANDLE. */
+long fs_refuse_access(const struct ica_control *page, uint64_t handle, const struct open_file *file,
+                      uint32_t access);
 /* The requester's open file `handle` names, with `access` (OPEN_FILE_READ,
- * OPEN_FILE_WRITE or 0); NULL and *error = -E_BAD_HANDLE (logged) if not. */
-struct open_file *fs_handle_of(struct fs_server *server, const struct ica_control *page,
-                               uint64_t handle, uint32_t access, long *error);
+ * OPEN_FILE_WRITE or 0); NULL and *error = -E_BAD_HANDLE (logged) if not.
+ * Inline: every request on a handle asks. */
+static inline struct open_file *fs_handle_of(struct fs_server *server,
+                                             const struct ica_control *page, uint64_t handle,
+                                             uint32_t access, long *error)
+{
+    struct open_file *file = open_files_find(server->open_files, page->origin, handle);
+    if (file != NULL && (access & (OPEN_FILE_READ | OPEN_FILE_WRITE) & ~file->flags) == 0)
+        return file;
+    *error = fs_refuse_access(page, handle, file, access);
+    return NULL;
+}
 /* A new handle of the requester on `inode` (open flags FS_OPEN_*, its mode). */
 long fs_handle_new(struct fs_server *server, const struct ica_control *page, uint32_t inode,
                    uint32_t open_flags, uint32_t mode, uint64_t *handle);
@@ -72,6 +84,9 @@ long fs_journal_receive(struct fs_server *server, void (*update_time)(void));
  * running transaction is due, for a receive combined with a return. */
 uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms);
 void fs_journal_after_request(struct fs_server *server);
+/* After a request: fs_journal_after_request, then fs_journal_wait's flags
+ * and timeout for the receive that follows (one call). */
+uint32_t fs_journal_settle(struct fs_server *server, uint64_t *timeout_ms);
 /* Everything written so far on the disk (ext3: committed and checkpointed). */
 long fs_journal_sync(struct fs_server *server);
 /* The running transaction committed (ext2: the whole cache written). */

@@ -23,11 +23,28 @@ struct block_set {
 };
 void block_set_init(struct block_set *set, uint32_t *keys, uint32_t *values, uint32_t capacity);
 void block_set_clear(struct block_set *set);
-/* The slot of `block`, or UINT32_MAX. */
-uint32_t block_set_find(const struct block_set *set, uint32_t block);
+static inline uint32_t block_set_home(const struct block_set *set, uint32_t block)
+{
+    return (block * 2654435761u) & (set->capacity - 1);
+}
+/* The slot of `block`, or UINT32_MAX (inline: FS asks per readblock). */
+static inline uint32_t block_set_find(const struct block_set *set, uint32_t block)
+{
+    for (uint32_t slot = block_set_home(set, block), probes = 0; probes < set->capacity;
+         slot = (slot + 1) & (set->capacity - 1), probes++) {
+        if (set->keys[slot] == block)
+            return slot;
+        if (set->keys[slot] == UINT32_MAX)
+            return UINT32_MAX;
+    }
+    return UINT32_MAX;
+}
 /* Adds (or updates) block -> value; false when the set is full (3/4). */
 bool block_set_put(struct block_set *set, uint32_t block, uint32_t value);
-bool block_set_contains(const struct block_set *set, uint32_t block);
+static inline bool block_set_contains(const struct block_set *set, uint32_t block)
+{
+    return block_set_find(set, block) != UINT32_MAX;
+}
 void block_set_remove(struct block_set *set, uint32_t block);
 
 /* The device under the journal, with a write barrier: flush returns once
@@ -125,14 +142,39 @@ int journal_sync(struct journal *journal);
  * is in the running transaction (journal_transaction_buffer): commits and
  * checkpoints it, and mounts the file system again from the disk. */
 int journal_commit_and_remount(struct journal *journal);
+/* The blocks one transaction may hold: a quarter of the log (as JBD2), at
+ * most JOURNAL_TRANSACTION_BLOCKS. */
+static inline uint32_t journal_transaction_limit(const struct journal *journal)
+{
+    uint32_t quarter = (journal->maxlen - journal->first) / 4;
+    return quarter < JOURNAL_TRANSACTION_BLOCKS ? quarter : JOURNAL_TRANSACTION_BLOCKS;
+}
+/* Seconds until the running transaction is due (UINT32_MAX: none runs).
+ * Inline, as the two below: FS asks after every request. */
+static inline uint32_t journal_seconds_until_due(const struct journal *journal)
+{
+    if (journal->transaction_blocks == 0 && journal->revoke_count == 0)
+        return UINT32_MAX;
+    uint32_t age = journal->fs->time - journal->transaction_started;
+    return age >= JOURNAL_COMMIT_SECONDS ? 0 : JOURNAL_COMMIT_SECONDS - age;
+}
 /* Commits when the running transaction is JOURNAL_COMMIT_SECONDS old (by
  * fs->time) or more than half full; call between operations. */
-int journal_commit_if_due(struct journal *journal);
-/* Seconds until the running transaction is due (UINT32_MAX: none runs). */
-uint32_t journal_seconds_until_due(const struct journal *journal);
+static inline int journal_commit_if_due(struct journal *journal)
+{
+    if (journal->transaction_blocks == 0 && journal->revoke_count == 0)
+        return 0; /* nothing to commit: the common case after a read */
+    if (journal_seconds_until_due(journal) == 0 ||
+        journal->transaction_blocks * 2 > journal_transaction_limit(journal))
+        return journal_commit(journal);
+    return 0;
+}
 /* True when the block's newest contents are in the running transaction, not
  * yet in place (a reader of the raw disk block must ask the library). */
-bool journal_holds(const struct journal *journal, uint32_t block);
+static inline bool journal_holds(const struct journal *journal, uint32_t block)
+{
+    return block_set_contains(&journal->transaction, block);
+}
 
 /* JBD2's v1 transaction checksum (journal_checksum.c). */
 uint32_t journal_crc32_be(uint32_t crc, const void *data, uint32_t length);

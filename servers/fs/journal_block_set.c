@@ -21,35 +21,13 @@ void block_set_clear(struct block_set *set)
     set->count = 0;
 }
 
-static uint32_t home_slot(const struct block_set *set, uint32_t block)
-{
-    return (block * 2654435761u) & (set->capacity - 1);
-}
-
-uint32_t block_set_find(const struct block_set *set, uint32_t block)
-{
-    for (uint32_t slot = home_slot(set, block), probes = 0; probes < set->capacity;
-         slot = (slot + 1) & (set->capacity - 1), probes++) {
-        if (set->keys[slot] == block)
-            return slot;
-        if (set->keys[slot] == EMPTY)
-            return EMPTY;
-    }
-    return EMPTY;
-}
-
-bool block_set_contains(const struct block_set *set, uint32_t block)
-{
-    return block_set_find(set, block) != EMPTY;
-}
-
 bool block_set_put(struct block_set *set, uint32_t block, uint32_t value)
 {
     uint32_t slot = block_set_find(set, block);
     if (slot == EMPTY) {
         if ((set->count + 1) * 4 > set->capacity * 3)
             return false;
-        slot = home_slot(set, block);
+        slot = block_set_home(set, block);
         while (set->keys[slot] != EMPTY)
             slot = (slot + 1) & (set->capacity - 1);
         set->keys[slot] = block;
@@ -68,7 +46,7 @@ void block_set_remove(struct block_set *set, uint32_t block)
         return;
     uint32_t mask = set->capacity - 1;
     for (uint32_t next = (hole + 1) & mask; set->keys[next] != EMPTY; next = (next + 1) & mask) {
-        uint32_t home = home_slot(set, set->keys[next]);
+        uint32_t home = block_set_home(set, set->keys[next]);
         /* move `next` into the hole unless its home lies in (hole, next] */
         bool stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
         if (stays)

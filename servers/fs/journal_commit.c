@@ -7,13 +7,6 @@
 #include "ext2_internal.h"
 #include "journal.h"
 
-/* At most a quarter of the log per transaction, as JBD2 does. */
-static uint32_t transaction_limit(const struct journal *journal)
-{
-    uint32_t quarter = (journal->maxlen - journal->first) / 4;
-    return quarter < JOURNAL_TRANSACTION_BLOCKS ? quarter : JOURNAL_TRANSACTION_BLOCKS;
-}
-
 static void drop_revoke(struct journal *journal, uint32_t block)
 {
     for (uint32_t i = 0; i < journal->revoke_count;) {
@@ -39,7 +32,7 @@ uint8_t *journal_transaction_buffer(struct journal *journal, uint32_t block)
         journal->changed[journal->transaction.values[slot]] = 1;
         return journal->buffers[journal->transaction.values[slot]];
     }
-    if (journal->transaction_blocks >= transaction_limit(journal))
+    if (journal->transaction_blocks >= journal_transaction_limit(journal))
         return NULL;
     uint32_t index = journal->transaction_blocks++;
     journal->changed[index] = 1;
@@ -48,11 +41,6 @@ uint8_t *journal_transaction_buffer(struct journal *journal, uint32_t block)
     journal->transaction_numbers[index] = block;
     block_set_put(&journal->transaction, block, index);
     return journal->buffers[index];
-}
-
-bool journal_holds(const struct journal *journal, uint32_t block)
-{
-    return block_set_contains(&journal->transaction, block);
 }
 
 static uint32_t tags_per_descriptor(const struct journal *journal)
@@ -285,22 +273,4 @@ int journal_commit_and_remount(struct journal *journal)
     if (status == 0)
         status = ext2_mount(journal->fs, journal->lower.device);
     return status < 0 ? status : journal_start(journal);
-}
-
-uint32_t journal_seconds_until_due(const struct journal *journal)
-{
-    if (journal->transaction_blocks == 0 && journal->revoke_count == 0)
-        return UINT32_MAX;
-    uint32_t age = journal->fs->time - journal->transaction_started;
-    return age >= JOURNAL_COMMIT_SECONDS ? 0 : JOURNAL_COMMIT_SECONDS - age;
-}
-
-int journal_commit_if_due(struct journal *journal)
-{
-    if (journal->transaction_blocks == 0 && journal->revoke_count == 0)
-        return 0; /* nothing to commit: the common case after a read */
-    if (journal_seconds_until_due(journal) == 0 ||
-        journal->transaction_blocks * 2 > transaction_limit(journal))
-        return journal_commit(journal);
-    return 0;
 }

@@ -145,12 +145,12 @@ static bool unchanged(const struct kept_transaction *t, const struct journal *jo
     return journal->changes == copied_changes && copied_changes != 0 && journal->next_tid == t->tid;
 }
 
-void kept_transaction_save(struct fs_kept *kept, struct journal *journal,
-                           const struct kept_answer *answer)
+/* The copy, when there is something to copy (apart, so the common request
+ * that changed nothing saves no registers). */
+static __attribute__((noinline)) void save_copy(struct fs_kept *kept, struct journal *journal,
+                                                const struct kept_answer *answer)
 {
     struct kept_transaction *t = &kept->transaction;
-    if (answer == NULL && unchanged(t, journal))
-        return;
     t->begin = t->applied + 1;
     store_barrier();
     if (!stage_blocks(t, journal)) {
@@ -173,4 +173,11 @@ void kept_transaction_save(struct fs_kept *kept, struct journal *journal,
         memset(journal->changed, 0, journal->transaction_blocks);
         copied_changes = journal->changes;
     }
+}
+
+void kept_transaction_save(struct fs_kept *kept, struct journal *journal,
+                           const struct kept_answer *answer)
+{
+    if (answer != NULL || !unchanged(&kept->transaction, journal))
+        save_copy(kept, journal, answer);
 }

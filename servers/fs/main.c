@@ -131,13 +131,13 @@ static long forward_and_receive(uint64_t control, uint32_t flags, uint64_t timeo
 }
 
 /* Sends the answered (or rewritten) request on and receives the next one,
- * in one system call; a refused return is reported and followed by a plain
- * receive. An error while FS no longer holds `control` is the receive's. */
-static long pass_on_and_receive(uint64_t control, uint32_t operation, long result)
+ * in one system call (the receive with `flags` and `timeout_ms`); a refused
+ * return is reported and followed by a plain receive. An error while FS no
+ * longer holds `control` is the receive's. */
+static long pass_on_and_receive(uint64_t control, uint32_t operation, long result, uint32_t flags,
+                                uint64_t timeout_ms)
 {
     struct ica_control *page = ica_control_of(control);
-    uint64_t timeout_ms = 0;
-    uint32_t flags = server.mounted ? fs_journal_wait(&server, &timeout_ms) : 0;
     if (result == FS_FORWARDED) {
         long next = forward_and_receive(control, flags, timeout_ms);
         if (next >= 0)
@@ -179,9 +179,9 @@ static _Noreturn void serve(void)
             result = fs_answer(&server, (uint64_t)control);
         fs_keep_request(&server, (uint64_t)control, result, replayed);
         end_if_asked();
-        if (server.mounted)
-            fs_journal_after_request(&server);
-        control = pass_on_and_receive((uint64_t)control, operation, result);
+        uint64_t timeout_ms = 0; /* a due transaction commits; when the next one is due */
+        uint32_t flags = server.mounted ? fs_journal_settle(&server, &timeout_ms) : 0;
+        control = pass_on_and_receive((uint64_t)control, operation, result, flags, timeout_ms);
     }
 }
 

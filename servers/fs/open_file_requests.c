@@ -34,19 +34,14 @@ static long refuse_handle(const struct ica_control *page, uint64_t handle, const
     return -E_BAD_HANDLE;
 }
 
-struct open_file *fs_handle_of(struct fs_server *server, const struct ica_control *page,
-                               uint64_t handle, uint32_t access, long *error)
+long fs_refuse_access(const struct ica_control *page, uint64_t handle, const struct open_file *file,
+                      uint32_t access)
 {
-    struct open_file *file = open_files_find(server->open_files, page->origin, handle);
     if (file == NULL)
-        *error = refuse_handle(page, handle, "is not an open handle of this process");
-    else if ((access & OPEN_FILE_READ) && !(file->flags & OPEN_FILE_READ))
-        *error = refuse_handle(page, handle, "is not open for reading");
-    else if ((access & OPEN_FILE_WRITE) && !(file->flags & OPEN_FILE_WRITE))
-        *error = refuse_handle(page, handle, "is not open for writing");
-    else
-        return file;
-    return NULL;
+        return refuse_handle(page, handle, "is not an open handle of this process");
+    if ((access & OPEN_FILE_READ) && !(file->flags & OPEN_FILE_READ))
+        return refuse_handle(page, handle, "is not open for reading");
+    return refuse_handle(page, handle, "is not open for writing");
 }
 
 static uint32_t access_of(uint32_t open_flags)

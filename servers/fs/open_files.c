@@ -52,17 +52,6 @@ long open_files_add(struct open_files *table, uint32_t owner, uint32_t inode, ui
     return -E_BUSY;
 }
 
-struct open_file *open_files_find(struct open_files *table, uint32_t owner, uint64_t handle)
-{
-    uint64_t slot = handle & SLOT_MASK, generation = handle >> OPEN_FILE_SLOT_BITS;
-    if (owner == 0 || slot >= OPEN_FILES_MAX)
-        return NULL;
-    struct open_file *file = &table->slots[slot];
-    if (file->owner != owner || file->generation != generation)
-        return NULL;
-    return file;
-}
-
 bool open_files_close(struct open_files *table, struct open_file *file)
 {
     uint32_t inode = file->inode;

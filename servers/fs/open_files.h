@@ -3,6 +3,7 @@
  * so that it can later live in memory that survives an FS restart. */
 #pragma once
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define OPEN_FILES_MAX 2048        /* handles of all processes together */
@@ -39,8 +40,19 @@ bool open_files_has_room(const struct open_files *table, uint32_t owner);
 long open_files_add(struct open_files *table, uint32_t owner, uint32_t inode, uint32_t flags,
                     uint64_t *handle);
 /* The entry `handle` names if `owner` holds it, else NULL (forged, closed,
- * another process's). */
-struct open_file *open_files_find(struct open_files *table, uint32_t owner, uint64_t handle);
+ * another process's). Inline: every request on a handle asks. */
+static inline struct open_file *open_files_find(struct open_files *table, uint32_t owner,
+                                                uint64_t handle)
+{
+    uint64_t slot = handle & ((1u << OPEN_FILE_SLOT_BITS) - 1);
+    uint64_t generation = handle >> OPEN_FILE_SLOT_BITS;
+    if (owner == 0 || slot >= OPEN_FILES_MAX)
+        return NULL;
+    struct open_file *file = &table->slots[slot];
+    if (file->owner != owner || file->generation != generation)
+        return NULL;
+    return file;
+}
 /* Frees the entry. True when it was the last handle of an unlinked file,
  * whose inode the caller must now free. */
 bool open_files_close(struct open_files *table, struct open_file *file);

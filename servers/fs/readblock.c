@@ -14,8 +14,9 @@
 static uint32_t disk_blocks[STORAGE_MAX_BLOCKS];
 
 /* Answers like FS_READ of the whole range; the rest of the ICA is zeroed. */
-static long read_here(struct fs_server *server, const struct ica_control *page, uint32_t inode,
-                      uint64_t first_block, uint64_t bytes)
+static __attribute__((noinline)) long read_here(struct fs_server *server,
+                                                const struct ica_control *page, uint32_t inode,
+                                                uint64_t first_block, uint64_t bytes)
 {
     uint8_t *data = ica_address(page->data[0]);
     long result = ext2_read(&server->fs, inode, first_block * STORAGE_BLOCK_BYTES, data, bytes);

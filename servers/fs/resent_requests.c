@@ -13,10 +13,17 @@
 
 _Static_assert(KEPT_ANSWER_MESSAGE_BYTES == ICA_MESSAGE_BYTES, "a whole message is kept");
 
-static bool tagged(uint32_t operation)
+#define TAGGED_OPERATIONS                                                                          \
+    (1u << FS_OPEN | 1u << FS_UNLINK | 1u << FS_MKDIR | 1u << FS_RMDIR | 1u << FS_RENAME |         \
+     1u << FS_CLOSE)
+_Static_assert(FS_OPEN < 32 && FS_UNLINK < 32 && FS_MKDIR < 32 && FS_RMDIR < 32 && FS_RENAME < 32 &&
+                   FS_CLOSE < 32,
+               "the tagged operations fit in a 32-bit mask");
+
+/* One test per request, not six. */
+static inline bool tagged(uint32_t operation)
 {
-    return operation == FS_OPEN || operation == FS_UNLINK || operation == FS_MKDIR ||
-           operation == FS_RMDIR || operation == FS_RENAME || operation == FS_CLOSE;
+    return operation < 32 && (TAGGED_OPERATIONS >> operation) & 1;
 }
 
 /* The request's tag, 0 when it has none. */
@@ -24,17 +31,14 @@ static uint64_t tag_of(const struct ica_control *page)
 {
     uint64_t tag = 0;
     if (tagged(page->operation))
-        memcpy(&tag, page->message, sizeof tag);
+        __builtin_memcpy(&tag, page->message, sizeof tag); /* one load */
     return tag;
 }
 
-long fs_answer_resent(struct fs_server *server, uint64_t control, bool *answered)
+/* A request marked sent again (apart: most requests are not). */
+static __attribute__((noinline)) long
+answer_resent(struct fs_server *server, struct ica_control *page, uint64_t tag, bool *answered)
 {
-    struct ica_control *page = ica_control_of(control);
-    uint64_t tag = tag_of(page);
-    *answered = false;
-    if (!(tag & FS_TAG_RESENT))
-        return 0;
     tag &= ~FS_TAG_RESENT;
     enum kept_answer_decision decision =
         server->kept == NULL ? KEPT_ANSWER_UNKNOWN
@@ -56,6 +60,16 @@ long fs_answer_resent(struct fs_server *server, uint64_t control, bool *answered
     }
     memcpy(page->message, &tag, sizeof tag); /* done now: kept under its plain number */
     return 0;
+}
+
+long fs_answer_resent(struct fs_server *server, uint64_t control, bool *answered)
+{
+    struct ica_control *page = ica_control_of(control);
+    uint64_t tag = tag_of(page);
+    *answered = false;
+    if (!(tag & FS_TAG_RESENT))
+        return 0;
+    return answer_resent(server, page, tag, answered);
 }
 
 void fs_keep_request(struct fs_server *server, uint64_t control, long result, bool replayed)

@@ -9,6 +9,7 @@
  * On ext3 a block in the running journal transaction goes that way too:
  * its newest contents are the journal's, and the patch must not bypass it. */
 #include "block_client.h"
+#include "block_map_cache.h"
 #include "ext2_in_place.h"
 #include "fs_server.h"
 #include <formica/errors.h>
@@ -41,6 +42,28 @@ static void owe_times(struct fs_server *server, uint32_t inode)
     pending[pending_count++] = inode;
 }
 
+/* The disk block holding bytes [offset, offset + length) of regular file
+ * `inode` and their offset in it, when they lie in one block that exists,
+ * inside the file, on a writable file system; -E_NEEDS_DATA when the write
+ * must take the ordinary path (a hole, growth, two blocks). Answered from
+ * the block map cache (which small writes keep: they move no block and
+ * change no size), else by one inode read and a walk of its block tree. */
+static int in_place_target(struct fs_server *server, uint32_t inode, uint64_t offset,
+                           uint32_t length, uint32_t *block, uint32_t *within)
+{
+    if (server->fs.read_only)
+        return -E_PERMISSION;
+    uint64_t size = 0;
+    int error = block_map_cache_file_blocks(&server->fs, inode, offset / STORAGE_BLOCK_BYTES, 1,
+                                            block, &size);
+    if (error != 0)
+        return error;
+    *within = (uint32_t)(offset % STORAGE_BLOCK_BYTES);
+    if (*within + length > STORAGE_BLOCK_BYTES || offset + length > size || *block == 0)
+        return -E_NEEDS_DATA;
+    return 0;
+}
+
 long fs_small_write(struct fs_server *server, uint64_t control, const struct open_file *file,
                     const struct fs_write_message *message)
 {
@@ -54,8 +77,7 @@ long fs_small_write(struct fs_server *server, uint64_t control, const struct ope
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
         return -E_NEEDS_DATA;
     uint32_t block, within;
-    error =
-        ext2_in_place_target(&server->fs, file->inode, offset, (uint32_t)length, &block, &within);
+    error = in_place_target(server, file->inode, offset, (uint32_t)length, &block, &within);
     if (error != 0)
         return error;
     if (fs_journal_holds(server, &block, 1))

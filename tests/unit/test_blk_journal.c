@@ -213,6 +213,24 @@ static uint32_t valid_entries(void)
     return valid;
 }
 
+static void test_a_patch_frees_the_older_patch_it_covers(void **state)
+{
+    (void)state;
+    memset(disk[41], 0x41, CACHE_BLOCK_BYTES);
+    for (uint32_t i = 0; i < 300; i++) /* the same place, again and again: one entry */
+        acknowledged_patch(40, 16, i % 2 ? "aaaa" : "AAAA");
+    assert_int_equal(valid_entries(), 1);
+    acknowledged_patch(40, 14, "bbbbbbbb"); /* covers it: still one */
+    assert_int_equal(valid_entries(), 1);
+    acknowledged_patch(40, 15, "c"); /* covers a part only: both kept */
+    acknowledged_patch(41, 15, "dd");
+    acknowledged_patch(41, 16, "e"); /* covers a part of 41's only */
+    assert_int_equal(valid_entries(), 4);
+    assert_int_equal(restart_and_replay(), 4);
+    assert_memory_equal(&disk[40][13], "\0bcbbbbbb\0", 10);
+    assert_memory_equal(&disk[41][14], "AdeA", 4); /* 0x41 around the patches */
+}
+
 static void test_many_patches_fold_into_whole_blocks(void **state)
 {
     (void)state;
@@ -303,6 +321,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_whole_block_after_patches_frees_them, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torn_or_bad_patch_is_not_trusted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_patch_frees_the_older_patch_it_covers, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_many_patches_fold_into_whole_blocks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folding_drops_patches_already_on_disk, setup,
                                         teardown),

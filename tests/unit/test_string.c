@@ -1,6 +1,7 @@
-/* test_string.c: host unit tests of lib/string.c's memcpy and memset (string
- * instructions, eight bytes a step and a byte tail), built under other names so
- * the host's own functions stay in place: every length 0-80 at every alignment. */
+/* test_string.c: host unit tests of lib/string.c's memcpy, memset (string
+ * instructions, eight bytes a step and a byte tail) and memcmp (eight bytes a
+ * step), built under other names so the host's own functions stay in place:
+ * every length 0-80 at every alignment, and long copies (memcpy's AVX steps). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +11,7 @@
 
 void *formica_memcpy(void *destination, const void *source, size_t count);
 void *formica_memset(void *destination, int value, size_t count);
+int formica_memcmp(const void *left, const void *right, size_t count);
 
 #define AREA 128
 
@@ -35,6 +37,27 @@ static void test_memcpy_every_length_and_alignment(void **state)
         }
 }
 
+/* Long copies take the wide path (256-byte steps) where the host has AVX:
+ * lengths around one, two and sixteen steps, at every alignment. */
+static void test_memcpy_long_copies(void **state)
+{
+    (void)state;
+    enum { LONG_AREA = 4096 + 600 };
+    static uint8_t source[LONG_AREA], ours[LONG_AREA], expected[LONG_AREA];
+    for (size_t i = 0; i < LONG_AREA; i++)
+        source[i] = (uint8_t)(i * 13 + i / 256);
+    const size_t lengths[] = {255, 256, 257, 300, 511, 512, 513, 4095, 4096, 4097, 4096 + 300};
+    for (size_t offset = 0; offset < 8; offset++)
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            memset(ours, 0x5a, LONG_AREA);
+            memset(expected, 0x5a, LONG_AREA);
+            memcpy(expected + offset, source + 8 - offset, lengths[l]);
+            void *returned = formica_memcpy(ours + offset, source + 8 - offset, lengths[l]);
+            assert_ptr_equal(returned, ours + offset);
+            assert_memory_equal(ours, expected, LONG_AREA);
+        }
+}
+
 static void test_memset_every_length_and_alignment(void **state)
 {
     (void)state;
@@ -50,11 +73,43 @@ static void test_memset_every_length_and_alignment(void **state)
         }
 }
 
+static int sign(int value)
+{
+    return value < 0 ? -1 : value > 0;
+}
+
+/* Equal areas, then one byte changed up and down at every place: the sign
+ * agrees with the host's memcmp (bytes compare as unsigned). */
+static void test_memcmp_every_length_alignment_and_difference(void **state)
+{
+    (void)state;
+    uint8_t left[AREA], right[AREA];
+    for (size_t offset = 0; offset < 8; offset++)
+        for (size_t length = 0; length <= 80; length++) {
+            fill_pattern(left, 5);
+            fill_pattern(right, 5);
+            assert_int_equal(formica_memcmp(left + offset, right + 8 - offset, length),
+                             sign(memcmp(left + offset, right + 8 - offset, length)));
+            memcpy(right + 8 - offset, left + offset, length);
+            assert_int_equal(formica_memcmp(left + offset, right + 8 - offset, length), 0);
+            for (size_t at = 0; at < length; at++)
+                for (int change = -1; change <= 1; change += 2) {
+                    uint8_t kept = right[8 - offset + at];
+                    right[8 - offset + at] = (uint8_t)(kept + change * 0x81);
+                    assert_int_equal(formica_memcmp(left + offset, right + 8 - offset, length),
+                                     sign(memcmp(left + offset, right + 8 - offset, length)));
+                    right[8 - offset + at] = kept;
+                }
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memcpy_every_length_and_alignment),
+        cmocka_unit_test(test_memcpy_long_copies),
         cmocka_unit_test(test_memset_every_length_and_alignment),
+        cmocka_unit_test(test_memcmp_every_length_alignment_and_difference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

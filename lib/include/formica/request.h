@@ -2,6 +2,7 @@
  * server registration, and the request/forward/return/receive/collect steps
  * of seed 003's inter-server communication (formica/ica.h has the format). */
 #pragma once
+#include <formica/errors.h>
 #include <formica/ica.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,14 +10,28 @@
 /* A new ICA of `kind` (ICA_KIND_CONTROL or ICA_KIND_DATA) and `bytes`; its id. */
 long ica_allocate(uint32_t kind, uint64_t bytes);
 long ica_free(uint64_t id);
-/* The control page of a control ICA the caller holds. */
+/* The control page of a control ICA the caller holds: ica_address of a
+ * control id, without looking at the kind (every caller has a control id,
+ * from ica_allocate or an arrival). */
 static inline struct ica_control *ica_control_of(uint64_t id)
 {
-    return (struct ica_control *)ica_address(id);
+    return (struct ica_control *)(ICA_CONTROL_BASE + (uint64_t)ica_index(id) * 4096);
 }
 /* Clears the request fields of a control ICA (its typed message too) and sets
- * its operation; the caller then fills the message (formica/protocol/). */
-void request_prepare(uint64_t control, uint32_t operation);
+ * its operation; the caller then fills the message (formica/protocol/).
+ * Inline: a handful of stores before every request. */
+static inline void request_prepare(uint64_t control, uint32_t operation)
+{
+    struct ica_control *page = ica_control_of(control);
+    page->magic = ICA_CONTROL_MAGIC;
+    page->operation = operation;
+    page->result = 0;
+    page->data_count = 0;
+    page->lent_count = 0;
+    uint64_t *words = (uint64_t *)page->message; /* aligned(8): eight stores, no call */
+    for (uint32_t i = 0; i < ICA_MESSAGE_BYTES / sizeof(uint64_t); i++)
+        words[i] = 0;
+}
 /* Attaches a data ICA the caller holds to the control ICA (up to ICA_MAX_ATTACHED). */
 long request_attach(uint64_t control, uint64_t data);
 /* Lends a data ICA the caller holds, read-only, with the next handover. */
@@ -57,7 +72,11 @@ long request_operation(long server, uint64_t control, uint32_t operation);
 #define SERVER_RESTART_WAIT_MS 30000u /* how long a restart may take under load */
 /* True when a synchronous request's outcome (the error of sending, else the
  * control's result) says the server ended before answering. */
-bool request_server_ended(long send_error, uint64_t control);
+static inline bool request_server_ended(long send_error, uint64_t control)
+{
+    return send_error == -E_NOT_FOUND ||
+           (send_error == 0 && ica_control_of(control)->result == -E_SERVER_ENDED);
+}
 /* The server registered as `name` that is not `gone`: waits (at most
  * SERVER_RESTART_WAIT_MS) while init restarts it; -E_SERVER_ENDED if none. */
 long server_reconnect(const char *name, long gone);
@@ -69,3 +88,8 @@ long server_reconnect(const char *name, long gone);
  * when the retries ran out). */
 long request_call_retrying(const char *name, long *server, uint64_t control,
                            long (*prepare)(void *context), void *context);
+/* request_call_retrying after `attempts` already made by the caller (0 or
+ * more; the last one, if any, to a *server that ended before answering):
+ * it reconnects first and counts those attempts against REQUEST_RETRIES. */
+long request_call_retrying_after(const char *name, long *server, uint64_t control,
+                                 long (*prepare)(void *context), void *context, uint32_t attempts);

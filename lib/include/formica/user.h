@@ -62,6 +62,17 @@ static inline uint64_t read_timestamp_counter(void)
     __asm__ volatile("rdtsc" : "=a"(low), "=d"(high));
     return (uint64_t)high << 32 | low;
 }
+/* The time-stamp counter's ticks per microsecond, once clock_microseconds
+ * has asked the kernel (0 before). */
+extern uint64_t clock_ticks_per_us;
+/* clock_microseconds the first time: one system call for the rate. */
+uint64_t clock_microseconds_first(void);
 /* Microseconds since the machine started, from the time-stamp counter (one
- * system call the first time, none after); 0 if the rate is unknown. */
-uint64_t clock_microseconds(void);
+ * system call the first time, none after); 0 if the rate is unknown.
+ * Inline: servers stamp every request. */
+static inline uint64_t clock_microseconds(void)
+{
+    if (clock_ticks_per_us == 0)
+        return clock_microseconds_first();
+    return read_timestamp_counter() / clock_ticks_per_us;
+}

@@ -5,6 +5,7 @@
  * a result brings back. */
 #include "file_internal.h"
 #include <formica/request.h>
+#include <formica/storage.h>
 #include <formica/user.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -26,21 +27,6 @@ static uint32_t foreign_count;
 static uint8_t *gather_buffer; /* several lent blocks made contiguous */
 static uint64_t data_bytes;    /* what the current request's data ICA must hold */
 static uint64_t last_tag;      /* the number of this process's last tagged request */
-
-/* Operations that change names (or, open, the handle table): each carries
- * the process's next request number, so a restarted FS can tell whether it
- * already did one sent again (exactly once; docs/recovery.md). */
-#define TAGGED_OPERATIONS                                                                          \
-    (1u << FS_OPEN | 1u << FS_UNLINK | 1u << FS_MKDIR | 1u << FS_RMDIR | 1u << FS_RENAME |         \
-     1u << FS_CLOSE)
-_Static_assert(FS_OPEN < 32 && FS_UNLINK < 32 && FS_MKDIR < 32 && FS_RMDIR < 32 && FS_RENAME < 32 &&
-                   FS_CLOSE < 32,
-               "the tagged operations fit in a 32-bit mask");
-
-static inline bool tagged(uint32_t operation)
-{
-    return operation < 32 && (TAGGED_OPERATIONS >> operation) & 1;
-}
 
 static long find_fs(void)
 {
@@ -115,7 +101,7 @@ long file_channel_begin(uint32_t operation, uint64_t bytes)
             return error;
     }
     request_prepare(file_channel_control, operation);
-    if (tagged(operation)) {
+    if (fs_operation_is_tagged(operation)) {
         uint64_t tag = ++last_tag;
         memcpy(file_channel_page()->message, &tag, sizeof tag);
     }
@@ -199,11 +185,12 @@ static long prepare_send(void *context)
             release_foreign(); /* the failed attempt's: only the last result's are kept */
         }
         page->arrival = 0; /* its data ICAs are sorted: not again below */
-        if (reached_fs && !repeatable(resend->operation) && !tagged(resend->operation))
+        if (reached_fs && !repeatable(resend->operation) &&
+            !fs_operation_is_tagged(resend->operation))
             return -E_SERVER_ENDED;
         request_prepare(file_channel_control, resend->operation);
         __builtin_memcpy(page->message, resend->message, ICA_MESSAGE_BYTES);
-        if (reached_fs && tagged(resend->operation)) {
+        if (reached_fs && fs_operation_is_tagged(resend->operation)) {
             uint64_t tag;
             memcpy(&tag, resend->message, sizeof tag);
             tag |= FS_TAG_RESENT;

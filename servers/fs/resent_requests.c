@@ -13,24 +13,11 @@
 
 _Static_assert(KEPT_ANSWER_MESSAGE_BYTES == ICA_MESSAGE_BYTES, "a whole message is kept");
 
-#define TAGGED_OPERATIONS                                                                          \
-    (1u << FS_OPEN | 1u << FS_UNLINK | 1u << FS_MKDIR | 1u << FS_RMDIR | 1u << FS_RENAME |         \
-     1u << FS_CLOSE)
-_Static_assert(FS_OPEN < 32 && FS_UNLINK < 32 && FS_MKDIR < 32 && FS_RMDIR < 32 && FS_RENAME < 32 &&
-                   FS_CLOSE < 32,
-               "the tagged operations fit in a 32-bit mask");
-
-/* One test per request, not six. */
-static inline bool tagged(uint32_t operation)
-{
-    return operation < 32 && (TAGGED_OPERATIONS >> operation) & 1;
-}
-
 /* The request's tag, 0 when it has none. */
 static uint64_t tag_of(const struct ica_control *page)
 {
     uint64_t tag = 0;
-    if (tagged(page->operation))
+    if (fs_operation_is_tagged(page->operation))
         __builtin_memcpy(&tag, page->message, sizeof tag); /* one load */
     return tag;
 }

@@ -38,6 +38,18 @@
  * after FS ended without answering it (docs/recovery.md). It comes first in
  * each of their messages, so the client and FS read it the same way. */
 #define FS_TAG_RESENT (1ull << 63)
+#define FS_TAGGED_OPERATIONS                                                                       \
+    (1u << FS_OPEN | 1u << FS_UNLINK | 1u << FS_MKDIR | 1u << FS_RMDIR | 1u << FS_RENAME |         \
+     1u << FS_CLOSE)
+_Static_assert(FS_OPEN < 32 && FS_UNLINK < 32 && FS_MKDIR < 32 && FS_RMDIR < 32 && FS_RENAME < 32 &&
+                   FS_CLOSE < 32,
+               "the tagged operations fit in a 32-bit mask");
+
+/* True for the operations that carry a tag: one test per request. */
+static inline _Bool fs_operation_is_tagged(uint32_t operation)
+{
+    return operation < 32 && (FS_TAGGED_OPERATIONS >> operation) & 1;
+}
 _Static_assert(__builtin_offsetof(struct fs_open_message, tag) == 0, "tag first");
 _Static_assert(__builtin_offsetof(struct fs_unlink_message, tag) == 0, "tag first");
 _Static_assert(__builtin_offsetof(struct fs_mkdir_message, tag) == 0, "tag first");

@@ -168,64 +168,72 @@ static bool repeatable(uint32_t operation)
            operation == FS_READDIR || operation == FS_SYNC || operation == FS_FSYNC;
 }
 
-/* Before each attempt: after the first, the control ICA came back from an
- * FS that ended (or never reached one); its message is restored. An
- * operation that may not be repeated is sent again only if it never reached
- * FS. A data ICA that did not come back is replaced for a read, but a
- * write's bytes are gone. */
-static long prepare_send(void *context)
+/* After an attempt whose FS ended: the control ICA came back from it (or
+ * never reached one); its message is restored. An operation that may not be
+ * repeated is sent again only if it never reached FS. A data ICA that did
+ * not come back is replaced for a read, but a write's bytes are gone. */
+static long prepare_again(struct resend *resend)
 {
-    struct resend *resend = context;
     struct ica_control *page = file_channel_page();
-    if (resend->attempts++ > 0) {
-        bool reached_fs = page->arrival == ICA_ARRIVED_AS_RESULT;
-        release_foreign();
-        if (reached_fs) {
-            take_returned_data(page, resend->attach);
-            release_foreign(); /* the failed attempt's: only the last result's are kept */
-        }
-        page->arrival = 0; /* its data ICAs are sorted: not again below */
-        if (reached_fs && !repeatable(resend->operation) &&
-            !fs_operation_is_tagged(resend->operation))
-            return -E_SERVER_ENDED;
-        request_prepare(file_channel_control, resend->operation);
-        __builtin_memcpy(page->message, resend->message, ICA_MESSAGE_BYTES);
-        if (reached_fs && fs_operation_is_tagged(resend->operation)) {
-            uint64_t tag;
-            memcpy(&tag, resend->message, sizeof tag);
-            tag |= FS_TAG_RESENT;
-            memcpy(page->message, &tag, sizeof tag);
-        }
-        if (resend->attach && current->id == NO_ICA) {
-            if (resend->operation == FS_WRITE)
-                return -E_SERVER_ENDED;
-            long error = ensure_data(data_bytes);
-            if (error != 0)
-                return error;
-        }
+    bool reached_fs = page->arrival == ICA_ARRIVED_AS_RESULT;
+    release_foreign();
+    if (reached_fs) {
+        take_returned_data(page, resend->attach);
+        release_foreign(); /* the failed attempt's: only the last result's are kept */
     }
-    page->arrival = 0; /* the kernel sets it when the ICA comes back */
+    page->arrival = 0; /* its data ICAs are sorted: not again below */
+    if (reached_fs && !repeatable(resend->operation) && !fs_operation_is_tagged(resend->operation))
+        return -E_SERVER_ENDED;
+    request_prepare(file_channel_control, resend->operation);
+    __builtin_memcpy(page->message, resend->message, ICA_MESSAGE_BYTES);
+    if (reached_fs && fs_operation_is_tagged(resend->operation)) {
+        uint64_t tag;
+        memcpy(&tag, resend->message, sizeof tag);
+        tag |= FS_TAG_RESENT;
+        memcpy(page->message, &tag, sizeof tag);
+    }
+    if (resend->attach && current->id == NO_ICA) {
+        if (resend->operation == FS_WRITE)
+            return -E_SERVER_ENDED;
+        return ensure_data(data_bytes);
+    }
+    return 0;
+}
+
+/* What every attempt does last: the arrival cleared, the data ICA attached. */
+static inline long attach_for_send(const struct resend *resend)
+{
+    file_channel_page()->arrival = 0; /* the kernel sets it when the ICA comes back */
     return resend->attach ? request_attach(file_channel_control, current->id) : 0;
 }
 
-/* The first attempt, to the FS already known, made here (prepare_send's
- * first step): true with its outcome; false when FS is not known yet or
- * ended before answering (resend->attempts says which), and the retrying
- * call goes on from there. */
+/* Before each attempt (request_call_retrying's `prepare`). */
+static long prepare_send(void *context)
+{
+    struct resend *resend = context;
+    if (resend->attempts++ > 0) {
+        long error = prepare_again(resend);
+        if (error != 0)
+            return error;
+    }
+    return attach_for_send(resend);
+}
+
+/* The first attempt, to the FS already known, made here without the
+ * retrying call's indirection: true with its outcome; false when FS is not
+ * known yet or ended before answering (resend->attempts says which), and
+ * the retrying call goes on from there. */
 static inline bool sent_once(struct resend *resend, long *result)
 {
     if (fs_pid < 0)
         return false;
     resend->attempts = 1;
-    ica_control_of(file_channel_control)->arrival =
-        0; /* the kernel sets it when the ICA comes back */
-    long error = resend->attach ? request_attach(file_channel_control, current->id) : 0;
-    if (error == 0)
-        error = ica_request(fs_pid, file_channel_control, ICA_SYNC);
-    if (request_server_ended(error, file_channel_control))
-        return false;
-    *result = error != 0 ? error : ica_control_of(file_channel_control)->result;
-    return true;
+    long error = attach_for_send(resend);
+    if (error != 0) {
+        *result = error;
+        return true;
+    }
+    return request_call_answered(fs_pid, file_channel_control, result);
 }
 
 /* Sends the prepared request to FS and waits; an FS that ends meanwhile is

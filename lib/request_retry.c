@@ -43,11 +43,10 @@ long request_call_retrying_after(const char *name, long *server, uint64_t contro
                 return next;
             *server = next;
         }
-        long error = prepare(context);
+        long error = prepare(context), result;
         if (error != 0)
             return error;
-        error = *server < 0 ? -E_NOT_FOUND : ica_request(*server, control, ICA_SYNC);
-        if (!request_server_ended(error, control))
-            return error != 0 ? error : ica_control_of(control)->result;
+        if (request_call_answered(*server, control, &result))
+            return result;
     }
 }

@@ -77,6 +77,17 @@ static inline bool request_server_ended(long send_error, uint64_t control)
     return send_error == -E_NOT_FOUND ||
            (send_error == 0 && ica_control_of(control)->result == -E_SERVER_ENDED);
 }
+/* One synchronous call of `control` to `server` (< 0: not known): true with
+ * *result (the error of sending, else the control's result) when the server
+ * answered; false when it ended before answering. */
+static inline bool request_call_answered(long server, uint64_t control, long *result)
+{
+    long error = server < 0 ? -E_NOT_FOUND : ica_request(server, control, ICA_SYNC);
+    if (request_server_ended(error, control))
+        return false;
+    *result = error != 0 ? error : ica_control_of(control)->result;
+    return true;
+}
 /* The server registered as `name` that is not `gone`: waits (at most
  * SERVER_RESTART_WAIT_MS) while init restarts it; -E_SERVER_ENDED if none. */
 long server_reconnect(const char *name, long gone);

@@ -16,11 +16,6 @@ int cache_lends_init(struct cache_lends *lends, uint32_t total, uint32_t per_cli
     return lends->by_control == NULL ? -E_NO_MEMORY : 0;
 }
 
-static struct control_lends *entry_of(const struct cache_lends *lends, uint64_t control)
-{
-    return &lends->by_control[control % CACHE_LENDS_CONTROLS];
-}
-
 void cache_lends_forget(struct cache_lends *lends, struct control_lends *entry)
 {
     uint32_t *counted = &lends->counts[entry->client % CACHE_LENDS_COUNTERS];
@@ -52,21 +47,4 @@ bool cache_lends_allow_after_drop(struct cache_lends *lends, uint32_t client, ui
 {
     drop_ended(lends);
     return cache_lends_within_limits(lends, client, blocks);
-}
-
-void cache_lends_record(struct cache_lends *lends, uint64_t control, uint32_t client,
-                        const uint64_t *handles, uint32_t count)
-{
-    struct control_lends *entry = entry_of(lends, control);
-    /* An older control ICA of this slot was freed since, or this one is
-     * lent with again: either way its earlier lends ended. */
-    if (entry->count > 0)
-        cache_lends_forget(lends, entry);
-    if (count > CACHE_LENDS_PER_CONTROL)
-        count = CACHE_LENDS_PER_CONTROL;
-    *entry = (struct control_lends){.control = control, .client = client, .count = count};
-    for (uint32_t i = 0; i < count; i++)
-        entry->handles[i] = handles[i];
-    lends->count += count;
-    lends->counts[client % CACHE_LENDS_COUNTERS] += count;
 }

@@ -62,25 +62,28 @@ static inline bool cache_lends_allow(struct cache_lends *lends, uint32_t client,
     return cache_lends_within_limits(lends, client, blocks) ||
            cache_lends_allow_after_drop(lends, client, blocks);
 }
-/* Records that `handles` (count of them, at most CACHE_LENDS_PER_CONTROL)
- * were lent to `client` with `control`; allowed before. */
-void cache_lends_record(struct cache_lends *lends, uint64_t control, uint32_t client,
-                        const uint64_t *handles, uint32_t count);
 /* Forgets the lends of `entry` (they ended). */
 void cache_lends_forget(struct cache_lends *lends, struct control_lends *entry);
-/* cache_lends_record of one block (a readblock's), inline. */
-static inline void cache_lends_record_one(struct cache_lends *lends, uint64_t control,
-                                          uint32_t client, uint64_t handle)
+/* Records that `handles` (count of them, at most CACHE_LENDS_PER_CONTROL)
+ * were lent to `client` with `control`; allowed before. Inline: one per
+ * readblock. */
+static inline void cache_lends_record(struct cache_lends *lends, uint64_t control, uint32_t client,
+                                      const uint64_t *handles, uint32_t count)
 {
     struct control_lends *entry = &lends->by_control[control % CACHE_LENDS_CONTROLS];
-    if (entry->count > 0) /* its earlier lends ended (see cache_lends_record) */
+    /* An older control ICA of this slot was freed since, or this one is
+     * lent with again: either way its earlier lends ended. */
+    if (entry->count > 0)
         cache_lends_forget(lends, entry);
+    if (count > CACHE_LENDS_PER_CONTROL)
+        count = CACHE_LENDS_PER_CONTROL;
     entry->control = control;
     entry->client = client;
-    entry->count = 1;
-    entry->handles[0] = handle;
-    lends->count++;
-    lends->counts[client % CACHE_LENDS_COUNTERS]++;
+    entry->count = count;
+    for (uint32_t i = 0; i < count; i++)
+        entry->handles[i] = handles[i];
+    lends->count += count;
+    lends->counts[client % CACHE_LENDS_COUNTERS] += count;
 }
 /* `control` came back to BLK: what was lent with it has ended. Inline: one
  * look per request. */

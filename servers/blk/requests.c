@@ -90,8 +90,10 @@ static bool may_lend(const struct ica_control *page, uint32_t count)
     return false;
 }
 
-/* Lends every block read, or none (then the caller copies): 1 if lent. */
-static long lend_blocks(struct cache *cache, struct ica_control *page, const struct transfer *asked)
+/* Lends every block read, or none (then the caller copies): 1 if lent.
+ * Inline: lend_one's constant count of one leaves no loop. */
+static inline __attribute__((always_inline)) long
+lend_blocks(struct cache *cache, struct ica_control *page, const struct transfer *asked)
 {
     uint32_t count = asked->blocks;
     uint64_t handles[ICA_MAX_ATTACHED];
@@ -192,25 +194,18 @@ long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *
     return (long)length;
 }
 
-/* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into.
- * The checks and outcomes of transfer() for that case, without its loops. */
+/* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into:
+ * transfer()'s checks and outcomes for that case, without its loops. */
 static long lend_one(struct cache *cache, struct ica_control *page, uint64_t block)
 {
     if (block >= cache->disk.blocks)
         return refuse(page, "block outside the disk");
     page->lent_count = 0;
-    uint64_t handle;
-    if (!may_lend(page, 1))
-        return -E_NEEDS_DATA;
-    int error = cache_lend(cache, block, &handle);
-    if (error != 0)
-        return error;
-    if (handle == 0)
-        return -E_NEEDS_DATA; /* a heap block: it must be copied */
-    page->lent[0] = handle;
-    page->lent_count = 1;
-    cache_lends_record_one(&lends, answering, page->origin, handle);
-    return STORAGE_BLOCK_BYTES;
+    struct transfer asked = {block, 1, BLK_LEND};
+    long lent = lend_blocks(cache, page, &asked);
+    if (lent < 0)
+        return lent;
+    return lent == 1 ? (long)STORAGE_BLOCK_BYTES : -E_NEEDS_DATA; /* not lent: it must be copied */
 }
 
 long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *message)

@@ -309,13 +309,11 @@ static void test_a_returned_control_ends_its_lends(void **state)
          round++) { /* Bonnie: one control, lent again and again */
         cache_lends_returned(&lends, control_id(3, 20));
         assert_true(cache_lends_allow(&lends, 9, 1));
-        if (round % 2) /* BLK's one-block lend, inline: the same bookkeeping */
-            cache_lends_record_one(&lends, control_id(3, 20), 9, handles[round % 4]);
-        else
-            cache_lends_record(&lends, control_id(3, 20), 9, &handles[round % 4], 1);
+        cache_lends_record(&lends, control_id(3, 20), 9, &handles[round % 4], 1);
         assert_int_equal(cache_lends_of(&lends, 9), 1);
     }
-    cache_lends_record_one(&lends, control_id(3, 20), 9, 2); /* lent again: the old ended */
+    cache_lends_record(&lends, control_id(3, 20), 9, &handles[1],
+                       1); /* lent again: the old ended */
     assert_int_equal(cache_lends_of(&lends, 9), 1);
     cache_lends_returned(&lends, control_id(4, 20)); /* another generation: not ours */
     assert_int_equal(cache_lends_of(&lends, 9), 1);

@@ -63,32 +63,34 @@ void fs_journal_after_request(struct fs_server *server)
         report("commit", journal_commit_if_due(server->journal));
 }
 
-uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms)
+static uint32_t seconds_until_due(const struct fs_server *server)
 {
-    uint32_t due =
-        server->journal == NULL ? UINT32_MAX : journal_seconds_until_due(server->journal);
+    return server->journal == NULL ? UINT32_MAX : journal_seconds_until_due(server->journal);
+}
+
+/* The receive's flags and timeout for a transaction due in `due` seconds. */
+static uint32_t wait_for(uint32_t due, uint64_t *timeout_ms)
+{
     if (due == UINT32_MAX)
-        return 0;
+        return 0; /* no transaction runs: nothing to wait for */
     *timeout_ms = (uint64_t)(due == 0 ? 1 : due) * 1000;
     return ICA_TIMEOUT;
 }
 
-/* fs_journal_after_request then fs_journal_wait, with the transaction's age
- * looked at once. */
+uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms)
+{
+    return wait_for(seconds_until_due(server), timeout_ms);
+}
+
+/* fs_journal_after_request and fs_journal_wait, the transaction's age read once. */
 uint32_t fs_journal_settle(struct fs_server *server, uint64_t *timeout_ms)
 {
-    struct journal *running = server->journal;
-    uint32_t due = running == NULL ? UINT32_MAX : journal_seconds_until_due(running);
-    if (due == UINT32_MAX)
-        return 0; /* no transaction runs: none to commit, none to wait for */
-    if (due == 0 || running->transaction_blocks * 2 > journal_transaction_limit(running)) {
-        report("commit", journal_commit(running));
-        due = journal_seconds_until_due(running);
-        if (due == UINT32_MAX)
-            return 0;
+    uint32_t due = seconds_until_due(server);
+    if (due != UINT32_MAX && journal_should_commit(server->journal, due)) {
+        report("commit", journal_commit(server->journal));
+        due = seconds_until_due(server);
     }
-    *timeout_ms = (uint64_t)(due == 0 ? 1 : due) * 1000;
-    return ICA_TIMEOUT;
+    return wait_for(due, timeout_ms);
 }
 
 /* Waits for the next request; commits a due transaction while idle. */

@@ -158,16 +158,20 @@ static inline uint32_t journal_seconds_until_due(const struct journal *journal)
     uint32_t age = journal->fs->time - journal->transaction_started;
     return age >= JOURNAL_COMMIT_SECONDS ? 0 : JOURNAL_COMMIT_SECONDS - age;
 }
-/* Commits when the running transaction is JOURNAL_COMMIT_SECONDS old (by
- * fs->time) or more than half full; call between operations. */
+/* Whether the running transaction (due in `seconds_until_due`) must commit
+ * now: JOURNAL_COMMIT_SECONDS old (by fs->time) or more than half full. */
+static inline bool journal_should_commit(const struct journal *journal, uint32_t seconds_until_due)
+{
+    return seconds_until_due == 0 ||
+           journal->transaction_blocks * 2 > journal_transaction_limit(journal);
+}
+/* Commits when journal_should_commit says so; call between operations. */
 static inline int journal_commit_if_due(struct journal *journal)
 {
-    if (journal->transaction_blocks == 0 && journal->revoke_count == 0)
+    uint32_t due = journal_seconds_until_due(journal);
+    if (due == UINT32_MAX)
         return 0; /* nothing to commit: the common case after a read */
-    if (journal_seconds_until_due(journal) == 0 ||
-        journal->transaction_blocks * 2 > journal_transaction_limit(journal))
-        return journal_commit(journal);
-    return 0;
+    return journal_should_commit(journal, due) ? journal_commit(journal) : 0;
 }
 /* True when the block's newest contents are in the running transaction, not
  * yet in place (a reader of the raw disk block must ask the library). */

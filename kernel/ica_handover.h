@@ -147,7 +147,7 @@ static inline bool ica_hand_over_without_data(struct process *sender, struct ica
         atomic_store_release(&control->state, ICA_TRAVELLING);
         return false;
     }
-    if (__builtin_expect(lends, 0))
+    if (lends) /* a readblock's result lends its block */
         for (uint32_t i = 0; i < with->lent_count; i++)
             ica_paste_lent(receiver, with->lent[i]);
     ica_write_arrival(control, NULL);

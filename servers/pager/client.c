@@ -42,9 +42,9 @@ static int client_index(const struct client *client)
 static void client_free_tables(struct client *client)
 {
     kept_tables_forget(client_index(client));
-    if (client->kept)
+    if (client->kept) {
         kept_tables_drop_stores(client->pid);
-    if (!client->kept) {
+    } else {
         free(client->state);
         free(client->has_copy);
         free(client->slot);

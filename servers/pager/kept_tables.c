@@ -2,6 +2,7 @@
  * slot) live in the pager's kept region and are changed in place before the
  * pager answers; each client's configuration has a finish marker. */
 #include "kept_tables.h"
+#include "kept_stores.h"
 #include "node_directory.h"
 #include <formica/errors.h>
 #include <formica/kept_region.h>
@@ -21,16 +22,6 @@ struct kept_client {
     struct pager_counters counters;
 };
 
-/* A store in flight, kept: its bytes count once `finished` is written. A
- * block larger than a slot takes consecutive slots: the first has the
- * record, the others say only that they are taken (`part` > 0). */
-struct kept_staged {
-    uint64_t finished; /* KEPT_FINISHED when whole, 0 when the slot is free */
-    uint32_t pid, block;
-    uint64_t bytes, sum;
-    uint32_t slots, part;
-};
-
 struct kept_tables {
     struct kept_header header;
     struct kept_client clients[PAGER_CLIENTS];
@@ -42,14 +33,13 @@ struct kept_tables {
     uint32_t copies[PAGER_CLIENTS][KEPT_TABLE_BLOCKS * PAGER_MAX_REPLICAS];
     struct node_directory nodes;
     /* stores in flight: each dirty block's bytes until its backend acknowledged them */
-    struct kept_staged staged[KEPT_STAGED_SLOTS];
-    uint8_t staged_bytes[KEPT_STAGED_SLOTS][KEPT_STAGED_BYTES];
+    struct kept_stores stores;
 };
 
 static struct kept_tables *kept;
 
-_Static_assert(KEPT_STAGED_SLOTS *KEPT_STAGED_BYTES >= PAGER_BLOCK_MAX_BYTES,
-               "the largest block must fit in the staged slots");
+_Static_assert(PAGER_BLOCK_MAX_BYTES <= KEPT_STORE_SLOTS * KEPT_STORE_SLOT_BYTES,
+               "the largest block must fit in the kept stores");
 
 bool kept_tables_open(void)
 {
@@ -152,96 +142,33 @@ void kept_tables_take_counters(struct client *client, int index)
     client->counters = kept->clients[index].counters;
 }
 
-/* The first staged slot of the client's `block`, or NULL. */
-static struct kept_staged *staged_of(uint32_t pid, uint32_t block)
-{
-    for (uint32_t slot = 0; kept != NULL && slot < KEPT_STAGED_SLOTS; slot++) {
-        struct kept_staged *staged = &kept->staged[slot];
-        if (staged->finished == KEPT_FINISHED && staged->part == 0 && staged->pid == pid &&
-            staged->block == block)
-            return staged;
-    }
-    return NULL;
-}
-
-static uint32_t slots_for(uint32_t block_bytes)
-{
-    return (block_bytes + KEPT_STAGED_BYTES - 1) / KEPT_STAGED_BYTES;
-}
-
-/* The first of `count` consecutive free slots, or KEPT_STAGED_SLOTS. */
-static uint32_t free_slots(uint32_t count)
-{
-    uint32_t run = 0;
-    for (uint32_t slot = 0; kept != NULL && slot < KEPT_STAGED_SLOTS; slot++) {
-        run = kept->staged[slot].finished == KEPT_FINISHED ? 0 : run + 1;
-        if (run == count)
-            return slot + 1 - count;
-    }
-    return KEPT_STAGED_SLOTS;
-}
-
 bool kept_tables_can_stage(const struct client *client)
 {
     return !client->kept || kept == NULL ||
-           free_slots(slots_for(client->block_bytes)) < KEPT_STAGED_SLOTS;
+           kept_stores_have_room(&kept->stores, client->block_bytes);
 }
 
-/* The continuation slots first, the record's marker last: a pager that
- * ends in between leaves no record that names torn bytes. */
 void kept_tables_stage_store(const struct client *client, uint32_t block, uint64_t data_ica)
 {
-    uint32_t count = slots_for(client->block_bytes), first = free_slots(count);
-    if (!client->kept || first == KEPT_STAGED_SLOTS)
-        return;
-    memcpy(kept->staged_bytes[first], ica_address(data_ica), client->block_bytes);
-    for (uint32_t part = 1; part < count; part++) {
-        struct kept_staged *taken = &kept->staged[first + part];
-        *taken = (struct kept_staged){.pid = client->pid, .block = block, .part = part};
-        __atomic_store_n(&taken->finished, KEPT_FINISHED, __ATOMIC_RELEASE);
-    }
-    struct kept_staged *staged = &kept->staged[first];
-    *staged = (struct kept_staged){.pid = client->pid,
-                                   .block = block,
-                                   .bytes = client->block_bytes,
-                                   .sum = client->sum[block],
-                                   .slots = count};
-    __atomic_store_n(&staged->finished, KEPT_FINISHED, __ATOMIC_RELEASE);
-}
-
-/* The record first, then its continuation slots. */
-static void free_staged(struct kept_staged *staged)
-{
-    uint32_t first = (uint32_t)(staged - kept->staged), count = staged->slots;
-    __atomic_store_n(&staged->finished, 0, __ATOMIC_RELEASE);
-    for (uint32_t part = 1; part < count && first + part < KEPT_STAGED_SLOTS; part++)
-        __atomic_store_n(&kept->staged[first + part].finished, 0, __ATOMIC_RELEASE);
+    if (client->kept && kept != NULL)
+        kept_stores_keep(&kept->stores, client->pid, block, ica_address(data_ica),
+                         client->block_bytes, client->sum[block]);
 }
 
 void kept_tables_end_store(const struct client *client, uint32_t block)
 {
-    struct kept_staged *staged = staged_of(client->pid, block);
-    if (staged != NULL)
-        free_staged(staged);
+    if (kept != NULL)
+        kept_stores_end(&kept->stores, client->pid, block);
 }
 
 bool kept_tables_staged_store(const struct client *client, uint32_t block, uint64_t data_ica)
 {
-    struct kept_staged *staged = staged_of(client->pid, block);
-    if (staged == NULL || staged->bytes != client->block_bytes ||
-        staged->slots != slots_for(client->block_bytes) ||
-        staged - kept->staged + staged->slots > KEPT_STAGED_SLOTS)
-        return false;
-    const uint8_t *bytes = kept->staged_bytes[staged - kept->staged];
-    if (kept_checksum(bytes, staged->bytes) != staged->sum)
-        return false;
-    memcpy(ica_address(data_ica), bytes, staged->bytes);
-    return true;
+    return kept != NULL && kept_stores_copy_back(&kept->stores, client->pid, block,
+                                                 ica_address(data_ica), client->block_bytes);
 }
 
 void kept_tables_drop_stores(uint32_t pid)
 {
-    for (uint32_t slot = 0; kept != NULL && slot < KEPT_STAGED_SLOTS; slot++)
-        if (kept->staged[slot].pid == pid)
-            __atomic_store_n(&kept->staged[slot].finished, 0, __ATOMIC_RELEASE);
+    if (kept != NULL)
+        kept_stores_drop(&kept->stores, pid);
 }

@@ -24,12 +24,9 @@ bool kept_tables_record(int index, struct pager_init_message *asked, uint32_t *p
 void kept_tables_note_store(struct client *client, uint32_t block, uint64_t data_ica);
 /* True when the bytes in `data_ica` are the ones the block's last store sent. */
 bool kept_tables_store_matches(const struct client *client, uint32_t block, uint64_t data_ica);
-/* Stores in flight are kept (their bytes) until the backend acknowledges
- * them, so a restarted pager can give back a block whose store never
- * arrived: 16 slots of 64 KiB, a larger block in consecutive slots (1 MiB,
- * PAGER_BLOCK_MAX_BYTES, takes all 16). A store waits for room. */
-#define KEPT_STAGED_SLOTS 16u
-#define KEPT_STAGED_BYTES (64u << 10)
+/* Stores in flight are kept (their bytes, kept_stores.h) until the backend
+ * acknowledges them, so a restarted pager can give back a block whose store
+ * never arrived. A store waits for room. */
 /* True when a store of the client's block size can be kept now (or the
  * client's tables are not kept). */
 bool kept_tables_can_stage(const struct client *client);

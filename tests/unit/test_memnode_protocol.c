@@ -528,6 +528,31 @@ static void test_placement_marks_known_slots(void **state)
     assert_true(memnode_placement_allocate(&placement) == 6);
 }
 
+/* Fragment `fragment` of a 64 KiB block cut in `fragment_bytes` pieces. */
+static struct memnode_message fragment_of_64k(uint8_t type, uint16_t fragment,
+                                              uint16_t fragment_bytes, const uint8_t *payload)
+{
+    return (struct memnode_message){.type = type,
+                                    .sequence = 9,
+                                    .block = 3,
+                                    .block_bytes = 65536,
+                                    .fragment = fragment,
+                                    .fragment_count = (uint16_t)(65536 / fragment_bytes),
+                                    .fragment_bytes = fragment_bytes,
+                                    .payload_bytes = fragment_bytes,
+                                    .payload = payload};
+}
+
+/* Encodes `message` into `frame` and decodes it again into *got: the length. */
+static long encode_then_decode(const struct memnode_message *message, uint8_t *frame, size_t size,
+                               struct memnode_message *got)
+{
+    long length = memnode_encode(message, frame, size);
+    assert_true(length > 0);
+    assert_int_equal(memnode_decode(frame, (size_t)length, got), MEMNODE_OK);
+    return length;
+}
+
 /* Jumbo fragments: 8 KiB per frame, the size carried in the header. */
 static void test_jumbo_fragments(void **state)
 {
@@ -544,19 +569,9 @@ static void test_jumbo_fragments(void **state)
     assert_false(memnode_fragment_size_valid(65536));
     assert_false(memnode_fragment_size_valid(12288));
     assert_false(memnode_fragment_size_valid(512));
-    struct memnode_message message = {.type = MEMNODE_STORE,
-                                      .sequence = 9,
-                                      .block = 3,
-                                      .block_bytes = 65536,
-                                      .fragment = 7,
-                                      .fragment_count = 8,
-                                      .fragment_bytes = 8192,
-                                      .payload_bytes = 8192,
-                                      .payload = payload};
-    long length = memnode_encode(&message, frame, sizeof(frame));
+    struct memnode_message message = fragment_of_64k(MEMNODE_STORE, 7, 8192, payload), got;
+    long length = encode_then_decode(&message, frame, sizeof(frame), &got);
     assert_int_equal(length, MEMNODE_FRAME_MAX);
-    struct memnode_message got;
-    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_OK);
     assert_int_equal(got.fragment_bytes, 8192);
     assert_int_equal(got.fragment_count, 8);
     assert_memory_equal(got.payload, payload, sizeof(payload));
@@ -587,21 +602,11 @@ static void test_large_fragments(void **state)
     static uint8_t payload[MEMNODE_LARGE_FRAGMENT_BYTES], frame[MEMNODE_LARGE_FRAME_MAX];
     for (unsigned i = 0; i < sizeof(payload); i++)
         payload[i] = (uint8_t)(i * 13);
-    struct memnode_message message = {.type = MEMNODE_RETRIEVE_DATA,
-                                      .sequence = 5,
-                                      .block = 2,
-                                      .block_bytes = 65536,
-                                      .fragment = 1,
-                                      .fragment_count = 2,
-                                      .fragment_bytes = 32768,
-                                      .payload_bytes = 32768,
-                                      .payload = payload};
+    struct memnode_message message = fragment_of_64k(MEMNODE_RETRIEVE_DATA, 1, 32768, payload), got;
     assert_int_equal(memnode_encode(&message, frame, MEMNODE_FRAME_MAX), MEMNODE_ERROR_SPACE);
-    long length = memnode_encode(&message, frame, sizeof(frame));
+    long length = encode_then_decode(&message, frame, sizeof(frame), &got);
     assert_int_equal(length, MEMNODE_LARGE_FRAME_MAX);
     assert_int_equal(frame[MEMNODE_ETHERNET_HEADER + 5], 5); /* the fragment shift */
-    struct memnode_message got;
-    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_OK);
     assert_int_equal(got.fragment_bytes, 32768);
     assert_memory_equal(got.payload, payload, sizeof(payload));
     frame[MEMNODE_ETHERNET_HEADER + 5] = 6; /* 64 KiB fragments: not defined */

@@ -4,19 +4,6 @@
 #include <formica/kept_region.h>
 #include <string.h>
 
-#define CHECKSUM_MULTIPLIER 0x9E3779B97F4A7C15ull
-
-uint64_t kept_checksum(const void *data, size_t bytes)
-{
-    const uint64_t *words = data;
-    uint64_t sum = bytes;
-    for (size_t i = 0; i < bytes / 8; i++) {
-        sum ^= words[i] + i;
-        sum = (sum << 23 | sum >> 41) * CHECKSUM_MULTIPLIER;
-    }
-    return sum;
-}
-
 static uint64_t header_checksum(const struct kept_header *header)
 {
     return kept_checksum(header, offsetof(struct kept_header, checksum));

@@ -62,8 +62,9 @@ void journal_clear(struct journal *journal)
 
 /* Keeps `length` bytes for `offset` of block `number` in a fresh slot (a
  * full journal syncs `cache` and starts over); the slot, or an error. */
-static int keep(struct journal *journal, struct cache *cache, uint64_t number, uint32_t offset,
-                const uint8_t *bytes, uint32_t length)
+static inline __attribute__((always_inline)) int keep(struct journal *journal, struct cache *cache,
+                                                      uint64_t number, uint32_t offset,
+                                                      const uint8_t *bytes, uint32_t length)
 {
     int slot = free_slot(journal);
     if (slot < 0) {

@@ -143,6 +143,8 @@ static void update_block(struct buffered_block *slot, uint32_t within, const uin
 
 void readbyte_note_write(uint32_t inode, uint64_t offset, const void *data, size_t length)
 {
+    if (counts.buffered == 0) /* a process that never used readbyte */
+        return;
     size_t done = 0;
     while (done < length) {
         uint64_t position = offset + done;

@@ -141,10 +141,11 @@ static void update_block(struct buffered_block *slot, uint32_t within, const uin
         slot->valid_bytes = within + length;
 }
 
-void readbyte_note_write(uint32_t inode, uint64_t offset, const void *data, size_t length)
+/* The buffered blocks that [offset, offset + length) overlaps take the new
+ * bytes (apart: a process with nothing buffered saves no registers). */
+static __attribute__((noinline)) void update_buffered(uint32_t inode, uint64_t offset,
+                                                      const void *data, size_t length)
 {
-    if (counts.buffered == 0) /* a process that never used readbyte */
-        return;
     size_t done = 0;
     while (done < length) {
         uint64_t position = offset + done;
@@ -157,6 +158,12 @@ void readbyte_note_write(uint32_t inode, uint64_t offset, const void *data, size
             update_block(slot, within, (const uint8_t *)data + done, piece);
         done += piece;
     }
+}
+
+void readbyte_note_write(uint32_t inode, uint64_t offset, const void *data, size_t length)
+{
+    if (counts.buffered > 0) /* else a process that never used readbyte */
+        update_buffered(inode, offset, data, length);
 }
 
 void readbyte_forget_inode(uint32_t inode)

@@ -61,7 +61,12 @@ struct cpu {
     uint64_t messages_sent;
     uint64_t messages_received;
     uint64_t timer_ticks;
-    uint64_t idle_cycles; /* TSC cycles halted in the scheduler, waiting for work */
+    uint64_t idle_cycles;       /* TSC cycles halted in the scheduler, waiting for work */
+    uint64_t cr3_writes;        /* address-space switches (QEMU TCG flushes its TLB on each) */
+    uint64_t device_interrupts; /* device IRQs taken on this core */
+    uint64_t system_calls;
+    /* The root in CR3 and the stamps it was loaded with (translation_stamp.h). */
+    uint64_t loaded_root, loaded_stamp, loaded_kernel_stamp;
     uint64_t switched_in; /* TSC when the running process got the core */
     /* A process of this core woken for the running one, which is about to
      * block: it runs next without a scheduler pass (scheduler_hand_off). */

@@ -11,6 +11,7 @@
 #include "layout.h"
 #include "mkernel_client.h"
 #include "shared.h"
+#include "translation_stamp.h"
 #include "x86.h"
 
 #define ENTRY_PRESENT 1ull
@@ -121,6 +122,8 @@ static __attribute__((noinline)) void unmap_many_pages(struct process *process, 
         if (running)
             invlpg(address);
     }
+    if (!running)
+        translations_dropped(process);
 }
 
 /* Control and block ICAs (the handover's hot path) are one entry. */
@@ -140,6 +143,8 @@ static inline __attribute__((always_inline)) void unmap_pages(struct process *pr
         *entry = 0;
     if (running)
         invlpg(address);
+    else
+        translations_dropped(process);
 }
 
 void ica_peel(struct process *process, struct ica *ica)
@@ -149,6 +154,8 @@ void ica_peel(struct process *process, struct ica *ica)
         *entry = 0;
         if (this_cpu()->current == process)
             invlpg(ica_virtual_address(ica));
+        else
+            translations_dropped(process);
     } else {
         unmap_pages(process, ica);
     }

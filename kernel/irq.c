@@ -46,6 +46,7 @@ void irq_device_interrupt(struct trap_frame *frame)
         ioapic_set_masked(gsi, true);
     atomic_add(&line->pending, 1);
     lapic_end_of_interrupt();
+    this_cpu()->device_interrupts++;
     struct process *owner = process_find(line->owner_pid);
     if (owner != NULL && owner->core == this_cpu()->index && owner->state == PROCESS_WAITING &&
         (owner->wait_reason == WAIT_IRQ ||

@@ -19,4 +19,5 @@ void process_describe(const struct process *process, struct process_info *info)
     info->account = process->account;
     memcpy(info->name, process->name, NAME_BYTES);
     info->restarts = process->restarts;
+    info->switches_in = process->switches_in;
 }

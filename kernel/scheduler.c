@@ -16,6 +16,7 @@
 #include "run_queue.h"
 #include "selftest.h"
 #include "shared.h"
+#include "translation_stamp.h"
 #include "x86.h"
 
 void switch_context(uint64_t *save_rsp, uint64_t next_rsp);
@@ -153,7 +154,8 @@ static inline __attribute__((always_inline)) void install(struct cpu *cpu, struc
     process->state = PROCESS_RUNNING;
     cpu->kernel_stack_top = process_kernel_stack_top(process);
     cpu->tss.rsp[0] = cpu->kernel_stack_top;
-    write_cr3(process->root);
+    translations_load(cpu, process);
+    process->switches_in++;
     profile_mark_running(process->pid);
 }
 
@@ -199,6 +201,7 @@ static void run_process(struct process *process)
         make_ready(process);
     } else if (process->state == PROCESS_ZOMBIE) {
         write_cr3(kernel_shared->kernel_root); /* its tables are about to be freed */
+        translations_forget_loaded(this_cpu());
         report_exit(process);
     }
 }

@@ -41,6 +41,7 @@ struct kernel_shared {
     _Atomic uint32_t cores_online; /* each core adds itself once */
     _Atomic uint32_t panicking;    /* 1 + the core that panicked: others stop printing */
     uint64_t kernel_root;          /* page-table root with only the kernel half */
+    uint64_t translation_stamp;    /* bumped by a freed address space (translation_stamp.h) */
     struct process *processes;     /* PROCESS_SLOTS entries */
     struct ica_pools *icas;        /* ICA descriptors and registered servers */
     struct placement_info placement;

@@ -213,6 +213,9 @@ static void describe_core(uint32_t core, struct core_info *info)
     info->messages_sent = cpu->messages_sent;
     info->messages_received = cpu->messages_received;
     info->idle_cycles = cpu->idle_cycles;
+    info->cr3_writes = cpu->cr3_writes;
+    info->device_interrupts = cpu->device_interrupts;
+    info->system_calls = cpu->system_calls;
     for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
         const struct process *process = &kernel_shared->processes[slot];
         if (process->state == PROCESS_FREE || process->state == PROCESS_ZOMBIE ||
@@ -348,6 +351,7 @@ void syscall_dispatch(struct trap_frame *frame)
 {
     uint64_t number = frame->rax;
     long result = -E_NO_SYSTEM_CALL;
+    this_cpu()->system_calls++;
     if (number < SYS_COUNT && syscall_handlers[number] != NULL)
         result = syscall_handlers[number](frame);
     frame->rax = (uint64_t)result;

@@ -6,6 +6,7 @@
 #include "paging.h"
 #include "physical_memory.h"
 #include "shared.h"
+#include "translation_stamp.h"
 #include <formica/errors.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ static void unmap_range(uint64_t root, uint64_t virtual_address, uint64_t pages)
         if (frame != 0)
             physical_free(frame, 1);
     }
+    translations_dropped_everywhere();
 }
 
 long address_space_map_new(uint64_t root, uint64_t virtual_address, uint64_t pages, int writable)
@@ -70,6 +72,7 @@ static void free_tables(uint64_t table_physical, int level)
 
 void address_space_destroy(uint64_t root)
 {
+    translations_dropped_everywhere(); /* a core may still hold it: a new space may reuse it */
     uint64_t *entries = phys_to_virt(root);
     for (int i = 0; i < KERNEL_HALF_FIRST_ENTRY; i++) {
         if (!(entries[i] & PAGE_PRESENT))

@@ -10,6 +10,7 @@
 #include "paging.h"
 #include "physical_memory.h"
 #include "shared.h"
+#include "translation_stamp.h"
 #include "trap.h"
 #include <formica/errors.h>
 #include <formica/syscalls.h>
@@ -107,6 +108,7 @@ static void unmap_pages(uint64_t root, uint64_t address, uint64_t pages)
 {
     for (uint64_t i = 0; i < pages; i++)
         paging_unmap_page(root, address + i * PAGE_SIZE);
+    translations_dropped_everywhere();
 }
 
 static long map_pages(uint64_t root, uint64_t address, uint64_t physical, uint64_t pages,

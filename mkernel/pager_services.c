@@ -13,6 +13,7 @@
 #include "paging.h"
 #include "physical_memory.h"
 #include "shared.h"
+#include "translation_stamp.h"
 #include <formica/errors.h>
 #include <formica/pager.h>
 #include <string.h>
@@ -113,6 +114,7 @@ static long map_block(const struct block_request *block, uint64_t ica_id)
                             PAGE_USER | PAGE_WRITABLE) != 0) {
             for (uint64_t j = 0; j < i; j++)
                 paging_unmap_page(process->root, address + j * PAGE_SIZE);
+            translations_dropped(process);
             if (ica_id == 0)
                 physical_free(physical, pages);
             return -E_NO_MEMORY;
@@ -139,6 +141,7 @@ static long unmap_block(const struct block_request *block, bool keep)
         return id;
     for (uint64_t i = 0; i < pages; i++)
         paging_unmap_page(process->root, address + i * PAGE_SIZE);
+    translations_dropped(process);
     if (!keep)
         physical_free(physical, pages);
     process->memory_bytes -= bytes;
@@ -166,6 +169,8 @@ static long scan_block(const struct block_request *block, uint64_t flags)
         if (flags & PAGER_SCAN_CLEAR_ACCESSED)
             *entry &= ~ACCESSED_BIT;
     }
+    if ((flags & PAGER_SCAN_CLEAR_ACCESSED) && (bits & PAGER_SCAN_ACCESSED))
+        translations_dropped(process); /* a cached translation would not set the bit again */
     return bits;
 }
 
@@ -182,6 +187,7 @@ static long release_region(uint32_t pid)
             process->memory_bytes -= PAGE_SIZE;
         }
     }
+    translations_dropped(process);
     ica_services_free_held(process, process->pager_control);
     process->pager = 0;
     process->pager_bytes = 0;

@@ -1,6 +1,7 @@
 /* memseq: seed 004 §5.2.1-5.2.3 in pager-backed memory: write a buffer larger
  * than the local limit, then read it sequentially (bandwidth, swap-in latency
  * per block) and with a stride (swap-in time per touched block); @json lines. */
+#include "kernel_counts.h"
 #include <formica/json.h>
 #include <formica/progress.h>
 #include <formica/teramem.h>
@@ -77,6 +78,8 @@ static void print_common(const char *mode, const struct memseq_options *o)
 static bool sequential(uint8_t *buffer, const struct memseq_options *o)
 {
     struct teramem_stats before, after;
+    struct kernel_counts counts_before, counts_after;
+    kernel_counts_read(&counts_before);
     teramem_stats(&before);
     uint64_t start = read_timestamp_counter(), sum = 0, errors = 0;
     for (uint64_t offset = 0; offset < o->size; offset += 4096) {
@@ -88,8 +91,10 @@ static bool sequential(uint8_t *buffer, const struct memseq_options *o)
     }
     uint64_t us = (read_timestamp_counter() - start) / tsc_per_us();
     teramem_stats(&after);
+    kernel_counts_read(&counts_after);
     uint64_t swap_ins = after.swap_in_blocks - before.swap_in_blocks;
     print_common("sequential", o);
+    kernel_counts_print(&counts_before, &counts_after);
     printf(",\"elapsed_us\":%lu,\"mb_per_s\":%lu,\"swap_in_blocks\":%lu,"
            "\"swap_in_us\":%lu,\"verified\":%s,\"sum\":%lu,\"prefetch_bytes\":%lu}\n",
            us, us ? o->size / us : 0, swap_ins, swap_ins ? us / swap_ins : 0,

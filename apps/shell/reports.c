@@ -76,10 +76,10 @@ static void print_process_json(const struct process_info *process)
 {
     printf("@json {\"kind\":\"process\",\"pid\":%u,\"parent\":%u,\"core\":%u,\"state\":\"%s\","
            "\"priority\":\"%s\",\"cpu_cycles\":%lu,\"memory_bytes\":%lu,\"account\":%u,"
-           "\"restarts\":%u,\"rights\":",
+           "\"restarts\":%u,\"switches_in\":%u,\"rights\":",
            process->pid, process->parent, process->core, state_name(process->state),
            priority_name(process->priority), process->cpu_cycles, process->memory_bytes,
-           process->account, process->restarts);
+           process->account, process->restarts, process->switches_in);
     print_rights_json(process->rights);
     printf(",\"name\":");
     json_print_string(process->name);
@@ -115,9 +115,11 @@ static uint32_t listed_pid_count(const struct core_info *core)
 static void print_core_json(const struct core_info *core, long process_count)
 {
     printf("@json {\"kind\":\"core\",\"id\":%u,\"apic\":%u,\"kernel\":\"%s\",\"socket\":%u,"
-           "\"online\":%s,\"idle_cycles\":%lu,\"procs\":[",
+           "\"online\":%s,\"idle_cycles\":%lu,\"cr3_writes\":%lu,\"device_interrupts\":%lu,"
+           "\"system_calls\":%lu,\"procs\":[",
            core->id, core->apic_id, core->kernel == KERNEL_M ? "m" : "p", core->socket,
-           core->online ? "true" : "false", core->idle_cycles);
+           core->online ? "true" : "false", core->idle_cycles, core->cr3_writes,
+           core->device_interrupts, core->system_calls);
     for (uint32_t i = 0; i < listed_pid_count(core); i++) {
         printf("%s{\"pid\":%u,\"name\":", i > 0 ? "," : "", core->pids[i]);
         json_print_string(process_name(process_count, core->pids[i]));

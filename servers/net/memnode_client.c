@@ -551,6 +551,11 @@ unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us)
     }
 }
 
+void memnode_send_pending(struct memnode_cluster *cluster)
+{
+    open_windows(cluster);
+}
+
 static void release(struct memnode_cluster *cluster, struct memnode_transfer *t)
 {
     t->kind = 0;

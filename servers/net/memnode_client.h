@@ -108,6 +108,9 @@ long memnode_submit_retrieve(struct memnode_cluster *cluster, uint64_t slot, voi
  * retransmits, probes silent nodes and declares dead those silent past the
  * deadline (their transfers finish with -E_IO). Finished transfers waiting. */
 unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us);
+/* Sends the first window of every transfer submitted since the last poll, now (flow
+ * control allowing), without taking frames or waiting. */
+void memnode_send_pending(struct memnode_cluster *cluster);
 /* Takes one finished transfer (true), freeing its entry. */
 bool memnode_collect(struct memnode_cluster *cluster, struct memnode_completion *done);
 /* Polls until transfer `id` finished; its result (the entry is freed;

@@ -39,6 +39,11 @@ void backends_progress(void)
     node_backend_progress();
 }
 
+void backends_send_submitted(void)
+{
+    node_backend_send_submitted();
+}
+
 bool backends_may_sleep(void)
 {
     return node_backend_may_sleep();

@@ -10,5 +10,6 @@ bool disk_take_result(uint64_t control);
 /* The memory-node backend: stores still in flight, moving them on, the report. */
 bool node_backend_busy(void);
 void node_backend_progress(void);
+void node_backend_send_submitted(void);
 bool node_backend_may_sleep(void);
 void backend_node_report(void);

@@ -351,6 +351,14 @@ bool node_backend_may_sleep(void)
     return node_backend.open && net_ready_to_sleep();
 }
 
+/* A fault's read-ahead and stores are submitted as it goes; their requests leave before the
+ * pager answers, so the node works on them while the process runs (docs/pager.md, Session 23). */
+void node_backend_send_submitted(void)
+{
+    if (node_backend.open)
+        memnode_send_pending(&node_backend.cluster);
+}
+
 /* Between requests: stores move on; once none is in flight, a few blocks
  * that lost a copy are copied to a live node. */
 void node_backend_progress(void)

@@ -6,6 +6,8 @@
 #include <formica/user.h>
 #include <stdio.h>
 
+#define FAULT_AROUND_MAX 4 /* blocks mapped ahead at one fault, at most */
+
 /* Moves a fetched block's frames into the process (no copy): it is resident. */
 long map_fetched(struct client *client, uint32_t block, uint64_t data_ica)
 {
@@ -55,11 +57,14 @@ static long swap_in(struct client *client, uint32_t block)
     return 0;
 }
 
-/* The block fetched ahead if it was, else a swap-in; then read-ahead goes on. */
+/* Read-ahead goes on first (the next fetch's request leaves before this fault waits for its
+ * block, so one more block is on the way during the wait), then the block fetched ahead if
+ * it was, else a swap-in. */
 static long swap_in_or_take(struct client *client, uint32_t block)
 {
     uint64_t ica;
     long result, error;
+    readahead_after_fault(client, block);
     if (readahead_take(client, block, &ica, &result)) {
         if (result == 0)
             error = map_fetched(client, block, ica);
@@ -70,9 +75,41 @@ static long swap_in_or_take(struct client *client, uint32_t block)
     } else {
         error = swap_in(client, block);
     }
-    if (error == 0)
-        readahead_after_fault(client, block);
     return error;
+}
+
+/* Fault-around: how many blocks right after `block` were fetched ahead and are already here
+ * (at most FAULT_AROUND_MAX, and a quarter of the limit). */
+static uint32_t arrived_ahead(const struct client *client, uint32_t block)
+{
+    uint32_t most =
+        client->limit_blocks / 4 < FAULT_AROUND_MAX ? client->limit_blocks / 4 : FAULT_AROUND_MAX;
+    uint32_t count = 0;
+    while (count < most && block + 1 + count < client->block_count &&
+           client->state[block + 1 + count] == BLOCK_ON_BACKEND &&
+           readahead_arrived(client, block + 1 + count))
+        count++;
+    return count;
+}
+
+/* Maps those blocks now, as if their faults had come (room was made for them with the
+ * faulted block's): each fault saved is a round trip through the kernels and two
+ * address-space switches. Read-ahead goes on from the last one mapped. */
+static void map_arrived_ahead(struct client *client, uint32_t block, uint32_t count)
+{
+    for (uint32_t next = block + 1; next <= block + count; next++) {
+        uint64_t ica;
+        long result;
+        if (client->state[next] != BLOCK_ON_BACKEND || !readahead_take(client, next, &ica, &result))
+            return;
+        if (result != 0) {
+            ica_free(ica); /* its own fault fetches it again, from another replica if need be */
+            return;
+        }
+        if (map_fetched(client, next, ica) != 0)
+            return;
+        readahead_after_fault(client, next);
+    }
 }
 
 /* A block whose store is still in flight: wait until the backend has it. */
@@ -91,8 +128,13 @@ long fault_serve(struct client *client, uint64_t address)
     if (client->state[block] == BLOCK_RESIDENT)
         return 0; /* another core's access got there first: retry */
     wait_until_stored(client, block);
-    long error = make_room(client, 1);
-    return error != 0 ? error : swap_in_or_take(client, block);
+    uint32_t ahead = arrived_ahead(client, block);
+    long error = make_room(client, 1 + ahead); /* before the block is in: never its own victim */
+    if (error == 0)
+        error = swap_in_or_take(client, block);
+    if (error == 0)
+        map_arrived_ahead(client, block, ahead);
+    return error;
 }
 
 long prefetch_range(struct client *client, uint64_t address, uint64_t bytes)

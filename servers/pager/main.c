@@ -74,6 +74,7 @@ static void serve(uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
     page->result = pager_dispatch(NULL, control);
+    backends_send_submitted();
     clients_keep_counters(); /* the tables themselves are changed in place */
     long error = ica_return(control);
     if (error != 0)

@@ -75,6 +75,8 @@ const struct backend *backend_of_kind(uint32_t kind);
 /* Backend work that runs on between requests (memory-node stores in flight). */
 bool backends_busy(void);
 void backends_progress(void);
+/* Transfers a request submitted leave now, not at the pager's next wake. */
+void backends_send_submitted(void);
 /* True when the pager may sleep until a request, a result or the network
  * device's interrupt (ica_receive with ICA_OR_IRQ): nothing has arrived. */
 bool backends_may_sleep(void);
@@ -116,6 +118,8 @@ long readahead_attach(struct client *client);
 void readahead_detach(struct client *client);
 /* True and the data ICA when `block` was fetched ahead (its fetch finished). */
 bool readahead_take(struct client *client, uint32_t block, uint64_t *data_ica, long *result);
+/* True when `block` was fetched ahead and its data is already here. */
+bool readahead_arrived(const struct client *client, uint32_t block);
 void readahead_after_fault(struct client *client, uint32_t block);
 /* Fetches the blocks of [first, last] not resident, several at once; how many. */
 long readahead_range(struct client *client, uint32_t first, uint32_t last, uint32_t budget);

@@ -126,6 +126,12 @@ bool readahead_take(struct client *client, uint32_t block, uint64_t *data_ica, l
     return true;
 }
 
+bool readahead_arrived(const struct client *client, uint32_t block)
+{
+    struct ahead *entry = client->readahead ? entry_of(client->readahead, block) : NULL;
+    return entry != NULL && client->backend->fetch_ready(entry->handle);
+}
+
 /* True when `block` continues one of the recent streams (which moves on);
  * otherwise it starts a stream in place of the oldest. */
 static bool continues_a_stream(struct readahead *ra, uint32_t block)

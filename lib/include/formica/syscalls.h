@@ -82,10 +82,10 @@ struct process_info {
     uint64_t memory_bytes;
     uint64_t cpu_cycles; /* TSC cycles it ran, its system calls included */
     char name[NAME_BYTES];
-    uint32_t rights;   /* RIGHT_* it holds */
-    uint32_t account;  /* the pid that started its quota account */
-    uint32_t restarts; /* how often init restarted this server before (0: first start) */
-    uint32_t reserved_zero;
+    uint32_t rights;      /* RIGHT_* it holds */
+    uint32_t account;     /* the pid that started its quota account */
+    uint32_t restarts;    /* how often init restarted this server before (0: first start) */
+    uint32_t switches_in; /* times it got a core */
 };
 
 #define KERNEL_M 0
@@ -101,6 +101,9 @@ struct core_info {
     uint32_t pids[16]; /* the first 16 processes on the core */
     uint64_t ipis_sent, ipis_received, messages_sent, messages_received;
     uint64_t idle_cycles; /* TSC cycles halted with nothing to run */
+    uint64_t cr3_writes;  /* address-space switches */
+    uint64_t device_interrupts;
+    uint64_t system_calls;
 };
 
 /* The most cores Formica runs on (docs/intercore.md); more in the MADT are ignored. */

@@ -1,7 +1,8 @@
 /* test_string.c: host unit tests of lib/string.c's memcpy, memset (string
  * instructions, eight bytes a step and a byte tail) and memcmp (eight bytes a
  * step), built under other names so the host's own functions stay in place:
- * every length 0-80 at every alignment, and long copies (memcpy's AVX steps). */
+ * every length 0-80 at every alignment, long copies (memcpy's AVX steps)
+ * and overlapping moves. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 void *formica_memcpy(void *destination, const void *source, size_t count);
+void *formica_memmove(void *destination, const void *source, size_t count);
 void *formica_memset(void *destination, int value, size_t count);
 int formica_memcmp(const void *left, const void *right, size_t count);
 
@@ -56,6 +58,28 @@ static void test_memcpy_long_copies(void **state)
             assert_ptr_equal(returned, ours + offset);
             assert_memory_equal(ours, expected, LONG_AREA);
         }
+}
+
+/* Overlapping moves in both directions: memmove hands a move to a lower
+ * address to memcpy, which must then read each piece before it writes over
+ * it (the 8-16 byte words, the string steps, the 256-byte AVX steps). */
+static void test_memmove_overlapping(void **state)
+{
+    (void)state;
+    enum { MOVE_AREA = 1024 };
+    static uint8_t ours[MOVE_AREA], expected[MOVE_AREA];
+    const size_t lengths[] = {1, 7, 8, 9, 15, 16, 17, 31, 64, 255, 256, 257, 600};
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
+        for (size_t distance = 1; distance <= 40; distance++)
+            for (int down = 0; down <= 1; down++) {
+                for (size_t i = 0; i < MOVE_AREA; i++)
+                    ours[i] = expected[i] = (uint8_t)(i * 11 + i / 256);
+                size_t from = 100 + (down ? distance : 0), to = 100 + (down ? 0 : distance);
+                memmove(expected + to, expected + from, lengths[l]);
+                void *returned = formica_memmove(ours + to, ours + from, lengths[l]);
+                assert_ptr_equal(returned, ours + to);
+                assert_memory_equal(ours, expected, MOVE_AREA);
+            }
 }
 
 static void test_memset_every_length_and_alignment(void **state)
@@ -108,6 +132,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memcpy_every_length_and_alignment),
         cmocka_unit_test(test_memcpy_long_copies),
+        cmocka_unit_test(test_memmove_overlapping),
         cmocka_unit_test(test_memset_every_length_and_alignment),
         cmocka_unit_test(test_memcmp_every_length_alignment_and_difference),
     };

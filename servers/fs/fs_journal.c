@@ -57,12 +57,6 @@ static void report(const char *what, long error)
         printf("fs: journal %s failed: %s\n", what, error_text(error));
 }
 
-void fs_journal_after_request(struct fs_server *server)
-{
-    if (server->journal != NULL)
-        report("commit", journal_commit_if_due(server->journal));
-}
-
 static uint32_t seconds_until_due(const struct fs_server *server)
 {
     return server->journal == NULL ? UINT32_MAX : journal_seconds_until_due(server->journal);
@@ -77,12 +71,8 @@ static uint32_t wait_for(uint32_t due, uint64_t *timeout_ms)
     return ICA_TIMEOUT;
 }
 
-uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms)
-{
-    return wait_for(seconds_until_due(server), timeout_ms);
-}
-
-/* fs_journal_after_request and fs_journal_wait, the transaction's age read once. */
+/* A due transaction commits (journal_should_commit); then the receive's wait
+ * for the next one. The transaction's age is read once. */
 uint32_t fs_journal_settle(struct fs_server *server, uint64_t *timeout_ms)
 {
     uint32_t due = seconds_until_due(server);
@@ -98,14 +88,13 @@ long fs_journal_receive(struct fs_server *server, void (*update_time)(void))
 {
     for (;;) {
         uint64_t timeout_ms = 0;
-        uint32_t flags = fs_journal_wait(server, &timeout_ms);
+        uint32_t flags = fs_journal_settle(server, &timeout_ms);
         if (flags == 0)
             return ica_receive(0);
         long control = ica_receive_within(0, timeout_ms);
         if (control != -E_NOT_FOUND)
             return control;
         update_time();
-        fs_journal_after_request(server);
     }
 }
 

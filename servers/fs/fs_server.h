@@ -79,13 +79,12 @@ void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us);
  * (each declared in formica/protocol/fs_dispatch.h, from protocol/fs.messages). */
 /* fs_journal.c: mount (ext2 or ext3), commits, sync and fsync. */
 long fs_journal_mount(struct fs_server *server, struct fs_kept *kept);
+/* The next request; a transaction that falls due meanwhile commits
+ * (update_time first, so its age is read on a current clock). */
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void));
-/* The receive flags (ICA_TIMEOUT or 0) and *timeout_ms that wake FS when the
- * running transaction is due, for a receive combined with a return. */
-uint32_t fs_journal_wait(const struct fs_server *server, uint64_t *timeout_ms);
-void fs_journal_after_request(struct fs_server *server);
-/* After a request: fs_journal_after_request, then fs_journal_wait's flags
- * and timeout for the receive that follows (one call). */
+/* After a request: a due transaction commits, then the receive flags
+ * (ICA_TIMEOUT or 0) and *timeout_ms that wake FS when the running one is
+ * due, for a receive combined with a return or forward. */
 uint32_t fs_journal_settle(struct fs_server *server, uint64_t *timeout_ms);
 /* Everything written so far on the disk (ext3: committed and checkpointed). */
 long fs_journal_sync(struct fs_server *server);

@@ -105,13 +105,12 @@ static long receive_next(void)
 }
 
 /* No request came before the transaction fell due (or the requester had
- * gone): the clock, then the commit; then the next request. */
+ * gone): the clock, then the next request (a due transaction commits
+ * first, in fs_journal_receive). */
 static long idle_then_receive(void)
 {
-    if (server.mounted) {
+    if (server.mounted)
         update_time_now();
-        fs_journal_after_request(&server);
-    }
     return receive_next();
 }
 

@@ -16,7 +16,6 @@
 
 #define NAME_RELEASE_WAIT_MS 5000 /* the m-kernel frees the old name just after the exit */
 #define RESTART_LIMIT 100         /* a server that keeps dying is left dead after this */
-#define PROCESS_LIST_MAX 256
 
 struct server_record {
     const char *program; /* the program, which is also the name it registers */

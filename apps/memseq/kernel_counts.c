@@ -6,15 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_CORES_READ 64
-#define MAX_PROCESSES_READ 64
-
-static struct core_info cores[MAX_CORES_READ];
-static struct process_info processes[MAX_PROCESSES_READ];
+static struct core_info cores[FORMICA_MAX_CORES];
+static struct process_info processes[PROCESS_LIST_MAX]; /* the whole table: the pager anywhere */
 
 static void read_processes(struct kernel_counts *counts)
 {
-    long count = process_list(processes, MAX_PROCESSES_READ);
+    long count = process_list(processes, PROCESS_LIST_MAX);
     for (long i = 0; i < count; i++) {
         if (strcmp(processes[i].name, "pager") == 0) {
             counts->pager_runs = processes[i].switches_in;
@@ -28,7 +25,7 @@ static void read_processes(struct kernel_counts *counts)
 void kernel_counts_read(struct kernel_counts *counts)
 {
     memset(counts, 0, sizeof(*counts));
-    long count = core_list(cores, MAX_CORES_READ);
+    long count = core_list(cores, FORMICA_MAX_CORES);
     for (long i = 0; i < count; i++) {
         counts->cr3_writes += cores[i].cr3_writes;
         counts->device_interrupts += cores[i].device_interrupts;

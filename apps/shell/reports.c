@@ -7,10 +7,9 @@
 #include <formica/user.h>
 #include <stdio.h>
 
-#define MAX_PROCESSES 256
 #define CORE_PIDS_LISTED 16 /* struct core_info carries the first 16 pids */
 
-static struct process_info processes[MAX_PROCESSES];
+static struct process_info processes[PROCESS_LIST_MAX];
 static struct core_info cores[FORMICA_MAX_CORES];
 
 static const char *state_name(uint32_t state)
@@ -37,7 +36,7 @@ static const char *priority_name(uint32_t priority)
 /* Fills `processes`; returns how many, or -1 after printing the error. */
 static long load_processes(const char *command)
 {
-    long count = process_list(processes, MAX_PROCESSES);
+    long count = process_list(processes, PROCESS_LIST_MAX);
     if (count < 0)
         printf("%s: cannot list processes: %s\n", command, error_text(count));
     for (long i = 0; i < count; i++)

@@ -21,8 +21,9 @@ static inline void translations_dropped_everywhere(void)
     atomic_add(&kernel_shared->translation_stamp, 1);
 }
 
-/* `process`'s address space on this core: a CR3 write unless nothing changed since it was loaded.
- */
+/* `process`'s address space on this core: a CR3 write unless nothing
+ * changed since it was loaded. Every switch pays for the check (about ten
+ * instructions): a readblock's three hops each change address space. */
 static inline void translations_load(struct cpu *cpu, struct process *process)
 {
     uint64_t own = atomic_load_acquire(&process->translation_stamp);

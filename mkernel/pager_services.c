@@ -1,8 +1,9 @@
 /* pager_services.c: pager regions and the block operations of the pager.
  * A block is a physically contiguous run of frames, so a swapped-out block
  * can become a data ICA and a fetched data ICA can become a block without a
- * copy. The target process must be waiting (for its fault or its request):
- * it resumes with a CR3 reload, so no core keeps a stale translation. */
+ * copy. The target process must be waiting (for its fault or its request);
+ * a removed translation bumps its stamp, so it resumes with a CR3 reload
+ * (kernel/translation_stamp.h) and no core keeps a stale translation. */
 #include "pager_services.h"
 #include "acpi.h"
 #include "address_space.h"

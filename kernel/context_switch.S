@@ -21,6 +21,21 @@ switch_context:
     popq %rbp
     ret
 
+/* switch_to_system_call_exit(save, frame): saves as switch_context does,
+ * then returns to user mode through syscall_exit with the system-call frame
+ * at `frame` (the ICA fast path's target, parked inside a system call). */
+.globl switch_to_system_call_exit
+switch_to_system_call_exit:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    jmp syscall_exit
+
 /* First run of a process: its stack holds a switch frame returning here,
  * then a trap frame for user mode. */
 .globl process_first_entry

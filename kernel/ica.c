@@ -5,6 +5,7 @@
  * first use for each 2 MiB of the data window); this file only writes
  * entries in tables that exist. */
 #include "ica.h"
+#include "ica_window.h"
 #include "atomic.h"
 #include "console.h"
 #include "cpu.h"
@@ -13,12 +14,6 @@
 #include "shared.h"
 #include "translation_stamp.h"
 #include "x86.h"
-
-#define ENTRY_PRESENT 1ull
-#define ENTRY_WRITABLE 2ull
-#define ENTRY_USER 4ull
-#define ENTRY_LARGE 0x80ull
-#define ENTRY_ADDRESS 0x000ffffffffff000ull
 
 /* The leaf table for `address` in `root`, or NULL when a table is missing. */
 static uint64_t *walk_to_leaf_table(uint64_t root, uint64_t address)
@@ -76,28 +71,6 @@ static inline __attribute__((always_inline)) uint64_t *leaf_entry(struct process
     return &(*slot)[(address >> 12) & 511];
 }
 
-/* A control ICA's one entry, once the process has remembered its leaf table
- * (the window's page index is the ICA's pool index); NULL otherwise. */
-static inline uint64_t *control_entry(struct process *process, const struct ica *ica)
-{
-    if (ica->kind != ICA_KIND_CONTROL || process->root == 0)
-        return NULL;
-    uint64_t *table = process->control_leaf[ica->index / 512];
-    return table != NULL ? &table[ica->index % 512] : NULL;
-}
-
-/* control_entry for control and block ICAs (NULL for a data ICA, or a table
- * not looked up yet). */
-static inline uint64_t *window_entry(struct process *process, const struct ica *ica)
-{
-    if (ica->kind != ICA_KIND_BLOCK)
-        return control_entry(process, ica);
-    if (process->root == 0)
-        return NULL;
-    uint64_t *table = process->block_leaf[ica->index / 512];
-    return table != NULL ? &table[ica->index % 512] : NULL;
-}
-
 /* The leaf entry for `address`, looked up again only when `address` enters
  * a new leaf table (every 512 pages); *table_end tracks that. */
 static uint64_t *next_leaf_entry(struct process *process, uint64_t address, uint64_t *previous,
@@ -136,7 +109,7 @@ static inline __attribute__((always_inline)) void unmap_pages(struct process *pr
         return;
     }
     uint64_t address = ica_virtual_address(ica);
-    uint64_t *entry = window_entry(process, ica);
+    uint64_t *entry = ica_window_entry(process, ica);
     if (entry == NULL)
         entry = leaf_entry(process, address);
     if (entry != NULL)
@@ -149,7 +122,7 @@ static inline __attribute__((always_inline)) void unmap_pages(struct process *pr
 
 void ica_peel(struct process *process, struct ica *ica)
 {
-    uint64_t *entry = window_entry(process, ica);
+    uint64_t *entry = ica_window_entry(process, ica);
     if (entry != NULL) { /* the handover's hot path */
         *entry = 0;
         if (this_cpu()->current == process)
@@ -198,7 +171,7 @@ static inline __attribute__((always_inline)) bool map_pages(struct process *proc
                                                             struct ica *ica, uint64_t access)
 {
     if (ica->pages == 1) {
-        uint64_t *entry = window_entry(process, ica);
+        uint64_t *entry = ica_window_entry(process, ica);
         if (entry == NULL)
             entry = leaf_entry(process, ica_virtual_address(ica));
         if (entry != NULL) {
@@ -209,42 +182,26 @@ static inline __attribute__((always_inline)) bool map_pages(struct process *proc
     return map_many_pages(process, ica, access);
 }
 
-/* ica_move where a leaf table is not remembered yet (apart, so the common
- * move saves no registers). */
-static __attribute__((noinline)) bool peel_then_paste(struct process *from, struct process *to,
-                                                      struct ica *ica)
+bool ica_peel_then_paste(struct process *from, struct process *to, struct ica *ica)
 {
     ica_peel(from, ica);
     return ica_paste(to, ica);
 }
 
-bool ica_move(struct process *from, struct process *to, struct ica *ica)
-{
-    uint64_t *source = control_entry(from, ica), *target = control_entry(to, ica);
-    if (source == NULL || target == NULL)
-        return peel_then_paste(from, to, ica);
-    *source = 0; /* not flushed here: the caller switches address spaces or flushes */
-    *target = ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
-    atomic_store_release(&ica->owner, to->pid);
-    atomic_store_release(&ica->state, ICA_HELD);
-    atomic_count(&kernel_shared->icas->handovers, 1);
-    return true;
-}
-
-bool ica_paste_lent(struct process *process, struct ica *ica)
+bool ica_paste_lent_walking(struct process *process, struct ica *ica)
 {
     return map_pages(process, ica, 0);
 }
 
 /* The last lend of an ICA whose lender ended: the m-kernel frees it (apart,
  * so ending a lend needs no room for the message). */
-static __attribute__((noinline)) void free_orphan(uint64_t id)
+void ica_free_orphan(uint64_t id)
 {
     struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN, .ica_free_orphan = {id}};
     mkernel_notify(&message);
 }
 
-void ica_end_lends(struct process *holder, struct ica *control)
+void ica_end_lends_walking(struct process *holder, struct ica *control)
 {
     for (uint32_t i = 0; i < control->lent_count; i++) {
         struct ica *lent = ica_lookup(control->lent[i]);
@@ -253,14 +210,14 @@ void ica_end_lends(struct process *holder, struct ica *control)
         if (holder != NULL)
             unmap_pages(holder, lent);
         if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned)
-            free_orphan(control->lent[i]);
+            ica_free_orphan(control->lent[i]);
     }
     control->lent_count = 0;
 }
 
 bool ica_paste(struct process *process, struct ica *ica)
 {
-    uint64_t *entry = window_entry(process, ica);
+    uint64_t *entry = ica_window_entry(process, ica);
     if (entry != NULL) /* the handover's hot path */
         *entry = ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
     else if (!map_pages(process, ica, ENTRY_WRITABLE))

@@ -123,18 +123,7 @@ static inline uint64_t ica_virtual_address(const struct ica *ica)
  * may ask the m-kernel to build the page tables of a new ICA window region. */
 void ica_peel(struct process *process, struct ica *ica);
 bool ica_paste(struct process *process, struct ica *ica);
-/* Peel from `from` and paste into `to` in one step (a control ICA's one
- * entry moves); false, with the ICA peeled, when `to` lacks its tables.
- * When it moves the entry, `from`'s TLB entry is left for the caller: the
- * fast path switches to `to` at once (a CR3 write flushes every entry: no
- * PCID, no global user pages), and flushes it itself when it does not. */
-bool ica_move(struct process *from, struct process *to, struct ica *ica);
-/* Maps a lent ICA read-only into `process`; the lender keeps it. */
-bool ica_paste_lent(struct process *process, struct ica *ica);
-/* Ends the lends of `control` to `holder` (who is about to pass it on or has
- * ended): unmaps them and drops the lend counts; an orphaned ICA whose last
- * lend ends is handed to the m-kernel to be freed. */
-void ica_end_lends(struct process *holder, struct ica *control);
+/* ica_move, ica_paste_lent and ica_end_lends: ica_window.h. */
 struct server_entry *server_of_pid(uint32_t pid);
 /* server_of_pid of a process, remembering its slot for the next look. */
 struct server_entry *server_of_process_looked_up(struct process *process);

@@ -11,6 +11,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "ica_handover.h"
+#include "ica_syscalls.h"
 #include "scheduler.h"
 #include "trap.h"
 #include "x86.h"
@@ -25,15 +26,22 @@ static struct process *me(void)
     return this_cpu()->current;
 }
 
-/* A kernel stack for `process` (parked inside a system call) on which a
- * switch_context lands in syscall_exit: its system call returns `value`.
- * The frames of the call it was parked in are abandoned: a parked process
- * holds nothing there (no lock, no half-done change). */
-static inline uint64_t stack_returning(struct process *process, long value)
+/* The system-call frame of `process`, parked inside a system call, with
+ * `value` as that call's result. */
+static inline struct trap_frame *frame_returning(struct process *process, long value)
 {
     uint64_t top = process_kernel_stack_top(process);
     struct trap_frame *frame = (struct trap_frame *)(top - sizeof(struct trap_frame));
     frame->rax = (uint64_t)value;
+    return frame;
+}
+
+/* A kernel stack for `process` whose frame_returning is set, on which a
+ * switch_context lands in syscall_exit (for when the scheduler runs it).
+ * The frames of the call it was parked in are abandoned: a parked process
+ * holds nothing there (no lock, no half-done change). */
+static uint64_t stack_returning(struct trap_frame *frame)
+{
     uint64_t *stack = (uint64_t *)frame;
     *--stack = (uint64_t)syscall_exit; /* switch_context's ret */
     return (uint64_t)(stack - 6);      /* the callee-saved registers it pops: unused */
@@ -171,14 +179,15 @@ static void hand_over_and_switch(struct ica *control, const struct attachments *
         deliver_the_ordinary_way(control, target, delivery);
     } else {
         target->parked = PARKED_NOWHERE; /* it leaves the call it was parked in */
-        target->saved_rsp = stack_returning(target, value);
+        struct trap_frame *frame = frame_returning(target, value);
         /* what the handover could change: messages it served (an m-kernel
          * call) may have woken the target or taken the sender's wake */
         if (may_still_sleep(sender) && target->state == PROCESS_WAITING) {
-            scheduler_block_and_resume(reason, wake_tick, target);
+            scheduler_block_and_return_to(reason, wake_tick, target, frame);
             resumed_slowly(sender);
             return;
         }
+        target->saved_rsp = stack_returning(frame);
         scheduler_wake(target);
     }
     invlpg(ica_virtual_address(control)); /* the sender runs on in its address space */
@@ -187,7 +196,8 @@ static void hand_over_and_switch(struct ica *control, const struct attachments *
     resumed_slowly(sender);
 }
 
-bool ica_fast_call(uint32_t server_pid, uint64_t id)
+/* A synchronous request to a server parked on this core. */
+static inline bool fast_call(uint32_t server_pid, uint64_t id)
 {
     struct process *caller = me();
     struct ica *control;
@@ -204,8 +214,10 @@ bool ica_fast_call(uint32_t server_pid, uint64_t id)
     return true;
 }
 
-bool ica_fast_forward_receive(uint32_t server_pid, uint64_t id, uint32_t forward_flags,
-                              uint32_t flags, uint64_t wake_tick)
+/* A middle stage's forward to a server parked on this core, and its own
+ * next receive. */
+static inline bool fast_forward_receive(uint32_t server_pid, uint64_t id, uint32_t forward_flags,
+                                        uint32_t flags, uint64_t wake_tick)
 {
     struct process *forwarder = me();
     struct ica *control;
@@ -228,7 +240,9 @@ bool ica_fast_forward_receive(uint32_t server_pid, uint64_t id, uint32_t forward
     return true;
 }
 
-bool ica_fast_return_receive(uint64_t id, uint32_t flags, uint64_t wake_tick)
+/* A server's result to a requester parked on this core, and its own next
+ * receive. */
+static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wake_tick)
 {
     struct process *server = me();
     struct ica *control;
@@ -245,5 +259,34 @@ bool ica_fast_return_receive(uint64_t id, uint32_t flags, uint64_t wake_tick)
     }
     control->return_depth--;
     hand_over_and_switch(control, &with, requester, ICA_AS_RESULT, 0, wake_tick);
+    return true;
+}
+
+/* The arguments are checked as the generated dispatch checks them (an
+ * argument out of range goes the general way, which refuses it). */
+bool ica_fast_path(struct trap_frame *frame)
+{
+    if (frame->rax == SYS_ICA_REQUEST) {
+        if (frame->rdi > UINT32_MAX || frame->rdx != ICA_SYNC ||
+            !fast_call((uint32_t)frame->rdi, frame->rsi))
+            return false;
+        frame->rax = (uint64_t)ica_collect_result(frame->rsi, ICA_SYNC);
+        return true;
+    }
+    uint64_t flags_argument = frame->rax == SYS_ICA_FORWARD_RECEIVE ? frame->r10 : frame->rsi;
+    uint64_t timeout_ms = frame->rax == SYS_ICA_FORWARD_RECEIVE ? frame->r8 : frame->rdx;
+    if (flags_argument > UINT32_MAX)
+        return false;
+    uint32_t flags = (uint32_t)flags_argument;
+    uint64_t wake_tick = ica_receive_wake_tick(flags, timeout_ms);
+    if (frame->rax == SYS_ICA_FORWARD_RECEIVE) {
+        if (frame->rdi > UINT32_MAX || frame->rdx > UINT32_MAX ||
+            !fast_forward_receive((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, flags,
+                                  wake_tick))
+            return false;
+    } else if (!fast_return_receive(frame->rdi, flags, wake_tick)) {
+        return false;
+    }
+    frame->rax = (uint64_t)ica_receive_until(flags, wake_tick);
     return true;
 }

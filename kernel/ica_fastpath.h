@@ -3,6 +3,7 @@
  * core parked where it can take it, resumed straight in user mode. */
 #pragma once
 #include <stdbool.h>
+#include <formica/syscalls.h>
 #include <stdint.h>
 
 /* Where a process blocked for an ICA is parked (struct process.parked). */
@@ -12,12 +13,19 @@ enum ica_parked {
     PARKED_IN_CALL,    /* a requester in a synchronous ica_request, for parked_for */
 };
 
-/* Each returns false when the fast path does not apply: the caller then
- * does the general call, which also reports any error. True means the
- * handover was done and the caller was parked; it returns only when the
- * caller is woken the ordinary way, and must then go on as its general
- * path would after the handover (collect the result / receive). */
-bool ica_fast_call(uint32_t server_pid, uint64_t control_id);
-bool ica_fast_forward_receive(uint32_t server_pid, uint64_t control_id, uint32_t forward_flags,
-                              uint32_t flags, uint64_t wake_tick);
-bool ica_fast_return_receive(uint64_t control_id, uint32_t flags, uint64_t wake_tick);
+struct trap_frame;
+
+/* The system calls the fast path serves (formica/syscalls.h numbers), as a
+ * mask: the dispatch tries it first for these. */
+#define ICA_FAST_PATH_CALLS                                                                        \
+    ((1ull << SYS_ICA_REQUEST) | (1ull << SYS_ICA_FORWARD_RECEIVE) | (1ull << SYS_ICA_RETURN_RECEIVE))
+
+/* A synchronous ica_request, ica_forward_receive or ica_return_receive
+ * handed over in one pass when its receiver is parked on this core. False
+ * when the fast path does not apply (nothing changed: the general call
+ * runs, and reports any error). True when it was handed over and the
+ * caller parked: either the caller was resumed straight in user mode (this
+ * does not return then) or it was woken the ordinary way, went on as the
+ * general call would (collect its result / receive) and frame->rax holds
+ * the call's result. */
+bool ica_fast_path(struct trap_frame *frame);

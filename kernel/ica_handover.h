@@ -4,6 +4,7 @@
 #pragma once
 #include "atomic.h"
 #include "ica.h"
+#include "ica_window.h"
 #include "layout.h"
 #include "process.h"
 #include <formica/errors.h>

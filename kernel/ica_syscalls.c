@@ -332,12 +332,14 @@ static struct parking parking_of(uint32_t flags, uint64_t id)
 static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 {
     bool sync = flags & ICA_SYNC;
-    bool fast = flags == ICA_SYNC && ica_fast_call(server_pid, id);
-    if (!fast) {
-        long error = refused("request", id, send_to_server(server_pid, id, flags, false, sync));
-        if (error != 0 || !sync)
-            return error;
-    }
+    long error = refused("request", id, send_to_server(server_pid, id, flags, false, sync));
+    if (error != 0 || !sync)
+        return error;
+    return ica_collect_result(id, flags);
+}
+
+long ica_collect_result(uint64_t id, uint32_t flags)
+{
     long result = collect(id, true, parking_of(flags, id));
     return result < 0 ? result : 0;
 }
@@ -408,16 +410,6 @@ static bool requests_or_results_waiting(void)
     return requests_waiting() || results_waiting();
 }
 
-/* The tick of this core at which a receive with `flags` gives up (0: never). */
-static uint64_t receive_wake_tick(uint32_t flags, uint64_t timeout_ms)
-{
-    if (!(flags & ICA_TIMEOUT))
-        return 0;
-    uint64_t period = kernel_shared->tick_period_ms;
-    uint64_t ticks = (timeout_ms + period - 1) / period;
-    return this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
-}
-
 /* ICA_OR_IRQ: the caller's device interrupt also ends the wait. */
 static bool interrupt_pending(void)
 {
@@ -451,7 +443,7 @@ static struct parking receive_parking(uint32_t flags)
 
 static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t wake_tick);
 
-static long receive_until(uint32_t flags, uint64_t wake_tick)
+long ica_receive_until(uint32_t flags, uint64_t wake_tick)
 {
     struct server_entry *server = server_of_process(me());
     if (server == NULL)
@@ -500,7 +492,7 @@ static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t 
 
 long sys_ica_receive(uint32_t flags, uint64_t timeout_ms)
 {
-    return receive_until(flags, receive_wake_tick(flags, timeout_ms));
+    return ica_receive_until(flags, ica_receive_wake_tick(flags, timeout_ms));
 }
 
 long sys_ica_collect(uint32_t flags)
@@ -605,13 +597,11 @@ long sys_ica_stats(uint64_t buffer)
  * as its error and nothing is received. */
 long sys_ica_return_receive(uint64_t id, uint32_t flags, uint64_t timeout_ms)
 {
-    uint64_t wake_tick = receive_wake_tick(flags, timeout_ms);
-    if (!ica_fast_return_receive(id, flags, wake_tick)) {
-        long error = return_result(id, true);
-        if (error != 0)
-            return error;
-    }
-    return receive_until(flags, wake_tick);
+    uint64_t wake_tick = ica_receive_wake_tick(flags, timeout_ms);
+    long error = return_result(id, true);
+    if (error != 0)
+        return error;
+    return ica_receive_until(flags, wake_tick);
 }
 
 /* A server's forward to the next stage and its next receive in one call. */
@@ -620,12 +610,10 @@ long sys_ica_forward_receive(uint32_t server, uint64_t control, uint32_t forward
 {
     if (forward_flags & ICA_FROM_KERNEL)
         return refused("forward", control, -E_INVALID);
-    uint64_t wake_tick = receive_wake_tick(flags, timeout_ms);
-    if (!ica_fast_forward_receive(server, control, forward_flags, flags, wake_tick)) {
-        long error =
-            refused("forward", control, send_to_server(server, control, forward_flags, true, true));
-        if (error != 0)
-            return error;
-    }
-    return receive_until(flags, wake_tick);
+    uint64_t wake_tick = ica_receive_wake_tick(flags, timeout_ms);
+    long error =
+        refused("forward", control, send_to_server(server, control, forward_flags, true, true));
+    if (error != 0)
+        return error;
+    return ica_receive_until(flags, wake_tick);
 }

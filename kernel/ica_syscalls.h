@@ -1,8 +1,11 @@
 /* ica_syscalls.h: the ICA system calls (numbers 20-29 of formica/syscalls.h)
  * and the pieces of ICA delivery that message handlers need. */
 #pragma once
+#include "cpu.h"
 #include "process.h"
+#include "shared.h"
 #include "trap.h"
+#include <formica/ica.h>
 
 /* A synchronous request made by the kernel for the running process with a
  * control ICA that process holds (the pager's fault requests). */
@@ -10,3 +13,17 @@ long ica_call_for_current(uint32_t server_pid, uint64_t control_id);
 /* Sends a travelling control ICA (with its attachments) back to `target`
  * as a result; when the target is gone the ICAs are discarded. */
 void ica_deliver_result(uint32_t target, uint64_t control_id);
+/* What a call goes on with once its control ICA has left (the general path
+ * after sending, the fast path when the caller is woken the ordinary way):
+ * a synchronous request's wait for its result, and a server's receive. */
+long ica_collect_result(uint64_t control_id, uint32_t flags);
+long ica_receive_until(uint32_t flags, uint64_t wake_tick);
+/* The tick of this core at which a receive with `flags` gives up (0: never). */
+static inline uint64_t ica_receive_wake_tick(uint32_t flags, uint64_t timeout_ms)
+{
+    if (!(flags & ICA_TIMEOUT))
+        return 0;
+    uint64_t period = kernel_shared->tick_period_ms;
+    uint64_t ticks = (timeout_ms + period - 1) / period;
+    return this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
+}

@@ -20,6 +20,7 @@
 #include "x86.h"
 
 void switch_context(uint64_t *save_rsp, uint64_t next_rsp);
+void switch_to_system_call_exit(uint64_t *save_rsp, struct trap_frame *frame);
 
 static struct run_queue *my_queue(void)
 {
@@ -309,7 +310,8 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick)
         switch_to_scheduler();
 }
 
-void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct process *next)
+void scheduler_block_and_return_to(uint32_t reason, uint64_t wake_tick, struct process *next,
+                                   struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();
     struct process *process = cpu->current;
@@ -318,7 +320,7 @@ void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct proc
         cpu->sleepers--;
     next->wait_reason = WAIT_NONE;
     switch_between(cpu, process, next);
-    switch_context(&process->saved_rsp, next->saved_rsp);
+    switch_to_system_call_exit(&process->saved_rsp, frame);
 }
 
 void scheduler_exit_current(int32_t code)

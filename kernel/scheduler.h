@@ -43,10 +43,12 @@ static inline bool scheduler_may_switch_directly(const struct process *next)
            !run_queue_has_more_urgent(&cpu->run_queue, next->priority);
 }
 /* The running process blocks for `reason` (as scheduler_block) and `next`,
- * checked with scheduler_may_switch_directly, runs at once from its saved
- * kernel stack (a continuation the caller prepared). Returns when the
- * running process is woken the ordinary way. */
-void scheduler_block_and_resume(uint32_t reason, uint64_t wake_tick, struct process *next);
+ * checked with scheduler_may_switch_directly and parked in a system call,
+ * returns from that call at once: straight to user mode with `frame`, its
+ * system-call frame (the frames of the call it was parked in are dropped).
+ * Returns when the running process is woken the ordinary way. */
+void scheduler_block_and_return_to(uint32_t reason, uint64_t wake_tick, struct process *next,
+                                   struct trap_frame *frame);
 /* Ends the running process with `code`; never returns. */
 void scheduler_exit_current(int32_t code) __attribute__((noreturn));
 /* Interrupt from user mode: preempt if a more urgent process is ready or the slice is used up. */

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "console.h"
 #include "cpu.h"
+#include "ica_fastpath.h"
 #include "ica_syscalls.h"
 #include "mkernel_client.h"
 #include "pager_syscalls.h"
@@ -352,9 +353,13 @@ void syscall_dispatch(struct trap_frame *frame)
     uint64_t number = frame->rax;
     long result = -E_NO_SYSTEM_CALL;
     this_cpu()->system_calls++;
-    if (number < SYS_COUNT && syscall_handlers[number] != NULL)
-        result = syscall_handlers[number](frame);
-    frame->rax = (uint64_t)result;
+    if (number < 64 && ((1ull << number) & ICA_FAST_PATH_CALLS) && ica_fast_path(frame)) {
+        /* handed over in one pass; frame->rax holds the result */
+    } else {
+        if (number < SYS_COUNT && syscall_handlers[number] != NULL)
+            result = syscall_handlers[number](frame);
+        frame->rax = (uint64_t)result;
+    }
     scheduler_hand_off_flush(); /* a hand-off the caller did not block for */
     exit_if_killed();
 }

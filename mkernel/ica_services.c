@@ -8,6 +8,7 @@
 #include "atomic.h"
 #include "console.h"
 #include "ica.h"
+#include "ica_window.h"
 #include "ica_syscalls.h"
 #include "layout.h"
 #include "paging.h"

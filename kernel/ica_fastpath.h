@@ -18,7 +18,8 @@ struct trap_frame;
 /* The system calls the fast path serves (formica/syscalls.h numbers), as a
  * mask: the dispatch tries it first for these. */
 #define ICA_FAST_PATH_CALLS                                                                        \
-    ((1ull << SYS_ICA_REQUEST) | (1ull << SYS_ICA_FORWARD_RECEIVE) | (1ull << SYS_ICA_RETURN_RECEIVE))
+    ((1ull << SYS_ICA_REQUEST) | (1ull << SYS_ICA_FORWARD_RECEIVE) |                               \
+     (1ull << SYS_ICA_RETURN_RECEIVE))
 
 /* A synchronous ica_request, ica_forward_receive or ica_return_receive
  * handed over in one pass when its receiver is parked on this core. False

@@ -24,17 +24,40 @@ static inline struct ica_control *ica_control_page(const struct ica *ica)
     return phys_to_virt(ica->physical);
 }
 
+/* The descriptor slot an id names in the pool of its kind (generation and
+ * state not checked), or NULL for a kind or index out of range. */
+static inline struct ica *ica_slot_of(uint64_t id)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    uint32_t index = ica_index(id);
+    switch (ica_kind(id)) {
+    case ICA_KIND_CONTROL:
+        return index < ICA_CONTROL_SLOTS ? &pools->control[index] : NULL;
+    case ICA_KIND_BLOCK:
+        return index < ICA_BLOCK_SLOTS ? &pools->block[index] : NULL;
+    case ICA_KIND_DATA:
+        return index < ICA_DATA_SLOTS ? &pools->data[index] : NULL;
+    }
+    return NULL;
+}
+
 /* The ICA `id` of `kind` held by `holder` (ICA_KIND_DATA also matches a
- * block ICA): 0 and *out, or -E_INVALID / -E_PERMISSION. Inline: every
- * handover starts with it. */
+ * block ICA): 0 and *out, or -E_INVALID (no such ICA: malformed, free, or
+ * of an earlier generation) / -E_PERMISSION (someone else's, or
+ * travelling). Inline: every handover starts with it. */
 static inline long ica_held_by(const struct process *holder, uint64_t id, uint32_t kind,
                                struct ica **out)
 {
-    struct ica *ica = kind == ICA_KIND_CONTROL ? ica_lookup_control(id) : ica_lookup(id);
-    if (ica == NULL ||
-        (ica->kind != kind && !(kind == ICA_KIND_DATA && ica->kind == ICA_KIND_BLOCK)))
+    uint32_t id_kind = ica_kind(id);
+    if (id_kind != kind && !(kind == ICA_KIND_DATA && id_kind == ICA_KIND_BLOCK))
         return -E_INVALID;
-    if (ica->state != ICA_HELD || ica->owner != holder->pid)
+    struct ica *ica = ica_slot_of(id);
+    if (ica == NULL || ica->generation != (uint32_t)(id >> 32))
+        return -E_INVALID;
+    uint32_t state = atomic_load_acquire(&ica->state);
+    if (state == ICA_FREE)
+        return -E_INVALID;
+    if (state != ICA_HELD || ica->owner != holder->pid)
         return -E_PERMISSION;
     *out = ica;
     return 0;

@@ -256,6 +256,52 @@ long file_channel_call(bool attach_data)
     return result;
 }
 
+/* readblock's request after its first attempt found FS ended before
+ * answering: the retrying call goes on from it, as file_channel_call's
+ * does (apart: the message is made again from the arguments). */
+static __attribute__((noinline)) long readblock_after_ended(uint64_t handle, uint64_t blkoff,
+                                                            uint32_t size)
+{
+    struct resend resend = {.operation = FS_READBLOCK, .attach = false, .attempts = 1};
+    struct fs_readblock_message message = {handle, blkoff, size};
+    _Static_assert(sizeof message <= ICA_MESSAGE_BYTES, "the message fits");
+    __builtin_memcpy(resend.message, &message, sizeof message);
+    long result = request_call_retrying_after(SERVER_NAME_FS, &fs_pid, file_channel_control,
+                                              prepare_send, &resend, resend.attempts);
+    struct ica_control *page = file_channel_page();
+    if (page->arrival == ICA_ARRIVED_AS_RESULT)
+        take_returned_data(page, false);
+    return result;
+}
+
+/* readblock's usual request without a data ICA: file_channel_begin and
+ * file_channel_call for a channel that has its control ICA, no foreign data
+ * ICAs to free and a known FS, in one step; anything else takes them. */
+long file_channel_readblock(uint64_t handle, uint64_t blkoff, uint32_t size)
+{
+    uint64_t control = file_channel_control;
+    long fs = fs_pid;
+    if (control == NO_ICA || fs < 0 || foreign_count > 0) {
+        long error = file_channel_begin(FS_READBLOCK, 0);
+        if (error != 0)
+            return error;
+        *fs_readblock_of(file_channel_page()) = (struct fs_readblock_message){handle, blkoff, size};
+        return file_channel_call(false);
+    }
+    data_bytes = 0;
+    request_prepare(control, FS_READBLOCK);
+    struct ica_control *page = ica_control_of(control);
+    *fs_readblock_of(page) = (struct fs_readblock_message){handle, blkoff, size};
+    page->arrival = 0; /* the kernel sets it when the ICA comes back */
+    long error = ica_request(fs, control, ICA_SYNC);
+    if (request_server_ended(error, control))
+        return readblock_after_ended(handle, blkoff, size);
+    long result = error != 0 ? error : page->result;
+    if (page->arrival == ICA_ARRIVED_AS_RESULT && page->data_count > 0)
+        take_returned_data(page, false); /* with none, it has nothing to sort */
+    return result;
+}
+
 /* Copies the lent blocks, one STORAGE_BLOCK_BYTES block per lent ICA, into
  * one buffer. */
 static const uint8_t *gather_lent(const struct ica_control *page, uint64_t bytes)
@@ -284,10 +330,7 @@ result_data_otherwise(const struct ica_control *page, uint64_t bytes)
     return NULL;
 }
 
-const uint8_t *file_channel_result_data(uint64_t bytes)
+const uint8_t *file_channel_result_data_otherwise(uint64_t bytes)
 {
-    const struct ica_control *page = file_channel_page();
-    if (page->lent_count == 1)
-        return ica_address(page->lent[0]);
-    return result_data_otherwise(page, bytes);
+    return result_data_otherwise(file_channel_page(), bytes);
 }

@@ -30,9 +30,22 @@ long file_channel_set_paths(const char *path, const char *second_path);
 /* Sends the request to FS and waits; with `attach_data` the data ICA goes
  * along. Returns the result (>= 0) or an error. */
 long file_channel_call(bool attach_data);
+/* FS_READBLOCK of `size` blocks from `blkoff` of FS's open file `handle`,
+ * without a data ICA: file_channel_begin and file_channel_call in one (the
+ * usual case in one step); the result or an error. */
+long file_channel_readblock(uint64_t handle, uint64_t blkoff, uint32_t size);
+/* file_channel_result_data when not exactly one block was lent. */
+const uint8_t *file_channel_result_data_otherwise(uint64_t bytes);
 /* After a call: where the `bytes` of the result are, contiguous (a lent
- * cached block, the returned data ICA, or a gathered copy of several). */
-const uint8_t *file_channel_result_data(uint64_t bytes);
+ * cached block, the returned data ICA, or a gathered copy of several).
+ * Inline: one lent block, readblock's usual result, is one load. */
+static inline const uint8_t *file_channel_result_data(uint64_t bytes)
+{
+    const struct ica_control *page = file_channel_page();
+    if (page->lent_count == 1)
+        return ica_address(page->lent[0]);
+    return file_channel_result_data_otherwise(bytes);
+}
 
 /* The descriptor table. */
 struct file_descriptor {

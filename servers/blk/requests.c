@@ -5,6 +5,7 @@
  * stack (the application itself for an FS_READBLOCK: direct return). Lends
  * are bounded per client and in all (cache_lends.c); past that BLK copies. */
 #include "requests.h"
+#include "cache_internal.h"
 #include "cache_lends.h"
 #include "disk_client.h"
 #include <formica/data_ica.h>
@@ -72,12 +73,11 @@ int blk_lends_init(uint32_t cache_capacity, uint32_t per_client,
     return cache_lends_init(&lends, cache_capacity / 2, per_client, still_lent, NULL);
 }
 
-/* A client at its limit (or all lends at theirs) gets copies, logged once
- * until it may borrow again. */
-static bool may_lend(const struct ica_control *page, uint32_t count)
+/* may_lend past a limit: the ended lends dropped and the limits asked
+ * again; a refusal logged (apart: the usual lend is within the limits). */
+static __attribute__((noinline)) bool may_lend_after_drop(uint32_t client, uint32_t count)
 {
-    uint32_t client = page->origin;
-    if (cache_lends_allow(&lends, client, count)) {
+    if (cache_lends_allow_after_drop(&lends, client, count)) {
         if (lends.refused_client == client)
             lends.refused_client = 0;
         return true;
@@ -90,6 +90,31 @@ static bool may_lend(const struct ica_control *page, uint32_t count)
     return false;
 }
 
+/* A client at its limit (or all lends at theirs) gets copies, logged once
+ * until it may borrow again. */
+static inline bool may_lend(const struct ica_control *page, uint32_t count)
+{
+    uint32_t client = page->origin;
+    if (!cache_lends_within_limits(&lends, client, count))
+        return may_lend_after_drop(client, count);
+    if (lends.refused_client == client)
+        lends.refused_client = 0;
+    return true;
+}
+
+/* cache_lend with a cached block's lend inline (a miss goes to cache_lend,
+ * which finds it missing too and reads it in). */
+static inline int lend_cached(struct cache *cache, uint64_t number, uint64_t *handle)
+{
+    struct cache_block *block = number < cache->disk.blocks ? cache_lookup(cache, number) : NULL;
+    if (block == NULL)
+        return cache_lend(cache, number, handle);
+    cache->stats.hits++;
+    block->referenced = true;
+    *handle = block->handle;
+    return 0;
+}
+
 /* Lends every block read, or none (then the caller copies): 1 if lent.
  * Inline: lend_one's constant count of one leaves no loop. */
 static inline __attribute__((always_inline)) long
@@ -100,7 +125,7 @@ lend_blocks(struct cache *cache, struct ica_control *page, const struct transfer
     if (count > ICA_MAX_ATTACHED || !may_lend(page, count))
         return 0;
     for (uint32_t i = 0; i < count; i++) {
-        int error = cache_lend(cache, block_at(page, asked, i), &handles[i]);
+        int error = lend_cached(cache, block_at(page, asked, i), &handles[i]);
         if (error != 0)
             return error;
         if (handles[i] == 0)

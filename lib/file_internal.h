@@ -6,6 +6,7 @@
 #include <formica/file.h>
 #include <formica/ica.h>
 #include <formica/request.h>
+#include <formica/storage.h>
 #include <stdbool.h>
 
 /* The one FS channel of a process: a control ICA reused for every request
@@ -30,10 +31,44 @@ long file_channel_set_paths(const char *path, const char *second_path);
 /* Sends the request to FS and waits; with `attach_data` the data ICA goes
  * along. Returns the result (>= 0) or an error. */
 long file_channel_call(bool attach_data);
+/* The channel's FS (< 0: not known yet), the data ICAs a result brought
+ * that are not ours (freed at the next begin) and what the current
+ * request's data ICA must hold: file_channel.c's, read here by the inline
+ * readblock request below. */
+extern long file_channel_fs_pid;
+extern uint32_t file_channel_foreign_count;
+extern uint64_t file_channel_data_bytes;
+/* file_channel_readblock's other cases, apart: file_channel_begin and
+ * file_channel_call in general; the retrying call after a first attempt
+ * whose FS ended before answering (as file_channel_call's goes on); the
+ * sorting of data ICAs a result brought back (file_channel_call's). */
+long file_channel_readblock_in_general(uint64_t handle, uint64_t blkoff, uint32_t size);
+long file_channel_readblock_after_ended(uint64_t handle, uint64_t blkoff, uint32_t size);
+void file_channel_take_returned_data(void);
 /* FS_READBLOCK of `size` blocks from `blkoff` of FS's open file `handle`,
- * without a data ICA: file_channel_begin and file_channel_call in one (the
- * usual case in one step); the result or an error. */
-long file_channel_readblock(uint64_t handle, uint64_t blkoff, uint32_t size);
+ * without a data ICA: file_channel_begin and file_channel_call, in one
+ * step for a channel that has its control ICA, no foreign data ICAs to
+ * free and a known FS (readblock's usual request); the result or an error.
+ * Inline: readblock's one call. */
+static inline long file_channel_readblock(uint64_t handle, uint64_t blkoff, uint32_t size)
+{
+    uint64_t control = file_channel_control;
+    long fs = file_channel_fs_pid;
+    if (control == 0 /* none yet */ || fs < 0 || file_channel_foreign_count > 0)
+        return file_channel_readblock_in_general(handle, blkoff, size);
+    file_channel_data_bytes = 0;
+    request_prepare(control, FS_READBLOCK);
+    struct ica_control *page = ica_control_of(control);
+    *fs_readblock_of(page) = (struct fs_readblock_message){handle, blkoff, size};
+    page->arrival = 0; /* the kernel sets it when the ICA comes back */
+    long error = ica_request(fs, control, ICA_SYNC);
+    if (request_server_ended(error, control))
+        return file_channel_readblock_after_ended(handle, blkoff, size);
+    long result = error != 0 ? error : page->result;
+    if (page->arrival == ICA_ARRIVED_AS_RESULT && page->data_count > 0)
+        file_channel_take_returned_data(); /* with none, it has nothing to sort */
+    return result;
+}
 /* file_channel_result_data when not exactly one block was lent. */
 const uint8_t *file_channel_result_data_otherwise(uint64_t bytes);
 /* After a call: where the `bytes` of the result are, contiguous (a lent

@@ -80,14 +80,14 @@ static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *
     return prepare_for_blk(control, count);
 }
 
-long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readblock_message *message)
+/* fs_readblock past the handle, in general: any count, a data ICA or not,
+ * any block size (apart: the usual readblock is one block without one). */
+static __attribute__((noinline)) long readblock_in_general(struct fs_server *server,
+                                                           uint64_t control,
+                                                           const struct open_file *file,
+                                                           uint64_t first, uint64_t count)
 {
     struct ica_control *page = ica_control_of(control);
-    uint64_t first = message->first_block, count = message->blocks;
-    long checked = 0;
-    struct open_file *file = fs_handle_of(server, page, message->handle, OPEN_FILE_READ, &checked);
-    if (file == NULL)
-        return checked;
     if (file->flags & OPEN_FILE_DIRECTORY) {
         fs_refuse(page, "readblock of a directory");
         return -E_IS_DIRECTORY;
@@ -97,7 +97,7 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
     if (first > UINT64_MAX / STORAGE_BLOCK_BYTES - count)
         return fs_refuse(page, "readblock range past the largest file offset");
     uint64_t bytes = count * STORAGE_BLOCK_BYTES;
-    checked = fs_check_range(server, page, first * STORAGE_BLOCK_BYTES, bytes);
+    long checked = fs_check_range(server, page, first * STORAGE_BLOCK_BYTES, bytes);
     if (checked != 0)
         return checked;
     bool lend_only = page->data_count == 0 && count <= ICA_MAX_ATTACHED;
@@ -105,7 +105,28 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
         return -E_INVALID;
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
         return lend_only ? -E_NEEDS_DATA : read_here(server, page, file->inode, first, bytes);
-    if (count == 1) /* the usual readblock: its loops unrolled */
+    if (count == 1) /* its loops unrolled */
         return map_for_blk(server, control, file->inode, first, 1, lend_only);
     return map_for_blk(server, control, file->inode, first, (uint32_t)count, lend_only);
+}
+
+long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readblock_message *message)
+{
+    struct ica_control *page = ica_control_of(control);
+    uint64_t first = message->first_block, count = message->blocks;
+    long checked = 0;
+    struct open_file *file = fs_handle_of(server, page, message->handle, OPEN_FILE_READ, &checked);
+    if (file == NULL)
+        return checked;
+    if (count != 1 || page->data_count != 0 || (file->flags & OPEN_FILE_DIRECTORY) ||
+        server->fs.block_size != STORAGE_BLOCK_BYTES)
+        return readblock_in_general(server, control, file, first, count);
+    /* The usual readblock: one block of a regular file, only to be lent (no
+     * data ICA), on 4 KiB blocks; readblock_in_general's checks in its order. */
+    if (first > UINT64_MAX / STORAGE_BLOCK_BYTES - 1)
+        return fs_refuse(page, "readblock range past the largest file offset");
+    checked = fs_check_range(server, page, first * STORAGE_BLOCK_BYTES, STORAGE_BLOCK_BYTES);
+    if (checked != 0)
+        return checked;
+    return map_for_blk(server, control, file->inode, first, 1, true);
 }

@@ -220,17 +220,33 @@ long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *
 }
 
 /* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into:
- * transfer()'s checks and outcomes for that case, without its loops. */
-static long lend_one(struct cache *cache, struct ica_control *page, uint64_t block)
+ * transfer()'s checks and outcomes for that case (lend_blocks' for one
+ * block), without its loops. */
+static inline long lend_one(struct cache *cache, struct ica_control *page, uint64_t block)
 {
     if (block >= cache->disk.blocks)
         return refuse(page, "block outside the disk");
     page->lent_count = 0;
-    struct transfer asked = {block, 1, BLK_LEND};
-    long lent = lend_blocks(cache, page, &asked);
-    if (lent < 0)
-        return lent;
-    return lent == 1 ? (long)STORAGE_BLOCK_BYTES : -E_NEEDS_DATA; /* not lent: it must be copied */
+    if (!may_lend(page, 1))
+        return -E_NEEDS_DATA; /* not lent: it must be copied */
+    uint64_t handle;
+    int error = lend_cached(cache, block, &handle);
+    if (error != 0)
+        return error;
+    if (handle == 0)
+        return -E_NEEDS_DATA; /* a heap block: copied instead */
+    page->lent[0] = handle;
+    page->lent_count = 1;
+    cache_lends_record(&lends, answering, page->origin, &handle, 1);
+    return (long)STORAGE_BLOCK_BYTES;
+}
+
+/* Any other BLK_READ (apart, so lend_one saves no registers). */
+static __attribute__((noinline)) long read_in_general(struct cache *cache, struct ica_control *page,
+                                                      const struct blk_read_message *message)
+{
+    struct transfer asked = {message->first_block, message->blocks, message->flags};
+    return transfer(cache, page, &asked, false);
 }
 
 long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *message)
@@ -238,8 +254,7 @@ long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *me
     struct ica_control *page = ica_control_of(control);
     if (message->blocks == 1 && message->flags == BLK_LEND && page->data_count == 0)
         return lend_one(cache, page, message->first_block);
-    struct transfer asked = {message->first_block, message->blocks, message->flags};
-    return transfer(cache, page, &asked, false);
+    return read_in_general(cache, page, message);
 }
 
 long blk_write(struct cache *cache, uint64_t control, struct blk_write_message *message)
@@ -275,9 +290,19 @@ long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *me
     return error;
 }
 
+/* Any request but the usual read (apart, so that one saves no registers). */
+static __attribute__((noinline)) long answer_any(struct cache *cache, uint64_t control)
+{
+    return blk_dispatch(cache, control);
+}
+
 void blk_answer(struct cache *cache, uint64_t control)
 {
     answering = control;
     cache_lends_returned(&lends, control); /* its holder passed it on: its lends ended */
-    ica_control_of(control)->result = blk_dispatch(cache, control);
+    struct ica_control *page = ica_control_of(control);
+    if (page->operation == BLK_READ && blk_check(page) == 0) /* blk_dispatch's check */
+        page->result = blk_read(cache, control, blk_read_of(page));
+    else
+        page->result = answer_any(cache, control);
 }

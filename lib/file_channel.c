@@ -257,12 +257,11 @@ long file_channel_call(bool attach_data)
     return result;
 }
 
-long file_channel_readblock_after_ended(uint64_t handle, uint64_t blkoff, uint32_t size)
+long file_channel_request_after_ended(uint32_t operation, const void *message, uint32_t bytes)
 {
-    struct resend resend = {.operation = FS_READBLOCK, .attach = false, .attempts = 1};
-    struct fs_readblock_message message = {handle, blkoff, size};
-    _Static_assert(sizeof message <= ICA_MESSAGE_BYTES, "the message fits");
-    __builtin_memcpy(resend.message, &message, sizeof message);
+    struct resend resend = {.operation = operation, .attach = false, .attempts = 1};
+    __builtin_memcpy(resend.message, message,
+                     bytes < ICA_MESSAGE_BYTES ? bytes : ICA_MESSAGE_BYTES);
     long result =
         request_call_retrying_after(SERVER_NAME_FS, &file_channel_fs_pid, file_channel_control,
                                     prepare_send, &resend, resend.attempts);
@@ -272,12 +271,13 @@ long file_channel_readblock_after_ended(uint64_t handle, uint64_t blkoff, uint32
     return result;
 }
 
-long file_channel_readblock_in_general(uint64_t handle, uint64_t blkoff, uint32_t size)
+long file_channel_request_in_general(uint32_t operation, const void *message, uint32_t bytes)
 {
-    long error = file_channel_begin(FS_READBLOCK, 0);
+    long error = file_channel_begin(operation, 0);
     if (error != 0)
         return error;
-    *fs_readblock_of(file_channel_page()) = (struct fs_readblock_message){handle, blkoff, size};
+    __builtin_memcpy(file_channel_page()->message, message,
+                     bytes < ICA_MESSAGE_BYTES ? bytes : ICA_MESSAGE_BYTES);
     return file_channel_call(false);
 }
 

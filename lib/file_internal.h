@@ -34,40 +34,54 @@ long file_channel_call(bool attach_data);
 /* The channel's FS (< 0: not known yet), the data ICAs a result brought
  * that are not ours (freed at the next begin) and what the current
  * request's data ICA must hold: file_channel.c's, read here by the inline
- * readblock request below. */
+ * requests below. */
 extern long file_channel_fs_pid;
 extern uint32_t file_channel_foreign_count;
 extern uint64_t file_channel_data_bytes;
-/* file_channel_readblock's other cases, apart: file_channel_begin and
- * file_channel_call in general; the retrying call after a first attempt
- * whose FS ended before answering (as file_channel_call's goes on); the
- * sorting of data ICAs a result brought back (file_channel_call's). */
-long file_channel_readblock_in_general(uint64_t handle, uint64_t blkoff, uint32_t size);
-long file_channel_readblock_after_ended(uint64_t handle, uint64_t blkoff, uint32_t size);
+/* A request without a data ICA whose message is `message` (`bytes` of it,
+ * the rest zero), for an operation without a tag: file_channel_begin and
+ * file_channel_call in general; and the retrying call after a first attempt
+ * whose FS ended before answering (as file_channel_call's goes on). Apart
+ * from the inline requests below. */
+long file_channel_request_in_general(uint32_t operation, const void *message, uint32_t bytes);
+long file_channel_request_after_ended(uint32_t operation, const void *message, uint32_t bytes);
+/* Sorts the data ICAs a result brought back (file_channel_call's). */
 void file_channel_take_returned_data(void);
-/* FS_READBLOCK of `size` blocks from `blkoff` of FS's open file `handle`,
- * without a data ICA: file_channel_begin and file_channel_call, in one
- * step for a channel that has its control ICA, no foreign data ICAs to
- * free and a known FS (readblock's usual request); the result or an error.
- * Inline: readblock's one call. */
-static inline long file_channel_readblock(uint64_t handle, uint64_t blkoff, uint32_t size)
+/* True when a request may take the one-step path below: the channel has
+ * its control ICA, no foreign data ICAs to free, and its FS is known. */
+static inline bool file_channel_ready(void)
+{
+    return file_channel_control != 0 && file_channel_fs_pid >= 0 && file_channel_foreign_count == 0;
+}
+/* file_channel_request_in_general's request on a ready channel, in one
+ * step (what file_channel_begin and file_channel_call do for it); the
+ * result or an error. The payload is the caller's, written before. */
+static inline long file_channel_request_ready(uint32_t operation, const void *message,
+                                              uint32_t bytes)
 {
     uint64_t control = file_channel_control;
-    long fs = file_channel_fs_pid;
-    if (control == 0 /* none yet */ || fs < 0 || file_channel_foreign_count > 0)
-        return file_channel_readblock_in_general(handle, blkoff, size);
     file_channel_data_bytes = 0;
-    request_prepare(control, FS_READBLOCK);
+    request_prepare(control, operation);
     struct ica_control *page = ica_control_of(control);
-    *fs_readblock_of(page) = (struct fs_readblock_message){handle, blkoff, size};
+    __builtin_memcpy(page->message, message, bytes < ICA_MESSAGE_BYTES ? bytes : ICA_MESSAGE_BYTES);
     page->arrival = 0; /* the kernel sets it when the ICA comes back */
-    long error = ica_request(fs, control, ICA_SYNC);
+    long error = ica_request(file_channel_fs_pid, control, ICA_SYNC);
     if (request_server_ended(error, control))
-        return file_channel_readblock_after_ended(handle, blkoff, size);
+        return file_channel_request_after_ended(operation, message, bytes);
     long result = error != 0 ? error : page->result;
     if (page->arrival == ICA_ARRIVED_AS_RESULT && page->data_count > 0)
         file_channel_take_returned_data(); /* with none, it has nothing to sort */
     return result;
+}
+/* FS_READBLOCK of `size` blocks from `blkoff` of FS's open file `handle`,
+ * without a data ICA (readblock's usual request); the result or an error.
+ * Inline: readblock's one call. */
+static inline long file_channel_readblock(uint64_t handle, uint64_t blkoff, uint32_t size)
+{
+    struct fs_readblock_message message = {handle, blkoff, size};
+    if (!file_channel_ready())
+        return file_channel_request_in_general(FS_READBLOCK, &message, sizeof message);
+    return file_channel_request_ready(FS_READBLOCK, &message, sizeof message);
 }
 /* file_channel_result_data when not exactly one block was lent. */
 const uint8_t *file_channel_result_data_otherwise(uint64_t bytes);

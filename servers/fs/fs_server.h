@@ -70,11 +70,16 @@ long fs_refuse_range(struct fs_server *server, const struct ica_control *page, u
                      uint64_t length);
 /* Refuses (logged) a byte range whose end overflows (-E_INVALID) or lies
  * past the largest file (-E_TOO_BIG). Inline: a range within them is two
- * tests; the refusals are apart. */
+ * tests (fs_check_range_refuses); the refusals are apart. */
+static inline bool fs_check_range_refuses(const struct fs_server *server, uint64_t offset,
+                                          uint64_t length)
+{
+    return offset > UINT64_MAX - length || offset + length > ext2_max_file_bytes(&server->fs);
+}
 static inline long fs_check_range(struct fs_server *server, const struct ica_control *page,
                                   uint64_t offset, uint64_t length)
 {
-    if (offset <= UINT64_MAX - length && offset + length <= ext2_max_file_bytes(&server->fs))
+    if (!fs_check_range_refuses(server, offset, length))
         return 0;
     return fs_refuse_range(server, page, offset, length);
 }

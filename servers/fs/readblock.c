@@ -80,6 +80,14 @@ static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *
     return prepare_for_blk(control, count);
 }
 
+/* map_for_blk of one block, only to be lent (apart: fs_readblock's block
+ * whose mapping is not remembered). */
+static __attribute__((noinline)) long map_one_block(struct fs_server *server, uint64_t control,
+                                                    uint32_t inode, uint64_t first)
+{
+    return map_for_blk(server, control, inode, first, 1, true);
+}
+
 /* fs_readblock past the handle, in general: any count, a data ICA or not,
  * any block size (apart: the usual readblock is one block without one). */
 static __attribute__((noinline)) long readblock_in_general(struct fs_server *server,
@@ -122,11 +130,24 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
         server->fs.block_size != STORAGE_BLOCK_BYTES)
         return readblock_in_general(server, control, file, first, count);
     /* The usual readblock: one block of a regular file, only to be lent (no
-     * data ICA), on 4 KiB blocks; readblock_in_general's checks in its order. */
+     * data ICA), on 4 KiB blocks; readblock_in_general's checks in its order,
+     * and map_for_blk's for one block whose mapping is remembered. Every
+     * other outcome is a tail call, so a recalled block needs no spills. */
     if (first > UINT64_MAX / STORAGE_BLOCK_BYTES - 1)
         return fs_refuse(page, "readblock range past the largest file offset");
-    checked = fs_check_range(server, page, first * STORAGE_BLOCK_BYTES, STORAGE_BLOCK_BYTES);
-    if (checked != 0)
-        return checked;
-    return map_for_blk(server, control, file->inode, first, 1, true);
+    uint64_t offset = first * STORAGE_BLOCK_BYTES;
+    if (fs_check_range_refuses(server, offset, STORAGE_BLOCK_BYTES))
+        return fs_refuse_range(server, page, offset, STORAGE_BLOCK_BYTES);
+    uint32_t inode = file->inode;
+    const struct block_map_entry *entry = block_map_entry_for(inode, first);
+    if (inode == 0 || entry->inode != inode || entry->block != first)
+        return map_one_block(server, control, inode, first); /* not remembered */
+    uint64_t size = entry->size;
+    disk_blocks[0] = entry->disk_block;
+    if (offset >= size)
+        return 0;
+    if (offset + STORAGE_BLOCK_BYTES > size || disk_blocks[0] == 0 ||
+        fs_journal_holds(server, disk_blocks, 1))
+        return -E_NEEDS_DATA;
+    return prepare_for_blk(control, 1);
 }

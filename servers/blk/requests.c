@@ -219,14 +219,11 @@ long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *
     return (long)length;
 }
 
-/* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into:
- * transfer()'s checks and outcomes for that case (lend_blocks' for one
- * block), without its loops. */
-static inline long lend_one(struct cache *cache, struct ica_control *page, uint64_t block)
+/* lend_one past the disk's bound: lend_blocks' steps for one block (apart,
+ * for a block past a lend limit or not cached). */
+static __attribute__((noinline)) long lend_one_in_general(struct cache *cache,
+                                                          struct ica_control *page, uint64_t block)
 {
-    if (block >= cache->disk.blocks)
-        return refuse(page, "block outside the disk");
-    page->lent_count = 0;
     if (!may_lend(page, 1))
         return -E_NEEDS_DATA; /* not lent: it must be copied */
     uint64_t handle;
@@ -238,6 +235,33 @@ static inline long lend_one(struct cache *cache, struct ica_control *page, uint6
     page->lent[0] = handle;
     page->lent_count = 1;
     cache_lends_record(&lends, answering, page->origin, &handle, 1);
+    return (long)STORAGE_BLOCK_BYTES;
+}
+
+/* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into:
+ * transfer()'s checks and outcomes for that case (lend_blocks' for one
+ * block), without its loops; inline for a cached block within the lend
+ * limits, every other case a tail call (so this one needs no spills). */
+static inline long lend_one(struct cache *cache, struct ica_control *page, uint64_t block)
+{
+    if (block >= cache->disk.blocks)
+        return refuse(page, "block outside the disk");
+    page->lent_count = 0;
+    uint32_t client = page->origin;
+    struct cache_block *cached = NULL;
+    if (!cache_lends_within_limits(&lends, client, 1) ||
+        (cached = cache_lookup(cache, block)) == NULL)
+        return lend_one_in_general(cache, page, block);
+    if (lends.refused_client == client) /* may_lend's, within the limits */
+        lends.refused_client = 0;
+    cache->stats.hits++; /* lend_cached's, for a cached block */
+    cached->referenced = true;
+    uint64_t handle = cached->handle;
+    if (handle == 0)
+        return -E_NEEDS_DATA; /* a heap block: copied instead */
+    page->lent[0] = handle;
+    page->lent_count = 1;
+    cache_lends_record(&lends, answering, client, &handle, 1);
     return (long)STORAGE_BLOCK_BYTES;
 }
 

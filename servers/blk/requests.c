@@ -273,12 +273,18 @@ static __attribute__((noinline)) long read_in_general(struct cache *cache, struc
     return transfer(cache, page, &asked, false);
 }
 
-long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *message)
+/* blk_read's steps; inline (blk_answer's usual request). */
+static inline long read_blocks(struct cache *cache, struct ica_control *page,
+                               struct blk_read_message *message)
 {
-    struct ica_control *page = ica_control_of(control);
     if (message->blocks == 1 && message->flags == BLK_LEND && page->data_count == 0)
         return lend_one(cache, page, message->first_block);
     return read_in_general(cache, page, message);
+}
+
+long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *message)
+{
+    return read_blocks(cache, ica_control_of(control), message);
 }
 
 long blk_write(struct cache *cache, uint64_t control, struct blk_write_message *message)
@@ -326,7 +332,7 @@ void blk_answer(struct cache *cache, uint64_t control)
     cache_lends_returned(&lends, control); /* its holder passed it on: its lends ended */
     struct ica_control *page = ica_control_of(control);
     if (page->operation == BLK_READ && blk_check(page) == 0) /* blk_dispatch's check */
-        page->result = blk_read(cache, control, blk_read_of(page));
+        page->result = read_blocks(cache, page, blk_read_of(page));
     else
         page->result = answer_any(cache, control);
 }

@@ -130,6 +130,11 @@ long pread(int fd, void *buffer, size_t length, uint64_t offset)
 static long write_inline(const struct file_descriptor *file, const uint8_t *data, uint64_t length,
                          uint64_t offset)
 {
+    if (file_channel_ready()) { /* the usual case, in one step */
+        struct fs_write_message message = {file->handle, offset, length};
+        memcpy(file_channel_page()->payload, data, (size_t)length);
+        return file_channel_request_ready(FS_WRITE, &message, sizeof message);
+    }
     long error = file_channel_begin(FS_WRITE, 0);
     if (error != 0)
         return error;

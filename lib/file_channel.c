@@ -14,7 +14,7 @@
 #define FS_WAIT_MS 5000
 #define NO_ICA 0
 
-static long fs_pid = -1;
+long file_channel_fs_pid = -1;          /* file_internal.h */
 uint64_t file_channel_control = NO_ICA; /* file_internal.h */
 /* The two data ICAs; `current` is the one the current request uses. */
 static struct channel_data {
@@ -23,16 +23,16 @@ static struct channel_data {
 } small, large, *current = &large;
 /* Data ICAs a result brought that are not ours: freed at the next begin. */
 static uint64_t foreign[ICA_MAX_ATTACHED];
-static uint32_t foreign_count;
-static uint8_t *gather_buffer; /* several lent blocks made contiguous */
-static uint64_t data_bytes;    /* what the current request's data ICA must hold */
-static uint64_t last_tag;      /* the number of this process's last tagged request */
+uint32_t file_channel_foreign_count; /* file_internal.h */
+static uint8_t *gather_buffer;       /* several lent blocks made contiguous */
+uint64_t file_channel_data_bytes;    /* what the current request's data ICA must hold */
+static uint64_t last_tag;            /* the number of this process's last tagged request */
 
 static long find_fs(void)
 {
-    if (fs_pid < 0)
-        fs_pid = server_wait_for(SERVER_NAME_FS, FS_WAIT_MS);
-    return fs_pid;
+    if (file_channel_fs_pid < 0)
+        file_channel_fs_pid = server_wait_for(SERVER_NAME_FS, FS_WAIT_MS);
+    return file_channel_fs_pid;
 }
 
 static long ensure_control(void)
@@ -75,9 +75,9 @@ static long ensure_data(uint64_t bytes)
 
 static __attribute__((noinline)) void release_foreign(void)
 {
-    for (uint32_t i = 0; i < foreign_count; i++)
+    for (uint32_t i = 0; i < file_channel_foreign_count; i++)
         ica_free(foreign[i]);
-    foreign_count = 0;
+    file_channel_foreign_count = 0;
 }
 
 /* The control ICA, and a data ICA of `bytes` if any (apart: allocations
@@ -92,9 +92,9 @@ static __attribute__((noinline)) long ensure_icas(uint64_t bytes)
 
 long file_channel_begin(uint32_t operation, uint64_t bytes)
 {
-    if (foreign_count > 0)
+    if (file_channel_foreign_count > 0)
         release_foreign();
-    data_bytes = bytes;
+    file_channel_data_bytes = bytes;
     if (file_channel_control == NO_ICA || bytes > 0) {
         long error = ensure_icas(bytes);
         if (error != 0)
@@ -141,7 +141,7 @@ static void take_returned_data(const struct ica_control *page, bool sent_data)
         if (page->data[i] == current->id)
             ours_back = true;
         else
-            foreign[foreign_count++] = page->data[i];
+            foreign[file_channel_foreign_count++] = page->data[i];
     }
     if (sent_data && !ours_back)
         current->id = NO_ICA; /* kept by a server: a new one is allocated when needed */
@@ -195,7 +195,7 @@ static long prepare_again(struct resend *resend)
     if (resend->attach && current->id == NO_ICA) {
         if (resend->operation == FS_WRITE)
             return -E_SERVER_ENDED;
-        return ensure_data(data_bytes);
+        return ensure_data(file_channel_data_bytes);
     }
     return 0;
 }
@@ -225,7 +225,7 @@ static long prepare_send(void *context)
  * the retrying call goes on from there. */
 static inline bool sent_once(struct resend *resend, long *result)
 {
-    if (fs_pid < 0)
+    if (file_channel_fs_pid < 0)
         return false;
     resend->attempts = 1;
     long error = attach_for_send(resend);
@@ -233,7 +233,7 @@ static inline bool sent_once(struct resend *resend, long *result)
         *result = error;
         return true;
     }
-    return request_call_answered(fs_pid, file_channel_control, result);
+    return request_call_answered(file_channel_fs_pid, file_channel_control, result);
 }
 
 /* Sends the prepared request to FS and waits; an FS that ends meanwhile is
@@ -249,11 +249,41 @@ long file_channel_call(bool attach_data)
     __builtin_memcpy(resend.message, page->message, ICA_MESSAGE_BYTES); /* inline: a few moves */
     long result;
     if (!sent_once(&resend, &result))
-        result = request_call_retrying_after(SERVER_NAME_FS, &fs_pid, file_channel_control,
-                                             prepare_send, &resend, resend.attempts);
+        result =
+            request_call_retrying_after(SERVER_NAME_FS, &file_channel_fs_pid, file_channel_control,
+                                        prepare_send, &resend, resend.attempts);
     if (page->arrival == ICA_ARRIVED_AS_RESULT)
         take_returned_data(page, attach_data);
     return result;
+}
+
+long file_channel_request_after_ended(uint32_t operation, const void *message, uint32_t bytes)
+{
+    struct resend resend = {.operation = operation, .attach = false, .attempts = 1};
+    __builtin_memcpy(resend.message, message,
+                     bytes < ICA_MESSAGE_BYTES ? bytes : ICA_MESSAGE_BYTES);
+    long result =
+        request_call_retrying_after(SERVER_NAME_FS, &file_channel_fs_pid, file_channel_control,
+                                    prepare_send, &resend, resend.attempts);
+    struct ica_control *page = file_channel_page();
+    if (page->arrival == ICA_ARRIVED_AS_RESULT)
+        take_returned_data(page, false);
+    return result;
+}
+
+long file_channel_request_in_general(uint32_t operation, const void *message, uint32_t bytes)
+{
+    long error = file_channel_begin(operation, 0);
+    if (error != 0)
+        return error;
+    __builtin_memcpy(file_channel_page()->message, message,
+                     bytes < ICA_MESSAGE_BYTES ? bytes : ICA_MESSAGE_BYTES);
+    return file_channel_call(false);
+}
+
+void file_channel_take_returned_data(void)
+{
+    take_returned_data(file_channel_page(), false);
 }
 
 /* Copies the lent blocks, one STORAGE_BLOCK_BYTES block per lent ICA, into
@@ -284,10 +314,7 @@ result_data_otherwise(const struct ica_control *page, uint64_t bytes)
     return NULL;
 }
 
-const uint8_t *file_channel_result_data(uint64_t bytes)
+const uint8_t *file_channel_result_data_otherwise(uint64_t bytes)
 {
-    const struct ica_control *page = file_channel_page();
-    if (page->lent_count == 1)
-        return ica_address(page->lent[0]);
-    return result_data_otherwise(page, bytes);
+    return result_data_otherwise(file_channel_page(), bytes);
 }

@@ -6,6 +6,7 @@
 #include <formica/file.h>
 #include <formica/ica.h>
 #include <formica/request.h>
+#include <formica/storage.h>
 #include <stdbool.h>
 
 /* The one FS channel of a process: a control ICA reused for every request
@@ -30,9 +31,70 @@ long file_channel_set_paths(const char *path, const char *second_path);
 /* Sends the request to FS and waits; with `attach_data` the data ICA goes
  * along. Returns the result (>= 0) or an error. */
 long file_channel_call(bool attach_data);
+/* The channel's FS (< 0: not known yet), the data ICAs a result brought
+ * that are not ours (freed at the next begin) and what the current
+ * request's data ICA must hold: file_channel.c's, read here by the inline
+ * requests below. */
+extern long file_channel_fs_pid;
+extern uint32_t file_channel_foreign_count;
+extern uint64_t file_channel_data_bytes;
+/* A request without a data ICA whose message is `message` (`bytes` of it,
+ * the rest zero), for an operation without a tag: file_channel_begin and
+ * file_channel_call in general; and the retrying call after a first attempt
+ * whose FS ended before answering (as file_channel_call's goes on). Apart
+ * from the inline requests below. */
+long file_channel_request_in_general(uint32_t operation, const void *message, uint32_t bytes);
+long file_channel_request_after_ended(uint32_t operation, const void *message, uint32_t bytes);
+/* Sorts the data ICAs a result brought back (file_channel_call's). */
+void file_channel_take_returned_data(void);
+/* True when a request may take the one-step path below: the channel has
+ * its control ICA, no foreign data ICAs to free, and its FS is known. */
+static inline bool file_channel_ready(void)
+{
+    return file_channel_control != 0 && file_channel_fs_pid >= 0 && file_channel_foreign_count == 0;
+}
+/* file_channel_request_in_general's request on a ready channel, in one
+ * step (what file_channel_begin and file_channel_call do for it); the
+ * result or an error. The payload is the caller's, written before. */
+static inline long file_channel_request_ready(uint32_t operation, const void *message,
+                                              uint32_t bytes)
+{
+    uint64_t control = file_channel_control;
+    file_channel_data_bytes = 0;
+    request_prepare(control, operation);
+    struct ica_control *page = ica_control_of(control);
+    __builtin_memcpy(page->message, message, bytes < ICA_MESSAGE_BYTES ? bytes : ICA_MESSAGE_BYTES);
+    page->arrival = 0; /* the kernel sets it when the ICA comes back */
+    long error = ica_request(file_channel_fs_pid, control, ICA_SYNC);
+    if (request_server_ended(error, control))
+        return file_channel_request_after_ended(operation, message, bytes);
+    long result = error != 0 ? error : page->result;
+    if (page->arrival == ICA_ARRIVED_AS_RESULT && page->data_count > 0)
+        file_channel_take_returned_data(); /* with none, it has nothing to sort */
+    return result;
+}
+/* FS_READBLOCK of `size` blocks from `blkoff` of FS's open file `handle`,
+ * without a data ICA (readblock's usual request); the result or an error.
+ * Inline: readblock's one call. */
+static inline long file_channel_readblock(uint64_t handle, uint64_t blkoff, uint32_t size)
+{
+    struct fs_readblock_message message = {handle, blkoff, size};
+    if (!file_channel_ready())
+        return file_channel_request_in_general(FS_READBLOCK, &message, sizeof message);
+    return file_channel_request_ready(FS_READBLOCK, &message, sizeof message);
+}
+/* file_channel_result_data when not exactly one block was lent. */
+const uint8_t *file_channel_result_data_otherwise(uint64_t bytes);
 /* After a call: where the `bytes` of the result are, contiguous (a lent
- * cached block, the returned data ICA, or a gathered copy of several). */
-const uint8_t *file_channel_result_data(uint64_t bytes);
+ * cached block, the returned data ICA, or a gathered copy of several).
+ * Inline: one lent block, readblock's usual result, is one load. */
+static inline const uint8_t *file_channel_result_data(uint64_t bytes)
+{
+    const struct ica_control *page = file_channel_page();
+    if (page->lent_count == 1)
+        return ica_address(page->lent[0]);
+    return file_channel_result_data_otherwise(bytes);
+}
 
 /* The descriptor table. */
 struct file_descriptor {

@@ -16,15 +16,6 @@ int cache_lends_init(struct cache_lends *lends, uint32_t total, uint32_t per_cli
     return lends->by_control == NULL ? -E_NO_MEMORY : 0;
 }
 
-void cache_lends_forget(struct cache_lends *lends, struct control_lends *entry)
-{
-    uint32_t *counted = &lends->counts[entry->client % CACHE_LENDS_COUNTERS];
-    *counted -= entry->count <= *counted ? entry->count : *counted;
-    lends->count -= entry->count <= lends->count ? entry->count : lends->count;
-    entry->control = 0;
-    entry->count = 0;
-}
-
 static bool any_still_lent(const struct cache_lends *lends, const struct control_lends *entry)
 {
     for (uint32_t i = 0; i < entry->count; i++)

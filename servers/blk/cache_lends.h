@@ -62,8 +62,15 @@ static inline bool cache_lends_allow(struct cache_lends *lends, uint32_t client,
     return cache_lends_within_limits(lends, client, blocks) ||
            cache_lends_allow_after_drop(lends, client, blocks);
 }
-/* Forgets the lends of `entry` (they ended). */
-void cache_lends_forget(struct cache_lends *lends, struct control_lends *entry);
+/* Forgets the lends of `entry` (they ended). Inline: one per readblock. */
+static inline void cache_lends_forget(struct cache_lends *lends, struct control_lends *entry)
+{
+    uint32_t *counted = &lends->counts[entry->client % CACHE_LENDS_COUNTERS];
+    *counted -= entry->count <= *counted ? entry->count : *counted;
+    lends->count -= entry->count <= lends->count ? entry->count : lends->count;
+    entry->control = 0;
+    entry->count = 0;
+}
 /* Records that `handles` (count of them, at most CACHE_LENDS_PER_CONTROL)
  * were lent to `client` with `control`; allowed before. Inline: one per
  * readblock. */

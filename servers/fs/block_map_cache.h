@@ -7,9 +7,42 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The table: direct-mapped, (inode, file block) -> disk block and file
+ * size. Holes are not remembered. */
+#define BLOCK_MAP_ENTRIES 1024u
+struct block_map_entry {
+    uint32_t inode; /* 0: empty */
+    uint32_t disk_block;
+    uint64_t block;
+    uint64_t size;
+};
+extern struct block_map_entry block_map_entries[BLOCK_MAP_ENTRIES];
+static inline struct block_map_entry *block_map_entry_for(uint32_t inode, uint64_t block)
+{
+    return &block_map_entries[(block + (uint64_t)inode * 2654435761u) % BLOCK_MAP_ENTRIES];
+}
+/* ext2_file_blocks by the ext2 library, the answer remembered (the miss
+ * path of block_map_cache_file_blocks, apart so a recalled mapping saves no
+ * registers). */
+int block_map_cache_look_up(struct ext2_fs *fs, uint32_t inode, uint64_t first, uint32_t count,
+                            uint32_t *disk_blocks, uint64_t *size);
 /* ext2_file_blocks (ext2_public_map.h), answered from memory when every block
- * asked for is remembered, else by the ext2 library (and remembered). */
-int block_map_cache_file_blocks(struct ext2_fs *fs, uint32_t inode, uint64_t first, uint32_t count,
-                                uint32_t *disk_blocks, uint64_t *size);
+ * asked for is remembered, else by the ext2 library (and remembered).
+ * Inline: every readblock asks. */
+static inline int block_map_cache_file_blocks(struct ext2_fs *fs, uint32_t inode, uint64_t first,
+                                              uint32_t count, uint32_t *disk_blocks, uint64_t *size)
+{
+    uint32_t i = 0;
+    for (; inode != 0 && i < count; i++) {
+        const struct block_map_entry *entry = block_map_entry_for(inode, first + i);
+        if (entry->inode != inode || entry->block != first + i)
+            break;
+        disk_blocks[i] = entry->disk_block;
+        *size = entry->size;
+    }
+    if (count > 0 && i == count)
+        return 0;
+    return block_map_cache_look_up(fs, inode, first, count, disk_blocks, size);
+}
 /* Forgets everything (before a request that may change a file's blocks). */
 void block_map_cache_clear(void);

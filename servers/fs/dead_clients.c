@@ -8,7 +8,6 @@
 #include <formica/user.h>
 #include <stdio.h>
 
-#define DEAD_CLIENTS_PERIOD_US 2000000u
 /* Above the kernel's process slots: a list this full may not show every process. */
 #define LIST_CAPACITY 512u
 
@@ -57,12 +56,4 @@ void fs_close_dead_clients(struct fs_server *server)
                                             fs_release_unlinked, server);
     if (closed > 0)
         printf("fs: closed %u handles of ended processes\n", closed);
-}
-
-void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us)
-{
-    if (server->open_files->in_use == 0)
-        return;
-    if (now_us - server->dead_clients_check_us >= DEAD_CLIENTS_PERIOD_US)
-        fs_close_dead_clients(server);
 }

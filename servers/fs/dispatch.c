@@ -59,7 +59,7 @@ long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error)
     return error;
 }
 
-long fs_answer(struct fs_server *server, uint64_t control)
+long fs_answer_any(struct fs_server *server, uint64_t control)
 {
     if (!server->mounted)
         return server->unmounted_error;

@@ -71,16 +71,30 @@ static uint32_t wait_for(uint32_t due, uint64_t *timeout_ms)
     return ICA_TIMEOUT;
 }
 
-/* A due transaction commits (journal_should_commit); then the receive's wait
- * for the next one. The transaction's age is read once. */
-uint32_t fs_journal_settle(struct fs_server *server, uint64_t *timeout_ms)
+struct fs_settled fs_settled; /* fs_server.h */
+
+/* fs_journal_settle when its last outcome does not hold: the transaction's
+ * age is read once. */
+uint32_t fs_journal_settle_anew(struct fs_server *server, uint64_t *timeout_ms)
 {
+    struct journal *journal = server->journal;
     uint32_t due = seconds_until_due(server);
-    if (due != UINT32_MAX && journal_should_commit(server->journal, due)) {
-        report("commit", journal_commit(server->journal));
+    if (due != UINT32_MAX && journal_should_commit(journal, due)) {
+        fs_settled.valid = false; /* a commit that failed is tried again next time */
+        report("commit", journal_commit(journal));
         due = seconds_until_due(server);
+        return wait_for(due, timeout_ms);
     }
-    return wait_for(due, timeout_ms);
+    uint64_t wait_ms = 0;
+    uint32_t flags = wait_for(due, &wait_ms);
+    fs_settled.valid = true;
+    fs_settled.time = server->fs.time;
+    fs_settled.changes = journal->changes;
+    fs_settled.flags = flags;
+    fs_settled.timeout_ms = wait_ms;
+    if (flags != 0)
+        *timeout_ms = wait_ms;
+    return flags;
 }
 
 /* Waits for the next request; commits a due transaction while idle. */
@@ -114,14 +128,4 @@ long fs_journal_fsync(struct fs_server *server)
     if (result < 0)
         printf("fs: fsync failed: %s\n", error_text(result));
     return result;
-}
-
-bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count)
-{
-    if (server->journal == NULL || server->journal->transaction_blocks == 0)
-        return false;
-    for (uint32_t i = 0; i < count; i++)
-        if (journal_holds(server->journal, blocks[i]))
-            return true;
-    return false;
 }

@@ -2,9 +2,11 @@
  * group: files, names, readblock); dispatch.c picks the handler. */
 #pragma once
 #include "ext2.h"
+#include "ext2_public_map.h"
 #include "open_files.h"
 #include "kept_state.h"
 #include <formica/protocol/fs_dispatch.h>
+#include <formica/storage.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -62,18 +64,41 @@ long fs_handle_new(struct fs_server *server, const struct ica_control *page, uin
  * an open when the requester has no room for one more handle: -E_INVALID or
  * -E_BUSY, else 0. */
 long fs_check_open(struct fs_server *server, const struct ica_control *page, uint32_t flags);
+/* fs_check_range's refusals (logged): -E_INVALID or -E_TOO_BIG; 0 for a
+ * range it accepts. */
+long fs_refuse_range(struct fs_server *server, const struct ica_control *page, uint64_t offset,
+                     uint64_t length);
 /* Refuses (logged) a byte range whose end overflows (-E_INVALID) or lies
- * past the largest file (-E_TOO_BIG). */
-long fs_check_range(struct fs_server *server, const struct ica_control *page, uint64_t offset,
-                    uint64_t length);
+ * past the largest file (-E_TOO_BIG). Inline: a range within them is two
+ * tests (fs_check_range_refuses); the refusals are apart. */
+static inline bool fs_check_range_refuses(const struct fs_server *server, uint64_t offset,
+                                          uint64_t length)
+{
+    return offset > UINT64_MAX - length || offset + length > ext2_max_file_bytes(&server->fs);
+}
+static inline long fs_check_range(struct fs_server *server, const struct ica_control *page,
+                                  uint64_t offset, uint64_t length)
+{
+    if (!fs_check_range_refuses(server, offset, length))
+        return 0;
+    return fs_refuse_range(server, page, offset, length);
+}
 /* Frees an unlinked file's inode at its last close (context: the server). */
 void fs_release_unlinked(void *context, uint32_t inode);
 
 /* dead_clients.c: closes the handles of processes that have ended; every
  * few seconds from the request loop, at once when handles run short or
  * before a sync. */
+#define DEAD_CLIENTS_PERIOD_US 2000000u
 void fs_close_dead_clients(struct fs_server *server);
-void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us);
+/* Inline: per request, two tests. */
+static inline void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us)
+{
+    if (server->open_files->in_use == 0)
+        return;
+    if (now_us - server->dead_clients_check_us >= DEAD_CLIENTS_PERIOD_US)
+        fs_close_dead_clients(server);
+}
 
 /* Checks the operation and the mount, then calls the operation's handler
  * (each declared in formica/protocol/fs_dispatch.h, from protocol/fs.messages). */
@@ -82,23 +107,102 @@ long fs_journal_mount(struct fs_server *server, struct fs_kept *kept);
 /* The next request; a transaction that falls due meanwhile commits
  * (update_time first, so its age is read on a current clock). */
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void));
+/* The last outcome of fs_journal_settle that committed nothing: while the
+ * transaction (journal->changes counts every change to its blocks, revokes
+ * and commits) and the clock (fs->time) stay as they were, the outcome is
+ * the same, so a run of reads asks nothing more. */
+struct fs_settled {
+    bool valid;
+    uint32_t time;
+    uint64_t changes;
+    uint32_t flags;
+    uint64_t timeout_ms;
+};
+extern struct fs_settled fs_settled;
+/* fs_journal_settle when fs_settled does not hold (fs_journal.c). */
+uint32_t fs_journal_settle_anew(struct fs_server *server, uint64_t *timeout_ms);
 /* After a request: a due transaction commits, then the receive flags
  * (ICA_TIMEOUT or 0) and *timeout_ms that wake FS when the running one is
- * due, for a receive combined with a return or forward. */
-uint32_t fs_journal_settle(struct fs_server *server, uint64_t *timeout_ms);
+ * due, for a receive combined with a return or forward. Inline: after a
+ * read, the last outcome holds (three tests). */
+static inline uint32_t fs_journal_settle(struct fs_server *server, uint64_t *timeout_ms)
+{
+    const struct journal *journal = server->journal;
+    if (journal == NULL)
+        return 0; /* ext2: no transaction runs */
+    if (fs_settled.valid && fs_settled.changes == journal->changes &&
+        fs_settled.time == server->fs.time) {
+        if (fs_settled.flags != 0)
+            *timeout_ms = fs_settled.timeout_ms;
+        return fs_settled.flags;
+    }
+    return fs_journal_settle_anew(server, timeout_ms);
+}
 /* Everything written so far on the disk (ext3: committed and checkpointed). */
 long fs_journal_sync(struct fs_server *server);
 /* The running transaction committed (ext2: the whole cache written). */
 long fs_journal_fsync(struct fs_server *server);
-/* True when one of the blocks' newest contents is still in the journal. */
-bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count);
-long fs_answer(struct fs_server *server, uint64_t control);
+/* True when one of the blocks' newest contents is still in the journal.
+ * Inline: every readblock asks. */
+static inline bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks,
+                                    uint32_t count)
+{
+    if (server->journal == NULL || server->journal->transaction_blocks == 0)
+        return false;
+    for (uint32_t i = 0; i < count; i++)
+        if (journal_holds(server->journal, blocks[i]))
+            return true;
+    return false;
+}
+/* The request answered by its handler (fs_dispatch), or the mount's error. */
+long fs_answer_any(struct fs_server *server, uint64_t control);
+/* fs_answer_any; inline, a readblock goes to its handler at once, after
+ * the same check fs_dispatch makes. */
+static inline long fs_answer(struct fs_server *server, uint64_t control)
+{
+    struct ica_control *page = ica_control_of(control);
+    if (server->mounted && page->operation == FS_READBLOCK && fs_check(page) == 0)
+        return fs_readblock(server, control, fs_readblock_of(page));
+    return fs_answer_any(server, control);
+}
 
-/* resent_requests.c: a request sent again after a restart (FS_TAG_RESENT):
- * *answered with its kept answer or -E_SERVER_ENDED, else to be done. */
-long fs_answer_resent(struct fs_server *server, uint64_t control, bool *answered);
-/* Before the answer: the kept copy of the request's changes and answer. */
-void fs_keep_request(struct fs_server *server, uint64_t control, long result, bool replayed);
+/* resent_requests.c: fs_answer_resent for a request whose tag is marked
+ * FS_TAG_RESENT. */
+long fs_answer_marked_resent(struct fs_server *server, struct ica_control *page, uint64_t tag,
+                             bool *answered);
+/* A request sent again after a restart (FS_TAG_RESENT): *answered with its
+ * kept answer or -E_SERVER_ENDED, else to be done. Inline: for most
+ * requests one test (an operation without a tag). */
+static inline long fs_answer_resent(struct fs_server *server, uint64_t control, bool *answered)
+{
+    struct ica_control *page = ica_control_of(control);
+    *answered = false;
+    if (!fs_operation_is_tagged(page->operation))
+        return 0;
+    uint64_t tag;
+    __builtin_memcpy(&tag, page->message, sizeof tag); /* one load */
+    if (!(tag & FS_TAG_RESENT))
+        return 0;
+    return fs_answer_marked_resent(server, page, tag, answered);
+}
+/* fs_keep_request for a request with a tag (its answer is kept too). */
+void fs_keep_tagged_request(struct fs_server *server, const struct ica_control *page, long result,
+                            bool replayed);
+/* Before the answer: the kept copy of the request's changes and answer.
+ * Inline: a forwarded or untagged request that changed nothing (a read) is
+ * a few tests. */
+static inline void fs_keep_request(struct fs_server *server, uint64_t control, long result,
+                                   bool replayed)
+{
+    if (server->kept == NULL)
+        return;
+    /* Forwarded, the ICA went on to BLK: not ours to read. */
+    if (result == FS_FORWARDED || !fs_operation_is_tagged(ica_control_of(control)->operation)) {
+        kept_transaction_save(&server->kept->fs, server->journal, NULL);
+        return;
+    }
+    fs_keep_tagged_request(server, ica_control_of(control), result, replayed);
+}
 /* The forward to BLK was refused: the request is `operation` again (and FS
  * forgets a block copy a BLK_PATCH would have changed); the error. */
 long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error);

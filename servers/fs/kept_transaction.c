@@ -134,21 +134,11 @@ static bool stage_blocks(struct kept_transaction *t, struct journal *journal)
     return true;
 }
 
-/* The journal's change count when the copy was last taken (0 after a
- * start: the first request takes one). */
-static uint64_t copied_changes;
+uint64_t kept_transaction_copied_changes; /* kept_transaction.h */
 
-static bool unchanged(const struct kept_transaction *t, const struct journal *journal)
-{
-    if (journal == NULL)
-        return true;
-    return journal->changes == copied_changes && copied_changes != 0 && journal->next_tid == t->tid;
-}
-
-/* The copy, when there is something to copy (apart, so the common request
- * that changed nothing saves no registers). */
-static __attribute__((noinline)) void save_copy(struct fs_kept *kept, struct journal *journal,
-                                                const struct kept_answer *answer)
+/* The copy, when there is something to copy (kept_transaction.h). */
+void kept_transaction_save_copy(struct fs_kept *kept, struct journal *journal,
+                                const struct kept_answer *answer)
 {
     struct kept_transaction *t = &kept->transaction;
     t->begin = t->applied + 1;
@@ -171,13 +161,6 @@ static __attribute__((noinline)) void save_copy(struct fs_kept *kept, struct jou
     apply_staged(kept);
     if (journal != NULL) {
         memset(journal->changed, 0, journal->transaction_blocks);
-        copied_changes = journal->changes;
+        kept_transaction_copied_changes = journal->changes;
     }
-}
-
-void kept_transaction_save(struct fs_kept *kept, struct journal *journal,
-                           const struct kept_answer *answer)
-{
-    if (answer != NULL || !unchanged(&kept->transaction, journal))
-        save_copy(kept, journal, answer);
 }

@@ -79,8 +79,8 @@ long fs_handle_new(struct fs_server *server, const struct ica_control *page, uin
     return open_files_add(server->open_files, page->origin, inode, flags, handle);
 }
 
-long fs_check_range(struct fs_server *server, const struct ica_control *page, uint64_t offset,
-                    uint64_t length)
+long fs_refuse_range(struct fs_server *server, const struct ica_control *page, uint64_t offset,
+                     uint64_t length)
 {
     if (offset > UINT64_MAX - length)
         return fs_refuse(page, "offset + length overflows");

@@ -58,14 +58,44 @@ static long prepare_for_blk(uint64_t control, uint32_t count)
     return FS_FORWARDED;
 }
 
-long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readblock_message *message)
+/* The blocks mapped; the request rewritten for BLK, or answered here when
+ * BLK cannot serve it alone (a hole, the file's end, a block the journal
+ * holds). Inline: fs_readblock's constant count of one leaves no loops. */
+static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *server,
+                                                              uint64_t control, uint32_t inode,
+                                                              uint64_t first, uint32_t count,
+                                                              bool lend_only)
+{
+    uint64_t size = 0;
+    int error = block_map_cache_file_blocks(&server->fs, inode, first, count, disk_blocks, &size);
+    if (error != 0)
+        return error;
+    if (first * STORAGE_BLOCK_BYTES >= size)
+        return 0;
+    if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole(count) ||
+        fs_journal_holds(server, disk_blocks, count))
+        return lend_only ? -E_NEEDS_DATA
+                         : read_here(server, ica_control_of(control), inode, first,
+                                     (uint64_t)count * STORAGE_BLOCK_BYTES);
+    return prepare_for_blk(control, count);
+}
+
+/* map_for_blk of one block, only to be lent (apart: fs_readblock's block
+ * whose mapping is not remembered). */
+static __attribute__((noinline)) long map_one_block(struct fs_server *server, uint64_t control,
+                                                    uint32_t inode, uint64_t first)
+{
+    return map_for_blk(server, control, inode, first, 1, true);
+}
+
+/* fs_readblock past the handle, in general: any count, a data ICA or not,
+ * any block size (apart: the usual readblock is one block without one). */
+static __attribute__((noinline)) long readblock_in_general(struct fs_server *server,
+                                                           uint64_t control,
+                                                           const struct open_file *file,
+                                                           uint64_t first, uint64_t count)
 {
     struct ica_control *page = ica_control_of(control);
-    uint64_t first = message->first_block, count = message->blocks;
-    long checked = 0;
-    struct open_file *file = fs_handle_of(server, page, message->handle, OPEN_FILE_READ, &checked);
-    if (file == NULL)
-        return checked;
     if (file->flags & OPEN_FILE_DIRECTORY) {
         fs_refuse(page, "readblock of a directory");
         return -E_IS_DIRECTORY;
@@ -75,7 +105,7 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
     if (first > UINT64_MAX / STORAGE_BLOCK_BYTES - count)
         return fs_refuse(page, "readblock range past the largest file offset");
     uint64_t bytes = count * STORAGE_BLOCK_BYTES;
-    checked = fs_check_range(server, page, first * STORAGE_BLOCK_BYTES, bytes);
+    long checked = fs_check_range(server, page, first * STORAGE_BLOCK_BYTES, bytes);
     if (checked != 0)
         return checked;
     bool lend_only = page->data_count == 0 && count <= ICA_MAX_ATTACHED;
@@ -83,15 +113,41 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
         return -E_INVALID;
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
         return lend_only ? -E_NEEDS_DATA : read_here(server, page, file->inode, first, bytes);
-    uint64_t size = 0;
-    int error = block_map_cache_file_blocks(&server->fs, file->inode, first, (uint32_t)count,
-                                            disk_blocks, &size);
-    if (error != 0)
-        return error;
-    if (first * STORAGE_BLOCK_BYTES >= size)
+    if (count == 1) /* its loops unrolled */
+        return map_for_blk(server, control, file->inode, first, 1, lend_only);
+    return map_for_blk(server, control, file->inode, first, (uint32_t)count, lend_only);
+}
+
+long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readblock_message *message)
+{
+    struct ica_control *page = ica_control_of(control);
+    uint64_t first = message->first_block, count = message->blocks;
+    long checked = 0;
+    struct open_file *file = fs_handle_of(server, page, message->handle, OPEN_FILE_READ, &checked);
+    if (file == NULL)
+        return checked;
+    if (count != 1 || page->data_count != 0 || (file->flags & OPEN_FILE_DIRECTORY) ||
+        server->fs.block_size != STORAGE_BLOCK_BYTES)
+        return readblock_in_general(server, control, file, first, count);
+    /* The usual readblock: one block of a regular file, only to be lent (no
+     * data ICA), on 4 KiB blocks; readblock_in_general's checks in its order,
+     * and map_for_blk's for one block whose mapping is remembered. Every
+     * other outcome is a tail call, so a recalled block needs no spills. */
+    if (first > UINT64_MAX / STORAGE_BLOCK_BYTES - 1)
+        return fs_refuse(page, "readblock range past the largest file offset");
+    uint64_t offset = first * STORAGE_BLOCK_BYTES;
+    if (fs_check_range_refuses(server, offset, STORAGE_BLOCK_BYTES))
+        return fs_refuse_range(server, page, offset, STORAGE_BLOCK_BYTES);
+    uint32_t inode = file->inode;
+    const struct block_map_entry *entry = block_map_entry_for(inode, first);
+    if (inode == 0 || entry->inode != inode || entry->block != first)
+        return map_one_block(server, control, inode, first); /* not remembered */
+    uint64_t size = entry->size;
+    disk_blocks[0] = entry->disk_block;
+    if (offset >= size)
         return 0;
-    if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole((uint32_t)count) ||
-        fs_journal_holds(server, disk_blocks, (uint32_t)count))
-        return lend_only ? -E_NEEDS_DATA : read_here(server, page, file->inode, first, bytes);
-    return prepare_for_blk(control, (uint32_t)count);
+    if (offset + STORAGE_BLOCK_BYTES > size || disk_blocks[0] == 0 ||
+        fs_journal_holds(server, disk_blocks, 1))
+        return -E_NEEDS_DATA;
+    return prepare_for_blk(control, 1);
 }

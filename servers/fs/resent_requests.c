@@ -23,8 +23,8 @@ static uint64_t tag_of(const struct ica_control *page)
 }
 
 /* A request marked sent again (apart: most requests are not). */
-static __attribute__((noinline)) long
-answer_resent(struct fs_server *server, struct ica_control *page, uint64_t tag, bool *answered)
+long fs_answer_marked_resent(struct fs_server *server, struct ica_control *page, uint64_t tag,
+                             bool *answered)
 {
     tag &= ~FS_TAG_RESENT;
     enum kept_answer_decision decision =
@@ -49,25 +49,9 @@ answer_resent(struct fs_server *server, struct ica_control *page, uint64_t tag, 
     return 0;
 }
 
-long fs_answer_resent(struct fs_server *server, uint64_t control, bool *answered)
+void fs_keep_tagged_request(struct fs_server *server, const struct ica_control *page, long result,
+                            bool replayed)
 {
-    struct ica_control *page = ica_control_of(control);
-    uint64_t tag = tag_of(page);
-    *answered = false;
-    if (!(tag & FS_TAG_RESENT))
-        return 0;
-    return answer_resent(server, page, tag, answered);
-}
-
-void fs_keep_request(struct fs_server *server, uint64_t control, long result, bool replayed)
-{
-    if (server->kept == NULL)
-        return;
-    if (result == FS_FORWARDED) { /* the ICA went on to BLK: not ours to read */
-        kept_transaction_save(&server->kept->fs, server->journal, NULL);
-        return;
-    }
-    const struct ica_control *page = ica_control_of(control);
     uint64_t tag = tag_of(page);
     if (tag == 0 || replayed) {
         kept_transaction_save(&server->kept->fs, server->journal, NULL);

@@ -156,13 +156,15 @@ static inline bool fs_journal_holds(const struct fs_server *server, const uint32
 }
 /* The request answered by its handler (fs_dispatch), or the mount's error. */
 long fs_answer_any(struct fs_server *server, uint64_t control);
-/* fs_answer_any; inline, a readblock goes to its handler at once, after
- * the same check fs_dispatch makes. */
+/* fs_answer_any; inline, a readblock or a write goes to its handler at
+ * once, after the same check fs_dispatch makes. */
 static inline long fs_answer(struct fs_server *server, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
     if (server->mounted && page->operation == FS_READBLOCK && fs_check(page) == 0)
         return fs_readblock(server, control, fs_readblock_of(page));
+    if (server->mounted && page->operation == FS_WRITE && fs_check(page) == 0)
+        return fs_write(server, control, fs_write_of(page));
     return fs_answer_any(server, control);
 }
 

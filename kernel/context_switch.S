@@ -2,9 +2,9 @@
  * its processes. switch_context(save, next) pushes the callee-saved
  * registers, stores rsp in *save, loads next and pops them back: the C
  * caller sees an ordinary function return when its turn comes again. */
-.section .text
-.globl switch_context
-switch_context:
+
+/* Pushes the callee-saved registers and stores the stack pointer in *%rdi. */
+.macro SAVE_CALLEE_SAVED_TO_RDI
     pushq %rbp
     pushq %rbx
     pushq %r12
@@ -12,6 +12,12 @@ switch_context:
     pushq %r14
     pushq %r15
     movq %rsp, (%rdi)
+.endm
+
+.section .text
+.globl switch_context
+switch_context:
+    SAVE_CALLEE_SAVED_TO_RDI
     movq %rsi, %rsp
     popq %r15
     popq %r14
@@ -26,13 +32,7 @@ switch_context:
  * at `frame` (the ICA fast path's target, parked inside a system call). */
 .globl switch_to_system_call_exit
 switch_to_system_call_exit:
-    pushq %rbp
-    pushq %rbx
-    pushq %r12
-    pushq %r13
-    pushq %r14
-    pushq %r15
-    movq %rsp, (%rdi)
+    SAVE_CALLEE_SAVED_TO_RDI
     movq %rsi, %rsp
     jmp syscall_exit
 

@@ -122,8 +122,7 @@ static inline int find_or_fill(struct cache *cache, uint64_t number, struct cach
     struct cache_block *block = cache_lookup(cache, number);
     if (block == NULL)
         return miss(cache, number, found);
-    cache->stats.hits++;
-    block->referenced = true;
+    cache_note_hit(cache, block);
     *found = block;
     return 0;
 }
@@ -137,7 +136,7 @@ int cache_read(struct cache *cache, uint64_t number, void *out)
     return error;
 }
 
-int cache_lend(struct cache *cache, uint64_t number, uint64_t *handle)
+int cache_lend_missing(struct cache *cache, uint64_t number, uint64_t *handle)
 {
     struct cache_block *block;
     int error = find_or_fill(cache, number, &block);

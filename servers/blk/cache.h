@@ -65,8 +65,37 @@ int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *
                const struct cache_memory *memory);
 /* Copies block `number` into `out`, reading it (and maybe more) on a miss. */
 int cache_read(struct cache *cache, uint64_t number, void *out);
-/* Like cache_read, but gives the block's handle (0 if it has none) instead of a copy. */
-int cache_lend(struct cache *cache, uint64_t number, uint64_t *handle);
+static inline uint32_t cache_bucket_of(const struct cache *cache, uint64_t number)
+{
+    return (uint32_t)((number * 0x9e3779b97f4a7c15ull) >> 32) & cache->bucket_mask;
+}
+/* The cached block `number`, or NULL (inline: every request looks one up). */
+static inline struct cache_block *cache_lookup(struct cache *cache, uint64_t number)
+{
+    struct cache_block *block = cache->buckets[cache_bucket_of(cache, number)];
+    while (block != NULL && block->number != number)
+        block = block->hash_next;
+    return block;
+}
+/* A use of a cached block: counted as a hit, CLOCK's bit set. */
+static inline void cache_note_hit(struct cache *cache, struct cache_block *block)
+{
+    cache->stats.hits++;
+    block->referenced = true;
+}
+/* cache_lend of a block that is not cached (or past the disk): read in first. */
+int cache_lend_missing(struct cache *cache, uint64_t number, uint64_t *handle);
+/* Like cache_read, but gives the block's handle (0 if it has none) instead
+ * of a copy. Inline: a cached block (a readblock's) is a hash lookup. */
+static inline int cache_lend(struct cache *cache, uint64_t number, uint64_t *handle)
+{
+    struct cache_block *block = number < cache->disk.blocks ? cache_lookup(cache, number) : NULL;
+    if (block == NULL)
+        return cache_lend_missing(cache, number, handle);
+    cache_note_hit(cache, block);
+    *handle = block->handle;
+    return 0;
+}
 /* Replaces block `number` with `in` and marks it dirty. */
 int cache_write(struct cache *cache, uint64_t number, const void *in);
 /* Writes block `number` back now if it is dirty, with the dirty blocks

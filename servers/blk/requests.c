@@ -5,7 +5,6 @@
  * stack (the application itself for an FS_READBLOCK: direct return). Lends
  * are bounded per client and in all (cache_lends.c); past that BLK copies. */
 #include "requests.h"
-#include "cache_internal.h"
 #include "cache_lends.h"
 #include "disk_client.h"
 #include <formica/data_ica.h>
@@ -102,19 +101,6 @@ static inline bool may_lend(const struct ica_control *page, uint32_t count)
     return true;
 }
 
-/* cache_lend with a cached block's lend inline (a miss goes to cache_lend,
- * which finds it missing too and reads it in). */
-static inline int lend_cached(struct cache *cache, uint64_t number, uint64_t *handle)
-{
-    struct cache_block *block = number < cache->disk.blocks ? cache_lookup(cache, number) : NULL;
-    if (block == NULL)
-        return cache_lend(cache, number, handle);
-    cache->stats.hits++;
-    block->referenced = true;
-    *handle = block->handle;
-    return 0;
-}
-
 /* Lends every block read, or none (then the caller copies): 1 if lent.
  * Inline: lend_one's constant count of one leaves no loop. */
 static inline __attribute__((always_inline)) long
@@ -125,7 +111,7 @@ lend_blocks(struct cache *cache, struct ica_control *page, const struct transfer
     if (count > ICA_MAX_ATTACHED || !may_lend(page, count))
         return 0;
     for (uint32_t i = 0; i < count; i++) {
-        int error = lend_cached(cache, block_at(page, asked, i), &handles[i]);
+        int error = cache_lend(cache, block_at(page, asked, i), &handles[i]);
         if (error != 0)
             return error;
         if (handles[i] == 0)
@@ -219,15 +205,20 @@ long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *
     return (long)length;
 }
 
-/* lend_one past the disk's bound: lend_blocks' steps for one block (apart,
- * for a block past a lend limit or not cached). */
-static __attribute__((noinline)) long lend_one_in_general(struct cache *cache,
-                                                          struct ica_control *page, uint64_t block)
+/* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into:
+ * transfer()'s checks and outcomes for that case (lend_blocks' for one
+ * block), without its loops; inline, with the lend limits' test and a cached
+ * block's lend. */
+static inline __attribute__((always_inline)) long lend_one(struct cache *cache,
+                                                           struct ica_control *page, uint64_t block)
 {
+    if (block >= cache->disk.blocks)
+        return refuse(page, "block outside the disk");
+    page->lent_count = 0;
     if (!may_lend(page, 1))
         return -E_NEEDS_DATA; /* not lent: it must be copied */
     uint64_t handle;
-    int error = lend_cached(cache, block, &handle);
+    int error = cache_lend(cache, block, &handle);
     if (error != 0)
         return error;
     if (handle == 0)
@@ -235,33 +226,6 @@ static __attribute__((noinline)) long lend_one_in_general(struct cache *cache,
     page->lent[0] = handle;
     page->lent_count = 1;
     cache_lends_record(&lends, answering, page->origin, &handle, 1);
-    return (long)STORAGE_BLOCK_BYTES;
-}
-
-/* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into:
- * transfer()'s checks and outcomes for that case (lend_blocks' for one
- * block), without its loops; inline for a cached block within the lend
- * limits, every other case a tail call (so this one needs no spills). */
-static inline long lend_one(struct cache *cache, struct ica_control *page, uint64_t block)
-{
-    if (block >= cache->disk.blocks)
-        return refuse(page, "block outside the disk");
-    page->lent_count = 0;
-    uint32_t client = page->origin;
-    struct cache_block *cached = NULL;
-    if (!cache_lends_within_limits(&lends, client, 1) ||
-        (cached = cache_lookup(cache, block)) == NULL)
-        return lend_one_in_general(cache, page, block);
-    if (lends.refused_client == client) /* may_lend's, within the limits */
-        lends.refused_client = 0;
-    cache->stats.hits++; /* lend_cached's, for a cached block */
-    cached->referenced = true;
-    uint64_t handle = cached->handle;
-    if (handle == 0)
-        return -E_NEEDS_DATA; /* a heap block: copied instead */
-    page->lent[0] = handle;
-    page->lent_count = 1;
-    cache_lends_record(&lends, answering, client, &handle, 1);
     return (long)STORAGE_BLOCK_BYTES;
 }
 
@@ -274,8 +238,8 @@ static __attribute__((noinline)) long read_in_general(struct cache *cache, struc
 }
 
 /* blk_read's steps; inline (blk_answer's usual request). */
-static inline long read_blocks(struct cache *cache, struct ica_control *page,
-                               struct blk_read_message *message)
+static inline __attribute__((always_inline)) long
+read_blocks(struct cache *cache, struct ica_control *page, struct blk_read_message *message)
 {
     if (message->blocks == 1 && message->flags == BLK_LEND && page->data_count == 0)
         return lend_one(cache, page, message->first_block);

@@ -83,16 +83,24 @@ static inline void cache_note_hit(struct cache *cache, struct cache_block *block
     cache->stats.hits++;
     block->referenced = true;
 }
+/* The cached block `number`, its use counted (cache_note_hit), or NULL when
+ * it is not cached or past the disk. */
+static inline struct cache_block *cache_use_cached(struct cache *cache, uint64_t number)
+{
+    struct cache_block *block = number < cache->disk.blocks ? cache_lookup(cache, number) : NULL;
+    if (block != NULL)
+        cache_note_hit(cache, block);
+    return block;
+}
 /* cache_lend of a block that is not cached (or past the disk): read in first. */
 int cache_lend_missing(struct cache *cache, uint64_t number, uint64_t *handle);
 /* Like cache_read, but gives the block's handle (0 if it has none) instead
  * of a copy. Inline: a cached block (a readblock's) is a hash lookup. */
 static inline int cache_lend(struct cache *cache, uint64_t number, uint64_t *handle)
 {
-    struct cache_block *block = number < cache->disk.blocks ? cache_lookup(cache, number) : NULL;
+    struct cache_block *block = cache_use_cached(cache, number);
     if (block == NULL)
         return cache_lend_missing(cache, number, handle);
-    cache_note_hit(cache, block);
     *handle = block->handle;
     return 0;
 }

@@ -205,10 +205,33 @@ long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *
     return (long)length;
 }
 
+/* A lend of the one block `handle` with the answer (0: a heap block, which
+ * must be copied instead). */
+static inline long lend_one_handle(struct ica_control *page, uint64_t handle)
+{
+    if (handle == 0)
+        return -E_NEEDS_DATA;
+    page->lent[0] = handle;
+    page->lent_count = 1;
+    cache_lends_record(&lends, answering, page->origin, &handle, 1);
+    return (long)STORAGE_BLOCK_BYTES;
+}
+
+/* lend_one of a block not cached: read in first (apart, so a cached block's
+ * lend needs no spills). */
+static __attribute__((noinline)) long lend_one_missing(struct cache *cache,
+                                                       struct ica_control *page, uint64_t block)
+{
+    uint64_t handle;
+    int error = cache_lend_missing(cache, block, &handle);
+    if (error != 0)
+        return error;
+    return lend_one_handle(page, handle);
+}
+
 /* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into:
  * transfer()'s checks and outcomes for that case (lend_blocks' for one
- * block), without its loops; inline, with the lend limits' test and a cached
- * block's lend. */
+ * block), without its loops. */
 static inline __attribute__((always_inline)) long lend_one(struct cache *cache,
                                                            struct ica_control *page, uint64_t block)
 {
@@ -217,16 +240,10 @@ static inline __attribute__((always_inline)) long lend_one(struct cache *cache,
     page->lent_count = 0;
     if (!may_lend(page, 1))
         return -E_NEEDS_DATA; /* not lent: it must be copied */
-    uint64_t handle;
-    int error = cache_lend(cache, block, &handle);
-    if (error != 0)
-        return error;
-    if (handle == 0)
-        return -E_NEEDS_DATA; /* a heap block: copied instead */
-    page->lent[0] = handle;
-    page->lent_count = 1;
-    cache_lends_record(&lends, answering, page->origin, &handle, 1);
-    return (long)STORAGE_BLOCK_BYTES;
+    struct cache_block *cached = cache_use_cached(cache, block);
+    if (cached == NULL)
+        return lend_one_missing(cache, page, block);
+    return lend_one_handle(page, cached->handle);
 }
 
 /* Any other BLK_READ (apart, so lend_one saves no registers). */

@@ -26,11 +26,10 @@ static inline struct block_map_entry *block_map_entry_for(uint32_t inode, uint64
  * registers). */
 int block_map_cache_look_up(struct ext2_fs *fs, uint32_t inode, uint64_t first, uint32_t count,
                             uint32_t *disk_blocks, uint64_t *size);
-/* ext2_file_blocks (ext2_public_map.h), answered from memory when every block
- * asked for is remembered, else by the ext2 library (and remembered).
- * Inline: every readblock asks. */
-static inline int block_map_cache_file_blocks(struct ext2_fs *fs, uint32_t inode, uint64_t first,
-                                              uint32_t count, uint32_t *disk_blocks, uint64_t *size)
+/* The remembered mappings of blocks first..first+count-1 of `inode` into
+ * disk_blocks, and the file's size: true only when every one is remembered. */
+static inline bool block_map_cache_recall(uint32_t inode, uint64_t first, uint32_t count,
+                                          uint32_t *disk_blocks, uint64_t *size)
 {
     uint32_t i = 0;
     for (; inode != 0 && i < count; i++) {
@@ -40,7 +39,14 @@ static inline int block_map_cache_file_blocks(struct ext2_fs *fs, uint32_t inode
         disk_blocks[i] = entry->disk_block;
         *size = entry->size;
     }
-    if (count > 0 && i == count)
+    return count > 0 && i == count;
+}
+/* ext2_file_blocks (ext2_public_map.h), answered from memory when every block
+ * asked for is remembered, else by the ext2 library (and remembered). */
+static inline int block_map_cache_file_blocks(struct ext2_fs *fs, uint32_t inode, uint64_t first,
+                                              uint32_t count, uint32_t *disk_blocks, uint64_t *size)
+{
+    if (block_map_cache_recall(inode, first, count, disk_blocks, size))
         return 0;
     return block_map_cache_look_up(fs, inode, first, count, disk_blocks, size);
 }

@@ -58,18 +58,14 @@ static long prepare_for_blk(uint64_t control, uint32_t count)
     return FS_FORWARDED;
 }
 
-/* The blocks mapped; the request rewritten for BLK, or answered here when
- * BLK cannot serve it alone (a hole, the file's end, a block the journal
- * holds). Inline: fs_readblock's constant count of one leaves no loops. */
-static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *server,
-                                                              uint64_t control, uint32_t inode,
-                                                              uint64_t first, uint32_t count,
-                                                              bool lend_only)
+/* With the blocks mapped (disk_blocks) and the file's size: the request
+ * rewritten for BLK, or answered here when BLK cannot serve it alone (a
+ * hole, the file's end, a block the journal holds). */
+static inline __attribute__((always_inline)) long mapped_for_blk(struct fs_server *server,
+                                                                 uint64_t control, uint32_t inode,
+                                                                 uint64_t first, uint32_t count,
+                                                                 bool lend_only, uint64_t size)
 {
-    uint64_t size = 0;
-    int error = block_map_cache_file_blocks(&server->fs, inode, first, count, disk_blocks, &size);
-    if (error != 0)
-        return error;
     if (first * STORAGE_BLOCK_BYTES >= size)
         return 0;
     if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole(count) ||
@@ -80,12 +76,30 @@ static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *
     return prepare_for_blk(control, count);
 }
 
-/* map_for_blk of one block, only to be lent (apart: fs_readblock's block
- * whose mapping is not remembered). */
-static __attribute__((noinline)) long map_one_block(struct fs_server *server, uint64_t control,
-                                                    uint32_t inode, uint64_t first)
+/* map_for_blk for blocks whose mapping is not remembered: the ext2 library
+ * asked first (apart, so a remembered mapping needs no spills). */
+static __attribute__((noinline)) long look_up_for_blk(struct fs_server *server, uint64_t control,
+                                                      uint32_t inode, uint64_t first,
+                                                      uint32_t count, bool lend_only)
 {
-    return map_for_blk(server, control, inode, first, 1, true);
+    uint64_t size = 0;
+    int error = block_map_cache_look_up(&server->fs, inode, first, count, disk_blocks, &size);
+    if (error != 0)
+        return error;
+    return mapped_for_blk(server, control, inode, first, count, lend_only, size);
+}
+
+/* The blocks mapped, then mapped_for_blk. Inline: fs_readblock's constant
+ * count of one leaves no loops. */
+static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *server,
+                                                              uint64_t control, uint32_t inode,
+                                                              uint64_t first, uint32_t count,
+                                                              bool lend_only)
+{
+    uint64_t size = 0;
+    if (!block_map_cache_recall(inode, first, count, disk_blocks, &size))
+        return look_up_for_blk(server, control, inode, first, count, lend_only);
+    return mapped_for_blk(server, control, inode, first, count, lend_only, size);
 }
 
 /* fs_readblock past the handle, in general: any count, a data ICA or not,
@@ -130,24 +144,11 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
         server->fs.block_size != STORAGE_BLOCK_BYTES)
         return readblock_in_general(server, control, file, first, count);
     /* The usual readblock: one block of a regular file, only to be lent (no
-     * data ICA), on 4 KiB blocks; readblock_in_general's checks in its order,
-     * and map_for_blk's for one block whose mapping is remembered. Every
-     * other outcome is a tail call, so a recalled block needs no spills. */
+     * data ICA), on 4 KiB blocks: readblock_in_general's checks for it. */
     if (first > UINT64_MAX / STORAGE_BLOCK_BYTES - 1)
         return fs_refuse(page, "readblock range past the largest file offset");
     uint64_t offset = first * STORAGE_BLOCK_BYTES;
     if (fs_check_range_refuses(server, offset, STORAGE_BLOCK_BYTES))
         return fs_refuse_range(server, page, offset, STORAGE_BLOCK_BYTES);
-    uint32_t inode = file->inode;
-    const struct block_map_entry *entry = block_map_entry_for(inode, first);
-    if (inode == 0 || entry->inode != inode || entry->block != first)
-        return map_one_block(server, control, inode, first); /* not remembered */
-    uint64_t size = entry->size;
-    disk_blocks[0] = entry->disk_block;
-    if (offset >= size)
-        return 0;
-    if (offset + STORAGE_BLOCK_BYTES > size || disk_blocks[0] == 0 ||
-        fs_journal_holds(server, disk_blocks, 1))
-        return -E_NEEDS_DATA;
-    return prepare_for_blk(control, 1);
+    return map_for_blk(server, control, file->inode, first, 1, true);
 }

@@ -65,10 +65,9 @@ static inline long file_channel_request_ready(uint32_t operation, const void *me
     struct ica_control *page = ica_control_of(control);
     __builtin_memcpy(page->message, message, bytes < ICA_MESSAGE_BYTES ? bytes : ICA_MESSAGE_BYTES);
     page->arrival = 0; /* the kernel sets it when the ICA comes back */
-    long error = ica_request(file_channel_fs_pid, control, ICA_SYNC);
-    if (request_server_ended(error, control))
+    long result;
+    if (!request_call_answered(file_channel_fs_pid, control, &result))
         return file_channel_request_after_ended(operation, message, bytes);
-    long result = error != 0 ? error : page->result;
     if (page->arrival == ICA_ARRIVED_AS_RESULT && page->data_count > 0)
         file_channel_take_returned_data(); /* with none, it has nothing to sort */
     return result;

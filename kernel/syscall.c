@@ -351,11 +351,10 @@ long sys_copy_to(uint32_t pid, uint64_t offset, uint64_t source, uint64_t bytes)
 void syscall_dispatch(struct trap_frame *frame)
 {
     uint64_t number = frame->rax;
-    long result = -E_NO_SYSTEM_CALL;
     this_cpu()->system_calls++;
-    if (number < 64 && ((1ull << number) & ICA_FAST_PATH_CALLS) && ica_fast_path(frame)) {
-        /* handed over in one pass; frame->rax holds the result */
-    } else {
+    bool fast = number < 64 && ((1ull << number) & ICA_FAST_PATH_CALLS) && ica_fast_path(frame);
+    if (!fast) { /* the fast path leaves its result in frame->rax */
+        long result = -E_NO_SYSTEM_CALL;
         if (number < SYS_COUNT && syscall_handlers[number] != NULL)
             result = syscall_handlers[number](frame);
         frame->rax = (uint64_t)result;

@@ -99,9 +99,7 @@ static __attribute__((noinline)) void unmap_many_pages(struct process *process, 
         translations_dropped(process);
 }
 
-/* Control and block ICAs (the handover's hot path) are one entry. */
-static inline __attribute__((always_inline)) void unmap_pages(struct process *process,
-                                                              struct ica *ica)
+void ica_unmap_walking(struct process *process, struct ica *ica)
 {
     bool running = this_cpu()->current == process;
     if (ica->pages != 1) {
@@ -109,9 +107,7 @@ static inline __attribute__((always_inline)) void unmap_pages(struct process *pr
         return;
     }
     uint64_t address = ica_virtual_address(ica);
-    uint64_t *entry = ica_window_entry(process, ica);
-    if (entry == NULL)
-        entry = leaf_entry(process, address);
+    uint64_t *entry = leaf_entry(process, address);
     if (entry != NULL)
         *entry = 0;
     if (running)
@@ -122,16 +118,7 @@ static inline __attribute__((always_inline)) void unmap_pages(struct process *pr
 
 void ica_peel(struct process *process, struct ica *ica)
 {
-    uint64_t *entry = ica_window_entry(process, ica);
-    if (entry != NULL) { /* the handover's hot path */
-        *entry = 0;
-        if (this_cpu()->current == process)
-            invlpg(ica_virtual_address(ica));
-        else
-            translations_dropped(process);
-    } else {
-        unmap_pages(process, ica);
-    }
+    ica_unmap(process, ica);
     atomic_store_release(&ica->owner, 0);
 }
 
@@ -193,26 +180,11 @@ bool ica_paste_lent_walking(struct process *process, struct ica *ica)
     return map_pages(process, ica, 0);
 }
 
-/* The last lend of an ICA whose lender ended: the m-kernel frees it (apart,
- * so ending a lend needs no room for the message). */
+/* Apart, so ending a lend needs no room for the message. */
 void ica_free_orphan(uint64_t id)
 {
     struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN, .ica_free_orphan = {id}};
     mkernel_notify(&message);
-}
-
-void ica_end_lends_walking(struct process *holder, struct ica *control)
-{
-    for (uint32_t i = 0; i < control->lent_count; i++) {
-        struct ica *lent = ica_lookup(control->lent[i]);
-        if (lent == NULL)
-            continue;
-        if (holder != NULL)
-            unmap_pages(holder, lent);
-        if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned)
-            ica_free_orphan(control->lent[i]);
-    }
-    control->lent_count = 0;
 }
 
 bool ica_paste(struct process *process, struct ica *ica)

@@ -72,30 +72,43 @@ static inline bool ica_paste_lent(struct process *process, struct ica *ica)
     return true;
 }
 
-/* ica.c: ica_end_lends in general (several lends, a holder not running, a
- * table not remembered), and the m-kernel's freeing of an orphan's last lend. */
-void ica_end_lends_walking(struct process *holder, struct ica *control);
+/* ica.c: ica_unmap where the ICA is not one remembered window entry (a
+ * data ICA's pages, a leaf table not looked up yet). */
+void ica_unmap_walking(struct process *process, struct ica *ica);
+/* The last lend of an ICA whose lender ended: the m-kernel frees it. */
 void ica_free_orphan(uint64_t id);
 
+/* Unmaps `ica` from `process`: flushed from this core's TLB when `process`
+ * runs here, else its translation stamp bumped (translation_stamp.h).
+ * Inline: a control or block ICA is one remembered entry. */
+static inline void ica_unmap(struct process *process, struct ica *ica)
+{
+    uint64_t *entry = ica_window_entry(process, ica);
+    if (entry == NULL) {
+        ica_unmap_walking(process, ica);
+        return;
+    }
+    *entry = 0;
+    if (this_cpu()->current == process)
+        invlpg(ica_virtual_address(ica));
+    else
+        translations_dropped(process);
+}
+
 /* Ends the lends of `control` to `holder` (who is about to pass it on or has
- * ended): unmaps them and drops the lend counts; an orphaned ICA whose last
- * lend ends is handed to the m-kernel to be freed. Inline for a readblock's
- * case: one block lent to the running process. A lent ICA cannot be freed
- * while lent (its lend count holds it), so its slot is still the one the id
- * names; ica_lookup checks it anyway, as the general path does. */
+ * ended; NULL: its address space is gone): unmaps them and drops the lend
+ * counts; an orphaned ICA whose last lend ends is handed to the m-kernel to
+ * be freed. Inline: a readblock's result lends one block. */
 static inline void ica_end_lends(struct process *holder, struct ica *control)
 {
-    if (control->lent_count == 1 && holder != NULL && this_cpu()->current == holder) {
-        struct ica *lent = ica_lookup(control->lent[0]);
-        uint64_t *entry = lent != NULL && lent->pages == 1 ? ica_window_entry(holder, lent) : NULL;
-        if (entry != NULL) {
-            *entry = 0;
-            invlpg(ica_virtual_address(lent));
-            if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned)
-                ica_free_orphan(control->lent[0]);
-            control->lent_count = 0;
-            return;
-        }
+    for (uint32_t i = 0; i < control->lent_count; i++) {
+        struct ica *lent = ica_lookup(control->lent[i]);
+        if (lent == NULL)
+            continue;
+        if (holder != NULL)
+            ica_unmap(holder, lent);
+        if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned)
+            ica_free_orphan(control->lent[i]);
     }
-    ica_end_lends_walking(holder, control);
+    control->lent_count = 0;
 }

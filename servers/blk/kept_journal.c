@@ -61,21 +61,6 @@ void journal_clear(struct journal *journal)
         journal->entries[slot].state = JOURNAL_FREE;
 }
 
-/* A patch's few bytes as two words that may overlap (a call to memcpy
- * costs as much as the copy), else memcpy. */
-static inline void copy_kept_bytes(uint8_t *to, const uint8_t *from, uint32_t length)
-{
-    if (length < 8 || length > 16) {
-        memcpy(to, from, length);
-        return;
-    }
-    uint64_t first, last;
-    __builtin_memcpy(&first, from, 8);
-    __builtin_memcpy(&last, from + length - 8, 8);
-    __builtin_memcpy(to, &first, 8);
-    __builtin_memcpy(to + length - 8, &last, 8);
-}
-
 /* Keeps `length` bytes for `offset` of block `number` in a fresh slot (a
  * full journal syncs `cache` and starts over); the slot, or an error. */
 static inline __attribute__((always_inline)) int keep(struct journal *journal, struct cache *cache,
@@ -91,7 +76,7 @@ static inline __attribute__((always_inline)) int keep(struct journal *journal, s
         slot = 0;
     }
     struct journal_entry *entry = &journal->entries[slot];
-    copy_kept_bytes(journal->data[slot], bytes, length);
+    memcpy(journal->data[slot], bytes, length);
     entry->block = number;
     entry->offset = (uint16_t)offset;
     entry->length = (uint16_t)length;

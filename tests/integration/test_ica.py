@@ -54,7 +54,8 @@ def test_lent_data_ica_is_read_only_and_ends_at_next_handover():
     result = icatest("lend", smp=2, timeout=120)
     cases = {case["case"]: case for case in result.kinds("icatest")}
     for needed in ("lend_read", "lend_again", "lend_is_read_only", "lend_ends_at_next_handover",
-                   "lender_rules", "lend_no_leak"):
+                   "lender_rules", "lend_before_lender_ends", "lend_orphan_ends_at_next_handover",
+                   "lend_no_leak"):
         assert needed in cases and cases[needed]["ok"] is True, result.describe()
 
 

@@ -113,8 +113,8 @@ long pread(int fd, void *buffer, size_t length, uint64_t offset)
     size_t done = 0;
     while (done < length) {
         uint64_t piece = length - done;
-        if (piece > file_channel_piece_bytes())
-            piece = file_channel_piece_bytes();
+        if (piece > FILE_CHANNEL_PIECE_BYTES)
+            piece = FILE_CHANNEL_PIECE_BYTES;
         long bytes = read_piece(file, (uint8_t *)buffer + done, piece, offset + done);
         if (bytes < 0)
             return done > 0 ? (long)done : bytes;
@@ -131,9 +131,8 @@ static long write_inline(const struct file_descriptor *file, const uint8_t *data
                          uint64_t offset)
 {
     if (file_channel_ready()) { /* the usual case, in one step */
-        struct fs_write_message message = {file->handle, offset, length};
         memcpy(file_channel_page()->payload, data, (size_t)length);
-        return file_channel_request_ready(FS_WRITE, &message, sizeof message);
+        return file_channel_request3_ready(FS_WRITE, file->handle, offset, length);
     }
     long error = file_channel_begin(FS_WRITE, 0);
     if (error != 0)
@@ -166,8 +165,8 @@ long file_write_at(struct file_descriptor *file, const void *data, size_t length
     size_t done = 0;
     while (done < length) {
         uint64_t piece = length - done;
-        if (piece > file_channel_piece_bytes())
-            piece = file_channel_piece_bytes();
+        if (piece > FILE_CHANNEL_PIECE_BYTES)
+            piece = FILE_CHANNEL_PIECE_BYTES;
         long bytes = write_piece(file, (const uint8_t *)data + done, piece, offset + done);
         if (bytes < 0)
             return done > 0 ? (long)done : bytes;

@@ -113,11 +113,6 @@ uint8_t *file_channel_data(void)
     return ica_address(current->id);
 }
 
-uint64_t file_channel_piece_bytes(void)
-{
-    return ICA_DATA_MAX_BYTES;
-}
-
 long file_channel_set_paths(const char *path, const char *second_path)
 {
     size_t first = strnlen(path, FILE_PATH_MAX);
@@ -257,11 +252,19 @@ long file_channel_call(bool attach_data)
     return result;
 }
 
-long file_channel_request_after_ended(uint32_t operation, const void *message, uint32_t bytes)
+/* A three-word message, the rest zero (file_internal.h). */
+static void put_words(uint8_t *message, uint64_t handle, uint64_t where, uint64_t count)
+{
+    const uint64_t words[3] = {handle, where, count};
+    __builtin_memset(message, 0, ICA_MESSAGE_BYTES);
+    __builtin_memcpy(message, words, sizeof words);
+}
+
+long file_channel_request3_after_ended(uint32_t operation, uint64_t handle, uint64_t where,
+                                       uint64_t count)
 {
     struct resend resend = {.operation = operation, .attach = false, .attempts = 1};
-    __builtin_memcpy(resend.message, message,
-                     bytes < ICA_MESSAGE_BYTES ? bytes : ICA_MESSAGE_BYTES);
+    put_words(resend.message, handle, where, count);
     long result =
         request_call_retrying_after(SERVER_NAME_FS, &file_channel_fs_pid, file_channel_control,
                                     prepare_send, &resend, resend.attempts);
@@ -271,13 +274,13 @@ long file_channel_request_after_ended(uint32_t operation, const void *message, u
     return result;
 }
 
-long file_channel_request_in_general(uint32_t operation, const void *message, uint32_t bytes)
+long file_channel_request3_in_general(uint32_t operation, uint64_t handle, uint64_t where,
+                                      uint64_t count)
 {
     long error = file_channel_begin(operation, 0);
     if (error != 0)
         return error;
-    __builtin_memcpy(file_channel_page()->message, message,
-                     bytes < ICA_MESSAGE_BYTES ? bytes : ICA_MESSAGE_BYTES);
+    put_words(file_channel_page()->message, handle, where, count);
     return file_channel_call(false);
 }
 

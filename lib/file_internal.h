@@ -24,8 +24,8 @@ static inline struct ica_control *file_channel_page(void)
 }
 /* The data ICA's bytes (valid after a begin that asked for data). */
 uint8_t *file_channel_data(void);
-/* Largest transfer of one request. */
-uint64_t file_channel_piece_bytes(void);
+/* Largest transfer of one request: the largest data ICA. */
+#define FILE_CHANNEL_PIECE_BYTES ICA_DATA_MAX_BYTES
 /* Copies `path` (and an optional second one after its NUL) into the payload. */
 long file_channel_set_paths(const char *path, const char *second_path);
 /* Sends the request to FS and waits; with `attach_data` the data ICA goes
@@ -38,13 +38,25 @@ long file_channel_call(bool attach_data);
 extern long file_channel_fs_pid;
 extern uint32_t file_channel_foreign_count;
 extern uint64_t file_channel_data_bytes;
-/* A request without a data ICA whose message is `message` (`bytes` of it,
- * the rest zero), for an operation without a tag: file_channel_begin and
+/* The requests without a data ICA that the library makes per block or per
+ * small write (FS_READBLOCK, a small FS_WRITE) have a message of three words:
+ * the handle, where, how much; the rest of the message is zero. */
+_Static_assert(sizeof(struct fs_readblock_message) == 3 * sizeof(uint64_t) &&
+                   __builtin_offsetof(struct fs_readblock_message, first_block) == 8 &&
+                   __builtin_offsetof(struct fs_readblock_message, blocks) == 16,
+               "FS_READBLOCK's message is three words");
+_Static_assert(sizeof(struct fs_write_message) == 3 * sizeof(uint64_t) &&
+                   __builtin_offsetof(struct fs_write_message, offset) == 8 &&
+                   __builtin_offsetof(struct fs_write_message, length) == 16,
+               "FS_WRITE's message is three words");
+/* Such a request, for an operation without a tag: file_channel_begin and
  * file_channel_call in general; and the retrying call after a first attempt
  * whose FS ended before answering (as file_channel_call's goes on). Apart
  * from the inline requests below. */
-long file_channel_request_in_general(uint32_t operation, const void *message, uint32_t bytes);
-long file_channel_request_after_ended(uint32_t operation, const void *message, uint32_t bytes);
+long file_channel_request3_in_general(uint32_t operation, uint64_t handle, uint64_t where,
+                                      uint64_t count);
+long file_channel_request3_after_ended(uint32_t operation, uint64_t handle, uint64_t where,
+                                       uint64_t count);
 /* Sorts the data ICAs a result brought back (file_channel_call's). */
 void file_channel_take_returned_data(void);
 /* True when a request may take the one-step path below: the channel has
@@ -53,34 +65,37 @@ static inline bool file_channel_ready(void)
 {
     return file_channel_control != 0 && file_channel_fs_pid >= 0 && file_channel_foreign_count == 0;
 }
-/* file_channel_request_in_general's request on a ready channel, in one
+/* file_channel_request3_in_general's request on a ready channel, in one
  * step (what file_channel_begin and file_channel_call do for it); the
- * result or an error. The payload is the caller's, written before. */
-static inline long file_channel_request_ready(uint32_t operation, const void *message,
-                                              uint32_t bytes)
+ * result or an error. A payload is the caller's, written before. After an
+ * answered call the control ICA came back as a result, so data ICAs it
+ * brought show in data_count (0 as sent). */
+static inline long file_channel_request3_ready(uint32_t operation, uint64_t handle, uint64_t where,
+                                               uint64_t count)
 {
     uint64_t control = file_channel_control;
     file_channel_data_bytes = 0;
     request_prepare(control, operation);
     struct ica_control *page = ica_control_of(control);
-    __builtin_memcpy(page->message, message, bytes < ICA_MESSAGE_BYTES ? bytes : ICA_MESSAGE_BYTES);
+    uint64_t *words = (uint64_t *)page->message;
+    words[0] = handle;
+    words[1] = where;
+    words[2] = count;
     page->arrival = 0; /* the kernel sets it when the ICA comes back */
     long result;
     if (!request_call_answered(file_channel_fs_pid, control, &result))
-        return file_channel_request_after_ended(operation, message, bytes);
-    if (page->arrival == ICA_ARRIVED_AS_RESULT && page->data_count > 0)
+        return file_channel_request3_after_ended(operation, handle, where, count);
+    if (page->data_count > 0)
         file_channel_take_returned_data(); /* with none, it has nothing to sort */
     return result;
 }
-/* FS_READBLOCK of `size` blocks from `blkoff` of FS's open file `handle`,
- * without a data ICA (readblock's usual request); the result or an error.
- * Inline: readblock's one call. */
-static inline long file_channel_readblock(uint64_t handle, uint64_t blkoff, uint32_t size)
+/* The request on any channel: in one step when it is ready. */
+static inline long file_channel_request3(uint32_t operation, uint64_t handle, uint64_t where,
+                                         uint64_t count)
 {
-    struct fs_readblock_message message = {handle, blkoff, size};
     if (!file_channel_ready())
-        return file_channel_request_in_general(FS_READBLOCK, &message, sizeof message);
-    return file_channel_request_ready(FS_READBLOCK, &message, sizeof message);
+        return file_channel_request3_in_general(operation, handle, where, count);
+    return file_channel_request3_ready(operation, handle, where, count);
 }
 /* file_channel_result_data when not exactly one block was lent. */
 const uint8_t *file_channel_result_data_otherwise(uint64_t bytes);
@@ -130,7 +145,16 @@ static inline bool file_can_write(const struct file_descriptor *file)
 /* Writes at `offset` through FS, updating the size and the readbyte buffer. */
 long file_write_at(struct file_descriptor *file, const void *data, size_t length, uint64_t offset);
 
-/* readbyte's buffer: the process's own writes update it, and these drop it. */
-void readbyte_note_write(uint32_t inode, uint64_t offset, const void *data, size_t length);
+/* readbyte's buffer: the process's own writes update it, and these drop it.
+ * How many blocks it holds now is readbyte.c's, read by the inline test. */
+extern struct readbyte_counts readbyte_tally;
+void readbyte_update_buffered(uint32_t inode, uint64_t offset, const void *data, size_t length);
+/* Inline: a process that never used readbyte has nothing to update. */
+static inline void readbyte_note_write(uint32_t inode, uint64_t offset, const void *data,
+                                       size_t length)
+{
+    if (readbyte_tally.buffered > 0)
+        readbyte_update_buffered(inode, offset, data, length);
+}
 void readbyte_forget_inode(uint32_t inode);
 void readbyte_forget_all(void);

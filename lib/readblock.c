@@ -36,7 +36,7 @@ long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data)
     uint64_t wanted = (uint64_t)size * STORAGE_BLOCK_BYTES;
     long bytes = -E_NEEDS_DATA;
     if (size <= ICA_MAX_ATTACHED)
-        bytes = file_channel_readblock(file->handle, blkoff, size); /* lent: nothing handed over */
+        bytes = file_channel_request3(FS_READBLOCK, file->handle, blkoff, size); /* lent */
     if (bytes == -E_NEEDS_DATA)
         bytes = ask_fs_with_data(file, size, blkoff);
     if (bytes < 0)

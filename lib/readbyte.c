@@ -17,7 +17,7 @@ struct buffered_block {
 };
 
 static struct buffered_block slots[READBYTE_SLOTS];
-static struct readbyte_counts counts;
+struct readbyte_counts readbyte_tally; /* file_internal.h */
 
 static struct buffered_block *slot_of(uint32_t inode, uint64_t block)
 {
@@ -33,7 +33,7 @@ static struct buffered_block *find(uint32_t inode, uint64_t block)
 static void drop(struct buffered_block *slot)
 {
     if (slot->used)
-        counts.buffered--;
+        readbyte_tally.buffered--;
     slot->used = false;
 }
 
@@ -42,7 +42,7 @@ static long get_block(int fd, uint32_t inode, uint64_t block, struct buffered_bl
 {
     struct buffered_block *slot = find(inode, block);
     if (slot != NULL) {
-        counts.hits++;
+        readbyte_tally.hits++;
         *out = slot;
         return 0;
     }
@@ -53,14 +53,14 @@ static long get_block(int fd, uint32_t inode, uint64_t block, struct buffered_bl
     long bytes = readblock(fd, 1, block, &data);
     if (bytes < 0)
         return bytes;
-    counts.fetches++;
+    readbyte_tally.fetches++;
     drop(slot);
     memcpy(slot->bytes, data, (size_t)bytes);
     slot->used = true;
     slot->inode = inode;
     slot->block = block;
     slot->valid_bytes = (uint32_t)bytes;
-    counts.buffered++;
+    readbyte_tally.buffered++;
     *out = slot;
     return 0;
 }
@@ -114,7 +114,7 @@ long readbyte(int fd, size_t size, uint64_t offset, void *buffer)
     struct buffered_block *hit = hit_in_one_block(file->inode, offset, size);
     if (hit == NULL)
         return read_blocks(fd, file->inode, size, offset, buffer);
-    counts.hits++;
+    readbyte_tally.hits++;
     memcpy(buffer, hit->bytes + offset % STORAGE_BLOCK_BYTES, size);
     return (long)size;
 }
@@ -142,9 +142,8 @@ static void update_block(struct buffered_block *slot, uint32_t within, const uin
 }
 
 /* The buffered blocks that [offset, offset + length) overlaps take the new
- * bytes (apart: a process with nothing buffered saves no registers). */
-static __attribute__((noinline)) void update_buffered(uint32_t inode, uint64_t offset,
-                                                      const void *data, size_t length)
+ * bytes (readbyte_note_write's, when any are buffered). */
+void readbyte_update_buffered(uint32_t inode, uint64_t offset, const void *data, size_t length)
 {
     size_t done = 0;
     while (done < length) {
@@ -160,15 +159,9 @@ static __attribute__((noinline)) void update_buffered(uint32_t inode, uint64_t o
     }
 }
 
-void readbyte_note_write(uint32_t inode, uint64_t offset, const void *data, size_t length)
-{
-    if (counts.buffered > 0) /* else a process that never used readbyte */
-        update_buffered(inode, offset, data, length);
-}
-
 void readbyte_forget_inode(uint32_t inode)
 {
-    if (counts.buffered == 0)
+    if (readbyte_tally.buffered == 0)
         return;
     for (uint32_t i = 0; i < READBYTE_SLOTS; i++)
         if (slots[i].used && slots[i].inode == inode)
@@ -192,5 +185,5 @@ long readbyte_invalidate(int fd)
 
 void readbyte_counts_get(struct readbyte_counts *out)
 {
-    *out = counts;
+    *out = readbyte_tally;
 }

@@ -1,4 +1,5 @@
-/* request.c: thin wrappers of the ICA system calls plus the few steps every
+/* request.c: the ICA system calls that are not on a request's path (the
+ * others are inline in request.h), plus the few steps every
  * requester repeats (preparing a control ICA, attaching data, a whole
  * synchronous call). */
 #include <formica/log_limit.h>
@@ -35,51 +36,9 @@ long request_lend(uint64_t control, uint64_t data)
     return 0;
 }
 
-long ica_request(long server, uint64_t control, uint32_t flags)
-{
-    return syscall6(SYS_ICA_REQUEST, server, (long)control, flags, 0, 0, 0);
-}
-
-long ica_forward(long server, uint64_t control, uint32_t flags)
-{
-    return syscall6(SYS_ICA_FORWARD, server, (long)control, flags, 0, 0, 0);
-}
-
-long ica_return(uint64_t control)
-{
-    return syscall6(SYS_ICA_RETURN, (long)control, 0, 0, 0, 0, 0);
-}
-
-long ica_receive(uint32_t flags)
-{
-    return syscall6(SYS_ICA_RECEIVE, flags, 0, 0, 0, 0, 0);
-}
-
-long ica_return_receive(uint64_t control, uint32_t flags, uint64_t timeout_ms)
-{
-    return syscall6(SYS_ICA_RETURN_RECEIVE, (long)control, flags, (long)timeout_ms, 0, 0, 0);
-}
-
-long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags, uint32_t flags,
-                         uint64_t timeout_ms)
-{
-    return syscall6(SYS_ICA_FORWARD_RECEIVE, server, (long)control, forward_flags, flags,
-                    (long)timeout_ms, 0);
-}
-
 bool ica_held(uint64_t id)
 {
     return syscall6(SYS_ICA_LEND_COUNT, (long)id, 0, 0, 0, 0, 0) >= 0;
-}
-
-long ica_receive_within(uint32_t flags, uint64_t milliseconds)
-{
-    return syscall6(SYS_ICA_RECEIVE, flags | ICA_TIMEOUT, milliseconds, 0, 0, 0, 0);
-}
-
-long ica_collect(uint32_t flags)
-{
-    return syscall6(SYS_ICA_COLLECT, flags, 0, 0, 0, 0, 0);
 }
 
 long server_register(const char *name)

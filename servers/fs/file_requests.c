@@ -24,24 +24,18 @@ static long report_disk_trouble(const struct ica_control *page, uint64_t inode, 
     return result;
 }
 
-/* The requester's open regular file `handle` names, with `access`. */
-static struct open_file *regular_file(struct fs_server *server, const struct ica_control *page,
-                                      uint64_t handle, uint32_t access, long *error)
+long fs_refuse_directory(const struct ica_control *page)
 {
-    struct open_file *file = fs_handle_of(server, page, handle, access, error);
-    if (file != NULL && (file->flags & OPEN_FILE_DIRECTORY)) {
-        fs_refuse(page, "the handle names a directory");
-        *error = -E_IS_DIRECTORY;
-        return NULL;
-    }
-    return file;
+    fs_refuse(page, "the handle names a directory");
+    return -E_IS_DIRECTORY;
 }
 
 long fs_read(struct fs_server *server, uint64_t control, struct fs_read_message *message)
 {
     struct ica_control *page = ica_control_of(control);
     long error = 0;
-    struct open_file *file = regular_file(server, page, message->handle, OPEN_FILE_READ, &error);
+    struct open_file *file =
+        fs_regular_file_of(server, page, message->handle, OPEN_FILE_READ, &error);
     if (file == NULL)
         return error;
     error = check_length(page, message->length);
@@ -57,12 +51,13 @@ long fs_read(struct fs_server *server, uint64_t control, struct fs_read_message 
 long fs_write(struct fs_server *server, uint64_t control, struct fs_write_message *message)
 {
     struct ica_control *page = ica_control_of(control);
+    if (page->data_count == 0) /* a few bytes in the payload */
+        return fs_small_write(server, control, message);
     long error = 0;
-    struct open_file *file = regular_file(server, page, message->handle, OPEN_FILE_WRITE, &error);
+    struct open_file *file =
+        fs_regular_file_of(server, page, message->handle, OPEN_FILE_WRITE, &error);
     if (file == NULL)
         return error;
-    if (page->data_count == 0) /* a few bytes in the payload */
-        return fs_small_write(server, control, file, message);
     error = check_length(page, message->length);
     if (error == 0)
         error = fs_check_range(server, page, message->offset, message->length);
@@ -77,7 +72,8 @@ long fs_truncate(struct fs_server *server, uint64_t control, struct fs_truncate_
 {
     struct ica_control *page = ica_control_of(control);
     long error = 0;
-    struct open_file *file = regular_file(server, page, message->handle, OPEN_FILE_WRITE, &error);
+    struct open_file *file =
+        fs_regular_file_of(server, page, message->handle, OPEN_FILE_WRITE, &error);
     if (file == NULL)
         return error;
     error = fs_check_range(server, page, message->size, 0);

@@ -62,50 +62,41 @@ static uint32_t seconds_until_due(const struct fs_server *server)
     return server->journal == NULL ? UINT32_MAX : journal_seconds_until_due(server->journal);
 }
 
-/* The receive's flags and timeout for a transaction due in `due` seconds. */
-static uint32_t wait_for(uint32_t due, uint64_t *timeout_ms)
+/* How to wait for a transaction due in `due` seconds. */
+static struct fs_wait wait_for(uint32_t due)
 {
     if (due == UINT32_MAX)
-        return 0; /* no transaction runs: nothing to wait for */
-    *timeout_ms = (uint64_t)(due == 0 ? 1 : due) * 1000;
-    return ICA_TIMEOUT;
+        return (struct fs_wait){0}; /* no transaction runs: nothing to wait for */
+    return (struct fs_wait){ICA_TIMEOUT, (uint64_t)(due == 0 ? 1 : due) * 1000};
 }
 
-struct fs_settled fs_settled; /* fs_server.h */
+struct fs_settled fs_settled = {.changes = FS_SETTLED_NONE}; /* fs_server.h */
 
 /* fs_journal_settle when its last outcome does not hold: the transaction's
  * age is read once. */
-uint32_t fs_journal_settle_anew(struct fs_server *server, uint64_t *timeout_ms)
+struct fs_wait fs_journal_settle_anew(struct fs_server *server)
 {
     struct journal *journal = server->journal;
     uint32_t due = seconds_until_due(server);
     if (due != UINT32_MAX && journal_should_commit(journal, due)) {
-        fs_settled.valid = false; /* a commit that failed is tried again next time */
+        fs_settled.changes = FS_SETTLED_NONE; /* a commit that failed is tried again next time */
         report("commit", journal_commit(journal));
-        due = seconds_until_due(server);
-        return wait_for(due, timeout_ms);
+        return wait_for(seconds_until_due(server));
     }
-    uint64_t wait_ms = 0;
-    uint32_t flags = wait_for(due, &wait_ms);
-    fs_settled.valid = true;
+    fs_settled.wait = wait_for(due);
     fs_settled.time = server->fs.time;
     fs_settled.changes = journal->changes;
-    fs_settled.flags = flags;
-    fs_settled.timeout_ms = wait_ms;
-    if (flags != 0)
-        *timeout_ms = wait_ms;
-    return flags;
+    return fs_settled.wait;
 }
 
 /* Waits for the next request; commits a due transaction while idle. */
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void))
 {
     for (;;) {
-        uint64_t timeout_ms = 0;
-        uint32_t flags = fs_journal_settle(server, &timeout_ms);
-        if (flags == 0)
+        struct fs_wait wait = fs_journal_settle(server);
+        if (wait.flags == 0)
             return ica_receive(0);
-        long control = ica_receive_within(0, timeout_ms);
+        long control = ica_receive_within(0, wait.timeout_ms);
         if (control != -E_NOT_FOUND)
             return control;
         update_time();

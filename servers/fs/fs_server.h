@@ -57,6 +57,22 @@ static inline struct open_file *fs_handle_of(struct fs_server *server,
     *error = fs_refuse_access(page, handle, file, access);
     return NULL;
 }
+/* Logs a handle that names a directory where a regular file is wanted;
+ * -E_IS_DIRECTORY. */
+long fs_refuse_directory(const struct ica_control *page);
+/* fs_handle_of for a regular file: a directory's handle is refused too.
+ * Inline: every read and write asks. */
+static inline struct open_file *fs_regular_file_of(struct fs_server *server,
+                                                   const struct ica_control *page, uint64_t handle,
+                                                   uint32_t access, long *error)
+{
+    struct open_file *file = fs_handle_of(server, page, handle, access, error);
+    if (file != NULL && (file->flags & OPEN_FILE_DIRECTORY)) {
+        *error = fs_refuse_directory(page);
+        return NULL;
+    }
+    return file;
+}
 /* A new handle of the requester on `inode` (open flags FS_OPEN_*, its mode). */
 long fs_handle_new(struct fs_server *server, const struct ica_control *page, uint32_t inode,
                    uint32_t open_flags, uint32_t mode, uint64_t *handle);
@@ -107,36 +123,38 @@ long fs_journal_mount(struct fs_server *server, struct fs_kept *kept);
 /* The next request; a transaction that falls due meanwhile commits
  * (update_time first, so its age is read on a current clock). */
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void));
-/* The last outcome of fs_journal_settle that committed nothing: while the
- * transaction (journal->changes counts every change to its blocks, revokes
- * and commits) and the clock (fs->time) stay as they were, the outcome is
- * the same, so a run of reads asks nothing more. */
-struct fs_settled {
-    bool valid;
-    uint32_t time;
-    uint64_t changes;
+/* How FS waits for its next request (the receive's flags, ICA_TIMEOUT or
+ * 0, and the timeout with ICA_TIMEOUT): returned in two registers. */
+struct fs_wait {
     uint32_t flags;
     uint64_t timeout_ms;
 };
+/* The last outcome of fs_journal_settle that committed nothing: while the
+ * transaction (journal->changes counts every change to its blocks, revokes
+ * and commits) and the clock (fs->time) stay as they were, the outcome is
+ * the same, so a run of reads asks nothing more. `changes` is
+ * FS_SETTLED_NONE while there is no such outcome. */
+#define FS_SETTLED_NONE UINT64_MAX
+struct fs_settled {
+    uint64_t changes;
+    uint32_t time;
+    struct fs_wait wait;
+};
 extern struct fs_settled fs_settled;
 /* fs_journal_settle when fs_settled does not hold (fs_journal.c). */
-uint32_t fs_journal_settle_anew(struct fs_server *server, uint64_t *timeout_ms);
-/* After a request: a due transaction commits, then the receive flags
- * (ICA_TIMEOUT or 0) and *timeout_ms that wake FS when the running one is
- * due, for a receive combined with a return or forward. Inline: after a
- * read, the last outcome holds (three tests). */
-static inline uint32_t fs_journal_settle(struct fs_server *server, uint64_t *timeout_ms)
+struct fs_wait fs_journal_settle_anew(struct fs_server *server);
+/* After a request: a due transaction commits, then how to wait for the
+ * next request so that FS wakes when the running one is due, for a
+ * receive combined with a return or forward. Inline: after a read, the
+ * last outcome holds (three tests). */
+static inline struct fs_wait fs_journal_settle(struct fs_server *server)
 {
     const struct journal *journal = server->journal;
     if (journal == NULL)
-        return 0; /* ext2: no transaction runs */
-    if (fs_settled.valid && fs_settled.changes == journal->changes &&
-        fs_settled.time == server->fs.time) {
-        if (fs_settled.flags != 0)
-            *timeout_ms = fs_settled.timeout_ms;
-        return fs_settled.flags;
-    }
-    return fs_journal_settle_anew(server, timeout_ms);
+        return (struct fs_wait){0}; /* ext2: no transaction runs */
+    if (fs_settled.changes == journal->changes && fs_settled.time == server->fs.time)
+        return fs_settled.wait;
+    return fs_journal_settle_anew(server);
 }
 /* Everything written so far on the disk (ext3: committed and checkpointed). */
 long fs_journal_sync(struct fs_server *server);
@@ -168,51 +186,26 @@ static inline long fs_answer(struct fs_server *server, uint64_t control)
     return fs_answer_any(server, control);
 }
 
-/* resent_requests.c: fs_answer_resent for a request whose tag is marked
- * FS_TAG_RESENT. */
-long fs_answer_marked_resent(struct fs_server *server, struct ica_control *page, uint64_t tag,
-                             bool *answered);
-/* A request sent again after a restart (FS_TAG_RESENT): *answered with its
- * kept answer or -E_SERVER_ENDED, else to be done. Inline: for most
- * requests one test (an operation without a tag). */
-static inline long fs_answer_resent(struct fs_server *server, uint64_t control, bool *answered)
+/* resent_requests.c: a request with a tag answered and kept: sent again
+ * after a restart (FS_TAG_RESENT), with its kept answer or -E_SERVER_ENDED
+ * unless it is to be done; done, by fs_answer; then the kept copy of its
+ * changes and its answer, before the answer goes. */
+long fs_answer_tagged(struct fs_server *server, uint64_t control);
+/* Before the answer of a request without a tag: the kept copy of its
+ * changes. Inline: a request that changed nothing (a read) is a few tests. */
+static inline void fs_keep_changes(struct fs_server *server)
 {
-    struct ica_control *page = ica_control_of(control);
-    *answered = false;
-    if (!fs_operation_is_tagged(page->operation))
-        return 0;
-    uint64_t tag;
-    __builtin_memcpy(&tag, page->message, sizeof tag); /* one load */
-    if (!(tag & FS_TAG_RESENT))
-        return 0;
-    return fs_answer_marked_resent(server, page, tag, answered);
-}
-/* fs_keep_request for a request with a tag (its answer is kept too). */
-void fs_keep_tagged_request(struct fs_server *server, const struct ica_control *page, long result,
-                            bool replayed);
-/* Before the answer: the kept copy of the request's changes and answer.
- * Inline: a forwarded or untagged request that changed nothing (a read) is
- * a few tests. */
-static inline void fs_keep_request(struct fs_server *server, uint64_t control, long result,
-                                   bool replayed)
-{
-    if (server->kept == NULL)
-        return;
-    /* Forwarded, the ICA went on to BLK: not ours to read. */
-    if (result == FS_FORWARDED || !fs_operation_is_tagged(ica_control_of(control)->operation)) {
+    if (server->kept != NULL)
         kept_transaction_save(&server->kept->fs, server->journal, NULL);
-        return;
-    }
-    fs_keep_tagged_request(server, ica_control_of(control), result, replayed);
 }
 /* The forward to BLK was refused: the request is `operation` again (and FS
  * forgets a block copy a BLK_PATCH would have changed); the error. */
 long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error);
-/* FS_WRITE with the bytes in the payload, on the requester's open `file`
- * (checked for writing): a BLK_PATCH (FS_FORWARDED) when they overwrite one
- * existing block outside the running journal transaction, else
- * -E_NEEDS_DATA (small_write.c). */
-long fs_small_write(struct fs_server *server, uint64_t control, const struct open_file *file,
+/* FS_WRITE with the bytes in the payload (no data ICA), on the requester's
+ * open regular file (checked for writing first, as fs_write checks): a
+ * BLK_PATCH (FS_FORWARDED) when they overwrite one existing block outside
+ * the running journal transaction, else -E_NEEDS_DATA (small_write.c). */
+long fs_small_write(struct fs_server *server, uint64_t control,
                     const struct fs_write_message *message);
 /* Stamps the times owed by small writes; before anything that shows them. */
 void fs_times_flush(struct fs_server *server);

@@ -117,41 +117,65 @@ static long idle_then_receive(void)
 /* Forwards the request to BLK and receives the next one in one call; when
  * BLK has ended, forwards it to the restarted BLK (-E_SERVER_ENDED when none
  * comes). An error while FS still holds `control` is the forward's. */
-static long forward_and_receive(uint64_t control, uint32_t flags, uint64_t timeout_ms)
+static long forward_and_receive(uint64_t control, struct fs_wait wait)
 {
-    long next = ica_forward_receive(server.blk_pid, control, 0, flags, timeout_ms);
+    long next = ica_forward_receive(server.blk_pid, control, 0, wait.flags, wait.timeout_ms);
     if (next != -E_NOT_FOUND || !ica_held(control))
         return next;
     long blk = block_client_reconnect(server.blk_pid);
     if (blk < 0)
         return -E_SERVER_ENDED;
     server.blk_pid = blk;
-    return ica_forward_receive(blk, control, 0, flags, timeout_ms);
+    return ica_forward_receive(blk, control, 0, wait.flags, wait.timeout_ms);
 }
 
-/* Sends the answered (or rewritten) request on and receives the next one,
- * in one system call (the receive with `flags` and `timeout_ms`); a refused
- * return is reported and followed by a plain receive. An error while FS no
- * longer holds `control` is the receive's. */
-static long pass_on_and_receive(uint64_t control, uint32_t operation, long result, uint32_t flags,
-                                uint64_t timeout_ms)
+/* pass_on_and_receive when the forward or the return failed (apart: the
+ * usual pass on is one system call and its test). */
+static __attribute__((noinline)) long pass_on_failed(uint64_t control, uint32_t operation,
+                                                     long result, struct fs_wait wait, long next)
 {
     struct ica_control *page = ica_control_of(control);
     if (result == FS_FORWARDED) {
-        long next = forward_and_receive(control, flags, timeout_ms);
-        if (next >= 0)
-            return next;
         if (!ica_held(control))
             return idle_then_receive();
-        result = fs_not_forwarded(page, operation, next);
+        page->result = fs_not_forwarded(page, operation, next);
+        next = ica_return_receive(control, wait.flags, wait.timeout_ms);
+        if (next >= 0)
+            return next;
     }
-    page->result = result;
-    long next = ica_return_receive(control, flags, timeout_ms);
-    if (next >= 0)
-        return next;
     if (ica_held(control))
         printf("fs: return failed: %s\n", error_text(next));
     return idle_then_receive();
+}
+
+/* Sends the answered (or rewritten) request on and receives the next one,
+ * in one system call (the receive as `wait` says); a refused return is
+ * reported and followed by a plain receive. An error while FS no longer
+ * holds `control` is the receive's. */
+static inline long pass_on_and_receive(uint64_t control, uint32_t operation, long result,
+                                       struct fs_wait wait)
+{
+    long next;
+    if (result == FS_FORWARDED) {
+        next = forward_and_receive(control, wait);
+    } else {
+        ica_control_of(control)->result = result;
+        next = ica_return_receive(control, wait.flags, wait.timeout_ms);
+    }
+    if (next >= 0)
+        return next;
+    return pass_on_failed(control, operation, result, wait, next);
+}
+
+/* The request answered, and kept (with its answer when it has a tag)
+ * before the answer goes. */
+static inline long answer_and_keep(uint64_t control, uint32_t operation)
+{
+    if (fs_operation_is_tagged(operation))
+        return fs_answer_tagged(&server, control);
+    long result = fs_answer(&server, control);
+    fs_keep_changes(&server);
+    return result;
 }
 
 static _Noreturn void serve(void)
@@ -172,15 +196,10 @@ static _Noreturn void serve(void)
         if (!keeps_block_map(page))
             block_map_cache_clear();
         fs_close_dead_clients_if_due(&server, now_us);
-        bool replayed = false;
-        long result = fs_answer_resent(&server, (uint64_t)control, &replayed);
-        if (!replayed)
-            result = fs_answer(&server, (uint64_t)control);
-        fs_keep_request(&server, (uint64_t)control, result, replayed);
+        long result = answer_and_keep((uint64_t)control, operation);
         end_if_asked();
-        uint64_t timeout_ms = 0; /* a due transaction commits; when the next one is due */
-        uint32_t flags = server.mounted ? fs_journal_settle(&server, &timeout_ms) : 0;
-        control = pass_on_and_receive((uint64_t)control, operation, result, flags, timeout_ms);
+        struct fs_wait wait = server.mounted ? fs_journal_settle(&server) : (struct fs_wait){0};
+        control = pass_on_and_receive((uint64_t)control, operation, result, wait);
     }
 }
 

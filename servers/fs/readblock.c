@@ -140,15 +140,13 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
     struct open_file *file = fs_handle_of(server, page, message->handle, OPEN_FILE_READ, &checked);
     if (file == NULL)
         return checked;
-    if (count != 1 || page->data_count != 0 || (file->flags & OPEN_FILE_DIRECTORY) ||
-        server->fs.block_size != STORAGE_BLOCK_BYTES)
-        return readblock_in_general(server, control, file, first, count);
     /* The usual readblock: one block of a regular file, only to be lent (no
-     * data ICA), on 4 KiB blocks: readblock_in_general's checks for it. */
-    if (first > UINT64_MAX / STORAGE_BLOCK_BYTES - 1)
-        return fs_refuse(page, "readblock range past the largest file offset");
-    uint64_t offset = first * STORAGE_BLOCK_BYTES;
-    if (fs_check_range_refuses(server, offset, STORAGE_BLOCK_BYTES))
-        return fs_refuse_range(server, page, offset, STORAGE_BLOCK_BYTES);
+     * data ICA), on 4 KiB blocks, inside the largest file. On 4 KiB blocks
+     * the last test is readblock_in_general's two range checks for one
+     * block (ext2_max_file_bytes is max_file_blocks whole blocks, far below
+     * an overflow): a block out of range is refused there. */
+    if (count != 1 || page->data_count != 0 || (file->flags & OPEN_FILE_DIRECTORY) ||
+        server->fs.block_size != STORAGE_BLOCK_BYTES || first >= server->fs.max_file_blocks)
+        return readblock_in_general(server, control, file, first, count);
     return map_for_blk(server, control, file->inode, first, 1, true);
 }

@@ -13,18 +13,10 @@
 
 _Static_assert(KEPT_ANSWER_MESSAGE_BYTES == ICA_MESSAGE_BYTES, "a whole message is kept");
 
-/* The request's tag, 0 when it has none. */
-static uint64_t tag_of(const struct ica_control *page)
-{
-    uint64_t tag = 0;
-    if (fs_operation_is_tagged(page->operation))
-        __builtin_memcpy(&tag, page->message, sizeof tag); /* one load */
-    return tag;
-}
-
-/* A request marked sent again (apart: most requests are not). */
-long fs_answer_marked_resent(struct fs_server *server, struct ica_control *page, uint64_t tag,
-                             bool *answered)
+/* A request marked sent again: *answered with its kept answer or
+ * -E_SERVER_ENDED, else its tag is plain again and it is to be done. */
+static long answer_marked_resent(struct fs_server *server, struct ica_control *page, uint64_t tag,
+                                 bool *answered)
 {
     tag &= ~FS_TAG_RESENT;
     enum kept_answer_decision decision =
@@ -49,11 +41,14 @@ long fs_answer_marked_resent(struct fs_server *server, struct ica_control *page,
     return 0;
 }
 
-void fs_keep_tagged_request(struct fs_server *server, const struct ica_control *page, long result,
-                            bool replayed)
+/* The kept copy of the request's changes, with its answer unless it has no
+ * tag (0), was answered from the kept answers or went on to BLK. */
+static void keep(struct fs_server *server, const struct ica_control *page, long result,
+                 bool replayed)
 {
-    uint64_t tag = tag_of(page);
-    if (tag == 0 || replayed) {
+    uint64_t tag;
+    memcpy(&tag, page->message, sizeof tag); /* as answered */
+    if (tag == 0 || replayed || result == FS_FORWARDED) {
         kept_transaction_save(&server->kept->fs, server->journal, NULL);
         return;
     }
@@ -63,4 +58,20 @@ void fs_keep_tagged_request(struct fs_server *server, const struct ica_control *
                                  .result = result};
     memcpy(answer.message, page->message, ICA_MESSAGE_BYTES);
     kept_transaction_save(&server->kept->fs, server->journal, &answer);
+}
+
+long fs_answer_tagged(struct fs_server *server, uint64_t control)
+{
+    struct ica_control *page = ica_control_of(control);
+    uint64_t tag;
+    memcpy(&tag, page->message, sizeof tag);
+    bool replayed = false;
+    long result = 0;
+    if (tag & FS_TAG_RESENT)
+        result = answer_marked_resent(server, page, tag, &replayed);
+    if (!replayed)
+        result = fs_answer(server, control);
+    if (server->kept != NULL)
+        keep(server, page, result, replayed);
+    return result;
 }

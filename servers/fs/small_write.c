@@ -32,59 +32,82 @@ void fs_times_flush(struct fs_server *server)
     pending_count = 0;
 }
 
-static void owe_times(struct fs_server *server, uint32_t inode)
+/* Adds `inode` to the owed times (apart: it usually is there already). */
+static __attribute__((noinline)) void owe_times_anew(struct fs_server *server, uint32_t inode)
 {
-    for (uint32_t i = 0; i < pending_count; i++)
-        if (pending[i] == inode)
-            return;
     if (pending_count == PENDING_TIMES)
         fs_times_flush(server);
     pending[pending_count++] = inode;
 }
 
-/* The disk block holding bytes [offset, offset + length) of regular file
- * `inode` and their offset in it, when they lie in one block that exists,
- * inside the file, on a writable file system; -E_NEEDS_DATA when the write
- * must take the ordinary path (a hole, growth, two blocks). Answered from
- * the block map cache (which small writes keep: they move no block and
- * change no size), else by one inode read and a walk of its block tree. */
-static int in_place_target(struct fs_server *server, uint32_t inode, uint64_t offset,
-                           uint32_t length, uint32_t *block, uint32_t *within)
+static inline void owe_times(struct fs_server *server, uint32_t inode)
 {
-    if (server->fs.read_only)
-        return -E_PERMISSION;
-    uint64_t size = 0;
-    int error = block_map_cache_file_blocks(&server->fs, inode, offset / STORAGE_BLOCK_BYTES, 1,
-                                            block, &size);
-    if (error != 0)
-        return error;
-    *within = (uint32_t)(offset % STORAGE_BLOCK_BYTES);
-    if (*within + length > STORAGE_BLOCK_BYTES || offset + length > size || *block == 0)
-        return -E_NEEDS_DATA;
-    return 0;
+    for (uint32_t i = 0; i < pending_count; i++)
+        if (pending[i] == inode)
+            return;
+    owe_times_anew(server, inode);
 }
 
-long fs_small_write(struct fs_server *server, uint64_t control, const struct open_file *file,
+/* With the bytes' disk block `block` and the file's size: the request
+ * rewritten into a BLK_PATCH when they lie in that one block, inside the
+ * file, outside the running journal transaction; else -E_NEEDS_DATA. */
+static inline __attribute__((always_inline)) long
+patch_in_place(struct fs_server *server, struct ica_control *page, uint32_t inode, uint64_t offset,
+               uint32_t length, uint32_t block, uint64_t size)
+{
+    uint32_t within = (uint32_t)(offset % STORAGE_BLOCK_BYTES);
+    if (within + length > STORAGE_BLOCK_BYTES || offset + length > size || block == 0)
+        return -E_NEEDS_DATA;
+    if (fs_journal_holds(server, &block, 1))
+        return -E_NEEDS_DATA; /* its newest bytes are in the journal: write through it */
+    page->operation = BLK_PATCH;
+    *blk_patch_of(page) = (struct blk_patch_message){block, within, length};
+    block_client_note_patch(block, within, page->payload, length);
+    owe_times(server, inode);
+    return FS_FORWARDED;
+}
+
+/* patch_in_place for a block whose mapping is not remembered: the ext2
+ * library asked first (apart, so a remembered mapping needs no spills). */
+static __attribute__((noinline)) long look_up_and_patch(struct fs_server *server,
+                                                        struct ica_control *page, uint32_t inode,
+                                                        uint64_t offset, uint32_t length)
+{
+    uint32_t block = 0;
+    uint64_t size = 0;
+    int error =
+        block_map_cache_look_up(&server->fs, inode, offset / STORAGE_BLOCK_BYTES, 1, &block, &size);
+    if (error != 0)
+        return error;
+    return patch_in_place(server, page, inode, offset, length, block, size);
+}
+
+/* Where the bytes go: the disk block holding [offset, offset + length) of
+ * regular file `inode`, from the block map cache (which small writes keep:
+ * they move no block and change no size), else by one inode read and a
+ * walk of its block tree; then patch_in_place. A hole, growth or two
+ * blocks take the ordinary path (-E_NEEDS_DATA). */
+long fs_small_write(struct fs_server *server, uint64_t control,
                     const struct fs_write_message *message)
 {
     struct ica_control *page = ica_control_of(control);
+    long error = 0;
+    const struct open_file *file =
+        fs_regular_file_of(server, page, message->handle, OPEN_FILE_WRITE, &error);
+    if (file == NULL)
+        return error;
     uint64_t offset = message->offset, length = message->length;
     if (length == 0 || length > FS_INLINE_WRITE_BYTES)
         return fs_refuse(page, "inline write length out of range");
-    long error = fs_check_range(server, page, offset, length);
-    if (error != 0)
-        return error;
+    if (fs_check_range_refuses(server, offset, length))
+        return fs_refuse_range(server, page, offset, length);
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
         return -E_NEEDS_DATA;
-    uint32_t block, within;
-    error = in_place_target(server, file->inode, offset, (uint32_t)length, &block, &within);
-    if (error != 0)
-        return error;
-    if (fs_journal_holds(server, &block, 1))
-        return -E_NEEDS_DATA; /* its newest bytes are in the journal: write through it */
-    owe_times(server, file->inode);
-    block_client_note_patch(block, within, page->payload, (uint32_t)length);
-    page->operation = BLK_PATCH;
-    *blk_patch_of(page) = (struct blk_patch_message){block, within, (uint32_t)length};
-    return FS_FORWARDED;
+    if (server->fs.read_only)
+        return -E_PERMISSION;
+    uint32_t block = 0;
+    uint64_t size = 0;
+    if (!block_map_cache_recall(file->inode, offset / STORAGE_BLOCK_BYTES, 1, &block, &size))
+        return look_up_and_patch(server, page, file->inode, offset, (uint32_t)length);
+    return patch_in_place(server, page, file->inode, offset, (uint32_t)length, block, size);
 }

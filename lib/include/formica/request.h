@@ -4,6 +4,8 @@
 #pragma once
 #include <formica/errors.h>
 #include <formica/ica.h>
+#include <formica/syscall_instruction.h>
+#include <formica/syscalls.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -37,22 +39,50 @@ long request_attach(uint64_t control, uint64_t data);
 /* Lends a data ICA the caller holds, read-only, with the next handover. */
 long request_lend(uint64_t control, uint64_t data);
 
-long ica_request(long server, uint64_t control, uint32_t flags);
-long ica_forward(long server, uint64_t control, uint32_t flags);
-long ica_return(uint64_t control);
-long ica_receive(uint32_t flags);
+/* The ICA system calls themselves, inline: a request's path makes no call
+ * around the `syscall` instruction, and the kernel keeps every register but
+ * rcx and r11, so the caller saves nothing across it. */
+static inline long ica_request(long server, uint64_t control, uint32_t flags)
+{
+    return syscall3(SYS_ICA_REQUEST, server, (long)control, flags);
+}
+static inline long ica_forward(long server, uint64_t control, uint32_t flags)
+{
+    return syscall3(SYS_ICA_FORWARD, server, (long)control, flags);
+}
+static inline long ica_return(uint64_t control)
+{
+    return syscall3(SYS_ICA_RETURN, (long)control, 0, 0);
+}
+static inline long ica_receive(uint32_t flags)
+{
+    return syscall3(SYS_ICA_RECEIVE, flags, 0, 0);
+}
 /* ica_receive that gives -E_NOT_FOUND when nothing came within `milliseconds`. */
-long ica_receive_within(uint32_t flags, uint64_t milliseconds);
+static inline long ica_receive_within(uint32_t flags, uint64_t milliseconds)
+{
+    return syscall3(SYS_ICA_RECEIVE, flags | ICA_TIMEOUT, (long)milliseconds, 0);
+}
 /* A server's return (forward) of `control` and its next receive (flags and
  * timeout as ica_receive's), in one system call: the next request's id, or
  * an error. -E_NOT_FOUND is ambiguous (the next stage or requester is gone,
  * or the receive timed out): ica_held(control) tells whether `control` went. */
-long ica_return_receive(uint64_t control, uint32_t flags, uint64_t timeout_ms);
-long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags, uint32_t flags,
-                         uint64_t timeout_ms);
+static inline long ica_return_receive(uint64_t control, uint32_t flags, uint64_t timeout_ms)
+{
+    return syscall3(SYS_ICA_RETURN_RECEIVE, (long)control, flags, (long)timeout_ms);
+}
+static inline long ica_forward_receive(long server, uint64_t control, uint32_t forward_flags,
+                                       uint32_t flags, uint64_t timeout_ms)
+{
+    return syscall5(SYS_ICA_FORWARD_RECEIVE, server, (long)control, forward_flags, flags,
+                    (long)timeout_ms);
+}
 /* True while the caller holds ICA `id` (it has not sent it on). */
 bool ica_held(uint64_t id);
-long ica_collect(uint32_t flags);
+static inline long ica_collect(uint32_t flags)
+{
+    return syscall3(SYS_ICA_COLLECT, flags, 0, 0);
+}
 long server_register(const char *name);
 long server_lookup(const char *name);
 /* server_lookup, retried for up to `milliseconds` while the server starts. */

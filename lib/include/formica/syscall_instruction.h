@@ -17,3 +17,27 @@ static inline long syscall6(long number, long a, long b, long c, long d, long e,
                      : "rcx", "r11", "memory");
     return result;
 }
+
+/* syscall6 for calls of at most three (five) arguments: r10, r8 and r9
+ * (r9) are left as they are, so the caller may keep values in them across
+ * the call (the kernel reads only a call's own arguments). */
+static inline long syscall3(long number, long a, long b, long c)
+{
+    long result;
+    __asm__ volatile("syscall"
+                     : "=a"(result)
+                     : "0"(number), "D"(a), "S"(b), "d"(c)
+                     : "rcx", "r11", "memory");
+    return result;
+}
+static inline long syscall5(long number, long a, long b, long c, long d, long e)
+{
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    long result;
+    __asm__ volatile("syscall"
+                     : "=a"(result)
+                     : "0"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
+                     : "rcx", "r11", "memory");
+    return result;
+}

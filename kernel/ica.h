@@ -79,6 +79,10 @@ struct ica_pools {
     struct ica block[ICA_BLOCK_SLOTS];
     struct server_entry servers[SERVER_SLOTS];
     _Atomic uint64_t handovers;
+    /* One past the highest slot of each pool ever handed out (the m-kernel
+     * alone writes them, as it hands out slots lowest first): no ICA lives
+     * at or above, so a scan of the live ICAs stops there. */
+    uint32_t control_reach, data_reach, block_reach;
 };
 
 /* ica_lookup of a control ICA (the one kind every handover moves). */

@@ -59,7 +59,8 @@ long address_space_map_new(uint64_t root, uint64_t virtual_address, uint64_t pag
 _Static_assert(ROOT_INDEX(ICA_CONTROL_BASE) ==
                        ROOT_INDEX(ICA_CONTROL_BASE + ICA_CONTROL_SLOTS * 4096ull - 1) &&
                    ROOT_INDEX(ICA_DATA_BASE) ==
-                       ROOT_INDEX(ICA_DATA_BASE + ICA_DATA_SLOTS * (uint64_t)ICA_DATA_MAX_BYTES - 1) &&
+                       ROOT_INDEX(ICA_DATA_BASE + ICA_DATA_SLOTS * (uint64_t)ICA_DATA_MAX_BYTES -
+                                  1) &&
                    ROOT_INDEX(ICA_BLOCK_BASE) ==
                        ROOT_INDEX(ICA_BLOCK_BASE + ICA_BLOCK_SLOTS * 4096ull - 1),
                "each ICA window lies under one root entry of its own");

@@ -19,16 +19,15 @@ static uint32_t valid_count;
 #define PATCH_WAYS 64u
 static uint32_t newest_patch[PATCH_WAYS];
 
-static inline __attribute__((always_inline)) uint64_t entry_checksum(const struct journal *journal,
-                                                                     uint32_t slot)
+/* An entry's checksum: of the `length` bytes kept in `kept` for `offset` of
+ * block `number`, `length` at most a block (kept_journal.h). */
+static inline __attribute__((always_inline)) uint64_t
+entry_checksum(const uint8_t *kept, uint64_t number, uint32_t offset, uint32_t length)
 {
-    const struct journal_entry *entry = &journal->entries[slot];
     /* whole words (kept_checksum reads 8 bytes at a time): a patch's tail counts too */
-    uint32_t length =
-        entry->length <= STORAGE_BLOCK_BYTES ? (entry->length + 7u) & ~7u : STORAGE_BLOCK_BYTES;
-    uint64_t place = ((uint64_t)entry->offset << 16 | entry->length) * 0xC2B2AE3D27D4EB4Full;
-    return kept_checksum(journal->data[slot], length) ^ (entry->block * 0x9E3779B97F4A7C15ull) ^
-           place;
+    uint32_t words = (length + 7u) & ~7u;
+    uint64_t place = ((uint64_t)offset << 16 | length) * 0xC2B2AE3D27D4EB4Full;
+    return kept_checksum(kept, words) ^ (number * 0x9E3779B97F4A7C15ull) ^ place;
 }
 
 static int free_slot(const struct journal *journal)
@@ -61,27 +60,37 @@ void journal_clear(struct journal *journal)
         journal->entries[slot].state = JOURNAL_FREE;
 }
 
-/* Keeps `length` bytes for `offset` of block `number` in a fresh slot (a
- * full journal syncs `cache` and starts over); the slot, or an error. */
+/* A full journal: `cache` synced, so every entry can go; slot 0, or the
+ * sync's error (apart: rare). */
+static __attribute__((noinline)) int start_over(struct journal *journal, struct cache *cache)
+{
+    int error = cache_sync(cache);
+    if (error != 0)
+        return error;
+    journal_clear(journal);
+    return 0;
+}
+
+/* Keeps `length` bytes (at most a block) for `offset` of block `number` in a
+ * fresh slot (a full journal syncs `cache` and starts over); the slot, or an
+ * error. */
 static inline __attribute__((always_inline)) int keep(struct journal *journal, struct cache *cache,
                                                       uint64_t number, uint32_t offset,
                                                       const uint8_t *bytes, uint32_t length)
 {
     int slot = free_slot(journal);
-    if (slot < 0) {
-        int error = cache_sync(cache);
-        if (error != 0)
-            return error;
-        journal_clear(journal);
-        slot = 0;
-    }
+    if (slot < 0)
+        slot = start_over(journal, cache);
+    if (slot < 0)
+        return slot;
     struct journal_entry *entry = &journal->entries[slot];
-    memcpy(journal->data[slot], bytes, length);
+    uint8_t *kept = journal->data[slot];
+    memcpy(kept, bytes, length);
     entry->block = number;
     entry->offset = (uint16_t)offset;
     entry->length = (uint16_t)length;
     entry->sequence = ++journal->next_sequence;
-    entry->checksum = entry_checksum(journal, (uint32_t)slot);
+    entry->checksum = entry_checksum(kept, number, offset, length);
     __atomic_store_n(&entry->state, JOURNAL_VALID, __ATOMIC_RELEASE);
     search_from = (uint32_t)slot + 1;
     valid_count++;
@@ -103,7 +112,7 @@ int journal_record(struct journal *journal, struct cache *cache, uint64_t number
  * now (they hold every patch), then its older entries are freed; a patched
  * block no longer dirty is on the disk with its patches: its entries go.
  * Each step leaves a journal that replays to the same bytes. */
-static int compact(struct journal *journal, struct cache *cache)
+static __attribute__((noinline)) int compact(struct journal *journal, struct cache *cache)
 {
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
         const struct journal_entry *entry = &journal->entries[slot];
@@ -122,20 +131,20 @@ static int compact(struct journal *journal, struct cache *cache)
     return 0;
 }
 
-/* The block's previous patch, if the one just kept in `newest` covers all
- * its bytes, is freed: replayed in order it would be overwritten anyway, by
- * the newest or by a patch between them (the same place written again and
- * again keeps one entry, and the journal need not fold). Freed only after
- * the newest is valid, as free_older. */
-static void free_covered_patch(struct journal *journal, uint32_t newest)
+/* The block's previous patch, if the one just kept in `newest` (`length`
+ * bytes at `offset` of block `number`) covers all its bytes, is freed:
+ * replayed in order it would be overwritten anyway, by the newest or by a
+ * patch between them (the same place written again and again keeps one
+ * entry, and the journal need not fold). Freed only after the newest is
+ * valid, as free_older. */
+static inline void free_covered_patch(struct journal *journal, uint32_t newest, uint64_t number,
+                                      uint32_t offset, uint32_t length)
 {
-    const struct journal_entry *patch = &journal->entries[newest];
-    uint32_t *way = &newest_patch[patch->block % PATCH_WAYS];
+    uint32_t *way = &newest_patch[number % PATCH_WAYS];
     if (*way != 0 && *way - 1 != newest) {
         struct journal_entry *older = &journal->entries[*way - 1];
-        if (older->state == JOURNAL_VALID && older->block == patch->block &&
-            older->offset >= patch->offset &&
-            (uint32_t)older->offset + older->length <= (uint32_t)patch->offset + patch->length) {
+        if (older->state == JOURNAL_VALID && older->block == number && older->offset >= offset &&
+            (uint32_t)older->offset + older->length <= offset + length) {
             older->state = JOURNAL_FREE;
             valid_count--;
         }
@@ -146,7 +155,7 @@ static void free_covered_patch(struct journal *journal, uint32_t newest)
 int journal_record_patch(struct journal *journal, struct cache *cache, uint64_t number,
                          uint32_t offset, const uint8_t *bytes, uint32_t length)
 {
-    if (length == 0 || offset > STORAGE_BLOCK_BYTES || length > STORAGE_BLOCK_BYTES - offset)
+    if (length == 0 || !cache_range_fits(offset, length))
         return -E_INVALID;
     if (valid_count >= JOURNAL_COMPACT_AT) {
         int error = compact(journal, cache);
@@ -156,7 +165,7 @@ int journal_record_patch(struct journal *journal, struct cache *cache, uint64_t 
     int slot = keep(journal, cache, number, offset, bytes, length);
     if (slot < 0)
         return slot;
-    free_covered_patch(journal, (uint32_t)slot);
+    free_covered_patch(journal, (uint32_t)slot, number, offset, length);
     return 0;
 }
 
@@ -168,7 +177,8 @@ static uint32_t replay_order(const struct journal *journal, uint32_t *order)
         const struct journal_entry *entry = &journal->entries[slot];
         if (entry->state != JOURNAL_VALID || entry->length == 0 ||
             (uint32_t)entry->offset + entry->length > STORAGE_BLOCK_BYTES ||
-            entry->checksum != entry_checksum(journal, slot))
+            entry->checksum !=
+                entry_checksum(journal->data[slot], entry->block, entry->offset, entry->length))
             continue;
         uint32_t at = count++;
         while (at > 0 && journal->entries[order[at - 1]].sequence > entry->sequence) {
@@ -186,11 +196,10 @@ long journal_replay(struct journal *journal, struct cache *cache)
     uint32_t count = replay_order(journal, order);
     for (uint32_t i = 0; i < count; i++) {
         const struct journal_entry *entry = &journal->entries[order[i]];
-        const uint8_t *contents;
         int error = entry->length == STORAGE_BLOCK_BYTES
                         ? cache_write(cache, entry->block, journal->data[order[i]])
                         : cache_patch(cache, entry->block, entry->offset, journal->data[order[i]],
-                                      entry->length, &contents);
+                                      entry->length);
         if (error != 0)
             return error;
         if (entry->sequence > journal->next_sequence)

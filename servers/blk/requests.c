@@ -17,12 +17,13 @@
 #define LIST_CAPACITY (ICA_PAYLOAD_BYTES / sizeof(uint32_t))
 
 static enum blk_durability durability = BLK_WRITE_THROUGH;
-static struct journal *kept_journal;
+static struct journal_writer kept; /* BLK_KEPT's journal */
 
 void blk_set_durability(enum blk_durability mode, struct journal *journal)
 {
     durability = mode;
-    kept_journal = journal;
+    if (journal != NULL)
+        journal_start(&kept, journal);
 }
 
 static long refuse(const struct ica_control *page, const char *why)
@@ -158,7 +159,7 @@ static long transfer(struct cache *cache, uint64_t control, const struct transfe
         uint64_t block = block_at(page, asked, i);
         error = write ? cache_write(cache, block, slice) : cache_read(cache, block, slice);
         if (error == 0 && write && durability == BLK_KEPT)
-            error = journal_record(kept_journal, cache, block, slice);
+            error = journal_record(&kept, cache, block, slice);
         if (error == 0 && write && durability == BLK_WRITE_THROUGH && i + 1 == asked->blocks)
             error = write_all_through(cache, page, asked);
         if (error != 0) {
@@ -184,7 +185,7 @@ patch_block(struct cache *cache, const struct ica_control *page,
         return refuse(page, "patch outside the block or too long");
     int error = cache_patch(cache, block, offset, page->payload, length);
     if (error == 0 && durability == BLK_KEPT) /* only the patch: replayed over its block */
-        error = journal_record_patch(kept_journal, cache, block, offset, page->payload, length);
+        error = journal_record_patch(&kept, cache, block, offset, page->payload, length);
     else if (error == 0 && durability == BLK_WRITE_THROUGH)
         error = cache_write_through(cache, block);
     if (error != 0) {
@@ -292,7 +293,7 @@ long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *me
     if (error != 0)
         printf("blk: sync failed: %s\n", error_text(error));
     else if (durability == BLK_KEPT)
-        journal_clear(kept_journal); /* all of it is on the disk now */
+        journal_clear(&kept); /* all of it is on the disk now */
     return error;
 }
 

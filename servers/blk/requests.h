@@ -21,5 +21,6 @@ enum blk_durability {
     BLK_WRITE_THROUGH, /* written to the disk (DK) */
     BLK_WRITE_BACK,    /* only dirty in the cache until a sync or eviction: lost if BLK ends */
 };
-/* Sets the mode; `journal` is the kept journal for BLK_KEPT. */
+/* Sets the mode; `journal` is the kept journal for BLK_KEPT (new, or
+ * replayed: journal_start). */
 void blk_set_durability(enum blk_durability mode, struct journal *journal);

@@ -5,6 +5,7 @@
 #include "layout.h"
 #include "paging.h"
 #include "physical_memory.h"
+#include "process.h"
 #include "shared.h"
 #include "translation_stamp.h"
 #include <formica/errors.h>
@@ -54,7 +55,8 @@ long address_space_map_new(uint64_t root, uint64_t virtual_address, uint64_t pag
 }
 
 /* The root entries that cover only ICA windows: their pages are the ICA
- * pools' (ica_release_process takes them back), never the process's. */
+ * pools' (ica_release_process takes them back), never the process's, whose
+ * own memory ends below USER_PROGRAM_END (the loader and the heap keep to it). */
 #define ROOT_INDEX(address) ((address) >> 39 & 511)
 _Static_assert(ROOT_INDEX(ICA_CONTROL_BASE) ==
                        ROOT_INDEX(ICA_CONTROL_BASE + ICA_CONTROL_SLOTS * 4096ull - 1) &&
@@ -64,6 +66,8 @@ _Static_assert(ROOT_INDEX(ICA_CONTROL_BASE) ==
                    ROOT_INDEX(ICA_BLOCK_BASE) ==
                        ROOT_INDEX(ICA_BLOCK_BASE + ICA_BLOCK_SLOTS * 4096ull - 1),
                "each ICA window lies under one root entry of its own");
+_Static_assert(ROOT_INDEX(USER_PROGRAM_END - 1) < ROOT_INDEX(ICA_CONTROL_BASE),
+               "a process's own memory lies under no ICA window's root entry");
 
 static bool covers_ica_window(int root_index)
 {

@@ -79,6 +79,10 @@ struct ica_pools {
     struct ica block[ICA_BLOCK_SLOTS];
     struct server_entry servers[SERVER_SLOTS];
     _Atomic uint64_t handovers;
+    /* One past the highest slot of each pool ever handed out (the m-kernel
+     * alone writes them, as it hands out slots lowest first): no ICA lives
+     * at or above, so a scan of the live ICAs stops there. */
+    uint32_t control_reach, data_reach, block_reach;
 };
 
 /* ica_lookup of a control ICA (the one kind every handover moves). */
@@ -93,18 +97,27 @@ static inline struct ica *ica_lookup_control(uint64_t id)
     return ica;
 }
 
+/* The descriptor slot an id names in the pool of its kind (generation and
+ * state not checked), or NULL for a kind or index out of range. */
+static inline struct ica *ica_slot_of(uint64_t id)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    uint32_t index = ica_index(id);
+    switch (ica_kind(id)) {
+    case ICA_KIND_CONTROL:
+        return index < ICA_CONTROL_SLOTS ? &pools->control[index] : NULL;
+    case ICA_KIND_BLOCK:
+        return index < ICA_BLOCK_SLOTS ? &pools->block[index] : NULL;
+    case ICA_KIND_DATA:
+        return index < ICA_DATA_SLOTS ? &pools->data[index] : NULL;
+    }
+    return NULL;
+}
+
 /* The descriptor for `id` when it is well-formed and current, else NULL. */
 static inline struct ica *ica_lookup(uint64_t id)
 {
-    struct ica_pools *pools = kernel_shared->icas;
-    uint32_t index = ica_index(id), kind = ica_kind(id);
-    struct ica *ica = NULL;
-    if (kind == ICA_KIND_CONTROL && index < ICA_CONTROL_SLOTS)
-        ica = &pools->control[index];
-    else if (kind == ICA_KIND_DATA && index < ICA_DATA_SLOTS)
-        ica = &pools->data[index];
-    else if (kind == ICA_KIND_BLOCK && index < ICA_BLOCK_SLOTS)
-        ica = &pools->block[index];
+    struct ica *ica = ica_slot_of(id);
     if (ica == NULL || ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
         return NULL;
     return ica;

@@ -24,23 +24,6 @@ static inline struct ica_control *ica_control_page(const struct ica *ica)
     return phys_to_virt(ica->physical);
 }
 
-/* The descriptor slot an id names in the pool of its kind (generation and
- * state not checked), or NULL for a kind or index out of range. */
-static inline struct ica *ica_slot_of(uint64_t id)
-{
-    struct ica_pools *pools = kernel_shared->icas;
-    uint32_t index = ica_index(id);
-    switch (ica_kind(id)) {
-    case ICA_KIND_CONTROL:
-        return index < ICA_CONTROL_SLOTS ? &pools->control[index] : NULL;
-    case ICA_KIND_BLOCK:
-        return index < ICA_BLOCK_SLOTS ? &pools->block[index] : NULL;
-    case ICA_KIND_DATA:
-        return index < ICA_DATA_SLOTS ? &pools->data[index] : NULL;
-    }
-    return NULL;
-}
-
 /* The ICA `id` of `kind` held by `holder` (ICA_KIND_DATA also matches a
  * block ICA): 0 and *out, or -E_INVALID (no such ICA: malformed, free, or
  * of an earlier generation) / -E_PERMISSION (someone else's, or

@@ -102,7 +102,9 @@ static inline void ica_unmap(struct process *process, struct ica *ica)
 static inline void ica_end_lends(struct process *holder, struct ica *control)
 {
     for (uint32_t i = 0; i < control->lent_count; i++) {
-        struct ica *lent = ica_lookup(control->lent[i]);
+        /* current: a lent ICA is not freed (ica_free refuses it, an ended
+         * lender's is orphaned) until its last lend ends, here */
+        struct ica *lent = ica_slot_of(control->lent[i]);
         if (lent == NULL)
             continue;
         if (holder != NULL)

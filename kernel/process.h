@@ -3,6 +3,7 @@
  * scheduling fields are written only by the core it runs on; the few fields
  * other cores write are _Atomic. A pid maps to slot pid % PROCESS_SLOTS. */
 #pragma once
+#include <formica/pager.h>
 #include <formica/syscalls.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,6 +18,11 @@
 #define USER_SPACE_END 0x00007ffffffff000ull
 #define USER_STACK_TOP 0x00007fffff000000ull
 #define USER_STACK_PAGES 16
+/* A program's segments and its heap end below the first window the kernel
+ * maps into a process (the pager's region, then the ICA windows, kept
+ * regions and device windows), so nothing of the process's own ever lies
+ * under one of them (address_space_destroy relies on it). */
+#define USER_PROGRAM_END PAGER_REGION_BASE
 /* Exit code of a process ended by a fault: this plus the exception vector. */
 #define PROCESS_EXIT_FAULT_BASE 128
 /* Exit code of a killed process. */

@@ -9,7 +9,7 @@
 
 extern const uint8_t profile_pads[PROFILE_MARK_SLOTS];
 
-void profile_mark_running(uint32_t pid)
+void profile_mark_call_pad(uint32_t pid)
 {
     void (*pad)(void) = (void (*)(void))(uintptr_t)&profile_pads[pid % PROFILE_MARK_SLOTS];
     pad();
@@ -17,10 +17,7 @@ void profile_mark_running(uint32_t pid)
 
 void profile_note_program(uint32_t pid, uint32_t core, const char *program)
 {
-    static int enabled = -1;
-    if (enabled < 0)
-        enabled = command_line_option("profile", NULL, 0);
-    if (enabled)
+    if (kernel_shared->profile_marks)
         kprintf("@json {\"kind\":\"profile_process\",\"pid\":%u,\"core\":%u,\"program\":\"%s\"}\n",
                 pid, core, program);
 }

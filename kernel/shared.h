@@ -46,6 +46,7 @@ struct kernel_shared {
     struct ica_pools *icas;        /* ICA descriptors and registered servers */
     struct placement_info placement;
     uint32_t tick_period_ms;
+    bool profile_marks;           /* the command line's `profile`: switches call profile_pads */
     struct device_state *devices; /* IOAPICs, interrupt owners, device rights (device_state.h) */
     /* Frames the m-kernel's allocator holds free (written by it alone after
      * every change) and had free when it started: SYS_ICA_STATS reports them. */

@@ -5,9 +5,11 @@
 #include "layout.h"
 #include "paging.h"
 #include "physical_memory.h"
+#include "process.h"
 #include "shared.h"
 #include "translation_stamp.h"
 #include <formica/errors.h>
+#include <formica/ica.h>
 #include <string.h>
 
 #define KERNEL_HALF_FIRST_ENTRY 256
@@ -52,8 +54,31 @@ long address_space_map_new(uint64_t root, uint64_t virtual_address, uint64_t pag
     return 0;
 }
 
-/* Frees the tables below `table` at `level` (3 = the level under the root). */
-static void free_tables(uint64_t table_physical, int level)
+/* The root entries that cover only ICA windows: their pages are the ICA
+ * pools' (ica_release_process takes them back), never the process's, whose
+ * own memory ends below USER_PROGRAM_END (the loader and the heap keep to it). */
+#define ROOT_INDEX(address) ((address) >> 39 & 511)
+_Static_assert(ROOT_INDEX(ICA_CONTROL_BASE) ==
+                       ROOT_INDEX(ICA_CONTROL_BASE + ICA_CONTROL_SLOTS * 4096ull - 1) &&
+                   ROOT_INDEX(ICA_DATA_BASE) ==
+                       ROOT_INDEX(ICA_DATA_BASE + ICA_DATA_SLOTS * (uint64_t)ICA_DATA_MAX_BYTES -
+                                  1) &&
+                   ROOT_INDEX(ICA_BLOCK_BASE) ==
+                       ROOT_INDEX(ICA_BLOCK_BASE + ICA_BLOCK_SLOTS * 4096ull - 1),
+               "each ICA window lies under one root entry of its own");
+_Static_assert(ROOT_INDEX(USER_PROGRAM_END - 1) < ROOT_INDEX(ICA_CONTROL_BASE),
+               "a process's own memory lies under no ICA window's root entry");
+
+static bool covers_ica_window(int root_index)
+{
+    return root_index == ROOT_INDEX(ICA_CONTROL_BASE) || root_index == ROOT_INDEX(ICA_DATA_BASE) ||
+           root_index == ROOT_INDEX(ICA_BLOCK_BASE);
+}
+
+/* Frees the tables below `table` at `level` (3 = the level under the root)
+ * and, when `frames_are_its_own`, the frames they map; otherwise (an ICA
+ * window) the leaf tables are freed unread. */
+static void free_tables(uint64_t table_physical, int level, bool frames_are_its_own)
 {
     uint64_t *table = phys_to_virt(table_physical);
     for (int i = 0; i < 512; i++) {
@@ -61,7 +86,8 @@ static void free_tables(uint64_t table_physical, int level)
             continue;
         uint64_t next = table[i] & PAGE_ADDRESS_MASK;
         if (level > 0) {
-            free_tables(next, level - 1);
+            if (level > 1 || frames_are_its_own)
+                free_tables(next, level - 1, frames_are_its_own);
             kernel_shared->table_frames--;
         } else if (table[i] & PAGE_DEVICE) {
             continue; /* device registers, not a frame of ours */
@@ -77,7 +103,7 @@ void address_space_destroy(uint64_t root)
     for (int i = 0; i < KERNEL_HALF_FIRST_ENTRY; i++) {
         if (!(entries[i] & PAGE_PRESENT))
             continue;
-        free_tables(entries[i] & PAGE_ADDRESS_MASK, 2);
+        free_tables(entries[i] & PAGE_ADDRESS_MASK, 2, !covers_ica_window(i));
         physical_free(entries[i] & PAGE_ADDRESS_MASK, 1);
         kernel_shared->table_frames--;
     }

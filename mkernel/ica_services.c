@@ -28,6 +28,7 @@ bool ica_services_init(void)
         return false;
     kernel_shared->icas = phys_to_virt(pools);
     struct ica_pools *icas = kernel_shared->icas;
+    icas->control_reach = icas->data_reach = icas->block_reach = 0;
     for (uint32_t i = 0; i < ICA_CONTROL_SLOTS; i++)
         icas->control[i] = (struct ica){1, .kind = ICA_KIND_CONTROL, .index = i,
                                         .user_address = ICA_CONTROL_BASE + (uint64_t)i * 4096};
@@ -48,18 +49,35 @@ long ica_prepare_process(uint64_t root)
                : -E_NO_MEMORY;
 }
 
-static struct ica *free_slot(uint32_t kind)
+/* The pool of `kind`: its slots, how many, and its reach (ica.h). */
+static struct ica *pool_of(uint32_t kind, uint32_t *count, uint32_t **reach)
 {
     struct ica_pools *pools = kernel_shared->icas;
-    uint32_t count = kind == ICA_KIND_CONTROL ? ICA_CONTROL_SLOTS
-                     : kind == ICA_KIND_BLOCK ? ICA_BLOCK_SLOTS
-                                              : ICA_DATA_SLOTS;
-    struct ica *slots = kind == ICA_KIND_CONTROL ? pools->control
-                        : kind == ICA_KIND_BLOCK ? pools->block
-                                                 : pools->data;
+    if (kind == ICA_KIND_CONTROL) {
+        *count = ICA_CONTROL_SLOTS;
+        *reach = &pools->control_reach;
+        return pools->control;
+    }
+    if (kind == ICA_KIND_BLOCK) {
+        *count = ICA_BLOCK_SLOTS;
+        *reach = &pools->block_reach;
+        return pools->block;
+    }
+    *count = ICA_DATA_SLOTS;
+    *reach = &pools->data_reach;
+    return pools->data;
+}
+
+static struct ica *free_slot(uint32_t kind)
+{
+    uint32_t count, *reach;
+    struct ica *slots = pool_of(kind, &count, &reach);
     for (uint32_t i = 0; i < count; i++)
-        if (slots[i].state == ICA_FREE)
+        if (slots[i].state == ICA_FREE) {
+            if (i >= *reach)
+                *reach = i + 1;
             return &slots[i];
+        }
     return NULL;
 }
 
@@ -326,37 +344,54 @@ void serve_ica_undelivered(const struct intercore_message *message,
     return_unanswered(server, pid, control);
 }
 
+/* What ica_release_process does with a control ICA `process` (`pid`) holds
+ * or that travels to it. */
+static void release_control(struct process *process, uint32_t pid, struct ica *ica)
+{
+    bool held = ica->state == ICA_HELD && ica->owner == pid;
+    bool coming = ica->state == ICA_TRAVELLING && ica->destination == pid;
+    if (held) {
+        ica_end_lends(process, ica);
+        ica_peel(process, ica);
+    }
+    if ((held || coming) && ica->delivery == ICA_AS_REQUEST)
+        return_unanswered(process, pid, ica);
+    else if (coming)
+        discard_attached_and(ica);
+    else if (held)
+        release(ica);
+}
+
+/* What it does with a data or block ICA `process` (`pid`) holds. */
+static void release_data(struct process *process, uint32_t pid, struct ica *ica)
+{
+    if (ica->state != ICA_HELD || ica->owner != pid)
+        return;
+    ica_peel(process, ica);
+    if (ica->lend_count > 0)
+        ica->orphaned = 1; /* still shown to borrowers: freed when they are done */
+    else
+        release(ica);
+}
+
+/* Only slots below each pool's reach can hold a live ICA; a slot whose
+ * owner and destination both name another pid is none of this process's
+ * (the two loads come first: they reject almost every slot). */
 void ica_release_process(struct process *process)
 {
     struct ica_pools *pools = kernel_shared->icas;
     uint32_t pid = process->pid;
     unregister_server(pid);
     /* Control ICAs first: a request carries its data ICAs back with it. */
-    for (uint32_t i = 0; i < ICA_CONTROL_SLOTS; i++) {
-        struct ica *ica = &pools->control[i];
-        bool held = ica->state == ICA_HELD && ica->owner == pid;
-        bool coming = ica->state == ICA_TRAVELLING && ica->destination == pid;
-        if (held) {
-            ica_end_lends(process, ica);
-            ica_peel(process, ica);
-        }
-        if ((held || coming) && ica->delivery == ICA_AS_REQUEST)
-            return_unanswered(process, process->pid, ica);
-        else if (coming)
-            discard_attached_and(ica);
-        else if (held)
-            release(ica);
-    }
-    for (uint32_t i = 0; i < ICA_DATA_SLOTS + ICA_BLOCK_SLOTS; i++) {
-        struct ica *ica = i < ICA_DATA_SLOTS ? &pools->data[i] : &pools->block[i - ICA_DATA_SLOTS];
-        if (ica->state != ICA_HELD || ica->owner != pid)
-            continue;
-        ica_peel(process, ica);
-        if (ica->lend_count > 0)
-            ica->orphaned = 1; /* still shown to borrowers: freed when they are done */
-        else
-            release(ica);
-    }
+    for (uint32_t i = 0; i < pools->control_reach; i++)
+        if (pools->control[i].owner == pid || pools->control[i].destination == pid)
+            release_control(process, pid, &pools->control[i]);
+    for (uint32_t i = 0; i < pools->data_reach; i++)
+        if (pools->data[i].owner == pid)
+            release_data(process, pid, &pools->data[i]);
+    for (uint32_t i = 0; i < pools->block_reach; i++)
+        if (pools->block[i].owner == pid)
+            release_data(process, pid, &pools->block[i]);
 }
 
 void serve_ica_allocate(const struct intercore_message *message,

@@ -280,6 +280,7 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     setup_cores();
     setup_boot_core();
     clock_calibrate();
+    kernel_shared->profile_marks = command_line_option("profile", NULL, 0);
     setup_intercore_area();
     fault_injection_check();
     services_init(find_initrd());

@@ -111,8 +111,7 @@ long program_load(const uint8_t *file, uint64_t size, const char *name, const ch
 {
     struct elf_image image;
     memset(program, 0, sizeof(*program));
-    int error = elf_read(file, size, USER_SPACE_START,
-                         USER_STACK_TOP - USER_STACK_PAGES * PAGE_SIZE, &image);
+    int error = elf_read(file, size, USER_SPACE_START, USER_PROGRAM_END, &image);
     if (error != ELF_OK) {
         kprintf("loader: program '%s' rejected: %s\n", name, elf_error_text(error));
         return -E_BAD_PROGRAM;

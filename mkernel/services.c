@@ -24,8 +24,7 @@
 #include <formica/protocol/mkernel_services.h>
 #include <string.h>
 
-#define LARGEST_FRAME_REQUEST 4096  /* 16 MiB */
-#define HEAP_STACK_GAP (1ull << 30) /* the heap stops this far below the stack */
+#define LARGEST_FRAME_REQUEST 4096 /* 16 MiB */
 
 void process_first_entry(void);
 
@@ -168,8 +167,7 @@ static long grow_heap(uint32_t pid, uint64_t bytes)
     if (process == NULL)
         return -E_NOT_FOUND;
     uint64_t pages = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
-    uint64_t limit = USER_STACK_TOP - USER_STACK_PAGES * PAGE_SIZE - HEAP_STACK_GAP;
-    if (bytes > limit || pages * PAGE_SIZE > limit - process->heap_end)
+    if (bytes > USER_PROGRAM_END || pages * PAGE_SIZE > USER_PROGRAM_END - process->heap_end)
         return -E_NO_MEMORY;
     if (!authority_memory_allows(process, pages * PAGE_SIZE))
         return -E_QUOTA;

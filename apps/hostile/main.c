@@ -226,6 +226,9 @@ static int read_pinned_file(void)
 
 static void memory_hog(void)
 {
+    /* a heap that would reach the pager region and the ICA windows above it:
+     * refused by its end, before any quota is asked */
+    expect("memory_below_the_windows", memory_grow(PAGER_REGION_BASE), -E_NO_MEMORY);
     long result = 0;
     uint64_t grown = 0;
     while ((result = memory_grow(GROWTH_STEP)) >= 0)

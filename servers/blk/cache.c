@@ -163,29 +163,18 @@ int cache_write(struct cache *cache, uint64_t number, const void *in)
     }
     memcpy(block->data, in, CACHE_BLOCK_BYTES);
     block->referenced = true;
-    if (!block->dirty) {
-        block->dirty = true;
-        cache->stats.dirty++;
-    }
+    cache_mark_dirty(cache, block);
     return 0;
 }
 
-int cache_patch(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
-                uint32_t length, const uint8_t **contents)
+int cache_patch_missing(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                        uint32_t length)
 {
-    if (offset > CACHE_BLOCK_BYTES || length > CACHE_BLOCK_BYTES - offset)
-        return -E_INVALID;
     struct cache_block *block;
     int error = find_or_fill(cache, number, &block);
-    if (error != 0)
-        return error;
-    memcpy(block->data + offset, in, length);
-    *contents = block->data;
-    if (!block->dirty) {
-        block->dirty = true;
-        cache->stats.dirty++;
-    }
-    return 0;
+    if (error == 0)
+        cache_patch_block(cache, block, offset, in, length);
+    return error;
 }
 
 void cache_get_stats(const struct cache *cache, struct cache_stats *stats)

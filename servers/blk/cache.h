@@ -3,9 +3,11 @@
  * written back when evicted or synced, read ahead on sequential misses.
  * Plain C over a caller's disk callbacks, so the host tests can run it. */
 #pragma once
+#include <formica/errors.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CACHE_BLOCK_BYTES 4096u
 #define CACHE_READ_AHEAD 8u /* blocks read after a miss that follows a miss on block - 1 */
@@ -109,11 +111,45 @@ int cache_write(struct cache *cache, uint64_t number, const void *in);
 /* Writes block `number` back now if it is dirty, with the dirty blocks
  * that follow it (BLK's write-through: docs/recovery.md). */
 int cache_write_through(struct cache *cache, uint64_t number);
+/* Marks a cached block dirty (counted once until it is written back). */
+static inline void cache_mark_dirty(struct cache *cache, struct cache_block *block)
+{
+    if (!block->dirty) {
+        block->dirty = true;
+        cache->stats.dirty++;
+    }
+}
+/* True when `length` bytes at `offset` lie inside a block. */
+static inline bool cache_range_fits(uint32_t offset, uint32_t length)
+{
+    return offset <= CACHE_BLOCK_BYTES && length <= CACHE_BLOCK_BYTES - offset;
+}
+/* cache_patch's write into the cached `block`, its range checked. */
+static inline void cache_patch_block(struct cache *cache, struct cache_block *block,
+                                     uint32_t offset, const void *in, uint32_t length)
+{
+    memcpy(block->data + offset, in, length);
+    cache_mark_dirty(cache, block);
+}
+/* cache_patch of a block that is not cached (or past the disk): read in
+ * first. Its range is checked by cache_patch. */
+int cache_patch_missing(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                        uint32_t length);
 /* Writes `length` bytes at `offset` into block `number` (read first on a
- * miss) and marks it dirty; *contents is then the whole block's bytes (valid
- * until the next cache call), for BLK's kept journal. */
-int cache_patch(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
-                uint32_t length, const uint8_t **contents);
+ * miss) and marks it dirty. 0, or -E_INVALID for a range outside the block
+ * or a block past the disk, or the miss's error. Inline: a cached block (a
+ * small write's) is a hash lookup and a copy. */
+static inline int cache_patch(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                              uint32_t length)
+{
+    if (!cache_range_fits(offset, length))
+        return -E_INVALID;
+    struct cache_block *block = cache_use_cached(cache, number);
+    if (block == NULL)
+        return cache_patch_missing(cache, number, offset, in, length);
+    cache_patch_block(cache, block, offset, in, length);
+    return 0;
+}
 /* Writes every dirty block back (runs of consecutive blocks together), then
  * flushes the disk's write cache: a barrier. */
 int cache_sync(struct cache *cache);

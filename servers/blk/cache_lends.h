@@ -22,7 +22,7 @@
 
 /* The blocks lent with one control ICA. */
 struct control_lends {
-    uint64_t control; /* 0: none */
+    uint64_t control; /* whose lends these are (none when count is 0) */
     uint32_t client;  /* the pid they were lent to (the request's origin) */
     uint32_t count;
     uint64_t handles[CACHE_LENDS_PER_CONTROL]; /* the block ICAs lent */
@@ -62,13 +62,19 @@ static inline bool cache_lends_allow(struct cache_lends *lends, uint32_t client,
     return cache_lends_within_limits(lends, client, blocks) ||
            cache_lends_allow_after_drop(lends, client, blocks);
 }
-/* Forgets the lends of `entry` (they ended). Inline: one per readblock. */
+/* The entry that keeps the lends made with `control` (its pool index). */
+static inline struct control_lends *cache_lends_entry(const struct cache_lends *lends,
+                                                      uint64_t control)
+{
+    return &lends->by_control[control % CACHE_LENDS_CONTROLS];
+}
+/* Forgets the lends of `entry` (they ended). Every count it takes back was
+ * added by the cache_lends_record that filled the entry, so none goes below
+ * zero. Inline: one per readblock. */
 static inline void cache_lends_forget(struct cache_lends *lends, struct control_lends *entry)
 {
-    uint32_t *counted = &lends->counts[entry->client % CACHE_LENDS_COUNTERS];
-    *counted -= entry->count <= *counted ? entry->count : *counted;
-    lends->count -= entry->count <= lends->count ? entry->count : lends->count;
-    entry->control = 0;
+    lends->counts[entry->client % CACHE_LENDS_COUNTERS] -= entry->count;
+    lends->count -= entry->count;
     entry->count = 0;
 }
 /* Records that `handles` (count of them, at most CACHE_LENDS_PER_CONTROL)
@@ -77,7 +83,7 @@ static inline void cache_lends_forget(struct cache_lends *lends, struct control_
 static inline void cache_lends_record(struct cache_lends *lends, uint64_t control, uint32_t client,
                                       const uint64_t *handles, uint32_t count)
 {
-    struct control_lends *entry = &lends->by_control[control % CACHE_LENDS_CONTROLS];
+    struct control_lends *entry = cache_lends_entry(lends, control);
     /* An older control ICA of this slot was freed since, or this one is
      * lent with again: either way its earlier lends ended. */
     if (entry->count > 0)
@@ -96,7 +102,7 @@ static inline void cache_lends_record(struct cache_lends *lends, uint64_t contro
  * look per request. */
 static inline void cache_lends_returned(struct cache_lends *lends, uint64_t control)
 {
-    struct control_lends *entry = &lends->by_control[control % CACHE_LENDS_CONTROLS];
+    struct control_lends *entry = cache_lends_entry(lends, control);
     if (entry->count > 0 && entry->control == control)
         cache_lends_forget(lends, entry);
 }

@@ -7,94 +7,50 @@
 #include <formica/errors.h>
 #include <string.h>
 
-/* Where the search for a free slot starts: just past the last one taken
- * (entries are freed in bulk, so the next free slot is usually there). */
-static uint32_t search_from;
-/* Valid entries now (this BLK's count: a restarted BLK replays and clears). */
-static uint32_t valid_count;
-/* Patches are folded into whole blocks once this many entries are valid. */
-#define JOURNAL_COMPACT_AT (JOURNAL_SLOTS * 3 / 4)
-/* The newest patch of a block, by block number modulo this (slot + 1, 0 for
- * none): a hint, checked against the entry before it is used. */
-#define PATCH_WAYS 64u
-static uint32_t newest_patch[PATCH_WAYS];
-
-static inline __attribute__((always_inline)) uint64_t entry_checksum(const struct journal *journal,
-                                                                     uint32_t slot)
-{
-    const struct journal_entry *entry = &journal->entries[slot];
-    /* whole words (kept_checksum reads 8 bytes at a time): a patch's tail counts too */
-    uint32_t length =
-        entry->length <= STORAGE_BLOCK_BYTES ? (entry->length + 7u) & ~7u : STORAGE_BLOCK_BYTES;
-    uint64_t place = ((uint64_t)entry->offset << 16 | entry->length) * 0xC2B2AE3D27D4EB4Full;
-    return kept_checksum(journal->data[slot], length) ^ (entry->block * 0x9E3779B97F4A7C15ull) ^
-           place;
-}
-
-static int free_slot(const struct journal *journal)
-{
-    for (uint32_t step = 0; step < JOURNAL_SLOTS; step++) {
-        uint32_t slot = (search_from + step) % JOURNAL_SLOTS;
-        if (journal->entries[slot].state != JOURNAL_VALID)
-            return (int)slot;
-    }
-    return -1;
-}
-
-static void free_older(struct journal *journal, uint64_t number, uint32_t newest)
+static void free_older(struct journal_writer *writer, uint64_t number, uint32_t newest)
 {
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
-        struct journal_entry *entry = &journal->entries[slot];
+        struct journal_entry *entry = &writer->journal->entries[slot];
         if (slot != newest && entry->state == JOURNAL_VALID && entry->block == number) {
             entry->state = JOURNAL_FREE;
-            valid_count--;
+            writer->valid_count--;
         }
     }
 }
 
-void journal_clear(struct journal *journal)
+static void free_all(struct journal *journal)
 {
-    search_from = 0;
-    valid_count = 0;
-    memset(newest_patch, 0, sizeof newest_patch);
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
         journal->entries[slot].state = JOURNAL_FREE;
 }
 
-/* Keeps `length` bytes for `offset` of block `number` in a fresh slot (a
- * full journal syncs `cache` and starts over); the slot, or an error. */
-static inline __attribute__((always_inline)) int keep(struct journal *journal, struct cache *cache,
-                                                      uint64_t number, uint32_t offset,
-                                                      const uint8_t *bytes, uint32_t length)
+void journal_start(struct journal_writer *writer, struct journal *journal)
 {
-    int slot = free_slot(journal);
-    if (slot < 0) {
-        int error = cache_sync(cache);
-        if (error != 0)
-            return error;
-        journal_clear(journal);
-        slot = 0;
-    }
-    struct journal_entry *entry = &journal->entries[slot];
-    memcpy(journal->data[slot], bytes, length);
-    entry->block = number;
-    entry->offset = (uint16_t)offset;
-    entry->length = (uint16_t)length;
-    entry->sequence = ++journal->next_sequence;
-    entry->checksum = entry_checksum(journal, (uint32_t)slot);
-    __atomic_store_n(&entry->state, JOURNAL_VALID, __ATOMIC_RELEASE);
-    search_from = (uint32_t)slot + 1;
-    valid_count++;
-    return slot;
+    *writer = (struct journal_writer){.journal = journal};
 }
 
-int journal_record(struct journal *journal, struct cache *cache, uint64_t number,
+void journal_clear(struct journal_writer *writer)
+{
+    free_all(writer->journal);
+    journal_start(writer, writer->journal);
+}
+
+int journal_start_over(struct journal_writer *writer, struct cache *cache)
+{
+    int error = cache_sync(cache);
+    if (error != 0)
+        return error;
+    journal_clear(writer);
+    return 0;
+}
+
+int journal_record(struct journal_writer *writer, struct cache *cache, uint64_t number,
                    const uint8_t *bytes)
 {
-    int slot = keep(journal, cache, number, 0, bytes, STORAGE_BLOCK_BYTES);
+    int slot = journal_keep(writer, cache, number, 0, bytes, STORAGE_BLOCK_BYTES);
     if (slot < 0)
         return slot;
-    free_older(journal, number, (uint32_t)slot);
+    free_older(writer, number, (uint32_t)slot);
     return 0;
 }
 
@@ -103,60 +59,22 @@ int journal_record(struct journal *journal, struct cache *cache, uint64_t number
  * now (they hold every patch), then its older entries are freed; a patched
  * block no longer dirty is on the disk with its patches: its entries go.
  * Each step leaves a journal that replays to the same bytes. */
-static int compact(struct journal *journal, struct cache *cache)
+int journal_compact(struct journal_writer *writer, struct cache *cache)
 {
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
-        const struct journal_entry *entry = &journal->entries[slot];
+        const struct journal_entry *entry = &writer->journal->entries[slot];
         if (entry->state != JOURNAL_VALID || entry->length == STORAGE_BLOCK_BYTES)
             continue;
         uint64_t number = entry->block;
         const uint8_t *contents = cache_dirty_contents(cache, number);
         if (contents == NULL) {
-            free_older(journal, number, JOURNAL_SLOTS);
+            free_older(writer, number, JOURNAL_SLOTS);
             continue;
         }
-        int error = journal_record(journal, cache, number, contents);
+        int error = journal_record(writer, cache, number, contents);
         if (error != 0)
             return error;
     }
-    return 0;
-}
-
-/* The block's previous patch, if the one just kept in `newest` covers all
- * its bytes, is freed: replayed in order it would be overwritten anyway, by
- * the newest or by a patch between them (the same place written again and
- * again keeps one entry, and the journal need not fold). Freed only after
- * the newest is valid, as free_older. */
-static void free_covered_patch(struct journal *journal, uint32_t newest)
-{
-    const struct journal_entry *patch = &journal->entries[newest];
-    uint32_t *way = &newest_patch[patch->block % PATCH_WAYS];
-    if (*way != 0 && *way - 1 != newest) {
-        struct journal_entry *older = &journal->entries[*way - 1];
-        if (older->state == JOURNAL_VALID && older->block == patch->block &&
-            older->offset >= patch->offset &&
-            (uint32_t)older->offset + older->length <= (uint32_t)patch->offset + patch->length) {
-            older->state = JOURNAL_FREE;
-            valid_count--;
-        }
-    }
-    *way = newest + 1;
-}
-
-int journal_record_patch(struct journal *journal, struct cache *cache, uint64_t number,
-                         uint32_t offset, const uint8_t *bytes, uint32_t length)
-{
-    if (length == 0 || offset > STORAGE_BLOCK_BYTES || length > STORAGE_BLOCK_BYTES - offset)
-        return -E_INVALID;
-    if (valid_count >= JOURNAL_COMPACT_AT) {
-        int error = compact(journal, cache);
-        if (error != 0)
-            return error;
-    }
-    int slot = keep(journal, cache, number, offset, bytes, length);
-    if (slot < 0)
-        return slot;
-    free_covered_patch(journal, (uint32_t)slot);
     return 0;
 }
 
@@ -168,7 +86,8 @@ static uint32_t replay_order(const struct journal *journal, uint32_t *order)
         const struct journal_entry *entry = &journal->entries[slot];
         if (entry->state != JOURNAL_VALID || entry->length == 0 ||
             (uint32_t)entry->offset + entry->length > STORAGE_BLOCK_BYTES ||
-            entry->checksum != entry_checksum(journal, slot))
+            entry->checksum !=
+                journal_checksum(journal->data[slot], entry->block, entry->offset, entry->length))
             continue;
         uint32_t at = count++;
         while (at > 0 && journal->entries[order[at - 1]].sequence > entry->sequence) {
@@ -186,11 +105,10 @@ long journal_replay(struct journal *journal, struct cache *cache)
     uint32_t count = replay_order(journal, order);
     for (uint32_t i = 0; i < count; i++) {
         const struct journal_entry *entry = &journal->entries[order[i]];
-        const uint8_t *contents;
         int error = entry->length == STORAGE_BLOCK_BYTES
                         ? cache_write(cache, entry->block, journal->data[order[i]])
                         : cache_patch(cache, entry->block, entry->offset, journal->data[order[i]],
-                                      entry->length, &contents);
+                                      entry->length);
         if (error != 0)
             return error;
         if (entry->sequence > journal->next_sequence)
@@ -199,6 +117,6 @@ long journal_replay(struct journal *journal, struct cache *cache)
     int error = cache_sync(cache);
     if (error != 0)
         return error;
-    journal_clear(journal);
+    free_all(journal);
     return count;
 }

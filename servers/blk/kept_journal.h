@@ -9,6 +9,7 @@
 #include <formica/kept_region.h>
 #include <formica/storage.h>
 #include <stdint.h>
+#include <string.h>
 
 #define JOURNAL_SLOTS 256                   /* 1 MiB of blocks; when full, the cache is synced */
 #define JOURNAL_MAGIC 0x314c4e524a4b4c42ull /* "BLKJRNL1" */
@@ -33,19 +34,134 @@ struct journal {
     uint8_t data[JOURNAL_SLOTS][STORAGE_BLOCK_BYTES];
 };
 
+#define JOURNAL_PATCH_WAYS 64u /* newest_patch's size */
+/* What this BLK knows of its journal besides the kept region itself (not
+ * kept: a restarted BLK replays the journal and starts it over). */
+struct journal_writer {
+    struct journal *journal;
+    /* Where the search for a free slot starts: just past the last one taken
+     * (entries are freed in bulk, so the next free slot is usually there). */
+    uint32_t search_from;
+    uint32_t valid_count; /* valid entries now */
+    /* The newest patch of a block, by block number modulo the ways (slot + 1,
+     * 0 for none): a hint, checked against the entry before it is used. */
+    uint32_t newest_patch[JOURNAL_PATCH_WAYS];
+};
+/* Patches are folded into whole blocks once this many entries are valid. */
+#define JOURNAL_COMPACT_AT (JOURNAL_SLOTS * 3 / 4)
+
+/* Starts writing `journal`, which holds no valid entry (a new region's, or
+ * one just replayed). */
+void journal_start(struct journal_writer *writer, struct journal *journal);
 /* Copies block `number`'s new bytes into the journal (a fresh slot; the
  * block's older entry is freed after). A full journal syncs `cache` first
  * and is cleared. 0 or an error of the sync. */
-int journal_record(struct journal *journal, struct cache *cache, uint64_t number,
+int journal_record(struct journal_writer *writer, struct cache *cache, uint64_t number,
                    const uint8_t *bytes);
-/* Keeps a patch: `length` bytes written at `offset` of block `number`
- * (BLK_PATCH). Replayed on top of the block as the disk and the older
- * entries leave it; a patch frees nothing. As journal_record otherwise. */
-int journal_record_patch(struct journal *journal, struct cache *cache, uint64_t number,
-                         uint32_t offset, const uint8_t *bytes, uint32_t length);
 /* Forgets every entry (their blocks are on the disk). */
-void journal_clear(struct journal *journal);
+void journal_clear(struct journal_writer *writer);
 /* After a restart: writes every valid entry (bad checksums are skipped) into
  * `cache` in sequence order, syncs it and clears the journal. Returns how
  * many blocks it replayed, or an error (the journal is then kept). */
 long journal_replay(struct journal *journal, struct cache *cache);
+/* journal_record_patch's rare steps (kept_journal.c): a full journal's sync
+ * and start over (slot 0, or the sync's error), and the patches' folding
+ * into whole blocks (0 or an error). */
+int journal_start_over(struct journal_writer *writer, struct cache *cache);
+int journal_compact(struct journal_writer *writer, struct cache *cache);
+
+/* The rest is inline, so a patch (BLK's small write, one per update) is
+ * kept without a call but the copy's. */
+
+/* An entry's checksum: of the `length` bytes kept in `kept` for `offset` of
+ * block `number`, `length` at most a block. */
+static inline uint64_t journal_checksum(const uint8_t *kept, uint64_t number, uint32_t offset,
+                                        uint32_t length)
+{
+    /* whole words (kept_checksum reads 8 bytes at a time): a patch's tail counts too */
+    uint32_t words = (length + 7u) & ~7u;
+    uint64_t place = ((uint64_t)offset << 16 | length) * 0xC2B2AE3D27D4EB4Full;
+    return kept_checksum(kept, words) ^ (number * 0x9E3779B97F4A7C15ull) ^ place;
+}
+
+/* A free slot, searched from writer->search_from, or -1 when all are valid. */
+static inline int journal_free_slot(const struct journal_writer *writer)
+{
+    for (uint32_t step = 0; step < JOURNAL_SLOTS; step++) {
+        uint32_t slot = (writer->search_from + step) % JOURNAL_SLOTS;
+        if (writer->journal->entries[slot].state != JOURNAL_VALID)
+            return (int)slot;
+    }
+    return -1;
+}
+
+/* Keeps `length` bytes (at most a block) for `offset` of block `number` in a
+ * fresh slot (a full journal syncs `cache` and starts over); the slot, or an
+ * error. The entry is valid only once its bytes and checksum are in place. */
+static inline __attribute__((always_inline)) int journal_keep(struct journal_writer *writer,
+                                                              struct cache *cache, uint64_t number,
+                                                              uint32_t offset, const uint8_t *bytes,
+                                                              uint32_t length)
+{
+    int slot = journal_free_slot(writer);
+    if (slot < 0)
+        slot = journal_start_over(writer, cache);
+    if (slot < 0)
+        return slot;
+    struct journal *journal = writer->journal;
+    struct journal_entry *entry = &journal->entries[slot];
+    uint8_t *kept = journal->data[slot];
+    memcpy(kept, bytes, length);
+    entry->block = number;
+    entry->offset = (uint16_t)offset;
+    entry->length = (uint16_t)length;
+    entry->sequence = ++journal->next_sequence;
+    entry->checksum = journal_checksum(kept, number, offset, length);
+    __atomic_store_n(&entry->state, JOURNAL_VALID, __ATOMIC_RELEASE);
+    writer->search_from = (uint32_t)slot + 1;
+    writer->valid_count++;
+    return slot;
+}
+
+/* The block's previous patch, if the one just kept in `newest` (`length`
+ * bytes at `offset` of block `number`) covers all its bytes, is freed:
+ * replayed in order it would be overwritten anyway, by the newest or by a
+ * patch between them (the same place written again and again keeps one
+ * entry, and the journal need not fold). Freed only after the newest is
+ * valid, as a whole block's older entries. */
+static inline void journal_free_covered_patch(struct journal_writer *writer, uint32_t newest,
+                                              uint64_t number, uint32_t offset, uint32_t length)
+{
+    uint32_t *way = &writer->newest_patch[number % JOURNAL_PATCH_WAYS];
+    if (*way != 0 && *way - 1 != newest) {
+        struct journal_entry *older = &writer->journal->entries[*way - 1];
+        if (older->state == JOURNAL_VALID && older->block == number && older->offset >= offset &&
+            (uint32_t)older->offset + older->length <= offset + length) {
+            older->state = JOURNAL_FREE;
+            writer->valid_count--;
+        }
+    }
+    *way = newest + 1;
+}
+
+/* Keeps a patch: `length` bytes written at `offset` of block `number`
+ * (BLK_PATCH). Replayed on top of the block as the disk and the older
+ * entries leave it; a patch frees only an older patch it covers. As
+ * journal_record otherwise; -E_INVALID for a range outside the block. */
+static inline __attribute__((always_inline)) int
+journal_record_patch(struct journal_writer *writer, struct cache *cache, uint64_t number,
+                     uint32_t offset, const uint8_t *bytes, uint32_t length)
+{
+    if (length == 0 || !cache_range_fits(offset, length))
+        return -E_INVALID;
+    if (writer->valid_count >= JOURNAL_COMPACT_AT) {
+        int error = journal_compact(writer, cache);
+        if (error != 0)
+            return error;
+    }
+    int slot = journal_keep(writer, cache, number, offset, bytes, length);
+    if (slot < 0)
+        return slot;
+    journal_free_covered_patch(writer, (uint32_t)slot, number, offset, length);
+    return 0;
+}

@@ -116,27 +116,6 @@ static enum blk_durability open_journal(enum blk_durability mode)
     return BLK_KEPT;
 }
 
-/* Answers a request, then returns it and receives the next in one system
- * call; a failed return is reported and followed by a plain receive. */
-static _Noreturn void serve(void)
-{
-    long control = ica_receive(0);
-    for (;;) {
-        if (control < 0) {
-            printf("blk: receive failed: %s\n", error_text(control));
-            exit(1);
-        }
-        blk_answer(&cache, (uint64_t)control);
-        long next = ica_return_receive((uint64_t)control, 0, 0);
-        if (next >= 0) {
-            control = next;
-            continue;
-        }
-        printf("blk: return failed: %s\n", error_text(next));
-        control = ica_receive(0);
-    }
-}
-
 int main(int argc, char **argv)
 {
     struct cache_disk disk;
@@ -164,5 +143,5 @@ int main(int argc, char **argv)
            "blocks per client\n",
            capacity, capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks,
            durability_names[durability], lend_limit);
-    serve();
+    blk_serve(&cache);
 }

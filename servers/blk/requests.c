@@ -12,16 +12,18 @@
 #include <formica/protocol/blk_dispatch.h>
 #include <formica/storage.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define LIST_CAPACITY (ICA_PAYLOAD_BYTES / sizeof(uint32_t))
 
 static enum blk_durability durability = BLK_WRITE_THROUGH;
-static struct journal *kept_journal;
+static struct journal_writer kept; /* BLK_KEPT's journal */
 
 void blk_set_durability(enum blk_durability mode, struct journal *journal)
 {
     durability = mode;
-    kept_journal = journal;
+    if (journal != NULL)
+        journal_start(&kept, journal);
 }
 
 static long refuse(const struct ica_control *page, const char *why)
@@ -64,7 +66,6 @@ static long check_transfer(const struct cache *cache, const struct ica_control *
 }
 
 static struct cache_lends lends;
-static uint64_t answering; /* the control ICA of the request being answered */
 
 int blk_lends_init(uint32_t cache_capacity, uint32_t per_client,
                    bool (*still_lent)(void *context, uint64_t handle))
@@ -101,10 +102,9 @@ static inline bool may_lend(const struct ica_control *page, uint32_t count)
     return true;
 }
 
-/* Lends every block read, or none (then the caller copies): 1 if lent.
- * Inline: lend_one's constant count of one leaves no loop. */
-static inline __attribute__((always_inline)) long
-lend_blocks(struct cache *cache, struct ica_control *page, const struct transfer *asked)
+/* Lends every block read, or none (then the caller copies): 1 if lent. */
+static long lend_blocks(struct cache *cache, uint64_t control, struct ica_control *page,
+                        const struct transfer *asked)
 {
     uint32_t count = asked->blocks;
     uint64_t handles[ICA_MAX_ATTACHED];
@@ -120,7 +120,7 @@ lend_blocks(struct cache *cache, struct ica_control *page, const struct transfer
     for (uint32_t i = 0; i < count; i++)
         page->lent[i] = handles[i];
     page->lent_count = count;
-    cache_lends_record(&lends, answering, page->origin, handles, count);
+    cache_lends_record(&lends, control, page->origin, handles, count);
     return 1;
 }
 
@@ -136,15 +136,16 @@ static int write_all_through(struct cache *cache, const struct ica_control *page
     return 0;
 }
 
-static long transfer(struct cache *cache, struct ica_control *page, const struct transfer *asked,
+static long transfer(struct cache *cache, uint64_t control, const struct transfer *asked,
                      bool write)
 {
+    struct ica_control *page = ica_control_of(control);
     long error = check_transfer(cache, page, asked);
     if (error != 0)
         return error;
     page->lent_count = 0;
     if (!write && (asked->flags & BLK_LEND)) {
-        error = lend_blocks(cache, page, asked);
+        error = lend_blocks(cache, control, page, asked);
         if (error < 0)
             return error;
         if (error == 1)
@@ -158,7 +159,7 @@ static long transfer(struct cache *cache, struct ica_control *page, const struct
         uint64_t block = block_at(page, asked, i);
         error = write ? cache_write(cache, block, slice) : cache_read(cache, block, slice);
         if (error == 0 && write && durability == BLK_KEPT)
-            error = journal_record(kept_journal, cache, block, slice);
+            error = journal_record(&kept, cache, block, slice);
         if (error == 0 && write && durability == BLK_WRITE_THROUGH && i + 1 == asked->blocks)
             error = write_all_through(cache, page, asked);
         if (error != 0) {
@@ -170,34 +171,23 @@ static long transfer(struct cache *cache, struct ica_control *page, const struct
     return (long)(asked->blocks * STORAGE_BLOCK_BYTES);
 }
 
-/* What the durability mode asks of a block just written or patched in the
- * cache, before the answer: a copy in the kept journal, or the disk. */
-static int keep_written(struct cache *cache, uint64_t block, const uint8_t *contents)
+/* BLK_PATCH's steps: the payload's bytes into one cached block (a small
+ * write). Inline: the serve loop's usual request after a read. */
+static inline __attribute__((always_inline)) long
+patch_block(struct cache *cache, const struct ica_control *page,
+            const struct blk_patch_message *message)
 {
-    if (durability == BLK_KEPT)
-        return journal_record(kept_journal, cache, block, contents);
-    if (durability == BLK_WRITE_THROUGH)
-        return cache_write_through(cache, block);
-    return 0;
-}
-
-/* BLK_PATCH: the payload's bytes into one cached block (a small write). */
-long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *message)
-{
-    const struct ica_control *page = ica_control_of(control);
-    uint64_t block = message->block, offset = message->offset, length = message->length;
+    uint64_t block = message->block;
+    uint32_t offset = message->offset, length = message->length;
     if (block >= cache->disk.blocks)
         return refuse(page, "block outside the disk");
-    if (length == 0 || length > FS_INLINE_WRITE_BYTES || offset + length > STORAGE_BLOCK_BYTES)
+    if (length == 0 || length > FS_INLINE_WRITE_BYTES || !cache_range_fits(offset, length))
         return refuse(page, "patch outside the block or too long");
-    const uint8_t *contents = NULL;
-    int error =
-        cache_patch(cache, block, (uint32_t)offset, page->payload, (uint32_t)length, &contents);
+    int error = cache_patch(cache, block, offset, page->payload, length);
     if (error == 0 && durability == BLK_KEPT) /* only the patch: replayed over its block */
-        error = journal_record_patch(kept_journal, cache, block, (uint32_t)offset, page->payload,
-                                     (uint32_t)length);
-    else if (error == 0)
-        error = keep_written(cache, block, contents);
+        error = journal_record_patch(&kept, cache, block, offset, page->payload, length);
+    else if (error == 0 && durability == BLK_WRITE_THROUGH)
+        error = cache_write_through(cache, block);
     if (error != 0) {
         printf("blk: patch of block %lu failed: %s\n", block, error_text(error));
         return error;
@@ -205,34 +195,39 @@ long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *
     return (long)length;
 }
 
+long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *message)
+{
+    return patch_block(cache, ica_control_of(control), message);
+}
+
 /* A lend of the one block `handle` with the answer (0: a heap block, which
  * must be copied instead). */
-static inline long lend_one_handle(struct ica_control *page, uint64_t handle)
+static inline long lend_one_handle(uint64_t control, struct ica_control *page, uint64_t handle)
 {
     if (handle == 0)
         return -E_NEEDS_DATA;
     page->lent[0] = handle;
     page->lent_count = 1;
-    cache_lends_record(&lends, answering, page->origin, &handle, 1);
+    cache_lends_record(&lends, control, page->origin, &handle, 1);
     return (long)STORAGE_BLOCK_BYTES;
 }
 
 /* lend_one of a block not cached: read in first (apart, so a cached block's
  * lend needs no spills). */
-static __attribute__((noinline)) long lend_one_missing(struct cache *cache,
+static __attribute__((noinline)) long lend_one_missing(struct cache *cache, uint64_t control,
                                                        struct ica_control *page, uint64_t block)
 {
     uint64_t handle;
     int error = cache_lend_missing(cache, block, &handle);
     if (error != 0)
         return error;
-    return lend_one_handle(page, handle);
+    return lend_one_handle(control, page, handle);
 }
 
 /* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into:
  * transfer()'s checks and outcomes for that case (lend_blocks' for one
  * block), without its loops. */
-static inline __attribute__((always_inline)) long lend_one(struct cache *cache,
+static inline __attribute__((always_inline)) long lend_one(struct cache *cache, uint64_t control,
                                                            struct ica_control *page, uint64_t block)
 {
     if (block >= cache->disk.blocks)
@@ -242,36 +237,37 @@ static inline __attribute__((always_inline)) long lend_one(struct cache *cache,
         return -E_NEEDS_DATA; /* not lent: it must be copied */
     struct cache_block *cached = cache_use_cached(cache, block);
     if (cached == NULL)
-        return lend_one_missing(cache, page, block);
-    return lend_one_handle(page, cached->handle);
+        return lend_one_missing(cache, control, page, block);
+    return lend_one_handle(control, page, cached->handle);
 }
 
 /* Any other BLK_READ (apart, so lend_one saves no registers). */
-static __attribute__((noinline)) long read_in_general(struct cache *cache, struct ica_control *page,
+static __attribute__((noinline)) long read_in_general(struct cache *cache, uint64_t control,
                                                       const struct blk_read_message *message)
 {
     struct transfer asked = {message->first_block, message->blocks, message->flags};
-    return transfer(cache, page, &asked, false);
+    return transfer(cache, control, &asked, false);
 }
 
-/* blk_read's steps; inline (blk_answer's usual request). */
-static inline __attribute__((always_inline)) long
-read_blocks(struct cache *cache, struct ica_control *page, struct blk_read_message *message)
+/* blk_read's steps; inline (the serve loop's usual request). */
+static inline __attribute__((always_inline)) long read_blocks(struct cache *cache, uint64_t control,
+                                                              struct ica_control *page,
+                                                              struct blk_read_message *message)
 {
     if (message->blocks == 1 && message->flags == BLK_LEND && page->data_count == 0)
-        return lend_one(cache, page, message->first_block);
-    return read_in_general(cache, page, message);
+        return lend_one(cache, control, page, message->first_block);
+    return read_in_general(cache, control, message);
 }
 
 long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *message)
 {
-    return read_blocks(cache, ica_control_of(control), message);
+    return read_blocks(cache, control, ica_control_of(control), message);
 }
 
 long blk_write(struct cache *cache, uint64_t control, struct blk_write_message *message)
 {
     struct transfer asked = {message->first_block, message->blocks, message->flags & ~BLK_LEND};
-    return transfer(cache, ica_control_of(control), &asked, true);
+    return transfer(cache, control, &asked, true);
 }
 
 long blk_stats(struct cache *cache, uint64_t control, struct blk_stats_message *message)
@@ -297,23 +293,58 @@ long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *me
     if (error != 0)
         printf("blk: sync failed: %s\n", error_text(error));
     else if (durability == BLK_KEPT)
-        journal_clear(kept_journal); /* all of it is on the disk now */
+        journal_clear(&kept); /* all of it is on the disk now */
     return error;
 }
 
-/* Any request but the usual read (apart, so that one saves no registers). */
+/* Any request but a usual read or a patch (apart, so those save no
+ * registers). */
 static __attribute__((noinline)) long answer_any(struct cache *cache, uint64_t control)
 {
     return blk_dispatch(cache, control);
 }
 
-void blk_answer(struct cache *cache, uint64_t control)
+/* Performs the request in the control ICA and sets its result; the caller
+ * returns it. Inline: the serve loop's one step. */
+static inline __attribute__((always_inline)) void answer(struct cache *cache, uint64_t control)
 {
-    answering = control;
     cache_lends_returned(&lends, control); /* its holder passed it on: its lends ended */
     struct ica_control *page = ica_control_of(control);
     if (page->operation == BLK_READ && blk_check(page) == 0) /* blk_dispatch's check */
-        page->result = read_blocks(cache, page, blk_read_of(page));
+        page->result = read_blocks(cache, control, page, blk_read_of(page));
+    else if (page->operation == BLK_PATCH && blk_check(page) == 0)
+        page->result = patch_block(cache, page, blk_patch_of(page));
     else
         page->result = answer_any(cache, control);
+}
+
+/* A failed receive ends BLK. */
+static _Noreturn __attribute__((noinline)) void receive_failed(long error)
+{
+    printf("blk: receive failed: %s\n", error_text(error));
+    exit(1);
+}
+
+/* After a failed return (reported), the next request through a plain
+ * receive (apart: the loop's usual turn is one system call). */
+static __attribute__((noinline)) uint64_t receive_after_failed_return(long error)
+{
+    printf("blk: return failed: %s\n", error_text(error));
+    long control = ica_receive(0);
+    if (control < 0)
+        receive_failed(control);
+    return (uint64_t)control;
+}
+
+_Noreturn void blk_serve(struct cache *cache)
+{
+    long first = ica_receive(0);
+    if (first < 0)
+        receive_failed(first);
+    uint64_t control = (uint64_t)first;
+    for (;;) {
+        answer(cache, control);
+        long next = ica_return_receive(control, 0, 0);
+        control = next >= 0 ? (uint64_t)next : receive_after_failed_return(next);
+    }
 }

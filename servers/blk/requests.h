@@ -6,9 +6,11 @@
 #include <formica/ica.h>
 #include <stdbool.h>
 
-/* Performs the request in the control ICA and sets its result; the caller
- * returns it. The handlers are declared in formica/protocol/blk_dispatch.h. */
-void blk_answer(struct cache *cache, uint64_t control);
+/* Serves BLK's requests from `cache` for ever, one at a time: each answered
+ * (the handlers are declared in formica/protocol/blk_dispatch.h), returned,
+ * and the next received in one system call. A failed return is reported
+ * and followed by a plain receive; a failed receive ends BLK. */
+_Noreturn void blk_serve(struct cache *cache);
 /* Bounds lent blocks: `per_client` per requester, half of `cache_capacity`
  * in all (cache_lends.h); 0 or -E_NO_MEMORY. */
 int blk_lends_init(uint32_t cache_capacity, uint32_t per_client,
@@ -19,5 +21,6 @@ enum blk_durability {
     BLK_WRITE_THROUGH, /* written to the disk (DK) */
     BLK_WRITE_BACK,    /* only dirty in the cache until a sync or eviction: lost if BLK ends */
 };
-/* Sets the mode; `journal` is the kept journal for BLK_KEPT. */
+/* Sets the mode; `journal` is the kept journal for BLK_KEPT (new, or
+ * replayed: journal_start). */
 void blk_set_durability(enum blk_durability mode, struct journal *journal);

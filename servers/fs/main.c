@@ -98,6 +98,34 @@ static bool keeps_block_map(const struct ica_control *page)
            page->operation == FS_SYNC || (page->operation == FS_WRITE && page->data_count == 0);
 }
 
+/* The time-stamp counter's value from which the serve loop's clock has
+ * work again (FS's seconds change, or the dead clients' check falls due):
+ * until then a request reads the counter and compares, nothing more. */
+static uint64_t clock_due_tsc;
+
+/* The microseconds now when the clock has work (never 0 then), else 0. */
+static inline uint64_t clock_due_now(void)
+{
+    if (read_timestamp_counter() < clock_due_tsc)
+        return 0;
+    uint64_t now_us = clock_microseconds();
+    return now_us != 0 ? now_us : 1;
+}
+
+/* The clock's work after update_time: the dead clients' check, and the
+ * next moment either has anything to do (a client that opens a file
+ * meanwhile is looked at by the next second's). Without the counter's rate
+ * (clock_ticks_per_us 0) every request comes here, as before. */
+static __attribute__((noinline)) void clock_catch_up(uint64_t now_us)
+{
+    fs_close_dead_clients_if_due(&server, now_us);
+    uint64_t due_us = (now_us / 1000000 + 1) * 1000000;
+    uint64_t dead_clients_due_us = server.dead_clients_check_us + DEAD_CLIENTS_PERIOD_US;
+    if (server.open_files->in_use > 0 && dead_clients_due_us < due_us)
+        due_us = dead_clients_due_us;
+    clock_due_tsc = due_us * clock_ticks_per_us;
+}
+
 /* The next request; while none comes, a due transaction commits. */
 static long receive_next(void)
 {
@@ -188,14 +216,15 @@ static _Noreturn void serve(void)
         }
         struct ica_control *page = ica_control_of((uint64_t)control);
         uint32_t operation = page->operation;
-        uint64_t now_us = clock_microseconds();
-        if (server.mounted)
+        uint64_t now_us = clock_due_now();
+        if (now_us != 0 && server.mounted)
             update_time(now_us);
         if (server.mounted && !leaves_times_owed(page))
             fs_times_flush(&server);
         if (!keeps_block_map(page))
             block_map_cache_clear();
-        fs_close_dead_clients_if_due(&server, now_us);
+        if (now_us != 0)
+            clock_catch_up(now_us);
         long result = answer_and_keep((uint64_t)control, operation);
         end_if_asked();
         struct fs_wait wait = server.mounted ? fs_journal_settle(&server) : (struct fs_wait){0};

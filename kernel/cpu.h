@@ -50,6 +50,7 @@ struct cpu {
     uint64_t scheduler_stack_top; /* the core's own stack: scheduler, idle */
     uint64_t scheduler_rsp;       /* saved while a process runs */
     uint32_t sleepers;            /* processes of this core waiting with a deadline */
+    uint64_t next_wake_tick;      /* no sleeper of this core wakes before it (may be early) */
     /* Set by the core while it halts waiting for messages; a sender clears
      * it and IPIs. Its own cache line: every sender reads it. */
     _Atomic uint32_t waiting __attribute__((aligned(64)));

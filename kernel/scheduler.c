@@ -127,18 +127,27 @@ bool scheduler_must_interrupt(const struct process *process)
     return running != NULL && process->priority < running->priority;
 }
 
+/* Wakes this core's sleepers whose tick has come. The slots are looked at
+ * only from the earliest wake tick on (next_wake_tick: lowered by each new
+ * sleeper, recomputed by the scan, so never later than a sleeper's tick):
+ * a core with a sleeper far off scans nothing at its ticks and passes. */
 static void wake_sleepers(void)
 {
     struct cpu *cpu = this_cpu();
-    if (cpu->sleepers == 0)
+    if (cpu->sleepers == 0 || cpu->timer_ticks < cpu->next_wake_tick)
         return;
+    uint64_t next = UINT64_MAX;
     for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
         struct process *process = &kernel_shared->processes[slot];
-        if (process->core == cpu->index && process->state == PROCESS_WAITING &&
-            is_sleeper(process->wait_reason, process->wake_tick) &&
-            process->wake_tick <= cpu->timer_ticks)
+        if (process->core != cpu->index || process->state != PROCESS_WAITING ||
+            !is_sleeper(process->wait_reason, process->wake_tick))
+            continue;
+        if (process->wake_tick <= cpu->timer_ticks)
             scheduler_wake(process);
+        else if (process->wake_tick < next)
+            next = process->wake_tick;
     }
+    cpu->next_wake_tick = next;
 }
 
 static void report_exit(struct process *process)
@@ -290,13 +299,18 @@ void scheduler_yield(void)
     switch_to_scheduler();
 }
 
-static void mark_waiting(struct process *process, uint32_t reason, uint64_t wake_tick)
+static inline __attribute__((always_inline)) void mark_waiting(struct process *process,
+                                                               uint32_t reason, uint64_t wake_tick)
 {
     process->state = PROCESS_WAITING;
     process->wait_reason = reason;
     process->wake_tick = wake_tick;
-    if (is_sleeper(reason, wake_tick))
-        this_cpu()->sleepers++;
+    if (is_sleeper(reason, wake_tick)) {
+        struct cpu *cpu = this_cpu();
+        cpu->sleepers++;
+        if (wake_tick < cpu->next_wake_tick)
+            cpu->next_wake_tick = wake_tick;
+    }
 }
 
 void scheduler_block(uint32_t reason, uint64_t wake_tick)

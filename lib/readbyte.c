@@ -129,21 +129,21 @@ long writebyte(int fd, size_t size, uint64_t offset, const void *data)
 
 /* Copies the written bytes into a buffered block; a write that would leave a
  * hole after its valid bytes drops the block instead. */
-static void update_block(struct buffered_block *slot, uint32_t within, const uint8_t *data,
-                         uint32_t length)
+static inline void update_block(struct buffered_block *slot, uint32_t within, const uint8_t *data,
+                                uint32_t length)
 {
     if (within > slot->valid_bytes) {
         drop(slot);
         return;
     }
-    memcpy(slot->bytes + within, data, length);
     if (within + length > slot->valid_bytes)
         slot->valid_bytes = within + length;
+    memcpy(slot->bytes + within, data, length); /* last: a tail call */
 }
 
-/* The buffered blocks that [offset, offset + length) overlaps take the new
- * bytes (readbyte_note_write's, when any are buffered). */
-void readbyte_update_buffered(uint32_t inode, uint64_t offset, const void *data, size_t length)
+/* readbyte_update_buffered for a write that spans blocks. */
+static __attribute__((noinline)) void update_spanning(uint32_t inode, uint64_t offset,
+                                                      const void *data, size_t length)
 {
     size_t done = 0;
     while (done < length) {
@@ -157,6 +157,21 @@ void readbyte_update_buffered(uint32_t inode, uint64_t offset, const void *data,
             update_block(slot, within, (const uint8_t *)data + done, piece);
         done += piece;
     }
+}
+
+/* The buffered blocks that [offset, offset + length) overlaps take the new
+ * bytes (readbyte_note_write's, when any are buffered). A write within one
+ * block, the usual small one, is one look-up and one copy. */
+void readbyte_update_buffered(uint32_t inode, uint64_t offset, const void *data, size_t length)
+{
+    uint32_t within = (uint32_t)(offset % STORAGE_BLOCK_BYTES);
+    if (length > STORAGE_BLOCK_BYTES - within) {
+        update_spanning(inode, offset, data, length);
+        return;
+    }
+    struct buffered_block *slot = find(inode, offset / STORAGE_BLOCK_BYTES);
+    if (slot != NULL)
+        update_block(slot, within, data, (uint32_t)length);
 }
 
 void readbyte_forget_inode(uint32_t inode)

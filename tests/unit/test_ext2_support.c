@@ -116,3 +116,19 @@ bool files_equal(const char *left, const char *right)
 {
     return run("cmp -s %s %s", left, right) == 0;
 }
+
+int flip_byte(const char *path, uint64_t offset)
+{
+    int fd = open(path, O_RDWR);
+    if (fd < 0)
+        return -1;
+    uint8_t byte;
+    int result = -1;
+    if (pread(fd, &byte, 1, (off_t)offset) == 1) {
+        byte = (uint8_t)~byte;
+        if (pwrite(fd, &byte, 1, (off_t)offset) == 1)
+            result = 0;
+    }
+    close(fd);
+    return result;
+}

@@ -6,6 +6,9 @@ void run_file_cases(struct fs_link *link);
 void run_readblock_cases(struct fs_link *link);
 void run_error_cases(struct fs_link *link);
 void run_small_write_cases(struct fs_link *link);
+/* The file library's readbyte buffer against the process's own writes
+ * (readbyte_cases.c: through the library, not raw requests). */
+void run_readbyte_cases(void);
 /* FS's checks of handles, offsets and sizes (handle_cases.c). */
 void run_handle_cases(struct fs_link *link);
 /* Between processes: unlink while open, another's handle (sharing_cases.c). */

@@ -1,7 +1,8 @@
-/* apps/fstest: exercises FS (and BLK) with raw requests and prints one
- * @json fstest line per case. `fstest` runs every case; `fstest unmounted`
- * expects FS to refuse everything (a corrupt disk); `fstest child ...` is a
- * second process of the sharing cases. Exit 0 if all passed. */
+/* apps/fstest: exercises FS (and BLK) with raw requests, and the file
+ * library's readbyte buffer, and prints one @json fstest line per case.
+ * `fstest` runs every case; `fstest unmounted` expects FS to refuse
+ * everything (a corrupt disk); `fstest child ...` is a second process of
+ * the sharing cases. Exit 0 if all passed. */
 #include "cases.h"
 #include "report.h"
 #include <formica/errors.h>
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
         run_file_cases(&link);
         run_readblock_cases(&link);
         run_small_write_cases(&link);
+        run_readbyte_cases();
         run_error_cases(&link);
         run_handle_cases(&link);
         run_sharing_cases(&link);

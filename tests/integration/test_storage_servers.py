@@ -1,6 +1,7 @@
 # The storage servers (FS, BLK, DK) as processes talking through ICAs: apps/fstest's raw
 # requests on placements #1 and #5 (with FS's handle checks and the hostile cases between
-# processes: unlink while open, another process's handle), then e2fsck -fn and debugfs on
+# processes: unlink while open, another process's handle) and the file library's readbyte
+# buffer against the process's own writes, then e2fsck -fn and debugfs on
 # the image copy (host); a 1 KiB-block image; and a corrupt superblock that FS reports and
 # answers with errors.
 import shutil
@@ -37,11 +38,14 @@ def assert_clean(image):
     assert completed.returncode == 0, completed.stdout + completed.stderr
 
 
-def assert_all_cases_passed(result):
+def assert_all_cases_passed(result, expected=()):
+    """Every fstest case passed, and each of `expected` ran."""
     cases = result.kinds("fstest")
     assert cases, result.describe()
     failed = [case["case"] for case in cases if not case["ok"]]
     assert not failed, f"failed cases {failed}\n{result.describe()}"
+    missing = [name for name in expected if name not in {case["case"] for case in cases}]
+    assert not missing, f"cases not run {missing}\n{result.describe()}"
 
 
 def debugfs_missing(image, path):
@@ -58,6 +62,22 @@ def assert_files_on_disk(image, readblock=True):
         patched = bytearray(pattern(4, 0, 8192))
         patched[100:116] = b"\x5a" * 16  # small_write_cases.c's in-place write
         assert debugfs_cat(image, "/fstest/sw.bin") == bytes(patched)
+    assert debugfs_cat(image, "/fstest/rbuf.bin") == readbyte_file()
+
+
+READBYTE_CASES = ["readbyte_file", "readbyte_one_block_write", "readbyte_spanning_write",
+                  "readbyte_write_over_three_blocks", "readbyte_write_past_buffered_end",
+                  "readbyte_whole_file_buffered", "readbyte_matches_fs", "readbyte_close"]
+
+
+def readbyte_file():
+    """readbyte_cases.c's file after its writes (its model, recomputed)."""
+    data = bytearray(pattern(9, 0, 3 * 4096 + 100))
+    data[100:116] = b"\xa1" * 16
+    data[4096 - 16:4096 + 16] = b"\xb2" * 32
+    data[4000:4000 + 4096 + 300] = b"\xc3" * (4096 + 300)
+    data += bytes(200) + b"\xd4" * 16  # a hole of 200 bytes, then the write past the end
+    return bytes(data)
 
 
 def assert_sharing_on_disk(image, result):
@@ -77,7 +97,7 @@ def test_fstest_on_placement(built, tmp_path, placement):
     result = run("--smp", "3", "--placement", placement, "--disk", str(image),
                  "--cmd", "run fstest", timeout=FSTEST_TIMEOUT)
     assert result.rc == 0, result.describe()
-    assert_all_cases_passed(result)
+    assert_all_cases_passed(result, READBYTE_CASES)
     assert "fstest_timing" in result.text
     assert result.kinds("fstest_readblock") == [{"kind": "fstest_readblock", "answered_by": "blk"}]
     assert result.kinds("fstest_small_write") == [{"kind": "fstest_small_write", "answered_by": "blk"}]
@@ -91,7 +111,7 @@ def test_fstest_on_1k_blocks(built, tmp_path):
     result = run("--smp", "3", "--placement", "5", "--disk", str(image),
                  "--cmd", "run fstest", timeout=FSTEST_TIMEOUT)
     assert result.rc == 0, result.describe()
-    assert_all_cases_passed(result)
+    assert_all_cases_passed(result, READBYTE_CASES)
     assert "fs: mounted ext2, 1024-byte blocks" in result.text
     assert result.kinds("fstest_readblock")[0]["answered_by"] == "fs"  # readblock falls back
     assert result.kinds("fstest_small_write")[0]["answered_by"] == "fs"  # so do small writes

@@ -85,18 +85,6 @@ struct ica_pools {
     uint32_t control_reach, data_reach, block_reach;
 };
 
-/* ica_lookup of a control ICA (the one kind every handover moves). */
-static inline struct ica *ica_lookup_control(uint64_t id)
-{
-    uint32_t index = ica_index(id);
-    if (ica_kind(id) != ICA_KIND_CONTROL || index >= ICA_CONTROL_SLOTS)
-        return NULL;
-    struct ica *ica = &kernel_shared->icas->control[index];
-    if (ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
-        return NULL;
-    return ica;
-}
-
 /* The descriptor slot an id names in the pool of its kind (generation and
  * state not checked), or NULL for a kind or index out of range. */
 static inline struct ica *ica_slot_of(uint64_t id)

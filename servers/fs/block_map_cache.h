@@ -21,9 +21,9 @@ static inline struct block_map_entry *block_map_entry_for(uint32_t inode, uint64
 {
     return &block_map_entries[(block + (uint64_t)inode * 2654435761u) % BLOCK_MAP_ENTRIES];
 }
-/* ext2_file_blocks by the ext2 library, the answer remembered (the miss
- * path of block_map_cache_file_blocks, apart so a recalled mapping saves no
- * registers). */
+/* ext2_file_blocks (ext2_public_map.h) by the ext2 library, the answer
+ * remembered: where block_map_cache_recall does not know every block (its
+ * callers ask apart, so a recalled mapping saves no registers). */
 int block_map_cache_look_up(struct ext2_fs *fs, uint32_t inode, uint64_t first, uint32_t count,
                             uint32_t *disk_blocks, uint64_t *size);
 /* The remembered mappings of blocks first..first+count-1 of `inode` into
@@ -40,15 +40,6 @@ static inline bool block_map_cache_recall(uint32_t inode, uint64_t first, uint32
         *size = entry->size;
     }
     return count > 0 && i == count;
-}
-/* ext2_file_blocks (ext2_public_map.h), answered from memory when every block
- * asked for is remembered, else by the ext2 library (and remembered). */
-static inline int block_map_cache_file_blocks(struct ext2_fs *fs, uint32_t inode, uint64_t first,
-                                              uint32_t count, uint32_t *disk_blocks, uint64_t *size)
-{
-    if (block_map_cache_recall(inode, first, count, disk_blocks, size))
-        return 0;
-    return block_map_cache_look_up(fs, inode, first, count, disk_blocks, size);
 }
 /* Forgets everything (before a request that may change a file's blocks). */
 void block_map_cache_clear(void);

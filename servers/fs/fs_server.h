@@ -29,6 +29,7 @@ struct fs_server {
     bool kept_complete;             /* the kept state holds every change the last FS made */
     uint64_t requests;              /* answered so far (the fs_end_after test option) */
     uint64_t end_after;             /* test option fs_end_after=N: end before answering the Nth */
+    bool end_on_stat; /* test option fs_end_on_stat=1: end before any FS_STAT's answer */
 };
 
 /* Logs a malformed request and gives -E_INVALID. */

@@ -63,22 +63,36 @@ static void mount_disk(struct fs_kept *kept)
            mount_problem(error), error_text(error), error_text(server.unmounted_error));
 }
 
-/* Test option fs_end_after=N (kernel command line): the first FS ends after
- * its Nth request's work and kept copy, before the answer (docs/recovery.md). */
-static void read_end_after(bool restarted)
+/* Test options (kernel command line, docs/recovery.md): fs_end_after=N,
+ * the first FS ends after its Nth request's work and kept copy, before the
+ * answer; fs_end_on_stat=1, every FS ends so before answering an FS_STAT
+ * (a request that kills its server each time it is sent). */
+static void read_end_options(bool restarted)
 {
     char value[24] = "";
     if (!restarted && kernel_option("fs_end_after", value, sizeof(value)) > 0)
         server.end_after = strtoul(value, NULL, 0);
+    server.end_on_stat = kernel_option("fs_end_on_stat", value, sizeof(value)) > 0;
 }
 
-static void end_if_asked(void)
+/* end_if_asked when a test option is set (apart: the serve loop's one test). */
+static __attribute__((noinline)) void end_if_due(uint32_t operation)
 {
+    if (server.end_on_stat && operation == FS_STAT) {
+        printf("fs: ending before answering FS_STAT (fs_end_on_stat)\n");
+        exit(3);
+    }
     if (server.end_after == 0 || ++server.requests < server.end_after)
         return;
     printf("fs: ending after %lu requests, before answering the last (fs_end_after)\n",
            (unsigned long)server.requests);
     exit(3);
+}
+
+static inline void end_if_asked(uint32_t operation)
+{
+    if (server.end_after != 0 || server.end_on_stat)
+        end_if_due(operation);
 }
 
 /* Requests that neither show nor change an inode's times: the times owed by
@@ -226,7 +240,7 @@ static _Noreturn void serve(void)
         if (now_us != 0)
             clock_catch_up(now_us);
         long result = answer_and_keep((uint64_t)control, operation);
-        end_if_asked();
+        end_if_asked(operation);
         struct fs_wait wait = server.mounted ? fs_journal_settle(&server) : (struct fs_wait){0};
         control = pass_on_and_receive((uint64_t)control, operation, result, wait);
     }
@@ -238,7 +252,7 @@ int main(void)
     server.kept = fs_kept_state_open(&restored);
     if (server.kept != NULL && restored)
         kept_transaction_recover(&server.kept->fs);
-    read_end_after(restored);
+    read_end_options(restored);
     mount_disk(server.kept != NULL && restored ? &server.kept->fs : NULL);
     if (server.kept != NULL && !restored)
         server.kept_complete = true; /* a first start: nothing was done before */

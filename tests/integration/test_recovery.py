@@ -127,6 +127,26 @@ def test_back_to_back_restarts(tmp_path):
     expected_bonnie_file(tmp_path, disk)
 
 
+def test_request_that_kills_its_server_is_bounded(tmp_path):
+    # fs_end_on_stat=1: every FS ends before answering an FS_STAT, a request that kills
+    # its server each time it is sent. The library sends it 1 + REQUEST_RETRIES (8) times,
+    # then gives up with -E_SERVER_ENDED: nine restarts, not an endless loop and not
+    # init's limit; the FS left serves the next request (cat: open and read, no stat).
+    disk = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
+    result = formica.run("--smp", "2", "--accel", "tcg", "--disk", str(disk), "--append",
+                         "fs_end_on_stat=1", "--cmd", "stat /hello.txt; cat /hello.txt",
+                         timeout=TIMEOUT)
+    assert result.text.count("fs: ending before answering FS_STAT") == 9, result.describe()
+    restarts = [line["restarts"] for line in result.kinds("server_restart")
+                if line["server"] == "fs"]
+    assert restarts == list(range(1, 10)), result.describe()
+    assert "stat: /hello.txt: server ended before answering" in result.text, result.describe()
+    assert "Hello from Formica's disk." in result.text, result.describe()
+    assert "init: shell exited with code 1" in result.text, result.describe()  # the stat
+    check_clean(disk)
+
+
 def churn_byte(seed, offset):
     return (seed * 31 + offset * 7 + offset // 251) & 0xFF
 

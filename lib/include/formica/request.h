@@ -98,11 +98,12 @@ long request_log_refusal(const char *server, const struct ica_control *page, lon
 long request_operation(long server, uint64_t control, uint32_t operation);
 
 /* Surviving a server's restart (request_retry.c, docs/recovery.md). */
-/* Attempts after the first. Each one follows a death of the server (or of
- * the server it passed the request on to) that had taken this request, so
- * a request that itself kills its server costs at most 9 restarts, far
- * below init's limit; an operator's burst of kills (FS killed four times
- * and BLK twice back to back, test_recovery.py) stays below it. */
+/* Attempts after the first. Each one follows an attempt whose server (or
+ * the server it passed the request on to) ended before answering, or was
+ * gone already: a request that itself kills its server costs 9 restarts,
+ * far below init's limit (test_request_that_kills_its_server_is_bounded);
+ * an operator's burst of kills (FS killed four times and BLK twice back to
+ * back, test_back_to_back_restarts) stays below it. */
 #define REQUEST_RETRIES 8
 #define SERVER_RESTART_WAIT_MS 30000u /* how long a restart may take under load */
 /* True when a synchronous request's outcome (the error of sending, else the

@@ -126,7 +126,8 @@ static int silenced(void)
     if (panicking == 0)
         return 0;
     uint64_t gs_base = rdmsr(MSR_GS_BASE);
-    uint32_t core = gs_base != 0 ? this_cpu()->index : MKERNEL_CORE; /* early boot */
+    uint32_t core =
+        gs_base != 0 ? this_cpu_after_boot_test()->index : MKERNEL_CORE; /* early boot */
     return panicking != core + 1;
 }
 

@@ -66,6 +66,7 @@ struct cpu {
     uint64_t cr3_writes;        /* address-space switches (QEMU TCG flushes its TLB on each) */
     uint64_t device_interrupts; /* device IRQs taken on this core */
     uint64_t system_calls;
+    uint64_t ica_handovers; /* ICA peel+paste pairs done on this core */
     /* The root in CR3 and the stamps it was loaded with (translation_stamp.h). */
     uint64_t loaded_root, loaded_stamp, loaded_kernel_stamp;
     uint64_t switched_in; /* TSC when the running process got the core */
@@ -88,7 +89,19 @@ _Static_assert(__builtin_offsetof(struct cpu, kernel_stack_top) == CPU_KERNEL_ST
 _Static_assert(__builtin_offsetof(struct cpu, user_stack_scratch) == CPU_USER_STACK_SCRATCH,
                "syscall_entry.S relies on this offset");
 
+/* Not volatile: the record of the core never changes under running kernel
+ * code (a process's kernel stack only ever runs on its own core), so the
+ * compiler may load it once per function. */
 static inline struct cpu *this_cpu(void)
+{
+    struct cpu *cpu;
+    __asm__("movq %%gs:0, %0" : "=r"(cpu));
+    return cpu;
+}
+
+/* this_cpu for code that may run before cpu_install (it tests the GS base
+ * first): volatile, so the load is never moved ahead of that test. */
+static inline struct cpu *this_cpu_after_boot_test(void)
 {
     struct cpu *cpu;
     __asm__ volatile("movq %%gs:0, %0" : "=r"(cpu));

@@ -169,12 +169,6 @@ static inline __attribute__((always_inline)) bool map_pages(struct process *proc
     return map_many_pages(process, ica, access);
 }
 
-bool ica_peel_then_paste(struct process *from, struct process *to, struct ica *ica)
-{
-    ica_peel(from, ica);
-    return ica_paste(to, ica);
-}
-
 bool ica_paste_lent_walking(struct process *process, struct ica *ica)
 {
     return map_pages(process, ica, 0);
@@ -191,12 +185,12 @@ bool ica_paste(struct process *process, struct ica *ica)
 {
     uint64_t *entry = ica_window_entry(process, ica);
     if (entry != NULL) /* the handover's hot path */
-        *entry = ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
+        *entry = ica_held_entry(ica);
     else if (!map_pages(process, ica, ENTRY_WRITABLE))
         return false;
     atomic_store_release(&ica->owner, process->pid);
     atomic_store_release(&ica->state, ICA_HELD);
-    atomic_count(&kernel_shared->icas->handovers, 1);
+    this_cpu()->ica_handovers++;
     return true;
 }
 
@@ -211,9 +205,8 @@ struct server_entry *server_of_pid(uint32_t pid)
 
 struct server_entry *server_of_process_looked_up(struct process *process)
 {
-    struct server_entry *servers = kernel_shared->icas->servers;
     struct server_entry *server = server_of_pid(process->pid);
     if (server != NULL)
-        process->server_hint = (uint32_t)(server - servers) + 1;
+        process->server_seen = server;
     return server;
 }

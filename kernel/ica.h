@@ -29,11 +29,13 @@ struct ica {
     _Atomic uint32_t owner; /* pid holding it (ICA_HELD) */
     _Atomic uint32_t destination; /* pid it travels to (ICA_TRAVELLING) */
     uint32_t allocator;           /* pid that allocated it */
-    uint32_t delivery;            /* enum ica_delivery, for the receiver */
+    /* Control ICAs: the kernel's own copy of the routing, not the page's,
+     * laid out as the page's arrival .. data_count (ica_write_arrival copies
+     * it in one piece). Entries of returns past return_depth are 0. */
+    uint32_t delivery __attribute__((aligned(8))); /* enum ica_delivery, for the receiver */
+    uint32_t origin;
     uint32_t sender;
     uint32_t sender_rights; /* the sender's RIGHT_* set, or RIGHT_KERNEL for the kernel's own */
-    /* Control ICAs: the kernel's own copy of the routing, not the page's. */
-    uint32_t origin;
     uint32_t return_depth;
     uint32_t returns[ICA_MAX_RETURNS];
     uint32_t attached_count;
@@ -47,6 +49,51 @@ struct ica {
     _Atomic uint32_t orphaned;
     uint32_t counted; /* counts against its allocator's ICA_PER_PROCESS */
 };
+
+/* The kernel's routing as the page shows it: struct ica's delivery ..
+ * attached_count is the page's arrival .. data_count, field for field. */
+#define ICA_ARRIVAL_BYTES                                                                          \
+    (__builtin_offsetof(struct ica_control, data_count) + sizeof(uint32_t) -                       \
+     __builtin_offsetof(struct ica_control, arrival))
+#define SAME_PLACE(kernel_field, page_field)                                                       \
+    (__builtin_offsetof(struct ica, kernel_field) - __builtin_offsetof(struct ica, delivery) ==    \
+     __builtin_offsetof(struct ica_control, page_field) -                                          \
+         __builtin_offsetof(struct ica_control, arrival))
+_Static_assert(SAME_PLACE(origin, origin) && SAME_PLACE(sender, sender) &&
+                   SAME_PLACE(sender_rights, sender_rights) &&
+                   SAME_PLACE(return_depth, return_depth) && SAME_PLACE(returns, returns) &&
+                   SAME_PLACE(attached_count, data_count),
+               "struct ica's routing is laid out as the page's");
+_Static_assert(ICA_ARRIVAL_BYTES % sizeof(uint64_t) == 0, "copied eight bytes a move");
+_Static_assert((uint32_t)ICA_AS_REQUEST == ICA_ARRIVED_AS_REQUEST &&
+                   (uint32_t)ICA_AS_RESULT == ICA_ARRIVED_AS_RESULT,
+               "a delivery is the page's arrival value");
+#undef SAME_PLACE
+
+/* A request's route starts at `pid`, the origin its result goes back to. */
+static inline void ica_route_start(struct ica *control, uint32_t pid)
+{
+    for (uint32_t i = 1; i < control->return_depth && i < ICA_MAX_RETURNS; i++)
+        control->returns[i] = 0; /* a route left unfinished (its server ended) */
+    control->origin = pid;
+    control->return_depth = 1;
+    control->returns[0] = pid;
+}
+
+/* The forwarder `pid` joins the route: the result comes back through it
+ * (return_depth below ICA_MAX_RETURNS checked by the caller). */
+static inline void ica_route_push(struct ica *control, uint32_t pid)
+{
+    control->returns[control->return_depth++] = pid;
+}
+
+/* The next stop back, taken off the route (return_depth checked by the caller). */
+static inline uint32_t ica_route_pop(struct ica *control)
+{
+    uint32_t pid = control->returns[--control->return_depth];
+    control->returns[control->return_depth] = 0;
+    return pid;
+}
 
 /* A request flag only the kernel sets (a page fault sent to the pager): the
  * request is stamped RIGHT_KERNEL. A process that passes it is refused. */
@@ -78,7 +125,6 @@ struct ica_pools {
     struct ica data[ICA_DATA_SLOTS];
     struct ica block[ICA_BLOCK_SLOTS];
     struct server_entry servers[SERVER_SLOTS];
-    _Atomic uint64_t handovers;
     /* One past the highest slot of each pool ever handed out (the m-kernel
      * alone writes them, as it hands out slots lowest first): no ICA lives
      * at or above, so a scan of the live ICAs stops there. */
@@ -124,16 +170,15 @@ static inline uint64_t ica_virtual_address(const struct ica *ica)
  * may ask the m-kernel to build the page tables of a new ICA window region. */
 void ica_peel(struct process *process, struct ica *ica);
 bool ica_paste(struct process *process, struct ica *ica);
-/* ica_move, ica_paste_lent and ica_end_lends: ica_window.h. */
+/* ica_move_entry, ica_paste_lent and ica_end_lends: ica_window.h. */
 struct server_entry *server_of_pid(uint32_t pid);
 /* server_of_pid of a process, remembering its slot for the next look. */
 struct server_entry *server_of_process_looked_up(struct process *process);
 static inline struct server_entry *server_of_process(struct process *process)
 {
-    struct server_entry *servers = kernel_shared->icas->servers;
-    uint32_t hint = process->server_hint;
-    if (hint != 0 && servers[hint - 1].pid == process->pid)
-        return &servers[hint - 1];
+    struct server_entry *seen = process->server_seen;
+    if (seen != NULL && seen->pid == process->pid)
+        return seen;
     return server_of_process_looked_up(process);
 }
 /* Whether a sender has pushed a request the server has not taken yet. */

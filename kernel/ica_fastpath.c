@@ -1,14 +1,15 @@
 /* ica_fastpath.c: a request, forward or result handed in one pass to a
  * process of this core that is parked where it can take it: a server
  * blocked in its receive, or a requester waiting for this very result. The
- * sender's kernel does both halves of the handover (ica_handover.c), parks
- * the sender and resumes the receiver straight in user mode with its system
- * call's return value, so the receiver's kernel runs no receive loop, no
- * wait and no scheduler pass (seL4's fastpath, L4's direct switch). A case
- * it does not cover returns false and goes the general way (ica_syscalls.c). */
+ * sender's kernel checks everything first (the ICA, what it lends, the
+ * receiver's park, the page-table entries the move writes), then changes
+ * what it must, parks the sender and resumes the receiver straight in user
+ * mode with its system call's return value: no receive loop, no wait, no
+ * scheduler pass (seL4's fastpath, L4's direct switch). A case it does not
+ * cover returns false before anything changed and goes the general way
+ * (ica_syscalls.c). */
 #include "ica_fastpath.h"
 #include "atomic.h"
-#include "console.h"
 #include "cpu.h"
 #include "ica_handover.h"
 #include "ica_syscalls.h"
@@ -21,10 +22,14 @@
 /* syscall_entry.S: returns to user mode with the system-call frame at %rsp. */
 extern char syscall_exit[];
 
-static struct process *me(void)
-{
-    return this_cpu()->current;
-}
+/* A handover checked before anything changes: the control ICA, the
+ * one-page ICAs it lends, and every page-table entry the move writes. */
+struct checked_handover {
+    struct ica *control;
+    struct attachments with;
+    uint64_t *from_entry, *to_entry;          /* the control ICA's, in sender and receiver */
+    uint64_t *lent_entries[ICA_MAX_ATTACHED]; /* each lent ICA's, in the receiver */
+};
 
 /* The system-call frame of `process`, parked inside a system call, with
  * `value` as that call's result. */
@@ -47,21 +52,51 @@ static uint64_t stack_returning(struct trap_frame *frame)
     return (uint64_t)(stack - 6);      /* the callee-saved registers it pops: unused */
 }
 
-/* The control ICA `id`, held by `sender`, with what it carries, when the
- * fast path can hand it over: no data ICA handed over (pasting one may need
- * new page tables from the m-kernel) and only one-page ICAs lent. */
-static inline __attribute__((always_inline)) bool ready_to_hand_over(struct process *sender,
-                                                                     uint64_t id,
-                                                                     struct ica **control,
-                                                                     struct attachments *with)
+/* The control ICA `id`, held by `sender`, when the fast path can hand it
+ * over: no data ICA handed over (pasting one may need new page tables from
+ * the m-kernel), only one-page ICAs lent, and the control ICA's entry
+ * remembered in the sender. */
+static inline __attribute__((always_inline)) bool control_ready(struct process *sender, uint64_t id,
+                                                                struct checked_handover *handover)
 {
-    if (ica_held_by(sender, id, ICA_KIND_CONTROL, control) != 0 ||
-        ica_read_attachments(sender, *control, with) != 0 || with->data_count != 0)
+    if (ica_held_by(sender, id, ICA_KIND_CONTROL, &handover->control) != 0 ||
+        ica_read_attachments(sender, handover->control, &handover->with) != 0 ||
+        handover->with.data_count != 0)
         return false;
-    for (uint32_t i = 0; i < with->lent_count; i++)
-        if (with->lent[i]->pages != 1)
+    handover->from_entry = ica_control_leaf_entry(sender, handover->control->index);
+    return handover->from_entry != NULL;
+}
+
+/* The entries the move writes in `receiver`: the control ICA's and each
+ * lent one-page ICA's, all in tables the receiver has remembered. */
+static inline __attribute__((always_inline)) bool
+receiver_entries_ready(struct process *receiver, struct checked_handover *handover)
+{
+    handover->to_entry = ica_control_leaf_entry(receiver, handover->control->index);
+    if (handover->to_entry == NULL)
+        return false;
+    for (uint32_t i = 0; i < handover->with.lent_count; i++) {
+        struct ica *lent = handover->with.lent[i];
+        handover->lent_entries[i] = lent->pages == 1 ? ica_window_entry(receiver, lent) : NULL;
+        if (handover->lent_entries[i] == NULL)
             return false;
+    }
     return true;
+}
+
+/* The process `pid` if it is parked `where` on this core (in a call: for
+ * `id`) and may run at once. Parked implies it is a live process of this
+ * core blocked in that call; scheduler_may_switch_directly checks the rest.
+ * A parked server's own rings need no look: a request pushed or handed to
+ * it since it parked cleared its ica_waiting, which claim_wake then finds. */
+static inline struct process *parked_here(uint32_t pid, uint32_t where, uint64_t id)
+{
+    struct process *process = &kernel_shared->processes[pid % PROCESS_SLOTS];
+    if (process->pid != pid || process->parked != where ||
+        (where == PARKED_IN_CALL && process->parked_for != id) ||
+        !scheduler_may_switch_directly(process))
+        return NULL;
+    return process;
 }
 
 /* Takes over the wake a sender owes `target` (as wake_or_hand_off does):
@@ -71,39 +106,17 @@ static inline bool claim_wake(struct process *target)
     return atomic_swap(&target->ica_waiting, 0) != 0;
 }
 
-/* The server `pid` if it is parked in its receive on this core, may run at
- * once and has no older request to take first. */
-static inline struct process *parked_server(uint32_t pid)
-{
-    struct process *server = process_find(pid);
-    if (server == NULL || server->parked != PARKED_IN_RECEIVE ||
-        !scheduler_may_switch_directly(server) || server->direct_request != 0)
-        return NULL;
-    struct server_entry *entry = server_of_process(server);
-    if (entry == NULL || server_has_requests(entry))
-        return NULL;
-    return server;
-}
-
-/* The requester `pid` if it is parked on this core waiting for `id`. */
-static inline struct process *parked_requester(uint32_t pid, uint64_t id)
-{
-    struct process *requester = process_find(pid);
-    if (requester == NULL || requester->parked != PARKED_IN_CALL || requester->parked_for != id ||
-        !scheduler_may_switch_directly(requester))
-        return NULL;
-    return requester;
-}
-
 /* Parks the running server for its next request, as its receive would,
  * unless that receive would not block. The flag goes up before the rings
  * are looked at (as in wait_for_ica_until), so a request another core
  * pushes meanwhile wakes it the ordinary way. */
 static inline bool park_in_receive(struct process *server, uint32_t flags, uint64_t wake_tick)
 {
-    struct server_entry *entry = server_of_process(server);
-    if (entry == NULL || (flags & (ICA_NO_WAIT | ICA_OR_IRQ)))
+    if (flags & (ICA_NO_WAIT | ICA_OR_IRQ))
         return false; /* ICA_OR_IRQ arms a device line around the wait: the general path */
+    struct server_entry *entry = server_of_process(server);
+    if (entry == NULL)
+        return false;
     atomic_store_fenced(&server->ica_waiting, 1); /* a full barrier (xchg) */
     if (server->direct_request != 0 || server_has_requests(entry) ||
         ((flags & ICA_OR_RESULT) && !ring_is_empty(&server->results.ring)) ||
@@ -137,80 +150,87 @@ static void resumed_slowly(struct process *process)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
 }
 
-/* Where the fast path's arrival failed (a window's page table missing: its
- * tables are made at process creation, so it should not happen): the ICA,
- * travelling to `target`, waits where the general path leaves it, and the
- * target, woken, takes it (or drops it as stale, with a log line). */
-static void deliver_the_ordinary_way(struct ica *control, struct process *target, uint32_t delivery)
+/* The checked handover itself: what was lent to the sender with the control
+ * ICA is given back, what it lends goes with it (mapped read-only in the
+ * receiver), the control ICA's entry moves and the kernel's routing is
+ * written into its page. True when an orphan's free went to the m-kernel
+ * meanwhile (the only step that may have had this core serve messages). */
+static inline __attribute__((always_inline)) bool hand_over(struct process *sender,
+                                                            struct process *receiver,
+                                                            struct checked_handover *handover,
+                                                            uint32_t delivery)
 {
-    uint64_t id = ica_id_of(control);
-    kprintf("ica: pid %u: fast handover of 0x%lx failed; delivered the ordinary way\n", me()->pid,
-            id);
-    if (delivery == ICA_AS_REQUEST)
-        target->direct_request = id;
-    else if (!ring_push_u64(&target->results.ring, id))
-        kprintf("ica: result ring of pid %u full; result 0x%lx lost\n", target->pid, id);
-    scheduler_wake(target);
+    struct ica *control = handover->control;
+    bool called_out = false;
+    if (control->lent_count > 0 || handover->with.lent_count > 0)
+        called_out = ica_change_lends(sender, control, &handover->with);
+    control->attached_count = 0;
+    ica_stamp_sender(control, sender, delivery);
+    control->destination = receiver->pid;
+    ica_move_entry(control, handover->from_entry, handover->to_entry, receiver);
+    for (uint32_t i = 0; i < handover->with.lent_count; i++)
+        *handover->lent_entries[i] = ica_lent_entry(handover->with.lent[i]);
+    ica_write_arrival(control, NULL);
+    return called_out;
 }
 
 /* Whether the running process may still sleep where it parked: nobody
  * cleared its flag (a sender on another core that did owes it a wake, and
  * that wake, served while it still ran, was dropped) and it is not being
- * killed. Messages can be served during a handover (an m-kernel call). */
+ * killed. */
 static inline bool may_still_sleep(const struct process *sender)
 {
     return atomic_load_acquire(&sender->ica_waiting) && !sender->kill_requested;
 }
 
-/* Hands `control` from the running process to `target`, whose system call
- * then returns `value`: at once, by a direct switch, while the running
- * process blocks (WAIT_ICA, or until `wake_tick`) until it is resumed. If
- * anything changed during the handover, `target` is made ready instead (it
- * returns from its call when it is scheduled) and the running process
- * blocks the ordinary way, or goes on when it must not sleep. */
-static void hand_over_and_switch(struct ica *control, const struct attachments *with,
-                                 struct process *target, uint32_t delivery, long value,
-                                 uint64_t wake_tick)
+/* When the handover served messages (called_out): they may have woken the
+ * receiver or taken the sender's wake. The receiver is made ready (it
+ * returns from its call when it is scheduled); the sender, which runs on in
+ * its address space, drops what it no longer maps and blocks the ordinary
+ * way, or goes on when it must not sleep. */
+static __attribute__((noinline)) void switch_after_messages(struct process *sender,
+                                                            struct process *receiver,
+                                                            struct trap_frame *frame,
+                                                            uint64_t wake_tick)
 {
-    struct process *sender = me();
-    uint32_t reason = wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA;
-    /* ready_to_hand_over let through no data ICA, only one-page lends */
-    if (!ica_hand_over_without_data(sender, control, with, target, delivery)) {
-        deliver_the_ordinary_way(control, target, delivery);
-    } else {
-        target->parked = PARKED_NOWHERE; /* it leaves the call it was parked in */
-        struct trap_frame *frame = frame_returning(target, value);
-        /* what the handover could change: messages it served (an m-kernel
-         * call) may have woken the target or taken the sender's wake */
-        if (may_still_sleep(sender) && target->state == PROCESS_WAITING) {
-            scheduler_block_and_return_to(reason, wake_tick, target, frame);
-            resumed_slowly(sender);
-            return;
-        }
-        target->saved_rsp = stack_returning(frame);
-        scheduler_wake(target);
-    }
-    invlpg(ica_virtual_address(control)); /* the sender runs on in its address space */
+    receiver->saved_rsp = stack_returning(frame);
+    scheduler_wake(receiver);
+    write_cr3(read_cr3()); /* the control ICA's and the ended lends' entries */
     if (may_still_sleep(sender))
-        scheduler_block(reason, wake_tick);
+        scheduler_block(wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA, wake_tick);
+    resumed_slowly(sender);
+}
+
+/* The receiver's system call returns `value` at once, by a direct switch,
+ * while the running process blocks (WAIT_ICA, or until `wake_tick`) until
+ * it is resumed. The switch writes CR3: the sender's stale entries go with
+ * it. Returns when the sender is woken the ordinary way. */
+static void switch_to_receiver(struct process *sender, struct process *receiver, long value,
+                               uint64_t wake_tick, bool called_out)
+{
+    receiver->parked = PARKED_NOWHERE; /* it leaves the call it was parked in */
+    struct trap_frame *frame = frame_returning(receiver, value);
+    if (called_out && !(may_still_sleep(sender) && receiver->state == PROCESS_WAITING)) {
+        switch_after_messages(sender, receiver, frame, wake_tick);
+        return;
+    }
+    scheduler_block_and_return_to(wake_tick, receiver, frame);
     resumed_slowly(sender);
 }
 
 /* A synchronous request to a server parked on this core. */
 static inline bool fast_call(uint32_t server_pid, uint64_t id)
 {
-    struct process *caller = me();
-    struct ica *control;
-    struct attachments with;
-    struct process *server = parked_server(server_pid);
-    if (server == NULL || server == caller || !ready_to_hand_over(caller, id, &control, &with) ||
-        !claim_wake(server))
+    struct process *caller = this_cpu()->current;
+    struct checked_handover handover;
+    struct process *server = parked_here(server_pid, PARKED_IN_RECEIVE, 0);
+    if (server == NULL || !control_ready(caller, id, &handover) ||
+        !receiver_entries_ready(server, &handover) || !claim_wake(server))
         return false;
-    control->origin = caller->pid;
-    control->return_depth = 1;
-    control->returns[0] = caller->pid;
+    ica_route_start(handover.control, caller->pid);
     park_in_call(caller, id);
-    hand_over_and_switch(control, &with, server, ICA_AS_REQUEST, (long)id, 0);
+    bool called_out = hand_over(caller, server, &handover, ICA_AS_REQUEST);
+    switch_to_receiver(caller, server, (long)id, 0, called_out);
     return true;
 }
 
@@ -219,24 +239,25 @@ static inline bool fast_call(uint32_t server_pid, uint64_t id)
 static inline bool fast_forward_receive(uint32_t server_pid, uint64_t id, uint32_t forward_flags,
                                         uint32_t flags, uint64_t wake_tick)
 {
-    struct process *forwarder = me();
-    struct ica *control;
-    struct attachments with;
+    struct process *forwarder = this_cpu()->current;
+    struct checked_handover handover;
     bool via_me = forward_flags & ICA_RETURN_VIA_ME;
-    struct process *server = parked_server(server_pid);
-    if (server == NULL || server == forwarder || (forward_flags & ~ICA_RETURN_VIA_ME) != 0 ||
-        !ready_to_hand_over(forwarder, id, &control, &with) ||
-        control->delivery != ICA_AS_REQUEST || (via_me && control->return_depth >= ICA_MAX_RETURNS))
+    if ((forward_flags & ~ICA_RETURN_VIA_ME) != 0)
         return false;
-    if (!park_in_receive(forwarder, flags, wake_tick))
+    struct process *server = parked_here(server_pid, PARKED_IN_RECEIVE, 0);
+    if (server == NULL || !control_ready(forwarder, id, &handover) ||
+        handover.control->delivery != ICA_AS_REQUEST ||
+        (via_me && handover.control->return_depth >= ICA_MAX_RETURNS) ||
+        !receiver_entries_ready(server, &handover) || !park_in_receive(forwarder, flags, wake_tick))
         return false;
     if (!claim_wake(server)) {
         unpark(forwarder);
         return false;
     }
     if (via_me)
-        control->returns[control->return_depth++] = forwarder->pid;
-    hand_over_and_switch(control, &with, server, ICA_AS_REQUEST, (long)id, wake_tick);
+        ica_route_push(handover.control, forwarder->pid);
+    bool called_out = hand_over(forwarder, server, &handover, ICA_AS_REQUEST);
+    switch_to_receiver(forwarder, server, (long)id, wake_tick, called_out);
     return true;
 }
 
@@ -244,21 +265,25 @@ static inline bool fast_forward_receive(uint32_t server_pid, uint64_t id, uint32
  * receive. */
 static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wake_tick)
 {
-    struct process *server = me();
-    struct ica *control;
-    struct attachments with;
-    if (!ready_to_hand_over(server, id, &control, &with) || control->return_depth == 0 ||
-        control->return_depth > ICA_MAX_RETURNS)
+    struct process *server = this_cpu()->current;
+    struct checked_handover handover;
+    if (!control_ready(server, id, &handover))
         return false;
-    struct process *requester = parked_requester(control->returns[control->return_depth - 1], id);
-    if (requester == NULL || requester == server || !park_in_receive(server, flags, wake_tick))
+    uint32_t depth = handover.control->return_depth;
+    if (depth == 0 || depth > ICA_MAX_RETURNS)
+        return false;
+    struct process *requester =
+        parked_here(handover.control->returns[depth - 1], PARKED_IN_CALL, id);
+    if (requester == NULL || !receiver_entries_ready(requester, &handover) ||
+        !park_in_receive(server, flags, wake_tick))
         return false;
     if (!claim_wake(requester)) {
         unpark(server);
         return false;
     }
-    control->return_depth--;
-    hand_over_and_switch(control, &with, requester, ICA_AS_RESULT, 0, wake_tick);
+    ica_route_pop(handover.control);
+    bool called_out = hand_over(server, requester, &handover, ICA_AS_RESULT);
+    switch_to_receiver(server, requester, 0, wake_tick, called_out);
     return true;
 }
 

@@ -43,13 +43,12 @@ long ica_read_listed_attachments(const struct process *sender, struct ica *contr
         return -E_INVALID;
     out->data_count = page->data_count;
     out->lent_count = 0;
-    uint64_t lends[ICA_MAX_ATTACHED];
     for (uint32_t i = 0; i < page->lent_count; i++)
         if (!lent_to_holder(control, page->lent[i]))
-            lends[out->lent_count++] = page->lent[i];
+            out->lent_id[out->lent_count++] = page->lent[i];
     long error = read_data_list(sender, page->data, out->data_count, out->data, true);
     if (error == 0)
-        error = read_data_list(sender, lends, out->lent_count, out->lent, false);
+        error = read_data_list(sender, out->lent_id, out->lent_count, out->lent, false);
     for (uint32_t i = 0; error == 0 && i < out->lent_count; i++)
         for (uint32_t j = 0; j < out->data_count; j++)
             if (out->lent[i] == out->data[j])

@@ -17,6 +17,7 @@ struct attachments {
     uint32_t data_count, lent_count;
     struct ica *data[ICA_MAX_ATTACHED];
     struct ica *lent[ICA_MAX_ATTACHED];
+    uint64_t lent_id[ICA_MAX_ATTACHED]; /* the ids of lent[], as the page lists them */
 };
 
 static inline struct ica_control *ica_control_page(const struct ica *ica)
@@ -68,7 +69,8 @@ static inline long ica_read_attachments(const struct process *sender, struct ica
         }
         if (page->lent_count == 1 && control->lent_count == 0) {
             out->data_count = 0;
-            long error = ica_held_by(sender, page->lent[0], ICA_KIND_DATA, &out->lent[0]);
+            out->lent_id[0] = page->lent[0];
+            long error = ica_held_by(sender, out->lent_id[0], ICA_KIND_DATA, &out->lent[0]);
             out->lent_count = error == 0 ? 1 : 0;
             return error;
         }
@@ -76,17 +78,18 @@ static inline long ica_read_attachments(const struct process *sender, struct ica
     return ica_read_listed_attachments(sender, control, out);
 }
 /* Ends what was lent to `sender` with `control` (given back) and lends
- * what `with` lists (it goes with the control ICA). */
-static inline void ica_change_lends(struct process *sender, struct ica *control,
-                                    const struct attachments *with)
+ * what `with` lists (it goes with the control ICA). True when an orphan's
+ * free went to the m-kernel (ica_end_lends). */
+static inline __attribute__((always_inline)) bool
+ica_change_lends(struct process *sender, struct ica *control, const struct attachments *with)
 {
-    if (control->lent_count > 0)
-        ica_end_lends(sender, control);
+    bool called_out = control->lent_count > 0 && ica_end_lends(sender, control);
     for (uint32_t i = 0; i < with->lent_count; i++) {
         atomic_add(&with->lent[i]->lend_count, 1);
-        control->lent[i] = ica_id_of(with->lent[i]);
+        control->lent[i] = with->lent_id[i];
     }
     control->lent_count = with->lent_count;
+    return called_out;
 }
 /* Peels `control` and its attachments from `sender`: they travel to `destination`. */
 void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
@@ -103,15 +106,19 @@ static inline void ica_stamp_sender(struct ica *control, const struct process *s
     control->delivery = delivery;
 }
 
-/* Writes the kernel's routing of `control` into its page: the entries in
- * use, as the counts say (what lies past them means nothing). */
-static inline void ica_write_routing(struct ica_control *page, const struct ica *control,
-                                     const uint32_t *data_pages)
+/* How the control ICA came, from whom, and its routing, written into its
+ * page for the receiver: the entries in use, as the counts say (what lies
+ * past them means nothing; returns past the depth are 0). */
+static inline void ica_write_arrival(const struct ica *control, const uint32_t *data_pages)
 {
-    page->return_depth = control->return_depth;
-    for (uint32_t i = 0; i < control->return_depth && i < ICA_MAX_RETURNS; i++)
-        page->returns[i] = control->returns[i];
-    page->data_count = control->attached_count;
+    struct ica_control *page = ica_control_page(control);
+    /* eight bytes a move (a constant-size copy here becomes rep movsl) */
+#pragma GCC unroll 8
+    for (uint32_t at = 0; at < ICA_ARRIVAL_BYTES; at += sizeof(uint64_t)) {
+        uint64_t word;
+        __builtin_memcpy(&word, (const uint8_t *)&control->delivery + at, sizeof word);
+        __builtin_memcpy((uint8_t *)&page->arrival + at, &word, sizeof word);
+    }
     for (uint32_t i = 0; i < control->attached_count; i++) {
         page->data[i] = control->attached[i];
         page->data_pages[i] = data_pages[i];
@@ -119,44 +126,4 @@ static inline void ica_write_routing(struct ica_control *page, const struct ica 
     page->lent_count = control->lent_count;
     for (uint32_t i = 0; i < control->lent_count; i++)
         page->lent[i] = control->lent[i];
-}
-
-/* How the control ICA came, from whom, and its routing, written into its
- * page for the receiver. */
-static inline void ica_write_arrival(const struct ica *control, const uint32_t *data_pages)
-{
-    struct ica_control *page = ica_control_page(control);
-    page->arrival =
-        control->delivery == ICA_AS_REQUEST ? ICA_ARRIVED_AS_REQUEST : ICA_ARRIVED_AS_RESULT;
-    page->origin = control->origin;
-    page->sender = control->sender;
-    page->sender_rights = control->sender_rights;
-    ica_write_routing(page, control, data_pages);
-}
-
-/* Both halves at once for a control ICA that carries no data ICA (the fast
- * path's common case): what was lent to the sender with it is given back,
- * what the sender lends goes with it (one-page ICAs, mapped read-only in
- * the receiver), and its one page-table entry moves from `sender` to
- * `receiver`. False when its tables were missing: it is then left
- * travelling to `receiver`, as after ica_depart. */
-static inline bool ica_hand_over_without_data(struct process *sender, struct ica *control,
-                                              const struct attachments *with,
-                                              struct process *receiver, uint32_t delivery)
-{
-    bool lends = control->lent_count > 0 || with->lent_count > 0;
-    if (lends)
-        ica_change_lends(sender, control, with);
-    control->attached_count = 0;
-    ica_stamp_sender(control, sender, delivery);
-    control->destination = receiver->pid;
-    if (!ica_move(sender, receiver, control)) {
-        atomic_store_release(&control->state, ICA_TRAVELLING);
-        return false;
-    }
-    if (lends) /* a readblock's result lends its block */
-        for (uint32_t i = 0; i < with->lent_count; i++)
-            ica_paste_lent(receiver, with->lent[i]);
-    ica_write_arrival(control, NULL);
-    return true;
 }

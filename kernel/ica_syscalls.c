@@ -299,11 +299,9 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     if (ring_is_full(ring))
         return -E_BUSY;
     if (!forward) {
-        control->origin = me()->pid;
-        control->return_depth = 1;
-        control->returns[0] = me()->pid;
+        ica_route_start(control, me()->pid);
     } else if (flags & ICA_RETURN_VIA_ME) {
-        control->returns[control->return_depth++] = me()->pid;
+        ica_route_push(control, me()->pid);
     }
     ica_depart(me(), control, &with, server_pid, ICA_AS_REQUEST);
     if (flags & ICA_FROM_KERNEL)
@@ -376,7 +374,7 @@ static long return_result(uint64_t id, bool hand_off)
         error = -E_INVALID;
     if (error != 0)
         return refused("return", id, error);
-    uint32_t target = control->returns[--control->return_depth];
+    uint32_t target = ica_route_pop(control);
     ica_depart(me(), control, &with, target, ICA_AS_RESULT);
     /* The ICA has left the caller either way: a requester that ended gets
      * nothing and the kernel frees it (an error here would tell the caller it
@@ -578,9 +576,10 @@ long sys_ica_stats(uint64_t buffer)
     for (uint32_t i = 0; i < ICA_BLOCK_SLOTS; i++)
         stats.block_free += pools->block[i].state == ICA_FREE;
     stats.allocated_by_me = me()->icas_allocated;
-    stats.handovers = pools->handovers;
-    for (uint32_t core = 0; core < kernel_shared->core_count; core++)
+    for (uint32_t core = 0; core < kernel_shared->core_count; core++) {
+        stats.handovers += kernel_shared->cpus[core].ica_handovers;
         stats.ipis += kernel_shared->cpus[core].ipis_sent;
+    }
     stats.frames_total = kernel_shared->frames_total;
     stats.frames_used = stats.frames_total - kernel_shared->frames_free;
     stats.process_slots = PROCESS_SLOTS;

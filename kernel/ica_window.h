@@ -16,14 +16,28 @@
 #define ENTRY_LARGE 0x80ull
 #define ENTRY_ADDRESS 0x000ffffffffff000ull
 
-/* A control ICA's one entry, once the process has remembered its leaf table
- * (the window's page index is the ICA's pool index); NULL otherwise. */
+/* The entry of the control ICA of pool index `index` in `process`, once
+ * the process has remembered its leaf table (the window's page index is the
+ * pool index); NULL otherwise. Block ICAs alike in their window. */
+static inline uint64_t *ica_control_leaf_entry(const struct process *process, uint32_t index)
+{
+    uint64_t *table = process->control_leaf[index / 512];
+    return table != NULL ? &table[index % 512] : NULL;
+}
+
+static inline uint64_t *ica_block_leaf_entry(const struct process *process, uint32_t index)
+{
+    uint64_t *table = process->block_leaf[index / 512];
+    return table != NULL ? &table[index % 512] : NULL;
+}
+
+/* A control ICA's one entry in `process` (NULL: not remembered yet, or its
+ * address space is gone). */
 static inline uint64_t *ica_control_entry(struct process *process, const struct ica *ica)
 {
     if (ica->kind != ICA_KIND_CONTROL || process->root == 0)
         return NULL;
-    uint64_t *table = process->control_leaf[ica->index / 512];
-    return table != NULL ? &table[ica->index % 512] : NULL;
+    return ica_control_leaf_entry(process, ica->index);
 }
 
 /* ica_control_entry for control and block ICAs (NULL for a data ICA, or a
@@ -34,29 +48,32 @@ static inline uint64_t *ica_window_entry(struct process *process, const struct i
         return ica_control_entry(process, ica);
     if (process->root == 0)
         return NULL;
-    uint64_t *table = process->block_leaf[ica->index / 512];
-    return table != NULL ? &table[ica->index % 512] : NULL;
+    return ica_block_leaf_entry(process, ica->index);
 }
 
-/* ica.c: ica_move when a leaf table is not remembered yet. */
-bool ica_peel_then_paste(struct process *from, struct process *to, struct ica *ica);
-
-/* Peel from `from` and paste into `to` in one step (a control ICA's one
- * entry moves); false, with the ICA peeled, when `to` lacks its tables.
- * When it moves the entry, `from`'s TLB entry is left for the caller: the
- * fast path switches to `to` at once (a CR3 write flushes every entry: no
- * PCID, no global user pages), and flushes it itself when it does not. */
-static inline bool ica_move(struct process *from, struct process *to, struct ica *ica)
+/* What a pasted ICA's entry holds: writable for its holder, read-only for
+ * a borrower. */
+static inline uint64_t ica_held_entry(const struct ica *ica)
 {
-    uint64_t *source = ica_control_entry(from, ica), *target = ica_control_entry(to, ica);
-    if (source == NULL || target == NULL)
-        return ica_peel_then_paste(from, to, ica);
-    *source = 0; /* not flushed here: the caller switches address spaces or flushes */
-    *target = ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
+    return ica->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_WRITABLE;
+}
+
+static inline uint64_t ica_lent_entry(const struct ica *ica)
+{
+    return ica->physical | ENTRY_PRESENT | ENTRY_USER;
+}
+
+/* The move of a one-entry ICA from `source` (its entry in the holder) to
+ * `target` (its entry in `to`), which then holds it. The holder's TLB entry
+ * is left for the caller. */
+static inline void ica_move_entry(struct ica *ica, uint64_t *source, uint64_t *target,
+                                  const struct process *to)
+{
+    *source = 0;
+    *target = ica_held_entry(ica);
     atomic_store_release(&ica->owner, to->pid);
     atomic_store_release(&ica->state, ICA_HELD);
-    atomic_count(&kernel_shared->icas->handovers, 1);
-    return true;
+    this_cpu()->ica_handovers++;
 }
 
 /* ica.c: ica_paste_lent through the general walk. */
@@ -68,7 +85,7 @@ static inline bool ica_paste_lent(struct process *process, struct ica *ica)
     uint64_t *entry = ica->pages == 1 ? ica_window_entry(process, ica) : NULL;
     if (entry == NULL)
         return ica_paste_lent_walking(process, ica);
-    *entry = ica->physical | ENTRY_PRESENT | ENTRY_USER;
+    *entry = ica_lent_entry(ica);
     return true;
 }
 
@@ -98,9 +115,12 @@ static inline void ica_unmap(struct process *process, struct ica *ica)
 /* Ends the lends of `control` to `holder` (who is about to pass it on or has
  * ended; NULL: its address space is gone): unmaps them and drops the lend
  * counts; an orphaned ICA whose last lend ends is handed to the m-kernel to
- * be freed. Inline: a readblock's result lends one block. */
-static inline void ica_end_lends(struct process *holder, struct ica *control)
+ * be freed (then true: that message may have had this core serve others).
+ * Inline: a readblock's result lends one block. */
+static inline __attribute__((always_inline)) bool ica_end_lends(struct process *holder,
+                                                                struct ica *control)
 {
+    bool called_out = false;
     for (uint32_t i = 0; i < control->lent_count; i++) {
         /* current: a lent ICA is not freed (ica_free refuses it, an ended
          * lender's is orphaned) until its last lend ends, here */
@@ -109,8 +129,11 @@ static inline void ica_end_lends(struct process *holder, struct ica *control)
             continue;
         if (holder != NULL)
             ica_unmap(holder, lent);
-        if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned)
+        if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned) {
             ica_free_orphan(control->lent[i]);
+            called_out = true;
+        }
     }
     control->lent_count = 0;
+    return called_out;
 }

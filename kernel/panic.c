@@ -33,7 +33,8 @@ void machine_exit(uint32_t status)
 static uint32_t current_core(void)
 {
     uint64_t gs_base = rdmsr(MSR_GS_BASE);
-    return gs_base != 0 ? this_cpu()->index : MKERNEL_CORE; /* no GS yet: early boot */
+    return gs_base != 0 ? this_cpu_after_boot_test()->index
+                        : MKERNEL_CORE; /* no GS yet: early boot */
 }
 
 #define CONSOLE_WAIT_SPINS 10000000ull

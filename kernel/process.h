@@ -12,6 +12,8 @@
 #include "shared.h"
 
 #define PROCESS_SLOTS 256
+
+struct server_entry;
 #define INIT_PID 1 /* the first process: starts (and restarts) the servers, adopts orphans */
 #define PROCESS_KERNEL_STACK_PAGES 4
 #define USER_SPACE_START 0x400000ull
@@ -102,8 +104,8 @@ struct process {
         struct ring ring;
         uint64_t storage[RESULT_RING_SLOTS];
     } results;
-    uint32_t results_seen; /* results left queued by the last look for a wanted one */
-    uint32_t server_hint;  /* 1 + its slot in the server table, when last seen there */
+    uint32_t results_seen;            /* results left queued by the last look for a wanted one */
+    struct server_entry *server_seen; /* its slot in the server table, when last seen there */
     /* A request a sender on this core handed straight to this server instead
      * of pushing it into its ring (0: none); its next receive takes it first. */
     uint64_t direct_request;

@@ -12,11 +12,13 @@
 _Static_assert(RING_CAPACITY_VALID(RUN_QUEUE_CAPACITY), "RUN_QUEUE_CAPACITY is a ring capacity");
 
 struct run_queue {
+    uint32_t ready_levels; /* bit L set: level L holds a ready process */
     struct {
         struct ring ring;
         uint32_t storage[RUN_QUEUE_CAPACITY];
     } level[RUN_QUEUE_LEVELS];
 };
+_Static_assert(RUN_QUEUE_LEVELS <= 32, "ready_levels has a bit per level");
 
 void run_queue_init(struct run_queue *queue);
 /* Appends `slot` at `priority`; false for a bad priority or a full level. */
@@ -29,8 +31,6 @@ uint32_t run_queue_best_priority(const struct run_queue *queue);
  * fast path asks it at every handover). */
 static inline bool run_queue_has_more_urgent(const struct run_queue *queue, uint32_t priority)
 {
-    for (uint32_t level = 0; level < priority && level < RUN_QUEUE_LEVELS; level++)
-        if (!ring_is_empty(&queue->level[level].ring))
-            return true;
-    return false;
+    uint32_t more_urgent = priority < RUN_QUEUE_LEVELS ? (1u << priority) - 1 : UINT32_MAX;
+    return (queue->ready_levels & more_urgent) != 0;
 }

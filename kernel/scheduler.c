@@ -324,12 +324,15 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick)
         switch_to_scheduler();
 }
 
-void scheduler_block_and_return_to(uint32_t reason, uint64_t wake_tick, struct process *next,
+void scheduler_block_and_return_to(uint64_t wake_tick, struct process *next,
                                    struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();
     struct process *process = cpu->current;
-    mark_waiting(process, reason, wake_tick);
+    if (wake_tick != 0)
+        mark_waiting(process, WAIT_SLEEP, wake_tick);
+    else
+        mark_waiting(process, WAIT_ICA, 0);
     if (is_sleeper(next->wait_reason, next->wake_tick))
         cpu->sleepers--;
     next->wait_reason = WAIT_NONE;

@@ -111,6 +111,7 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
     ica->orphaned = 0;
     ica->allocator = pid;
     ica->return_depth = 0;
+    memset(ica->returns, 0, sizeof ica->returns);
     ica->attached_count = 0;
     ica->delivery = 0;
     ica->state = ICA_HELD;
@@ -145,6 +146,7 @@ long ica_services_adopt(uint32_t pid, uint64_t physical, uint64_t pages)
     ica->counted = 0;
     ica->lent_count = ica->lend_count = ica->orphaned = 0;
     ica->return_depth = ica->attached_count = ica->delivery = 0;
+    memset(ica->returns, 0, sizeof ica->returns);
     ica->state = ICA_HELD;
     if (!ica_paste(process, ica)) {
         ica->state = ICA_FREE;
@@ -302,7 +304,7 @@ static void return_unanswered(struct process *server, uint32_t server_pid, struc
         discard_attached_and(control);
         return;
     }
-    uint32_t target = control->returns[--control->return_depth];
+    uint32_t target = ica_route_pop(control);
     ica_end_lends(server, control);
     for (uint32_t i = 0; i < control->attached_count; i++) {
         struct ica *data = ica_lookup(control->attached[i]);

@@ -63,6 +63,17 @@ static void test_more_urgent_than(void **state)
     assert_true(run_queue_has_more_urgent(&queue, 1));
     assert_false(run_queue_has_more_urgent(&queue, 0));
     assert_true(run_queue_has_more_urgent(&queue, UINT32_MAX)); /* a bad level: bounded */
+    /* the levels' summary follows the queues: emptied level 0 is no longer more urgent */
+    assert_int_equal(run_queue_pop(&queue), 8);
+    assert_false(run_queue_has_more_urgent(&queue, 1));
+    assert_true(run_queue_push(&queue, 9, 0));
+    assert_true(run_queue_push(&queue, 10, 0));
+    assert_int_equal(run_queue_pop(&queue), 9);
+    assert_true(run_queue_has_more_urgent(&queue, 1)); /* one left at level 0 */
+    assert_int_equal(run_queue_pop(&queue), 10);
+    assert_false(run_queue_has_more_urgent(&queue, 1));
+    assert_int_equal(run_queue_pop(&queue), 7);
+    assert_int_equal(run_queue_best_priority(&queue), RUN_QUEUE_LEVELS);
 }
 
 static void test_round_robin_requeue(void **state)

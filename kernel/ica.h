@@ -19,8 +19,13 @@ enum ica_delivery { ICA_AS_REQUEST = 1, ICA_AS_RESULT };
  * (one core at a time: the handover is the hand-off). lend_count changes on
  * the cores of the borrowers, so it is _Atomic like state and owner. */
 struct ica {
-    uint32_t generation;
-    _Atomic uint32_t state;
+    union {
+        struct {
+            uint32_t generation;
+            _Atomic uint32_t state;
+        };
+        _Atomic uint64_t generation_and_state; /* both in one load: ica_held_by */
+    };
     uint32_t kind;
     uint32_t pages;
     uint64_t physical;
@@ -64,6 +69,9 @@ _Static_assert(SAME_PLACE(origin, origin) && SAME_PLACE(sender, sender) &&
                    SAME_PLACE(return_depth, return_depth) && SAME_PLACE(returns, returns) &&
                    SAME_PLACE(attached_count, data_count),
                "struct ica's routing is laid out as the page's");
+_Static_assert(__builtin_offsetof(struct ica, generation) == 0 &&
+                   __builtin_offsetof(struct ica, state) == 4,
+               "generation_and_state: the generation in its low half (x86 is little-endian)");
 _Static_assert(ICA_ARRIVAL_BYTES % sizeof(uint64_t) == 0, "copied eight bytes a move");
 _Static_assert((uint32_t)ICA_AS_REQUEST == ICA_ARRIVED_AS_REQUEST &&
                    (uint32_t)ICA_AS_RESULT == ICA_ARRIVED_AS_RESULT,

@@ -14,6 +14,7 @@
 #include "ica_handover.h"
 #include "ica_syscalls.h"
 #include "scheduler.h"
+#include "scheduler_switch.h"
 #include "trap.h"
 #include "x86.h"
 #include <formica/errors.h>
@@ -205,8 +206,10 @@ static __attribute__((noinline)) void switch_after_messages(struct process *send
  * while the running process blocks (WAIT_ICA, or until `wake_tick`) until
  * it is resumed. The switch writes CR3: the sender's stale entries go with
  * it. Returns when the sender is woken the ordinary way. */
-static void switch_to_receiver(struct process *sender, struct process *receiver, long value,
-                               uint64_t wake_tick, bool called_out)
+static inline __attribute__((always_inline)) void switch_to_receiver(struct process *sender,
+                                                                     struct process *receiver,
+                                                                     long value, uint64_t wake_tick,
+                                                                     bool called_out)
 {
     receiver->parked = PARKED_NOWHERE; /* it leaves the call it was parked in */
     struct trap_frame *frame = frame_returning(receiver, value);

@@ -36,15 +36,19 @@ static inline long ica_held_by(const struct process *holder, uint64_t id, uint32
     if (id_kind != kind && !(kind == ICA_KIND_DATA && id_kind == ICA_KIND_BLOCK))
         return -E_INVALID;
     struct ica *ica = ica_slot_of(id);
-    if (ica == NULL || ica->generation != (uint32_t)(id >> 32))
+    if (ica == NULL)
         return -E_INVALID;
-    uint32_t state = atomic_load_acquire(&ica->state);
-    if (state == ICA_FREE)
+    /* the usual case, a live ICA of this generation held: one comparison */
+    uint64_t held = (id >> 32) | ((uint64_t)ICA_HELD << 32);
+    uint64_t generation_and_state = atomic_load_acquire(&ica->generation_and_state);
+    if (generation_and_state == held && ica->owner == holder->pid) {
+        *out = ica;
+        return 0;
+    }
+    if ((uint32_t)generation_and_state != (uint32_t)(id >> 32) ||
+        (uint32_t)(generation_and_state >> 32) == ICA_FREE)
         return -E_INVALID;
-    if (state != ICA_HELD || ica->owner != holder->pid)
-        return -E_PERMISSION;
-    *out = ica;
-    return 0;
+    return -E_PERMISSION; /* someone else's, or travelling */
 }
 
 /* ica_read_attachments for a page that lists data or lends (the general

@@ -3,6 +3,7 @@
  * run queue and its processes' scheduling state; other cores ask it with
  * messages (adopt, wake, kill), so no lock is needed. */
 #include "scheduler.h"
+#include "scheduler_switch.h"
 #include "atomic.h"
 #include "crash.h"
 #include "console.h"
@@ -12,15 +13,12 @@
 #include "lapic.h"
 #include "mkernel_client.h"
 #include "panic.h"
-#include "profile_mark.h"
 #include "run_queue.h"
 #include "selftest.h"
 #include "shared.h"
-#include "translation_stamp.h"
 #include "x86.h"
 
 void switch_context(uint64_t *save_rsp, uint64_t next_rsp);
-void switch_to_system_call_exit(uint64_t *save_rsp, struct trap_frame *frame);
 
 static struct run_queue *my_queue(void)
 {
@@ -44,12 +42,6 @@ void scheduler_adopt(struct process *process)
 {
     process->slice_left = TIME_SLICE_TICKS;
     make_ready(process);
-}
-
-/* A process blocked until a tick: a sleep, or an irq_wait with a timeout. */
-static bool is_sleeper(uint32_t reason, uint64_t wake_tick)
-{
-    return reason == WAIT_SLEEP || (reason == WAIT_IRQ && wake_tick != 0);
 }
 
 void scheduler_wake(struct process *process)
@@ -157,47 +149,6 @@ static void report_exit(struct process *process)
     mkernel_notify(&message);
 }
 
-/* The process becomes the core's running one: address space, kernel stack. */
-static inline __attribute__((always_inline)) void install(struct cpu *cpu, struct process *process)
-{
-    cpu->current = process;
-    process->state = PROCESS_RUNNING;
-    cpu->kernel_stack_top = process_kernel_stack_top(process);
-    cpu->tss.rsp[0] = cpu->kernel_stack_top;
-    translations_load(cpu, process);
-    process->switches_in++;
-    profile_mark_running(process->pid);
-}
-
-/* The running process's state goes into the core (address space, kernel
- * stack, FPU) and its cycles start counting. */
-static inline __attribute__((always_inline)) void switch_in(struct cpu *cpu,
-                                                            struct process *process)
-{
-    install(cpu, process);
-    fpu_restore(process->fpu_state);
-    cpu->switched_in = rdtsc();
-}
-
-static inline __attribute__((always_inline)) void switch_out(struct cpu *cpu,
-                                                             struct process *process)
-{
-    process->cpu_cycles += rdtsc() - cpu->switched_in;
-    fpu_save(process->fpu_state);
-}
-
-/* switch_out of `from` and switch_in of `next` in one: one time stamp ends
- * the one's cycles and starts the other's, one step swaps the FPU state. */
-static inline __attribute__((always_inline)) void
-switch_between(struct cpu *cpu, struct process *from, struct process *next)
-{
-    uint64_t now = rdtsc();
-    from->cpu_cycles += now - cpu->switched_in;
-    cpu->switched_in = now;
-    fpu_switch(from->fpu_state, next->fpu_state);
-    install(cpu, next);
-}
-
 static void run_process(struct process *process)
 {
     struct cpu *cpu = this_cpu();
@@ -299,20 +250,6 @@ void scheduler_yield(void)
     switch_to_scheduler();
 }
 
-static inline __attribute__((always_inline)) void mark_waiting(struct process *process,
-                                                               uint32_t reason, uint64_t wake_tick)
-{
-    process->state = PROCESS_WAITING;
-    process->wait_reason = reason;
-    process->wake_tick = wake_tick;
-    if (is_sleeper(reason, wake_tick)) {
-        struct cpu *cpu = this_cpu();
-        cpu->sleepers++;
-        if (wake_tick < cpu->next_wake_tick)
-            cpu->next_wake_tick = wake_tick;
-    }
-}
-
 void scheduler_block(uint32_t reason, uint64_t wake_tick)
 {
     struct process *process = this_cpu()->current;
@@ -322,22 +259,6 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick)
         switch_directly(this_cpu(), process, next);
     else
         switch_to_scheduler();
-}
-
-void scheduler_block_and_return_to(uint64_t wake_tick, struct process *next,
-                                   struct trap_frame *frame)
-{
-    struct cpu *cpu = this_cpu();
-    struct process *process = cpu->current;
-    if (wake_tick != 0)
-        mark_waiting(process, WAIT_SLEEP, wake_tick);
-    else
-        mark_waiting(process, WAIT_ICA, 0);
-    if (is_sleeper(next->wait_reason, next->wake_tick))
-        cpu->sleepers--;
-    next->wait_reason = WAIT_NONE;
-    switch_between(cpu, process, next);
-    switch_to_system_call_exit(&process->saved_rsp, frame);
 }
 
 void scheduler_exit_current(int32_t code)

@@ -42,14 +42,6 @@ static inline bool scheduler_may_switch_directly(const struct process *next)
            !__atomic_load_n(&cpu->inbox_hint, __ATOMIC_ACQUIRE) &&
            !run_queue_has_more_urgent(&cpu->run_queue, next->priority);
 }
-/* The running process blocks for an ICA (as scheduler_block: WAIT_ICA, or
- * WAIT_SLEEP until `wake_tick` when it is not 0) and `next`,
- * checked with scheduler_may_switch_directly and parked in a system call,
- * returns from that call at once: straight to user mode with `frame`, its
- * system-call frame (the frames of the call it was parked in are dropped).
- * Returns when the running process is woken the ordinary way. */
-void scheduler_block_and_return_to(uint64_t wake_tick, struct process *next,
-                                   struct trap_frame *frame);
 /* Ends the running process with `code`; never returns. */
 void scheduler_exit_current(int32_t code) __attribute__((noreturn));
 /* Interrupt from user mode: preempt if a more urgent process is ready or the slice is used up. */

@@ -30,14 +30,20 @@ bool ica_services_init(void)
     struct ica_pools *icas = kernel_shared->icas;
     icas->control_reach = icas->data_reach = icas->block_reach = 0;
     for (uint32_t i = 0; i < ICA_CONTROL_SLOTS; i++)
-        icas->control[i] = (struct ica){1, .kind = ICA_KIND_CONTROL, .index = i,
+        icas->control[i] = (struct ica){.generation = 1,
+                                        .kind = ICA_KIND_CONTROL,
+                                        .index = i,
                                         .user_address = ICA_CONTROL_BASE + (uint64_t)i * 4096};
     for (uint32_t i = 0; i < ICA_DATA_SLOTS; i++)
         icas->data[i] =
-            (struct ica){1, .kind = ICA_KIND_DATA, .index = i,
+            (struct ica){.generation = 1,
+                         .kind = ICA_KIND_DATA,
+                         .index = i,
                          .user_address = ICA_DATA_BASE + (uint64_t)i * ICA_DATA_MAX_BYTES};
     for (uint32_t i = 0; i < ICA_BLOCK_SLOTS; i++)
-        icas->block[i] = (struct ica){1, .kind = ICA_KIND_BLOCK, .index = i,
+        icas->block[i] = (struct ica){.generation = 1,
+                                      .kind = ICA_KIND_BLOCK,
+                                      .index = i,
                                       .user_address = ICA_BLOCK_BASE + (uint64_t)i * 4096};
     return true;
 }

@@ -13,6 +13,7 @@
 /* Offsets in struct cpu used by the system-call entry (syscall_entry.S). */
 #define CPU_KERNEL_STACK_TOP 8
 #define CPU_USER_STACK_SCRATCH 16
+#define CPU_SYSTEM_CALLS 0x100
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -87,6 +88,8 @@ struct cpu {
 _Static_assert(__builtin_offsetof(struct cpu, kernel_stack_top) == CPU_KERNEL_STACK_TOP,
                "syscall_entry.S relies on this offset");
 _Static_assert(__builtin_offsetof(struct cpu, user_stack_scratch) == CPU_USER_STACK_SCRATCH,
+               "syscall_entry.S relies on this offset");
+_Static_assert(__builtin_offsetof(struct cpu, system_calls) == CPU_SYSTEM_CALLS,
                "syscall_entry.S relies on this offset");
 
 /* Not volatile: the record of the core never changes under running kernel

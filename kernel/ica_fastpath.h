@@ -16,7 +16,7 @@ enum ica_parked {
 struct trap_frame;
 
 /* The system calls the fast path serves (formica/syscalls.h numbers), as a
- * mask: the dispatch tries it first for these. */
+ * mask: syscall_entry.S tries it first for these (ica_fast_path_calls). */
 #define ICA_FAST_PATH_CALLS                                                                        \
     ((1ull << SYS_ICA_REQUEST) | (1ull << SYS_ICA_FORWARD_RECEIVE) |                               \
      (1ull << SYS_ICA_RETURN_RECEIVE))

@@ -348,19 +348,22 @@ long sys_copy_to(uint32_t pid, uint64_t offset, uint64_t source, uint64_t bytes)
     return reply.copy_to_reply.result;
 }
 
+const uint64_t ica_fast_path_calls = ICA_FAST_PATH_CALLS;
+
+void syscall_finish(void)
+{
+    scheduler_hand_off_flush(); /* a hand-off the caller did not block for */
+    exit_if_killed();
+}
+
 void syscall_dispatch(struct trap_frame *frame)
 {
     uint64_t number = frame->rax;
-    this_cpu()->system_calls++;
-    bool fast = number < 64 && ((1ull << number) & ICA_FAST_PATH_CALLS) && ica_fast_path(frame);
-    if (!fast) { /* the fast path leaves its result in frame->rax */
-        long result = -E_NO_SYSTEM_CALL;
-        if (number < SYS_COUNT && syscall_handlers[number] != NULL)
-            result = syscall_handlers[number](frame);
-        frame->rax = (uint64_t)result;
-    }
-    scheduler_hand_off_flush(); /* a hand-off the caller did not block for */
-    exit_if_killed();
+    long result = -E_NO_SYSTEM_CALL;
+    if (number < SYS_COUNT && syscall_handlers[number] != NULL)
+        result = syscall_handlers[number](frame);
+    frame->rax = (uint64_t)result;
+    syscall_finish();
 }
 
 void syscall_install(void)

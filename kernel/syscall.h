@@ -6,4 +6,11 @@
 
 /* Enables `syscall` on the calling core (EFER.SCE, STAR, LSTAR, SFMASK). */
 void syscall_install(void);
+/* syscall_entry.S's two ways: a call the ICA fast path serves (the bit of
+ * its number set in ica_fast_path_calls) goes to ica_fast_path first, then
+ * syscall_finish when that answered it; the others, and what the fast path
+ * left, go to syscall_dispatch (the handler, then syscall_finish). */
+extern const uint64_t ica_fast_path_calls;
 void syscall_dispatch(struct trap_frame *frame);
+/* After every call: a pending hand-off made ready, a killed caller ended. */
+void syscall_finish(void);

@@ -1,7 +1,8 @@
 /* syscall_entry.S: the `syscall` instruction lands here. It switches to the
  * process's kernel stack, builds the same frame an interrupt builds (vector
- * 0x80 marks a system call), calls syscall_dispatch(frame), and returns with
- * sysretq — or iretq when the return address is not a safe user address. */
+ * 0x80 marks a system call), tries the ICA fast path for the calls it serves
+ * (ica_fast_path_calls), else calls syscall_dispatch(frame), and returns
+ * with sysretq — or iretq when the return address is not a safe user address. */
 #include "cpu.h"
 #include "register_frame.inc"
 
@@ -21,9 +22,20 @@ syscall_entry:
     pushq %rcx                       /* user rip */
     pushq $0                         /* error code */
     pushq $0x80                      /* vector: system call */
-    PUSH_GENERAL_REGISTERS
-    cld
+    PUSH_GENERAL_REGISTERS           /* the flags mask (SFMASK) cleared DF already */
     movq %rsp, %rdi
+    incq %gs:CPU_SYSTEM_CALLS
+    cmpq $63, %rax
+    ja 1f
+    btq %rax, ica_fast_path_calls(%rip)
+    jnc 1f
+    call ica_fast_path               /* returns only when it did not apply, or the */
+    movq %rsp, %rdi                  /* caller was woken the ordinary way */
+    testb %al, %al
+    jz 1f
+    call syscall_finish
+    jmp syscall_exit
+1:
     call syscall_dispatch
 /* The way back to user mode with the frame at %rsp: also where the ICA fast
  * path resumes a process parked in a system call (ica_fastpath.c). */

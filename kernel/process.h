@@ -88,11 +88,17 @@ struct process {
     uint64_t saved_rsp; /* kernel rsp while switched out */
     uint32_t wait_reason;
     uint64_t wake_tick; /* WAIT_SLEEP: core tick to wake at */
-    _Atomic uint32_t kill_requested;
-    _Atomic uint32_t crash_requested; /* SYS_CRASH: a kill that ends in a real fault (crash.c) */
-    uint32_t restarts;                /* spawn_request.restarts, shown by ps */
-    uint32_t slice_left;              /* ticks before preemption */
-    uint64_t ticks;                   /* ticks spent running */
+    union {
+        struct {
+            _Atomic uint32_t kill_requested;
+            _Atomic uint32_t crash_requested; /* SYS_CRASH: a kill that ends in a real fault
+                                                 (crash.c) */
+        };
+        _Atomic uint64_t end_requested; /* either, in one load */
+    };
+    uint32_t restarts;    /* spawn_request.restarts, shown by ps */
+    uint32_t slice_left;  /* ticks before preemption */
+    uint64_t ticks;       /* ticks spent running */
     uint64_t cpu_cycles;  /* TSC cycles from switch-in to switch-out, its system calls included */
     uint32_t switches_in; /* times it got a core */
     /* Bumped when a translation of it is removed (translation_stamp.h). */

@@ -37,8 +37,8 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick);
 static inline bool scheduler_may_switch_directly(const struct process *next)
 {
     struct cpu *cpu = this_cpu();
-    return next->core == cpu->index && next->state == PROCESS_WAITING && !next->kill_requested &&
-           !next->crash_requested && cpu->handoff == NULL && !cpu->tick_unserved &&
+    return next->core == cpu->index && next->state == PROCESS_WAITING && !next->end_requested &&
+           cpu->handoff == NULL && !cpu->tick_unserved &&
            !__atomic_load_n(&cpu->inbox_hint, __ATOMIC_ACQUIRE) &&
            !run_queue_has_more_urgent(&cpu->run_queue, next->priority);
 }

@@ -31,4 +31,5 @@ int client_main(int argc, char **argv);
 int bad_main(int argc, char **argv);
 int helper_main(int argc, char **argv);
 int lend_main(int argc, char **argv);
+int route_main(int argc, char **argv);
 int lend_write_role(char **argv);

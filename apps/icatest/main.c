@@ -7,7 +7,8 @@
 
 static int usage(void)
 {
-    printf("usage: icatest stress CLIENTS REQUESTS CORES | icatest bad | icatest lend\n");
+    printf("usage: icatest stress CLIENTS REQUESTS CORES | icatest bad | icatest lend | "
+           "icatest route\n");
     return 2;
 }
 
@@ -23,6 +24,8 @@ int main(int argc, char **argv)
         return bad_main(argc - 2, argv + 2);
     if (strcmp(argv[1], "lend") == 0)
         return lend_main(argc - 2, argv + 2);
+    if (strcmp(argv[1], "route") == 0)
+        return route_main(argc - 2, argv + 2);
     int code = helper_main(argc - 1, argv + 1);
     return code == 2 ? usage() : code;
 }

@@ -59,6 +59,17 @@ def test_lent_data_ica_is_read_only_and_ends_at_next_handover():
         assert needed in cases and cases[needed]["ok"] is True, result.describe()
 
 
+def test_the_kernel_writes_the_routing_whatever_the_holder_scribbled():
+    result = icatest("route", smp=2, timeout=120)
+    cases = result.kinds("icatest")
+    failed = [case for case in cases if case.get("ok") is not True]
+    assert not failed, f"failed cases: {failed}\n{result.describe()}"
+    names = {case["case"] for case in cases}
+    for where in ("same_core", "cross_core"):
+        for route in ("one_stage", "back_through_first", "direct_return"):
+            assert f"route_{route}_{where}" in names, result.describe()
+
+
 def test_every_bad_input_gets_its_defined_answer():
     result = icatest("bad", smp=2, timeout=180)
     cases = result.kinds("icatest")

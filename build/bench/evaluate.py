@@ -9,6 +9,9 @@
 #             are executed instructions, repeatable to the instruction;
 #   linux   - the static Linux Bonnie (build/linux/) at the same vCPU counts, timed
 #             and icount.
+# Every icount boot uses -cpu max,-erms,-fsrm (linux_guest.ICOUNT_CPU); two more boots,
+# Formica at #1 and Linux, 1 process, run with plain -cpu max (series PLAIN_CPU) so the
+# report can show what ERMS does to the count. They stay out of the figures.
 # Writes build/out/bench/evaluate.{json,csv,md} and fig*.png (plots.py, report.py).
 # Usage and the meaning of every output: docs/evaluation.md.
 import argparse
@@ -41,6 +44,9 @@ FAILED_BOOTS = []   # boots that failed every attempt, listed in the report
 def progress(text):
     print(f"evaluate: {text}", flush=True)
 MODES = ["readblock", "readbyte"]
+# The icount series again with plain -cpu max (ERMS and FSRM on): Formica at #1 and
+# Linux, 1 process, for the report's "why -erms,-fsrm" table; not in the figures.
+PLAIN_CPU = "icount-plain-cpu"
 # Cores each preset needs (docs/placement.md); #8 also needs two sockets.
 PLACEMENT_CORES = {1: 1, 2: 2, 3: 2, 4: 2, 5: 3, 6: 2, 7: 3, 8: 4}
 FIELDS = ["system", "series", "config", "placement", "smp", "mode", "procs", "refs", "runs",
@@ -131,7 +137,7 @@ def bonnie_command_line(commands):
     return "; ".join("run bonnie " + " ".join(c) for c in commands)
 
 
-def formica_boot(arguments, placement, smp, commands, icount, accel, log):
+def formica_boot(arguments, placement, smp, commands, icount, accel, log, cpu=linux_guest.ICOUNT_CPU):
     """One build/run boot running `commands`; the @json objects."""
     disk = arguments.out / "bonnie-disk.img"  # Bonnie writes: a fresh copy for every boot
     flags = ["--smp", smp, "--accel", accel, "--disk", disk, "--cmd", bonnie_command_line(commands)]
@@ -140,7 +146,7 @@ def formica_boot(arguments, placement, smp, commands, icount, accel, log):
     if placement == 8:
         flags += ["--sockets", "2"]
     if icount:
-        flags += ["--icount", "--cpu", linux_guest.ICOUNT_CPU]
+        flags += ["--icount", "--cpu", cpu]
     for attempt in range(1, BOOT_ATTEMPTS + 1):
         shutil.copyfile(REPO / "build" / "out" / "disk.img", disk)
         boot = client.run(flags, arguments.timeout, log=log)
@@ -181,6 +187,10 @@ def plan(arguments, host_cores):
             # 1 vCPU only: Linux SMP under -icount's round-robin vCPUs stalls for minutes
             # (observed with 2 vCPUs), and icount measures work, not parallelism, anyway.
             boots.append(("linux", "icount", "linux", None, 1, arguments.icount_procs, 0))
+    if not arguments.no_icount and 1 in arguments.placements:
+        boots.append(("formica", PLAIN_CPU, "#1", 1, 2, [1], 0))
+        if not arguments.no_linux:
+            boots.append(("linux", PLAIN_CPU, "linux", None, 1, [1], 0))
     return boots
 
 
@@ -189,24 +199,25 @@ def boot_weight(boot, arguments):
     system, series, _, _, _, procs, _ = boot
     work = sum(procs) * len(arguments.modes) * arguments.refs / 4000
     runs = arguments.runs if system == "linux" else 1
-    return (8 if system == "linux" else 1) + work * runs * (2 if series == "icount" else 1)
+    return (8 if system == "linux" else 1) + work * runs * (2 if series != "timed" else 1)
 
 
 def run_boot(arguments, boot, accel, index):
     system, series, config, placement, smp, procs, run = boot
-    icount = series == "icount"
-    extra = {"system": system, "series": "icount" if icount else accel, "config": config,
+    icount = series != "timed"
+    cpu = "max" if series == PLAIN_CPU else linux_guest.ICOUNT_CPU
+    extra = {"system": system, "series": series if icount else accel, "config": config,
              "placement": placement, "smp": smp}
     log = arguments.out / "logs" / f"{system}-{series}-{config.strip('#')}-smp{smp}-run{run}.log"
     if system == "formica":
         commands = [bonnie_arguments(p, m, arguments.refs) for m in arguments.modes for p in procs]
         results = formica_boot(arguments, placement, smp, commands, icount,
-                               "tcg" if icount else accel, log)
+                               "tcg" if icount else accel, log, cpu)
     else:
         repeats = 1 if icount else arguments.runs  # Linux boots are slow: repeat inside one boot
         commands = [bonnie_arguments(p, m, arguments.refs)
                     for _ in range(repeats) for m in arguments.modes for p in procs]
-        results = linux_boot(arguments, commands, smp, "tcg" if icount else accel, icount, log)
+        results = linux_boot(arguments, commands, smp, "tcg" if icount else accel, icount, log, cpu)
     records = collect(results, extra)
     expected = len(arguments.modes) * len(procs) * (arguments.runs if system == "linux" and not icount else 1)
     if len(records) != expected:
@@ -214,12 +225,12 @@ def run_boot(arguments, boot, accel, index):
     return records
 
 
-def linux_boot(arguments, commands, smp, accel, icount, log):
+def linux_boot(arguments, commands, smp, accel, icount, log, cpu):
     """One Linux boot, tried once more if it fails; after that its results are missing."""
     for attempt in range(1, BOOT_ATTEMPTS + 1):
         try:
             return linux_guest.run(commands, smp, accel, icount=icount, sockets=None,
-                                   timeout=arguments.timeout, log=log)
+                                   timeout=arguments.timeout, log=log, cpu=cpu)
         except RuntimeError as error:
             progress(f"WARNING: Linux boot ({smp} vCPUs) failed, attempt {attempt} of {BOOT_ATTEMPTS}: "
                      f"{str(error)[-300:]}")
@@ -257,7 +268,7 @@ def summarise(records, host_cores):
         samples = [r["elapsed_us"] for r in group]
         median = statistics.median(samples)
         requests = statistics.median(r["requests"] for r in group)
-        icount = series == "icount"
+        icount = series.startswith("icount")
         rows.append({"system": system, "series": series, "config": config, "placement": group[0]["placement"],
                      "smp": smp, "mode": mode, "procs": procs, "refs": group[0]["refs"], "runs": len(group),
                      "elapsed_us_median": median, "elapsed_us_min": min(samples),
@@ -306,7 +317,7 @@ def machine_description(accel, host_cores):
             "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
 
 
-def write_outputs(arguments, rows, records, machine, ipcbench, seconds):
+def write_outputs(arguments, rows, plain_cpu, records, machine, ipcbench, seconds):
     arguments.out.mkdir(parents=True, exist_ok=True)
     settings = {"quick": arguments.quick, "runs": arguments.runs, "procs": arguments.procs,
                 "icount_procs": arguments.icount_procs, "refs": arguments.refs,
@@ -314,13 +325,14 @@ def write_outputs(arguments, rows, records, machine, ipcbench, seconds):
                 "update_pct": 10, "chunk": 4096, "command": " ".join(sys.argv), "seconds": round(seconds),
                 "failed_boots": FAILED_BOOTS}
     (arguments.out / "evaluate.json").write_text(json.dumps(
-        {"machine": machine, "settings": settings, "results": rows, "runs": records}, indent=1))
+        {"machine": machine, "settings": settings, "results": rows, "plain_cpu": plain_cpu, "runs": records},
+        indent=1))
     with open(arguments.out / "evaluate.csv", "w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=FIELDS, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
     figures = plots.draw_all(rows, arguments.out)
-    text = report.render(rows, machine, settings, ipcbench, figures)
+    text = report.render(rows, machine, settings, ipcbench, figures, plain_cpu)
     if FAILED_BOOTS:
         text += ("\n## Boots that failed\n\nThese boots failed on every attempt; the configurations "
                  "they finished are included, the rest are missing:\n\n" +
@@ -334,7 +346,7 @@ def report_only(out):
     ipcbench = json.loads(ipcbench_path.read_text()) if ipcbench_path.exists() else None
     figures = plots.draw_all(data["results"], out)
     (out / "evaluate.md").write_text(report.render(data["results"], data["machine"], data["settings"],
-                                                   ipcbench, figures))
+                                                   ipcbench, figures, data.get("plain_cpu", [])))
     print(f"evaluate: report {out / 'evaluate.md'}")
 
 
@@ -380,10 +392,11 @@ def main():
         meter.step(boot_weight(boot, arguments),
                       f"{system} {config} {series} {smp} vCPUs{flag} run {run + 1}: {len(got)} results "
                       f"in {time.monotonic() - boot_start:.1f} s")
-    rows = summarise(records, host_cores)
+    rows = summarise([r for r in records if r["series"] != PLAIN_CPU], host_cores)
+    plain_cpu = summarise([r for r in records if r["series"] == PLAIN_CPU], host_cores)
     ipcbench_path = arguments.out / "ipcbench.json"
     ipcbench = json.loads(ipcbench_path.read_text()) if ipcbench_path.exists() else None
-    write_outputs(arguments, rows, records, machine, ipcbench, time.monotonic() - start)
+    write_outputs(arguments, rows, plain_cpu, records, machine, ipcbench, time.monotonic() - start)
     print(f"evaluate: done in {(time.monotonic() - start) / 60:.1f} min; report {arguments.out / 'evaluate.md'}")
 
 

@@ -40,17 +40,18 @@ def encode_commands(commands):
 ICOUNT_CPU = "max,-erms,-fsrm"
 
 
-def guest_options(smp, sockets, memory, accel, icount):
-    """The build/run options of a Formica boot with these settings."""
+def guest_options(smp, sockets, memory, accel, icount, cpu=ICOUNT_CPU):
+    """The build/run options of a Formica boot with these settings (`cpu`: the CPU
+    model of an icount boot; plain "max" only to show what ERMS does to the count)."""
     flags = ["--smp", str(smp), "--mem", memory, "--accel", accel, "--disk", "none"]
     flags += ["--sockets", str(sockets)] if sockets else []
-    flags += ["--icount", "--cpu", ICOUNT_CPU] if icount else []
+    flags += ["--icount", "--cpu", cpu] if icount else []
     return options.parse(flags, str(REPO))
 
 
-def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append=""):
+def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append="", cpu=ICOUNT_CPU):
     qemu, _ = qemu_binary.choose(str(REPO), icount=icount)
-    settings = guest_options(smp, sockets, memory, accel, icount)
+    settings = guest_options(smp, sockets, memory, accel, icount, cpu)
     return (qemu_cmd.machine_argv(settings, accel, qemu)
             + ["-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),
                "-append", f"console=ttyS0 quiet bench={bench} benchfs=ext2 {append}".rstrip()]
@@ -58,12 +59,13 @@ def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append=""):
             + qemu_cmd.icount_argv(settings))
 
 
-def run(commands, smp, accel, icount=False, sockets=None, memory="256M", timeout=1800, log=None):
+def run(commands, smp, accel, icount=False, sockets=None, memory="256M", timeout=1800, log=None,
+        cpu=ICOUNT_CPU):
     """Boots once and runs `commands` (lists of Bonnie arguments). Returns the @json
     objects; raises RuntimeError when the guest did not finish every command."""
     disk = LINUX_OUT / "bench-ext2.img"
     shutil.copyfile(LINUX_OUT / "ext2.img", disk)  # a fresh file system each boot
-    command = qemu_command(smp, sockets, memory, accel, icount, encode_commands(commands), disk)
+    command = qemu_command(smp, sockets, memory, accel, icount, encode_commands(commands), disk, cpu=cpu)
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, start_new_session=True)
     try:

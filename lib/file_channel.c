@@ -260,8 +260,10 @@ static void put_words(uint8_t *message, uint64_t handle, uint64_t where, uint64_
     __builtin_memcpy(message, words, sizeof words);
 }
 
-long file_channel_request3_after_ended(uint32_t operation, uint64_t handle, uint64_t where,
-                                       uint64_t count)
+/* A request of three words, after a first attempt whose FS ended before
+ * answering: the retrying call goes on from it (as file_channel_call's). */
+static long request3_after_ended(uint32_t operation, uint64_t handle, uint64_t where,
+                                 uint64_t count)
 {
     struct resend resend = {.operation = operation, .attach = false, .attempts = 1};
     put_words(resend.message, handle, where, count);
@@ -284,9 +286,16 @@ long file_channel_request3_in_general(uint32_t operation, uint64_t handle, uint6
     return file_channel_call(false);
 }
 
-void file_channel_take_returned_data(void)
+long file_channel_request3_outcome(uint32_t operation, uint64_t handle, uint64_t where,
+                                   uint64_t count, long sent)
 {
-    take_returned_data(file_channel_page(), false);
+    if (request_server_ended(sent, file_channel_control))
+        return request3_after_ended(operation, handle, where, count);
+    const struct ica_control *page = file_channel_page();
+    long result = sent != 0 ? sent : page->result;
+    if (page->data_count > 0)
+        take_returned_data(page, false); /* with none, it has nothing to sort */
+    return result;
 }
 
 /* Copies the lent blocks, one STORAGE_BLOCK_BYTES block per lent ICA, into

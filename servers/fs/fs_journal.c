@@ -89,6 +89,14 @@ struct fs_wait fs_journal_settle_anew(struct fs_server *server)
     return fs_settled.wait;
 }
 
+bool fs_journal_holds_anew(const struct fs_server *server, struct block_map_entry *entry)
+{
+    if (fs_journal_holds(server, &entry->disk_block, 1))
+        return true;
+    entry->outside_journal = server->journal->changes;
+    return false;
+}
+
 /* Waits for the next request; commits a due transaction while idle. */
 long fs_journal_receive(struct fs_server *server, void (*update_time)(void))
 {

@@ -1,6 +1,7 @@
 /* fs_server.h: the FS server's state and its request handlers (one file per
  * group: files, names, readblock); dispatch.c picks the handler. */
 #pragma once
+#include "block_map_cache.h"
 #include "ext2.h"
 #include "ext2_public_map.h"
 #include "open_files.h"
@@ -30,6 +31,7 @@ struct fs_server {
     uint64_t requests;              /* answered so far (the fs_end_after test option) */
     uint64_t end_after;             /* test option fs_end_after=N: end before answering the Nth */
     bool end_on_stat; /* test option fs_end_on_stat=1: end before any FS_STAT's answer */
+    bool end_asked;   /* either option is set: the serve loop's one test */
 };
 
 /* Logs a malformed request and gives -E_INVALID. */
@@ -172,6 +174,22 @@ static inline bool fs_journal_holds(const struct fs_server *server, const uint32
         if (journal_holds(server->journal, blocks[i]))
             return true;
     return false;
+}
+/* fs_journal_holds_remembered when the entry does not remember: asked,
+ * and a block outside remembered (fs_journal.c). */
+bool fs_journal_holds_anew(const struct fs_server *server, struct block_map_entry *entry);
+/* fs_journal_holds of the one block a block map cache entry remembers. A
+ * block found outside the running transaction is remembered so in the
+ * entry while the journal's change count stays: the transaction gains and
+ * loses blocks only with the count. Inline: every readblock and small
+ * write asks; a block that stays outside is two loads and a comparison. */
+static inline bool fs_journal_holds_remembered(const struct fs_server *server,
+                                               struct block_map_entry *entry)
+{
+    const struct journal *journal = server->journal;
+    if (journal == NULL || entry->outside_journal == journal->changes)
+        return false;
+    return fs_journal_holds_anew(server, entry);
 }
 /* The request answered by its handler (fs_dispatch), or the mount's error. */
 long fs_answer_any(struct fs_server *server, uint64_t control);

@@ -73,6 +73,7 @@ static void read_end_options(bool restarted)
     if (!restarted && kernel_option("fs_end_after", value, sizeof(value)) > 0)
         server.end_after = strtoul(value, NULL, 0);
     server.end_on_stat = kernel_option("fs_end_on_stat", value, sizeof(value)) > 0;
+    server.end_asked = server.end_after != 0 || server.end_on_stat;
 }
 
 /* end_if_asked when a test option is set (apart: the serve loop's one test). */
@@ -91,7 +92,7 @@ static __attribute__((noinline)) void end_if_due(uint32_t operation)
 
 static inline void end_if_asked(uint32_t operation)
 {
-    if (server.end_after != 0 || server.end_on_stat)
+    if (server.end_asked)
         end_if_due(operation);
 }
 

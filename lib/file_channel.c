@@ -25,8 +25,10 @@ static struct channel_data {
 static uint64_t foreign[ICA_MAX_ATTACHED];
 uint32_t file_channel_foreign_count; /* file_internal.h */
 static uint8_t *gather_buffer;       /* several lent blocks made contiguous */
-uint64_t file_channel_data_bytes;    /* what the current request's data ICA must hold */
-static uint64_t last_tag;            /* the number of this process's last tagged request */
+/* What the current request's data ICA must hold (set by begin; read only
+ * for a request that attaches one). */
+static uint64_t data_bytes;
+static uint64_t last_tag; /* the number of this process's last tagged request */
 
 static long find_fs(void)
 {
@@ -94,7 +96,7 @@ long file_channel_begin(uint32_t operation, uint64_t bytes)
 {
     if (file_channel_foreign_count > 0)
         release_foreign();
-    file_channel_data_bytes = bytes;
+    data_bytes = bytes;
     if (file_channel_control == NO_ICA || bytes > 0) {
         long error = ensure_icas(bytes);
         if (error != 0)
@@ -190,7 +192,7 @@ static long prepare_again(struct resend *resend)
     if (resend->attach && current->id == NO_ICA) {
         if (resend->operation == FS_WRITE)
             return -E_SERVER_ENDED;
-        return ensure_data(file_channel_data_bytes);
+        return ensure_data(data_bytes);
     }
     return 0;
 }

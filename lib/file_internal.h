@@ -31,13 +31,11 @@ long file_channel_set_paths(const char *path, const char *second_path);
 /* Sends the request to FS and waits; with `attach_data` the data ICA goes
  * along. Returns the result (>= 0) or an error. */
 long file_channel_call(bool attach_data);
-/* The channel's FS (< 0: not known yet), the data ICAs a result brought
- * that are not ours (freed at the next begin) and what the current
- * request's data ICA must hold: file_channel.c's, read here by the inline
- * requests below. */
+/* The channel's FS (< 0: not known yet) and the data ICAs a result brought
+ * that are not ours (freed at the next begin): file_channel.c's, read here
+ * by the inline requests below. */
 extern long file_channel_fs_pid;
 extern uint32_t file_channel_foreign_count;
-extern uint64_t file_channel_data_bytes;
 /* The requests without a data ICA that the library makes per block or per
  * small write (FS_READBLOCK, a small FS_WRITE) have a message of three words:
  * the handle, where, how much; the rest of the message is zero. */
@@ -66,7 +64,6 @@ static inline bool file_channel_ready(void)
 static inline long file_channel_send3_ready(uint64_t control, uint32_t operation, uint64_t handle,
                                             uint64_t where, uint64_t count)
 {
-    file_channel_data_bytes = 0;
     request_prepare(control, operation);
     struct ica_control *page = ica_control_of(control);
     uint64_t *words = (uint64_t *)page->message;

@@ -44,11 +44,14 @@ static __attribute__((noinline)) long readblock_from(uint64_t handle, uint64_t s
     return readblock_result(file_channel_page(), size, bytes, data);
 }
 
-/* readblock past its checks when the usual one-step request will not do:
- * more blocks than can be lent, or a channel that is not ready. */
+/* readblock past the descriptor's checks when the usual one-step request
+ * will not do: a size out of range, more blocks than can be lent, or a
+ * channel that is not ready. */
 static __attribute__((noinline)) long readblock_in_general(uint64_t handle, uint64_t size,
                                                            uint64_t blkoff, const void **data)
 {
+    if (size == 0 || size > READBLOCK_MAX_BLOCKS)
+        return -E_INVALID;
     long bytes = -E_NEEDS_DATA;
     if (size <= ICA_MAX_ATTACHED)
         bytes = file_channel_request3(FS_READBLOCK, handle, blkoff, size); /* lent */
@@ -72,10 +75,8 @@ long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data)
     struct file_descriptor *file = file_descriptor_get(fd);
     if (file == NULL || data == NULL || !file_can_read(file))
         return -E_INVALID;
-    if (size == 0 || size > READBLOCK_MAX_BLOCKS)
-        return -E_INVALID;
     uint64_t handle = file->handle;
-    if (size > ICA_MAX_ATTACHED || !file_channel_ready())
+    if (size - 1 >= ICA_MAX_ATTACHED || !file_channel_ready()) /* size 0 too: refused there */
         return readblock_in_general(handle, size, blkoff, data);
     uint64_t control = file_channel_control;
     long sent = file_channel_send3_ready(control, FS_READBLOCK, handle, blkoff, size);

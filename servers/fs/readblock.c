@@ -67,9 +67,10 @@ static inline __attribute__((always_inline)) long
 mapped_for_blk(struct fs_server *server, uint64_t control, uint32_t inode, uint64_t first,
                uint32_t count, bool lend_only, uint64_t size, struct block_map_entry *one)
 {
-    if (first * STORAGE_BLOCK_BYTES >= size)
+    bool at_end = (first + count) * STORAGE_BLOCK_BYTES > size; /* count >= 1 */
+    if (at_end && first * STORAGE_BLOCK_BYTES >= size)
         return 0;
-    if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole(count) ||
+    if (at_end || has_hole(count) ||
         (one != NULL ? fs_journal_holds_remembered(server, one)
                      : fs_journal_holds(server, disk_blocks, count)))
         return lend_only ? -E_NEEDS_DATA

@@ -96,7 +96,7 @@ static long read_piece(const struct file_descriptor *file, uint8_t *buffer, uint
         return bytes;
     if ((uint64_t)bytes > length)
         bytes = (long)length;
-    const uint8_t *source = file_channel_result_data((uint64_t)bytes);
+    const uint8_t *source = file_channel_result_data(file_channel_page(), (uint64_t)bytes);
     if (source == NULL)
         return -E_INVALID;
     memcpy(buffer, source, (size_t)bytes);
@@ -127,8 +127,8 @@ long pread(int fd, void *buffer, size_t length, uint64_t offset)
 
 /* A few bytes go in the control ICA itself: FS has BLK write them in place
  * (FS_WRITE without a data ICA), or answers -E_NEEDS_DATA. */
-static long write_inline(const struct file_descriptor *file, const uint8_t *data, uint64_t length,
-                         uint64_t offset)
+static inline long write_inline(const struct file_descriptor *file, const uint8_t *data,
+                                uint64_t length, uint64_t offset)
 {
     if (file_channel_ready()) { /* the usual case, in one step */
         memcpy(file_channel_page()->payload, data, (size_t)length);
@@ -143,15 +143,12 @@ static long write_inline(const struct file_descriptor *file, const uint8_t *data
     return file_channel_call(false);
 }
 
-/* One FS_WRITE of at most a data ICA. */
-static long write_piece(const struct file_descriptor *file, const uint8_t *data, uint64_t length,
-                        uint64_t offset)
+/* One FS_WRITE of at most a data ICA, the bytes in the data ICA (apart:
+ * a small write's bytes usually go inline). */
+static __attribute__((noinline)) long write_with_data(const struct file_descriptor *file,
+                                                      const uint8_t *data, uint64_t length,
+                                                      uint64_t offset)
 {
-    if (length <= FS_INLINE_WRITE_BYTES) {
-        long bytes = write_inline(file, data, length, offset);
-        if (bytes != -E_NEEDS_DATA)
-            return bytes;
-    }
     long error = file_channel_begin(FS_WRITE, length);
     if (error != 0)
         return error;
@@ -160,7 +157,33 @@ static long write_piece(const struct file_descriptor *file, const uint8_t *data,
     return file_channel_call(true);
 }
 
-long file_write_at(struct file_descriptor *file, const void *data, size_t length, uint64_t offset)
+/* One FS_WRITE of at most a data ICA: inline when it is small enough and FS
+ * can write it in place, else with the data ICA. */
+static inline long write_piece(const struct file_descriptor *file, const uint8_t *data,
+                               uint64_t length, uint64_t offset)
+{
+    if (length <= FS_INLINE_WRITE_BYTES) {
+        long bytes = write_inline(file, data, length, offset);
+        if (bytes != -E_NEEDS_DATA)
+            return bytes;
+    }
+    return write_with_data(file, data, length, offset);
+}
+
+/* What `bytes` written at `offset` change in the process: readbyte's
+ * buffer and the file's size. */
+static inline void note_written(struct file_descriptor *file, uint64_t offset, const void *data,
+                                size_t bytes)
+{
+    readbyte_note_write(file->inode, offset, data, bytes);
+    if (offset + bytes > file->size)
+        file->size = offset + bytes;
+}
+
+/* file_write_at in pieces of a data ICA (apart: a small write is one
+ * piece). Stops at the first short or failed piece. */
+static __attribute__((noinline)) long
+write_in_pieces(struct file_descriptor *file, const void *data, size_t length, uint64_t offset)
 {
     size_t done = 0;
     while (done < length) {
@@ -170,15 +193,25 @@ long file_write_at(struct file_descriptor *file, const void *data, size_t length
         long bytes = write_piece(file, (const uint8_t *)data + done, piece, offset + done);
         if (bytes < 0)
             return done > 0 ? (long)done : bytes;
-        readbyte_note_write(file->inode, offset + done, (const uint8_t *)data + done,
-                            (size_t)bytes);
+        note_written(file, offset + done, (const uint8_t *)data + done, (size_t)bytes);
         done += (size_t)bytes;
-        if (offset + done > file->size)
-            file->size = offset + done;
         if ((uint64_t)bytes < piece)
             break;
     }
     return (long)done;
+}
+
+/* A small write (one piece that may go inline: the usual pwrite and
+ * writebyte) without the loop of pieces: what its one turn does. */
+long file_write_at(struct file_descriptor *file, const void *data, size_t length, uint64_t offset)
+{
+    if (length == 0 || length > FS_INLINE_WRITE_BYTES)
+        return write_in_pieces(file, data, length, offset);
+    long bytes = write_piece(file, data, length, offset);
+    if (bytes < 0)
+        return bytes;
+    note_written(file, offset, data, (size_t)bytes);
+    return bytes;
 }
 
 long pwrite(int fd, const void *buffer, size_t length, uint64_t offset)

@@ -25,8 +25,10 @@ static struct channel_data {
 static uint64_t foreign[ICA_MAX_ATTACHED];
 uint32_t file_channel_foreign_count; /* file_internal.h */
 static uint8_t *gather_buffer;       /* several lent blocks made contiguous */
-uint64_t file_channel_data_bytes;    /* what the current request's data ICA must hold */
-static uint64_t last_tag;            /* the number of this process's last tagged request */
+/* What the current request's data ICA must hold (set by begin; read only
+ * for a request that attaches one). */
+static uint64_t data_bytes;
+static uint64_t last_tag; /* the number of this process's last tagged request */
 
 static long find_fs(void)
 {
@@ -94,7 +96,7 @@ long file_channel_begin(uint32_t operation, uint64_t bytes)
 {
     if (file_channel_foreign_count > 0)
         release_foreign();
-    file_channel_data_bytes = bytes;
+    data_bytes = bytes;
     if (file_channel_control == NO_ICA || bytes > 0) {
         long error = ensure_icas(bytes);
         if (error != 0)
@@ -190,7 +192,7 @@ static long prepare_again(struct resend *resend)
     if (resend->attach && current->id == NO_ICA) {
         if (resend->operation == FS_WRITE)
             return -E_SERVER_ENDED;
-        return ensure_data(file_channel_data_bytes);
+        return ensure_data(data_bytes);
     }
     return 0;
 }
@@ -260,8 +262,10 @@ static void put_words(uint8_t *message, uint64_t handle, uint64_t where, uint64_
     __builtin_memcpy(message, words, sizeof words);
 }
 
-long file_channel_request3_after_ended(uint32_t operation, uint64_t handle, uint64_t where,
-                                       uint64_t count)
+/* A request of three words, after a first attempt whose FS ended before
+ * answering: the retrying call goes on from it (as file_channel_call's). */
+static long request3_after_ended(uint32_t operation, uint64_t handle, uint64_t where,
+                                 uint64_t count)
 {
     struct resend resend = {.operation = operation, .attach = false, .attempts = 1};
     put_words(resend.message, handle, where, count);
@@ -284,9 +288,16 @@ long file_channel_request3_in_general(uint32_t operation, uint64_t handle, uint6
     return file_channel_call(false);
 }
 
-void file_channel_take_returned_data(void)
+long file_channel_request3_outcome(uint32_t operation, uint64_t handle, uint64_t where,
+                                   uint64_t count, long sent)
 {
-    take_returned_data(file_channel_page(), false);
+    if (request_server_ended(sent, file_channel_control))
+        return request3_after_ended(operation, handle, where, count);
+    const struct ica_control *page = file_channel_page();
+    long result = sent != 0 ? sent : page->result;
+    if (page->data_count > 0)
+        take_returned_data(page, false); /* with none, it has nothing to sort */
+    return result;
 }
 
 /* Copies the lent blocks, one STORAGE_BLOCK_BYTES block per lent ICA, into

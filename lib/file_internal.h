@@ -31,13 +31,11 @@ long file_channel_set_paths(const char *path, const char *second_path);
 /* Sends the request to FS and waits; with `attach_data` the data ICA goes
  * along. Returns the result (>= 0) or an error. */
 long file_channel_call(bool attach_data);
-/* The channel's FS (< 0: not known yet), the data ICAs a result brought
- * that are not ours (freed at the next begin) and what the current
- * request's data ICA must hold: file_channel.c's, read here by the inline
- * requests below. */
+/* The channel's FS (< 0: not known yet) and the data ICAs a result brought
+ * that are not ours (freed at the next begin): file_channel.c's, read here
+ * by the inline requests below. */
 extern long file_channel_fs_pid;
 extern uint32_t file_channel_foreign_count;
-extern uint64_t file_channel_data_bytes;
 /* The requests without a data ICA that the library makes per block or per
  * small write (FS_READBLOCK, a small FS_WRITE) have a message of three words:
  * the handle, where, how much; the rest of the message is zero. */
@@ -50,31 +48,22 @@ _Static_assert(sizeof(struct fs_write_message) == 3 * sizeof(uint64_t) &&
                    __builtin_offsetof(struct fs_write_message, length) == 16,
                "FS_WRITE's message is three words");
 /* Such a request, for an operation without a tag: file_channel_begin and
- * file_channel_call in general; and the retrying call after a first attempt
- * whose FS ended before answering (as file_channel_call's goes on). Apart
- * from the inline requests below. */
+ * file_channel_call in general. Apart from the inline requests below. */
 long file_channel_request3_in_general(uint32_t operation, uint64_t handle, uint64_t where,
                                       uint64_t count);
-long file_channel_request3_after_ended(uint32_t operation, uint64_t handle, uint64_t where,
-                                       uint64_t count);
-/* Sorts the data ICAs a result brought back (file_channel_call's). */
-void file_channel_take_returned_data(void);
 /* True when a request may take the one-step path below: the channel has
  * its control ICA, no foreign data ICAs to free, and its FS is known. */
 static inline bool file_channel_ready(void)
 {
     return file_channel_control != 0 && file_channel_fs_pid >= 0 && file_channel_foreign_count == 0;
 }
-/* file_channel_request3_in_general's request on a ready channel, in one
- * step (what file_channel_begin and file_channel_call do for it); the
- * result or an error. A payload is the caller's, written before. After an
- * answered call the control ICA came back as a result, so data ICAs it
- * brought show in data_count (0 as sent). */
-static inline long file_channel_request3_ready(uint32_t operation, uint64_t handle, uint64_t where,
-                                               uint64_t count)
+/* file_channel_request3_in_general's request on a ready channel, sent in
+ * one step (what file_channel_begin and file_channel_call do for it) with
+ * the channel's control ICA, `control`: the error of sending. A payload is
+ * the caller's, written before. */
+static inline long file_channel_send3_ready(uint64_t control, uint32_t operation, uint64_t handle,
+                                            uint64_t where, uint64_t count)
 {
-    uint64_t control = file_channel_control;
-    file_channel_data_bytes = 0;
     request_prepare(control, operation);
     struct ica_control *page = ica_control_of(control);
     uint64_t *words = (uint64_t *)page->message;
@@ -82,12 +71,30 @@ static inline long file_channel_request3_ready(uint32_t operation, uint64_t hand
     words[1] = where;
     words[2] = count;
     page->arrival = 0; /* the kernel sets it when the ICA comes back */
-    long result;
-    if (!request_call_answered(file_channel_fs_pid, control, &result))
-        return file_channel_request3_after_ended(operation, handle, where, count);
-    if (page->data_count > 0)
-        file_channel_take_returned_data(); /* with none, it has nothing to sort */
-    return result;
+    return ica_request(file_channel_fs_pid, control, ICA_SYNC);
+}
+/* True when FS answered a request sent so (`sent` 0, its result not
+ * -E_SERVER_ENDED) and the control ICA (`page`) came back without data
+ * ICAs (0 as sent): its outcome is the control's result as it stands. */
+static inline bool file_channel_answered_alone(const struct ica_control *page, long sent)
+{
+    return sent == 0 && page->result != -E_SERVER_ENDED && page->data_count == 0;
+}
+/* The outcome of a request sent so, in every case: after an FS that ended
+ * before answering, the retrying call's; else the error of sending or the
+ * result, the data ICAs that came back sorted. */
+long file_channel_request3_outcome(uint32_t operation, uint64_t handle, uint64_t where,
+                                   uint64_t count, long sent);
+/* The request on a ready channel: the result or an error. */
+static inline long file_channel_request3_ready(uint32_t operation, uint64_t handle, uint64_t where,
+                                               uint64_t count)
+{
+    uint64_t control = file_channel_control;
+    long sent = file_channel_send3_ready(control, operation, handle, where, count);
+    const struct ica_control *page = ica_control_of(control);
+    if (!file_channel_answered_alone(page, sent))
+        return file_channel_request3_outcome(operation, handle, where, count, sent);
+    return page->result;
 }
 /* The request on any channel: in one step when it is ready. */
 static inline long file_channel_request3(uint32_t operation, uint64_t handle, uint64_t where,
@@ -100,11 +107,12 @@ static inline long file_channel_request3(uint32_t operation, uint64_t handle, ui
 /* file_channel_result_data when not exactly one block was lent. */
 const uint8_t *file_channel_result_data_otherwise(uint64_t bytes);
 /* After a call: where the `bytes` of the result are, contiguous (a lent
- * cached block, the returned data ICA, or a gathered copy of several).
- * Inline: one lent block, readblock's usual result, is one load. */
-static inline const uint8_t *file_channel_result_data(uint64_t bytes)
+ * cached block, the returned data ICA, or a gathered copy of several);
+ * `page` is the channel's control page. Inline: one lent block,
+ * readblock's usual result, is one load. */
+static inline const uint8_t *file_channel_result_data(const struct ica_control *page,
+                                                      uint64_t bytes)
 {
-    const struct ica_control *page = file_channel_page();
     if (page->lent_count == 1)
         return ica_address(page->lent[0]);
     return file_channel_result_data_otherwise(bytes);

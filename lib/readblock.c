@@ -7,46 +7,86 @@
 #include "file_internal.h"
 #include <formica/user.h>
 
-/* One FS_READBLOCK request, with a data ICA for the blocks or without (then
- * only lent blocks can answer, else -E_NEEDS_DATA). */
-static long ask_fs(const struct file_descriptor *file, uint32_t size, uint64_t blkoff, bool data)
+/* One FS_READBLOCK request with a data ICA for the blocks. */
+static long ask_fs_with_data(uint64_t handle, uint64_t size, uint64_t blkoff)
 {
-    long error = file_channel_begin(FS_READBLOCK, data ? (uint64_t)size * STORAGE_BLOCK_BYTES : 0);
+    long error = file_channel_begin(FS_READBLOCK, size * STORAGE_BLOCK_BYTES);
     if (error != 0)
         return error;
-    *fs_readblock_of(file_channel_page()) =
-        (struct fs_readblock_message){file->handle, blkoff, size};
-    return file_channel_call(data);
+    *fs_readblock_of(file_channel_page()) = (struct fs_readblock_message){handle, blkoff, size};
+    return file_channel_call(true);
 }
 
-/* ask_fs with a data ICA: the rarer case, apart. */
-static __attribute__((noinline)) long ask_fs_with_data(const struct file_descriptor *file,
-                                                       uint32_t size, uint64_t blkoff)
+/* Where the `bytes` a readblock of `size` blocks brought are (clamped to
+ * the blocks asked for): *data, and the count; a result without data is a
+ * server bug. `page` is the channel's control page. */
+static inline long readblock_result(const struct ica_control *page, uint64_t size, long bytes,
+                                    const void **data)
 {
-    return ask_fs(file, size, blkoff, true);
+    uint64_t wanted = size * STORAGE_BLOCK_BYTES;
+    if ((uint64_t)bytes > wanted)
+        bytes = (long)wanted;
+    *data = bytes > 0 ? file_channel_result_data(page, (uint64_t)bytes) : NULL;
+    if (bytes > 0 && *data == NULL)
+        return -E_INVALID;
+    return bytes;
 }
 
+/* readblock from the outcome of its lend-only request (-E_NEEDS_DATA when
+ * none was made): asked again with a data ICA when lending would not do. */
+static __attribute__((noinline)) long readblock_from(uint64_t handle, uint64_t size,
+                                                     uint64_t blkoff, const void **data, long bytes)
+{
+    if (bytes == -E_NEEDS_DATA)
+        bytes = ask_fs_with_data(handle, size, blkoff);
+    if (bytes < 0)
+        return bytes;
+    return readblock_result(file_channel_page(), size, bytes, data);
+}
+
+/* readblock past the descriptor's checks when the usual one-step request
+ * will not do: a size out of range, more blocks than can be lent, or a
+ * channel that is not ready. */
+static __attribute__((noinline)) long readblock_in_general(uint64_t handle, uint64_t size,
+                                                           uint64_t blkoff, const void **data)
+{
+    if (size == 0 || size > READBLOCK_MAX_BLOCKS)
+        return -E_INVALID;
+    long bytes = -E_NEEDS_DATA;
+    if (size <= ICA_MAX_ATTACHED)
+        bytes = file_channel_request3(FS_READBLOCK, handle, blkoff, size); /* lent */
+    return readblock_from(handle, size, blkoff, data, bytes);
+}
+
+/* readblock's lend-only request, sent, when FS's answer is not one to take
+ * as it stands. */
+static __attribute__((noinline)) long readblock_sent(uint64_t handle, uint64_t size,
+                                                     uint64_t blkoff, const void **data, long sent)
+{
+    long bytes = file_channel_request3_outcome(FS_READBLOCK, handle, blkoff, size, sent);
+    return readblock_from(handle, size, blkoff, data, bytes);
+}
+
+/* The usual readblock (a few blocks, a ready channel, one lent block as
+ * the answer) makes no call but its system call: every other case goes on
+ * apart, with the same steps. */
 long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data)
 {
     struct file_descriptor *file = file_descriptor_get(fd);
     if (file == NULL || data == NULL || !file_can_read(file))
         return -E_INVALID;
-    if (size == 0 || size > READBLOCK_MAX_BLOCKS)
-        return -E_INVALID;
-    uint64_t wanted = (uint64_t)size * STORAGE_BLOCK_BYTES;
-    long bytes = -E_NEEDS_DATA;
-    if (size <= ICA_MAX_ATTACHED)
-        bytes = file_channel_request3(FS_READBLOCK, file->handle, blkoff, size); /* lent */
-    if (bytes == -E_NEEDS_DATA)
-        bytes = ask_fs_with_data(file, size, blkoff);
-    if (bytes < 0)
-        return bytes;
-    if ((uint64_t)bytes > wanted)
-        bytes = (long)wanted;
-    *data = bytes > 0 ? file_channel_result_data((uint64_t)bytes) : NULL;
-    if (bytes > 0 && *data == NULL)
-        return -E_INVALID; /* a result without data: a server bug */
-    return bytes;
+    uint64_t handle = file->handle;
+    if (size - 1 >= ICA_MAX_ATTACHED || !file_channel_ready()) /* size 0 too: refused there */
+        return readblock_in_general(handle, size, blkoff, data);
+    uint64_t control = file_channel_control;
+    long sent = file_channel_send3_ready(control, FS_READBLOCK, handle, blkoff, size);
+    const struct ica_control *page = ica_control_of(control);
+    if (!file_channel_answered_alone(page, sent))
+        return readblock_sent(handle, size, blkoff, data, sent);
+    long bytes = page->result;
+    if (bytes < 0 || page->lent_count != 1) /* one lent block: file_channel_result_data inline */
+        return readblock_from(handle, size, blkoff, data, bytes);
+    return readblock_result(page, size, bytes, data);
 }
 
 long writeblock(int fd, uint32_t size, uint64_t blkoff, const void *data)

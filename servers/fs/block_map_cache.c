@@ -18,7 +18,8 @@ int block_map_cache_look_up(struct ext2_fs *fs, uint32_t inode, uint64_t first, 
         if (disk_blocks[i] == 0)
             continue;
         struct block_map_entry *entry = block_map_entry_for(inode, first + i);
-        *entry = (struct block_map_entry){inode, disk_blocks[i], first + i, *size};
+        *entry = (struct block_map_entry){inode, disk_blocks[i], first + i, *size,
+                                          BLOCK_MAP_JOURNAL_UNKNOWN};
         anything_remembered = true;
     }
     return 0;

@@ -83,10 +83,21 @@ struct fs_wait fs_journal_settle_anew(struct fs_server *server)
         report("commit", journal_commit(journal));
         return wait_for(seconds_until_due(server));
     }
-    fs_settled.wait = wait_for(due);
+    struct fs_wait wait = wait_for(due);
+    if (server->kept != NULL && kept_transaction_copied_changes != journal->changes)
+        return wait; /* the copy lags (fs_journal_settled): not remembered */
+    fs_settled.wait = wait;
     fs_settled.time = server->fs.time;
     fs_settled.changes = journal->changes;
-    return fs_settled.wait;
+    return wait;
+}
+
+bool fs_journal_holds_anew(const struct fs_server *server, struct block_map_entry *entry)
+{
+    if (fs_journal_holds(server, &entry->disk_block, 1))
+        return true;
+    entry->outside_journal = server->journal->changes;
+    return false;
 }
 
 /* Waits for the next request; commits a due transaction while idle. */

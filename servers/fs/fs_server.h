@@ -1,6 +1,7 @@
 /* fs_server.h: the FS server's state and its request handlers (one file per
  * group: files, names, readblock); dispatch.c picks the handler. */
 #pragma once
+#include "block_map_cache.h"
 #include "ext2.h"
 #include "ext2_public_map.h"
 #include "open_files.h"
@@ -30,6 +31,7 @@ struct fs_server {
     uint64_t requests;              /* answered so far (the fs_end_after test option) */
     uint64_t end_after;             /* test option fs_end_after=N: end before answering the Nth */
     bool end_on_stat; /* test option fs_end_on_stat=1: end before any FS_STAT's answer */
+    bool end_asked;   /* either option is set: the serve loop's one test */
 };
 
 /* Logs a malformed request and gives -E_INVALID. */
@@ -142,18 +144,29 @@ struct fs_settled {
     struct fs_wait wait;
 };
 extern struct fs_settled fs_settled;
-/* fs_journal_settle when fs_settled does not hold (fs_journal.c). */
+/* fs_journal_settle when fs_settled does not hold (fs_journal.c). It
+ * remembers an outcome only while the kept copy holds the transaction as
+ * it is (kept_transaction_copied_changes), so fs_settled also says that
+ * nothing is left to keep. */
 struct fs_wait fs_journal_settle_anew(struct fs_server *server);
+/* True while fs_settled holds: the transaction and the clock are as the
+ * last settle left them, and the kept copy holds that transaction: a
+ * request in between changed nothing to keep or to settle. */
+static inline bool fs_journal_settled(const struct fs_server *server)
+{
+    const struct journal *journal = server->journal;
+    return journal != NULL && fs_settled.changes == journal->changes &&
+           fs_settled.time == server->fs.time;
+}
 /* After a request: a due transaction commits, then how to wait for the
  * next request so that FS wakes when the running one is due, for a
  * receive combined with a return or forward. Inline: after a read, the
  * last outcome holds (three tests). */
 static inline struct fs_wait fs_journal_settle(struct fs_server *server)
 {
-    const struct journal *journal = server->journal;
-    if (journal == NULL)
+    if (server->journal == NULL)
         return (struct fs_wait){0}; /* ext2: no transaction runs */
-    if (fs_settled.changes == journal->changes && fs_settled.time == server->fs.time)
+    if (fs_journal_settled(server))
         return fs_settled.wait;
     return fs_journal_settle_anew(server);
 }
@@ -172,6 +185,22 @@ static inline bool fs_journal_holds(const struct fs_server *server, const uint32
         if (journal_holds(server->journal, blocks[i]))
             return true;
     return false;
+}
+/* fs_journal_holds_remembered when the entry does not remember: asked,
+ * and a block outside remembered (fs_journal.c). */
+bool fs_journal_holds_anew(const struct fs_server *server, struct block_map_entry *entry);
+/* fs_journal_holds of the one block a block map cache entry remembers. A
+ * block found outside the running transaction is remembered so in the
+ * entry while the journal's change count stays: the transaction gains and
+ * loses blocks only with the count. Inline: every readblock and small
+ * write asks; a block that stays outside is two loads and a comparison. */
+static inline bool fs_journal_holds_remembered(const struct fs_server *server,
+                                               struct block_map_entry *entry)
+{
+    const struct journal *journal = server->journal;
+    if (journal == NULL || entry->outside_journal == journal->changes)
+        return false;
+    return fs_journal_holds_anew(server, entry);
 }
 /* The request answered by its handler (fs_dispatch), or the mount's error. */
 long fs_answer_any(struct fs_server *server, uint64_t control);
@@ -193,7 +222,8 @@ static inline long fs_answer(struct fs_server *server, uint64_t control)
  * changes and its answer, before the answer goes. */
 long fs_answer_tagged(struct fs_server *server, uint64_t control);
 /* Before the answer of a request without a tag: the kept copy of its
- * changes. Inline: a request that changed nothing (a read) is a few tests. */
+ * changes. Inline: a request that changed nothing is a few tests (and
+ * none when it left the journal settled: fs_journal_settled). */
 static inline void fs_keep_changes(struct fs_server *server)
 {
     if (server->kept != NULL)

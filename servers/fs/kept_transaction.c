@@ -134,7 +134,7 @@ static bool stage_blocks(struct kept_transaction *t, struct journal *journal)
     return true;
 }
 
-uint64_t kept_transaction_copied_changes; /* kept_transaction.h */
+uint64_t kept_transaction_copied_changes = UINT64_MAX; /* kept_transaction.h */
 
 /* The copy, when there is something to copy (kept_transaction.h). */
 void kept_transaction_save_copy(struct fs_kept *kept, struct journal *journal,

@@ -52,8 +52,10 @@ void kept_transaction_prepare_replay(struct fs_kept *kept, struct journal *journ
 /* After mounting: commits the kept blocks if the log did not commit them.
  * Returns how many blocks were committed, or an error. */
 long kept_transaction_commit(struct fs_kept *kept, struct journal *journal);
-/* The journal's change count when the copy was last taken (0 after a
- * start: the first request takes one). */
+/* The journal's change count when the copy was last taken (UINT64_MAX
+ * after a start: the first request takes one). The count goes up with
+ * every change to the transaction, revoke and commit, so a copy taken at
+ * the count it has now holds the running transaction as it is. */
 extern uint64_t kept_transaction_copied_changes;
 /* kept_transaction_save when there is something to copy (apart, so the
  * common request that changed nothing saves no registers). */
@@ -61,13 +63,11 @@ void kept_transaction_save_copy(struct fs_kept *kept, struct journal *journal,
                                 const struct kept_answer *answer);
 /* After a request, before its answer: copies the transaction blocks it
  * changed (journal NULL on ext2: none) and its answer (NULL: none).
- * Inline: a request that changed nothing is three tests. */
+ * Inline: a request that changed nothing is two tests. */
 static inline void kept_transaction_save(struct fs_kept *kept, struct journal *journal,
                                          const struct kept_answer *answer)
 {
-    bool unchanged = journal == NULL || (journal->changes == kept_transaction_copied_changes &&
-                                         kept_transaction_copied_changes != 0 &&
-                                         journal->next_tid == kept->transaction.tid);
+    bool unchanged = journal == NULL || journal->changes == kept_transaction_copied_changes;
     if (answer != NULL || !unchanged)
         kept_transaction_save_copy(kept, journal, answer);
 }

@@ -73,6 +73,7 @@ static void read_end_options(bool restarted)
     if (!restarted && kernel_option("fs_end_after", value, sizeof(value)) > 0)
         server.end_after = strtoul(value, NULL, 0);
     server.end_on_stat = kernel_option("fs_end_on_stat", value, sizeof(value)) > 0;
+    server.end_asked = server.end_after != 0 || server.end_on_stat;
 }
 
 /* end_if_asked when a test option is set (apart: the serve loop's one test). */
@@ -91,7 +92,7 @@ static __attribute__((noinline)) void end_if_due(uint32_t operation)
 
 static inline void end_if_asked(uint32_t operation)
 {
-    if (server.end_after != 0 || server.end_on_stat)
+    if (server.end_asked)
         end_if_due(operation);
 }
 
@@ -209,15 +210,21 @@ static inline long pass_on_and_receive(uint64_t control, uint32_t operation, lon
     return pass_on_failed(control, operation, result, wait, next);
 }
 
-/* The request answered, and kept (with its answer when it has a tag)
- * before the answer goes. */
-static inline long answer_and_keep(uint64_t control, uint32_t operation)
+/* The request answered (a request with a tag is kept with its answer). */
+static inline long answer(uint64_t control, uint32_t operation)
 {
     if (fs_operation_is_tagged(operation))
         return fs_answer_tagged(&server, control);
-    long result = fs_answer(&server, control);
-    fs_keep_changes(&server);
-    return result;
+    return fs_answer(&server, control);
+}
+
+/* How to wait for the next request: the journal's last outcome while it
+ * is `settled`, else fs_journal_settle's. */
+static inline struct fs_wait settle(bool settled)
+{
+    if (settled)
+        return fs_settled.wait;
+    return server.mounted ? fs_journal_settle(&server) : (struct fs_wait){0};
 }
 
 static _Noreturn void serve(void)
@@ -239,10 +246,14 @@ static _Noreturn void serve(void)
             block_map_cache_clear();
         if (now_us != 0)
             clock_catch_up(now_us);
-        long result = answer_and_keep((uint64_t)control, operation);
+        long result = answer((uint64_t)control, operation);
+        /* Settled: the request changed nothing to keep or settle (only a
+         * mounted FS settles, so this FS is mounted). */
+        bool settled = fs_journal_settled(&server);
+        if (!settled && !fs_operation_is_tagged(operation))
+            fs_keep_changes(&server); /* before the answer goes */
         end_if_asked(operation);
-        struct fs_wait wait = server.mounted ? fs_journal_settle(&server) : (struct fs_wait){0};
-        control = pass_on_and_receive((uint64_t)control, operation, result, wait);
+        control = pass_on_and_receive((uint64_t)control, operation, result, settle(settled));
     }
 }
 

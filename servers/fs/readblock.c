@@ -60,16 +60,19 @@ static long prepare_for_blk(uint64_t control, uint32_t count)
 
 /* With the blocks mapped (disk_blocks) and the file's size: the request
  * rewritten for BLK, or answered here when BLK cannot serve it alone (a
- * hole, the file's end, a block the journal holds). */
-static inline __attribute__((always_inline)) long mapped_for_blk(struct fs_server *server,
-                                                                 uint64_t control, uint32_t inode,
-                                                                 uint64_t first, uint32_t count,
-                                                                 bool lend_only, uint64_t size)
+ * hole, the file's end, a block the journal holds). `one` is the block map
+ * cache's entry of a single remembered block (it remembers the journal's
+ * answer), else NULL. */
+static inline __attribute__((always_inline)) long
+mapped_for_blk(struct fs_server *server, uint64_t control, uint32_t inode, uint64_t first,
+               uint32_t count, bool lend_only, uint64_t size, struct block_map_entry *one)
 {
-    if (first * STORAGE_BLOCK_BYTES >= size)
+    bool at_end = (first + count) * STORAGE_BLOCK_BYTES > size; /* count >= 1 */
+    if (at_end && first * STORAGE_BLOCK_BYTES >= size)
         return 0;
-    if ((first + count) * STORAGE_BLOCK_BYTES > size || has_hole(count) ||
-        fs_journal_holds(server, disk_blocks, count))
+    if (at_end || has_hole(count) ||
+        (one != NULL ? fs_journal_holds_remembered(server, one)
+                     : fs_journal_holds(server, disk_blocks, count)))
         return lend_only ? -E_NEEDS_DATA
                          : read_here(server, ica_control_of(control), inode, first,
                                      (uint64_t)count * STORAGE_BLOCK_BYTES);
@@ -86,11 +89,11 @@ static __attribute__((noinline)) long look_up_for_blk(struct fs_server *server, 
     int error = block_map_cache_look_up(&server->fs, inode, first, count, disk_blocks, &size);
     if (error != 0)
         return error;
-    return mapped_for_blk(server, control, inode, first, count, lend_only, size);
+    return mapped_for_blk(server, control, inode, first, count, lend_only, size, NULL);
 }
 
 /* The blocks mapped, then mapped_for_blk. Inline: fs_readblock's constant
- * count of one leaves no loops. */
+ * count of one leaves no loops, and its one block's entry is passed on. */
 static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *server,
                                                               uint64_t control, uint32_t inode,
                                                               uint64_t first, uint32_t count,
@@ -99,7 +102,8 @@ static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *
     uint64_t size = 0;
     if (!block_map_cache_recall(inode, first, count, disk_blocks, &size))
         return look_up_for_blk(server, control, inode, first, count, lend_only);
-    return mapped_for_blk(server, control, inode, first, count, lend_only, size);
+    struct block_map_entry *one = count == 1 ? block_map_cache_find(inode, first) : NULL;
+    return mapped_for_blk(server, control, inode, first, count, lend_only, size, one);
 }
 
 /* fs_readblock past the handle, in general: any count, a data ICA or not,

@@ -50,15 +50,18 @@ static inline void owe_times(struct fs_server *server, uint32_t inode)
 
 /* With the bytes' disk block `block` and the file's size: the request
  * rewritten into a BLK_PATCH when they lie in that one block, inside the
- * file, outside the running journal transaction; else -E_NEEDS_DATA. */
+ * file, outside the running journal transaction; else -E_NEEDS_DATA.
+ * `remembered` is the block map cache's entry of the block (it remembers
+ * the journal's answer), or NULL. */
 static inline __attribute__((always_inline)) long
 patch_in_place(struct fs_server *server, struct ica_control *page, uint32_t inode, uint64_t offset,
-               uint32_t length, uint32_t block, uint64_t size)
+               uint32_t length, uint32_t block, uint64_t size, struct block_map_entry *remembered)
 {
     uint32_t within = (uint32_t)(offset % STORAGE_BLOCK_BYTES);
     if (within + length > STORAGE_BLOCK_BYTES || offset + length > size || block == 0)
         return -E_NEEDS_DATA;
-    if (fs_journal_holds(server, &block, 1))
+    if (remembered != NULL ? fs_journal_holds_remembered(server, remembered)
+                           : fs_journal_holds(server, &block, 1))
         return -E_NEEDS_DATA; /* its newest bytes are in the journal: write through it */
     page->operation = BLK_PATCH;
     *blk_patch_of(page) = (struct blk_patch_message){block, within, length};
@@ -79,7 +82,7 @@ static __attribute__((noinline)) long look_up_and_patch(struct fs_server *server
         block_map_cache_look_up(&server->fs, inode, offset / STORAGE_BLOCK_BYTES, 1, &block, &size);
     if (error != 0)
         return error;
-    return patch_in_place(server, page, inode, offset, length, block, size);
+    return patch_in_place(server, page, inode, offset, length, block, size, NULL);
 }
 
 /* Where the bytes go: the disk block holding [offset, offset + length) of
@@ -105,9 +108,9 @@ long fs_small_write(struct fs_server *server, uint64_t control,
         return -E_NEEDS_DATA;
     if (server->fs.read_only)
         return -E_PERMISSION;
-    uint32_t block = 0;
-    uint64_t size = 0;
-    if (!block_map_cache_recall(file->inode, offset / STORAGE_BLOCK_BYTES, 1, &block, &size))
+    struct block_map_entry *entry = block_map_cache_find(file->inode, offset / STORAGE_BLOCK_BYTES);
+    if (entry == NULL)
         return look_up_and_patch(server, page, file->inode, offset, (uint32_t)length);
-    return patch_in_place(server, page, file->inode, offset, (uint32_t)length, block, size);
+    return patch_in_place(server, page, file->inode, offset, (uint32_t)length, entry->disk_block,
+                          entry->size, entry);
 }

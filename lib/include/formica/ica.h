@@ -112,9 +112,9 @@ static inline uint32_t ica_kind(uint64_t id)
 /* Where the ICA is mapped while a process holds it. */
 static inline void *ica_address(uint64_t id)
 {
+    if (ica_kind(id) == ICA_KIND_BLOCK) /* first: a lent cached block, a readblock's answer */
+        return (void *)(ICA_BLOCK_BASE + (uint64_t)ica_index(id) * 4096);
     if (ica_kind(id) == ICA_KIND_CONTROL)
         return (void *)(ICA_CONTROL_BASE + (uint64_t)ica_index(id) * 4096);
-    if (ica_kind(id) == ICA_KIND_BLOCK)
-        return (void *)(ICA_BLOCK_BASE + (uint64_t)ica_index(id) * 4096);
     return (void *)(ICA_DATA_BASE + (uint64_t)ica_index(id) * ICA_DATA_MAX_BYTES);
 }

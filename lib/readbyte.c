@@ -2,6 +2,7 @@
  * direct-mapped buffer of file blocks; a block's first reference fetches it
  * with readblock, later references ask no server (docs/files.md: coherence). */
 #include "file_internal.h"
+#include <formica/small_copy.h>
 #include <formica/user.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +139,7 @@ static inline void update_block(struct buffered_block *slot, uint32_t within, co
     }
     if (within + length > slot->valid_bytes)
         slot->valid_bytes = within + length;
-    memcpy(slot->bytes + within, data, length); /* last: a tail call */
+    memcpy_small_inline(slot->bytes + within, data, length);
 }
 
 /* readbyte_update_buffered for a write that spans blocks. */

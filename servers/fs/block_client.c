@@ -9,6 +9,7 @@
 #include "block_client.h"
 #include <formica/errors.h>
 #include <formica/request.h>
+#include <formica/small_copy.h>
 #include <formica/storage.h>
 #include <stdbool.h>
 #include <string.h>
@@ -142,7 +143,7 @@ void block_client_note_patch(uint64_t disk_block, uint32_t offset, const void *b
 {
     struct recent_block *slot = recent_slot(disk_block);
     if (slot->valid && slot->disk_block == disk_block && offset + length <= STORAGE_BLOCK_BYTES)
-        memcpy(slot->bytes + offset, bytes, length);
+        memcpy_small_inline(slot->bytes + offset, bytes, length);
 }
 
 void block_client_forget(uint64_t disk_block)

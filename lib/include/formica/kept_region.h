@@ -43,23 +43,29 @@ static inline uint64_t kept_checksum(const void *data, size_t bytes)
 /* kept_copy_checksummed's last word when `bytes` is not a multiple of 8
  * (apart: a small write's patch is whole words). */
 uint64_t kept_copy_checksummed_tail(uint8_t *to, const uint8_t *from, size_t bytes, uint64_t sum);
-/* Copies `bytes` bytes from `from` to `to` (not overlapping) and returns
- * kept_checksum of `to`'s whole words that hold them (`bytes` rounded up
- * to 8; the last word's bytes past `bytes` count as `to` holds them), in
- * one pass: the copy reads no byte of `from` past `bytes`. Inline: a small
- * write's patch is a word or two. */
+/* kept_copy_checksummed's turn for word `index`: copied, then taken into
+ * `sum`. */
+static inline uint64_t kept_copy_word(uint8_t *to, const uint8_t *from, size_t index, uint64_t sum)
+{
+    uint64_t word;
+    __builtin_memcpy(&word, from + index * 8, 8);
+    __builtin_memcpy(to + index * 8, &word, 8);
+    return kept_checksum_step(sum, word, index);
+}
+/* Copies `bytes` bytes from `from` to `to` (not overlapping; `to` has room
+ * for whole words) and returns kept_checksum of `to`'s whole words that hold
+ * them (`bytes` rounded up to 8; the last word's bytes past `bytes` count as
+ * `to` holds them), in one pass: the copy reads no byte of `from` past
+ * `bytes`. Inline: a small write's patch is two words, without the loop. */
 static inline uint64_t kept_copy_checksummed(void *to, const void *from, size_t bytes)
 {
     uint8_t *out = to;
     const uint8_t *in = from;
+    if (bytes == 16)
+        return kept_copy_word(out, in, 1, kept_copy_word(out, in, 0, 16));
     uint64_t sum = (bytes + 7) & ~(size_t)7;
-    size_t i = 0;
-    for (; i < bytes / 8; i++) {
-        uint64_t word;
-        __builtin_memcpy(&word, in + i * 8, 8);
-        __builtin_memcpy(out + i * 8, &word, 8);
-        sum = kept_checksum_step(sum, word, i);
-    }
+    for (size_t i = 0; i < bytes / 8; i++)
+        sum = kept_copy_word(out, in, i, sum);
     if (bytes % 8 != 0)
         sum = kept_copy_checksummed_tail(out, in, bytes, sum);
     return sum;

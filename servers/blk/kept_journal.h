@@ -93,14 +93,15 @@ static inline uint64_t journal_checksum(const uint8_t *kept, uint64_t number, ui
 }
 
 /* A free slot, searched from writer->search_from, or -1 when all are valid. */
+int journal_free_slot_search(const struct journal_writer *writer);
+/* journal_free_slot_search's answer; inline: the slot it starts from is
+ * usually free (entries are freed in bulk). */
 static inline int journal_free_slot(const struct journal_writer *writer)
 {
-    for (uint32_t step = 0; step < JOURNAL_SLOTS; step++) {
-        uint32_t slot = (writer->search_from + step) % JOURNAL_SLOTS;
-        if (writer->journal->entries[slot].state != JOURNAL_VALID)
-            return (int)slot;
-    }
-    return -1;
+    uint32_t slot = writer->search_from % JOURNAL_SLOTS;
+    if (writer->journal->entries[slot].state != JOURNAL_VALID)
+        return (int)slot;
+    return journal_free_slot_search(writer);
 }
 
 /* Keeps `length` bytes (at most a block) for `offset` of block `number` in a

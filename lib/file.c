@@ -3,6 +3,7 @@
  * (file_channel.c), naming the open file by the handle FS_OPEN gave.
  * Transfers are split into pieces of the data ICA. */
 #include "file_internal.h"
+#include <formica/small_copy.h>
 #include <formica/user.h>
 #include <string.h>
 
@@ -131,7 +132,7 @@ static inline long write_inline(const struct file_descriptor *file, const uint8_
                                 uint64_t length, uint64_t offset)
 {
     if (file_channel_ready()) { /* the usual case, in one step */
-        memcpy(file_channel_page()->payload, data, (size_t)length);
+        memcpy_small_inline(file_channel_page()->payload, data, (size_t)length);
         return file_channel_request3_ready(FS_WRITE, file->handle, offset, length);
     }
     long error = file_channel_begin(FS_WRITE, 0);

@@ -9,6 +9,16 @@ static uint64_t header_checksum(const struct kept_header *header)
     return kept_checksum(header, offsetof(struct kept_header, checksum));
 }
 
+uint64_t kept_copy_checksummed_tail(uint8_t *to, const uint8_t *from, size_t bytes, uint64_t sum)
+{
+    size_t whole = bytes & ~(size_t)7;
+    uint64_t word;
+    memcpy(&word, to + whole, 8);           /* the bytes past `bytes` as they stand */
+    memcpy(&word, from + whole, bytes % 8); /* the copied ones over them */
+    memcpy(to + whole, &word, 8);
+    return kept_checksum_step(sum, word, whole / 8);
+}
+
 bool kept_header_valid(const struct kept_header *header, uint64_t magic, uint32_t version,
                        uint64_t bytes)
 {

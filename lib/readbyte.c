@@ -2,6 +2,7 @@
  * direct-mapped buffer of file blocks; a block's first reference fetches it
  * with readblock, later references ask no server (docs/files.md: coherence). */
 #include "file_internal.h"
+#include <formica/small_copy.h>
 #include <formica/user.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,9 +142,10 @@ static inline void update_block(struct buffered_block *slot, uint32_t within, co
     memcpy(slot->bytes + within, data, length); /* last: a tail call */
 }
 
-/* readbyte_update_buffered for a write that spans blocks. */
-static __attribute__((noinline)) void update_spanning(uint32_t inode, uint64_t offset,
-                                                      const void *data, size_t length)
+/* readbyte_update_buffered block by block: every case (apart: a write
+ * inside a buffered block's valid bytes is the usual small one). */
+static __attribute__((noinline)) void update_by_blocks(uint32_t inode, uint64_t offset,
+                                                       const void *data, size_t length)
 {
     size_t done = 0;
     while (done < length) {
@@ -160,18 +162,17 @@ static __attribute__((noinline)) void update_spanning(uint32_t inode, uint64_t o
 }
 
 /* The buffered blocks that [offset, offset + length) overlaps take the new
- * bytes (readbyte_note_write's, when any are buffered). A write within one
+ * bytes (readbyte_note_write's, when any are buffered; `length` at most a
+ * piece of the channel). A write inside the valid bytes of one buffered
  * block, the usual small one, is one look-up and one copy. */
 void readbyte_update_buffered(uint32_t inode, uint64_t offset, const void *data, size_t length)
 {
     uint32_t within = (uint32_t)(offset % STORAGE_BLOCK_BYTES);
-    if (length > STORAGE_BLOCK_BYTES - within) {
-        update_spanning(inode, offset, data, length);
-        return;
-    }
     struct buffered_block *slot = find(inode, offset / STORAGE_BLOCK_BYTES);
-    if (slot != NULL)
-        update_block(slot, within, data, (uint32_t)length);
+    if (slot != NULL && within + length <= slot->valid_bytes) /* inside one block */
+        memcpy_small_inline(slot->bytes + within, data, length);
+    else
+        update_by_blocks(inode, offset, data, length);
 }
 
 void readbyte_forget_inode(uint32_t inode)

@@ -5,6 +5,7 @@
  * eight bytes a step. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <formica/small_copy.h>
 #include <string.h>
 
 #ifndef __code_model_kernel__
@@ -75,12 +76,8 @@ static size_t copy_wide(unsigned char *to, const unsigned char *from, size_t cou
 void *memcpy(void *destination, const void *source, size_t count)
 {
     void *result = destination;
-    if (count >= 8 && count <= 16) {
-        uint64_t first, last;
-        __builtin_memcpy(&first, source, 8);
-        __builtin_memcpy(&last, (const unsigned char *)source + count - 8, 8);
-        __builtin_memcpy(destination, &first, 8);
-        __builtin_memcpy((unsigned char *)destination + count - 8, &last, 8);
+    if (memcpy_in_two_words(count)) {
+        memcpy_two_words(destination, source, count);
         return result;
     }
 #ifndef __code_model_kernel__

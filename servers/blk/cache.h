@@ -4,6 +4,7 @@
  * Plain C over a caller's disk callbacks, so the host tests can run it. */
 #pragma once
 #include <formica/errors.h>
+#include <formica/small_copy.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -128,7 +129,7 @@ static inline bool cache_range_fits(uint32_t offset, uint32_t length)
 static inline void cache_patch_block(struct cache *cache, struct cache_block *block,
                                      uint32_t offset, const void *in, uint32_t length)
 {
-    memcpy(block->data + offset, in, length);
+    memcpy_small_inline(block->data + offset, in, length);
     cache_mark_dirty(cache, block);
 }
 /* cache_patch of a block that is not cached (or past the disk): read in

@@ -24,6 +24,16 @@ static void free_all(struct journal *journal)
         journal->entries[slot].state = JOURNAL_FREE;
 }
 
+int journal_free_slot_search(const struct journal_writer *writer)
+{
+    for (uint32_t step = 0; step < JOURNAL_SLOTS; step++) {
+        uint32_t slot = (writer->search_from + step) % JOURNAL_SLOTS;
+        if (writer->journal->entries[slot].state != JOURNAL_VALID)
+            return (int)slot;
+    }
+    return -1;
+}
+
 void journal_start(struct journal_writer *writer, struct journal *journal)
 {
     *writer = (struct journal_writer){.journal = journal};

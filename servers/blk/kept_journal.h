@@ -73,6 +73,15 @@ int journal_compact(struct journal_writer *writer, struct cache *cache);
 /* The rest is inline, so a patch (BLK's small write, one per update) is
  * kept without a call but the copy's. */
 
+/* An entry's checksum, from `sum`, kept_checksum of the whole words that
+ * hold the `length` bytes kept for `offset` of block `number`. */
+static inline uint64_t journal_checksum_from(uint64_t sum, uint64_t number, uint32_t offset,
+                                             uint32_t length)
+{
+    uint64_t place = ((uint64_t)offset << 16 | length) * 0xC2B2AE3D27D4EB4Full;
+    return sum ^ (number * 0x9E3779B97F4A7C15ull) ^ place;
+}
+
 /* An entry's checksum: of the `length` bytes kept in `kept` for `offset` of
  * block `number`, `length` at most a block. */
 static inline uint64_t journal_checksum(const uint8_t *kept, uint64_t number, uint32_t offset,
@@ -80,19 +89,19 @@ static inline uint64_t journal_checksum(const uint8_t *kept, uint64_t number, ui
 {
     /* whole words (kept_checksum reads 8 bytes at a time): a patch's tail counts too */
     uint32_t words = (length + 7u) & ~7u;
-    uint64_t place = ((uint64_t)offset << 16 | length) * 0xC2B2AE3D27D4EB4Full;
-    return kept_checksum(kept, words) ^ (number * 0x9E3779B97F4A7C15ull) ^ place;
+    return journal_checksum_from(kept_checksum(kept, words), number, offset, length);
 }
 
 /* A free slot, searched from writer->search_from, or -1 when all are valid. */
+int journal_free_slot_search(const struct journal_writer *writer);
+/* journal_free_slot_search's answer; inline: the slot it starts from is
+ * usually free (entries are freed in bulk). */
 static inline int journal_free_slot(const struct journal_writer *writer)
 {
-    for (uint32_t step = 0; step < JOURNAL_SLOTS; step++) {
-        uint32_t slot = (writer->search_from + step) % JOURNAL_SLOTS;
-        if (writer->journal->entries[slot].state != JOURNAL_VALID)
-            return (int)slot;
-    }
-    return -1;
+    uint32_t slot = writer->search_from % JOURNAL_SLOTS;
+    if (writer->journal->entries[slot].state != JOURNAL_VALID)
+        return (int)slot;
+    return journal_free_slot_search(writer);
 }
 
 /* Keeps `length` bytes (at most a block) for `offset` of block `number` in a
@@ -111,12 +120,12 @@ static inline __attribute__((always_inline)) int journal_keep(struct journal_wri
     struct journal *journal = writer->journal;
     struct journal_entry *entry = &journal->entries[slot];
     uint8_t *kept = journal->data[slot];
-    memcpy(kept, bytes, length);
+    uint64_t sum = kept_copy_checksummed(kept, bytes, length); /* journal_checksum's, copying */
     entry->block = number;
     entry->offset = (uint16_t)offset;
     entry->length = (uint16_t)length;
     entry->sequence = ++journal->next_sequence;
-    entry->checksum = journal_checksum(kept, number, offset, length);
+    entry->checksum = journal_checksum_from(sum, number, offset, length);
     __atomic_store_n(&entry->state, JOURNAL_VALID, __ATOMIC_RELEASE);
     writer->search_from = (uint32_t)slot + 1;
     writer->valid_count++;

@@ -15,26 +15,14 @@
 
 #define BLK_WAIT_MS 10000
 
-#define RECENT_BLOCKS 128u /* direct-mapped by disk block number: 512 KiB */
-
 static long blk_pid = -E_NOT_FOUND;
 static uint64_t control, data;
 
-struct recent_block {
-    bool valid;
-    uint64_t disk_block;
-    uint8_t bytes[STORAGE_BLOCK_BYTES];
-};
-static struct recent_block recent[RECENT_BLOCKS];
-
-static struct recent_block *recent_slot(uint64_t disk_block)
-{
-    return &recent[disk_block % RECENT_BLOCKS];
-}
+struct recent_block block_client_recent[RECENT_BLOCKS];
 
 static void remember(uint64_t disk_block, const uint8_t *bytes)
 {
-    struct recent_block *slot = recent_slot(disk_block);
+    struct recent_block *slot = block_client_recent_slot(disk_block);
     slot->valid = true;
     slot->disk_block = disk_block;
     memcpy(slot->bytes, bytes, STORAGE_BLOCK_BYTES);
@@ -91,7 +79,7 @@ static void locate(const struct ext2_device *device, uint64_t block, uint64_t *d
 /* The whole disk block, from the recent copies or from BLK; NULL on error. */
 static const uint8_t *disk_block_bytes(uint64_t disk_block, int *error)
 {
-    struct recent_block *slot = recent_slot(disk_block);
+    struct recent_block *slot = block_client_recent_slot(disk_block);
     if (slot->valid && slot->disk_block == disk_block)
         return slot->bytes;
     *error = blk_transfer(BLK_READ, disk_block);
@@ -133,21 +121,13 @@ static int write_block(void *context, uint64_t block, const void *buffer)
     if (error == 0)
         remember(disk_block, ica_address(data));
     else
-        recent_slot(disk_block)->valid = false;
+        block_client_recent_slot(disk_block)->valid = false;
     return error;
-}
-
-void block_client_note_patch(uint64_t disk_block, uint32_t offset, const void *bytes,
-                             uint32_t length)
-{
-    struct recent_block *slot = recent_slot(disk_block);
-    if (slot->valid && slot->disk_block == disk_block && offset + length <= STORAGE_BLOCK_BYTES)
-        memcpy(slot->bytes + offset, bytes, length);
 }
 
 void block_client_forget(uint64_t disk_block)
 {
-    struct recent_block *slot = recent_slot(disk_block);
+    struct recent_block *slot = block_client_recent_slot(disk_block);
     if (slot->disk_block == disk_block)
         slot->valid = false;
 }

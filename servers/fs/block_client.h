@@ -2,13 +2,37 @@
  * written with synchronous BLK_READ / BLK_WRITE requests, and BLK_SYNC. */
 #pragma once
 #include "ext2.h"
+#include <formica/small_copy.h>
+#include <formica/storage.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 /* Finds BLK and prepares FS's own control and data ICAs; 0 or an error. */
 int block_client_open(struct ext2_device *device, long *blk_pid);
+
+/* FS's write-through copies of the disk blocks it used last (block_client.c),
+ * direct-mapped by disk block number: 512 KiB. */
+#define RECENT_BLOCKS 128u
+struct recent_block {
+    bool valid;
+    uint64_t disk_block;
+    uint8_t bytes[STORAGE_BLOCK_BYTES];
+};
+extern struct recent_block block_client_recent[RECENT_BLOCKS];
+static inline struct recent_block *block_client_recent_slot(uint64_t disk_block)
+{
+    return &block_client_recent[disk_block % RECENT_BLOCKS];
+}
 /* Bytes written into disk block `disk_block` by BLK itself (BLK_PATCH):
- * FS's recent copy of that block, if it keeps one, gets them too. */
-void block_client_note_patch(uint64_t disk_block, uint32_t offset, const void *bytes,
-                             uint32_t length);
+ * FS's recent copy of that block, if it keeps one, gets them too. Inline:
+ * every small write asks. */
+static inline void block_client_note_patch(uint64_t disk_block, uint32_t offset, const void *bytes,
+                                           uint32_t length)
+{
+    struct recent_block *slot = block_client_recent_slot(disk_block);
+    if (slot->valid && slot->disk_block == disk_block && offset + length <= STORAGE_BLOCK_BYTES)
+        memcpy_small_inline(slot->bytes + offset, bytes, length);
+}
 /* Drops FS's recent copy of `disk_block`, if it keeps one. */
 void block_client_forget(uint64_t disk_block);
 /* Every dirty block in BLK to the disk; 0 or an error. */

@@ -208,6 +208,47 @@ static void test_torn_or_bad_patch_is_not_trusted(void **state)
                      -E_INVALID);
 }
 
+/* The copy that keeps a patch computes the same checksum as the general
+ * function over the kept words (a journal kept by an older BLK replays
+ * unchanged), copies exactly its bytes and reads none of the source past
+ * them: for every length, over a slot holding older bytes. */
+static void test_copy_checksummed_equals_the_checksum_of_the_copy(void **state)
+{
+    (void)state;
+    uint8_t source[CACHE_BLOCK_BYTES], kept[CACHE_BLOCK_BYTES], before[CACHE_BLOCK_BYTES];
+    for (uint32_t i = 0; i < CACHE_BLOCK_BYTES; i++) {
+        source[i] = (uint8_t)(i * 7 + 1);
+        before[i] = (uint8_t)(0xA5 ^ i);
+    }
+    uint32_t lengths[] = {1, 7, 8, 9, 15, 16, 17, 24, 31, 255, 256, CACHE_BLOCK_BYTES};
+    for (uint32_t k = 0; k < sizeof lengths / sizeof lengths[0]; k++) {
+        uint32_t length = lengths[k], words = (length + 7u) & ~7u;
+        memcpy(kept, before, sizeof kept);
+        uint64_t sum = kept_copy_checksummed(kept, source, length);
+        assert_memory_equal(kept, source, length);
+        assert_memory_equal(kept + length, before + length, CACHE_BLOCK_BYTES - length);
+        assert_true(sum == kept_checksum(kept, words));
+        assert_true(journal_checksum_from(sum, 9, 100, length) ==
+                    journal_checksum(kept, 9, 100, length));
+    }
+}
+
+/* A 16-byte patch (a small write's) is kept with the checksum the replay
+ * computes. */
+static void test_sixteen_byte_patch_checksum_is_the_general_one(void **state)
+{
+    (void)state;
+    acknowledged_patch(30, 40, "sixteen bytes!!!");
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
+        const struct journal_entry *entry = &journal->entries[slot];
+        if (entry->state == JOURNAL_VALID && entry->block == 30)
+            assert_true(entry->checksum ==
+                        journal_checksum(journal->data[slot], 30, entry->offset, entry->length));
+    }
+    assert_int_equal(restart_and_replay(), 1);
+    assert_memory_equal(&disk[30][40], "sixteen bytes!!!", 16);
+}
+
 static uint32_t valid_entries(void)
 {
     uint32_t valid = 0;
@@ -324,6 +365,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_whole_block_after_patches_frees_them, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torn_or_bad_patch_is_not_trusted, setup, teardown),
+        cmocka_unit_test(test_copy_checksummed_equals_the_checksum_of_the_copy),
+        cmocka_unit_test_setup_teardown(test_sixteen_byte_patch_checksum_is_the_general_one, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_a_patch_frees_the_older_patch_it_covers, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_many_patches_fold_into_whole_blocks, setup, teardown),

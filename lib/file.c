@@ -3,6 +3,7 @@
  * (file_channel.c), naming the open file by the handle FS_OPEN gave.
  * Transfers are split into pieces of the data ICA. */
 #include "file_internal.h"
+#include "readbyte_buffer.h"
 #include <formica/small_copy.h>
 #include <formica/user.h>
 #include <string.h>

@@ -153,16 +153,9 @@ static inline bool file_can_write(const struct file_descriptor *file)
 /* Writes at `offset` through FS, updating the size and the readbyte buffer. */
 long file_write_at(struct file_descriptor *file, const void *data, size_t length, uint64_t offset);
 
-/* readbyte's buffer: the process's own writes update it, and these drop it.
- * How many blocks it holds now is readbyte.c's, read by the inline test. */
+/* readbyte's buffer: the process's own writes update it
+ * (readbyte_note_write, readbyte_buffer.h), and these drop it. How many
+ * blocks it holds now is readbyte.c's, read by the inline test. */
 extern struct readbyte_counts readbyte_tally;
-void readbyte_update_buffered(uint32_t inode, uint64_t offset, const void *data, size_t length);
-/* Inline: a process that never used readbyte has nothing to update. */
-static inline void readbyte_note_write(uint32_t inode, uint64_t offset, const void *data,
-                                       size_t length)
-{
-    if (readbyte_tally.buffered > 0)
-        readbyte_update_buffered(inode, offset, data, length);
-}
 void readbyte_forget_inode(uint32_t inode);
 void readbyte_forget_all(void);

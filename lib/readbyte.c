@@ -2,34 +2,13 @@
  * direct-mapped buffer of file blocks; a block's first reference fetches it
  * with readblock, later references ask no server (docs/files.md: coherence). */
 #include "file_internal.h"
-#include <formica/small_copy.h>
+#include "readbyte_buffer.h"
 #include <formica/user.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define READBYTE_SLOTS 1024u /* at most 4 MiB of buffered blocks */
-
-struct buffered_block {
-    bool used;
-    uint32_t inode;
-    uint32_t valid_bytes; /* < STORAGE_BLOCK_BYTES only in the file's last block */
-    uint64_t block;
-    uint8_t *bytes;
-};
-
-static struct buffered_block slots[READBYTE_SLOTS];
-struct readbyte_counts readbyte_tally; /* file_internal.h */
-
-static struct buffered_block *slot_of(uint32_t inode, uint64_t block)
-{
-    return &slots[(block + (uint64_t)inode * 2654435761u) % READBYTE_SLOTS];
-}
-
-static struct buffered_block *find(uint32_t inode, uint64_t block)
-{
-    struct buffered_block *slot = slot_of(inode, block);
-    return slot->used && slot->inode == inode && slot->block == block ? slot : NULL;
-}
+struct buffered_block readbyte_slots[READBYTE_SLOTS]; /* readbyte_buffer.h */
+struct readbyte_counts readbyte_tally;                /* file_internal.h */
 
 static void drop(struct buffered_block *slot)
 {
@@ -41,13 +20,13 @@ static void drop(struct buffered_block *slot)
 /* The block, from the buffer or fetched into it with readblock. */
 static long get_block(int fd, uint32_t inode, uint64_t block, struct buffered_block **out)
 {
-    struct buffered_block *slot = find(inode, block);
+    struct buffered_block *slot = readbyte_find(inode, block);
     if (slot != NULL) {
         readbyte_tally.hits++;
         *out = slot;
         return 0;
     }
-    slot = slot_of(inode, block);
+    slot = readbyte_slot_of(inode, block);
     if (slot->bytes == NULL && (slot->bytes = malloc(STORAGE_BLOCK_BYTES)) == NULL)
         return -E_NO_MEMORY;
     const void *data;
@@ -64,17 +43,6 @@ static long get_block(int fd, uint32_t inode, uint64_t block, struct buffered_bl
     readbyte_tally.buffered++;
     *out = slot;
     return 0;
-}
-
-/* The buffered block holding all of [offset, offset + size) (size > 0), or
- * NULL: the common reference, answered without the loop below. */
-static inline struct buffered_block *hit_in_one_block(uint32_t inode, uint64_t offset, size_t size)
-{
-    uint32_t within = (uint32_t)(offset % STORAGE_BLOCK_BYTES);
-    if (size == 0 || size > STORAGE_BLOCK_BYTES - within)
-        return NULL;
-    struct buffered_block *slot = find(inode, offset / STORAGE_BLOCK_BYTES);
-    return slot != NULL && within + size <= slot->valid_bytes ? slot : NULL;
 }
 
 /* Block by block, fetching what is not buffered (apart, so a reference
@@ -112,7 +80,7 @@ long readbyte(int fd, size_t size, uint64_t offset, void *buffer)
         return 0;
     if (size > file->size - offset)
         size = (size_t)(file->size - offset);
-    struct buffered_block *hit = hit_in_one_block(file->inode, offset, size);
+    struct buffered_block *hit = readbyte_hit_in_one_block(file->inode, offset, size);
     if (hit == NULL)
         return read_blocks(fd, file->inode, size, offset, buffer);
     readbyte_tally.hits++;
@@ -142,10 +110,7 @@ static inline void update_block(struct buffered_block *slot, uint32_t within, co
     memcpy(slot->bytes + within, data, length); /* last: a tail call */
 }
 
-/* readbyte_update_buffered block by block: every case (apart: a write
- * inside a buffered block's valid bytes is the usual small one). */
-static __attribute__((noinline)) void update_by_blocks(uint32_t inode, uint64_t offset,
-                                                       const void *data, size_t length)
+void readbyte_update_by_blocks(uint32_t inode, uint64_t offset, const void *data, size_t length)
 {
     size_t done = 0;
     while (done < length) {
@@ -154,25 +119,11 @@ static __attribute__((noinline)) void update_by_blocks(uint32_t inode, uint64_t 
         uint32_t piece = STORAGE_BLOCK_BYTES - within;
         if (piece > length - done)
             piece = (uint32_t)(length - done);
-        struct buffered_block *slot = find(inode, position / STORAGE_BLOCK_BYTES);
+        struct buffered_block *slot = readbyte_find(inode, position / STORAGE_BLOCK_BYTES);
         if (slot != NULL)
             update_block(slot, within, (const uint8_t *)data + done, piece);
         done += piece;
     }
-}
-
-/* The buffered blocks that [offset, offset + length) overlaps take the new
- * bytes (readbyte_note_write's, when any are buffered; `length` at most a
- * piece of the channel). A write inside the valid bytes of one buffered
- * block, the usual small one, is one look-up and one copy. */
-void readbyte_update_buffered(uint32_t inode, uint64_t offset, const void *data, size_t length)
-{
-    uint32_t within = (uint32_t)(offset % STORAGE_BLOCK_BYTES);
-    struct buffered_block *slot = find(inode, offset / STORAGE_BLOCK_BYTES);
-    if (slot != NULL && within + length <= slot->valid_bytes) /* inside one block */
-        memcpy_small_inline(slot->bytes + within, data, length);
-    else
-        update_by_blocks(inode, offset, data, length);
 }
 
 void readbyte_forget_inode(uint32_t inode)
@@ -180,14 +131,14 @@ void readbyte_forget_inode(uint32_t inode)
     if (readbyte_tally.buffered == 0)
         return;
     for (uint32_t i = 0; i < READBYTE_SLOTS; i++)
-        if (slots[i].used && slots[i].inode == inode)
-            drop(&slots[i]);
+        if (readbyte_slots[i].used && readbyte_slots[i].inode == inode)
+            drop(&readbyte_slots[i]);
 }
 
 void readbyte_forget_all(void)
 {
     for (uint32_t i = 0; i < READBYTE_SLOTS; i++)
-        drop(&slots[i]);
+        drop(&readbyte_slots[i]);
 }
 
 long readbyte_invalidate(int fd)

@@ -204,15 +204,23 @@ static inline bool fs_journal_holds_remembered(const struct fs_server *server,
 }
 /* The request answered by its handler (fs_dispatch), or the mount's error. */
 long fs_answer_any(struct fs_server *server, uint64_t control);
+/* FS_WRITE with the bytes in the payload (no data ICA), on the requester's
+ * open regular file (checked for writing first, as fs_write checks): a
+ * BLK_PATCH (FS_FORWARDED) when they overwrite one existing block outside
+ * the running journal transaction, else -E_NEEDS_DATA (small_write.c). */
+long fs_small_write(struct fs_server *server, uint64_t control,
+                    const struct fs_write_message *message);
 /* fs_answer_any; inline, a readblock or a write goes to its handler at
- * once, after the same check fs_dispatch makes. */
+ * once, after the same check fs_dispatch makes (a write without a data ICA
+ * straight to fs_small_write, as fs_write would send it). */
 static inline long fs_answer(struct fs_server *server, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
     if (server->mounted && page->operation == FS_READBLOCK && fs_check(page) == 0)
         return fs_readblock(server, control, fs_readblock_of(page));
     if (server->mounted && page->operation == FS_WRITE && fs_check(page) == 0)
-        return fs_write(server, control, fs_write_of(page));
+        return page->data_count == 0 ? fs_small_write(server, control, fs_write_of(page))
+                                     : fs_write(server, control, fs_write_of(page));
     return fs_answer_any(server, control);
 }
 
@@ -232,11 +240,5 @@ static inline void fs_keep_changes(struct fs_server *server)
 /* The forward to BLK was refused: the request is `operation` again (and FS
  * forgets a block copy a BLK_PATCH would have changed); the error. */
 long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error);
-/* FS_WRITE with the bytes in the payload (no data ICA), on the requester's
- * open regular file (checked for writing first, as fs_write checks): a
- * BLK_PATCH (FS_FORWARDED) when they overwrite one existing block outside
- * the running journal transaction, else -E_NEEDS_DATA (small_write.c). */
-long fs_small_write(struct fs_server *server, uint64_t control,
-                    const struct fs_write_message *message);
 /* Stamps the times owed by small writes; before anything that shows them. */
 void fs_times_flush(struct fs_server *server);

@@ -41,18 +41,21 @@ static inline struct block_map_entry *block_map_cache_find(uint32_t inode, uint6
 int block_map_cache_look_up(struct ext2_fs *fs, uint32_t inode, uint64_t first, uint32_t count,
                             uint32_t *disk_blocks, uint64_t *size);
 /* The remembered mappings of blocks first..first+count-1 of `inode` into
- * disk_blocks, and the file's size: true only when every one is remembered. */
-static inline bool block_map_cache_recall(uint32_t inode, uint64_t first, uint32_t count,
-                                          uint32_t *disk_blocks, uint64_t *size)
+ * disk_blocks, and the file's size: the entry of the last block when every
+ * one is remembered (for one block, its entry), else NULL. */
+static inline struct block_map_entry *block_map_cache_recall(uint32_t inode, uint64_t first,
+                                                             uint32_t count, uint32_t *disk_blocks,
+                                                             uint64_t *size)
 {
+    struct block_map_entry *entry = NULL;
     for (uint32_t i = 0; i < count; i++) {
-        const struct block_map_entry *entry = block_map_cache_find(inode, first + i);
+        entry = block_map_cache_find(inode, first + i);
         if (entry == NULL)
-            return false;
+            return NULL;
         disk_blocks[i] = entry->disk_block;
         *size = entry->size;
     }
-    return count > 0;
+    return entry;
 }
 /* Forgets everything (before a request that may change a file's blocks). */
 void block_map_cache_clear(void);

@@ -100,10 +100,11 @@ static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *
                                                               bool lend_only)
 {
     uint64_t size = 0;
-    if (!block_map_cache_recall(inode, first, count, disk_blocks, &size))
+    struct block_map_entry *last = block_map_cache_recall(inode, first, count, disk_blocks, &size);
+    if (last == NULL)
         return look_up_for_blk(server, control, inode, first, count, lend_only);
-    struct block_map_entry *one = count == 1 ? block_map_cache_find(inode, first) : NULL;
-    return mapped_for_blk(server, control, inode, first, count, lend_only, size, one);
+    return mapped_for_blk(server, control, inode, first, count, lend_only, size,
+                          count == 1 ? last : NULL);
 }
 
 /* fs_readblock past the handle, in general: any count, a data ICA or not,

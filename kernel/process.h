@@ -12,8 +12,6 @@
 #include "shared.h"
 
 #define PROCESS_SLOTS 256
-
-struct server_entry;
 #define INIT_PID 1 /* the first process: starts (and restarts) the servers, adopts orphans */
 #define PROCESS_KERNEL_STACK_PAGES 4
 #define USER_SPACE_START 0x400000ull
@@ -38,6 +36,8 @@ enum wait_reason {
     WAIT_IRQ = 8,      /* SYS_IRQ_WAIT (kernel/irq.c) */
     WAIT_ICA,          /* SYS_ICA_RECEIVE / SYS_ICA_COLLECT / a synchronous request */
 };
+
+struct server_entry; /* ica.h */
 
 #define PROCESS_LEAF_CACHE 8
 #define PROCESS_CONTROL_LEAVES 8 /* ICA_CONTROL_SLOTS pages / 512 */

@@ -75,6 +75,13 @@ static bool covers_ica_window(int root_index)
            root_index == ROOT_INDEX(ICA_BLOCK_BASE);
 }
 
+/* Whether any of the four entries from `entries` maps something: most of a
+ * table is empty, so free_tables skips it four entries at a time. */
+static inline bool present_among_four(const uint64_t *entries)
+{
+    return ((entries[0] | entries[1] | entries[2] | entries[3]) & PAGE_PRESENT) != 0;
+}
+
 /* Frees the tables below `table` at `level` (3 = the level under the root)
  * and, when `frames_are_its_own`, the frames they map; otherwise (an ICA
  * window) the leaf tables are freed unread. */
@@ -82,9 +89,8 @@ static void free_tables(uint64_t table_physical, int level, bool frames_are_its_
 {
     uint64_t *table = phys_to_virt(table_physical);
     for (int i = 0; i < 512; i++) {
-        if (i % 4 == 0 &&
-            !((table[i] | table[i + 1] | table[i + 2] | table[i + 3]) & PAGE_PRESENT)) {
-            i += 3; /* most entries are empty: four at a time */
+        if (i % 4 == 0 && !present_among_four(&table[i])) {
+            i += 3;
             continue;
         }
         if (!(table[i] & PAGE_PRESENT))

@@ -48,11 +48,8 @@ long fs_read(struct fs_server *server, uint64_t control, struct fs_read_message 
     return report_disk_trouble(page, file->inode, result);
 }
 
-/* FS_WRITE with its bytes in the data ICA (apart, so a small write goes
- * on without saving registers). */
-static __attribute__((noinline)) long write_with_data(struct fs_server *server,
-                                                      struct ica_control *page,
-                                                      struct fs_write_message *message)
+long fs_write_with_data(struct fs_server *server, struct ica_control *page,
+                        const struct fs_write_message *message)
 {
     long error = 0;
     struct open_file *file =
@@ -71,10 +68,7 @@ static __attribute__((noinline)) long write_with_data(struct fs_server *server,
 
 long fs_write(struct fs_server *server, uint64_t control, struct fs_write_message *message)
 {
-    struct ica_control *page = ica_control_of(control);
-    if (page->data_count == 0) /* a few bytes in the payload */
-        return fs_small_write(server, control, message);
-    return write_with_data(server, page, message);
+    return fs_write_routed(server, control, message);
 }
 
 long fs_truncate(struct fs_server *server, uint64_t control, struct fs_truncate_message *message)

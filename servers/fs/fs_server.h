@@ -210,17 +210,29 @@ long fs_answer_any(struct fs_server *server, uint64_t control);
  * the running journal transaction, else -E_NEEDS_DATA (small_write.c). */
 long fs_small_write(struct fs_server *server, uint64_t control,
                     const struct fs_write_message *message);
+/* FS_WRITE with its bytes in the data ICA (file_requests.c). */
+long fs_write_with_data(struct fs_server *server, struct ica_control *page,
+                        const struct fs_write_message *message);
+/* FS_WRITE's two ways: a few bytes in the payload (no data ICA) to
+ * fs_small_write, else with the data ICA. Inline: the dispatch's fs_write
+ * and the serve loop's fs_answer both route through it. */
+static inline long fs_write_routed(struct fs_server *server, uint64_t control,
+                                   const struct fs_write_message *message)
+{
+    struct ica_control *page = ica_control_of(control);
+    if (page->data_count == 0)
+        return fs_small_write(server, control, message);
+    return fs_write_with_data(server, page, message);
+}
 /* fs_answer_any; inline, a readblock or a write goes to its handler at
- * once, after the same check fs_dispatch makes (a write without a data ICA
- * straight to fs_small_write, as fs_write would send it). */
+ * once, after the same check fs_dispatch makes. */
 static inline long fs_answer(struct fs_server *server, uint64_t control)
 {
     struct ica_control *page = ica_control_of(control);
     if (server->mounted && page->operation == FS_READBLOCK && fs_check(page) == 0)
         return fs_readblock(server, control, fs_readblock_of(page));
     if (server->mounted && page->operation == FS_WRITE && fs_check(page) == 0)
-        return page->data_count == 0 ? fs_small_write(server, control, fs_write_of(page))
-                                     : fs_write(server, control, fs_write_of(page));
+        return fs_write_routed(server, control, fs_write_of(page));
     return fs_answer_any(server, control);
 }
 

@@ -92,13 +92,19 @@ _Static_assert(__builtin_offsetof(struct cpu, user_stack_scratch) == CPU_USER_ST
 _Static_assert(__builtin_offsetof(struct cpu, system_calls) == CPU_SYSTEM_CALLS,
                "syscall_entry.S relies on this offset");
 
+/* Bumped by every cpu_install (gdt.c; its value means nothing): this_cpu
+ * reads it, so the compiler loads the record again after anything that may
+ * move GS. */
+extern uint32_t cpu_gs_moves;
+
 /* Not volatile: the record of the core never changes under running kernel
  * code (a process's kernel stack only ever runs on its own core), so the
- * compiler may load it once per function. */
+ * compiler may reuse the load until a call or a store that may change
+ * cpu_gs_moves (cpu_install moves GS during the m-kernel's boot). */
 static inline struct cpu *this_cpu(void)
 {
     struct cpu *cpu;
-    __asm__("movq %%gs:0, %0" : "=r"(cpu));
+    __asm__("movq %%gs:0, %0" : "=r"(cpu) : "m"(cpu_gs_moves));
     return cpu;
 }
 

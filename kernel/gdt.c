@@ -47,6 +47,8 @@ static void gdt_load(struct cpu *cpu)
                      : "rax", "memory");
 }
 
+uint32_t cpu_gs_moves; /* cpu.h */
+
 void cpu_install(struct cpu *cpu)
 {
     fpu_enable();
@@ -66,4 +68,5 @@ void cpu_install(struct cpu *cpu)
     gdt_load(cpu);
     wrmsr(MSR_GS_BASE, (uint64_t)cpu);
     wrmsr(MSR_KERNEL_GS_BASE, 0);
+    cpu_gs_moves++;
 }

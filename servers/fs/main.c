@@ -96,21 +96,28 @@ static inline void end_if_asked(uint32_t operation)
         end_if_due(operation);
 }
 
-/* Requests that neither show nor change an inode's times: the times owed by
- * small writes may wait past them. */
-static bool leaves_times_owed(const struct ica_control *page)
+/* What a request leaves as it is. LEAVES_TIMES_OWED: it neither shows nor
+ * changes an inode's times, so the times owed by small writes may wait past
+ * it. LEAVES_BLOCK_MAP: it moves no block and changes no size, so FS's block
+ * map cache may outlive it. A write without a data ICA (a small write in
+ * place: bytes only) leaves both. */
+#define LEAVES_TIMES_OWED 1u
+#define LEAVES_BLOCK_MAP 2u
+static inline uint32_t what_request_leaves(const struct ica_control *page)
 {
-    return page->operation == FS_READBLOCK || page->operation == FS_READ ||
-           (page->operation == FS_WRITE && page->data_count == 0);
-}
-
-/* Requests that move no block and change no size: FS's block map cache may
- * outlive them (an in-place small write changes bytes only). */
-static bool keeps_block_map(const struct ica_control *page)
-{
-    return page->operation == FS_READBLOCK || page->operation == FS_READ ||
-           page->operation == FS_STAT || page->operation == FS_READDIR ||
-           page->operation == FS_SYNC || (page->operation == FS_WRITE && page->data_count == 0);
+    switch (page->operation) {
+    case FS_READBLOCK:
+    case FS_READ:
+        return LEAVES_TIMES_OWED | LEAVES_BLOCK_MAP;
+    case FS_WRITE:
+        return page->data_count == 0 ? LEAVES_TIMES_OWED | LEAVES_BLOCK_MAP : 0;
+    case FS_STAT:
+    case FS_READDIR:
+    case FS_SYNC:
+        return LEAVES_BLOCK_MAP;
+    default:
+        return 0;
+    }
 }
 
 /* The time-stamp counter's value from which the serve loop's clock has
@@ -240,9 +247,10 @@ static _Noreturn void serve(void)
         uint64_t now_us = clock_due_now();
         if (now_us != 0 && server.mounted)
             update_time(now_us);
-        if (server.mounted && !leaves_times_owed(page))
+        uint32_t leaves = what_request_leaves(page);
+        if (server.mounted && !(leaves & LEAVES_TIMES_OWED))
             fs_times_flush(&server);
-        if (!keeps_block_map(page))
+        if (!(leaves & LEAVES_BLOCK_MAP))
             block_map_cache_clear();
         if (now_us != 0)
             clock_catch_up(now_us);

@@ -1,8 +1,10 @@
 /* fpu.c: enabling the user FPU state on a core (fpu.h): SSE always (CR0.MP
- * on, CR0.EM off, CR4.OSFXSR and OSXMMEXCPT), and XSAVE with AVX when CPUID
- * offers both and their XSAVE area fits a process's FPU_STATE_BYTES, so user
- * programs may use 256-bit registers (lib/string.c's memcpy does). */
+ * on, CR0.EM off, CR4.OSFXSR and OSXMMEXCPT), and XSAVE with AVX when the
+ * boot's CPU decision uses them (cpu_features.h), so user programs may use
+ * 256-bit registers (lib/string.c's memcpy does, when the kernel says so). */
 #include "fpu.h"
+#include "cpu_features.h"
+#include "shared.h"
 #include "x86.h"
 
 #define CR0_MP (1ull << 1)
@@ -10,8 +12,6 @@
 #define CR4_OSFXSR (1ull << 9)
 #define CR4_OSXMMEXCPT (1ull << 10)
 #define CR4_OSXSAVE (1ull << 18)
-#define CPUID1_ECX_XSAVE (1u << 26)
-#define CPUID1_ECX_AVX (1u << 28)
 
 bool fpu_uses_xsave;
 
@@ -32,21 +32,16 @@ static void write_xcr0(uint64_t features)
     __asm__ volatile("xsetbv" : : "c"(0), "a"((uint32_t)features), "d"((uint32_t)(features >> 32)));
 }
 
-/* XSAVE with AVX switched on, if the core has them and the area fits. */
+/* XSAVE with x87, SSE and AVX: only when the boot decision (cpu_features.h,
+ * kernel_shared->cpu) says the CPU offers it and the command line left it on. */
 static bool enable_xsave(void)
 {
-    uint32_t regs[4];
-    cpuid(1, 0, regs);
-    if ((regs[2] & (CPUID1_ECX_XSAVE | CPUID1_ECX_AVX)) != (CPUID1_ECX_XSAVE | CPUID1_ECX_AVX))
-        return false;
+    if (!cpu_feature_has(kernel_shared->cpu.used, CPU_FEATURE_XSAVE) ||
+        cpu_features_missing_here(1u << CPU_FEATURE_XSAVE) != 0)
+        return false; /* a core without it is stopped by its start-up check */
     write_cr4(read_cr4() | CR4_OSXSAVE);
     write_xcr0(FPU_XSAVE_FEATURES);
-    cpuid(0xd, 0, regs); /* EBX: the area the features now enabled need */
-    if (regs[1] <= FPU_STATE_BYTES)
-        return true;
-    write_xcr0(1); /* x87 only, then XSAVE off again: fxsave64 as before */
-    write_cr4(read_cr4() & ~CR4_OSXSAVE);
-    return false;
+    return true;
 }
 
 void fpu_enable(void)

@@ -49,7 +49,7 @@ struct server_entry; /* ica.h */
  * process's own core writes its scheduling and ICA state, and other cores
  * write only the _Atomic fields marked "any core". */
 struct process {
-    /* Owning core: saved at every switch (fpu.h: xsave64 or fxsave64;
+    /* Owning core: saved at every switch (fpu.h: xsave64 or fxsave;
      * first in the record so it stays 64-byte aligned). */
     uint8_t fpu_state[FPU_STATE_BYTES] __attribute__((aligned(FPU_STATE_ALIGN)));
 
@@ -135,7 +135,7 @@ struct process {
                                        sender that clears it IPIs the owner */
 };
 
-/* xsave64 takes a 64-byte-aligned area (fxsave64 512 bytes, 16-aligned). */
+/* xsave64 takes a 64-byte-aligned area (fxsave 512 bytes, 16-aligned). */
 _Static_assert(FPU_STATE_BYTES >= 832, "the XSAVE area of x87, SSE and AVX is 832 bytes");
 _Static_assert(__builtin_offsetof(struct process, fpu_state) % FPU_STATE_ALIGN == 0 &&
                    sizeof(struct process) % FPU_STATE_ALIGN == 0,

@@ -2,6 +2,7 @@
  * record at boot and hands its address to every p-kernel core in the AP
  * start-up hand-off; a kernel image's own static data is never shared. */
 #pragma once
+#include "cpu_features.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include "console.h"
@@ -38,6 +39,7 @@ struct kernel_shared {
     const char *tsc_source;       /* how tsc_hz was found */
     volatile uint8_t *lapic_mmio; /* xAPIC registers, unused in x2APIC mode */
     bool x2apic;
+    struct cpu_features cpu;       /* what CPUID offers and the kernels use (cpu_features.h) */
     _Atomic uint32_t cores_online; /* each core adds itself once */
     _Atomic uint32_t panicking;    /* 1 + the core that panicked: others stop printing */
     uint64_t kernel_root;          /* page-table root with only the kernel half */

@@ -366,6 +366,23 @@ void syscall_dispatch(struct trap_frame *frame)
     syscall_finish();
 }
 
+/* Flags a user program may set; sysret and iretq give it no others. */
+#define USER_RFLAGS_KEPT 0x240dd5 /* CF PF AF ZF SF TF DF OF AC ID */
+#define RFLAGS_RESERVED_ONE 0x2
+#define RFLAGS_IF 0x200
+
+bool syscall_entry_fault(struct trap_frame *frame)
+{
+    if (frame->vector != VECTOR_PAGE_FAULT || frame->rip != (uint64_t)syscall_entry)
+        return false;
+    frame->rip = frame->rcx;
+    frame->rflags = (frame->r11 & USER_RFLAGS_KEPT) | RFLAGS_RESERVED_ONE | RFLAGS_IF;
+    frame->vector = VECTOR_SYSTEM_CALL;
+    this_cpu()->system_calls++;
+    syscall_dispatch(frame);
+    return true;
+}
+
 void syscall_install(void)
 {
     wrmsr(MSR_EFER, rdmsr(MSR_EFER) | 1); /* SCE */

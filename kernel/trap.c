@@ -6,9 +6,11 @@
 #include "cpu.h"
 #include "lapic.h"
 #include "pager_syscalls.h"
+#include "port_io_emulation.h"
 #include "panic.h"
 #include "process.h"
 #include "scheduler.h"
+#include "syscall.h"
 #include "x86.h"
 #include <format.h>
 #include <stdbool.h>
@@ -101,8 +103,11 @@ void trap_dispatch(struct trap_frame *frame)
     if (vector == VECTOR_PAGE_FAULT && from_user &&
         pager_resolve_fault(read_cr2(), frame->error_code))
         return;
-    if (vector < 32 && from_user)
+    if (vector < 32 && from_user) {
+        if (syscall_entry_fault(frame) || port_io_emulate(frame))
+            return;
         end_faulting_process(frame);
+    }
     if (handlers[vector] != 0) {
         handlers[vector](frame);
         if (from_user)

@@ -12,6 +12,7 @@ struct trap_frame {
 };
 
 #define VECTOR_PAGE_FAULT 14
+#define VECTOR_SYSTEM_CALL 0x80 /* the frame of a `syscall` (syscall_entry.S) */
 #define VECTOR_TIMER 0xef
 #define VECTOR_MESSAGE 0xf0 /* "look at your inter-core inboxes" */
 #define VECTOR_SPURIOUS 0xff

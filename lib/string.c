@@ -6,31 +6,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <formica/small_copy.h>
+#include <formica/syscalls.h>
 #include <string.h>
 
 #ifndef __code_model_kernel__
 /* User programs only (the kernels keep to general registers): 256 bytes a
  * step through eight 32-byte AVX registers, as glibc's memcpy does, when the
- * CPU has AVX and the kernel saves it (CPUID OSXSAVE and AVX, XCR0's SSE and
- * AVX bits; kernel/fpu.c). A 4 KiB copy is 16 steps of 18 instructions. */
+ * kernel said at start-up that it saves AVX state (START_WIDE_VECTORS; it
+ * does when CPUID offers XSAVE and AVX and noxsave is not given). CPUID and
+ * XCR0 read in user mode are not enough: under a hypervisor that runs user
+ * mode natively they show the host's settings, not this kernel's. A 4 KiB
+ * copy is 16 steps of 18 instructions. */
 #define WIDE_STEP 256u
 
-static bool avx_enabled(void)
-{
-    uint32_t eax, ebx, ecx, edx;
-    __asm__ volatile("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(1), "c"(0));
-    if ((ecx & (1u << 27 | 1u << 28)) != (1u << 27 | 1u << 28)) /* OSXSAVE, AVX */
-        return false;
-    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
-    return (eax & 0x6) == 0x6; /* the kernel saves SSE and AVX state */
-}
+extern uint64_t process_start_flags; /* lib/start.S */
 
 static bool wide_copies(void)
 {
-    static int known; /* 0: not looked yet, 1: AVX, 2: none */
-    if (known == 0)
-        known = avx_enabled() ? 1 : 2;
-    return known == 1;
+    return (process_start_flags & START_WIDE_VECTORS) != 0;
 }
 
 /* Copies the whole WIDE_STEPs of `count` bytes; returns how many. */

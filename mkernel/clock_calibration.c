@@ -39,16 +39,6 @@ static uint64_t tsc_hz_from_pit(void)
     return elapsed * 1000 / CALIBRATION_MS;
 }
 
-int clock_tsc_invariant(void)
-{
-    uint32_t regs[4];
-    cpuid(0x80000000, 0, regs);
-    if (regs[0] < 0x80000007)
-        return 0;
-    cpuid(0x80000007, 0, regs);
-    return (regs[3] >> 8) & 1;
-}
-
 void clock_calibrate(void)
 {
     uint64_t hz = tsc_hz_from_cpuid();

@@ -8,5 +8,3 @@
 void clock_calibrate(void);
 /* Busy-waits `microseconds` on the calibrated TSC (AP start-up delays). */
 void clock_delay_us(uint64_t microseconds);
-/* True when CPUID reports an invariant TSC. */
-int clock_tsc_invariant(void);

@@ -1,17 +1,10 @@
 /* lapic_boot.c: the local APIC at boot, on the m-kernel's core only: its
- * identity, x2APIC support, INIT-SIPI to start the application processors
+ * identity, INIT-SIPI to start the application processors
  * and the one-off timer measurement behind clock calibration. */
 #include "lapic_boot.h"
 #include "lapic_registers.h"
 #include "trap.h"
 #include "x86.h"
-
-int lapic_x2apic_supported(void)
-{
-    uint32_t regs[4];
-    cpuid(1, 0, regs);
-    return (regs[2] >> 21) & 1;
-}
 
 uint32_t lapic_id(void)
 {

@@ -8,6 +8,7 @@
 #include "clock_calibration.h"
 #include "console.h"
 #include "console_setup.h"
+#include "cpu_choice.h"
 #include "cpu.h"
 #include "fault_injection.h"
 #include "fw_cfg.h"
@@ -143,7 +144,9 @@ static void drop_cores_needing_x2apic(void)
         if (madt.cores[i].apic_id > 254) {
             kprintf("madt: core with apic id %u left out: it needs x2APIC, which is %s\n",
                     madt.cores[i].apic_id,
-                    lapic_x2apic_supported() ? "turned off (nox2apic)" : "not offered");
+                    cpu_feature_has(kernel_shared->cpu.offered, CPU_FEATURE_X2APIC)
+                        ? "turned off (nox2apic)"
+                        : "not offered");
             continue;
         }
         madt.cores[kept++] = madt.cores[i];
@@ -156,9 +159,7 @@ static void setup_interrupt_controllers(void)
     port_out8(0x21, 0xff); /* mask both legacy 8259 PICs: the APICs take over */
     port_out8(0xa1, 0xff);
     kernel_shared->lapic_mmio = phys_to_virt(madt.lapic_address);
-    char value[8];
-    bool forbid = command_line_option("nox2apic", value, sizeof(value));
-    kernel_shared->x2apic = lapic_x2apic_supported() && !forbid;
+    kernel_shared->x2apic = cpu_feature_has(kernel_shared->cpu.used, CPU_FEATURE_X2APIC);
     if (!kernel_shared->x2apic)
         drop_cores_needing_x2apic();
     lapic_enable();
@@ -187,7 +188,9 @@ static void report_cores(void)
     uint32_t count = kernel_shared->core_count;
     kprintf("cores: %u online (%s, TSC %lu kHz from %s%s)\n", count,
             kernel_shared->x2apic ? "x2APIC" : "xAPIC", kernel_shared->tsc_hz / 1000,
-            kernel_shared->tsc_source, clock_tsc_invariant() ? ", invariant" : "");
+            kernel_shared->tsc_source,
+            cpu_feature_has(kernel_shared->cpu.used, CPU_FEATURE_INVARIANT_TSC) ? ", invariant"
+                                                                                : "");
     kprintf("@json {\"kind\":\"cores\",\"online\":%u,\"m\":1,\"p\":%u}\n", count, count - 1);
 }
 
@@ -269,6 +272,7 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
             boot.loader_name[0] ? boot.loader_name : "an unnamed loader", boot.region_count,
             boot.module_count);
     assemble_command_line();
+    cpu_choice_make();
     physical_memory_init(&boot);
     paging_init(physical_usable_end());
     if (!acpi_init(boot.rsdp_physical))

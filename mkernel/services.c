@@ -6,6 +6,7 @@
 #include "authority.h"
 #include "console.h"
 #include "device_memory.h"
+#include "fpu_area.h"
 #include "ica_services.h"
 #include "initrd.h"
 #include "pager_services.h"
@@ -92,12 +93,13 @@ static void prepare_first_entry(struct process *process, const struct loaded_pro
     frame->ss = SEGMENT_USER_DATA | 3;
     frame->rdi = program->argc;
     frame->rsi = program->argv;
+    if (cpu_feature_has(kernel_shared->cpu.used, CPU_FEATURE_AVX))
+        frame->rdx = START_WIDE_VECTORS;
     uint64_t *switch_frame = (uint64_t *)frame - 7;
     memset(switch_frame, 0, 7 * sizeof(uint64_t));
     switch_frame[6] = (uint64_t)process_first_entry;
     process->saved_rsp = (uint64_t)switch_frame;
-    *(uint16_t *)&process->fpu_state[0] = 0x037f;  /* x87 control word */
-    *(uint32_t *)&process->fpu_state[24] = 0x1f80; /* MXCSR */
+    fpu_area_prepare(process->fpu_state);
 }
 
 static void hand_to_core(struct process *process)

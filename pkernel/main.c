@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "atomic.h"
 #include "console.h"
+#include "cpu_features.h"
 #include "cpu.h"
 #include "fault_injection.h"
 #include "intercore.h"
@@ -49,6 +50,17 @@ static struct cpu *find_own_record(void)
             return &kernel_shared->cpus[i];
     kprintf_unlocked("p-kernel: no core record for apic id %u\n", apic_id);
     halt_forever();
+}
+
+/* Every core runs what the boot core chose (kernel_shared->cpu): a core
+ * whose own CPUID lacks one of those features cannot run this kernel. */
+static void check_cpu_features(const struct cpu *cpu)
+{
+    uint32_t missing = cpu_features_missing_here(kernel_shared->cpu.used);
+    for (int feature = 0; feature < CPU_FEATURE_COUNT; feature++)
+        if (cpu_feature_has(missing, feature))
+            panic("core %u lacks %s, which the boot core offers and the kernels use", cpu->index,
+                  cpu_feature_name(feature));
 }
 
 /* Frames for this core's kernel and fault stacks, from the m-kernel. */
@@ -97,6 +109,7 @@ void pkernel_main(struct kernel_shared *shared, uint32_t ticket)
     cpu->socket = topology_socket_of_this_core();
     cpu_install(cpu);
     idt_load();
+    check_cpu_features(cpu);
     lapic_enable();
     intercore_install();
     intercore_install_services(&pkernel_services);

@@ -1,6 +1,7 @@
 # build/run's main(): parse flags, pick the accelerator, build the QEMU command, run it.
 # Exit statuses: 0 guest success, 1 guest failure/panic, 2 usage error or missing
 # build outputs (nothing was run), 124 timeout.
+import dataclasses
 import os
 import shlex
 import sys
@@ -22,6 +23,25 @@ def build_paths():
     }
 
 
+def kvm_options(opts, qemu):
+    """opts with the CPU model KVM starts here (unless --cpu gave one) and the kernel
+    options this host's KVM needs, each said on stderr; None when KVM cannot start."""
+    changes = {}
+    if opts.cpu is None:
+        model, reason = accel.kvm_cpu_model(qemu, OUT_DIR)
+        if model is None:
+            print(f"build/run: --accel kvm: QEMU starts no CPU model under KVM here: {reason}",
+                  file=sys.stderr)
+            return None
+        print(f"build/run: KVM CPU model {model} ({reason})", file=sys.stderr, flush=True)
+        changes["cpu"] = model
+    kernel_options, reason = accel.kvm_kernel_options()
+    if kernel_options:
+        print(f"build/run: kernel option {kernel_options}: {reason}", file=sys.stderr, flush=True)
+        changes["accel_kernel_options"] = kernel_options
+    return dataclasses.replace(opts, **changes)
+
+
 def main(argv):
     try:
         opts = options.parse(argv, REPO_ROOT)
@@ -38,6 +58,10 @@ def main(argv):
         return EXIT_USAGE
 
     chosen_accel = accel.resolve(opts.accel, opts.icount, qemu, OUT_DIR)
+    if chosen_accel == "kvm":
+        opts = kvm_options(opts, qemu)
+        if opts is None:
+            return EXIT_USAGE
     try:
         argv_qemu = qemu_cmd.build_argv(opts, chosen_accel, build_paths(), qemu,
                                          check_files=not opts.dry_run)

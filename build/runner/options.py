@@ -48,6 +48,7 @@ class Options:
     qemu_extra: List[str] = field(default_factory=list)
     timeout: float = 120.0
     append: str = ""
+    accel_kernel_options: str = ""  # what the chosen accelerator needs (accel.kvm_kernel_options)
     log: Optional[str] = None
     dry_run: bool = False
     memnode_mem_mib: int = 512

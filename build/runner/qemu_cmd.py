@@ -36,6 +36,8 @@ def kernel_cmdline(options):
         words.append("cmd=" + encode_option_value(options.cmd))
     elif not interactive(options):
         words.append("cmd=")  # nobody to type: boot, run no command, power off
+    if options.accel_kernel_options:
+        words.append(options.accel_kernel_options)
     if options.append:
         words.append(options.append)
     return " ".join(words)

@@ -14,6 +14,11 @@
 #define PRIORITY_APPLICATION 1
 #define PRIORITY_LEVELS 2
 
+/* A program starts with argc in rdi, argv in rsi and these flags in rdx
+ * (lib/start.S keeps them in process_start_flags): what the kernel decided
+ * about the machine at boot. */
+#define START_WIDE_VECTORS 1u /* the kernel saves AVX state: 256-bit registers are safe */
+
 #define CORE_ANY 0xffffffffu /* spawn: let the kernel choose (the caller's core) */
 #define NAME_BYTES 32
 #define ARGUMENTS_BYTES 256

@@ -1,0 +1,62 @@
+# Formica under KVM (docs/boot.md, "KVM"): a real CPU checks the rules TCG lets pass. One
+# boot on 2 vCPUs runs hello, Bonnie with 2 processes (readblock and readbyte, 10 %
+# updates) with FS killed during the readblock run, then fstest; the file system serves
+# after the restart and e2fsck -fn is clean afterwards. It runs wherever build/run can start QEMU under KVM
+# (the runner picks the CPU model and the kernel options, and the test checks it said so)
+# and is skipped elsewhere with the reason. Kept small: nested KVM here is slow.
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import formica
+
+sys.path.insert(0, str(formica.REPO_ROOT / "build"))
+from runner import accel  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("built")
+
+TIMEOUT = 420
+# FS is killed while the readblock run is under way (it takes some 20 s here).
+COMMANDS = ("run hello; start bonnie -p 2 -m readblock -u 10 -f /kvm.dat; sleep 500; kill fs; "
+            "wait; run bonnie -p 2 -m readbyte -u 10; run fstest; ls /; cat /hello.txt")
+
+
+def kvm_model_or_skip():
+    if not accel.kvm_usable():
+        pytest.skip("no KVM: /dev/kvm is missing or not accessible")
+    model, reason = accel.kvm_cpu_model(formica.qemu(), str(formica.OUT_DIR))
+    if model is None:
+        pytest.skip(f"no KVM: QEMU starts no CPU model under KVM here: {reason}")
+    return model
+
+
+def test_kvm_runs_bonnie_fstest_and_a_restart(tmp_path):
+    model = kvm_model_or_skip()
+    disk = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
+    result = formica.run("--accel", "kvm", "--smp", "2", "--disk", str(disk),
+                         "--cmd", COMMANDS, timeout=TIMEOUT)
+    assert result.rc == 0, result.describe()
+    assert f"KVM CPU model {model}" in result.stderr, result.describe()
+    options, _ = accel.kvm_kernel_options()
+    [cpu] = result.kinds("cpu")
+    assert cpu["fpu"] == ("fxsave" if "noxsave" in options else "xsave"), cpu
+    assert cpu["hypervisor"] == "KVMKVMKVM", cpu
+    assert not (set(cpu["used"]) - set(cpu["offered"])), "a feature used without CPUID's word"
+    assert [line["kind"] for line in result.kinds("hello")] == ["hello"]
+    bonnies = result.kinds("bonnie")
+    assert [line["mode"] for line in bonnies] == ["readblock", "readbyte"]
+    children = result.kinds("bonnie_child")
+    assert len(children) == 4
+    assert all(child["mismatches"] == 0 and child["error"] == 0 for child in children)
+    cases = result.kinds("fstest")
+    assert cases and all(case["ok"] for case in cases), [c for c in cases if not c["ok"]]
+    restarts = result.kinds("server_restart")
+    assert [line["server"] for line in restarts] == ["fs"], result.describe()
+    assert restarts[0] and result.jsons.index(restarts[0]) < result.jsons.index(bonnies[0]), \
+        "FS was killed while the readblock run was under way"
+    assert "Hello from" in result.text and "kvm.dat" in result.text, "FS served after its restart"
+    check = subprocess.run(["e2fsck", "-fn", str(disk)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr

@@ -8,7 +8,11 @@
 #   icount  - one boot per configuration with QEMU -icount shift=0: guest nanoseconds
 #             are executed instructions, repeatable to the instruction;
 #   linux   - the static Linux Bonnie (build/linux/) at the same vCPU counts, timed
-#             and icount.
+#             and icount;
+#   kvm     - when the timed series ran under TCG but QEMU can start KVM here: Formica at
+#             #1 and on 1 vCPU and Linux, one boot each, under KVM with the CPU model and
+#             kernel options build/run chooses (docs/boot.md), so a host whose KVM is slow
+#             or emulated still shows that both systems run on it and how fast.
 # Every icount boot uses -cpu max,-erms,-fsrm (linux_guest.ICOUNT_CPU); two more boots,
 # Formica at #1 and Linux, 1 process, run with plain -cpu max (series PLAIN_CPU) so the
 # report can show what ERMS does to the count. They stay out of the figures.
@@ -68,6 +72,7 @@ def parse_arguments():
     parser.add_argument("--icount-procs", help="process counts of the icount series; default = --procs")
     parser.add_argument("--no-icount", action="store_true")
     parser.add_argument("--no-linux", action="store_true")
+    parser.add_argument("--no-kvm", action="store_true", help="leave out the kvm series")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per boot")
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--report-only", action="store_true",
@@ -147,6 +152,8 @@ def formica_boot(arguments, placement, smp, commands, icount, accel, log, cpu=li
         flags += ["--sockets", "2"]
     if icount:
         flags += ["--icount", "--cpu", cpu]
+    elif cpu:
+        flags += ["--cpu", cpu]
     for attempt in range(1, BOOT_ATTEMPTS + 1):
         shutil.copyfile(REPO / "build" / "out" / "disk.img", disk)
         boot = client.run(flags, arguments.timeout, log=log)
@@ -165,6 +172,19 @@ def formica_boot(arguments, placement, smp, commands, icount, accel, log, cpu=li
 def timed_smp(arguments, placement, host_cores):
     needed = PLACEMENT_CORES[placement]
     return max(arguments.smp or host_cores, needed)
+
+
+KVM_SERIES = "kvm"
+
+
+def kvm_series_boots(arguments, host_cores):
+    """The kvm series: Formica #1 at the timed series' vCPUs and on 1 vCPU, and Linux."""
+    smp = timed_smp(arguments, 1, host_cores)
+    boots = [("formica", KVM_SERIES, "#1", 1, smp, arguments.procs, 0),
+             ("formica", KVM_SERIES, "1core", None, 1, arguments.procs, 0)]
+    if not arguments.no_linux:
+        boots.append(("linux", KVM_SERIES, "linux", None, smp, arguments.procs, 0))
+    return boots
 
 
 def plan(arguments, host_cores):
@@ -191,6 +211,8 @@ def plan(arguments, host_cores):
         boots.append(("formica", PLAIN_CPU, "#1", 1, 2, [1], 0))
         if not arguments.no_linux:
             boots.append(("linux", PLAIN_CPU, "linux", None, 1, [1], 0))
+    if arguments.kvm_model:
+        boots += kvm_series_boots(arguments, host_cores)
     return boots
 
 
@@ -204,8 +226,12 @@ def boot_weight(boot, arguments):
 
 def run_boot(arguments, boot, accel, index):
     system, series, config, placement, smp, procs, run = boot
-    icount = series != "timed"
+    icount = series not in ("timed", KVM_SERIES)
     cpu = "max" if series == PLAIN_CPU else linux_guest.ICOUNT_CPU
+    if not icount:  # timed: the CPU model build/run picks for the accelerator
+        cpu = None
+    if series == KVM_SERIES:
+        accel, cpu = "kvm", arguments.kvm_model
     extra = {"system": system, "series": series if icount else accel, "config": config,
              "placement": placement, "smp": smp}
     log = arguments.out / "logs" / f"{system}-{series}-{config.strip('#')}-smp{smp}-run{run}.log"
@@ -359,6 +385,11 @@ def main():
     host_cores = os.cpu_count() or 1
     qemu, _ = qemu_binary.choose(str(REPO))
     accel = runner_accel.resolve(arguments.accel, False, qemu, REPO / "build" / "out")
+    arguments.kvm_model = None
+    if accel != "kvm" and not arguments.no_kvm and runner_accel.kvm_usable():
+        arguments.kvm_model, why = runner_accel.kvm_cpu_model(qemu, REPO / "build" / "out")
+        print(f"evaluate: kvm series: {f'-cpu {arguments.kvm_model}' if arguments.kvm_model else 'none'}"
+              f" ({why})", flush=True)
     if not arguments.no_linux:
         linux_guest.build()
     machine = machine_description(accel, host_cores)
@@ -388,7 +419,7 @@ def main():
                                    "failed": FAILED_BOOTS[failed_before:]}) + "\n")
         records += got
         system, series, config, _, smp, _, run = boot
-        flag = " (vCPUs > host cores)" if series == "timed" and smp > host_cores else ""
+        flag = " (vCPUs > host cores)" if series != "icount" and smp > host_cores else ""
         meter.step(boot_weight(boot, arguments),
                       f"{system} {config} {series} {smp} vCPUs{flag} run {run + 1}: {len(got)} results "
                       f"in {time.monotonic() - boot_start:.1f} s")

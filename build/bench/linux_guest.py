@@ -14,6 +14,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "build"))
+from runner import accel as runner_accel  # noqa: E402
 from runner import client, options, qemu_binary, qemu_cmd  # noqa: E402
 
 LINUX_OUT = REPO / "build" / "out" / "linux"
@@ -42,16 +43,22 @@ ICOUNT_CPU = "max,-erms,-fsrm"
 
 def guest_options(smp, sockets, memory, accel, icount, cpu=ICOUNT_CPU):
     """The build/run options of a Formica boot with these settings (`cpu`: the CPU
-    model of an icount boot; plain "max" only to show what ERMS does to the count)."""
+    model of an icount boot, plain "max" only to show what ERMS does to the count; and
+    of a KVM boot, the model build/run chose there)."""
     flags = ["--smp", str(smp), "--mem", memory, "--accel", accel, "--disk", "none"]
     flags += ["--sockets", str(sockets)] if sockets else []
     flags += ["--icount", "--cpu", cpu] if icount else []
+    if accel == "kvm" and not icount:
+        flags += ["--cpu", cpu or runner_accel.kvm_cpu_model(qemu_binary.choose(str(REPO))[0],
+                                                             str(REPO / "build" / "out"))[0] or "host"]
     return options.parse(flags, str(REPO))
 
 
 def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append="", cpu=ICOUNT_CPU):
     qemu, _ = qemu_binary.choose(str(REPO), icount=icount)
     settings = guest_options(smp, sockets, memory, accel, icount, cpu)
+    if accel == "kvm":  # what Formica gets under this host's KVM, Linux gets too (noxsave)
+        append = f"{append} {runner_accel.kvm_kernel_options()[0]}".strip()
     return (qemu_cmd.machine_argv(settings, accel, qemu)
             + ["-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),
                "-append", f"console=ttyS0 quiet bench={bench} benchfs=ext2 {append}".rstrip()]

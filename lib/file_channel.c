@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FS_WAIT_MS 5000
 #define NO_ICA 0
 
 long file_channel_fs_pid = -1;          /* file_internal.h */
@@ -33,7 +32,7 @@ static uint64_t last_tag; /* the number of this process's last tagged request */
 static long find_fs(void)
 {
     if (file_channel_fs_pid < 0)
-        file_channel_fs_pid = server_wait_for(SERVER_NAME_FS, FS_WAIT_MS);
+        file_channel_fs_pid = server_wait_for(SERVER_NAME_FS, SERVER_START_WAIT_MS);
     return file_channel_fs_pid;
 }
 

@@ -14,7 +14,6 @@
 #define EXTENTS 4096u /* free and allocated pieces tracked at once */
 #define PAGER_CALL_RETRIES 3
 #define PAGER_RESTART_WAIT_MS 30000
-#define PAGER_START_WAIT_MS 10000 /* a program started at boot may come before the pager */
 
 struct extent {
     uint64_t start, bytes;
@@ -186,7 +185,7 @@ long teramem_init(const struct teramem_options *options)
     apply_defaults(&o);
     if (tm.ready)
         return -E_BUSY;
-    tm.pager = server_wait_for(SERVER_NAME_PAGER, PAGER_START_WAIT_MS);
+    tm.pager = server_wait_for(SERVER_NAME_PAGER, SERVER_START_WAIT_MS);
     long control = tm.pager < 0 ? tm.pager : ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0) {
         printf("teramem: no pager server: %s\n", error_text(control));

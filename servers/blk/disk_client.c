@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define DK_WAIT_MS 5000
-
 static long dk_pid;
 static uint64_t control, transfer;
 
@@ -72,7 +70,7 @@ static int flush_disk(void *context)
 
 int disk_client_open(struct cache_disk *disk)
 {
-    dk_pid = server_wait_for(SERVER_NAME_DK, DK_WAIT_MS);
+    dk_pid = server_wait_for(SERVER_NAME_DK, SERVER_START_WAIT_MS);
     if (dk_pid < 0)
         return (int)dk_pid;
     long control_id = ica_allocate(ICA_KIND_CONTROL, 4096);

@@ -122,7 +122,7 @@ int main(int argc, char **argv)
     int error = disk_client_open(&disk);
     if (error != 0) {
         printf("blk: no disk through dk (%s); not serving\n", error_text(error));
-        run_server_placeholder(SERVER_NAME_BLK);
+        run_server_placeholder(SERVER_NAME_BLK, -E_IO);
     }
     uint32_t capacity = capacity_from(argc, argv);
     struct cache_memory memory = {NULL, block_ica, block_lent};

@@ -43,13 +43,13 @@ int main(int argc, char **argv)
 {
     bool selftest = argc >= 2 && strcmp(argv[1], "--selftest") == 0;
     if (!selftest && told_to_stay_idle())
-        run_server_placeholder("dk");
+        run_server_placeholder("dk", -E_IO);
     struct block_device device;
     if (!find_disk(&device)) {
         printf("dk: no disk\n");
         if (selftest)
             return 1;
-        run_server_placeholder("dk");
+        run_server_placeholder("dk", -E_IO);
     }
     announce(&device);
     if (selftest) {

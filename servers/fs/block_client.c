@@ -13,8 +13,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-#define BLK_WAIT_MS 10000
-
 static long blk_pid = -E_NOT_FOUND;
 static uint64_t control, data;
 
@@ -134,7 +132,7 @@ void block_client_forget(uint64_t disk_block)
 
 int block_client_open(struct ext2_device *device, long *pid)
 {
-    blk_pid = server_wait_for(SERVER_NAME_BLK, BLK_WAIT_MS);
+    blk_pid = server_wait_for(SERVER_NAME_BLK, SERVER_START_WAIT_MS);
     *pid = blk_pid;
     if (blk_pid < 0)
         return (int)blk_pid;

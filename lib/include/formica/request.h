@@ -87,6 +87,13 @@ long server_register(const char *name);
 long server_lookup(const char *name);
 /* server_lookup, retried for up to `milliseconds` while the server starts. */
 long server_wait_for(const char *name, uint64_t milliseconds);
+/* How long a client waits for a server init is starting (FS for BLK, BLK
+ * for DK, programs for FS and the pager). A server that cannot do its work
+ * still registers and refuses at once (server_placeholder.h), so the bound
+ * only covers one that is still getting ready: a disk spinning up on a PC,
+ * or an NVMe controller's set-up under a hypervisor that emulates the
+ * kernel (tens of seconds). */
+#define SERVER_START_WAIT_MS 120000
 long ica_stats(struct ica_stats *stats);
 /* A synchronous request of a prepared control ICA: send, wait; returns the
  * control's result (or the error of sending). */

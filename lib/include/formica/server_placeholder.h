@@ -1,8 +1,11 @@
-/* server_placeholder.h: the behaviour of a server that has no work yet: it
- * announces itself once and then waits for notifications forever. Used by
- * servers/fs, blk, disk and pager until their real request loops land. */
+/* server_placeholder.h: a server that cannot do its work (DK without a disk,
+ * BLK without DK) still takes its name and answers every request with an
+ * error, as FS does without a mounted disk: a client learns at once that it
+ * will not be served, instead of waiting out server_wait_for's bound. */
 #pragma once
 
-/* Prints "<name>: server placeholder on core N (pid P)", then loops on
- * await_notification(); never returns. */
-__attribute__((noreturn)) void run_server_placeholder(const char *name);
+/* Registers `name` and prints "<name>: not serving on core N (pid P):
+ * every request gets '<refusal>'", then answers each request with
+ * `refusal` (a -E_* code); never returns. If the name cannot be registered (another
+ * process holds it), says so and waits for notifications forever. */
+__attribute__((noreturn)) void run_server_placeholder(const char *name, long refusal);

@@ -75,13 +75,18 @@ int disk_client_open(struct cache_disk *disk)
         return (int)dk_pid;
     long control_id = ica_allocate(ICA_KIND_CONTROL, 4096);
     long transfer_id = ica_allocate(ICA_KIND_DATA, CACHE_MAX_RUN * STORAGE_BLOCK_BYTES);
-    if (control_id < 0 || transfer_id < 0)
-        return (int)(control_id < 0 ? control_id : transfer_id);
+    long result = control_id < 0 ? control_id : transfer_id < 0 ? transfer_id : 0;
+    if (result == 0)
+        result = request_operation(dk_pid, (uint64_t)control_id, DK_INFO);
+    if (result < 0) { /* no disk: BLK will not use them (server_placeholder.h) */
+        if (control_id >= 0)
+            ica_free((uint64_t)control_id);
+        if (transfer_id >= 0)
+            ica_free((uint64_t)transfer_id);
+        return (int)result;
+    }
     control = (uint64_t)control_id;
     transfer = (uint64_t)transfer_id;
-    long result = request_operation(dk_pid, control, DK_INFO);
-    if (result < 0)
-        return (int)result;
     disk->context = NULL;
     disk->blocks = dk_info_of(ica_control_of(control))->sectors / STORAGE_SECTORS_PER_BLOCK;
     disk->read = read_blocks;

@@ -1,6 +1,7 @@
 /* common.c: icatest's shared steps: reporting a case, starting and stopping
  * servers and helper copies of icatest, time and the ICA pool check. */
 #include "icatest.h"
+#include <formica/storage.h>
 #include <stdio.h>
 
 bool report_case(const char *name, bool ok, long got, long want)
@@ -15,6 +16,11 @@ uint32_t online_cores(void)
     struct core_info cores[64];
     long count = core_list(cores, 64);
     return count > 0 ? (uint32_t)count : 1;
+}
+
+void wait_for_boot_servers(void)
+{
+    server_wait_for(SERVER_NAME_FS, SERVER_START_WAIT_MS);
 }
 
 long start_server(const char *program, const char *arguments, uint32_t core, const char *name)

@@ -11,6 +11,10 @@
 
 /* Prints one @json icatest line for `name`; returns ok. */
 bool report_case(const char *name, bool ok, long got, long want);
+/* Waits until the boot's storage servers have started (FS registers last,
+ * after its mount, with a disk or without): they take their ICAs while
+ * they start, which must not land inside a test's pool counts. */
+void wait_for_boot_servers(void);
 /* The number of online cores. */
 uint32_t online_cores(void);
 /* Starts `program arguments` on `core` as a server and waits until it

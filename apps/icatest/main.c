@@ -16,6 +16,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return usage();
+    if (strcmp(argv[1], "client") != 0)
+        wait_for_boot_servers();
     if (strcmp(argv[1], "stress") == 0)
         return stress_main(argc - 2, argv + 2);
     if (strcmp(argv[1], "client") == 0)

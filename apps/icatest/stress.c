@@ -2,7 +2,6 @@
  * `icatest client` spread over CORES cores send synchronous and asynchronous
  * requests through a two-stage chain (ts1 -> ts2, direct return). */
 #include "icatest.h"
-#include <formica/storage.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -161,10 +160,6 @@ int stress_main(int argc, char **argv)
     if (clients <= 0 || clients > 200 || requests <= 0 || cores == 0 || cores > online_cores())
         return 2;
     struct ica_stats start, end, after_stop;
-    /* The boot's storage servers take their ICAs while they start (FS registers
-     * last, after its mount, with or without a disk): counted from after that,
-     * the pools must come back to the same numbers. */
-    server_wait_for(SERVER_NAME_FS, SERVER_START_WAIT_MS);
     ica_stats(&start);
     long s2 = start_server("ipcserver", "ts2", 2 % cores, "ts2");
     long s1 = start_server("ipcserver", "ts1 ts2 direct", 1 % cores, "ts1");

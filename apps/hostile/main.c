@@ -3,7 +3,8 @@
  * refused with the expected error; each prints one @json "hostile" line.
  * `hostile sleeper` only sleeps (the spawn bomb's children), `hostile reader`
  * reads the pinned file, `hostile pin LIMIT` tries only the cache pinning,
- * `hostile nostats` (spawned without RIGHT_STATISTICS) asks for the pager's report. */
+ * `hostile nostats` (spawned without RIGHT_STATISTICS) asks for the pager's report,
+ * `hostile entry ADDRESS` jumps to the kernel's `syscall` entry at ADDRESS. */
 #include <formica/device.h>
 #include <formica/file.h>
 #include <formica/pager.h>
@@ -237,8 +238,33 @@ static void memory_hog(void)
     printf("@json {\"kind\":\"hostile_memory\",\"grown_bytes\":%lu}\n", (unsigned long)grown);
 }
 
+/* A jump straight to the kernel's `syscall` entry, as the CPU would land there
+ * but still in user mode, asking in R11 for the flags IOPL 3 and NT: the
+ * kernel serves it as the call in RAX (kernel/syscall.c, syscall_entry_fault)
+ * and returns to RCX with only the flags a user may set. */
+static void entry_jump(uint64_t entry)
+{
+    long result;
+    uint64_t flags;
+    __asm__ volatile("lea 1f(%%rip), %%rcx\n\t"
+                     "mov $0x7202, %%r11\n\t" /* IF, IOPL 3, NT */
+                     "jmp *%[entry]\n"
+                     "1:\n\t"
+                     "pushfq\n\t"
+                     "pop %[flags]"
+                     : "=a"(result), [flags] "=r"(flags)
+                     : "a"((long)SYS_PROCESS_ID), [entry] "r"(entry)
+                     : "rcx", "r11", "memory", "cc");
+    expect("entry_jump_is_a_system_call", result, process_id());
+    expect("entry_jump_gives_no_privileged_flags", (long)(flags & 0x7000), 0);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "entry") == 0) {
+        entry_jump(strtoul(argv[2], NULL, 0));
+        return failures == 0 ? 0 : 1;
+    }
     if (argc > 1 && strcmp(argv[1], "sleeper") == 0) {
         sleep_ms(600000);
         return 0;

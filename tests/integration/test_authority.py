@@ -61,3 +61,18 @@ def test_a_client_cannot_pin_the_cache(built, tmp_path):
     assert "lends of at most 8 blocks per client" in result.text, result.describe()
     check = subprocess.run(["e2fsck", "-fn", str(image)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_jump_to_the_syscall_entry_is_only_a_system_call(built):
+    # A program that jumps to the kernel's `syscall` entry (its address is in the public
+    # ELF) faults there in user mode; the kernel serves that as the call in RAX, as it must
+    # under a hypervisor whose `syscall` stays at privilege 3 (docs/boot.md), and gives back
+    # none of the privileged flags the program asked for in R11 (IOPL 3, NT).
+    symbols = subprocess.run(["nm", str(OUT_DIR / "mkernel.elf")], capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+    [entry] = ["0x" + line.split()[0] for line in symbols if line.endswith(" syscall_entry")]
+    result = run("--smp", "2", "--cmd", f"run hostile entry {entry}", timeout=60)
+    assert result.rc == 0, result.describe()
+    cases = {case["case"]: case for case in result.kinds("hostile")}
+    assert cases["entry_jump_is_a_system_call"]["ok"], result.describe()
+    assert cases["entry_jump_gives_no_privileged_flags"]["ok"], result.describe()

@@ -107,6 +107,8 @@ static inline void ica_stamp_sender(struct ica *control, const struct process *s
 {
     control->sender = sender->pid;
     control->sender_rights = sender->rights;
+    control->sender_uid = sender->uid;
+    control->sender_gid = sender->gid;
     control->delivery = delivery;
 }
 

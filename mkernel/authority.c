@@ -46,8 +46,8 @@ long authority_check_spawn(const struct spawn_request *request, const struct pro
         return -E_PERMISSION; /* never more than the parent holds */
     if (request->priority == PRIORITY_SERVER && !(held & RIGHT_SERVER_PRIORITY))
         return -E_PERMISSION; /* the priority ceiling */
-    if ((request->flags & SPAWN_NEW_ACCOUNT) && !(held & RIGHT_NEW_ACCOUNT))
-        return -E_PERMISSION;
+    if ((request->flags & (SPAWN_NEW_ACCOUNT | SPAWN_SET_USER)) && !(held & RIGHT_NEW_ACCOUNT))
+        return -E_PERMISSION; /* only an administrator starts accounts and names users */
     if ((request->flags & SPAWN_NEW_ACCOUNT) && parent != NULL &&
         (request->process_limit > parent->process_limit ||
          request->memory_limit > parent->memory_limit))
@@ -58,10 +58,21 @@ long authority_check_spawn(const struct spawn_request *request, const struct pro
     return 0;
 }
 
+/* The child's user: the one the request names (SPAWN_SET_USER), else its
+ * parent's; init is user 0. */
+static void give_user(struct process *child, const struct spawn_request *request,
+                      const struct process *parent)
+{
+    bool named = parent == NULL || (request->flags & SPAWN_SET_USER);
+    child->uid = named ? request->uid : parent->uid;
+    child->gid = named ? request->gid : parent->gid;
+}
+
 void authority_start(struct process *child, const struct spawn_request *request,
                      const struct process *parent)
 {
     child->rights = asked_rights(request, parent);
+    give_user(child, request, parent);
     if (parent != NULL && !(request->flags & SPAWN_NEW_ACCOUNT)) {
         child->account = parent->account;
         child->process_limit = parent->process_limit;

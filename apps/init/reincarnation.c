@@ -10,6 +10,7 @@
 #include <formica/request.h>
 #include <formica/rights.h>
 #include <formica/user.h>
+#include <formica/users.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +23,7 @@ struct server_record {
     uint32_t core;
     uint32_t flags;  /* SPAWN_* */
     uint32_t rights; /* RIGHT_*: its reserved name, and only the data path below it */
+    uint32_t user;   /* its uid and gid (formica/users.h) */
     long pid;        /* the running incarnation, or < 0 */
     uint32_t restarts;
 };
@@ -31,17 +33,21 @@ struct server_record {
 static struct server_record servers[PLACEMENT_SERVERS] = {
     [SERVER_FS] = {.program = "fs",
                    .rights = RIGHT_RESERVED_NAME | RIGHT_BLOCK | RIGHT_STATISTICS,
+                   .user = USER_FS,
                    .pid = -1},
     [SERVER_BLK] = {.program = "blk",
                     .rights = RIGHT_RESERVED_NAME | RIGHT_DISK | RIGHT_STATISTICS,
+                    .user = USER_BLK,
                     .pid = -1},
     [SERVER_DK] = {.program = "dk",
                    .flags = SPAWN_DRIVER,
                    .rights = RIGHT_RESERVED_NAME,
+                   .user = USER_DK,
                    .pid = -1},
     [SERVER_PAGER] = {.program = "pager",
                       .flags = SPAWN_DRIVER,
                       .rights = RIGHT_RESERVED_NAME | RIGHT_FILE,
+                      .user = USER_PAGER,
                       .pid = -1},
 };
 
@@ -49,9 +55,11 @@ static long spawn_server(struct server_record *server)
 {
     struct spawn_request request = {.core = server->core,
                                     .priority = PRIORITY_SERVER,
-                                    .flags = server->flags,
+                                    .flags = server->flags | SPAWN_SET_USER,
                                     .rights = server->rights,
-                                    .restarts = server->restarts};
+                                    .restarts = server->restarts,
+                                    .uid = server->user,
+                                    .gid = server->user};
     strncpy(request.program, server->program, NAME_BYTES - 1);
     server->pid = syscall6(SYS_SPAWN, (long)&request, 0, 0, 0, 0, 0);
     if (server->pid < 0)

@@ -75,10 +75,10 @@ static void print_process_json(const struct process_info *process)
 {
     printf("@json {\"kind\":\"process\",\"pid\":%u,\"parent\":%u,\"core\":%u,\"state\":\"%s\","
            "\"priority\":\"%s\",\"cpu_cycles\":%lu,\"memory_bytes\":%lu,\"account\":%u,"
-           "\"restarts\":%u,\"switches_in\":%u,\"rights\":",
+           "\"uid\":%u,\"gid\":%u,\"restarts\":%u,\"switches_in\":%u,\"rights\":",
            process->pid, process->parent, process->core, state_name(process->state),
            priority_name(process->priority), process->cpu_cycles, process->memory_bytes,
-           process->account, process->restarts, process->switches_in);
+           process->account, process->uid, process->gid, process->restarts, process->switches_in);
     print_rights_json(process->rights);
     printf(",\"name\":");
     json_print_string(process->name);
@@ -92,14 +92,15 @@ bool command_ps(int word_count, char **words)
     long count = load_processes("ps");
     if (count < 0)
         return false;
-    printf("%5s %6s %4s %-8s %-11s %8s %10s %9s %7s %8s  %s\n", "PID", "PARENT", "CORE", "STATE",
-           "PRIORITY", "TICKS", "MCYCLES", "MEMORY", "ACCOUNT", "RESTARTS", "NAME");
+    printf("%5s %6s %4s %-8s %-11s %8s %10s %9s %7s %5s %8s  %s\n", "PID", "PARENT", "CORE",
+           "STATE", "PRIORITY", "TICKS", "MCYCLES", "MEMORY", "ACCOUNT", "UID", "RESTARTS", "NAME");
     for (long i = 0; i < count; i++) {
         const struct process_info *process = &processes[i];
-        printf("%5u %6u %4u %-8s %-11s %8lu %10lu %8luK %7u %8u  %s\n", process->pid,
+        printf("%5u %6u %4u %-8s %-11s %8lu %10lu %8luK %7u %5u %8u  %s\n", process->pid,
                process->parent, process->core, state_name(process->state),
                priority_name(process->priority), process->ticks, process->cpu_cycles / 1000000,
-               process->memory_bytes / 1024, process->account, process->restarts, process->name);
+               process->memory_bytes / 1024, process->account, process->uid, process->restarts,
+               process->name);
     }
     for (long i = 0; i < count; i++)
         print_process_json(&processes[i]);

@@ -36,6 +36,8 @@ struct spawn_request {
     uint64_t memory_limit;           /* SPAWN_NEW_ACCOUNT: bytes the account may map, ICAs
                                         included (0: half of the memory free then) */
     uint32_t restarts;               /* a restarted server's restart count (pid 1 only, else 0) */
+    uint32_t uid;                    /* SPAWN_SET_USER: the child's user id (else the parent's) */
+    uint32_t gid;                    /* SPAWN_SET_USER: the child's group id (else the parent's) */
     uint32_t reserved;               /* 0 */
 };
 
@@ -44,7 +46,8 @@ struct spawn_request {
 #define SPAWN_DRIVER 1u       /* device system calls allowed; IOPL 3 (in/out instructions) */
 #define SPAWN_GRANT_DRIVER 2u /* may pass SPAWN_DRIVER and SPAWN_GRANT_DRIVER to its children */
 #define SPAWN_NEW_ACCOUNT 4u  /* the child starts a quota account of its own (RIGHT_NEW_ACCOUNT) */
-#define SPAWN_FLAGS_ALL 7u
+#define SPAWN_SET_USER 8u     /* the child runs as uid/gid of the request (RIGHT_NEW_ACCOUNT) */
+#define SPAWN_FLAGS_ALL 15u
 /* Quotas (docs/authority.md): an account is a process started with
  * SPAWN_NEW_ACCOUNT and everything it spawns; init's account has no limit. */
 #define ACCOUNT_DEFAULT_PROCESSES 128
@@ -91,6 +94,8 @@ struct process_info {
     uint32_t account;     /* the pid that started its quota account */
     uint32_t restarts;    /* how often init restarted this server before (0: first start) */
     uint32_t switches_in; /* times it got a core */
+    uint32_t uid;         /* its user id (docs/authority.md) */
+    uint32_t gid;         /* its group id */
 };
 
 #define KERNEL_M 0

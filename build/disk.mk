@@ -10,12 +10,18 @@ DISK_IMAGE_1K := $(OUT)/disk-1k.img
 MKE2FS ?= mke2fs
 E2FSCK ?= e2fsck
 
+DEBUGFS ?= debugfs
+
 # $(1): image, $(2): block size, $(3): size, $(4): ext2 or ext3 (and its options).
+# Everything belongs to root (uid 0, whoever builds); the root directory is
+# world-writable and sticky (1777, like /tmp), so every user can make files in
+# `/` and only a name's owner removes it (docs/authority.md).
 define make_disk_image
 	@mkdir -p $(dir $(1))
 	@echo "  MKE2FS  $(1)"
 	@rm -f $(1)
-	@$(MKE2FS) -q -F -t $(4) -r 1 -b $(2) -L formica -d $(DISK_SOURCE) $(1) $(3) >/dev/null
+	@$(MKE2FS) -q -F -t $(4) -r 1 -b $(2) -L formica -E root_owner=0:0 -d $(DISK_SOURCE) $(1) $(3) >/dev/null
+	@$(DEBUGFS) -w -R "set_inode_field / mode 041777" $(1) >/dev/null 2>&1
 endef
 
 $(DISK_IMAGE): $(DISK_FILES) build/disk.mk

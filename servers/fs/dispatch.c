@@ -63,5 +63,7 @@ long fs_answer_any(struct fs_server *server, uint64_t control)
 {
     if (!server->mounted)
         return server->unmounted_error;
+    const struct ica_control *page = ica_control_of(control);
+    server->fs.user = (struct ext2_user){.uid = page->sender_uid, .gid = page->sender_gid};
     return fs_dispatch(server, control);
 }

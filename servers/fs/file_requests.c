@@ -93,6 +93,8 @@ static void put_stat(struct fs_stat_message *message, const struct ext2_stat *st
     message->links = stat->links;
     message->blocks = stat->blocks;
     message->inode = stat->inode;
+    message->uid = stat->uid;
+    message->gid = stat->gid;
 }
 
 /* The inode a stat names: the payload's path, or else the requester's handle. */

@@ -10,5 +10,5 @@ _Static_assert(sizeof(struct core_info) == 152, "struct core_info changed size")
 _Static_assert(sizeof(struct placement_info) == 1088, "struct placement_info changed size");
 _Static_assert(sizeof(struct clock_info) == 24, "struct clock_info changed size");
 _Static_assert(sizeof(struct dma_region) == 24, "struct dma_region changed size");
-_Static_assert(sizeof(struct ica_control) == 240, "struct ica_control changed size");
+_Static_assert(sizeof(struct ica_control) == 248, "struct ica_control changed size");
 _Static_assert(sizeof(struct ica_stats) == 72, "struct ica_stats changed size");

@@ -43,6 +43,8 @@ struct ica {
     uint32_t sender_rights; /* the sender's RIGHT_* set, or RIGHT_KERNEL for the kernel's own */
     uint32_t sender_uid;    /* the sender's user and group */
     uint32_t sender_gid;
+    uint32_t sender_account; /* the sender's quota account: servers' per-account limits */
+    uint32_t reserved_routing;
     uint32_t return_depth;
     uint32_t returns[ICA_MAX_RETURNS];
     uint32_t attached_count;
@@ -68,8 +70,10 @@ struct ica {
          __builtin_offsetof(struct ica_control, arrival))
 _Static_assert(SAME_PLACE(origin, origin) && SAME_PLACE(sender, sender) &&
                    SAME_PLACE(sender_rights, sender_rights) && SAME_PLACE(sender_uid, sender_uid) &&
-                   SAME_PLACE(sender_gid, sender_gid) && SAME_PLACE(return_depth, return_depth) &&
-                   SAME_PLACE(returns, returns) && SAME_PLACE(attached_count, data_count),
+                   SAME_PLACE(sender_gid, sender_gid) &&
+                   SAME_PLACE(sender_account, sender_account) &&
+                   SAME_PLACE(return_depth, return_depth) && SAME_PLACE(returns, returns) &&
+                   SAME_PLACE(attached_count, data_count),
                "struct ica's routing is laid out as the page's");
 _Static_assert(__builtin_offsetof(struct ica, generation) == 0 &&
                    __builtin_offsetof(struct ica, state) == 4,

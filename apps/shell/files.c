@@ -36,8 +36,7 @@ static void mode_text(uint32_t mode, char text[10])
 
 /* Prints one directory entry with its size (stat of DIR/NAME); `long_form`
  * adds its mode, owner and group (ls -l). */
-static void print_entry(const char *directory, const struct directory_entry *entry,
-                        bool long_form)
+static void print_entry(const char *directory, const struct directory_entry *entry, bool long_form)
 {
     char path[FILE_PATH_MAX];
     struct file_status status = {0};

@@ -49,8 +49,7 @@ int ext2_permit_mode(const struct ext2_fs *fs, uint16_t mode, uint32_t uid, uint
                      uint32_t want)
 {
     if (fs->user.uid == EXT2_ROOT_USER) /* root: all but executing what nobody may */
-        return !(want & EXT2_MAY_EXECUTE) || (mode & EXT2_S_IFMT) == EXT2_S_IFDIR ||
-                       (mode & 0111)
+        return !(want & EXT2_MAY_EXECUTE) || (mode & EXT2_S_IFMT) == EXT2_S_IFDIR || (mode & 0111)
                    ? 0
                    : -E_PERMISSION;
     return (bits_for(&fs->user, mode, uid, gid) & want) == want ? 0 : -E_PERMISSION;
@@ -58,8 +57,7 @@ int ext2_permit_mode(const struct ext2_fs *fs, uint16_t mode, uint32_t uid, uint
 
 int ext2_permit(const struct ext2_fs *fs, const struct ext2_inode *inode, uint32_t want)
 {
-    return ext2_permit_mode(fs, inode->i_mode, ext2_inode_uid(inode), ext2_inode_gid(inode),
-                            want);
+    return ext2_permit_mode(fs, inode->i_mode, ext2_inode_uid(inode), ext2_inode_gid(inode), want);
 }
 
 int ext2_permit_removal(const struct ext2_fs *fs, const struct ext2_inode *directory,
@@ -69,8 +67,8 @@ int ext2_permit_removal(const struct ext2_fs *fs, const struct ext2_inode *direc
     if (status < 0 || !(directory->i_mode & EXT2_S_ISVTX) || fs->user.uid == EXT2_ROOT_USER)
         return status;
     /* sticky: only the name's owner or the directory's removes it */
-    bool owner = fs->user.uid == ext2_inode_uid(target) ||
-                 fs->user.uid == ext2_inode_uid(directory);
+    bool owner =
+        fs->user.uid == ext2_inode_uid(target) || fs->user.uid == ext2_inode_uid(directory);
     return owner ? 0 : -E_PERMISSION;
 }
 

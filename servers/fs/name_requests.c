@@ -163,7 +163,8 @@ long fs_chmod(struct fs_server *server, uint64_t control, struct fs_chmod_messag
     if (path == NULL || message->permissions > 07777)
         return -E_INVALID;
     int error = ext2_lookup(&server->fs, path, &inode);
-    return error != 0 ? error : ext2_change_mode(&server->fs, inode, (uint16_t)message->permissions);
+    return error != 0 ? error
+                      : ext2_change_mode(&server->fs, inode, (uint16_t)message->permissions);
 }
 
 long fs_chown(struct fs_server *server, uint64_t control, struct fs_chown_message *message)

@@ -1,7 +1,7 @@
 /* servers/disk/main.c: DK, the disk driver server (program "dk", spawned
  * with SPAWN_DRIVER). Finds a virtio-blk disk, else NVMe, else AHCI; `dk
  * --selftest [SECTORS]` checks the driver; kernel option dk=idle leaves the disk alone. */
-#include "block_device.h"
+#include "disk_drivers.h"
 #include "selftest.h"
 #include "service.h"
 #include <formica/server_placeholder.h>

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """build/protocol.py: turns the message declarations in protocol/*.messages
 into C headers (operation numbers, one typed struct per message with a size
-check, handler prototypes, dispatch and service tables) and docs/protocol.md.
+check, handler prototypes, dispatch and service tables; the server manifest
+through build/protocol_servers.py) and docs/protocol.md.
 
 Usage: build/protocol.py OUT_DIR [DECLARATION ...]   headers into OUT_DIR/formica/protocol/
        build/protocol.py --docs FILE [DECLARATION ...]   the reference page
@@ -10,6 +11,9 @@ The format is described in protocol/README.md."""
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import protocol_servers  # noqa: E402 (the server manifest, beside this file)
 
 TYPES = {"u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
          "i32": "int32_t", "i64": "int64_t", "ptr": "uint64_t"}
@@ -60,6 +64,7 @@ class Interface:
         self.prefix = name.upper() + "_"
         self.messages = []
         self.includes = []
+        self.manifest = protocol_servers.ServerManifest()
 
 
 def split_doc(text):
@@ -109,6 +114,8 @@ def parse_interface_line(interface, keyword, words, doc, line):
         interface.includes.append(words[1])
     elif keyword == "doc":
         interface.doc.append(doc)
+    elif keyword in protocol_servers.MANIFEST_KEYWORDS:
+        protocol_servers.parse_manifest_line(interface.manifest, keyword, words, DeclarationError)
     else:
         raise DeclarationError(f"unknown interface line '{keyword}'")
 
@@ -454,6 +461,9 @@ def docs(interfaces):
         lines.append("")
         lines.append(" ".join(d for d in interface.doc if d))
         lines.append("")
+        server = protocol_servers.docs_line(interface)
+        if server:
+            lines += [server, ""]
         right_column = "handled by" if interface.kind == "intercore" else "right"
         lines.append(f"| number | name | {right_column} | fields | result |")
         lines.append("|---|---|---|---|---|")
@@ -479,11 +489,14 @@ def main(argv):
         mode, target, paths = "--headers", argv[1], argv[2:]
     try:
         interfaces = [parse(path) for path in sorted(paths)]
+        protocol_servers.check_all(interfaces, DeclarationError)
         if mode == "--headers":
             for interface in interfaces:
                 for name, lines in outputs(interface).items():
                     write_if_changed(os.path.join(target, "formica", "protocol", name),
                                      "\n".join(lines) + "\n")
+            for name, lines in protocol_servers.outputs(interfaces).items():
+                write_if_changed(os.path.join(target, name), "\n".join(lines) + "\n")
             return 0
         text = docs(interfaces) + "\n"
     except DeclarationError as error:

@@ -23,8 +23,10 @@ USER_LIBRARY := $(OUT)/libformica.a
 # (init, the shell, benchmarks, sort and memseq, the memory node); servers/
 # the storage servers and the pager; tests/programs/ the programs the
 # integration tests run (docs/architecture.md).
-USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello pingpong:apps/pingpong \
-	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
+USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello pingpong:apps/pingpong
+# The servers: each one's program line in protocol/*.messages (generated).
+include $(GENERATED)/servers.mk
+USER_PROGRAMS += $(SERVER_PROGRAMS)
 # The ICA benchmark (apps/ipcbench, docs/ica.md; it starts tests/programs/ipcserver).
 USER_PROGRAMS += ipcbench:apps/ipcbench
 # Bonnie with readblock and readbyte (apps/bonnie, docs/bonnie.md).

@@ -87,3 +87,73 @@ def test_committed_reference_is_current():
     result = subprocess.run([sys.executable, "build/protocol.py", "--check-docs", "docs/protocol.md",
                              *declarations], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+SERVER_LINES = """    program servers/demo
+    boot 1
+    placement demo
+    rights file statistics
+    spawn driver
+    reserved
+    restart 7
+"""
+
+
+def test_server_manifest_generates_every_table(tmp_path):
+    out = tmp_path / "gen"
+    text = GOOD.replace("    server demo\n", "    server demo\n" + SERVER_LINES)
+    result = subprocess.run([sys.executable, str(ROOT / "build/protocol.py"), str(out),
+                             declare(tmp_path, text)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    servers = (out / "formica/protocol/servers.h").read_text()
+    assert "SERVER_DEMO, /*" in servers and "PLACEMENT_SERVERS\n};" in servers
+    assert '#define PLACEMENT_SERVER_KEYS "demo"' in servers
+    assert '#define RESERVED_SERVER_NAMES "demo"' in servers
+    boot = (out / "formica/protocol/boot_servers.h").read_text()
+    assert ('[SERVER_DEMO] = {.name = "demo", .flags = SPAWN_DRIVER, .rights = RIGHT_RESERVED_NAME'
+            ' | RIGHT_FILE | RIGHT_STATISTICS, .restart_limit = 7},') in boot
+    assert (out / "servers.mk").read_text().endswith("SERVER_PROGRAMS := demo:servers/demo\n")
+
+
+def test_an_interface_without_server_lines_is_no_boot_server(tmp_path):
+    interfaces = [protocol.parse(declare(tmp_path, GOOD))]
+    protocol.protocol_servers.check_all(interfaces, protocol.DeclarationError)
+    generated = protocol.protocol_servers.outputs(interfaces)
+    assert "    PLACEMENT_SERVERS\n" in "\n".join(generated["formica/protocol/servers.h"])
+    assert generated["servers.mk"][-1] == "SERVER_PROGRAMS := "
+
+
+@pytest.mark.parametrize("change, complaint", [
+    (("    program servers/demo\n", ""), "needs 'program FOLDER' and 'placement KEY'"),
+    (("    placement demo\n", ""), "needs 'program FOLDER' and 'placement KEY'"),
+    (("    boot 1\n", ""), "add 'boot N'"),
+    (("    boot 1\n", "    boot 2\n"), r"boot orders must be 1..1 once each, found \[2\]"),
+    (("    placement demo\n", "    placement app\n"), "'app' is the placement key of applications"),
+    (("spawn driver", "spawn wizard"), "unknown spawn flag 'wizard'"),
+])
+def test_malformed_server_lines_are_refused(tmp_path, change, complaint):
+    text = GOOD.replace("    server demo\n", "    server demo\n" + SERVER_LINES.replace(*change))
+    with pytest.raises(protocol.DeclarationError, match=complaint):
+        interface = protocol.parse(declare(tmp_path, text))
+        protocol.protocol_servers.check_all([interface], protocol.DeclarationError)
+
+
+def test_server_lines_need_a_server_name(tmp_path):
+    text = GOOD.replace("    server demo\n", SERVER_LINES)
+    with pytest.raises(protocol.DeclarationError, match="need a 'server NAME' line"):
+        protocol.protocol_servers.check_all([protocol.parse(declare(tmp_path, text))],
+                                            protocol.DeclarationError)
+
+
+def test_two_servers_may_not_share_a_boot_order_or_placement_key(tmp_path):
+    first = protocol.parse(declare(tmp_path, GOOD.replace("    server demo\n",
+                                                          "    server demo\n" + SERVER_LINES)))
+    other = tmp_path / "other.messages"
+    other.write_text(GOOD.replace("demo", "other").replace(
+        "    server other\n", "    server other\n" + SERVER_LINES.replace("demo", "other")))
+    second = protocol.parse(str(other))
+    with pytest.raises(protocol.DeclarationError, match=r"found \[1, 1\]"):
+        protocol.protocol_servers.check_all([first, second], protocol.DeclarationError)
+    second.manifest.boot, second.manifest.placement = 2, "demo"
+    with pytest.raises(protocol.DeclarationError, match="share a placement key"):
+        protocol.protocol_servers.check_all([first, second], protocol.DeclarationError)

@@ -114,8 +114,10 @@ struct core_info {
 /* The most cores Formica runs on (docs/intercore.md); more in the MADT are ignored. */
 #define FORMICA_MAX_CORES 256
 
-/* Where servers and applications run (see docs/placement.md). */
-#define PLACEMENT_SERVERS 4 /* fs, blk, dk, pager */
+/* Where servers and applications run (see docs/placement.md). The servers
+ * placed are those protocol/NAME.messages says init starts at boot (enum
+ * placement_server, PLACEMENT_SERVERS). */
+#include <formica/protocol/servers.h>
 #define PLACEMENT_MAX_APP_CORES FORMICA_MAX_CORES
 
 struct placement_info {
@@ -130,8 +132,6 @@ struct placement_info {
     uint32_t app_cores[PLACEMENT_MAX_APP_CORES];
     uint32_t warnings; /* problems found in the file; the default was used if > 0 */
 };
-
-enum placement_server { SERVER_FS = 0, SERVER_BLK = 1, SERVER_DK = 2, SERVER_PAGER = 3 };
 
 struct clock_info {
     uint64_t tsc_hz;

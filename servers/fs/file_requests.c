@@ -66,9 +66,14 @@ long fs_write_with_data(struct fs_server *server, struct ica_control *page,
     return report_disk_trouble(page, file->inode, result);
 }
 
+/* FS_WRITE's two ways: a few bytes in the payload (no data ICA) to
+ * fs_small_write, else with the data ICA. */
 long fs_write(struct fs_server *server, uint64_t control, struct fs_write_message *message)
 {
-    return fs_write_routed(server, control, message);
+    struct ica_control *page = ica_control_of(control);
+    if (page->data_count == 0)
+        return fs_small_write(server, control, message);
+    return fs_write_with_data(server, page, message);
 }
 
 long fs_truncate(struct fs_server *server, uint64_t control, struct fs_truncate_message *message)

@@ -157,3 +157,101 @@ def test_two_servers_may_not_share_a_boot_order_or_placement_key(tmp_path):
     second.manifest.boot, second.manifest.placement = 2, "demo"
     with pytest.raises(protocol.DeclarationError, match="share a placement key"):
         protocol.protocol_servers.check_all([first, second], protocol.DeclarationError)
+
+
+FACTS = """interface demo: A demo server.
+    kind request
+    server demo
+    context void *
+    leaves cache: it leaves the demo cache as it is
+
+message open 1: Opens.
+    in u64 tag: the request number
+    right test
+    tagged
+
+message read 2: Reads.
+    in u64 handle: a handle
+    in u64 where: an offset
+    in u64 count: a length
+    right file
+    hot 2
+    range
+    leaves cache
+
+message write 3: Writes.
+    in u64 handle: a handle
+    in u64 where: an offset
+    in u64 count: a length
+    right file
+    hot 1
+    leaves_without_data cache
+"""
+
+
+def test_operation_facts_become_masks_and_switches(tmp_path):
+    interface = protocol.parse(declare(tmp_path, FACTS))
+    generated = protocol.outputs(interface)
+    header = "\n".join(generated["demo.h"])
+    assert "#define DEMO_TAGGED_OPERATIONS (1ull << DEMO_OPEN)" in header
+    assert "return operation < 64 && (DEMO_TAGGED_OPERATIONS >> operation) & 1;" in header
+    assert "#define DEMO_LEAVES_CACHE 1u" in header
+    assert "    case DEMO_READ:\n        return DEMO_LEAVES_CACHE;" in header
+    assert "return page->data_count == 0 ? (DEMO_LEAVES_CACHE) : (0);" in header
+    assert "DEMO_OPEN:\n        return" not in header.split("what_request_leaves")[1]
+    assert "struct demo_range_message {" in header and "demo_range_put(uint8_t *message" in header
+    dispatch = "\n".join(generated["demo_dispatch.h"])
+    write_test = dispatch.index("if (page->operation == DEMO_WRITE &&")
+    read_test = dispatch.index("if (page->operation == DEMO_READ &&")
+    assert write_test < read_test < dispatch.index("long refused = demo_check(page);")
+    assert "(page->sender_rights & RIGHT_FILE) != 0)\n        return demo_read(" in dispatch
+
+
+@pytest.mark.parametrize("change, complaint", [
+    (("    in u64 tag: the request number\n", "    in u32 flags: some\n"),
+     "its first field must be 'in u64 tag'"),
+    (("message open 1:", "message open 70:"), "its number must be below 64"),
+    (("    in u64 count: a length\n    right file\n    hot 2",
+      "    in u32 count: a length\n    right file\n    hot 2"), "needs exactly three 'in u64' fields"),
+    (("    leaves cache\n\nmessage write", "    leaves disk\n\nmessage write"),
+     "leaves 'disk', which the interface does not declare"),
+])
+def test_impossible_facts_are_refused(tmp_path, change, complaint):
+    with pytest.raises(protocol.DeclarationError, match=complaint):
+        protocol.parse(declare(tmp_path, FACTS.replace(*change)))
+
+
+FRAME = """interface wire: A wire format.
+    kind frame
+    header_bytes 8
+    field magic 0 u16: a constant
+    field type 2 u8: the type
+    field length 4 u32: payload bytes
+    carries_kind none: nothing
+    carries_kind data: the bytes
+
+message hello 1: Hello.
+    carries none
+
+message data 2: Some bytes.
+    carries data
+"""
+
+
+def test_frame_interface_generates_types_offsets_and_payload_kinds(tmp_path):
+    header = "\n".join(protocol.outputs(protocol.parse(declare(tmp_path, FRAME)))["wire.h"])
+    assert "WIRE_HELLO = 1," in header and "WIRE_TYPE_LAST = 2," in header
+    assert "#define WIRE_HEADER_BYTES 8" in header and "#define WIRE_AT_LENGTH 4" in header
+    assert "    case WIRE_DATA:\n        return WIRE_CARRIES_DATA;" in header
+
+
+@pytest.mark.parametrize("change, complaint", [
+    (("field length 4 u32", "field length 2 u32"), "not naturally aligned"),
+    (("field length 4 u32", "field length 8 u32"), "ends past the 8-byte header"),
+    (("field type 2 u8", "field type 1 u8"), "fields magic and type overlap"),
+    (("    carries data\n", "    carries lots\n"), "carries 'lots', not one of the declared kinds"),
+    (("    header_bytes 8\n", ""), "needs 'header_bytes N'"),
+])
+def test_malformed_frames_are_refused(tmp_path, change, complaint):
+    with pytest.raises(protocol.DeclarationError, match=complaint):
+        protocol.parse(declare(tmp_path, FRAME.replace(*change)))

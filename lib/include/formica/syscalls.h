@@ -119,10 +119,15 @@ struct core_info {
  * placement_server, PLACEMENT_SERVERS). */
 #include <formica/protocol/servers.h>
 #define PLACEMENT_MAX_APP_CORES FORMICA_MAX_CORES
+/* Room for servers in struct placement_info, so that the structure (an ABI)
+ * keeps its size when a server is declared. */
+#define PLACEMENT_MAX_SERVERS 8
+_Static_assert(PLACEMENT_SERVERS <= PLACEMENT_MAX_SERVERS,
+               "more servers started at boot than struct placement_info holds");
 
 struct placement_info {
-    char name[NAME_BYTES];                   /* preset number ("5"), "file" or "default" */
-    uint32_t server_core[PLACEMENT_SERVERS]; /* indexed by enum placement_server */
+    char name[NAME_BYTES];                       /* preset number ("5"), "file" or "default" */
+    uint32_t server_core[PLACEMENT_MAX_SERVERS]; /* indexed by enum placement_server */
     /* Application cores, in order. With app_spread, cores without a server come
      * first (app_preferred_count of them): P processes use only those while
      * P <= app_preferred_count, else all app_core_count cores evenly. */

@@ -2,7 +2,7 @@
 # build/bench/journal_bench.py: `make bench-journal` (part of `make bench`): what ext3's
 # ordered journal costs against ext2 (docs/journal.md). On the same 64 MiB, 4 KiB-block
 # image made as ext2 and as ext3, one boot per file system and run: Bonnie with 50 %
-# updates (readblock and readbyte, 2 processes) and apps/churn's metadata-heavy run
+# updates (readblock and readbyte, 2 processes) and tests/programs/churn's metadata-heavy run
 # (creates, appends, truncates, renames, mkdir/rmdir, an fsync every 12 steps), then a
 # sync. Prints and writes @json {"kind":"journal_bench",...} lines to
 # build/out/bench/journal.json and a table to build/out/bench/journal.md (medians of --runs).

@@ -1,5 +1,5 @@
 # Linux and Formica read each other's ext3 (issue 13, docs/journal.md). Formica runs
-# apps/churn on the default ext3 image and syncs; the Linux guest of the evaluation
+# tests/programs/churn on the default ext3 image and syncs; the Linux guest of the evaluation
 # (build/linux/, booted as build/bench/linux_guest.py does, kernel option exchange=1)
 # mounts it as ext3 and prints the md5 of every fsynced file, which must be the bytes
 # churn wrote; then Linux writes files, removes some, syncs and powers off without

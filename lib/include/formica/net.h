@@ -1,6 +1,6 @@
 /* net.h: raw Ethernet frames over a legacy virtio-net PCI device, for a process
- * spawned with SPAWN_DRIVER. Linked from build/out/libnet.a; a program includes
- * "../../servers/net/net.h" (see docs/memnode.md). One device per process. */
+ * spawned with SPAWN_DRIVER. Linked from build/out/libnet.a (lib/net/, see
+ * docs/memnode.md). One device per process. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,11 +1,10 @@
 /* virtio_legacy.h: the legacy (transitional) virtio PCI interface that the
- * virtio-blk (servers/disk/) and virtio-net (servers/net/) drivers share:
+ * virtio-blk (lib/virtio/) and virtio-net (lib/net/) drivers share:
  * registers in I/O BAR 0, device status and feature negotiation, split
  * virtqueues in the legacy layout (descriptor table and available ring, the
  * used ring on the next page boundary) set up through the I/O BAR, and
- * notification. Linked from build/out/libnet.a; a driver includes
- * "../virtio/virtio_legacy.h". Each driver keeps its device-specific part:
- * what its descriptors point at and its device configuration. */
+ * notification. Linked from build/out/libvirtio.a (lib/virtio/). Each driver keeps its
+ * device-specific part: what its descriptors point at and its device configuration. */
 #pragma once
 #include <formica/pci.h>
 #include <stdbool.h>

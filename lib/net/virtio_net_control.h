@@ -1,4 +1,4 @@
-/* virtio_net_control.h: virtio-net's control queue (servers/net/virtio_net.c
+/* virtio_net_control.h: virtio-net's control queue (virtio_net.c
  * uses it when the device offers VIRTIO_NET_F_CTRL_VQ and _CTRL_RX). */
 #pragma once
 #include <stdbool.h>

@@ -1,6 +1,8 @@
-/* block_device.h: the interface DK's main uses for either driver: a device
- * of 512-byte sectors that takes several requests at once, each moving
- * whole sectors between the disk and DMA memory, completed by interrupt. */
+/* block_device.h: the interface of a block device driver: a device of
+ * 512-byte sectors that takes several requests at once, each moving whole
+ * sectors between the disk and DMA memory, completed by interrupt. DK drives
+ * its disk through it (servers/disk/disk_drivers.h); the virtio-blk driver is
+ * in libvirtio.a (lib/virtio/virtio_blk.c), which the pager uses too. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,16 +44,3 @@ bool virtio_blk_probe(struct block_device *device);
  * set, a line already owned by another driver is accepted: *interrupts
  * says whether completions interrupt (else the caller polls). */
 bool virtio_blk_probe_at(struct block_device *device, unsigned index, bool *interrupts);
-bool ahci_probe(struct block_device *device);
-bool nvme_probe(struct block_device *device);
-
-/* Runs `count` requests, up to max_outstanding at a time, sleeping in
- * irq_wait between completions; 0 or the first request's error. Requests
- * outside the capacity are refused with -E_INVALID without reaching the disk. */
-long block_run(struct block_device *device, struct block_request *requests, unsigned count);
-/* Flushes the disk's write cache (a no-op without one): every write that
- * completed before is then on stable storage. 0 or -E_IO. */
-long block_flush(struct block_device *device, uint32_t core);
-/* The same without the capacity check (to provoke device errors in tests). */
-long block_run_unchecked(struct block_device *device, struct block_request *requests,
-                         unsigned count);

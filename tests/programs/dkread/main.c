@@ -1,4 +1,4 @@
-/* apps/dkread: reads sectors straight from DK with DK_READ requests, as BLK
+/* tests/programs/dkread: reads sectors straight from DK with DK_READ requests, as BLK
  * does, from whatever core it runs on (DK's NVMe driver gives each
  * requesting core its own queue pair). `dkread [SECTORS [PER_REQUEST]]`
  * prints @json {"kind":"dkread","core":C,"sectors":N,"requests":R,

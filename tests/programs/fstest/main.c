@@ -1,4 +1,4 @@
-/* apps/fstest: exercises FS (and BLK) with raw requests, and the file
+/* tests/programs/fstest: exercises FS (and BLK) with raw requests, and the file
  * library's readbyte buffer, and prints one @json fstest line per case.
  * `fstest` runs every case; `fstest unmounted` expects FS to refuse
  * everything (a corrupt disk); `fstest child ...` is a second process of

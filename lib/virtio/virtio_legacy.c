@@ -3,7 +3,7 @@
  * block in I/O BAR 0, status and feature negotiation, and split virtqueues in
  * the legacy layout, whose used ring starts on the page after the descriptor
  * table and available ring. */
-#include "virtio_legacy.h"
+#include <formica/virtio_legacy.h>
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/port_io.h>

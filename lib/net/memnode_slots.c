@@ -1,7 +1,7 @@
 /* memnode_slots.c: the pager's slots over the memory nodes: the cluster's
  * placement (lib/memnode_protocol.c) seen from the client, with dead nodes
  * left out. No network here, so the host tests link it as it is. */
-#include "memnode_client.h"
+#include <formica/memnode_client.h>
 
 int64_t memnode_slot_allocate(struct memnode_cluster *cluster)
 {

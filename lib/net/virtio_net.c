@@ -2,9 +2,9 @@
  * and MTU from the device configuration, receive queue 0 and transmit queue 1
  * with one 32 KiB DMA buffer per descriptor, INTx for receive (waits with a
  * deadline sleep in irq_wait too). The transport and the rings are
- * servers/virtio/virtio_legacy.c's. */
-#include "../virtio/virtio_legacy.h"
-#include "net.h"
+ * lib/virtio/virtio_legacy.c's. */
+#include <formica/virtio_legacy.h>
+#include <formica/net.h>
 #include "virtio_net_control.h"
 #include <formica/device.h>
 #include <formica/errors.h>

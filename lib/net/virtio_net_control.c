@@ -3,7 +3,7 @@
  * drops frames for other MACs (on the shared segment, most of them: every
  * machine's own frames come back to it) before they reach the guest. */
 #include "virtio_net_control.h"
-#include "../virtio/virtio_legacy.h"
+#include <formica/virtio_legacy.h>
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/user.h>

@@ -1,4 +1,4 @@
-/* apps/fault KIND: misbehaves on purpose so tests can check that the kernel
+/* tests/programs/fault KIND: misbehaves on purpose so tests can check that the kernel
  * ends a faulting process (null, privileged, divide) and refuses bad system
  * call arguments (badpointer, kernelpointer, hugememory) and an ordinary
  * program's try to crash a server or to make itself an administrator

@@ -3,8 +3,8 @@
  * moves a window of fragments at a time, several transfers run at once
  * within per-node and receive credits, timeouts retransmit with back-off,
  * and only the liveness rule (memnode_liveness.c) declares a node dead. */
-#include "memnode_client.h"
-#include "net.h"
+#include <formica/memnode_client.h>
+#include <formica/net.h>
 #include <formica/errors.h>
 #include <formica/user.h>
 #include <stdlib.h>

@@ -239,7 +239,7 @@ static void wrong_roles(struct setup *setup)
 
 /* A server returns a request whose requester has ended: the ICA leaves the
  * server (the kernel frees it) and the return says 0, not an error that
- * would claim the server still holds it (found by apps/fuzz). */
+ * would claim the server still holds it (found by tests/programs/fuzz). */
 static void return_to_ended_requester(struct setup *setup)
 {
     expect(setup, "return_ended_registered", server_register("icabad"), 0);

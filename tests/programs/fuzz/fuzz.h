@@ -1,4 +1,4 @@
-/* fuzz.h: the pieces of the system-call and ICA fuzzer (apps/fuzz,
+/* fuzz.h: the pieces of the system-call and ICA fuzzer (tests/programs/fuzz,
  * docs/fuzzing.md): its random source and argument pools (random.c,
  * values.c), the call families (syscalls.c, requests.c, files.c,
  * children.c) and the run's bookkeeping (main.c). */

@@ -8,6 +8,7 @@
 #include <formica/device.h>
 #include <formica/file.h>
 #include <formica/pager.h>
+#include <formica/protocol/boot_servers.h>
 #include <formica/request.h>
 #include <formica/rights.h>
 #include <formica/storage.h>
@@ -113,11 +114,11 @@ static void statistics_attack(void)
 
 static void server_attacks(void)
 {
-    const char *names[] = {SERVER_NAME_FS, SERVER_NAME_BLK, SERVER_NAME_DK, SERVER_NAME_PAGER};
-    for (unsigned i = 0; i < 4; i++) {
+    for (int server = 0; server < PLACEMENT_SERVERS; server++) { /* every server init starts */
+        const char *server_name = boot_servers[server].name;
         char name[32];
-        snprintf(name, sizeof name, "kill_%s", names[i]);
-        expect(name, kill_process(server_wait_for(names[i], SERVER_WAIT_MS)), -E_PERMISSION);
+        snprintf(name, sizeof name, "kill_%s", server_name);
+        expect(name, kill_process(server_wait_for(server_name, SERVER_WAIT_MS)), -E_PERMISSION);
     }
     expect("register_name_fs", server_register(SERVER_NAME_FS), -E_PERMISSION);
     expect("kill_init", kill_process(1), -E_PERMISSION);

@@ -1,8 +1,8 @@
-/* apps/memclient: `run --driver memclient NODES BLOCK_KB COUNT [WAIT_S]` negotiates
+/* tests/programs/memclient: `run --driver memclient NODES BLOCK_KB COUNT [WAIT_S]` negotiates
  * with NODES nodes (waiting up to WAIT_S, default 60 s), stores COUNT pattern blocks
  * first-free over their summed capacity, retrieves and verifies them (@json, bandwidth). */
-#include "../../servers/net/memnode_client.h"
-#include "../../servers/net/net.h"
+#include <formica/memnode_client.h>
+#include <formica/net.h>
 #include <formica/json.h>
 #include <formica/user.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* virtio_blk.c: virtio-blk through the legacy (transitional) PCI interface:
  * registers in I/O BAR 0, one virtqueue in the legacy split layout, three
  * descriptors per request (header, data, status byte), completion by INTx.
- * The transport and the ring are servers/virtio/virtio_legacy.c's. */
-#include "../virtio/virtio_legacy.h"
-#include "block_device.h"
+ * The transport and the ring are lib/virtio/virtio_legacy.c's. */
+#include <formica/virtio_legacy.h>
+#include <formica/block_device.h>
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/pci.h>

@@ -1,4 +1,4 @@
-/* apps/devtest: checks the rules of the device system calls (30-36). `devtest
+/* tests/programs/devtest: checks the rules of the device system calls (30-36). `devtest
  * refused` (no driver flag) expects -E_PERMISSION everywhere; `devtest rules`
  * (run --driver) expects bad arguments and RAM to be refused. */
 #include <formica/device.h>

@@ -85,8 +85,10 @@ static int serve(void)
     server_register("ptest");
     for (;;) {
         long control = ica_receive(0);
-        if (control < 0)
+        if (control < 0) {
+            printf("pagertest: receive failed: %s\n", error_text(control));
             return 1;
+        }
         struct ica_control *page = ica_control_of((uint64_t)control);
         if (page->operation == PAGER_FAULT) {
             const struct pager_fault_message *fault = pager_fault_of(page);

@@ -181,8 +181,8 @@ def make_problems(command, repository):
             index += 2
             continue
         index += 1
-        if word.startswith("-") or "=" in word or not re.match(r"^[\w.-]+$", word):
-            continue
+        if word.startswith("-") or "=" in word or not re.match(r"^[\w.-]+$", word) or word.isupper():
+            continue  # an option, a variable, or a placeholder (`make TARGET`)
         targets = repository.targets_of(folder)
         if targets is None:
             problems.append(f"`make -C {folder}`: {folder}/Makefile does not exist")

@@ -113,8 +113,11 @@ static int serve(void)
     }
 }
 
+static int failed_reports; /* check() exits non-zero when any case failed */
+
 static void report(const char *name, bool ok, long value)
 {
+    failed_reports += ok ? 0 : 1;
     printf("@json {\"kind\":\"pagertest\",\"case\":\"%s\",\"ok\":%s,\"value\":%ld}\n", name,
            ok ? "true" : "false", value);
 }
@@ -156,7 +159,7 @@ static int check(void)
     long released = syscall_pager(SYS_PAGER_RELEASE, 0, 0, 0, 0);
     report("release", released == 0, released);
     request_operation(pager, (uint64_t)control, PAGER_CLEANUP); /* the test pager ends */
-    return 0;
+    return failed_reports == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)

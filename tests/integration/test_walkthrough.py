@@ -2,7 +2,6 @@
 # message, a system call and a shell command `df`) are applied to a scratch copy of the
 # repository, which must fail its first build where step 2 says (the FS handler missing),
 # then build whole and boot: `df` prints both counts. So the page cannot drift from the code.
-import os
 import re
 import shutil
 import subprocess
@@ -32,7 +31,7 @@ def make(tree, target="all"):
                           timeout=BUILD_TIMEOUT, stdin=subprocess.DEVNULL)
 
 
-def test_the_walkthrough_builds_and_runs(tmp_path):
+def test_the_walkthrough_builds_and_runs(tmp_path, monkeypatch):
     steps = steps_of(WALKTHROUGH)
     assert {step.path for step in steps} >= {"protocol/fs.messages", "servers/fs/dispatch.c",
                                              "apps/shell/commands.c"}, steps
@@ -49,7 +48,8 @@ def test_the_walkthrough_builds_and_runs(tmp_path):
     built = make(tree)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-4000:]
 
-    os.environ.setdefault("FORMICA_QEMU", str(formica.qemu()))  # the scratch tree has no QEMU 10 of its own
+    # the scratch tree has no project-local QEMU 10 of its own: boot the QEMU this tree would
+    monkeypatch.setenv("FORMICA_QEMU", str(formica.qemu()))
     disk = tree / "build" / "out" / "disk.img"
     result = formica.client.run(["--smp", "2", "--accel", "tcg", "--disk", str(disk), "--cmd", "df"], 120,
                                 runner=tree / "build" / "run")

@@ -191,18 +191,28 @@ def make_problems(command, repository):
     return problems
 
 
+def interface_mentions(prose, code):
+    """(line number, interface) for every `protocol/NAME.messages` the document names, in order."""
+    return sorted((number, interface) for number, line in prose + code for interface in MESSAGES_FILE.findall(line))
+
+
+def interface_before(number, mentions):
+    """The interface of the protocol/*.messages file named last before line `number`, or None."""
+    named = [interface for mentioned, interface in mentions if mentioned < number]
+    return named[-1] if named else None
+
+
 def declared_messages(code, prose):
     """{interface: the text of the messages the document's code blocks declare for it} (the
     interface of a block is that of the protocol/*.messages file named last before it). A
     declaration is its `message` line and the lines after it indented deeper."""
-    mentions = sorted((number, interface) for number, line in prose + code for interface in MESSAGES_FILE.findall(line))
+    mentions = interface_mentions(prose, code)
     declared, current, indent, previous = {}, None, 0, 0
     for number, line in code:
         started = MESSAGE_LINE.match(line)
         depth = len(line) - len(line.lstrip())
         if started:
-            named = [interface for mentioned, interface in mentions if mentioned < number]
-            current, indent = (named[-1] if named else None), depth
+            current, indent = interface_before(number, mentions), depth
             if current:
                 declared.setdefault(current, []).append(line.strip())
         elif current and number == previous + 1 and line.strip() and depth > indent:
@@ -216,50 +226,71 @@ def declared_messages(code, prose):
 def message_problems(code, prose, repository):
     """A message declared in a code block must be new to the protocol/*.messages file the
     document names last before the block."""
-    problems, mentions = [], []
-    for number, line in prose + code:
-        for interface in MESSAGES_FILE.findall(line):
-            mentions.append((number, interface))
+    mentions, problems = interface_mentions(prose, code), []
     for number, line in code:
         declared = MESSAGE_LINE.match(line)
-        if not declared:
-            continue
-        named = [interface for mentioned, interface in sorted(mentions) if mentioned < number]
-        if not named or named[-1] not in repository.messages:
+        interface = interface_before(number, mentions) if declared else None
+        if interface not in repository.messages:
             continue
         name, value = declared.group(1), int(declared.group(2))
-        existing = repository.messages[named[-1]]
-        for other_name, other_value in existing:
+        for other_name, other_value in repository.messages[interface]:
             if other_name == name or other_value == value:
-                problems.append(f"line {number}: `message {name} {value}` is not new in protocol/{named[-1]}.messages:"
+                problems.append(f"line {number}: `message {name} {value}` is not new in protocol/{interface}.messages:"
                                 f" it has `message {other_name} {other_value}`")
     return problems
 
 
+def function_problems(name, span, known, repository):
+    if name in repository.called or name in known or name in FOREIGN_NAMES:
+        return []
+    return [f"`{span}`: no function {name} in the sources"]
+
+
+def constant_problems(span, known, repository):
+    value = VALUE_SPAN.match(span)
+    if value:
+        name, number = value.group(1), int(value.group(2))
+        if name in repository.values and repository.values[name] != number:
+            return [f"`{span}`: {name} is {repository.values[name]}"]
+        return []
+    if repository.has_constant(span) or span in known or span in FOREIGN_NAMES:
+        return []
+    return [f"`{span}`: no such name in the sources"]
+
+
+def path_problems(span, repository):
+    if not looks_like_path(span):
+        return []
+    if not repository.has_path(path_of(span)):
+        return [f"`{span}`: no such file or folder"]
+    test = re.search(r"::(\w+)$", span)
+    if test and test.group(1) not in repository.identifiers:
+        return [f"`{span}`: no test {test.group(1)}"]
+    return []
+
+
 def span_problems(span, known, repository):
+    """What is wrong with one code span of the prose: a function, constant, make command or path."""
     function = FUNCTION_SPAN.match(span)
     if function and function.group(1).isupper():
         span = function.group(1)  # a message with its fields: `SYS_WAIT(pid, &code)`
     elif function:
-        name = function.group(1)
-        if name not in repository.called and name not in known and name not in FOREIGN_NAMES:
-            return [f"`{span}`: no function {name} in the sources"]
-        return []
-    value = VALUE_SPAN.match(span)
-    if value and value.group(1) in repository.values and repository.values[value.group(1)] != int(value.group(2)):
-        return [f"`{span}`: {value.group(1)} is {repository.values[value.group(1)]}"]
-    if CONSTANT_SPAN.match(span):
-        if not repository.has_constant(span) and span not in known and span not in FOREIGN_NAMES:
-            return [f"`{span}`: no such name in the sources"]
-        return []
+        return function_problems(function.group(1), span, known, repository)
+    if CONSTANT_SPAN.match(span) or VALUE_SPAN.match(span):
+        return constant_problems(span, known, repository)
     if span.startswith("make ") or span == "make":
         return make_problems(span, repository)
-    if looks_like_path(span) and not repository.has_path(path_of(span)):
-        return [f"`{span}`: no such file or folder"]
-    test = re.search(r"::(\w+)$", span)
-    if test and looks_like_path(span) and test.group(1) not in repository.identifiers:
-        return [f"`{span}`: no test {test.group(1)}"]
-    return []
+    return path_problems(span, repository)
+
+
+def link_problems(line, document):
+    """A relative markdown link must lead to a file or folder beside `document`."""
+    problems = []
+    for target in LINK.findall(line):
+        path = target.split("#", 1)[0]
+        if path and not path.startswith(("http:", "https:", "mailto:")) and not (document.parent / path).exists():
+            problems.append(f"link ({target}): no such file")
+    return problems
 
 
 def document_problems(document, repository):
@@ -278,11 +309,7 @@ def document_problems(document, repository):
     for number, line in prose:
         for span in SPAN.findall(line):
             problems += [f"line {number}: {problem}" for problem in span_problems(span.strip(), known, repository)]
-        for target in LINK.findall(line):
-            path = target.split("#", 1)[0]
-            if path and not path.startswith(("http:", "https:", "mailto:")) and \
-                    not (document.parent / path).exists():
-                problems.append(f"line {number}: link ({target}): no such file")
+        problems += [f"line {number}: {problem}" for problem in link_problems(line, document)]
     for number, line in code:
         command = MAKE_LINE.match(line)
         if command:

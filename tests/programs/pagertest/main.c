@@ -85,8 +85,10 @@ static int serve(void)
     server_register("ptest");
     for (;;) {
         long control = ica_receive(0);
-        if (control < 0)
+        if (control < 0) {
+            printf("pagertest: receive failed: %s\n", error_text(control));
             return 1;
+        }
         struct ica_control *page = ica_control_of((uint64_t)control);
         if (page->operation == PAGER_FAULT) {
             const struct pager_fault_message *fault = pager_fault_of(page);
@@ -111,8 +113,11 @@ static int serve(void)
     }
 }
 
+static int failed_reports; /* check() exits non-zero when any case failed */
+
 static void report(const char *name, bool ok, long value)
 {
+    failed_reports += ok ? 0 : 1;
     printf("@json {\"kind\":\"pagertest\",\"case\":\"%s\",\"ok\":%s,\"value\":%ld}\n", name,
            ok ? "true" : "false", value);
 }
@@ -154,7 +159,7 @@ static int check(void)
     long released = syscall_pager(SYS_PAGER_RELEASE, 0, 0, 0, 0);
     report("release", released == 0, released);
     request_operation(pager, (uint64_t)control, PAGER_CLEANUP); /* the test pager ends */
-    return 0;
+    return failed_reports == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)

@@ -50,6 +50,12 @@ static long open_device(void)
     return 0;
 }
 
+static long block_fits(const struct client *client)
+{
+    long error = blockdev.opened ? 0 : open_device();
+    return error != 0 ? error : promised_space_fits(&blockdev.room, client, "block device");
+}
+
 static long block_attach(struct client *client)
 {
     long error = blockdev.opened ? 0 : open_device();
@@ -144,6 +150,7 @@ static long block_reattach(struct client *client)
 const struct backend backend_block = {
     .name = "block",
     .kind = PAGER_BACKEND_BLOCK,
+    .fits = block_fits,
     .attach = block_attach,
     .store = block_store,
     .retrieve = block_retrieve,

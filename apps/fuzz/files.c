@@ -162,10 +162,13 @@ void files_close_all(struct fuzz *fuzz)
 #define CLEAN_NAMES 64
 
 /* Removes what `path` holds (files, then directories one level down), then
- * `path` itself. Names are read first: removing shifts a directory's entries. */
+ * `path` itself. Names are read first: removing shifts a directory's entries.
+ * The fuzzer may have made a directory with any mode: its owner (we) first
+ * makes it readable, writable and searchable again. */
 static long clean_directory(const char *path, int depth)
 {
     static char names[3][CLEAN_NAMES][FILE_NAME_MAX + 1];
+    chmod(path, 0700);
     int fd = opendir(path);
     if (fd < 0)
         return fd == -E_NOT_FOUND ? 0 : fd;

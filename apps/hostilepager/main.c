@@ -82,8 +82,10 @@ static void table_attacks(void)
            pager_before, pager_after);
     expect("refused_regions_leave_the_pager_memory_alone", pager_after == pager_before,
            (long)(pager_after - pager_before));
-    struct teramem_options o = {.local_limit_bytes = 256 << 10, .block_bytes = 4096,
-                                .backend = PAGER_BACKEND_NVM, .capacity_bytes = 32 << 20};
+    struct teramem_options o = {.local_limit_bytes = 256 << 10,
+                                .block_bytes = 4096,
+                                .backend = PAGER_BACKEND_NVM,
+                                .capacity_bytes = 32 << 20};
     long result = teramem_init(&o);
     uint64_t charged = memory_of(NULL, process_id());
     if (result >= 0)
@@ -98,8 +100,10 @@ static void table_attacks(void)
 /* `key K`: another user's persistent key is not reattached. */
 static void key_attack(uint64_t key)
 {
-    struct teramem_options o = {.local_limit_bytes = 256 << 10, .block_bytes = 16 << 10,
-                                .backend = PAGER_BACKEND_NVM, .capacity_bytes = 1 << 20,
+    struct teramem_options o = {.local_limit_bytes = 256 << 10,
+                                .block_bytes = 16 << 10,
+                                .backend = PAGER_BACKEND_NVM,
+                                .capacity_bytes = 1 << 20,
                                 .persistent_key = key};
     long result = teramem_init(&o);
     if (result >= 0)
@@ -110,8 +114,10 @@ static void key_attack(uint64_t key)
 /* `hold MS`: one slot child: a small region held for MS milliseconds. */
 static int hold_slot(uint64_t milliseconds)
 {
-    struct teramem_options o = {.local_limit_bytes = 64 << 10, .block_bytes = 16 << 10,
-                                .backend = PAGER_BACKEND_NVM, .capacity_bytes = 256 << 10};
+    struct teramem_options o = {.local_limit_bytes = 64 << 10,
+                                .block_bytes = 16 << 10,
+                                .backend = PAGER_BACKEND_NVM,
+                                .capacity_bytes = 256 << 10};
     long result = teramem_init(&o);
     if (result < 0)
         return result == -E_QUOTA ? EXIT_REFUSED_QUOTA : EXIT_REFUSED_OTHER;
@@ -148,8 +154,10 @@ static void slot_attack(const char *hold_ms)
 static void quota_attack(uint64_t quota)
 {
     uint64_t size = 2 * quota;
-    struct teramem_options o = {.local_limit_bytes = size, .block_bytes = 64 << 10,
-                                .backend = PAGER_BACKEND_NVM, .capacity_bytes = size};
+    struct teramem_options o = {.local_limit_bytes = size,
+                                .block_bytes = 64 << 10,
+                                .backend = PAGER_BACKEND_NVM,
+                                .capacity_bytes = size};
     long result = teramem_init(&o);
     uint8_t *area = result >= 0 ? teramalloc(size) : NULL;
     uint64_t peak = 0, mismatches = 0;

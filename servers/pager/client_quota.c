@@ -42,8 +42,8 @@ long client_charge_tables(struct client *client)
         if (may_log(client->pid))
             printf("pager: pid %u (uid %u) refused: a region of %lu MiB in %u-byte blocks needs "
                    "%lu KiB of block tables, more than the pager's %u KiB per client\n",
-                   client->pid, client->uid, client->bytes >> 20, client->block_bytes,
-                   bytes >> 10, PAGER_TABLE_MAX_BYTES >> 10);
+                   client->pid, client->uid, client->bytes >> 20, client->block_bytes, bytes >> 10,
+                   PAGER_TABLE_MAX_BYTES >> 10);
         return -E_TOO_BIG;
     }
     long charged = account_charge(client->pid, (int64_t)bytes);

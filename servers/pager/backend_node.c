@@ -88,8 +88,9 @@ static long node_fits(const struct client *client)
     uint64_t free_blocks =
         live > node_backend.promised_blocks ? live - node_backend.promised_blocks : 0;
     if (wanted > free_blocks) {
-        printf("pager: memory nodes too small: %lu blocks asked, %lu free\n", (unsigned long)wanted,
-               (unsigned long)free_blocks);
+        if (refusal_may_print(client->pid))
+            printf("pager: memory nodes too small: %lu blocks asked, %lu free\n",
+                   (unsigned long)wanted, (unsigned long)free_blocks);
         return -E_NO_SPACE;
     }
     return 0;

@@ -167,18 +167,22 @@ static long key_usable(const struct client *client, int index, uint64_t *held_un
 {
     const struct nvm_entry *entry = &header_of_nvm()->entries[index];
     if (entry->uid != client->uid && client->uid != USER_ROOT) {
-        printf("pager: NVM key %lu belongs to uid %u: pid %u (uid %u) may not reattach it\n",
-               entry->key, entry->uid, client->pid, client->uid);
+        if (refusal_may_print(client->pid))
+            printf("pager: NVM key %lu belongs to uid %u: pid %u (uid %u) may not reattach it\n",
+                   entry->key, entry->uid, client->pid, client->uid);
         return -E_PERMISSION;
     }
     const struct client *holder = client_with_key(PAGER_BACKEND_NVM, entry->key);
     if (holder != NULL && holder != client) {
-        printf("pager: NVM key %lu is in use by pid %u\n", entry->key, holder->pid);
+        if (refusal_may_print(client->pid))
+            printf("pager: NVM key %lu is in use by pid %u\n", entry->key, holder->pid);
         return -E_BUSY;
     }
     if (entry->block_bytes != client->block_bytes || entry->block_count != client->block_count) {
-        printf("pager: NVM key %lu holds %u blocks of %u bytes, not %u of %u\n", entry->key,
-               entry->block_count, entry->block_bytes, client->block_count, client->block_bytes);
+        if (refusal_may_print(client->pid))
+            printf("pager: NVM key %lu holds %u blocks of %u bytes, not %u of %u\n", entry->key,
+                   entry->block_count, entry->block_bytes, client->block_count,
+                   client->block_bytes);
         return -E_EXISTS;
     }
     const uint32_t *map = nvm_map_of(nvm.base, entry);
@@ -206,13 +210,15 @@ static long nvm_fits(const struct client *client)
     if (index >= 0 && (error = key_usable(client, index, &held)) != 0)
         return error;
     if (client->persistent_key != 0 && index < 0 && free_entry() < 0) {
-        printf("pager: NVM has no free key entry (%d keys)\n", NVM_KEYS);
+        if (refusal_may_print(client->pid))
+            printf("pager: NVM has no free key entry (%d keys)\n", NVM_KEYS);
         return -E_NO_SPACE;
     }
     uint64_t wanted = client->bytes / NVM_UNIT_BYTES - held;
     if (wanted > units_available()) {
-        printf("pager: NVM too small: %lu KiB asked, %lu KiB free\n", client->bytes >> 10,
-               units_available() * 4);
+        if (refusal_may_print(client->pid))
+            printf("pager: NVM too small: %lu KiB asked, %lu KiB free\n", client->bytes >> 10,
+                   units_available() * 4);
         return -E_NO_SPACE;
     }
     return 0;

@@ -7,7 +7,6 @@
 #include "kept_tables.h"
 #include "pager.h"
 #include <formica/json.h>
-#include <formica/log_limit.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -15,7 +14,6 @@
 #include <string.h>
 
 static struct client clients[PAGER_CLIENTS];
-static struct log_limit slot_refusals;
 
 struct client *client_find(uint32_t pid)
 {
@@ -77,13 +75,12 @@ const struct client *client_with_key(uint32_t backend, uint64_t key)
 /* Refused by the account's share of the slots: one line, rate-limited. */
 static void report_share(const struct pager_requester *who, long refusal)
 {
-    uint64_t held_back = 0;
-    if (!log_limit_allow(&slot_refusals, who->account, clock_microseconds(), &held_back))
+    if (!refusal_may_print(who->pid))
         return;
     printf("pager: pid %u (account %u) refused a client slot: %s (an account holds at most "
-           "%u of %u; %u are kept for init's account)%s\n",
+           "%u of %u; %u are kept for init's account)\n",
            who->pid, who->account, error_text(refusal), PAGER_CLIENTS / 4, PAGER_CLIENTS,
-           PAGER_CLIENTS / 4, held_back > 0 ? " (and earlier refusals not shown)" : "");
+           PAGER_CLIENTS / 4);
 }
 
 /* A free slot the requester's account may take (forgetting the clients

@@ -6,11 +6,8 @@
  * the account's limit evicts one of that client's own blocks instead. */
 #include "kept_tables.h"
 #include "pager.h"
-#include <formica/log_limit.h>
 #include <formica/user.h>
 #include <stdio.h>
-
-static struct log_limit refusals; /* one line per refusal, at most 64 a second per client */
 
 /* Bytes of the pager's heap the client's tables take: the policy links, and
  * the block states, slots, checksums and replica table unless they live in
@@ -26,20 +23,11 @@ uint64_t client_table_bytes(const struct client *client)
     return per_block * client->block_count;
 }
 
-static bool may_log(uint32_t pid)
-{
-    uint64_t held_back = 0;
-    bool allowed = log_limit_allow(&refusals, pid, clock_microseconds(), &held_back);
-    if (allowed && held_back > 0)
-        printf("pager: (%lu more refusals for pid %u not shown)\n", held_back, pid);
-    return allowed;
-}
-
 long client_charge_tables(struct client *client)
 {
     uint64_t bytes = client_table_bytes(client);
     if (bytes > PAGER_TABLE_MAX_BYTES) {
-        if (may_log(client->pid))
+        if (refusal_may_print(client->pid))
             printf("pager: pid %u (uid %u) refused: a region of %lu MiB in %u-byte blocks needs "
                    "%lu KiB of block tables, more than the pager's %u KiB per client\n",
                    client->pid, client->uid, client->bytes >> 20, client->block_bytes, bytes >> 10,
@@ -48,7 +36,7 @@ long client_charge_tables(struct client *client)
     }
     long charged = account_charge(client->pid, (int64_t)bytes);
     if (charged < 0) {
-        if (may_log(client->pid))
+        if (refusal_may_print(client->pid))
             printf("pager: pid %u (uid %u) refused: its block tables (%lu KiB) do not fit its "
                    "account's memory quota (%s)\n",
                    client->pid, client->uid, bytes >> 10, error_text(charged));
@@ -85,7 +73,7 @@ static void lower_limit(struct client *client, uint32_t resident)
 {
     if (resident >= client->limit_blocks)
         return;
-    if (may_log(client->pid))
+    if (refusal_may_print(client->pid))
         printf("pager: pid %u's account is at its memory quota: its limit is now %u blocks "
                "(was %u)\n",
                client->pid, resident, client->limit_blocks);

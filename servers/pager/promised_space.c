@@ -17,8 +17,9 @@ long promised_space_fits(const struct promised_space *room, const struct client 
     uint64_t free_units = space_free_units(&room->space);
     uint64_t available = free_units > room->promised_units ? free_units - room->promised_units : 0;
     if (wanted > available) {
-        printf("pager: %s too small: %lu KiB asked, %lu KiB free\n", what, client->bytes >> 10,
-               available * (PAGER_UNIT_BYTES >> 10));
+        if (refusal_may_print(client->pid))
+            printf("pager: %s too small: %lu KiB asked, %lu KiB free\n", what, client->bytes >> 10,
+                   available * (PAGER_UNIT_BYTES >> 10));
         return -E_NO_SPACE;
     }
     return 0;

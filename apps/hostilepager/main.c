@@ -1,6 +1,7 @@
 /* hostilepager: an ordinary program, run as another user (`run --user 2001`),
  * that attacks the pager's sharing (docs/authority.md, issue 29): regions of
- * 8-64 GiB (`tables`), another user's persistent NVM key (`key K`), every
+ * 8-64 GiB (`tables`), block tables its account cannot pay for (`charge`,
+ * under run --memory 1M), another user's persistent NVM key (`key K`), every
  * client slot (`slots MS`), more memory than its account's quota (`quota
  * BYTES`), and, run as uid 0, overwriting a swap file under a client
  * (`corrupt PATH BYTES`). Each check prints one @json "hostile_pager" line. */
@@ -95,6 +96,19 @@ static void table_attacks(void)
            "\"memory_after_cleanup\":%lu,\"blocks\":%lu}\n",
            charged, released, (uint64_t)(32 << 20) / 4096);
     expect("region_taken", result >= 0, result);
+}
+
+/* `charge` (run --memory 1M): a 64 GiB region in 1 MiB blocks needs about
+ * 1.7 MiB of block tables, more than the account has left: -E_QUOTA before
+ * the pager allocates them. */
+static void charge_attack(void)
+{
+    uint64_t pager_before = memory_of("pager", 0);
+    long result = raw_init(64ull << 30, 1u << 20, PAGER_BACKEND_NVM);
+    expect("tables_beyond_the_account_quota_refused", result == -E_QUOTA, result);
+    uint64_t pager_after = memory_of("pager", 0);
+    expect("unpaid_tables_leave_the_pager_memory_alone", pager_after == pager_before,
+           (long)(pager_after - pager_before));
 }
 
 /* `key K`: another user's persistent key is not reattached. */
@@ -220,6 +234,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "tables") == 0)
         table_attacks();
+    else if (strcmp(mode, "charge") == 0)
+        charge_attack();
     else if (strcmp(mode, "key") == 0 && argc > 2)
         key_attack(value);
     else if (strcmp(mode, "hold") == 0 && argc > 2)
@@ -231,7 +247,7 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "corrupt") == 0 && argc > 3 && size_parse(argv[3], &value))
         corrupt_file(argv[2], value);
     else {
-        printf("usage: hostilepager tables | key K | slots MS | quota BYTES | "
+        printf("usage: hostilepager tables | charge | key K | slots MS | quota BYTES | "
                "corrupt PATH BYTES\n");
         return 2;
     }

@@ -47,6 +47,7 @@ def test_pager_attacks_of_another_user_are_refused(tmp_path):
         "run --user 2001 hostilepager key 7",
         f"run --user 0 memseq --mode persist-check {PERSIST}",  # uid 0 may reattach it
         "run --user 2001 hostilepager tables",
+        "run --user 2001 --memory 1M hostilepager charge",
         "start --user 2001 hostilepager slots 5000", SORT, "wait",
         "start --user 2001 --memory 16M hostilepager quota 16M @1", SORT, "wait",
         SORT,  # undisturbed again
@@ -68,6 +69,9 @@ def test_pager_attacks_of_another_user_are_refused(tmp_path):
     charge = result.kinds("hostile_pager_charge")[0]
     assert charge["memory_with_region"] - charge["memory_after_cleanup"] >= 12 * charge["blocks"]
     assert "more than the pager's 4096 KiB per client" in result.text, result.describe()
+    # tables the account cannot pay for: -E_QUOTA, nothing allocated
+    assert found["tables_beyond_the_account_quota_refused"]["ok"], result.describe()
+    assert "do not fit its account's memory quota" in result.text, result.describe()
     # slots: a quarter of the 16 per account, the refusals logged
     slots = result.kinds("hostile_pager_slots")[0]
     assert (slots["granted"], slots["refused_quota"]) == (4, 4), slots

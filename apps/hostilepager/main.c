@@ -1,7 +1,8 @@
 /* hostilepager: an ordinary program, run as another user (`run --user 2001`),
  * that attacks the pager's sharing (docs/authority.md, issue 29): regions of
  * 8-64 GiB (`tables`), block tables its account cannot pay for (`charge`,
- * under run --memory 1M), another user's persistent NVM key (`key K`), every
+ * under run --memory 1M), most of the NVM (`backend BYTES`), another user's
+ * persistent NVM key (`key K`), every
  * client slot (`slots MS`), more memory than its account's quota (`quota
  * BYTES`), and, run as uid 0, overwriting a swap file under a client
  * (`corrupt PATH BYTES`). Each check prints one @json "hostile_pager" line. */
@@ -109,6 +110,19 @@ static void charge_attack(void)
     uint64_t pager_after = memory_of("pager", 0);
     expect("unpaid_tables_leave_the_pager_memory_alone", pager_after == pager_before,
            (long)(pager_after - pager_before));
+}
+
+/* `backend BYTES`: a region of more than three quarters of the NVM. */
+static void backend_attack(uint64_t bytes)
+{
+    struct teramem_options o = {.local_limit_bytes = 1 << 20,
+                                .block_bytes = 64 << 10,
+                                .backend = PAGER_BACKEND_NVM,
+                                .capacity_bytes = bytes};
+    long result = teramem_init(&o);
+    if (result >= 0)
+        teramem_cleanup();
+    expect("most_of_a_backend_refused", result == -E_QUOTA, result);
 }
 
 /* `key K`: another user's persistent key is not reattached. */
@@ -236,6 +250,8 @@ int main(int argc, char **argv)
         table_attacks();
     else if (strcmp(mode, "charge") == 0)
         charge_attack();
+    else if (strcmp(mode, "backend") == 0 && argc > 2)
+        backend_attack(value);
     else if (strcmp(mode, "key") == 0 && argc > 2)
         key_attack(value);
     else if (strcmp(mode, "hold") == 0 && argc > 2)
@@ -247,7 +263,8 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "corrupt") == 0 && argc > 3 && size_parse(argv[3], &value))
         corrupt_file(argv[2], value);
     else {
-        printf("usage: hostilepager tables | charge | key K | slots MS | quota BYTES | "
+        printf("usage: hostilepager tables | charge | backend BYTES | key K | slots MS | quota "
+               "BYTES | "
                "corrupt PATH BYTES\n");
         return 2;
     }

@@ -96,6 +96,11 @@ static long node_fits(const struct client *client)
     return 0;
 }
 
+static uint64_t node_capacity_bytes(void)
+{
+    return live_blocks() * node_backend.cluster.block_bytes;
+}
+
 static long node_attach(struct client *client)
 {
     long error = node_fits(client);
@@ -413,6 +418,7 @@ const struct backend backend_node = {
     .name = "node",
     .kind = PAGER_BACKEND_NODE,
     .fits = node_fits,
+    .capacity_bytes = node_capacity_bytes,
     .attach = node_attach,
     .store = node_store,
     .retrieve = node_retrieve,

@@ -288,6 +288,11 @@ static long nvm_retrieve(struct client *client, uint32_t block, uint64_t data_ic
     return 0;
 }
 
+static uint64_t nvm_capacity_bytes(void)
+{
+    return nvm.bytes;
+}
+
 static long nvm_wait_one(void)
 {
     return -E_NOT_FOUND; /* stores are copies, done at once */
@@ -354,6 +359,7 @@ const struct backend backend_nvm = {
     .name = "nvm",
     .kind = PAGER_BACKEND_NVM,
     .fits = nvm_fits,
+    .capacity_bytes = nvm_capacity_bytes,
     .attach = nvm_attach,
     .store = nvm_store,
     .retrieve = nvm_retrieve,

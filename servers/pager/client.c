@@ -169,13 +169,33 @@ static void client_configure(struct client *client, const struct pager_requester
                   asked->inflight_bytes != 0 ? asked->inflight_bytes : limit_bytes / 8);
 }
 
+/* At most three quarters of a backend for one account's regions (each
+ * region may have every block stored, times its replicas). */
+static long client_backend_share(const struct client *client)
+{
+    uint64_t held = 0, asked = client->bytes * client->replicas;
+    for (int i = 0; i < PAGER_CLIENTS; i++)
+        if (clients[i].used && &clients[i] != client && clients[i].account == client->account &&
+            clients[i].backend == client->backend)
+            held += clients[i].bytes * clients[i].replicas;
+    uint64_t total = client->backend->capacity_bytes();
+    long error = client_share_backend(held, asked, total, client->account);
+    if (error != 0 && refusal_may_print(client->pid))
+        printf("pager: pid %u (account %u) refused: its regions would claim %lu KiB of the %s "
+               "backend's %lu KiB, more than an account's three quarters\n",
+               client->pid, client->account, (held + asked) >> 10, client->backend->name,
+               total >> 10);
+    return error;
+}
+
 /* Everything that can refuse the region without allocating for it: the
  * pager's own limit and the client's quota (its tables charged to it),
- * then the backend's room and key. */
+ * then the backend's room and key, and the account's share of it. */
 static long client_admit(struct client *client)
 {
     long error = client_charge_tables(client);
-    if (error == 0 && (error = client->backend->fits(client)) != 0)
+    if (error == 0 && ((error = client->backend->fits(client)) != 0 ||
+                       (error = client_backend_share(client)) != 0))
         client_release_charge(client);
     if (error != 0)
         memset(client, 0, sizeof(*client));

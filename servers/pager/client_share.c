@@ -1,5 +1,6 @@
-/* client_share.c: the per-account share of the pager's client slots
- * (client_share.h): a quarter per account, a quarter kept for init's. */
+/* client_share.c: the per-account share of the pager's client slots and
+ * backends (client_share.h): a quarter of the slots per account, a quarter
+ * kept for init's; three quarters of a backend per account. */
 #include "client_share.h"
 #include <formica/errors.h>
 
@@ -18,4 +19,12 @@ long client_share_allows(const uint32_t *accounts, uint32_t used, uint32_t slots
     if (own >= share || clients >= slots - reserve)
         return -E_QUOTA;
     return 0;
+}
+
+long client_share_backend(uint64_t held, uint64_t asked, uint64_t total, uint32_t account)
+{
+    if (account == CLIENT_SHARE_RESERVE_ACCOUNT)
+        return 0;
+    uint64_t share = total / 4 * 3;
+    return held <= share && asked <= share - held ? 0 : -E_QUOTA;
 }

@@ -1,7 +1,9 @@
-/* client_share.h: how the pager's client slots are shared between quota
- * accounts: an account may hold at most a quarter of them, and the client
- * accounts together leave a quarter in reserve that only init's account
- * (init, the servers and the shell) may take. Pure: host-tested. */
+/* client_share.h: how the pager's client slots and backends are shared
+ * between quota accounts: an account may hold at most a quarter of the
+ * slots, and the client accounts together leave a quarter in reserve that
+ * only init's account (init, the servers and the shell) may take; an
+ * account's regions may claim at most three quarters of a backend. Pure:
+ * host-tested. */
 #pragma once
 #include <stdint.h>
 
@@ -11,3 +13,6 @@
  * the `used` slots taken now; -E_QUOTA when the account holds its quarter or
  * only the reserve is left; -E_BUSY when every slot is taken. */
 long client_share_allows(const uint32_t *accounts, uint32_t used, uint32_t slots, uint32_t account);
+/* 0 when `account`, whose other regions on a backend of `total` bytes claim
+ * `held` bytes, may claim `asked` more; -E_QUOTA past three quarters. */
+long client_share_backend(uint64_t held, uint64_t asked, uint64_t total, uint32_t account);

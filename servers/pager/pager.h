@@ -63,6 +63,8 @@ struct backend {
     /* Before anything is allocated for the client: whether its region can be
      * had (the backend present, room for every block, the key its user's). */
     long (*fits)(const struct client *client);
+    /* Its whole size in bytes, once fits has found it. */
+    uint64_t (*capacity_bytes)(void);
     long (*attach)(struct client *client); /* capacity check; >0: previous contents found */
     long (*store)(struct client *client, uint32_t block, uint64_t data_ica);
     long (*retrieve)(struct client *client, uint32_t block, uint64_t data_ica);

@@ -391,6 +391,18 @@ static void test_client_slots_are_shared_per_account(void **state)
     assert_int_equal(client_share_allows(accounts + 12, 4, 16, 70), 0);
 }
 
+static void test_an_account_claims_at_most_three_quarters_of_a_backend(void **state)
+{
+    (void)state;
+    uint64_t total = 40u << 20; /* the swap file */
+    assert_int_equal(client_share_backend(0, 30u << 20, total, 50), 0);
+    assert_int_equal(client_share_backend(0, (30u << 20) + 4096, total, 50), -E_QUOTA);
+    assert_int_equal(client_share_backend(20u << 20, 10u << 20, total, 50), 0);
+    assert_int_equal(client_share_backend(20u << 20, 11u << 20, total, 50), -E_QUOTA);
+    assert_int_equal(client_share_backend(31u << 20, 0, total, 50), -E_QUOTA);
+    assert_int_equal(client_share_backend(0, total, total, CLIENT_SHARE_RESERVE_ACCOUNT), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_nvm_layout_marks_persistent_blocks),
         cmocka_unit_test(test_nvm_map_keeps_checksums_after_the_units),
         cmocka_unit_test(test_client_slots_are_shared_per_account),
+        cmocka_unit_test(test_an_account_claims_at_most_three_quarters_of_a_backend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

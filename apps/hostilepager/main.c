@@ -1,7 +1,8 @@
 /* hostilepager: an ordinary program, run as another user (`run --user 2001`),
  * that attacks the pager's sharing (docs/authority.md, issue 29): regions of
  * 8-64 GiB (`tables`), block tables its account cannot pay for (`charge`,
- * under run --memory 1M), most of the NVM (`backend BYTES`), another user's
+ * under run --memory 1M), most of the NVM (`backend BYTES`), persistent keys
+ * holding most of the NVM (`keys BYTES`), another user's
  * persistent NVM key (`key K`), every
  * client slot (`slots MS`), more memory than its account's quota (`quota
  * BYTES`), and, run as uid 0, overwriting a swap file under a client
@@ -123,6 +124,26 @@ static void backend_attack(uint64_t bytes)
     if (result >= 0)
         teramem_cleanup();
     expect("most_of_a_backend_refused", result == -E_QUOTA, result);
+}
+
+/* `keys BYTES`: two persistent keys of BYTES each, kept after cleanup:
+ * the second is refused once the user's keys would hold more than half the
+ * NVM. */
+static void keys_attack(uint64_t bytes)
+{
+    long results[2];
+    for (int i = 0; i < 2; i++) {
+        struct teramem_options o = {.local_limit_bytes = 1 << 20,
+                                    .block_bytes = 64 << 10,
+                                    .backend = PAGER_BACKEND_NVM,
+                                    .capacity_bytes = bytes,
+                                    .persistent_key = 2001000 + (uint64_t)i};
+        results[i] = teramem_init(&o);
+        if (results[i] >= 0)
+            teramem_cleanup();
+    }
+    expect("first_key_taken", results[0] >= 0, results[0]);
+    expect("keys_beyond_half_the_nvm_refused", results[1] == -E_QUOTA, results[1]);
 }
 
 /* `key K`: another user's persistent key is not reattached. */
@@ -252,6 +273,8 @@ int main(int argc, char **argv)
         charge_attack();
     else if (strcmp(mode, "backend") == 0 && argc > 2)
         backend_attack(value);
+    else if (strcmp(mode, "keys") == 0 && argc > 2)
+        keys_attack(value);
     else if (strcmp(mode, "key") == 0 && argc > 2)
         key_attack(value);
     else if (strcmp(mode, "hold") == 0 && argc > 2)
@@ -263,7 +286,8 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "corrupt") == 0 && argc > 3 && size_parse(argv[3], &value))
         corrupt_file(argv[2], value);
     else {
-        printf("usage: hostilepager tables | charge | backend BYTES | key K | slots MS | quota "
+        printf("usage: hostilepager tables | charge | backend BYTES | keys BYTES | key K | slots "
+               "MS | quota "
                "BYTES | "
                "corrupt PATH BYTES\n");
         return 2;

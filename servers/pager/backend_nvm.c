@@ -199,6 +199,25 @@ static uint64_t units_available(void)
     return free_units > nvm.promised_units ? free_units - nvm.promised_units : 0;
 }
 
+/* A new key: the keys of one user (uid 0 aside) hold at most half the NVM,
+ * attached or not, so no user keeps the NVDIMM to itself across reboots. */
+static long key_share(const struct client *client)
+{
+    uint64_t held = 0;
+    for (int i = 0; i < NVM_KEYS; i++) {
+        const struct nvm_entry *entry = &header_of_nvm()->entries[i];
+        if (entry->key != 0 && entry->uid == client->uid)
+            held += (uint64_t)entry->block_bytes * entry->block_count;
+    }
+    if (client->uid == USER_ROOT || held + client->bytes <= nvm.bytes / 2)
+        return 0;
+    if (refusal_may_print(client->pid))
+        printf("pager: uid %u's NVM keys would hold %lu KiB, more than half of the NVM's %lu "
+               "KiB\n",
+               client->uid, (held + client->bytes) >> 10, nvm.bytes >> 10);
+    return -E_QUOTA;
+}
+
 /* Before the client's tables exist: the NVDIMM, the key and the room. */
 static long nvm_fits(const struct client *client)
 {
@@ -208,6 +227,8 @@ static long nvm_fits(const struct client *client)
     uint64_t held = 0;
     int index = nvm_find_key(header_of_nvm(), client->persistent_key);
     if (index >= 0 && (error = key_usable(client, index, &held)) != 0)
+        return error;
+    if (client->persistent_key != 0 && index < 0 && (error = key_share(client)) != 0)
         return error;
     if (client->persistent_key != 0 && index < 0 && free_entry() < 0) {
         if (refusal_may_print(client->pid))

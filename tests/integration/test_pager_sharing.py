@@ -51,6 +51,7 @@ def test_pager_attacks_of_another_user_are_refused(tmp_path):
         "run --user 2001 hostilepager tables",
         "run --user 2001 --memory 1M hostilepager charge",
         "run --user 2001 hostilepager backend 100M",  # of the 128 MiB NVM
+        "run --user 2001 hostilepager keys 40M",
         "start --user 2001 hostilepager slots 5000", SORT_1, "wait",
         "start --user 2001 --memory 16M hostilepager quota 16M @0", SORT_1, "wait",
         SORT_1,  # undisturbed again
@@ -78,6 +79,9 @@ def test_pager_attacks_of_another_user_are_refused(tmp_path):
     # most of a backend: an account claims at most three quarters of it
     assert found["most_of_a_backend_refused"]["ok"], result.describe()
     assert "more than an account's three quarters" in result.text, result.describe()
+    # persistent keys: one user's at most half the NVM
+    assert found["keys_beyond_half_the_nvm_refused"]["ok"], result.describe()
+    assert "pager: uid 2001's NVM keys would hold" in result.text, result.describe()
     # tables the account cannot pay for: -E_QUOTA, nothing allocated
     assert found["tables_beyond_the_account_quota_refused"]["ok"], result.describe()
     assert "do not fit its account's memory quota" in result.text, result.describe()

@@ -78,7 +78,9 @@ struct process {
     uint32_t uid, gid;      /* its user and group: stamped into every control ICA it sends */
     uint32_t process_limit; /* the account's limits, copied into each member */
     uint64_t memory_limit;
-    uint64_t ica_bytes; /* ICAs it allocated and still counts (also in memory_bytes) */
+    uint64_t ica_bytes;     /* ICAs it allocated and still counts (also in memory_bytes) */
+    uint64_t charged_bytes; /* servers' memory spent for it (SYS_ACCOUNT_CHARGE; also in
+                               memory_bytes) */
     /* m-kernel: exit bookkeeping; the slot is freed when both are true (or
      * at once for an orphan init adopted, which nobody waits for). */
     bool resources_released;

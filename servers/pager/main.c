@@ -16,7 +16,9 @@
 long pager_init(void *context, uint64_t control, struct pager_init_message *message)
 {
     (void)context;
-    return client_init(ica_control_of(control)->origin, message);
+    const struct ica_control *page = ica_control_of(control);
+    struct pager_requester who = {page->origin, page->sender_uid, page->sender_account};
+    return client_init(&who, message);
 }
 
 long pager_cleanup(void *context, uint64_t control, struct pager_cleanup_message *message)

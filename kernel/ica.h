@@ -132,6 +132,9 @@ struct server_entry {
      * every ring is empty, so a receive looks at no ring at all. */
     _Atomic uint64_t pushed __attribute__((aligned(64)));
     uint64_t taken __attribute__((aligned(64)));
+    /* Bit c: a sender on core c waits for room in ring c (kernel/ica_room.c);
+     * set by the senders, cleared by whoever announces the room. */
+    _Atomic uint64_t room_wanted[(MAX_CORES + 63) / 64] __attribute__((aligned(64)));
 };
 
 struct ica_pools {

@@ -8,6 +8,7 @@
 #include "atomic.h"
 #include "console.h"
 #include "ica.h"
+#include "ica_room.h"
 #include "ica_window.h"
 #include "ica_syscalls.h"
 #include "layout.h"
@@ -101,6 +102,9 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
     if (block ? process->blocks_allocated >= ICA_BLOCKS_PER_PROCESS
               : process->icas_allocated >= ICA_PER_PROCESS)
         return -E_BUSY;
+    long share = authority_ica_allows(process, kind);
+    if (share != 0)
+        return share;
     struct ica *ica = free_slot(kind);
     if (ica == NULL)
         return -E_BUSY;
@@ -132,6 +136,7 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
         process->blocks_allocated++;
     else
         process->icas_allocated++;
+    process->controls_allocated += kind == ICA_KIND_CONTROL;
     ica->counted = block ? COUNTED_AS_BLOCK : COUNTED_AS_ICA;
     process->ica_bytes += (uint64_t)pages * PAGE_SIZE;
     process->memory_bytes += (uint64_t)pages * PAGE_SIZE;
@@ -172,6 +177,9 @@ void ica_services_forget(struct ica *ica)
     }
     if (ica->counted == COUNTED_AS_ICA && allocator != NULL && allocator->icas_allocated > 0)
         allocator->icas_allocated--;
+    if (ica->counted == COUNTED_AS_ICA && ica->kind == ICA_KIND_CONTROL && allocator != NULL &&
+        allocator->controls_allocated > 0)
+        allocator->controls_allocated--;
     if (ica->counted == COUNTED_AS_BLOCK && allocator != NULL && allocator->blocks_allocated > 0)
         allocator->blocks_allocated--;
     ica->generation++;
@@ -335,6 +343,7 @@ static void unregister_server(uint32_t pid)
         return;
     atomic_store_release(&server->pid, 0);
     memory_fence(); /* before the scan of travelling requests: see send_to_server */
+    ica_room_announce_all(server, pid); /* senders waiting for room find it gone */
 }
 
 void serve_ica_undelivered(const struct intercore_message *message,

@@ -72,6 +72,18 @@ static int fill(char **argv)
     return 0;
 }
 
+/* `waitroom SINK`: one request into a ring whose share is full: it waits
+ * for room, and ends -E_NOT_FOUND when the sink ends (exit 0 then). */
+static int wait_for_room(char **argv)
+{
+    long control = ica_allocate(ICA_KIND_CONTROL, 4096);
+    if (control < 0)
+        return 2;
+    request_prepare((uint64_t)control, IPC_ECHO);
+    long error = ica_request((long)number(argv[0]), (uint64_t)control, 0);
+    return error == -E_NOT_FOUND ? 0 : 1;
+}
+
 /* `flood SERVER COUNT PARENT`: COUNT requests whose results are never collected. */
 static int flood(char **argv)
 {
@@ -111,13 +123,10 @@ struct role {
 };
 
 static const struct role roles[] = {
-    {"sink", 1, sink},
-    {"use", 3, use_foreign},
-    {"fill", 3, fill},
-    {"flood", 3, flood},
-    {"touch", 2, touch_after_handover},
-    {"peek", 1, peek},
-    {"lendwrite", 1, lend_write_role},
+    {"sink", 1, sink},   {"use", 3, use_foreign},
+    {"fill", 3, fill},   {"waitroom", 1, wait_for_room},
+    {"flood", 3, flood}, {"touch", 2, touch_after_handover},
+    {"peek", 1, peek},   {"lendwrite", 1, lend_write_role},
 };
 
 int helper_main(int argc, char **argv)

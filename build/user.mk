@@ -42,6 +42,8 @@ USER_PROGRAMS += memnode:apps/memnode memclient:apps/memclient
 USER_PROGRAMS += sort:apps/sort memseq:apps/memseq
 # The attacks of issue 12, each expected to be refused (apps/hostile, docs/authority.md).
 USER_PROGRAMS += hostile:apps/hostile
+# A normal program's timed file calls, for the fair-sharing tests (apps/fileloop).
+USER_PROGRAMS += fileloop:apps/fileloop
 # The system-call and ICA fuzzer (apps/fuzz, docs/fuzzing.md).
 USER_PROGRAMS += fuzz:apps/fuzz
 program_name = $(word 1,$(subst :, ,$(1)))

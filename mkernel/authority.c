@@ -168,8 +168,9 @@ long authority_ica_allows(const struct process *process, uint32_t kind)
             account += held;
     }
     uint32_t slots = pool_slots(kind);
-    if (account >= slots / ICA_ACCOUNT_SHARE_DIVISOR ||
-        clients >= slots - slots / ICA_RESERVE_DIVISOR)
+    if (account >= slots / ICA_ACCOUNT_SHARE_DIVISOR)
+        return ica_quota_refused(process, kind, account);
+    if (account >= ICA_ACCOUNT_FLOOR && clients >= slots - slots / ICA_RESERVE_DIVISOR)
         return ica_quota_refused(process, kind, account);
     return 0;
 }

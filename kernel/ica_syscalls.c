@@ -158,7 +158,8 @@ static bool accept(uint64_t id)
 
 /* The oldest usable request of a server's ring. Only the head is consumed:
  * another core is the ring's producer, so nothing may be pushed back. */
-static uint64_t take_request(struct server_entry *server, struct ring *ring, uint32_t core)
+static inline __attribute__((always_inline)) uint64_t take_request(struct server_entry *server,
+                                                                   struct ring *ring, uint32_t core)
 {
     uint64_t id;
     while (ring_pop_u64(ring, &id)) {
@@ -308,7 +309,9 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     if (forward && (control->delivery != ICA_AS_REQUEST ||
                     ((flags & ICA_RETURN_VIA_ME) && control->return_depth == ICA_MAX_RETURNS)))
         return -E_INVALID;
-    struct ring *ring = server_ring(server, this_cpu()->index);
+    bool lane = me()->account == INIT_PID;
+    struct ring *ring =
+        lane ? server_lane(server, this_cpu()->index) : server_ring(server, this_cpu()->index);
     if (ica_ring_crowded(ring)) {
         long waited = wait_for_room(server, server_pid, ring, flags, room_deadline);
         if (waited != 0)
@@ -327,7 +330,9 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
         memory_fence();
     } else {
         ring_push_u64(ring, id);
-        atomic_add(&server->pushed, 1); /* before the wake: a full barrier */
+        if (lane)
+            atomic_add(&server->lane_pushed, 1); /* seen before `pushed` */
+        atomic_add(&server->pushed, 1);          /* before the wake: a full barrier */
     }
     report_if_undelivered(server, server_pid, id);
     wake_or_hand_off(target, hand_off);
@@ -471,6 +476,26 @@ long ica_receive_until(uint32_t flags, uint64_t wake_tick)
     return result;
 }
 
+/* The oldest request of a lane (round robin over the cores), or NO_ICA. */
+static __attribute__((noinline)) uint64_t take_from_lanes(struct server_entry *server,
+                                                          uint32_t cores)
+{
+    uint32_t core = server->next_lane < cores ? server->next_lane : 0;
+    for (uint32_t step = 0; step < cores; step++, core = core + 1 == cores ? 0 : core + 1) {
+        struct ring *lane = server_lane(server, core);
+        if (ring_consumer_sees_empty(lane))
+            continue;
+        uint64_t taken_before = server->taken;
+        uint64_t id = take_request(server, lane, core);
+        server->lane_taken += server->taken - taken_before;
+        if (id != NO_ICA) {
+            server->next_lane = core + 1 == cores ? 0 : core + 1;
+            return id;
+        }
+    }
+    return NO_ICA;
+}
+
 /* The receive itself (with ICA_OR_IRQ, the line is armed around it). */
 static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t wake_tick)
 {
@@ -481,6 +506,11 @@ static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t 
             return (long)direct;
         uint32_t core = server->next_core < cores ? server->next_core : 0;
         uint32_t steps = server_has_requests(server) ? cores : 0;
+        uint64_t from_lane = steps != 0 && server_has_lane_requests(server)
+                                 ? take_from_lanes(server, cores)
+                                 : NO_ICA;
+        if (from_lane != NO_ICA)
+            return (long)from_lane;
         for (uint32_t step = 0; step < steps; step++, core = core + 1 == cores ? 0 : core + 1) {
             struct ring *ring = server_ring(server, core);
             if (ring_consumer_sees_empty(ring))

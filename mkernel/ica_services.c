@@ -263,7 +263,7 @@ static long prepare_tables(uint32_t pid, uint64_t address, uint64_t bytes)
 static long allocate_rings(struct server_entry *slot)
 {
     uint32_t stride = (uint32_t)((ring_bytes(ICA_RING_SLOTS, sizeof(uint64_t)) + 63) & ~63ul);
-    uint64_t bytes = (uint64_t)stride * kernel_shared->core_count;
+    uint64_t bytes = (uint64_t)stride * kernel_shared->core_count * 2; /* rings, then lanes */
     uint64_t rings = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
     if (rings == 0)
         return -E_NO_MEMORY;
@@ -297,10 +297,13 @@ static long register_server(uint32_t pid, const char *name)
     if (error != 0)
         return error;
     slot->next_core = 0;
-    slot->pushed = 0;
-    slot->taken = 0;
-    for (uint32_t core = 0; core < kernel_shared->core_count; core++)
+    slot->pushed = slot->lane_pushed = 0;
+    slot->taken = slot->lane_taken = 0;
+    slot->next_lane = 0;
+    for (uint32_t core = 0; core < kernel_shared->core_count; core++) {
         ring_init(server_ring(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
+        ring_init(server_lane(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
+    }
     strncpy(slot->name, name, SERVER_NAME_BYTES - 1);
     slot->name[SERVER_NAME_BYTES - 1] = '\0';
     atomic_store_release(&slot->pid, pid);

@@ -29,13 +29,21 @@ long ica_room_wait(struct server_entry *server, uint32_t server_pid, struct ring
  * if any announced a wait (a message to that core, or a wake here). */
 void ica_room_announce(struct server_entry *server, uint32_t core, uint32_t server_pid);
 
-/* After the server took a request from its ring for `core`: one load when
- * nobody waits. The load is not fenced after the take: a waiter whose bit
- * it misses saw at least a share of entries still queued, so a later take
- * from that ring sees the bit. */
-static inline void ica_room_made(struct server_entry *server, uint32_t core, uint32_t server_pid)
+/* The room is announced once the ring has drained to this: then every
+ * account has room in it (fewer than a share of entries, the ring not
+ * full), and one wake lets each waiter push several requests, not one. */
+#define ICA_RING_ROOM_MARK (ICA_RING_SHARE / 2)
+
+/* After the server took a request from `ring`, its ring (or lane) for
+ * `core`: one load when nobody waits. The load is not fenced after the take:
+ * a waiter whose bit it misses saw at least a share of entries still
+ * queued, so a later take from that ring, at the mark, sees the bit. */
+static inline void ica_room_made(struct server_entry *server, const struct ring *ring,
+                                 uint32_t core, uint32_t server_pid)
 {
-    if (__atomic_load_n(&server->room_wanted[core / 64], __ATOMIC_RELAXED) & (1ull << (core % 64)))
+    if ((__atomic_load_n(&server->room_wanted[core / 64], __ATOMIC_RELAXED) &
+         (1ull << (core % 64))) &&
+        ring_count(ring) <= ICA_RING_ROOM_MARK)
         ica_room_announce(server, core, server_pid);
 }
 

@@ -164,7 +164,7 @@ static inline __attribute__((always_inline)) uint64_t take_request(struct server
     uint64_t id;
     while (ring_pop_u64(ring, &id)) {
         server->taken++;
-        ica_room_made(server, core, me()->pid);
+        ica_room_made(server, ring, core, me()->pid);
         if (accept(id))
             return id;
     }

@@ -3,11 +3,11 @@
  * take data, then control ICAs until refused, and hold them HOLD_MS; the
  * parent reports what its account got (the kernel stops it at its share)
  * and ends, so the next command runs while the children hold.
- * `hostile ringflood CHILDREN ROUNDS`: children on every core but core 0
- * each keep RING_BATCH requests in flight, ROUNDS times: FS requests of an
+ * `hostile ringflood CHILDREN MS [fs|blk|both]`: children on every core but core 0
+ * each keep RING_BATCH requests in flight for MS milliseconds: FS requests of an
  * unknown operation (refused and logged) and BLK_WRITEs without the block
  * right (refused), more than an account's share of a ring, so they wait for
- * room; none may fail with -E_BUSY. */
+ * room (the parent samples ps's wait reason); none may fail with -E_BUSY. */
 #include "floods.h"
 #include <formica/request.h>
 #include <formica/storage.h>
@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define FLOOD_MAX_CHILDREN 64
 #define RING_BATCH 48 /* more than an account's half of a 64-entry ring */
 #define UNKNOWN_FS_OPERATION 999
 #define SERVER_WAIT_MS 30000
+#define FLOOD_SAMPLE_MS 20 /* how often the parent looks for a child waiting for room */
 
 /* ICAs of `kind` allocated until the first refusal (its error in *error). */
 static long take_until_refused(uint32_t kind, long *error)
@@ -147,7 +147,7 @@ static void flood_round(long server, const uint64_t *controls, bool to_blk,
     }
 }
 
-/* `ringchild ROUNDS fs|blk` */
+/* `ringchild MS fs|blk`: floods for MS milliseconds. */
 int hostile_ring_child(int argc, char **argv)
 {
     if (argc < 4)
@@ -162,14 +162,28 @@ int hostile_ring_child(int argc, char **argv)
         controls[i] = (uint64_t)id;
     }
     struct ring_counts counts = {0};
-    long rounds = strtol(argv[2], NULL, 10);
-    for (long round = 0; round < rounds; round++)
+    uint64_t end = clock_microseconds() + strtoul(argv[2], NULL, 10) * 1000;
+    while (clock_microseconds() < end)
         flood_round(server, controls, to_blk, &counts);
     printf("@json {\"kind\":\"hostile_ring\",\"server\":\"%s\",\"core\":%ld,\"sent\":%lu,"
            "\"busy\":%lu,\"send_errors\":%lu,\"wrong_results\":%lu}\n",
            to_blk ? "blk" : "fs", core_id(), counts.sent, counts.busy, counts.send_errors,
            counts.wrong_results);
     return counts.send_errors == 0 && counts.wrong_results == 0 ? 0 : 1;
+}
+
+/* Whether one of `children` waits for room in a server's ring right now. */
+static bool one_waits_for_room(const long *children, long count)
+{
+    static struct process_info processes[PROCESS_LIST_MAX];
+    long listed = process_list(processes, PROCESS_LIST_MAX);
+    for (long i = 0; i < listed; i++)
+        for (long j = 0; j < count; j++)
+            if (processes[i].pid == (uint32_t)children[j] &&
+                processes[i].wait_reason == PROCESS_WAIT_ICA_ROOM &&
+                processes[i].state == PROCESS_WAITING)
+                return true;
+    return false;
 }
 
 static uint32_t flood_cores = 1;
@@ -192,14 +206,22 @@ int hostile_ring_flood(int argc, char **argv)
     long started = 0;
     for (long i = 0; i < count; i++) {
         char arguments[ARGUMENTS_BYTES];
-        snprintf(arguments, sizeof arguments, "ringchild %s %s", argv[3],
-                 i % 2 == 0 ? "fs" : "blk");
-        long pid = spawn("hostile", arguments, other_core(i), PRIORITY_APPLICATION);
+        const char *target = argc > 4 ? argv[4] : "both";
+        bool to_blk = strcmp(target, "both") == 0 ? i % 2 == 1 : strcmp(target, "blk") == 0;
+        snprintf(arguments, sizeof arguments, "ringchild %s %s", argv[3], to_blk ? "blk" : "fs");
+        long pid = spawn("hostile", arguments, other_core(i / 2), PRIORITY_APPLICATION);
         if (pid > 0)
             children[started++] = pid;
     }
+    uint64_t end = clock_microseconds() + strtoul(argv[3], NULL, 10) * 1000;
+    long samples = 0, waiting = 0;
+    for (; clock_microseconds() < end; samples++) {
+        waiting += one_waits_for_room(children, started);
+        sleep_ms(FLOOD_SAMPLE_MS);
+    }
     long failed = wait_children(children, started);
-    printf("@json {\"kind\":\"hostile_ring_flood\",\"children\":%ld,\"failed\":%ld}\n", started,
-           failed);
+    printf("@json {\"kind\":\"hostile_ring_flood\",\"children\":%ld,\"failed\":%ld,"
+           "\"samples\":%ld,\"samples_waiting_for_room\":%ld}\n",
+           started, failed, samples, waiting);
     return failed == 0 && started == count ? 0 : 1;
 }

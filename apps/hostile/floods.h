@@ -5,6 +5,6 @@
 /* `hostile icaflood CHILDREN HOLD_MS` and its children `icahold`. */
 int hostile_ica_flood(int argc, char **argv);
 int hostile_ica_hold(int argc, char **argv);
-/* `hostile ringflood CHILDREN ROUNDS` and its children `ringchild`. */
+/* `hostile ringflood CHILDREN MS` and its children `ringchild`. */
 int hostile_ring_flood(int argc, char **argv);
 int hostile_ring_child(int argc, char **argv);

@@ -166,8 +166,9 @@ static bool seen_waiting_for_room(long pid)
 
 /* A sink never receives: 20 requests from a helper and 12 from us fill our
  * account's half of its ring for this core; the next one, sent with
- * ICA_NO_WAIT, gets -E_BUSY, and one sent without waits for room (here,
- * until the sink ends: -E_NOT_FOUND). When the sink ends, all 32 go back to
+ * ICA_NO_WAIT, gets -E_BUSY, one sent without waits for room (here, until
+ * the sink ends: -E_NOT_FOUND), and a combined call's forward with
+ * ICA_TIMEOUT waits its 50 ms, then gets -E_BUSY. When the sink ends, all 32 go back to
  * their requesters with -E_SERVER_ENDED. */
 static void full_ring_and_pending_at_exit(struct setup *setup)
 {
@@ -184,6 +185,16 @@ static void full_ring_and_pending_at_exit(struct setup *setup)
     snprintf(arguments, sizeof arguments, "waitroom %ld", sink);
     long waiter = spawn("icatest", arguments, setup->my_core, PRIORITY_APPLICATION);
     expect(setup, "ring_full_sender_waits", seen_waiting_for_room(waiter), 1);
+    snprintf(arguments, sizeof arguments, "timedforward %ld tfwd", sink);
+    long forwarder = start_server("icatest", arguments, setup->my_core, "tfwd");
+    uint64_t control = new_control();
+    long timed = forwarder < 0 ? forwarder : ica_request(forwarder, control, ICA_SYNC);
+    expect(setup, "ring_full_timed_forward_busy",
+           timed == 0 ? ica_control_of(control)->result : timed, 0);
+    ica_free(control);
+    int forwarder_code = -1;
+    if (forwarder > 0)
+        wait_process(forwarder, &forwarder_code);
     notify(sink);
     int code = -1;
     wait_process(sink, &code);

@@ -1,6 +1,6 @@
 /* ica_room.c: a sender whose server ring is full, or whose account holds
- * half of it, waits (WAIT_ICA_ROOM) until the server takes an entry from
- * that ring, instead of failing with -E_BUSY; a flooding account thereby
+ * half of it, waits (ps: waiting for ring room) until the server has taken
+ * entries from that ring, instead of failing with -E_BUSY; a flooding account thereby
  * blocks on its own share and the rest of the ring stays open to others. */
 #include "ica_room.h"
 #include "cpu.h"
@@ -8,6 +8,8 @@
 #include "scheduler.h"
 #include "shared.h"
 #include <formica/errors.h>
+
+#define ROOM_RECHECK_TICKS 5 /* a waiter looks again after this many ticks at the latest */
 
 /* Entries of `ring` sent by `account` (read by the ring's producer core;
  * the server may take some meanwhile, so the count may be a little high). */
@@ -37,7 +39,11 @@ static bool server_gone(const struct server_entry *server, uint32_t server_pid)
 
 /* Blocks until a take from the ring (or the server's end, or a kill)
  * wakes the caller; the bit is set first (a locked operation, so a full
- * barrier), so a take or an end after the look below announces the room. */
+ * barrier), so a take or an end after the look below announces the room.
+ * The server reads the bit without a fence after its take, so in a rare
+ * interleaving it could miss it: the caller looks again after
+ * ROOM_RECHECK_TICKS at the latest, so a missed wake costs time, never a
+ * hang. `ps` shows the wait by room_of_server (process_describe). */
 static void block_for_room(struct server_entry *server, uint32_t server_pid,
                            const struct ring *ring, uint64_t wake_tick)
 {
@@ -46,8 +52,9 @@ static void block_for_room(struct server_entry *server, uint32_t server_pid,
     __atomic_fetch_or(&server->room_wanted[core / 64], 1ull << (core % 64), __ATOMIC_SEQ_CST);
     if (room_for(ring, process->account) || server_gone(server, server_pid))
         return;
+    uint64_t recheck = this_cpu()->timer_ticks + ROOM_RECHECK_TICKS;
     process->room_of_server = server_pid;
-    scheduler_block(wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA_ROOM, wake_tick);
+    scheduler_block(WAIT_SLEEP, wake_tick != 0 && wake_tick < recheck ? wake_tick : recheck);
     process->room_of_server = 0;
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);

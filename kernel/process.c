@@ -25,5 +25,5 @@ void process_describe(const struct process *process, struct process_info *info)
     info->control_icas = process->controls_allocated;
     info->data_icas = process->icas_allocated - process->controls_allocated;
     info->block_icas = process->blocks_allocated;
-    info->wait_reason = process->wait_reason;
+    info->wait_reason = process->room_of_server != 0 ? PROCESS_WAIT_ICA_ROOM : process->wait_reason;
 }

@@ -35,9 +35,10 @@ enum wait_reason {
     WAIT_SLEEP,        /* SYS_SLEEP, console polling */
     WAIT_IRQ = 8,      /* SYS_IRQ_WAIT (kernel/irq.c) */
     WAIT_ICA,          /* SYS_ICA_RECEIVE / SYS_ICA_COLLECT / a synchronous request */
-    WAIT_ICA_ROOM,     /* a request into a server's full ring (or its account's share) */
 };
-_Static_assert(WAIT_ICA == PROCESS_WAIT_ICA && WAIT_ICA_ROOM == PROCESS_WAIT_ICA_ROOM,
+/* process_info shows the kernel's wait reasons, and PROCESS_WAIT_ICA_ROOM
+ * for a sender waiting for room in a ring (room_of_server, a timed sleep). */
+_Static_assert(WAIT_ICA == PROCESS_WAIT_ICA && PROCESS_WAIT_ICA_ROOM > WAIT_ICA,
                "process_info shows the kernel's wait reasons");
 
 struct server_entry; /* ica.h */

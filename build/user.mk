@@ -57,6 +57,8 @@ USER_PROGRAMS += hostile:tests/programs/hostile
 USER_PROGRAMS += hostilepager:tests/programs/hostilepager
 # The system-call and ICA fuzzer (tests/programs/fuzz, docs/fuzzing.md).
 USER_PROGRAMS += fuzz:tests/programs/fuzz
+# A normal program's timed file calls, for the fair-sharing tests (tests/programs/fileloop).
+USER_PROGRAMS += fileloop:tests/programs/fileloop
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

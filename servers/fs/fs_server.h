@@ -80,8 +80,9 @@ static inline struct open_file *fs_regular_file_of(struct fs_server *server,
 long fs_handle_new(struct fs_server *server, const struct ica_control *page, uint32_t inode,
                    uint32_t open_flags, uint32_t mode, uint64_t *handle);
 /* Refuses (logged) open flags that are unknown or contradict each other, and
- * an open when the requester has no room for one more handle: -E_INVALID or
- * -E_BUSY, else 0. */
+ * an open when the requester has no room for one more handle: -E_INVALID,
+ * -E_BUSY (its process's share or the table) or -E_QUOTA (its account's
+ * share, open_files.h), else 0. The refusals for room are rate-limited. */
 long fs_check_open(struct fs_server *server, const struct ica_control *page, uint32_t flags);
 /* fs_check_range's refusals (logged): -E_INVALID or -E_TOO_BIG; 0 for a
  * range it accepts. */

@@ -106,6 +106,11 @@ static inline long fs_check_range(struct fs_server *server, const struct ica_con
 /* Frees an unlinked file's inode at its last close (context: the server). */
 void fs_release_unlinked(void *context, uint32_t inode);
 
+/* fs_quota.c: after the mount, each uid's blocks summed from the inode
+ * table, the per-uid limit (kernel option fs_quota=PERCENT) set and the
+ * library's quota hooks installed; logged. */
+void fs_quota_start(struct fs_server *server);
+
 /* dead_clients.c: closes the handles of processes that have ended; every
  * few seconds from the request loop, at once when handles run short or
  * before a sync. */

@@ -15,6 +15,7 @@
 #define SWAP_BYTES (40u << 20) /* the default disk image is 64 MiB */
 #define SWAP_UNITS (SWAP_BYTES / PAGER_UNIT_BYTES)
 #define NO_CONTROL 0
+#define FS_RESTART_WAIT_MS 10000
 #define ZERO_CHUNK_BYTES (1u << 20) /* the swap file grows by at most this per write */
 
 struct pending_store {
@@ -92,6 +93,21 @@ static long open_swap_file(bool truncate)
     return 0;
 }
 
+/* Sends `control` to FS; when FS has ended since (init restarts it, and
+ * the restarted FS keeps the swap file's handle), to the new FS. */
+static long send_to_fs(uint64_t control, uint32_t flags)
+{
+    long error = ica_request(disk.fs, control, flags);
+    if (error != -E_NOT_FOUND || !ica_held(control))
+        return error;
+    long fs = server_wait_for(SERVER_NAME_FS, FS_RESTART_WAIT_MS);
+    if (fs < 0)
+        return error;
+    printf("pager: the file server is now pid %ld\n", fs);
+    disk.fs = fs;
+    return ica_request(disk.fs, control, flags);
+}
+
 /* The prepared sync_control sent asynchronously and collected with any
  * result: stores finishing meanwhile are completed as they come (swap-in
  * overlaps swap-out). A synchronous request would spin in the kernel while
@@ -99,7 +115,7 @@ static long open_swap_file(bool truncate)
 static long exchange(void)
 {
     ica_control_of(disk.sync_control)->tag = PAGER_MAX_IN_FLIGHT_STORES; /* not a store */
-    long error = ica_request(disk.fs, disk.sync_control, 0);
+    long error = send_to_fs(disk.sync_control, 0);
     while (error == 0) {
         long control = ica_collect(0);
         if (control < 0)
@@ -222,7 +238,7 @@ static long disk_store(struct client *client, uint32_t block, uint64_t data_ica)
     prepare_transfer((uint64_t)control, FS_WRITE, client, block, data_ica);
     long error = remember_store((uint64_t)control, client, block);
     bool remembered = error == 0;
-    while (error == 0 && (error = ica_request(disk.fs, (uint64_t)control, 0)) == -E_BUSY)
+    while (error == 0 && (error = send_to_fs((uint64_t)control, 0)) == -E_BUSY)
         if (backend_disk.wait_one() != 0)
             break; /* the ring is full of other processes' requests: retry */
     if (error == 0)

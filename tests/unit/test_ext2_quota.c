@@ -141,7 +141,8 @@ static void assert_counts_match_a_new_sum(struct fixture *fixture)
     sum_into(fixture, again, 100);
     const uint32_t uids[] = {0, ATTACKER, OWNER, NEIGHBOUR};
     for (size_t i = 0; i < sizeof uids / sizeof uids[0]; i++)
-        assert_int_equal(disk_quota_held(&fixture->quota, uids[i]), disk_quota_held(again, uids[i]));
+        assert_int_equal(disk_quota_held(&fixture->quota, uids[i]),
+                         disk_quota_held(again, uids[i]));
     free(again);
 }
 

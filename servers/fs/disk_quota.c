@@ -25,6 +25,9 @@ bool disk_quota_exempt(uint32_t uid)
 
 static struct disk_quota_user *entry_of(const struct disk_quota *quota, uint32_t uid)
 {
+    const struct disk_quota_user *last = &quota->users[quota->last];
+    if (last->in_use && last->uid == uid)
+        return (struct disk_quota_user *)last;
     for (uint32_t i = 0; i < DISK_QUOTA_USERS; i++) {
         const struct disk_quota_user *user = &quota->users[i];
         if (user->in_use && user->uid == uid)
@@ -60,6 +63,7 @@ void disk_quota_change(struct disk_quota *quota, uint32_t uid, int64_t sectors)
         quota->untracked += sectors > 0;
         return;
     }
+    quota->last = (uint32_t)(user - quota->users);
     if (sectors >= 0)
         user->sectors += (uint64_t)sectors;
     else

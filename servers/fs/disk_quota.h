@@ -18,6 +18,7 @@ struct disk_quota_user {
 struct disk_quota {
     uint64_t limit_sectors; /* each uid's (UINT64_MAX: none) */
     uint32_t untracked;     /* changes lost for want of an entry (then refused growth) */
+    uint32_t last;          /* the entry found last: a file's blocks come one by one */
     struct disk_quota_user users[DISK_QUOTA_USERS];
 };
 

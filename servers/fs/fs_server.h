@@ -237,8 +237,11 @@ static inline long fs_answer(struct fs_server *server, uint64_t control)
     struct ica_control *page = ica_control_of(control);
     if (server->mounted && page->operation == FS_READBLOCK && fs_check(page) == 0)
         return fs_readblock(server, control, fs_readblock_of(page));
-    if (server->mounted && page->operation == FS_WRITE && fs_check(page) == 0)
+    if (server->mounted && page->operation == FS_WRITE && fs_check(page) == 0) {
+        /* who writes: root alone may take the reserved blocks (ext2_quota.c) */
+        server->fs.user = (struct ext2_user){.uid = page->sender_uid, .gid = page->sender_gid};
         return fs_write_routed(server, control, fs_write_of(page));
+    }
     return fs_answer_any(server, control);
 }
 

@@ -7,7 +7,7 @@
  * reports its time; `hostile swapper MARK` keeps a disk-backed pager region
  * busy across a full disk; `hostile newregion` asks for a disk-backed
  * region once the disk is full (refused: -E_NO_SPACE); `hostile await
- * MARK` waits until the file MARK exists. */
+ * MARK [BYTES]` waits until the file MARK exists (with BYTES at least). */
 #include "hostile.h"
 #include <formica/errors.h>
 #include <formica/file.h>
@@ -28,7 +28,7 @@
 #define SWAPPER_LIMIT (128u << 10)
 #define SWAPPER_BLOCK (16u << 10)
 #define MARK_POLL_MS 200
-#define MARK_WAIT_MS 600000
+#define MARK_WAIT_MS 300000
 
 int take_all_handles(uint64_t hold_ms)
 {
@@ -145,23 +145,29 @@ static void touch_pages(uint8_t *buffer, uint64_t from, uint64_t to)
         buffer[offset] = swapped_byte(offset);
 }
 
-/* Waits (polling) until the file `mark` exists; the milliseconds waited. */
-static uint64_t wait_for_mark(const char *mark)
+/* Whether the file `mark` exists and holds at least `bytes`. */
+static bool mark_reached(const char *mark, uint64_t bytes)
 {
     struct file_status status;
+    return stat(mark, &status) == 0 && status.size >= bytes;
+}
+
+/* Waits (polling) until the file `mark` exists with at least `bytes`; the
+ * milliseconds waited. */
+static uint64_t wait_for_mark(const char *mark, uint64_t bytes)
+{
     uint64_t waited = 0;
-    while (stat(mark, &status) != 0 && waited < MARK_WAIT_MS) {
+    while (!mark_reached(mark, bytes) && waited < MARK_WAIT_MS) {
         sleep_ms(MARK_POLL_MS);
         waited += MARK_POLL_MS;
     }
     return waited;
 }
 
-int await_mark(const char *mark)
+int await_mark(const char *mark, uint64_t bytes)
 {
-    struct file_status status;
-    wait_for_mark(mark);
-    return stat(mark, &status) == 0 ? 0 : 1;
+    wait_for_mark(mark, bytes);
+    return mark_reached(mark, bytes) ? 0 : 1;
 }
 
 int new_region_on_full_disk(void)
@@ -193,7 +199,7 @@ int swap_across_full_disk(const char *mark)
     touch_pages(buffer, 0, SWAPPER_BYTES / 2);
     printf("@json {\"kind\":\"hostile_swapper\",\"phase\":\"first half\"}\n");
     fflush_console();
-    uint64_t waited = wait_for_mark(mark);
+    uint64_t waited = wait_for_mark(mark, 0);
     touch_pages(buffer, SWAPPER_BYTES / 2, SWAPPER_BYTES);
     uint64_t wrong = 0;
     for (uint64_t offset = 0; offset < SWAPPER_BYTES; offset += 4096)

@@ -22,12 +22,13 @@ int attack_owners(void);
  * the file MARK); `hostile normal ROUNDS` is the ordinary program whose time
  * is measured; `hostile swapper MARK` keeps a disk-backed pager region busy
  * across a full disk (waiting for MARK between its halves); `hostile
- * newregion` asks for one more once the disk is full; `hostile await MARK`
- * waits until MARK exists. */
+ * newregion` asks for one more once the disk is full; `hostile await MARK
+ * [BYTES]` waits until MARK exists (and holds BYTES: the pager's swap file
+ * grown for a region). */
 int take_all_handles(uint64_t hold_ms);
 int hold_handles(uint64_t hold_ms);
 int fill_disk(const char *path, const char *mark);
 int normal_program(uint32_t rounds);
 int swap_across_full_disk(const char *mark);
 int new_region_on_full_disk(void);
-int await_mark(const char *mark);
+int await_mark(const char *mark, uint64_t bytes);

@@ -302,7 +302,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "newregion") == 0)
         return new_region_on_full_disk();
     if (argc > 2 && strcmp(argv[1], "await") == 0)
-        return await_mark(argv[2]);
+        return await_mark(argv[2], argc > 3 ? strtoul(argv[3], NULL, 10) : 0);
     storage_attacks();
     pager_attacks();
     statistics_attack();

@@ -36,7 +36,6 @@ static struct {
     uint64_t bits[(SWAP_UNITS + 63) / 64];
     struct promised_space room; /* first-free units, promised to the attached clients */
     uint32_t backed_units;      /* the swap file's first units, written: their blocks allocated */
-    uint64_t zeros;             /* a data ICA of zeros that writes them, or 0 */
 } disk;
 
 /* The swap file holds clients' memory: it must be the pager's own and
@@ -127,6 +126,28 @@ static long exchange(void)
     return error != 0 ? error : ica_control_of(disk.sync_control)->result;
 }
 
+/* Writes zeros from the swap file's written end up to `target` units with
+ * the data ICA `zeros` (ZERO_CHUNK_BYTES of them). */
+static long write_zeros(uint32_t target, uint64_t zeros)
+{
+    while (disk.backed_units < target) {
+        uint32_t units = target - disk.backed_units;
+        if (units > ZERO_CHUNK_BYTES / PAGER_UNIT_BYTES)
+            units = ZERO_CHUNK_BYTES / PAGER_UNIT_BYTES;
+        uint64_t bytes = (uint64_t)units * PAGER_UNIT_BYTES;
+        request_prepare(disk.sync_control, FS_WRITE);
+        *fs_write_of(ica_control_of(disk.sync_control)) = (struct fs_write_message){
+            disk.handle, (uint64_t)disk.backed_units * PAGER_UNIT_BYTES, bytes};
+        request_attach(disk.sync_control, zeros);
+        long written = exchange();
+        if (written > 0)
+            disk.backed_units += (uint32_t)((uint64_t)written / PAGER_UNIT_BYTES);
+        if (written != (long)bytes)
+            return written < 0 ? written : -E_NO_SPACE;
+    }
+    return 0;
+}
+
 /* Extends the swap file's written part to `target` units with zeros, so
  * that FS has allocated their disk blocks before any store needs them: a
  * disk that fills later cannot fail a store. 0, or the write's error
@@ -137,29 +158,13 @@ static long back_units(uint32_t target)
         target = SWAP_UNITS;
     if (disk.backed_units >= target)
         return 0;
-    if (disk.zeros == 0) {
-        long zeros = ica_allocate(ICA_KIND_DATA, ZERO_CHUNK_BYTES);
-        if (zeros < 0)
-            return zeros;
-        disk.zeros = (uint64_t)zeros;
-        memset(ica_address(disk.zeros), 0, ZERO_CHUNK_BYTES);
-    }
-    while (disk.backed_units < target) {
-        uint32_t units = target - disk.backed_units;
-        if (units > ZERO_CHUNK_BYTES / PAGER_UNIT_BYTES)
-            units = ZERO_CHUNK_BYTES / PAGER_UNIT_BYTES;
-        uint64_t bytes = (uint64_t)units * PAGER_UNIT_BYTES;
-        request_prepare(disk.sync_control, FS_WRITE);
-        *fs_write_of(ica_control_of(disk.sync_control)) = (struct fs_write_message){
-            disk.handle, (uint64_t)disk.backed_units * PAGER_UNIT_BYTES, bytes};
-        request_attach(disk.sync_control, disk.zeros);
-        long written = exchange();
-        if (written > 0)
-            disk.backed_units += (uint32_t)((uint64_t)written / PAGER_UNIT_BYTES);
-        if (written != (long)bytes)
-            return written < 0 ? written : -E_NO_SPACE;
-    }
-    return 0;
+    long zeros = ica_allocate(ICA_KIND_DATA, ZERO_CHUNK_BYTES);
+    if (zeros < 0)
+        return zeros;
+    memset(ica_address((uint64_t)zeros), 0, ZERO_CHUNK_BYTES); /* a pooled ICA keeps its bytes */
+    long error = write_zeros(target, (uint64_t)zeros);
+    ica_free((uint64_t)zeros);
+    return error;
 }
 
 /* The units a store may place into: those placed and those promised

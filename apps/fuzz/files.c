@@ -162,10 +162,12 @@ void files_close_all(struct fuzz *fuzz)
 #define CLEAN_NAMES 64
 
 /* Removes what `path` holds (files, then directories one level down), then
- * `path` itself. Names are read first: removing shifts a directory's entries. */
+ * `path` itself, after giving its owner (the fuzzer's user) access to it
+ * again. Names are read first: removing shifts a directory's entries. */
 static long clean_directory(const char *path, int depth)
 {
     static char names[3][CLEAN_NAMES][FILE_NAME_MAX + 1];
+    chmod(path, 0700); /* the fuzzer's FS_CHMOD calls may have taken its owner's access away */
     int fd = opendir(path);
     if (fd < 0)
         return fd == -E_NOT_FOUND ? 0 : fd;

@@ -83,4 +83,8 @@ void fs_quota_start(struct fs_server *server)
     printf("fs: disk quota %lu KiB per user (%u%% of %lu KiB), %lu KiB reserved for root\n",
            (unsigned long)(quota.limit_sectors / 2), percent, (unsigned long)(data_sectors / 2),
            (unsigned long)(server->fs.superblock.s_r_blocks_count * sectors_per_block / 2));
+    if (quota.untracked > 0)
+        printf("fs: files of more than %u users: %u inodes not counted, their owners may not "
+               "grow until an entry frees\n",
+               DISK_QUOTA_USERS, quota.untracked);
 }

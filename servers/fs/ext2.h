@@ -46,6 +46,17 @@ struct ext2_user {
 #define EXT2_MAY_WRITE 2u
 #define EXT2_MAY_EXECUTE 1u /* search, for a directory */
 
+/* Disk quotas (optional, set by the caller after ext2_mount; ext2_quota.c):
+ * every change of an inode's i_blocks (512-byte units) is reported for the
+ * inode's owner, and growth is asked first. */
+struct ext2_quota {
+    /* 0 when `uid` may hold `sectors` more, else -E_NO_SPACE. */
+    int (*may_grow)(void *context, uint32_t uid, uint64_t sectors);
+    /* `uid` holds `sectors` more (or fewer, when negative). */
+    void (*changed)(void *context, uint32_t uid, int64_t sectors);
+    void *context;
+};
+
 struct ext2_fs {
     struct ext2_device *device;
     struct ext2_superblock superblock; /* the primary copy, kept current */
@@ -76,6 +87,7 @@ struct ext2_fs {
      * freed whatever it returns. */
     bool (*last_name_gone)(void *context, uint32_t inode, bool directory);
     void *last_name_context;
+    struct ext2_quota quota; /* all NULL after ext2_mount: no quotas */
 };
 
 struct ext2_stat {
@@ -143,6 +155,13 @@ int ext2_rename(struct ext2_fs *fs, const char *old_path, const char *new_path);
 /* Frees a regular file kept by last_name_gone (links 0): its blocks, then
  * the inode. 0 if it still has a name (nothing to do), or an error. */
 int ext2_release_unlinked(struct ext2_fs *fs, uint32_t inode);
+
+/* Disk quotas (ext2_quota.c). Calls visit(context, uid, sectors) for each
+ * allocated inode (by the inode bitmaps: unlinked-but-open ones too) with
+ * its owner and i_blocks: the sum per uid is what each uid holds. 0 or the
+ * first error reading a bitmap or an inode. */
+int ext2_quota_sum(struct ext2_fs *fs, void (*visit)(void *context, uint32_t uid, uint64_t sectors),
+                   void *context);
 
 /* Directory iteration: *cursor starts at 0. Returns 1 and the next entry,
  * 0 at the end, or a negative error. Unused slots are skipped. */

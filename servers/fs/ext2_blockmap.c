@@ -165,13 +165,16 @@ int ext2_map_block_create(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t
         return 0;
     }
     uint32_t missing = path.depth + 1 - path.known;
-    status = allocate_blocks(fs, goal, missing, &path.block[path.known]);
+    status = ext2_quota_allows(fs, inode, missing);
+    if (status == 0)
+        status = allocate_blocks(fs, goal, missing, &path.block[path.known]);
     if (status < 0)
         return status;
     status = link_new_blocks(fs, inode, &path);
     if (status < 0)
         return status;
     inode->i_blocks += missing * (fs->block_size / 512);
+    ext2_quota_charge(fs, inode, missing * (fs->block_size / 512));
     *physical = path.block[path.depth];
     *created = true;
     return 0;
@@ -200,7 +203,10 @@ static int release_block(struct ext2_fs *fs, struct free_walk *walk, uint32_t *p
         return status;
     *pointer = 0;
     uint32_t sectors = fs->block_size / 512;
-    walk->inode->i_blocks = walk->inode->i_blocks > sectors ? walk->inode->i_blocks - sectors : 0;
+    if (sectors > walk->inode->i_blocks)
+        sectors = walk->inode->i_blocks;
+    walk->inode->i_blocks -= sectors;
+    ext2_quota_charge(fs, walk->inode, -(int64_t)sectors);
     return 0;
 }
 

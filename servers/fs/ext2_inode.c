@@ -150,6 +150,7 @@ int ext2_release_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *i
     inode->i_size = 0;
     inode->i_size_high = 0;
     inode->i_dtime = fs->time ? fs->time : 1;
+    ext2_quota_charge(fs, inode, -(int64_t)inode->i_blocks); /* an attribute block's */
     status = ext2_write_inode(fs, number, inode);
     if (status < 0)
         return status;

@@ -44,6 +44,14 @@ int ext2_permit(const struct ext2_fs *fs, const struct ext2_inode *inode, uint32
 int ext2_permit_removal(const struct ext2_fs *fs, const struct ext2_inode *directory,
                         const struct ext2_inode *target);
 
+/* Disk quotas and the reserved blocks (ext2_quota.c). Whether `inode` may
+ * take `blocks` more blocks: the reserved blocks (s_r_blocks_count) are
+ * root's, and the inode's owner must stay within its quota (fs->quota).
+ * 0 or -E_NO_SPACE. */
+int ext2_quota_allows(struct ext2_fs *fs, const struct ext2_inode *inode, uint32_t blocks);
+/* `inode`'s i_blocks changed by `sectors`: reported for its owner. */
+void ext2_quota_charge(struct ext2_fs *fs, const struct ext2_inode *inode, int64_t sectors);
+
 /* Inodes. */
 int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
 int ext2_write_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode);

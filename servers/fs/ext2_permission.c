@@ -96,8 +96,10 @@ int ext2_change_owner(struct ext2_fs *fs, uint32_t number, uint32_t uid, uint32_
     if (status < 0)
         return status;
     if (fs->user.uid != EXT2_ROOT_USER)
-        return -E_PERMISSION; /* giving files away is root's */
+        return -E_PERMISSION;                                /* giving files away is root's */
+    ext2_quota_charge(fs, &inode, -(int64_t)inode.i_blocks); /* its blocks go with it */
     ext2_set_owner(&inode, uid, gid);
+    ext2_quota_charge(fs, &inode, inode.i_blocks);
     inode.i_ctime = fs->time;
     return ext2_write_inode(fs, number, &inode);
 }

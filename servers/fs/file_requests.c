@@ -71,6 +71,7 @@ long fs_write_with_data(struct fs_server *server, struct ica_control *page,
 long fs_write(struct fs_server *server, uint64_t control, struct fs_write_message *message)
 {
     struct ica_control *page = ica_control_of(control);
+    fs_act_for_sender(server, page); /* root alone may take the reserved blocks (ext2_quota.c) */
     if (page->data_count == 0)
         return fs_small_write(server, control, message);
     return fs_write_with_data(server, page, message);

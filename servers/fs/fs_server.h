@@ -80,8 +80,9 @@ static inline struct open_file *fs_regular_file_of(struct fs_server *server,
 long fs_handle_new(struct fs_server *server, const struct ica_control *page, uint32_t inode,
                    uint32_t open_flags, uint32_t mode, uint64_t *handle);
 /* Refuses (logged) open flags that are unknown or contradict each other, and
- * an open when the requester has no room for one more handle: -E_INVALID or
- * -E_BUSY, else 0. */
+ * an open when the requester has no room for one more handle: -E_INVALID,
+ * -E_BUSY (its process's share or the table) or -E_QUOTA (its account's
+ * share, open_files.h), else 0. The refusals for room are rate-limited. */
 long fs_check_open(struct fs_server *server, const struct ica_control *page, uint32_t flags);
 /* fs_check_range's refusals (logged): -E_INVALID or -E_TOO_BIG; 0 for a
  * range it accepts. */
@@ -104,6 +105,11 @@ static inline long fs_check_range(struct fs_server *server, const struct ica_con
 }
 /* Frees an unlinked file's inode at its last close (context: the server). */
 void fs_release_unlinked(void *context, uint32_t inode);
+
+/* fs_quota.c: after the mount, each uid's blocks summed from the inode
+ * table, the per-uid limit (kernel option fs_quota=PERCENT) set and the
+ * library's quota hooks installed; logged. */
+void fs_quota_start(struct fs_server *server);
 
 /* dead_clients.c: closes the handles of processes that have ended; every
  * few seconds from the request loop, at once when handles run short or
@@ -221,10 +227,11 @@ static inline long fs_answer(struct fs_server *server, uint64_t control)
     return server->unmounted_error;
 }
 
-/* Path requests act for their sender: the ext2 library owns what it creates
- * to, and checks permissions against, the kernel-stamped user of the request
- * (ext2_permission.c). Requests on handles need not: the handle's access was
- * checked at FS_OPEN. */
+/* Path requests and writes act for their sender: the ext2 library owns what
+ * it creates to, checks permissions against, and lets only root take the
+ * reserved blocks for, the kernel-stamped user of the request
+ * (ext2_permission.c, ext2_quota.c). Reads on handles need not: the
+ * handle's access was checked at FS_OPEN. */
 static inline void fs_act_for_sender(struct fs_server *server, const struct ica_control *page)
 {
     server->fs.user = (struct ext2_user){.uid = page->sender_uid, .gid = page->sender_gid};

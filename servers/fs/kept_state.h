@@ -11,7 +11,7 @@
 
 #define FS_KEPT_BYTES (3u << 20)
 #define FS_KEPT_MAGIC 0x3154504b45545346ull /* "FSTEKPT1" */
-#define FS_KEPT_VERSION 3u                  /* 3: answers and the transaction too */
+#define FS_KEPT_VERSION 4u                  /* 4: each handle's account */
 
 /* The start of the region (FS_KEPT_BYTES in all). */
 struct fs_kept_state {

@@ -56,6 +56,7 @@ static void mount_disk(struct fs_kept *kept)
         printf("fs: mounted %s, %u-byte blocks, %u blocks, %u inodes\n",
                server.journal != NULL ? "ext3 (ordered journal)" : "ext2", server.fs.block_size,
                server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
+        fs_quota_start(&server);
         return;
     }
     server.unmounted_error = error == -E_CORRUPT ? -E_CORRUPT : -E_IO;

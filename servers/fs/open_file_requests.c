@@ -8,7 +8,9 @@
 #include "fs_server.h"
 #include <formica/errors.h>
 #include <formica/refusal_log.h>
+#include <formica/log_limit.h>
 #include <formica/storage.h>
+#include <formica/user.h>
 #include <stdio.h>
 
 static bool last_name_gone(void *context, uint32_t inode, bool directory)
@@ -45,6 +47,23 @@ long fs_refuse_access(const struct ica_control *page, uint64_t handle, const str
     return refuse_handle(page, handle, "is not open for writing");
 }
 
+/* Logs an open refused for want of room, at most LOG_LIMIT_PER_SECOND
+ * lines a second per sender (a flood of opens costs no more than itself). */
+static void refuse_open(const struct ica_control *page, long error, uint32_t in_use)
+{
+    static struct log_limit limit;
+    uint64_t held_back = 0;
+    if (!log_limit_allow(&limit, page->origin, clock_microseconds(), &held_back))
+        return;
+    if (held_back > 0)
+        printf("fs: %lu more refused opens of pid %u not shown\n", (unsigned long)held_back,
+               page->origin);
+    const char *why =
+        error == -E_QUOTA ? "its account's share of handles is full" : "no room for another handle";
+    printf("fs: open from pid %u (account %u) refused: %s (%u in use)\n", page->origin,
+           page->sender_account, why, in_use);
+}
+
 static uint32_t access_of(uint32_t open_flags)
 {
     uint32_t access = 0;
@@ -61,15 +80,13 @@ long fs_check_open(struct fs_server *server, const struct ica_control *page, uin
         return fs_refuse(page, "unknown open flags");
     if ((flags & FS_OPEN_TRUNCATE) && !(flags & FS_OPEN_WRITE))
         return fs_refuse(page, "truncate without write access");
-    if (open_files_has_room(server->open_files, page->origin))
+    if (open_files_room(server->open_files, page->origin, page->sender_account) == 0)
         return 0;
     fs_close_dead_clients(server);
-    if (open_files_has_room(server->open_files, page->origin))
-        return 0;
-    refusal_log("fs", page->sender_account,
-                "fs: open from pid %u refused: no room for another handle (%u in use)\n",
-                page->origin, server->open_files->in_use);
-    return -E_BUSY;
+    long room = open_files_room(server->open_files, page->origin, page->sender_account);
+    if (room < 0)
+        refuse_open(page, room, server->open_files->in_use);
+    return room;
 }
 
 long fs_handle_new(struct fs_server *server, const struct ica_control *page, uint32_t inode,
@@ -78,7 +95,8 @@ long fs_handle_new(struct fs_server *server, const struct ica_control *page, uin
     uint32_t flags = access_of(open_flags);
     if ((mode & EXT2_S_IFMT) == EXT2_S_IFDIR)
         flags |= OPEN_FILE_DIRECTORY;
-    return open_files_add(server->open_files, page->origin, inode, flags, handle);
+    return open_files_add(server->open_files, page->origin, page->sender_account, inode, flags,
+                          handle);
 }
 
 long fs_refuse_range(struct fs_server *server, const struct ica_control *page, uint64_t offset,

@@ -16,33 +16,45 @@ void open_files_init(struct open_files *table)
         table->slots[i].generation = 1;
 }
 
-static uint32_t count_owner(const struct open_files *table, uint32_t owner)
+/* The slots all but init's account may fill. */
+static uint32_t table_limit(uint32_t account)
 {
-    uint32_t count = 0;
-    for (uint32_t i = 0; i < OPEN_FILES_MAX; i++)
-        count += table->slots[i].owner == owner;
-    return count;
+    return account == OPEN_FILES_RESERVED_ACCOUNT ? OPEN_FILES_MAX
+                                                  : OPEN_FILES_MAX - OPEN_FILES_RESERVE;
 }
 
-bool open_files_has_room(const struct open_files *table, uint32_t owner)
+long open_files_room(const struct open_files *table, uint32_t owner, uint32_t account)
 {
-    if (owner == 0 || table->in_use >= OPEN_FILES_MAX)
-        return false;
-    /* With fewer handles in all than one share, nobody's share is full: no scan. */
-    return table->in_use < OPEN_FILES_PER_PROCESS ||
-           count_owner(table, owner) < OPEN_FILES_PER_PROCESS;
-}
-
-long open_files_add(struct open_files *table, uint32_t owner, uint32_t inode, uint32_t flags,
-                    uint64_t *handle)
-{
-    if (!open_files_has_room(table, owner))
+    if (owner == 0 || table->in_use >= table_limit(account))
         return -E_BUSY;
+    /* With fewer handles in all than the smallest share, no share is full: no scan. */
+    if (table->in_use < OPEN_FILES_PER_PROCESS)
+        return 0;
+    uint32_t of_owner = 0, of_account = 0;
+    for (uint32_t i = 0; i < OPEN_FILES_MAX; i++) {
+        const struct open_file *file = &table->slots[i];
+        of_owner += file->owner == owner;
+        of_account += file->owner != 0 && file->account == account;
+    }
+    if (of_owner >= OPEN_FILES_PER_PROCESS)
+        return -E_BUSY;
+    if (account != OPEN_FILES_RESERVED_ACCOUNT && of_account >= OPEN_FILES_PER_ACCOUNT)
+        return -E_QUOTA;
+    return 0;
+}
+
+long open_files_add(struct open_files *table, uint32_t owner, uint32_t account, uint32_t inode,
+                    uint32_t flags, uint64_t *handle)
+{
+    long room = open_files_room(table, owner, account);
+    if (room < 0)
+        return room;
     for (uint32_t i = 0; i < OPEN_FILES_MAX; i++) {
         struct open_file *file = &table->slots[i];
         if (file->owner != 0)
             continue;
         file->owner = owner;
+        file->account = account;
         file->inode = inode;
         file->flags = flags;
         table->in_use++;
@@ -57,6 +69,7 @@ bool open_files_close(struct open_files *table, struct open_file *file)
     uint32_t inode = file->inode;
     bool unlinked = (file->flags & OPEN_FILE_UNLINKED) != 0;
     file->owner = 0;
+    file->account = 0;
     file->inode = 0;
     file->flags = 0;
     file->generation = file->generation == UINT32_MAX ? 1 : file->generation + 1;

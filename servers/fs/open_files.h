@@ -8,6 +8,13 @@
 
 #define OPEN_FILES_MAX 2048        /* handles of all processes together */
 #define OPEN_FILES_PER_PROCESS 128 /* one process's share */
+/* One quota account's share (the kernel-stamped sender_account): a quarter
+ * of the table, so one account's processes cannot take every handle. */
+#define OPEN_FILES_PER_ACCOUNT (OPEN_FILES_MAX / 4)
+/* The table's last slots are init's account's alone (init, the servers, the
+ * shell): other accounts together fill at most OPEN_FILES_MAX minus this. */
+#define OPEN_FILES_RESERVE 256
+#define OPEN_FILES_RESERVED_ACCOUNT 1 /* init's account: the pid that founded it */
 
 /* open_file.flags */
 #define OPEN_FILE_READ 1u      /* opened for reading */
@@ -21,7 +28,8 @@
 #define OPEN_FILE_SLOT_BITS 16
 
 struct open_file {
-    uint32_t owner; /* the pid holding it; 0: the slot is free */
+    uint32_t owner;   /* the pid holding it; 0: the slot is free */
+    uint32_t account; /* the owner's quota account, for the account's share */
     uint32_t inode;
     uint32_t generation; /* never 0 */
     uint32_t flags;      /* OPEN_FILE_* */
@@ -34,11 +42,14 @@ struct open_files {
 
 void open_files_init(struct open_files *table);
 
-/* Whether `owner` may open one more handle (the table and its share). */
-bool open_files_has_room(const struct open_files *table, uint32_t owner);
-/* A new handle of `owner` on `inode`; -E_BUSY when there is no room. */
-long open_files_add(struct open_files *table, uint32_t owner, uint32_t inode, uint32_t flags,
-                    uint64_t *handle);
+/* Whether `owner` of `account` may open one more handle: 0, or -E_BUSY
+ * (the process's share or the table is full: for accounts but init's, the
+ * table less its reserve), or -E_QUOTA (the account's share is full). */
+long open_files_room(const struct open_files *table, uint32_t owner, uint32_t account);
+/* A new handle of `owner` (of `account`) on `inode`; open_files_room's
+ * error when there is no room. */
+long open_files_add(struct open_files *table, uint32_t owner, uint32_t account, uint32_t inode,
+                    uint32_t flags, uint64_t *handle);
 /* The entry `handle` names if `owner` holds it, else NULL (forged, closed,
  * another process's). Inline: every request on a handle asks. */
 static inline struct open_file *open_files_find(struct open_files *table, uint32_t owner,

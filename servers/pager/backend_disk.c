@@ -15,6 +15,8 @@
 #define SWAP_BYTES (40u << 20) /* the default disk image is 64 MiB */
 #define SWAP_UNITS (SWAP_BYTES / PAGER_UNIT_BYTES)
 #define NO_CONTROL 0
+#define FS_RESTART_WAIT_MS 10000
+#define ZERO_CHUNK_BYTES (1u << 20) /* the swap file grows by at most this per write */
 
 struct pending_store {
     uint64_t control; /* NO_CONTROL: free */
@@ -33,6 +35,7 @@ static struct {
     uint32_t pending_count;
     uint64_t bits[(SWAP_UNITS + 63) / 64];
     struct promised_space room; /* first-free units, promised to the attached clients */
+    uint32_t backed_units;      /* the swap file's first units, written: their blocks allocated */
 } disk;
 
 /* The swap file holds clients' memory: it must be the pager's own and
@@ -55,6 +58,8 @@ static long check_swap_owner(uint64_t handle)
                SWAP_PATH, stat->uid, stat->mode & 07777u);
         return -E_PERMISSION;
     }
+    uint64_t units = stat->size / PAGER_UNIT_BYTES; /* written from the start, without holes */
+    disk.backed_units = units < SWAP_UNITS ? (uint32_t)units : SWAP_UNITS;
     return 0;
 }
 
@@ -98,12 +103,107 @@ static uint64_t disk_capacity_bytes(void)
     return SWAP_BYTES;
 }
 
+/* Sends `control` to FS; when FS has ended since (init restarts it, and
+ * the restarted FS keeps the swap file's handle), to the new FS. */
+static long send_to_fs(uint64_t control, uint32_t flags)
+{
+    long error = ica_request(disk.fs, control, flags);
+    if (error != -E_NOT_FOUND || !ica_held(control))
+        return error;
+    long fs = server_wait_for(SERVER_NAME_FS, FS_RESTART_WAIT_MS);
+    if (fs < 0)
+        return error;
+    printf("pager: the file server is now pid %ld\n", fs);
+    disk.fs = fs;
+    return ica_request(disk.fs, control, flags);
+}
+
+/* The prepared sync_control sent asynchronously and collected with any
+ * result: stores finishing meanwhile are completed as they come (swap-in
+ * overlaps swap-out). A synchronous request would spin in the kernel while
+ * another result waits. The request's result or the exchange's error. */
+static long exchange(void)
+{
+    ica_control_of(disk.sync_control)->tag = PAGER_MAX_IN_FLIGHT_STORES; /* not a store */
+    long error = send_to_fs(disk.sync_control, 0);
+    while (error == 0) {
+        long control = ica_collect(0);
+        if (control < 0)
+            return control;
+        if ((uint64_t)control == disk.sync_control)
+            break;
+        backend_result_arrived((uint64_t)control);
+    }
+    return error != 0 ? error : ica_control_of(disk.sync_control)->result;
+}
+
+/* Writes zeros from the swap file's written end up to `target` units with
+ * the data ICA `zeros` (ZERO_CHUNK_BYTES of them). */
+static long write_zeros(uint32_t target, uint64_t zeros)
+{
+    while (disk.backed_units < target) {
+        uint32_t units = target - disk.backed_units;
+        if (units > ZERO_CHUNK_BYTES / PAGER_UNIT_BYTES)
+            units = ZERO_CHUNK_BYTES / PAGER_UNIT_BYTES;
+        uint64_t bytes = (uint64_t)units * PAGER_UNIT_BYTES;
+        request_prepare(disk.sync_control, FS_WRITE);
+        *fs_write_of(ica_control_of(disk.sync_control)) = (struct fs_write_message){
+            disk.handle, (uint64_t)disk.backed_units * PAGER_UNIT_BYTES, bytes};
+        request_attach(disk.sync_control, zeros);
+        long written = exchange();
+        if (written > 0)
+            disk.backed_units += (uint32_t)((uint64_t)written / PAGER_UNIT_BYTES);
+        if (written != (long)bytes)
+            return written < 0 ? written : -E_NO_SPACE;
+    }
+    return 0;
+}
+
+/* Extends the swap file's written part to `target` units with zeros, so
+ * that FS has allocated their disk blocks before any store needs them: a
+ * disk that fills later cannot fail a store. 0, or the write's error
+ * (-E_NO_SPACE when the disk or the pager's room on it is full). */
+static long back_units(uint32_t target)
+{
+    if (target > SWAP_UNITS)
+        target = SWAP_UNITS;
+    if (disk.backed_units >= target)
+        return 0;
+    long zeros = ica_allocate(ICA_KIND_DATA, ZERO_CHUNK_BYTES);
+    if (zeros < 0)
+        return zeros;
+    memset(ica_address((uint64_t)zeros), 0, ZERO_CHUNK_BYTES); /* a pooled ICA keeps its bytes */
+    long error = write_zeros(target, (uint64_t)zeros);
+    ica_free((uint64_t)zeros);
+    return error;
+}
+
+/* The units a store may place into: those placed and those promised
+ * (first-free placement fills from the start). */
+static uint32_t units_in_play(void)
+{
+    uint64_t used = SWAP_UNITS - space_free_units(&disk.room.space);
+    uint64_t units = used + disk.room.promised_units;
+    return units < SWAP_UNITS ? (uint32_t)units : SWAP_UNITS;
+}
+
+/* A new region: its whole size promised in the swap file and the file's
+ * disk blocks allocated for it now, so a full disk refuses the region
+ * instead of failing its stores later. */
 static long disk_attach(struct client *client)
 {
     long error = disk.opened ? 0 : open_swap_file(true);
+    if (error == 0)
+        error = promised_space_reserve(&disk.room, client, "swap file");
     if (error != 0)
         return error;
-    return promised_space_reserve(&disk.room, client, "swap file");
+    error = back_units(units_in_play());
+    if (error == 0)
+        return 0;
+    printf("pager: no disk space for pid %u's %lu KiB region in %s (%s): refused\n", client->pid,
+           client->bytes >> 10, SWAP_PATH, error_text(error));
+    promised_space_release(&disk.room, client);
+    return error == -E_NO_SPACE || error == -E_QUOTA ? -E_NO_SPACE : error;
 }
 
 static long take_control(void)
@@ -141,15 +241,20 @@ static long remember_store(uint64_t control, struct client *client, uint32_t blo
 
 static long disk_store(struct client *client, uint32_t block, uint64_t data_ica)
 {
-    if (promised_space_place(&disk.room, client, block) == PAGER_NO_SLOT)
+    uint32_t unit = promised_space_place(&disk.room, client, block);
+    if (unit == PAGER_NO_SLOT)
         return -E_NO_SPACE;
+    /* A block placed past the written units (a fragmented file) grows it first. */
+    long backed = back_units(unit + client->block_bytes / PAGER_UNIT_BYTES);
+    if (backed != 0)
+        return backed;
     long control = take_control();
     if (control < 0)
         return control;
     prepare_transfer((uint64_t)control, FS_WRITE, client, block, data_ica);
     long error = remember_store((uint64_t)control, client, block);
     bool remembered = error == 0;
-    while (error == 0 && (error = ica_request(disk.fs, (uint64_t)control, 0)) == -E_BUSY)
+    while (error == 0 && (error = send_to_fs((uint64_t)control, 0)) == -E_BUSY)
         if (backend_disk.wait_one() != 0)
             break; /* the ring is full of other processes' requests: retry */
     if (error == 0)
@@ -183,23 +288,10 @@ bool disk_take_result(uint64_t control)
     return true;
 }
 
-/* Sent asynchronously and collected with any result: stores finishing
- * meanwhile are completed as they come (swap-in overlaps swap-out). A
- * synchronous request would spin in the kernel while another result waits. */
 static long disk_retrieve(struct client *client, uint32_t block, uint64_t data_ica)
 {
     prepare_transfer(disk.sync_control, FS_READ, client, block, data_ica);
-    ica_control_of(disk.sync_control)->tag = PAGER_MAX_IN_FLIGHT_STORES; /* not a store */
-    long error = ica_request(disk.fs, disk.sync_control, 0);
-    while (error == 0) {
-        long control = ica_collect(0);
-        if (control < 0)
-            return control;
-        if ((uint64_t)control == disk.sync_control)
-            break;
-        backend_result_arrived((uint64_t)control);
-    }
-    long result = error != 0 ? error : ica_control_of(disk.sync_control)->result;
+    long result = exchange();
     if (result == (long)client->block_bytes)
         return 0;
     return result < 0 ? result : -E_IO;
@@ -227,7 +319,14 @@ static void disk_detach(struct client *client, bool keep_contents)
 static long disk_reattach(struct client *client)
 {
     long error = disk.opened ? 0 : open_swap_file(false);
-    return error != 0 ? error : promised_space_take_back(&disk.room, client);
+    if (error == 0)
+        error = promised_space_take_back(&disk.room, client);
+    if (error == 0 && (error = back_units(units_in_play())) != 0) {
+        printf("pager: %s could not grow for pid %u's region (%s): its stores may fail\n",
+               SWAP_PATH, client->pid, error_text(error));
+        error = 0; /* a running program is not ended for it */
+    }
+    return error;
 }
 
 const struct backend backend_disk = {

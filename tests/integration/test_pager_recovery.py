@@ -80,8 +80,10 @@ def test_memseq_survives_a_pager_kill_while_it_writes(tmp_path, block, limit):
     # in flight is kept whole in the pager's kept region, a 1 MiB block in all 16 slots.
     disk = tmp_path / "disk.img"
     shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
-    commands = (f"start memseq -s 24M -l {limit} -b {block} --backend disk; sleep 200; "
-                "kill pager; wait")
+    # The region's swap file is written whole before PAGER_INIT is answered (docs/pager.md):
+    # the kill waits for it (hostile await), so that it lands among the stores.
+    commands = (f"start memseq -s 24M -l {limit} -b {block} --backend disk; "
+                f"run hostile await /swap {24 << 20}; sleep 200; kill pager; wait")
     result = formica.run("--smp", "2", "--accel", "tcg", "--disk", str(disk), "--cmd", commands,
                          timeout=TIMEOUT)
     assert_memseq_survived_one_kill(result, "could not serve")

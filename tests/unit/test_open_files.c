@@ -1,6 +1,7 @@
 /* test_open_files.c: FS's open-file table (servers/fs/open_files.c): handles
  * belong to their owner, closed and forged handles name nothing, the
- * per-process share and the table's size are enforced, the last close of an
+ * per-process and per-account shares, the table's size and init's
+ * account's reserve are enforced, the last close of an
  * unlinked file is reported once, and ended processes' handles are closed. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,11 +23,19 @@ static int set_up(void **state)
     return 0;
 }
 
-static uint64_t must_add(uint32_t owner, uint32_t inode, uint32_t flags)
+/* Each test process is in an account of its own, as `run` starts them. */
+#define ACCOUNT_OF(owner) (1000 + (owner))
+
+static uint64_t must_add_in(uint32_t owner, uint32_t account, uint32_t inode, uint32_t flags)
 {
     uint64_t handle = 0;
-    assert_int_equal(open_files_add(&table, owner, inode, flags, &handle), 0);
+    assert_int_equal(open_files_add(&table, owner, account, inode, flags, &handle), 0);
     return handle;
+}
+
+static uint64_t must_add(uint32_t owner, uint32_t inode, uint32_t flags)
+{
+    return must_add_in(owner, ACCOUNT_OF(owner), inode, flags);
 }
 
 static void test_handle_belongs_to_its_owner(void **state)
@@ -83,23 +92,56 @@ static void test_share_per_process(void **state)
     (void)state;
     for (uint32_t i = 0; i < OPEN_FILES_PER_PROCESS; i++)
         must_add(7, 100 + i, OPEN_FILE_READ);
-    assert_false(open_files_has_room(&table, 7));
+    assert_int_equal(open_files_room(&table, 7, ACCOUNT_OF(7)), -E_BUSY);
     uint64_t handle;
-    assert_int_equal(open_files_add(&table, 7, 1, OPEN_FILE_READ, &handle), -E_BUSY);
-    assert_true(open_files_has_room(&table, 8)); /* others are not held back */
+    assert_int_equal(open_files_add(&table, 7, ACCOUNT_OF(7), 1, OPEN_FILE_READ, &handle), -E_BUSY);
+    /* Another process of the same account is not held back by 7's share. */
+    must_add_in(9, ACCOUNT_OF(7), 1, OPEN_FILE_READ);
+    assert_int_equal(open_files_room(&table, 8, ACCOUNT_OF(8)), 0); /* nor others */
     must_add(8, 1, OPEN_FILE_READ);
 }
 
-static void test_table_full(void **state)
+static void test_share_per_account(void **state)
 {
     (void)state;
-    uint32_t owners = OPEN_FILES_MAX / OPEN_FILES_PER_PROCESS;
+    uint32_t account = 500, processes = OPEN_FILES_PER_ACCOUNT / OPEN_FILES_PER_PROCESS;
+    for (uint32_t owner = 10; owner < 10 + processes; owner++)
+        for (uint32_t i = 0; i < OPEN_FILES_PER_PROCESS; i++)
+            must_add_in(owner, account, i + 1, OPEN_FILE_READ);
+    /* A new process of the full account is refused with the account's error ... */
+    uint64_t handle;
+    assert_int_equal(open_files_room(&table, 99, account), -E_QUOTA);
+    assert_int_equal(open_files_add(&table, 99, account, 1, OPEN_FILE_READ, &handle), -E_QUOTA);
+    /* ... while other accounts and init's open as before. */
+    must_add(100, 1, OPEN_FILE_READ);
+    must_add_in(101, OPEN_FILES_RESERVED_ACCOUNT, 1, OPEN_FILE_READ);
+    /* A close gives the account its room back. */
+    open_files_close(&table, open_files_find(&table, 10, (1ull << OPEN_FILE_SLOT_BITS) | 0));
+    must_add_in(99, account, 1, OPEN_FILE_READ);
+}
+
+static void test_table_full_but_the_reserve(void **state)
+{
+    (void)state;
+    /* Accounts other than init's fill the table up to its reserve ... */
+    uint32_t owners = (OPEN_FILES_MAX - OPEN_FILES_RESERVE) / OPEN_FILES_PER_PROCESS;
     for (uint32_t owner = 1; owner <= owners; owner++)
         for (uint32_t i = 0; i < OPEN_FILES_PER_PROCESS; i++)
             must_add(owner, i + 1, OPEN_FILE_READ);
-    assert_int_equal(table.in_use, OPEN_FILES_MAX);
+    assert_int_equal(table.in_use, OPEN_FILES_MAX - OPEN_FILES_RESERVE);
     uint64_t handle;
-    assert_int_equal(open_files_add(&table, owners + 1, 1, OPEN_FILE_READ, &handle), -E_BUSY);
+    assert_int_equal(
+        open_files_add(&table, owners + 1, ACCOUNT_OF(owners + 1), 1, OPEN_FILE_READ, &handle),
+        -E_BUSY);
+    /* ... which init's account (the servers, the shell) still has. */
+    uint32_t reserved_owners = OPEN_FILES_RESERVE / OPEN_FILES_PER_PROCESS;
+    for (uint32_t owner = 200; owner < 200 + reserved_owners; owner++)
+        for (uint32_t i = 0; i < OPEN_FILES_PER_PROCESS; i++)
+            must_add_in(owner, OPEN_FILES_RESERVED_ACCOUNT, i + 1, OPEN_FILE_READ);
+    assert_int_equal(table.in_use, OPEN_FILES_MAX);
+    assert_int_equal(
+        open_files_add(&table, 300, OPEN_FILES_RESERVED_ACCOUNT, 1, OPEN_FILE_READ, &handle),
+        -E_BUSY);
 }
 
 static void test_last_close_of_unlinked_file(void **state)
@@ -183,7 +225,8 @@ int main(void)
         cmocka_unit_test_setup(test_closed_handle_never_names_the_slot_again, set_up),
         cmocka_unit_test_setup(test_generation_wraps_past_zero, set_up),
         cmocka_unit_test_setup(test_share_per_process, set_up),
-        cmocka_unit_test_setup(test_table_full, set_up),
+        cmocka_unit_test_setup(test_share_per_account, set_up),
+        cmocka_unit_test_setup(test_table_full_but_the_reserve, set_up),
         cmocka_unit_test_setup(test_last_close_of_unlinked_file, set_up),
         cmocka_unit_test_setup(test_last_close_of_linked_file_frees_nothing, set_up),
         cmocka_unit_test_setup(test_removed_directory_detached, set_up),

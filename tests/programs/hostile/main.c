@@ -6,8 +6,10 @@
  * `hostile nostats` (spawned without RIGHT_STATISTICS) asks for the pager's report,
  * `hostile entry ADDRESS` jumps to the kernel's `syscall` entry at ADDRESS;
  * `icaflood` and `ringflood` flood the ICA pools and the servers' rings
- * (floods.c). */
+ * (floods.c); the modes of hostile.h attack other users' files and the
+ * servers' shares (tests/integration/test_ownership.py). */
 #include "floods.h"
+#include "hostile.h"
 #include <formica/device.h>
 #include <formica/file.h>
 #include <formica/pager.h>
@@ -31,12 +33,17 @@
 
 static int failures;
 
-static void expect(const char *name, long result, long wanted)
+void expect(const char *name, long result, long wanted)
 {
     bool ok = result == wanted;
     failures += !ok;
     printf("@json {\"kind\":\"hostile\",\"case\":\"%s\",\"ok\":%s,\"result\":%ld,\"wanted\":%ld}\n",
            name, ok ? "true" : "false", result, wanted);
+}
+
+int hostile_failures(void)
+{
+    return failures;
 }
 
 /* A control ICA with a 4 KiB data ICA of zeros attached, prepared for `operation`. */
@@ -289,6 +296,24 @@ int main(int argc, char **argv)
         pin_cache((uint32_t)strtoul(argv[2], NULL, 10));
         return failures == 0 ? 0 : 1;
     }
+    if (argc > 1 && strcmp(argv[1], "victim") == 0)
+        return make_victim_files();
+    if (argc > 1 && strcmp(argv[1], "owners") == 0)
+        return attack_owners();
+    if (argc > 2 && strcmp(argv[1], "handles") == 0)
+        return take_all_handles(strtoul(argv[2], NULL, 10));
+    if (argc > 2 && strcmp(argv[1], "holder") == 0)
+        return hold_handles(strtoul(argv[2], NULL, 10));
+    if (argc > 2 && strcmp(argv[1], "fill") == 0)
+        return fill_disk(argv[2], argc > 3 ? argv[3] : NULL);
+    if (argc > 2 && strcmp(argv[1], "normal") == 0)
+        return normal_program((uint32_t)strtoul(argv[2], NULL, 10));
+    if (argc > 2 && strcmp(argv[1], "swapper") == 0)
+        return swap_across_full_disk(argv[2]);
+    if (argc > 1 && strcmp(argv[1], "newregion") == 0)
+        return new_region_on_full_disk();
+    if (argc > 2 && strcmp(argv[1], "await") == 0)
+        return await_mark(argv[2], argc > 3 ? strtoul(argv[3], NULL, 10) : 0);
     storage_attacks();
     pager_attacks();
     statistics_attack();

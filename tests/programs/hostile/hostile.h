@@ -1,0 +1,34 @@
+/* hostile.h: what the attack files of apps/hostile share: the one @json
+ * line per attempt, and the attacks of other users' files (ownership.c)
+ * and of the shared servers' capacity (fair_share.c). */
+#pragma once
+#include <stdint.h>
+
+/* Prints the case's @json "hostile" line; counts it as failed unless
+ * result == wanted. */
+void expect(const char *name, long result, long wanted);
+/* The failures counted so far. */
+int hostile_failures(void);
+
+/* ownership.c: `hostile victim` makes another user's files; `hostile
+ * owners` (as another user) tries to read, overwrite, remove, rename,
+ * chmod and chown them and to open the pager's swap file. */
+int make_victim_files(void);
+int attack_owners(void);
+
+/* fair_share.c: `hostile handles HOLD_MS` takes every FS handle its
+ * account can get (with `hostile holder HOLD_MS` children) and holds them;
+ * `hostile fill PATH [MARK]` writes PATH until the disk refuses (then makes
+ * the file MARK); `hostile normal ROUNDS` is the ordinary program whose time
+ * is measured; `hostile swapper MARK` keeps a disk-backed pager region busy
+ * across a full disk (waiting for MARK between its halves); `hostile
+ * newregion` asks for one more once the disk is full; `hostile await MARK
+ * [BYTES]` waits until MARK exists (and holds BYTES: the pager's swap file
+ * grown for a region). */
+int take_all_handles(uint64_t hold_ms);
+int hold_handles(uint64_t hold_ms);
+int fill_disk(const char *path, const char *mark);
+int normal_program(uint32_t rounds);
+int swap_across_full_disk(const char *mark);
+int new_region_on_full_disk(void);
+int await_mark(const char *mark, uint64_t bytes);

@@ -75,13 +75,13 @@ struct ext2_fs {
     uint32_t descriptors_per_block;
     uint32_t inode_size;
     uint32_t inodes_per_block;
-    uint32_t inode_table_blocks; /* per group */
-    uint32_t first_inode;        /* first non-reserved inode */
-    bool filetype;               /* directory entries carry a file type */
-    bool read_only;              /* unknown RO_COMPAT features or needs_recovery: no writes */
+    uint32_t inode_table_blocks;  /* per group */
+    uint32_t first_inode;         /* first non-reserved inode */
+    bool filetype;                /* directory entries carry a file type */
+    bool read_only;               /* unknown RO_COMPAT features or needs_recovery: no writes */
     const char *read_only_reason; /* why, when read_only (for the log) */
-    bool has_journal;            /* COMPAT has_journal: ext3 (servers/fs/journal.h) */
-    bool needs_recovery;         /* INCOMPAT recover: the journal must be replayed first */
+    bool has_journal;             /* COMPAT has_journal: ext3 (servers/fs/journal.h) */
+    bool needs_recovery;          /* INCOMPAT recover: the journal must be replayed first */
     bool superblock_dirty;
     uint32_t time; /* seconds since 1970 for timestamps; the caller may update it */
     /* Optional, set by the caller after ext2_mount: called when an inode's

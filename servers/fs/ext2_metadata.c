@@ -46,8 +46,8 @@ static int group_location(struct ext2_fs *fs, uint32_t group, struct ext2_group_
     int status = ext2_read_group(fs, group, &descriptor);
     if (status < 0)
         return status;
-    *location = (struct ext2_group_location){descriptor.bg_block_bitmap,
-                                             descriptor.bg_inode_bitmap, descriptor.bg_inode_table};
+    *location = (struct ext2_group_location){descriptor.bg_block_bitmap, descriptor.bg_inode_bitmap,
+                                             descriptor.bg_inode_table};
     return 0;
 }
 
@@ -94,7 +94,8 @@ static int check_one_location(struct ext2_fs *fs, uint32_t group,
         return ext2_corrupt(fs, 0, bitmap,
                             "a group's bitmaps or inode table overlap the superblock or "
                             "group descriptors");
-    if (bitmap == inodes || within(bitmap, table, table_count) || within(inodes, table, table_count))
+    if (bitmap == inodes || within(bitmap, table, table_count) ||
+        within(inodes, table, table_count))
         return ext2_corrupt(fs, 0, inodes,
                             "a group's block bitmap, inode bitmap and inode table overlap");
     if (group < EXT2_KNOWN_GROUPS)

@@ -193,9 +193,8 @@ static int check_geometry(struct ext2_fs *fs)
     fs->max_file_blocks = ext2_largest_file_blocks(fs);
     fs->descriptor_blocks =
         (fs->group_count + fs->descriptors_per_block - 1) / fs->descriptors_per_block;
-    uint32_t reserved = (sb->s_feature_compat & EXT2_FEATURE_COMPAT_RESIZE_INODE)
-                            ? sb->s_reserved_gdt_blocks
-                            : 0;
+    uint32_t reserved =
+        (sb->s_feature_compat & EXT2_FEATURE_COMPAT_RESIZE_INODE) ? sb->s_reserved_gdt_blocks : 0;
     if (reserved > fs->pointers_per_block ||
         (uint64_t)1 + fs->descriptor_blocks + reserved >= ext2_group_block_count(fs, 0))
         return ext2_corrupt(fs, 0, 0, "superblock: group descriptors do not fit in group 0");

@@ -34,7 +34,8 @@ void fs_problems_report_mount(const struct fs_server *server)
     if (!fs->read_only)
         return;
     printf("fs: mounted read-only: %s", fs->read_only_reason ? fs->read_only_reason : "?");
-    uint32_t unknown = fs->superblock.s_feature_ro_compat & ~(uint32_t)EXT2_FEATURE_RO_COMPAT_SUPPORTED;
+    uint32_t unknown =
+        fs->superblock.s_feature_ro_compat & ~(uint32_t)EXT2_FEATURE_RO_COMPAT_SUPPORTED;
     if (unknown != 0)
         printf(" (ro_compat 0x%x)", unknown);
     printf("; writes get '%s'\n", error_text(-E_READ_ONLY));

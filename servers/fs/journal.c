@@ -51,8 +51,10 @@ static int note_journal_block(void *context, uint32_t block, bool indirect, uint
     }
     if (indirect)
         return 0;
-    struct journal_run *run = journal->run_count > 0 ? &journal->runs[journal->run_count - 1] : NULL;
-    if (run != NULL && run->logical + run->count == logical && run->physical + run->count == block) {
+    struct journal_run *run =
+        journal->run_count > 0 ? &journal->runs[journal->run_count - 1] : NULL;
+    if (run != NULL && run->logical + run->count == logical &&
+        run->physical + run->count == block) {
         run->count++;
     } else if (journal->run_count < JOURNAL_RUNS) {
         journal->runs[journal->run_count++] = (struct journal_run){(uint32_t)logical, block, 1};
@@ -67,8 +69,8 @@ static int find_journal_blocks(struct journal *journal, uint32_t log_blocks)
 {
     journal->run_count = 0;
     journal->owned_count = 0;
-    int status = ext2_visit_tree(journal->fs, &journal->inode, log_blocks, note_journal_block,
-                                 journal);
+    int status =
+        ext2_visit_tree(journal->fs, &journal->inode, log_blocks, note_journal_block, journal);
     if (status == -E_TOO_BIG)
         return refuse(journal, -E_INVALID, "the journal is too fragmented for FS");
     if (status < 0)
@@ -242,8 +244,8 @@ int journal_load(struct journal *journal, struct ext2_fs *fs, struct journal_low
     if ((journal->inode.i_mode & EXT2_S_IFMT) != EXT2_S_IFREG ||
         ext2_inode_size(&journal->inode) < 1024u * 1024u / 4 || journal->inode.i_links_count == 0)
         return refuse(journal, -E_CORRUPT, "journal inode is not a journal");
-    status = find_journal_blocks(journal,
-                                 (uint32_t)(ext2_inode_size(&journal->inode) / fs->block_size));
+    status =
+        find_journal_blocks(journal, (uint32_t)(ext2_inode_size(&journal->inode) / fs->block_size));
     if (status < 0)
         return status;
     protect_journal_blocks(journal);

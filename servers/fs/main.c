@@ -55,8 +55,11 @@ static void mount_disk(struct fs_kept *kept)
         server.mounted = true;
         update_time(clock_microseconds());
         printf("fs: mounted %s, %u-byte blocks, %u blocks, %u inodes\n",
-               server.journal != NULL ? "ext3 (ordered journal)" : "ext2", server.fs.block_size,
-               server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
+               server.journal != NULL  ? "ext3 (ordered journal)"
+               : server.fs.has_journal ? "ext3 without its journal"
+                                       : "ext2",
+               server.fs.block_size, server.fs.superblock.s_blocks_count,
+               server.fs.superblock.s_inodes_count);
         fs_problems_report_mount(&server);
         server.read_only_told = server.fs.read_only;
         fs_problems_check(&server);

@@ -296,6 +296,7 @@ int journal_start(struct journal *journal)
     }
     journal_device_init(journal);
     fs->device = &journal->device;
+    fs->mounted = true;
     return 0;
 }
 
@@ -306,6 +307,7 @@ int journal_mount(struct journal *journal, struct ext2_fs *fs, struct journal_lo
     int status = ext2_mount(fs, lower.device);
     if (status < 0 || !fs->has_journal)
         return status;
+    fs->mounted = false; /* until journal_start: problems are reported, not written */
     status = journal_load(journal, fs, lower);
     if (status < 0)
         return status;
@@ -316,6 +318,7 @@ int journal_mount(struct journal *journal, struct ext2_fs *fs, struct journal_lo
         status = ext2_mount(fs, lower.device); /* the superblock may have been replayed */
         if (status < 0)
             return status;
+        fs->mounted = false;
     }
     return journal_start(journal);
 }

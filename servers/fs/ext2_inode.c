@@ -88,13 +88,35 @@ static int check_size(struct ext2_fs *fs, uint32_t number, const struct ext2_ino
     return 0;
 }
 
+static uint16_t osd2_u16(const struct ext2_inode *inode, uint32_t offset)
+{
+    uint16_t value;
+    memcpy(&value, inode->i_osd2 + offset, sizeof value);
+    return value;
+}
+
+/* Fields ext2 and ext3 leave 0 (e2fsck: "..., should be zero"). */
+static int check_zero_fields(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode)
+{
+    bool huge_file = fs->superblock.s_feature_ro_compat & EXT2_FEATURE_RO_COMPAT_HUGE_FILE;
+    if ((!huge_file && osd2_u16(inode, EXT2_OSD2_BLOCKS_HIGH) != 0) ||
+        osd2_u16(inode, EXT2_OSD2_FILE_ACL_HIGH) != 0 || inode->i_faddr != 0)
+        return ext2_corrupt(fs, number, 0,
+                            "an inode's i_blocks_hi, i_file_acl_hi or i_faddr is not 0");
+    if (ext2_is_directory(inode) && inode->i_size_high != 0)
+        return ext2_corrupt(fs, number, 0, "a directory's i_size_high (i_dir_acl) is not 0");
+    return 0;
+}
+
 int ext2_check_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode)
 {
     if (inode->i_mode == 0 || (inode->i_links_count == 0 && inode->i_dtime != 0))
         return 0; /* free or deleted: nothing in it is used */
     if (!is_known_type(inode->i_mode))
         return ext2_corrupt(fs, number, 0, "an inode's file type is unknown");
-    int status = check_size(fs, number, inode);
+    int status = check_zero_fields(fs, number, inode);
+    if (status == 0)
+        status = check_size(fs, number, inode);
     if (status == 0 && ext2_has_block_tree(inode))
         for (uint32_t i = 0; i < EXT2_BLOCK_POINTERS && status == 0; i++)
             status = check_pointer(fs, number, inode->i_block[i]);

@@ -53,6 +53,14 @@
 #define EXT2_SB_LAST_ERROR_CODE 0x27D
 #define EXT2_ERROR_CODE_CORRUPTED 5 /* ext4's EXT4_ERR_EFSCORRUPTED */
 #define EXT2_FEATURE_COMPAT_RESIZE_INODE 0x0010
+#define EXT2_FEATURE_RO_COMPAT_HUGE_FILE 0x0008
+#define EXT2_FEATURE_RO_COMPAT_GDT_CSUM 0x0010
+#define EXT2_FEATURE_RO_COMPAT_METADATA_CSUM 0x0400
+#define EXT2_BG_INODE_UNINIT 0x0001
+#define EXT2_BG_BLOCK_UNINIT 0x0002
+#define EXT2_BG_ITABLE_UNUSED_OFFSET 28 /* bg_itable_unused: bytes 28-29 of a descriptor */
+#define EXT2_OSD2_BLOCKS_HIGH 0         /* i_osd2 (Linux): i_blocks' high 16 bits */
+#define EXT2_OSD2_FILE_ACL_HIGH 2       /* i_osd2 (Linux): i_file_acl's high 16 bits */
 
 /* Inode flags the library cares about: a hashed (htree) directory. */
 #define EXT2_INDEX_FL 0x00001000

@@ -93,7 +93,22 @@ static bool descriptor_is_valid(const struct ext2_fs *fs,
     if ((uint64_t)table + fs->inode_table_blocks > fs->superblock.s_blocks_count)
         return false;
     return descriptor->bg_free_blocks_count <= ext2_group_block_count(fs, group) &&
-           descriptor->bg_free_inodes_count <= fs->superblock.s_inodes_per_group;
+           descriptor->bg_free_inodes_count <= fs->superblock.s_inodes_per_group &&
+           descriptor->bg_used_dirs_count <= fs->superblock.s_inodes_per_group;
+}
+
+/* Without uninit_bg (gdt_csum) or metadata_csum a group may not be marked
+ * uninitialised (e2fsck: "marked uninitialized without feature set"). */
+static bool uninit_marks_are_valid(const struct ext2_fs *fs,
+                                   const struct ext2_group_descriptor *descriptor)
+{
+    uint32_t checksummed = EXT2_FEATURE_RO_COMPAT_GDT_CSUM | EXT2_FEATURE_RO_COMPAT_METADATA_CSUM;
+    if (fs->superblock.s_feature_ro_compat & checksummed)
+        return true;
+    uint16_t unused;
+    memcpy(&unused, (const uint8_t *)descriptor + EXT2_BG_ITABLE_UNUSED_OFFSET, sizeof unused);
+    return (descriptor->bg_flags & (EXT2_BG_INODE_UNINIT | EXT2_BG_BLOCK_UNINIT)) == 0 &&
+           unused == 0;
 }
 
 int ext2_read_group(struct ext2_fs *fs, uint32_t group, struct ext2_group_descriptor *descriptor)
@@ -108,7 +123,10 @@ int ext2_read_group(struct ext2_fs *fs, uint32_t group, struct ext2_group_descri
     if (!descriptor_is_valid(fs, descriptor, group))
         return ext2_corrupt(fs, 0, descriptor_block(fs, group),
                             "a group descriptor names blocks outside the file system or "
-                            "counts more free blocks or inodes than its group has");
+                            "counts more free blocks, inodes or directories than its group has");
+    if (!uninit_marks_are_valid(fs, descriptor))
+        return ext2_corrupt(fs, 0, descriptor_block(fs, group),
+                            "a group descriptor is marked uninitialised without the feature");
     return 0;
 }
 

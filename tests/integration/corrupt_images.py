@@ -79,9 +79,14 @@ def base_image(tmp_path, name="base.img"):
 
 
 def problem_of(line):
-    """A problem line as compared before and after: a summary count that is wrong stays
-    the same problem whatever its numbers (files made during the boot change them)."""
-    return re.sub(r"\d+", "N", line) if "count wrong" in line else line
+    """A problem line as compared before and after. Files made during the boot change
+    counts and the paths e2fsck names an inode by, so a wrong count is kept as how far it
+    is off, and a path in parentheses is left out."""
+    line = re.sub(r"\((\d+), counted=(\d+)\)",
+                  lambda m: f"(off by {int(m.group(1)) - int(m.group(2))})", line)
+    line = re.sub(r"ref count is (\d+), should be (\d+)",
+                  lambda m: f"ref count off by {int(m.group(1)) - int(m.group(2))}", line)
+    return re.sub(r"\(/[^)]*\)", "(path)", line)
 
 
 def fsck_problems(image):

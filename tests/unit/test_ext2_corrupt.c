@@ -340,6 +340,17 @@ static void test_descriptors_overlap(void **state)
     poke_descriptor_u32(&damaged, offsetof(struct ext2_group_descriptor, bg_inode_table), 1);
     assert_int_equal(remount(&damaged), -E_CORRUPT);
     assert_non_null(strstr(last_problem, "superblock or group descriptors"));
+    poke_descriptor_u32(&damaged, offsetof(struct ext2_group_descriptor, bg_inode_table),
+                        group.bg_inode_table);
+    uint32_t dirs_and_flags = group.bg_used_dirs_count | (uint32_t)EXT2_BG_INODE_UNINIT << 16;
+    poke_descriptor_u32(&damaged, offsetof(struct ext2_group_descriptor, bg_used_dirs_count),
+                        dirs_and_flags);
+    assert_int_equal(remount(&damaged), -E_CORRUPT);
+    assert_non_null(strstr(last_problem, "uninitialised without the feature"));
+    poke_descriptor_u32(&damaged, offsetof(struct ext2_group_descriptor, bg_used_dirs_count),
+                        0xFFFF);
+    assert_int_equal(remount(&damaged), -E_CORRUPT);
+    assert_non_null(strstr(last_problem, "directories than its group has"));
     assert_int_equal(damaged.disk.writes, 0);
     disk_close(&damaged.disk);
 }
@@ -378,6 +389,23 @@ static void pointer_at_inode_table(struct damaged *damaged, struct ext2_inode *i
 static void pointer_at_descriptors(struct damaged *damaged, struct ext2_inode *inode)
 {
     inode->i_block[2] = damaged->fs.block_size == 1024 ? 2 : 1;
+}
+
+static void file_acl_high(struct damaged *damaged, struct ext2_inode *inode)
+{
+    (void)damaged;
+    inode->i_osd2[EXT2_OSD2_FILE_ACL_HIGH] = 16;
+}
+
+/* Fields ext2 leaves 0 that e2fsck insists on. */
+static void test_nonzero_high_fields(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    change_victim(&damaged, file_acl_high);
+    expect_file_corrupt(&damaged, "/victim", 0);
+    assert_non_null(strstr(last_problem, "i_file_acl_hi"));
 }
 
 static void test_impossible_sizes(void **state)
@@ -605,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_device_write_error),
         cmocka_unit_test(test_descriptors_overlap),
         cmocka_unit_test(test_impossible_sizes),
+        cmocka_unit_test(test_nonzero_high_fields),
         cmocka_unit_test(test_pointer_at_metadata),
         cmocka_unit_test(test_reserved_inodes_named),
         cmocka_unit_test(test_directory_size_zero),

@@ -108,6 +108,25 @@ static int check_zero_fields(struct ext2_fs *fs, uint32_t number, const struct e
     return 0;
 }
 
+/* No block past the size: the direct pointers and indirect trees that
+ * start at or beyond the last block of the size must be 0 (e2fsck: "causes
+ * directory to be too big", a file's "i_size ... should be"). */
+static int check_nothing_past_size(struct ext2_fs *fs, uint32_t number,
+                                   const struct ext2_inode *inode)
+{
+    uint64_t size_blocks = (ext2_inode_size(inode) + fs->block_size - 1) / fs->block_size;
+    uint64_t start = 0, span = 1;
+    for (uint32_t i = 0; i < EXT2_BLOCK_POINTERS; i++) {
+        if (i >= EXT2_DIRECT_BLOCKS)
+            span *= fs->pointers_per_block;
+        if (inode->i_block[i] != 0 && start >= size_blocks)
+            return ext2_corrupt(fs, number, inode->i_block[i],
+                                "an inode has a block past its size");
+        start += span;
+    }
+    return 0;
+}
+
 int ext2_check_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode)
 {
     if (inode->i_mode == 0 || (inode->i_links_count == 0 && inode->i_dtime != 0))
@@ -120,6 +139,8 @@ int ext2_check_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inod
     if (status == 0 && ext2_has_block_tree(inode))
         for (uint32_t i = 0; i < EXT2_BLOCK_POINTERS && status == 0; i++)
             status = check_pointer(fs, number, inode->i_block[i]);
+    if (status == 0 && ext2_has_block_tree(inode))
+        status = check_nothing_past_size(fs, number, inode);
     if (status == 0)
         status = check_pointer(fs, number, inode->i_file_acl);
     return status;

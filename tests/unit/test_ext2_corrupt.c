@@ -397,6 +397,22 @@ static void file_acl_high(struct damaged *damaged, struct ext2_inode *inode)
     inode->i_osd2[EXT2_OSD2_FILE_ACL_HIGH] = 16;
 }
 
+static void size_shrunk(struct damaged *damaged, struct ext2_inode *inode)
+{
+    (void)damaged;
+    inode->i_size = 1000; /* its blocks 1 to 19 and the indirect block lie past it */
+}
+
+static void test_blocks_past_size(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    change_victim(&damaged, size_shrunk);
+    expect_file_corrupt(&damaged, "/victim", 0);
+    assert_string_equal(last_problem, "an inode has a block past its size");
+}
+
 /* Fields ext2 leaves 0 that e2fsck insists on. */
 static void test_nonzero_high_fields(void **state)
 {
@@ -634,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_descriptors_overlap),
         cmocka_unit_test(test_impossible_sizes),
         cmocka_unit_test(test_nonzero_high_fields),
+        cmocka_unit_test(test_blocks_past_size),
         cmocka_unit_test(test_pointer_at_metadata),
         cmocka_unit_test(test_reserved_inodes_named),
         cmocka_unit_test(test_directory_size_zero),

@@ -125,12 +125,13 @@ static bool bit_is_set(const uint8_t *bitmap, uint32_t bit)
 static bool all_marked(const struct ext2_fs *fs, uint32_t group, const uint8_t *bitmap,
                        uint32_t first, uint32_t count, uint32_t *unmarked)
 {
-    uint32_t group_first = ext2_group_first_block(fs, group);
-    uint32_t group_count = ext2_group_block_count(fs, group);
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t block = first + i;
-        if (within(block, group_first, group_count) && !bit_is_set(bitmap, block - group_first)) {
-            *unmarked = block;
+    uint64_t group_first = ext2_group_first_block(fs, group);
+    uint64_t group_end = group_first + ext2_group_block_count(fs, group);
+    uint64_t from = first > group_first ? first : group_first;
+    uint64_t to = (uint64_t)first + count < group_end ? (uint64_t)first + count : group_end;
+    for (uint64_t block = from; block < to; block++) {
+        if (!bit_is_set(bitmap, (uint32_t)(block - group_first))) {
+            *unmarked = (uint32_t)block;
             return false;
         }
     }

@@ -71,10 +71,11 @@ class Image:
         self.write(offset, bytes([byte & ~(1 << (bit % 8))]))
 
 
-def base_image(tmp_path, name="base.img"):
-    """A copy of the build's ext3 image (4 KiB blocks, errors=remount-ro)."""
+def base_image(tmp_path, name="base.img", source="disk.img"):
+    """A copy of one of the build's images: disk.img (ext3, 4 KiB blocks) or disk-1k.img
+    (ext2, 1 KiB blocks), both errors=remount-ro."""
     image = tmp_path / name
-    shutil.copyfile(OUT_DIR / "disk.img", image)
+    shutil.copyfile(OUT_DIR / source, image)
     return Image(image)
 
 
@@ -131,7 +132,7 @@ def judge(image, corrupt, expected_lines=()):
     return result, failures
 
 
-# The fixed recipes: (name, corrupt(image), lines FS must print).
+# The fixed recipes: (name, corrupt(image), lines FS must print, the build image to copy).
 def superblock_counts(image):
     image.u32(SUPERBLOCK, image.inodes_count + 1)
 
@@ -139,6 +140,10 @@ def superblock_counts(image):
 def descriptors_overlap(image):
     table = image.u32(image.descriptor(0, 8))
     image.u32(image.descriptor(0, 4), table + 1)
+
+
+def inode_table_on_superblock(image):
+    image.u32(image.descriptor(0, 8), 1)
 
 
 def huge_size(image):
@@ -192,6 +197,9 @@ RECIPES = [
       "fs: cannot mount the disk: corrupt"]),
     ("descriptors", descriptors_overlap,
      ["fs: corrupt: a group's block bitmap, inode bitmap and inode table overlap"]),
+    ("1k inode table on the superblock", inode_table_on_superblock,
+     ["fs: corrupt: a group's bitmaps or inode table overlap the superblock or group "
+      "descriptors", "fs: cannot mount the disk: corrupt"], "disk-1k.img"),
     ("inode size", huge_size,
      ["fs: corrupt: an inode's size is beyond the largest file",
       "fs: the file system is now read-only"]),

@@ -722,6 +722,30 @@ static void refuses_files_in_the_journal(void **state)
     unmount(fixture);
 }
 
+/* A journal inode whose indirect block points into the inode table (commits
+ * would write over inodes): the journal is refused, read-only without it. */
+static void refuses_journal_tree_into_metadata(void **state)
+{
+    struct fixture *fixture = *state;
+    struct test_disk disk;
+    struct ext2_fs fs;
+    struct ext2_inode journal_inode;
+    struct ext2_group_descriptor group;
+    mount_image(&fs, &disk, fixture->image);
+    assert_int_equal(ext2_read_inode(&fs, 8, &journal_inode), 0);
+    assert_int_equal(ext2_read_group(&fs, 0, &group), 0);
+    journal_inode.i_block[EXT2_SINGLE_INDIRECT] = group.bg_inode_table + 1;
+    assert_int_equal(ext2_write_inode(&fs, 8, &journal_inode), 0);
+    disk_close(&disk);
+    char before[300];
+    snprintf(before, sizeof before, "%s.before", fixture->image);
+    assert_int_equal(run("cp %s %s", fixture->image, before), 0);
+    assert_int_equal(mount_journaled(fixture), -E_CORRUPT);
+    assert_non_null(strstr(fixture->journal->problem, "journal inode"));
+    unmount(fixture);
+    assert_true(files_equal(fixture->image, before));
+}
+
 #define BOTH(test)                                                                                 \
     cmocka_unit_test_setup_teardown(test, setup_1k, teardown),                                     \
         cmocka_unit_test_setup_teardown(test, setup_4k, teardown)
@@ -745,6 +769,7 @@ int main(void)
         BOTH(replays_checksum_v3),
         BOTH(refuses_replay_over_metadata),
         BOTH(refuses_files_in_the_journal),
+        BOTH(refuses_journal_tree_into_metadata),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     run("rm -rf %s", scratch());

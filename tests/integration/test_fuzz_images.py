@@ -17,16 +17,22 @@ FIRST_SEED = int(os.environ.get("FORMICA_FUZZ_IMAGES_SEED", "1"))
 
 @pytest.mark.skipif(COUNT == 0, reason="set FORMICA_FUZZ_IMAGES (make fuzz-images)")
 def test_random_corrupt_images(built, tmp_path):
-    failed = []
+    failed, named = [], 0
     for seed in range(FIRST_SEED, FIRST_SEED + COUNT):
         image = base_image(tmp_path, f"seed-{seed}.img")
         described = []
         result, failures = judge(image, lambda image: described.append(random_damage(image, seed)))
-        status = "FAIL" if failures else "ok"
-        print(f"fuzz-images: {described[0]}: {status} {'; '.join(failures)}", flush=True)
+        problem = next((line for line in result.text.splitlines() if line.startswith(
+            ("fs: corrupt:", "fs: the ext3 journal is corrupt", "fs: refusing the ext3 journal",
+             "fs: mounted read-only"))), None)
+        named += problem is not None
+        status = "FAIL " + "; ".join(failures) if failures else "ok"
+        print(f"fuzz-images: {described[0]}: {status} ({problem or 'FS found nothing'})",
+              flush=True)
         if failures:
             failed.append((described[0], failures, result.text[-3000:]))
         else:
             image.path.unlink()
-    print(f"fuzz-images: {COUNT - len(failed)} of {COUNT} images held", flush=True)
+    print(f"fuzz-images: {COUNT - len(failed)} of {COUNT} images held; FS named a problem "
+          f"on {named}", flush=True)
     assert not failed, "\n\n".join(f"{what}: {why}\n{text}" for what, why, text in failed)

@@ -7,6 +7,7 @@
 #include <formica/log_limit.h>
 #include <formica/user.h>
 #include <stdio.h>
+#include <string.h>
 
 static struct log_limit problem_lines;
 
@@ -28,9 +29,20 @@ void fs_problems_attach(struct ext2_device *device)
     device->report_context = NULL;
 }
 
+/* As ext4 warns when the superblock records errors from before. */
+static void report_recorded_errors(const struct ext2_fs *fs)
+{
+    if (!(fs->superblock.s_state & EXT2_ERROR_FS))
+        return;
+    uint32_t count;
+    memcpy(&count, (const uint8_t *)&fs->superblock + EXT2_SB_ERROR_COUNT, sizeof count);
+    printf("fs: the superblock records errors (%u since the last check); run e2fsck\n", count);
+}
+
 void fs_problems_report_mount(const struct fs_server *server)
 {
     const struct ext2_fs *fs = &server->fs;
+    report_recorded_errors(fs);
     if (!fs->read_only)
         return;
     printf("fs: mounted read-only: %s", fs->read_only_reason ? fs->read_only_reason : "?");

@@ -57,7 +57,7 @@ class Image:
 
     def debugfs(self, request):
         return subprocess.run(["debugfs", "-R", request, str(self.path)], capture_output=True,
-                              text=True).stdout
+                              text=True, errors="replace").stdout
 
     def inode_of(self, path):
         return int(re.search(r"Inode: (\d+)", self.debugfs(f"stat {path}")).group(1))
@@ -99,7 +99,7 @@ def problem_of(line):
 def fsck_problems(image):
     """The problems `e2fsck -fn` reports, without its progress and summary lines."""
     completed = subprocess.run(["e2fsck", "-fn", str(image.path)], capture_output=True,
-                               text=True)
+                               text=True, errors="replace")  # damaged names are any bytes
     skipped = ("e2fsck ", "Pass ", "Fix? ", "Warning: skipping journal")
     summary = re.compile(r"^\S+: (\d+/\d+ files|\*+ WARNING: Filesystem still has errors)")
     return {problem_of(line.strip()) for line in completed.stdout.splitlines()

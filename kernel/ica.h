@@ -41,6 +41,10 @@ struct ica {
     uint32_t origin;
     uint32_t sender;
     uint32_t sender_rights; /* the sender's RIGHT_* set, or RIGHT_KERNEL for the kernel's own */
+    uint32_t sender_uid;    /* the sender's user and group */
+    uint32_t sender_gid;
+    uint32_t sender_account; /* the sender's quota account: servers' per-account limits */
+    uint32_t reserved_routing;
     uint32_t return_depth;
     uint32_t returns[ICA_MAX_RETURNS];
     uint32_t attached_count;
@@ -65,7 +69,9 @@ struct ica {
      __builtin_offsetof(struct ica_control, page_field) -                                          \
          __builtin_offsetof(struct ica_control, arrival))
 _Static_assert(SAME_PLACE(origin, origin) && SAME_PLACE(sender, sender) &&
-                   SAME_PLACE(sender_rights, sender_rights) &&
+                   SAME_PLACE(sender_rights, sender_rights) && SAME_PLACE(sender_uid, sender_uid) &&
+                   SAME_PLACE(sender_gid, sender_gid) &&
+                   SAME_PLACE(sender_account, sender_account) &&
                    SAME_PLACE(return_depth, return_depth) && SAME_PLACE(returns, returns) &&
                    SAME_PLACE(attached_count, data_count),
                "struct ica's routing is laid out as the page's");
@@ -180,6 +186,8 @@ void ica_peel(struct process *process, struct ica *ica);
 bool ica_paste(struct process *process, struct ica *ica);
 /* ica_move_entry, ica_paste_lent and ica_end_lends: ica_window.h. */
 struct server_entry *server_of_pid(uint32_t pid);
+/* The pid registered under `name` (up to SERVER_NAME_BYTES), or 0. */
+uint32_t server_pid_named(const char *name);
 /* server_of_pid of a process, remembering its slot for the next look. */
 struct server_entry *server_of_process_looked_up(struct process *process);
 static inline struct server_entry *server_of_process(struct process *process)

@@ -107,6 +107,9 @@ static inline void ica_stamp_sender(struct ica *control, const struct process *s
 {
     control->sender = sender->pid;
     control->sender_rights = sender->rights;
+    control->sender_uid = sender->uid;
+    control->sender_gid = sender->gid;
+    control->sender_account = sender->account;
     control->delivery = delivery;
 }
 
@@ -116,12 +119,15 @@ static inline void ica_stamp_sender(struct ica *control, const struct process *s
 static inline void ica_write_arrival(const struct ica *control, const uint32_t *data_pages)
 {
     struct ica_control *page = ica_control_page(control);
-    /* eight bytes a move (a constant-size copy here becomes rep movsl) */
-#pragma GCC unroll 8
+    /* eight bytes a move (a constant-size copy here becomes rep movsl); the
+     * addresses from the structures' starts, since the copy spans fields */
+    const uint8_t *from = (const uint8_t *)control + __builtin_offsetof(struct ica, delivery);
+    uint8_t *to = (uint8_t *)page + __builtin_offsetof(struct ica_control, arrival);
+#pragma GCC unroll 9
     for (uint32_t at = 0; at < ICA_ARRIVAL_BYTES; at += sizeof(uint64_t)) {
         uint64_t word;
-        __builtin_memcpy(&word, (const uint8_t *)&control->delivery + at, sizeof word);
-        __builtin_memcpy((uint8_t *)&page->arrival + at, &word, sizeof word);
+        __builtin_memcpy(&word, from + at, sizeof word);
+        __builtin_memcpy(to + at, &word, sizeof word);
     }
     for (uint32_t i = 0; i < control->attached_count; i++) {
         page->data[i] = control->attached[i];

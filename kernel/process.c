@@ -17,6 +17,8 @@ void process_describe(const struct process *process, struct process_info *info)
     info->memory_bytes = process->memory_bytes;
     info->rights = process->rights;
     info->account = process->account;
+    info->uid = process->uid;
+    info->gid = process->gid;
     memcpy(info->name, process->name, NAME_BYTES);
     info->restarts = process->restarts;
     info->switches_in = process->switches_in;

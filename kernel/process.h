@@ -70,9 +70,12 @@ struct process {
     uint32_t pager;
     uint64_t pager_base, pager_bytes;
     uint64_t pager_control;
+    char pager_name[16]; /* the name `pager` registered (SERVER_NAME_BYTES): a restarted
+                            pager is the process registered under it next */
     /* m-kernel: authority (docs/authority.md), set at spawn. */
     uint32_t rights;        /* RIGHT_* (formica/rights.h) */
     uint32_t account;       /* pid that started its quota account */
+    uint32_t uid, gid;      /* its user and group: stamped into every control ICA it sends */
     uint32_t process_limit; /* the account's limits, copied into each member */
     uint64_t memory_limit;
     uint64_t ica_bytes; /* ICAs it allocated and still counts (also in memory_bytes) */

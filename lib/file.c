@@ -313,6 +313,8 @@ static long stat_request(const char *path, uint64_t handle, struct file_status *
     status->links = message->links;
     status->blocks = message->blocks;
     status->inode = (uint32_t)message->inode;
+    status->uid = message->uid;
+    status->gid = message->gid;
     return 0;
 }
 

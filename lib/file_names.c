@@ -1,5 +1,5 @@
 /* file_names.c: requests on names and directories: unlink, mkdir, rmdir,
- * rename, and reading a directory entry by entry (opendir/readdir) with the
+ * rename, chmod, chown, and reading a directory entry by entry (opendir/readdir) with the
  * FS cursor kept as the descriptor's offset. */
 #include "file_internal.h"
 #include <formica/user.h>
@@ -43,6 +43,32 @@ long rename(const char *old_path, const char *new_path)
         return -E_INVALID;
     long result = path_request(FS_RENAME, old_path, new_path);
     readbyte_forget_all(); /* a replaced target's inode may be reused */
+    return result < 0 ? result : 0;
+}
+
+long chmod(const char *path, uint32_t permissions)
+{
+    long error = path == NULL ? -E_INVALID : file_channel_begin(FS_CHMOD, 0);
+    if (error == 0)
+        error = file_channel_set_paths(path, NULL);
+    if (error != 0)
+        return error;
+    fs_chmod_of(file_channel_page())->permissions = permissions;
+    long result = file_channel_call(false);
+    return result < 0 ? result : 0;
+}
+
+long chown(const char *path, uint32_t uid, uint32_t gid)
+{
+    long error = path == NULL ? -E_INVALID : file_channel_begin(FS_CHOWN, 0);
+    if (error == 0)
+        error = file_channel_set_paths(path, NULL);
+    if (error != 0)
+        return error;
+    struct fs_chown_message *message = fs_chown_of(file_channel_page());
+    message->uid = uid;
+    message->gid = gid;
+    long result = file_channel_call(false);
     return result < 0 ? result : 0;
 }
 

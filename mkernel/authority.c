@@ -6,10 +6,12 @@
 #include "physical_memory.h"
 #include "shared.h"
 #include <formica/errors.h>
+#include <formica/protocol/servers.h>
 #include <formica/rights.h>
 #include <string.h>
 
-static const char *const reserved_names[] = {"fs", "blk", "dk", "pager"};
+/* The names protocol/NAME.messages declares reserved (formica/protocol/servers.h). */
+static const char *const reserved_names[RESERVED_SERVER_COUNT] = {RESERVED_SERVER_NAMES};
 
 /* Half of the memory free when the account starts (not of the highest
  * usable address, which a hole below 4 GiB puts far above the RAM there is). */
@@ -46,8 +48,8 @@ long authority_check_spawn(const struct spawn_request *request, const struct pro
         return -E_PERMISSION; /* never more than the parent holds */
     if (request->priority == PRIORITY_SERVER && !(held & RIGHT_SERVER_PRIORITY))
         return -E_PERMISSION; /* the priority ceiling */
-    if ((request->flags & SPAWN_NEW_ACCOUNT) && !(held & RIGHT_NEW_ACCOUNT))
-        return -E_PERMISSION;
+    if ((request->flags & (SPAWN_NEW_ACCOUNT | SPAWN_SET_USER)) && !(held & RIGHT_NEW_ACCOUNT))
+        return -E_PERMISSION; /* only an administrator starts accounts and names users */
     if ((request->flags & SPAWN_NEW_ACCOUNT) && parent != NULL &&
         (request->process_limit > parent->process_limit ||
          request->memory_limit > parent->memory_limit))
@@ -58,10 +60,21 @@ long authority_check_spawn(const struct spawn_request *request, const struct pro
     return 0;
 }
 
+/* The child's user: the one the request names (SPAWN_SET_USER), else its
+ * parent's; init is user 0. */
+static void give_user(struct process *child, const struct spawn_request *request,
+                      const struct process *parent)
+{
+    bool named = parent == NULL || (request->flags & SPAWN_SET_USER);
+    child->uid = named ? request->uid : parent->uid;
+    child->gid = named ? request->gid : parent->gid;
+}
+
 void authority_start(struct process *child, const struct spawn_request *request,
                      const struct process *parent)
 {
     child->rights = asked_rights(request, parent);
+    give_user(child, request, parent);
     if (parent != NULL && !(request->flags & SPAWN_NEW_ACCOUNT)) {
         child->account = parent->account;
         child->process_limit = parent->process_limit;

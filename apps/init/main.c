@@ -8,6 +8,7 @@
 #include <formica/rights.h>
 #include <formica/storage.h>
 #include <formica/user.h>
+#include <formica/users.h>
 #include <stdio.h>
 
 /* The placement in effect; every server on core 0 if the kernel has none. */
@@ -32,8 +33,14 @@ static void read_placement(struct placement_info *placement)
  * Meanwhile every server that ends is restarted (reincarnation.c). */
 static int run_shell(void)
 {
-    long pid =
-        spawn_with_rights("shell", NULL, 0, PRIORITY_APPLICATION, SPAWN_GRANT_DRIVER, SHELL_RIGHTS);
+    struct spawn_request request;
+    long pid = spawn_request_fill(&request, "shell", NULL, 0, PRIORITY_APPLICATION);
+    request.flags = SPAWN_GRANT_DRIVER | SPAWN_SET_USER;
+    request.rights = SHELL_RIGHTS;
+    request.uid = USER_CONSOLE;
+    request.gid = GROUP_USERS;
+    if (pid == 0)
+        pid = spawn_request_send(&request);
     if (pid < 0) {
         printf("init: cannot start the shell: %s\n", error_text(pid));
         return 1;

@@ -31,19 +31,24 @@ static const struct command commands[] = {
     {"stats", command_stats, "stats", "frames, ICAs and process slots in use (leak checks)"},
     {"pagerstat", command_pagerstat, "pagerstat",
      "the pager's live statistics per client and per memory node"},
-    {"run", command_run, "run [--driver] [--server] [--memory SIZE] PROG [ARGS...] [@CORE]",
+    {"run", command_run,
+     "run [--driver] [--server] [--user UID[:GID]] [--memory SIZE] PROG [ARGS...] [@CORE]",
      "run PROG on CORE and wait for it (--driver: with device access; --server: may start "
-     "server-priority processes; --memory: its account's memory quota)"},
-    {"start", command_start, "start [--driver] [--server] [--memory SIZE] PROG [ARGS...] [@CORE]",
+     "server-priority processes; --user: as that user, not the shell's; --memory: its "
+     "account's memory quota)"},
+    {"start", command_start,
+     "start [--driver] [--server] [--user UID[:GID]] [--memory SIZE] PROG [ARGS...] [@CORE]",
      "start PROG on CORE, do not wait"},
     {"wait", command_wait, "wait", "wait for the programs start began"},
     {"kill", command_kill, "kill NAME|PID", "end a process or server (init restarts a server)"},
     {"crash", command_crash, "crash NAME|PID", "make a process or server fault (administrator)"},
     {"sleep", command_sleep, "sleep MS", "sleep for MS milliseconds"},
     {"echo", command_echo, "echo [WORDS...]", "print the words"},
-    {"ls", command_ls, "ls [PATH]", "list a directory"},
+    {"ls", command_ls, "ls [-l] [PATH]", "list a directory (-l: with mode, owner and group)"},
     {"cat", command_cat, "cat PATH", "print a file"},
     {"stat", command_stat, "stat PATH", "show a file's inode, size and mode"},
+    {"chmod", command_chmod, "chmod MODE PATH", "set permission bits (octal; the owner or uid 0)"},
+    {"chown", command_chown, "chown UID[:GID] PATH", "give a file to another user (uid 0 only)"},
     {"cksum", command_cksum, "cksum PATH...", "POSIX cksum: CRC SIZE PATH"},
     {"cp", command_cp, "cp SRC DST", "copy a file"},
     {"rm", command_rm, "rm PATH", "remove a file"},
@@ -116,7 +121,28 @@ static int drop_first(int word_count, char **words)
     return word_count - 1;
 }
 
-/* Takes the leading --driver, --server and --memory SIZE options out of
+/* "UID" or "UID:GID" (decimal, below 2^31; the group defaults to the user's
+ * own) into the request's user; false for anything else. */
+static bool parse_user(const char *word, struct spawn_request *request)
+{
+    char *end;
+    unsigned long uid = strtoul(word, &end, 10);
+    unsigned long gid = uid;
+    if (end != word && *end == ':') {
+        const char *group = end + 1;
+        gid = strtoul(group, &end, 10);
+        if (end == group)
+            return false;
+    }
+    if (end == word || *end != '\0' || uid >= (1ul << 31) || gid >= (1ul << 31))
+        return false;
+    request->flags |= SPAWN_SET_USER;
+    request->uid = (uint32_t)uid;
+    request->gid = (uint32_t)gid;
+    return true;
+}
+
+/* Takes the leading --driver, --server, --user UID[:GID] and --memory SIZE options out of
  * words[1..] into the request; -1 for an unknown option or a bad size. */
 static int take_options(int word_count, char **words, struct spawn_request *request)
 {
@@ -127,6 +153,10 @@ static int take_options(int word_count, char **words, struct spawn_request *requ
             request->rights |= RIGHT_DISK | RIGHT_BLOCK;
         } else if (strcmp(words[1], "--server") == 0) {
             request->rights |= RIGHT_SERVER_PRIORITY;
+        } else if (strcmp(words[1], "--user") == 0 && word_count >= 3) {
+            if (!parse_user(words[2], request))
+                return -1;
+            word_count = drop_first(word_count, words);
         } else if (strcmp(words[1], "--memory") == 0 && word_count >= 3) {
             if (!size_parse(words[2], &request->memory_limit) || request->memory_limit == 0)
                 return -1;
@@ -172,6 +202,8 @@ static long start_program(int word_count, char **words, const char *verb)
     request.flags = options.flags;
     request.rights = options.rights;
     request.memory_limit = options.memory_limit;
+    request.uid = options.uid;
+    request.gid = options.gid;
     if (pid == 0)
         pid = spawn_request_send(&request);
     if (pid < 0) {

@@ -7,6 +7,7 @@
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define COPY_PIECE (64u * 1024)
 
@@ -22,18 +23,41 @@ static bool usage(const char *text)
     return false;
 }
 
-/* Prints one directory entry with its size (stat of DIR/NAME). */
-static void print_entry(const char *directory, const struct directory_entry *entry)
+/* "rwxr-x---" and the set-id and sticky bits, as ls -l shows them. */
+static void mode_text(uint32_t mode, char text[10])
+{
+    static const char letters[] = "rwxrwxrwx";
+    for (int bit = 0; bit < 9; bit++)
+        text[bit] = (mode & (0400u >> bit)) ? letters[bit] : '-';
+    if (mode & 01000u)
+        text[8] = (mode & 1u) ? 't' : 'T';
+    text[9] = '\0';
+}
+
+/* Prints one directory entry with its size (stat of DIR/NAME); `long_form`
+ * adds its mode, owner and group (ls -l). */
+static void print_entry(const char *directory, const struct directory_entry *entry, bool long_form)
 {
     char path[FILE_PATH_MAX];
     struct file_status status = {0};
     snprintf(path, sizeof path, "%s/%s", directory, entry->name);
     stat(path, &status);
-    printf("%c %10lu  %s\n", entry->type == 2 ? 'd' : '-', status.size, entry->name);
+    char type = entry->type == 2 ? 'd' : '-';
+    if (!long_form) {
+        printf("%c %10lu  %s\n", type, status.size, entry->name);
+        return;
+    }
+    char permissions[10];
+    mode_text(status.mode, permissions);
+    printf("%c%s %5u %5u %10lu  %s\n", type, permissions, status.uid, status.gid, status.size,
+           entry->name);
 }
 
 bool command_ls(int word_count, char **words)
 {
+    bool long_form = word_count >= 2 && strcmp(words[1], "-l") == 0;
+    if (long_form)
+        word_count--, words++;
     const char *path = word_count >= 2 ? words[1] : "/";
     int fd = opendir(path);
     if (fd < 0)
@@ -42,7 +66,7 @@ bool command_ls(int word_count, char **words)
     struct directory_entry entry;
     long result;
     while ((result = readdir(fd, &entry)) == 1)
-        print_entry(prefix, &entry);
+        print_entry(prefix, &entry, long_form);
     closedir(fd);
     return result == 0 ? true : fail("ls", path, result);
 }
@@ -110,11 +134,43 @@ bool command_stat(int word_count, char **words)
     printf("%s: inode %u, %s, %lu bytes, %lu sectors, mode 0x%x, %u links\n", words[1],
            status.inode, file_is_directory(status.mode) ? "directory" : "file", status.size,
            status.blocks, status.mode, status.links);
-    printf(
-        "@json "
-        "{\"kind\":\"stat\",\"inode\":%u,\"size\":%lu,\"mode\":%u,\"links\":%u,\"blocks\":%lu}\n",
-        status.inode, status.size, status.mode, status.links, status.blocks);
+    printf("@json {\"kind\":\"stat\",\"inode\":%u,\"size\":%lu,\"mode\":%u,\"links\":%u,"
+           "\"blocks\":%lu,\"uid\":%u,\"gid\":%u}\n",
+           status.inode, status.size, status.mode, status.links, status.blocks, status.uid,
+           status.gid);
     return true;
+}
+
+/* chmod MODE PATH (octal, as 644 or 0755) */
+bool command_chmod(int word_count, char **words)
+{
+    char *end;
+    unsigned long mode = word_count == 3 ? strtoul(words[1], &end, 8) : 0;
+    if (word_count != 3 || end == words[1] || *end != '\0' || mode > 07777)
+        return usage("chmod MODE PATH (MODE in octal)");
+    long error = chmod(words[2], (uint32_t)mode);
+    return error == 0 ? true : fail("chmod", words[2], error);
+}
+
+/* chown UID[:GID] PATH (numbers; without GID the group stays) */
+bool command_chown(int word_count, char **words)
+{
+    struct file_status status;
+    char *end = NULL;
+    unsigned long uid = word_count == 3 ? strtoul(words[1], &end, 10) : 0;
+    if (word_count != 3 || end == words[1] || (*end != '\0' && *end != ':'))
+        return usage("chown UID[:GID] PATH");
+    long error = stat(words[2], &status);
+    unsigned long gid = status.gid;
+    if (error == 0 && *end == ':') {
+        const char *group = end + 1;
+        gid = strtoul(group, &end, 10);
+        if (end == group || *end != '\0')
+            return usage("chown UID[:GID] PATH");
+    }
+    if (error == 0)
+        error = chown(words[2], (uint32_t)uid, (uint32_t)gid);
+    return error == 0 ? true : fail("chown", words[2], error);
 }
 
 struct copy_target {

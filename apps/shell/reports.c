@@ -3,6 +3,7 @@
  * table and one "@json" line per item for the tests and benchmarks. */
 #include "shell.h"
 #include <formica/json.h>
+#include <formica/protocol/boot_servers.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -75,10 +76,10 @@ static void print_process_json(const struct process_info *process)
 {
     printf("@json {\"kind\":\"process\",\"pid\":%u,\"parent\":%u,\"core\":%u,\"state\":\"%s\","
            "\"priority\":\"%s\",\"cpu_cycles\":%lu,\"memory_bytes\":%lu,\"account\":%u,"
-           "\"restarts\":%u,\"switches_in\":%u,\"rights\":",
+           "\"uid\":%u,\"gid\":%u,\"restarts\":%u,\"switches_in\":%u,\"rights\":",
            process->pid, process->parent, process->core, state_name(process->state),
            priority_name(process->priority), process->cpu_cycles, process->memory_bytes,
-           process->account, process->restarts, process->switches_in);
+           process->account, process->uid, process->gid, process->restarts, process->switches_in);
     print_rights_json(process->rights);
     printf(",\"name\":");
     json_print_string(process->name);
@@ -92,14 +93,15 @@ bool command_ps(int word_count, char **words)
     long count = load_processes("ps");
     if (count < 0)
         return false;
-    printf("%5s %6s %4s %-8s %-11s %8s %10s %9s %7s %8s  %s\n", "PID", "PARENT", "CORE", "STATE",
-           "PRIORITY", "TICKS", "MCYCLES", "MEMORY", "ACCOUNT", "RESTARTS", "NAME");
+    printf("%5s %6s %4s %-8s %-11s %8s %10s %9s %7s %5s %8s  %s\n", "PID", "PARENT", "CORE",
+           "STATE", "PRIORITY", "TICKS", "MCYCLES", "MEMORY", "ACCOUNT", "UID", "RESTARTS", "NAME");
     for (long i = 0; i < count; i++) {
         const struct process_info *process = &processes[i];
-        printf("%5u %6u %4u %-8s %-11s %8lu %10lu %8luK %7u %8u  %s\n", process->pid,
+        printf("%5u %6u %4u %-8s %-11s %8lu %10lu %8luK %7u %5u %8u  %s\n", process->pid,
                process->parent, process->core, state_name(process->state),
                priority_name(process->priority), process->ticks, process->cpu_cycles / 1000000,
-               process->memory_bytes / 1024, process->account, process->restarts, process->name);
+               process->memory_bytes / 1024, process->account, process->uid, process->restarts,
+               process->name);
     }
     for (long i = 0; i < count; i++)
         print_process_json(&processes[i]);
@@ -169,9 +171,11 @@ static uint32_t application_core_count(const struct placement_info *placement)
 
 static void print_placement_summary(const struct placement_info *placement)
 {
-    printf("placement %s: fs on core %u, blk on core %u, dk on core %u, pager on core %u\n",
-           placement->name, placement->server_core[SERVER_FS], placement->server_core[SERVER_BLK],
-           placement->server_core[SERVER_DK], placement->server_core[SERVER_PAGER]);
+    printf("placement %s:", placement->name);
+    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+        printf("%s %s on core %u", server > 0 ? "," : "", boot_servers[server].name,
+               placement->server_core[server]);
+    putchar('\n');
     printf("applications on cores");
     for (uint32_t i = 0; i < application_core_count(placement); i++)
         printf(" %u", placement->app_cores[i]);
@@ -187,9 +191,9 @@ static void print_placement_json(const struct placement_info *placement)
 {
     printf("@json {\"kind\":\"placement\",\"name\":");
     json_print_string(placement->name);
-    printf(",\"fs\":%u,\"blk\":%u,\"dk\":%u,\"pager\":%u,\"app_cores\":[",
-           placement->server_core[SERVER_FS], placement->server_core[SERVER_BLK],
-           placement->server_core[SERVER_DK], placement->server_core[SERVER_PAGER]);
+    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+        printf(",\"%s\":%u", boot_servers[server].name, placement->server_core[server]);
+    printf(",\"app_cores\":[");
     for (uint32_t i = 0; i < application_core_count(placement); i++)
         printf("%s%u", i > 0 ? "," : "", placement->app_cores[i]);
     printf("],\"spread\":%s,\"warnings\":%u}\n", placement->app_spread ? "true" : "false",

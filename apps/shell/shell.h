@@ -35,6 +35,8 @@ bool command_pagerstat(int word_count, char **words);
 bool command_ls(int word_count, char **words);
 bool command_cat(int word_count, char **words);
 bool command_stat(int word_count, char **words);
+bool command_chmod(int word_count, char **words);
+bool command_chown(int word_count, char **words);
 bool command_cksum(int word_count, char **words);
 bool command_cp(int word_count, char **words);
 bool command_rm(int word_count, char **words);

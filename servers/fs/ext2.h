@@ -65,6 +65,17 @@ struct ext2_group_location {
 };
 
 /* A mounted file system (caller-provided storage; no pointers to free). */
+/* Who a request acts for (Unix user and group). */
+struct ext2_user {
+    uint32_t uid;
+    uint32_t gid;
+};
+#define EXT2_ROOT_USER 0
+/* What a permission check asks for: the mode's rwx bits. */
+#define EXT2_MAY_READ 4u
+#define EXT2_MAY_WRITE 2u
+#define EXT2_MAY_EXECUTE 1u /* search, for a directory */
+
 struct ext2_fs {
     struct ext2_device *device;
     struct ext2_superblock superblock; /* the primary copy, kept current */
@@ -84,6 +95,11 @@ struct ext2_fs {
     bool needs_recovery;          /* INCOMPAT recover: the journal must be replayed first */
     bool superblock_dirty;
     uint32_t time; /* seconds since 1970 for timestamps; the caller may update it */
+    /* The user the library acts for: the caller sets it for each request
+     * (FS: the request's kernel-stamped sender_uid/gid). It owns what is
+     * created, and path steps, removals and mode changes are checked against
+     * it (ext2_permission.c). 0 after ext2_mount: root, which passes. */
+    struct ext2_user user;
     /* Optional, set by the caller after ext2_mount: called when an inode's
      * last name goes (unlink, rmdir, rename over it). Returning true keeps a
      * regular file's inode and blocks (links 0) because it is still open;
@@ -111,8 +127,8 @@ struct ext2_stat {
     uint32_t inode;
     uint16_t mode;
     uint16_t links;
-    uint16_t uid;
-    uint16_t gid;
+    uint32_t uid;
+    uint32_t gid;
     uint64_t size;
     uint64_t blocks; /* 512-byte units, as i_blocks */
     uint32_t atime;
@@ -141,6 +157,13 @@ int ext2_mount(struct ext2_fs *fs, struct ext2_device *device);
  * EXT2_PATH_MAX) or -E_CORRUPT. */
 int ext2_lookup(struct ext2_fs *fs, const char *path, uint32_t *inode);
 int ext2_stat(struct ext2_fs *fs, uint32_t inode, struct ext2_stat *stat);
+/* Whether fs->user may have `want` (EXT2_MAY_*) of a file with this mode and
+ * owner: 0 or -E_PERMISSION. */
+int ext2_permit_mode(const struct ext2_fs *fs, uint16_t mode, uint32_t uid, uint32_t gid,
+                     uint32_t want);
+/* chmod (the owner or root) and chown (root only): -E_PERMISSION otherwise. */
+int ext2_change_mode(struct ext2_fs *fs, uint32_t inode, uint16_t mode);
+int ext2_change_owner(struct ext2_fs *fs, uint32_t inode, uint32_t uid, uint32_t gid);
 
 /* Reads up to length bytes at offset; returns the count (0 at or past the
  * end) or a negative error. Holes read as zeros. */

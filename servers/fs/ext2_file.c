@@ -12,8 +12,8 @@ int ext2_stat(struct ext2_fs *fs, uint32_t number, struct ext2_stat *stat)
     stat->inode = number;
     stat->mode = inode.i_mode;
     stat->links = inode.i_links_count;
-    stat->uid = inode.i_uid;
-    stat->gid = inode.i_gid;
+    stat->uid = ext2_inode_uid(&inode);
+    stat->gid = ext2_inode_gid(&inode);
     stat->size = ext2_inode_size(&inode);
     stat->blocks = inode.i_blocks;
     stat->atime = inode.i_atime;

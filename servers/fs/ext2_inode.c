@@ -189,6 +189,7 @@ int ext2_initialize_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode
     memset(buffer + offset, 0, fs->inode_size);
     memset(inode, 0, sizeof *inode);
     inode->i_mode = mode;
+    ext2_set_owner(inode, fs->user.uid, fs->user.gid);
     inode->i_atime = inode->i_ctime = inode->i_mtime = fs->time;
     if (fs->inode_size >= EXT2_INODE_CORE_SIZE + 32)
         inode->i_extra_isize = 32;

@@ -57,6 +57,16 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block);
 int ext2_allocate_inode(struct ext2_fs *fs, uint32_t parent, bool directory, uint32_t *inode);
 int ext2_free_inode(struct ext2_fs *fs, uint32_t inode, bool directory);
 
+/* Ownership (ext2_permission.c). */
+uint32_t ext2_inode_uid(const struct ext2_inode *inode);
+uint32_t ext2_inode_gid(const struct ext2_inode *inode);
+void ext2_set_owner(struct ext2_inode *inode, uint32_t uid, uint32_t gid);
+int ext2_permit(const struct ext2_fs *fs, const struct ext2_inode *inode, uint32_t want);
+/* Whether fs->user may remove `target`'s name from `directory` (write and
+ * search there; in a sticky directory only the target's or its owner). */
+int ext2_permit_removal(const struct ext2_fs *fs, const struct ext2_inode *directory,
+                        const struct ext2_inode *target);
+
 /* Inodes. ext2_read_inode checks what it reads (ext2_check_inode);
  * ext2_read_named_inode also refuses what a directory entry may not name
  * (a reserved inode, a free or deleted one). */

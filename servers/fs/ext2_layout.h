@@ -67,6 +67,7 @@
 
 /* i_mode file types. */
 #define EXT2_S_IFMT 0xF000
+#define EXT2_S_ISVTX 01000 /* sticky directory: only an entry's owner removes it */
 #define EXT2_S_IFSOCK 0xC000
 #define EXT2_S_IFLNK 0xA000
 #define EXT2_S_IFREG 0x8000

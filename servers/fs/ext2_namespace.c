@@ -28,7 +28,10 @@ static bool is_dot_name(const char *name, size_t length)
     return (length == 1 && name[0] == '.') || (length == 2 && name[0] == '.' && name[1] == '.');
 }
 
-static int step_into(struct ext2_fs *fs, uint32_t *current, const char *name, size_t length)
+/* One path step from the directory *current; `searching` checks that the
+ * user may search it (a walk does; following ".." inside the library not). */
+static int step_into(struct ext2_fs *fs, uint32_t *current, const char *name, size_t length,
+                     bool searching)
 {
     struct ext2_inode directory;
     struct ext2_entry_location location;
@@ -37,6 +40,8 @@ static int step_into(struct ext2_fs *fs, uint32_t *current, const char *name, si
         return status;
     if (!ext2_is_directory(&directory))
         return -E_NOT_DIRECTORY;
+    if (searching && (status = ext2_permit(fs, &directory, EXT2_MAY_EXECUTE)) < 0)
+        return status;
     if (length == 1 && name[0] == '.')
         return 0;
     status = ext2_directory_find(fs, &directory, name, length, &location);
@@ -74,7 +79,7 @@ static int walk(struct ext2_fs *fs, const char *path, bool keep_last, uint32_t *
             *last_length = length;
             return 0;
         }
-        int status = step_into(fs, &current, name, length);
+        int status = step_into(fs, &current, name, length, true);
         if (status < 0)
             return status;
     }
@@ -108,6 +113,8 @@ static int find_parent(struct ext2_fs *fs, const char *path, struct parent *pare
         return status;
     if (!ext2_is_directory(&parent->inode))
         return -E_NOT_DIRECTORY;
+    if ((status = ext2_permit(fs, &parent->inode, EXT2_MAY_EXECUTE)) < 0)
+        return status; /* the last step is searched too */
     return is_dot_name(parent->name, parent->length) ? -E_INVALID : 0;
 }
 
@@ -127,6 +134,8 @@ static int make_node(struct ext2_fs *fs, struct parent *parent, uint16_t mode, u
     if (status == 0)
         return -E_EXISTS;
     if (status != -E_NOT_FOUND)
+        return status;
+    if ((status = ext2_permit(fs, &parent->inode, EXT2_MAY_WRITE | EXT2_MAY_EXECUTE)) < 0)
         return status;
     if (directory && parent->inode.i_links_count >= EXT2_LINK_MAX)
         return -E_TOO_BIG;
@@ -217,6 +226,8 @@ static int remove_name(struct ext2_fs *fs, const char *path, bool directory)
         status = ext2_directory_find(fs, &parent.inode, parent.name, parent.length, &location);
     if (status == 0)
         status = ext2_read_named_inode(fs, location.inode, &target);
+    if (status == 0)
+        status = ext2_permit_removal(fs, &parent.inode, &target);
     if (status < 0)
         return status;
     if (ext2_is_directory(&target) != directory)
@@ -254,7 +265,7 @@ static int is_within(struct ext2_fs *fs, uint32_t directory, uint32_t ancestor)
             return 1;
         if (directory == EXT2_ROOT_INODE)
             return 0;
-        int status = step_into(fs, &directory, "..", 2);
+        int status = step_into(fs, &directory, "..", 2, false);
         if (status < 0)
             return status;
     }
@@ -287,6 +298,8 @@ static int replace_target(struct ext2_fs *fs, struct parent *to,
         return -E_IS_DIRECTORY;
     if (ext2_is_directory(&old) && (status = ext2_directory_is_empty(fs, &old)) <= 0)
         return status < 0 ? status : -E_NOT_EMPTY;
+    if ((status = ext2_permit_removal(fs, &to->inode, &old)) < 0)
+        return status;
     status = check_removable(fs, &old);
     if (status == 0)
         status = ext2_directory_set_entry(fs, target, source,
@@ -334,10 +347,17 @@ static int move(struct ext2_fs *fs, struct parent *from, struct parent *to)
     int status = ext2_directory_find(fs, &from->inode, from->name, from->length, &source_location);
     if (status == 0)
         status = ext2_read_named_inode(fs, source_location.inode, &source_inode);
+    if (status == 0)
+        status = ext2_permit_removal(fs, &from->inode, &source_inode);
+    if (status == 0)
+        status = ext2_permit(fs, &to->inode, EXT2_MAY_WRITE | EXT2_MAY_EXECUTE);
     if (status < 0)
         return status;
     uint32_t source = source_location.inode;
     bool directory = ext2_is_directory(&source_inode);
+    if (directory && from->number != to->number &&
+        (status = ext2_permit(fs, &source_inode, EXT2_MAY_WRITE)) < 0)
+        return status; /* its ".." changes */
     if (directory && from->number != to->number) {
         status = is_within(fs, to->number, source);
         if (status != 0)

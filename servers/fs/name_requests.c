@@ -7,14 +7,32 @@
 #include <formica/storage.h>
 #include <string.h>
 
+/* The payload's path, with the library acting for the request's sender. */
+static const char *sender_path(struct fs_server *server, uint64_t control)
+{
+    const struct ica_control *page = ica_control_of(control);
+    fs_act_for_sender(server, page);
+    return fs_payload_path(page);
+}
+
 static uint16_t permission_bits(uint64_t requested, uint16_t fallback)
 {
     return requested == 0 ? fallback : (uint16_t)(requested & 07777);
 }
 
-/* Opens `path` (existing) according to the flags; *inode set. */
+/* What an open with these flags needs of the file's mode (EXT2_MAY_*). */
+static uint32_t access_wanted(uint32_t flags)
+{
+    uint32_t want = flags & FS_OPEN_WRITE ? EXT2_MAY_WRITE : 0;
+    if ((flags & FS_OPEN_READ) || !(flags & FS_OPEN_WRITE))
+        want |= EXT2_MAY_READ; /* neither: read only */
+    return want;
+}
+
+/* Opens the file `inode` according to the flags; *stat set. A file this
+ * request just created is opened whatever its new mode says (POSIX). */
 static long open_existing(struct fs_server *server, uint32_t flags, uint32_t inode,
-                          struct ext2_stat *stat)
+                          struct ext2_stat *stat, bool created)
 {
     int error = ext2_stat(&server->fs, inode, stat);
     if (error != 0)
@@ -24,6 +42,9 @@ static long open_existing(struct fs_server *server, uint32_t flags, uint32_t ino
         return -E_NOT_DIRECTORY;
     if ((flags & FS_OPEN_WRITE) && directory)
         return -E_IS_DIRECTORY;
+    if (!created && (error = ext2_permit_mode(&server->fs, stat->mode, stat->uid, stat->gid,
+                                              access_wanted(flags))) != 0)
+        return error;
     if ((flags & FS_OPEN_TRUNCATE) && !directory && stat->size > 0) {
         error = ext2_truncate(&server->fs, inode, 0);
         stat->size = 0;
@@ -37,18 +58,22 @@ long fs_open(struct fs_server *server, uint64_t control, struct fs_open_message 
     const char *path = fs_payload_path(page);
     if (path == NULL)
         return -E_INVALID;
+    fs_act_for_sender(server, page);
     uint32_t flags = message->flags, inode = 0;
     long checked = fs_check_open(server, page, flags);
     if (checked != 0)
         return checked;
     int error = ext2_lookup(&server->fs, path, &inode);
-    if (error == -E_NOT_FOUND && (flags & FS_OPEN_CREATE) && !(flags & FS_OPEN_DIRECTORY))
+    bool created = false;
+    if (error == -E_NOT_FOUND && (flags & FS_OPEN_CREATE) && !(flags & FS_OPEN_DIRECTORY)) {
         error = ext2_create(&server->fs, path,
                             permission_bits(message->permissions, FS_DEFAULT_FILE_MODE), &inode);
+        created = error == 0;
+    }
     if (error != 0)
         return error;
     struct ext2_stat stat;
-    error = (int)open_existing(server, flags, inode, &stat);
+    error = (int)open_existing(server, flags, inode, &stat, created);
     uint64_t handle = 0;
     if (error == 0)
         error = (int)fs_handle_new(server, page, inode, flags, stat.mode, &handle);
@@ -62,7 +87,7 @@ long fs_open(struct fs_server *server, uint64_t control, struct fs_open_message 
 
 long fs_mkdir(struct fs_server *server, uint64_t control, struct fs_mkdir_message *message)
 {
-    const char *path = fs_payload_path(ica_control_of(control));
+    const char *path = sender_path(server, control);
     if (path == NULL)
         return -E_INVALID;
     uint32_t inode = 0;
@@ -75,14 +100,14 @@ long fs_mkdir(struct fs_server *server, uint64_t control, struct fs_mkdir_messag
 long fs_unlink(struct fs_server *server, uint64_t control, struct fs_unlink_message *message)
 {
     (void)message;
-    const char *path = fs_payload_path(ica_control_of(control));
+    const char *path = sender_path(server, control);
     return path == NULL ? -E_INVALID : ext2_unlink(&server->fs, path);
 }
 
 long fs_rmdir(struct fs_server *server, uint64_t control, struct fs_rmdir_message *message)
 {
     (void)message;
-    const char *path = fs_payload_path(ica_control_of(control));
+    const char *path = sender_path(server, control);
     return path == NULL ? -E_INVALID : ext2_rmdir(&server->fs, path);
 }
 
@@ -98,6 +123,7 @@ long fs_rename(struct fs_server *server, uint64_t control, struct fs_rename_mess
     if (first >= ICA_PAYLOAD_BYTES ||
         strnlen(new_path, ICA_PAYLOAD_BYTES - first) == ICA_PAYLOAD_BYTES - first)
         return fs_refuse(page, "second path not NUL-terminated in the payload");
+    fs_act_for_sender(server, page);
     return ext2_rename(&server->fs, old_path, new_path);
 }
 
@@ -138,4 +164,25 @@ long fs_readdir(struct fs_server *server, uint64_t control, struct fs_readdir_me
     memcpy(out->name, entry.name, sizeof(out->name));
     message->cursor = cursor;
     return 1;
+}
+
+long fs_chmod(struct fs_server *server, uint64_t control, struct fs_chmod_message *message)
+{
+    const char *path = sender_path(server, control);
+    uint32_t inode = 0;
+    if (path == NULL || message->permissions > 07777)
+        return -E_INVALID;
+    int error = ext2_lookup(&server->fs, path, &inode);
+    return error != 0 ? error
+                      : ext2_change_mode(&server->fs, inode, (uint16_t)message->permissions);
+}
+
+long fs_chown(struct fs_server *server, uint64_t control, struct fs_chown_message *message)
+{
+    const char *path = sender_path(server, control);
+    uint32_t inode = 0;
+    if (path == NULL)
+        return -E_INVALID;
+    int error = ext2_lookup(&server->fs, path, &inode);
+    return error != 0 ? error : ext2_change_owner(&server->fs, inode, message->uid, message->gid);
 }

@@ -7,6 +7,7 @@
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
+#include <formica/users.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,29 @@ static struct {
     struct promised_space room; /* first-free units, promised to the attached clients */
 } disk;
 
+/* The swap file holds clients' memory: it must be the pager's own and
+ * nobody else's to read (a file another user made at SWAP_PATH first is
+ * refused, not used). */
+static long check_swap_owner(uint64_t handle)
+{
+    struct ica_control *page = ica_control_of(disk.sync_control);
+    request_prepare(disk.sync_control, FS_STAT);
+    page->payload[0] = '\0';
+    fs_stat_of(page)->handle = handle;
+    long error = ica_request(disk.fs, disk.sync_control, ICA_SYNC);
+    if (error == 0)
+        error = page->result;
+    if (error < 0)
+        return error;
+    const struct fs_stat_message *stat = fs_stat_of(page);
+    if (stat->uid != USER_PAGER || (stat->mode & 077u) != 0) {
+        printf("pager: %s belongs to uid %u with mode %o, not to the pager alone: not used\n",
+               SWAP_PATH, stat->uid, stat->mode & 07777u);
+        return -E_PERMISSION;
+    }
+    return 0;
+}
+
 static long open_swap_file(bool truncate)
 {
     disk.fs = server_wait_for(SERVER_NAME_FS, 5000);
@@ -47,9 +71,12 @@ static long open_swap_file(bool truncate)
     struct ica_control *page = ica_control_of(disk.sync_control);
     fs_open_of(page)->flags =
         FS_OPEN_CREATE | (truncate ? FS_OPEN_TRUNCATE : 0) | FS_OPEN_READ | FS_OPEN_WRITE;
+    fs_open_of(page)->permissions = 0600;
     strncpy((char *)page->payload, SWAP_PATH, ICA_PAYLOAD_BYTES - 1);
     long error = ica_request(disk.fs, disk.sync_control, ICA_SYNC);
     long handle = error != 0 ? error : page->result;
+    if (handle >= 0 && (error = check_swap_owner((uint64_t)handle)) < 0)
+        handle = error;
     if (handle < 0) {
         printf("pager: cannot open %s: %s\n", SWAP_PATH, error_text(handle));
         return handle;

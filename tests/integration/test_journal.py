@@ -1,4 +1,4 @@
-# ext3 crash consistency (issue 13, docs/journal.md): apps/churn makes metadata-heavy
+# ext3 crash consistency (issue 13, docs/journal.md): tests/programs/churn makes metadata-heavy
 # changes and fsyncs some files; QEMU is killed (SIGTERM to build/run, which kills QEMU's
 # process group: a power cut for the guest) a chosen time after churn started. The next
 # boot replays the journal; then `e2fsck -fn` must be clean and every file churn reported
@@ -45,8 +45,11 @@ def make_ext3(tmp_path, block_size):
         shutil.copyfile(OUT_DIR / "disk.img", image)
         return image
     image = tmp_path / "disk-1k-ext3.img"
-    subprocess.run(["mke2fs", "-q", "-F", "-t", "ext3", "-b", "1024", "-d",
-                    str(REPO_ROOT / "build" / "disk"), str(image), "32M"],
+    subprocess.run(["mke2fs", "-q", "-F", "-t", "ext3", "-b", "1024", "-E", "root_owner=0:0",
+                    "-d", str(REPO_ROOT / "build" / "disk"), str(image), "32M"],
+                   check=True, capture_output=True)
+    # the owners and modes of the build's images (build/disk.mk): the shell's user may write
+    subprocess.run(["debugfs", "-w", "-f", str(OUT_DIR / "disk-owners.debugfs"), str(image)],
                    check=True, capture_output=True)
     return image
 

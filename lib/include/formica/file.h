@@ -34,6 +34,8 @@ struct file_status {
     uint32_t mode;   /* ext2 i_mode: type and permission bits */
     uint32_t links;
     uint32_t inode;
+    uint32_t uid; /* owner */
+    uint32_t gid; /* group */
 };
 
 struct directory_entry {
@@ -69,6 +71,9 @@ long unlink(const char *path);
 long mkdir(const char *path);
 long rmdir(const char *path);
 long rename(const char *old_path, const char *new_path);
+/* Ownership: permission bits (the owner or uid 0), owner and group (uid 0). */
+long chmod(const char *path, uint32_t permissions);
+long chown(const char *path, uint32_t uid, uint32_t gid);
 
 /* Directories: open with O_DIRECTORY (or opendir), then readdir until it
  * returns 0; 1 means `entry` holds the next entry. */

@@ -54,6 +54,10 @@ struct ica_control {
     uint32_t origin;                   /* pid of the process that made the request */
     uint32_t sender;                   /* pid the ICA came from this time */
     uint32_t sender_rights;            /* its RIGHT_* set (RIGHT_KERNEL: the kernel sent it) */
+    uint32_t sender_uid;               /* its user id: whose files it may touch */
+    uint32_t sender_gid;               /* its group id */
+    uint32_t sender_account;           /* its quota account (the pid that founded it) */
+    uint32_t reserved_routing;         /* 0 */
     uint32_t return_depth;             /* how many returns are still to happen */
     uint32_t returns[ICA_MAX_RETURNS]; /* pids the result goes back to, last first */
     /* Written by whoever hands the ICA over: data ICAs travelling with it. */

@@ -36,6 +36,8 @@ struct spawn_request {
     uint64_t memory_limit;           /* SPAWN_NEW_ACCOUNT: bytes the account may map, ICAs
                                         included (0: half of the memory free then) */
     uint32_t restarts;               /* a restarted server's restart count (pid 1 only, else 0) */
+    uint32_t uid;                    /* SPAWN_SET_USER: the child's user id (else the parent's) */
+    uint32_t gid;                    /* SPAWN_SET_USER: the child's group id (else the parent's) */
     uint32_t reserved;               /* 0 */
 };
 
@@ -44,7 +46,8 @@ struct spawn_request {
 #define SPAWN_DRIVER 1u       /* device system calls allowed; IOPL 3 (in/out instructions) */
 #define SPAWN_GRANT_DRIVER 2u /* may pass SPAWN_DRIVER and SPAWN_GRANT_DRIVER to its children */
 #define SPAWN_NEW_ACCOUNT 4u  /* the child starts a quota account of its own (RIGHT_NEW_ACCOUNT) */
-#define SPAWN_FLAGS_ALL 7u
+#define SPAWN_SET_USER 8u     /* the child runs as uid/gid of the request (RIGHT_NEW_ACCOUNT) */
+#define SPAWN_FLAGS_ALL 15u
 /* Quotas (docs/authority.md): an account is a process started with
  * SPAWN_NEW_ACCOUNT and everything it spawns; init's account has no limit. */
 #define ACCOUNT_DEFAULT_PROCESSES 128
@@ -91,6 +94,8 @@ struct process_info {
     uint32_t account;     /* the pid that started its quota account */
     uint32_t restarts;    /* how often init restarted this server before (0: first start) */
     uint32_t switches_in; /* times it got a core */
+    uint32_t uid;         /* its user id (docs/authority.md) */
+    uint32_t gid;         /* its group id */
 };
 
 #define KERNEL_M 0
@@ -114,13 +119,20 @@ struct core_info {
 /* The most cores Formica runs on (docs/intercore.md); more in the MADT are ignored. */
 #define FORMICA_MAX_CORES 256
 
-/* Where servers and applications run (see docs/placement.md). */
-#define PLACEMENT_SERVERS 4 /* fs, blk, dk, pager */
+/* Where servers and applications run (see docs/placement.md). The servers
+ * placed are those protocol/NAME.messages says init starts at boot (enum
+ * placement_server, PLACEMENT_SERVERS). */
+#include <formica/protocol/servers.h>
 #define PLACEMENT_MAX_APP_CORES FORMICA_MAX_CORES
+/* Room for servers in struct placement_info, so that the structure (an ABI)
+ * keeps its size when a server is declared. */
+#define PLACEMENT_MAX_SERVERS 8
+_Static_assert(PLACEMENT_SERVERS <= PLACEMENT_MAX_SERVERS,
+               "more servers started at boot than struct placement_info holds");
 
 struct placement_info {
-    char name[NAME_BYTES];                   /* preset number ("5"), "file" or "default" */
-    uint32_t server_core[PLACEMENT_SERVERS]; /* indexed by enum placement_server */
+    char name[NAME_BYTES];                       /* preset number ("5"), "file" or "default" */
+    uint32_t server_core[PLACEMENT_MAX_SERVERS]; /* indexed by enum placement_server */
     /* Application cores, in order. With app_spread, cores without a server come
      * first (app_preferred_count of them): P processes use only those while
      * P <= app_preferred_count, else all app_core_count cores evenly. */
@@ -130,8 +142,6 @@ struct placement_info {
     uint32_t app_cores[PLACEMENT_MAX_APP_CORES];
     uint32_t warnings; /* problems found in the file; the default was used if > 0 */
 };
-
-enum placement_server { SERVER_FS = 0, SERVER_BLK = 1, SERVER_DK = 2, SERVER_PAGER = 3 };
 
 struct clock_info {
     uint64_t tsc_hz;

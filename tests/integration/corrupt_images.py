@@ -91,6 +91,7 @@ def problem_of(line):
     line = re.sub(r"^Illegal block #\d+ \(\d+\) in inode (\d+)", r"Illegal blocks in inode \1", line)
     line = re.sub(r"^Block #\d+ \(\d+\) causes directory to be too big",
                   "Blocks cause a directory to be too big", line)
+    line = re.sub(r"now = [^)]*\)", "now)", line)  # "... is in the future" names the clock
     line = re.sub(r"ref count is (\d+), should be (\d+)",
                   lambda m: f"ref count off by {int(m.group(1)) - int(m.group(2))}", line)
     return re.sub(r"\(/[^)]*\)", "(path)", line)

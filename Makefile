@@ -37,7 +37,7 @@ MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
 .PHONY: format format-check all run shell test unit-test integration-test test-many-cores debug clean deps help \
-	docs-protocol protocol-check docs-check linux-guest pkernel-symbols crash-sweep fuzz-soak test-slow
+	docs-protocol protocol-check docs-check linux-guest pkernel-symbols crash-sweep fuzz-soak fuzz-images test-slow
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -128,6 +128,15 @@ unit-test:
 integration-test: all
 	tests/integration/run
 
+# Corrupted disk images (docs/fuzzing.md): FUZZ_IMAGES boots on randomly damaged copies
+# of the ext3 image, seeds FUZZ_IMAGES_SEED onwards; each must finish its shell commands
+# and leave no damage e2fsck did not see before.
+FUZZ_IMAGES ?= 300
+FUZZ_IMAGES_SEED ?= 1
+fuzz-images: all
+	FORMICA_FUZZ_IMAGES=$(FUZZ_IMAGES) FORMICA_FUZZ_IMAGES_SEED=$(FUZZ_IMAGES_SEED) \
+	    tests/integration/run -p no:xdist -s -k test_random_corrupt_images
+
 # The fuzzer's soak (docs/fuzzing.md): test_fuzz with 1,000,000 calls instead of 100,000.
 fuzz-soak: all
 	FORMICA_FUZZ_CALLS=1000000 tests/integration/run -p no:xdist -k test_fuzzer_finds_no_panic_hang_or_leak
@@ -167,6 +176,7 @@ help:
 	@echo "                a function, file, operation or make target that does not exist"
 	@echo "make linux-guest  build the Linux guest (build/linux/build.sh) test_journal_linux needs"
 	@echo "make fuzz-soak  the system-call and ICA fuzzer with 1,000,000 calls (docs/fuzzing.md)"
+	@echo "make fuzz-images  300 boots on randomly corrupted ext3 images (docs/fuzzing.md)"
 	@echo "make pkernel-symbols  rewrite build/pkernel.symbols, the p-kernel's allow-list (review the diff)"
 	@echo "make crash-sweep  ext3: QEMU killed at 24 points during churn (slow)"
 	@echo "make test-slow  the long integration runs (pytest marker slow)"

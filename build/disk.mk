@@ -1,6 +1,7 @@
 # disk.mk: the default disk images, made with e2fsprogs from build/disk/
 # (included by the top Makefile): $(OUT)/disk.img (ext3: 4 KiB blocks, 64 MiB,
-# a 4 MiB journal) and $(OUT)/disk-1k.img (ext2: 1 KiB blocks, 32 MiB);
+# a 4 MiB journal) and $(OUT)/disk-1k.img (ext2: 1 KiB blocks, 32 MiB), both
+# errors=remount-ro (s_errors: FS goes read-only at the first inconsistency);
 # `make disk-check` runs e2fsck -fn.
 
 DISK_SOURCE := build/disk
@@ -37,10 +38,10 @@ define make_disk_image
 endef
 
 $(DISK_IMAGE): $(DISK_FILES) build/disk.mk $(DISK_OWNER_COMMANDS)
-	$(call make_disk_image,$@,4096,64M,ext3 -J size=4)
+	$(call make_disk_image,$@,4096,64M,ext3 -J size=4 -e remount-ro)
 
 $(DISK_IMAGE_1K): $(DISK_FILES) build/disk.mk $(DISK_OWNER_COMMANDS)
-	$(call make_disk_image,$@,1024,32M,ext2)
+	$(call make_disk_image,$@,1024,32M,ext2 -e remount-ro)
 
 .PHONY: disk disk-check
 disk: $(DISK_IMAGE) $(DISK_IMAGE_1K)

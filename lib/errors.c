@@ -28,6 +28,7 @@ static const char *const error_texts[E_ERROR_COUNT] = {
     [E_BAD_HANDLE] = "bad handle",
     [E_SERVER_ENDED] = "server ended before answering",
     [E_NEEDS_DATA] = "a data ICA is needed",
+    [E_READ_ONLY] = "read-only file system",
 };
 
 const char *error_text(long code)

@@ -11,6 +11,15 @@
 #define EXT2_MAX_BLOCK_SIZE 4096
 #define EXT2_PATH_MAX 4096
 
+/* An inconsistency found on disk (ext2_error.c): the library function that
+ * found it, what is wrong, and the inode and block concerned (0: none). */
+struct ext2_problem {
+    const char *function;
+    const char *what;
+    uint32_t inode;
+    uint64_t block;
+};
+
 /* The caller's block device. Block numbers are file-system blocks of
  * block_size bytes; the library sets block_size (1024 while it reads the
  * superblock in ext2_mount, then the file system's block size), and the
@@ -32,6 +41,27 @@ struct ext2_device {
     /* Optional: false while a free block must not be reused yet (a journal:
      * freed by a transaction that has not committed). */
     bool (*may_allocate)(void *context, uint64_t block);
+    /* Optional: told of each inconsistency found (ext2_error.c); ext2_mount
+     * copies it into the file system (fs->report_problem). */
+    void (*report_problem)(void *context, const struct ext2_problem *problem);
+    void *report_context;
+};
+
+/* Blocks no file may own and no allocation may hand out besides the ones a
+ * group descriptor names: the journal's (set by journal.h's mount). */
+#define EXT2_PROTECTED_RANGES 32
+struct ext2_block_range {
+    uint32_t first;
+    uint32_t count;
+};
+
+/* Where a group's bitmaps and inode table lie, checked at mount and kept
+ * (they never move) for the first EXT2_KNOWN_GROUPS groups. */
+#define EXT2_KNOWN_GROUPS 128
+struct ext2_group_location {
+    uint32_t block_bitmap;
+    uint32_t inode_bitmap;
+    uint32_t inode_table;
 };
 
 /* A mounted file system (caller-provided storage; no pointers to free). */
@@ -67,12 +97,13 @@ struct ext2_fs {
     uint32_t descriptors_per_block;
     uint32_t inode_size;
     uint32_t inodes_per_block;
-    uint32_t inode_table_blocks; /* per group */
-    uint32_t first_inode;        /* first non-reserved inode */
-    bool filetype;               /* directory entries carry a file type */
-    bool read_only;              /* unknown RO_COMPAT features or needs_recovery: no writes */
-    bool has_journal;            /* COMPAT has_journal: ext3 (servers/fs/journal.h) */
-    bool needs_recovery;         /* INCOMPAT recover: the journal must be replayed first */
+    uint32_t inode_table_blocks;  /* per group */
+    uint32_t first_inode;         /* first non-reserved inode */
+    bool filetype;                /* directory entries carry a file type */
+    bool read_only;               /* unknown RO_COMPAT features or needs_recovery: no writes */
+    const char *read_only_reason; /* why, when read_only (for the log) */
+    bool has_journal;             /* COMPAT has_journal: ext3 (servers/fs/journal.h) */
+    bool needs_recovery;          /* INCOMPAT recover: the journal must be replayed first */
     bool superblock_dirty;
     uint32_t time; /* seconds since 1970 for timestamps; the caller may update it */
     /* The user the library acts for: the caller sets it for each request
@@ -88,6 +119,20 @@ struct ext2_fs {
     bool (*last_name_gone)(void *context, uint32_t inode, bool directory);
     void *last_name_context;
     struct ext2_quota quota; /* all NULL after ext2_mount: no quotas */
+    /* Inconsistencies (ext2_error.c); report_problem is the device's. */
+    void (*report_problem)(void *context, const struct ext2_problem *problem);
+    void *report_context;
+    uint64_t problems;      /* found since mount */
+    uint16_t errors_policy; /* s_errors: EXT2_ERRORS_CONTINUE, _RO or _PANIC */
+    bool stopped;           /* errors=panic hit: the caller serves nothing more */
+    bool mounted;           /* ext2_mount finished (problems are then recorded on disk) */
+    /* Metadata every block pointer and allocation is checked against. */
+    uint32_t descriptor_blocks; /* group descriptor table blocks */
+    struct ext2_group_location groups[EXT2_KNOWN_GROUPS];
+    uint8_t verified_bitmaps[EXT2_KNOWN_GROUPS]; /* 1: block, 2: inode bitmap checked */
+    uint32_t root_blocks[EXT2_BLOCK_POINTERS];   /* root's top-level blocks at mount */
+    struct ext2_block_range protected_ranges[EXT2_PROTECTED_RANGES];
+    uint32_t protected_count;
 };
 
 struct ext2_stat {
@@ -113,8 +158,9 @@ struct ext2_dirent {
 /* Reads and checks the superblock and every group descriptor. Returns 0,
  * -E_CORRUPT (bad magic, counts, descriptors), -E_INVALID (an unsupported
  * revision, block size or INCOMPAT feature) or the device's error. Unknown
- * RO_COMPAT features mount read-only (writes then return -E_PERMISSION), and
- * so does a journal that needs recovery until journal_mount replays it. */
+ * RO_COMPAT features mount read-only (writes then return -E_READ_ONLY and
+ * read_only_reason says why), and so does a journal that needs recovery
+ * until journal_mount replays it. */
 int ext2_mount(struct ext2_fs *fs, struct ext2_device *device);
 
 /* Path lookup from the root ("/a/b", "a/./b/../c"; symbolic links are not

@@ -32,20 +32,6 @@ static uint32_t find_clear_bit(const uint8_t *bitmap, uint32_t from, uint32_t li
     return UINT32_MAX;
 }
 
-/* Blocks a corrupt bitmap must never hand out: the group's own metadata. */
-static bool is_group_metadata(const struct ext2_fs *fs,
-                              const struct ext2_group_descriptor *descriptor, uint32_t block)
-{
-    if (block == descriptor->bg_block_bitmap || block == descriptor->bg_inode_bitmap)
-        return true;
-    if (block >= descriptor->bg_inode_table &&
-        block < descriptor->bg_inode_table + fs->inode_table_blocks)
-        return true;
-    uint32_t table_blocks =
-        (fs->group_count + fs->descriptors_per_block - 1) / fs->descriptors_per_block;
-    return block <= fs->superblock.s_first_data_block + table_blocks;
-}
-
 static bool may_allocate(const struct ext2_fs *fs, uint32_t group, uint32_t bit)
 {
     const struct ext2_device *device = fs->device;
@@ -72,6 +58,8 @@ static int take_block_in_group(struct ext2_fs *fs, uint32_t group, uint32_t from
     if (status < 0 || descriptor.bg_free_blocks_count == 0)
         return status < 0 ? status : -E_NO_SPACE;
     status = ext2_read_block(fs, descriptor.bg_block_bitmap, bitmap);
+    if (status == 0)
+        status = ext2_verify_block_bitmap(fs, group, bitmap);
     if (status < 0)
         return status;
     uint32_t count = ext2_group_block_count(fs, group);
@@ -81,8 +69,8 @@ static int take_block_in_group(struct ext2_fs *fs, uint32_t group, uint32_t from
     if (bit == UINT32_MAX)
         return -E_NO_SPACE;
     uint32_t found = ext2_group_first_block(fs, group) + bit;
-    if (is_group_metadata(fs, &descriptor, found))
-        return -E_CORRUPT;
+    if (ext2_is_metadata(fs, found))
+        return ext2_corrupt(fs, 0, found, "the block bitmap marks a metadata block free");
     set_bit(bitmap, bit);
     status = ext2_write_block(fs, descriptor.bg_block_bitmap, bitmap);
     if (status < 0)
@@ -128,8 +116,10 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
         status = ext2_read_block(fs, descriptor.bg_block_bitmap, bitmap);
     if (status < 0)
         return status;
-    if (!bit_is_set(bitmap, bit) || is_group_metadata(fs, &descriptor, block))
-        return -E_CORRUPT;
+    if (ext2_is_metadata(fs, block))
+        return ext2_corrupt(fs, 0, block, "freeing a metadata block");
+    if (!bit_is_set(bitmap, bit))
+        return ext2_corrupt(fs, 0, block, "freeing a block the bitmap marks free");
     clear_bit(bitmap, bit);
     status = ext2_write_block(fs, descriptor.bg_block_bitmap, bitmap);
     if (status < 0)
@@ -164,6 +154,19 @@ static uint32_t inode_start_group(struct ext2_fs *fs, uint32_t parent, bool dire
     return best;
 }
 
+/* The cheap double-check of a free bit: the inode itself must be unused
+ * (never used, mode 0, or deleted: dtime set and no links). */
+static int check_inode_is_free(struct ext2_fs *fs, uint32_t number)
+{
+    struct ext2_inode inode;
+    int status = ext2_read_raw_inode(fs, number, &inode);
+    if (status < 0)
+        return status;
+    if (inode.i_mode != 0 && (inode.i_links_count != 0 || inode.i_dtime == 0))
+        return ext2_corrupt(fs, number, 0, "the inode bitmap marks a live inode free");
+    return 0;
+}
+
 static int take_inode_in_group(struct ext2_fs *fs, uint32_t group, bool directory, uint32_t *inode)
 {
     struct ext2_group_descriptor descriptor;
@@ -172,6 +175,8 @@ static int take_inode_in_group(struct ext2_fs *fs, uint32_t group, bool director
     if (status < 0 || descriptor.bg_free_inodes_count == 0)
         return status < 0 ? status : -E_NO_SPACE;
     status = ext2_read_block(fs, descriptor.bg_inode_bitmap, bitmap);
+    if (status == 0)
+        status = ext2_verify_inode_bitmap(fs, group, bitmap);
     if (status < 0)
         return status;
     uint32_t base = group * fs->superblock.s_inodes_per_group;
@@ -179,6 +184,9 @@ static int take_inode_in_group(struct ext2_fs *fs, uint32_t group, bool director
     uint32_t bit = find_clear_bit(bitmap, from, fs->superblock.s_inodes_per_group);
     if (bit == UINT32_MAX)
         return -E_NO_SPACE;
+    status = check_inode_is_free(fs, base + bit + 1);
+    if (status < 0)
+        return status;
     set_bit(bitmap, bit);
     status = ext2_write_block(fs, descriptor.bg_inode_bitmap, bitmap);
     if (status < 0)
@@ -221,7 +229,7 @@ int ext2_free_inode(struct ext2_fs *fs, uint32_t inode, bool directory)
     if (status < 0)
         return status;
     if (!bit_is_set(bitmap, bit))
-        return -E_CORRUPT;
+        return ext2_corrupt(fs, inode, 0, "freeing an inode the bitmap marks free");
     clear_bit(bitmap, bit);
     status = ext2_write_block(fs, descriptor.bg_inode_bitmap, bitmap);
     if (status < 0)

@@ -50,15 +50,25 @@ static int split_logical(const struct ext2_fs *fs, uint64_t logical, struct bloc
     return -E_TOO_BIG;
 }
 
-/* A block number taken from the tree: in range and not already on the path. */
-static bool pointer_is_valid(const struct ext2_fs *fs, uint32_t block, const uint32_t *ancestors,
+/* A block number taken from the tree: in range, not metadata and not
+ * already on the path (reported when it is not). */
+static bool pointer_is_valid(struct ext2_fs *fs, uint32_t block, const uint32_t *ancestors,
                              uint32_t ancestor_count)
 {
-    if (!ext2_block_in_range(fs, block))
+    if (!ext2_block_in_range(fs, block)) {
+        ext2_corrupt(fs, 0, block, "a block pointer lies outside the disk");
         return false;
-    for (uint32_t i = 0; i < ancestor_count; i++)
-        if (ancestors[i] == block)
+    }
+    if (ext2_is_metadata(fs, block)) {
+        ext2_corrupt(fs, 0, block, "a block pointer names a metadata block");
+        return false;
+    }
+    for (uint32_t i = 0; i < ancestor_count; i++) {
+        if (ancestors[i] == block) {
+            ext2_corrupt(fs, 0, block, "an indirect block points at itself or an ancestor");
             return false;
+        }
+    }
     return true;
 }
 
@@ -264,6 +274,52 @@ static int free_tree_pass(struct ext2_fs *fs, struct free_walk *walk)
     for (uint32_t root = 0; root < EXT2_BLOCK_POINTERS; root++) {
         uint32_t level = root < EXT2_DIRECT_BLOCKS ? 0 : root - EXT2_DIRECT_BLOCKS + 1;
         int status = free_subtree(fs, walk, &walk->inode->i_block[root], level, base, 0);
+        if (status < 0)
+            return status;
+        base += blocks_under(fs, level);
+    }
+    return 0;
+}
+
+/* Visiting every block of a tree below a logical limit, indirect blocks too. */
+struct tree_visit {
+    uint64_t limit;
+    int (*visit)(void *context, uint32_t block, bool indirect, uint64_t logical);
+    void *context;
+    uint32_t ancestors[4];
+};
+
+static int visit_subtree(struct ext2_fs *fs, struct tree_visit *walk, uint32_t block,
+                         uint32_t level, uint64_t base, uint32_t depth)
+{
+    if (block == 0 || base >= walk->limit)
+        return 0;
+    if (!pointer_is_valid(fs, block, walk->ancestors, depth))
+        return -E_CORRUPT;
+    int status = walk->visit(walk->context, block, level > 0, base);
+    if (status < 0 || level == 0)
+        return status;
+    uint8_t buffer[EXT2_MAX_BLOCK_SIZE];
+    status = ext2_read_block(fs, block, buffer);
+    if (status < 0)
+        return status;
+    walk->ancestors[depth] = block;
+    uint64_t child_span = blocks_under(fs, level - 1);
+    for (uint32_t i = 0; i < fs->pointers_per_block && status == 0; i++)
+        status = visit_subtree(fs, walk, read_pointer(buffer, i), level - 1, base + i * child_span,
+                               depth + 1);
+    return status;
+}
+
+int ext2_visit_tree(struct ext2_fs *fs, const struct ext2_inode *inode, uint64_t limit,
+                    int (*visit)(void *context, uint32_t block, bool indirect, uint64_t logical),
+                    void *context)
+{
+    struct tree_visit walk = {.limit = limit, .visit = visit, .context = context};
+    uint64_t base = 0;
+    for (uint32_t root = 0; root < EXT2_BLOCK_POINTERS; root++) {
+        uint32_t level = root < EXT2_DIRECT_BLOCKS ? 0 : root - EXT2_DIRECT_BLOCKS + 1;
+        int status = visit_subtree(fs, &walk, inode->i_block[root], level, base, 0);
         if (status < 0)
             return status;
         base += blocks_under(fs, level);

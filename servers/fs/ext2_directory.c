@@ -13,35 +13,43 @@ static struct ext2_directory_entry *entry_at(uint8_t *block, uint32_t offset)
     return (struct ext2_directory_entry *)(block + offset);
 }
 
-/* The entries of a block must tile it exactly, each well formed. */
-static int check_directory_block(const struct ext2_fs *fs, uint8_t *block)
+/* The entries of a block must tile it exactly, each well formed and naming
+ * no reserved inode but the root. */
+static int check_directory_block(struct ext2_fs *fs, uint8_t *block, uint32_t physical)
 {
     uint32_t offset = 0;
     while (offset < fs->block_size) {
         if (fs->block_size - offset < EXT2_DIRECTORY_ENTRY_HEADER)
-            return -E_CORRUPT;
+            return ext2_corrupt(fs, 0, physical, "a directory entry crosses the block's end");
         struct ext2_directory_entry *entry = entry_at(block, offset);
         uint32_t length = entry->rec_len;
         if (length < EXT2_DIRECTORY_ENTRY_HEADER || length % 4 != 0 ||
             length > fs->block_size - offset)
-            return -E_CORRUPT;
-        if (EXT2_DIRECTORY_ENTRY_HEADER + (uint32_t)entry->name_len > length)
-            return -E_CORRUPT;
+            return ext2_corrupt(fs, 0, physical, "a directory entry's rec_len is wrong");
+        if (EXT2_DIRECTORY_ENTRY_HEADER + (uint32_t)entry->name_len > length ||
+            (entry->inode != 0 && entry->name_len == 0))
+            return ext2_corrupt(fs, entry->inode, physical,
+                                "a directory entry's name length is wrong");
         if (entry->inode > fs->superblock.s_inodes_count || (!fs->filetype && entry->file_type))
-            return -E_CORRUPT;
+            return ext2_corrupt(fs, entry->inode, physical,
+                                "a directory entry's inode or file type is out of range");
+        if (entry->inode != 0 && entry->inode != EXT2_ROOT_INODE && entry->inode < fs->first_inode)
+            return ext2_corrupt(fs, entry->inode, physical,
+                                "a directory entry names a reserved inode");
         offset += length;
     }
     return 0;
 }
 
-static int directory_block_count(const struct ext2_fs *fs, const struct ext2_inode *directory,
+static int directory_block_count(struct ext2_fs *fs, const struct ext2_inode *directory,
                                  uint64_t *count)
 {
     uint64_t size = ext2_inode_size(directory);
     if (!ext2_is_directory(directory))
         return -E_NOT_DIRECTORY;
-    if (size % fs->block_size != 0)
-        return -E_CORRUPT;
+    if (size == 0 || size % fs->block_size != 0)
+        return ext2_corrupt(fs, 0, directory->i_block[0],
+                            "a directory's size is 0 or not a multiple of the block");
     *count = size / fs->block_size;
     return 0;
 }
@@ -54,11 +62,11 @@ static int read_directory_block(struct ext2_fs *fs, struct ext2_inode *directory
     if (status < 0)
         return status;
     if (*physical == 0)
-        return -E_CORRUPT;
+        return ext2_corrupt(fs, 0, 0, "a directory has a hole");
     status = ext2_read_block(fs, *physical, block);
     if (status < 0)
         return status;
-    return check_directory_block(fs, block);
+    return check_directory_block(fs, block, *physical);
 }
 
 int ext2_directory_find(struct ext2_fs *fs, struct ext2_inode *directory, const char *name,
@@ -174,7 +182,7 @@ int ext2_directory_remove(struct ext2_fs *fs, const struct ext2_entry_location *
     uint8_t block[EXT2_MAX_BLOCK_SIZE];
     int status = ext2_read_block(fs, location->physical, block);
     if (status == 0)
-        status = check_directory_block(fs, block);
+        status = check_directory_block(fs, block, location->physical);
     if (status < 0)
         return status;
     struct ext2_directory_entry *entry = entry_at(block, location->offset);
@@ -193,7 +201,7 @@ int ext2_directory_set_entry(struct ext2_fs *fs, const struct ext2_entry_locatio
     uint8_t block[EXT2_MAX_BLOCK_SIZE];
     int status = ext2_read_block(fs, location->physical, block);
     if (status == 0)
-        status = check_directory_block(fs, block);
+        status = check_directory_block(fs, block, location->physical);
     if (status < 0)
         return status;
     struct ext2_directory_entry *entry = entry_at(block, location->offset);

@@ -7,7 +7,9 @@
 int ext2_in_place_touch(struct ext2_fs *fs, uint32_t inode)
 {
     struct ext2_inode record;
-    int error = ext2_read_inode(fs, inode, &record);
+    int error = ext2_check_writable(fs);
+    if (error == 0)
+        error = ext2_read_inode(fs, inode, &record);
     if (error != 0)
         return error;
     record.i_mtime = record.i_ctime = fs->time;

@@ -33,7 +33,8 @@ static size_t core_length(const struct ext2_fs *fs)
     return fs->inode_size < sizeof(struct ext2_inode) ? fs->inode_size : sizeof(struct ext2_inode);
 }
 
-int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
+/* The inode as it is on disk, unchecked (the allocator looks at free ones). */
+int ext2_read_raw_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
 {
     uint32_t block, offset;
     int status = locate_inode(fs, number, &block, &offset);
@@ -41,6 +42,127 @@ int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inod
     if (status == 0)
         status = ext2_read_bytes(fs, block, offset, inode, (uint32_t)core_length(fs));
     return status;
+}
+
+static bool is_known_type(uint16_t mode)
+{
+    switch (mode & EXT2_S_IFMT) {
+    case EXT2_S_IFREG:
+    case EXT2_S_IFDIR:
+    case EXT2_S_IFLNK:
+    case EXT2_S_IFCHR:
+    case EXT2_S_IFBLK:
+    case EXT2_S_IFIFO:
+    case EXT2_S_IFSOCK:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A block an inode names directly: 0, or a block of the file system that is
+ * not its metadata. */
+static int check_pointer(struct ext2_fs *fs, uint32_t number, uint32_t block)
+{
+    if (block == 0)
+        return 0;
+    if (!ext2_block_in_range(fs, block))
+        return ext2_corrupt(fs, number, block, "an inode's block pointer lies outside the disk");
+    if (ext2_is_metadata(fs, block))
+        return ext2_corrupt(fs, number, block, "an inode's block pointer names a metadata block");
+    return 0;
+}
+
+static int check_size(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode)
+{
+    uint64_t size = ext2_inode_size(inode);
+    uint64_t largest = ext2_max_file_blocks(fs) * fs->block_size;
+    if (size > largest)
+        return ext2_corrupt(fs, number, 0, "an inode's size is beyond the largest file");
+    if (!ext2_is_directory(inode) || inode->i_links_count == 0)
+        return 0;
+    if (size == 0)
+        return ext2_corrupt(fs, number, 0, "a directory's size is 0");
+    if (size % fs->block_size != 0)
+        return ext2_corrupt(fs, number, 0, "a directory's size is not a multiple of the block");
+    return 0;
+}
+
+static uint16_t osd2_u16(const struct ext2_inode *inode, uint32_t offset)
+{
+    uint16_t value;
+    memcpy(&value, inode->i_osd2 + offset, sizeof value);
+    return value;
+}
+
+/* Fields ext2 and ext3 leave 0 (e2fsck: "..., should be zero"). */
+static int check_zero_fields(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode)
+{
+    bool huge_file = fs->superblock.s_feature_ro_compat & EXT2_FEATURE_RO_COMPAT_HUGE_FILE;
+    if ((!huge_file && osd2_u16(inode, EXT2_OSD2_BLOCKS_HIGH) != 0) ||
+        osd2_u16(inode, EXT2_OSD2_FILE_ACL_HIGH) != 0 || inode->i_faddr != 0)
+        return ext2_corrupt(fs, number, 0,
+                            "an inode's i_blocks_hi, i_file_acl_hi or i_faddr is not 0");
+    if (ext2_is_directory(inode) && inode->i_size_high != 0)
+        return ext2_corrupt(fs, number, 0, "a directory's i_size_high (i_dir_acl) is not 0");
+    return 0;
+}
+
+/* No block past the size: the direct pointers and indirect trees that
+ * start at or beyond the last block of the size must be 0 (e2fsck: "causes
+ * directory to be too big", a file's "i_size ... should be"). */
+static int check_nothing_past_size(struct ext2_fs *fs, uint32_t number,
+                                   const struct ext2_inode *inode)
+{
+    uint64_t size_blocks = (ext2_inode_size(inode) + fs->block_size - 1) / fs->block_size;
+    uint64_t start = 0, span = 1;
+    for (uint32_t i = 0; i < EXT2_BLOCK_POINTERS; i++) {
+        if (i >= EXT2_DIRECT_BLOCKS)
+            span *= fs->pointers_per_block;
+        if (inode->i_block[i] != 0 && start >= size_blocks)
+            return ext2_corrupt(fs, number, inode->i_block[i],
+                                "an inode has a block past its size");
+        start += span;
+    }
+    return 0;
+}
+
+int ext2_check_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode)
+{
+    if (inode->i_mode == 0 || (inode->i_links_count == 0 && inode->i_dtime != 0))
+        return 0; /* free or deleted: nothing in it is used */
+    if (!is_known_type(inode->i_mode))
+        return ext2_corrupt(fs, number, 0, "an inode's file type is unknown");
+    int status = check_zero_fields(fs, number, inode);
+    if (status == 0)
+        status = check_size(fs, number, inode);
+    if (status == 0 && ext2_has_block_tree(inode))
+        for (uint32_t i = 0; i < EXT2_BLOCK_POINTERS && status == 0; i++)
+            status = check_pointer(fs, number, inode->i_block[i]);
+    if (status == 0 && ext2_has_block_tree(inode))
+        status = check_nothing_past_size(fs, number, inode);
+    if (status == 0)
+        status = check_pointer(fs, number, inode->i_file_acl);
+    return status;
+}
+
+int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
+{
+    int status = ext2_read_raw_inode(fs, number, inode);
+    return status < 0 ? status : ext2_check_inode(fs, number, inode);
+}
+
+/* What a directory entry names must be a live inode outside the reserved ones. */
+int ext2_read_named_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
+{
+    if (number != EXT2_ROOT_INODE && number < fs->first_inode)
+        return ext2_corrupt(fs, number, 0, "a directory entry names a reserved inode");
+    int status = ext2_read_inode(fs, number, inode);
+    if (status < 0)
+        return status;
+    if (inode->i_mode == 0 || inode->i_links_count == 0)
+        return ext2_corrupt(fs, number, 0, "a directory entry names a free or deleted inode");
+    return 0;
 }
 
 /* Only the fields the library knows are replaced; the rest of a large inode stays. */

@@ -21,6 +21,29 @@ bool ext2_block_in_range(const struct ext2_fs *fs, uint32_t block);
 int ext2_flush_superblock(struct ext2_fs *fs);
 int ext2_check_writable(const struct ext2_fs *fs);
 
+/* Inconsistencies (ext2_error.c): reports the problem, records it in the
+ * superblock and applies s_errors; returns -E_CORRUPT for the caller to pass up. */
+int ext2_corrupt_at(struct ext2_fs *fs, const char *function, uint32_t inode, uint64_t block,
+                    const char *what);
+#define ext2_corrupt(fs, inode, block, what) ext2_corrupt_at(fs, __func__, inode, block, what)
+uint16_t ext2_errors_policy_of(const struct ext2_superblock *superblock);
+
+/* Metadata (ext2_metadata.c): whether a block holds a superblock or its
+ * backup, group descriptors (reserved ones too), a bitmap, an inode table or
+ * the journal: no file may point at it and no allocation may hand it out. */
+bool ext2_is_metadata(const struct ext2_fs *fs, uint32_t block);
+/* Whether the group's block bitmap marks all of the group's metadata in use
+ * (checked once per mount per group); -E_CORRUPT (reported) if not. */
+int ext2_verify_block_bitmap(struct ext2_fs *fs, uint32_t group, const uint8_t *bitmap);
+/* The same for an inode bitmap: the reserved inodes must be marked in use. */
+int ext2_verify_inode_bitmap(struct ext2_fs *fs, uint32_t group, const uint8_t *bitmap);
+/* Checks the group descriptors' locations against each other and the
+ * superblock's and descriptors' own blocks, and keeps them (at mount). */
+int ext2_check_group_locations(struct ext2_fs *fs);
+/* The group's backup superblock and descriptors: their first block and
+ * how many (0 when the group has none). */
+uint32_t ext2_group_super_blocks(const struct ext2_fs *fs, uint32_t group, uint32_t *first);
+
 /* Group descriptors (read and checked on every use). */
 int ext2_read_group(struct ext2_fs *fs, uint32_t group, struct ext2_group_descriptor *descriptor);
 int ext2_write_group(struct ext2_fs *fs, uint32_t group,
@@ -52,8 +75,13 @@ int ext2_quota_allows(struct ext2_fs *fs, const struct ext2_inode *inode, uint32
 /* `inode`'s i_blocks changed by `sectors`: reported for its owner. */
 void ext2_quota_charge(struct ext2_fs *fs, const struct ext2_inode *inode, int64_t sectors);
 
-/* Inodes. */
+/* Inodes. ext2_read_inode checks what it reads (ext2_check_inode);
+ * ext2_read_named_inode also refuses what a directory entry may not name
+ * (a reserved inode, a free or deleted one). */
 int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
+int ext2_read_raw_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
+int ext2_check_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode);
+int ext2_read_named_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
 int ext2_write_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode);
 int ext2_initialize_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode,
                           uint16_t mode);
@@ -75,6 +103,12 @@ int ext2_map_block(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t logica
                    uint32_t *physical);
 int ext2_map_block_create(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t logical,
                           uint32_t goal, uint32_t *physical, bool *created);
+/* Calls visit for every block of the tree (indirect ones with indirect
+ * true) holding logical blocks below limit, checking each pointer; stops at
+ * the first error, visit's or -E_CORRUPT. */
+int ext2_visit_tree(struct ext2_fs *fs, const struct ext2_inode *inode, uint64_t limit,
+                    int (*visit)(void *context, uint32_t block, bool indirect, uint64_t logical),
+                    void *context);
 /* Checks the whole tree (ranges, loops) without changing anything. */
 int ext2_check_block_tree(struct ext2_fs *fs, struct ext2_inode *inode);
 int ext2_free_blocks_from(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t first_logical);

@@ -30,6 +30,38 @@
 #define EXT2_FEATURE_RO_COMPAT_SUPPORTED                                                           \
     (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT2_FEATURE_RO_COMPAT_LARGE_FILE)
 
+/* s_state and s_errors (what to do when an inconsistency is found). */
+#define EXT2_VALID_FS 0x0001
+#define EXT2_ERROR_FS 0x0002
+#define EXT2_ERRORS_CONTINUE 1
+#define EXT2_ERRORS_RO 2
+#define EXT2_ERRORS_PANIC 3
+
+/* The ext4 error record in the superblock's tail (byte offsets in the
+ * superblock, as e2fsprogs' struct ext2_super_block; dumpe2fs shows them). */
+#define EXT2_SB_ERROR_COUNT 0x194
+#define EXT2_SB_FIRST_ERROR_TIME 0x198
+#define EXT2_SB_FIRST_ERROR_INODE 0x19C
+#define EXT2_SB_FIRST_ERROR_BLOCK 0x1A0 /* 64 bits */
+#define EXT2_SB_FIRST_ERROR_FUNCTION 0x1A8
+#define EXT2_SB_LAST_ERROR_TIME 0x1CC
+#define EXT2_SB_LAST_ERROR_INODE 0x1D0
+#define EXT2_SB_LAST_ERROR_BLOCK 0x1D8 /* 64 bits */
+#define EXT2_SB_LAST_ERROR_FUNCTION 0x1E0
+#define EXT2_SB_ERROR_FUNCTION_LENGTH 32
+#define EXT2_SB_FIRST_ERROR_CODE 0x27C
+#define EXT2_SB_LAST_ERROR_CODE 0x27D
+#define EXT2_ERROR_CODE_CORRUPTED 5 /* ext4's EXT4_ERR_EFSCORRUPTED */
+#define EXT2_FEATURE_COMPAT_RESIZE_INODE 0x0010
+#define EXT2_FEATURE_RO_COMPAT_HUGE_FILE 0x0008
+#define EXT2_FEATURE_RO_COMPAT_GDT_CSUM 0x0010
+#define EXT2_FEATURE_RO_COMPAT_METADATA_CSUM 0x0400
+#define EXT2_BG_INODE_UNINIT 0x0001
+#define EXT2_BG_BLOCK_UNINIT 0x0002
+#define EXT2_BG_ITABLE_UNUSED_OFFSET 28 /* bg_itable_unused: bytes 28-29 of a descriptor */
+#define EXT2_OSD2_BLOCKS_HIGH 0         /* i_osd2 (Linux): i_blocks' high 16 bits */
+#define EXT2_OSD2_FILE_ACL_HIGH 2       /* i_osd2 (Linux): i_file_acl's high 16 bits */
+
 /* Inode flags the library cares about: a hashed (htree) directory. */
 #define EXT2_INDEX_FL 0x00001000
 

@@ -47,6 +47,10 @@ static int step_into(struct ext2_fs *fs, uint32_t *current, const char *name, si
     status = ext2_directory_find(fs, &directory, name, length, &location);
     if (status < 0)
         return status;
+    struct ext2_inode target;
+    status = ext2_read_named_inode(fs, location.inode, &target);
+    if (status < 0)
+        return status;
     *current = location.inode;
     return 0;
 }
@@ -221,7 +225,7 @@ static int remove_name(struct ext2_fs *fs, const char *path, bool directory)
     if (status == 0)
         status = ext2_directory_find(fs, &parent.inode, parent.name, parent.length, &location);
     if (status == 0)
-        status = ext2_read_inode(fs, location.inode, &target);
+        status = ext2_read_named_inode(fs, location.inode, &target);
     if (status == 0)
         status = ext2_permit_removal(fs, &parent.inode, &target);
     if (status < 0)
@@ -285,7 +289,7 @@ static int replace_target(struct ext2_fs *fs, struct parent *to,
                           const struct ext2_inode *source_inode)
 {
     struct ext2_inode old;
-    int status = ext2_read_inode(fs, target->inode, &old);
+    int status = ext2_read_named_inode(fs, target->inode, &old);
     if (status < 0)
         return status;
     if (ext2_is_directory(source_inode) && !ext2_is_directory(&old))
@@ -342,7 +346,7 @@ static int move(struct ext2_fs *fs, struct parent *from, struct parent *to)
     struct ext2_inode source_inode;
     int status = ext2_directory_find(fs, &from->inode, from->name, from->length, &source_location);
     if (status == 0)
-        status = ext2_read_inode(fs, source_location.inode, &source_inode);
+        status = ext2_read_named_inode(fs, source_location.inode, &source_inode);
     if (status == 0)
         status = ext2_permit_removal(fs, &from->inode, &source_inode);
     if (status == 0)

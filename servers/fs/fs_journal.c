@@ -36,11 +36,16 @@ long fs_journal_mount(struct fs_server *server, struct fs_kept *kept)
     struct journal_lower lower = {&server->device, flush_through_blk, NULL};
     if (kept != NULL)
         kept_transaction_prepare_replay(kept, &journal);
-    long error = journal_mount(&journal, &server->fs, lower);
+    bool refused = false;
+    long error = journal_mount_or_read_only(&journal, &server->fs, lower, &refused);
     if (error != 0) {
         if (journal.problem != NULL)
             printf("fs: refusing the ext3 journal: %s\n", journal.problem);
         return error;
+    }
+    if (refused) {
+        printf("fs: the ext3 journal is corrupt: %s; it is not replayed\n", journal.problem);
+        return 0; /* read-only, through BLK directly */
     }
     if (!server->fs.has_journal)
         return 0;

@@ -30,9 +30,24 @@ struct fs_server {
     bool kept_complete;             /* the kept state holds every change the last FS made */
     uint64_t requests;              /* answered so far (the fs_end_after test option) */
     uint64_t end_after;             /* test option fs_end_after=N: end before answering the Nth */
-    bool end_on_stat; /* test option fs_end_on_stat=1: end before any FS_STAT's answer */
-    bool end_asked;   /* either option is set: the serve loop's one test */
+    bool end_on_stat;       /* test option fs_end_on_stat=1: end before any FS_STAT's answer */
+    bool end_asked;         /* either option is set: the serve loop's one test */
+    uint64_t problems_seen; /* fs.problems when FS last looked (fs_problems.c) */
+    bool read_only_told;    /* the switch to read-only was logged */
 };
+
+/* fs_problems.c: the library's problems logged (attach before the mount),
+ * (on the device, before the mount), a read-only mount said so, and after a request that found one:
+ * the switch to read-only logged once, the error record committed, errors=panic's stop. */
+void fs_problems_attach(struct ext2_device *device);
+void fs_problems_report_mount(const struct fs_server *server);
+void fs_problems_settle(struct fs_server *server);
+/* Inline: after every request, one comparison. */
+static inline void fs_problems_check(struct fs_server *server)
+{
+    if (server->fs.problems != server->problems_seen)
+        fs_problems_settle(server);
+}
 
 /* Logs a malformed request and gives -E_INVALID. */
 long fs_refuse(const struct ica_control *page, const char *why);

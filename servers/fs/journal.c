@@ -27,10 +27,68 @@ int journal_map(struct journal *journal, uint32_t logical, uint32_t *physical)
 {
     if (logical >= journal->maxlen && journal->maxlen != 0)
         return -E_CORRUPT;
-    int status = ext2_map_block(journal->fs, &journal->inode, logical, physical);
-    if (status == 0 && *physical == 0)
-        return -E_CORRUPT; /* a hole in the journal */
-    return status;
+    for (uint32_t i = 0; i < journal->run_count; i++) {
+        const struct journal_run *run = &journal->runs[i];
+        if (logical >= run->logical && logical - run->logical < run->count) {
+            *physical = run->physical + (logical - run->logical);
+            return 0;
+        }
+    }
+    return -E_CORRUPT; /* a hole in the journal */
+}
+
+/* A block of the journal's tree: the log's runs and the blocks it owns. */
+static int note_journal_block(void *context, uint32_t block, bool indirect, uint64_t logical)
+{
+    struct journal *journal = context;
+    uint32_t owned = journal->owned_count;
+    if (owned > 0 && journal->owned[owned - 1].first + journal->owned[owned - 1].count == block) {
+        journal->owned[owned - 1].count++;
+    } else if (journal->owned_count < EXT2_PROTECTED_RANGES) {
+        journal->owned[journal->owned_count++] = (struct ext2_block_range){block, 1};
+    } else {
+        return -E_TOO_BIG;
+    }
+    if (indirect)
+        return 0;
+    struct journal_run *run =
+        journal->run_count > 0 ? &journal->runs[journal->run_count - 1] : NULL;
+    if (run != NULL && run->logical + run->count == logical &&
+        run->physical + run->count == block) {
+        run->count++;
+    } else if (journal->run_count < JOURNAL_RUNS) {
+        journal->runs[journal->run_count++] = (struct journal_run){(uint32_t)logical, block, 1};
+    } else {
+        return -E_TOO_BIG;
+    }
+    return 0;
+}
+
+/* The journal's blocks, found once: every log block must exist. */
+static int find_journal_blocks(struct journal *journal, uint32_t log_blocks)
+{
+    journal->run_count = 0;
+    journal->owned_count = 0;
+    int status =
+        ext2_visit_tree(journal->fs, &journal->inode, log_blocks, note_journal_block, journal);
+    if (status == -E_TOO_BIG)
+        return refuse(journal, -E_INVALID, "the journal is too fragmented for FS");
+    if (status < 0)
+        return refuse(journal, status, "the journal inode's blocks are corrupt");
+    uint32_t mapped = 0;
+    for (uint32_t i = 0; i < journal->run_count; i++)
+        mapped += journal->runs[i].count;
+    if (mapped != log_blocks)
+        return refuse(journal, -E_CORRUPT, "the journal inode has holes");
+    return 0;
+}
+
+/* The journal's blocks become metadata for the library (ext2_is_metadata). */
+static void protect_journal_blocks(struct journal *journal)
+{
+    memcpy(journal->fs->protected_ranges, journal->owned,
+           journal->owned_count * sizeof journal->owned[0]);
+    journal->fs->protected_count = journal->owned_count;
 }
 
 int journal_read_log_block(struct journal *journal, uint32_t logical, void *buffer)
@@ -184,8 +242,13 @@ int journal_load(struct journal *journal, struct ext2_fs *fs, struct journal_low
     if (status < 0)
         return refuse(journal, status, "journal inode unreadable");
     if ((journal->inode.i_mode & EXT2_S_IFMT) != EXT2_S_IFREG ||
-        ext2_inode_size(&journal->inode) < 1024u * 1024u / 4)
+        ext2_inode_size(&journal->inode) < 1024u * 1024u / 4 || journal->inode.i_links_count == 0)
         return refuse(journal, -E_CORRUPT, "journal inode is not a journal");
+    status =
+        find_journal_blocks(journal, (uint32_t)(ext2_inode_size(&journal->inode) / fs->block_size));
+    if (status < 0)
+        return status;
+    protect_journal_blocks(journal);
     uint8_t *block = journal->scratch;
     status = journal_read_log_block(journal, 0, block);
     if (status < 0)
@@ -207,6 +270,7 @@ static void init_sets(struct journal *journal)
 int journal_start(struct journal *journal)
 {
     struct ext2_fs *fs = journal->fs;
+    protect_journal_blocks(journal);
     init_sets(journal);
     journal->head = journal->first;
     journal->next_tid = journal->sequence;
@@ -220,6 +284,7 @@ int journal_start(struct journal *journal)
     }
     fs->needs_recovery = false;
     fs->read_only = ext2_has_unknown_ro_features(fs);
+    fs->read_only_reason = fs->read_only ? fs->read_only_reason : NULL;
     if (!fs->read_only) {
         fs->superblock.s_feature_incompat |= EXT2_FEATURE_INCOMPAT_RECOVER;
         fs->superblock_dirty = true;
@@ -231,6 +296,7 @@ int journal_start(struct journal *journal)
     }
     journal_device_init(journal);
     fs->device = &journal->device;
+    fs->mounted = true;
     return 0;
 }
 
@@ -241,6 +307,7 @@ int journal_mount(struct journal *journal, struct ext2_fs *fs, struct journal_lo
     int status = ext2_mount(fs, lower.device);
     if (status < 0 || !fs->has_journal)
         return status;
+    fs->mounted = false; /* until journal_start: problems are reported, not written */
     status = journal_load(journal, fs, lower);
     if (status < 0)
         return status;
@@ -251,6 +318,26 @@ int journal_mount(struct journal *journal, struct ext2_fs *fs, struct journal_lo
         status = ext2_mount(fs, lower.device); /* the superblock may have been replayed */
         if (status < 0)
             return status;
+        fs->mounted = false;
     }
     return journal_start(journal);
+}
+
+int journal_mount_or_read_only(struct journal *journal, struct ext2_fs *fs,
+                               struct journal_lower lower, bool *journal_refused)
+{
+    *journal_refused = false;
+    int status = journal_mount(journal, fs, lower);
+    if (status != -E_CORRUPT || journal->problem == NULL)
+        return status;
+    const char *problem = journal->problem;
+    status = ext2_mount(fs, lower.device);
+    journal->problem = problem;
+    if (status < 0)
+        return status;
+    fs->read_only = true;
+    fs->read_only_reason = "the journal is corrupt: not replayed, nothing written";
+    fs->protected_count = 0;
+    *journal_refused = true;
+    return 0;
 }

@@ -66,16 +66,34 @@ struct journal_statistics {
     uint64_t blocks_replayed;
 };
 
+/* A stretch of the log on disk: log blocks [logical, logical + count) at
+ * [physical, physical + count). */
+#define JOURNAL_RUNS 32
+struct journal_run {
+    uint32_t logical;
+    uint32_t physical;
+    uint32_t count;
+};
+
 struct journal {
     struct ext2_fs *fs;
     struct journal_lower lower;
     struct ext2_device device; /* what the library writes through */
     struct ext2_inode inode;   /* the journal's inode (8) */
     const char *problem;       /* why the journal was refused, for the log */
+    const char *bad_tag;       /* replay's scan: the first tag that failed its checks */
+    uint32_t bad_tag_sequence; /* and its transaction */
     /* Journal superblock, in host order. */
     uint32_t block_size, maxlen, first, sequence, start;
     uint32_t version, compat, incompat, ro_compat;
     uint8_t uuid[16];
+    /* Where the log is (found once at load: journal_map needs no tree walk)
+     * and every block the journal owns, indirect ones too (protected from
+     * files and allocations: fs->protected_ranges). */
+    struct journal_run runs[JOURNAL_RUNS];
+    uint32_t run_count;
+    struct ext2_block_range owned[EXT2_PROTECTED_RANGES];
+    uint32_t owned_count;
     uint32_t tag_bytes;
     bool checksum_v1;          /* compat "checksum": crc32_be of each transaction */
     uint32_t checksum_version; /* 2 or 3: crc32c per block (replay only), else 0 */
@@ -123,6 +141,14 @@ struct journal {
  * &journal->device. Returns 0, -E_INVALID (an unsupported journal feature:
  * journal->problem says which), -E_CORRUPT or a device error. */
 int journal_mount(struct journal *journal, struct ext2_fs *fs, struct journal_lower lower);
+
+/* journal_mount; when the journal itself is corrupt (journal->problem set,
+ * -E_CORRUPT: a bad superblock, a log that fails its checks), the file
+ * system is mounted read-only without it instead and nothing is replayed or
+ * written (fs->read_only_reason says so, journal->problem says why).
+ * Returns 0 then, with *journal_refused true. */
+int journal_mount_or_read_only(struct journal *journal, struct ext2_fs *fs,
+                               struct journal_lower lower, bool *journal_refused);
 
 /* Loads inode 8 and the journal superblock; refuses what is not supported. */
 int journal_load(struct journal *journal, struct ext2_fs *fs, struct journal_lower lower);

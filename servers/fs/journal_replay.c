@@ -1,7 +1,9 @@
 /* journal_replay.c: recovery of a JBD2 journal at mount, in JBD2's three
- * passes: scan for the last committed transaction, collect the revoke
- * records, then write every logged block that no later revoke cancels to
- * its home. Then the journal is marked empty. */
+ * passes: scan for the last committed transaction (checking every tag of it:
+ * its home block, and its checksum), collect the revoke records, then write
+ * every logged block that no later revoke cancels to its home. A committed
+ * transaction with a bad tag refuses the whole replay before anything is
+ * written. Then the journal is marked empty. */
 #include "jbd2_format.h"
 #include "ext2_internal.h"
 #include "journal.h"
@@ -73,6 +75,102 @@ static bool block_checksum_matches(struct journal *journal, const uint8_t *block
 static bool tail_checksum_matches(struct journal *journal, const uint8_t *block)
 {
     return block_checksum_matches(journal, block, journal->block_size - 4);
+}
+
+static void note_bad_tag(struct journal *journal, uint32_t sequence, const char *problem)
+{
+    if (journal->bad_tag == NULL) {
+        journal->bad_tag = problem;
+        journal->bad_tag_sequence = sequence;
+    }
+}
+
+/* A logged copy of the primary superblock must describe the same file system. */
+static bool superblock_copy_matches(const struct journal *journal, const uint8_t *block)
+{
+    struct ext2_superblock copy;
+    uint32_t offset = journal->block_size == 1024 ? 0 : EXT2_SUPERBLOCK_OFFSET;
+    memcpy(&copy, block + offset, sizeof copy);
+    const struct ext2_superblock *now = &journal->fs->superblock;
+    return copy.s_magic == EXT2_MAGIC && copy.s_blocks_count == now->s_blocks_count &&
+           copy.s_inodes_count == now->s_inodes_count &&
+           copy.s_log_block_size == now->s_log_block_size &&
+           copy.s_blocks_per_group == now->s_blocks_per_group &&
+           copy.s_inodes_per_group == now->s_inodes_per_group &&
+           copy.s_first_data_block == now->s_first_data_block &&
+           copy.s_inode_size == now->s_inode_size && copy.s_first_ino == now->s_first_ino;
+}
+
+/* A logged copy of descriptor block `index` must name the same bitmaps and
+ * inode tables (they never move). */
+static bool descriptors_copy_matches(struct journal *journal, const uint8_t *block, uint32_t index)
+{
+    struct ext2_fs *fs = journal->fs;
+    for (uint32_t i = 0; i < fs->descriptors_per_block; i++) {
+        uint32_t group = index * fs->descriptors_per_block + i;
+        if (group >= fs->group_count)
+            break;
+        struct ext2_group_descriptor copy, now;
+        memcpy(&copy, block + i * sizeof copy, sizeof copy);
+        if (ext2_read_group(fs, group, &now) < 0 || copy.bg_block_bitmap != now.bg_block_bitmap ||
+            copy.bg_inode_bitmap != now.bg_inode_bitmap ||
+            copy.bg_inode_table != now.bg_inode_table)
+            return false;
+    }
+    return true;
+}
+
+/* The home of a logged block: inside the file system, not the journal, and
+ * not a backup or reserved descriptor block; a copy of the superblock or of
+ * the descriptors must match them. NULL when it passes, else the problem. */
+static const char *check_tag_home(struct journal *journal, uint32_t position, uint32_t home)
+{
+    struct ext2_fs *fs = journal->fs;
+    if (!ext2_block_in_range(fs, home))
+        return "a logged block lies outside the file system";
+    for (uint32_t i = 0; i < fs->protected_count; i++)
+        if (home >= fs->protected_ranges[i].first &&
+            home - fs->protected_ranges[i].first < fs->protected_ranges[i].count)
+            return "a logged block lies in the journal itself";
+    uint32_t group = (home - fs->superblock.s_first_data_block) / fs->superblock.s_blocks_per_group;
+    uint32_t first, count = ext2_group_super_blocks(fs, group, &first);
+    if (home < first || home - first >= count)
+        return NULL;
+    if (group != 0 || home - first > fs->descriptor_blocks)
+        return "a logged block is a backup superblock or a reserved descriptor block";
+    uint8_t *block = journal->buffers[0];
+    if (journal_read_log_block(journal, position, block) < 0)
+        return "a logged block is unreadable";
+    if (home == first)
+        return superblock_copy_matches(journal, block) ? NULL
+                                                       : "a logged superblock does not match";
+    return descriptors_copy_matches(journal, block, home - first - 1)
+               ? NULL
+               : "logged group descriptors move bitmaps or inode tables";
+}
+
+/* csum v2/v3: the logged block's own checksum, checked in the scan. */
+static const char *check_tag_checksum(struct journal *journal, uint32_t position,
+                                      const struct tag *tag, uint32_t sequence)
+{
+    if (journal->checksum_version == 0)
+        return NULL;
+    uint8_t *block = journal->buffers[0];
+    if (journal_read_log_block(journal, position, block) < 0)
+        return "a logged block is unreadable";
+    return tag_checksum_matches(journal, tag, block, sequence)
+               ? NULL
+               : "a logged block's checksum is wrong";
+}
+
+static void check_tag(struct journal *journal, uint32_t position, const struct tag *tag,
+                      uint32_t sequence)
+{
+    const char *problem = check_tag_home(journal, position, tag->block);
+    if (problem == NULL)
+        problem = check_tag_checksum(journal, position, tag, sequence);
+    if (problem != NULL)
+        note_bad_tag(journal, sequence, problem);
 }
 
 static int replay_block(struct journal *journal, uint32_t position, const struct tag *tag,
@@ -149,6 +247,8 @@ static int descriptor_pass(struct journal *journal, uint32_t position, uint32_t 
             if (status < 0)
                 return status;
         }
+        if (pass == PASS_SCAN)
+            check_tag(journal, journal_wrap(journal, position + (uint32_t)count), &tag, sequence);
         if (pass == PASS_REPLAY) {
             int status = replay_block(journal, journal_wrap(journal, position + (uint32_t)count),
                                       &tag, sequence);
@@ -247,7 +347,13 @@ int journal_replay(struct journal *journal)
      * FS's kept copy says which (kept_transaction.c). */
     for (uint32_t i = 0; i < journal->kept_revoke_count; i++)
         block_set_put(&journal->revoked, journal->kept_revokes[i], journal->kept_revoke_sequence);
+    journal->bad_tag = NULL;
     int64_t end = walk_log(journal, PASS_SCAN, 0);
+    if (end >= 0 && journal->bad_tag != NULL &&
+        (int32_t)(journal->bad_tag_sequence - (uint32_t)end) < 0) {
+        journal->problem = journal->bad_tag; /* in a committed transaction: nothing replayed */
+        return -E_CORRUPT;
+    }
     if (end >= 0)
         end = walk_log(journal, PASS_REVOKE, (uint32_t)end);
     if (end >= 0)

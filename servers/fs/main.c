@@ -48,14 +48,21 @@ static void update_time_now(void)
 static void mount_disk(struct fs_kept *kept)
 {
     long error = block_client_open(&server.device, &server.blk_pid);
+    fs_problems_attach(&server.device);
     if (error == 0)
         error = fs_journal_mount(&server, kept);
     if (error == 0) {
         server.mounted = true;
         update_time(clock_microseconds());
         printf("fs: mounted %s, %u-byte blocks, %u blocks, %u inodes\n",
-               server.journal != NULL ? "ext3 (ordered journal)" : "ext2", server.fs.block_size,
-               server.fs.superblock.s_blocks_count, server.fs.superblock.s_inodes_count);
+               server.journal != NULL  ? "ext3 (ordered journal)"
+               : server.fs.has_journal ? "ext3 without its journal"
+                                       : "ext2",
+               server.fs.block_size, server.fs.superblock.s_blocks_count,
+               server.fs.superblock.s_inodes_count);
+        fs_problems_report_mount(&server);
+        server.read_only_told = server.fs.read_only;
+        fs_problems_check(&server);
         fs_quota_start(&server);
         return;
     }
@@ -233,6 +240,7 @@ static _Noreturn void serve(void)
         if (now_us != 0)
             clock_catch_up(now_us);
         long result = answer((uint64_t)control, operation);
+        fs_problems_check(&server);
         /* Settled: the request changed nothing to keep or settle (only a
          * mounted FS settles, so this FS is mounted). */
         bool settled = fs_journal_settled(&server);

@@ -107,7 +107,7 @@ long fs_small_write(struct fs_server *server, uint64_t control,
     if (server->fs.block_size != STORAGE_BLOCK_BYTES)
         return -E_NEEDS_DATA;
     if (server->fs.read_only)
-        return -E_PERMISSION;
+        return -E_READ_ONLY;
     struct block_map_entry *entry = block_map_cache_find(file->inode, offset / STORAGE_BLOCK_BYTES);
     if (entry == NULL)
         return look_up_and_patch(server, page, file->inode, offset, (uint32_t)length);

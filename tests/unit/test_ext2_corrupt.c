@@ -1,6 +1,10 @@
 /* test_ext2_corrupt.c: damaged images (bad magic and counts, unsupported
- * features, block pointers out of range, bad directory entries, indirect
- * loops) give -E_CORRUPT or -E_INVALID, and the library writes nothing. */
+ * features, overlapping descriptors, block pointers out of range or at
+ * metadata, impossible sizes, bad directory entries and sizes, reserved
+ * inodes named, indirect loops, bitmaps marking live inodes or metadata
+ * free) give -E_CORRUPT or -E_INVALID, the problem is reported, and the
+ * library writes nothing but the superblock's error record; s_errors
+ * (continue, remount-ro, panic) is applied. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,9 +23,28 @@ struct damaged {
     struct test_disk disk;
 };
 
-/* A fresh 1 KiB-block image with /keep.txt, /victim (single indirect),
- * /big (double indirect) and /dir with entries, mounted. */
-static void make_damaged(struct damaged *damaged, uint32_t block_size)
+static unsigned problems_reported;
+static char last_problem[200];
+
+static void note_problem(void *context, const struct ext2_problem *problem)
+{
+    (void)context;
+    problems_reported++;
+    snprintf(last_problem, sizeof last_problem, "%s", problem->what);
+}
+
+/* Mounts again, with the problem reporter attached. */
+static int remount(struct damaged *damaged)
+{
+    damaged->disk.device.report_problem = note_problem;
+    int status = ext2_mount(&damaged->fs, &damaged->disk.device);
+    damaged->fs.time = 1700000000;
+    return status;
+}
+
+/* A fresh image (mke2fs `options`) with /keep.txt, /victim (single
+ * indirect), /big (double indirect) and /dir with entries, mounted. */
+static void make_damaged_with(struct damaged *damaged, uint32_t block_size, const char *options)
 {
     static unsigned counter;
     const char *root = scratch();
@@ -32,11 +55,18 @@ static void make_damaged(struct damaged *damaged, uint32_t block_size)
             " && head -c 20000 /dev/urandom > %s/src/victim"
             " && head -c 5000000 /dev/urandom > %s/src/big"
             " && touch %s/src/dir/one %s/src/dir/two %s/src/dir/three"
-            " && mke2fs -q -F -t ext2 -r 1 -b %u -d %s/src %s 16M",
-            root, root, KEEP_TEXT, root, root, root, root, root, root, block_size, root,
+            " && mke2fs -q -F -t ext2 -r 1 -b %u %s -d %s/src %s 16M",
+            root, root, KEEP_TEXT, root, root, root, root, root, root, block_size, options, root,
             damaged->image),
         0);
     mount_image(&damaged->fs, &damaged->disk, damaged->image);
+    assert_int_equal(remount(damaged), 0);
+    problems_reported = 0;
+}
+
+static void make_damaged(struct damaged *damaged, uint32_t block_size)
+{
+    make_damaged_with(damaged, block_size, "");
 }
 
 static void snapshot(struct damaged *damaged)
@@ -45,12 +75,19 @@ static void snapshot(struct damaged *damaged)
     damaged->disk.writes = 0;
 }
 
-/* Nothing was written since the snapshot, and the host still reads /keep.txt. */
+/* Nothing but the superblock's error record was written since the
+ * snapshot, a problem was reported, and the host still reads /keep.txt. */
 static void check_untouched(struct damaged *damaged)
 {
     size_t length;
-    assert_int_equal(damaged->disk.writes, 0);
-    assert_true(files_equal(damaged->image, damaged->copy));
+    assert_int_equal(damaged->disk.writes, damaged->disk.superblock_writes);
+    assert_true(only_error_record_differs(damaged->image, damaged->copy));
+    assert_true(problems_reported > 0);
+    uint16_t state;
+    uint32_t errors;
+    error_state_of(damaged->image, &state, &errors);
+    assert_true(state & EXT2_ERROR_FS);
+    assert_true(errors >= 1);
     uint8_t *text = host_cat(damaged->image, "/keep.txt", &length);
     assert_int_equal(length, strlen(KEEP_TEXT));
     assert_memory_equal(text, KEEP_TEXT, length);
@@ -68,11 +105,6 @@ static void poke_superblock_u32(struct damaged *damaged, size_t field, uint32_t 
     poke(damaged, EXT2_SUPERBLOCK_OFFSET + field, &value, sizeof value);
 }
 
-static int remount(struct damaged *damaged)
-{
-    return ext2_mount(&damaged->fs, &damaged->disk.device);
-}
-
 static void test_bad_magic(void **state)
 {
     (void)state;
@@ -82,7 +114,8 @@ static void test_bad_magic(void **state)
     poke(&damaged, EXT2_SUPERBLOCK_OFFSET + offsetof(struct ext2_superblock, s_magic), &magic, 2);
     snapshot(&damaged);
     assert_int_equal(remount(&damaged), -E_CORRUPT);
-    assert_int_equal(damaged.disk.writes, 0);
+    assert_int_equal(damaged.disk.writes, 0); /* a refused mount writes nothing */
+    assert_string_equal(last_problem, "superblock: no ext2 magic number");
     disk_close(&damaged.disk);
 }
 
@@ -133,18 +166,24 @@ static uint32_t inode_of(struct damaged *damaged, const char *path, struct ext2_
     return number;
 }
 
-/* Every operation on a damaged file fails with -E_CORRUPT and writes nothing. */
+/* Every operation on a damaged file fails with -E_CORRUPT and writes
+ * nothing but the error record. A damage in the inode itself is found when
+ * the lookup reads it; one deeper in the tree, when the tree is walked. */
 static void expect_file_corrupt(struct damaged *damaged, const char *path, uint64_t offset)
 {
     static uint8_t buffer[8192];
     uint32_t number;
     snapshot(damaged);
-    assert_int_equal(ext2_lookup(&damaged->fs, path, &number), 0);
-    assert_int_equal(ext2_read(&damaged->fs, number, offset, buffer, sizeof buffer), -E_CORRUPT);
-    assert_int_equal(ext2_write(&damaged->fs, number, offset, buffer, 10), -E_CORRUPT);
-    assert_int_equal(damaged->disk.writes, 0);
-    assert_int_equal(ext2_truncate(&damaged->fs, number, 0), -E_CORRUPT);
-    assert_int_equal(damaged->disk.writes, 0);
+    int found = ext2_lookup(&damaged->fs, path, &number);
+    if (found == 0) {
+        assert_int_equal(ext2_read(&damaged->fs, number, offset, buffer, sizeof buffer),
+                         -E_CORRUPT);
+        assert_int_equal(ext2_write(&damaged->fs, number, offset, buffer, 10), -E_CORRUPT);
+        assert_int_equal(ext2_truncate(&damaged->fs, number, 0), -E_CORRUPT);
+    } else {
+        assert_int_equal(found, -E_CORRUPT);
+    }
+    assert_int_equal(damaged->disk.writes, damaged->disk.superblock_writes);
     assert_int_equal(ext2_unlink(&damaged->fs, path), -E_CORRUPT);
     check_untouched(damaged);
 }
@@ -276,6 +315,309 @@ static void test_entry_inode_out_of_range(void **state)
     expect_directory_corrupt(inode_out_of_range, 4096);
 }
 
+static void poke_descriptor_u32(struct damaged *damaged, size_t field, uint32_t value)
+{
+    uint32_t block_size = damaged->fs.block_size;
+    uint64_t table = (uint64_t)(block_size == 1024 ? 2 : 1) * block_size;
+    poke(damaged, table + field, &value, sizeof value);
+}
+
+/* An inode bitmap inside the inode table, an inode table on the superblock. */
+static void test_descriptors_overlap(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&damaged.fs, 0, &group), 0);
+    poke_descriptor_u32(&damaged, offsetof(struct ext2_group_descriptor, bg_inode_bitmap),
+                        group.bg_inode_table + 3);
+    snapshot(&damaged);
+    assert_int_equal(remount(&damaged), -E_CORRUPT);
+    assert_non_null(strstr(last_problem, "overlap"));
+    poke_descriptor_u32(&damaged, offsetof(struct ext2_group_descriptor, bg_inode_bitmap),
+                        group.bg_inode_bitmap);
+    poke_descriptor_u32(&damaged, offsetof(struct ext2_group_descriptor, bg_inode_table), 1);
+    assert_int_equal(remount(&damaged), -E_CORRUPT);
+    assert_non_null(strstr(last_problem, "superblock or group descriptors"));
+    poke_descriptor_u32(&damaged, offsetof(struct ext2_group_descriptor, bg_inode_table),
+                        group.bg_inode_table);
+    uint32_t dirs_and_flags = group.bg_used_dirs_count | (uint32_t)EXT2_BG_INODE_UNINIT << 16;
+    poke_descriptor_u32(&damaged, offsetof(struct ext2_group_descriptor, bg_used_dirs_count),
+                        dirs_and_flags);
+    assert_int_equal(remount(&damaged), -E_CORRUPT);
+    assert_non_null(strstr(last_problem, "uninitialised without the feature"));
+    poke_descriptor_u32(&damaged, offsetof(struct ext2_group_descriptor, bg_used_dirs_count),
+                        0xFFFF);
+    assert_int_equal(remount(&damaged), -E_CORRUPT);
+    assert_non_null(strstr(last_problem, "directories than its group has"));
+    assert_int_equal(damaged.disk.writes, 0);
+    disk_close(&damaged.disk);
+}
+
+/* Changes /victim's inode on disk, then mounts again. */
+static void change_victim(struct damaged *damaged,
+                          void (*change)(struct damaged *, struct ext2_inode *))
+{
+    struct ext2_inode inode;
+    uint32_t number = inode_of(damaged, "/victim", &inode);
+    change(damaged, &inode);
+    assert_int_equal(ext2_write_inode(&damaged->fs, number, &inode), 0);
+    assert_int_equal(remount(damaged), 0);
+    problems_reported = 0;
+}
+
+static void size_2_44(struct damaged *damaged, struct ext2_inode *inode)
+{
+    (void)damaged;
+    inode->i_size_high = 1u << 12;
+}
+
+static void size_max(struct damaged *damaged, struct ext2_inode *inode)
+{
+    (void)damaged;
+    inode->i_size = inode->i_size_high = UINT32_MAX;
+}
+
+static void pointer_at_inode_table(struct damaged *damaged, struct ext2_inode *inode)
+{
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&damaged->fs, 0, &group), 0);
+    inode->i_block[0] = group.bg_inode_table;
+}
+
+static void pointer_at_descriptors(struct damaged *damaged, struct ext2_inode *inode)
+{
+    inode->i_block[2] = damaged->fs.block_size == 1024 ? 2 : 1;
+}
+
+static void file_acl_high(struct damaged *damaged, struct ext2_inode *inode)
+{
+    (void)damaged;
+    inode->i_osd2[EXT2_OSD2_FILE_ACL_HIGH] = 16;
+}
+
+static void size_shrunk(struct damaged *damaged, struct ext2_inode *inode)
+{
+    (void)damaged;
+    inode->i_size = 1000; /* its blocks 1 to 19 and the indirect block lie past it */
+}
+
+static void test_blocks_past_size(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    change_victim(&damaged, size_shrunk);
+    expect_file_corrupt(&damaged, "/victim", 0);
+    assert_string_equal(last_problem, "an inode has a block past its size");
+}
+
+/* Fields ext2 leaves 0 that e2fsck insists on. */
+static void test_nonzero_high_fields(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    change_victim(&damaged, file_acl_high);
+    expect_file_corrupt(&damaged, "/victim", 0);
+    assert_non_null(strstr(last_problem, "i_file_acl_hi"));
+}
+
+static void test_impossible_sizes(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 4096);
+    change_victim(&damaged, size_2_44);
+    expect_file_corrupt(&damaged, "/victim", 0);
+    assert_string_equal(last_problem, "an inode's size is beyond the largest file");
+    make_damaged(&damaged, 1024);
+    change_victim(&damaged, size_max);
+    expect_file_corrupt(&damaged, "/victim", 0);
+}
+
+static void test_pointer_at_metadata(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    change_victim(&damaged, pointer_at_inode_table);
+    expect_file_corrupt(&damaged, "/victim", 0);
+    assert_non_null(strstr(last_problem, "metadata block"));
+    make_damaged(&damaged, 4096);
+    change_victim(&damaged, pointer_at_descriptors);
+    expect_file_corrupt(&damaged, "/victim", 0);
+}
+
+static void names_journal_inode(struct ext2_directory_entry *entry, uint32_t block_size)
+{
+    (void)block_size;
+    entry->inode = 8;
+}
+
+static void names_bad_blocks_inode(struct ext2_directory_entry *entry, uint32_t block_size)
+{
+    (void)block_size;
+    entry->inode = 1;
+}
+
+static void test_reserved_inodes_named(void **state)
+{
+    (void)state;
+    expect_directory_corrupt(names_journal_inode, 1024);
+    assert_string_equal(last_problem, "a directory entry names a reserved inode");
+    expect_directory_corrupt(names_bad_blocks_inode, 4096);
+}
+
+static void directory_size_zero(struct damaged *damaged, struct ext2_inode *inode)
+{
+    (void)damaged;
+    inode->i_size = 0;
+}
+
+static void test_directory_size_zero(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode inode;
+    make_damaged(&damaged, 1024);
+    uint32_t number = inode_of(&damaged, "/dir", &inode);
+    directory_size_zero(&damaged, &inode);
+    assert_int_equal(ext2_write_inode(&damaged.fs, number, &inode), 0);
+    assert_int_equal(remount(&damaged), 0);
+    problems_reported = 0;
+    snapshot(&damaged);
+    uint32_t found;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/dir/one", &found), -E_CORRUPT);
+    assert_int_equal(ext2_mkdir(&damaged.fs, "/dir/sub", 0755, NULL), -E_CORRUPT);
+    assert_int_equal(ext2_rmdir(&damaged.fs, "/dir"), -E_CORRUPT);
+    assert_string_equal(last_problem, "a directory's size is 0");
+    check_untouched(&damaged);
+}
+
+/* Clears bit `bit` of the bitmap block `block`, then mounts again. */
+static void clear_bitmap_bit(struct damaged *damaged, uint32_t block, uint32_t bit)
+{
+    uint8_t byte;
+    uint64_t at = (uint64_t)block * damaged->fs.block_size + bit / 8;
+    assert_int_equal(pread(damaged->disk.fd, &byte, 1, (off_t)at), 1);
+    assert_true(byte & (1u << (bit % 8)));
+    byte = (uint8_t)(byte & ~(1u << (bit % 8)));
+    poke(damaged, at, &byte, 1);
+    assert_int_equal(remount(damaged), 0);
+    problems_reported = 0;
+}
+
+static void test_live_inode_marked_free(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode inode;
+    make_damaged(&damaged, 1024);
+    uint32_t keep = inode_of(&damaged, "/keep.txt", &inode);
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&damaged.fs, 0, &group), 0);
+    clear_bitmap_bit(&damaged, group.bg_inode_bitmap, keep - 1);
+    snapshot(&damaged);
+    assert_int_equal(ext2_create(&damaged.fs, "/new", 0644, NULL), -E_CORRUPT);
+    assert_string_equal(last_problem, "the inode bitmap marks a live inode free");
+    check_untouched(&damaged);
+}
+
+static void test_metadata_marked_free(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&damaged.fs, 0, &group), 0);
+    clear_bitmap_bit(&damaged, group.bg_block_bitmap, group.bg_inode_table + 2 - 1);
+    snapshot(&damaged);
+    uint32_t keep;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/keep.txt", &keep), 0);
+    assert_int_equal(ext2_write(&damaged.fs, keep, 100000, "x", 1), -E_CORRUPT);
+    assert_string_equal(last_problem, "the block bitmap marks a metadata block free");
+    check_untouched(&damaged);
+}
+
+/* e2fsck -fn's report without its first (version) line. */
+static void fsck_report(const char *image, const char *into)
+{
+    run("e2fsck -fn %s 2>&1 | tail -n +2 > %s", image, into);
+}
+
+static void test_root_block_marked_free(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode root;
+    make_damaged(&damaged, 4096);
+    assert_int_equal(ext2_read_inode(&damaged.fs, EXT2_ROOT_INODE, &root), 0);
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&damaged.fs, 0, &group), 0);
+    clear_bitmap_bit(&damaged, group.bg_block_bitmap, root.i_block[0]);
+    char before[300], after[300];
+    snprintf(before, sizeof before, "%s.fsck-before", damaged.image);
+    snprintf(after, sizeof after, "%s.fsck-after", damaged.image);
+    fsck_report(damaged.image, before);
+    assert_int_equal(ext2_mkdir(&damaged.fs, "/sub", 0755, NULL), -E_CORRUPT);
+    assert_string_equal(last_problem, "the block bitmap marks a block of the root directory free");
+    disk_close(&damaged.disk);
+    fsck_report(damaged.image, after);
+    assert_true(files_equal(before, after)); /* no damage but the injected one */
+}
+
+/* s_errors: remount-ro stops writes, panic also stops FS, continue goes on;
+ * the error record is what dumpe2fs shows. */
+static void test_errors_policies(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged_with(&damaged, 1024, "-e remount-ro");
+    change_victim(&damaged, pointer_at_inode_table);
+    uint32_t number;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/victim", &number), -E_CORRUPT);
+    assert_true(damaged.fs.read_only);
+    assert_false(damaged.fs.stopped);
+    assert_int_equal(ext2_create(&damaged.fs, "/new", 0644, NULL), -E_READ_ONLY);
+    disk_close(&damaged.disk);
+    assert_int_equal(
+        run("dumpe2fs -h %s 2>/dev/null | grep -q 'state:.*with errors' && "
+            "dumpe2fs -h %s 2>/dev/null | grep -q 'First error function: *check_pointer' && "
+            "dumpe2fs -h %s 2>/dev/null | grep -q 'FS Error count: *1$'",
+            damaged.image, damaged.image, damaged.image),
+        0);
+    assert_true(fsck_clean(damaged.image) == false); /* the injected pointer */
+
+    make_damaged_with(&damaged, 1024, "-e panic");
+    change_victim(&damaged, pointer_at_inode_table);
+    assert_int_equal(ext2_lookup(&damaged.fs, "/victim", &number), -E_CORRUPT);
+    assert_true(damaged.fs.read_only && damaged.fs.stopped);
+    disk_close(&damaged.disk);
+
+    make_damaged_with(&damaged, 1024, "-e continue");
+    change_victim(&damaged, pointer_at_inode_table);
+    assert_int_equal(ext2_lookup(&damaged.fs, "/victim", &number), -E_CORRUPT);
+    assert_false(damaged.fs.read_only);
+    assert_int_equal(ext2_create(&damaged.fs, "/new", 0644, NULL), 0);
+    disk_close(&damaged.disk);
+}
+
+static void test_unknown_ro_compat_feature(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    uint32_t features = damaged.fs.superblock.s_feature_ro_compat | 0x1000;
+    poke_superblock_u32(&damaged, offsetof(struct ext2_superblock, s_feature_ro_compat), features);
+    assert_int_equal(remount(&damaged), 0);
+    assert_true(damaged.fs.read_only);
+    assert_non_null(strstr(damaged.fs.read_only_reason, "read-only-compatible features"));
+    assert_int_equal(ext2_create(&damaged.fs, "/new", 0644, NULL), -E_READ_ONLY);
+    disk_close(&damaged.disk);
+}
+
 /* A device error on writes is passed up and e2fsck-visible data stays intact. */
 static void test_device_write_error(void **state)
 {
@@ -305,6 +647,18 @@ int main(void)
         cmocka_unit_test(test_name_longer_than_entry),
         cmocka_unit_test(test_entry_inode_out_of_range),
         cmocka_unit_test(test_device_write_error),
+        cmocka_unit_test(test_descriptors_overlap),
+        cmocka_unit_test(test_impossible_sizes),
+        cmocka_unit_test(test_nonzero_high_fields),
+        cmocka_unit_test(test_blocks_past_size),
+        cmocka_unit_test(test_pointer_at_metadata),
+        cmocka_unit_test(test_reserved_inodes_named),
+        cmocka_unit_test(test_directory_size_zero),
+        cmocka_unit_test(test_live_inode_marked_free),
+        cmocka_unit_test(test_metadata_marked_free),
+        cmocka_unit_test(test_root_block_marked_free),
+        cmocka_unit_test(test_errors_policies),
+        cmocka_unit_test(test_unknown_ro_compat_feature),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     run("rm -rf %s", scratch());

@@ -640,6 +640,112 @@ static void refuses_replay_outside_the_disk(void **state)
     unmount(fixture);
 }
 
+/* A committed transaction (debugfs) logging a zero block for `home`: the
+ * replay refuses it before writing anything; journal_mount_or_read_only
+ * then mounts read-only without it, writing nothing either. */
+static void expect_replay_refused(struct fixture *fixture, uint32_t home, const char *problem)
+{
+    char before[300];
+    snprintf(before, sizeof before, "%s.before-replay", fixture->image);
+    assert_int_equal(
+        run("head -c %u /dev/zero > %s/zero.bin && "
+            "debugfs -w %s -f - >/dev/null 2>&1 <<EOF\njo\njw -b %u %s/zero.bin\njc\nEOF",
+            fixture->block_size, scratch(), fixture->image, home, scratch()),
+        0);
+    assert_int_equal(run("cp %s %s", fixture->image, before), 0);
+    assert_int_equal(mount_journaled(fixture), -E_CORRUPT);
+    assert_non_null(fixture->journal->problem);
+    if (strstr(fixture->journal->problem, problem) == NULL)
+        fail_msg("block %u: '%s' lacks '%s'", home, fixture->journal->problem, problem);
+    assert_int_equal(fixture->journal->statistics.blocks_replayed, 0);
+    unmount(fixture);
+    assert_true(files_equal(fixture->image, before));
+    struct crash_disk *crash = &fixture->crash;
+    *crash = (struct crash_disk){.device = {.read_bytes = crash_read, .write_block = crash_write}};
+    crash->device.context = crash;
+    disk_open(&crash->disk, fixture->image);
+    bool refused = false;
+    assert_int_equal(
+        journal_mount_or_read_only(fixture->journal, &fixture->fs, lower_of(crash), &refused), 0);
+    assert_true(refused && fixture->fs.read_only);
+    assert_int_equal(ext2_create(&fixture->fs, "/new", 0644, NULL), -E_READ_ONLY);
+    uint32_t inode;
+    assert_int_equal(ext2_lookup(&fixture->fs, "/docs/hello.txt", &inode), 0);
+    unmount(fixture);
+    assert_true(files_equal(fixture->image, before));
+}
+
+/* Logged blocks whose home is the journal itself, a reserved descriptor
+ * block, or the superblock (with contents that do not match it). */
+static void refuses_replay_over_metadata(void **state)
+{
+    struct fixture *fixture = *state;
+    char pristine[300];
+    snprintf(pristine, sizeof pristine, "%s.pristine", fixture->image);
+    assert_int_equal(run("cp %s %s", fixture->image, pristine), 0);
+    assert_int_equal(mount_journaled(fixture), 0);
+    uint32_t journal_superblock, journal_middle;
+    assert_int_equal(journal_map(fixture->journal, 0, &journal_superblock), 0);
+    assert_int_equal(journal_map(fixture->journal, fixture->journal->maxlen / 2, &journal_middle),
+                     0);
+    uint32_t first = fixture->fs.superblock.s_first_data_block;
+    uint32_t reserved = first + 1 + fixture->fs.descriptor_blocks;
+    bool has_reserved = fixture->fs.superblock.s_reserved_gdt_blocks > 0; /* 1 KiB: yes */
+    unmount(fixture);
+    expect_replay_refused(fixture, journal_superblock, "in the journal itself");
+    assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
+    expect_replay_refused(fixture, journal_middle, "in the journal itself");
+    assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
+    if (has_reserved)
+        expect_replay_refused(fixture, reserved, "reserved descriptor block");
+    assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
+    expect_replay_refused(fixture, first, "logged superblock does not match");
+    assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
+    expect_replay_refused(fixture, first + 1, "logged group descriptors");
+}
+
+/* A file whose block pointer names a journal block is refused on sight:
+ * nothing frees or overwrites the journal through it. */
+static void refuses_files_in_the_journal(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    uint32_t journal_block, inode;
+    assert_int_equal(journal_map(fixture->journal, 5, &journal_block), 0);
+    assert_int_equal(ext2_lookup(&fixture->fs, "/docs/hello.txt", &inode), 0);
+    struct ext2_inode record;
+    assert_int_equal(ext2_read_inode(&fixture->fs, inode, &record), 0);
+    record.i_block[0] = journal_block;
+    assert_int_equal(ext2_write_inode(&fixture->fs, inode, &record), 0);
+    assert_int_equal(ext2_lookup(&fixture->fs, "/docs/hello.txt", &inode), -E_CORRUPT);
+    assert_int_equal(ext2_unlink(&fixture->fs, "/docs/hello.txt"), -E_CORRUPT);
+    unmount(fixture);
+}
+
+/* A journal inode whose indirect block points into the inode table (commits
+ * would write over inodes): the journal is refused, read-only without it. */
+static void refuses_journal_tree_into_metadata(void **state)
+{
+    struct fixture *fixture = *state;
+    struct test_disk disk;
+    struct ext2_fs fs;
+    struct ext2_inode journal_inode;
+    struct ext2_group_descriptor group;
+    mount_image(&fs, &disk, fixture->image);
+    assert_int_equal(ext2_read_inode(&fs, 8, &journal_inode), 0);
+    assert_int_equal(ext2_read_group(&fs, 0, &group), 0);
+    journal_inode.i_block[EXT2_SINGLE_INDIRECT] = group.bg_inode_table + 1;
+    assert_int_equal(ext2_write_inode(&fs, 8, &journal_inode), 0);
+    disk_close(&disk);
+    char before[300];
+    snprintf(before, sizeof before, "%s.before", fixture->image);
+    assert_int_equal(run("cp %s %s", fixture->image, before), 0);
+    assert_int_equal(mount_journaled(fixture), -E_CORRUPT);
+    assert_non_null(strstr(fixture->journal->problem, "journal inode"));
+    unmount(fixture);
+    assert_true(files_equal(fixture->image, before));
+}
+
 #define BOTH(test)                                                                                 \
     cmocka_unit_test_setup_teardown(test, setup_1k, teardown),                                     \
         cmocka_unit_test_setup_teardown(test, setup_4k, teardown)
@@ -661,6 +767,9 @@ int main(void)
         BOTH(writes_64bit_tags),
         BOTH(refuses_replay_outside_the_disk),
         BOTH(replays_checksum_v3),
+        BOTH(refuses_replay_over_metadata),
+        BOTH(refuses_files_in_the_journal),
+        BOTH(refuses_journal_tree_into_metadata),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     run("rm -rf %s", scratch());

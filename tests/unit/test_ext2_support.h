@@ -13,6 +13,7 @@ struct test_disk {
     int fd;
     bool fail_writes; /* a device error on every write */
     unsigned writes;
+    unsigned superblock_writes; /* of those, to the block holding the superblock */
 };
 
 void disk_open(struct test_disk *disk, const char *image);
@@ -33,3 +34,8 @@ bool files_equal(const char *left, const char *right);
 /* Inverts the byte at `offset` of the file `path` (a damage that always
  * changes it, whatever the byte was); 0 or -1. */
 int flip_byte(const char *path, uint64_t offset);
+/* The images differ at most in the superblock's error record (s_state and
+ * ext4's error fields), as ext2_corrupt writes it. */
+bool only_error_record_differs(const char *image, const char *copy);
+/* The superblock's s_state and s_error_count as on disk. */
+void error_state_of(const char *image, uint16_t *state, uint32_t *count);

@@ -28,7 +28,8 @@
 #define E_BAD_HANDLE 22    /* not an open handle of the caller (forged, closed, another's) */
 #define E_SERVER_ENDED 23  /* the server ended before answering (it may be restarted: retry) */
 #define E_NEEDS_DATA 24    /* answering needs a data ICA, and none came: send one */
-#define E_ERROR_COUNT 25
+#define E_READ_ONLY 25     /* the file system is mounted (or has gone) read-only */
+#define E_ERROR_COUNT 26
 
 /* A short English text for an error code (positive or negative). */
 const char *error_text(long code);

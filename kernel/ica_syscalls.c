@@ -13,6 +13,7 @@
 #include "ica.h"
 #include "ica_fastpath.h"
 #include "ica_handover.h"
+#include "ica_poll.h"
 #include "fault_injection.h"
 #include "intercore.h"
 #include "irq.h"
@@ -207,6 +208,11 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
 static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick, struct parking parking)
 {
     struct process *process = me();
+    if (ica_poll_before_wait(ready)) {
+        if (process->kill_requested)
+            scheduler_exit_current(PROCESS_EXIT_KILLED);
+        return;
+    }
     atomic_store_fenced(&process->ica_waiting, 1);
     memory_fence();
     fault_injection_widen_ica_wait();

@@ -1,6 +1,7 @@
 /* ica_poll.c: the bounded poll before an ICA wait (ica_poll.h). It runs only
  * on a core whose run queue is empty, so it takes the core from nobody; each
- * turn is one look at the inbox hint and at `ready`, then a `pause`. */
+ * turn is one look at the inbox hint and at what the wait is for, then a
+ * `pause`. */
 #include "ica_poll.h"
 #include "atomic.h"
 #include "cpu.h"
@@ -20,11 +21,11 @@ static inline uint64_t poll_bound_cycles(void)
     return kernel_shared->tsc_hz / 1000000 * ICA_POLL_MICROSECONDS;
 }
 
-bool ica_poll_before_wait(bool (*ready)(void))
+/* The poll itself: until `ready` holds or `polled` (when not NULL) is taken
+ * to 0 by a sender; false when the bound passed or the core has something
+ * else to run. */
+static bool poll_until(struct cpu *cpu, bool (*ready)(void), _Atomic uint64_t *polled)
 {
-    struct cpu *cpu = this_cpu();
-    if (!core_otherwise_idle(cpu))
-        return false;
     struct process *process = cpu->current;
     uint64_t start = rdtsc();
     uint64_t bound = poll_bound_cycles();
@@ -36,10 +37,29 @@ bool ica_poll_before_wait(bool (*ready)(void))
             if (!core_otherwise_idle(cpu))
                 return ready();
         }
-        if (ready())
+        if ((polled != NULL && atomic_load_acquire(polled) == 0) || ready())
             return true;
         if (rdtsc() - start >= bound)
             return false;
         cpu_relax();
     }
+}
+
+bool ica_poll_before_wait(bool (*ready)(void))
+{
+    struct cpu *cpu = this_cpu();
+    return core_otherwise_idle(cpu) && poll_until(cpu, ready, NULL);
+}
+
+bool ica_poll_for_result(uint64_t id, bool (*ready)(void))
+{
+    struct cpu *cpu = this_cpu();
+    if (!core_otherwise_idle(cpu))
+        return false;
+    struct process *process = cpu->current;
+    atomic_store_fenced(&process->polled_result, id);
+    poll_until(cpu, ready, &process->polled_result);
+    uint64_t expected = id;
+    /* Taken back unless a sender took it first: then the result is ours. */
+    return !atomic_compare_swap(&process->polled_result, &expected, 0);
 }

@@ -114,6 +114,8 @@ static bool deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_o
         push_result(target, control_id, hand_off);
         return true;
     }
+    if (ica_hand_result_to_poller(target, control_id))
+        return true; /* it polls for this very result: no message */
     struct intercore_message message = {.type = MESSAGE_ICA_RESULT,
                                         .ica_result = {target_pid, control_id}};
     memory_fence();
@@ -262,6 +264,13 @@ static long collect(uint64_t wanted, bool wait, struct parking parking)
             continue;
         if (!wait)
             return -E_NOT_FOUND;
+        if (wanted != NO_ICA && ica_poll_for_result(wanted, new_results_waiting)) {
+            if (accept(wanted))
+                return (long)wanted;
+            continue;
+        }
+        if (me()->kill_requested)
+            scheduler_exit_current(PROCESS_EXIT_KILLED);
         wait_for_ica(new_results_waiting, parking);
     }
 }

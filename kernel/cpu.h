@@ -58,6 +58,9 @@ struct cpu {
     /* Set by a sender after each push into this core's inboxes; a poll that
      * finds it clear has nothing to read and skips the N inboxes. */
     _Atomic uint32_t inbox_hint;
+    /* Set by the core while it polls for an ICA in its kernel (ica_poll.c):
+     * it sees a message at its next turn, so a wake needs no IPI. */
+    _Atomic uint32_t polling;
     uint64_t ipis_sent __attribute__((aligned(64)));
     uint64_t ipis_received;
     uint64_t messages_sent;

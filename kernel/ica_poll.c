@@ -7,6 +7,7 @@
 #include "cpu.h"
 #include "intercore.h"
 #include "process.h"
+#include "scheduler.h"
 #include "shared.h"
 #include "x86.h"
 
@@ -21,10 +22,10 @@ static inline uint64_t poll_bound_cycles(void)
     return kernel_shared->tsc_hz / 1000000 * ICA_POLL_MICROSECONDS;
 }
 
-/* The poll itself: until `ready` holds or `polled` (when not NULL) is taken
+/* The poll's turns: until `ready` holds or `polled` (when not NULL) is taken
  * to 0 by a sender; false when the bound passed or the core has something
  * else to run. */
-static bool poll_until(struct cpu *cpu, bool (*ready)(void), _Atomic uint64_t *polled)
+static bool poll_turns(struct cpu *cpu, bool (*ready)(void), _Atomic uint64_t *polled)
 {
     struct process *process = cpu->current;
     uint64_t start = rdtsc();
@@ -43,6 +44,22 @@ static bool poll_until(struct cpu *cpu, bool (*ready)(void), _Atomic uint64_t *p
             return false;
         cpu_relax();
     }
+}
+
+/* poll_turns with the core's `polling` announced: a sender that saw it sent
+ * no IPI, so the messages that came meanwhile are served before the caller
+ * goes on, and a process they made ready that outranks the caller runs
+ * first (as that IPI would have had it). */
+static bool poll_until(struct cpu *cpu, bool (*ready)(void), _Atomic uint64_t *polled)
+{
+    atomic_store_fenced(&cpu->polling, 1);
+    bool came = poll_turns(cpu, ready, polled);
+    atomic_store_fenced(&cpu->polling, 0);
+    intercore_poll();
+    struct process *process = cpu->current;
+    if (came && run_queue_has_more_urgent(&cpu->run_queue, process->priority))
+        scheduler_yield();
+    return came || (polled != NULL && atomic_load_acquire(polled) == 0) || ready();
 }
 
 bool ica_poll_before_wait(bool (*ready)(void))

@@ -81,7 +81,7 @@ static void wake_or_hand_off(struct process *target, bool hand_off)
     struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
                                         .process_wake = {target->pid}};
     if (scheduler_must_interrupt(target))
-        intercore_send_urgent(target->core, &message);
+        intercore_send_preempting(target->core, &message);
     else
         intercore_send(target->core, &message);
 }
@@ -120,7 +120,7 @@ static bool deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_o
                                         .ica_result = {target_pid, control_id}};
     memory_fence();
     if (atomic_swap(&target->ica_waiting, 0) && scheduler_must_interrupt(target))
-        intercore_send_urgent(target->core, &message);
+        intercore_send_preempting(target->core, &message);
     else
         intercore_send(target->core, &message); /* IPIs the core if it halts */
     return true;

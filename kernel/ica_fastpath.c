@@ -57,15 +57,21 @@ static uint64_t stack_returning(struct trap_frame *frame)
  * over: no data ICA handed over (pasting one may need new page tables from
  * the m-kernel), only one-page ICAs lent, and the control ICA's entry
  * remembered in the sender. */
-static inline __attribute__((always_inline)) bool control_ready(struct process *sender, uint64_t id,
-                                                                struct checked_handover *handover)
+static inline __attribute__((always_inline)) bool control_movable(struct process *sender,
+                                                                  struct checked_handover *handover)
 {
-    if (ica_held_by(sender, id, ICA_KIND_CONTROL, &handover->control) != 0 ||
-        ica_read_attachments(sender, handover->control, &handover->with) != 0 ||
+    if (ica_read_attachments(sender, handover->control, &handover->with) != 0 ||
         handover->with.data_count != 0)
         return false;
     handover->from_entry = ica_control_leaf_entry(sender, handover->control->index);
     return handover->from_entry != NULL;
+}
+
+static inline __attribute__((always_inline)) bool control_ready(struct process *sender, uint64_t id,
+                                                                struct checked_handover *handover)
+{
+    return ica_held_by(sender, id, ICA_KIND_CONTROL, &handover->control) == 0 &&
+           control_movable(sender, handover);
 }
 
 /* The entries the move writes in `receiver`: the control ICA's and each
@@ -270,15 +276,16 @@ static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wak
 {
     struct process *server = this_cpu()->current;
     struct checked_handover handover;
-    if (!control_ready(server, id, &handover))
+    if (ica_held_by(server, id, ICA_KIND_CONTROL, &handover.control) != 0)
         return false;
     uint32_t depth = handover.control->return_depth;
     if (depth == 0 || depth > ICA_MAX_RETURNS)
         return false;
+    /* the requester first: one on another core is the general path's */
     struct process *requester =
         parked_here(handover.control->returns[depth - 1], PARKED_IN_CALL, id);
-    if (requester == NULL || !receiver_entries_ready(requester, &handover) ||
-        !park_in_receive(server, flags, wake_tick))
+    if (requester == NULL || !control_movable(server, &handover) ||
+        !receiver_entries_ready(requester, &handover) || !park_in_receive(server, flags, wake_tick))
         return false;
     if (!claim_wake(requester)) {
         unpark(server);

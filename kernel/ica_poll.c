@@ -1,10 +1,11 @@
 /* ica_poll.c: the bounded poll before an ICA wait (ica_poll.h). It runs only
  * on a core whose run queue is empty, so it takes the core from nobody; each
- * turn is one look at the inbox hint and at what the wait is for, then a
- * `pause`. */
+ * turn looks at the inbox hint and at one word (a server's pushed count, a
+ * requester's polled result), then runs `pause`. */
 #include "ica_poll.h"
 #include "atomic.h"
 #include "cpu.h"
+#include "ica.h"
 #include "intercore.h"
 #include "process.h"
 #include "scheduler.h"
@@ -22,24 +23,32 @@ static inline uint64_t poll_bound_cycles(void)
     return kernel_shared->tsc_hz / 1000000 * ICA_POLL_MICROSECONDS;
 }
 
-/* The poll's turns: until `ready` holds or `polled` (when not NULL) is taken
- * to 0 by a sender; false when the bound passed or the core has something
+/* What a poll waits for: `*word` to differ from `value` (a sender on
+ * another core writes it), or `ready` to hold after this core served its
+ * inboxes (a message may have brought it). */
+struct poll_watch {
+    const _Atomic uint64_t *word;
+    uint64_t value;
+    bool (*ready)(void);
+};
+
+/* The poll's turns; false when the bound passed or the core has something
  * else to run. */
-static bool poll_turns(struct cpu *cpu, bool (*ready)(void), _Atomic uint64_t *polled)
+static bool poll_turns(struct cpu *cpu, const struct poll_watch *watch)
 {
     struct process *process = cpu->current;
     uint64_t start = rdtsc();
     uint64_t bound = poll_bound_cycles();
     for (;;) {
+        if (atomic_load_acquire(watch->word) != watch->value)
+            return true;
         if (atomic_load_acquire(&cpu->inbox_hint)) {
             intercore_drain();
-            if (process->kill_requested)
+            if (process->kill_requested || watch->ready())
                 return true;
             if (!core_otherwise_idle(cpu))
-                return ready();
+                return false;
         }
-        if ((polled != NULL && atomic_load_acquire(polled) == 0) || ready())
-            return true;
         if (rdtsc() - start >= bound)
             return false;
         cpu_relax();
@@ -50,22 +59,33 @@ static bool poll_turns(struct cpu *cpu, bool (*ready)(void), _Atomic uint64_t *p
  * no IPI, so the messages that came meanwhile are served before the caller
  * goes on, and a process they made ready that outranks the caller runs
  * first (as that IPI would have had it). */
-static bool poll_until(struct cpu *cpu, bool (*ready)(void), _Atomic uint64_t *polled)
+static bool poll_until(struct cpu *cpu, const struct poll_watch *watch)
 {
     atomic_store_fenced(&cpu->polling, 1);
-    bool came = poll_turns(cpu, ready, polled);
+    bool came = poll_turns(cpu, watch);
     atomic_store_fenced(&cpu->polling, 0);
-    intercore_poll();
-    struct process *process = cpu->current;
-    if (came && run_queue_has_more_urgent(&cpu->run_queue, process->priority))
+    if (intercore_poll() > 0)
+        came = came || watch->ready();
+    if (came && run_queue_has_more_urgent(&cpu->run_queue, cpu->current->priority))
         scheduler_yield();
-    return came || (polled != NULL && atomic_load_acquire(polled) == 0) || ready();
+    return came;
 }
+
+/* A word no sender writes: a poll on it waits for messages only. */
+static const _Atomic uint64_t never_written;
 
 bool ica_poll_before_wait(bool (*ready)(void))
 {
     struct cpu *cpu = this_cpu();
-    return core_otherwise_idle(cpu) && poll_until(cpu, ready, NULL);
+    struct poll_watch watch = {&never_written, 0, ready};
+    return core_otherwise_idle(cpu) && poll_until(cpu, &watch);
+}
+
+bool ica_poll_for_request(const struct server_entry *server, bool (*ready)(void))
+{
+    struct cpu *cpu = this_cpu();
+    struct poll_watch watch = {&server->pushed, server->taken, ready};
+    return core_otherwise_idle(cpu) && poll_until(cpu, &watch);
 }
 
 bool ica_poll_for_result(uint64_t id, bool (*ready)(void))
@@ -74,8 +94,9 @@ bool ica_poll_for_result(uint64_t id, bool (*ready)(void))
     if (!core_otherwise_idle(cpu))
         return false;
     struct process *process = cpu->current;
+    struct poll_watch watch = {&process->polled_result, id, ready};
     atomic_store_fenced(&process->polled_result, id);
-    poll_until(cpu, ready, &process->polled_result);
+    poll_until(cpu, &watch);
     uint64_t expected = id;
     /* Taken back unless a sender took it first: then the result is ours. */
     return !atomic_compare_swap(&process->polled_result, &expected, 0);

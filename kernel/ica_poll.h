@@ -20,6 +20,11 @@
  * ordinary way. */
 bool ica_poll_before_wait(bool (*ready)(void));
 
+/* ica_poll_before_wait for a server's receive: it also watches the count
+ * of requests pushed into `server`'s rings (one load a turn). */
+struct server_entry;
+bool ica_poll_for_request(const struct server_entry *server, bool (*ready)(void));
+
 /* Polls, as ica_poll_before_wait, for the result `id` of the caller's own
  * synchronous request, which a sender on another core may hand over by
  * ica_hand_result_to_poller. True when it did: the result is travelling to

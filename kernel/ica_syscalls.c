@@ -210,16 +210,11 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
 static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick, struct parking parking)
 {
     struct process *process = me();
-    if (ica_poll_before_wait(ready)) {
-        if (process->kill_requested)
-            scheduler_exit_current(PROCESS_EXIT_KILLED);
-        return;
-    }
     atomic_store_fenced(&process->ica_waiting, 1);
     memory_fence();
     fault_injection_widen_ica_wait();
     intercore_poll();
-    if (ready() || !atomic_load_acquire(&process->ica_waiting)) {
+    if (ready() || !atomic_load_acquire(&process->ica_waiting) || process->kill_requested) {
         atomic_store_release(&process->ica_waiting, 0);
         return;
     }
@@ -269,6 +264,8 @@ static long collect(uint64_t wanted, bool wait, struct parking parking)
                 return (long)wanted;
             continue;
         }
+        if (wanted == NO_ICA && ica_poll_before_wait(new_results_waiting) && !me()->kill_requested)
+            continue;
         if (me()->kill_requested)
             scheduler_exit_current(PROCESS_EXIT_KILLED);
         wait_for_ica(new_results_waiting, parking);
@@ -499,7 +496,13 @@ static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t 
             return -E_INTERRUPTED;
         if ((flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
             return -E_NOT_FOUND;
-        wait_for_ica_until(ready_test(flags), wake_tick, receive_parking(flags));
+        bool (*ready)(void) = ready_test(flags);
+        if (ica_poll_for_request(server, ready)) {
+            if (me()->kill_requested)
+                scheduler_exit_current(PROCESS_EXIT_KILLED);
+            continue;
+        }
+        wait_for_ica_until(ready, wake_tick, receive_parking(flags));
     }
 }
 

@@ -32,6 +32,17 @@ struct poll_watch {
     bool (*ready)(void);
 };
 
+/* The poll's cycles count as the core's idle time, as a halt's would, not
+ * as the polling process's (its cpu_cycles run from cpu->switched_in).
+ * Returns `came`. */
+static inline bool count_as_idle(struct cpu *cpu, uint64_t start, bool came)
+{
+    uint64_t polled = rdtsc() - start;
+    cpu->switched_in += polled;
+    cpu->idle_cycles += polled;
+    return came;
+}
+
 /* The poll's turns; false when the bound passed or the core has something
  * else to run. */
 static bool poll_turns(struct cpu *cpu, const struct poll_watch *watch)
@@ -41,18 +52,19 @@ static bool poll_turns(struct cpu *cpu, const struct poll_watch *watch)
     uint64_t bound = poll_bound_cycles();
     for (;;) {
         if (atomic_load_acquire(watch->word) != watch->value)
-            return true;
+            break;
         if (atomic_load_acquire(&cpu->inbox_hint)) {
             intercore_drain();
             if (process->kill_requested || watch->ready())
-                return true;
+                break;
             if (!core_otherwise_idle(cpu))
-                return false;
+                return count_as_idle(cpu, start, false);
         }
         if (rdtsc() - start >= bound)
-            return false;
+            return count_as_idle(cpu, start, false);
         cpu_relax();
     }
+    return count_as_idle(cpu, start, true);
 }
 
 /* poll_turns with the core's `polling` announced: a sender that saw it sent

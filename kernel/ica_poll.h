@@ -10,7 +10,7 @@
 /* How long a wait polls before it blocks, in microseconds: less than a
  * halt, IPI and wake cost on hardware, and chosen by measurement under
  * icount, where every turn of the poll is counted (docs/profiling.md). */
-#define ICA_POLL_MICROSECONDS 20
+#define ICA_POLL_MICROSECONDS 5
 
 /* Polls `ready` while the caller has not announced its wait (a sender on
  * another core then sends no wake message), serving this core's inboxes as

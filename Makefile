@@ -37,7 +37,7 @@ MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
 .PHONY: format format-check all run shell test unit-test integration-test test-many-cores debug clean deps help \
-	docs-protocol protocol-check docs-check pkernel-symbols crash-sweep fuzz-soak test-slow
+	docs-protocol protocol-check docs-check linux-guest pkernel-symbols crash-sweep fuzz-soak test-slow
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -104,7 +104,12 @@ run: deps all
 shell: deps all
 	build/run --smp 4 --placement 5 --timeout 86400
 
-test: deps all protocol-check unit-test docs-check integration-test
+test: deps all linux-guest protocol-check unit-test docs-check integration-test
+
+# The Linux guest (build/out/linux/: Debian's kernel, busybox, a static Bonnie) that
+# test_journal_linux exchanges an ext3 image with; a no-op when it is up to date.
+linux-guest:
+	build/linux/build.sh
 
 # docs/protocol.md is generated from protocol/*.messages; protocol-check tests the
 # generator and fails when that page is stale.
@@ -158,7 +163,9 @@ help:
 	@echo "make run        install what is missing, boot the demo in QEMU"
 	@echo "make shell      boot into the interactive shell (serial console)"
 	@echo "make test       host unit tests, the docs index check and QEMU integration tests"
-	@echo "make docs-check fail when a source file is missing from docs/architecture.md"
+	@echo "make docs-check fail when a source file is missing from docs/architecture.md, or a doc names"
+	@echo "                a function, file, operation or make target that does not exist"
+	@echo "make linux-guest  build the Linux guest (build/linux/build.sh) test_journal_linux needs"
 	@echo "make fuzz-soak  the system-call and ICA fuzzer with 1,000,000 calls (docs/fuzzing.md)"
 	@echo "make pkernel-symbols  rewrite build/pkernel.symbols, the p-kernel's allow-list (review the diff)"
 	@echo "make crash-sweep  ext3: QEMU killed at 24 points during churn (slow)"

@@ -5,7 +5,7 @@
 # (build/bench/evaluate.py, docs/evaluation.md); `make bench QUICK=1` or
 # `make bench-quick`: one ipcbench run, no pager benchmark, one journal run, the
 # evaluation's quick matrix.
-.PHONY: bench bench-quick bench-pager bench-bonnie bench-journal
+.PHONY: bench bench-quick bench-pager bench-bonnie bench-journal bench-scale
 EVALUATE_FLAGS = $(if $(QUICK),--quick) $(if $(BENCH_RUNS),--runs $(BENCH_RUNS))
 bench: deps all
 	python3 build/bench/ipcbench.py $(if $(QUICK),--runs 1)
@@ -33,3 +33,9 @@ bench-bonnie: deps all
 .PHONY: bench-cores
 bench-cores: deps all
 	python3 build/bench/cores_scaling.py
+
+# Bonnie's throughput with 1..max(16, host cores) processes on all the host's cores,
+# Formica's placements beside Linux (build/bench/scale.py, docs/evaluation.md,
+# "Scaling"); SCALE_FLAGS passes options, e.g. SCALE_FLAGS=--quick.
+bench-scale: deps all
+	python3 build/bench/scale.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(SCALE_FLAGS)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """build/protocol.py: turns the message declarations in protocol/*.messages
 into C headers (operation numbers, one typed struct per message with a size
-check, handler prototypes, dispatch and service tables) and docs/protocol.md.
+check, handler prototypes, dispatch and service tables; the server manifest
+through build/protocol_servers.py) and docs/protocol.md.
 
 Usage: build/protocol.py OUT_DIR [DECLARATION ...]   headers into OUT_DIR/formica/protocol/
        build/protocol.py --docs FILE [DECLARATION ...]   the reference page
@@ -11,10 +12,15 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import protocol_facts  # noqa: E402 (facts on operations, beside this file)
+import protocol_frames  # noqa: E402 (wire formats in network frames, beside this file)
+import protocol_servers  # noqa: E402 (the server manifest, beside this file)
+
 TYPES = {"u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
          "i32": "int32_t", "i64": "int64_t", "ptr": "uint64_t"}
 SIZES = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "i32": 4, "i64": 8, "ptr": 8}
-KINDS = ("request", "intercore", "syscall")
+KINDS = ("request", "intercore", "syscall", "frame")
 # Bytes a typed message may occupy, by interface kind.
 LIMITS = {"request": "ICA_MESSAGE_BYTES"}
 # Which kernel handles an inter-core message.
@@ -40,6 +46,8 @@ class Message:
         self.interface, self.name, self.number, self.doc = interface, name, number, doc
         self.fields, self.notes, self.right, self.handler = [], [], None, None
         self.result, self.handled_by, self.notification, self.returns = "", None, False, True
+        self.facts = protocol_facts.Facts()
+        self.carries = None  # frame: the payload kind its type carries
 
     @property
     def constant(self):
@@ -60,6 +68,9 @@ class Interface:
         self.prefix = name.upper() + "_"
         self.messages = []
         self.includes = []
+        self.manifest = protocol_servers.ServerManifest()
+        self.leaves = {}  # state name -> meaning: what an operation may leave as it is
+        self.header_bytes, self.header_fields, self.carries_kinds = None, [], {}  # frame
 
 
 def split_doc(text):
@@ -109,6 +120,12 @@ def parse_interface_line(interface, keyword, words, doc, line):
         interface.includes.append(words[1])
     elif keyword == "doc":
         interface.doc.append(doc)
+    elif keyword == "leaves":
+        interface.leaves[words[1]] = doc
+    elif protocol_frames.parse_interface_line(interface, keyword, words, doc, DeclarationError):
+        pass
+    elif keyword in protocol_servers.MANIFEST_KEYWORDS:
+        protocol_servers.parse_manifest_line(interface.manifest, keyword, words, DeclarationError)
     else:
         raise DeclarationError(f"unknown interface line '{keyword}'")
 
@@ -132,6 +149,10 @@ def parse_message_line(message, keyword, words, doc):
         message.notification = True
     elif keyword == "noreturn":
         message.returns = False
+    elif keyword == "carries":
+        message.carries = words[1]
+    elif keyword in protocol_facts.MESSAGE_FACTS:
+        protocol_facts.parse_fact(message.facts, keyword, words)
     else:
         raise DeclarationError(f"unknown message line '{keyword}'")
 
@@ -151,6 +172,9 @@ def check(interface, path):
             raise DeclarationError(f"{path}: {message.name} has more than 6 arguments")
         if interface.kind == "request" and message.right is None:
             raise DeclarationError(f"{path}: {message.name} says no 'right'")
+    protocol_facts.check(interface, DeclarationError)
+    if interface.kind == "frame":
+        protocol_frames.check(interface, DeclarationError)
 
 
 # ---- C generation -------------------------------------------------------------------------
@@ -225,7 +249,7 @@ def request_header(interface):
     lines.append("    if (right == 0)\n        return -E_INVALID;")
     lines.append("    return (page->sender_rights & right) != 0 ? 0 : -E_PERMISSION;")
     lines.append("}")
-    return lines
+    return lines + protocol_facts.request_lines(interface)
 
 
 def request_dispatch(interface):
@@ -251,10 +275,12 @@ def request_dispatch(interface):
     lines.append("")
     lines.append(f"/* Calls the operation's handler after {interface.name}_check(), which refuses (with")
     lines.append(" * a log line) an unknown operation (-E_INVALID) or a sender without its right")
-    lines.append(" * (-E_PERMISSION). The one place a server's requests are checked. */")
+    lines.append(" * (-E_PERMISSION). The one place a server's requests are checked. The hot")
+    lines.append(" * operations come first, each tested with its own right. */")
     lines.append(f"static inline long {interface.name}_dispatch({context} context, uint64_t control)")
     lines.append("{")
     lines.append("    struct ica_control *page = ica_control_of(control);")
+    lines += protocol_facts.hot_dispatch_lines(interface, lambda m: m.handler or m.lower)
     lines.append(f"    long refused = {interface.name}_check(page);")
     label = interface.server or interface.name
     lines.append(f'    if (refused != 0)\n        return request_log_refusal("{label}", page, refused);')
@@ -420,6 +446,8 @@ def outputs(interface):
     if interface.kind == "request":
         return {f"{interface.name}.h": request_header(interface),
                 f"{interface.name}_dispatch.h": request_dispatch(interface)}
+    if interface.kind == "frame":
+        return {f"{interface.name}.h": protocol_frames.header(interface, header_start)}
     if interface.kind == "intercore":
         return {"intercore.h": intercore_header(interface),
                 "mkernel_services.h": intercore_services(interface, ("mkernel", "every")),
@@ -454,11 +482,19 @@ def docs(interfaces):
         lines.append("")
         lines.append(" ".join(d for d in interface.doc if d))
         lines.append("")
+        server = protocol_servers.docs_line(interface)
+        if server:
+            lines += [server, ""]
+        if interface.kind == "frame":
+            lines += protocol_frames.docs(interface) + [""]
+            continue
         right_column = "handled by" if interface.kind == "intercore" else "right"
         lines.append(f"| number | name | {right_column} | fields | result |")
         lines.append("|---|---|---|---|---|")
         for m in interface.messages:
             notes = "".join(f"<br>{kind}: {note}" for kind, note in m.notes)
+            facts = protocol_facts.docs_text(m)
+            notes += f"<br>facts: {facts}" if facts else ""
             if interface.kind == "intercore":
                 who = m.handled_by + (", notification" if m.notification else "")
             else:
@@ -479,11 +515,14 @@ def main(argv):
         mode, target, paths = "--headers", argv[1], argv[2:]
     try:
         interfaces = [parse(path) for path in sorted(paths)]
+        protocol_servers.check_all(interfaces, DeclarationError)
         if mode == "--headers":
             for interface in interfaces:
                 for name, lines in outputs(interface).items():
                     write_if_changed(os.path.join(target, "formica", "protocol", name),
                                      "\n".join(lines) + "\n")
+            for name, lines in protocol_servers.outputs(interfaces).items():
+                write_if_changed(os.path.join(target, name), "\n".join(lines) + "\n")
             return 0
         text = docs(interfaces) + "\n"
     except DeclarationError as error:

@@ -1,5 +1,5 @@
 # user.mk: builds the user runtime (lib/ -> build/out/libformica.a), every user
-# program (apps/, servers/ -> build/out/bin/NAME) and the boot image
+# program (apps/, servers/, tests/programs/ -> build/out/bin/NAME) and the boot image
 # build/out/initrd.tar that carries them. Included by the top-level Makefile.
 
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
@@ -19,31 +19,42 @@ user_object_of = $(patsubst %,$(OBJ)/user/%.o,$(basename $(1)))
 USER_LIBRARY_SOURCES := $(wildcard lib/*.c lib/*.S)
 USER_LIBRARY := $(OUT)/libformica.a
 
-# Program name in the initrd : source folder.
-USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello fault:apps/fault \
-	pingpong:apps/pingpong ipcserver:apps/ipcserver spin:apps/spin \
-	pagertest:apps/pagertest \
-	fs:servers/fs blk:servers/blk dk:servers/disk pager:servers/pager
-# ICA tests and benchmark (apps/icatest, apps/ipcbench, docs/ica.md).
-USER_PROGRAMS += icatest:apps/icatest ipcbench:apps/ipcbench
-# Metadata churn for the ext3 crash tests (apps/churn, docs/journal.md).
-USER_PROGRAMS += churn:apps/churn
-# Device access checks (apps/devtest, docs/drivers.md).
-USER_PROGRAMS += devtest:apps/devtest
-# Storage server checks (apps/fstest, docs/storage.md).
-USER_PROGRAMS += fstest:apps/fstest
-# DK_READ from any core (apps/dkread, docs/drivers.md: NVMe queue pairs per core).
-USER_PROGRAMS += dkread:apps/dkread
+# Program name in the initrd : source folder. apps/ holds what a user runs
+# (init, the shell, benchmarks, sort and memseq, the memory node); servers/
+# the storage servers and the pager; tests/programs/ the programs the
+# integration tests run (docs/architecture.md).
+USER_PROGRAMS := init:apps/init shell:apps/shell hello:apps/hello pingpong:apps/pingpong
+# The servers: each one's program line in protocol/*.messages (generated).
+include $(GENERATED)/servers.mk
+USER_PROGRAMS += $(SERVER_PROGRAMS)
+# The ICA benchmark (apps/ipcbench, docs/ica.md; it starts tests/programs/ipcserver).
+USER_PROGRAMS += ipcbench:apps/ipcbench
 # Bonnie with readblock and readbyte (apps/bonnie, docs/bonnie.md).
 USER_PROGRAMS += bonnie:apps/bonnie
-# Memory nodes and their test client over virtio-net (apps/memnode, apps/memclient, docs/memnode.md).
-USER_PROGRAMS += memnode:apps/memnode memclient:apps/memclient
+# The memory node over virtio-net (apps/memnode, docs/memnode.md).
+USER_PROGRAMS += memnode:apps/memnode
 # Remote pager applications (apps/sort, apps/memseq, docs/pager.md).
 USER_PROGRAMS += sort:apps/sort memseq:apps/memseq
-# The attacks of issue 12, each expected to be refused (apps/hostile, docs/authority.md).
-USER_PROGRAMS += hostile:apps/hostile
-# The system-call and ICA fuzzer (apps/fuzz, docs/fuzzing.md).
-USER_PROGRAMS += fuzz:apps/fuzz
+# Faults, preemption and kills (tests/programs/fault, tests/programs/spin, docs/userland.md).
+USER_PROGRAMS += fault:tests/programs/fault spin:tests/programs/spin
+# The kernel's paging calls with a tiny pager (tests/programs/pagertest, docs/pager.md).
+USER_PROGRAMS += pagertest:tests/programs/pagertest
+# ICA tests and their server (tests/programs/icatest, tests/programs/ipcserver, docs/ica.md).
+USER_PROGRAMS += icatest:tests/programs/icatest ipcserver:tests/programs/ipcserver
+# Metadata churn for the ext3 crash tests (tests/programs/churn, docs/journal.md).
+USER_PROGRAMS += churn:tests/programs/churn
+# Device access checks (tests/programs/devtest, docs/drivers.md).
+USER_PROGRAMS += devtest:tests/programs/devtest
+# Storage server checks (tests/programs/fstest, docs/storage.md).
+USER_PROGRAMS += fstest:tests/programs/fstest
+# DK_READ from any core (tests/programs/dkread, docs/drivers.md: NVMe queue pairs per core).
+USER_PROGRAMS += dkread:tests/programs/dkread
+# The memory nodes' test client (tests/programs/memclient, docs/memnode.md).
+USER_PROGRAMS += memclient:tests/programs/memclient
+# The attacks of issue 12, each expected to be refused (tests/programs/hostile, docs/authority.md).
+USER_PROGRAMS += hostile:tests/programs/hostile
+# The system-call and ICA fuzzer (tests/programs/fuzz, docs/fuzzing.md).
+USER_PROGRAMS += fuzz:tests/programs/fuzz
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))
@@ -63,23 +74,29 @@ $(USER_LIBRARY): $(call user_object_of,$(USER_LIBRARY_SOURCES))
 	@rm -f $@
 	@$(USER_AR) rcs $@ $^
 
-# The virtio-net driver and memory-node client (servers/net/) and the legacy
-# virtio PCI interface that it and DK's virtio-blk share (servers/virtio/): a
-# library any program may link (the memory node, its client, the pager, DK);
-# only what a program calls is pulled in. DK's virtio-blk driver is in it too,
-# for the pager's block-device backend (a second disk, e.g. an NBD export).
+# The device libraries any program may link; only what a program calls is
+# pulled in. lib/net/: the virtio-net driver and the memory-node client (the
+# memory node, its client, the pager); lib/virtio/: the legacy virtio PCI
+# interface both virtio drivers share and the virtio-blk driver (DK's disk, the
+# pager's block-device backend). Their headers are in lib/include/formica/.
 NET_LIBRARY := $(OUT)/libnet.a
-$(NET_LIBRARY): $(call user_object_of,$(wildcard servers/net/*.c servers/virtio/*.c) servers/disk/virtio_blk.c)
+$(NET_LIBRARY): $(call user_object_of,$(wildcard lib/net/*.c))
 	@echo "  AR      $@"
 	@rm -f $@
 	@$(USER_AR) rcs $@ $^
+VIRTIO_LIBRARY := $(OUT)/libvirtio.a
+$(VIRTIO_LIBRARY): $(call user_object_of,$(wildcard lib/virtio/*.c))
+	@echo "  AR      $@"
+	@rm -f $@
+	@$(USER_AR) rcs $@ $^
+DEVICE_LIBRARIES := $(NET_LIBRARY) $(VIRTIO_LIBRARY)
 
 # $(1): program name, $(2): its source folder.
 define user_program_rule
-$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(USER_LIBRARY) $(NET_LIBRARY)
+$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(USER_LIBRARY) $(DEVICE_LIBRARIES)
 	@mkdir -p $$(dir $$@)
 	@echo "  LD      $$@"
-	@$(LD) $(USER_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(NET_LIBRARY) $(USER_LIBRARY) $(USER_LIBGCC)
+	@$(LD) $(USER_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(DEVICE_LIBRARIES) $(USER_LIBRARY) $(USER_LIBGCC)
 endef
 $(foreach program,$(USER_PROGRAMS),$(eval $(call user_program_rule,$(call program_name,$(program)),$(call program_folder,$(program)))))
 

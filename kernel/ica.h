@@ -186,6 +186,8 @@ void ica_peel(struct process *process, struct ica *ica);
 bool ica_paste(struct process *process, struct ica *ica);
 /* ica_move_entry, ica_paste_lent and ica_end_lends: ica_window.h. */
 struct server_entry *server_of_pid(uint32_t pid);
+/* The pid registered under `name` (up to SERVER_NAME_BYTES), or 0. */
+uint32_t server_pid_named(const char *name);
 /* server_of_pid of a process, remembering its slot for the next look. */
 struct server_entry *server_of_process_looked_up(struct process *process);
 static inline struct server_entry *server_of_process(struct process *process)

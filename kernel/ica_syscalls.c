@@ -575,12 +575,8 @@ long sys_server_lookup(uint64_t user_name)
     long length = copy_string_from_user(name, user_name, sizeof(name));
     if (length < 0)
         return length;
-    for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
-        struct server_entry *server = &kernel_shared->icas->servers[i];
-        if (server->pid != 0 && strncmp(server->name, name, SERVER_NAME_BYTES) == 0)
-            return server->pid;
-    }
-    return -E_NOT_FOUND;
+    uint32_t pid = server_pid_named(name);
+    return pid != 0 ? (long)pid : -E_NOT_FOUND;
 }
 
 long sys_ica_stats(uint64_t buffer)

@@ -107,17 +107,14 @@ long sys_firmware_table(uint32_t signature, uint64_t buffer, uint64_t size)
     return ask_mkernel(&request).firmware_table_reply.result;
 }
 
-/* The pid now registered as the pager, waiting up to 30 s for a restarted
- * one other than `old`; 0 if none came. */
-static uint32_t restarted_pager(uint32_t old)
+/* The pid now registered under the name the process's pager had, waiting up
+ * to 30 s for a restarted one other than the pager that ended; 0 if none came. */
+static uint32_t restarted_pager(const struct process *process)
 {
     for (int waited = 0; waited < PAGER_RESTART_WAIT_MS; waited += 50) {
-        for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
-            struct server_entry *server = &kernel_shared->icas->servers[i];
-            if (server->pid != 0 && server->pid != old &&
-                strncmp(server->name, "pager", SERVER_NAME_BYTES) == 0)
-                return server->pid;
-        }
+        uint32_t pager = server_pid_named(process->pager_name);
+        if (pager != 0 && pager != process->pager)
+            return pager;
         sys_sleep(50);
     }
     return 0;
@@ -152,7 +149,7 @@ bool pager_resolve_fault(uint64_t address, uint64_t error_code)
             return true;
         if (!pager_ended(error, page) || attempt == PAGER_FAULT_RETRIES)
             break;
-        uint32_t pager = restarted_pager(process->pager);
+        uint32_t pager = restarted_pager(process);
         if (pager == 0)
             break;
         kprintf("core %u: the pager of '%s' (pid %u) ended; its fault goes to pid %u\n",

@@ -70,6 +70,8 @@ struct process {
     uint32_t pager;
     uint64_t pager_base, pager_bytes;
     uint64_t pager_control;
+    char pager_name[16]; /* the name `pager` registered (SERVER_NAME_BYTES): a restarted
+                            pager is the process registered under it next */
     /* m-kernel: authority (docs/authority.md), set at spawn. */
     uint32_t rights;        /* RIGHT_* (formica/rights.h) */
     uint32_t account;       /* pid that started its quota account */

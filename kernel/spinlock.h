@@ -1,5 +1,7 @@
 /* spinlock.h: a test-and-test-and-set lock with interrupts disabled while
- * held. Used only for the console; the inter-core message path is lock-free. */
+ * held. Used for the console and for device state the hardware makes global
+ * (kernel/device_state.h: PCI configuration, IOAPIC and MSI slot locks); the
+ * inter-core message path takes no lock. */
 #pragma once
 #include <stdbool.h>
 #include "atomic.h"

@@ -253,21 +253,20 @@ long file_channel_call(bool attach_data)
     return result;
 }
 
-/* A three-word message, the rest zero (file_internal.h). */
-static void put_words(uint8_t *message, uint64_t handle, uint64_t where, uint64_t count)
+/* A range message, the rest zero (file_internal.h). */
+static void put_range(uint8_t *message, uint64_t handle, uint64_t where, uint64_t count)
 {
-    const uint64_t words[3] = {handle, where, count};
     __builtin_memset(message, 0, ICA_MESSAGE_BYTES);
-    __builtin_memcpy(message, words, sizeof words);
+    fs_range_put(message, handle, where, count);
 }
 
-/* A request of three words, after a first attempt whose FS ended before
+/* A range request, after a first attempt whose FS ended before
  * answering: the retrying call goes on from it (as file_channel_call's). */
 static long request3_after_ended(uint32_t operation, uint64_t handle, uint64_t where,
                                  uint64_t count)
 {
     struct resend resend = {.operation = operation, .attach = false, .attempts = 1};
-    put_words(resend.message, handle, where, count);
+    put_range(resend.message, handle, where, count);
     long result =
         request_call_retrying_after(SERVER_NAME_FS, &file_channel_fs_pid, file_channel_control,
                                     prepare_send, &resend, resend.attempts);
@@ -283,7 +282,7 @@ long file_channel_request3_in_general(uint32_t operation, uint64_t handle, uint6
     long error = file_channel_begin(operation, 0);
     if (error != 0)
         return error;
-    put_words(file_channel_page()->message, handle, where, count);
+    put_range(file_channel_page()->message, handle, where, count);
     return file_channel_call(false);
 }
 

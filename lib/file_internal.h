@@ -37,17 +37,11 @@ long file_channel_call(bool attach_data);
 extern long file_channel_fs_pid;
 extern uint32_t file_channel_foreign_count;
 /* The requests without a data ICA that the library makes per block or per
- * small write (FS_READBLOCK, a small FS_WRITE) have a message of three words:
- * the handle, where, how much; the rest of the message is zero. */
-_Static_assert(sizeof(struct fs_readblock_message) == 3 * sizeof(uint64_t) &&
-                   __builtin_offsetof(struct fs_readblock_message, first_block) == 8 &&
-                   __builtin_offsetof(struct fs_readblock_message, blocks) == 16,
-               "FS_READBLOCK's message is three words");
-_Static_assert(sizeof(struct fs_write_message) == 3 * sizeof(uint64_t) &&
-                   __builtin_offsetof(struct fs_write_message, offset) == 8 &&
-                   __builtin_offsetof(struct fs_write_message, length) == 16,
-               "FS_WRITE's message is three words");
-/* Such a request, for an operation without a tag: file_channel_begin and
+ * small write (FS_READBLOCK, a small FS_WRITE) are the ones protocol/fs.messages
+ * declares `range`: a message of three words (struct fs_range_message: the
+ * handle, where, how much), the rest of the message zero.
+ *
+ * Such a request, for an operation without a tag: file_channel_begin and
  * file_channel_call in general. Apart from the inline requests below. */
 long file_channel_request3_in_general(uint32_t operation, uint64_t handle, uint64_t where,
                                       uint64_t count);
@@ -66,10 +60,7 @@ static inline long file_channel_send3_ready(uint64_t control, uint32_t operation
 {
     request_prepare(control, operation);
     struct ica_control *page = ica_control_of(control);
-    uint64_t *words = (uint64_t *)page->message;
-    words[0] = handle;
-    words[1] = where;
-    words[2] = count;
+    fs_range_put(page->message, handle, where, count);
     page->arrival = 0; /* the kernel sets it when the ICA comes back */
     return ica_request(file_channel_fs_pid, control, ICA_SYNC);
 }

@@ -4,20 +4,8 @@
 #include <formica/memnode_protocol.h>
 #include <string.h>
 
-/* Offsets inside the 32-byte protocol header (little-endian fields). */
-#define AT_MAGIC 0
-#define AT_VERSION 2
-#define AT_TYPE 3
-#define AT_FLAGS 4
-#define AT_FRAGMENT_SHIFT 5  /* fragment bytes = 1 KiB << shift (was reserved, 0) */
+/* The header's fields are at MEMNODE_AT_* (protocol/memnode.messages). */
 #define FRAGMENT_SHIFT_MAX 5 /* 32 KiB */
-#define AT_STATUS 6
-#define AT_SEQUENCE 8
-#define AT_FRAGMENT 12
-#define AT_FRAGMENT_COUNT 14
-#define AT_BLOCK 16
-#define AT_BLOCK_BYTES 24
-#define AT_PAYLOAD_BYTES 28
 
 static void put16(uint8_t *at, uint16_t value)
 {
@@ -152,18 +140,18 @@ long memnode_encode(const struct memnode_message *message, uint8_t *frame, size_
     frame[13] = MEMNODE_ETHERTYPE & 0xff;
     uint8_t *header = frame + MEMNODE_ETHERNET_HEADER;
     memset(header, 0, MEMNODE_HEADER_BYTES);
-    put16(header + AT_MAGIC, MEMNODE_MAGIC);
-    header[AT_VERSION] = MEMNODE_VERSION;
-    header[AT_TYPE] = message->type;
-    header[AT_FLAGS] = message->flags;
-    header[AT_FRAGMENT_SHIFT] = fragment_shift(message_fragment_bytes(message));
-    put16(header + AT_STATUS, message->status);
-    put32(header + AT_SEQUENCE, message->sequence);
-    put16(header + AT_FRAGMENT, message->fragment);
-    put16(header + AT_FRAGMENT_COUNT, message->fragment_count);
-    put64(header + AT_BLOCK, message->block);
-    put32(header + AT_BLOCK_BYTES, message->block_bytes);
-    put16(header + AT_PAYLOAD_BYTES, message->payload_bytes);
+    put16(header + MEMNODE_AT_MAGIC, MEMNODE_MAGIC);
+    header[MEMNODE_AT_VERSION] = MEMNODE_VERSION;
+    header[MEMNODE_AT_TYPE] = message->type;
+    header[MEMNODE_AT_FLAGS] = message->flags;
+    header[MEMNODE_AT_FRAGMENT_SHIFT] = fragment_shift(message_fragment_bytes(message));
+    put16(header + MEMNODE_AT_STATUS, message->status);
+    put32(header + MEMNODE_AT_SEQUENCE, message->sequence);
+    put16(header + MEMNODE_AT_FRAGMENT, message->fragment);
+    put16(header + MEMNODE_AT_FRAGMENT_COUNT, message->fragment_count);
+    put64(header + MEMNODE_AT_BLOCK, message->block);
+    put32(header + MEMNODE_AT_BLOCK_BYTES, message->block_bytes);
+    put16(header + MEMNODE_AT_PAYLOAD_BYTES, message->payload_bytes);
     if (message->payload_bytes)
         memcpy(header + MEMNODE_HEADER_BYTES, message->payload, message->payload_bytes);
     return (long)length;
@@ -174,18 +162,19 @@ static void read_header(const uint8_t *frame, struct memnode_message *message)
     const uint8_t *header = frame + MEMNODE_ETHERNET_HEADER;
     memcpy(message->destination, frame, 6);
     memcpy(message->source, frame + 6, 6);
-    message->type = header[AT_TYPE];
-    message->flags = header[AT_FLAGS];
-    message->fragment_bytes = header[AT_FRAGMENT_SHIFT] <= FRAGMENT_SHIFT_MAX
-                                  ? (uint16_t)(MEMNODE_FRAGMENT_BYTES << header[AT_FRAGMENT_SHIFT])
-                                  : 0;
-    message->status = get16(header + AT_STATUS);
-    message->sequence = get32(header + AT_SEQUENCE);
-    message->fragment = get16(header + AT_FRAGMENT);
-    message->fragment_count = get16(header + AT_FRAGMENT_COUNT);
-    message->block = get64(header + AT_BLOCK);
-    message->block_bytes = get32(header + AT_BLOCK_BYTES);
-    message->payload_bytes = get16(header + AT_PAYLOAD_BYTES);
+    message->type = header[MEMNODE_AT_TYPE];
+    message->flags = header[MEMNODE_AT_FLAGS];
+    message->fragment_bytes =
+        header[MEMNODE_AT_FRAGMENT_SHIFT] <= FRAGMENT_SHIFT_MAX
+            ? (uint16_t)(MEMNODE_FRAGMENT_BYTES << header[MEMNODE_AT_FRAGMENT_SHIFT])
+            : 0;
+    message->status = get16(header + MEMNODE_AT_STATUS);
+    message->sequence = get32(header + MEMNODE_AT_SEQUENCE);
+    message->fragment = get16(header + MEMNODE_AT_FRAGMENT);
+    message->fragment_count = get16(header + MEMNODE_AT_FRAGMENT_COUNT);
+    message->block = get64(header + MEMNODE_AT_BLOCK);
+    message->block_bytes = get32(header + MEMNODE_AT_BLOCK_BYTES);
+    message->payload_bytes = get16(header + MEMNODE_AT_PAYLOAD_BYTES);
     message->payload = header + MEMNODE_HEADER_BYTES;
 }
 
@@ -200,23 +189,21 @@ static int check_block_fields(const struct memnode_message *message)
     return MEMNODE_OK;
 }
 
+/* The payload against what the type carries (protocol/memnode.messages). */
 static int check_payload(const struct memnode_message *message)
 {
-    switch (message->type) {
-    case MEMNODE_NEGOTIATE:
-    case MEMNODE_PING:
-    case MEMNODE_PONG:
+    switch (memnode_type_carries(message->type)) {
+    case MEMNODE_CARRIES_NONE:
         return message->payload_bytes == 0 ? MEMNODE_OK : MEMNODE_ERROR_LENGTH;
-    case MEMNODE_NEGOTIATE_REPLY:
+    case MEMNODE_CARRIES_CAPACITY:
         return message->payload_bytes == MEMNODE_CAPACITY_BYTES ? MEMNODE_OK : MEMNODE_ERROR_LENGTH;
-    case MEMNODE_STORE_ACK:
-    case MEMNODE_RETRIEVE: {
+    case MEMNODE_CARRIES_BITMAP: {
         int result = check_block_fields(message);
         if (result == MEMNODE_OK && message->payload_bytes != bitmap_bytes(message->fragment_count))
             result = MEMNODE_ERROR_LENGTH;
         return result;
     }
-    default: { /* STORE, RETRIEVE_DATA: one fragment */
+    case MEMNODE_CARRIES_FRAGMENT: {
         int result = check_block_fields(message);
         if (result != MEMNODE_OK)
             return result;
@@ -229,6 +216,7 @@ static int check_payload(const struct memnode_message *message)
         return MEMNODE_OK;
     }
     }
+    return MEMNODE_ERROR_TYPE; /* no kind: not a declared type */
 }
 
 int memnode_decode(const uint8_t *frame, size_t length, struct memnode_message *message)
@@ -238,7 +226,8 @@ int memnode_decode(const uint8_t *frame, size_t length, struct memnode_message *
     if ((frame[12] << 8 | frame[13]) != MEMNODE_ETHERTYPE)
         return MEMNODE_ERROR_ETHERTYPE;
     const uint8_t *header = frame + MEMNODE_ETHERNET_HEADER;
-    if (get16(header + AT_MAGIC) != MEMNODE_MAGIC || header[AT_VERSION] != MEMNODE_VERSION)
+    if (get16(header + MEMNODE_AT_MAGIC) != MEMNODE_MAGIC ||
+        header[MEMNODE_AT_VERSION] != MEMNODE_VERSION)
         return MEMNODE_ERROR_MAGIC;
     read_header(frame, message);
     if (message->type == 0 || message->type > MEMNODE_TYPE_LAST)

@@ -6,10 +6,12 @@
 #include "physical_memory.h"
 #include "shared.h"
 #include <formica/errors.h>
+#include <formica/protocol/servers.h>
 #include <formica/rights.h>
 #include <string.h>
 
-static const char *const reserved_names[] = {"fs", "blk", "dk", "pager"};
+/* The names protocol/NAME.messages declares reserved (formica/protocol/servers.h). */
+static const char *const reserved_names[RESERVED_SERVER_COUNT] = {RESERVED_SERVER_NAMES};
 
 /* Half of the memory free when the account starts (not of the highest
  * usable address, which a hole below 4 GiB puts far above the RAM there is). */

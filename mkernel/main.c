@@ -296,8 +296,9 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     run_boot_selftests();
     placement_load();
     if (!start_init()) {
-        kprintf("formica: boot complete; no init program, nothing to run\n");
-        shutdown_machine(0);
+        kprintf("formica: no init program in the boot image (module 'initrd' with bin/init): "
+                "nothing to run\n");
+        shutdown_machine(1);
     }
     scheduler_run();
 }

@@ -40,11 +40,22 @@ struct mb1_module {
     uint32_t start, end, name, reserved;
 };
 
+#define MODULE_NAME_SCAN_BYTES 4096 /* a module name longer than this is cut at its start */
+
 static void copy_string(char *destination, size_t size, const char *source)
 {
     size_t length = strnlen(source, size - 1);
     memcpy(destination, source, length);
     destination[length] = '\0';
+}
+
+/* Copies the last `size - 1` bytes of `source`: a module's name is its path, and
+ * the file name at its end is what tells the modules apart (a long checkout path
+ * must not cut it off). */
+static void copy_string_tail(char *destination, size_t size, const char *source)
+{
+    size_t length = strnlen(source, MODULE_NAME_SCAN_BYTES);
+    copy_string(destination, size, length < size ? source : source + length - (size - 1));
 }
 
 static void add_region(struct boot_information *boot, uint64_t base, uint64_t length, uint32_t type)
@@ -62,7 +73,7 @@ static void add_module(struct boot_information *boot, uint64_t start, uint64_t e
     struct boot_module *module = &boot->modules[boot->module_count++];
     module->start = start;
     module->end = end;
-    copy_string(module->name, sizeof(module->name), name);
+    copy_string_tail(module->name, sizeof(module->name), name);
 }
 
 static void read_multiboot1(uint64_t info_physical, struct boot_information *boot)

@@ -19,6 +19,9 @@
 #include <formica/pager.h>
 #include <string.h>
 
+_Static_assert(sizeof(((struct process *)0)->pager_name) == SERVER_NAME_BYTES,
+               "a process keeps its pager's whole name");
+
 #define ACCESSED_BIT 0x20ull
 #define DIRTY_BIT 0x40ull
 
@@ -27,7 +30,8 @@ static long create_region(uint32_t pid, uint32_t pager_pid, uint64_t bytes)
     struct process *process = process_find(pid);
     if (process == NULL)
         return -E_NOT_FOUND;
-    if (server_of_pid(pager_pid) == NULL)
+    const struct server_entry *pager = server_of_pid(pager_pid);
+    if (pager == NULL)
         return -E_NOT_FOUND;
     if (bytes == 0 || bytes > PAGER_REGION_MAX_BYTES || (bytes & (PAGE_SIZE - 1)) != 0)
         return -E_INVALID;
@@ -40,6 +44,7 @@ static long create_region(uint32_t pid, uint32_t pager_pid, uint64_t bytes)
     process->pager_base = PAGER_REGION_BASE;
     process->pager_bytes = bytes;
     process->pager = pager_pid;
+    memcpy(process->pager_name, pager->name, SERVER_NAME_BYTES);
     return (long)PAGER_REGION_BASE;
 }
 

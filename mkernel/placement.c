@@ -8,10 +8,10 @@
 #define SPAN_QUOTE_LIMIT 24 /* characters of user text quoted in a message */
 #define TOKENS_PER_LINE 2
 
-enum placement_key { KEY_FS, KEY_BLK, KEY_DK, KEY_PAGER, KEY_APP, KEY_COUNT };
-
-/* The first four keys are enum placement_server, in its order. */
-static const char *const key_names[KEY_COUNT] = {"fs", "blk", "dk", "pager", "app"};
+/* The servers' keys are enum placement_server, in its order (generated from
+ * the placement lines of protocol/NAME.messages); "app" follows them. */
+enum placement_key { KEY_APP = PLACEMENT_SERVERS, KEY_COUNT };
+static const char *const key_names[KEY_COUNT] = {PLACEMENT_SERVER_KEYS, "app"};
 
 struct span {
     const char *start;

@@ -201,8 +201,10 @@ int bonnie_run_sequential(const struct bonnie_options *options)
     struct test_result results[TEST_COUNT];
     struct char_stream *stream = malloc(sizeof *stream);
     uint8_t *block = malloc(BLOCK_BYTES);
-    if (stream == NULL || block == NULL)
+    if (stream == NULL || block == NULL) {
+        printf("bonnie: sequential: no memory for its buffers\n");
         return 1;
+    }
     for (int i = 0; i < TEST_COUNT; i++) {
         uint64_t start = read_timestamp_counter();
         long error = run_test(i, options, stream, block);

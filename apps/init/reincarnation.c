@@ -7,6 +7,7 @@
  * the new server (docs/recovery.md). */
 #include "reincarnation.h"
 #include <formica/device.h>
+#include <formica/protocol/boot_servers.h>
 #include <formica/request.h>
 #include <formica/rights.h>
 #include <formica/user.h>
@@ -16,54 +17,32 @@
 #include <string.h>
 
 #define NAME_RELEASE_WAIT_MS 5000 /* the m-kernel frees the old name just after the exit */
-#define RESTART_LIMIT 100         /* a server that keeps dying is left dead after this */
 
+/* One server's running state; what it is (program, rights, spawn flags,
+ * restart limit) is its entry in boot_servers, generated from the server
+ * lines of protocol/NAME.messages (what each may do: docs/authority.md). */
 struct server_record {
-    const char *program; /* the program, which is also the name it registers */
+    const struct boot_server *declared;
     uint32_t core;
-    uint32_t flags;  /* SPAWN_* */
-    uint32_t rights; /* RIGHT_*: its reserved name, and only the data path below it */
-    uint32_t user;   /* its uid and gid (formica/users.h) */
-    long pid;        /* the running incarnation, or < 0 */
+    long pid; /* the running incarnation, or < 0 */
     uint32_t restarts;
 };
 
-/* What each server may do (docs/authority.md): FS asks BLK, BLK asks DK, the
- * pager asks FS; DK drives the disks, the pager maps the NVDIMM. */
-static struct server_record servers[PLACEMENT_SERVERS] = {
-    [SERVER_FS] = {.program = "fs",
-                   .rights = RIGHT_RESERVED_NAME | RIGHT_BLOCK | RIGHT_STATISTICS,
-                   .user = USER_FS,
-                   .pid = -1},
-    [SERVER_BLK] = {.program = "blk",
-                    .rights = RIGHT_RESERVED_NAME | RIGHT_DISK | RIGHT_STATISTICS,
-                    .user = USER_BLK,
-                    .pid = -1},
-    [SERVER_DK] = {.program = "dk",
-                   .flags = SPAWN_DRIVER,
-                   .rights = RIGHT_RESERVED_NAME,
-                   .user = USER_DK,
-                   .pid = -1},
-    [SERVER_PAGER] = {.program = "pager",
-                      .flags = SPAWN_DRIVER,
-                      .rights = RIGHT_RESERVED_NAME | RIGHT_FILE,
-                      .user = USER_PAGER,
-                      .pid = -1},
-};
+static struct server_record servers[PLACEMENT_SERVERS];
 
 static long spawn_server(struct server_record *server)
 {
     struct spawn_request request = {.core = server->core,
                                     .priority = PRIORITY_SERVER,
-                                    .flags = server->flags | SPAWN_SET_USER,
-                                    .rights = server->rights,
+                                    .flags = server->declared->flags | SPAWN_SET_USER,
+                                    .rights = server->declared->rights,
                                     .restarts = server->restarts,
-                                    .uid = server->user,
-                                    .gid = server->user};
-    strncpy(request.program, server->program, NAME_BYTES - 1);
+                                    .uid = server->declared->user,
+                                    .gid = server->declared->user};
+    strncpy(request.program, server->declared->name, NAME_BYTES - 1);
     server->pid = syscall6(SYS_SPAWN, (long)&request, 0, 0, 0, 0, 0);
     if (server->pid < 0)
-        printf("init: cannot start %s on core %u: %s\n", server->program, server->core,
+        printf("init: cannot start %s on core %u: %s\n", server->declared->name, server->core,
                error_text(server->pid));
     return server->pid;
 }
@@ -71,7 +50,8 @@ static long spawn_server(struct server_record *server)
 void servers_start(const struct placement_info *placement)
 {
     for (int index = 0; index < PLACEMENT_SERVERS; index++) {
-        servers[index].core = placement->server_core[index];
+        servers[index] = (struct server_record){.declared = &boot_servers[index],
+                                                .core = placement->server_core[index]};
         spawn_server(&servers[index]);
     }
 }
@@ -92,22 +72,23 @@ bool servers_child_ended(long pid, int code)
 {
     for (int index = 0; index < PLACEMENT_SERVERS; index++) {
         struct server_record *server = &servers[index];
-        if (server->pid != pid)
+        if (server->declared == NULL || server->pid != pid)
             continue;
         server->pid = -1;
-        if (server->restarts >= RESTART_LIMIT) {
-            printf("init: %s (pid %ld) ended with code %d; restarted %u times, giving up\n",
-                   server->program, pid, code, server->restarts);
+        const char *name = server->declared->name;
+        if (server->restarts >= server->declared->restart_limit) {
+            printf("init: %s (pid %ld) ended with code %d; restarted %u times, giving up\n", name,
+                   pid, code, server->restarts);
             return true;
         }
-        wait_for_name_release(server->program, pid);
+        wait_for_name_release(name, pid);
         server->restarts++;
         long new_pid = spawn_server(server);
-        printf("init: %s (pid %ld) ended with code %d; restarted on core %u as pid %ld\n",
-               server->program, pid, code, server->core, new_pid);
+        printf("init: %s (pid %ld) ended with code %d; restarted on core %u as pid %ld\n", name,
+               pid, code, server->core, new_pid);
         printf("@json {\"kind\":\"server_restart\",\"server\":\"%s\",\"old_pid\":%ld,"
                "\"exit_code\":%d,\"pid\":%ld,\"core\":%u,\"restarts\":%u}\n",
-               server->program, pid, code, new_pid, server->core, server->restarts);
+               name, pid, code, new_pid, server->core, server->restarts);
         return true;
     }
     return false;

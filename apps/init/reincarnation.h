@@ -1,6 +1,7 @@
 /* reincarnation.h: init as reincarnation server (MINIX 3's RS): it starts
- * FS, BLK, DK and the pager, learns at once when one ends (SYS_WAIT_ANY)
- * and starts it again on the same core, where it registers the same name. */
+ * the servers protocol/NAME.messages declares for boot (FS, BLK, DK, the pager),
+ * learns at once when one ends (SYS_WAIT_ANY) and starts it again on the same
+ * core, where it registers the same name. */
 #pragma once
 #include <formica/syscalls.h>
 #include <stdbool.h>

@@ -65,6 +65,19 @@ static long start_named(char *name, const char *rest, uint32_t core)
     return start_ipcserver(name, arguments, core % cores);
 }
 
+/* A case whose servers did not start fails the run with the reason; without the
+ * server-priority right no case can start one, so ipcbench stops at once. */
+static void report_servers_not_started(const struct bench_case *bench, long error)
+{
+    all_ok = false;
+    if (error == -E_PERMISSION) {
+        printf("ipcbench: needs the server-priority right: run --server ipcbench\n");
+        exit(2);
+    }
+    printf("ipcbench: %s %s: servers did not start: %s\n", bench->name, bench->placement,
+           error_text(error));
+}
+
 /* Runs `bench` against a chain of one or two servers placed on the given cores. */
 static void run_chain(struct bench_case *bench, uint32_t first_core, int stages, uint32_t last_core,
                       const char *forward)
@@ -75,7 +88,7 @@ static void run_chain(struct bench_case *bench, uint32_t first_core, int stages,
     long head = start_named(first, stages == 2 ? rest : "", first_core);
     bench->server = head;
     if (head < 0 || tail < 0)
-        printf("ipcbench: %s %s: servers did not start\n", bench->name, bench->placement);
+        report_servers_not_started(bench, head < 0 ? head : tail);
     else
         all_ok &= measure(bench, requests);
     if (head > 0)
@@ -121,6 +134,8 @@ static void data_requests(uint64_t control)
     for (int i = 0; i < 3; i++) {
         long data = ica_allocate(ICA_KIND_DATA, sizes[i]);
         if (data < 0 || source == NULL) {
+            printf("ipcbench: data %lu bytes: no data ICA or buffer: %s\n", sizes[i],
+                   error_text(data < 0 ? data : -E_NO_MEMORY));
             all_ok = false;
             continue;
         }
@@ -191,8 +206,10 @@ int main(int argc, char **argv)
            "\"core\":%ld}\n",
            cores, clock.tsc_hz, requests, core_id());
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
-    if (control < 0)
+    if (control < 0) {
+        printf("ipcbench: no control ICA: %s\n", error_text(control));
         return 1;
+    }
     if (chosen(only, "null"))
         null_requests((uint64_t)control);
     if (chosen(only, "two_stage"))

@@ -52,6 +52,9 @@ bool measure(struct bench_case *bench, long requests)
 {
     uint64_t *cycles = malloc(sizeof(uint64_t) * (size_t)requests);
     struct ica_stats before, after;
+    if (cycles == NULL)
+        printf("ipcbench: %s %s: no memory for %ld timings\n", bench->name, bench->placement,
+               requests);
     bool ok = cycles != NULL && run_requests(bench, WARM_UP_REQUESTS, NULL);
     ica_stats(&before);
     ok = ok && run_requests(bench, requests, cycles);

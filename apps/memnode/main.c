@@ -1,7 +1,7 @@
 /* apps/memnode: the memory-node role (`run --driver memnode CAPACITY_MB [--id N]
  * [--exit-after REQUESTS]`): reserves CAPACITY in its heap and answers NEGOTIATE,
  * STORE and RETRIEVE frames (docs/memnode.md) until powered off. */
-#include "../../servers/net/net.h"
+#include <formica/net.h>
 #include <formica/json.h>
 #include <formica/memnode_protocol.h>
 #include <formica/user.h>

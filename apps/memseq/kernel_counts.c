@@ -2,6 +2,7 @@
  * memseq's sequential line says how many address-space switches, interrupts and system calls
  * its swap-ins took (docs/pager.md, Session 23). */
 #include "kernel_counts.h"
+#include <formica/protocol/pager.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +14,7 @@ static void read_processes(struct kernel_counts *counts)
 {
     long count = process_list(processes, PROCESS_LIST_MAX);
     for (long i = 0; i < count; i++) {
-        if (strcmp(processes[i].name, "pager") == 0) {
+        if (strcmp(processes[i].name, SERVER_NAME_PAGER) == 0) {
             counts->pager_runs = processes[i].switches_in;
             counts->pager_cycles = processes[i].cpu_cycles;
         }

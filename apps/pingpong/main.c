@@ -35,8 +35,11 @@ static int run_responder(long initiator, long rounds)
     long received = 0;
     while (received < rounds) {
         long taken = await_notification();
-        if (taken < 0 || notify(initiator) < 0)
+        long error = taken < 0 ? taken : notify(initiator);
+        if (error < 0) {
+            printf("pingpong: the partner's round %ld failed: %s\n", received, error_text(error));
             return 1;
+        }
         received += taken;
     }
     return 0;

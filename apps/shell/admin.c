@@ -5,10 +5,7 @@
  * which only the console shell may use), and `wait` (for every program
  * `start` began). docs/recovery.md. */
 #include "shell.h"
-#include <formica/protocol/blk.h>
-#include <formica/protocol/dk.h>
-#include <formica/protocol/fs.h>
-#include <formica/protocol/pager.h>
+#include <formica/protocol/boot_servers.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -29,8 +26,10 @@ static long last_target = -1;
 
 static bool restarted_by_init(const char *name)
 {
-    return strcmp(name, SERVER_NAME_FS) == 0 || strcmp(name, SERVER_NAME_BLK) == 0 ||
-           strcmp(name, SERVER_NAME_DK) == 0 || strcmp(name, SERVER_NAME_PAGER) == 0;
+    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+        if (strcmp(name, boot_servers[server].name) == 0)
+            return boot_servers[server].restart_limit > 0;
+    return false;
 }
 
 /* A pid, or the pid of the server registered under the name; < 0 if none. */

@@ -3,6 +3,7 @@
  * table and one "@json" line per item for the tests and benchmarks. */
 #include "shell.h"
 #include <formica/json.h>
+#include <formica/protocol/boot_servers.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -170,9 +171,11 @@ static uint32_t application_core_count(const struct placement_info *placement)
 
 static void print_placement_summary(const struct placement_info *placement)
 {
-    printf("placement %s: fs on core %u, blk on core %u, dk on core %u, pager on core %u\n",
-           placement->name, placement->server_core[SERVER_FS], placement->server_core[SERVER_BLK],
-           placement->server_core[SERVER_DK], placement->server_core[SERVER_PAGER]);
+    printf("placement %s:", placement->name);
+    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+        printf("%s %s on core %u", server > 0 ? "," : "", boot_servers[server].name,
+               placement->server_core[server]);
+    putchar('\n');
     printf("applications on cores");
     for (uint32_t i = 0; i < application_core_count(placement); i++)
         printf(" %u", placement->app_cores[i]);
@@ -188,9 +191,9 @@ static void print_placement_json(const struct placement_info *placement)
 {
     printf("@json {\"kind\":\"placement\",\"name\":");
     json_print_string(placement->name);
-    printf(",\"fs\":%u,\"blk\":%u,\"dk\":%u,\"pager\":%u,\"app_cores\":[",
-           placement->server_core[SERVER_FS], placement->server_core[SERVER_BLK],
-           placement->server_core[SERVER_DK], placement->server_core[SERVER_PAGER]);
+    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+        printf(",\"%s\":%u", boot_servers[server].name, placement->server_core[server]);
+    printf(",\"app_cores\":[");
     for (uint32_t i = 0; i < application_core_count(placement); i++)
         printf("%s%u", i > 0 ? "," : "", placement->app_cores[i]);
     printf("],\"spread\":%s,\"warnings\":%u}\n", placement->app_spread ? "true" : "false",

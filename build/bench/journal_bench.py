@@ -2,7 +2,7 @@
 # build/bench/journal_bench.py: `make bench-journal` (part of `make bench`): what ext3's
 # ordered journal costs against ext2 (docs/journal.md). On the same 64 MiB, 4 KiB-block
 # image made as ext2 and as ext3, one boot per file system and run: Bonnie with 50 %
-# updates (readblock and readbyte, 2 processes) and apps/churn's metadata-heavy run
+# updates (readblock and readbyte, 2 processes) and tests/programs/churn's metadata-heavy run
 # (creates, appends, truncates, renames, mkdir/rmdir, an fsync every 12 steps), then a
 # sync. Prints and writes @json {"kind":"journal_bench",...} lines to
 # build/out/bench/journal.json and a table to build/out/bench/journal.md (medians of --runs).
@@ -16,8 +16,10 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "build"))
+from runner import client  # noqa: E402
+
 OUT = REPO / "build" / "out" / "bench"
-MARKER = "@json "
 BONNIE = [("readblock", "run bonnie -p 2 -m readblock -u 50 -n 2000"),
           ("readbyte", "run bonnie -p 2 -m readbyte -u 50 -n 2000")]
 CHURN_STEPS = 600
@@ -41,14 +43,11 @@ def make_image(kind, directory):
 
 def boot(image, timeout):
     commands = [command for _, command in BONNIE] + [f"run churn {CHURN_STEPS}", "sync"]
-    argv = [sys.executable, str(REPO / "build" / "run"), "--smp", "3", "--accel", "tcg",
-            "--disk", str(image), "--cmd", "; ".join(commands), "--timeout", str(timeout)]
-    done = subprocess.run(argv, capture_output=True, text=True, errors="replace")
-    results = [json.loads(line[line.find(MARKER) + len(MARKER):])
-               for line in done.stdout.splitlines() if MARKER in line]
-    if done.returncode != 0:
-        raise RuntimeError(f"journal_bench: boot failed ({done.returncode}):\n{done.stdout[-3000:]}")
-    return results
+    done = client.run(["--smp", "3", "--accel", "tcg", "--disk", str(image), "--cmd", "; ".join(commands)],
+                      timeout)
+    if done.rc != 0:
+        raise RuntimeError(f"journal_bench: boot failed:\n{done.describe()[-3000:]}")
+    return done.jsons
 
 
 def measure(kind, image, timeout):
@@ -94,7 +93,7 @@ def main():
         else:
             line.update(procs=2, refs=2000, update_pct=50)
         lines.append(line)
-        print(MARKER + json.dumps(line, separators=(",", ":")))
+        print(client.JSON_MARKER + json.dumps(line, separators=(",", ":")))
     (OUT / "journal.json").write_text("".join(json.dumps(line) + "\n" for line in lines))
     table = ["| workload | ext2 (ms) | ext3 (ms) | ext3 / ext2 |", "|---|---|---|---|"]
     for line in lines:

@@ -48,33 +48,46 @@ def memseq(tree, block, size, timeout):
     return None
 
 
+def block_bytes(block):
+    """"64K" -> 65536, "1M" -> 1048576."""
+    return int(block[:-1]) * {"K": 1 << 10, "M": 1 << 20}[block[-1]]
+
+
 def rows(blocks, size, repeats, revision, out, timeout):
-    """pager_bench_node rows: one per build and block size, medians of `repeats` runs."""
+    """pager_bench_node rows: one per build and block size, medians of `repeats` runs, with
+    the number of runs that failed (`failed_runs`; a row whose every run failed has `runs` 0)."""
     trees = {"this": REPO}
     if revision:
         trees["baseline"] = baseline_tree(revision, out)
     samples = {(build, block): [] for build in trees for block in blocks}
+    failures = {(build, block): 0 for build in trees for block in blocks}
     for _ in range(repeats):
         for block in blocks:
             for build, tree in trees.items():
                 result = memseq(tree, block, size, timeout)
                 if result is not None and result["verified"]:
                     samples[(build, block)].append(result)
+                else:
+                    failures[(build, block)] += 1
     table = []
     for (build, block), results in samples.items():
         if not results:
+            print(f"node_throughput: {build} {block}: every run failed", file=sys.stderr)
+            table.append({"kind": "pager_bench_node", "build": build, "block_bytes": block_bytes(block),
+                          "runs": 0, "failed_runs": failures[(build, block)]})
             continue
         table.append({
             "kind": "pager_bench_node", "build": build,
             "revision": revision if build == "baseline" else "this",
             "block_bytes": results[0]["block_bytes"], "runs": len(results),
+            "failed_runs": failures[(build, block)],
             "mb_per_s": statistics.median(r["bytes"] / r["elapsed_us"] for r in results),
             "swap_in_us": statistics.median(r["swap_in_us"] for r in results)})
     return table
 
 
 def markdown(table, seed_mb_per_s, seed_ms_1m):
-    by = {(row["build"], row["block_bytes"]): row for row in table}
+    by = {(row["build"], row["block_bytes"]): row for row in table if row["runs"]}
     sizes = sorted({row["block_bytes"] for row in table})
     lines = ["## Memory-node throughput (memseq sequential read, one node, 1 MiB limit)", "",
              "Medians; this build and the baseline were run alternately in the same session.", "",

@@ -35,11 +35,16 @@ def arguments():
     return parser.parse_args()
 
 
+FAILED_BOOTS = []  # the commands of boots that failed: the benchmark then exits 1
+
+
 def boot(commands, flags, timeout):
-    """One boot running `commands`; the @json objects it printed."""
+    """One boot running `commands`; the @json objects it printed. A failed boot is
+    reported and remembered (the run goes on, and fails at the end)."""
     run = client.run(["--smp", "2", "--accel", "tcg", *flags, "--cmd", "; ".join(commands)], timeout)
     if run.rc != 0:
         print(f"pager_bench: boot failed ({run.rc}): {'; '.join(commands)}", file=sys.stderr)
+        FAILED_BOOTS.append(f"{'; '.join(commands)} (status {run.rc})")
     return run.jsons
 
 
@@ -176,6 +181,10 @@ def main():
         report += "\n" + node_throughput.markdown(node_table, SEED["mb_per_s"], SEED["swap_in_ms_1m"])
     (OUT / "pager.md").write_text(report)
     print(f"pager_bench: {len(rows)} results in {OUT}/pager.{{json,csv,md{',png' if have_png else ''}}}")
+    failed = FAILED_BOOTS + [f"this build's memseq at {row['block_bytes']} bytes failed {row['failed_runs']} time(s)"
+                             for row in node_table if row["build"] == "this" and row["failed_runs"]]
+    if failed:
+        sys.exit("pager_bench: incomplete, these failed: " + "; ".join(failed))
 
 
 if __name__ == "__main__":

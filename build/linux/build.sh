@@ -38,8 +38,17 @@ if [ "${1:-}" = bonnie ]; then # build/linux/build.sh bonnie OUTPUT: only the st
     exit 0
 fi
 
-kernel_package="$(apt-cache depends linux-image-amd64 2>/dev/null |
-    sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)"
+kernel_package_of_metapackage() { # the linux-image-VERSION package linux-image-amd64 depends on
+    apt-cache depends linux-image-amd64 2>/dev/null |
+        sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1
+}
+kernel_package="$(kernel_package_of_metapackage)"
+if [ -z "$kernel_package" ] && [ "$(id -u)" = 0 ] && ! ls "$DEBS"/linux-image-*.deb >/dev/null 2>&1; then
+    # A fresh machine (CI) without apt's package lists: fetch them once.
+    echo "build/linux: apt-get update (no package lists for linux-image-amd64)"
+    apt-get update -qq
+    kernel_package="$(kernel_package_of_metapackage)"
+fi
 if [ -z "$kernel_package" ]; then
     # No apt metadata for linux-image-amd64 (no `apt-get update` yet): use a cached one.
     kernel_package="$(ls "$DEBS" 2>/dev/null | sed -n 's/^\(linux-image-[0-9][^_]*\)_.*\.deb$/\1/p' | head -1)"

@@ -6,7 +6,8 @@
 # With --baseline CMD2 it runs CMD2 too and subtracts, function by function,
 # so set-up work common to both cancels out (e.g. Bonnie with -n 4000 minus
 # -n 2000, --per 2000: one reference). The plugin is built on first use
-# against the qemu-plugin.h of the QEMU that runs it (FORMICA_QEMU).
+# against the qemu-plugin.h of the QEMU that runs it (FORMICA_QEMU). It boots through
+# build/runner (client.run), as every benchmark does.
 # Usage: build/profile/profile.py --cmd "run bonnie -n 4000" [--baseline "..."] [--per N]
 import argparse
 import bisect
@@ -14,14 +15,16 @@ import collections
 import json
 import os
 import pathlib
-import shlex
+import shutil
 import subprocess
 import sys
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "build"))
+from runner import client  # noqa: E402
+
 OUT = REPO / "build" / "out"
 KERNEL_SPACE = 0xFFFF800000000000
-MARKER = "@json "
 
 
 class Symbols:
@@ -78,29 +81,26 @@ def build_plugin(qemu):
 
 
 def run_guest(arguments, command_line, kernels, counts_path):
+    """Boots through build/runner with the plugin; (pid -> program, the other @json results)."""
     if counts_path.exists():
         counts_path.unlink()
     plugin = f"{arguments.plugin},out={counts_path}," + ",".join(mark_argument(k) for k in kernels)
-    command = [sys.executable, str(REPO / "build" / "run"), "--icount", "--accel", "tcg",
-               "--cpu", arguments.cpu, "--smp", str(arguments.smp), "--append", "profile",
-               "--timeout", str(arguments.timeout), "--qemu", f"-plugin {plugin}", "--cmd", command_line]
+    flags = ["--icount", "--accel", "tcg", "--cpu", arguments.cpu, "--smp", str(arguments.smp),
+             "--append", "profile", "--qemu", f"-plugin {plugin}", "--cmd", command_line]
     if arguments.placement:
-        command += ["--placement", arguments.placement]
+        flags += ["--placement", arguments.placement]
     if arguments.disk:
-        command += ["--disk", arguments.disk]
-        subprocess.run(["cp", str(OUT / "disk.img"), arguments.disk], check=True)  # fresh for each run
-    completed = subprocess.run(command, capture_output=True, text=True, errors="replace")
-    if completed.returncode != 0:
-        sys.stderr.write(completed.stdout[-4000:] + completed.stderr)
-        raise SystemExit(f"profile: the guest run failed (status {completed.returncode})")
+        flags += ["--disk", arguments.disk]
+        shutil.copyfile(OUT / "disk.img", arguments.disk)  # fresh for each run
+    completed = client.run(flags, arguments.timeout)
+    if completed.rc != 0:
+        sys.stderr.write(completed.describe()[-4000:] + "\n")
+        raise SystemExit(f"profile: the guest run failed (status {completed.rc})")
     if not counts_path.exists():
         raise SystemExit("profile: the plugin wrote no counts (did QEMU load it?)")
     programs, results = {0: "(scheduler)"}, []
-    for line in (completed.stdout + completed.stderr).splitlines():
-        if MARKER not in line:
-            continue
-        record = json.loads(line[line.find(MARKER) + len(MARKER):])
-        if record.get("kind") == "profile_process":
+    for record in completed.jsons:
+        if record["kind"] == "profile_process":
             programs[record["pid"]] = record["program"]
         else:
             results.append(record)

@@ -1,7 +1,7 @@
 /* ahci.c: AHCI SATA driver. Finds the controller by class 01/06/01, maps
  * ABAR (BAR 5), takes the first port with a SATA disk, keeps its command
  * list, received-FIS area and 32 command tables in DMA memory. */
-#include "block_device.h"
+#include "disk_drivers.h"
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/pci.h>

@@ -1,7 +1,7 @@
 /* block_run.c: the request loop shared by the drivers. It keeps the device
  * as full as it allows, and after each pass acknowledges the interrupt
  * before irq_wait, as a level-triggered PCI line requires. */
-#include "block_device.h"
+#include "disk_drivers.h"
 #include <formica/device.h>
 #include <formica/errors.h>
 

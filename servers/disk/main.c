@@ -1,9 +1,10 @@
 /* servers/disk/main.c: DK, the disk driver server (program "dk", spawned
  * with SPAWN_DRIVER). Finds a virtio-blk disk, else NVMe, else AHCI; `dk
  * --selftest [SECTORS]` checks the driver; kernel option dk=idle leaves the disk alone. */
-#include "block_device.h"
+#include "disk_drivers.h"
 #include "selftest.h"
 #include "service.h"
+#include <formica/protocol/dk.h>
 #include <formica/server_placeholder.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -43,13 +44,13 @@ int main(int argc, char **argv)
 {
     bool selftest = argc >= 2 && strcmp(argv[1], "--selftest") == 0;
     if (!selftest && told_to_stay_idle())
-        run_server_placeholder("dk", -E_IO);
+        run_server_placeholder(SERVER_NAME_DK, -E_IO);
     struct block_device device;
     if (!find_disk(&device)) {
         printf("dk: no disk\n");
         if (selftest)
             return 1;
-        run_server_placeholder("dk", -E_IO);
+        run_server_placeholder(SERVER_NAME_DK, -E_IO);
     }
     announce(&device);
     if (selftest) {

@@ -2,7 +2,7 @@
  * first active namespace, and one I/O queue pair per core that DK serves
  * requests for (created on that core's first request); READ, WRITE and
  * FLUSH with PRP lists; errors, timeouts and a fatal status give -E_IO. */
-#include "block_device.h"
+#include "disk_drivers.h"
 #include "nvme_controller.h"
 #include "nvme_identity.h"
 #include "nvme_interrupt.h"

@@ -2,7 +2,7 @@
  * CRC-32, writes and re-reads a pattern near the end, and checks that bad
  * requests end in errors, not hangs. One @json "dkcheck" line. */
 #pragma once
-#include "block_device.h"
+#include "disk_drivers.h"
 
 /* 0 when every check passed, else 1. */
 int disk_selftest(struct block_device *device, uint64_t sectors_to_read);

@@ -1,6 +1,7 @@
-/* dispatch.c: FS's request checks shared by the handlers, and the choice of
- * handler by operation (fs_dispatch, generated from protocol/fs.messages). Without a mounted file
- * system every request gets the mount's error (-E_CORRUPT or -E_IO). */
+/* dispatch.c: FS's request checks shared by the handlers (a refusal's log
+ * line, the payload's path, the data ICA's size), FS_SYNC and FS_FSYNC, and
+ * a forward to BLK that was refused. The handler of each operation is chosen
+ * by fs_dispatch, generated from protocol/fs.messages (fs_server.h). */
 #include "block_client.h"
 #include "fs_server.h"
 #include <formica/data_ica.h>
@@ -57,13 +58,4 @@ long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error)
         block_client_forget(blk_patch_of(page)->block);
     page->operation = operation;
     return error;
-}
-
-long fs_answer_any(struct fs_server *server, uint64_t control)
-{
-    if (!server->mounted)
-        return server->unmounted_error;
-    const struct ica_control *page = ica_control_of(control);
-    server->fs.user = (struct ext2_user){.uid = page->sender_uid, .gid = page->sender_gid};
-    return fs_dispatch(server, control);
 }

@@ -66,9 +66,14 @@ long fs_write_with_data(struct fs_server *server, struct ica_control *page,
     return report_disk_trouble(page, file->inode, result);
 }
 
+/* FS_WRITE's two ways: a few bytes in the payload (no data ICA) to
+ * fs_small_write, else with the data ICA. */
 long fs_write(struct fs_server *server, uint64_t control, struct fs_write_message *message)
 {
-    return fs_write_routed(server, control, message);
+    struct ica_control *page = ica_control_of(control);
+    if (page->data_count == 0)
+        return fs_small_write(server, control, message);
+    return fs_write_with_data(server, page, message);
 }
 
 long fs_truncate(struct fs_server *server, uint64_t control, struct fs_truncate_message *message)
@@ -104,8 +109,10 @@ static long stat_target(struct fs_server *server, const struct ica_control *page
     const char *path = fs_payload_path(page);
     if (path == NULL)
         return -E_INVALID;
-    if (path[0] != '\0')
+    if (path[0] != '\0') {
+        fs_act_for_sender(server, page);
         return ext2_lookup(&server->fs, path, inode);
+    }
     long error = 0;
     struct open_file *file = fs_handle_of(server, page, message->handle, 0, &error);
     if (file == NULL)

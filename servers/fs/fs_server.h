@@ -202,8 +202,6 @@ static inline bool fs_journal_holds_remembered(const struct fs_server *server,
         return false;
     return fs_journal_holds_anew(server, entry);
 }
-/* The request answered by its handler (fs_dispatch), or the mount's error. */
-long fs_answer_any(struct fs_server *server, uint64_t control);
 /* FS_WRITE with the bytes in the payload (no data ICA), on the requester's
  * open regular file (checked for writing first, as fs_write checks): a
  * BLK_PATCH (FS_FORWARDED) when they overwrite one existing block outside
@@ -213,27 +211,23 @@ long fs_small_write(struct fs_server *server, uint64_t control,
 /* FS_WRITE with its bytes in the data ICA (file_requests.c). */
 long fs_write_with_data(struct fs_server *server, struct ica_control *page,
                         const struct fs_write_message *message);
-/* FS_WRITE's two ways: a few bytes in the payload (no data ICA) to
- * fs_small_write, else with the data ICA. Inline: the dispatch's fs_write
- * and the serve loop's fs_answer both route through it. */
-static inline long fs_write_routed(struct fs_server *server, uint64_t control,
-                                   const struct fs_write_message *message)
-{
-    struct ica_control *page = ica_control_of(control);
-    if (page->data_count == 0)
-        return fs_small_write(server, control, message);
-    return fs_write_with_data(server, page, message);
-}
-/* fs_answer_any; inline, a readblock or a write goes to its handler at
- * once, after the same check fs_dispatch makes. */
+/* The request answered by its handler, or the mount's error. fs_dispatch is
+ * generated from protocol/fs.messages: the operations declared `hot`
+ * (FS_READBLOCK, FS_WRITE) are tested first, each with its right. */
 static inline long fs_answer(struct fs_server *server, uint64_t control)
 {
-    struct ica_control *page = ica_control_of(control);
-    if (server->mounted && page->operation == FS_READBLOCK && fs_check(page) == 0)
-        return fs_readblock(server, control, fs_readblock_of(page));
-    if (server->mounted && page->operation == FS_WRITE && fs_check(page) == 0)
-        return fs_write_routed(server, control, fs_write_of(page));
-    return fs_answer_any(server, control);
+    if (server->mounted)
+        return fs_dispatch(server, control);
+    return server->unmounted_error;
+}
+
+/* Path requests act for their sender: the ext2 library owns what it creates
+ * to, and checks permissions against, the kernel-stamped user of the request
+ * (ext2_permission.c). Requests on handles need not: the handle's access was
+ * checked at FS_OPEN. */
+static inline void fs_act_for_sender(struct fs_server *server, const struct ica_control *page)
+{
+    server->fs.user = (struct ext2_user){.uid = page->sender_uid, .gid = page->sender_gid};
 }
 
 /* resent_requests.c: a request with a tag answered and kept: sent again

@@ -96,30 +96,6 @@ static inline void end_if_asked(uint32_t operation)
         end_if_due(operation);
 }
 
-/* What a request leaves as it is. LEAVES_TIMES_OWED: it neither shows nor
- * changes an inode's times, so the times owed by small writes may wait past
- * it. LEAVES_BLOCK_MAP: it moves no block and changes no size, so FS's block
- * map cache may outlive it. A write without a data ICA (a small write in
- * place: bytes only) leaves both. */
-#define LEAVES_TIMES_OWED 1u
-#define LEAVES_BLOCK_MAP 2u
-static inline uint32_t what_request_leaves(const struct ica_control *page)
-{
-    switch (page->operation) {
-    case FS_READBLOCK:
-    case FS_READ:
-        return LEAVES_TIMES_OWED | LEAVES_BLOCK_MAP;
-    case FS_WRITE:
-        return page->data_count == 0 ? LEAVES_TIMES_OWED | LEAVES_BLOCK_MAP : 0;
-    case FS_STAT:
-    case FS_READDIR:
-    case FS_SYNC:
-        return LEAVES_BLOCK_MAP;
-    default:
-        return 0;
-    }
-}
-
 /* The time-stamp counter's value from which the serve loop's clock has
  * work again (FS's seconds change, or the dead clients' check falls due):
  * until then a request reads the counter and compares, nothing more. */
@@ -247,10 +223,11 @@ static _Noreturn void serve(void)
         uint64_t now_us = clock_due_now();
         if (now_us != 0 && server.mounted)
             update_time(now_us);
-        uint32_t leaves = what_request_leaves(page);
-        if (server.mounted && !(leaves & LEAVES_TIMES_OWED))
+        /* What the request leaves as it is: its `leaves` lines in protocol/fs.messages. */
+        uint32_t leaves = fs_what_request_leaves(page);
+        if (server.mounted && !(leaves & FS_LEAVES_TIMES_OWED))
             fs_times_flush(&server);
-        if (!(leaves & LEAVES_BLOCK_MAP))
+        if (!(leaves & FS_LEAVES_BLOCK_MAP))
             block_map_cache_clear();
         if (now_us != 0)
             clock_catch_up(now_us);

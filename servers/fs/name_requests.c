@@ -7,6 +7,14 @@
 #include <formica/storage.h>
 #include <string.h>
 
+/* The payload's path, with the library acting for the request's sender. */
+static const char *sender_path(struct fs_server *server, uint64_t control)
+{
+    const struct ica_control *page = ica_control_of(control);
+    fs_act_for_sender(server, page);
+    return fs_payload_path(page);
+}
+
 static uint16_t permission_bits(uint64_t requested, uint16_t fallback)
 {
     return requested == 0 ? fallback : (uint16_t)(requested & 07777);
@@ -50,6 +58,7 @@ long fs_open(struct fs_server *server, uint64_t control, struct fs_open_message 
     const char *path = fs_payload_path(page);
     if (path == NULL)
         return -E_INVALID;
+    fs_act_for_sender(server, page);
     uint32_t flags = message->flags, inode = 0;
     long checked = fs_check_open(server, page, flags);
     if (checked != 0)
@@ -78,7 +87,7 @@ long fs_open(struct fs_server *server, uint64_t control, struct fs_open_message 
 
 long fs_mkdir(struct fs_server *server, uint64_t control, struct fs_mkdir_message *message)
 {
-    const char *path = fs_payload_path(ica_control_of(control));
+    const char *path = sender_path(server, control);
     if (path == NULL)
         return -E_INVALID;
     uint32_t inode = 0;
@@ -91,14 +100,14 @@ long fs_mkdir(struct fs_server *server, uint64_t control, struct fs_mkdir_messag
 long fs_unlink(struct fs_server *server, uint64_t control, struct fs_unlink_message *message)
 {
     (void)message;
-    const char *path = fs_payload_path(ica_control_of(control));
+    const char *path = sender_path(server, control);
     return path == NULL ? -E_INVALID : ext2_unlink(&server->fs, path);
 }
 
 long fs_rmdir(struct fs_server *server, uint64_t control, struct fs_rmdir_message *message)
 {
     (void)message;
-    const char *path = fs_payload_path(ica_control_of(control));
+    const char *path = sender_path(server, control);
     return path == NULL ? -E_INVALID : ext2_rmdir(&server->fs, path);
 }
 
@@ -114,6 +123,7 @@ long fs_rename(struct fs_server *server, uint64_t control, struct fs_rename_mess
     if (first >= ICA_PAYLOAD_BYTES ||
         strnlen(new_path, ICA_PAYLOAD_BYTES - first) == ICA_PAYLOAD_BYTES - first)
         return fs_refuse(page, "second path not NUL-terminated in the payload");
+    fs_act_for_sender(server, page);
     return ext2_rename(&server->fs, old_path, new_path);
 }
 
@@ -158,7 +168,7 @@ long fs_readdir(struct fs_server *server, uint64_t control, struct fs_readdir_me
 
 long fs_chmod(struct fs_server *server, uint64_t control, struct fs_chmod_message *message)
 {
-    const char *path = fs_payload_path(ica_control_of(control));
+    const char *path = sender_path(server, control);
     uint32_t inode = 0;
     if (path == NULL || message->permissions > 07777)
         return -E_INVALID;
@@ -169,7 +179,7 @@ long fs_chmod(struct fs_server *server, uint64_t control, struct fs_chmod_messag
 
 long fs_chown(struct fs_server *server, uint64_t control, struct fs_chown_message *message)
 {
-    const char *path = fs_payload_path(ica_control_of(control));
+    const char *path = sender_path(server, control);
     uint32_t inode = 0;
     if (path == NULL)
         return -E_INVALID;

@@ -3,7 +3,7 @@
  * --nbd attaches as a network block export (nbdkit's memory plugin on the
  * host, through QEMU's nbd: driver). Blocks are placed first-free in 4 KiB
  * units; each store or retrieve goes through a DMA buffer in 64 KiB requests. */
-#include "../disk/block_device.h"
+#include <formica/block_device.h>
 #include "pager.h"
 #include "promised_space.h"
 #include <formica/device.h>

@@ -1,11 +1,11 @@
 /* backend_node.c: the memory-node backend (seed 004 §3.4): other Formica
  * machines in the memory-node role, reached over virtio-net with the
- * asynchronous protocol of servers/net/memnode_client.c. Capacity is the
+ * asynchronous protocol of lib/net/memnode_client.c. Capacity is the
  * sum over nodes; each block is kept on `replicas` distinct nodes; stores
  * run in the background (several at once), a retrieve goes to a live
  * replica and moves to another when its node falls silent or dies. */
-#include "../net/memnode_client.h"
-#include "../net/net.h"
+#include <formica/memnode_client.h>
+#include <formica/net.h>
 #include "backend_internal.h"
 #include "kept_tables.h"
 #include "node_directory.h"

@@ -3,7 +3,7 @@
  * as (directory number, block on that node), which a new negotiation does
  * not change, so a restarted pager reads its copies back (docs/recovery.md). */
 #pragma once
-#include "../net/memnode_client.h"
+#include <formica/memnode_client.h>
 #include <stdbool.h>
 #include <stdint.h>
 

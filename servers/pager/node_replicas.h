@@ -3,7 +3,7 @@
  * nodes, forgetting copies on a dead node, re-replicating them, reporting
  * blocks that lost every copy (docs/pager.md, "Replication"). */
 #pragma once
-#include "../net/memnode_client.h"
+#include <formica/memnode_client.h>
 #include "pager.h"
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-# Authority (docs/authority.md): apps/hostile tries every attack of issue 12 as an
+# Authority (docs/authority.md): tests/programs/hostile tries every attack of issue 12 as an
 # ordinary program the shell started; each must be refused with its error, the
 # machine must keep working (files, Bonnie) and e2fsck -fn must find the disk clean.
 import shutil

@@ -1,4 +1,4 @@
-# The system-call and ICA fuzzer (apps/fuzz, docs/fuzzing.md) run from the shell as an
+# The system-call and ICA fuzzer (tests/programs/fuzz, docs/fuzzing.md) run from the shell as an
 # ordinary program: a warm-up run, then 100,000 calls over several seeds. Every call must give
 # a value or an error code (no "fuzz_anomaly" line, no panic, no fault of the fuzzer, no hang:
 # the runner's timeout); afterwards the kernel's counts of frames, ICAs and process slots equal

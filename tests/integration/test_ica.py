@@ -113,6 +113,18 @@ def test_cross_core_receivers_poll_instead_of_being_interrupted():
     assert cross[0]["ipis_per_request"] < 1, cross[0]
 
 
+def test_ipcbench_without_the_server_right_fails_with_the_reason():
+    """Without --server ipcbench cannot start its servers: it must say why and fail the run,
+    never print a line per case and exit 0."""
+    result = formica.run("--smp", "2", "--accel", "tcg", "--disk", "none", "--cmd",
+                         "run ipcbench --requests 100 --only null", timeout=120)
+    assert result.rc != 0, result.describe()
+    assert "ipcbench: needs the server-priority right: run --server ipcbench" in result.text, \
+        result.describe()
+    assert "ipcbench exited with code 2" in result.text, result.describe()
+    assert not result.kinds("ipcbench"), result.describe()
+
+
 def test_wake_handled_while_still_running_is_not_lost(tmp_path):
     """A server that waits for its own synchronous call's result can take a request's wake in the
     poll before it blocks (FS and BLK on C1, Bonnie on C0: placement #4, with updates). That

@@ -1,4 +1,4 @@
-# ext3 crash consistency (issue 13, docs/journal.md): apps/churn makes metadata-heavy
+# ext3 crash consistency (issue 13, docs/journal.md): tests/programs/churn makes metadata-heavy
 # changes and fsyncs some files; QEMU is killed (SIGTERM to build/run, which kills QEMU's
 # process group: a power cut for the guest) a chosen time after churn started. The next
 # boot replays the journal; then `e2fsck -fn` must be clean and every file churn reported

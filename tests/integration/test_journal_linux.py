@@ -1,11 +1,12 @@
 # Linux and Formica read each other's ext3 (issue 13, docs/journal.md). Formica runs
-# apps/churn on the default ext3 image and syncs; the Linux guest of the evaluation
+# tests/programs/churn on the default ext3 image and syncs; the Linux guest of the evaluation
 # (build/linux/, booted as build/bench/linux_guest.py does, kernel option exchange=1)
 # mounts it as ext3 and prints the md5 of every fsynced file, which must be the bytes
 # churn wrote; then Linux writes files, removes some, syncs and powers off without
 # unmounting, so its journal needs recovery. Formica boots the image, replays Linux's
 # journal, and reads Linux's files byte for byte (cksum against the host's); e2fsck -fn
-# is clean afterwards. Needs the Linux guest (build/linux/build.sh); skipped without it.
+# is clean afterwards. Needs the Linux guest, which `make test` builds (`make linux-guest`);
+# run alone without it the test is skipped, and .ci/run fails on that skip.
 import hashlib
 import subprocess
 import sys
@@ -23,7 +24,7 @@ LINUX_OUT = formica.REPO_ROOT / "build" / "out" / "linux"
 TIMEOUT = 600
 
 pytestmark = pytest.mark.skipif(not (LINUX_OUT / "vmlinuz").is_file(),
-                                reason="no Linux guest: run build/linux/build.sh")
+                                reason="no Linux guest: run make linux-guest")
 
 
 def linux_exchange(image):

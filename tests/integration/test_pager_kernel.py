@@ -1,4 +1,4 @@
-# The kernel's remote-paging mechanism, checked with apps/pagertest (a tiny pager that keeps
+# The kernel's remote-paging mechanism, checked with tests/programs/pagertest (a tiny pager that keeps
 # two 4 KiB blocks resident): faults in a pager region reach the pager, blocks move between
 # the process and data ICAs without a copy, accessed/dirty bits drive clean drops, system calls
 # on non-resident pager memory page it in, only the region's pager may map it, and touching

@@ -1,4 +1,4 @@
-# The storage servers (FS, BLK, DK) as processes talking through ICAs: apps/fstest's raw
+# The storage servers (FS, BLK, DK) as processes talking through ICAs: tests/programs/fstest's raw
 # requests on placements #1 and #5 (with FS's handle checks and the hostile cases between
 # processes: unlink while open, another process's handle) and the file library's readbyte
 # buffer against the process's own writes, then e2fsck -fn and debugfs on

@@ -1,4 +1,4 @@
-/* ipc_test.h: synchronous calls to apps/ipcserver, the server of the ICA tests
+/* ipc_test.h: synchronous calls to tests/programs/ipcserver, the server of the ICA tests
  * and benchmark; its operations are declared in protocol/ipcserver.messages. */
 #pragma once
 #include <formica/protocol/ipc.h>

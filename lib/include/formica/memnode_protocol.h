@@ -1,7 +1,10 @@
 /* memnode_protocol.h: the memory-node wire protocol (docs/memnode.md): Ethernet
  * frames of type 0x88b5 carrying NEGOTIATE, STORE and RETRIEVE with sequence
- * numbers, fragments of 1 KiB, reassembly bitmaps and retransmission timers. Pure. */
+ * numbers, fragments of 1 KiB, reassembly bitmaps and retransmission timers. Pure.
+ * The message types, the header's fields and what each type carries are
+ * declared in protocol/memnode.messages (the generated header below). */
 #pragma once
+#include <formica/protocol/memnode.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,7 +13,6 @@
 #define MEMNODE_MAGIC 0x464d /* "FM" */
 #define MEMNODE_VERSION 1
 #define MEMNODE_ETHERNET_HEADER 14
-#define MEMNODE_HEADER_BYTES 32
 #define MEMNODE_FRAGMENT_BYTES 1024        /* the default fragment (standard 1500-byte frames) */
 #define MEMNODE_JUMBO_FRAGMENT_BYTES 8192  /* jumbo frames (MTU 9000) */
 #define MEMNODE_LARGE_FRAGMENT_BYTES 32768 /* the largest: frames of MTU 32800 (shift 5) */
@@ -23,18 +25,6 @@
 #define MEMNODE_MAX_FRAGMENTS (MEMNODE_MAX_BLOCK / MEMNODE_FRAGMENT_BYTES)
 #define MEMNODE_BITMAP_BYTES (MEMNODE_MAX_FRAGMENTS / 8)
 #define MEMNODE_WINDOW 64 /* fragments sent before an acknowledgement is asked for */
-
-enum memnode_type {
-    MEMNODE_NEGOTIATE = 1,       /* client -> node (or broadcast): capacity? */
-    MEMNODE_NEGOTIATE_REPLY = 2, /* node -> client: struct memnode_capacity in the payload */
-    MEMNODE_STORE = 3,           /* client -> node: one fragment of a block */
-    MEMNODE_STORE_ACK = 4,       /* node -> client: bitmap of fragments held; status */
-    MEMNODE_RETRIEVE = 5,        /* client -> node: bitmap of fragments the client has */
-    MEMNODE_RETRIEVE_DATA = 6,   /* node -> client: one fragment of the block */
-    MEMNODE_PING = 7,            /* client -> node: are you alive? (liveness probe) */
-    MEMNODE_PONG = 8,            /* node -> client: the answer, same sequence number */
-    MEMNODE_TYPE_LAST = 8
-};
 
 #define MEMNODE_FLAG_ACK_REQUEST 1u /* STORE: answer with a STORE_ACK now */
 /* NEGOTIATE: the client takes fragments above 8 KiB; the NEGOTIATE_REPLY then

@@ -33,29 +33,13 @@
 #define FS_OPEN_WRITE 16u    /* the handle may write and truncate (not a directory) */
 #define FS_OPEN_KNOWN_FLAGS 31u
 
-/* The tag of FS_OPEN, FS_UNLINK, FS_MKDIR, FS_RMDIR, FS_RENAME and FS_CLOSE:
- * the client's request number, with this bit when the request is sent again
- * after FS ended without answering it (docs/recovery.md). It comes first in
- * each of their messages, so the client and FS read it the same way. */
+/* The tag of the operations protocol/fs.messages declares `tagged` (FS_OPEN,
+ * FS_UNLINK, FS_MKDIR, FS_RMDIR, FS_RENAME, FS_CLOSE: fs_operation_is_tagged,
+ * generated): the client's request number, with this bit when the request is
+ * sent again after FS ended without answering it (docs/recovery.md). The
+ * generator makes it the first word of each of their messages, so the client
+ * and FS read it the same way. */
 #define FS_TAG_RESENT (1ull << 63)
-#define FS_TAGGED_OPERATIONS                                                                       \
-    (1u << FS_OPEN | 1u << FS_UNLINK | 1u << FS_MKDIR | 1u << FS_RMDIR | 1u << FS_RENAME |         \
-     1u << FS_CLOSE)
-_Static_assert(FS_OPEN < 32 && FS_UNLINK < 32 && FS_MKDIR < 32 && FS_RMDIR < 32 && FS_RENAME < 32 &&
-                   FS_CLOSE < 32,
-               "the tagged operations fit in a 32-bit mask");
-
-/* True for the operations that carry a tag: one test per request. */
-static inline _Bool fs_operation_is_tagged(uint32_t operation)
-{
-    return operation < 32 && (FS_TAGGED_OPERATIONS >> operation) & 1;
-}
-_Static_assert(__builtin_offsetof(struct fs_open_message, tag) == 0, "tag first");
-_Static_assert(__builtin_offsetof(struct fs_unlink_message, tag) == 0, "tag first");
-_Static_assert(__builtin_offsetof(struct fs_mkdir_message, tag) == 0, "tag first");
-_Static_assert(__builtin_offsetof(struct fs_rmdir_message, tag) == 0, "tag first");
-_Static_assert(__builtin_offsetof(struct fs_rename_message, tag) == 0, "tag first");
-_Static_assert(__builtin_offsetof(struct fs_close_message, tag) == 0, "tag first");
 
 struct fs_dirent {
     uint32_t inode;

@@ -119,13 +119,20 @@ struct core_info {
 /* The most cores Formica runs on (docs/intercore.md); more in the MADT are ignored. */
 #define FORMICA_MAX_CORES 256
 
-/* Where servers and applications run (see docs/placement.md). */
-#define PLACEMENT_SERVERS 4 /* fs, blk, dk, pager */
+/* Where servers and applications run (see docs/placement.md). The servers
+ * placed are those protocol/NAME.messages says init starts at boot (enum
+ * placement_server, PLACEMENT_SERVERS). */
+#include <formica/protocol/servers.h>
 #define PLACEMENT_MAX_APP_CORES FORMICA_MAX_CORES
+/* Room for servers in struct placement_info, so that the structure (an ABI)
+ * keeps its size when a server is declared. */
+#define PLACEMENT_MAX_SERVERS 8
+_Static_assert(PLACEMENT_SERVERS <= PLACEMENT_MAX_SERVERS,
+               "more servers started at boot than struct placement_info holds");
 
 struct placement_info {
-    char name[NAME_BYTES];                   /* preset number ("5"), "file" or "default" */
-    uint32_t server_core[PLACEMENT_SERVERS]; /* indexed by enum placement_server */
+    char name[NAME_BYTES];                       /* preset number ("5"), "file" or "default" */
+    uint32_t server_core[PLACEMENT_MAX_SERVERS]; /* indexed by enum placement_server */
     /* Application cores, in order. With app_spread, cores without a server come
      * first (app_preferred_count of them): P processes use only those while
      * P <= app_preferred_count, else all app_core_count cores evenly. */
@@ -135,8 +142,6 @@ struct placement_info {
     uint32_t app_cores[PLACEMENT_MAX_APP_CORES];
     uint32_t warnings; /* problems found in the file; the default was used if > 0 */
 };
-
-enum placement_server { SERVER_FS = 0, SERVER_BLK = 1, SERVER_DK = 2, SERVER_PAGER = 3 };
 
 struct clock_info {
     uint64_t tsc_hz;

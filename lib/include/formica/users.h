@@ -1,17 +1,14 @@
-/* users.h: the user and group ids Formica's own processes run as. A
+/* users.h: the user and group ids of init and the console user. A
  * process's uid and gid are stamped by the kernel into each request it sends
- * (ica_control.sender_uid); FS checks owners and modes against them. */
+ * (ica_control.sender_uid); FS checks owners and modes against them. Each
+ * server's own (USER_FS, USER_PAGER, ...) is declared by the `user` line of
+ * its protocol/NAME.messages, in the generated formica/protocol/servers.h. */
 #ifndef FORMICA_USERS_H
 #define FORMICA_USERS_H
 
 #define USER_ROOT 0 /* init: passes every ownership check */
 #define GROUP_ROOT 0
-/* Each server its own system user and group, so its private files (the
- * pager's swap file) are its own. */
-#define USER_FS 10
-#define USER_BLK 11
-#define USER_DK 12
-#define USER_PAGER 13
+#include <formica/protocol/servers.h>
 /* The console user: the shell and what it runs unless `run --user` says. */
 #define USER_CONSOLE 1000
 #define GROUP_USERS 100

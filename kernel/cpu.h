@@ -80,6 +80,8 @@ struct cpu {
     /* A timer tick came while the kernel ran: the next block passes through
      * the scheduler loop (sleepers, inbox) instead of switching directly. */
     uint32_t tick_unserved;
+    uint32_t ica_poll_read;   /* ica_poll_cycles holds the command line's bound */
+    uint64_t ica_poll_cycles; /* the bound of an ICA poll (ica_poll.c), once read */
     uint64_t fault_stack_top;
     uint64_t gdt[GDT_ENTRIES];
     struct tss tss;

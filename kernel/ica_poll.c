@@ -18,9 +18,25 @@ static inline bool core_otherwise_idle(const struct cpu *cpu)
     return cpu->run_queue.ready_levels == 0 && cpu->handoff == NULL;
 }
 
-static inline uint64_t poll_bound_cycles(void)
+/* The command line's ica_poll_us (default ICA_POLL_MICROSECONDS) in TSC
+ * cycles, read once per core. */
+static __attribute__((noinline)) uint64_t read_poll_bound(struct cpu *cpu)
 {
-    return kernel_shared->tsc_hz / 1000000 * ICA_POLL_MICROSECONDS;
+    uint64_t microseconds = command_line_number("ica_poll_us", ICA_POLL_MICROSECONDS);
+    cpu->ica_poll_cycles = kernel_shared->tsc_hz / 1000000 * microseconds;
+    cpu->ica_poll_read = 1;
+    return cpu->ica_poll_cycles;
+}
+
+static inline uint64_t poll_bound_cycles(struct cpu *cpu)
+{
+    return cpu->ica_poll_read ? cpu->ica_poll_cycles : read_poll_bound(cpu);
+}
+
+/* The core may poll now: nothing else to run, and polls not turned off. */
+static inline bool may_poll(struct cpu *cpu)
+{
+    return core_otherwise_idle(cpu) && poll_bound_cycles(cpu) != 0;
 }
 
 /* What a poll waits for: `*word` to differ from `value` (a sender on
@@ -49,7 +65,7 @@ static bool poll_turns(struct cpu *cpu, const struct poll_watch *watch)
 {
     struct process *process = cpu->current;
     uint64_t start = rdtsc();
-    uint64_t bound = poll_bound_cycles();
+    uint64_t bound = cpu->ica_poll_cycles; /* read by may_poll */
     for (;;) {
         if (atomic_load_acquire(watch->word) != watch->value)
             break;
@@ -90,20 +106,20 @@ bool ica_poll_before_wait(bool (*ready)(void))
 {
     struct cpu *cpu = this_cpu();
     struct poll_watch watch = {&never_written, 0, ready};
-    return core_otherwise_idle(cpu) && poll_until(cpu, &watch);
+    return may_poll(cpu) && poll_until(cpu, &watch);
 }
 
 bool ica_poll_for_request(const struct server_entry *server, bool (*ready)(void))
 {
     struct cpu *cpu = this_cpu();
     struct poll_watch watch = {&server->pushed, server->taken, ready};
-    return core_otherwise_idle(cpu) && poll_until(cpu, &watch);
+    return may_poll(cpu) && poll_until(cpu, &watch);
 }
 
 bool ica_poll_for_result(uint64_t id, bool (*ready)(void))
 {
     struct cpu *cpu = this_cpu();
-    if (!core_otherwise_idle(cpu))
+    if (!may_poll(cpu))
         return false;
     struct process *process = cpu->current;
     struct poll_watch watch = {&process->polled_result, id, ready};

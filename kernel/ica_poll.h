@@ -9,7 +9,9 @@
 
 /* How long a wait polls before it blocks, in microseconds: less than a
  * halt, IPI and wake cost on hardware, and chosen by measurement under
- * icount, where every turn of the poll is counted (docs/profiling.md). */
+ * icount, where every turn of the poll is counted (docs/profiling.md). The
+ * kernel option ica_poll_us=N sets another bound; 0 turns the poll off
+ * (every wait announces itself and halts at once, as without it). */
 #define ICA_POLL_MICROSECONDS 5
 
 /* Polls `ready` while the caller has not announced its wait (a sender on

@@ -51,10 +51,14 @@ USER_PROGRAMS += fstest:tests/programs/fstest
 USER_PROGRAMS += dkread:tests/programs/dkread
 # The memory nodes' test client (tests/programs/memclient, docs/memnode.md).
 USER_PROGRAMS += memclient:tests/programs/memclient
-# The attacks of issue 12, each expected to be refused (tests/programs/hostile, docs/authority.md).
+# The attacks on the authority model, each expected to be refused (tests/programs/hostile, docs/authority.md).
 USER_PROGRAMS += hostile:tests/programs/hostile
+# The attacks on the pager's sharing (tests/programs/hostilepager, docs/authority.md).
+USER_PROGRAMS += hostilepager:tests/programs/hostilepager
 # The system-call and ICA fuzzer (tests/programs/fuzz, docs/fuzzing.md).
 USER_PROGRAMS += fuzz:tests/programs/fuzz
+# A normal program's timed file calls, for the fair-sharing tests (tests/programs/fileloop).
+USER_PROGRAMS += fileloop:tests/programs/fileloop
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

@@ -5,7 +5,7 @@
 #include <formica/syscalls.h>
 
 _Static_assert(sizeof(struct spawn_request) == 336, "struct spawn_request changed size");
-_Static_assert(sizeof(struct process_info) == 104, "struct process_info changed size");
+_Static_assert(sizeof(struct process_info) == 120, "struct process_info changed size");
 _Static_assert(sizeof(struct core_info) == 152, "struct core_info changed size");
 _Static_assert(sizeof(struct placement_info) == 1104, "struct placement_info changed size");
 _Static_assert(sizeof(struct clock_info) == 24, "struct clock_info changed size");

@@ -125,13 +125,22 @@ struct server_entry {
     char name[SERVER_NAME_BYTES];
     _Atomic uint32_t pid; /* 0 = free slot */
     uint32_t ring_stride; /* bytes between the rings of consecutive cores */
-    uint8_t *rings;       /* core_count rings of ICA_RING_SLOTS ids */
-    uint32_t next_core;   /* where the server's next receive starts looking */
+    /* core_count rings of ICA_RING_SLOTS ids for clients, then core_count
+     * lanes (rings as well) for init's account: the servers' requests to
+     * each other, taken before any client's (server_lane). */
+    uint8_t *rings;
+    uint32_t next_core; /* where the server's next receive starts looking */
     /* Requests pushed into any of the rings (senders add one after each
      * push) and taken out of them (the server alone): equal counts mean
      * every ring is empty, so a receive looks at no ring at all. */
     _Atomic uint64_t pushed __attribute__((aligned(64)));
+    _Atomic uint64_t lane_pushed; /* of them, into the lanes (added first) */
     uint64_t taken __attribute__((aligned(64)));
+    uint64_t lane_taken;
+    uint32_t next_lane; /* where the next look at the lanes starts */
+    /* Bit c: a sender on core c waits for room in ring c (kernel/ica_room.c);
+     * set by the senders, cleared by whoever announces the room. */
+    _Atomic uint64_t room_wanted[(MAX_CORES + 63) / 64] __attribute__((aligned(64)));
 };
 
 struct ica_pools {
@@ -205,4 +214,15 @@ static inline bool server_has_requests(const struct server_entry *server)
 static inline struct ring *server_ring(struct server_entry *server, uint32_t core)
 {
     return (struct ring *)(server->rings + (uint64_t)core * server->ring_stride);
+}
+/* The lane for requests from init's account (the servers, init, the shell)
+ * on `core`: a client flood fills the rings, never the servers' way in. */
+static inline struct ring *server_lane(struct server_entry *server, uint32_t core)
+{
+    return server_ring(server, kernel_shared->core_count + core);
+}
+/* Whether a sender has pushed into a lane a request the server has not taken. */
+static inline bool server_has_lane_requests(const struct server_entry *server)
+{
+    return __atomic_load_n(&server->lane_pushed, __ATOMIC_ACQUIRE) != server->lane_taken;
 }

@@ -14,6 +14,7 @@
 #include "ica_fastpath.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
+#include "ica_room.h"
 #include "fault_injection.h"
 #include "intercore.h"
 #include "irq.h"
@@ -160,11 +161,13 @@ static bool accept(uint64_t id)
 
 /* The oldest usable request of a server's ring. Only the head is consumed:
  * another core is the ring's producer, so nothing may be pushed back. */
-static uint64_t take_request(struct server_entry *server, struct ring *ring)
+static inline __attribute__((always_inline)) uint64_t take_request(struct server_entry *server,
+                                                                   struct ring *ring, uint32_t core)
 {
     uint64_t id;
     while (ring_pop_u64(ring, &id)) {
         server->taken++;
+        ica_room_made(server, ring, core, me()->pid);
         if (accept(id))
             return id;
     }
@@ -287,9 +290,20 @@ static void report_if_undelivered(const struct server_entry *server, uint32_t se
     mkernel_notify(&message);
 }
 
+/* A crowded ring (ica_room.c): the caller waits for room unless it asked
+ * ICA_NO_WAIT, until `deadline` (a tick of this core; 0: no limit). The
+ * kernel's own requests (a page fault) always wait. */
+static __attribute__((noinline)) long wait_for_room(struct server_entry *server,
+                                                    uint32_t server_pid, struct ring *ring,
+                                                    uint32_t flags, uint64_t deadline)
+{
+    bool wait = !(flags & ICA_NO_WAIT) || (flags & ICA_FROM_KERNEL);
+    return ica_room_wait(server, server_pid, ring, wait, deadline);
+}
+
 /* Checks the server and the control ICA, then hands it over. */
 static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, bool forward,
-                           bool hand_off)
+                           bool hand_off, uint64_t room_deadline)
 {
     struct ica *control;
     struct attachments with;
@@ -307,9 +321,14 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     if (forward && (control->delivery != ICA_AS_REQUEST ||
                     ((flags & ICA_RETURN_VIA_ME) && control->return_depth == ICA_MAX_RETURNS)))
         return -E_INVALID;
-    struct ring *ring = server_ring(server, this_cpu()->index);
-    if (ring_is_full(ring))
-        return -E_BUSY;
+    bool lane = me()->account == INIT_PID;
+    struct ring *ring =
+        lane ? server_lane(server, this_cpu()->index) : server_ring(server, this_cpu()->index);
+    if (ica_ring_crowded(ring)) {
+        long waited = wait_for_room(server, server_pid, ring, flags, room_deadline);
+        if (waited != 0)
+            return waited;
+    }
     if (!forward) {
         ica_route_start(control, me()->pid);
     } else if (flags & ICA_RETURN_VIA_ME) {
@@ -323,7 +342,9 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
         memory_fence();
     } else {
         ring_push_u64(ring, id);
-        atomic_add(&server->pushed, 1); /* before the wake: a full barrier */
+        if (lane)
+            atomic_add(&server->lane_pushed, 1); /* seen before `pushed` */
+        atomic_add(&server->pushed, 1);          /* before the wake: a full barrier */
     }
     report_if_undelivered(server, server_pid, id);
     wake_or_hand_off(target, hand_off);
@@ -342,7 +363,7 @@ static struct parking parking_of(uint32_t flags, uint64_t id)
 static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 {
     bool sync = flags & ICA_SYNC;
-    long error = refused("request", id, send_to_server(server_pid, id, flags, false, sync));
+    long error = refused("request", id, send_to_server(server_pid, id, flags, false, sync, 0));
     if (error != 0 || !sync)
         return error;
     return ica_collect_result(id, flags);
@@ -370,7 +391,7 @@ long sys_ica_forward(uint32_t server, uint64_t control, uint32_t flags)
 {
     if (flags & ICA_FROM_KERNEL)
         return refused("forward", control, -E_INVALID);
-    return refused("forward", control, send_to_server(server, control, flags, true, false));
+    return refused("forward", control, send_to_server(server, control, flags, true, false, 0));
 }
 
 /* Sends the result back to the top of the return stack; with `hand_off` a
@@ -467,6 +488,26 @@ long ica_receive_until(uint32_t flags, uint64_t wake_tick)
     return result;
 }
 
+/* The oldest request of a lane (round robin over the cores), or NO_ICA. */
+static __attribute__((noinline)) uint64_t take_from_lanes(struct server_entry *server,
+                                                          uint32_t cores)
+{
+    uint32_t core = server->next_lane < cores ? server->next_lane : 0;
+    for (uint32_t step = 0; step < cores; step++, core = core + 1 == cores ? 0 : core + 1) {
+        struct ring *lane = server_lane(server, core);
+        if (ring_consumer_sees_empty(lane))
+            continue;
+        uint64_t taken_before = server->taken;
+        uint64_t id = take_request(server, lane, core);
+        server->lane_taken += server->taken - taken_before;
+        if (id != NO_ICA) {
+            server->next_lane = core + 1 == cores ? 0 : core + 1;
+            return id;
+        }
+    }
+    return NO_ICA;
+}
+
 /* The receive itself (with ICA_OR_IRQ, the line is armed around it). */
 static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t wake_tick)
 {
@@ -477,11 +518,16 @@ static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t 
             return (long)direct;
         uint32_t core = server->next_core < cores ? server->next_core : 0;
         uint32_t steps = server_has_requests(server) ? cores : 0;
+        uint64_t from_lane = steps != 0 && server_has_lane_requests(server)
+                                 ? take_from_lanes(server, cores)
+                                 : NO_ICA;
+        if (from_lane != NO_ICA)
+            return (long)from_lane;
         for (uint32_t step = 0; step < steps; step++, core = core + 1 == cores ? 0 : core + 1) {
             struct ring *ring = server_ring(server, core);
             if (ring_consumer_sees_empty(ring))
                 continue;
-            uint64_t id = take_request(server, ring);
+            uint64_t id = take_request(server, ring, core);
             if (id != NO_ICA) {
                 server->next_core = core + 1 == cores ? 0 : core + 1;
                 return (long)id;
@@ -624,8 +670,9 @@ long sys_ica_forward_receive(uint32_t server, uint64_t control, uint32_t forward
     if (forward_flags & ICA_FROM_KERNEL)
         return refused("forward", control, -E_INVALID);
     uint64_t wake_tick = ica_receive_wake_tick(flags, timeout_ms);
-    long error =
-        refused("forward", control, send_to_server(server, control, forward_flags, true, true));
+    uint64_t room_deadline = ica_receive_wake_tick(forward_flags, timeout_ms);
+    long error = refused("forward", control,
+                         send_to_server(server, control, forward_flags, true, true, room_deadline));
     if (error != 0)
         return error;
     return ica_receive_until(flags, wake_tick);

@@ -35,4 +35,8 @@ void process_describe(const struct process *process, struct process_info *info)
     memcpy(info->name, process->name, NAME_BYTES);
     info->restarts = process->restarts;
     info->switches_in = process->switches_in;
+    info->control_icas = process->controls_allocated;
+    info->data_icas = process->icas_allocated - process->controls_allocated;
+    info->block_icas = process->blocks_allocated;
+    info->wait_reason = process->room_of_server != 0 ? PROCESS_WAIT_ICA_ROOM : process->wait_reason;
 }

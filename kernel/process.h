@@ -36,6 +36,10 @@ enum wait_reason {
     WAIT_IRQ = 8,      /* SYS_IRQ_WAIT (kernel/irq.c) */
     WAIT_ICA,          /* SYS_ICA_RECEIVE / SYS_ICA_COLLECT / a synchronous request */
 };
+/* process_info shows the kernel's wait reasons, and PROCESS_WAIT_ICA_ROOM
+ * for a sender waiting for room in a ring (room_of_server, a timed sleep). */
+_Static_assert(WAIT_ICA == PROCESS_WAIT_ICA && PROCESS_WAIT_ICA_ROOM > WAIT_ICA,
+               "process_info shows the kernel's wait reasons");
 
 struct server_entry; /* ica.h */
 
@@ -61,10 +65,11 @@ struct process {
     uint64_t root;              /* page-table root, physical */
     uint64_t kernel_stack_base; /* PROCESS_KERNEL_STACK_PAGES pages, direct map */
     uint64_t heap_start, heap_end;
-    uint64_t memory_bytes;     /* user memory mapped */
-    _Atomic uint32_t parent;   /* 0 once the parent has gone (m-kernel) */
-    uint32_t icas_allocated;   /* counted by the m-kernel against ICA_PER_PROCESS */
-    uint32_t blocks_allocated; /* block ICAs, against ICA_BLOCKS_PER_PROCESS */
+    uint64_t memory_bytes;       /* user memory mapped */
+    _Atomic uint32_t parent;     /* 0 once the parent has gone (m-kernel) */
+    uint32_t icas_allocated;     /* counted by the m-kernel against ICA_PER_PROCESS */
+    uint32_t controls_allocated; /* of those, control ICAs (the account's share of each pool) */
+    uint32_t blocks_allocated;   /* block ICAs, against ICA_BLOCKS_PER_PROCESS */
     /* m-kernel: remote paging (formica/pager.h): faults in [pager_base,
      * +pager_bytes) go to server `pager` with the control ICA pager_control. */
     uint32_t pager;
@@ -78,7 +83,9 @@ struct process {
     uint32_t uid, gid;      /* its user and group: stamped into every control ICA it sends */
     uint32_t process_limit; /* the account's limits, copied into each member */
     uint64_t memory_limit;
-    uint64_t ica_bytes; /* ICAs it allocated and still counts (also in memory_bytes) */
+    uint64_t ica_bytes;     /* ICAs it allocated and still counts (also in memory_bytes) */
+    uint64_t charged_bytes; /* servers' memory spent for it (SYS_ACCOUNT_CHARGE; also in
+                               memory_bytes) */
     /* m-kernel: exit bookkeeping; the slot is freed when both are true (or
      * at once for an orphan init adopted, which nobody waits for). */
     bool resources_released;
@@ -123,6 +130,9 @@ struct process {
      * ica_parked; parked_for is the control ICA a PARKED_IN_CALL waits for. */
     uint32_t parked;
     uint64_t parked_for;
+    /* The server whose ring on this core the process waits for room in
+     * (kernel/ica_room.c), 0: none. */
+    uint32_t room_of_server;
     /* Owning core: the leaf page tables of ICA windows found so far
      * (kernel/ica.c); ICA tables live as long as the address space. The
      * control and block windows have one slot per table; data ICAs share a

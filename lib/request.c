@@ -2,7 +2,7 @@
  * others are inline in request.h), plus the few steps every
  * requester repeats (preparing a control ICA, attaching data, a whole
  * synchronous call). */
-#include <formica/log_limit.h>
+#include <formica/refusal_log.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -80,13 +80,10 @@ long request_operation(long server, uint64_t control, uint32_t operation)
 
 long request_log_refusal(const char *server, const struct ica_control *page, long refused)
 {
-    static struct log_limit limit;
-    uint64_t held_back = 0;
-    if (refused == 0 || !log_limit_allow(&limit, page->sender, clock_microseconds(), &held_back))
+    if (refused == 0)
         return refused;
-    if (held_back > 0)
-        printf("%s: %lu more refusals of pid %u not shown\n", server, held_back, page->sender);
-    printf("%s: request %u from pid %u refused: %s\n", server, page->operation, page->sender,
-           refused == -E_PERMISSION ? "the sender lacks the right" : "unknown operation");
+    refusal_log(server, page->sender_account, "%s: request %u from pid %u refused: %s\n", server,
+                page->operation, page->sender,
+                refused == -E_PERMISSION ? "the sender lacks the right" : "unknown operation");
     return refused;
 }

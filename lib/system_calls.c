@@ -57,6 +57,10 @@ long crash_process(long pid)
 {
     return call1(SYS_CRASH, pid);
 }
+long account_charge(long pid, int64_t bytes)
+{
+    return call2(SYS_ACCOUNT_CHARGE, pid, (long)bytes);
+}
 long memory_grow(size_t bytes)
 {
     return call1(SYS_MEMORY_GROW, (long)bytes);

@@ -3,10 +3,15 @@
  * need their rights; an account's processes and memory (ICAs included) are
  * bounded. Runs on the m-kernel's core only, like every slot change. */
 #include "authority.h"
+#include "clock.h"
+#include "console.h"
 #include "physical_memory.h"
+#include "x86.h"
 #include "shared.h"
 #include <formica/errors.h>
 #include <formica/protocol/servers.h>
+#include <formica/ica.h>
+#include <formica/log_limit.h>
 #include <formica/rights.h>
 #include <string.h>
 
@@ -109,5 +114,65 @@ long authority_check_name(const struct process *process, const char *name)
     for (uint32_t i = 0; i < sizeof(reserved_names) / sizeof(reserved_names[0]); i++)
         if (strcmp(name, reserved_names[i]) == 0 && !(process->rights & RIGHT_RESERVED_NAME))
             return -E_PERMISSION;
+    return 0;
+}
+
+/* ICAs of `kind` `process` allocated and still counts. */
+static uint32_t icas_of_kind(const struct process *process, uint32_t kind)
+{
+    if (kind == ICA_KIND_BLOCK)
+        return process->blocks_allocated;
+    if (kind == ICA_KIND_CONTROL)
+        return process->controls_allocated;
+    return process->icas_allocated - process->controls_allocated;
+}
+
+static uint32_t pool_slots(uint32_t kind)
+{
+    if (kind == ICA_KIND_BLOCK)
+        return ICA_BLOCK_SLOTS;
+    return kind == ICA_KIND_CONTROL ? ICA_CONTROL_SLOTS : ICA_DATA_SLOTS;
+}
+
+static const char *pool_name(uint32_t kind)
+{
+    if (kind == ICA_KIND_BLOCK)
+        return "block";
+    return kind == ICA_KIND_CONTROL ? "control" : "data";
+}
+
+/* The refusal, logged at most LOG_LIMIT_PER_SECOND times a second per account. */
+static long ica_quota_refused(const struct process *process, uint32_t kind, uint32_t held)
+{
+    static struct log_limit limit; /* the m-kernel's core only */
+    uint64_t held_back = 0;
+    if (log_limit_allow(&limit, process->account, clock_cycles_to_us(rdtsc()), &held_back))
+        kprintf("ica: account %u (pid %u) holds %u %s ICAs: refused (its share %u, reserve %u)"
+                " (%lu more not shown)\n",
+                process->account, process->pid, held, pool_name(kind),
+                pool_slots(kind) / ICA_ACCOUNT_SHARE_DIVISOR,
+                pool_slots(kind) / ICA_RESERVE_DIVISOR, held_back);
+    return -E_QUOTA;
+}
+
+long authority_ica_allows(const struct process *process, uint32_t kind)
+{
+    if (process->account == INIT_PID)
+        return 0; /* init's account may use the reserve */
+    uint32_t account = 0, clients = 0;
+    for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
+        const struct process *member = &kernel_shared->processes[slot];
+        if (member->state == PROCESS_FREE || member->account == INIT_PID)
+            continue;
+        uint32_t held = icas_of_kind(member, kind);
+        clients += held;
+        if (member->account == process->account)
+            account += held;
+    }
+    uint32_t slots = pool_slots(kind);
+    if (account >= slots / ICA_ACCOUNT_SHARE_DIVISOR)
+        return ica_quota_refused(process, kind, account);
+    if (account >= ICA_ACCOUNT_FLOOR && clients >= slots - slots / ICA_RESERVE_DIVISOR)
+        return ica_quota_refused(process, kind, account);
     return 0;
 }

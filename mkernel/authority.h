@@ -5,6 +5,13 @@
 #include <stdint.h>
 #include "process.h"
 
+/* Parts of each ICA pool: one client account's most, and the reserve. */
+#define ICA_ACCOUNT_SHARE_DIVISOR 4 /* an account: a quarter of a pool */
+#define ICA_RESERVE_DIVISOR 8       /* init's account keeps an eighth */
+/* An account's first ICAs of each pool may come from the reserve, so a new
+ * program can always reach the servers, however many accounts hold their share. */
+#define ICA_ACCOUNT_FLOOR 8
+
 /* 0 when `parent` (NULL: the kernel itself) may spawn what `request` asks:
  * rights within its own, the priority ceiling, a new account, the account's
  * process quota; else -E_PERMISSION, -E_QUOTA or -E_INVALID. */
@@ -14,6 +21,12 @@ void authority_start(struct process *child, const struct spawn_request *request,
                      const struct process *parent);
 /* True when `process`'s account may map `bytes` more (ICAs included). */
 bool authority_memory_allows(const struct process *process, uint64_t bytes);
+/* 0 when `process`'s account may allocate one more ICA of `kind`: a client
+ * account holds at most a quarter of each pool, and client accounts
+ * together leave an eighth to init's account (init, the servers, the
+ * shell), but for each account's first ICA_ACCOUNT_FLOOR; else -E_QUOTA,
+ * with a rate-limited log line. */
+long authority_ica_allows(const struct process *process, uint32_t kind);
 /* 0 when `process` may register `name`; -E_PERMISSION for a reserved name
  * (fs, blk, dk, pager) without RIGHT_RESERVED_NAME. */
 long authority_check_name(const struct process *process, const char *name);

@@ -8,6 +8,7 @@
 #include "atomic.h"
 #include "console.h"
 #include "ica.h"
+#include "ica_room.h"
 #include "ica_window.h"
 #include "ica_syscalls.h"
 #include "layout.h"
@@ -101,6 +102,9 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
     if (block ? process->blocks_allocated >= ICA_BLOCKS_PER_PROCESS
               : process->icas_allocated >= ICA_PER_PROCESS)
         return -E_BUSY;
+    long share = authority_ica_allows(process, kind);
+    if (share != 0)
+        return share;
     struct ica *ica = free_slot(kind);
     if (ica == NULL)
         return -E_BUSY;
@@ -132,6 +136,7 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
         process->blocks_allocated++;
     else
         process->icas_allocated++;
+    process->controls_allocated += kind == ICA_KIND_CONTROL;
     ica->counted = block ? COUNTED_AS_BLOCK : COUNTED_AS_ICA;
     process->ica_bytes += (uint64_t)pages * PAGE_SIZE;
     process->memory_bytes += (uint64_t)pages * PAGE_SIZE;
@@ -172,6 +177,9 @@ void ica_services_forget(struct ica *ica)
     }
     if (ica->counted == COUNTED_AS_ICA && allocator != NULL && allocator->icas_allocated > 0)
         allocator->icas_allocated--;
+    if (ica->counted == COUNTED_AS_ICA && ica->kind == ICA_KIND_CONTROL && allocator != NULL &&
+        allocator->controls_allocated > 0)
+        allocator->controls_allocated--;
     if (ica->counted == COUNTED_AS_BLOCK && allocator != NULL && allocator->blocks_allocated > 0)
         allocator->blocks_allocated--;
     ica->generation++;
@@ -255,7 +263,7 @@ static long prepare_tables(uint32_t pid, uint64_t address, uint64_t bytes)
 static long allocate_rings(struct server_entry *slot)
 {
     uint32_t stride = (uint32_t)((ring_bytes(ICA_RING_SLOTS, sizeof(uint64_t)) + 63) & ~63ul);
-    uint64_t bytes = (uint64_t)stride * kernel_shared->core_count;
+    uint64_t bytes = (uint64_t)stride * kernel_shared->core_count * 2; /* rings, then lanes */
     uint64_t rings = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
     if (rings == 0)
         return -E_NO_MEMORY;
@@ -289,10 +297,13 @@ static long register_server(uint32_t pid, const char *name)
     if (error != 0)
         return error;
     slot->next_core = 0;
-    slot->pushed = 0;
-    slot->taken = 0;
-    for (uint32_t core = 0; core < kernel_shared->core_count; core++)
+    slot->pushed = slot->lane_pushed = 0;
+    slot->taken = slot->lane_taken = 0;
+    slot->next_lane = 0;
+    for (uint32_t core = 0; core < kernel_shared->core_count; core++) {
         ring_init(server_ring(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
+        ring_init(server_lane(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
+    }
     strncpy(slot->name, name, SERVER_NAME_BYTES - 1);
     slot->name[SERVER_NAME_BYTES - 1] = '\0';
     atomic_store_release(&slot->pid, pid);
@@ -335,6 +346,7 @@ static void unregister_server(uint32_t pid)
         return;
     atomic_store_release(&server->pid, 0);
     memory_fence(); /* before the scan of travelling requests: see send_to_server */
+    ica_room_announce_all(server, pid); /* senders waiting for room find it gone */
 }
 
 void serve_ica_undelivered(const struct intercore_message *message,

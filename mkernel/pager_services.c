@@ -1,12 +1,15 @@
 /* pager_services.c: pager regions and the block operations of the pager.
  * A block is a physically contiguous run of frames, so a swapped-out block
  * can become a data ICA and a fetched data ICA can become a block without a
- * copy. The target process must be waiting (for its fault or its request);
+ * copy. Frames mapped into a process count in its account's memory and are
+ * refused (-E_QUOTA) past the account's limit. The target process must be
+ * waiting (for its fault or its request);
  * a removed translation bumps its stamp, so it resumes with a CR3 reload
  * (kernel/translation_stamp.h) and no core keeps a stale translation. */
 #include "pager_services.h"
 #include "acpi.h"
 #include "address_space.h"
+#include "authority.h"
 #include "console.h"
 #include "ica.h"
 #include "ica_services.h"
@@ -105,6 +108,8 @@ static long map_block(const struct block_request *block, uint64_t ica_id)
     for (uint64_t i = 0; i < pages; i++)
         if (paging_translate(process->root, address + i * PAGE_SIZE) != 0)
             return -E_BUSY; /* already resident */
+    if (!authority_memory_allows(process, bytes))
+        return -E_QUOTA; /* the client's account pays for its frames: the pager evicts first */
     uint64_t physical;
     if (ica_id != 0) {
         struct ica *ica = ica_lookup(ica_id);

@@ -76,10 +76,13 @@ static void print_process_json(const struct process_info *process)
 {
     printf("@json {\"kind\":\"process\",\"pid\":%u,\"parent\":%u,\"core\":%u,\"state\":\"%s\","
            "\"priority\":\"%s\",\"cpu_cycles\":%lu,\"memory_bytes\":%lu,\"account\":%u,"
-           "\"uid\":%u,\"gid\":%u,\"restarts\":%u,\"switches_in\":%u,\"rights\":",
+           "\"uid\":%u,\"gid\":%u,\"restarts\":%u,\"switches_in\":%u,\"control_icas\":%u,"
+           "\"data_icas\":%u,\"block_icas\":%u,\"waits_for_ring_room\":%s,\"rights\":",
            process->pid, process->parent, process->core, state_name(process->state),
            priority_name(process->priority), process->cpu_cycles, process->memory_bytes,
-           process->account, process->uid, process->gid, process->restarts, process->switches_in);
+           process->account, process->uid, process->gid, process->restarts, process->switches_in,
+           process->control_icas, process->data_icas, process->block_icas,
+           process->wait_reason == PROCESS_WAIT_ICA_ROOM ? "true" : "false");
     print_rights_json(process->rights);
     printf(",\"name\":");
     json_print_string(process->name);

@@ -10,6 +10,7 @@
 #include <formica/data_ica.h>
 #include <formica/errors.h>
 #include <formica/protocol/blk_dispatch.h>
+#include <formica/refusal_log.h>
 #include <formica/storage.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,8 @@ void blk_set_durability(enum blk_durability mode, struct journal *journal)
 
 static long refuse(const struct ica_control *page, const char *why)
 {
-    printf("blk: request %u from pid %u refused: %s\n", page->operation, page->sender, why);
+    refusal_log("blk", page->sender_account, "blk: request %u from pid %u refused: %s\n",
+                page->operation, page->sender, why);
     return -E_INVALID;
 }
 

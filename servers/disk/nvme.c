@@ -11,6 +11,7 @@
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/pci.h>
+#include <formica/refusal_log.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
@@ -168,9 +169,10 @@ static long nvme_submit(struct block_device *device, struct block_request *reque
     struct nvme_command command = {
         .opcode = NVME_FLUSH, .command_id = (uint16_t)slot, .namespace_id = nvme.namespace_id};
     if (!request->flush && build_transfer(io, slot, request, &command) < 0) {
-        printf("dk: NVMe %s of %u sectors at %lu refused (block size %u, limit %u bytes)\n",
-               operation_name(request), request->sectors, request->lba, 1u << nvme.block_shift,
-               nvme.max_transfer_bytes);
+        refusal_log("dk", 0,
+                    "dk: NVMe %s of %u sectors at %lu refused (block size %u, limit %u bytes)\n",
+                    operation_name(request), request->sectors, request->lba, 1u << nvme.block_shift,
+                    nvme.max_transfer_bytes);
         finish(request, -E_INVALID);
         return 0;
     }

@@ -8,6 +8,7 @@
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/protocol/dk_dispatch.h>
+#include <formica/refusal_log.h>
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
@@ -58,8 +59,9 @@ static long transfer(struct block_device *device, uint64_t control, uint64_t fir
     const char *what = write ? "write" : "read";
     long error = check_transfer(device, page, first, sectors);
     if (error != 0) {
-        printf("dk: %s of %lu sectors at %lu refused (outside the disk or the data ICA)\n", what,
-               sectors, first);
+        refusal_log("dk", page->sender_account,
+                    "dk: %s of %lu sectors at %lu refused (outside the disk or the data ICA)\n",
+                    what, sectors, first);
         return error;
     }
     uint64_t bytes = sectors * SECTOR_BYTES;

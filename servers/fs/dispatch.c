@@ -7,6 +7,7 @@
 #include <formica/data_ica.h>
 #include <formica/errors.h>
 #include <formica/protocol/fs_dispatch.h>
+#include <formica/refusal_log.h>
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <stdio.h>
@@ -14,7 +15,8 @@
 
 long fs_refuse(const struct ica_control *page, const char *why)
 {
-    printf("fs: request %u from pid %u refused: %s\n", page->operation, page->sender, why);
+    refusal_log("fs", page->sender_account, "fs: request %u from pid %u refused: %s\n",
+                page->operation, page->sender, why);
     return -E_INVALID;
 }
 
@@ -53,7 +55,8 @@ long fs_fsync(struct fs_server *server, uint64_t control, struct fs_fsync_messag
 
 long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error)
 {
-    printf("fs: forward of request %u to blk failed: %s\n", operation, error_text(error));
+    refusal_log("fs", page->sender_account, "fs: forward of request %u to blk failed: %s\n",
+                operation, error_text(error));
     if (page->operation == BLK_PATCH)
         block_client_forget(blk_patch_of(page)->block);
     page->operation = operation;

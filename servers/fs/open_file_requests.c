@@ -7,6 +7,7 @@
 #include "block_map_cache.h"
 #include "fs_server.h"
 #include <formica/errors.h>
+#include <formica/refusal_log.h>
 #include <formica/storage.h>
 #include <stdio.h>
 
@@ -29,8 +30,8 @@ void fs_open_files_attach(struct fs_server *server, struct open_files *table, bo
 
 static long refuse_handle(const struct ica_control *page, uint64_t handle, const char *why)
 {
-    printf("fs: request %u from pid %u refused: handle 0x%lx %s\n", page->operation, page->origin,
-           handle, why);
+    refusal_log("fs", page->sender_account, "fs: request %u from pid %u refused: handle 0x%lx %s\n",
+                page->operation, page->origin, handle, why);
     return -E_BAD_HANDLE;
 }
 
@@ -65,8 +66,9 @@ long fs_check_open(struct fs_server *server, const struct ica_control *page, uin
     fs_close_dead_clients(server);
     if (open_files_has_room(server->open_files, page->origin))
         return 0;
-    printf("fs: open from pid %u refused: no room for another handle (%u in use)\n", page->origin,
-           server->open_files->in_use);
+    refusal_log("fs", page->sender_account,
+                "fs: open from pid %u refused: no room for another handle (%u in use)\n",
+                page->origin, server->open_files->in_use);
     return -E_BUSY;
 }
 

@@ -5,6 +5,7 @@
  * the kept answer, is done if FS knows it was not, else -E_SERVER_ENDED. */
 #include "fs_server.h"
 #include <formica/errors.h>
+#include <formica/refusal_log.h>
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <stddef.h>
@@ -26,14 +27,16 @@ static long answer_marked_resent(struct fs_server *server, struct ica_control *p
     if (decision == KEPT_ANSWER_REPLAY) {
         const struct kept_answer *kept = kept_answers_find(&server->kept->fs.answers, page->origin);
         memcpy(page->message, kept->message, ICA_MESSAGE_BYTES);
-        printf("fs: request %lu of pid %u sent again: its kept answer given (%ld)\n",
-               (unsigned long)tag, page->origin, (long)kept->result);
+        refusal_log("fs", page->sender_account,
+                    "fs: request %lu of pid %u sent again: its kept answer given (%ld)\n",
+                    (unsigned long)tag, page->origin, (long)kept->result);
         *answered = true;
         return kept->result;
     }
     if (decision == KEPT_ANSWER_UNKNOWN && page->operation != FS_OPEN) {
-        printf("fs: request %lu of pid %u sent again: whether it was done is not known\n",
-               (unsigned long)tag, page->origin);
+        refusal_log("fs", page->sender_account,
+                    "fs: request %lu of pid %u sent again: whether it was done is not known\n",
+                    (unsigned long)tag, page->origin);
         *answered = true;
         return -E_SERVER_ENDED;
     }

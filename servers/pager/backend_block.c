@@ -50,6 +50,17 @@ static long open_device(void)
     return 0;
 }
 
+static long block_fits(const struct client *client)
+{
+    long error = blockdev.opened ? 0 : open_device();
+    return error != 0 ? error : promised_space_fits(&blockdev.room, client, "block device");
+}
+
+static uint64_t block_capacity_bytes(void)
+{
+    return (uint64_t)blockdev.room.space.units * PAGER_UNIT_BYTES;
+}
+
 static long block_attach(struct client *client)
 {
     long error = blockdev.opened ? 0 : open_device();
@@ -144,6 +155,8 @@ static long block_reattach(struct client *client)
 const struct backend backend_block = {
     .name = "block",
     .kind = PAGER_BACKEND_BLOCK,
+    .fits = block_fits,
+    .capacity_bytes = block_capacity_bytes,
     .attach = block_attach,
     .store = block_store,
     .retrieve = block_retrieve,

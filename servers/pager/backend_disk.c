@@ -87,6 +87,17 @@ static long open_swap_file(bool truncate)
     return 0;
 }
 
+static long disk_fits(const struct client *client)
+{
+    long error = disk.opened ? 0 : open_swap_file(true);
+    return error != 0 ? error : promised_space_fits(&disk.room, client, "swap file");
+}
+
+static uint64_t disk_capacity_bytes(void)
+{
+    return SWAP_BYTES;
+}
+
 static long disk_attach(struct client *client)
 {
     long error = disk.opened ? 0 : open_swap_file(true);
@@ -222,6 +233,8 @@ static long disk_reattach(struct client *client)
 const struct backend backend_disk = {
     .name = "disk",
     .kind = PAGER_BACKEND_DISK,
+    .fits = disk_fits,
+    .capacity_bytes = disk_capacity_bytes,
     .attach = disk_attach,
     .store = disk_store,
     .retrieve = disk_retrieve,

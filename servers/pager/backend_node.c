@@ -70,7 +70,8 @@ static long open_cluster(uint32_t block_bytes, bool fresh_directory)
     return 0;
 }
 
-static long node_attach(struct client *client)
+/* Before the client's tables exist: the nodes, the replicas and the room. */
+static long node_fits(const struct client *client)
 {
     long error = open_cluster(client->block_bytes, true);
     if (error == -E_INVALID)
@@ -83,9 +84,29 @@ static long node_attach(struct client *client)
                live_nodes());
         return -E_INVALID;
     }
-    uint64_t wanted = (uint64_t)client->block_count * client->replicas;
-    if (node_backend.promised_blocks + wanted > live_blocks())
+    uint64_t wanted = (uint64_t)client->block_count * client->replicas, live = live_blocks();
+    uint64_t free_blocks =
+        live > node_backend.promised_blocks ? live - node_backend.promised_blocks : 0;
+    if (wanted > free_blocks) {
+        if (refusal_may_print(client->pid))
+            printf("pager: memory nodes too small: %lu blocks asked, %lu free\n",
+                   (unsigned long)wanted, (unsigned long)free_blocks);
         return -E_NO_SPACE;
+    }
+    return 0;
+}
+
+static uint64_t node_capacity_bytes(void)
+{
+    return live_blocks() * node_backend.cluster.block_bytes;
+}
+
+static long node_attach(struct client *client)
+{
+    long error = node_fits(client);
+    if (error != 0)
+        return error;
+    uint64_t wanted = (uint64_t)client->block_count * client->replicas;
     error = node_replicas_attach(client);
     if (error != 0)
         return error;
@@ -396,6 +417,8 @@ void backend_node_report(void)
 const struct backend backend_node = {
     .name = "node",
     .kind = PAGER_BACKEND_NODE,
+    .fits = node_fits,
+    .capacity_bytes = node_capacity_bytes,
     .attach = node_attach,
     .store = node_store,
     .retrieve = node_retrieve,

@@ -7,6 +7,7 @@
 #include <formica/ica.h>
 #include <formica/request.h>
 #include <formica/user.h>
+#include <formica/users.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,10 +103,12 @@ static long reattach(struct client *client, int index)
         return -E_EXISTS;
     }
     const uint32_t *map = nvm_map_of(nvm.base, entry);
+    const uint64_t *sums = nvm_sums_of(nvm.base, entry);
     for (uint32_t block = 0; block < client->block_count; block++) {
         if (map[block] == NVM_NO_UNIT)
             continue;
         client->slot[block] = map[block];
+        client->sum[block] = sums[block];
         client->state[block] = BLOCK_ON_BACKEND;
         client->has_copy[block] = 1;
     }
@@ -126,7 +129,7 @@ static long create_entry(struct client *client)
 {
     int index = free_entry();
     uint32_t map_units =
-        (uint32_t)(((uint64_t)client->block_count * 4 + NVM_UNIT_BYTES - 1) / NVM_UNIT_BYTES);
+        (uint32_t)((nvm_map_bytes(client->block_count) + NVM_UNIT_BYTES - 1) / NVM_UNIT_BYTES);
     uint32_t rounded = 1;
     while (rounded < map_units)
         rounded <<= 1;
@@ -134,7 +137,8 @@ static long create_entry(struct client *client)
     if (map_unit == NVM_NO_UNIT)
         return -E_NO_SPACE;
     struct nvm_entry *entry = &header_of_nvm()->entries[index];
-    *entry = (struct nvm_entry){0, client->block_bytes, client->block_count, map_unit, rounded};
+    *entry = (struct nvm_entry){
+        0, client->block_bytes, client->block_count, map_unit, rounded, client->uid, 0};
     memset(nvm_map_of(nvm.base, entry), 0xff, (uint64_t)rounded * NVM_UNIT_BYTES);
     entry->key = client->persistent_key; /* last: the entry is complete */
     client->backend_entry = index;
@@ -155,6 +159,90 @@ static uint64_t units_held(const struct client *client)
         if (client->slot[block] != PAGER_NO_SLOT)
             held += units_per_block(client);
     return held;
+}
+
+/* The blocks an existing key holds, or a refusal: the key is another
+ * user's (uid 0 excepted), in use by a living client, or of another shape. */
+static long key_usable(const struct client *client, int index, uint64_t *held_units)
+{
+    const struct nvm_entry *entry = &header_of_nvm()->entries[index];
+    if (entry->uid != client->uid && client->uid != USER_ROOT) {
+        if (refusal_may_print(client->pid))
+            printf("pager: NVM key %lu belongs to uid %u: pid %u (uid %u) may not reattach it\n",
+                   entry->key, entry->uid, client->pid, client->uid);
+        return -E_PERMISSION;
+    }
+    const struct client *holder = client_with_key(PAGER_BACKEND_NVM, entry->key);
+    if (holder != NULL && holder != client) {
+        if (refusal_may_print(client->pid))
+            printf("pager: NVM key %lu is in use by pid %u\n", entry->key, holder->pid);
+        return -E_BUSY;
+    }
+    if (entry->block_bytes != client->block_bytes || entry->block_count != client->block_count) {
+        if (refusal_may_print(client->pid))
+            printf("pager: NVM key %lu holds %u blocks of %u bytes, not %u of %u\n", entry->key,
+                   entry->block_count, entry->block_bytes, client->block_count,
+                   client->block_bytes);
+        return -E_EXISTS;
+    }
+    const uint32_t *map = nvm_map_of(nvm.base, entry);
+    *held_units = 0;
+    for (uint32_t block = 0; block < entry->block_count; block++)
+        *held_units += map[block] != NVM_NO_UNIT ? units_per_block(client) : 0;
+    return 0;
+}
+
+/* Units free and not promised to an attached client. */
+static uint64_t units_available(void)
+{
+    uint64_t free_units = space_free_units(&nvm.space);
+    return free_units > nvm.promised_units ? free_units - nvm.promised_units : 0;
+}
+
+/* A new key: the keys of one user (uid 0 aside) hold at most half the NVM,
+ * attached or not, so no user keeps the NVDIMM to itself across reboots. */
+static long key_share(const struct client *client)
+{
+    uint64_t held = 0;
+    for (int i = 0; i < NVM_KEYS; i++) {
+        const struct nvm_entry *entry = &header_of_nvm()->entries[i];
+        if (entry->key != 0 && entry->uid == client->uid)
+            held += (uint64_t)entry->block_bytes * entry->block_count;
+    }
+    if (client->uid == USER_ROOT || held + client->bytes <= nvm.bytes / 2)
+        return 0;
+    if (refusal_may_print(client->pid))
+        printf("pager: uid %u's NVM keys would hold %lu KiB, more than half of the NVM's %lu "
+               "KiB\n",
+               client->uid, (held + client->bytes) >> 10, nvm.bytes >> 10);
+    return -E_QUOTA;
+}
+
+/* Before the client's tables exist: the NVDIMM, the key and the room. */
+static long nvm_fits(const struct client *client)
+{
+    long error = nvm.mounted ? 0 : nvm_mount();
+    if (error != 0)
+        return error;
+    uint64_t held = 0;
+    int index = nvm_find_key(header_of_nvm(), client->persistent_key);
+    if (index >= 0 && (error = key_usable(client, index, &held)) != 0)
+        return error;
+    if (client->persistent_key != 0 && index < 0 && (error = key_share(client)) != 0)
+        return error;
+    if (client->persistent_key != 0 && index < 0 && free_entry() < 0) {
+        if (refusal_may_print(client->pid))
+            printf("pager: NVM has no free key entry (%d keys)\n", NVM_KEYS);
+        return -E_NO_SPACE;
+    }
+    uint64_t wanted = client->bytes / NVM_UNIT_BYTES - held;
+    if (wanted > units_available()) {
+        if (refusal_may_print(client->pid))
+            printf("pager: NVM too small: %lu KiB asked, %lu KiB free\n", client->bytes >> 10,
+                   units_available() * 4);
+        return -E_NO_SPACE;
+    }
+    return 0;
 }
 
 /* Every block of the region must fit: space not yet used by the client is
@@ -189,11 +277,13 @@ static uint8_t *unit_address(uint32_t unit)
     return nvm.base + (uint64_t)unit * NVM_UNIT_BYTES;
 }
 
+/* The block's checksum, then its unit: a reboot finds both for a stored block. */
 static void record_in_map(struct client *client, uint32_t block)
 {
     if (client->backend_entry < 0)
         return;
     struct nvm_entry *entry = &header_of_nvm()->entries[client->backend_entry];
+    nvm_sums_of(nvm.base, entry)[block] = client->sum[block];
     nvm_map_of(nvm.base, entry)[block] = client->slot[block];
 }
 
@@ -217,6 +307,11 @@ static long nvm_retrieve(struct client *client, uint32_t block, uint64_t data_ic
 {
     memcpy(ica_address(data_ica), unit_address(client->slot[block]), client->block_bytes);
     return 0;
+}
+
+static uint64_t nvm_capacity_bytes(void)
+{
+    return nvm.bytes;
 }
 
 static long nvm_wait_one(void)
@@ -284,6 +379,8 @@ static long nvm_reattach(struct client *client)
 const struct backend backend_nvm = {
     .name = "nvm",
     .kind = PAGER_BACKEND_NVM,
+    .fits = nvm_fits,
+    .capacity_bytes = nvm_capacity_bytes,
     .attach = nvm_attach,
     .store = nvm_store,
     .retrieve = nvm_retrieve,

@@ -1,7 +1,9 @@
 /* client.c: the pager's clients (one pager region per process): PAGER_INIT
- * checks the configuration and builds the block table, PAGER_CLEANUP drains
- * and reports the counters as @json, PAGER_STATS reads them. */
+ * checks the configuration, the account's share of the slots, the backend's
+ * room and the client's quota before it builds the block table; PAGER_CLEANUP
+ * drains and reports the counters as @json, PAGER_STATS reads them. */
 #include "backend_internal.h"
+#include "client_share.h"
 #include "kept_tables.h"
 #include "pager.h"
 #include <formica/json.h>
@@ -10,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MIN_RESIDENT_BLOCKS 4 /* one instruction may touch several blocks */
 
 static struct client clients[PAGER_CLIENTS];
 
@@ -48,6 +48,7 @@ static void client_free_tables(struct client *client)
         free(client->state);
         free(client->has_copy);
         free(client->slot);
+        free(client->sum);
     }
     free(client->links);
     memset(client, 0, sizeof(*client));
@@ -62,18 +63,49 @@ static void client_forget(struct client *client)
     client_free_tables(client);
 }
 
-static struct client *client_slot_for(uint32_t pid)
+const struct client *client_with_key(uint32_t backend, uint64_t key)
 {
-    struct client *old = client_find(pid);
-    if (old != NULL)
-        client_forget(old); /* a new process with a reused pid */
     for (int i = 0; i < PAGER_CLIENTS; i++)
-        if (clients[i].used && !process_alive(clients[i].pid))
-            client_forget(&clients[i]);
-    for (int i = 0; i < PAGER_CLIENTS; i++)
-        if (!clients[i].used)
+        if (clients[i].used && key != 0 && clients[i].persistent_key == key &&
+            clients[i].backend->kind == backend)
             return &clients[i];
     return NULL;
+}
+
+/* Refused by the account's share of the slots: one line, rate-limited. */
+static void report_share(const struct pager_requester *who, long refusal)
+{
+    if (!refusal_may_print(who->pid))
+        return;
+    printf("pager: pid %u (account %u) refused a client slot: %s (an account holds at most "
+           "%u of %u; %u are kept for init's account)\n",
+           who->pid, who->account, error_text(refusal), PAGER_CLIENTS / 4, PAGER_CLIENTS,
+           PAGER_CLIENTS / 4);
+}
+
+/* A free slot the requester's account may take (forgetting the clients
+ * whose processes ended first), or NULL with *refusal set. */
+static struct client *client_slot_for(const struct pager_requester *who, long *refusal)
+{
+    struct client *old = client_find(who->pid);
+    if (old != NULL)
+        client_forget(old); /* a new process with a reused pid */
+    uint32_t accounts[PAGER_CLIENTS], used = 0;
+    struct client *free_slot = NULL;
+    for (int i = 0; i < PAGER_CLIENTS; i++) {
+        if (clients[i].used && !process_alive(clients[i].pid))
+            client_forget(&clients[i]);
+        if (clients[i].used)
+            accounts[used++] = clients[i].account;
+        else if (free_slot == NULL)
+            free_slot = &clients[i];
+    }
+    *refusal = client_share_allows(accounts, used, PAGER_CLIENTS, who->account);
+    if (*refusal != 0) {
+        report_share(who, *refusal);
+        return NULL;
+    }
+    return free_slot;
 }
 
 static bool power_of_two(uint64_t value)
@@ -105,26 +137,29 @@ static long client_allocate_tables(struct client *client)
     client->state = calloc(count, 1);
     client->has_copy = calloc(count, 1);
     client->slot = malloc((size_t)count * sizeof(uint32_t));
+    client->sum = calloc(count, sizeof(uint64_t));
     if (client->state == NULL || client->has_copy == NULL || client->slot == NULL ||
-        client->links == NULL)
+        client->sum == NULL || client->links == NULL)
         return -E_NO_MEMORY;
     for (uint32_t block = 0; block < count; block++)
         client->slot[block] = PAGER_NO_SLOT;
     return 0;
 }
 
-static void client_configure(struct client *client, uint32_t pid,
+static void client_configure(struct client *client, const struct pager_requester *who,
                              const struct pager_init_message *asked)
 {
     client->used = true;
-    client->pid = pid;
+    client->pid = who->pid;
+    client->uid = who->uid;
+    client->account = who->account;
     client->base = asked->base;
     client->block_bytes = asked->block_bytes;
     client->block_count = (uint32_t)(asked->bytes / client->block_bytes);
     client->bytes = (uint64_t)client->block_count * client->block_bytes;
     uint64_t limit_blocks = asked->limit_bytes / client->block_bytes;
-    client->limit_blocks =
-        limit_blocks < MIN_RESIDENT_BLOCKS ? MIN_RESIDENT_BLOCKS : (uint32_t)limit_blocks;
+    client->limit_blocks = limit_blocks < PAGER_MIN_RESIDENT_BLOCKS ? PAGER_MIN_RESIDENT_BLOCKS
+                                                                    : (uint32_t)limit_blocks;
     client->backend = backend_of_kind(asked->backend);
     client->replicas = asked->replicas == 0 ? 1 : asked->replicas;
     client->persistent_key = asked->persistent_key;
@@ -134,15 +169,51 @@ static void client_configure(struct client *client, uint32_t pid,
                   asked->inflight_bytes != 0 ? asked->inflight_bytes : limit_bytes / 8);
 }
 
-long client_init(uint32_t pid, const struct pager_init_message *asked)
+/* At most three quarters of a backend for one account's regions (each
+ * region may have every block stored, times its replicas). */
+static long client_backend_share(const struct client *client)
+{
+    uint64_t held = 0, asked = client->bytes * client->replicas;
+    for (int i = 0; i < PAGER_CLIENTS; i++)
+        if (clients[i].used && &clients[i] != client && clients[i].account == client->account &&
+            clients[i].backend == client->backend)
+            held += clients[i].bytes * clients[i].replicas;
+    uint64_t total = client->backend->capacity_bytes();
+    long error = client_share_backend(held, asked, total, client->account);
+    if (error != 0 && refusal_may_print(client->pid))
+        printf("pager: pid %u (account %u) refused: its regions would claim %lu KiB of the %s "
+               "backend's %lu KiB, more than an account's three quarters\n",
+               client->pid, client->account, (held + asked) >> 10, client->backend->name,
+               total >> 10);
+    return error;
+}
+
+/* Everything that can refuse the region without allocating for it: the
+ * pager's own limit and the client's quota (its tables charged to it),
+ * then the backend's room and key, and the account's share of it. */
+static long client_admit(struct client *client)
+{
+    long error = client_charge_tables(client);
+    if (error == 0 && ((error = client->backend->fits(client)) != 0 ||
+                       (error = client_backend_share(client)) != 0))
+        client_release_charge(client);
+    if (error != 0)
+        memset(client, 0, sizeof(*client));
+    return error;
+}
+
+long client_init(const struct pager_requester *who, const struct pager_init_message *asked)
 {
     long error = check_configuration(asked);
-    struct client *client = error == 0 ? client_slot_for(pid) : NULL;
     if (error != 0)
         return error;
+    struct client *client = client_slot_for(who, &error);
     if (client == NULL)
-        return -E_BUSY;
-    client_configure(client, pid, asked);
+        return error;
+    client_configure(client, who, asked);
+    if ((error = client_admit(client)) != 0)
+        return error;
+    uint32_t pid = client->pid;
     error = client_allocate_tables(client);
     if (error == 0)
         policy_init(&client->policy, asked->policy, client->block_count, client->links);
@@ -152,6 +223,7 @@ long client_init(uint32_t pid, const struct pager_init_message *asked)
         attached = error;
     }
     if (attached < 0) {
+        client_release_charge(client);
         client_free_tables(client);
         return attached;
     }
@@ -227,6 +299,7 @@ long client_cleanup(uint32_t pid)
         error = flush_resident(client);
     print_counters(client);
     client->backend->detach(client, client->persistent_key != 0 && error == 0);
+    client_release_charge(client);
     client_free_tables(client);
     return error;
 }
@@ -252,13 +325,13 @@ long client_stats(uint32_t pid, struct pager_stats_message *answer)
 
 /* A kept client whose process lives on and whose backend can take its
  * blocks back; its residency is checked at its first fault. */
-static bool client_restore(struct client *client, uint32_t pid,
+static bool client_restore(struct client *client, const struct pager_requester *who,
                            const struct pager_init_message *asked)
 {
     const struct backend *backend = backend_of_kind(asked->backend);
-    if (backend == NULL || backend->reattach == NULL || !process_alive(pid))
+    if (backend == NULL || backend->reattach == NULL || !process_alive(who->pid))
         return false;
-    client_configure(client, pid, asked);
+    client_configure(client, who, asked);
     kept_tables_reuse(client, client_index(client));
     client->links = malloc((size_t)client->block_count * sizeof(struct policy_link));
     if (client->links == NULL)
@@ -279,10 +352,11 @@ void clients_restore(void)
 {
     for (int i = 0; i < PAGER_CLIENTS; i++) {
         struct pager_init_message asked;
-        uint32_t pid;
-        if (!kept_tables_record(i, &asked, &pid))
+        struct pager_requester who;
+        if (!kept_tables_record(i, &asked, &who))
             continue;
-        if (client_restore(&clients[i], pid, &asked)) {
+        uint32_t pid = who.pid;
+        if (client_restore(&clients[i], &who, &asked)) {
             printf("pager: restart: pid %u's block tables kept (%u blocks, %s)\n", pid,
                    clients[i].block_count, clients[i].backend->name);
             continue;

@@ -17,15 +17,20 @@ static bool block_referenced(void *context, uint32_t block)
     return bits > 0 && (bits & PAGER_SCAN_ACCESSED);
 }
 
+long evict_one(struct client *client)
+{
+    uint32_t victim = policy_choose_victim(&client->policy, block_referenced, client);
+    if (victim == POLICY_NONE)
+        return -E_NOT_FOUND;
+    return evict_block(client, victim, false);
+}
+
 long make_room(struct client *client, uint32_t blocks)
 {
     while (policy_resident_count(&client->policy) + blocks > client->limit_blocks) {
-        uint32_t victim = policy_choose_victim(&client->policy, block_referenced, client);
-        if (victim == POLICY_NONE)
-            return 0;
-        long error = evict_block(client, victim, false);
+        long error = evict_one(client);
         if (error != 0)
-            return error;
+            return error == -E_NOT_FOUND ? 0 : error;
     }
     return 0;
 }

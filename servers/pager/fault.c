@@ -1,6 +1,7 @@
 /* fault.c: swap-in on a fault (seed 004 §4.1) and the prefetch and drop
  * hints. A fault makes room first (its stores go out asynchronously), then
  * maps fresh zeroed frames or the block fetched from the backend. */
+#include "kept_tables.h"
 #include "pager.h"
 #include <formica/request.h>
 #include <formica/user.h>
@@ -8,11 +9,26 @@
 
 #define FAULT_AROUND_MAX 4 /* blocks mapped ahead at one fault, at most */
 
-/* Moves a fetched block's frames into the process (no copy): it is resident. */
-long map_fetched(struct client *client, uint32_t block, uint64_t data_ica)
+/* What came back from the backend is not what was stored: it is not
+ * mapped, and the fault fails (the kernel ends the process with its report). */
+static long report_mismatch(const struct client *client, uint32_t block)
 {
-    long error =
-        pager_map(client->pid, block_address(client, block), client->block_bytes, data_ica);
+    printf("pager: block %u of pid %u (address 0x%lx) read back from the %s backend does not "
+           "match what was stored (checksum): not mapped; the process ends\n",
+           block, client->pid, block_address(client, block), client->backend->name);
+    printf("@json {\"kind\":\"pager_block_corrupt\",\"pid\":%u,\"block\":%u,"
+           "\"address\":%lu,\"backend\":\"%s\"}\n",
+           client->pid, block, block_address(client, block), client->backend->name);
+    return -E_IO;
+}
+
+/* Moves a fetched block's frames into the process (no copy) once they match
+ * the checksum of its store: it is resident. */
+long map_fetched(struct client *client, uint32_t block, uint64_t data_ica, bool may_evict)
+{
+    long error = kept_tables_store_matches(client, block, data_ica)
+                     ? client_map_block(client, block, data_ica, may_evict)
+                     : report_mismatch(client, block);
     if (error != 0) {
         ica_free(data_ica);
         return error;
@@ -41,14 +57,14 @@ static long swap_in_from_backend(struct client *client, uint32_t block)
         ica_free((uint64_t)ica);
         return error;
     }
-    return map_fetched(client, block, (uint64_t)ica);
+    return map_fetched(client, block, (uint64_t)ica, true);
 }
 
 static long swap_in(struct client *client, uint32_t block)
 {
     if (client->state[block] != BLOCK_UNTOUCHED)
         return swap_in_from_backend(client, block);
-    long error = pager_map(client->pid, block_address(client, block), client->block_bytes, 0);
+    long error = client_map_block(client, block, 0, true);
     if (error != 0)
         return error;
     client->counters.zero_fills++;
@@ -67,7 +83,7 @@ static long swap_in_or_take(struct client *client, uint32_t block)
     readahead_after_fault(client, block);
     if (readahead_take(client, block, &ica, &result)) {
         if (result == 0)
-            error = map_fetched(client, block, ica);
+            error = map_fetched(client, block, ica, true);
         else {
             ica_free(ica);
             error = swap_in(client, block); /* tries the replicas again, or reports */
@@ -106,7 +122,7 @@ static void map_arrived_ahead(struct client *client, uint32_t block, uint32_t co
             ica_free(ica); /* its own fault fetches it again, from another replica if need be */
             return;
         }
-        if (map_fetched(client, next, ica) != 0)
+        if (map_fetched(client, next, ica, false) != 0) /* never evicts the faulted block */
             return;
         readahead_after_fault(client, next);
     }

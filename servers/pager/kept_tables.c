@@ -12,12 +12,14 @@
 #include <string.h>
 
 #define KEPT_MAGIC 0x314c4254474150ull /* "PAGTBL1" */
-#define KEPT_VERSION 5
+#define KEPT_VERSION 6
 #define KEPT_FINISHED 0x4b45505446494e53ull
 
 struct kept_client {
     uint64_t finished; /* KEPT_FINISHED once the fields below are whole */
     uint32_t pid, replicas;
+    uint32_t uid, account; /* its requester's, for the per-account limits */
+    uint64_t charged_bytes;
     struct pager_init_message asked;
     struct pager_counters counters;
 };
@@ -63,9 +65,14 @@ void kept_tables_reuse(struct client *client, int index)
     client->kept = true;
 }
 
+bool kept_tables_would_attach(const struct client *client)
+{
+    return kept != NULL && client->block_count <= KEPT_TABLE_BLOCKS;
+}
+
 bool kept_tables_attach(struct client *client, int index)
 {
-    if (kept == NULL || client->block_count > KEPT_TABLE_BLOCKS)
+    if (!kept_tables_would_attach(client))
         return false;
     kept_tables_forget(index);
     kept_tables_reuse(client, index);
@@ -83,6 +90,9 @@ void kept_tables_commit(const struct client *client, int index)
         return;
     struct kept_client *record = &kept->clients[index];
     record->pid = client->pid;
+    record->uid = client->uid;
+    record->account = client->account;
+    record->charged_bytes = client->charged_bytes;
     record->replicas = client->replicas;
     record->counters = client->counters;
     record->asked = (struct pager_init_message){
@@ -110,12 +120,13 @@ void kept_tables_forget(int index)
         __atomic_store_n(&kept->clients[index].finished, 0, __ATOMIC_RELEASE);
 }
 
-bool kept_tables_record(int index, struct pager_init_message *asked, uint32_t *pid)
+bool kept_tables_record(int index, struct pager_init_message *asked, struct pager_requester *who)
 {
     if (kept == NULL || kept->clients[index].finished != KEPT_FINISHED)
         return false;
-    *asked = kept->clients[index].asked;
-    *pid = kept->clients[index].pid;
+    const struct kept_client *record = &kept->clients[index];
+    *asked = record->asked;
+    *who = (struct pager_requester){record->pid, record->uid, record->account};
     return asked->block_bytes != 0 && asked->bytes / asked->block_bytes <= KEPT_TABLE_BLOCKS;
 }
 
@@ -140,6 +151,7 @@ void kept_tables_keep_counters(const struct client *client, int index)
 void kept_tables_take_counters(struct client *client, int index)
 {
     client->counters = kept->clients[index].counters;
+    client->charged_bytes = kept->clients[index].charged_bytes; /* still charged to it */
 }
 
 bool kept_tables_can_stage(const struct client *client)

@@ -9,6 +9,8 @@
 
 /* Maps the kept region; true when it held the tables of a pager that ended. */
 bool kept_tables_open(void);
+/* True when the client's tables would be kept (kept_tables_attach). */
+bool kept_tables_would_attach(const struct client *client);
 /* Points the client's tables (client number `index`) into the kept region,
  * emptied; false when they do not fit or there is no region. */
 bool kept_tables_attach(struct client *client, int index);
@@ -17,8 +19,8 @@ void kept_tables_commit(const struct client *client, int index);
 /* Clears the finish marker: the record no longer counts. */
 void kept_tables_forget(int index);
 /* The kept configuration of client `index` as a PAGER_INIT message and its
- * pid; false when no finished record is there. */
-bool kept_tables_record(int index, struct pager_init_message *asked, uint32_t *pid);
+ * requester (pid, uid, account); false when no finished record is there. */
+bool kept_tables_record(int index, struct pager_init_message *asked, struct pager_requester *who);
 /* Before a dirty block's store is sent: the checksum of its bytes, so a
  * restarted pager can tell whether the store reached the backend. */
 void kept_tables_note_store(struct client *client, uint32_t block, uint64_t data_ica);

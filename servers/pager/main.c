@@ -4,6 +4,7 @@
 #include "kept_tables.h"
 #include "pager.h"
 #include <formica/protocol/pager_dispatch.h>
+#include <formica/refusal_log.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -16,7 +17,9 @@
 long pager_init(void *context, uint64_t control, struct pager_init_message *message)
 {
     (void)context;
-    return client_init(ica_control_of(control)->origin, message);
+    const struct ica_control *page = ica_control_of(control);
+    struct pager_requester who = {page->origin, page->sender_uid, page->sender_account};
+    return client_init(&who, message);
 }
 
 long pager_cleanup(void *context, uint64_t control, struct pager_cleanup_message *message)
@@ -65,8 +68,8 @@ long pager_fault(void *context, uint64_t control, struct pager_fault_message *me
     if (result == 0)
         result = fault_serve(client, message->address);
     if (result < 0)
-        printf("pager: fault of pid %u at 0x%lx: %s\n", client->pid, message->address,
-               error_text(result));
+        refusal_log("pager", client->pid, "pager: fault of pid %u at 0x%lx: %s\n", client->pid,
+                    message->address, error_text(result));
     return result;
 }
 

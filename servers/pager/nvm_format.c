@@ -77,7 +77,7 @@ static uint32_t mark_entry(void *base, struct nvm_entry *entry, struct space *sp
 {
     uint32_t dropped = 0, units_per_block = entry->block_bytes / NVM_UNIT_BYTES;
     if (units_per_block == 0 || !space_mark(space, entry->map_unit, entry->map_units) ||
-        (uint64_t)entry->block_count * 4 > (uint64_t)entry->map_units * NVM_UNIT_BYTES) {
+        nvm_map_bytes(entry->block_count) > (uint64_t)entry->map_units * NVM_UNIT_BYTES) {
         entry->key = 0;
         return 1;
     }

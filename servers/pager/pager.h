@@ -11,6 +11,9 @@
 #define PAGER_NO_SLOT 0xffffffffu
 #define PAGER_UNIT_BYTES 4096u        /* backend space is counted in 4 KiB units */
 #define PAGER_MAX_IN_FLIGHT_STORES 16 /* the pager may hold 64 ICAs in all */
+#define PAGER_MIN_RESIDENT_BLOCKS 4   /* one instruction may touch several blocks */
+/* The pager's own limit: a client's block tables on its heap (client_quota.c). */
+#define PAGER_TABLE_MAX_BYTES (4u << 20)
 
 enum block_state {
     BLOCK_UNTOUCHED = 0, /* never used: a fault maps fresh zeroed frames */
@@ -29,6 +32,8 @@ struct backend;
 struct client {
     bool used;
     uint32_t pid;
+    uint32_t uid, account;  /* the kernel-stamped user and quota account of its PAGER_INIT */
+    uint64_t charged_bytes; /* its block tables, charged to its account (client_quota.c) */
     uint64_t base, bytes;
     uint32_t block_bytes, block_count, limit_blocks;
     uint64_t persistent_key;
@@ -37,7 +42,7 @@ struct client {
     uint8_t *state;    /* enum block_state per block */
     uint8_t *has_copy; /* the backend's copy matches the block unless it is dirty */
     uint32_t *slot;    /* backend location (unit index) or PAGER_NO_SLOT */
-    uint64_t *sum;     /* kept only: checksum of each block's last store (kept_tables.c) */
+    uint64_t *sum;     /* checksum of each block's last store, checked at swap-in */
     uint32_t *copies;  /* kept only: memory nodes' replica table (node_replicas.c) */
     struct policy_link *links;
     struct policy_state policy;
@@ -54,7 +59,12 @@ struct client {
  * frees it once the copy is made and calls store_completed(). */
 struct backend {
     const char *name;
-    uint32_t kind;                         /* enum pager_backend */
+    uint32_t kind; /* enum pager_backend */
+    /* Before anything is allocated for the client: whether its region can be
+     * had (the backend present, room for every block, the key its user's). */
+    long (*fits)(const struct client *client);
+    /* Its whole size in bytes, once fits has found it. */
+    uint64_t (*capacity_bytes)(void);
     long (*attach)(struct client *client); /* capacity check; >0: previous contents found */
     long (*store)(struct client *client, uint32_t block, uint64_t data_ica);
     long (*retrieve)(struct client *client, uint32_t block, uint64_t data_ica);
@@ -94,8 +104,13 @@ long pager_scan(uint32_t pid, uint64_t address, uint64_t bytes, uint32_t flags);
 long firmware_table(const char signature[4], void *buffer, uint64_t size);
 
 /* Clients (client.c). */
+struct pager_requester {
+    uint32_t pid, uid, account; /* stamped by the kernel into the request */
+};
 struct client *client_find(uint32_t pid);
-long client_init(uint32_t pid, const struct pager_init_message *asked);
+long client_init(const struct pager_requester *who, const struct pager_init_message *asked);
+/* A live client (the asking one included) whose region is `backend`'s persistent `key`, or NULL. */
+const struct client *client_with_key(uint32_t backend, uint64_t key);
 long client_cleanup(uint32_t pid);
 long client_stats(uint32_t pid, struct pager_stats_message *answer);
 /* After a restart: takes back the kept clients still alive, frees the others. */
@@ -124,9 +139,26 @@ void readahead_after_fault(struct client *client, uint32_t block);
 /* Fetches the blocks of [first, last] not resident, several at once; how many. */
 long readahead_range(struct client *client, uint32_t first, uint32_t last, uint32_t budget);
 
+/* A line about a refused request of `pid` may be printed now (refusal_log.c). */
+bool refusal_may_print(uint32_t pid);
+
+/* The client pays (client_quota.c): its block tables are charged to its
+ * account before they are allocated, and given back at cleanup. */
+uint64_t client_table_bytes(const struct client *client);
+long client_charge_tables(struct client *client);
+void client_release_charge(struct client *client);
+/* Maps a block into the client (data ICA or 0: zeroed frames). Past its
+ * account's quota, with may_evict, one of its own blocks is evicted and its
+ * limit lowered to what the account holds; with too few blocks left the
+ * fault fails with a report. */
+long client_map_block(struct client *client, uint32_t block, uint64_t data_ica, bool may_evict);
+
 /* Faults, eviction and hints (fault.c, evict.c). */
 long fault_serve(struct client *client, uint64_t address);
-long map_fetched(struct client *client, uint32_t block, uint64_t data_ica);
+/* Checks a fetched block against the checksum of its store and maps it. */
+long map_fetched(struct client *client, uint32_t block, uint64_t data_ica, bool may_evict);
+/* Evicts the policy's victim among the client's resident blocks. */
+long evict_one(struct client *client);
 long prefetch_range(struct client *client, uint64_t address, uint64_t bytes);
 long drop_range(struct client *client, uint64_t address, uint64_t bytes);
 long make_room(struct client *client, uint32_t blocks);

@@ -10,19 +10,28 @@ static uint32_t units_per_block(const struct client *client)
     return client->block_bytes / PAGER_UNIT_BYTES;
 }
 
-long promised_space_reserve(struct promised_space *room, const struct client *client,
-                            const char *what)
+long promised_space_fits(const struct promised_space *room, const struct client *client,
+                         const char *what)
 {
     uint64_t wanted = client->bytes / PAGER_UNIT_BYTES;
     uint64_t free_units = space_free_units(&room->space);
     uint64_t available = free_units > room->promised_units ? free_units - room->promised_units : 0;
     if (wanted > available) {
-        printf("pager: %s too small: %lu KiB asked, %lu KiB free\n", what, client->bytes >> 10,
-               available * (PAGER_UNIT_BYTES >> 10));
+        if (refusal_may_print(client->pid))
+            printf("pager: %s too small: %lu KiB asked, %lu KiB free\n", what, client->bytes >> 10,
+                   available * (PAGER_UNIT_BYTES >> 10));
         return -E_NO_SPACE;
     }
-    room->promised_units += wanted;
     return 0;
+}
+
+long promised_space_reserve(struct promised_space *room, const struct client *client,
+                            const char *what)
+{
+    long error = promised_space_fits(room, client, what);
+    if (error == 0)
+        room->promised_units += client->bytes / PAGER_UNIT_BYTES;
+    return error;
 }
 
 uint32_t promised_space_place(struct promised_space *room, struct client *client, uint32_t block)

@@ -11,6 +11,10 @@ struct promised_space {
     uint64_t promised_units; /* free units promised to attached clients, not yet placed */
 };
 
+/* 0 when the client's whole region fits beside the promises, else
+ * -E_NO_SPACE with a log line naming `what`; promises nothing. */
+long promised_space_fits(const struct promised_space *room, const struct client *client,
+                         const char *what);
 /* Promises the client's whole region, or -E_NO_SPACE with a log line naming `what`. */
 long promised_space_reserve(struct promised_space *room, const struct client *client,
                             const char *what);

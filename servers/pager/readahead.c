@@ -173,7 +173,7 @@ long readahead_range(struct client *client, uint32_t first, uint32_t last, uint3
             uint64_t ica;
             long result;
             if (error == 0 && readahead_take(client, block, &ica, &result))
-                error = result == 0 ? map_fetched(client, block, ica) : result;
+                error = result == 0 ? map_fetched(client, block, ica, true) : result;
             else if (error == 0)
                 error = fault_serve(client, block_address(client, block));
             if (error != 0)

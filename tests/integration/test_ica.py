@@ -80,6 +80,8 @@ def test_every_bad_input_gets_its_defined_answer():
     for needed in ("forged_generation", "stale_id_request", "held_by_other_process", "no_such_server",
                    "exited_server", "pending_returned_not_found", "malformed_magic",
                    "malformed_data_count", "ring_full_error", "ring_full_ica_still_held",
+                   "ring_share_full_after", "ring_full_sender_waits", "ring_wait_ends_with_the_server",
+                   "ring_full_timed_forward_busy",
                    "undrained_results_server_serves_others", "allocation_limit_error",
                    "isolation_control_gone_after_handover", "isolation_data_gone_after_handover",
                    "isolation_other_process_data", "no_leak_control", "return_ended_requester",

@@ -1,6 +1,7 @@
 /* test_pager_policy.c: the pager's replacement policies (servers/pager/policy.c)
  * on recorded access traces with a simulated MMU accessed bit (Fig. 3's
- * pseudo-LRU, FIFO, drop hints, in-flight bound), first-free space and NFIT. */
+ * pseudo-LRU, FIFO, drop hints, in-flight bound), first-free space, NFIT,
+ * the NVM layout (key users, block checksums) and the slots' per-account share. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,9 +9,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "client_share.h"
 #include "nvm_format.h"
 #include "policy.h"
 #include "space.h"
+#include <formica/errors.h>
 #include <formica/pager.h>
 
 #define BLOCKS 64
@@ -318,7 +321,7 @@ static void test_nvm_layout_marks_persistent_blocks(void **state)
     nvm_format(header, sizeof(nvm_area));
     assert_true(nvm_header_valid(header, sizeof(nvm_area)));
     assert_false(nvm_header_valid(header, 2 * sizeof(nvm_area)));
-    header->entries[3] = (struct nvm_entry){42, 8192, 4, 2, 1};
+    header->entries[3] = (struct nvm_entry){42, 8192, 4, 2, 1, 1000, 0};
     uint32_t *map = nvm_map_of(nvm_area, &header->entries[3]);
     map[0] = 4, map[1] = NVM_NO_UNIT, map[2] = 8, map[3] = 60 + 4; /* last: off the end */
     uint64_t bits[1];
@@ -329,6 +332,75 @@ static void test_nvm_layout_marks_persistent_blocks(void **state)
     assert_int_equal(space.used, 1 + 1 + 2 + 2);
     assert_int_equal(nvm_find_key(header, 42), 3);
     assert_int_equal(nvm_find_key(header, 0), -1);
+}
+
+static void test_nvm_map_keeps_checksums_after_the_units(void **state)
+{
+    (void)state;
+    assert_int_equal(nvm_sums_offset(3), 16); /* 12 bytes of units, aligned to 8 */
+    assert_int_equal(nvm_map_bytes(3), 16 + 3 * 8);
+    static uint8_t nvm_area[64 * NVM_UNIT_BYTES];
+    struct nvm_header *header = (struct nvm_header *)nvm_area;
+    nvm_format(header, sizeof(nvm_area));
+    /* 1024 blocks: 4 KiB of units and 8 KiB of checksums do not fit one map unit */
+    header->entries[0] = (struct nvm_entry){.key = 5,
+                                            .block_bytes = 4096,
+                                            .block_count = 1024,
+                                            .map_unit = 1,
+                                            .map_units = 1,
+                                            .uid = 2001};
+    memset(nvm_map_of(nvm_area, &header->entries[0]), 0xff, NVM_UNIT_BYTES);
+    uint64_t bits[1];
+    struct space space;
+    space_init(&space, bits, 64);
+    assert_int_equal(nvm_mark_used(nvm_area, header, &space), 1);
+    assert_int_equal(header->entries[0].key, 0); /* dropped, not trusted */
+    header->entries[1] = (struct nvm_entry){.key = 6,
+                                            .block_bytes = 4096,
+                                            .block_count = 2,
+                                            .map_unit = 4,
+                                            .map_units = 1,
+                                            .uid = 2001};
+    uint32_t *map = nvm_map_of(nvm_area, &header->entries[1]);
+    uint64_t *sums = nvm_sums_of(nvm_area, &header->entries[1]);
+    assert_ptr_equal((uint8_t *)sums, (uint8_t *)map + 8);
+    map[0] = 8, map[1] = NVM_NO_UNIT, sums[0] = 0x1234;
+    space_init(&space, bits, 64);
+    assert_int_equal(nvm_mark_used(nvm_area, header, &space), 0);
+    assert_int_equal(header->entries[1].uid, 2001);
+    assert_int_equal(sums[0], 0x1234);
+}
+
+static void test_client_slots_are_shared_per_account(void **state)
+{
+    (void)state;
+    uint32_t accounts[16];
+    for (int i = 0; i < 4; i++)
+        accounts[i] = 50; /* account 50 holds its quarter */
+    assert_int_equal(client_share_allows(accounts, 4, 16, 50), -E_QUOTA);
+    assert_int_equal(client_share_allows(accounts, 3, 16, 50), 0);
+    assert_int_equal(client_share_allows(accounts, 4, 16, 60), 0);
+    for (int i = 4; i < 12; i++)
+        accounts[i] = 60 + (uint32_t)i / 4; /* two more accounts, 4 each: 12 client slots */
+    assert_int_equal(client_share_allows(accounts, 12, 16, 99), -E_QUOTA); /* the reserve */
+    assert_int_equal(client_share_allows(accounts, 12, 16, CLIENT_SHARE_RESERVE_ACCOUNT), 0);
+    for (int i = 12; i < 16; i++)
+        accounts[i] = CLIENT_SHARE_RESERVE_ACCOUNT;
+    assert_int_equal(client_share_allows(accounts, 16, 16, CLIENT_SHARE_RESERVE_ACCOUNT), -E_BUSY);
+    /* init's own clients do not count against the others' share */
+    assert_int_equal(client_share_allows(accounts + 12, 4, 16, 70), 0);
+}
+
+static void test_an_account_claims_at_most_three_quarters_of_a_backend(void **state)
+{
+    (void)state;
+    uint64_t total = 40u << 20; /* the swap file */
+    assert_int_equal(client_share_backend(0, 30u << 20, total, 50), 0);
+    assert_int_equal(client_share_backend(0, (30u << 20) + 4096, total, 50), -E_QUOTA);
+    assert_int_equal(client_share_backend(20u << 20, 10u << 20, total, 50), 0);
+    assert_int_equal(client_share_backend(20u << 20, 11u << 20, total, 50), -E_QUOTA);
+    assert_int_equal(client_share_backend(31u << 20, 0, total, 50), -E_QUOTA);
+    assert_int_equal(client_share_backend(0, total, total, CLIENT_SHARE_RESERVE_ACCOUNT), 0);
 }
 
 int main(void)
@@ -348,6 +420,9 @@ int main(void)
         cmocka_unit_test(test_space_first_free_aligned),
         cmocka_unit_test(test_nfit_finds_pmem_range),
         cmocka_unit_test(test_nvm_layout_marks_persistent_blocks),
+        cmocka_unit_test(test_nvm_map_keeps_checksums_after_the_units),
+        cmocka_unit_test(test_client_slots_are_shared_per_account),
+        cmocka_unit_test(test_an_account_claims_at_most_three_quarters_of_a_backend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,13 +90,22 @@ struct process_info {
     uint64_t memory_bytes;
     uint64_t cpu_cycles; /* TSC cycles it ran, its system calls included */
     char name[NAME_BYTES];
-    uint32_t rights;      /* RIGHT_* it holds */
-    uint32_t account;     /* the pid that started its quota account */
-    uint32_t restarts;    /* how often init restarted this server before (0: first start) */
-    uint32_t switches_in; /* times it got a core */
-    uint32_t uid;         /* its user id (docs/authority.md) */
-    uint32_t gid;         /* its group id */
+    uint32_t rights;       /* RIGHT_* it holds */
+    uint32_t account;      /* the pid that started its quota account */
+    uint32_t restarts;     /* how often init restarted this server before (0: first start) */
+    uint32_t switches_in;  /* times it got a core */
+    uint32_t uid;          /* its user id (docs/authority.md) */
+    uint32_t gid;          /* its group id */
+    uint32_t control_icas; /* ICAs it allocated and holds counted, by pool (the account's share) */
+    uint32_t data_icas;
+    uint32_t block_icas;
+    uint32_t wait_reason; /* PROCESS_WAIT_*: why a waiting process waits */
 };
+
+/* process_info.wait_reason (the kernel's enum wait_reason). */
+#define PROCESS_WAIT_ICA 9 /* a receive, a collect or a synchronous request's result */
+#define PROCESS_WAIT_ICA_ROOM                                                                      \
+    10 /* room in a server's request ring (back-pressure; kernel/ica_room.c) */
 
 #define KERNEL_M 0
 #define KERNEL_P 1

@@ -33,6 +33,10 @@ long core_list(struct core_info *cores, size_t max);
 
 /* Memory: grows the heap by `bytes` (whole pages); returns the old end. */
 long memory_grow(size_t bytes);
+/* A server holding RIGHT_RESERVED_NAME charges `bytes` it spends for client
+ * `pid` to the client's quota account (negative: gives them back); the
+ * client's charged bytes, or -E_QUOTA past its account's limit. */
+long account_charge(long pid, int64_t bytes);
 
 /* Notifications: a per-process counter. notify adds one to `pid`'s count;
  * await_notification blocks until the caller's count is > 0, then takes it

@@ -4,7 +4,10 @@
  * `hostile sleeper` only sleeps (the spawn bomb's children), `hostile reader`
  * reads the pinned file, `hostile pin LIMIT` tries only the cache pinning,
  * `hostile nostats` (spawned without RIGHT_STATISTICS) asks for the pager's report,
- * `hostile entry ADDRESS` jumps to the kernel's `syscall` entry at ADDRESS. */
+ * `hostile entry ADDRESS` jumps to the kernel's `syscall` entry at ADDRESS;
+ * `icaflood` and `ringflood` flood the ICA pools and the servers' rings
+ * (floods.c). */
+#include "floods.h"
 #include <formica/device.h>
 #include <formica/file.h>
 #include <formica/pager.h>
@@ -266,6 +269,14 @@ int main(int argc, char **argv)
         entry_jump(strtoul(argv[2], NULL, 0));
         return failures == 0 ? 0 : 1;
     }
+    if (argc > 1 && strcmp(argv[1], "icaflood") == 0)
+        return hostile_ica_flood(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "icahold") == 0)
+        return hostile_ica_hold(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "ringflood") == 0)
+        return hostile_ring_flood(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "ringchild") == 0)
+        return hostile_ring_child(argc, argv);
     if (argc > 1 && strcmp(argv[1], "sleeper") == 0) {
         sleep_ms(600000);
         return 0;

@@ -4,7 +4,9 @@
 #include "icatest.h"
 #include <stdio.h>
 
-#define FILL_BY_HELPER 40 /* of the 64 slots of the sink's ring for this core */
+#define FILL_BY_HELPER 20 /* of the 64 slots of the sink's ring for this core */
+#define ACCOUNT_SHARE 32  /* of them, what one quota account may hold (ICA_RING_SHARE) */
+#define WAIT_SEEN_PATIENCE_MS 3000
 #define FLOOD_REQUESTS 60
 #define SERVED_MEANWHILE 100
 #define COLLECT_PATIENCE_MS 3000
@@ -124,12 +126,13 @@ static long collect_not_found(long expected)
     return count;
 }
 
-/* Sends until the sink's ring for this core is full; how many went in. */
+/* Sends with ICA_NO_WAIT until the sink's ring for this core refuses (our
+ * account's share of it is full); how many went in. */
 static long send_until_busy(struct setup *setup, long sink, uint64_t *refused)
 {
     for (long sent = 0; sent < SEND_ATTEMPTS; sent++) {
         uint64_t control = new_control();
-        long error = ica_request(sink, control, 0);
+        long error = ica_request(sink, control, ICA_NO_WAIT);
         if (error != 0) {
             expect(setup, "ring_full_error", error, -E_BUSY);
             *refused = control;
@@ -139,9 +142,34 @@ static long send_until_busy(struct setup *setup, long sink, uint64_t *refused)
     return -1;
 }
 
-/* A sink never receives: 40 requests from a helper and 24 from us fill its
- * ring for this core; the 65th gets -E_BUSY. When the sink ends, all 64 go
- * back to their requesters with -E_SERVER_ENDED. */
+/* Whether process `pid` waits for room in a server's ring (ps's wait reason). */
+static bool waits_for_room(long pid)
+{
+    static struct process_info processes[PROCESS_LIST_MAX];
+    long count = process_list(processes, PROCESS_LIST_MAX);
+    for (long i = 0; i < count; i++)
+        if (processes[i].pid == (uint32_t)pid)
+            return processes[i].state == PROCESS_WAITING &&
+                   processes[i].wait_reason == PROCESS_WAIT_ICA_ROOM;
+    return false;
+}
+
+static bool seen_waiting_for_room(long pid)
+{
+    for (long waited = 0; waited < WAIT_SEEN_PATIENCE_MS; waited++) {
+        if (waits_for_room(pid))
+            return true;
+        sleep_ms(1);
+    }
+    return false;
+}
+
+/* A sink never receives: 20 requests from a helper and 12 from us fill our
+ * account's half of its ring for this core; the next one, sent with
+ * ICA_NO_WAIT, gets -E_BUSY, one sent without waits for room (here, until
+ * the sink ends: -E_NOT_FOUND), and a combined call's forward with
+ * ICA_TIMEOUT waits its 50 ms, then gets -E_BUSY. When the sink ends, all 32 go back to
+ * their requesters with -E_SERVER_ENDED. */
 static void full_ring_and_pending_at_exit(struct setup *setup)
 {
     long sink = start_server("icatest", "sink bsink", setup->server_core, "bsink");
@@ -151,13 +179,28 @@ static void full_ring_and_pending_at_exit(struct setup *setup)
     await_notification();
     uint64_t refused = 0;
     long sent = send_until_busy(setup, sink, &refused);
-    expect(setup, "ring_full_after", sent, 64 - FILL_BY_HELPER);
+    expect(setup, "ring_share_full_after", sent, ACCOUNT_SHARE - FILL_BY_HELPER);
     expect(setup, "ring_full_ica_still_held", ipc_call_echo(setup->echo, refused, 4), 5);
     ica_free(refused);
+    snprintf(arguments, sizeof arguments, "waitroom %ld", sink);
+    long waiter = spawn("icatest", arguments, setup->my_core, PRIORITY_APPLICATION);
+    expect(setup, "ring_full_sender_waits", seen_waiting_for_room(waiter), 1);
+    snprintf(arguments, sizeof arguments, "timedforward %ld tfwd", sink);
+    long forwarder = start_server("icatest", arguments, setup->my_core, "tfwd");
+    uint64_t control = new_control();
+    long timed = forwarder < 0 ? forwarder : ica_request(forwarder, control, ICA_SYNC);
+    expect(setup, "ring_full_timed_forward_busy",
+           timed == 0 ? ica_control_of(control)->result : timed, 0);
+    ica_free(control);
+    int forwarder_code = -1;
+    if (forwarder > 0)
+        wait_process(forwarder, &forwarder_code);
     notify(sink);
     int code = -1;
     wait_process(sink, &code);
     expect(setup, "pending_server_exited", code, 0);
+    wait_process(waiter, &code);
+    expect(setup, "ring_wait_ends_with_the_server", code, 0);
     expect(setup, "pending_returned_not_found", collect_not_found(sent), sent);
     notify(helper);
     wait_process(helper, &code);

@@ -72,6 +72,39 @@ static int fill(char **argv)
     return 0;
 }
 
+/* `waitroom SINK`: one request into a ring whose share is full: it waits
+ * for room, and ends -E_NOT_FOUND when the sink ends (exit 0 then). */
+static int wait_for_room(char **argv)
+{
+    long control = ica_allocate(ICA_KIND_CONTROL, 4096);
+    if (control < 0)
+        return 2;
+    request_prepare((uint64_t)control, IPC_ECHO);
+    long error = ica_request((long)number(argv[0]), (uint64_t)control, 0);
+    return error == -E_NOT_FOUND ? 0 : 1;
+}
+
+/* `timedforward SINK NAME`: a server that forwards the one request it gets
+ * to the sink, whose ring is crowded, with ICA_TIMEOUT in the forward flags
+ * and 50 ms: -E_BUSY after waiting them, the request still held; that outcome
+ * goes back as the result (0 when so). */
+static int timed_forward(char **argv)
+{
+    if (server_register(argv[1]) != 0)
+        return 2;
+    long control = ica_receive(0);
+    if (control < 0)
+        return 3;
+    uint64_t start = clock_microseconds();
+    long error =
+        ica_forward_receive((long)number(argv[0]), (uint64_t)control, ICA_TIMEOUT, ICA_NO_WAIT, 50);
+    bool waited = clock_microseconds() - start >= 40000; /* its 50 ms, to a tick */
+    bool ok = error == -E_BUSY && ica_held((uint64_t)control) && waited;
+    ica_control_of((uint64_t)control)->result = ok ? 0 : (error < 0 ? error : -E_INVALID);
+    ica_return((uint64_t)control);
+    return ok ? 0 : 1;
+}
+
 /* `flood SERVER COUNT PARENT`: COUNT requests whose results are never collected. */
 static int flood(char **argv)
 {
@@ -114,6 +147,8 @@ static const struct role roles[] = {
     {"sink", 1, sink},
     {"use", 3, use_foreign},
     {"fill", 3, fill},
+    {"waitroom", 1, wait_for_room},
+    {"timedforward", 2, timed_forward},
     {"flood", 3, flood},
     {"touch", 2, touch_after_handover},
     {"peek", 1, peek},

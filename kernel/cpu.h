@@ -58,6 +58,9 @@ struct cpu {
     /* Set by a sender after each push into this core's inboxes; a poll that
      * finds it clear has nothing to read and skips the N inboxes. */
     _Atomic uint32_t inbox_hint;
+    /* Set by the core while it polls for an ICA in its kernel (ica_poll.c):
+     * it sees a message at its next turn, so a wake needs no IPI. */
+    _Atomic uint32_t polling;
     uint64_t ipis_sent __attribute__((aligned(64)));
     uint64_t ipis_received;
     uint64_t messages_sent;
@@ -77,6 +80,8 @@ struct cpu {
     /* A timer tick came while the kernel ran: the next block passes through
      * the scheduler loop (sleepers, inbox) instead of switching directly. */
     uint32_t tick_unserved;
+    uint32_t ica_poll_read;   /* ica_poll_cycles holds the command line's bound */
+    uint64_t ica_poll_cycles; /* the bound of an ICA poll (ica_poll.c), once read */
     uint64_t fault_stack_top;
     uint64_t gdt[GDT_ENTRIES];
     struct tss tss;

@@ -57,15 +57,21 @@ static uint64_t stack_returning(struct trap_frame *frame)
  * over: no data ICA handed over (pasting one may need new page tables from
  * the m-kernel), only one-page ICAs lent, and the control ICA's entry
  * remembered in the sender. */
-static inline __attribute__((always_inline)) bool control_ready(struct process *sender, uint64_t id,
-                                                                struct checked_handover *handover)
+static inline __attribute__((always_inline)) bool control_movable(struct process *sender,
+                                                                  struct checked_handover *handover)
 {
-    if (ica_held_by(sender, id, ICA_KIND_CONTROL, &handover->control) != 0 ||
-        ica_read_attachments(sender, handover->control, &handover->with) != 0 ||
+    if (ica_read_attachments(sender, handover->control, &handover->with) != 0 ||
         handover->with.data_count != 0)
         return false;
     handover->from_entry = ica_control_leaf_entry(sender, handover->control->index);
     return handover->from_entry != NULL;
+}
+
+static inline __attribute__((always_inline)) bool control_ready(struct process *sender, uint64_t id,
+                                                                struct checked_handover *handover)
+{
+    return ica_held_by(sender, id, ICA_KIND_CONTROL, &handover->control) == 0 &&
+           control_movable(sender, handover);
 }
 
 /* The entries the move writes in `receiver`: the control ICA's and each
@@ -270,15 +276,16 @@ static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wak
 {
     struct process *server = this_cpu()->current;
     struct checked_handover handover;
-    if (!control_ready(server, id, &handover))
+    if (ica_held_by(server, id, ICA_KIND_CONTROL, &handover.control) != 0)
         return false;
     uint32_t depth = handover.control->return_depth;
     if (depth == 0 || depth > ICA_MAX_RETURNS)
         return false;
+    /* the requester first: one on another core is the general path's */
     struct process *requester =
         parked_here(handover.control->returns[depth - 1], PARKED_IN_CALL, id);
-    if (requester == NULL || !receiver_entries_ready(requester, &handover) ||
-        !park_in_receive(server, flags, wake_tick))
+    if (requester == NULL || !control_movable(server, &handover) ||
+        !receiver_entries_ready(requester, &handover) || !park_in_receive(server, flags, wake_tick))
         return false;
     if (!claim_wake(requester)) {
         unpark(server);
@@ -290,14 +297,34 @@ static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wak
     return true;
 }
 
+/* The general call for arguments the fast path checked (in range) whose
+ * receiver is not parked here (one on another core, above all): entered
+ * directly, as the dispatch would enter it. Apart, so the fast path's own
+ * frame stays as small as before. */
+static __attribute__((noinline)) bool serve_generally(struct trap_frame *frame)
+{
+    long result;
+    if (frame->rax == SYS_ICA_REQUEST)
+        result = sys_ica_request((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx);
+    else if (frame->rax == SYS_ICA_FORWARD_RECEIVE)
+        result = sys_ica_forward_receive((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx,
+                                         (uint32_t)frame->r10, frame->r8);
+    else
+        result = sys_ica_return_receive(frame->rdi, (uint32_t)frame->rsi, frame->rdx);
+    frame->rax = (uint64_t)result;
+    return true;
+}
+
 /* The arguments are checked as the generated dispatch checks them (an
- * argument out of range goes the general way, which refuses it). */
+ * argument out of range goes the general way through the dispatch, which
+ * refuses it; in range, serve_generally when the fast path does not apply). */
 bool ica_fast_path(struct trap_frame *frame)
 {
     if (frame->rax == SYS_ICA_REQUEST) {
-        if (frame->rdi > UINT32_MAX || frame->rdx != ICA_SYNC ||
-            !fast_call((uint32_t)frame->rdi, frame->rsi))
+        if (frame->rdi > UINT32_MAX || frame->rdx != ICA_SYNC)
             return false;
+        if (!fast_call((uint32_t)frame->rdi, frame->rsi))
+            return serve_generally(frame);
         frame->rax = (uint64_t)ica_collect_result(frame->rsi, ICA_SYNC);
         return true;
     }
@@ -308,12 +335,13 @@ bool ica_fast_path(struct trap_frame *frame)
     uint32_t flags = (uint32_t)flags_argument;
     uint64_t wake_tick = ica_receive_wake_tick(flags, timeout_ms);
     if (frame->rax == SYS_ICA_FORWARD_RECEIVE) {
-        if (frame->rdi > UINT32_MAX || frame->rdx > UINT32_MAX ||
-            !fast_forward_receive((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, flags,
-                                  wake_tick))
+        if (frame->rdi > UINT32_MAX || frame->rdx > UINT32_MAX)
             return false;
+        if (!fast_forward_receive((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, flags,
+                                  wake_tick))
+            return serve_generally(frame);
     } else if (!fast_return_receive(frame->rdi, flags, wake_tick)) {
-        return false;
+        return serve_generally(frame);
     }
     frame->rax = (uint64_t)ica_receive_until(flags, wake_tick);
     return true;

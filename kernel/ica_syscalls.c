@@ -13,6 +13,7 @@
 #include "ica.h"
 #include "ica_fastpath.h"
 #include "ica_handover.h"
+#include "ica_poll.h"
 #include "ica_room.h"
 #include "fault_injection.h"
 #include "intercore.h"
@@ -81,7 +82,7 @@ static void wake_or_hand_off(struct process *target, bool hand_off)
     struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
                                         .process_wake = {target->pid}};
     if (scheduler_must_interrupt(target))
-        intercore_send_urgent(target->core, &message);
+        intercore_send_preempting(target->core, &message);
     else
         intercore_send(target->core, &message);
 }
@@ -114,11 +115,13 @@ static bool deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_o
         push_result(target, control_id, hand_off);
         return true;
     }
+    if (ica_hand_result_to_poller(target, control_id))
+        return true; /* it polls for this very result: no message */
     struct intercore_message message = {.type = MESSAGE_ICA_RESULT,
                                         .ica_result = {target_pid, control_id}};
     memory_fence();
     if (atomic_swap(&target->ica_waiting, 0) && scheduler_must_interrupt(target))
-        intercore_send_urgent(target->core, &message);
+        intercore_send_preempting(target->core, &message);
     else
         intercore_send(target->core, &message); /* IPIs the core if it halts */
     return true;
@@ -214,7 +217,7 @@ static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick, struct p
     memory_fence();
     fault_injection_widen_ica_wait();
     intercore_poll();
-    if (ready() || !atomic_load_acquire(&process->ica_waiting)) {
+    if (ready() || !atomic_load_acquire(&process->ica_waiting) || process->kill_requested) {
         atomic_store_release(&process->ica_waiting, 0);
         return;
     }
@@ -259,6 +262,15 @@ static long collect(uint64_t wanted, bool wait, struct parking parking)
             continue;
         if (!wait)
             return -E_NOT_FOUND;
+        if (wanted != NO_ICA && ica_poll_for_result(wanted, new_results_waiting)) {
+            if (accept(wanted))
+                return (long)wanted;
+            continue;
+        }
+        if (wanted == NO_ICA && ica_poll_before_wait(new_results_waiting) && !me()->kill_requested)
+            continue;
+        if (me()->kill_requested)
+            scheduler_exit_current(PROCESS_EXIT_KILLED);
         wait_for_ica(new_results_waiting, parking);
     }
 }
@@ -530,7 +542,13 @@ static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t 
             return -E_INTERRUPTED;
         if ((flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
             return -E_NOT_FOUND;
-        wait_for_ica_until(ready_test(flags), wake_tick, receive_parking(flags));
+        bool (*ready)(void) = ready_test(flags);
+        if (ica_poll_for_request(server, ready)) {
+            if (me()->kill_requested)
+                scheduler_exit_current(PROCESS_EXIT_KILLED);
+            continue;
+        }
+        wait_for_ica_until(ready, wake_tick, receive_parking(flags));
     }
 }
 

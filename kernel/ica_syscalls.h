@@ -18,6 +18,13 @@ void ica_deliver_result(uint32_t target, uint64_t control_id);
  * a synchronous request's wait for its result, and a server's receive. */
 long ica_collect_result(uint64_t control_id, uint32_t flags);
 long ica_receive_until(uint32_t flags, uint64_t wake_tick);
+/* The general calls the fast path serves (declared for the dispatch in the
+ * generated syscall_table.h), which it enters itself with arguments it has
+ * checked as the dispatch does, when the receiver is not parked here. */
+long sys_ica_request(uint32_t server, uint64_t control, uint32_t flags);
+long sys_ica_forward_receive(uint32_t server, uint64_t control, uint32_t forward_flags,
+                             uint32_t flags, uint64_t timeout_ms);
+long sys_ica_return_receive(uint64_t id, uint32_t flags, uint64_t timeout_ms);
 /* The tick of this core at which a receive with `flags` gives up (0: never). */
 static inline uint64_t ica_receive_wake_tick(uint32_t flags, uint64_t timeout_ms)
 {

@@ -93,6 +93,14 @@ void intercore_send_urgent(uint32_t to, struct intercore_message *message)
         send_ipi(&kernel_shared->cpus[to]);
 }
 
+void intercore_send_preempting(uint32_t to, struct intercore_message *message)
+{
+    push_message(to, message); /* its hint store is a full barrier: then read `polling` */
+    struct cpu *target = &kernel_shared->cpus[to];
+    if (!wake_if_waiting(to) && !atomic_load_acquire(&target->polling))
+        send_ipi(target);
+}
+
 void intercore_reply(const struct intercore_message *request, struct intercore_message *reply)
 {
     reply->type = request->type | MESSAGE_REPLY;

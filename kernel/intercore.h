@@ -24,6 +24,10 @@ void intercore_send(uint32_t to, struct intercore_message *message);
 /* Sends and interrupts core `to` whatever it is doing: for waking a process
  * that waits there (its core may be busy running another process). */
 void intercore_send_urgent(uint32_t to, struct intercore_message *message);
+/* Sends and interrupts core `to` unless it halts (then the halt's IPI) or
+ * polls in its kernel (it finds the message at its next turn): for waking a
+ * process that outranks what runs there. */
+void intercore_send_preempting(uint32_t to, struct intercore_message *message);
 /* Sends and waits for the reply with the same sequence number. */
 void intercore_call(uint32_t to, struct intercore_message *message,
                     struct intercore_message *reply);

@@ -146,6 +146,10 @@ struct process {
     _Atomic uint64_t notifications; /* SYS_NOTIFY count: added by the notifier */
     _Atomic uint32_t ica_waiting;   /* set by the owner while blocked for an ICA; a
                                        sender that clears it IPIs the owner */
+    /* The result a synchronous requester polls for (ica_poll.h), 0 when it
+     * polls for none; a sender on another core takes it to 0 with one
+     * exchange instead of sending the result as a message. */
+    _Atomic uint64_t polled_result;
 };
 
 /* xsave64 takes a 64-byte-aligned area (fxsave 512 bytes, 16-aligned). */

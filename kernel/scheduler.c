@@ -250,11 +250,26 @@ void scheduler_yield(void)
     switch_to_scheduler();
 }
 
+/* The next ready process of this core, for a process that blocks, when
+ * the scheduler loop would run it at once: no tick waits to be served
+ * (then the loop's pass looks at sleepers and inboxes first). NULL when the
+ * loop must run (nothing ready, a tick, or a stale queue entry, which the
+ * loop drops as it would). */
+static struct process *take_ready(struct cpu *cpu)
+{
+    if (cpu->tick_unserved || cpu->run_queue.ready_levels == 0)
+        return NULL;
+    struct process *next = &kernel_shared->processes[run_queue_pop(my_queue())];
+    return next->state == PROCESS_READY ? next : NULL;
+}
+
 void scheduler_block(uint32_t reason, uint64_t wake_tick)
 {
     struct process *process = this_cpu()->current;
     mark_waiting(process, reason, wake_tick);
     struct process *next = take_hand_off(this_cpu());
+    if (next == NULL)
+        next = take_ready(this_cpu());
     if (next != NULL)
         switch_directly(this_cpu(), process, next);
     else

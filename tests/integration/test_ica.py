@@ -102,6 +102,25 @@ def test_ipcbench_runs_every_case():
     assert forms == {"#1", "#2", "#3", "#4", "#5"}, result.describe()
 
 
+def cross_core_null_request(*append):
+    """ipcbench's cross-core null request under --icount (the guest runs the same every time)."""
+    result = formica.run("--smp", "3", "--icount", "--cpu", "max,-erms,-fsrm", *append, "--cmd",
+                         "run --server ipcbench --requests 100 --only null", timeout=180)
+    assert result.rc == 0, result.describe()
+    cross = [case for case in result.kinds("ipcbench") if case["placement"] == "cross-core"]
+    assert len(cross) == 1, result.describe()
+    return cross[0]
+
+
+def test_cross_core_receivers_poll_instead_of_being_interrupted():
+    """A server on its own otherwise idle core polls for its next request, and a requester
+    polls for its result (kernel/ica_poll.c): a request or result that comes within the poll's
+    bound needs no wake message and no IPI. With the poll turned off (ica_poll_us=0) every
+    wait halts, and a cross-core null request costs 2 IPIs again."""
+    assert cross_core_null_request()["ipis_per_request"] < 1
+    assert cross_core_null_request("--append", "ica_poll_us=0")["ipis_per_request"] >= 1
+
+
 def test_ipcbench_without_the_server_right_fails_with_the_reason():
     """Without --server ipcbench cannot start its servers: it must say why and fail the run,
     never print a line per case and exit 0."""

@@ -45,11 +45,11 @@ def arguments(argv=None):
 
 
 def add_options(parser):
-    parser.add_argument("--records", type=int, default=10000, help="sort's records (10000: ~1 MiB)")
+    parser.add_argument("--records", type=int, default=20000, help="sort's records (20000: ~1.9 MiB)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--block", default="16K", help="Formica's block size")
     parser.add_argument("--ratios", default="2,4,8", help="working set / local memory")
-    parser.add_argument("--backends", default=",".join(FORMICA_BACKENDS))
+    parser.add_argument("--vs-linux-backends", default=",".join(FORMICA_BACKENDS), help="Formica backends")
     parser.add_argument("--swaps", default=",".join(LINUX_SWAPS), help="Linux swap devices")
     parser.add_argument("--icount-ratios", default="4", help="ratios of the icount series ('' for none)")
     parser.add_argument("--no-kvm", action="store_true", help="do not try the KVM series")
@@ -133,7 +133,8 @@ def linux_boot(swap, limits, options, accel, icount, log, timeout):
     if swap == "disk" and not icount:
         runs.insert(0, f"max/{sort_args}:-l:0")  # the time with no limit, once
     append = f"swap={LINUX_SWAPS[swap]} run={','.join(runs)}"
-    disk = linux_guest.LINUX_OUT / "vs-linux-ext2.img"
+    scratch = Path(tempfile.mkdtemp(prefix="formica-vs-linux-"))
+    disk = scratch / "ext2.img"  # a fresh file system each boot, the swap file on it
     shutil.copyfile(linux_guest.LINUX_OUT / "ext2.img", disk)
     smp = 1 if icount else 2  # Linux SMP under icount's round-robin stalls (evaluation.md)
     cpu = ICOUNT_CPU if icount else None
@@ -154,6 +155,7 @@ def linux_boot(swap, limits, options, accel, icount, log, timeout):
     finally:
         if server is not None:
             server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
     lines = client.split_lines(output)
     Path(log).write_text("\n".join(lines))
     results = client.parse_json_lines(lines)
@@ -192,7 +194,7 @@ def series_rows(series, accel, icount, ratios, options, scratch, logs):
         linux[swap], linux_errors[swap] = linux_boot(swap, list(limits.values()), options, accel, icount,
                                                      log, options.vs_linux_timeout)
     formica = {}
-    for backend in ["none"] + [b for b in options.backends.split(",") if b]:
+    for backend in ["none"] + [b for b in options.vs_linux_backends.split(",") if b]:
         if backend == "none" and icount:
             continue
         log = logs / f"vs-linux-{series}-formica-{backend}.log"
@@ -208,7 +210,7 @@ def microseconds(rows, limit, field="elapsed_us"):
 
 def comparison(series, ratios, limits, working_set, formica, linux, linux_errors, options):
     rows = []
-    for backend in [b for b in options.backends.split(",") if b]:
+    for backend in [b for b in options.vs_linux_backends.split(",") if b]:
         for ratio in ratios:
             limit = limits[ratio]
             sort = formica.get(backend, {}).get(limit, {})

@@ -30,7 +30,7 @@ static struct {
     bool ready;
     struct teramem_options options;
     struct swap_counts at_init;
-    uint64_t base_bytes; /* the cgroup's memory.current at teramem_init (0: no limit set) */
+    uint64_t base_bytes;      /* the cgroup's memory.current at teramem_init (0: no limit set) */
     uint64_t lowest, highest; /* bounds of what teramalloc handed out */
 } linux_teramem;
 
@@ -99,16 +99,36 @@ static uint64_t cgroup_used_bytes(void)
     return used;
 }
 
+/* True when the process is alone in its cgroup (as build/linux/init starts it): only then is
+ * the cgroup's limit the process's own, never a session's or a container's. */
+static bool alone_in_cgroup(void)
+{
+    char path[512];
+    FILE *procs = cgroup_file_path("cgroup.procs", path, sizeof path) ? fopen(path, "r") : NULL;
+    if (procs == NULL)
+        return false;
+    long pid, count = 0;
+    bool only_self = true;
+    while (fscanf(procs, "%ld", &pid) == 1) {
+        count++;
+        only_self = only_self && pid == (long)getpid();
+    }
+    fclose(procs);
+    return count == 1 && only_self;
+}
+
 /* memory.max = what the cgroup uses now + limit; false (and a message) when it cannot be set. */
 static bool limit_cgroup(uint64_t limit_bytes)
 {
     char path[512];
+    if (!alone_in_cgroup())
+        return false;
     linux_teramem.base_bytes = cgroup_used_bytes();
     if (linux_teramem.base_bytes == 0 || !cgroup_file_path("memory.max", path, sizeof path))
         return false;
     FILE *stream = fopen(path, "w");
-    bool written = stream != NULL &&
-                   fprintf(stream, "%lu\n", linux_teramem.base_bytes + limit_bytes) > 0;
+    bool written =
+        stream != NULL && fprintf(stream, "%lu\n", linux_teramem.base_bytes + limit_bytes) > 0;
     if (stream != NULL && fclose(stream) != 0)
         written = false;
     if (!written)

@@ -55,6 +55,8 @@ def add_options(parser):
     parser.add_argument("--no-kvm", action="store_true", help="do not try the KVM series")
     parser.add_argument("--kvm-timeout", type=int, default=240)
     parser.add_argument("--vs-linux-timeout", type=int, default=3600, help="per boot")
+    parser.add_argument("--report-only", action="store_true",
+                        help="no boots: the rows and the report again from build/out/bench/logs/vs-linux-*.log")
 
 
 # ---- the workload ------------------------------------------------------------------------
@@ -111,15 +113,22 @@ def formica_boot(backend, limits, options, accel, icount, scratch, log):
         else ["--smp", "2", "--accel", accel]
     flags += ["--icount", "--cpu", ICOUNT_CPU] if icount else []
     run = client.run([*flags, "--cmd", "; ".join(commands)], options.vs_linux_timeout, log=log)
-    sorts, pagers = run.kinds("sort"), run.kinds("pager")
+    results = formica_rows(run.jsons, backend)
+    if len(results) < len(limits) or run.rc != 0:
+        print(f"pager_vs_linux: formica {backend} ({accel}{', icount' if icount else ''}): "
+              f"{len(results)} of {len(limits)} sorts, exit {run.rc}; log {log}", file=sys.stderr)
+    return results, run.seconds
+
+
+def formica_rows(jsons, backend):
+    """A Formica boot's @json objects -> {limit (0: no limit): sort row with the pager's
+    bytes in and out (its line at cleanup comes before sort's own)}."""
+    sorts = [r for r in jsons if r["kind"] == "sort"]
+    pagers = [r for r in jsons if r["kind"] == "pager"]
     if backend != "none":
         for sort, pager in zip(sorts, pagers):
             sort["bytes_in"], sort["bytes_out"] = pager["bytes_in"], pager["bytes_out"]
-    results = {sort["local_limit_bytes"] if backend != "none" else 0: sort for sort in sorts}
-    if len(sorts) < len(limits) or run.rc != 0:
-        print(f"pager_vs_linux: formica {backend} ({accel}{', icount' if icount else ''}): "
-              f"{len(sorts)} of {len(limits)} sorts, exit {run.rc}; log {log}", file=sys.stderr)
-    return results, run.seconds
+    return {sort["local_limit_bytes"] if backend != "none" else 0: sort for sort in sorts}
 
 
 # ---- Linux --------------------------------------------------------------------------------
@@ -158,7 +167,17 @@ def linux_boot(swap, limits, options, accel, icount, log, timeout):
         shutil.rmtree(scratch, ignore_errors=True)
     lines = client.split_lines(output)
     Path(log).write_text("\n".join(lines))
-    results = client.parse_json_lines(lines)
+    rows, failure = linux_rows(client.parse_json_lines(lines))
+    error = error or failure
+    if error:
+        print(f"pager_vs_linux: linux {swap} ({accel}{', icount' if icount else ''}): {error}; "
+              f"log {log} ({time.monotonic() - start:.0f} s)", file=sys.stderr)
+    return rows, error
+
+
+def linux_rows(results):
+    """A Linux boot's @json objects -> ({limit (0: none): sort row with linux_run's swap
+    counts and the cgroup's figures}, what failed or None)."""
     sorts, linux_runs = [r for r in results if r["kind"] == "sort"], [r for r in results if r["kind"] == "linux_run"]
     rows = {}
     swaps = [r for r in results if r["kind"] == "linux_swap"]
@@ -170,14 +189,11 @@ def linux_boot(swap, limits, options, accel, icount, log, timeout):
                     bytes_out=linux_run["pswpout"] * PAGE)
         rows[sort["local_limit_bytes"] if limited else 0] = sort
     failed = [r for r in linux_runs if r.get("rc") != 0] + [r for r in results if r["kind"] == "linux_error"]
-    if error is None and failed:
-        error = f"failed: {json.dumps(failed)}"
-    if error is None and not any(r["kind"] == "linux_done" for r in results):
-        error = "the guest did not reach its end"
-    if error:
-        print(f"pager_vs_linux: linux {swap} ({accel}{', icount' if icount else ''}): {error}; "
-              f"log {log} ({time.monotonic() - start:.0f} s)", file=sys.stderr)
-    return rows, error
+    if failed:
+        return rows, f"failed: {json.dumps(failed)}"
+    if not any(r["kind"] == "linux_done" for r in results):
+        return rows, "the guest did not reach its end"
+    return rows, None
 
 
 # ---- the comparison -----------------------------------------------------------------------
@@ -263,6 +279,29 @@ def kvm_rows(options, scratch, logs):
              "formica_nvm_us": microseconds(formica, limit),
              "formica_error": None if microseconds(formica, limit) else
              f"no verified sort in {seconds:.0f} s"}]
+
+
+def rows_from_logs(options, logs):
+    """--report-only: the rows again from the boot logs a run left in `logs`."""
+    ratios = [int(r) for r in options.ratios.split(",") if r]
+    icount_ratios = [int(r) for r in options.icount_ratios.split(",") if r]
+    block = size_bytes(options.block)
+    working_set = working_set_bytes(options.records, options.seed)
+    rows = []
+    for series, series_ratios in (("tcg", ratios), ("icount", icount_ratios)):
+        limits = {ratio: local_bytes(working_set, ratio, block) for ratio in series_ratios}
+        linux, linux_errors, formica = {}, {}, {}
+        for swap in [s for s in options.swaps.split(",") if s]:
+            log = logs / f"vs-linux-{series}-linux-{swap}.log"
+            if log.exists():
+                linux[swap], linux_errors[swap] = linux_rows(client.parse_json_lines(log.read_text().split("\n")))
+        for backend in ["none"] + [b for b in options.vs_linux_backends.split(",") if b]:
+            log = logs / f"vs-linux-{series}-formica-{backend}.log"
+            if log.exists():
+                formica[backend] = formica_rows(client.parse_json_lines(log.read_text().split("\n")), backend)
+        if linux or formica:
+            rows += comparison(series, series_ratios, limits, working_set, formica, linux, linux_errors, options)
+    return rows
 
 
 def run(options, logs):
@@ -382,8 +421,13 @@ def write_report(rows, command):
 
 def main():
     options = arguments()
-    subprocess.run([str(REPO / "build" / "linux" / "build.sh")], check=True)
-    rows = run(options, OUT / "logs")
+    if options.report_only:
+        rows = rows_from_logs(options, OUT / "logs")
+        for row in rows:
+            print(client.JSON_MARKER + json.dumps(row), flush=True)
+    else:
+        subprocess.run([str(REPO / "build" / "linux" / "build.sh")], check=True)
+        rows = run(options, OUT / "logs")
     write_report(rows, "python3 build/bench/pager_vs_linux.py " + " ".join(sys.argv[1:]))
     print(f"pager_vs_linux: {len(rows)} rows in {OUT}/pager_vs_linux.{{json,md,png}}")
 

@@ -8,7 +8,7 @@
 #   sort, memseq    apps/sort and apps/memseq as static Linux programs with the shim
 #                   build/linux/teramem_linux.c (the pager region is malloc'ed memory)
 #   initramfs.cpio.gz  busybox-static, bonnie, sort, memseq, the modules for ext2 on
-#                   virtio-blk, zram and nbd, and build/linux/init (build/linux/make_initramfs.py)
+#                   virtio-blk and zram, and build/linux/init (build/linux/make_initramfs.py)
 #   ext2.img        an empty ext2 file system for the virtio disk (mke2fs)
 # Downloads are cached in build/out/linux/debs/; a second run only rebuilds what changed.
 # Usage: build/linux/build.sh            (everything)

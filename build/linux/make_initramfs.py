@@ -5,15 +5,16 @@
 # that ext2 on virtio-blk needs (virtio_pci, virtio_blk, ext4 and what they depend on,
 # found from each module's .modinfo "depends=") under /modules, load order in
 # /modules/order; with --program NAME=PATH also other static programs as /apps/NAME
-# (sort and memseq), and zram and nbd for the swap comparison (docs/pager.md).
+# (sort and memseq), and zram for the swap comparison (docs/pager.md).
 # Written in Python so no cpio tool is needed.
 import argparse
 import gzip
 import io
 from pathlib import Path
 
-# zram (compressed swap in memory) and nbd: the swap devices of the pager comparison.
-WANTED_MODULES = ["virtio_pci", "virtio_blk", "ext4", "crc32c_generic", "zram", "nbd"]
+# zram: compressed swap in memory, for the pager comparison. (Its swap on NBD is QEMU's NBD
+# client behind a virtio-blk disk, as Formica's block backend uses: busybox has no nbd-client.)
+WANTED_MODULES = ["virtio_pci", "virtio_blk", "ext4", "crc32c_generic", "zram"]
 
 
 def module_paths(kernel_tree):

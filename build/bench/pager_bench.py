@@ -163,7 +163,7 @@ def vs_linux(options):
     """The comparison with Linux swap (build/bench/pager_vs_linux.py), its own report."""
     subprocess.run([str(REPO / "build" / "linux" / "build.sh")], check=True)
     rows = pager_vs_linux.run(options, OUT / "logs")
-    pager_vs_linux.write_report(rows, "make bench-pager  # " + " ".join(sys.argv[1:]))
+    pager_vs_linux.write_report(rows, "make bench-pager  # " + " ".join(sys.argv[1:]), options)
     print(f"pager_bench: the comparison with Linux swap in {OUT}/pager_vs_linux.{{json,md,png}}")
 
 

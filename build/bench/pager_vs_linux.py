@@ -55,8 +55,25 @@ def add_options(parser):
     parser.add_argument("--no-kvm", action="store_true", help="do not try the KVM series")
     parser.add_argument("--kvm-timeout", type=int, default=240)
     parser.add_argument("--vs-linux-timeout", type=int, default=3600, help="per boot")
+    parser.add_argument("--disk-iops", type=int, default=0,
+                        help="throttle the virtio disk (Linux's swap file, Formica's disk backend) to N "
+                             "requests/s, as a hard disk would (QEMU throttling.iops-total); 0: none")
+    parser.add_argument("--tag", default="", help="a name for this run's report and logs "
+                                                  "(pager_vs_linux-TAG.*, vs-linux-TAG-*.log)")
     parser.add_argument("--report-only", action="store_true",
                         help="no boots: the rows and the report again from build/out/bench/logs/vs-linux-*.log")
+
+
+def named(options, stem):
+    """`stem` with the run's --tag: pager_vs_linux -> pager_vs_linux-TAG."""
+    tag = getattr(options, "tag", "")
+    return f"{stem}-{tag}" if tag else stem
+
+
+def disk_throttle(options):
+    """QEMU arguments that hold the virtio disk (id disk0) to --disk-iops requests per second."""
+    iops = getattr(options, "disk_iops", 0)
+    return ["-set", f"drive.disk0.throttling.iops-total={iops}"] if iops else []
 
 
 # ---- the workload ------------------------------------------------------------------------
@@ -112,6 +129,8 @@ def formica_boot(backend, limits, options, accel, icount, scratch, log):
     flags = ["--smp", "2", "--accel", accel, *formica_flags(backend, scratch)] if backend != "none" \
         else ["--smp", "2", "--accel", accel]
     flags += ["--icount", "--cpu", ICOUNT_CPU] if icount else []
+    if backend == "disk" and disk_throttle(options):
+        flags += ["--qemu", " ".join(disk_throttle(options))]
     run = client.run([*flags, "--cmd", "; ".join(commands)], options.vs_linux_timeout, log=log)
     results = formica_rows(run.jsons, backend)
     if len(results) < len(limits) or run.rc != 0:
@@ -148,6 +167,7 @@ def linux_boot(swap, limits, options, accel, icount, log, timeout):
     smp = 1 if icount else 2  # Linux SMP under icount's round-robin stalls (evaluation.md)
     cpu = ICOUNT_CPU if icount else None
     command = linux_guest.qemu_command(smp, None, "256M", accel, icount, "", disk, append=append, cpu=cpu)
+    command += disk_throttle(options)
     server = None
     if swap == "nbd":
         server = NbdServer(NBD_MIB)
@@ -206,14 +226,14 @@ def series_rows(series, accel, icount, ratios, options, scratch, logs):
     limits = {ratio: local_bytes(working_set, ratio, block) for ratio in ratios}
     linux, linux_errors = {}, {}
     for swap in [s for s in options.swaps.split(",") if s]:
-        log = logs / f"vs-linux-{series}-linux-{swap}.log"
+        log = logs / f"{named(options, 'vs-linux')}-{series}-linux-{swap}.log"
         linux[swap], linux_errors[swap] = linux_boot(swap, list(limits.values()), options, accel, icount,
                                                      log, options.vs_linux_timeout)
     formica = {}
     for backend in ["none"] + [b for b in options.vs_linux_backends.split(",") if b]:
         if backend == "none" and icount:
             continue
-        log = logs / f"vs-linux-{series}-formica-{backend}.log"
+        log = logs / f"{named(options, 'vs-linux')}-{series}-formica-{backend}.log"
         formica[backend], _ = formica_boot(backend, [0] if backend == "none" else list(limits.values()),
                                            options, accel, icount, scratch, log)
     return comparison(series, ratios, limits, working_set, formica, linux, linux_errors, options)
@@ -233,7 +253,7 @@ def comparison(series, ratios, limits, working_set, formica, linux, linux_errors
             row = {"kind": "pager_vs_linux", "series": series, "backend": backend,
                    "working_set_ratio": ratio, "records": options.records, "seed": options.seed,
                    "working_set_bytes": working_set, "local_bytes": limit,
-                   "block_bytes": size_bytes(options.block),
+                   "block_bytes": size_bytes(options.block), "disk_iops": getattr(options, "disk_iops", 0),
                    "formica_us": microseconds(formica.get(backend, {}), limit),
                    "formica_swap_in_bytes": sort.get("bytes_in"),
                    "formica_swap_out_bytes": sort.get("bytes_out"),
@@ -269,11 +289,11 @@ def kvm_rows(options, scratch, logs):
     block = size_bytes(options.block)
     limit = local_bytes(working_set_bytes(options.records, options.seed), 4, block)
     pvm = os.path.isdir("/sys/module/kvm_pvm")
-    linux, error = linux_boot("disk", [limit], options, "kvm", False, logs / "vs-linux-kvm-linux-disk.log",
+    linux, error = linux_boot("disk", [limit], options, "kvm", False, logs / f"{named(options, 'vs-linux')}-kvm-linux-disk.log",
                               options.kvm_timeout)
     formica, seconds = formica_boot("nvm", [limit], argparse.Namespace(**{**vars(options),
                                     "vs_linux_timeout": options.kvm_timeout}), "kvm", False, scratch,
-                                    logs / "vs-linux-kvm-formica-nvm.log")
+                                    logs / f"{named(options, 'vs-linux')}-kvm-formica-nvm.log")
     return [{"kind": "pager_vs_linux_kvm", "kvm_pvm": pvm, "working_set_ratio": 4,
              "linux_disk_swap_us": microseconds(linux, limit), "linux_error": error,
              "formica_nvm_us": microseconds(formica, limit),
@@ -292,11 +312,11 @@ def rows_from_logs(options, logs):
         limits = {ratio: local_bytes(working_set, ratio, block) for ratio in series_ratios}
         linux, linux_errors, formica = {}, {}, {}
         for swap in [s for s in options.swaps.split(",") if s]:
-            log = logs / f"vs-linux-{series}-linux-{swap}.log"
+            log = logs / f"{named(options, 'vs-linux')}-{series}-linux-{swap}.log"
             if log.exists():
                 linux[swap], linux_errors[swap] = linux_rows(client.parse_json_lines(log.read_text().split("\n")))
         for backend in ["none"] + [b for b in options.vs_linux_backends.split(",") if b]:
-            log = logs / f"vs-linux-{series}-formica-{backend}.log"
+            log = logs / f"{named(options, 'vs-linux')}-{series}-formica-{backend}.log"
             if log.exists():
                 formica[backend] = formica_rows(client.parse_json_lines(log.read_text().split("\n")), backend)
         if linux or formica:
@@ -335,14 +355,16 @@ def mib(value):
     return cell(value, 2**20, 1)
 
 
-def markdown(rows, have_png, command):
+def markdown(rows, have_png, command, png_name="pager_vs_linux.png"):
     table = [r for r in rows if r["kind"] == "pager_vs_linux"]
     lines = ["# Formica's pager against Linux swap", "",
              f"Command: `{command}`. sort of {table[0]['records'] if table else '?'} records "
              f"(seed {table[0]['seed'] if table else '?'}), working set "
              f"{mib(table[0]['working_set_bytes']) if table else '?'} MiB; local memory = working set / ratio "
              "(Formica: the pager's local limit; Linux: a cgroup's memory.max, plus what sort needs "
-             "with no data). Times are sort's own (ms); under icount a ms is a million guest instructions.",
+             "with no data). Times are sort's own (ms); under icount a ms is a million guest instructions."
+             + (f" The virtio disk (Linux's swap file, Formica's disk backend) is held to "
+                f"{table[0]['disk_iops']} requests/s, as a hard disk would be." if table and table[0].get("disk_iops") else ""),
              ""]
     for series in sorted({r["series"] for r in table}, key=lambda s: s != "tcg"):
         lines += [f"## {series}", "",
@@ -375,7 +397,7 @@ def markdown(rows, have_png, command):
     for r in [r for r in rows if r["kind"] == "pager_vs_linux_kvm"]:
         lines += ["## kvm", "", f"`{json.dumps(r)}`", ""]
     if have_png:
-        lines += ["![pager against Linux swap](pager_vs_linux.png)"]
+        lines += [f"![pager against Linux swap]({png_name})"]
     return "\n".join(lines) + "\n"
 
 
@@ -412,11 +434,12 @@ def plot(rows, path):
     return True
 
 
-def write_report(rows, command):
+def write_report(rows, command, options=None):
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "pager_vs_linux.json").write_text(json.dumps(rows, indent=1) + "\n")
-    have_png = plot(rows, OUT / "pager_vs_linux.png")
-    (OUT / "pager_vs_linux.md").write_text(markdown(rows, have_png, command))
+    stem = named(options, "pager_vs_linux")
+    (OUT / f"{stem}.json").write_text(json.dumps(rows, indent=1) + "\n")
+    have_png = plot(rows, OUT / f"{stem}.png")
+    (OUT / f"{stem}.md").write_text(markdown(rows, have_png, command, f"{stem}.png"))
 
 
 def main():
@@ -428,8 +451,8 @@ def main():
     else:
         subprocess.run([str(REPO / "build" / "linux" / "build.sh")], check=True)
         rows = run(options, OUT / "logs")
-    write_report(rows, "python3 build/bench/pager_vs_linux.py " + " ".join(sys.argv[1:]))
-    print(f"pager_vs_linux: {len(rows)} rows in {OUT}/pager_vs_linux.{{json,md,png}}")
+    write_report(rows, "python3 build/bench/pager_vs_linux.py " + " ".join(sys.argv[1:]), options)
+    print(f"pager_vs_linux: {len(rows)} rows in {OUT}/{named(options, 'pager_vs_linux')}.{{json,md,png}}")
 
 
 if __name__ == "__main__":

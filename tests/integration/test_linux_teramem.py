@@ -71,11 +71,11 @@ def test_linux_limit_outside_a_cgroup_of_its_own_is_reported(programs):
 def test_linux_guest_sort_really_swaps(swap, tmp_path):
     if swap == "nbd" and shutil.which("nbdkit") is None:
         pytest.skip("nbdkit is not installed")
-    options = argparse.Namespace(records=2000, seed=3)
-    limit = 32768  # of a working set of about 190 KiB
+    options = argparse.Namespace(records=5000, seed=3)
+    limit = 229376  # of a working set of about 480 KiB (much less, and the cgroup OOM-kills sort)
     rows, error = pager_vs_linux.linux_boot(swap, [limit], options, "tcg", False, tmp_path / "linux.log", 900)
     assert error is None, (tmp_path / "linux.log").read_text()[-3000:]
     sort = rows[limit]
-    assert sort["verified"] and sort["records"] == 2000
+    assert sort["verified"] and sort["records"] == 5000
     assert sort["pswpin"] > 0 and sort["pswpout"] > 0
     assert int(sort["memory_max"]) == sort["base_bytes"] + limit

@@ -321,6 +321,18 @@ def rows_from_logs(options, logs):
                 formica[backend] = formica_rows(client.parse_json_lines(log.read_text().split("\n")), backend)
         if linux or formica:
             rows += comparison(series, series_ratios, limits, working_set, formica, linux, linux_errors, options)
+    linux_log, formica_log = (logs / f"{named(options, 'vs-linux')}-kvm-{system}.log"
+                              for system in ("linux-disk", "formica-nvm"))
+    if linux_log.exists() or formica_log.exists():
+        limit = local_bytes(working_set, 4, block)
+        linux, error = linux_rows(client.parse_json_lines(linux_log.read_text().split("\n"))) \
+            if linux_log.exists() else ({}, "not run")
+        formica = formica_rows(client.parse_json_lines(formica_log.read_text().split("\n")), "nvm") \
+            if formica_log.exists() else {}
+        rows.append({"kind": "pager_vs_linux_kvm", "working_set_ratio": 4,
+                     "linux_disk_swap_us": microseconds(linux, limit), "linux_error": error,
+                     "formica_nvm_us": microseconds(formica, limit),
+                     "formica_error": None if microseconds(formica, limit) else "no verified sort"})
     return rows
 
 

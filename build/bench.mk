@@ -16,9 +16,11 @@ bench: deps all
 bench-quick:
 	$(MAKE) bench QUICK=1
 
-# The remote pager alone (build/bench/pager_bench.py, docs/pager.md).
+# The remote pager alone (build/bench/pager_bench.py, docs/pager.md), then the pager against
+# Linux swap (build/bench/pager_vs_linux.py); PAGER_FLAGS passes options, e.g.
+# PAGER_FLAGS=--only-vs-linux or PAGER_FLAGS="--records 20000 --ratios 4".
 bench-pager: deps all
-	python3 build/bench/pager_bench.py
+	python3 build/bench/pager_bench.py $(PAGER_FLAGS)
 
 # ext2 against ext3 alone (build/bench/journal_bench.py, docs/journal.md).
 bench-journal: deps all

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 # build/bench/pager_bench.py: `make bench-pager`: the remote pager's figures under TCG: swap-in
 # latency and sequential read bandwidth vs block size per backend (memseq), sort time vs local
-# limit (no limit / NVM / disk / node), LRU vs FIFO swap volume; writes build/out/bench/pager.*
+# limit (no limit / NVM / disk / node), LRU vs FIFO swap volume; writes build/out/bench/pager.*;
+# then the pager against Linux swap (pager_vs_linux.py: build/out/bench/pager_vs_linux.*)
 import argparse
 import csv
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -13,6 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from runner import client  # noqa: E402
 import node_throughput
+import pager_vs_linux
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "out" / "bench"
@@ -32,6 +35,9 @@ def arguments():
     parser.add_argument("--node-repeats", type=int, default=3)
     parser.add_argument("--baseline", default=node_throughput.BASELINE_REVISION,
                         help="git revision to compare memory-node throughput with ('' for none)")
+    parser.add_argument("--no-vs-linux", action="store_true", help="leave out the comparison with Linux swap")
+    parser.add_argument("--only-vs-linux", action="store_true", help="only the comparison with Linux swap")
+    pager_vs_linux.add_options(parser)
     return parser.parse_args()
 
 
@@ -158,9 +164,20 @@ def markdown(rows, have_png):
     return "\n".join(lines) + "\n"
 
 
+def vs_linux(options):
+    """The comparison with Linux swap (build/bench/pager_vs_linux.py), its own report."""
+    subprocess.run([str(REPO / "build" / "linux" / "build.sh")], check=True)
+    rows = pager_vs_linux.run(options, OUT / "logs")
+    pager_vs_linux.write_report(rows, "make bench-pager  # " + " ".join(sys.argv[1:]), options)
+    print(f"pager_bench: the comparison with Linux swap in {OUT}/pager_vs_linux.{{json,md,png}}")
+
+
 def main():
     options = arguments()
     OUT.mkdir(parents=True, exist_ok=True)
+    if options.only_vs_linux:
+        vs_linux(options)
+        return
     rows = []
     with tempfile.TemporaryDirectory() as directory:
         scratch = Path(directory)
@@ -181,6 +198,8 @@ def main():
         report += "\n" + node_throughput.markdown(node_table, SEED["mb_per_s"], SEED["swap_in_ms_1m"])
     (OUT / "pager.md").write_text(report)
     print(f"pager_bench: {len(rows)} results in {OUT}/pager.{{json,csv,md{',png' if have_png else ''}}}")
+    if not options.no_vs_linux:
+        vs_linux(options)
     failed = FAILED_BOOTS + [f"this build's memseq at {row['block_bytes']} bytes failed {row['failed_runs']} time(s)"
                              for row in node_table if row["build"] == "this" and row["failed_runs"]]
     if failed:

@@ -5,12 +5,15 @@
 #                   on, fetched with `apt-get download` and unpacked with `dpkg -x`
 #   bonnie          apps/bonnie built as a static Linux program with the POSIX shim
 #                   build/linux/bonnie_linux.c (+ build/linux/include/formica/)
-#   initramfs.cpio.gz  busybox-static, bonnie, the modules for ext2 on virtio-blk
-#                   and build/linux/init (written by build/linux/make_initramfs.py)
+#   sort, memseq    apps/sort and apps/memseq as static Linux programs with the shim
+#                   build/linux/teramem_linux.c (the pager region is malloc'ed memory)
+#   initramfs.cpio.gz  busybox-static, bonnie, sort, memseq, the modules for ext2 on
+#                   virtio-blk and zram, and build/linux/init (build/linux/make_initramfs.py)
 #   ext2.img        an empty ext2 file system for the virtio disk (mke2fs)
 # Downloads are cached in build/out/linux/debs/; a second run only rebuilds what changed.
 # Usage: build/linux/build.sh            (everything)
 #        build/linux/build.sh bonnie OUT (only the static Bonnie, to OUT; used by the tests)
+#        build/linux/build.sh teramem DIR (only the static sort and memseq, into DIR)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -33,6 +36,31 @@ build_bonnie() { # build_bonnie OUTPUT: compiles unless OUTPUT is newer than eve
             -o "$1" "${bonnie_sources[@]}"
     fi
 }
+# The static Linux sort and memseq: apps/sort and apps/memseq unchanged, Teramem on
+# malloc (build/linux/teramem_linux.c), the pure library files they share with Formica.
+teramem_common=("$REPO"/lib/{progress,size_parse,teramem_options,json}.c
+    "$REPO"/build/linux/{teramem_linux,user_linux}.c)
+build_teramem_program() { # build_teramem_program OUTPUT SOURCES...: compiles unless OUTPUT is newest
+    local output="$1"
+    shift
+    if [ ! -x "$output" ] || [ -n "$(find "$@" "${teramem_common[@]}" "$REPO/build/linux/include" \
+            "$REPO/lib/include/formica" "$REPO/protocol" -newer "$output" -print -quit)" ]; then
+        echo "build/linux: cc -static $(basename "$output")"
+        (cd "$REPO" && python3 build/protocol.py build/out/gen protocol/*.messages)
+        gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I "$REPO/build/linux/include" \
+            -I "$REPO/apps/memseq" -idirafter "$REPO/lib/include" -idirafter "$REPO/build/out/gen" \
+            -o "$output" "$@" "${teramem_common[@]}"
+    fi
+}
+build_teramem_apps() { # build_teramem_apps DIR: DIR/sort and DIR/memseq
+    mkdir -p "$1"
+    build_teramem_program "$1/sort" "$REPO/apps/sort/main.c"
+    build_teramem_program "$1/memseq" "$REPO/apps/memseq/main.c" "$REPO/build/linux/kernel_counts_linux.c"
+}
+if [ "${1:-}" = teramem ]; then # build/linux/build.sh teramem DIR: only sort and memseq
+    build_teramem_apps "${2:?usage: build/linux/build.sh teramem DIR}"
+    exit 0
+fi
 if [ "${1:-}" = bonnie ]; then # build/linux/build.sh bonnie OUTPUT: only the static Bonnie
     build_bonnie "${2:?usage: build/linux/build.sh bonnie OUTPUT}"
     exit 0
@@ -79,10 +107,12 @@ if [ ! -x "$OUT/busybox/bin/busybox" ] || [ "$busybox_deb" -nt "$OUT/busybox/bin
 fi
 
 build_bonnie "$OUT/bonnie"
+build_teramem_apps "$OUT"
 
 python3 "$REPO/build/linux/make_initramfs.py" --kernel-tree "$OUT/kernel" \
     --busybox "$OUT/busybox/bin/busybox" --bonnie "$OUT/bonnie" \
-    --init "$REPO/build/linux/init" --output "$OUT/initramfs.cpio.gz"
+    --init "$REPO/build/linux/init" --output "$OUT/initramfs.cpio.gz" \
+    --program sort="$OUT/sort" --program memseq="$OUT/memseq"
 
 if [ ! -f "$OUT/ext2.img" ]; then
     mke2fs -q -t ext2 -b 4096 -F "$OUT/ext2.img" 64M

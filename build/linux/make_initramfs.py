@@ -4,13 +4,17 @@
 # the static Bonnie as /bin/bonnie, build/linux/init as /init, and the kernel modules
 # that ext2 on virtio-blk needs (virtio_pci, virtio_blk, ext4 and what they depend on,
 # found from each module's .modinfo "depends=") under /modules, load order in
-# /modules/order. Written in Python so no cpio tool is needed.
+# /modules/order; with --program NAME=PATH also other static programs as /apps/NAME
+# (sort and memseq), and zram for the swap comparison (docs/pager.md).
+# Written in Python so no cpio tool is needed.
 import argparse
 import gzip
 import io
 from pathlib import Path
 
-WANTED_MODULES = ["virtio_pci", "virtio_blk", "ext4", "crc32c_generic"]
+# zram: compressed swap in memory, for the pager comparison. (Its swap on NBD is QEMU's NBD
+# client behind a virtio-blk disk, as Formica's block backend uses: busybox has no nbd-client.)
+WANTED_MODULES = ["virtio_pci", "virtio_blk", "ext4", "crc32c_generic", "zram"]
 
 
 def module_paths(kernel_tree):
@@ -86,15 +90,20 @@ def main():
     parser.add_argument("--bonnie", required=True)
     parser.add_argument("--init", required=True)
     parser.add_argument("--output", required=True)
+    parser.add_argument("--program", action="append", default=[], metavar="NAME=PATH",
+                        help="another static program, installed as /apps/NAME (not /bin: busybox has a sort)")
     arguments = parser.parse_args()
     paths = module_paths(arguments.kernel_tree)
     modules = load_order(paths, WANTED_MODULES)
     archive = Cpio()
-    for directory in ["bin", "sbin", "usr", "usr/bin", "usr/sbin", "proc", "sys", "dev", "mnt", "modules"]:
+    for directory in ["bin", "sbin", "usr", "usr/bin", "usr/sbin", "proc", "sys", "dev", "mnt", "modules", "apps"]:
         archive.directory(directory)
     archive.file("bin/busybox", Path(arguments.busybox).read_bytes(), executable=True)
     archive.file("bin/bonnie", Path(arguments.bonnie).read_bytes(), executable=True)
     archive.file("init", Path(arguments.init).read_bytes(), executable=True)
+    for program in arguments.program:
+        name, path = program.split("=", 1)
+        archive.file(f"apps/{name}", Path(path).read_bytes(), executable=True)
     for name in modules:
         archive.file(f"modules/{name}.ko", paths[name].read_bytes())
     archive.file("modules/order", "".join(f"{name}.ko\n" for name in modules).encode())

@@ -42,3 +42,8 @@ uint64_t read_timestamp_counter(void);
 long clock_get(struct clock_info *clock);
 long placement_get(struct placement_info *placement);
 long process_list(struct process_info *processes, size_t max);
+
+/* For sort and memseq (build/linux/teramem_linux.c): console output is stdout,
+ * flushed; sleep_ms is nanosleep. */
+void fflush_console(void);
+long sleep_ms(uint64_t milliseconds);

@@ -27,6 +27,14 @@ static bool bit_is_set(const uint8_t *bitmap, uint32_t bit)
     return (bitmap[bit / 8] >> (bit % 8)) & 1;
 }
 
+/* The reserved inodes but root (the journal's, the resize inode...) are the
+ * file system's own: root's, which no quota limits, and not files whose
+ * pointers the checked read would accept. */
+static bool is_reserved_inode(const struct ext2_fs *fs, uint32_t number)
+{
+    return number < fs->first_inode && number != EXT2_ROOT_INODE;
+}
+
 /* The allocated inodes of one group: each one's owner and i_blocks. */
 static int sum_group(struct ext2_fs *fs, uint32_t group,
                      void (*visit)(void *context, uint32_t uid, uint64_t sectors), void *context)
@@ -39,10 +47,11 @@ static int sum_group(struct ext2_fs *fs, uint32_t group,
         return status; /* an error, or no inode in use here */
     status = ext2_read_block(fs, descriptor.bg_inode_bitmap, bitmap);
     for (uint32_t bit = 0; status == 0 && bit < per_group && bit / 8 < fs->block_size; bit++) {
-        if (!bit_is_set(bitmap, bit))
+        uint32_t number = group * per_group + bit + 1;
+        if (!bit_is_set(bitmap, bit) || is_reserved_inode(fs, number))
             continue;
         struct ext2_inode inode;
-        status = ext2_read_inode(fs, group * per_group + bit + 1, &inode);
+        status = ext2_read_inode(fs, number, &inode);
         if (status == 0 && inode.i_blocks != 0)
             visit(context, ext2_inode_uid(&inode), inode.i_blocks);
     }

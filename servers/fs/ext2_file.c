@@ -97,9 +97,7 @@ long ext2_write(struct ext2_fs *fs, uint32_t number, uint64_t offset, const void
                 size_t length)
 {
     struct ext2_inode inode;
-    int status = ext2_check_writable(fs);
-    if (status == 0)
-        status = ext2_read_inode(fs, number, &inode);
+    int status = ext2_read_inode_to_change(fs, number, &inode);
     if (status < 0)
         return status;
     if ((inode.i_mode & EXT2_S_IFMT) != EXT2_S_IFREG)
@@ -157,9 +155,7 @@ static int zero_block_tail(struct ext2_fs *fs, struct ext2_inode *inode, uint64_
 int ext2_truncate(struct ext2_fs *fs, uint32_t number, uint64_t size)
 {
     struct ext2_inode inode;
-    int status = ext2_check_writable(fs);
-    if (status == 0)
-        status = ext2_read_inode(fs, number, &inode);
+    int status = ext2_read_inode_to_change(fs, number, &inode);
     if (status < 0)
         return status;
     if ((inode.i_mode & EXT2_S_IFMT) != EXT2_S_IFREG)

@@ -279,12 +279,16 @@ int ext2_release_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *i
     return ext2_free_inode(fs, number, directory);
 }
 
+int ext2_read_inode_to_change(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
+{
+    int status = ext2_check_writable(fs);
+    return status < 0 ? status : ext2_read_inode(fs, number, inode);
+}
+
 int ext2_release_unlinked(struct ext2_fs *fs, uint32_t number)
 {
     struct ext2_inode inode;
-    int status = ext2_check_writable(fs);
-    if (status == 0)
-        status = ext2_read_inode(fs, number, &inode);
+    int status = ext2_read_inode_to_change(fs, number, &inode);
     if (status < 0)
         return status;
     if (inode.i_links_count > 0)

@@ -75,9 +75,7 @@ int ext2_permit_removal(const struct ext2_fs *fs, const struct ext2_inode *direc
 int ext2_change_mode(struct ext2_fs *fs, uint32_t number, uint16_t mode)
 {
     struct ext2_inode inode;
-    int status = ext2_check_writable(fs);
-    if (status == 0)
-        status = ext2_read_inode(fs, number, &inode);
+    int status = ext2_read_inode_to_change(fs, number, &inode);
     if (status < 0)
         return status;
     if (fs->user.uid != EXT2_ROOT_USER && fs->user.uid != ext2_inode_uid(&inode))
@@ -90,9 +88,7 @@ int ext2_change_mode(struct ext2_fs *fs, uint32_t number, uint16_t mode)
 int ext2_change_owner(struct ext2_fs *fs, uint32_t number, uint32_t uid, uint32_t gid)
 {
     struct ext2_inode inode;
-    int status = ext2_check_writable(fs);
-    if (status == 0)
-        status = ext2_read_inode(fs, number, &inode);
+    int status = ext2_read_inode_to_change(fs, number, &inode);
     if (status < 0)
         return status;
     if (fs->user.uid != EXT2_ROOT_USER)

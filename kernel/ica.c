@@ -53,8 +53,7 @@ static inline uint64_t **leaf_slot(struct process *process, uint64_t address, ui
 /* The leaf entry for `address` in the process's tables, or NULL when a
  * table is missing. Leaf tables found are remembered per process: ICA
  * windows' tables are only ever added while the address space lives. */
-static inline __attribute__((always_inline)) uint64_t *leaf_entry(struct process *process,
-                                                                  uint64_t address)
+static inline uint64_t *leaf_entry(struct process *process, uint64_t address)
 {
     if (process->root == 0)
         return NULL; /* its address space is gone */
@@ -83,8 +82,7 @@ static uint64_t *next_leaf_entry(struct process *process, uint64_t address, uint
 }
 
 /* The pages of a data ICA, one leaf table at a time. */
-static __attribute__((noinline)) void unmap_many_pages(struct process *process, struct ica *ica,
-                                                       bool running)
+static void unmap_many_pages(struct process *process, struct ica *ica, bool running)
 {
     uint64_t address = ica_virtual_address(ica), table_end = 0;
     uint64_t *entry = NULL;
@@ -133,8 +131,7 @@ static bool prepare_tables(struct process *process, uint64_t address, uint64_t b
 }
 
 /* A data ICA's pages, or any ICA whose leaf table is still missing. */
-static __attribute__((noinline)) bool map_many_pages(struct process *process, struct ica *ica,
-                                                     uint64_t access)
+static bool map_many_pages(struct process *process, struct ica *ica, uint64_t access)
 {
     uint64_t address = ica_virtual_address(ica);
     uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE, table_end = 0;
@@ -154,8 +151,7 @@ static __attribute__((noinline)) bool map_many_pages(struct process *process, st
 }
 
 /* Control and block ICAs: one entry, in tables made at process creation. */
-static inline __attribute__((always_inline)) bool map_pages(struct process *process,
-                                                            struct ica *ica, uint64_t access)
+static inline bool map_pages(struct process *process, struct ica *ica, uint64_t access)
 {
     if (ica->pages == 1) {
         uint64_t *entry = ica_window_entry(process, ica);

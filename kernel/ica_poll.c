@@ -20,7 +20,7 @@ static inline bool core_otherwise_idle(const struct cpu *cpu)
 
 /* The command line's ica_poll_us (default ICA_POLL_MICROSECONDS) in TSC
  * cycles, read once per core. */
-static __attribute__((noinline)) uint64_t read_poll_bound(struct cpu *cpu)
+static uint64_t read_poll_bound(struct cpu *cpu)
 {
     uint64_t microseconds = command_line_number("ica_poll_us", ICA_POLL_MICROSECONDS);
     cpu->ica_poll_cycles = kernel_shared->tsc_hz / 1000000 * microseconds;

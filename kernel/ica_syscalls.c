@@ -161,8 +161,7 @@ static bool accept(uint64_t id)
 
 /* The oldest usable request of a server's ring. Only the head is consumed:
  * another core is the ring's producer, so nothing may be pushed back. */
-static inline __attribute__((always_inline)) uint64_t take_request(struct server_entry *server,
-                                                                   struct ring *ring, uint32_t core)
+static inline uint64_t take_request(struct server_entry *server, struct ring *ring, uint32_t core)
 {
     uint64_t id;
     while (ring_pop_u64(ring, &id)) {
@@ -293,9 +292,8 @@ static void report_if_undelivered(const struct server_entry *server, uint32_t se
 /* A crowded ring (ica_room.c): the caller waits for room unless it asked
  * ICA_NO_WAIT, until `deadline` (a tick of this core; 0: no limit). The
  * kernel's own requests (a page fault) always wait. */
-static __attribute__((noinline)) long wait_for_room(struct server_entry *server,
-                                                    uint32_t server_pid, struct ring *ring,
-                                                    uint32_t flags, uint64_t deadline)
+static long wait_for_room(struct server_entry *server, uint32_t server_pid, struct ring *ring,
+                          uint32_t flags, uint64_t deadline)
 {
     bool wait = !(flags & ICA_NO_WAIT) || (flags & ICA_FROM_KERNEL);
     return ica_room_wait(server, server_pid, ring, wait, deadline);
@@ -489,8 +487,7 @@ long ica_receive_until(uint32_t flags, uint64_t wake_tick)
 }
 
 /* The oldest request of a lane (round robin over the cores), or NO_ICA. */
-static __attribute__((noinline)) uint64_t take_from_lanes(struct server_entry *server,
-                                                          uint32_t cores)
+static uint64_t take_from_lanes(struct server_entry *server, uint32_t cores)
 {
     uint32_t core = server->next_lane < cores ? server->next_lane : 0;
     for (uint32_t step = 0; step < cores; step++, core = core + 1 == cores ? 0 : core + 1) {

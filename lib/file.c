@@ -147,9 +147,8 @@ static inline long write_inline(const struct file_descriptor *file, const uint8_
 
 /* One FS_WRITE of at most a data ICA, the bytes in the data ICA (apart:
  * a small write's bytes usually go inline). */
-static __attribute__((noinline)) long write_with_data(const struct file_descriptor *file,
-                                                      const uint8_t *data, uint64_t length,
-                                                      uint64_t offset)
+static long write_with_data(const struct file_descriptor *file, const uint8_t *data,
+                            uint64_t length, uint64_t offset)
 {
     long error = file_channel_begin(FS_WRITE, length);
     if (error != 0)
@@ -184,8 +183,8 @@ static inline void note_written(struct file_descriptor *file, uint64_t offset, c
 
 /* file_write_at in pieces of a data ICA (apart: a small write is one
  * piece). Stops at the first short or failed piece. */
-static __attribute__((noinline)) long
-write_in_pieces(struct file_descriptor *file, const void *data, size_t length, uint64_t offset)
+static long write_in_pieces(struct file_descriptor *file, const void *data, size_t length,
+                            uint64_t offset)
 {
     size_t done = 0;
     while (done < length) {

@@ -74,7 +74,7 @@ static long ensure_data(uint64_t bytes)
     return 0;
 }
 
-static __attribute__((noinline)) void release_foreign(void)
+static void release_foreign(void)
 {
     for (uint32_t i = 0; i < file_channel_foreign_count; i++)
         ica_free(foreign[i]);
@@ -83,7 +83,7 @@ static __attribute__((noinline)) void release_foreign(void)
 
 /* The control ICA, and a data ICA of `bytes` if any (apart: allocations
  * are rare, and the common begin then saves no registers). */
-static __attribute__((noinline)) long ensure_icas(uint64_t bytes)
+static long ensure_icas(uint64_t bytes)
 {
     long error = ensure_control();
     if (error == 0 && bytes > 0)
@@ -314,8 +314,7 @@ static const uint8_t *gather_lent(const struct ica_control *page, uint64_t bytes
 
 /* Several lent blocks, or a returned data ICA (apart, so the common case
  * of one lent block saves no registers). */
-static __attribute__((noinline)) const uint8_t *
-result_data_otherwise(const struct ica_control *page, uint64_t bytes)
+static const uint8_t *result_data_otherwise(const struct ica_control *page, uint64_t bytes)
 {
     if (page->lent_count > 1 && bytes <= STORAGE_BLOCK_BYTES)
         return ica_address(page->lent[0]);

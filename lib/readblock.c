@@ -34,8 +34,8 @@ static inline long readblock_result(const struct ica_control *page, uint64_t siz
 
 /* readblock from the outcome of its lend-only request (-E_NEEDS_DATA when
  * none was made): asked again with a data ICA when lending would not do. */
-static __attribute__((noinline)) long readblock_from(uint64_t handle, uint64_t size,
-                                                     uint64_t blkoff, const void **data, long bytes)
+static long readblock_from(uint64_t handle, uint64_t size, uint64_t blkoff, const void **data,
+                           long bytes)
 {
     if (bytes == -E_NEEDS_DATA)
         bytes = ask_fs_with_data(handle, size, blkoff);
@@ -47,8 +47,7 @@ static __attribute__((noinline)) long readblock_from(uint64_t handle, uint64_t s
 /* readblock past the descriptor's checks when the usual one-step request
  * will not do: a size out of range, more blocks than can be lent, or a
  * channel that is not ready. */
-static __attribute__((noinline)) long readblock_in_general(uint64_t handle, uint64_t size,
-                                                           uint64_t blkoff, const void **data)
+static long readblock_in_general(uint64_t handle, uint64_t size, uint64_t blkoff, const void **data)
 {
     if (size == 0 || size > READBLOCK_MAX_BLOCKS)
         return -E_INVALID;
@@ -60,8 +59,8 @@ static __attribute__((noinline)) long readblock_in_general(uint64_t handle, uint
 
 /* readblock's lend-only request, sent, when FS's answer is not one to take
  * as it stands. */
-static __attribute__((noinline)) long readblock_sent(uint64_t handle, uint64_t size,
-                                                     uint64_t blkoff, const void **data, long sent)
+static long readblock_sent(uint64_t handle, uint64_t size, uint64_t blkoff, const void **data,
+                           long sent)
 {
     long bytes = file_channel_request3_outcome(FS_READBLOCK, handle, blkoff, size, sent);
     return readblock_from(handle, size, blkoff, data, bytes);
@@ -84,7 +83,7 @@ long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data)
     if (!file_channel_answered_alone(page, sent))
         return readblock_sent(handle, size, blkoff, data, sent);
     long bytes = page->result;
-    if (bytes < 0 || page->lent_count != 1) /* one lent block: file_channel_result_data inline */
+    if (bytes < 0 || page->lent_count != 1) /* the usual answer: one lent block */
         return readblock_from(handle, size, blkoff, data, bytes);
     return readblock_result(page, size, bytes, data);
 }

@@ -104,8 +104,7 @@ static int fill(struct cache *cache, uint64_t number, uint32_t count, struct cac
 
 /* A miss: the block read (with read-ahead) into the cache (apart, so a hit
  * saves no registers). */
-static __attribute__((noinline)) int miss(struct cache *cache, uint64_t number,
-                                          struct cache_block **found)
+static int miss(struct cache *cache, uint64_t number, struct cache_block **found)
 {
     cache->stats.misses++;
     int error = fill(cache, number, run_length(cache, number), found);

@@ -70,8 +70,8 @@ long journal_replay(struct journal *journal, struct cache *cache);
 int journal_start_over(struct journal_writer *writer, struct cache *cache);
 int journal_compact(struct journal_writer *writer, struct cache *cache);
 
-/* The rest is inline, so a patch (BLK's small write, one per update) is
- * kept without a call but the copy's. */
+/* Keeping one entry: a patch (BLK's small write, one per update) or a
+ * whole block. */
 
 /* An entry's checksum, from `sum`, kept_checksum of the whole words that
  * hold the `length` bytes kept for `offset` of block `number`. */
@@ -94,8 +94,8 @@ static inline uint64_t journal_checksum(const uint8_t *kept, uint64_t number, ui
 
 /* A free slot, searched from writer->search_from, or -1 when all are valid. */
 int journal_free_slot_search(const struct journal_writer *writer);
-/* journal_free_slot_search's answer; inline: the slot it starts from is
- * usually free (entries are freed in bulk). */
+/* A free slot: the one the search starts from is usually free (entries are
+ * freed in bulk), else journal_free_slot_search's answer. */
 static inline int journal_free_slot(const struct journal_writer *writer)
 {
     uint32_t slot = writer->search_from % JOURNAL_SLOTS;
@@ -107,10 +107,8 @@ static inline int journal_free_slot(const struct journal_writer *writer)
 /* Keeps `length` bytes (at most a block) for `offset` of block `number` in a
  * fresh slot (a full journal syncs `cache` and starts over); the slot, or an
  * error. The entry is valid only once its bytes and checksum are in place. */
-static inline __attribute__((always_inline)) int journal_keep(struct journal_writer *writer,
-                                                              struct cache *cache, uint64_t number,
-                                                              uint32_t offset, const uint8_t *bytes,
-                                                              uint32_t length)
+static inline int journal_keep(struct journal_writer *writer, struct cache *cache, uint64_t number,
+                               uint32_t offset, const uint8_t *bytes, uint32_t length)
 {
     int slot = journal_free_slot(writer);
     if (slot < 0)
@@ -157,9 +155,9 @@ static inline void journal_free_covered_patch(struct journal_writer *writer, uin
  * (BLK_PATCH). Replayed on top of the block as the disk and the older
  * entries leave it; a patch frees only an older patch it covers. As
  * journal_record otherwise; -E_INVALID for a range outside the block. */
-static inline __attribute__((always_inline)) int
-journal_record_patch(struct journal_writer *writer, struct cache *cache, uint64_t number,
-                     uint32_t offset, const uint8_t *bytes, uint32_t length)
+static inline int journal_record_patch(struct journal_writer *writer, struct cache *cache,
+                                       uint64_t number, uint32_t offset, const uint8_t *bytes,
+                                       uint32_t length)
 {
     if (length == 0 || !cache_range_fits(offset, length))
         return -E_INVALID;

@@ -77,7 +77,7 @@ int blk_lends_init(uint32_t cache_capacity, uint32_t per_client,
 
 /* may_lend past a limit: the ended lends dropped and the limits asked
  * again; a refusal logged (apart: the usual lend is within the limits). */
-static __attribute__((noinline)) bool may_lend_after_drop(uint32_t client, uint32_t count)
+static bool may_lend_after_drop(uint32_t client, uint32_t count)
 {
     if (cache_lends_allow_after_drop(&lends, client, count)) {
         if (lends.refused_client == client)
@@ -175,9 +175,8 @@ static long transfer(struct cache *cache, uint64_t control, const struct transfe
 
 /* BLK_PATCH's steps: the payload's bytes into one cached block (a small
  * write). Inline: the serve loop's usual request after a read. */
-static inline __attribute__((always_inline)) long
-patch_block(struct cache *cache, const struct ica_control *page,
-            const struct blk_patch_message *message)
+static inline long patch_block(struct cache *cache, const struct ica_control *page,
+                               const struct blk_patch_message *message)
 {
     uint64_t block = message->block;
     uint32_t offset = message->offset, length = message->length;
@@ -216,8 +215,8 @@ static inline long lend_one_handle(uint64_t control, struct ica_control *page, u
 
 /* lend_one of a block not cached: read in first (apart, so a cached block's
  * lend needs no spills). */
-static __attribute__((noinline)) long lend_one_missing(struct cache *cache, uint64_t control,
-                                                       struct ica_control *page, uint64_t block)
+static long lend_one_missing(struct cache *cache, uint64_t control, struct ica_control *page,
+                             uint64_t block)
 {
     uint64_t handle;
     int error = cache_lend_missing(cache, block, &handle);
@@ -229,8 +228,8 @@ static __attribute__((noinline)) long lend_one_missing(struct cache *cache, uint
 /* FS_READBLOCK's usual BLK_READ: one block, lent, nothing to copy into:
  * transfer()'s checks and outcomes for that case (lend_blocks' for one
  * block), without its loops. */
-static inline __attribute__((always_inline)) long lend_one(struct cache *cache, uint64_t control,
-                                                           struct ica_control *page, uint64_t block)
+static inline long lend_one(struct cache *cache, uint64_t control, struct ica_control *page,
+                            uint64_t block)
 {
     if (block >= cache->disk.blocks)
         return refuse(page, "block outside the disk");
@@ -244,17 +243,17 @@ static inline __attribute__((always_inline)) long lend_one(struct cache *cache, 
 }
 
 /* Any other BLK_READ (apart, so lend_one saves no registers). */
-static __attribute__((noinline)) long read_in_general(struct cache *cache, uint64_t control,
-                                                      const struct blk_read_message *message)
+static long read_in_general(struct cache *cache, uint64_t control,
+                            const struct blk_read_message *message)
 {
     struct transfer asked = {message->first_block, message->blocks, message->flags};
     return transfer(cache, control, &asked, false);
 }
 
-/* blk_read's steps; inline (the serve loop's usual request). */
-static inline __attribute__((always_inline)) long read_blocks(struct cache *cache, uint64_t control,
-                                                              struct ica_control *page,
-                                                              struct blk_read_message *message)
+/* blk_read's steps: each block lent when it is cached and may be lent,
+ * else the general read. */
+static inline long read_blocks(struct cache *cache, uint64_t control, struct ica_control *page,
+                               struct blk_read_message *message)
 {
     if (message->blocks == 1 && message->flags == BLK_LEND && page->data_count == 0)
         return lend_one(cache, control, page, message->first_block);
@@ -301,14 +300,14 @@ long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *me
 
 /* Any request but a usual read or a patch (apart, so those save no
  * registers). */
-static __attribute__((noinline)) long answer_any(struct cache *cache, uint64_t control)
+static long answer_any(struct cache *cache, uint64_t control)
 {
     return blk_dispatch(cache, control);
 }
 
 /* Performs the request in the control ICA and sets its result; the caller
  * returns it. Inline: the serve loop's one step. */
-static inline __attribute__((always_inline)) void answer(struct cache *cache, uint64_t control)
+static inline void answer(struct cache *cache, uint64_t control)
 {
     cache_lends_returned(&lends, control); /* its holder passed it on: its lends ended */
     struct ica_control *page = ica_control_of(control);
@@ -321,7 +320,7 @@ static inline __attribute__((always_inline)) void answer(struct cache *cache, ui
 }
 
 /* A failed receive ends BLK. */
-static _Noreturn __attribute__((noinline)) void receive_failed(long error)
+static _Noreturn void receive_failed(long error)
 {
     printf("blk: receive failed: %s\n", error_text(error));
     exit(1);
@@ -329,7 +328,7 @@ static _Noreturn __attribute__((noinline)) void receive_failed(long error)
 
 /* After a failed return (reported), the next request through a plain
  * receive (apart: the loop's usual turn is one system call). */
-static __attribute__((noinline)) uint64_t receive_after_failed_return(long error)
+static uint64_t receive_after_failed_return(long error)
 {
     printf("blk: return failed: %s\n", error_text(error));
     long control = ica_receive(0);

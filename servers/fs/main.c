@@ -85,7 +85,7 @@ static void read_end_options(bool restarted)
 }
 
 /* end_if_asked when a test option is set (apart: the serve loop's one test). */
-static __attribute__((noinline)) void end_if_due(uint32_t operation)
+static void end_if_due(uint32_t operation)
 {
     if (server.end_on_stat && operation == FS_STAT) {
         printf("fs: ending before answering FS_STAT (fs_end_on_stat)\n");
@@ -122,7 +122,7 @@ static inline uint64_t clock_due_now(void)
  * next moment either has anything to do (a client that opens a file
  * meanwhile is looked at by the next second's). Without the counter's rate
  * (clock_ticks_per_us 0) every request comes here, as before. */
-static __attribute__((noinline)) void clock_catch_up(uint64_t now_us)
+static void clock_catch_up(uint64_t now_us)
 {
     fs_close_dead_clients_if_due(&server, now_us);
     uint64_t due_us = (now_us / 1000000 + 1) * 1000000;
@@ -165,8 +165,8 @@ static long forward_and_receive(uint64_t control, struct fs_wait wait)
 
 /* pass_on_and_receive when the forward or the return failed (apart: the
  * usual pass on is one system call and its test). */
-static __attribute__((noinline)) long pass_on_failed(uint64_t control, uint32_t operation,
-                                                     long result, struct fs_wait wait, long next)
+static long pass_on_failed(uint64_t control, uint32_t operation, long result, struct fs_wait wait,
+                           long next)
 {
     struct ica_control *page = ica_control_of(control);
     if (result == FS_FORWARDED) {

@@ -33,7 +33,7 @@ void fs_times_flush(struct fs_server *server)
 }
 
 /* Adds `inode` to the owed times (apart: it usually is there already). */
-static __attribute__((noinline)) void owe_times_anew(struct fs_server *server, uint32_t inode)
+static void owe_times_anew(struct fs_server *server, uint32_t inode)
 {
     if (pending_count == PENDING_TIMES)
         fs_times_flush(server);
@@ -53,9 +53,9 @@ static inline void owe_times(struct fs_server *server, uint32_t inode)
  * file, outside the running journal transaction; else -E_NEEDS_DATA.
  * `remembered` is the block map cache's entry of the block (it remembers
  * the journal's answer), or NULL. */
-static inline __attribute__((always_inline)) long
-patch_in_place(struct fs_server *server, struct ica_control *page, uint32_t inode, uint64_t offset,
-               uint32_t length, uint32_t block, uint64_t size, struct block_map_entry *remembered)
+static inline long patch_in_place(struct fs_server *server, struct ica_control *page,
+                                  uint32_t inode, uint64_t offset, uint32_t length, uint32_t block,
+                                  uint64_t size, struct block_map_entry *remembered)
 {
     uint32_t within = (uint32_t)(offset % STORAGE_BLOCK_BYTES);
     if (within + length > STORAGE_BLOCK_BYTES || offset + length > size || block == 0)
@@ -72,9 +72,8 @@ patch_in_place(struct fs_server *server, struct ica_control *page, uint32_t inod
 
 /* patch_in_place for a block whose mapping is not remembered: the ext2
  * library asked first (apart, so a remembered mapping needs no spills). */
-static __attribute__((noinline)) long look_up_and_patch(struct fs_server *server,
-                                                        struct ica_control *page, uint32_t inode,
-                                                        uint64_t offset, uint32_t length)
+static long look_up_and_patch(struct fs_server *server, struct ica_control *page, uint32_t inode,
+                              uint64_t offset, uint32_t length)
 {
     uint32_t block = 0;
     uint64_t size = 0;

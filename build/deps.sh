@@ -11,7 +11,7 @@ REQUIRED_PACKAGES=(
     grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools
     ovmf e2fsprogs
     libcmocka-dev
-    python3
+    python3 python3-pytest-xdist
     nbdkit
 )
 OPTIONAL_PACKAGES=(clang-format python3-matplotlib)
@@ -75,6 +75,17 @@ if ! python3 -c "import matplotlib" >/dev/null 2>&1; then
             echo "build/deps.sh: could not install matplotlib; make bench will skip the plots"
     fi
 fi
+# make test runs the integration tests on two workers (pytest-xdist); without it they
+# run one at a time and take about twice as long. Debian's python3-pytest-xdist does
+# not reach another python3 (pyenv's), so pip installs it there.
+# Called once the Debian packages are in.
+ensure_xdist() {
+    python3 -c "import xdist" >/dev/null 2>&1 && return 0
+    echo "build/deps.sh: installing pytest-xdist with pip (make test's two workers)"
+    python3 -m pip install --quiet pytest-xdist ||
+        python3 -m pip install --quiet --break-system-packages pytest-xdist ||
+        echo "build/deps.sh: could not install pytest-xdist; make test runs one test at a time"
+}
 # The project-local QEMU 10 (build/qemu10.sh): fetched unless --check; never fatal.
 local_qemu() {
     if $check_only; then "$(dirname "$0")/qemu10.sh" --check; else "$(dirname "$0")/qemu10.sh"; fi
@@ -82,6 +93,7 @@ local_qemu() {
 
 if [ ${#missing[@]} -eq 0 ] && pytest_works; then
     $check_only && echo "build/deps.sh: all required packages are installed"
+    $check_only || ensure_xdist
     local_qemu
     exit 0
 fi
@@ -115,5 +127,6 @@ if ! pytest_works; then
     python3 -m pip install --quiet pytest || python3 -m pip install --quiet --break-system-packages pytest
 fi
 pytest_works || { echo "build/deps.sh: pytest is still not usable" >&2; exit 1; }
+ensure_xdist
 local_qemu
 echo "build/deps.sh: dependencies installed"

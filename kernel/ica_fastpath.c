@@ -18,6 +18,7 @@
 #include "trap.h"
 #include "x86.h"
 #include <formica/errors.h>
+#include <formica/protocol/syscall_arguments.h>
 #include <formica/syscalls.h>
 
 /* syscall_entry.S: returns to user mode with the system-call frame at %rsp. */
@@ -297,52 +298,86 @@ static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wak
     return true;
 }
 
-/* The general call for arguments the fast path checked (in range) whose
- * receiver is not parked here (one on another core, above all): entered
- * directly, as the dispatch would enter it. Apart, so the fast path's own
- * frame stays as small as before. */
-static __attribute__((noinline)) bool serve_generally(struct trap_frame *frame)
+/* The general calls, for arguments in range whose receiver is not parked
+ * here (one on another core, above all): entered directly, as the dispatch
+ * would enter them, with the arguments read again from the frame (so the
+ * fast path keeps its own copy in registers). Apart, so the fast path's own
+ * frame stays small. */
+static __attribute__((noinline)) bool request_generally(struct trap_frame *frame)
 {
-    long result;
-    if (frame->rax == SYS_ICA_REQUEST)
-        result = sys_ica_request((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx);
-    else if (frame->rax == SYS_ICA_FORWARD_RECEIVE)
-        result = sys_ica_forward_receive((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx,
-                                         (uint32_t)frame->r10, frame->r8);
-    else
-        result = sys_ica_return_receive(frame->rdi, (uint32_t)frame->rsi, frame->rdx);
-    frame->rax = (uint64_t)result;
+    struct ica_request_arguments call;
+    if (!ica_request_arguments_of(frame, &call))
+        return false; /* checked already: never */
+    frame->rax = (uint64_t)sys_ica_request(call.server, call.control, call.flags);
     return true;
 }
 
-/* The arguments are checked as the generated dispatch checks them (an
- * argument out of range goes the general way through the dispatch, which
- * refuses it; in range, serve_generally when the fast path does not apply). */
+static __attribute__((noinline)) bool forward_receive_generally(struct trap_frame *frame)
+{
+    struct ica_forward_receive_arguments call;
+    if (!ica_forward_receive_arguments_of(frame, &call))
+        return false; /* checked already: never */
+    frame->rax = (uint64_t)sys_ica_forward_receive(call.server, call.control, call.forward_flags,
+                                                   call.flags, call.timeout_ms);
+    return true;
+}
+
+static __attribute__((noinline)) bool return_receive_generally(struct trap_frame *frame)
+{
+    struct ica_return_receive_arguments call;
+    if (!ica_return_receive_arguments_of(frame, &call))
+        return false; /* checked already: never */
+    frame->rax = (uint64_t)sys_ica_return_receive(call.id, call.flags, call.timeout_ms);
+    return true;
+}
+
+/* SYS_ICA_REQUEST with ICA_SYNC: hand over and wait for the result here. */
+static bool fast_request(struct trap_frame *frame)
+{
+    struct ica_request_arguments call;
+    if (!ica_request_arguments_of(frame, &call) || call.flags != ICA_SYNC)
+        return false;
+    if (!fast_call(call.server, call.control))
+        return request_generally(frame);
+    frame->rax = (uint64_t)ica_collect_result(call.control, ICA_SYNC);
+    return true;
+}
+
+/* SYS_ICA_FORWARD_RECEIVE: forward on this core, then receive. */
+static inline __attribute__((always_inline)) bool
+fast_forward_then_receive(struct trap_frame *frame)
+{
+    struct ica_forward_receive_arguments call;
+    if (!ica_forward_receive_arguments_of(frame, &call))
+        return false;
+    uint64_t wake_tick = ica_receive_wake_tick(call.flags, call.timeout_ms);
+    if (!fast_forward_receive(call.server, call.control, call.forward_flags, call.flags, wake_tick))
+        return forward_receive_generally(frame);
+    frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick);
+    return true;
+}
+
+/* SYS_ICA_RETURN_RECEIVE: return on this core, then receive. */
+static bool fast_return_then_receive(struct trap_frame *frame)
+{
+    struct ica_return_receive_arguments call;
+    if (!ica_return_receive_arguments_of(frame, &call))
+        return false;
+    uint64_t wake_tick = ica_receive_wake_tick(call.flags, call.timeout_ms);
+    if (!fast_return_receive(call.id, call.flags, wake_tick))
+        return return_receive_generally(frame);
+    frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick);
+    return true;
+}
+
+/* The arguments are read and checked by the generated decoder the dispatch
+ * uses (formica/protocol/syscall_arguments.h): out of range, the call goes
+ * the general way through the dispatch, which refuses it. */
 bool ica_fast_path(struct trap_frame *frame)
 {
-    if (frame->rax == SYS_ICA_REQUEST) {
-        if (frame->rdi > UINT32_MAX || frame->rdx != ICA_SYNC)
-            return false;
-        if (!fast_call((uint32_t)frame->rdi, frame->rsi))
-            return serve_generally(frame);
-        frame->rax = (uint64_t)ica_collect_result(frame->rsi, ICA_SYNC);
-        return true;
-    }
-    uint64_t flags_argument = frame->rax == SYS_ICA_FORWARD_RECEIVE ? frame->r10 : frame->rsi;
-    uint64_t timeout_ms = frame->rax == SYS_ICA_FORWARD_RECEIVE ? frame->r8 : frame->rdx;
-    if (flags_argument > UINT32_MAX)
-        return false;
-    uint32_t flags = (uint32_t)flags_argument;
-    uint64_t wake_tick = ica_receive_wake_tick(flags, timeout_ms);
-    if (frame->rax == SYS_ICA_FORWARD_RECEIVE) {
-        if (frame->rdi > UINT32_MAX || frame->rdx > UINT32_MAX)
-            return false;
-        if (!fast_forward_receive((uint32_t)frame->rdi, frame->rsi, (uint32_t)frame->rdx, flags,
-                                  wake_tick))
-            return serve_generally(frame);
-    } else if (!fast_return_receive(frame->rdi, flags, wake_tick)) {
-        return serve_generally(frame);
-    }
-    frame->rax = (uint64_t)ica_receive_until(flags, wake_tick);
-    return true;
+    if (frame->rax == SYS_ICA_REQUEST)
+        return fast_request(frame);
+    if (frame->rax == SYS_ICA_FORWARD_RECEIVE)
+        return fast_forward_then_receive(frame);
+    return fast_return_then_receive(frame);
 }

@@ -76,10 +76,15 @@ message wait 7: Waits.
     in ptr buffer: where
 """
     interface = protocol.parse(declare(tmp_path, text))
+    decoder = "\n".join(protocol.outputs(interface)["syscall_arguments.h"])
+    assert "frame->rdi > UINT32_MAX" in decoder
+    assert "(int64_t)frame->rsi != (int32_t)frame->rsi" in decoder
+    assert "arguments->pid = (uint32_t)frame->rdi;" in decoder
+    assert "arguments->code = (int32_t)frame->rsi;" in decoder
+    assert "arguments->buffer = (uint64_t)frame->rdx;" in decoder
     table = "\n".join(protocol.outputs(interface)["syscall_table.h"])
-    assert "frame->rdi > UINT32_MAX" in table
-    assert "(int64_t)frame->rsi != (int32_t)frame->rsi" in table
-    assert "return sys_wait((uint32_t)frame->rdi, (int32_t)frame->rsi, (uint64_t)frame->rdx);" in table
+    assert "if (!wait_arguments_of(frame, &arguments))\n        return -E_INVALID;" in table
+    assert "return sys_wait(arguments.pid, arguments.code, arguments.buffer);" in table
 
 
 def test_committed_reference_is_current():

@@ -1,4 +1,4 @@
-/* hostile.h: what the attack files of apps/hostile share: the one @json
+/* hostile.h: what the attack files of tests/programs/hostile share: the one @json
  * line per attempt, and the attacks of other users' files (ownership.c)
  * and of the shared servers' capacity (fair_share.c). */
 #pragma once

@@ -11,6 +11,7 @@
 #include "node_directory.h"
 #include "node_replicas.h"
 #include "pager.h"
+#include <formica/refusal_log.h>
 #include <formica/errors.h>
 #include <formica/ica.h>
 #include <formica/request.h>
@@ -88,7 +89,7 @@ static long node_fits(const struct client *client)
     uint64_t free_blocks =
         live > node_backend.promised_blocks ? live - node_backend.promised_blocks : 0;
     if (wanted > free_blocks) {
-        if (refusal_may_print(client->pid))
+        if (refusal_may_print("pager", client->account))
             printf("pager: memory nodes too small: %lu blocks asked, %lu free\n",
                    (unsigned long)wanted, (unsigned long)free_blocks);
         return -E_NO_SPACE;

@@ -3,6 +3,7 @@
  * swap). Persistent keys keep their block maps in the NVM (docs/pager.md). */
 #include "nvm_format.h"
 #include "pager.h"
+#include <formica/refusal_log.h>
 #include <formica/device.h>
 #include <formica/ica.h>
 #include <formica/request.h>
@@ -167,19 +168,19 @@ static long key_usable(const struct client *client, int index, uint64_t *held_un
 {
     const struct nvm_entry *entry = &header_of_nvm()->entries[index];
     if (entry->uid != client->uid && client->uid != USER_ROOT) {
-        if (refusal_may_print(client->pid))
+        if (refusal_may_print("pager", client->account))
             printf("pager: NVM key %lu belongs to uid %u: pid %u (uid %u) may not reattach it\n",
                    entry->key, entry->uid, client->pid, client->uid);
         return -E_PERMISSION;
     }
     const struct client *holder = client_with_key(PAGER_BACKEND_NVM, entry->key);
     if (holder != NULL && holder != client) {
-        if (refusal_may_print(client->pid))
+        if (refusal_may_print("pager", client->account))
             printf("pager: NVM key %lu is in use by pid %u\n", entry->key, holder->pid);
         return -E_BUSY;
     }
     if (entry->block_bytes != client->block_bytes || entry->block_count != client->block_count) {
-        if (refusal_may_print(client->pid))
+        if (refusal_may_print("pager", client->account))
             printf("pager: NVM key %lu holds %u blocks of %u bytes, not %u of %u\n", entry->key,
                    entry->block_count, entry->block_bytes, client->block_count,
                    client->block_bytes);
@@ -211,7 +212,7 @@ static long key_share(const struct client *client)
     }
     if (client->uid == USER_ROOT || held + client->bytes <= nvm.bytes / 2)
         return 0;
-    if (refusal_may_print(client->pid))
+    if (refusal_may_print("pager", client->account))
         printf("pager: uid %u's NVM keys would hold %lu KiB, more than half of the NVM's %lu "
                "KiB\n",
                client->uid, (held + client->bytes) >> 10, nvm.bytes >> 10);
@@ -231,13 +232,13 @@ static long nvm_fits(const struct client *client)
     if (client->persistent_key != 0 && index < 0 && (error = key_share(client)) != 0)
         return error;
     if (client->persistent_key != 0 && index < 0 && free_entry() < 0) {
-        if (refusal_may_print(client->pid))
+        if (refusal_may_print("pager", client->account))
             printf("pager: NVM has no free key entry (%d keys)\n", NVM_KEYS);
         return -E_NO_SPACE;
     }
     uint64_t wanted = client->bytes / NVM_UNIT_BYTES - held;
     if (wanted > units_available()) {
-        if (refusal_may_print(client->pid))
+        if (refusal_may_print("pager", client->account))
             printf("pager: NVM too small: %lu KiB asked, %lu KiB free\n", client->bytes >> 10,
                    units_available() * 4);
         return -E_NO_SPACE;

@@ -6,6 +6,7 @@
 #include "client_share.h"
 #include "kept_tables.h"
 #include "pager.h"
+#include <formica/refusal_log.h>
 #include <formica/json.h>
 #include <formica/request.h>
 #include <formica/user.h>
@@ -75,7 +76,7 @@ const struct client *client_with_key(uint32_t backend, uint64_t key)
 /* Refused by the account's share of the slots: one line, rate-limited. */
 static void report_share(const struct pager_requester *who, long refusal)
 {
-    if (!refusal_may_print(who->pid))
+    if (!refusal_may_print("pager", who->account))
         return;
     printf("pager: pid %u (account %u) refused a client slot: %s (an account holds at most "
            "%u of %u; %u are kept for init's account)\n",
@@ -180,7 +181,7 @@ static long client_backend_share(const struct client *client)
             held += clients[i].bytes * clients[i].replicas;
     uint64_t total = client->backend->capacity_bytes();
     long error = client_share_backend(held, asked, total, client->account);
-    if (error != 0 && refusal_may_print(client->pid))
+    if (error != 0 && refusal_may_print("pager", client->account))
         printf("pager: pid %u (account %u) refused: its regions would claim %lu KiB of the %s "
                "backend's %lu KiB, more than an account's three quarters\n",
                client->pid, client->account, (held + asked) >> 10, client->backend->name,

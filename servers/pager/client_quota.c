@@ -6,6 +6,7 @@
  * the account's limit evicts one of that client's own blocks instead. */
 #include "kept_tables.h"
 #include "pager.h"
+#include <formica/refusal_log.h>
 #include <formica/user.h>
 #include <stdio.h>
 
@@ -27,7 +28,7 @@ long client_charge_tables(struct client *client)
 {
     uint64_t bytes = client_table_bytes(client);
     if (bytes > PAGER_TABLE_MAX_BYTES) {
-        if (refusal_may_print(client->pid))
+        if (refusal_may_print("pager", client->account))
             printf("pager: pid %u (uid %u) refused: a region of %lu MiB in %u-byte blocks needs "
                    "%lu KiB of block tables, more than the pager's %u KiB per client\n",
                    client->pid, client->uid, client->bytes >> 20, client->block_bytes, bytes >> 10,
@@ -36,7 +37,7 @@ long client_charge_tables(struct client *client)
     }
     long charged = account_charge(client->pid, (int64_t)bytes);
     if (charged < 0) {
-        if (refusal_may_print(client->pid))
+        if (refusal_may_print("pager", client->account))
             printf("pager: pid %u (uid %u) refused: its block tables (%lu KiB) do not fit its "
                    "account's memory quota (%s)\n",
                    client->pid, client->uid, bytes >> 10, error_text(charged));
@@ -73,7 +74,7 @@ static void lower_limit(struct client *client, uint32_t resident)
 {
     if (resident >= client->limit_blocks)
         return;
-    if (refusal_may_print(client->pid))
+    if (refusal_may_print("pager", client->account))
         printf("pager: pid %u's account is at its memory quota: its limit is now %u blocks "
                "(was %u)\n",
                client->pid, resident, client->limit_blocks);

@@ -68,7 +68,7 @@ long pager_fault(void *context, uint64_t control, struct pager_fault_message *me
     if (result == 0)
         result = fault_serve(client, message->address);
     if (result < 0)
-        refusal_log("pager", client->pid, "pager: fault of pid %u at 0x%lx: %s\n", client->pid,
+        refusal_log("pager", client->account, "pager: fault of pid %u at 0x%lx: %s\n", client->pid,
                     message->address, error_text(result));
     return result;
 }

@@ -140,7 +140,6 @@ void readahead_after_fault(struct client *client, uint32_t block);
 long readahead_range(struct client *client, uint32_t first, uint32_t last, uint32_t budget);
 
 /* A line about a refused request of `pid` may be printed now (refusal_log.c). */
-bool refusal_may_print(uint32_t pid);
 
 /* The client pays (client_quota.c): its block tables are charged to its
  * account before they are allocated, and given back at cleanup. */

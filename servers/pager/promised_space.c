@@ -2,6 +2,7 @@
  * PAGER_INIT promises a region's whole size, the first store of each block
  * places it, detaching gives both back, a restart takes them back (promised_space.h). */
 #include "promised_space.h"
+#include <formica/refusal_log.h>
 #include <formica/errors.h>
 #include <stdio.h>
 
@@ -17,7 +18,7 @@ long promised_space_fits(const struct promised_space *room, const struct client 
     uint64_t free_units = space_free_units(&room->space);
     uint64_t available = free_units > room->promised_units ? free_units - room->promised_units : 0;
     if (wanted > available) {
-        if (refusal_may_print(client->pid))
+        if (refusal_may_print("pager", client->account))
             printf("pager: %s too small: %lu KiB asked, %lu KiB free\n", what, client->bytes >> 10,
                    available * (PAGER_UNIT_BYTES >> 10));
         return -E_NO_SPACE;

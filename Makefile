@@ -94,15 +94,21 @@ deps:
 
 # The demo: 4 cores, the inter-core self-test, servers placed by preset 5, a
 # program on every core, a cross-core ping-pong, then Bonnie with readblock
-# and readbyte on the ext2 disk (build/out/disk.img); then power off.
+# and readbyte on a fresh copy of the ext3 disk (build/out/demo-disk.img, so
+# build/out/disk.img, which the tests copy, stays as built); then power off.
 DEMO_COMMANDS := cores; placement; ps; run hello @1; run hello @2; run hello @3; \
 	run pingpong 200 0 1; run bonnie -p 2 -m readblock; run bonnie -p 2 -m readbyte; ls /
 run: deps all
-	build/run --smp 4 --placement 5 --append "selftest=intercore" --cmd "$(DEMO_COMMANDS)" --timeout 300
+	cp $(DISK_IMAGE) $(OUT)/demo-disk.img
+	build/run --smp 4 --placement 5 --append "selftest=intercore" --disk $(OUT)/demo-disk.img \
+	    --cmd "$(DEMO_COMMANDS)" --timeout 300
 
-# An interactive shell on the serial console (type `help`; `halt` powers off).
+# An interactive shell on the serial console (type `help`; `halt` powers off), on
+# the user's own disk build/out/shell-disk.img: a copy of the built disk made once,
+# kept across shells (delete it to start again).
 shell: deps all
-	build/run --smp 4 --placement 5 --timeout 86400
+	[ -f $(OUT)/shell-disk.img ] || cp $(DISK_IMAGE) $(OUT)/shell-disk.img
+	build/run --smp 4 --placement 5 --disk $(OUT)/shell-disk.img --timeout 86400
 
 test: deps all linux-guest protocol-check unit-test docs-check integration-test
 

@@ -13,15 +13,15 @@ E2FSCK ?= e2fsck
 
 DEBUGFS ?= debugfs
 
-# The files of build/disk belong to the console user (USER_CONSOLE:GROUP_USERS in
-# formica/users.h, the shell's), whoever builds; the root directory to root, and
+# The files of build/disk belong to the console user (USER_CONSOLE:GROUP_USERS, read
+# from formica/users.h: the shell's), whoever builds; the root directory to root, and
 # it is world-writable and sticky (1777, like /tmp): every user can make files
 # in `/`, and only a name's owner removes it (docs/authority.md).
-DISK_OWNER := 1000
-DISK_GROUP := 100
+DISK_OWNER := $(shell sed -n 's/^\#define USER_CONSOLE \([0-9]*\).*/\1/p' lib/include/formica/users.h)
+DISK_GROUP := $(shell sed -n 's/^\#define GROUP_USERS \([0-9]*\).*/\1/p' lib/include/formica/users.h)
 DISK_OWNER_COMMANDS := $(OUT)/disk-owners.debugfs
 
-$(DISK_OWNER_COMMANDS): $(DISK_FILES) build/disk.mk
+$(DISK_OWNER_COMMANDS): $(DISK_FILES) build/disk.mk lib/include/formica/users.h
 	@mkdir -p $(dir $@)
 	@echo "set_inode_field / mode 041777" > $@
 	@cd $(DISK_SOURCE) && find . -mindepth 1 | sed 's|^\.||' | while read -r path; do \

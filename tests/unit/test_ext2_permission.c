@@ -33,12 +33,10 @@ static int setup(void **state)
                          "-d %s/src %s 8M",
                          scratch(), scratch(), scratch(), scratch(), scratch(), fixture->image),
                      0);
-    assert_int_equal(run("debugfs -w -R 'sif /open mode 041777' %s >/dev/null 2>&1 && "
-                         "debugfs -w -R 'sif /private mode 040700' %s >/dev/null 2>&1 && "
-                         "debugfs -w -R 'sif /private/secret mode 0100600' %s >/dev/null 2>&1 && "
-                         "debugfs -w -R 'sif /private uid 0' %s >/dev/null 2>&1",
-                         fixture->image, fixture->image, fixture->image, fixture->image),
-                     0);
+    assert_int_equal(set_inode_field(fixture->image, "/open", "mode", "041777"), 0);
+    assert_int_equal(set_inode_field(fixture->image, "/private", "mode", "040700"), 0);
+    assert_int_equal(set_inode_field(fixture->image, "/private/secret", "mode", "0100600"), 0);
+    assert_int_equal(set_inode_field(fixture->image, "/private", "uid", "0"), 0);
     mount_image(&fixture->fs, &fixture->disk, fixture->image);
     *state = fixture;
     return 0;

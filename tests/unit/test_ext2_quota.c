@@ -81,10 +81,10 @@ static int setup(void **state)
                          "-d %s/src %s 8M",
                          scratch(), scratch(), scratch(), scratch(), fixture->image),
                      0);
-    assert_int_equal(run("debugfs -w -R 'sif /open mode 041777' %s >/dev/null 2>&1 && "
-                         "debugfs -w -R 'sif /open/big uid %u' %s >/dev/null 2>&1",
-                         fixture->image, OWNER, fixture->image),
-                     0);
+    char owner[16];
+    snprintf(owner, sizeof owner, "%u", OWNER);
+    assert_int_equal(set_inode_field(fixture->image, "/open", "mode", "041777"), 0);
+    assert_int_equal(set_inode_field(fixture->image, "/open/big", "uid", owner), 0);
     mount_image(&fixture->fs, &fixture->disk, fixture->image);
     fixture->fs.last_name_gone = last_name_gone;
     fixture->fs.last_name_context = fixture;

@@ -77,6 +77,12 @@ int run(const char *format, ...)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int set_inode_field(const char *image, const char *path, const char *field, const char *value)
+{
+    return run("debugfs -w -R 'set_inode_field %s %s %s' %s >/dev/null 2>&1", path, field, value,
+               image);
+}
+
 const char *scratch(void)
 {
     static char path[256];

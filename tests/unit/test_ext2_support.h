@@ -31,6 +31,9 @@ bool fsck_clean(const char *image);
 /* debugfs -R "cat PATH": the file's bytes as the host sees them (malloc'd). */
 uint8_t *host_cat(const char *image, const char *path, size_t *length);
 bool files_equal(const char *left, const char *right);
+/* debugfs set_inode_field: `path`'s `field` (mode, uid, ...) set to `value`
+ * in `image`; 0 or debugfs's failure. */
+int set_inode_field(const char *image, const char *path, const char *field, const char *value);
 /* Inverts the byte at `offset` of the file `path` (a damage that always
  * changes it, whatever the byte was); 0 or -1. */
 int flip_byte(const char *path, uint64_t offset);

@@ -16,6 +16,7 @@
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -79,8 +80,8 @@ def multi_instance_check(arguments):
     placements = [j for j in boot.jsons if j.get("kind") == "placement"]
     if boot.rc == 0 and placements and placements[0].get("warnings") == 0:
         return True, json.dumps(placements[0].get("instances"))
-    reasons = [line.strip() for line in boot.lines if "placement" in line and
-               ("line" in line or "default" in line)]
+    reasons = [line.strip() for line in boot.lines
+               if re.match(r"placement: (\S+: line \d+: |WARNING)", line.strip())]
     return False, "; ".join(reasons) or f"the boot ended with status {boot.rc}"
 
 

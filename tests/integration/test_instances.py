@@ -11,6 +11,7 @@ import formica
 pytestmark = pytest.mark.usefixtures("built")
 
 TIMEOUT = 120
+E_BUSY = 6  # lib/include/formica/errors.h: the own region, mapped already
 
 
 def boot_with_placement(tmp_path, text, commands, smp=2):
@@ -75,12 +76,20 @@ def test_each_core_reaches_its_own_instance_and_a_killed_one_restarts_alone(tmp_
     assert [(last[i]["pid"], last[i]["registered"]) for i in (0, 1)] == \
         [(new_pid, 2), (pids[1], 1)], result.describe()
     # Requests taken since each registered: every answer each process gave (instance 1
-    # answered 6 of the questions; the restarted instance 0 those asked after its restart,
-    # 2 or 3: the kill may land just after the old process answered one).
-    answered = [a["pid"] for a in result.kinds("where")]
-    assert answered.count(pids[1]) == 6, result.describe()
-    assert (last[0]["taken"], last[1]["taken"]) == (answered.count(new_pid), 6), result.describe()
-    assert answered.count(new_pid) >= 2, result.describe()
+    # answered 6 of the questions and the 2 kept-region probes of the client on core 1; the
+    # restarted instance 0 those asked after its restart, 3 or 4: the kill may land just
+    # after the old process answered one).
+    answered = [a["pid"] for a in result.kinds("where") + result.kinds("where_kept_probe")]
+    assert answered.count(pids[1]) == 8, result.describe()
+    assert (last[0]["taken"], last[1]["taken"]) == (answered.count(new_pid), 8), result.describe()
+    assert answered.count(new_pid) >= 3, result.describe()
+
+    # An instance may map its own kept region (where, where.1) and no other name's.
+    probes = result.kinds("where_kept_probe")
+    assert len(probes) == 4 and all(p["result"] == 0 for p in probes), result.describe()
+    assert all((p["refused"], p["own"]) == (7, -E_BUSY) for p in probes), result.describe()
+    assert "kept: pid %d (where) may not map kept region 'fs'" % pids[0] in result.text, \
+        result.describe()
 
 
 def test_bad_instance_lists_give_the_parsers_errors_and_the_safe_default(tmp_path):

@@ -1,6 +1,7 @@
 /* ask.c: the where client. Asks the instance server_lookup gives (the
  * nearest one) and then every instance by index, printing one @json line
- * per answer: the caller's core, the instance, its pid, core and starts. A
+ * per answer: the caller's core, the instance, its pid, core and starts;
+ * then has the nearest one try other names' kept regions. A
  * request that meets an instance being killed is sent again to the
  * restarted one, as every client of a restarted server does. */
 #include "where.h"
@@ -55,6 +56,20 @@ static bool ask_one(bool nearest, uint32_t index)
     return true;
 }
 
+/* The nearest instance's try at other names' kept regions. */
+static bool probe_kept_regions(void)
+{
+    long pid = server_wait_for(SERVER_NAME_WHERE, WHERE_WAIT_MS);
+    request_prepare(control, WHERE_KEPT_PROBE);
+    long result = pid < 0 ? pid : request_call(pid, control);
+    const struct where_kept_probe_message *answer = where_kept_probe_of(ica_control_of(control));
+    printf("@json {\"kind\":\"where_kept_probe\",\"caller_core\":%ld,\"pid\":%ld,\"result\":%ld,"
+           "\"refused\":%u,\"own\":%d}\n",
+           core_id(), pid, result, result == 0 ? answer->refused : 0,
+           result == 0 ? answer->own : 0);
+    return result == 0;
+}
+
 int where_ask(void)
 {
     long allocated = ica_allocate(ICA_KIND_CONTROL, 4096);
@@ -69,6 +84,7 @@ int where_ask(void)
     bool all = true;
     for (uint32_t index = 0; index < count; index++)
         all = ask_one(false, index) && all;
+    all = probe_kept_regions() && all;
     ica_free(control);
     return all ? 0 : 1;
 }

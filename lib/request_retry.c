@@ -5,40 +5,59 @@
  * (apps/init/reincarnation.c). The caller's prepare function fills the
  * control ICA again before each attempt, so an operation that may be
  * repeated (a read, a write at a given place) is retried with the new
- * server, a bounded number of times (docs/recovery.md). */
+ * server, a bounded number of times (docs/recovery.md). A request to one
+ * instance of a server (a BLK shard) goes to the restarted instance. */
+#include <formica/instance.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
 
 #define RECONNECT_POLL_MS 10
 
-long server_reconnect(const char *name, long gone)
+/* The pid registered as `name` (instance `index`, or NEAREST_INSTANCE for
+ * server_lookup's answer). */
+#define NEAREST_INSTANCE UINT32_MAX
+static long look_up(const char *name, uint32_t index)
+{
+    return index == NEAREST_INSTANCE ? server_lookup(name) : server_lookup_instance(name, index);
+}
+
+static long reconnect(const char *name, uint32_t index, long gone)
 {
     for (uint64_t waited = 0; waited < SERVER_RESTART_WAIT_MS; waited += RECONNECT_POLL_MS) {
-        long pid = server_lookup(name);
+        long pid = look_up(name, index);
         if (pid >= 0 && pid != gone)
             return pid;
         sleep_ms(RECONNECT_POLL_MS);
     }
-    printf("pid %ld: server '%s' did not come back within %u ms\n", process_id(), name,
-           SERVER_RESTART_WAIT_MS);
+    if (index == NEAREST_INSTANCE)
+        printf("pid %ld: server '%s' did not come back within %u ms\n", process_id(), name,
+               SERVER_RESTART_WAIT_MS);
+    else
+        printf("pid %ld: server '%s' instance %u did not come back within %u ms\n", process_id(),
+               name, index, SERVER_RESTART_WAIT_MS);
     return -E_SERVER_ENDED;
 }
 
-long request_call_retrying(const char *name, long *server, uint64_t control,
-                           long (*prepare)(void *context), void *context)
+long server_reconnect(const char *name, long gone)
 {
-    return request_call_retrying_after(name, server, control, prepare, context, 0);
+    return reconnect(name, NEAREST_INSTANCE, gone);
 }
 
-long request_call_retrying_after(const char *name, long *server, uint64_t control,
-                                 long (*prepare)(void *context), void *context, uint32_t attempts)
+long server_reconnect_instance(const char *name, uint32_t index, long gone)
+{
+    return reconnect(name, index, gone);
+}
+
+/* request_call_retrying_after to instance `index` of `name`. */
+static long call_retrying(const char *name, uint32_t index, long *server, uint64_t control,
+                          long (*prepare)(void *context), void *context, uint32_t attempts)
 {
     for (uint32_t attempt = attempts;; attempt++) {
         if (attempt > 0) { /* the last attempt's server ended before answering */
             if (attempt > REQUEST_RETRIES)
                 return -E_SERVER_ENDED;
-            long next = server_reconnect(name, *server);
+            long next = reconnect(name, index, *server);
             if (next < 0)
                 return next;
             *server = next;
@@ -49,4 +68,22 @@ long request_call_retrying_after(const char *name, long *server, uint64_t contro
         if (request_call_answered(*server, control, &result))
             return result;
     }
+}
+
+long request_call_retrying(const char *name, long *server, uint64_t control,
+                           long (*prepare)(void *context), void *context)
+{
+    return call_retrying(name, NEAREST_INSTANCE, server, control, prepare, context, 0);
+}
+
+long request_call_retrying_after(const char *name, long *server, uint64_t control,
+                                 long (*prepare)(void *context), void *context, uint32_t attempts)
+{
+    return call_retrying(name, NEAREST_INSTANCE, server, control, prepare, context, attempts);
+}
+
+long request_call_retrying_instance(const char *name, uint32_t index, long *server,
+                                    uint64_t control, long (*prepare)(void *context), void *context)
+{
+    return call_retrying(name, index, server, control, prepare, context, 0);
 }

@@ -75,7 +75,8 @@ void cache_set_shard(struct cache *cache, uint32_t shard, uint32_t shards);
 /* True when block `number` lies on the disk and in the cache's shard. */
 static inline bool cache_owns(const struct cache *cache, uint64_t number)
 {
-    return number < cache->disk.blocks && blk_shard_of(number, cache->shards) == cache->shard;
+    return number < cache->disk.blocks &&
+           (cache->shards <= 1 || blk_shard_of(number, cache->shards) == cache->shard);
 }
 /* Copies block `number` into `out`, reading it (and maybe more) on a miss. */
 int cache_read(struct cache *cache, uint64_t number, void *out);

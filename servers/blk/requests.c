@@ -36,11 +36,13 @@ static long refuse(const struct ica_control *page, const char *why)
     return -E_INVALID;
 }
 
-/* A block that is not the shard's: refused, logged (apart: the usual
- * request's block is the shard's). */
-static __attribute__((noinline)) long refuse_foreign(const struct cache *cache,
-                                                     const struct ica_control *page, uint64_t block)
+/* A block outside the disk or of another shard: refused, logged (apart:
+ * the usual request's block is the shard's). */
+static __attribute__((noinline)) long refuse_block(const struct cache *cache,
+                                                   const struct ica_control *page, uint64_t block)
 {
+    if (block >= cache->disk.blocks)
+        return refuse(page, "block outside the disk");
     refusal_log("blk", page->sender_account,
                 "blk: request %u from pid %u refused: block %lu is shard %u's, not shard %u's\n",
                 page->operation, page->sender, block, blk_shard_of(block, cache->shards),
@@ -52,10 +54,8 @@ static __attribute__((noinline)) long refuse_foreign(const struct cache *cache,
 static inline long check_block(const struct cache *cache, const struct ica_control *page,
                                uint64_t block)
 {
-    if (block >= cache->disk.blocks)
-        return refuse(page, "block outside the disk");
     if (!cache_owns(cache, block))
-        return refuse_foreign(cache, page, block);
+        return refuse_block(cache, page, block);
     return 0;
 }
 

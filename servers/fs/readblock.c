@@ -44,15 +44,16 @@ static bool has_hole(uint32_t count)
     return false;
 }
 
-/* The shard that owns all `count` mapped blocks, or -1 when they lie in
- * several. Inline: one block's shard is a division. */
-static inline int shard_of_mapped(uint32_t count)
+/* With BLK as several shards: the shard that owns all `count` mapped
+ * blocks becomes the forward's (server->forward_shard); false when they
+ * lie in several. Apart: with one BLK the forward's shard is always 0. */
+static __attribute__((noinline)) bool route_to_shard(struct fs_server *server, uint32_t count)
 {
-    uint32_t shard = block_client_shard_of(disk_blocks[0]);
-    if (count == 1)
-        return (int)shard;
-    return blk_shard_of_list(disk_blocks, count, block_client_shards.count, &shard) ? (int)shard
-                                                                                    : -1;
+    uint32_t shard = 0;
+    if (!blk_shard_of_list(disk_blocks, count, block_client_shards.count, &shard))
+        return false;
+    server->forward_shard = shard;
+    return true;
 }
 
 /* The control ICA becomes a BLK_READ of the mapped blocks; the serve loop
@@ -85,14 +86,13 @@ mapped_for_blk(struct fs_server *server, uint64_t control, uint32_t inode, uint6
     bool at_end = (first + count) * STORAGE_BLOCK_BYTES > size; /* count >= 1 */
     if (at_end && first * STORAGE_BLOCK_BYTES >= size)
         return 0;
-    int shard = shard_of_mapped(count);
-    if (at_end || has_hole(count) || shard < 0 ||
+    if (at_end || has_hole(count) ||
         (one != NULL ? fs_journal_holds_remembered(server, one)
-                     : fs_journal_holds(server, disk_blocks, count)))
+                     : fs_journal_holds(server, disk_blocks, count)) ||
+        (block_client_shards.count > 1 && !route_to_shard(server, count)))
         return lend_only ? -E_NEEDS_DATA
                          : read_here(server, ica_control_of(control), inode, first,
                                      (uint64_t)count * STORAGE_BLOCK_BYTES);
-    server->forward_shard = (uint32_t)shard;
     return prepare_for_blk(control, count);
 }
 

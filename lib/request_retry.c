@@ -14,39 +14,27 @@
 
 #define RECONNECT_POLL_MS 10
 
-/* The pid registered as `name` (instance `index`, or NEAREST_INSTANCE for
- * server_lookup's answer). */
-#define NEAREST_INSTANCE UINT32_MAX
-static long look_up(const char *name, uint32_t index)
-{
-    return index == NEAREST_INSTANCE ? server_lookup(name) : server_lookup_instance(name, index);
-}
-
-static long reconnect(const char *name, uint32_t index, long gone)
+long server_reconnect(const char *name, long gone)
 {
     for (uint64_t waited = 0; waited < SERVER_RESTART_WAIT_MS; waited += RECONNECT_POLL_MS) {
-        long pid = look_up(name, index);
+        long pid = server_lookup(name);
         if (pid >= 0 && pid != gone)
             return pid;
         sleep_ms(RECONNECT_POLL_MS);
     }
-    if (index == NEAREST_INSTANCE)
-        printf("pid %ld: server '%s' did not come back within %u ms\n", process_id(), name,
-               SERVER_RESTART_WAIT_MS);
-    else
-        printf("pid %ld: server '%s' instance %u did not come back within %u ms\n", process_id(),
-               name, index, SERVER_RESTART_WAIT_MS);
+    printf("pid %ld: server '%s' did not come back within %u ms\n", process_id(), name,
+           SERVER_RESTART_WAIT_MS);
     return -E_SERVER_ENDED;
 }
 
-long server_reconnect(const char *name, long gone)
+/* The restarted server: instance `index` of `name`, or for NEAREST_INSTANCE
+ * the one server_lookup answers. */
+#define NEAREST_INSTANCE UINT32_MAX
+static long reconnect(const char *name, uint32_t index, long gone)
 {
-    return reconnect(name, NEAREST_INSTANCE, gone);
-}
-
-long server_reconnect_instance(const char *name, uint32_t index, long gone)
-{
-    return reconnect(name, index, gone);
+    if (index == NEAREST_INSTANCE)
+        return server_reconnect(name, gone);
+    return server_reconnect_instance(name, index, gone);
 }
 
 /* request_call_retrying_after to instance `index` of `name`. */

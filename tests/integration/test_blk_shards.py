@@ -116,8 +116,7 @@ def test_fstest_and_blkread_on_two_shards(tmp_path):
     instances = result.kinds("blkread_instance")
     assert sorted(line["index"] for line in instances) == [0, 1], result.describe()
     assert sorted(line["core"] for line in instances) == [0, 1], instances
-    # Requests that crossed cores (FS on core 0 to shard 1): taken from shard 1's rings.
-    assert [line["taken"] > 0 for line in instances if line["core"] == 1] == [True], instances
+    assert all(line["taken"] > 0 for line in instances), instances  # each served its blocks
     assert_clean(disk)
     assert_files_on_disk(disk)
 

@@ -49,6 +49,8 @@ USER_PROGRAMS += devtest:tests/programs/devtest
 USER_PROGRAMS += fstest:tests/programs/fstest
 # DK_READ from any core (tests/programs/dkread, docs/drivers.md: NVMe queue pairs per core).
 USER_PROGRAMS += dkread:tests/programs/dkread
+# BLK_READ through BLK's shards, and each shard's refusals (tests/programs/blkread, docs/storage.md).
+USER_PROGRAMS += blkread:tests/programs/blkread
 # The memory nodes' test client (tests/programs/memclient, docs/memnode.md).
 USER_PROGRAMS += memclient:tests/programs/memclient
 # The attacks on the authority model, each expected to be refused (tests/programs/hostile, docs/authority.md).

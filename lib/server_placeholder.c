@@ -2,6 +2,7 @@
  * server that cannot do its work: every request is answered with the same
  * error at once. */
 #include <formica/ica.h>
+#include <formica/instance.h>
 #include <formica/request.h>
 #include <formica/server_placeholder.h>
 #include <formica/user.h>
@@ -15,7 +16,12 @@ static __attribute__((noreturn)) void wait_forever(void)
 
 void run_server_placeholder(const char *name, long refusal)
 {
-    long error = server_register(name);
+    run_server_instance_placeholder(name, 0, refusal);
+}
+
+void run_server_instance_placeholder(const char *name, uint32_t index, long refusal)
+{
+    long error = server_register_instance(name, index);
     if (error != 0) {
         printf("%s: not serving, and cannot take the name: %s\n", name, error_text(error));
         wait_forever();

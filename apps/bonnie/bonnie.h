@@ -39,8 +39,8 @@ uint64_t bonnie_cycles_to_us(uint64_t cycles);
  * (on Linux none does). */
 #define BONNIE_SERVERS 3
 struct bonnie_server_cycles {
-    uint64_t cycles[BONNIE_SERVERS];
-    uint32_t pids[BONNIE_SERVERS]; /* a server init restarted has a new pid */
+    uint64_t cycles[BONNIE_SERVERS]; /* summed over the server's instances */
+    uint32_t pids[BONNIE_SERVERS];   /* their sum: an instance init restarted has a new pid */
     bool found[BONNIE_SERVERS];
 };
 void bonnie_server_cycles(struct bonnie_server_cycles *snapshot);

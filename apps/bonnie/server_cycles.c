@@ -1,6 +1,7 @@
 /* server_cycles.c: the storage servers' CPU cycles (FS, BLK, DK, from the
  * process list) read just before and after Bonnie's timed part, so the
- * result line says what the servers spent on exactly those references. */
+ * result line says what the servers spent on exactly those references. A
+ * server with several instances (BLK's shards) counts them all. */
 #include "bonnie.h"
 #include <formica/storage.h>
 #include <formica/user.h>
@@ -28,8 +29,8 @@ void bonnie_server_cycles(struct bonnie_server_cycles *snapshot)
     for (long i = 0; i < count; i++) {
         int index = server_index(list[i].name);
         if (index >= 0 && list[i].state != PROCESS_ZOMBIE) {
-            snapshot->cycles[index] = list[i].cpu_cycles;
-            snapshot->pids[index] = list[i].pid;
+            snapshot->cycles[index] += list[i].cpu_cycles;
+            snapshot->pids[index] += list[i].pid;
             snapshot->found[index] = true;
         }
     }
@@ -42,7 +43,8 @@ void bonnie_print_server_cycles(const struct bonnie_server_cycles *before,
     for (int i = 0; i < BONNIE_SERVERS; i++) {
         if (!before->found[i] || !after->found[i])
             continue;
-        /* Restarted meanwhile: only the new incarnation's cycles are known. */
+        /* An instance restarted meanwhile (the pids differ): only the new
+         * incarnations' cycles are known. */
         bool same = before->pids[i] == after->pids[i];
         printf("%s\"%s\":%lu", any ? "," : ",\"server_cycles\":{", server_names[i],
                same ? after->cycles[i] - before->cycles[i] : after->cycles[i]);

@@ -50,16 +50,27 @@ int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *
         return -E_NO_MEMORY;
     cache->last_miss = UINT64_MAX;
     cache->stats.capacity = capacity;
+    cache->shards = 1;
     return 0;
 }
 
-/* How many blocks a miss on `number` reads: 1, or more on a sequential miss. */
+void cache_set_shard(struct cache *cache, uint32_t shard, uint32_t shards)
+{
+    cache->shard = shard;
+    cache->shards = shards;
+}
+
+/* How many blocks a miss on `number` reads: 1, or more on a sequential miss
+ * (the miss after the last one in the shard's blocks), up to the end of
+ * `number`'s stripe: the next stripe is another shard's. */
 static uint32_t run_length(struct cache *cache, uint64_t number)
 {
-    if (cache->last_miss == UINT64_MAX || number != cache->last_miss + 1)
+    if (cache->last_miss == UINT64_MAX ||
+        number != blk_shard_next_block(cache->last_miss, cache->shards))
         return 1;
+    uint32_t most = blk_run_part(number, 1 + CACHE_READ_AHEAD, 0, cache->shards).blocks;
     uint32_t count = 1;
-    while (count < 1 + CACHE_READ_AHEAD && number + count < cache->disk.blocks &&
+    while (count < most && number + count < cache->disk.blocks &&
            cache_lookup(cache, number + count) == NULL)
         count++;
     return count;
@@ -116,7 +127,7 @@ static int miss(struct cache *cache, uint64_t number, struct cache_block **found
 /* The cached block `number`, read (with read-ahead) on a miss. */
 static inline int find_or_fill(struct cache *cache, uint64_t number, struct cache_block **found)
 {
-    if (number >= cache->disk.blocks)
+    if (!cache_owns(cache, number))
         return -E_INVALID;
     struct cache_block *block = cache_lookup(cache, number);
     if (block == NULL)
@@ -146,7 +157,7 @@ int cache_lend_missing(struct cache *cache, uint64_t number, uint64_t *handle)
 
 int cache_write(struct cache *cache, uint64_t number, const void *in)
 {
-    if (number >= cache->disk.blocks)
+    if (!cache_owns(cache, number))
         return -E_INVALID;
     struct cache_block *block = cache_lookup(cache, number);
     if (block == NULL) {

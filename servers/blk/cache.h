@@ -3,6 +3,7 @@
  * written back when evicted or synced, read ahead on sequential misses.
  * Plain C over a caller's disk callbacks, so the host tests can run it. */
 #pragma once
+#include <formica/blk_stripes.h>
 #include <formica/errors.h>
 #include <formica/small_copy.h>
 #include <stdbool.h>
@@ -60,12 +61,23 @@ struct cache {
     uint32_t hand;      /* CLOCK's position in blocks[] */
     uint64_t last_miss; /* the last block a miss read, UINT64_MAX at first */
     struct cache_stats stats;
+    uint32_t shard, shards; /* BLK shard `shard` of `shards`: only its blocks are cached */
 };
 
 /* Allocates `capacity` blocks (>= 2 * CACHE_MAX_RUN) from `memory` (NULL: the
  * heap); 0 or -E_NO_MEMORY / -E_INVALID. */
 int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *disk,
                const struct cache_memory *memory);
+/* Makes the cache shard `shard` of `shards` (formica/blk_stripes.h): it then
+ * holds, reads ahead and accepts only that shard's blocks (others:
+ * -E_INVALID). A new cache is the one shard of one. */
+void cache_set_shard(struct cache *cache, uint32_t shard, uint32_t shards);
+/* True when block `number` lies on the disk and in the cache's shard. */
+static inline bool cache_owns(const struct cache *cache, uint64_t number)
+{
+    return number < cache->disk.blocks &&
+           (cache->shards <= 1 || blk_shard_of(number, cache->shards) == cache->shard);
+}
 /* Copies block `number` into `out`, reading it (and maybe more) on a miss. */
 int cache_read(struct cache *cache, uint64_t number, void *out);
 static inline uint32_t cache_bucket_of(const struct cache *cache, uint64_t number)
@@ -107,7 +119,8 @@ static inline int cache_lend(struct cache *cache, uint64_t number, uint64_t *han
     *handle = block->handle;
     return 0;
 }
-/* Replaces block `number` with `in` and marks it dirty. */
+/* Replaces block `number` with `in` and marks it dirty (-E_INVALID for a
+ * block the cache does not own). */
 int cache_write(struct cache *cache, uint64_t number, const void *in);
 /* Writes block `number` back now if it is dirty, with the dirty blocks
  * that follow it (BLK's write-through: docs/recovery.md). */

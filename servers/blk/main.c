@@ -1,12 +1,15 @@
 /* servers/blk/main.c: BLK, the file cache server (program "blk"). `blk
- * [--cache-kib N] [--lend-limit N]` caches N KiB of disk blocks (default
- * 8 MiB) and lends at most N blocks to one client at a time (default 64,
- * or the kernel option blk_lend_limit; half the cache in all); it answers requests one at a time
- * and asks DK on a miss. */
+ * [--cache-kib N] [--lend-limit N] [--instance S/N]` caches N KiB of disk
+ * blocks (default 8 MiB) and lends at most N blocks to one client at a time
+ * (default 64, or the kernel option blk_lend_limit; half the cache in all);
+ * it answers requests one at a time and asks DK on a miss. As shard S of N
+ * (init's --instance) it caches only the blocks of shard S
+ * (formica/blk_stripes.h) in 1/N of the cache, with its own kept journal. */
 #include "cache.h"
 #include "cache_lends.h"
 #include "disk_client.h"
 #include "requests.h"
+#include <formica/instance.h>
 #include <formica/kept_region.h>
 #include <formica/request.h>
 #include <formica/server_placeholder.h>
@@ -39,13 +42,14 @@ static bool block_lent(void *context, uint64_t handle)
     return syscall6(SYS_ICA_LEND_COUNT, (long)handle, 0, 0, 0, 0, 0) > 0;
 }
 
-static uint32_t capacity_from(int argc, char **argv)
+/* The shard's part of the cache: the size asked for divided by the shards. */
+static uint32_t capacity_from(int argc, char **argv, uint32_t shards)
 {
     uint64_t kib = DEFAULT_CACHE_KIB;
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--cache-kib") == 0)
             kib = strtoul(argv[i + 1], NULL, 0);
-    uint64_t blocks = kib * 1024 / STORAGE_BLOCK_BYTES;
+    uint64_t blocks = kib * 1024 / STORAGE_BLOCK_BYTES / shards;
     return blocks < 2 * CACHE_MAX_RUN ? 2 * CACHE_MAX_RUN : (uint32_t)blocks;
 }
 
@@ -83,19 +87,23 @@ static const char *const durability_names[] = {
     [BLK_WRITE_BACK] = "write-back",
 };
 
-/* Opens the kept journal and, after a restart, replays what the last BLK
- * acknowledged; falls back to write-through when there is no kept region
- * (a BLK the shell started). Returns the mode in effect. */
-static enum blk_durability open_journal(enum blk_durability mode)
+/* Opens the kept journal (the shard's own kept region) and, after a
+ * restart, replays what the last BLK acknowledged; falls back to
+ * write-through when there is no kept region (a BLK the shell started).
+ * Returns the mode in effect. */
+static enum blk_durability open_journal(enum blk_durability mode, struct server_instance shard)
 {
     if (mode != BLK_KEPT) {
         blk_set_durability(mode, NULL);
         return mode;
     }
     bool restored = false;
-    long error = 0;
-    struct journal *journal = kept_region_open(SERVER_NAME_BLK, sizeof(struct journal),
-                                               JOURNAL_MAGIC, JOURNAL_VERSION, &restored, &error);
+    char name[KEPT_NAME_BYTES];
+    long error = server_instance_kept_name(SERVER_NAME_BLK, shard.index, name, sizeof name);
+    struct journal *journal = error != 0
+                                  ? NULL
+                                  : kept_region_open(name, sizeof(struct journal), JOURNAL_MAGIC,
+                                                     JOURNAL_VERSION, &restored, &error);
     if (journal == NULL) {
         printf("blk: no kept region (%s): writing through\n", error_text(error));
         blk_set_durability(BLK_WRITE_THROUGH, NULL);
@@ -109,8 +117,8 @@ static enum blk_durability open_journal(enum blk_durability mode)
         }
         printf("blk: restart %lu: replayed %ld acknowledged block writes from the kept journal\n",
                journal->header.starts - 1, replayed);
-        printf("@json {\"kind\":\"blk_replay\",\"start\":%lu,\"blocks\":%ld}\n",
-               journal->header.starts, replayed);
+        printf("@json {\"kind\":\"blk_replay\",\"start\":%lu,\"blocks\":%ld,\"shard\":%u}\n",
+               journal->header.starts, replayed, shard.index);
     }
     blk_set_durability(BLK_KEPT, journal);
     return BLK_KEPT;
@@ -118,30 +126,34 @@ static enum blk_durability open_journal(enum blk_durability mode)
 
 int main(int argc, char **argv)
 {
+    struct server_instance shard;
+    if (server_instance_parse(argc, argv, &shard) != 0)
+        return 1; /* logged */
     struct cache_disk disk;
     int error = disk_client_open(&disk);
     if (error != 0) {
         printf("blk: no disk through dk (%s); not serving\n", error_text(error));
-        run_server_placeholder(SERVER_NAME_BLK, -E_IO);
+        run_server_instance_placeholder(SERVER_NAME_BLK, shard.index, -E_IO);
     }
-    uint32_t capacity = capacity_from(argc, argv);
+    uint32_t capacity = capacity_from(argc, argv, shard.count);
     struct cache_memory memory = {NULL, block_ica, block_lent};
     error = cache_init(&cache, capacity, &disk, &memory);
+    cache_set_shard(&cache, shard.index, shard.count);
     uint32_t lend_limit = lend_limit_from(argc, argv);
     if (error == 0)
         error = blk_lends_init(capacity, lend_limit, block_lent);
     enum blk_durability durability = durability_asked(argc, argv);
     if (error == 0)
-        durability = open_journal(durability);
+        durability = open_journal(durability, shard);
     if (error == 0)
-        error = (int)server_register(SERVER_NAME_BLK);
+        error = (int)server_register_instance(SERVER_NAME_BLK, shard.index);
     if (error != 0) {
         printf("blk: cannot start: %s\n", error_text(error));
         return 1;
     }
-    printf("blk: cache of %u blocks (%u KiB), disk of %lu blocks, %s, lends of at most %u "
-           "blocks per client\n",
-           capacity, capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks,
+    printf("blk: shard %u of %u, cache of %u blocks (%u KiB), disk of %lu blocks, %s, lends of "
+           "at most %u blocks per client\n",
+           shard.index, shard.count, capacity, capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks,
            durability_names[durability], lend_limit);
     blk_serve(&cache);
 }

@@ -3,7 +3,9 @@
  * BLK_LEND read, which lends the cached blocks themselves (zero copy); the
  * ICA then goes back with the result to whoever is on top of its return
  * stack (the application itself for an FS_READBLOCK: direct return). Lends
- * are bounded per client and in all (cache_lends.c); past that BLK copies. */
+ * are bounded per client and in all (cache_lends.c); past that BLK copies.
+ * A shard refuses every block another shard owns (formica/blk_stripes.h):
+ * a client's bug never makes two shards cache one block. */
 #include "requests.h"
 #include "cache_lends.h"
 #include "disk_client.h"
@@ -34,6 +36,29 @@ static long refuse(const struct ica_control *page, const char *why)
     return -E_INVALID;
 }
 
+/* A block outside the disk or of another shard: refused, logged (apart:
+ * the usual request's block is the shard's). */
+static __attribute__((noinline)) long refuse_block(const struct cache *cache,
+                                                   const struct ica_control *page, uint64_t block)
+{
+    if (block >= cache->disk.blocks)
+        return refuse(page, "block outside the disk");
+    refusal_log("blk", page->sender_account,
+                "blk: request %u from pid %u refused: block %lu is shard %u's, not shard %u's\n",
+                page->operation, page->sender, block, blk_shard_of(block, cache->shards),
+                cache->shard);
+    return -E_INVALID;
+}
+
+/* -E_INVALID (logged) unless `block` lies on the disk and in the shard. */
+static inline long check_block(const struct cache *cache, const struct ica_control *page,
+                               uint64_t block)
+{
+    if (!cache_owns(cache, block))
+        return refuse_block(cache, page, block);
+    return 0;
+}
+
 /* What BLK_READ and BLK_WRITE both ask: which blocks, and how. */
 struct transfer {
     uint64_t first_block;
@@ -61,9 +86,11 @@ static long check_transfer(const struct cache *cache, const struct ica_control *
                      page->data_count == 0 && count <= ICA_MAX_ATTACHED;
     if (!lend_only && !data_ica_holds(page, 0, count * STORAGE_BLOCK_BYTES))
         return refuse(page, "no data ICA, or one too small");
-    for (uint32_t i = 0; i < count; i++)
-        if (block_at(page, asked, i) >= cache->disk.blocks)
-            return refuse(page, "block outside the disk");
+    for (uint32_t i = 0; i < count; i++) {
+        long error = check_block(cache, page, block_at(page, asked, i));
+        if (error != 0)
+            return error;
+    }
     return 0;
 }
 
@@ -180,8 +207,9 @@ static inline long patch_block(struct cache *cache, const struct ica_control *pa
 {
     uint64_t block = message->block;
     uint32_t offset = message->offset, length = message->length;
-    if (block >= cache->disk.blocks)
-        return refuse(page, "block outside the disk");
+    long refused = check_block(cache, page, block);
+    if (refused != 0)
+        return refused;
     if (length == 0 || length > FS_INLINE_WRITE_BYTES || !cache_range_fits(offset, length))
         return refuse(page, "patch outside the block or too long");
     int error = cache_patch(cache, block, offset, page->payload, length);
@@ -231,8 +259,9 @@ static long lend_one_missing(struct cache *cache, uint64_t control, struct ica_c
 static inline long lend_one(struct cache *cache, uint64_t control, struct ica_control *page,
                             uint64_t block)
 {
-    if (block >= cache->disk.blocks)
-        return refuse(page, "block outside the disk");
+    long refused = check_block(cache, page, block);
+    if (refused != 0)
+        return refused;
     page->lent_count = 0;
     if (!may_lend(page, 1))
         return -E_NEEDS_DATA; /* not lent: it must be copied */

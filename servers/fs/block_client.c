@@ -5,7 +5,8 @@
  * FS keeps a small write-through copy of the disk blocks it used last
  * (inodes, directories, indirect blocks): every change to file-system
  * blocks goes through FS, so the copy is never stale, and a readblock does
- * not cost FS a round trip to BLK just to read the file's inode. */
+ * not cost FS a round trip to BLK just to read the file's inode. Each
+ * disk block goes to the BLK shard that owns it (formica/blk_shards.h). */
 #include "block_client.h"
 #include <formica/errors.h>
 #include <formica/request.h>
@@ -13,7 +14,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-static long blk_pid = -E_NOT_FOUND;
+struct blk_shards block_client_shards;
 static uint64_t control, data;
 
 struct recent_block block_client_recent[RECENT_BLOCKS];
@@ -47,23 +48,18 @@ static long prepare_transfer(void *context)
     return request_attach(control, data);
 }
 
-/* Block reads and writes may be repeated: a BLK that ends is waited for. */
+/* Block reads and writes may be repeated: a shard that ends is waited for. */
 static int blk_transfer(uint32_t operation, uint64_t disk_block)
 {
     struct blk_transfer asked = {operation, disk_block};
-    long result =
-        request_call_retrying(SERVER_NAME_BLK, &blk_pid, control, prepare_transfer, &asked);
+    long result = blk_shards_call(&block_client_shards, block_client_shard_of(disk_block), control,
+                                  prepare_transfer, &asked);
     return result < 0 ? (int)result : 0;
 }
 
-long block_client_reconnect(long gone)
+long block_client_reconnect(uint32_t shard, long gone)
 {
-    if (blk_pid >= 0 && blk_pid != gone)
-        return blk_pid; /* a synchronous request found the new BLK already */
-    long next = server_reconnect(SERVER_NAME_BLK, gone);
-    if (next >= 0)
-        blk_pid = next;
-    return next;
+    return blk_shards_reconnect(&block_client_shards, shard, gone);
 }
 
 static void locate(const struct ext2_device *device, uint64_t block, uint64_t *disk_block,
@@ -130,12 +126,11 @@ void block_client_forget(uint64_t disk_block)
         slot->valid = false;
 }
 
-int block_client_open(struct ext2_device *device, long *pid)
+int block_client_open(struct ext2_device *device)
 {
-    blk_pid = server_wait_for(SERVER_NAME_BLK, SERVER_START_WAIT_MS);
-    *pid = blk_pid;
-    if (blk_pid < 0)
-        return (int)blk_pid;
+    long error = blk_shards_open(&block_client_shards, SERVER_START_WAIT_MS);
+    if (error != 0)
+        return (int)error;
     long control_id = ica_allocate(ICA_KIND_CONTROL, 4096);
     long data_id = ica_allocate(ICA_KIND_DATA, STORAGE_BLOCK_BYTES);
     if (control_id < 0 || data_id < 0)
@@ -148,16 +143,9 @@ int block_client_open(struct ext2_device *device, long *pid)
     return 0;
 }
 
-static long prepare_sync(void *context)
-{
-    (void)context;
-    request_prepare(control, BLK_SYNC);
-    return 0;
-}
-
 long block_client_sync(void)
 {
-    if (blk_pid < 0)
-        return -E_IO;
-    return request_call_retrying(SERVER_NAME_BLK, &blk_pid, control, prepare_sync, NULL);
+    if (block_client_shards.count == 0 || block_client_shards.pids[0] < 0)
+        return -E_IO; /* not open */
+    return blk_shards_sync(&block_client_shards, control);
 }

@@ -1,14 +1,24 @@
 /* block_client.h: FS's way to BLK: an ext2_device whose blocks are read and
- * written with synchronous BLK_READ / BLK_WRITE requests, and BLK_SYNC. */
+ * written with synchronous BLK_READ / BLK_WRITE requests to the shard that
+ * owns each, and BLK_SYNC to every shard. */
 #pragma once
 #include "ext2.h"
+#include <formica/blk_shards.h>
 #include <formica/small_copy.h>
 #include <formica/storage.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Finds BLK and prepares FS's own control and data ICAs; 0 or an error. */
-int block_client_open(struct ext2_device *device, long *blk_pid);
+/* Finds every BLK shard and prepares FS's own control and data ICAs; 0 or
+ * an error. */
+int block_client_open(struct ext2_device *device);
+/* BLK's shards as FS knows them (the readblock forward takes their pids). */
+extern struct blk_shards block_client_shards;
+/* The shard that owns `disk_block`. Inline: every forward asks. */
+static inline uint32_t block_client_shard_of(uint64_t disk_block)
+{
+    return blk_shard_of(disk_block, block_client_shards.count);
+}
 
 /* FS's write-through copies of the disk blocks it used last (block_client.c),
  * direct-mapped by disk block number: 512 KiB. */
@@ -35,8 +45,9 @@ static inline void block_client_note_patch(uint64_t disk_block, uint32_t offset,
 }
 /* Drops FS's recent copy of `disk_block`, if it keeps one. */
 void block_client_forget(uint64_t disk_block);
-/* Every dirty block in BLK to the disk; 0 or an error. */
+/* Every dirty block of every BLK shard to the disk, each shard's sync
+ * answered before this returns (a barrier of the journal); 0 or an error. */
 long block_client_sync(void);
-/* The BLK that replaced `gone` (a restart), waited for; also used by the
- * readblock forward. < 0 if BLK does not come back. */
-long block_client_reconnect(long gone);
+/* The shard `shard` that replaced `gone` (a restart), waited for; used by
+ * the readblock forward. < 0 if it does not come back. */
+long block_client_reconnect(uint32_t shard, long gone);

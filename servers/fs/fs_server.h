@@ -21,7 +21,7 @@ struct fs_server {
     struct ext2_device device;
     struct journal *journal; /* ext3: the journal the library writes through; NULL on ext2 */
     struct ext2_fs fs;
-    long blk_pid;
+    uint32_t forward_shard; /* the BLK shard an FS_FORWARDED request goes to (0 with one BLK) */
     bool mounted;
     long unmounted_error;           /* every request's result while not mounted */
     struct open_files *open_files;  /* who holds which handle (open_files.h) */

@@ -47,7 +47,7 @@ static void update_time_now(void)
  * and the kept transaction committed first. */
 static void mount_disk(struct fs_kept *kept)
 {
-    long error = block_client_open(&server.device, &server.blk_pid);
+    long error = block_client_open(&server.device);
     fs_problems_attach(&server.device);
     if (error == 0)
         error = fs_journal_mount(&server, kept);
@@ -148,18 +148,20 @@ static long idle_then_receive(void)
     return receive_next();
 }
 
-/* Forwards the request to BLK and receives the next one in one call; when
- * BLK has ended, forwards it to the restarted BLK (-E_SERVER_ENDED when none
- * comes). An error while FS still holds `control` is the forward's. */
+/* Forwards the request to the BLK shard its handler chose
+ * (server.forward_shard) and receives the next one in one call; when that
+ * shard has ended, forwards it to the restarted one (-E_SERVER_ENDED when
+ * none comes). An error while FS still holds `control` is the forward's. */
 static long forward_and_receive(uint64_t control, struct fs_wait wait)
 {
-    long next = ica_forward_receive(server.blk_pid, control, 0, wait.flags, wait.timeout_ms);
+    uint32_t shard = server.forward_shard;
+    long pid = block_client_shards.pids[shard];
+    long next = ica_forward_receive(pid, control, 0, wait.flags, wait.timeout_ms);
     if (next != -E_NOT_FOUND || !ica_held(control))
         return next;
-    long blk = block_client_reconnect(server.blk_pid);
+    long blk = block_client_reconnect(shard, pid);
     if (blk < 0)
         return -E_SERVER_ENDED;
-    server.blk_pid = blk;
     return ica_forward_receive(blk, control, 0, wait.flags, wait.timeout_ms);
 }
 

@@ -1,9 +1,12 @@
 /* readblock.c: FS_READBLOCK, the first stage of seed 003's readblock. FS maps
  * the file's blocks to disk blocks, rewrites the control ICA into a BLK_READ
  * for the serve loop to forward to BLK without ICA_RETURN_VIA_ME: BLK's result goes
- * straight back to the application (direct return). Holes, the file's end
- * and file systems of other block sizes are answered here, as FS_READ. */
+ * straight back to the application (direct return), from the BLK shard that
+ * owns the blocks. Holes, the file's end, blocks of more than one shard (a
+ * run across a stripe's end) and file systems of other block sizes are
+ * answered here, as FS_READ: FS reads each block from its shard. */
 #include "fs_server.h"
+#include "block_client.h"
 #include "block_map_cache.h"
 #include <formica/errors.h>
 #include <formica/request.h>
@@ -41,6 +44,18 @@ static bool has_hole(uint32_t count)
     return false;
 }
 
+/* With BLK as several shards: the shard that owns all `count` mapped
+ * blocks becomes the forward's (server->forward_shard); false when they
+ * lie in several. Apart: with one BLK the forward's shard is always 0. */
+static __attribute__((noinline)) bool route_to_shard(struct fs_server *server, uint32_t count)
+{
+    uint32_t shard = 0;
+    if (!blk_shard_of_list(disk_blocks, count, block_client_shards.count, &shard))
+        return false;
+    server->forward_shard = shard;
+    return true;
+}
+
 /* The control ICA becomes a BLK_READ of the mapped blocks; the serve loop
  * forwards it (without ICA_RETURN_VIA_ME) and receives in one call. */
 static long prepare_for_blk(uint64_t control, uint32_t count)
@@ -59,8 +74,9 @@ static long prepare_for_blk(uint64_t control, uint32_t count)
 }
 
 /* With the blocks mapped (disk_blocks) and the file's size: the request
- * rewritten for BLK, or answered here when BLK cannot serve it alone (a
- * hole, the file's end, a block the journal holds). `one` is the block map
+ * rewritten for the shard that owns them, or answered here when one shard
+ * cannot serve it alone (a hole, the file's end, blocks of two shards, a
+ * block the journal holds). `one` is the block map
  * cache's entry of a single remembered block (it remembers the journal's
  * answer), else NULL. */
 static inline __attribute__((always_inline)) long
@@ -72,7 +88,8 @@ mapped_for_blk(struct fs_server *server, uint64_t control, uint32_t inode, uint6
         return 0;
     if (at_end || has_hole(count) ||
         (one != NULL ? fs_journal_holds_remembered(server, one)
-                     : fs_journal_holds(server, disk_blocks, count)))
+                     : fs_journal_holds(server, disk_blocks, count)) ||
+        (block_client_shards.count > 1 && !route_to_shard(server, count)))
         return lend_only ? -E_NEEDS_DATA
                          : read_here(server, ica_control_of(control), inode, first,
                                      (uint64_t)count * STORAGE_BLOCK_BYTES);

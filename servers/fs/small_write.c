@@ -65,6 +65,8 @@ static inline long patch_in_place(struct fs_server *server, struct ica_control *
         return -E_NEEDS_DATA; /* its newest bytes are in the journal: write through it */
     page->operation = BLK_PATCH;
     *blk_patch_of(page) = (struct blk_patch_message){block, within, length};
+    if (block_client_shards.count > 1)
+        server->forward_shard = block_client_shard_of(block);
     block_client_note_patch(block, within, page->payload, length);
     owe_times(server, inode);
     return FS_FORWARDED;

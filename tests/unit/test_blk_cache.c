@@ -1,7 +1,8 @@
 /* test_blk_cache.c: BLK's file cache (servers/blk/cache*.c) over an in-memory
  * disk: hits and misses, read-ahead on sequential misses, CLOCK's second
  * chance, write-back on sync and on eviction, lent (pinned) blocks never
- * reused, block memory from the caller's allocator, disk errors, and the
+ * reused, block memory from the caller's allocator, disk errors, a shard's
+ * cache (only its blocks, read-ahead inside its stripes), and the
  * limits on lent blocks (cache_lends.c): per client, in all, ended lends. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,6 +235,53 @@ static void test_lent_block_is_never_reused(void **state)
     assert_false(cached(50));
 }
 
+/* Shard 1 of 2 owns blocks 64..127 and 192..255 of the 256: it reads,
+ * writes and patches only those, and never touches the disk for others. */
+static void test_shard_refuses_blocks_of_other_shards(void **state)
+{
+    (void)state;
+    cache_set_shard(&cache, 1, 2);
+    uint8_t buffer[CACHE_BLOCK_BYTES] = {0};
+    uint64_t handle = 0;
+    read_block(64);
+    read_block(200);
+    assert_int_equal(disk.reads, 2);
+    assert_int_equal(cache_read(&cache, 63, buffer), -E_INVALID);
+    assert_int_equal(cache_read(&cache, 128, buffer), -E_INVALID);
+    assert_int_equal(cache_lend(&cache, 0, &handle), -E_INVALID);
+    assert_int_equal(cache_write(&cache, 5, buffer), -E_INVALID);
+    assert_int_equal(cache_patch(&cache, 130, 0, buffer, 8), -E_INVALID);
+    assert_int_equal(disk.reads, 2);
+    assert_int_equal(cache_write(&cache, 65, buffer), 0);
+    assert_int_equal(cache_sync(&cache), 0);
+    assert_int_equal(disk.blocks_written, 1);
+    assert_false(cache_owns(&cache, 127 + 1));
+    assert_true(cache_owns(&cache, 255));
+}
+
+/* Read-ahead stops where the shard's stripe ends (the next blocks are the
+ * other shard's) and follows a sequential reader into the shard's next
+ * stripe. */
+static void test_shard_read_ahead_stays_in_its_stripes(void **state)
+{
+    (void)state;
+    cache_set_shard(&cache, 0, 2);
+    read_block(60);
+    read_block(61); /* sequential: 61..63, not past the stripe's end */
+    struct cache_stats stats;
+    cache_get_stats(&cache, &stats);
+    assert_int_equal(stats.read_ahead, 2);
+    read_block(62);
+    read_block(63);
+    assert_int_equal(disk.reads, 2);
+    read_block(128); /* the shard's next block after 63: a sequential miss again */
+    cache_get_stats(&cache, &stats);
+    assert_int_equal(stats.read_ahead, 2 + CACHE_READ_AHEAD);
+    for (uint64_t number = 129; number <= 128 + CACHE_READ_AHEAD; number++)
+        read_block(number);
+    assert_int_equal(disk.reads, 3);
+}
+
 static void test_bad_block_and_disk_error(void **state)
 {
     (void)state;
@@ -369,6 +417,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_lent_block_is_never_reused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_block_and_disk_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shard_refuses_blocks_of_other_shards, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shard_read_ahead_stays_in_its_stripes, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_heap_memory_when_no_allocator, setup, teardown),
         cmocka_unit_test(test_lends_stop_at_the_client_limit),
         cmocka_unit_test(test_a_returned_control_ends_its_lends),

@@ -376,7 +376,8 @@ static void test_error_bad_values(void **state)
     parse_text("fs -1\nblk one\napp 0,,1\napp2 0\n", 4, &result);
     assert_int_equal(result.error_count, 4);
     assert_error(&result, 0, 1, "bad value '-1' (expected a core number or other-socket)");
-    assert_error(&result, 1, 2, "bad value 'one' (expected a core number or other-socket)");
+    assert_error(&result, 1, 2, /* BLK may have instances (its shards): a list is a value */
+                 "bad value 'one' (expected a core, a list like 1,5,9, per-core or other-socket)");
     assert_error(&result, 2, 3, "bad value '0,,1' for app (a core, a list like 0,2,3, or spread)");
     assert_error(&result, 3, 4, "unknown key 'app2'");
     parse_text("app 1,2,1\n", 4, &result);
@@ -389,6 +390,23 @@ static void test_error_bad_values(void **state)
     assert_error(&result, 0, 1, "core 4 does not exist (4 cores)");
     parse_text("fs other-socket\n", 4, &result);
     assert_error(&result, 0, 1, "other-socket needs at least two sockets");
+}
+
+/* BLK's shards (docs/storage.md "Shards"): BLK's manifest says `instances`,
+ * so its key takes a list; DK's does not. */
+static void test_blk_shard_list(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("fs 0\nblk 2,1\n", 4, &result);
+    assert_ok(&result);
+    assert_int_equal(result.placement.server_instance_count[SERVER_BLK], 2);
+    assert_int_equal(result.placement.server_instance_cores[SERVER_BLK][0], 2);
+    assert_int_equal(result.placement.server_instance_cores[SERVER_BLK][1], 1);
+    assert_int_equal(result.placement.server_core[SERVER_BLK], 2);
+    assert_int_equal(result.placement.server_instance_count[SERVER_DK], 1);
+    parse_text("dk 0,1\n", 4, &result);
+    assert_error(&result, 0, 1, "bad value '0,1' for dk (one instance: a core or other-socket)");
 }
 
 static void test_more_errors_than_room(void **state)
@@ -720,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_more_errors_than_room),
         cmocka_unit_test(test_long_lines_rejected),
         cmocka_unit_test(test_app_list),
+        cmocka_unit_test(test_blk_shard_list),
         cmocka_unit_test(test_spread_rule),
         cmocka_unit_test(test_spread_counts_unnamed_servers),
         cmocka_unit_test(test_spread_on_one_core),

@@ -151,3 +151,10 @@ long request_call_retrying(const char *name, long *server, uint64_t control,
  * it reconnects first and counts those attempts against REQUEST_RETRIES. */
 long request_call_retrying_after(const char *name, long *server, uint64_t control,
                                  long (*prepare)(void *context), void *context, uint32_t attempts);
+/* request_call_retrying for instance `index` of `name`
+ * (server_lookup_instance, server_reconnect_instance): a BLK shard owns its
+ * blocks, so a request to it must reach the same instance after its
+ * restart. */
+long request_call_retrying_instance(const char *name, uint32_t index, long *server,
+                                    uint64_t control, long (*prepare)(void *context),
+                                    void *context);

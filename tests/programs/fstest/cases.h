@@ -4,6 +4,9 @@
 
 void run_file_cases(struct fs_link *link);
 void run_readblock_cases(struct fs_link *link);
+/* Readblocks of two blocks at every place in a file that crosses BLK's
+ * stripes (stripe_cases.c): raw and through the file library. */
+void run_stripe_cases(struct fs_link *link);
 void run_error_cases(struct fs_link *link);
 void run_small_write_cases(struct fs_link *link);
 /* The file library's readbyte buffer against the process's own writes

@@ -34,9 +34,10 @@ static void blk_problems(struct fs_link *link)
 {
     struct ica_control *page = fs_prepare_with_data(link, BLK_READ);
     *blk_read_of(page) = (struct blk_read_message){.first_block = 1ull << 40, .blocks = 1};
-    expect("blk_read_refused_without_right", fs_send(link, link->blk), -E_PERMISSION);
+    long blk = link->blk.count > 0 ? link->blk.pids[0] : -E_NOT_FOUND;
+    expect("blk_read_refused_without_right", fs_send(link, blk), -E_PERMISSION);
     fs_prepare(link, 4242);
-    expect("blk_unknown_operation", fs_send(link, link->blk), -E_INVALID);
+    expect("blk_unknown_operation", fs_send(link, blk), -E_INVALID);
 }
 
 void run_error_cases(struct fs_link *link)

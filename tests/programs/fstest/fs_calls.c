@@ -13,7 +13,8 @@ long fs_link_open(struct fs_link *link)
     link->fs = server_wait_for(SERVER_NAME_FS, SERVER_WAIT_MS);
     if (link->fs < 0)
         return link->fs;
-    link->blk = server_lookup(SERVER_NAME_BLK);
+    if (blk_shards_open(&link->blk, 0) != 0)
+        link->blk.count = 0;
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
     long data = ica_allocate(ICA_KIND_DATA, FSTEST_DATA_BYTES);
     if (control < 0 || data < 0)
@@ -21,6 +22,11 @@ long fs_link_open(struct fs_link *link)
     link->control = (uint64_t)control;
     link->data = (uint64_t)data;
     return 0;
+}
+
+bool fs_link_is_blk(const struct fs_link *link, long pid)
+{
+    return blk_shards_index_of(&link->blk, pid) >= 0;
 }
 
 struct ica_control *fs_prepare(struct fs_link *link, uint32_t operation)

@@ -1,19 +1,25 @@
 /* fs_calls.h: fstest's raw storage requests: one control ICA and one data
  * ICA, filled by hand as formica/storage.h says, sent synchronously. */
 #pragma once
+#include <formica/blk_shards.h>
 #include <formica/ica.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define FSTEST_DATA_BYTES (64u * 1024)
 
 struct fs_link {
-    long fs, blk;     /* server pids */
-    uint64_t control; /* our control ICA */
-    uint64_t data;    /* our data ICA of FSTEST_DATA_BYTES */
+    long fs;               /* FS's pid */
+    struct blk_shards blk; /* BLK's shards (count 0 when BLK was not found) */
+    uint64_t control;      /* our control ICA */
+    uint64_t data;         /* our data ICA of FSTEST_DATA_BYTES */
 };
 
-/* Waits for FS (and BLK if it comes) and allocates the ICAs; 0 or an error. */
+/* Waits for FS (and BLK's shards if they are there) and allocates the
+ * ICAs; 0 or an error. */
 long fs_link_open(struct fs_link *link);
+/* True when `pid` is one of BLK's shards. */
+bool fs_link_is_blk(const struct fs_link *link, long pid);
 /* A fresh request: operation, empty payload, no data ICA. */
 struct ica_control *fs_prepare(struct fs_link *link, uint32_t operation);
 void fs_set_path(struct ica_control *page, const char *path);

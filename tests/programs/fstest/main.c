@@ -11,17 +11,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* BLK's counters, summed over its shards. */
 static void print_cache_stats(struct fs_link *link)
 {
-    if (link->blk < 0)
+    if (link->blk.count == 0)
         return;
-    const struct blk_stats_message *stats = blk_stats_of(fs_prepare(link, BLK_STATS));
-    long result = fs_send(link, link->blk);
-    printf("@json {\"kind\":\"blkstats\",\"result\":%ld,\"hits\":%lu,\"misses\":%lu,"
-           "\"dirty\":%lu,\"cached\":%lu,\"capacity\":%lu,\"read_ahead\":%lu,"
+    struct blk_stats_message stats;
+    long result = blk_shards_stats(&link->blk, link->control, &stats);
+    printf("@json {\"kind\":\"blkstats\",\"result\":%ld,\"shards\":%u,\"hits\":%lu,"
+           "\"misses\":%lu,\"dirty\":%lu,\"cached\":%lu,\"capacity\":%lu,\"read_ahead\":%lu,"
            "\"written_back\":%lu,\"evictions\":%lu}\n",
-           result, stats->hits, stats->misses, stats->dirty, stats->cached, stats->capacity,
-           stats->read_ahead, stats->written_back, stats->evictions);
+           result, link->blk.count, stats.hits, stats.misses, stats.dirty, stats.cached,
+           stats.capacity, stats.read_ahead, stats.written_back, stats.evictions);
 }
 
 int main(int argc, char **argv)
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
     } else {
         run_file_cases(&link);
         run_readblock_cases(&link);
+        run_stripe_cases(&link);
         run_small_write_cases(&link);
         run_readbyte_cases();
         run_error_cases(&link);

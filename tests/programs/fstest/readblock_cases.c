@@ -50,14 +50,14 @@ static void direct_return(struct fs_link *link, uint64_t handle)
     bool same = blocks_match(link, 5, 3);
     /* BLK lends what it answers (zero copy); FS answers 1 KiB-block file systems by copying. */
     uint32_t lent = ica_control_of(link->control)->lent_count;
-    report("readblock_zero_copy_lend", last_sender(link) == link->blk ? lent == 3 : lent == 0,
-           lent);
+    report("readblock_zero_copy_lend",
+           fs_link_is_blk(link, last_sender(link)) ? lent == 3 : lent == 0, lent);
     /* BLK answers directly on 4 KiB-block file systems; FS itself on others. */
     long sender = last_sender(link);
     printf("@json {\"kind\":\"fstest_readblock\",\"answered_by\":\"%s\"}\n",
-           sender == link->blk  ? "blk"
-           : sender == link->fs ? "fs"
-                                : "other");
+           fs_link_is_blk(link, sender) ? "blk"
+           : sender == link->fs         ? "fs"
+                                        : "other");
     report("readblock_direct_return", bytes == 3 * STORAGE_BLOCK_BYTES && same, bytes);
     bytes = fs_readblock(link, handle, RB_BLOCKS - 1, 4);
     report("readblock_at_end", bytes == STORAGE_BLOCK_BYTES, bytes);

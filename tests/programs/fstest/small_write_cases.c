@@ -55,7 +55,7 @@ void run_small_write_cases(struct fs_link *link)
     report("small_write_file", handle > 0 && written == SW_BYTES, written);
     long result = inline_write(link, (uint64_t)handle, SW_PATCH_OFFSET, SW_PATCH_BYTES);
     long sender = ica_control_of(link->control)->sender;
-    bool in_place = result == SW_PATCH_BYTES && sender == link->blk;
+    bool in_place = result == SW_PATCH_BYTES && fs_link_is_blk(link, sender);
     if (result == -E_NEEDS_DATA) { /* not a 4 KiB-block file system: the ordinary write */
         memset(fs_data(link), SW_PATCH_VALUE, SW_PATCH_BYTES);
         result = fs_write_at(link, (uint64_t)handle, SW_PATCH_OFFSET, SW_PATCH_BYTES);

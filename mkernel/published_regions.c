@@ -30,7 +30,8 @@ struct published_region {
 
 static struct published_region regions[PUBLISHED_REGIONS];
 
-_Static_assert(PUBLISHED_NAME_BYTES == SERVER_NAME_BYTES, "a published region is named by a server");
+_Static_assert(PUBLISHED_NAME_BYTES == SERVER_NAME_BYTES,
+               "a published region is named by a server");
 
 /* The instance index `pid` is registered under `name` with, or -1. */
 static long registered_instance(uint32_t pid, const char *name)

@@ -7,7 +7,7 @@
 
 #define PUBLISHED_REGION_BASE 0x0000540000000000ull /* where it is mapped */
 #define PUBLISHED_REGION_MAX_BYTES (8ull << 20)
-#define PUBLISHED_REGIONS 8 /* names the m-kernel keeps a region for */
+#define PUBLISHED_REGIONS 8     /* names the m-kernel keeps a region for */
 #define PUBLISHED_NAME_BYTES 16 /* = SERVER_NAME_BYTES */
 
 /* The call itself is system_call_published_region(name, bytes)

@@ -10,7 +10,7 @@
 
 #define PUBLISHED_TEST_BYTES (3 * 4096)
 #define PUBLISHED_PATTERN 0x5055424c49534844ull /* "PUBLISHD" */
-#define REGION_WAS_WRITTEN_EXIT_CODE 4 /* the region was not zeroed */
+#define REGION_WAS_WRITTEN_EXIT_CODE 4          /* the region was not zeroed */
 
 /* `pubwrite NAME`: registers NAME (instance 0), maps its region: exits 0 if
  * it was zeroed, after writing the pattern into its first and last words. */

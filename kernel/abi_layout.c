@@ -7,7 +7,9 @@
 _Static_assert(sizeof(struct spawn_request) == 336, "struct spawn_request changed size");
 _Static_assert(sizeof(struct process_info) == 120, "struct process_info changed size");
 _Static_assert(sizeof(struct core_info) == 152, "struct core_info changed size");
-_Static_assert(sizeof(struct placement_info) == 1104, "struct placement_info changed size");
+_Static_assert(sizeof(struct placement_info) == 3184, "struct placement_info changed size");
+_Static_assert(sizeof(struct server_instance_info) == 24,
+               "struct server_instance_info changed size");
 _Static_assert(sizeof(struct clock_info) == 24, "struct clock_info changed size");
 _Static_assert(sizeof(struct dma_region) == 24, "struct dma_region changed size");
 _Static_assert(sizeof(struct ica_control) == 248, "struct ica_control changed size");

@@ -199,17 +199,6 @@ struct server_entry *server_of_pid(uint32_t pid)
     return NULL;
 }
 
-uint32_t server_pid_named(const char *name)
-{
-    struct ica_pools *pools = kernel_shared->icas;
-    for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
-        uint32_t pid = pools->servers[i].pid;
-        if (pid != 0 && strncmp(pools->servers[i].name, name, SERVER_NAME_BYTES) == 0)
-            return pid;
-    }
-    return 0;
-}
-
 struct server_entry *server_of_process_looked_up(struct process *process)
 {
     struct server_entry *server = server_of_pid(process->pid);

@@ -113,18 +113,28 @@ static inline uint32_t ica_route_pop(struct ica *control)
  * request is stamped RIGHT_KERNEL. A process that passes it is refused. */
 #define ICA_FROM_KERNEL 0x80000000u
 
-#define SERVER_SLOTS 16
+/* Lone servers and tests' names, plus every instance of two servers that
+ * run on every core (fs and blk per-core). */
+#define SERVER_SLOTS (16 + 2 * SERVER_INSTANCES_MAX)
 #define SERVER_NAME_BYTES 16
 #define ICA_RING_SLOTS 64
 _Static_assert(RING_CAPACITY_VALID(ICA_RING_SLOTS), "ICA_RING_SLOTS is a ring capacity");
 _Static_assert(RING_CAPACITY_VALID(RESULT_RING_SLOTS), "RESULT_RING_SLOTS is a ring capacity");
 _Static_assert(RESULT_RING_SLOTS > ICA_PER_PROCESS, "a result ring can never overflow");
 
-/* A registered server: one request ring per core, filled by that core only. */
+/* A registered server: one request ring per core, filled by that core only.
+ * A slot is one instance of a name (kernel/server_registry.c): it keeps its
+ * name, instance and core while the instance restarts (pid 0, "vacant"), so
+ * lookups keep answering the same instance; a slot whose name is empty was
+ * never used. Only the m-kernel writes the identity, inside an odd version. */
 struct server_entry {
     char name[SERVER_NAME_BYTES];
-    _Atomic uint32_t pid; /* 0 = free slot */
-    uint32_t ring_stride; /* bytes between the rings of consecutive cores */
+    _Atomic uint32_t pid;     /* 0 = no process registered now */
+    _Atomic uint32_t version; /* odd while the m-kernel rewrites name, instance and core */
+    uint32_t instance;        /* its index among the name's instances */
+    uint32_t core;            /* the core its process runs on */
+    uint32_t registrations;   /* times this instance registered (starts and restarts) */
+    uint32_t ring_stride;     /* bytes between the rings of consecutive cores */
     /* core_count rings of ICA_RING_SLOTS ids for clients, then core_count
      * lanes (rings as well) for init's account: the servers' requests to
      * each other, taken before any client's (server_lane). */
@@ -195,8 +205,7 @@ void ica_peel(struct process *process, struct ica *ica);
 bool ica_paste(struct process *process, struct ica *ica);
 /* ica_move_entry, ica_paste_lent and ica_end_lends: ica_window.h. */
 struct server_entry *server_of_pid(uint32_t pid);
-/* The pid registered under `name` (up to SERVER_NAME_BYTES), or 0. */
-uint32_t server_pid_named(const char *name);
+/* Looking a name up: kernel/server_registry.h. */
 /* server_of_pid of a process, remembering its slot for the next look. */
 struct server_entry *server_of_process_looked_up(struct process *process);
 static inline struct server_entry *server_of_process(struct process *process)

@@ -628,31 +628,6 @@ long sys_ica_lend_count(uint64_t id)
     return error != 0 ? error : (long)ica->lend_count;
 }
 
-long sys_server_register(uint64_t user_name)
-{
-    char name[SERVER_NAME_BYTES];
-    long length = copy_string_from_user(name, user_name, sizeof(name));
-    if (length < 0)
-        return length;
-    if (length == 0)
-        return -E_INVALID;
-    struct intercore_message request = {.type = MESSAGE_SERVER_REGISTER,
-                                        .server_register = {me()->pid, (uint64_t)name}};
-    struct intercore_message reply;
-    mkernel_request(&request, &reply);
-    return reply.server_register_reply.result;
-}
-
-long sys_server_lookup(uint64_t user_name)
-{
-    char name[SERVER_NAME_BYTES];
-    long length = copy_string_from_user(name, user_name, sizeof(name));
-    if (length < 0)
-        return length;
-    uint32_t pid = server_pid_named(name);
-    return pid != 0 ? (long)pid : -E_NOT_FOUND;
-}
-
 long sys_ica_stats(uint64_t buffer)
 {
     struct ica_pools *pools = kernel_shared->icas;

@@ -8,6 +8,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "ica.h"
+#include "server_registry.h"
 #include "ica_syscalls.h"
 #include "layout.h"
 #include "mkernel_client.h"
@@ -112,7 +113,7 @@ long sys_firmware_table(uint32_t signature, uint64_t buffer, uint64_t size)
 static uint32_t restarted_pager(const struct process *process)
 {
     for (int waited = 0; waited < PAGER_RESTART_WAIT_MS; waited += 50) {
-        uint32_t pager = server_pid_named(process->pager_name);
+        uint32_t pager = server_pid_nearest(process->pager_name, process->core);
         if (pager != 0 && pager != process->pager)
             return pager;
         sys_sleep(50);

@@ -273,27 +273,92 @@ static long allocate_rings(struct server_entry *slot)
     return 0;
 }
 
-static long register_server(uint32_t pid, const char *name)
+static bool slot_is(const struct server_entry *slot, const char *name, uint32_t instance)
+{
+    return slot->name[0] != '\0' && strncmp(slot->name, name, SERVER_NAME_BYTES) == 0 &&
+           slot->instance == instance;
+}
+
+/* Whether some instance of the name in `slot` is registered now. */
+static bool name_has_registered_instance(const struct server_entry *slot)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    for (uint32_t i = 0; i < SERVER_SLOTS; i++)
+        if (pools->servers[i].pid != 0 &&
+            strncmp(pools->servers[i].name, slot->name, SERVER_NAME_BYTES) == 0)
+            return true;
+    return false;
+}
+
+/* The slot for instance `instance` of `name`: the one it had before (its
+ * restart keeps its rings and its place in lookups), else one never used,
+ * else a vacant one of a name none of whose instances is registered, else
+ * any vacant one; -E_BUSY (as *error) when that instance or the pid is
+ * registered already, or no slot is left. */
+static struct server_entry *choose_slot(uint32_t pid, const char *name, uint32_t instance,
+                                        long *error)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    struct server_entry *own = NULL, *unused = NULL, *forgotten = NULL, *vacant = NULL;
+    for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
+        struct server_entry *slot = &pools->servers[i];
+        if (slot->pid != 0) {
+            if (slot->pid == pid || slot_is(slot, name, instance)) {
+                *error = -E_BUSY;
+                return NULL;
+            }
+            continue;
+        }
+        if (slot_is(slot, name, instance))
+            own = slot;
+        else if (slot->name[0] == '\0')
+            unused = unused != NULL ? unused : slot;
+        else if (forgotten == NULL && !name_has_registered_instance(slot))
+            forgotten = slot;
+        else
+            vacant = vacant != NULL ? vacant : slot;
+    }
+    struct server_entry *slot = own != NULL         ? own
+                                : unused != NULL    ? unused
+                                : forgotten != NULL ? forgotten
+                                                    : vacant;
+    if (slot == NULL)
+        *error = -E_BUSY;
+    return slot;
+}
+
+/* Gives `slot` its identity inside an odd version (server_registry.c's
+ * readers never see half of it). */
+static void name_slot(struct server_entry *slot, const char *name, uint32_t instance, uint32_t core)
+{
+    if (slot_is(slot, name, instance) && slot->core == core)
+        return;
+    atomic_store_fenced(&slot->version, slot->version + 1);
+    strncpy(slot->name, name, SERVER_NAME_BYTES - 1);
+    slot->name[SERVER_NAME_BYTES - 1] = '\0';
+    if (!slot_is(slot, name, instance))
+        slot->registrations = 0;
+    slot->instance = instance;
+    slot->core = core;
+    atomic_store_release(&slot->version, slot->version + 1);
+}
+
+static long register_server(uint32_t pid, const char *name, uint32_t instance)
 {
     struct process *process = process_find(pid);
     long allowed = process == NULL ? -E_NOT_FOUND : authority_check_name(process, name);
+    if (allowed == 0 && instance >= SERVER_INSTANCES_MAX)
+        allowed = -E_INVALID;
     if (allowed != 0) {
-        kprintf("ica: pid %u may not register '%s': %s\n", pid, name, error_text(allowed));
+        kprintf("ica: pid %u may not register '%s' (instance %u): %s\n", pid, name, instance,
+                error_text(allowed));
         return allowed;
     }
-    struct ica_pools *pools = kernel_shared->icas;
-    struct server_entry *slot = NULL;
-    for (uint32_t i = 0; i < SERVER_SLOTS; i++) {
-        struct server_entry *server = &pools->servers[i];
-        if (server->pid != 0 &&
-            (strncmp(server->name, name, SERVER_NAME_BYTES) == 0 || server->pid == pid))
-            return -E_BUSY;
-        if (server->pid == 0 && slot == NULL)
-            slot = server;
-    }
+    long error = 0;
+    struct server_entry *slot = choose_slot(pid, name, instance, &error);
     if (slot == NULL)
-        return -E_BUSY;
-    long error = slot->rings == NULL ? allocate_rings(slot) : 0;
+        return error;
+    error = slot->rings == NULL ? allocate_rings(slot) : 0;
     if (error != 0)
         return error;
     slot->next_core = 0;
@@ -304,10 +369,14 @@ static long register_server(uint32_t pid, const char *name)
         ring_init(server_ring(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
         ring_init(server_lane(slot, core), ICA_RING_SLOTS, sizeof(uint64_t));
     }
-    strncpy(slot->name, name, SERVER_NAME_BYTES - 1);
-    slot->name[SERVER_NAME_BYTES - 1] = '\0';
+    name_slot(slot, name, instance, process->core);
+    slot->registrations++;
     atomic_store_release(&slot->pid, pid);
-    kprintf("ica: server '%s' registered (pid %u)\n", slot->name, pid);
+    if (instance == 0)
+        kprintf("ica: server '%s' registered (pid %u)\n", slot->name, pid);
+    else
+        kprintf("ica: server '%s' instance %u registered (pid %u, core %u)\n", slot->name, instance,
+                pid, process->core);
     return 0;
 }
 
@@ -457,5 +526,6 @@ void serve_server_register(const struct intercore_message *message,
                            struct intercore_server_register_reply *reply)
 {
     (void)message;
-    reply->result = register_server((uint32_t)request->pid, (const char *)request->name);
+    reply->result =
+        register_server((uint32_t)request->pid, (const char *)request->name, request->instance);
 }

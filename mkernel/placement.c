@@ -414,8 +414,11 @@ static void fill_spread(struct placement_info *out, uint32_t core_count)
 
 static void fill_result(const struct parse_state *state, struct placement_info *out)
 {
-    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
         out->server_core[server] = state->servers[server].core;
+        out->server_instance_count[server] = 1;
+        out->server_instance_cores[server][0] = state->servers[server].core;
+    }
     memset(out->app_cores, 0, sizeof(out->app_cores));
     out->warnings = 0;
     if (state->app_spread) {
@@ -441,6 +444,8 @@ void placement_default(uint32_t core_count, struct placement_info *out)
     strncpy(out->name, "default", sizeof(out->name) - 1);
     out->app_preferred_count = 1;
     out->app_core_count = 1;
+    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+        out->server_instance_count[server] = 1; /* on core 0 */
 }
 
 int placement_parse(const char *text, size_t length, uint32_t core_count,

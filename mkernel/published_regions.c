@@ -39,7 +39,7 @@ static long registered_instance(uint32_t pid, const char *name)
     const struct server_entry *server = server_of_pid(pid);
     if (server == NULL || strncmp(server->name, name, SERVER_NAME_BYTES) != 0)
         return -1;
-    return 0;
+    return server->instance;
 }
 
 static struct published_region *find_or_take(const char *name)

@@ -18,8 +18,11 @@ static void read_placement(struct placement_info *placement)
     if (result >= 0)
         return;
     printf("init: no placement (%s); servers go to core 0\n", error_text(result));
-    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
         placement->server_core[server] = 0;
+        placement->server_instance_count[server] = 1;
+        placement->server_instance_cores[server][0] = 0;
+    }
 }
 
 /* The console shell is the administrator: it may kill, crash and restart

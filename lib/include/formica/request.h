@@ -83,7 +83,11 @@ static inline long ica_collect(uint32_t flags)
 {
     return syscall3(SYS_ICA_COLLECT, flags, 0, 0);
 }
+/* Registers the caller under `name` as its only instance (instance 0);
+ * several instances: formica/instance.h. */
 long server_register(const char *name);
+/* The pid of the server `name`; of several instances, the one nearest the
+ * caller's core (the same one every time: docs/ica.md, "Server instances"). */
 long server_lookup(const char *name);
 /* server_lookup, retried for up to `milliseconds` while the server starts. */
 long server_wait_for(const char *name, uint64_t milliseconds);

@@ -136,6 +136,9 @@ struct core_info {
 /* Room for servers in struct placement_info, so that the structure (an ABI)
  * keeps its size when a server is declared. */
 #define PLACEMENT_MAX_SERVERS 8
+/* The most instances one server name may have (docs/design.md, "Server
+ * instances"): a placement list or per-core names at most this many cores. */
+#define SERVER_INSTANCES_MAX 64
 _Static_assert(PLACEMENT_SERVERS <= PLACEMENT_MAX_SERVERS,
                "more servers started at boot than struct placement_info holds");
 
@@ -150,6 +153,20 @@ struct placement_info {
     uint32_t app_core_count;
     uint32_t app_cores[PLACEMENT_MAX_APP_CORES];
     uint32_t warnings; /* problems found in the file; the default was used if > 0 */
+    /* Each server's instances (docs/placement.md): how many (>= 1 for a
+     * server started at boot) and their cores by instance index; instance
+     * 0's core is server_core[s] as well. */
+    uint32_t server_instance_count[PLACEMENT_MAX_SERVERS];
+    uint32_t server_instance_cores[PLACEMENT_MAX_SERVERS][SERVER_INSTANCES_MAX];
+};
+
+/* SYS_SERVER_INSTANCE_COUNTS: one instance of a server name. */
+struct server_instance_info {
+    uint32_t index;      /* the instance's index */
+    uint32_t pid;        /* the process registered as it now; 0 while it restarts */
+    uint32_t core;       /* the core it runs on (where it registered) */
+    uint32_t registered; /* times the instance registered: its first start and restarts */
+    uint64_t taken;      /* requests it took out of its rings since it last registered */
 };
 
 struct clock_info {

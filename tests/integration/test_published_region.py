@@ -1,6 +1,7 @@
 # The published region (syscall 65, formica/published_region.h, docs/design.md "Server instances"):
 # `icatest published` prints one @json case per check (refusals, size limits, the owner's writable
-# mapping, the region freed with its last holder); every case must be ok.
+# mapping, a reader's read-only one, the region kept for the next owner while a reader holds it and
+# freed with its last holder); every case must be ok.
 import pytest
 
 import formica
@@ -12,7 +13,8 @@ PUBLISHED_CASES = {
     "published_size_above_maximum", "published_other_name_refused", "published_empty_name",
     "published_owner_maps", "published_owner_writes", "published_mapped_twice",
     "published_other_size", "published_first_owner", "published_freed_with_last_holder",
-    "published_frames_back",
+    "published_frames_back", "published_owner_with_reader", "published_kept_for_next_owner",
+    "published_reader_write_faults",
 }
 
 

@@ -6,6 +6,8 @@
 #include "ext2_public_map.h"
 #include "open_files.h"
 #include "kept_state.h"
+#include "operation_log.h"
+#include <formica/instance.h>
 #include <formica/protocol/fs_dispatch.h>
 #include <formica/storage.h>
 #include <stdbool.h>
@@ -34,7 +36,37 @@ struct fs_server {
     bool end_asked;         /* either option is set: the serve loop's one test */
     uint64_t problems_seen; /* fs.problems when FS last looked (fs_problems.c) */
     bool read_only_told;    /* the switch to read-only was logged */
+    /* Instances (docs/storage.md, "FS replicas"): instance 0, the owner,
+     * changes the file system and publishes its operation log when it has
+     * replicas; instance i > 0, a replica, reads through the log. */
+    struct server_instance instance;
+    struct operation_log_writer *publisher; /* the owner's log, or NULL (no replicas) */
+    struct operation_log_reader *replica;   /* a replica's view of it, else NULL */
+    long owner_pid;                         /* a replica: where it forwards changes */
 };
+
+/* fs_publisher.c: the owner's side. Maps the published region and starts
+ * the log; from then on every block the library writes is published before
+ * the request that wrote it is answered. 0 or an error (logged). */
+long fs_publisher_start(struct fs_server *server);
+/* A BLK_PATCH of disk block `block` is on its way: published first (the
+ * caller asks only when server->publisher is set). */
+void fs_publish_patch(struct fs_server *server, uint32_t block);
+
+/* fs_replica.c: a replica's side. Maps the owner's log (read-only), waits
+ * until the owner has taken it, and mounts the disk read-only, reading
+ * through the log's images. 0 or an error (logged). */
+long fs_replica_start(struct fs_server *server);
+/* What a replica does with a request (fs_replica_route). */
+enum fs_route {
+    FS_ROUTE_SERVE,   /* answered here */
+    FS_ROUTE_FORWARD, /* a change, or a handle of the owner's: forwarded to the owner */
+    FS_ROUTE_REFUSED, /* another replica's handle: answered -E_BAD_HANDLE (logged) */
+};
+enum fs_route fs_replica_route(struct fs_server *server, struct ica_control *page);
+/* True when one of the blocks has an image in the owner's log (its newest
+ * contents may not be in BLK yet). */
+bool fs_replica_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count);
 
 /* fs_problems.c: the library's problems logged (attach before the mount),
  * (on the device, before the mount), a read-only mount said so, and after a request that found one:
@@ -200,7 +232,9 @@ long fs_journal_fsync(struct fs_server *server);
 static inline bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks,
                                     uint32_t count)
 {
-    if (server->journal == NULL || server->journal->transaction_blocks == 0)
+    if (server->journal == NULL)
+        return server->replica != NULL && fs_replica_holds(server, blocks, count);
+    if (server->journal->transaction_blocks == 0)
         return false;
     for (uint32_t i = 0; i < count; i++)
         if (journal_holds(server->journal, blocks[i]))
@@ -219,7 +253,9 @@ static inline bool fs_journal_holds_remembered(const struct fs_server *server,
                                                struct block_map_entry *entry)
 {
     const struct journal *journal = server->journal;
-    if (journal == NULL || entry->outside_journal == journal->changes)
+    if (journal == NULL) /* a replica asks the owner's log */
+        return server->replica != NULL && operation_log_holds(server->replica, entry->disk_block);
+    if (entry->outside_journal == journal->changes)
         return false;
     return fs_journal_holds_anew(server, entry);
 }

@@ -6,6 +6,7 @@
 #include "block_map_cache.h"
 #include "fs_server.h"
 #include <formica/errors.h>
+#include <formica/instance.h>
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
@@ -201,6 +202,49 @@ static inline long pass_on_and_receive(uint64_t control, uint32_t operation, lon
     return pass_on_failed(control, operation, result, wait, next);
 }
 
+/* The owner that replaced `gone` (a restart), waited for; < 0 if none comes. */
+static long owner_after(long gone)
+{
+    for (uint64_t waited = 0; waited < SERVER_START_WAIT_MS; waited += 10) {
+        long owner = server_lookup_instance(SERVER_NAME_FS, 0);
+        if (owner >= 0 && owner != gone)
+            return owner;
+        sleep_ms(10);
+    }
+    return -E_SERVER_ENDED;
+}
+
+/* A replica's forward of a change (or of a request on the owner's handle)
+ * to the owner, keeping the sender's stamp, with direct return, and its
+ * next receive; an owner that ended is waited for once, else the request
+ * is answered -E_SERVER_ENDED (the client may send it again). */
+static long forward_to_owner_and_receive(uint64_t control)
+{
+    long next = ica_forward_receive(server.owner_pid, control, ICA_KEEP_SENDER, 0, 0);
+    if (next >= 0 || !ica_held(control))
+        return next;
+    long owner = owner_after(server.owner_pid);
+    if (owner >= 0) {
+        server.owner_pid = owner;
+        next = ica_forward_receive(owner, control, ICA_KEEP_SENDER, 0, 0);
+        if (next >= 0 || !ica_held(control))
+            return next;
+    }
+    printf("fs: forward to the owner failed: %s\n", error_text(owner < 0 ? owner : next));
+    ica_control_of(control)->result = -E_SERVER_ENDED;
+    next = ica_return_receive(control, 0, 0);
+    return next >= 0 ? next : idle_then_receive();
+}
+
+/* A replica's request it does not answer itself (fs_replica_route):
+ * forwarded to the owner, or refused; then the next request. */
+static long replica_pass_on(uint64_t control, uint32_t operation, enum fs_route route)
+{
+    if (route == FS_ROUTE_FORWARD)
+        return forward_to_owner_and_receive(control);
+    return pass_on_and_receive(control, operation, -E_BAD_HANDLE, (struct fs_wait){0});
+}
+
 /* The request answered (a request with a tag is kept with its answer). */
 static inline long answer(uint64_t control, uint32_t operation)
 {
@@ -228,6 +272,15 @@ static _Noreturn void serve(void)
         }
         struct ica_control *page = ica_control_of((uint64_t)control);
         uint32_t operation = page->operation;
+        if (server.instance.index != 0) {
+            if (server.replica != NULL)
+                operation_log_catch_up(server.replica); /* what the owner changed so far */
+            enum fs_route route = fs_replica_route(&server, page);
+            if (route != FS_ROUTE_SERVE) {
+                control = replica_pass_on((uint64_t)control, operation, route);
+                continue;
+            }
+        }
         uint64_t now_us = clock_due_now();
         if (now_us != 0 && server.mounted)
             update_time(now_us);
@@ -251,14 +304,40 @@ static _Noreturn void serve(void)
     }
 }
 
-int main(void)
+/* A replica (instance > 0): registered first (the owner's log is mapped
+ * for a registered instance), then it waits for the owner's log and mounts. */
+static long start_replica(void)
 {
+    long error = server_register_instance(SERVER_NAME_FS, server.instance.index);
+    if (error != 0)
+        return error;
+    error = fs_replica_start(&server);
+    if (error != 0)
+        printf("fs: replica %u cannot serve by itself (%s): every request goes to the owner\n",
+               server.instance.index, error_text(error));
+    return 0;
+}
+
+/* The owner (instance 0): mounted, then registered; with replicas it
+ * publishes its operation log before it takes a request. */
+static long start_owner(struct fs_kept *kept)
+{
+    mount_disk(kept);
+    long error = server_register_instance(SERVER_NAME_FS, 0);
+    if (error == 0 && server.instance.count > 1)
+        fs_publisher_start(&server); /* without it the replicas forward everything */
+    return error;
+}
+
+int main(int argc, char **argv)
+{
+    if (server_instance_parse(argc, argv, &server.instance) != 0)
+        return 2;
     bool restored = false;
-    server.kept = fs_kept_state_open(&restored);
+    server.kept = fs_kept_state_open(server.instance.index, &restored);
     if (server.kept != NULL && restored)
         kept_transaction_recover(&server.kept->fs);
     read_end_options(restored);
-    mount_disk(server.kept != NULL && restored ? &server.kept->fs : NULL);
     if (server.kept != NULL && !restored)
         server.kept_complete = true; /* a first start: nothing was done before */
     /* The handle table lives in the kept region when there is one, so the
@@ -267,7 +346,8 @@ int main(void)
     fs_open_files_attach(&server, table, restored && server.kept != NULL);
     if (restored && server.kept != NULL)
         printf("fs: %u open files kept across the restart\n", table->in_use);
-    long error = server_register(SERVER_NAME_FS);
+    struct fs_kept *kept = server.kept != NULL && restored ? &server.kept->fs : NULL;
+    long error = server.instance.index == 0 ? start_owner(kept) : start_replica();
     if (error != 0) {
         printf("fs: cannot register: %s\n", error_text(error));
         return 1;

@@ -9,9 +9,10 @@
 
 _Static_assert(OPEN_FILES_MAX <= (1u << OPEN_FILE_SLOT_BITS), "slot numbers fit a handle");
 
-void open_files_init(struct open_files *table)
+void open_files_init(struct open_files *table, uint32_t instance)
 {
     memset(table, 0, sizeof *table);
+    table->instance = instance;
     for (uint32_t i = 0; i < OPEN_FILES_MAX; i++)
         table->slots[i].generation = 1;
 }
@@ -58,7 +59,8 @@ long open_files_add(struct open_files *table, uint32_t owner, uint32_t account, 
         file->inode = inode;
         file->flags = flags;
         table->in_use++;
-        *handle = (uint64_t)file->generation << OPEN_FILE_SLOT_BITS | i;
+        *handle = (uint64_t)table->instance << OPEN_FILE_INSTANCE_SHIFT |
+                  (uint64_t)file->generation << OPEN_FILE_SLOT_BITS | i;
         return 0;
     }
     return -E_BUSY;

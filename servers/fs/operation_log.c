@@ -203,8 +203,8 @@ void operation_log_apply(struct operation_log_reader *reader, uint64_t tail)
     }
     for (uint64_t sequence = reader->applied; sequence < tail; sequence++) {
         uint32_t block, image, kind;
-        if (!record_read(reader->log, sequence, &block, &image, &kind) ||
-            kind == OPERATION_RESET || (image != OPERATION_LOG_NO_IMAGE && image >= OPERATION_LOG_IMAGES)) {
+        if (!record_read(reader->log, sequence, &block, &image, &kind) || kind == OPERATION_RESET ||
+            (image != OPERATION_LOG_NO_IMAGE && image >= OPERATION_LOG_IMAGES)) {
             rebuild(reader, tail);
             return;
         }
@@ -230,7 +230,8 @@ bool operation_log_read(const struct operation_log_reader *reader, uint32_t bloc
         uint64_t before = atomic_load_explicit(&image->version, memory_order_acquire);
         if (before & 1)
             continue; /* the owner is rewriting it */
-        bool holds = atomic_load_explicit(&image->block_plus_one, memory_order_relaxed) == block + 1;
+        bool holds =
+            atomic_load_explicit(&image->block_plus_one, memory_order_relaxed) == block + 1;
         if (holds)
             memcpy(buffer, image->bytes + offset, length);
         atomic_thread_fence(memory_order_acquire);

@@ -66,6 +66,8 @@ static inline long patch_in_place(struct fs_server *server, struct ica_control *
     page->operation = BLK_PATCH;
     *blk_patch_of(page) = (struct blk_patch_message){block, within, length};
     block_client_note_patch(block, within, page->payload, length);
+    if (server->publisher != NULL)
+        fs_publish_patch(server, block); /* before the patch can be answered */
     owe_times(server, inode);
     return FS_FORWARDED;
 }

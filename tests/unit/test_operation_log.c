@@ -126,7 +126,8 @@ static void test_a_patch_drops_the_image(void **state)
     assert_false(operation_log_holds(&reader, 9));
     /* a replica that starts now finds no image of it either */
     struct operation_log_reader *fresh = calloc(1, sizeof *fresh);
-    operation_log_reader_init(fresh, log_region, BLOCK_BYTES, forget_block, forget_everything, NULL);
+    operation_log_reader_init(fresh, log_region, BLOCK_BYTES, forget_block, forget_everything,
+                              NULL);
     operation_log_catch_up(fresh);
     assert_false(operation_log_holds(fresh, 9));
     free(fresh);
@@ -144,7 +145,7 @@ static void test_images_are_reused_once_blk_has_their_blocks(void **state)
     assert_int_equal(operation_log_publish(&writer, 5000, OPERATION_METADATA, bytes), -E_NO_SPACE);
     operation_log_catch_up(&reader);
     assert_false(operation_log_holds(&reader, 5000)); /* recorded: it is forgotten, read from BLK */
-    held_blocks[1000] = false; /* committed */
+    held_blocks[1000] = false;                        /* committed */
     publish_filled(5000, 0x55);
     operation_log_catch_up(&reader);
     assert_true(operation_log_holds(&reader, 5000));

@@ -1,12 +1,14 @@
 """build/protocol_servers.py: the server manifest. The interface lines program,
-boot, placement, rights, spawn, user, reserved and restart of protocol/*.messages
+boot, placement, rights, spawn, user, reserved, restart, instances and optional
+of protocol/*.messages
 declare each server once; this module checks them across every interface and
 generates what the kernels, init, the shell and the build need from them
 (formica/protocol/servers.h, formica/protocol/boot_servers.h, servers.mk).
 Used by build/protocol.py; the format is in protocol/README.md."""
 
 SPAWN_FLAGS = {"driver": "SPAWN_DRIVER", "grant_driver": "SPAWN_GRANT_DRIVER"}
-MANIFEST_KEYWORDS = ("program", "boot", "placement", "rights", "spawn", "user", "reserved", "restart")
+MANIFEST_KEYWORDS = ("program", "boot", "placement", "rights", "spawn", "user", "reserved", "restart",
+                     "instances", "optional")
 
 
 class ServerManifest:
@@ -21,6 +23,8 @@ class ServerManifest:
         self.user = None  # the uid (and gid) it runs as (docs/authority.md), or None: init's
         self.reserved = False  # only a process with RIGHT_RESERVED_NAME may register the name
         self.restart = 0  # init restarts it when it ends, at most this often
+        self.instances = False  # its placement key may name several cores (one instance on each)
+        self.optional = False  # init starts it only when the placement names its key
 
 
 def parse_manifest_line(manifest, keyword, words, error):
@@ -44,18 +48,24 @@ def parse_manifest_line(manifest, keyword, words, error):
         manifest.reserved = True
     elif keyword == "restart":
         manifest.restart = int(words[1], 0)
+    elif keyword == "instances":
+        manifest.instances = True
+    elif keyword == "optional":
+        manifest.optional = True
 
 
 def check_one(interface, error):
     manifest = interface.manifest
     declared = manifest.program or manifest.boot is not None or manifest.placement or \
-        manifest.rights or manifest.spawn or manifest.reserved or manifest.restart
+        manifest.rights or manifest.spawn or manifest.reserved or manifest.restart or \
+        manifest.instances or manifest.optional
     if declared and interface.server is None:
         raise error(f"{interface.path}: server lines need a 'server NAME' line")
     if manifest.boot is None and (manifest.placement or manifest.restart or manifest.spawn or
-                                  manifest.rights or manifest.user is not None):
-        raise error(f"{interface.path}: placement, rights, spawn, user and restart are for a server "
-                    f"started at boot: add 'boot N'")
+                                  manifest.rights or manifest.user is not None or
+                                  manifest.instances or manifest.optional):
+        raise error(f"{interface.path}: placement, rights, spawn, user, restart, instances and "
+                    f"optional are for a server started at boot: add 'boot N'")
     if manifest.user is not None and not 0 < manifest.user < 1000:
         raise error(f"{interface.path}: a server's user is a system uid, 1-999 (0 is init's, "
                     f"1000 the console user's)")
@@ -93,6 +103,10 @@ def quoted(names):
     return ", ".join(f'"{name}"' for name in names)
 
 
+def c_flags(values):
+    return ", ".join("1" if value else "0" for value in values)
+
+
 def servers_header(interfaces):
     servers = boot_servers(interfaces)
     reserved = [interface.server for interface in interfaces if interface.manifest.reserved]
@@ -105,6 +119,11 @@ def servers_header(interfaces):
     lines += ["    PLACEMENT_SERVERS", "};", "",
               "/* The placement-file key naming each one's core, in enum placement_server's order. */",
               f"#define PLACEMENT_SERVER_KEYS {quoted(i.manifest.placement for i in servers)}",
+              "/* Whether each may run as several instances: its key may name a list of cores or",
+              " * per-core (docs/placement.md); 0: one core only. */",
+              f"#define PLACEMENT_SERVER_INSTANCES {c_flags(i.manifest.instances for i in servers)}",
+              "/* Whether each is optional: started only when the placement names its key. */",
+              f"#define PLACEMENT_SERVER_OPTIONAL {c_flags(i.manifest.optional for i in servers)}",
               "/* The uid (and gid) each runs as: its own files (docs/authority.md). */"]
     lines += [f"#define USER_{interface.name.upper()} {interface.manifest.user or 0}" for interface in servers]
     lines += ["/* The reserved names (mkernel/authority.c). */",
@@ -130,6 +149,8 @@ def boot_servers_header(interfaces):
              "    uint32_t rights;        /* RIGHT_* */",
              "    uint32_t user;          /* its uid and gid (docs/authority.md) */",
              "    uint32_t restart_limit; /* restarted when it ends, at most this often (0: never) */",
+             "    uint32_t instances;     /* 1: it may run as several instances (--instance I/N) */",
+             "    uint32_t optional;      /* 1: started only when the placement names its key */",
              "};", "",
              "static const struct boot_server boot_servers[PLACEMENT_SERVERS] = {"]
     for interface in boot_servers(interfaces):
@@ -138,7 +159,8 @@ def boot_servers_header(interfaces):
         lines.append(f"    [{enum_name(interface)}] = {{.name = \"{interface.server}\", "
                      f".flags = {flags}, .rights = {rights_expression(manifest)}, "
                      f".user = {manifest.user or 0}, "
-                     f".restart_limit = {manifest.restart}}},")
+                     f".restart_limit = {manifest.restart}, "
+                     f".instances = {int(manifest.instances)}, .optional = {int(manifest.optional)}}},")
     lines.append("};")
     return lines
 
@@ -174,4 +196,8 @@ def docs_line(interface):
                      f"`{manifest.placement}`, as uid and gid {manifest.user or 0}, "
                      f"with {rights_expression(manifest)} and {flags}, "
                      f"restarted up to {manifest.restart} times")
+        if manifest.optional:
+            parts.append("only when the placement names its key")
+        parts.append("as several instances when the placement gives its key a list of cores or "
+                     "`per-core`" if manifest.instances else "as one instance (its key takes one core)")
     return "; ".join(parts) + "."

@@ -67,8 +67,8 @@ int server_instance_parse(int argc, char **argv, struct server_instance *out)
         return 0;
     }
     if (!parse_index_of_count(value, out)) {
-        printf("pid %ld: bad %s '%s' (expected I/N, I < N <= %u)\n", process_id(),
-               INSTANCE_OPTION, value, SERVER_INSTANCES_MAX);
+        printf("pid %ld: bad %s '%s' (expected I/N, I < N <= %u)\n", process_id(), INSTANCE_OPTION,
+               value, SERVER_INSTANCES_MAX);
         return -E_INVALID;
     }
     return 0;

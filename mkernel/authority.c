@@ -117,6 +117,30 @@ long authority_check_name(const struct process *process, const char *name)
     return 0;
 }
 
+/* ".i" with 0 < i < SERVER_INSTANCES_MAX in decimal, no leading zero. */
+static bool is_instance_suffix(const char *suffix)
+{
+    if (suffix[0] != '.' || suffix[1] < '1' || suffix[1] > '9')
+        return false;
+    uint32_t index = 0;
+    for (const char *digit = suffix + 1; *digit != '\0'; digit++) {
+        if (*digit < '0' || *digit > '9')
+            return false;
+        index = index * 10 + (uint32_t)(*digit - '0');
+        if (index >= SERVER_INSTANCES_MAX)
+            return false;
+    }
+    return true;
+}
+
+long authority_check_kept_name(const struct process *process, const char *name)
+{
+    size_t length = strlen(process->name);
+    if (length == 0 || strncmp(name, process->name, length) != 0)
+        return -E_PERMISSION;
+    return name[length] == '\0' || is_instance_suffix(name + length) ? 0 : -E_PERMISSION;
+}
+
 /* ICAs of `kind` `process` allocated and still counts. */
 static uint32_t icas_of_kind(const struct process *process, uint32_t kind)
 {

@@ -30,3 +30,8 @@ long authority_ica_allows(const struct process *process, uint32_t kind);
 /* 0 when `process` may register `name`; -E_PERMISSION for a reserved name
  * (fs, blk, dk, pager) without RIGHT_RESERVED_NAME. */
 long authority_check_name(const struct process *process, const char *name);
+/* Whether `process` may map the kept region `name`: its own program's name
+ * (a server's name is its program's), alone for a lone server or instance 0,
+ * or with an instance's suffix ".i" (0 < i < SERVER_INSTANCES_MAX, no
+ * leading zero). 0, or -E_PERMISSION. */
+long authority_check_kept_name(const struct process *process, const char *name);

@@ -2,9 +2,12 @@
  * server name, frames that outlive the server's process, mapped at
  * KEPT_REGION_BASE into whichever process of that name asks. The pages are
  * tagged PAGE_DEVICE so that the process's end unmaps them without freeing
- * the frames. Only a server that init started may ask, and only while no
- * live process holds the name's region. */
+ * the frames. Only a server that init started may ask, only for its own
+ * name (or its instance's, NAME.i), and only while no live process holds
+ * the name's region. */
 #include "kept_regions.h"
+#include "authority.h"
+#include "console.h"
 #include "intercore.h"
 #include "layout.h"
 #include "paging.h"
@@ -78,6 +81,10 @@ long kept_region_map(const char *name, uint32_t pid, uint64_t bytes)
         return -E_NOT_FOUND;
     if (process->parent != 1 || process->priority != PRIORITY_SERVER)
         return -E_PERMISSION; /* servers that init started only */
+    if (authority_check_kept_name(process, name) != 0) {
+        kprintf("kept: pid %u (%s) may not map kept region '%s'\n", pid, process->name, name);
+        return -E_PERMISSION; /* its own name, or its instance's NAME.i */
+    }
     uint64_t pages = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
     if (name[0] == '\0' || bytes == 0 || bytes > KEPT_REGION_MAX_BYTES)
         return -E_INVALID;

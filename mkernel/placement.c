@@ -1,6 +1,7 @@
 /* placement.c: parses placement files ("key value" lines naming the core of
- * each server and the application cores) into struct placement_info, and
- * describes a placement in one line. Freestanding: no allocation, no libc. */
+ * each server, or the cores of its instances, and the application cores)
+ * into struct placement_info, and describes a placement in one line.
+ * Freestanding: no allocation, no libc. */
 #include "placement.h"
 #include <stdbool.h>
 #include <string.h>
@@ -12,6 +13,10 @@
  * the placement lines of protocol/NAME.messages); "app" follows them. */
 enum placement_key { KEY_APP = PLACEMENT_SERVERS, KEY_COUNT };
 static const char *const key_names[KEY_COUNT] = {PLACEMENT_SERVER_KEYS, "app"};
+/* From the manifests: which servers may run as several instances, and which
+ * are started only when the placement names them. */
+static const bool may_have_instances[PLACEMENT_SERVERS] = {PLACEMENT_SERVER_INSTANCES};
+static const bool is_optional[PLACEMENT_SERVERS] = {PLACEMENT_SERVER_OPTIONAL};
 
 struct span {
     const char *start;
@@ -20,8 +25,11 @@ struct span {
 
 struct server_choice {
     bool other_socket; /* resolved after every line is read */
+    bool per_core;     /* the same: one instance on every application core */
     uint32_t core;
-    uint32_t line; /* where it was set; 0 = not named (core 0) */
+    uint32_t line;           /* where it was set; 0 = not named (core 0) */
+    uint32_t instance_count; /* a list's cores (0: a single core, `core`) */
+    uint32_t instance_cores[SERVER_INSTANCES_MAX];
 };
 
 struct parse_state {
@@ -123,6 +131,22 @@ static void error_span(struct parse_state *state, uint32_t line, const char *bef
     message_text(message, before);
     message_span(message, span);
     message_text(message, after);
+}
+
+/* Appends to the error just begun (nothing once the caller's array is full). */
+static void error_append_text(struct parse_state *state, const char *text)
+{
+    unsigned index = (unsigned)state->error_count - 1;
+    if (state->errors == NULL || index >= state->max_errors)
+        return;
+    struct message message = {state->errors[index].message, PLACEMENT_MESSAGE_BYTES,
+                              strlen(state->errors[index].message)};
+    message_text(&message, text);
+}
+
+static void error_append_key(struct parse_state *state, enum placement_key key)
+{
+    error_append_text(state, key_names[key]);
 }
 
 static void error_no_such_core(struct parse_state *state, uint32_t line, struct span number)
@@ -235,6 +259,65 @@ static bool check_core_exists(struct parse_state *state, uint32_t line, struct s
     return false;
 }
 
+static bool server_list_contains(const struct server_choice *choice, uint32_t core)
+{
+    for (uint32_t i = 0; i < choice->instance_count; i++)
+        if (choice->instance_cores[i] == core)
+            return true;
+    return false;
+}
+
+/* One element of a server's list of instance cores. */
+static bool add_instance_core(struct parse_state *state, uint32_t line, enum placement_key key,
+                              struct span element, struct span whole)
+{
+    struct server_choice *choice = &state->servers[key];
+    uint32_t core;
+    if (!parse_number(element, &core)) {
+        error_span(state, line, "bad value '", whole,
+                   "' (expected a core, a list like 1,5,9, per-core or other-socket)");
+        return false;
+    }
+    if (!check_core_exists(state, line, element, core))
+        return false;
+    if (server_list_contains(choice, core)) {
+        error_span(state, line, "core ", element, " listed twice for ");
+        error_append_key(state, key);
+        return false;
+    }
+    if (choice->instance_count == SERVER_INSTANCES_MAX) {
+        error_simple(state, line, "too many cores for one server (at most 64 instances)");
+        return false;
+    }
+    choice->instance_cores[choice->instance_count++] = core;
+    return true;
+}
+
+static void parse_server_list(struct parse_state *state, uint32_t line, enum placement_key key,
+                              struct span value)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= value.length; i++) {
+        if (i < value.length && value.start[i] != ',')
+            continue;
+        if (!add_instance_core(state, line, key, (struct span){value.start + start, i - start},
+                               value))
+            return;
+        start = i + 1;
+    }
+    state->servers[key].core = state->servers[key].instance_cores[0];
+}
+
+static bool is_instance_value(struct span value)
+{
+    if (span_equals(value, "per-core"))
+        return true;
+    for (size_t i = 0; i < value.length; i++)
+        if (value.start[i] == ',')
+            return true;
+    return false;
+}
+
 static void parse_server_value(struct parse_state *state, uint32_t line, enum placement_key key,
                                struct span value)
 {
@@ -244,9 +327,26 @@ static void parse_server_value(struct parse_state *state, uint32_t line, enum pl
         choice->other_socket = true;
         return;
     }
+    if (is_instance_value(value) && !may_have_instances[key]) {
+        error_span(state, line, "bad value '", value, "' for ");
+        error_append_key(state, key);
+        error_append_text(state, " (one instance: a core or other-socket)");
+        return;
+    }
+    if (span_equals(value, "per-core")) {
+        choice->per_core = true;
+        return;
+    }
+    if (is_instance_value(value)) {
+        parse_server_list(state, line, key, value);
+        return;
+    }
     uint32_t core;
     if (!parse_number(value, &core)) {
-        error_span(state, line, "bad value '", value, "' (expected a core number or other-socket)");
+        error_span(state, line, "bad value '", value,
+                   may_have_instances[key]
+                       ? "' (expected a core, a list like 1,5,9, per-core or other-socket)"
+                       : "' (expected a core number or other-socket)");
         return;
     }
     if (check_core_exists(state, line, value, core))
@@ -388,10 +488,47 @@ static void resolve_other_sockets(struct parse_state *state)
     }
 }
 
+/* Adds `core` to the choice's instance cores, keeping them in increasing order. */
+static void insert_in_order(struct server_choice *choice, uint32_t core)
+{
+    uint32_t position = choice->instance_count;
+    while (position > 0 && choice->instance_cores[position - 1] > core) {
+        choice->instance_cores[position] = choice->instance_cores[position - 1];
+        position--;
+    }
+    choice->instance_cores[position] = core;
+    choice->instance_count++;
+}
+
+/* per-core: one instance on every core that runs applications (every core
+ * for spread), in increasing order, at most SERVER_INSTANCES_MAX of them. */
+static void resolve_per_core(struct parse_state *state)
+{
+    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
+        struct server_choice *choice = &state->servers[server];
+        if (!choice->per_core)
+            continue;
+        choice->instance_count = 0;
+        if (state->app_spread)
+            for (uint32_t core = 0; core < state->core_count && core < SERVER_INSTANCES_MAX; core++)
+                insert_in_order(choice, core);
+        else if (state->app_count == 0)
+            insert_in_order(choice, 0); /* app not named: core 0 */
+        for (uint32_t i = 0; !state->app_spread && i < state->app_count; i++)
+            if (choice->instance_count < SERVER_INSTANCES_MAX)
+                insert_in_order(choice, state->app_cores[i]);
+        choice->core = choice->instance_cores[0];
+    }
+}
+
+/* A core the spread rule keeps applications off: one running a server that
+ * has a single instance. A server with several instances runs beside the
+ * applications on purpose (each reaches the instance on its own core). */
 static bool is_server_core(const struct placement_info *placement, uint32_t core)
 {
     for (int server = 0; server < PLACEMENT_SERVERS; server++)
-        if (placement->server_core[server] == core)
+        if (placement->server_instance_count[server] == 1 &&
+            placement->server_instance_cores[server][0] == core)
             return true;
     return false;
 }
@@ -412,13 +549,30 @@ static void fill_spread(struct placement_info *out, uint32_t core_count)
     out->app_core_count = count;
 }
 
+/* A server's cores: its list, per-core's cores, or its one core; none for
+ * an optional server the file does not name (init does not start it). */
+static void fill_server(const struct server_choice *choice, int server, struct placement_info *out)
+{
+    out->server_core[server] = choice->core;
+    if (is_optional[server] && choice->line == 0) {
+        out->server_instance_count[server] = 0;
+        return;
+    }
+    if (choice->instance_count == 0) {
+        out->server_instance_count[server] = 1;
+        out->server_instance_cores[server][0] = choice->core;
+        return;
+    }
+    out->server_instance_count[server] = choice->instance_count;
+    memcpy(out->server_instance_cores[server], choice->instance_cores,
+           choice->instance_count * sizeof(choice->instance_cores[0]));
+}
+
 static void fill_result(const struct parse_state *state, struct placement_info *out)
 {
-    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
-        out->server_core[server] = state->servers[server].core;
-        out->server_instance_count[server] = 1;
-        out->server_instance_cores[server][0] = state->servers[server].core;
-    }
+    memset(out->server_instance_cores, 0, sizeof(out->server_instance_cores));
+    for (int server = 0; server < PLACEMENT_SERVERS; server++)
+        fill_server(&state->servers[server], server, out);
     memset(out->app_cores, 0, sizeof(out->app_cores));
     out->warnings = 0;
     if (state->app_spread) {
@@ -445,7 +599,7 @@ void placement_default(uint32_t core_count, struct placement_info *out)
     out->app_preferred_count = 1;
     out->app_core_count = 1;
     for (int server = 0; server < PLACEMENT_SERVERS; server++)
-        out->server_instance_count[server] = 1; /* on core 0 */
+        out->server_instance_count[server] = is_optional[server] ? 0 : 1; /* on core 0 */
 }
 
 int placement_parse(const char *text, size_t length, uint32_t core_count,
@@ -459,6 +613,7 @@ int placement_parse(const char *text, size_t length, uint32_t core_count,
     state.errors = errors;
     state.max_errors = max_errors;
     parse_lines(&state, text, length);
+    resolve_per_core(&state);
     resolve_other_sockets(&state);
     if (state.error_count > 0) {
         placement_default(core_count, out);
@@ -503,9 +658,13 @@ void placement_describe(const struct placement_info *placement, char *buffer, si
 {
     struct message message = message_start(buffer, size);
     for (int server = 0; server < PLACEMENT_SERVERS; server++) {
+        uint32_t count = placement->server_instance_count[server];
+        if (count == 0)
+            continue; /* an optional server not started */
         message_text(&message, key_names[server]);
-        message_text(&message, "=C");
-        message_unsigned(&message, placement->server_core[server]);
+        message_char(&message, '=');
+        describe_cores(&message, placement->server_instance_cores[server],
+                       count > SERVER_INSTANCES_MAX ? SERVER_INSTANCES_MAX : count);
         message_char(&message, ' ');
     }
     message_text(&message, "app=");

@@ -6,7 +6,8 @@
 #include <formica/syscalls.h>
 #include <stdbool.h>
 
-/* Starts every server on the core `placement` gives it. */
+/* Starts every server, one process per instance, on the cores `placement`
+ * gives it (an optional server the placement does not name: none). */
 void servers_start(const struct placement_info *placement);
 /* Handles the end of child `pid` (exit code `code`): a server is restarted
  * on its core (its restart count goes up, shown by ps); returns false when
@@ -15,5 +16,5 @@ bool servers_child_ended(long pid, int code);
 /* Restarts the servers that have ended but were not waited for yet (when
  * the shell's end came first, before the sync at power-off). */
 void servers_restart_ended(void);
-/* How often `server` was restarted so far. */
+/* How often `server`'s instances were restarted so far, together. */
 uint32_t servers_restart_count(enum placement_server server);

@@ -29,6 +29,8 @@ static const struct command commands[] = {
     {"cores", command_cores, "cores", "list cores and the processes on each"},
     {"placement", command_placement, "placement", "show where servers and applications run"},
     {"stats", command_stats, "stats", "frames, ICAs and process slots in use (leak checks)"},
+    {"servers", command_servers, "servers [NAME...]",
+     "each server instance: its core, pid, registrations and requests taken"},
     {"pagerstat", command_pagerstat, "pagerstat",
      "the pager's live statistics per client and per memory node"},
     {"run", command_run,

@@ -172,12 +172,34 @@ static uint32_t application_core_count(const struct placement_info *placement)
                                                                : PLACEMENT_MAX_APP_CORES;
 }
 
+static uint32_t instance_count(const struct placement_info *placement, int server)
+{
+    uint32_t count = placement->server_instance_count[server];
+    return count < SERVER_INSTANCES_MAX ? count : SERVER_INSTANCES_MAX;
+}
+
+/* "fs on core 1", or "fs on cores 1 5 9 (3 instances)"; nothing for an
+ * optional server the placement does not start. */
+static void print_server_cores(const struct placement_info *placement, int server,
+                               const char **separator)
+{
+    uint32_t count = instance_count(placement, server);
+    if (count == 0)
+        return;
+    printf("%s %s on core%s", *separator, boot_servers[server].name, count > 1 ? "s" : "");
+    for (uint32_t index = 0; index < count; index++)
+        printf(" %u", placement->server_instance_cores[server][index]);
+    if (count > 1)
+        printf(" (%u instances)", count);
+    *separator = ",";
+}
+
 static void print_placement_summary(const struct placement_info *placement)
 {
     printf("placement %s:", placement->name);
+    const char *separator = "";
     for (int server = 0; server < PLACEMENT_SERVERS; server++)
-        printf("%s %s on core %u", server > 0 ? "," : "", boot_servers[server].name,
-               placement->server_core[server]);
+        print_server_cores(placement, server, &separator);
     putchar('\n');
     printf("applications on cores");
     for (uint32_t i = 0; i < application_core_count(placement); i++)
@@ -195,8 +217,21 @@ static void print_placement_json(const struct placement_info *placement)
     printf("@json {\"kind\":\"placement\",\"name\":");
     json_print_string(placement->name);
     for (int server = 0; server < PLACEMENT_SERVERS; server++)
-        printf(",\"%s\":%u", boot_servers[server].name, placement->server_core[server]);
-    printf(",\"app_cores\":[");
+        if (instance_count(placement, server) > 0)
+            printf(",\"%s\":%u", boot_servers[server].name, placement->server_core[server]);
+    printf(",\"instances\":{");
+    const char *separator = "";
+    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
+        uint32_t count = instance_count(placement, server);
+        if (count == 0)
+            continue;
+        printf("%s\"%s\":[", separator, boot_servers[server].name);
+        for (uint32_t index = 0; index < count; index++)
+            printf("%s%u", index > 0 ? "," : "", placement->server_instance_cores[server][index]);
+        printf("]");
+        separator = ",";
+    }
+    printf("},\"app_cores\":[");
     for (uint32_t i = 0; i < application_core_count(placement); i++)
         printf("%s%u", i > 0 ? "," : "", placement->app_cores[i]);
     printf("],\"spread\":%s,\"warnings\":%u}\n", placement->app_spread ? "true" : "false",

@@ -22,6 +22,8 @@ bool command_ps(int word_count, char **words);
 bool command_cores(int word_count, char **words);
 bool command_placement(int word_count, char **words);
 bool command_stats(int word_count, char **words);
+/* servers_report.c */
+bool command_servers(int word_count, char **words);
 
 /* admin.c */
 bool command_kill(int word_count, char **words);

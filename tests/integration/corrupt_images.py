@@ -121,7 +121,7 @@ def judge(image, corrupt, expected_lines=()):
     failures = []
     if "shell-finished" not in result.text:
         failures.append("the shell did not finish")
-    if re.search(r"PANIC on core|\) killed by |init: \S+ \(pid \d+\) ended with code",
+    if re.search(r"PANIC on core|\) killed by |init: \S+( \d+/\d+)? \(pid \d+\) ended with code",
                  result.text):
         failures.append("a kernel panic, a process killed by a fault, or a server restart")
     for line in expected_lines:

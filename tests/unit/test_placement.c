@@ -119,7 +119,7 @@ static void assert_ok(const struct result *result)
 /* ---- Presets ------------------------------------------------------------ */
 
 /* Smallest machine each preset fits: #8 needs two sockets, handled apart. */
-static const uint32_t preset_min_cores[9] = {0, 1, 2, 2, 2, 3, 2, 3, 2};
+static const uint32_t preset_min_cores[10] = {0, 1, 2, 2, 2, 3, 2, 3, 2, 1};
 
 /* Every preset on 1, 2, 3, 4 and 16 cores: it parses exactly when the
  * machine is big enough, and every core it names exists. */
@@ -127,7 +127,7 @@ static void test_presets_on_every_size(void **state)
 {
     (void)state;
     static const uint32_t sizes[] = {1, 2, 3, 4, 16};
-    for (int preset = 1; preset <= 8; preset++) {
+    for (int preset = 1; preset <= 8; preset++) { /* #9: test_preset_9_instances */
         for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
             uint32_t cores = sizes[s];
             uint32_t sockets = preset == 8 && cores >= 2 ? 2 : 1;
@@ -524,6 +524,140 @@ static void test_default_and_empty_rule(void **state)
     assert_int_equal(placement_app_core(&placement, 3, 4), 0);
 }
 
+/* ---- Server instances --------------------------------------------------- */
+
+static const bool may_have_instances[PLACEMENT_SERVERS] = {PLACEMENT_SERVER_INSTANCES};
+
+static void assert_instances(const struct placement_info *placement, int server,
+                             const uint32_t *cores, uint32_t count)
+{
+    assert_int_equal(placement->server_instance_count[server], count);
+    for (uint32_t i = 0; i < count; i++)
+        assert_int_equal(placement->server_instance_cores[server][i], cores[i]);
+    if (count > 0)
+        assert_int_equal(placement->server_core[server], cores[0]);
+}
+
+/* A server with one core has one instance there; the optional test server
+ * `where` has none unless the file names it. */
+static void test_single_cores_are_one_instance(void **state)
+{
+    (void)state;
+    static const uint32_t one[] = {1}, two[] = {2}, zero[] = {0};
+    struct result result;
+    parse_preset(5, 4, 1, &result);
+    assert_ok(&result);
+    assert_instances(&result.placement, SERVER_FS, one, 1);
+    assert_instances(&result.placement, SERVER_BLK, two, 1);
+    assert_instances(&result.placement, SERVER_PAGER, zero, 1);
+    assert_instances(&result.placement, SERVER_WHERE, NULL, 0);
+    parse_text("where 3\n", 4, &result);
+    assert_ok(&result);
+    static const uint32_t three[] = {3};
+    assert_instances(&result.placement, SERVER_WHERE, three, 1);
+    struct placement_info placement;
+    placement_default(4, &placement);
+    assert_instances(&placement, SERVER_FS, zero, 1);
+    assert_instances(&placement, SERVER_WHERE, NULL, 0);
+}
+
+static void test_instance_lists(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("where 3,1,2\nfs 1\n", 4, &result);
+    assert_ok(&result);
+    static const uint32_t listed[] = {3, 1, 2};
+    assert_instances(&result.placement, SERVER_WHERE, listed, 3); /* the file's order */
+    char text[128];
+    placement_describe(&result.placement, text, sizeof(text));
+    assert_string_equal(text, "fs=C1 blk=C0 dk=C0 pager=C0 where=C3,C1,C2 app=C0");
+    /* 64 instances fit, a 65th does not. */
+    char long_list[PLACEMENT_LINE_LIMIT + 64] = "where 0";
+    for (unsigned core = 1; core < SERVER_INSTANCES_MAX; core++) {
+        size_t used = strlen(long_list);
+        snprintf(long_list + used, sizeof(long_list) - used, ",%u", core);
+    }
+    parse_text(long_list, 100, &result);
+    assert_ok(&result);
+    assert_int_equal(result.placement.server_instance_count[SERVER_WHERE], SERVER_INSTANCES_MAX);
+    strcat(long_list, ",64");
+    parse_text(long_list, 100, &result);
+    assert_error(&result, 0, 1, "too many cores for one server (at most 64 instances)");
+}
+
+static void test_per_core(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("where per-core\napp 3,1\n", 4, &result);
+    assert_ok(&result);
+    static const uint32_t app_cores[] = {1, 3};
+    assert_instances(&result.placement, SERVER_WHERE, app_cores, 2); /* increasing order */
+    parse_text("where per-core\napp spread\nfs 1\n", 3, &result);
+    assert_ok(&result);
+    static const uint32_t every_core[] = {0, 1, 2};
+    assert_instances(&result.placement, SERVER_WHERE, every_core, 3);
+    /* A server with instances does not push applications off its cores;
+     * fs on C1 and the others on C0, each alone, do. */
+    static const uint32_t spread[] = {2, 0, 1};
+    assert_app_cores(&result.placement, true, 1, spread, 3);
+    parse_text("where per-core\n", 4, &result); /* app not named: core 0 */
+    static const uint32_t zero[] = {0};
+    assert_instances(&result.placement, SERVER_WHERE, zero, 1);
+    parse_text("app spread\nwhere per-core\n", 100, &result); /* at most 64 */
+    assert_ok(&result);
+    assert_int_equal(result.placement.server_instance_count[SERVER_WHERE], SERVER_INSTANCES_MAX);
+    assert_int_equal(result.placement.server_instance_cores[SERVER_WHERE][63], 63);
+}
+
+static void test_instance_errors(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("where 1,,2\nwhere2 1\n", 4, &result);
+    assert_error(&result, 0, 1,
+                 "bad value '1,,2' (expected a core, a list like 1,5,9, per-core or other-socket)");
+    parse_text("where 1,2,1\n", 4, &result);
+    assert_error(&result, 0, 1, "core 1 listed twice for where");
+    assert_is_default(&result.placement, 1);
+    parse_text("where 1,4\n", 4, &result);
+    assert_error(&result, 0, 1, "core 4 does not exist (4 cores)");
+    parse_text("where one\n", 4, &result);
+    assert_error(&result, 0, 1,
+                 "bad value 'one' (expected a core, a list like 1,5,9, per-core or other-socket)");
+    parse_text("where per-core,1\n", 4, &result);
+    assert_int_equal(result.error_count, 1);
+    /* A server whose manifest has no 'instances' line takes one core. */
+    parse_text("pager 1,2\ndk per-core\n", 4, &result);
+    assert_int_equal(result.error_count, 2);
+    assert_error(&result, 0, 1, "bad value '1,2' for pager (one instance: a core or other-socket)");
+    assert_error(&result, 1, 2,
+                 "bad value 'per-core' for dk (one instance: a core or other-socket)");
+    assert_is_default(&result.placement, 2);
+}
+
+/* #9 puts FS and BLK on every core when their manifests allow instances;
+ * until then the kernel refuses it with the parser's errors. */
+static void test_preset_9_instances(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_preset(9, 4, 1, &result);
+    if (!may_have_instances[SERVER_FS] || !may_have_instances[SERVER_BLK]) {
+        assert_int_equal(result.error_count,
+                         !may_have_instances[SERVER_FS] + !may_have_instances[SERVER_BLK]);
+        assert_is_default(&result.placement, (uint32_t)result.error_count);
+        return;
+    }
+    assert_ok(&result);
+    static const uint32_t every_core[] = {0, 1, 2, 3};
+    assert_instances(&result.placement, SERVER_FS, every_core, 4);
+    assert_instances(&result.placement, SERVER_BLK, every_core, 4);
+    static const uint32_t zero[] = {0};
+    assert_instances(&result.placement, SERVER_DK, zero, 1);
+}
+
 /* ---- Description -------------------------------------------------------- */
 
 static void test_describe(void **state)
@@ -591,6 +725,11 @@ int main(void)
         cmocka_unit_test(test_spread_on_one_core),
         cmocka_unit_test(test_spread_with_every_core_free_but_zero),
         cmocka_unit_test(test_default_and_empty_rule),
+        cmocka_unit_test(test_single_cores_are_one_instance),
+        cmocka_unit_test(test_instance_lists),
+        cmocka_unit_test(test_per_core),
+        cmocka_unit_test(test_instance_errors),
+        cmocka_unit_test(test_preset_9_instances),
         cmocka_unit_test(test_describe),
         cmocka_unit_test(test_describe_truncates),
     };

@@ -102,6 +102,7 @@ SERVER_LINES = """    program servers/demo
     user 42
     reserved
     restart 7
+    instances
 """
 
 
@@ -117,7 +118,10 @@ def test_server_manifest_generates_every_table(tmp_path):
     assert '#define RESERVED_SERVER_NAMES "demo"' in servers
     boot = (out / "formica/protocol/boot_servers.h").read_text()
     assert ('[SERVER_DEMO] = {.name = "demo", .flags = SPAWN_DRIVER, .rights = RIGHT_RESERVED_NAME'
-            ' | RIGHT_FILE | RIGHT_STATISTICS, .user = 42, .restart_limit = 7},') in boot
+            ' | RIGHT_FILE | RIGHT_STATISTICS, .user = 42, .restart_limit = 7, .instances = 1,'
+            ' .optional = 0},') in boot
+    assert "#define PLACEMENT_SERVER_INSTANCES 1" in servers
+    assert "#define PLACEMENT_SERVER_OPTIONAL 0" in servers
     assert "#define USER_DEMO 42" in servers
     assert (out / "servers.mk").read_text().endswith("SERVER_PROGRAMS := demo:servers/demo\n")
 

@@ -10,7 +10,9 @@
 
 #define KEPT_REGION_BASE 0x0000530000000000ull /* where it is mapped */
 #define KEPT_REGION_MAX_BYTES (16ull << 20)
-#define KEPT_REGIONS 8     /* names the m-kernel keeps a region for */
+/* Names the m-kernel keeps a region for: the lone servers', and one per
+ * instance of two servers on every core (NAME.i, formica/instance.h). */
+#define KEPT_REGIONS (8 + 2 * 64)
 #define KEPT_NAME_BYTES 16 /* = SERVER_NAME_BYTES */
 
 /* The first bytes of a kept region; the user's layout follows. */

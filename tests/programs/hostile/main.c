@@ -124,7 +124,11 @@ static void statistics_attack(void)
 
 static void server_attacks(void)
 {
+    struct placement_info placement;
+    bool placed = placement_get(&placement) >= 0;
     for (int server = 0; server < PLACEMENT_SERVERS; server++) { /* every server init starts */
+        if (placed && placement.server_instance_count[server] == 0)
+            continue; /* an optional server this placement does not start */
         const char *server_name = boot_servers[server].name;
         char name[32];
         snprintf(name, sizeof name, "kill_%s", server_name);

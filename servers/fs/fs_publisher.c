@@ -3,8 +3,10 @@
  * so that each block written is published (its image while the journal's
  * running transaction holds it, its record always) before the request that
  * wrote it is answered; a BLK_PATCH is published before it is forwarded. */
+#include "fs_published.h"
 #include "fs_server.h"
 #include "journal.h"
+#include "open_files_mirror.h"
 #include <formica/errors.h>
 #include <formica/protocol/fs.h>
 #include <formica/published_region.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 
 static struct operation_log_writer writer;
+static struct open_files *mirror;            /* the open-file table's copy in the region */
 static struct ext2_device publishing_device; /* what the library writes through */
 static struct ext2_device *inner;            /* the journal's device, or BLK's on ext2 */
 
@@ -66,6 +69,12 @@ static bool may_allocate(void *context, uint64_t block)
     return inner->may_allocate == NULL || inner->may_allocate(inner->context, block);
 }
 
+/* A slot of the owner's open-file table changed: copied before the answer. */
+static void mirror_slot(const struct open_files *table, uint32_t slot)
+{
+    open_files_mirror_slot(mirror, table, slot);
+}
+
 /* The library's device becomes publishing_device, over the one it had. */
 static void wrap_device(struct fs_server *server)
 {
@@ -86,13 +95,17 @@ static void wrap_device(struct fs_server *server)
 
 long fs_publisher_start(struct fs_server *server)
 {
-    long address = system_call_published_region(SERVER_NAME_FS, OPERATION_LOG_REGION_BYTES);
+    long address = system_call_published_region(SERVER_NAME_FS, FS_PUBLISHED_BYTES);
     if (address < 0) {
         printf("fs: no published region (%s): the replicas forward every request\n",
                error_text(address));
         return address;
     }
-    struct operation_log *log = (struct operation_log *)address;
+    struct fs_published *published = (struct fs_published *)address;
+    struct operation_log *log = &published->log;
+    mirror = &published->handles;
+    open_files_mirror_all(mirror, server->open_files);
+    open_files_slot_changed = mirror_slot;
     operation_log_writer_start(&writer, log, server->fs.block_size, journal_holds_block, server);
     if (server->mounted)
         wrap_device(server);

@@ -42,7 +42,7 @@ struct fs_server {
     struct server_instance instance;
     struct operation_log_writer *publisher; /* the owner's log, or NULL (no replicas) */
     struct operation_log_reader *replica;   /* a replica's view of it, else NULL */
-    long owner_pid;                         /* a replica: where it forwards changes */
+    long owner_pid;                         /* a replica: where it forwards requests */
 };
 
 /* fs_publisher.c: the owner's side. Maps the published region and starts
@@ -57,13 +57,17 @@ void fs_publish_patch(struct fs_server *server, uint32_t block);
  * until the owner has taken it, and mounts the disk read-only, reading
  * through the log's images. 0 or an error (logged). */
 long fs_replica_start(struct fs_server *server);
-/* What a replica does with a request (fs_replica_route). */
+/* What a replica does with a request: FS_READ, FS_READBLOCK, FS_STAT and
+ * FS_READDIR are answered here, everything else goes to the owner. */
 enum fs_route {
-    FS_ROUTE_SERVE,   /* answered here */
-    FS_ROUTE_FORWARD, /* a change, or a handle of the owner's: forwarded to the owner */
-    FS_ROUTE_REFUSED, /* another replica's handle: answered -E_BAD_HANDLE (logged) */
+    FS_ROUTE_SERVE,
+    FS_ROUTE_FORWARD,
 };
-enum fs_route fs_replica_route(struct fs_server *server, struct ica_control *page);
+enum fs_route fs_replica_route(const struct fs_server *server, const struct ica_control *page);
+/* A replica's open_files_find: a whole copy of the owner's slot that
+ * `handle` names if `origin` holds it (open_files_mirror.h), else NULL. */
+struct open_file *fs_replica_handle_of(const struct fs_server *server, uint32_t origin,
+                                       uint64_t handle);
 /* True when one of the blocks has an image in the owner's log (its newest
  * contents may not be in BLK yet). */
 bool fs_replica_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count);
@@ -101,7 +105,9 @@ static inline struct open_file *fs_handle_of(struct fs_server *server,
                                              const struct ica_control *page, uint64_t handle,
                                              uint32_t access, long *error)
 {
-    struct open_file *file = open_files_find(server->open_files, page->origin, handle);
+    struct open_file *file = server->replica == NULL
+                                 ? open_files_find(server->open_files, page->origin, handle)
+                                 : fs_replica_handle_of(server, page->origin, handle);
     if (file != NULL && (access & (OPEN_FILE_READ | OPEN_FILE_WRITE) & ~file->flags) == 0)
         return file;
     *error = fs_refuse_access(page, handle, file, access);
@@ -166,8 +172,8 @@ void fs_close_dead_clients(struct fs_server *server);
 /* Inline: per request, two tests. */
 static inline void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us)
 {
-    if (server->open_files->in_use == 0)
-        return;
+    if (server->open_files->in_use == 0 || server->replica != NULL)
+        return; /* a replica's table is the owner's: the owner closes */
     if (now_us - server->dead_clients_check_us >= DEAD_CLIENTS_PERIOD_US)
         fs_close_dead_clients(server);
 }

@@ -1,17 +1,14 @@
 /* kept_state.c: opening FS's kept region (kept_state.h). */
 #include "kept_state.h"
 #include <formica/errors.h>
-#include <formica/instance.h>
 #include <formica/protocol/fs.h>
 #include <stdio.h>
 
-struct fs_kept_state *fs_kept_state_open(uint32_t instance, bool *restored)
+struct fs_kept_state *fs_kept_state_open(bool *restored)
 {
-    char name[KEPT_NAME_BYTES];
-    long error = server_instance_kept_name(SERVER_NAME_FS, instance, name, sizeof name);
-    struct fs_kept_state *kept = error != 0 ? NULL
-                                            : kept_region_open(name, FS_KEPT_BYTES, FS_KEPT_MAGIC,
-                                                               FS_KEPT_VERSION, restored, &error);
+    long error = 0;
+    struct fs_kept_state *kept = kept_region_open(SERVER_NAME_FS, FS_KEPT_BYTES, FS_KEPT_MAGIC,
+                                                  FS_KEPT_VERSION, restored, &error);
     if (kept == NULL)
         printf("fs: no kept region (%s): a restart would start from the disk alone\n",
                error_text(error));

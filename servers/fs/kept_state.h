@@ -11,7 +11,7 @@
 
 #define FS_KEPT_BYTES (3u << 20)
 #define FS_KEPT_MAGIC 0x3154504b45545346ull /* "FSTEKPT1" */
-#define FS_KEPT_VERSION 5u                  /* 5: the table's instance */
+#define FS_KEPT_VERSION 4u                  /* 4: each handle's account */
 
 /* The start of the region (FS_KEPT_BYTES in all). */
 struct fs_kept_state {
@@ -21,7 +21,7 @@ struct fs_kept_state {
 };
 _Static_assert(sizeof(struct fs_kept_state) <= FS_KEPT_BYTES, "FS's kept state fits");
 
-/* Maps the kept region of FS instance `instance` ("fs", "fs.1", ...):
- * *restored when a previous FS left valid state (a restart). NULL when FS
- * has none (an FS the shell started, say): FS then runs without kept state. */
-struct fs_kept_state *fs_kept_state_open(uint32_t instance, bool *restored);
+/* Maps FS's kept region: *restored when a previous FS left valid state
+ * (a restart). NULL when FS has none (an FS the shell started, say): FS
+ * then runs without kept state. */
+struct fs_kept_state *fs_kept_state_open(bool *restored);

@@ -236,15 +236,6 @@ static long forward_to_owner_and_receive(uint64_t control)
     return next >= 0 ? next : idle_then_receive();
 }
 
-/* A replica's request it does not answer itself (fs_replica_route):
- * forwarded to the owner, or refused; then the next request. */
-static long replica_pass_on(uint64_t control, uint32_t operation, enum fs_route route)
-{
-    if (route == FS_ROUTE_FORWARD)
-        return forward_to_owner_and_receive(control);
-    return pass_on_and_receive(control, operation, -E_BAD_HANDLE, (struct fs_wait){0});
-}
-
 /* The request answered (a request with a tag is kept with its answer). */
 static inline long answer(uint64_t control, uint32_t operation)
 {
@@ -275,9 +266,8 @@ static _Noreturn void serve(void)
         if (server.instance.index != 0) {
             if (server.replica != NULL)
                 operation_log_catch_up(server.replica); /* what the owner changed so far */
-            enum fs_route route = fs_replica_route(&server, page);
-            if (route != FS_ROUTE_SERVE) {
-                control = replica_pass_on((uint64_t)control, operation, route);
+            if (fs_replica_route(&server, page) == FS_ROUTE_FORWARD) {
+                control = forward_to_owner_and_receive((uint64_t)control);
                 continue;
             }
         }
@@ -304,10 +294,38 @@ static _Noreturn void serve(void)
     }
 }
 
-/* A replica (instance > 0): registered first (the owner's log is mapped
- * for a registered instance), then it waits for the owner's log and mounts. */
+/* The owner (instance 0, or FS alone): its kept state found (a restart),
+ * mounted, registered; with replicas it publishes its operation log and
+ * its handles before it takes a request. */
+static long start_owner(void)
+{
+    bool restored = false;
+    server.kept = fs_kept_state_open(&restored);
+    if (server.kept != NULL && restored)
+        kept_transaction_recover(&server.kept->fs);
+    read_end_options(restored);
+    mount_disk(server.kept != NULL && restored ? &server.kept->fs : NULL);
+    if (server.kept != NULL && !restored)
+        server.kept_complete = true; /* a first start: nothing was done before */
+    /* The handle table lives in the kept region when there is one, so the
+     * clients' open files survive a restart (docs/recovery.md). */
+    struct open_files *table = server.kept != NULL ? &server.kept->open_files : &open_files;
+    fs_open_files_attach(&server, table, restored && server.kept != NULL);
+    if (restored && server.kept != NULL)
+        printf("fs: %u open files kept across the restart\n", table->in_use);
+    long error = server_register_instance(SERVER_NAME_FS, 0);
+    if (error == 0 && server.instance.count > 1)
+        fs_publisher_start(&server); /* without it the replicas forward everything */
+    return error;
+}
+
+/* A replica (instance > 0): nothing of its own to keep (its clients'
+ * handles are the owner's); registered first (the owner's region is
+ * mapped for a registered instance), then it waits for the owner's log
+ * and mounts. */
 static long start_replica(void)
 {
+    read_end_options(false);
     long error = server_register_instance(SERVER_NAME_FS, server.instance.index);
     if (error != 0)
         return error;
@@ -318,36 +336,11 @@ static long start_replica(void)
     return 0;
 }
 
-/* The owner (instance 0): mounted, then registered; with replicas it
- * publishes its operation log before it takes a request. */
-static long start_owner(struct fs_kept *kept)
-{
-    mount_disk(kept);
-    long error = server_register_instance(SERVER_NAME_FS, 0);
-    if (error == 0 && server.instance.count > 1)
-        fs_publisher_start(&server); /* without it the replicas forward everything */
-    return error;
-}
-
 int main(int argc, char **argv)
 {
     if (server_instance_parse(argc, argv, &server.instance) != 0)
         return 2;
-    bool restored = false;
-    server.kept = fs_kept_state_open(server.instance.index, &restored);
-    if (server.kept != NULL && restored)
-        kept_transaction_recover(&server.kept->fs);
-    read_end_options(restored);
-    if (server.kept != NULL && !restored)
-        server.kept_complete = true; /* a first start: nothing was done before */
-    /* The handle table lives in the kept region when there is one, so the
-     * clients' open files survive a restart (docs/recovery.md). */
-    struct open_files *table = server.kept != NULL ? &server.kept->open_files : &open_files;
-    fs_open_files_attach(&server, table, restored && server.kept != NULL);
-    if (restored && server.kept != NULL)
-        printf("fs: %u open files kept across the restart\n", table->in_use);
-    struct fs_kept *kept = server.kept != NULL && restored ? &server.kept->fs : NULL;
-    long error = server.instance.index == 0 ? start_owner(kept) : start_replica();
+    long error = server.instance.index == 0 ? start_owner() : start_replica();
     if (error != 0) {
         printf("fs: cannot register: %s\n", error_text(error));
         return 1;

@@ -23,8 +23,8 @@ static bool last_name_gone(void *context, uint32_t inode, bool directory)
 
 void fs_open_files_attach(struct fs_server *server, struct open_files *table, bool kept)
 {
-    if (!kept || table->instance != server->instance.index)
-        open_files_init(table, server->instance.index);
+    if (!kept)
+        open_files_init(table);
     server->open_files = table;
     server->fs.last_name_gone = last_name_gone;
     server->fs.last_name_context = server;

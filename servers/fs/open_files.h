@@ -23,18 +23,9 @@
 #define OPEN_FILE_UNLINKED 8u  /* a file whose last name went: freed at its last close */
 #define OPEN_FILE_REMOVED 16u  /* a directory removed while open: reads as empty, inode 0 */
 
-/* A handle is instance << OPEN_FILE_INSTANCE_SHIFT | generation <<
- * OPEN_FILE_SLOT_BITS | slot: a closed handle's slot gets a new generation,
- * so the old handle never names it again, and the FS instance that opened
- * it is named (docs/storage.md, "FS replicas"): another instance's table
- * never takes it for one of its own. */
+/* A handle is generation << OPEN_FILE_SLOT_BITS | slot: a closed handle's
+ * slot gets a new generation, so the old handle never names it again. */
 #define OPEN_FILE_SLOT_BITS 16
-#define OPEN_FILE_INSTANCE_SHIFT 48
-/* The FS instance a handle belongs to. */
-static inline uint32_t open_file_instance_of(uint64_t handle)
-{
-    return (uint32_t)(handle >> OPEN_FILE_INSTANCE_SHIFT);
-}
 
 struct open_file {
     uint32_t owner;   /* the pid holding it; 0: the slot is free */
@@ -46,12 +37,15 @@ struct open_file {
 
 struct open_files {
     uint32_t in_use;
-    uint32_t instance; /* the FS instance whose table this is (in its handles) */
     struct open_file slots[OPEN_FILES_MAX];
 };
 
-/* An empty table of FS instance `instance`. */
-void open_files_init(struct open_files *table, uint32_t instance);
+void open_files_init(struct open_files *table);
+
+/* Told of every slot a change of any table touched, after the change (FS's
+ * owner mirrors its table for its replicas, open_files_mirror.h); NULL:
+ * nobody is told. */
+extern void (*open_files_slot_changed)(const struct open_files *table, uint32_t slot);
 
 /* Whether `owner` of `account` may open one more handle: 0, or -E_BUSY
  * (the process's share or the table is full: for accounts but init's, the
@@ -67,8 +61,8 @@ static inline struct open_file *open_files_find(struct open_files *table, uint32
                                                 uint64_t handle)
 {
     uint64_t slot = handle & ((1u << OPEN_FILE_SLOT_BITS) - 1);
-    uint32_t generation = (uint32_t)(handle >> OPEN_FILE_SLOT_BITS);
-    if (owner == 0 || slot >= OPEN_FILES_MAX || open_file_instance_of(handle) != table->instance)
+    uint64_t generation = handle >> OPEN_FILE_SLOT_BITS;
+    if (owner == 0 || slot >= OPEN_FILES_MAX)
         return NULL;
     struct open_file *file = &table->slots[slot];
     if (file->owner != owner || file->generation != generation)

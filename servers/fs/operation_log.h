@@ -50,9 +50,6 @@ struct operation_log {
     struct operation_image images[OPERATION_LOG_IMAGES];
 };
 
-/* The published region's size for the log (whole pages). */
-#define OPERATION_LOG_REGION_BYTES ((sizeof(struct operation_log) + 4095) & ~(uint64_t)4095)
-
 /* The owner's side: which image slot holds which block. */
 struct operation_log_writer {
     struct operation_log *log;

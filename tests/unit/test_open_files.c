@@ -2,8 +2,7 @@
  * belong to their owner, closed and forged handles name nothing, the
  * per-process and per-account shares, the table's size and init's
  * account's reserve are enforced, the last close of an
- * unlinked file is reported once, ended processes' handles are closed, and
- * a handle names the FS instance that opened it (another's table refuses it). */
+ * unlinked file is reported once, and ended processes' handles are closed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +19,7 @@ static struct open_files table;
 static int set_up(void **state)
 {
     (void)state;
-    open_files_init(&table, 0);
+    open_files_init(&table);
     return 0;
 }
 
@@ -51,21 +50,6 @@ static void test_handle_belongs_to_its_owner(void **state)
     assert_null(open_files_find(&table, 8, handle)); /* another process */
     assert_null(open_files_find(&table, 0, handle)); /* no owner */
     assert_int_equal(table.in_use, 1);
-}
-
-static void test_handles_name_their_instance(void **state)
-{
-    (void)state;
-    uint64_t owners = must_add(7, 12, OPEN_FILE_READ);
-    assert_int_equal(open_file_instance_of(owners), 0);
-    static struct open_files replica;
-    open_files_init(&replica, 3);
-    uint64_t replicas = 0;
-    assert_int_equal(open_files_add(&replica, 7, ACCOUNT_OF(7), 12, OPEN_FILE_READ, &replicas), 0);
-    assert_int_equal(open_file_instance_of(replicas), 3);
-    assert_non_null(open_files_find(&replica, 7, replicas));
-    assert_null(open_files_find(&table, 7, replicas)); /* the same slot and generation, elsewhere */
-    assert_null(open_files_find(&replica, 7, owners));
 }
 
 static void test_forged_handles_name_nothing(void **state)
@@ -247,7 +231,6 @@ int main(void)
         cmocka_unit_test_setup(test_last_close_of_linked_file_frees_nothing, set_up),
         cmocka_unit_test_setup(test_removed_directory_detached, set_up),
         cmocka_unit_test_setup(test_dead_owners_closed, set_up),
-        cmocka_unit_test_setup(test_handles_name_their_instance, set_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

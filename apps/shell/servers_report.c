@@ -36,8 +36,7 @@ static bool report_server(const char *name)
 
 bool command_servers(int word_count, char **words)
 {
-    printf("%-8s %7s %4s %6s %10s %12s\n", "SERVER", "INST", "CORE", "PID", "REGISTERED",
-           "TAKEN");
+    printf("%-8s %7s %4s %6s %10s %12s\n", "SERVER", "INST", "CORE", "PID", "REGISTERED", "TAKEN");
     bool ok = true;
     for (int i = 1; i < word_count; i++)
         ok = report_server(words[i]) && ok;

@@ -42,7 +42,8 @@ int where_ask(void)
     bool all = true;
     for (uint32_t index = 0; index < count; index++)
         all = ask_one(server_wait_for_instance(SERVER_NAME_WHERE, index, WHERE_WAIT_MS), "index",
-                      index) && all;
+                      index) &&
+              all;
     ica_free(control);
     return all ? 0 : 1;
 }

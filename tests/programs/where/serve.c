@@ -29,9 +29,9 @@ static uint64_t count_start(const struct server_instance *instance)
     long error = server_instance_kept_name(SERVER_NAME_WHERE, instance->index, name, sizeof name);
     bool restored = false;
     struct kept_header *header =
-        error != 0 ? NULL
-                   : kept_region_open(name, 4096, WHERE_KEPT_MAGIC, WHERE_KEPT_VERSION, &restored,
-                                      &error);
+        error != 0
+            ? NULL
+            : kept_region_open(name, 4096, WHERE_KEPT_MAGIC, WHERE_KEPT_VERSION, &restored, &error);
     if (header == NULL) {
         printf("where %u/%u: no kept region '%s': %s\n", instance->index, instance->count, name,
                error_text(error));

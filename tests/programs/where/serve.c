@@ -22,6 +22,25 @@ long where_here(struct where_server *server, uint64_t control, struct where_here
     return server->instance.index;
 }
 
+/* Names no instance of where may map (mkernel/authority.c). */
+static const char *const foreign_names[] = {"fs",      "where.0",   "where.01", "where.64",
+                                            "where.x", "where.1.1", "wher"};
+
+long where_kept_probe(struct where_server *server, uint64_t control,
+                      struct where_kept_probe_message *message)
+{
+    (void)control;
+    message->refused = 0;
+    for (size_t i = 0; i < sizeof foreign_names / sizeof foreign_names[0]; i++) {
+        long answer = syscall6(SYS_KEPT_REGION, (long)foreign_names[i], 4096, 0, 0, 0, 0);
+        message->refused += answer == -E_PERMISSION;
+    }
+    char own[KEPT_NAME_BYTES];
+    server_instance_kept_name(SERVER_NAME_WHERE, server->instance.index, own, sizeof own);
+    message->own = (int32_t)syscall6(SYS_KEPT_REGION, (long)own, 4096, 0, 0, 0, 0);
+    return 0;
+}
+
 /* Opens this instance's kept region; returns its start count (0: none). */
 static uint64_t count_start(const struct server_instance *instance)
 {

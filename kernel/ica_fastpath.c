@@ -240,6 +240,7 @@ static inline bool fast_call(uint32_t server_pid, uint64_t id)
     ica_route_start(handover.control, caller->pid);
     park_in_call(caller, id);
     bool called_out = hand_over(caller, server, &handover, ICA_AS_REQUEST);
+    server->requests_handed++;
     switch_to_receiver(caller, server, (long)id, 0, called_out);
     return true;
 }
@@ -267,6 +268,7 @@ static inline bool fast_forward_receive(uint32_t server_pid, uint64_t id, uint32
     if (via_me)
         ica_route_push(handover.control, forwarder->pid);
     bool called_out = hand_over(forwarder, server, &handover, ICA_AS_REQUEST);
+    server->requests_handed++;
     switch_to_receiver(forwarder, server, (long)id, wake_tick, called_out);
     return true;
 }

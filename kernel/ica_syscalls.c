@@ -462,7 +462,10 @@ static uint64_t take_direct_request(void)
     if (id == 0)
         return NO_ICA;
     me()->direct_request = 0;
-    return accept(id) ? id : NO_ICA;
+    if (!accept(id))
+        return NO_ICA;
+    me()->requests_handed++;
+    return id;
 }
 
 static bool requests_or_results_waiting(void)

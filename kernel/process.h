@@ -125,6 +125,10 @@ struct process {
     /* A request a sender on this core handed straight to this server instead
      * of pushing it into its ring (0: none); its next receive takes it first. */
     uint64_t direct_request;
+    /* Requests that reached this server without its rings (a direct request,
+     * the fast path's handover): with its slot's `taken`, the requests it
+     * took (SYS_SERVER_INSTANCE_COUNTS). */
+    uint64_t requests_handed;
     /* Where the process, blocked for an ICA inside a system call, can be
      * resumed straight in user mode by the fast path (ica_fastpath.c): enum
      * ica_parked; parked_for is the control ICA a PARKED_IN_CALL waits for. */

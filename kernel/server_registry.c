@@ -7,6 +7,7 @@
 #include "cpu.h"
 #include "ica.h"
 #include "instance_choice.h"
+#include "process.h"
 #include "shared.h"
 #include "x86.h"
 #include <string.h>
@@ -17,6 +18,16 @@ struct slot_view {
     uint32_t instance, core, pid, registrations;
     uint64_t taken;
 };
+
+/* Requests the process `pid` took without its rings (process.h); a
+ * statistic its own core keeps, read without ordering. */
+static uint64_t handed_to(uint32_t pid)
+{
+    const struct process *process = &kernel_shared->processes[pid % PROCESS_SLOTS];
+    if (pid == 0 || process->pid != pid)
+        return 0;
+    return __atomic_load_n(&process->requests_handed, __ATOMIC_RELAXED);
+}
 
 static void read_slot(const struct server_entry *slot, struct slot_view *view)
 {
@@ -31,7 +42,7 @@ static void read_slot(const struct server_entry *slot, struct slot_view *view)
         view->core = slot->core;
         view->registrations = slot->registrations;
         view->pid = atomic_load_acquire(&slot->pid);
-        view->taken = __atomic_load_n(&slot->taken, __ATOMIC_RELAXED);
+        view->taken = __atomic_load_n(&slot->taken, __ATOMIC_RELAXED) + handed_to(view->pid);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (atomic_load_acquire(&slot->version) == version)
             return;

@@ -100,6 +100,19 @@ long server_wait_for_instance(const char *name, uint32_t index, uint64_t millise
     }
 }
 
+long server_reconnect_instance(const char *name, uint32_t index, long gone)
+{
+    for (uint64_t waited = 0; waited < SERVER_RESTART_WAIT_MS; waited += 10) {
+        long pid = server_lookup_instance(name, index);
+        if (pid >= 0 && pid != gone)
+            return pid;
+        sleep_ms(10);
+    }
+    printf("pid %ld: instance %u of server '%s' did not come back within %u ms\n", process_id(),
+           index, name, SERVER_RESTART_WAIT_MS);
+    return -E_SERVER_ENDED;
+}
+
 long server_instance_counts(const char *name, struct server_instance_info *buffer, uint32_t count)
 {
     return syscall6(SYS_SERVER_INSTANCE_COUNTS, (long)name, (long)buffer, count, 0, 0, 0);

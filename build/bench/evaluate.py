@@ -137,15 +137,21 @@ def collect(results, extra):
     return records
 
 
-def bonnie_command_line(commands):
-    """The shell commands of one boot."""
-    return "; ".join("run bonnie " + " ".join(c) for c in commands)
+def bonnie_command_line(commands, between=None):
+    """The shell commands of one boot; `between` (a shell command) runs before the first
+    Bonnie run and after each."""
+    runs = ["run bonnie " + " ".join(c) for c in commands]
+    if between is None:
+        return "; ".join(runs)
+    return "; ".join([between] + [f"{run}; {between}" for run in runs])
 
 
-def formica_boot(arguments, placement, smp, commands, icount, accel, log, cpu=linux_guest.ICOUNT_CPU):
-    """One build/run boot running `commands`; the @json objects."""
+def formica_boot(arguments, placement, smp, commands, icount, accel, log, cpu=linux_guest.ICOUNT_CPU,
+                 between=None):
+    """One build/run boot running `commands` (and the shell command `between` before the
+    first and after each); the @json objects."""
     disk = arguments.out / "bonnie-disk.img"  # Bonnie writes: a fresh copy for every boot
-    flags = ["--smp", smp, "--accel", accel, "--disk", disk, "--cmd", bonnie_command_line(commands)]
+    flags = ["--smp", smp, "--accel", accel, "--disk", disk, "--cmd", bonnie_command_line(commands, between)]
     if placement:
         flags += ["--placement", placement]
     if placement == 8:

@@ -6,14 +6,17 @@
 #   throughput      references per second of all processes together (median of --runs);
 #   scaling         throughput with N processes / with 1 process (same boot kind);
 #   speed-up        N processes on 1 vCPU / N processes on all vCPUs (seed 003's Fig. 13);
-# and, for Formica, the cycles each server process spent (Bonnie's server_cycles).
+# and, for Formica, the cycles each server process spent (Bonnie's server_cycles) and the
+# requests each FS and BLK instance took (the shell's `servers` before and after each run).
 # Formica runs the static placements that fit the host (#6, #7, and "servers on core 0,
-# applications spread") and the multi-instance placement build/placements/multi.conf
-# when the build has one. Prints one @json {"kind":"bench_scale",...} line per result and
-# writes build/out/bench/scale.{json,md} and scale.png.
+# applications spread") and the multi-instance preset #9 (fs and blk per-core) when this
+# build's kernel accepts it (one short boot asks; the report says why when it does not).
+# Prints one @json {"kind":"bench_scale",...} line per result and writes
+# build/out/bench/scale.{json,md} and scale.png.
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -23,10 +26,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import evaluate  # noqa: E402
 import linux_guest  # noqa: E402
 import plots  # noqa: E402
+from runner import client  # noqa: E402 (evaluate put build/ on the path)
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "build" / "out" / "bench"
-MULTI_PLACEMENT = REPO / "build" / "placements" / "multi.conf"
+MULTI_PRESET = 9  # build/placements/9.conf: fs per-core, blk per-core (docs/placement.md)
+INSTANCE_SERVERS = ("fs", "blk")  # whose instances' requests are counted
+COUNT_INSTANCES = "servers " + " ".join(INSTANCE_SERVERS)
 # Servers on the boot core, applications over every core: the static placement that
 # needs no core of its own for the servers.
 SERVERS_ON_CORE0 = "fs 0\nblk 0\ndk 0\npager 0\napp spread\n"
@@ -66,22 +72,66 @@ def parse_arguments():
     return arguments
 
 
+def multi_instance_check(arguments):
+    """Whether this build's kernel runs preset #9 on the vCPUs: (True, placement line) or
+    (False, the kernel's reasons). One short boot, no disk."""
+    boot = client.run(["--smp", str(arguments.smp), "--accel", arguments.accel, "--disk", "none",
+                       "--placement", str(MULTI_PRESET), "--cmd", "placement"], 300)
+    placements = [j for j in boot.jsons if j.get("kind") == "placement"]
+    if boot.rc == 0 and placements and placements[0].get("warnings") == 0:
+        return True, json.dumps(placements[0].get("instances"))
+    reasons = [line.strip() for line in boot.lines
+               if re.match(r"placement: (\S+: line \d+: |WARNING)", line.strip())]
+    return False, "; ".join(reasons) or f"the boot ended with status {boot.rc}"
+
+
 def configurations(arguments):
     """(name, placement for build/run) of every Formica configuration that fits the vCPUs."""
     configs = [(f"#{p}", p) for p in STATIC_PRESETS if evaluate.PLACEMENT_CORES[p] <= arguments.smp]
     core0 = arguments.out / "servers-on-core0.conf"
     core0.write_text(SERVERS_ON_CORE0)
     configs.append(("servers-on-core0", str(core0)))
-    if MULTI_PLACEMENT.exists():
-        configs.append(("multi-instance", str(MULTI_PLACEMENT)))
+    if arguments.multi_instance[0]:
+        configs.append(("multi-instance", MULTI_PRESET))
     return configs
+
+
+def instance_counts(results):
+    """The @json results of one boot, with each bonnie result given "instance_requests":
+    per server, the requests each instance took during that run (the `servers` lines
+    before and after it; an instance restarted meanwhile counts from its restart)."""
+    before, seen, pending = {}, {}, []
+    for result in results:
+        kind = result.get("kind")
+        if kind == "server_instance":
+            seen[(result["server"], result["index"])] = (result["pid"], result["taken"])
+        elif kind == "bonnie":
+            before, seen = dict(seen), {}
+            pending.append(result)
+            continue
+        else:
+            continue
+        if pending and all((server, index) in seen for server, index in before):
+            run = pending.pop()
+            counts = {}
+            for (server, index), (pid, taken) in sorted(seen.items()):
+                old_pid, old_taken = before.get((server, index), (None, 0))
+                counts.setdefault(server, []).append(taken - old_taken if pid == old_pid else taken)
+            run["instance_requests"] = counts
+    return results
 
 
 def formica_records(arguments, config, placement, smp, run):
     commands = [evaluate.bonnie_arguments(p, m, arguments.refs) for m in arguments.modes for p in arguments.procs]
     log = arguments.out / "logs" / f"scale-formica-{config.strip('#')}-smp{smp}-run{run}.log"
-    results = evaluate.formica_boot(arguments, placement, str(smp), commands, False, arguments.accel, log, None)
-    return evaluate.collect(results, {"system": "formica", "config": config, "smp": smp})
+    results = evaluate.formica_boot(arguments, placement, str(smp), commands, False, arguments.accel, log, None,
+                                    between=COUNT_INSTANCES)
+    records = evaluate.collect(results, {"system": "formica", "config": config, "smp": smp})
+    runs = [r for r in instance_counts(results) if r.get("kind") == "bonnie"]
+    for record, result in zip(records, runs):
+        if result.get("instance_requests"):
+            record["instance_requests"] = result["instance_requests"]
+    return records
 
 
 def linux_records(arguments, smp):
@@ -116,8 +166,26 @@ def medians(records):
             if samples:
                 cycles[name] = statistics.median(samples)
         result[key] = {"elapsed_us": statistics.median(r["elapsed_us"] for r in group), "runs": len(group),
-                       "server_cycles": cycles}
+                       "server_cycles": cycles, "instance_requests": median_instance_requests(group)}
     return result
+
+
+def median_instance_requests(group):
+    """Per server, the median over runs of each instance's requests (runs that saw the
+    same number of instances)."""
+    medians_by_server = {}
+    for server in INSTANCE_SERVERS:
+        lists = [r["instance_requests"][server] for r in group if server in r.get("instance_requests", {})]
+        if not lists or any(len(counts) != len(lists[0]) for counts in lists):
+            continue
+        medians_by_server[server] = [round(statistics.median(column)) for column in zip(*lists)]
+    return medians_by_server
+
+
+def busiest_share(counts):
+    """The largest share of the requests one instance took (1.0 for a lone instance)."""
+    total = sum(counts)
+    return round(max(counts) / total, 3) if total else None
 
 
 def one_vcpu_config(system):
@@ -140,6 +208,10 @@ def rows_of(arguments, table):
                "speedup_vs_1vcpu": round(one_vcpu["elapsed_us"] / cell["elapsed_us"], 3) if one_vcpu else None}
         if cell["server_cycles"]:
             row["server_cycles"] = cell["server_cycles"]
+        if cell.get("instance_requests"):
+            row["instance_requests"] = cell["instance_requests"]
+            row["busiest_instance_share"] = {server: busiest_share(counts)
+                                             for server, counts in cell["instance_requests"].items()}
         rows.append(row)
     for row in rows:
         linux = next((r for r in rows if r["system"] == "linux" and r["mode"] == row["mode"]
@@ -192,9 +264,14 @@ def render(rows, arguments, machine, seconds):
              "Throughput is references per second of all processes; scaling is throughput with N "
              "processes over throughput with 1; speed-up is the time of N processes on 1 vCPU over "
              "their time on all vCPUs (Linux's beside Formica's).", ""]
-    if not MULTI_PLACEMENT.exists():
-        lines += ["The multi-instance placement (several FS and BLK instances, docs/design.md) is not in "
-                  "this build: only the static placements are measured.", ""]
+    accepted, detail = arguments.multi_instance
+    if accepted:
+        lines += [f"The multi-instance placement is preset #{MULTI_PRESET} (fs and blk per-core); its "
+                  f"instances' cores: {detail}.", ""]
+    else:
+        lines += [f"The multi-instance placement, preset #{MULTI_PRESET} (fs and blk per-core), is refused "
+                  f"by this build's kernel, so only the static placements are measured. The kernel "
+                  f"said: {detail}", ""]
     for mode in arguments.modes:
         best = best_static(rows, mode)
         lines += [f"## {mode}", "", f"Best static placement at the most processes: {best}.", "",
@@ -215,6 +292,18 @@ def render(rows, arguments, machine, seconds):
             lines.append(f"| {row['config']} | {row['mode']} | {row['procs']} | {per.get('fs', '')} | "
                          f"{per.get('blk', '')} | {per.get('dk', '')} |")
         lines.append("")
+    counted = [r for r in rows if r.get("instance_requests")]
+    if counted:
+        lines += ["## Requests per server instance", "", "Requests each FS and BLK instance took during "
+                  "the run (median; `servers` before and after it), and the busiest instance's share "
+                  "(with N instances an even split is 1/N).", "",
+                  "| config | mode | procs | FS instances | FS busiest | BLK instances | BLK busiest |",
+                  "|---|---|---|---|---|---|---|"]
+        for row in counted:
+            requests, share = row["instance_requests"], row["busiest_instance_share"]
+            lines.append(f"| {row['config']} | {row['mode']} | {row['procs']} | {requests.get('fs', '')} | "
+                         f"{share.get('fs', '')} | {requests.get('blk', '')} | {share.get('blk', '')} |")
+        lines.append("")
     if evaluate.FAILED_BOOTS:
         lines += ["## Boots that failed", ""] + [f"- {boot}" for boot in evaluate.FAILED_BOOTS] + [""]
     lines += ["![throughput](scale.png)", ""]
@@ -228,6 +317,9 @@ def main():
     if not arguments.no_linux:
         linux_guest.build()
     machine = evaluate.machine_description(arguments.accel, arguments.host_cores)
+    arguments.multi_instance = multi_instance_check(arguments)
+    print(f"scale: multi-instance preset #{MULTI_PRESET}: "
+          f"{'runs' if arguments.multi_instance[0] else 'refused'}: {arguments.multi_instance[1]}", flush=True)
     boots = plan(arguments)
     meter = evaluate.Progress(len(boots))
     start = time.monotonic()
@@ -243,8 +335,10 @@ def main():
     for row in rows:
         print("@json " + json.dumps(row), flush=True)
     seconds = time.monotonic() - start
-    (arguments.out / "scale.json").write_text(json.dumps({"machine": machine, "rows": rows, "runs": records},
-                                                         indent=1))
+    multi = {"preset": MULTI_PRESET, "accepted": arguments.multi_instance[0],
+             "detail": arguments.multi_instance[1]}
+    (arguments.out / "scale.json").write_text(json.dumps({"machine": machine, "multi_instance": multi,
+                                                          "rows": rows, "runs": records}, indent=1))
     draw(rows, arguments)
     (arguments.out / "scale.md").write_text(render(rows, arguments, machine, seconds))
     print(f"scale: done in {seconds / 60:.1f} min; report {arguments.out / 'scale.md'}")

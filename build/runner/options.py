@@ -10,7 +10,7 @@ from typing import List, Optional
 
 MAX_CORES = 256  # FORMICA_MAX_CORES (lib/include/formica/syscalls.h)
 PC_MAX_CORES = 255  # QEMU's pc machine refuses more vCPUs; q35 takes up to 4096
-PLACEMENT_PRESETS = [str(n) for n in range(1, 9)]
+PLACEMENT_PRESETS = [str(n) for n in range(1, 10)]
 DEFAULT_NVM_MIB = 64
 DEFAULT_MEMNODE_MEM = "512M"
 MEMNODE_RESERVED_MIB = 32  # at least this much of a memory node is left for its kernel and servers
@@ -91,7 +91,7 @@ def build_parser():
     parser.add_argument("--machine", choices=["pc", "q35"], default="pc", help="QEMU machine (default pc)")
     parser.add_argument("--cpu", metavar="MODEL", help="QEMU CPU model (default: max under TCG, host under KVM)")
     parser.add_argument("--x2apic", action="store_true", help="require x2APIC in the CPU (QEMU refuses if it cannot)")
-    parser.add_argument("--placement", metavar="P", help="preset 1-8 or a placement file")
+    parser.add_argument("--placement", metavar="P", help="preset 1-9 or a placement file")
     parser.add_argument("--cmd", metavar="'A; B'", help="shell commands to run, then power off")
     parser.add_argument("--disk", metavar="IMG",
                         help="disk image (default build/out/disk.img if it exists; 'none' for no disk)")
@@ -147,7 +147,7 @@ def parse(argv, repo_root):
         elif os.path.isfile(args.placement):
             placement, placement_file = "file", os.path.abspath(args.placement)
         else:
-            raise UsageError(f"--placement {args.placement!r}: not a preset 1-8 nor a file")
+            raise UsageError(f"--placement {args.placement!r}: not a preset 1-9 nor a file")
 
     if args.cmd is not None and not args.cmd.strip():
         raise UsageError("--cmd: empty command")

@@ -31,7 +31,7 @@ def value_after(argv, option):
     ["--smp", "many"],
     ["--smp", "4", "--sockets", "3"],
     ["--mem", "lots"],
-    ["--placement", "9"],
+    ["--placement", "10"],
     ["--memnodes", "17"],
     ["--memnodes", "1", "--memnode-mem", "64M", "--memnode-capacity", "60M"],
     ["--icount", "--accel", "kvm"],

@@ -27,6 +27,11 @@ long server_register_instance(const char *name, uint32_t index);
 long server_lookup_instance(const char *name, uint32_t index);
 /* server_lookup_instance, retried for up to `milliseconds` while it starts. */
 long server_wait_for_instance(const char *name, uint32_t index, uint64_t milliseconds);
+/* After instance `index`'s process `gone` ended (a request to it failed with
+ * -E_SERVER_ENDED or -E_NOT_FOUND): the pid of its restarted process, waited
+ * for up to SERVER_RESTART_WAIT_MS; -E_SERVER_ENDED when it did not come back
+ * (server_reconnect for one instance: formica/request.h). */
+long server_reconnect_instance(const char *name, uint32_t index, long gone);
 /* Fills up to `count` entries about the instances of `name` (index order);
  * returns how many, or -E_NOT_FOUND when the name has none. */
 long server_instance_counts(const char *name, struct server_instance_info *buffer, uint32_t count);

@@ -67,8 +67,7 @@ static bool read_whole(uint32_t round, const char *path, uint64_t size, bool pat
     long blocked = readblock(fd, 1, 0, &block);
     bool block_ok = blocked == (long)(size < 4096 ? size : 4096) && block != NULL &&
                     memcmp(block, bytes, (size_t)blocked) == 0;
-    report("reader", patched ? "readblock_patched" : "readblock_created", round, block_ok,
-           blocked);
+    report("reader", patched ? "readblock_patched" : "readblock_created", round, block_ok, blocked);
     close(fd);
     return ok && block_ok;
 }
@@ -77,8 +76,9 @@ static bool check_created(uint32_t round, const char *text, const char *name)
 {
     struct file_status status;
     long result = stat(text, &status);
-    bool ok = report("reader", "stat_created", round,
-                     result == 0 && status.size == ROUND_FILE_BYTES, result < 0 ? result : (long)status.size);
+    bool ok =
+        report("reader", "stat_created", round, result == 0 && status.size == ROUND_FILE_BYTES,
+               result < 0 ? result : (long)status.size);
     ok &= report("reader", "owner_is_the_writer", round, result == 0 && status.uid == my_uid(),
                  result < 0 ? result : (long)status.uid);
     ok &= report("reader", "listed_created", round, listed(name), 0);

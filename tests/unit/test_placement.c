@@ -373,7 +373,8 @@ static void test_error_bad_values(void **state)
 {
     (void)state;
     struct result result;
-    parse_text("fs -1\nblk one\napp 0,,1\napp2 0\n", 4, &result);
+    /* dk and pager: servers of one instance (FS and BLK may have several). */
+    parse_text("dk -1\npager one\napp 0,,1\napp2 0\n", 4, &result);
     assert_int_equal(result.error_count, 4);
     assert_error(&result, 0, 1, "bad value '-1' (expected a core number or other-socket)");
     assert_error(&result, 1, 2, "bad value 'one' (expected a core number or other-socket)");

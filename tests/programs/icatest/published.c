@@ -3,7 +3,8 @@
  * instance of the name, its size limits, mapped writable for instance 0 and
  * read-only for instance 1 (whose write faults), kept for the next owner
  * while a reader holds it and freed with its last holder (the next one
- * finds it zeroed). */
+ * finds it zeroed). And ICA_KEEP_SENDER, which the instances' forwards
+ * use, is refused between servers of different names. */
 #include "icatest.h"
 #include <formica/instance.h>
 #include <formica/published_region.h>
@@ -137,6 +138,34 @@ static bool kept_while_a_reader_holds_it(uint32_t core)
     return ok;
 }
 
+/* A forward with ICA_KEEP_SENDER from a server (icatest as "icapub") to
+ * a server of another name (ipcserver "pubecho") is refused, the request
+ * still held; a plain forward of it goes. */
+static bool keep_sender_needs_the_same_name(uint32_t core)
+{
+    long echo = start_server("ipcserver", "pubecho", core, "pubecho");
+    if (echo < 0)
+        return report_case("published_echo_started", false, echo, 0);
+    char arguments[64];
+    snprintf(arguments, sizeof arguments, "flood %ld 1 %ld", process_id(), process_id());
+    long client = spawn("icatest", arguments, core, PRIORITY_APPLICATION);
+    await_notification(); /* its request is in our ring */
+    long request = ica_receive_within(0, 3000);
+    bool ok = report_case("published_request_received", request > 0, request, 1);
+    if (request > 0) {
+        long refused = ica_forward(echo, (uint64_t)request, ICA_KEEP_SENDER);
+        ok &= report_case("published_keep_sender_other_name", refused == -E_PERMISSION, refused,
+                          -E_PERMISSION);
+        ok &= report_case("published_refused_forward_kept", ica_held((uint64_t)request), 0, 0);
+        long sent = ica_forward(echo, (uint64_t)request, 0);
+        ok &= report_case("published_plain_forward", sent == 0, sent, 0);
+    }
+    notify(client);
+    wait_process(client, NULL);
+    stop_ipcserver(echo);
+    return ok;
+}
+
 int published_main(int argc, char **argv)
 {
     (void)argc;
@@ -145,6 +174,7 @@ int published_main(int argc, char **argv)
     bool ok = freed_with_last_holder(core);
     ok &= kept_while_a_reader_holds_it(core);
     ok &= owner_cases();
+    ok &= keep_sender_needs_the_same_name(core);
     printf("icatest: published %s\n", ok ? "passed" : "FAILED");
     return ok ? 0 : 1;
 }

@@ -1,8 +1,8 @@
 # FS as one owner and read replicas (docs/storage.md, "FS replicas"), placement fs 0,1 on two
 # cores: a change made through one instance is seen at once through the other (replicatest,
-# both ways), fstest passes through the replica, Bonnie with two processes on the two
-# instances matches its host replay with e2fsck clean, and killing and crashing the owner and
-# the replica while Bonnie runs loses nothing.
+# both ways), fstest passes through the replica, Bonnie with two processes on the two instances
+# (readblock and readbyte) matches its host replay with e2fsck clean, and killing and crashing
+# the owner and the replica while Bonnie runs loses nothing.
 import shutil
 import subprocess
 import sys
@@ -36,8 +36,8 @@ def check_clean(disk):
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-def bonnie_command(verb, bonnie):
-    return (f"{verb} bonnie -p {bonnie['procs']} -m readblock -n {bonnie['refs']} "
+def bonnie_command(verb, bonnie, mode="readblock"):
+    return (f"{verb} bonnie -p {bonnie['procs']} -m {mode} -n {bonnie['refs']} "
             f"-u {bonnie['update_pct']} --seed {bonnie['seed']} -f {bonnie['path']}")
 
 
@@ -93,8 +93,9 @@ def test_fstest_through_the_replica(tmp_path):
     check_clean(disk)
 
 
-def test_bonnie_on_two_instances_matches_the_replay(tmp_path):
-    result, disk = boot(tmp_path, f"{bonnie_command('run', BONNIE)}; servers fs")
+@pytest.mark.parametrize("mode", ["readblock", "readbyte"])
+def test_bonnie_on_two_instances_matches_the_replay(tmp_path, mode):
+    result, disk = boot(tmp_path, f"{bonnie_command('run', BONNIE, mode)}; servers fs")
     assert result.rc == 0, result.describe()
     check_children(result, BONNIE)
     instances = instances_of_fs(result)

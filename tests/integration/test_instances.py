@@ -92,6 +92,17 @@ def test_each_core_reaches_its_own_instance_and_a_killed_one_restarts_alone(tmp_
         result.describe()
 
 
+def test_a_core_without_an_instance_reaches_the_nearest(tmp_path):
+    result = boot_with_placement(tmp_path, "where 2,1\napp 0,1,2\n",
+                                 "run where ask @0; run where ask @1; run where ask @2", smp=3)
+    assert result.rc == 0, result.describe()
+    nearest = {core: answers(result, core, "nearest")[0] for core in (0, 1, 2)}
+    # Instance 0 runs on core 2, instance 1 on core 1 (the list's order); core 0 has none,
+    # and core 1 is its nearest.
+    assert {core: (a["instance"], a["core"]) for core, a in nearest.items()} == \
+        {0: (1, 1), 1: (1, 1), 2: (0, 2)}, result.describe()
+
+
 def test_bad_instance_lists_give_the_parsers_errors_and_the_safe_default(tmp_path):
     result = boot_with_placement(tmp_path, "# instances\nwhere 1,1\npager 0,1\nblk per-core\n",
                                  "placement; servers where; run hello")

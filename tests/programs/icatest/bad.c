@@ -2,6 +2,7 @@
  * code (or, for memory a process does not hold, a page fault that ends only
  * that process) while the servers and the kernel go on. One @json per case. */
 #include "icatest.h"
+#include <formica/instance.h>
 #include <stdio.h>
 
 #define FILL_BY_HELPER 20 /* of the 64 slots of the sink's ring for this core */
@@ -280,12 +281,31 @@ static void wrong_roles(struct setup *setup)
     ica_free(control);
 }
 
+/* Instances of a name (docs/ica.md, "Server names and instances"): the
+ * echo server "be" is its only instance, 0; an index past the limit, an
+ * instance registered already and a name nobody has are refused. */
+static void instance_lookups(struct setup *setup)
+{
+    static struct server_instance_info found[4];
+    expect(setup, "instance_lookup_zero", server_lookup_instance("be", 0), setup->echo);
+    expect(setup, "instance_lookup_missing", server_lookup_instance("be", 1), -E_NOT_FOUND);
+    expect(setup, "instance_lookup_past_limit", server_lookup_instance("be", 99), -E_NOT_FOUND);
+    expect(setup, "instance_counts", server_instance_counts("be", found, 4), 1);
+    expect(setup, "instance_counts_pid", found[0].pid, setup->echo);
+    expect(setup, "instance_counts_unknown", server_instance_counts("nosuch", found, 4),
+           -E_NOT_FOUND);
+    expect(setup, "instance_register_past_limit", server_register_instance("be", 64), -E_INVALID);
+    expect(setup, "instance_register_taken", server_register_instance("be", 0), -E_BUSY);
+}
+
 /* A server returns a request whose requester has ended: the ICA leaves the
  * server (the kernel frees it) and the return says 0, not an error that
  * would claim the server still holds it (found by tests/programs/fuzz). */
 static void return_to_ended_requester(struct setup *setup)
 {
     expect(setup, "return_ended_registered", server_register("icabad"), 0);
+    expect(setup, "instance_register_second_by_one_process", server_register_instance("icabad", 1),
+           -E_BUSY);
     char arguments[64];
     snprintf(arguments, sizeof arguments, "flood %ld 1 %ld", process_id(), process_id());
     long helper = spawn("icatest", arguments, setup->my_core, PRIORITY_APPLICATION);
@@ -340,6 +360,7 @@ int bad_main(int argc, char **argv)
     allocation_limit(&setup);
     isolation(&setup);
     wrong_roles(&setup);
+    instance_lookups(&setup);
     return_to_ended_requester(&setup);
     combined_calls(&setup);
     uint64_t control = new_control();

@@ -23,7 +23,11 @@
 static struct operation_log_reader reader;
 static struct ext2_device replica_device; /* what the library reads through */
 static struct ext2_device *blk_device;    /* BLK's, with its recent copies */
-static struct open_file snapshot;         /* the handle a request names, copied whole */
+/* The owner's handles as this replica last copied them (the slot a request
+ * names is copied again before the request: fs_replica_route), and the
+ * owner's table in the published region they are copied from. */
+static struct open_files handles;
+static const struct open_files *owner_handles;
 
 /* A block the owner changed: its recent copy goes, and when it held
  * metadata, every remembered block map (it may have moved a block). */
@@ -121,8 +125,10 @@ long fs_replica_start(struct fs_server *server)
     operation_log_reader_init(&reader, &published->log, server->fs.block_size, forget_block,
                               forget_everything, NULL);
     operation_log_catch_up(&reader);
-    /* Read only: a replica opens and closes nothing (the owner does). */
-    server->open_files = (struct open_files *)&published->handles;
+    /* A replica opens and closes nothing (the owner does): it copies. */
+    owner_handles = &published->handles;
+    open_files_init(&handles);
+    server->open_files = &handles;
     server->replica = &reader;
     server->mounted = true;
     printf("fs: replica %u of %u: mounted read-only, %u-byte blocks; changes go to the owner "
@@ -140,15 +146,43 @@ bool fs_replica_holds(const struct fs_server *server, const uint32_t *blocks, ui
     return false;
 }
 
-struct open_file *fs_replica_handle_of(const struct fs_server *server, uint32_t origin,
-                                       uint64_t handle)
+/* The handle a request the replica serves names, if any. */
+static bool handle_of(const struct ica_control *page, uint64_t *handle)
 {
-    if (!open_files_mirror_find(server->open_files, origin, handle, &snapshot))
-        return NULL;
-    return &snapshot;
+    struct ica_control *request = (struct ica_control *)page; /* the accessors take it so */
+    switch (page->operation) {
+    case FS_READ:
+        *handle = fs_read_of(request)->handle;
+        return true;
+    case FS_READBLOCK:
+        *handle = fs_readblock_of(request)->handle;
+        return true;
+    case FS_READDIR:
+        *handle = fs_readdir_of(request)->handle;
+        return true;
+    case FS_STAT:
+        *handle = fs_stat_of(request)->handle;
+        return page->payload[0] == '\0';
+    }
+    return false;
 }
 
-enum fs_route fs_replica_route(const struct fs_server *server, const struct ica_control *page)
+/* The owner's slot `handle` names, copied whole into the replica's table
+ * (or found not to be `origin`'s: the copy then names nobody). */
+static void copy_handle(uint32_t origin, uint64_t handle)
+{
+    uint64_t slot = handle & ((1u << OPEN_FILE_SLOT_BITS) - 1);
+    if (slot >= OPEN_FILES_MAX)
+        return; /* names no slot: refused by the handler's look-up */
+    struct open_file whole;
+    if (open_files_mirror_find(owner_handles, origin, handle, &whole))
+        handles.slots[slot] = whole;
+    else
+        handles.slots[slot].owner = 0;
+    handles.in_use = owner_handles->in_use;
+}
+
+enum fs_route fs_replica_route(struct fs_server *server, const struct ica_control *page)
 {
     if (server->replica == NULL)
         return FS_ROUTE_FORWARD; /* no log: nothing here can be trusted to be current */
@@ -156,8 +190,12 @@ enum fs_route fs_replica_route(const struct fs_server *server, const struct ica_
     case FS_READ:
     case FS_READBLOCK:
     case FS_STAT:
-    case FS_READDIR:
+    case FS_READDIR: {
+        uint64_t handle;
+        if (handle_of(page, &handle))
+            copy_handle(page->origin, handle);
         return FS_ROUTE_SERVE;
+    }
     }
     return FS_ROUTE_FORWARD;
 }

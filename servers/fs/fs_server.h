@@ -63,11 +63,10 @@ enum fs_route {
     FS_ROUTE_SERVE,
     FS_ROUTE_FORWARD,
 };
-enum fs_route fs_replica_route(const struct fs_server *server, const struct ica_control *page);
-/* A replica's open_files_find: a whole copy of the owner's slot that
- * `handle` names if `origin` holds it (open_files_mirror.h), else NULL. */
-struct open_file *fs_replica_handle_of(const struct fs_server *server, uint32_t origin,
-                                       uint64_t handle);
+/* A replica's choice for the request; for one it serves, the owner's slot
+ * its handle names is copied whole into the replica's own table first
+ * (server->open_files, where the handlers look: open_files_mirror.h). */
+enum fs_route fs_replica_route(struct fs_server *server, const struct ica_control *page);
 /* True when one of the blocks has an image in the owner's log (its newest
  * contents may not be in BLK yet). */
 bool fs_replica_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count);
@@ -105,9 +104,7 @@ static inline struct open_file *fs_handle_of(struct fs_server *server,
                                              const struct ica_control *page, uint64_t handle,
                                              uint32_t access, long *error)
 {
-    struct open_file *file = server->replica == NULL
-                                 ? open_files_find(server->open_files, page->origin, handle)
-                                 : fs_replica_handle_of(server, page->origin, handle);
+    struct open_file *file = open_files_find(server->open_files, page->origin, handle);
     if (file != NULL && (access & (OPEN_FILE_READ | OPEN_FILE_WRITE) & ~file->flags) == 0)
         return file;
     *error = fs_refuse_access(page, handle, file, access);
@@ -260,7 +257,7 @@ static inline bool fs_journal_holds_remembered(const struct fs_server *server,
 {
     const struct journal *journal = server->journal;
     if (journal == NULL) /* a replica asks the owner's log */
-        return server->replica != NULL && operation_log_holds(server->replica, entry->disk_block);
+        return server->replica != NULL && fs_replica_holds(server, &entry->disk_block, 1);
     if (entry->outside_journal == journal->changes)
         return false;
     return fs_journal_holds_anew(server, entry);

@@ -236,6 +236,22 @@ static long forward_to_owner_and_receive(uint64_t control)
     return next >= 0 ? next : idle_then_receive();
 }
 
+/* replica_passes_on's answer for a request the replica serves itself. */
+#define SERVED_HERE (INT64_MIN + 1) /* neither a control ICA id nor an -E_* code */
+
+/* A replica's first look at a request: what the owner changed so far is
+ * applied, then the request is forwarded to the owner (the next request is
+ * returned) or left to be served here (SERVED_HERE). Apart and cold: the
+ * owner's loop only tests its instance. */
+static __attribute__((noinline, cold)) long replica_passes_on(long control)
+{
+    if (server.replica != NULL)
+        operation_log_catch_up(server.replica);
+    if (fs_replica_route(&server, ica_control_of((uint64_t)control)) == FS_ROUTE_SERVE)
+        return SERVED_HERE;
+    return forward_to_owner_and_receive((uint64_t)control);
+}
+
 /* The request answered (a request with a tag is kept with its answer). */
 static inline long answer(uint64_t control, uint32_t operation)
 {
@@ -261,16 +277,15 @@ static _Noreturn void serve(void)
             printf("fs: receive failed: %s\n", error_text(control));
             exit(1);
         }
-        struct ica_control *page = ica_control_of((uint64_t)control);
-        uint32_t operation = page->operation;
-        if (server.instance.index != 0) {
-            if (server.replica != NULL)
-                operation_log_catch_up(server.replica); /* what the owner changed so far */
-            if (fs_replica_route(&server, page) == FS_ROUTE_FORWARD) {
-                control = forward_to_owner_and_receive((uint64_t)control);
+        if (__builtin_expect(server.instance.index != 0, 0)) {
+            long next = replica_passes_on(control);
+            if (next != SERVED_HERE) {
+                control = next;
                 continue;
             }
         }
+        struct ica_control *page = ica_control_of((uint64_t)control);
+        uint32_t operation = page->operation;
         uint64_t now_us = clock_due_now();
         if (now_us != 0 && server.mounted)
             update_time(now_us);

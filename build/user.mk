@@ -61,6 +61,8 @@ USER_PROGRAMS += hostilepager:tests/programs/hostilepager
 USER_PROGRAMS += fuzz:tests/programs/fuzz
 # A normal program's timed file calls, for the fair-sharing tests (tests/programs/fileloop).
 USER_PROGRAMS += fileloop:tests/programs/fileloop
+# Reads after writes across FS instances (tests/programs/replicatest, docs/storage.md).
+USER_PROGRAMS += replicatest:tests/programs/replicatest
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

@@ -299,6 +299,34 @@ static long wait_for_room(struct server_entry *server, uint32_t server_pid, stru
     return ica_room_wait(server, server_pid, ring, wait, deadline);
 }
 
+/* ICA_KEEP_SENDER's condition: the forwarder is an instance of the
+ * destination's server name (logged when not). */
+static bool forwards_within_its_server(const struct server_entry *destination)
+{
+    const struct server_entry *forwarder = server_of_process(me());
+    if (forwarder != NULL && strncmp(forwarder->name, destination->name, SERVER_NAME_BYTES) == 0)
+        return true;
+    kprintf("ica: pid %u may not forward keeping the sender: not an instance of '%s'\n", me()->pid,
+            destination->name);
+    return false;
+}
+
+/* ica_depart; with `keep_sender` the stamp of whoever sent the request to
+ * the forwarder stays (ICA_KEEP_SENDER). */
+static void depart(struct ica *control, const struct attachments *with, uint32_t server_pid,
+                   bool keep_sender)
+{
+    uint32_t rights = control->sender_rights, uid = control->sender_uid;
+    uint32_t gid = control->sender_gid, account = control->sender_account;
+    ica_depart(me(), control, with, server_pid, ICA_AS_REQUEST);
+    if (keep_sender) {
+        control->sender_rights = rights;
+        control->sender_uid = uid;
+        control->sender_gid = gid;
+        control->sender_account = account;
+    }
+}
+
 /* Checks the server and the control ICA, then hands it over. */
 static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, bool forward,
                            bool hand_off, uint64_t room_deadline)
@@ -319,6 +347,9 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     if (forward && (control->delivery != ICA_AS_REQUEST ||
                     ((flags & ICA_RETURN_VIA_ME) && control->return_depth == ICA_MAX_RETURNS)))
         return -E_INVALID;
+    bool keep_sender = forward && (flags & ICA_KEEP_SENDER);
+    if (keep_sender && !forwards_within_its_server(server))
+        return -E_PERMISSION;
     bool lane = me()->account == INIT_PID;
     struct ring *ring =
         lane ? server_lane(server, this_cpu()->index) : server_ring(server, this_cpu()->index);
@@ -332,7 +363,7 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     } else if (flags & ICA_RETURN_VIA_ME) {
         ica_route_push(control, me()->pid);
     }
-    ica_depart(me(), control, &with, server_pid, ICA_AS_REQUEST);
+    depart(control, &with, server_pid, keep_sender);
     if (flags & ICA_FROM_KERNEL)
         control->sender_rights = RIGHT_KERNEL;
     if (target->core == this_cpu()->index && target->direct_request == 0 && ring_is_empty(ring)) {

@@ -11,6 +11,7 @@
 #include "initrd.h"
 #include "pager_services.h"
 #include "process_copy.h"
+#include "published_regions.h"
 #include "profile_mark.h"
 #include "layout.h"
 #include "paging.h"
@@ -211,6 +212,7 @@ static void release_exited(uint32_t pid)
     ica_release_process(process);
     device_process_end(process);
     address_space_destroy(process->root);
+    published_regions_release(pid); /* its pages are unmapped: the frames may go */
     physical_free(virt_to_phys((void *)process->kernel_stack_base), PROCESS_KERNEL_STACK_PAGES);
     process->root = 0;
     process->memory_bytes = 0;

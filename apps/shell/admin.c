@@ -3,8 +3,10 @@
  * server still restarting is waited for, up to 30 s),
  * `crash NAME|PID` (the process executes a faulting instruction: SYS_CRASH,
  * which only the console shell may use), and `wait` (for every program
- * `start` began). docs/recovery.md. */
+ * `start` began). NAME.I names instance I of a server with several (fs.1).
+ * docs/recovery.md. */
 #include "shell.h"
+#include <formica/instance.h>
 #include <formica/protocol/boot_servers.h>
 #include <formica/request.h>
 #include <formica/user.h>
@@ -32,9 +34,36 @@ static bool restarted_by_init(const char *name)
     return false;
 }
 
-/* A pid, or the pid of the server registered under the name; < 0 if none. */
+/* "NAME.I": true with the name and the index apart. */
+static bool instance_named(const char *word, char *name, size_t size, uint32_t *index)
+{
+    const char *dot = strchr(word, '.');
+    if (dot == NULL || dot == word || (size_t)(dot - word) >= size || !is_number(dot + 1))
+        return false;
+    memcpy(name, word, (size_t)(dot - word));
+    name[dot - word] = '\0';
+    *index = (uint32_t)strtoul(dot + 1, NULL, 10);
+    return true;
+}
+
+/* The pid of instance `index` of `name`; one that is restarting (from
+ * the last target) is waited for, as for a lone server. */
+static long instance_target(const char *name, uint32_t index)
+{
+    long pid = server_lookup_instance(name, index);
+    if ((pid < 0 || pid == last_target) && restarted_by_init(name))
+        pid = server_reconnect_instance(name, index, last_target);
+    return pid;
+}
+
+/* A pid, or the pid of the server registered under the name (NAME.I: its
+ * instance I); < 0 if none. */
 static long target_of(const char *word)
 {
+    char name[32];
+    uint32_t index;
+    if (instance_named(word, name, sizeof name, &index))
+        return instance_target(name, index);
     if (!is_number(word)) {
         long pid = server_lookup(word);
         if ((pid < 0 || pid == last_target) && restarted_by_init(word))

@@ -126,6 +126,24 @@ void block_client_forget(uint64_t disk_block)
         slot->valid = false;
 }
 
+void block_client_forget_all(void)
+{
+    for (uint32_t i = 0; i < RECENT_BLOCKS; i++)
+        block_client_recent[i].valid = false;
+}
+
+int block_client_read_uncached(const struct ext2_device *device, uint64_t block, uint32_t within,
+                               void *buffer, uint32_t length)
+{
+    uint64_t disk_block;
+    uint32_t offset;
+    locate(device, block, &disk_block, &offset);
+    int error = blk_transfer(BLK_READ, disk_block);
+    if (error == 0)
+        memcpy(buffer, (const uint8_t *)ica_address(data) + offset + within, length);
+    return error;
+}
+
 int block_client_open(struct ext2_device *device)
 {
     long error = blk_shards_open(&block_client_shards, SERVER_START_WAIT_MS);

@@ -45,6 +45,14 @@ static inline void block_client_note_patch(uint64_t disk_block, uint32_t offset,
 }
 /* Drops FS's recent copy of `disk_block`, if it keeps one. */
 void block_client_forget(uint64_t disk_block);
+/* Drops every recent copy (an FS replica that fell behind the owner). */
+void block_client_forget_all(void);
+/* `length` bytes at `within` in file-system block `block` of `device`,
+ * read from BLK without the recent copies (neither used nor filled): what
+ * an FS replica reads of files' contents, which the owner may change in
+ * BLK without FS (BLK_PATCH). 0 or an error. */
+int block_client_read_uncached(const struct ext2_device *device, uint64_t block, uint32_t within,
+                               void *buffer, uint32_t length);
 /* Every dirty block of every BLK shard to the disk, each shard's sync
  * answered before this returns (a barrier of the journal); 0 or an error. */
 long block_client_sync(void);

@@ -36,6 +36,9 @@ struct ext2_device {
     /* Optional (NULL: write_block is used): a block of a file's contents,
      * which a journal in ordered mode writes in place instead of logging. */
     int (*write_data)(void *context, uint64_t block, const void *buffer);
+    /* Optional (NULL: read_bytes is used): bytes of a file's contents, which
+     * an FS replica reads without keeping a copy (docs/storage.md). */
+    int (*read_data)(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length);
     /* Optional: the block was just freed (a journal revokes its log copies). */
     void (*forget)(void *context, uint64_t block);
     /* Optional: false while a free block must not be reused yet (a journal:

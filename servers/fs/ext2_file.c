@@ -34,7 +34,7 @@ static int read_file_part(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t
         memset(buffer, 0, length);
         return 0;
     }
-    return ext2_read_bytes(fs, physical, within, buffer, length);
+    return ext2_read_data_bytes(fs, physical, within, buffer, length);
 }
 
 long ext2_read(struct ext2_fs *fs, uint32_t number, uint64_t offset, void *buffer, size_t length)

@@ -14,6 +14,9 @@ int ext2_read_block(struct ext2_fs *fs, uint32_t block, void *buffer);
 int ext2_read_bytes(struct ext2_fs *fs, uint32_t block, uint32_t offset, void *buffer,
                     uint32_t length);
 int ext2_write_block(struct ext2_fs *fs, uint32_t block, const void *buffer);
+/* Bytes of a file's contents (not metadata): through device->read_data. */
+int ext2_read_data_bytes(struct ext2_fs *fs, uint32_t block, uint32_t offset, void *buffer,
+                         uint32_t length);
 /* A block of a file's contents (not metadata): through device->write_data. */
 int ext2_write_data_block(struct ext2_fs *fs, uint32_t block, const void *buffer);
 bool ext2_has_unknown_ro_features(const struct ext2_fs *fs);

@@ -18,6 +18,18 @@ int ext2_read_bytes(struct ext2_fs *fs, uint32_t block, uint32_t offset, void *b
     return status < 0 ? status : 0;
 }
 
+int ext2_read_data_bytes(struct ext2_fs *fs, uint32_t block, uint32_t offset, void *buffer,
+                         uint32_t length)
+{
+    if (fs->device->read_data == NULL)
+        return ext2_read_bytes(fs, block, offset, buffer, length);
+    if (block >= fs->superblock.s_blocks_count || offset > fs->block_size ||
+        length > fs->block_size - offset)
+        return -E_CORRUPT;
+    int status = fs->device->read_data(fs->device->context, block, offset, buffer, length);
+    return status < 0 ? status : 0;
+}
+
 int ext2_read_block(struct ext2_fs *fs, uint32_t block, void *buffer)
 {
     return ext2_read_bytes(fs, block, 0, buffer, fs->block_size);

@@ -6,6 +6,8 @@
 #include "ext2_public_map.h"
 #include "open_files.h"
 #include "kept_state.h"
+#include "operation_log.h"
+#include <formica/instance.h>
 #include <formica/protocol/fs_dispatch.h>
 #include <formica/storage.h>
 #include <stdbool.h>
@@ -34,7 +36,40 @@ struct fs_server {
     bool end_asked;         /* either option is set: the serve loop's one test */
     uint64_t problems_seen; /* fs.problems when FS last looked (fs_problems.c) */
     bool read_only_told;    /* the switch to read-only was logged */
+    /* Instances (docs/storage.md, "FS replicas"): instance 0, the owner,
+     * changes the file system and publishes its operation log when it has
+     * replicas; instance i > 0, a replica, reads through the log. */
+    struct server_instance instance;
+    struct operation_log_writer *publisher; /* the owner's log, or NULL (no replicas) */
+    struct operation_log_reader *replica;   /* a replica's view of it, else NULL */
+    long owner_pid;                         /* a replica: where it forwards requests */
 };
+
+/* fs_publisher.c: the owner's side. Maps the published region and starts
+ * the log; from then on every block the library writes is published before
+ * the request that wrote it is answered. 0 or an error (logged). */
+long fs_publisher_start(struct fs_server *server);
+/* A BLK_PATCH of disk block `block` is on its way: published first (the
+ * caller asks only when server->publisher is set). */
+void fs_publish_patch(struct fs_server *server, uint32_t block);
+
+/* fs_replica.c: a replica's side. Maps the owner's log (read-only), waits
+ * until the owner has taken it, and mounts the disk read-only, reading
+ * through the log's images. 0 or an error (logged). */
+long fs_replica_start(struct fs_server *server);
+/* What a replica does with a request: FS_READ, FS_READBLOCK, FS_STAT and
+ * FS_READDIR are answered here, everything else goes to the owner. */
+enum fs_route {
+    FS_ROUTE_SERVE,
+    FS_ROUTE_FORWARD,
+};
+/* A replica's choice for the request; for one it serves, the owner's slot
+ * its handle names is copied whole into the replica's own table first
+ * (server->open_files, where the handlers look: open_files_mirror.h). */
+enum fs_route fs_replica_route(struct fs_server *server, const struct ica_control *page);
+/* True when one of the blocks has an image in the owner's log (its newest
+ * contents may not be in BLK yet). */
+bool fs_replica_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count);
 
 /* fs_problems.c: the library's problems logged (attach before the mount),
  * (on the device, before the mount), a read-only mount said so, and after a request that found one:
@@ -134,8 +169,8 @@ void fs_close_dead_clients(struct fs_server *server);
 /* Inline: per request, two tests. */
 static inline void fs_close_dead_clients_if_due(struct fs_server *server, uint64_t now_us)
 {
-    if (server->open_files->in_use == 0)
-        return;
+    if (server->open_files->in_use == 0 || server->replica != NULL)
+        return; /* a replica's table is the owner's: the owner closes */
     if (now_us - server->dead_clients_check_us >= DEAD_CLIENTS_PERIOD_US)
         fs_close_dead_clients(server);
 }
@@ -200,7 +235,9 @@ long fs_journal_fsync(struct fs_server *server);
 static inline bool fs_journal_holds(const struct fs_server *server, const uint32_t *blocks,
                                     uint32_t count)
 {
-    if (server->journal == NULL || server->journal->transaction_blocks == 0)
+    if (server->journal == NULL)
+        return server->replica != NULL && fs_replica_holds(server, blocks, count);
+    if (server->journal->transaction_blocks == 0)
         return false;
     for (uint32_t i = 0; i < count; i++)
         if (journal_holds(server->journal, blocks[i]))
@@ -219,7 +256,9 @@ static inline bool fs_journal_holds_remembered(const struct fs_server *server,
                                                struct block_map_entry *entry)
 {
     const struct journal *journal = server->journal;
-    if (journal == NULL || entry->outside_journal == journal->changes)
+    if (journal == NULL) /* a replica asks the owner's log */
+        return server->replica != NULL && fs_replica_holds(server, &entry->disk_block, 1);
+    if (entry->outside_journal == journal->changes)
         return false;
     return fs_journal_holds_anew(server, entry);
 }

@@ -6,6 +6,7 @@
 #include "block_map_cache.h"
 #include "fs_server.h"
 #include <formica/errors.h>
+#include <formica/instance.h>
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
@@ -203,6 +204,56 @@ static inline long pass_on_and_receive(uint64_t control, uint32_t operation, lon
     return pass_on_failed(control, operation, result, wait, next);
 }
 
+/* The owner that replaced `gone` (a restart), waited for; < 0 if none comes. */
+static long owner_after(long gone)
+{
+    for (uint64_t waited = 0; waited < SERVER_START_WAIT_MS; waited += 10) {
+        long owner = server_lookup_instance(SERVER_NAME_FS, 0);
+        if (owner >= 0 && owner != gone)
+            return owner;
+        sleep_ms(10);
+    }
+    return -E_SERVER_ENDED;
+}
+
+/* A replica's forward of a change (or of a request on the owner's handle)
+ * to the owner, keeping the sender's stamp, with direct return, and its
+ * next receive; an owner that ended is waited for once, else the request
+ * is answered -E_SERVER_ENDED (the client may send it again). */
+static long forward_to_owner_and_receive(uint64_t control)
+{
+    long next = ica_forward_receive(server.owner_pid, control, ICA_KEEP_SENDER, 0, 0);
+    if (next >= 0 || !ica_held(control))
+        return next;
+    long owner = owner_after(server.owner_pid);
+    if (owner >= 0) {
+        server.owner_pid = owner;
+        next = ica_forward_receive(owner, control, ICA_KEEP_SENDER, 0, 0);
+        if (next >= 0 || !ica_held(control))
+            return next;
+    }
+    printf("fs: forward to the owner failed: %s\n", error_text(owner < 0 ? owner : next));
+    ica_control_of(control)->result = -E_SERVER_ENDED;
+    next = ica_return_receive(control, 0, 0);
+    return next >= 0 ? next : idle_then_receive();
+}
+
+/* replica_passes_on's answer for a request the replica serves itself. */
+#define SERVED_HERE (INT64_MIN + 1) /* neither a control ICA id nor an -E_* code */
+
+/* A replica's first look at a request: what the owner changed so far is
+ * applied, then the request is forwarded to the owner (the next request is
+ * returned) or left to be served here (SERVED_HERE). Apart and cold: the
+ * owner's loop only tests its instance. */
+static __attribute__((noinline, cold)) long replica_passes_on(long control)
+{
+    if (server.replica != NULL)
+        operation_log_catch_up(server.replica);
+    if (fs_replica_route(&server, ica_control_of((uint64_t)control)) == FS_ROUTE_SERVE)
+        return SERVED_HERE;
+    return forward_to_owner_and_receive((uint64_t)control);
+}
+
 /* The request answered (a request with a tag is kept with its answer). */
 static inline long answer(uint64_t control, uint32_t operation)
 {
@@ -227,6 +278,13 @@ static _Noreturn void serve(void)
         if (control < 0) {
             printf("fs: receive failed: %s\n", error_text(control));
             exit(1);
+        }
+        if (__builtin_expect(server.instance.index != 0, 0)) {
+            long next = replica_passes_on(control);
+            if (next != SERVED_HERE) {
+                control = next;
+                continue;
+            }
         }
         struct ica_control *page = ica_control_of((uint64_t)control);
         uint32_t operation = page->operation;
@@ -253,7 +311,10 @@ static _Noreturn void serve(void)
     }
 }
 
-int main(void)
+/* The owner (instance 0, or FS alone): its kept state found (a restart),
+ * mounted, registered; with replicas it publishes its operation log and
+ * its handles before it takes a request. */
+static long start_owner(void)
 {
     bool restored = false;
     server.kept = fs_kept_state_open(&restored);
@@ -269,7 +330,34 @@ int main(void)
     fs_open_files_attach(&server, table, restored && server.kept != NULL);
     if (restored && server.kept != NULL)
         printf("fs: %u open files kept across the restart\n", table->in_use);
-    long error = server_register(SERVER_NAME_FS);
+    long error = server_register_instance(SERVER_NAME_FS, 0);
+    if (error == 0 && server.instance.count > 1)
+        fs_publisher_start(&server); /* without it the replicas forward everything */
+    return error;
+}
+
+/* A replica (instance > 0): nothing of its own to keep (its clients'
+ * handles are the owner's); registered first (the owner's region is
+ * mapped for a registered instance), then it waits for the owner's log
+ * and mounts. */
+static long start_replica(void)
+{
+    read_end_options(false);
+    long error = server_register_instance(SERVER_NAME_FS, server.instance.index);
+    if (error != 0)
+        return error;
+    error = fs_replica_start(&server);
+    if (error != 0)
+        printf("fs: replica %u cannot serve by itself (%s): every request goes to the owner\n",
+               server.instance.index, error_text(error));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (server_instance_parse(argc, argv, &server.instance) != 0)
+        return 2;
+    long error = server.instance.index == 0 ? start_owner() : start_replica();
     if (error != 0) {
         printf("fs: cannot register: %s\n", error_text(error));
         return 1;

@@ -9,6 +9,14 @@
 
 _Static_assert(OPEN_FILES_MAX <= (1u << OPEN_FILE_SLOT_BITS), "slot numbers fit a handle");
 
+void (*open_files_slot_changed)(const struct open_files *table, uint32_t slot);
+
+static void tell(const struct open_files *table, const struct open_file *file)
+{
+    if (open_files_slot_changed != NULL)
+        open_files_slot_changed(table, (uint32_t)(file - table->slots));
+}
+
 void open_files_init(struct open_files *table)
 {
     memset(table, 0, sizeof *table);
@@ -59,6 +67,7 @@ long open_files_add(struct open_files *table, uint32_t owner, uint32_t account, 
         file->flags = flags;
         table->in_use++;
         *handle = (uint64_t)file->generation << OPEN_FILE_SLOT_BITS | i;
+        tell(table, file);
         return 0;
     }
     return -E_BUSY;
@@ -74,6 +83,7 @@ bool open_files_close(struct open_files *table, struct open_file *file)
     file->flags = 0;
     file->generation = file->generation == UINT32_MAX ? 1 : file->generation + 1;
     table->in_use--;
+    tell(table, file);
     return unlinked && open_files_count_inode(table, inode) == 0;
 }
 
@@ -93,6 +103,7 @@ uint32_t open_files_mark_inode(struct open_files *table, uint32_t inode, uint32_
         if (file->owner != 0 && file->inode == inode) {
             file->flags |= flag;
             count++;
+            tell(table, file);
         }
     }
     return count;
@@ -103,8 +114,10 @@ uint32_t open_files_detach_directory(struct open_files *table, uint32_t inode)
     uint32_t count = open_files_mark_inode(table, inode, OPEN_FILE_REMOVED);
     for (uint32_t i = 0; i < OPEN_FILES_MAX && count > 0; i++) {
         struct open_file *file = &table->slots[i];
-        if (file->owner != 0 && file->inode == inode)
+        if (file->owner != 0 && file->inode == inode) {
             file->inode = 0;
+            tell(table, file);
+        }
     }
     return count;
 }

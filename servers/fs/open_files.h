@@ -42,6 +42,11 @@ struct open_files {
 
 void open_files_init(struct open_files *table);
 
+/* Told of every slot a change of any table touched, after the change (FS's
+ * owner mirrors its table for its replicas, open_files_mirror.h); NULL:
+ * nobody is told. */
+extern void (*open_files_slot_changed)(const struct open_files *table, uint32_t slot);
+
 /* Whether `owner` of `account` may open one more handle: 0, or -E_BUSY
  * (the process's share or the table is full: for accounts but init's, the
  * table less its reserve), or -E_QUOTA (the account's share is full). */

@@ -68,6 +68,8 @@ static inline long patch_in_place(struct fs_server *server, struct ica_control *
     if (block_client_shards.count > 1)
         server->forward_shard = block_client_shard_of(block);
     block_client_note_patch(block, within, page->payload, length);
+    if (server->publisher != NULL)
+        fs_publish_patch(server, block); /* before the patch can be answered */
     owe_times(server, inode);
     return FS_FORWARDED;
 }

@@ -373,13 +373,16 @@ static void test_error_bad_values(void **state)
 {
     (void)state;
     struct result result;
-    parse_text("fs -1\nblk one\napp 0,,1\napp2 0\n", 4, &result);
+    /* dk and pager: servers of one instance (FS and BLK may have several). */
+    parse_text("dk -1\npager one\napp 0,,1\napp2 0\n", 4, &result);
     assert_int_equal(result.error_count, 4);
     assert_error(&result, 0, 1, "bad value '-1' (expected a core number or other-socket)");
-    assert_error(&result, 1, 2, /* BLK may have instances (its shards): a list is a value */
-                 "bad value 'one' (expected a core, a list like 1,5,9, per-core or other-socket)");
+    assert_error(&result, 1, 2, "bad value 'one' (expected a core number or other-socket)");
     assert_error(&result, 2, 3, "bad value '0,,1' for app (a core, a list like 0,2,3, or spread)");
     assert_error(&result, 3, 4, "unknown key 'app2'");
+    parse_text("blk one\n", 4, &result); /* BLK may have instances (its shards) */
+    assert_error(&result, 0, 1,
+                 "bad value 'one' (expected a core, a list like 1,5,9, per-core or other-socket)");
     parse_text("app 1,2,1\n", 4, &result);
     assert_error(&result, 0, 1, "core 1 listed twice for app");
     parse_text("app 0,\n", 4, &result);

@@ -33,6 +33,12 @@
 #define ICA_OR_RESULT 8u     /* receive: also take a result (see arrival) */
 #define ICA_TIMEOUT 16u /* receive: -E_NOT_FOUND after the milliseconds given (timed_receive) */
 #define ICA_OR_IRQ 32u  /* receive: -E_INTERRUPTED when the caller's device interrupt is first */
+/* forward: the request keeps the stamp of the one who sent it to the
+ * forwarder (rights, uid, gid, quota account): allowed only from one
+ * instance of a server name to another of the same name (else
+ * -E_PERMISSION), which act as one server (an FS replica's forward of a
+ * change to the owner, docs/design.md "Server instances"). */
+#define ICA_KEEP_SENDER 64u
 
 #define ICA_ARRIVED_AS_REQUEST 1u
 #define ICA_ARRIVED_AS_RESULT 2u

@@ -157,6 +157,9 @@ static const struct role roles[] = {
 
 int helper_main(int argc, char **argv)
 {
+    int published = argc >= 2 ? published_role(argv[0], argv + 1) : -1;
+    if (published >= 0)
+        return published;
     for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
         if (strcmp(argv[0], roles[i].name) == 0 && argc - 1 >= roles[i].arguments)
             return roles[i].run(argv + 1);

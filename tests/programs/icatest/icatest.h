@@ -37,3 +37,6 @@ int helper_main(int argc, char **argv);
 int lend_main(int argc, char **argv);
 int route_main(int argc, char **argv);
 int lend_write_role(char **argv);
+int published_main(int argc, char **argv);
+/* The published region's helper roles; -1 for a role that is not one. */
+int published_role(const char *role, char **argv);

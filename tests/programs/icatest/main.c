@@ -8,7 +8,7 @@
 static int usage(void)
 {
     printf("usage: icatest stress CLIENTS REQUESTS CORES | icatest bad | icatest lend | "
-           "icatest route\n");
+           "icatest route | icatest published\n");
     return 2;
 }
 
@@ -28,6 +28,8 @@ int main(int argc, char **argv)
         return lend_main(argc - 2, argv + 2);
     if (strcmp(argv[1], "route") == 0)
         return route_main(argc - 2, argv + 2);
+    if (strcmp(argv[1], "published") == 0)
+        return published_main(argc - 2, argv + 2);
     int code = helper_main(argc - 1, argv + 1);
     return code == 2 ? usage() : code;
 }

@@ -1,0 +1,135 @@
+/* fs_publisher.c: the FS owner's operation log (operation_log.h) in its
+ * published region: the device the ext2 library writes through is wrapped,
+ * so that each block written is published (its image while the journal's
+ * running transaction holds it, its record always) before the request that
+ * wrote it is answered; a BLK_PATCH is published before it is forwarded. */
+#include "fs_published.h"
+#include "fs_server.h"
+#include "journal.h"
+#include "open_files_mirror.h"
+#include <formica/errors.h>
+#include <formica/protocol/fs.h>
+#include <formica/published_region.h>
+#include <formica/user.h>
+#include <stdio.h>
+
+static struct operation_log_writer writer;
+static struct open_files *mirror;            /* the open-file table's copy in the region */
+static struct ext2_device publishing_device; /* what the library writes through */
+static struct ext2_device *inner;            /* the journal's device, or BLK's on ext2 */
+
+static bool journal_holds_block(void *context, uint32_t block)
+{
+    const struct fs_server *server = context;
+    return server->journal != NULL && journal_holds(server->journal, block);
+}
+
+static struct fs_server *publishing_server;
+
+/* Publishes a block written. Every image slot held by the running
+ * transaction (more blocks than a transaction holds: it does not happen)
+ * would leave a block BLK does not have without an image: the transaction
+ * commits first (its blocks go home), then the block is published again. */
+static void publish(uint32_t block, enum operation_kind kind, const void *bytes)
+{
+    int error = operation_log_publish(&writer, block, kind, bytes);
+    if (error == 0)
+        return;
+    struct journal *journal = publishing_server->journal;
+    int committed = journal != NULL ? journal_commit(journal) : error;
+    if (committed == 0)
+        error = operation_log_publish(&writer, block, kind, bytes);
+    if (error != 0)
+        printf("fs: block %u published without its image: %s\n", block, error_text(error));
+}
+
+static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
+{
+    (void)context;
+    return inner->read_bytes(inner->context, block, offset, buffer, length);
+}
+
+static int write_block(void *context, uint64_t block, const void *buffer)
+{
+    (void)context;
+    int status = inner->write_block(inner->context, block, buffer);
+    if (status == 0)
+        publish((uint32_t)block, OPERATION_METADATA, buffer);
+    return status;
+}
+
+static int write_data(void *context, uint64_t block, const void *buffer)
+{
+    (void)context;
+    int status = inner->write_data != NULL ? inner->write_data(inner->context, block, buffer)
+                                           : inner->write_block(inner->context, block, buffer);
+    if (status == 0)
+        publish((uint32_t)block, OPERATION_DATA, buffer);
+    return status;
+}
+
+static void forget(void *context, uint64_t block)
+{
+    (void)context;
+    if (inner->forget != NULL)
+        inner->forget(inner->context, block);
+}
+
+static bool may_allocate(void *context, uint64_t block)
+{
+    (void)context;
+    return inner->may_allocate == NULL || inner->may_allocate(inner->context, block);
+}
+
+/* A slot of the owner's open-file table changed: copied before the answer. */
+static void mirror_slot(const struct open_files *table, uint32_t slot)
+{
+    open_files_mirror_slot(mirror, table, slot);
+}
+
+/* The library's device becomes publishing_device, over the one it had. */
+static void wrap_device(struct fs_server *server)
+{
+    inner = server->fs.device;
+    publishing_device = (struct ext2_device){
+        .context = &publishing_device,
+        .block_size = inner->block_size,
+        .read_bytes = read_bytes,
+        .write_block = write_block,
+        .write_data = write_data,
+        .forget = forget,
+        .may_allocate = may_allocate,
+        .report_problem = inner->report_problem,
+        .report_context = inner->report_context,
+    };
+    server->fs.device = &publishing_device;
+}
+
+long fs_publisher_start(struct fs_server *server)
+{
+    long address = system_call_published_region(SERVER_NAME_FS, FS_PUBLISHED_BYTES);
+    if (address < 0) {
+        printf("fs: no published region (%s): the replicas forward every request\n",
+               error_text(address));
+        return address;
+    }
+    publishing_server = server;
+    struct fs_published *published = (struct fs_published *)address;
+    struct operation_log *log = &published->log;
+    mirror = &published->handles;
+    open_files_mirror_all(mirror, server->open_files);
+    open_files_slot_changed = mirror_slot;
+    operation_log_writer_start(&writer, log, server->fs.block_size, journal_holds_block, server);
+    if (server->mounted)
+        wrap_device(server);
+    server->publisher = &writer;
+    printf("fs: owner of %u instances: operation log published (owner start %lu)\n",
+           server->instance.count, (unsigned long)log->owner_starts);
+    return 0;
+}
+
+void fs_publish_patch(struct fs_server *server, uint32_t block)
+{
+    (void)server;
+    publish(block, OPERATION_DATA, NULL);
+}

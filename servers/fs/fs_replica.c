@@ -1,0 +1,201 @@
+/* fs_replica.c: an FS replica (instance i > 0, docs/storage.md "FS
+ * replicas"): it mounts the disk read-only, reads metadata through the
+ * owner's operation log (images first, then BLK), drops what it cached
+ * from each block the log says changed, and serves FS_READ, FS_READBLOCK,
+ * FS_STAT and FS_READDIR on the owner's handles (the mirror of its table);
+ * every other request goes to the owner (fs_replica_route; the serve loop
+ * forwards). */
+#include "block_client.h"
+#include "block_map_cache.h"
+#include "fs_published.h"
+#include "fs_server.h"
+#include "open_files_mirror.h"
+#include <formica/errors.h>
+#include <formica/protocol/fs.h>
+#include <formica/published_region.h>
+#include <formica/refusal_log.h>
+#include <formica/storage.h>
+#include <formica/user.h>
+#include <stdio.h>
+
+#define OWNER_WAIT_MS 120000 /* for the owner's log, as long as for a server's start */
+
+static struct operation_log_reader reader;
+static struct ext2_device replica_device; /* what the library reads through */
+static struct ext2_device *blk_device;    /* BLK's, with its recent copies */
+/* The owner's handles as this replica last copied them (the slot a request
+ * names is copied again before the request: fs_replica_route), and the
+ * owner's table in the published region they are copied from. */
+static struct open_files handles;
+static const struct open_files *owner_handles;
+
+/* A block the owner changed: its recent copy goes, and when it held
+ * metadata, every remembered block map (it may have moved a block). */
+static void forget_block(void *context, uint32_t block, enum operation_kind kind)
+{
+    (void)context;
+    uint64_t byte = (uint64_t)block * reader.block_size;
+    block_client_forget(byte / STORAGE_BLOCK_BYTES);
+    if (kind != OPERATION_DATA)
+        block_map_cache_clear();
+}
+
+static void forget_everything(void *context)
+{
+    (void)context;
+    block_client_forget_all();
+    block_map_cache_clear();
+}
+
+static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
+{
+    (void)context;
+    if (operation_log_read(&reader, (uint32_t)block, offset, buffer, length))
+        return 0;
+    return blk_device->read_bytes(blk_device->context, block, offset, buffer, length);
+}
+
+/* A file's contents: never from a recent copy, which a BLK_PATCH forwarded
+ * by the owner would not reach. */
+static int read_data(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
+{
+    (void)context;
+    if (operation_log_read(&reader, (uint32_t)block, offset, buffer, length))
+        return 0;
+    return block_client_read_uncached(blk_device, block, offset, buffer, length);
+}
+
+static int refuse_write(void *context, uint64_t block, const void *buffer)
+{
+    (void)context, (void)buffer;
+    printf("fs: a replica was asked to write block %lu: refused\n", (unsigned long)block);
+    return -E_READ_ONLY;
+}
+
+/* Maps the owner's published region and waits until an owner has taken it. */
+static const struct fs_published *open_published(const struct fs_server *server)
+{
+    long address = system_call_published_region(SERVER_NAME_FS, FS_PUBLISHED_BYTES);
+    if (address < 0) {
+        printf("fs: replica %u: no published region (%s): every request goes to the owner\n",
+               server->instance.index, error_text(address));
+        return NULL;
+    }
+    const struct fs_published *published = (const struct fs_published *)address;
+    for (uint64_t waited = 0; !operation_log_ready(&published->log); waited += 10) {
+        if (waited >= OWNER_WAIT_MS) {
+            printf("fs: the owner never published its log: every request goes to it\n");
+            return NULL;
+        }
+        sleep_ms(10);
+    }
+    return published;
+}
+
+static void install_device(struct fs_server *server)
+{
+    blk_device = &server->device;
+    replica_device = (struct ext2_device){
+        .context = &replica_device,
+        .block_size = server->fs.block_size,
+        .read_bytes = read_bytes,
+        .read_data = read_data,
+        .write_block = refuse_write,
+        .write_data = refuse_write,
+        .report_problem = blk_device->report_problem,
+        .report_context = blk_device->report_context,
+    };
+    server->fs.device = &replica_device;
+}
+
+long fs_replica_start(struct fs_server *server)
+{
+    server->owner_pid = server_wait_for_instance(SERVER_NAME_FS, 0, OWNER_WAIT_MS);
+    const struct fs_published *published = open_published(server);
+    long error = block_client_open(&server->device);
+    if (error == 0)
+        error = ext2_mount(&server->fs, &server->device);
+    if (error != 0 || published == NULL) {
+        server->mounted = false;
+        return error != 0 ? error : -E_NOT_FOUND;
+    }
+    server->fs.read_only = true;
+    server->fs.read_only_reason = "a replica: changes go to the owner";
+    install_device(server);
+    operation_log_reader_init(&reader, &published->log, server->fs.block_size, forget_block,
+                              forget_everything, NULL);
+    operation_log_catch_up(&reader);
+    /* A replica opens and closes nothing (the owner does): it copies. */
+    owner_handles = &published->handles;
+    open_files_init(&handles);
+    server->open_files = &handles;
+    server->replica = &reader;
+    server->mounted = true;
+    printf("fs: replica %u of %u: mounted read-only, %u-byte blocks; changes go to the owner "
+           "(pid %ld)\n",
+           server->instance.index, server->instance.count, server->fs.block_size,
+           server->owner_pid);
+    return 0;
+}
+
+bool fs_replica_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (operation_log_holds(server->replica, blocks[i]))
+            return true;
+    return false;
+}
+
+/* The handle a request the replica serves names, if any. */
+static bool handle_of(const struct ica_control *page, uint64_t *handle)
+{
+    struct ica_control *request = (struct ica_control *)page; /* the accessors take it so */
+    switch (page->operation) {
+    case FS_READ:
+        *handle = fs_read_of(request)->handle;
+        return true;
+    case FS_READBLOCK:
+        *handle = fs_readblock_of(request)->handle;
+        return true;
+    case FS_READDIR:
+        *handle = fs_readdir_of(request)->handle;
+        return true;
+    case FS_STAT:
+        *handle = fs_stat_of(request)->handle;
+        return page->payload[0] == '\0';
+    }
+    return false;
+}
+
+/* The owner's slot `handle` names, copied whole into the replica's table
+ * (or found not to be `origin`'s: the copy then names nobody). */
+static void copy_handle(uint32_t origin, uint64_t handle)
+{
+    uint64_t slot = handle & ((1u << OPEN_FILE_SLOT_BITS) - 1);
+    if (slot >= OPEN_FILES_MAX)
+        return; /* names no slot: refused by the handler's look-up */
+    struct open_file whole;
+    if (open_files_mirror_find(owner_handles, origin, handle, &whole))
+        handles.slots[slot] = whole;
+    else
+        handles.slots[slot].owner = 0;
+    handles.in_use = owner_handles->in_use;
+}
+
+enum fs_route fs_replica_route(struct fs_server *server, const struct ica_control *page)
+{
+    if (server->replica == NULL)
+        return FS_ROUTE_FORWARD; /* no log: nothing here can be trusted to be current */
+    switch (page->operation) {
+    case FS_READ:
+    case FS_READBLOCK:
+    case FS_STAT:
+    case FS_READDIR: {
+        uint64_t handle;
+        if (handle_of(page, &handle))
+            copy_handle(page->origin, handle);
+        return FS_ROUTE_SERVE;
+    }
+    }
+    return FS_ROUTE_FORWARD;
+}

@@ -1,0 +1,126 @@
+/* operation_log.h: the FS owner's operation log in its published region
+ * (docs/storage.md, "FS replicas"): a ring of (sequence, block) records,
+ * "this block changed", and images of the blocks the owner's running ext3
+ * transaction holds (not yet in BLK), each guarded by a sequence lock. The
+ * owner writes (operation_log_writer), replicas read
+ * (operation_log_reader). Freestanding, host-tested. */
+#pragma once
+#include "journal.h"
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define OPERATION_LOG_MAGIC 0x31474f4c53504f46ull /* "FOPSLOG1" */
+#define OPERATION_LOG_RECORDS 4096u               /* a power of two */
+/* Images: more than a transaction holds (JOURNAL_TRANSACTION_BLOCKS), so a
+ * free one is always found among the blocks already home. */
+#define OPERATION_LOG_IMAGES 768u
+#define OPERATION_LOG_IMAGE_BYTES EXT2_MAX_BLOCK_SIZE
+#define OPERATION_LOG_NO_IMAGE UINT32_MAX
+#define OPERATION_LOG_INDEX_CAPACITY 2048u /* block -> image sets: a power of two, 3/4 > images */
+
+/* What a record says about its block. */
+enum operation_kind {
+    OPERATION_METADATA = 1, /* a metadata block (inode, directory, map, bitmap) changed */
+    OPERATION_DATA = 2,     /* a file's contents changed (in place, or logged) */
+    OPERATION_RESET = 3,    /* a new owner: every cached block may be stale */
+};
+
+struct operation_record {
+    _Atomic uint64_t sequence; /* 0 while being written */
+    _Atomic uint32_t block;
+    _Atomic uint32_t image; /* the image slot holding it, or OPERATION_LOG_NO_IMAGE */
+    _Atomic uint32_t kind;  /* enum operation_kind */
+    uint32_t reserved;
+};
+
+struct operation_image {
+    _Atomic uint64_t version;        /* odd while the owner rewrites it */
+    _Atomic uint32_t block_plus_one; /* 0: empty */
+    uint32_t reserved[13];           /* the bytes start on a cache line */
+    uint8_t bytes[OPERATION_LOG_IMAGE_BYTES];
+};
+
+struct operation_log {
+    uint64_t magic;
+    _Atomic uint64_t tail; /* the next record's sequence; records below are published */
+    uint64_t owner_starts; /* owners that took the log: 1 after the first */
+    uint8_t reserved[40];
+    struct operation_record records[OPERATION_LOG_RECORDS];
+    struct operation_image images[OPERATION_LOG_IMAGES];
+};
+
+/* The owner's side: which image slot holds which block. */
+struct operation_log_writer {
+    struct operation_log *log;
+    uint32_t block_size;
+    uint32_t hand; /* where the search for a free image starts */
+    /* Whether a block's newest contents are still not in BLK (the journal's
+     * running transaction holds it): its image must stay. */
+    bool (*held)(void *context, uint32_t block);
+    void *held_context;
+    struct block_set index; /* block -> image slot */
+    uint32_t index_keys[OPERATION_LOG_INDEX_CAPACITY];
+    uint32_t index_values[OPERATION_LOG_INDEX_CAPACITY];
+    uint32_t slot_block[OPERATION_LOG_IMAGES]; /* UINT32_MAX: empty */
+};
+
+/* Takes the log for a new owner: an unknown one (a fresh region) is
+ * initialised, a known one (the previous owner's, kept by a replica)
+ * continues its sequence; every image is emptied (the new owner's mount put
+ * everything in BLK) and a RESET record tells the replicas. */
+void operation_log_writer_start(struct operation_log_writer *writer, struct operation_log *log,
+                                uint32_t block_size, bool (*held)(void *context, uint32_t block),
+                                void *held_context);
+/* Block `block` was written with `bytes` (NULL: changed in BLK by someone
+ * else, a BLK_PATCH): its image is rewritten while held() says BLK does
+ * not have it yet, else dropped; then its record is published (a release
+ * store of the tail). 0, or -E_NO_SPACE when no image is free (logged by
+ * the caller; then the record says the block changed without an image). */
+int operation_log_publish(struct operation_log_writer *writer, uint32_t block,
+                          enum operation_kind kind, const void *bytes);
+
+/* A replica's side: the records applied and its own index of the images. */
+struct operation_log_reader {
+    const struct operation_log *log;
+    uint32_t block_size;
+    uint64_t applied; /* the next record to apply */
+    /* Told of each changed block (what the replica caches from it goes),
+     * and of everything (a new owner, or the replica fell a ring behind). */
+    void (*forget_block)(void *context, uint32_t block, enum operation_kind kind);
+    void (*forget_everything)(void *context);
+    void *context;
+    struct block_set index; /* block -> image slot */
+    uint32_t index_keys[OPERATION_LOG_INDEX_CAPACITY];
+    uint32_t index_values[OPERATION_LOG_INDEX_CAPACITY];
+    uint32_t slot_block[OPERATION_LOG_IMAGES];
+    uint64_t rebuilds; /* times it started over from the images */
+};
+
+/* Prepares a reader; the first catch-up starts it over (every image read). */
+void operation_log_reader_init(struct operation_log_reader *reader, const struct operation_log *log,
+                               uint32_t block_size,
+                               void (*forget_block)(void *, uint32_t, enum operation_kind),
+                               void (*forget_everything)(void *), void *context);
+/* True once an owner has taken the log (a replica waits for it). */
+bool operation_log_ready(const struct operation_log *log);
+/* operation_log_catch_up when there are records to apply (apart). */
+void operation_log_apply(struct operation_log_reader *reader, uint64_t tail);
+/* Applies what the owner published since the last call. Inline: before
+ * each request, one load when nothing changed. */
+static inline void operation_log_catch_up(struct operation_log_reader *reader)
+{
+    uint64_t tail = atomic_load_explicit(&reader->log->tail, memory_order_acquire);
+    if (tail != reader->applied)
+        operation_log_apply(reader, tail);
+}
+/* True when an image holds the block (its newest contents may not be in BLK). */
+static inline bool operation_log_holds(const struct operation_log_reader *reader, uint32_t block)
+{
+    return reader->index.count != 0 && block_set_contains(&reader->index, block);
+}
+/* Copies `length` bytes at `offset` of block `block` from its image: true,
+ * or false when no image holds it now (then BLK has its newest contents).
+ * Never torn: a copy the owner rewrote meanwhile is taken again. */
+bool operation_log_read(const struct operation_log_reader *reader, uint32_t block, uint32_t offset,
+                        void *buffer, uint32_t length);

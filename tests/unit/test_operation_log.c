@@ -1,0 +1,245 @@
+/* test_operation_log.c: FS's operation log (servers/fs/operation_log.c):
+ * what the owner publishes a replica applies (blocks forgotten, images
+ * read), images free once BLK has their block, a replica a ring behind or
+ * after a new owner starts over, and image reads are never torn while the
+ * owner rewrites the image in another thread. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "operation_log.h"
+#include <formica/errors.h>
+
+#define BLOCK_BYTES 4096u
+
+static struct operation_log *log_region;
+static struct operation_log_writer writer;
+static struct operation_log_reader reader;
+static bool held_blocks[100000]; /* what the "journal" holds */
+static uint32_t forgotten[64], forgotten_count, everything_forgotten;
+
+static bool held(void *context, uint32_t block)
+{
+    (void)context;
+    return held_blocks[block];
+}
+
+static void forget_block(void *context, uint32_t block, enum operation_kind kind)
+{
+    (void)context, (void)kind;
+    if (forgotten_count < 64)
+        forgotten[forgotten_count] = block;
+    forgotten_count++;
+}
+
+static void forget_everything(void *context)
+{
+    (void)context;
+    everything_forgotten++;
+}
+
+static int set_up(void **state)
+{
+    (void)state;
+    log_region = calloc(1, sizeof *log_region);
+    memset(held_blocks, 0, sizeof held_blocks);
+    forgotten_count = everything_forgotten = 0;
+    operation_log_writer_start(&writer, log_region, BLOCK_BYTES, held, NULL);
+    operation_log_reader_init(&reader, log_region, BLOCK_BYTES, forget_block, forget_everything,
+                              NULL);
+    operation_log_catch_up(&reader); /* the first look starts over */
+    forgotten_count = everything_forgotten = 0;
+    return 0;
+}
+
+static int tear_down(void **state)
+{
+    (void)state;
+    free(log_region);
+    return 0;
+}
+
+static void publish_filled(uint32_t block, uint8_t value)
+{
+    uint8_t bytes[BLOCK_BYTES];
+    memset(bytes, value, sizeof bytes);
+    assert_int_equal(operation_log_publish(&writer, block, OPERATION_METADATA, bytes), 0);
+}
+
+static void test_a_fresh_log_is_ready_after_the_owner_starts(void **state)
+{
+    (void)state;
+    assert_true(operation_log_ready(log_region));
+    assert_int_equal(log_region->owner_starts, 1);
+    assert_int_equal(reader.applied, atomic_load(&log_region->tail));
+    struct operation_log *unknown = calloc(1, sizeof *unknown);
+    assert_false(operation_log_ready(unknown));
+    free(unknown);
+}
+
+static void test_a_held_block_is_read_from_its_image(void **state)
+{
+    (void)state;
+    held_blocks[40] = true;
+    publish_filled(40, 0xab);
+    operation_log_catch_up(&reader);
+    assert_int_equal(forgotten_count, 1);
+    assert_int_equal(forgotten[0], 40);
+    assert_true(operation_log_holds(&reader, 40));
+    uint8_t part[16];
+    assert_true(operation_log_read(&reader, 40, 100, part, sizeof part));
+    assert_int_equal(part[0], 0xab);
+    assert_int_equal(part[15], 0xab);
+    assert_false(operation_log_read(&reader, 41, 0, part, sizeof part));
+    assert_false(operation_log_read(&reader, 40, BLOCK_BYTES - 8, part, sizeof part));
+}
+
+static void test_a_block_blk_has_is_only_recorded(void **state)
+{
+    (void)state;
+    held_blocks[7] = true;
+    publish_filled(7, 1);
+    held_blocks[7] = false; /* committed: BLK has it */
+    uint8_t bytes[BLOCK_BYTES] = {2};
+    assert_int_equal(operation_log_publish(&writer, 7, OPERATION_DATA, bytes), 0);
+    operation_log_catch_up(&reader);
+    assert_int_equal(forgotten_count, 2);
+    assert_false(operation_log_holds(&reader, 7));
+    uint8_t part[8];
+    assert_false(operation_log_read(&reader, 7, 0, part, sizeof part));
+}
+
+static void test_a_patch_drops_the_image(void **state)
+{
+    (void)state;
+    held_blocks[9] = true;
+    publish_filled(9, 3);
+    held_blocks[9] = false;
+    assert_int_equal(operation_log_publish(&writer, 9, OPERATION_DATA, NULL), 0);
+    operation_log_catch_up(&reader);
+    assert_false(operation_log_holds(&reader, 9));
+    /* a replica that starts now finds no image of it either */
+    struct operation_log_reader *fresh = calloc(1, sizeof *fresh);
+    operation_log_reader_init(fresh, log_region, BLOCK_BYTES, forget_block, forget_everything,
+                              NULL);
+    operation_log_catch_up(fresh);
+    assert_false(operation_log_holds(fresh, 9));
+    free(fresh);
+}
+
+static void test_images_are_reused_once_blk_has_their_blocks(void **state)
+{
+    (void)state;
+    for (uint32_t block = 1000; block < 1000 + OPERATION_LOG_IMAGES; block++) {
+        held_blocks[block] = true;
+        publish_filled(block, (uint8_t)block);
+    }
+    held_blocks[5000] = true;
+    uint8_t bytes[BLOCK_BYTES] = {0};
+    assert_int_equal(operation_log_publish(&writer, 5000, OPERATION_METADATA, bytes), -E_NO_SPACE);
+    operation_log_catch_up(&reader);
+    assert_false(operation_log_holds(&reader, 5000)); /* recorded: it is forgotten, read from BLK */
+    held_blocks[1000] = false;                        /* committed */
+    publish_filled(5000, 0x55);
+    operation_log_catch_up(&reader);
+    assert_true(operation_log_holds(&reader, 5000));
+    assert_false(operation_log_holds(&reader, 1000));
+    uint8_t part[4];
+    assert_true(operation_log_read(&reader, 5000, 0, part, sizeof part));
+    assert_int_equal(part[0], 0x55);
+    assert_true(operation_log_read(&reader, 1001, 0, part, sizeof part));
+    assert_int_equal(part[0], (uint8_t)1001);
+}
+
+static void test_a_replica_a_ring_behind_starts_over(void **state)
+{
+    (void)state;
+    held_blocks[3] = true;
+    publish_filled(3, 9);
+    for (uint32_t i = 0; i < OPERATION_LOG_RECORDS + 5; i++)
+        assert_int_equal(operation_log_publish(&writer, 10 + i % 50, OPERATION_DATA, NULL), 0);
+    operation_log_catch_up(&reader);
+    assert_int_equal(everything_forgotten, 1);
+    assert_int_equal(reader.rebuilds, 2);
+    assert_true(operation_log_holds(&reader, 3)); /* found again among the images */
+    assert_int_equal(reader.applied, atomic_load(&log_region->tail));
+}
+
+static void test_a_new_owner_resets_every_replica(void **state)
+{
+    (void)state;
+    held_blocks[12] = true;
+    publish_filled(12, 4);
+    operation_log_catch_up(&reader);
+    uint64_t tail = atomic_load(&log_region->tail);
+    operation_log_writer_start(&writer, log_region, BLOCK_BYTES, held, NULL); /* a restart */
+    assert_int_equal(log_region->owner_starts, 2);
+    assert_int_equal(atomic_load(&log_region->tail), tail + 1); /* the sequence goes on */
+    operation_log_catch_up(&reader);
+    assert_int_equal(everything_forgotten, 1);
+    assert_false(operation_log_holds(&reader, 12));
+}
+
+/* The torn-read test: the owner rewrites one image with uniform bytes, a
+ * new value each time, while the replica reads it whole. */
+#define REWRITES 20000
+static _Atomic bool writer_done;
+
+static void *rewrite_image(void *argument)
+{
+    (void)argument;
+    uint8_t bytes[BLOCK_BYTES];
+    for (uint32_t i = 0; i < REWRITES; i++) {
+        memset(bytes, (int)(i & 0xff), sizeof bytes);
+        operation_log_publish(&writer, 77, OPERATION_METADATA, bytes);
+    }
+    atomic_store(&writer_done, true);
+    return NULL;
+}
+
+static void test_image_reads_are_never_torn(void **state)
+{
+    (void)state;
+    held_blocks[77] = true;
+    publish_filled(77, 0);
+    operation_log_catch_up(&reader);
+    atomic_store(&writer_done, false);
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, rewrite_image, NULL), 0);
+    static uint8_t copy[BLOCK_BYTES];
+    uint32_t torn = 0, reads = 0;
+    while (!atomic_load(&writer_done)) {
+        assert_true(operation_log_read(&reader, 77, 0, copy, sizeof copy));
+        for (uint32_t i = 1; i < BLOCK_BYTES; i++)
+            torn += copy[i] != copy[0];
+        reads++;
+    }
+    pthread_join(thread, NULL);
+    assert_int_equal(torn, 0);
+    assert_true(reads > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_a_fresh_log_is_ready_after_the_owner_starts, set_up,
+                                        tear_down),
+        cmocka_unit_test_setup_teardown(test_a_held_block_is_read_from_its_image, set_up,
+                                        tear_down),
+        cmocka_unit_test_setup_teardown(test_a_block_blk_has_is_only_recorded, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_a_patch_drops_the_image, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_images_are_reused_once_blk_has_their_blocks, set_up,
+                                        tear_down),
+        cmocka_unit_test_setup_teardown(test_a_replica_a_ring_behind_starts_over, set_up,
+                                        tear_down),
+        cmocka_unit_test_setup_teardown(test_a_new_owner_resets_every_replica, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_image_reads_are_never_torn, set_up, tear_down),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

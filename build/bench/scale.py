@@ -45,6 +45,8 @@ def parse_arguments():
     parser.add_argument("--procs", help="comma-separated process counts (default 1,2,4,... up to "
                         "max(16, host cores))")
     parser.add_argument("--refs", type=int, default=4000, help="references per process (default 4000)")
+    parser.add_argument("--size", help="Bonnie's file size (-s; default: 256 KiB per vCPU, at least 4M, "
+                        "so the file spans a 64-block stripe of every BLK shard)")
     parser.add_argument("--runs", type=int, default=3, help="boots per configuration (median; default 3)")
     parser.add_argument("--modes", default="readblock,readbyte")
     parser.add_argument("--smp", type=int, default=max(host_cores, 2),
@@ -67,6 +69,7 @@ def parse_arguments():
             arguments.procs.append(count)
             count *= 2
     arguments.modes = arguments.modes.split(",")
+    arguments.size = arguments.size or f"{max(4096, 256 * arguments.smp)}K"
     arguments.out = Path(arguments.out)
     arguments.host_cores = host_cores
     return arguments
@@ -121,8 +124,14 @@ def instance_counts(results):
     return results
 
 
+def bonnie_commands(arguments, repeats=1):
+    """Bonnie's command lines of one boot: every mode and process count, the same file size."""
+    return [evaluate.bonnie_arguments(p, m, arguments.refs) + ["-s", arguments.size]
+            for _ in range(repeats) for m in arguments.modes for p in arguments.procs]
+
+
 def formica_records(arguments, config, placement, smp, run):
-    commands = [evaluate.bonnie_arguments(p, m, arguments.refs) for m in arguments.modes for p in arguments.procs]
+    commands = bonnie_commands(arguments)
     log = arguments.out / "logs" / f"scale-formica-{config.strip('#')}-smp{smp}-run{run}.log"
     results = evaluate.formica_boot(arguments, placement, str(smp), commands, False, arguments.accel, log, None,
                                     between=COUNT_INSTANCES)
@@ -135,8 +144,7 @@ def formica_records(arguments, config, placement, smp, run):
 
 
 def linux_records(arguments, smp):
-    commands = [evaluate.bonnie_arguments(p, m, arguments.refs)
-                for _ in range(arguments.runs) for m in arguments.modes for p in arguments.procs]
+    commands = bonnie_commands(arguments, arguments.runs)
     log = arguments.out / "logs" / f"scale-linux-smp{smp}.log"
     results = evaluate.linux_boot(arguments, commands, smp, arguments.accel, False, log, None)
     return evaluate.collect(results, {"system": "linux", "config": "linux", "smp": smp})
@@ -260,7 +268,8 @@ def render(rows, arguments, machine, seconds):
              f"Command: `{' '.join(sys.argv)}` ({seconds / 60:.1f} min). Machine: {machine['cpu']}, "
              f"{machine['host_cores']} host cores, {machine['qemu']}, {arguments.accel}, guest 256 MiB; Linux "
              f"{machine['linux_guest']}; commit {machine['commit']}. {arguments.refs} references per "
-             f"process, medians of {arguments.runs} boots.", "",
+             f"process on a {arguments.size} file (it spans a stripe of every BLK shard), medians of "
+             f"{arguments.runs} boots.", "",
              "Throughput is references per second of all processes; scaling is throughput with N "
              "processes over throughput with 1; speed-up is the time of N processes on 1 vCPU over "
              "their time on all vCPUs (Linux's beside Formica's).", ""]

@@ -10,6 +10,7 @@
  * (ica_syscalls.c). */
 #include "ica_fastpath.h"
 #include "atomic.h"
+#include "ica_across.h"
 #include "cpu.h"
 #include "ica_handover.h"
 #include "ica_syscalls.h"
@@ -337,7 +338,8 @@ static bool fast_request(struct trap_frame *frame)
     struct ica_request_arguments call;
     if (!ica_request_arguments_of(frame, &call) || call.flags != ICA_SYNC)
         return false;
-    if (!fast_call(call.server, call.control))
+    if (!fast_call(call.server, call.control) &&
+        !ica_across_send(call.server, call.control, 0, false))
         return request_generally(frame);
     frame->rax = (uint64_t)ica_collect_result(call.control, ICA_SYNC);
     return true;
@@ -351,7 +353,10 @@ fast_forward_then_receive(struct trap_frame *frame)
     if (!ica_forward_receive_arguments_of(frame, &call))
         return false;
     uint64_t wake_tick = ica_receive_wake_tick(call.flags, call.timeout_ms);
-    if (!fast_forward_receive(call.server, call.control, call.forward_flags, call.flags, wake_tick))
+    if (!fast_forward_receive(call.server, call.control, call.forward_flags, call.flags,
+                              wake_tick) &&
+        ((call.forward_flags & ~ICA_RETURN_VIA_ME) != 0 ||
+         !ica_across_send(call.server, call.control, call.forward_flags, true)))
         return forward_receive_generally(frame);
     frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick);
     return true;
@@ -364,7 +369,7 @@ static bool fast_return_then_receive(struct trap_frame *frame)
     if (!ica_return_receive_arguments_of(frame, &call))
         return false;
     uint64_t wake_tick = ica_receive_wake_tick(call.flags, call.timeout_ms);
-    if (!fast_return_receive(call.id, call.flags, wake_tick))
+    if (!fast_return_receive(call.id, call.flags, wake_tick) && !ica_across_return(call.id))
         return return_receive_generally(frame);
     frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick);
     return true;

@@ -23,8 +23,7 @@
 static inline struct process *living_elsewhere(uint32_t pid)
 {
     struct process *process = process_find(pid);
-    if (process == NULL || process->core == this_cpu()->index ||
-        process->state == PROCESS_ZOMBIE)
+    if (process == NULL || process->core == this_cpu()->index || process->state == PROCESS_ZOMBIE)
         return NULL;
     return process;
 }
@@ -105,6 +104,7 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
         ica_route_push(control, sender->pid);
     depart(sender, control, &with, entry, server_pid, ICA_AS_REQUEST);
     ring_push_u64(ring, id); /* not crowded: room for it */
+    server_note_push(server, lane, core);
     if (lane)
         atomic_add(&server->lane_pushed, 1); /* seen before `pushed` */
     atomic_add(&server->pushed, 1);          /* a locked add: a full barrier */

@@ -61,7 +61,8 @@ static inline bool count_as_idle(struct cpu *cpu, uint64_t start, bool came)
 
 /* The poll's turns; false when the bound passed or the core has something
  * else to run. */
-static bool poll_turns(struct cpu *cpu, const struct poll_watch *watch)
+static inline __attribute__((always_inline)) bool poll_turns(struct cpu *cpu,
+                                                             const struct poll_watch *watch)
 {
     struct process *process = cpu->current;
     uint64_t start = rdtsc();
@@ -87,7 +88,8 @@ static bool poll_turns(struct cpu *cpu, const struct poll_watch *watch)
  * no IPI, so the messages that came meanwhile are served before the caller
  * goes on, and a process they made ready that outranks the caller runs
  * first (as that IPI would have had it). */
-static bool poll_until(struct cpu *cpu, const struct poll_watch *watch)
+static inline __attribute__((always_inline)) bool poll_until(struct cpu *cpu,
+                                                             const struct poll_watch *watch)
 {
     atomic_store_fenced(&cpu->polling, 1);
     bool came = poll_turns(cpu, watch);

@@ -340,6 +340,7 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
         memory_fence();
     } else {
         ring_push_u64(ring, id);
+        server_note_push(server, lane, this_cpu()->index);
         if (lane)
             atomic_add(&server->lane_pushed, 1); /* seen before `pushed` */
         atomic_add(&server->pushed, 1);          /* before the wake: a full barrier */
@@ -505,40 +506,105 @@ static uint64_t take_from_lanes(struct server_entry *server, uint32_t cores)
     return NO_ICA;
 }
 
+/* The oldest request of the client rings (round robin over the cores), or NO_ICA. */
+static uint64_t take_from_rings(struct server_entry *server, uint32_t cores)
+{
+    uint32_t core = server->next_core < cores ? server->next_core : 0;
+    for (uint32_t step = 0; step < cores; step++, core = core + 1 == cores ? 0 : core + 1) {
+        struct ring *ring = server_ring(server, core);
+        if (ring_consumer_sees_empty(ring))
+            continue;
+        uint64_t id = take_request(server, ring, core);
+        if (id != NO_ICA) {
+            server->next_core = core + 1 == cores ? 0 : core + 1;
+            return id;
+        }
+    }
+    return NO_ICA;
+}
+
+/* With one request pending, the ring its sender noted (server_note_push),
+ * if that request is there: no look at the other rings. NO_ICA otherwise
+ * (another sender's note came between: the caller looks at every ring). A
+ * lane's request still goes first: the note is followed only when it names
+ * a lane exactly when a lane request is pending. */
+static inline uint64_t take_the_one_pending(struct server_entry *server, uint32_t cores)
+{
+    uint32_t index = __atomic_load_n(&server->last_pushed_ring, __ATOMIC_RELAXED);
+    bool lane = index >= cores;
+    uint32_t core = lane ? index - cores : index;
+    if (core >= cores || lane != server_has_lane_requests(server))
+        return NO_ICA;
+    struct ring *ring = server_ring(server, index);
+    if (ring_consumer_sees_empty(ring))
+        return NO_ICA;
+    uint64_t taken_before = server->taken;
+    uint64_t id = take_request(server, ring, core);
+    uint32_t next = core + 1 == cores ? 0 : core + 1;
+    if (lane) {
+        server->lane_taken += server->taken - taken_before;
+        server->next_lane = next;
+    } else {
+        server->next_core = next;
+    }
+    return id;
+}
+
+/* The next request for the caller: the one handed to it directly, then the
+ * lanes', then the rings'; NO_ICA when none. Nothing pushed and nothing
+ * handed over is two loads. */
+static inline uint64_t take_next_request(struct server_entry *server)
+{
+    if (me()->direct_request != 0) {
+        uint64_t direct = take_direct_request();
+        if (direct != NO_ICA)
+            return direct;
+    }
+    uint64_t pending = atomic_load_acquire(&server->pushed) - server->taken;
+    if (pending == 0)
+        return NO_ICA;
+    uint32_t cores = kernel_shared->core_count;
+    if (pending == 1) {
+        uint64_t only = take_the_one_pending(server, cores);
+        if (only != NO_ICA)
+            return only;
+    }
+    if (server_has_lane_requests(server)) {
+        uint64_t from_lane = take_from_lanes(server, cores);
+        if (from_lane != NO_ICA)
+            return from_lane;
+    }
+    return take_from_rings(server, cores);
+}
+
+/* What ends a receive that found no request, other than a request: a
+ * result (ICA_OR_RESULT), the device interrupt (ICA_OR_IRQ), ICA_NO_WAIT or
+ * the timeout. True with the receive's answer in *answer; false when none
+ * (the receive waits). */
+static bool receive_ends_otherwise(uint32_t flags, uint64_t wake_tick, long *answer)
+{
+    if (flags & ICA_OR_RESULT) {
+        *answer = collect(NO_ICA, false, NOT_PARKED);
+        if (*answer != -E_NOT_FOUND)
+            return true;
+    }
+    *answer = -E_INTERRUPTED;
+    if ((flags & ICA_OR_IRQ) && interrupt_pending())
+        return true;
+    *answer = -E_NOT_FOUND;
+    return (flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick);
+}
+
 /* The receive itself (with ICA_OR_IRQ, the line is armed around it). */
 static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t wake_tick)
 {
-    uint32_t cores = kernel_shared->core_count;
     for (;;) {
-        uint64_t direct = take_direct_request();
-        if (direct != NO_ICA)
-            return (long)direct;
-        uint32_t core = server->next_core < cores ? server->next_core : 0;
-        uint32_t steps = server_has_requests(server) ? cores : 0;
-        uint64_t from_lane = steps != 0 && server_has_lane_requests(server)
-                                 ? take_from_lanes(server, cores)
-                                 : NO_ICA;
-        if (from_lane != NO_ICA)
-            return (long)from_lane;
-        for (uint32_t step = 0; step < steps; step++, core = core + 1 == cores ? 0 : core + 1) {
-            struct ring *ring = server_ring(server, core);
-            if (ring_consumer_sees_empty(ring))
-                continue;
-            uint64_t id = take_request(server, ring, core);
-            if (id != NO_ICA) {
-                server->next_core = core + 1 == cores ? 0 : core + 1;
-                return (long)id;
-            }
-        }
-        if (flags & ICA_OR_RESULT) {
-            long result = collect(NO_ICA, false, NOT_PARKED);
-            if (result != -E_NOT_FOUND)
-                return result;
-        }
-        if ((flags & ICA_OR_IRQ) && interrupt_pending())
-            return -E_INTERRUPTED;
-        if ((flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
-            return -E_NOT_FOUND;
+        uint64_t id = take_next_request(server);
+        if (id != NO_ICA)
+            return (long)id;
+        long answer;
+        if ((flags != 0 || wake_tick != 0) && receive_ends_otherwise(flags, wake_tick, &answer))
+            return answer;
         bool (*ready)(void) = ready_test(flags);
         if (ica_poll_for_request(server, ready)) {
             if (me()->kill_requested)

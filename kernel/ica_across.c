@@ -45,9 +45,9 @@ static inline struct ica *control_to_send(struct process *sender, uint64_t id,
 /* The control ICA leaves the sender for `destination`: lends changed, the
  * sender's stamp, its one entry cleared here (the sender runs on this
  * core), then travelling (released last: the receiver's check). */
-static inline void depart(struct process *sender, struct ica *control,
-                          const struct attachments *with, uint64_t *entry, uint32_t destination,
-                          uint32_t delivery)
+static inline __attribute__((always_inline)) void
+depart(struct process *sender, struct ica *control, const struct attachments *with, uint64_t *entry,
+       uint32_t destination, uint32_t delivery)
 {
     ica_change_lends(sender, control, with);
     control->attached_count = 0;

@@ -248,30 +248,41 @@ static bool new_results_waiting(void)
 
 /* Takes the result `wanted` (NO_ICA: any), waiting for it unless told not to.
  * Results that are not the wanted one stay queued; the wait then lasts
- * until a new result arrives, so the caller sleeps instead of spinning. */
-static long collect(uint64_t wanted, bool wait, struct parking parking)
+ * until a new result arrives, so the caller sleeps instead of spinning.
+ * With `polled` the caller has just polled for it in vain
+ * (ica_collect_result): the first pass goes from the ring to the wait. */
+static long collect_after(uint64_t wanted, bool wait, struct parking parking, bool polled)
 {
     struct ring *ring = &me()->results.ring;
     for (;;) {
-        uint64_t id = take_from_ring(ring, wanted);
+        uint32_t queued = ring_count(ring);
+        uint64_t id = queued != 0 ? take_from_ring(ring, wanted) : NO_ICA;
         if (id != NO_ICA)
             return (long)id;
-        me()->results_seen = ring_count(ring);
-        if (intercore_poll() > 0 && new_results_waiting())
+        me()->results_seen = queued != 0 ? ring_count(ring) : 0;
+        bool poll = !polled;
+        polled = false;
+        if (poll && intercore_poll() > 0 && new_results_waiting())
             continue;
         if (!wait)
             return -E_NOT_FOUND;
-        if (wanted != NO_ICA && ica_poll_for_result(wanted, new_results_waiting)) {
+        if (poll && wanted != NO_ICA && ica_poll_for_result(wanted, new_results_waiting)) {
             if (accept(wanted))
                 return (long)wanted;
             continue;
         }
-        if (wanted == NO_ICA && ica_poll_before_wait(new_results_waiting) && !me()->kill_requested)
+        if (poll && wanted == NO_ICA && ica_poll_before_wait(new_results_waiting) &&
+            !me()->kill_requested)
             continue;
         if (me()->kill_requested)
             scheduler_exit_current(PROCESS_EXIT_KILLED);
         wait_for_ica(new_results_waiting, parking);
     }
+}
+
+static long collect(uint64_t wanted, bool wait, struct parking parking)
+{
+    return collect_after(wanted, wait, parking, false);
 }
 
 /* The server may have ended between the lookup and the push: its rings
@@ -370,7 +381,18 @@ static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 
 long ica_collect_result(uint64_t id, uint32_t flags)
 {
-    long result = collect(id, true, parking_of(flags, id));
+    struct process *process = me();
+    bool polled = false;
+    if (ring_consumer_sees_empty(&process->results.ring)) {
+        /* the common case across cores: nothing queued, the result comes
+         * to the poll (collect's first pass, without its looks at an
+         * empty ring) */
+        process->results_seen = 0;
+        if (ica_poll_for_result(id, new_results_waiting) && accept(id))
+            return 0;
+        polled = !process->kill_requested;
+    }
+    long result = collect_after(id, true, parking_of(flags, id), polled);
     return result < 0 ? result : 0;
 }
 

@@ -63,6 +63,8 @@ depart(struct process *sender, struct ica *control, const struct attachments *wi
  * a wake: one message, an IPI only if its core halts or must preempt. */
 static void send_wake(struct process *target)
 {
+    if (ica_poll_hand_wake(target))
+        return; /* its core polls: no message */
     struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
                                         .process_wake = {target->pid}};
     if (scheduler_must_interrupt(target))

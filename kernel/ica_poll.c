@@ -48,6 +48,38 @@ struct poll_watch {
     bool (*ready)(void);
 };
 
+/* A process woken into poll_woken by another core becomes ready here, as
+ * its wake message would have made it (serve_process_wake). */
+static void wake_poll_woken(struct cpu *cpu)
+{
+    uint32_t pid = atomic_swap(&cpu->poll_woken, 0);
+    struct process *process = process_find(pid);
+    if (process != NULL && process->core == cpu->index)
+        scheduler_wake(process);
+}
+
+static inline void serve_poll_wake(struct cpu *cpu)
+{
+    if (atomic_load_acquire(&cpu->poll_woken))
+        wake_poll_woken(cpu);
+}
+
+bool ica_poll_hand_wake(struct process *target)
+{
+    struct cpu *cpu = &kernel_shared->cpus[target->core];
+    uint32_t expected = 0;
+    if (!atomic_load_acquire(&cpu->polling) ||
+        !atomic_compare_swap(&cpu->poll_woken, &expected, target->pid))
+        return false;
+    /* the exchange is locked, a full barrier: a poll still on now takes
+     * the wake after it, at a turn or at its end (serve_poll_wake after
+     * clearing `polling`) */
+    if (atomic_load_acquire(&cpu->polling))
+        return true;
+    expected = target->pid;
+    return !atomic_compare_swap(&cpu->poll_woken, &expected, 0); /* taken meanwhile: done */
+}
+
 /* The poll's cycles count as the core's idle time, as a halt's would, not
  * as the polling process's (its cpu_cycles run from cpu->switched_in).
  * Returns `came`. */
@@ -70,8 +102,9 @@ static inline __attribute__((always_inline)) bool poll_turns(struct cpu *cpu,
     for (;;) {
         if (atomic_load_acquire(watch->word) != watch->value)
             break;
-        if (atomic_load_acquire(&cpu->inbox_hint)) {
-            intercore_drain();
+        if (atomic_load_acquire(&cpu->inbox_hint_or_woken)) {
+            serve_poll_wake(cpu);
+            intercore_poll();
             if (process->kill_requested || watch->ready())
                 break;
             if (!core_otherwise_idle(cpu))
@@ -94,8 +127,11 @@ static inline __attribute__((always_inline)) bool poll_until(struct cpu *cpu,
     atomic_store_fenced(&cpu->polling, 1);
     bool came = poll_turns(cpu, watch);
     atomic_store_fenced(&cpu->polling, 0);
-    if (intercore_poll() > 0)
-        came = came || watch->ready();
+    if (atomic_load_acquire(&cpu->inbox_hint_or_woken)) {
+        serve_poll_wake(cpu);
+        if (intercore_poll() > 0)
+            came = came || watch->ready();
+    }
     if (came && run_queue_has_more_urgent(&cpu->run_queue, cpu->current->priority))
         scheduler_yield();
     return came;

@@ -44,3 +44,10 @@ static inline bool ica_hand_result_to_poller(struct process *target, uint64_t id
     return atomic_load_acquire(&target->polled_result) == id &&
            atomic_compare_swap(&target->polled_result, &expected, 0);
 }
+
+/* The sender's half of a wake across cores: true when `target`'s core
+ * polls and has taken the wake into its poll_woken word (it makes the
+ * target ready at its next turn, or when its poll ends); false when the
+ * wake must go as a message. The caller has claimed the wake (cleared the
+ * target's ica_waiting). */
+bool ica_poll_hand_wake(struct process *target);

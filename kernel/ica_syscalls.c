@@ -78,6 +78,8 @@ static void wake_or_hand_off(struct process *target, bool hand_off)
             scheduler_wake(target);
         return;
     }
+    if (ica_poll_hand_wake(target))
+        return; /* its core polls: no message */
     /* another core: one message, an IPI only if that core halts or must preempt */
     struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
                                         .process_wake = {target->pid}};

@@ -48,14 +48,17 @@ struct poll_watch {
     bool (*ready)(void);
 };
 
-/* A process woken into poll_woken by another core becomes ready here, as
- * its wake message would have made it (serve_process_wake). */
+/* A process woken into poll_woken by another core runs next here: handed
+ * the core (scheduler_hand_off), so when the poller blocks a moment later
+ * (its poll ends, the core having something to run) it switches straight
+ * to it, and when the poller goes on instead its system call's end makes
+ * it ready, as its wake message would have (serve_process_wake). */
 static void wake_poll_woken(struct cpu *cpu)
 {
     uint32_t pid = atomic_swap(&cpu->poll_woken, 0);
     struct process *process = process_find(pid);
     if (process != NULL && process->core == cpu->index)
-        scheduler_wake(process);
+        scheduler_hand_off(process);
 }
 
 static inline void serve_poll_wake(struct cpu *cpu)

@@ -2,8 +2,9 @@
  * A request, forward or result whose receiver lives on another core is
  * checked and peeled once by the sender's kernel and pushed into the
  * receiver's ring (or handed to its poll), without the general call's
- * second round of lookups. A case it does not cover returns false before
- * anything changed and goes the general way (ica_syscalls.c). */
+ * second round of lookups; the receiving core only pastes it. A case it
+ * does not cover returns false before anything changed and goes the
+ * general way (ica_syscalls.c). */
 #include "ica_across.h"
 #include "atomic.h"
 #include "cpu.h"
@@ -28,29 +29,45 @@ static inline struct process *living_elsewhere(uint32_t pid)
     return process;
 }
 
-/* The control ICA `id` when `sender` holds it and it carries nothing the
- * sender's one pass cannot hand over (data ICAs: the receiver may need new
- * page tables for them): its entry in the sender goes into *entry. */
+/* The control ICA `id` when `sender` holds it and what it carries and
+ * lends checks out: its entry in the sender goes into *entry. */
 static inline struct ica *control_to_send(struct process *sender, uint64_t id,
                                           struct attachments *with, uint64_t **entry)
 {
     struct ica *control;
     if (ica_held_by(sender, id, ICA_KIND_CONTROL, &control) != 0 ||
-        ica_read_attachments(sender, control, with) != 0 || with->data_count != 0)
+        ica_read_attachments(sender, control, with) != 0)
         return NULL;
     *entry = ica_control_leaf_entry(sender, control->index);
     return *entry != NULL ? control : NULL;
 }
 
+/* The data ICAs handed over with the control ICA leave the sender too. */
+static __attribute__((noinline)) void depart_attached(struct process *sender, struct ica *control,
+                                                      const struct attachments *with,
+                                                      uint32_t destination)
+{
+    for (uint32_t i = 0; i < with->data_count; i++) {
+        struct ica *data = with->data[i];
+        ica_peel(sender, data);
+        data->state = ICA_TRAVELLING;
+        data->destination = destination;
+        control->attached[i] = ica_id_of(data);
+    }
+}
+
 /* The control ICA leaves the sender for `destination`: lends changed, the
- * sender's stamp, its one entry cleared here (the sender runs on this
- * core), then travelling (released last: the receiver's check). */
+ * data ICAs peeled, the sender's stamp, its one entry cleared here (the
+ * sender runs on this core), then travelling (released last: the
+ * receiver's check). */
 static inline __attribute__((always_inline)) void
 depart(struct process *sender, struct ica *control, const struct attachments *with, uint64_t *entry,
        uint32_t destination, uint32_t delivery)
 {
     ica_change_lends(sender, control, with);
-    control->attached_count = 0;
+    if (with->data_count != 0)
+        depart_attached(sender, control, with, destination);
+    control->attached_count = with->data_count;
     ica_stamp_sender(control, sender, delivery);
     control->destination = destination;
     *entry = 0;

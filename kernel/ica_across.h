@@ -8,8 +8,8 @@
 /* A request (forward false) or a forward (forward_flags: ICA_RETURN_VIA_ME
  * or 0) of the running process's control ICA `id` to server `server_pid`
  * on another core. False, with nothing changed, when the one pass does not
- * apply (the server is here or gone, the ICA carries data ICAs, the ring
- * is crowded, anything the general call refuses): the general call runs. */
+ * apply (the server is here or gone, the ring is crowded, anything the
+ * general call refuses): the general call runs. */
 bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, bool forward);
 
 /* A server's result `id` to a requester on another core: handed to its

@@ -299,6 +299,60 @@ static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wak
     return true;
 }
 
+/* The server handed this core by a poll (ica_poll.c: a sender on another
+ * core pushed it a request while the caller polled for its result `id`),
+ * when it is parked in its receive and may run at once; the hand-off is
+ * taken. NULL (the hand-off left as it was) otherwise. */
+static inline struct process *handed_off_server(struct cpu *cpu)
+{
+    struct process *server = cpu->handoff;
+    if (server == NULL || server->parked != PARKED_IN_RECEIVE || server->direct_request != 0)
+        return NULL;
+    cpu->handoff = NULL;
+    if (!scheduler_may_switch_directly(server)) {
+        cpu->handoff = server;
+        return NULL;
+    }
+    return server;
+}
+
+/* The server goes on the ordinary way: handed the core again, or (when it
+ * holds a request already pasted into it) ready to return it. */
+static void leave_server(struct cpu *cpu, struct process *server, uint64_t pasted)
+{
+    if (pasted == 0) {
+        cpu->handoff = server;
+        return;
+    }
+    server->parked = PARKED_NOWHERE;
+    server->saved_rsp = stack_returning(frame_returning(server, (long)pasted));
+    scheduler_wake(server);
+}
+
+void ica_fast_resume_handed_off(uint64_t id)
+{
+    struct cpu *cpu = this_cpu();
+    struct process *requester = cpu->current;
+    struct process *server = handed_off_server(cpu);
+    if (server == NULL)
+        return;
+    park_in_call(requester, id); /* a full barrier: a result from now on wakes it */
+    uint64_t request = ring_is_empty(&requester->results.ring) && !requester->kill_requested
+                           ? ica_take_noted_request_for(server)
+                           : 0;
+    if (request == 0 || !may_still_sleep(requester)) {
+        /* its result is here, it is being killed, the server has no single
+         * noted request, or taking it served a message that woke the
+         * requester: nobody sleeps */
+        unpark(requester);
+        leave_server(cpu, server, request);
+        return;
+    }
+    server->parked = PARKED_NOWHERE; /* it leaves the receive it was parked in */
+    scheduler_block_and_return_to(0, server, frame_returning(server, (long)request));
+    resumed_slowly(requester);
+}
+
 /* The general calls, for arguments in range whose receiver is not parked
  * here (one on another core, above all): entered directly, as the dispatch
  * would enter them, with the arguments read again from the frame (so the

@@ -151,28 +151,40 @@ void serve_ica_result(const struct intercore_message *message,
     scheduler_wake(target);
 }
 
-/* Pastes a popped ICA into the caller; false (with a log line) when it is stale. */
-static bool accept(uint64_t id)
+/* Pastes a popped ICA into `receiver`; false (with a log line) when it is stale. */
+static bool accept_into(struct process *receiver, uint64_t id)
 {
     struct ica *ica = ica_lookup(id);
-    if (ica != NULL && ica_arrive(me(), ica))
+    if (ica != NULL && ica_arrive(receiver, ica))
         return true;
-    kprintf("ica: pid %u: stale ICA 0x%lx dropped\n", me()->pid, id);
+    kprintf("ica: pid %u: stale ICA 0x%lx dropped\n", receiver->pid, id);
     return false;
+}
+
+/* Pastes a popped ICA into the caller. */
+static bool accept(uint64_t id)
+{
+    return accept_into(me(), id);
 }
 
 /* The oldest usable request of a server's ring. Only the head is consumed:
  * another core is the ring's producer, so nothing may be pushed back. */
-static inline uint64_t take_request(struct server_entry *server, struct ring *ring, uint32_t core)
+static inline uint64_t take_request_into(struct process *taker, struct server_entry *server,
+                                         struct ring *ring, uint32_t core)
 {
     uint64_t id;
     while (ring_pop_u64(ring, &id)) {
         server->taken++;
-        ica_room_made(server, ring, core, me()->pid);
-        if (accept(id))
+        ica_room_made(server, ring, core, taker->pid);
+        if (accept_into(taker, id))
             return id;
     }
     return NO_ICA;
+}
+
+static inline uint64_t take_request(struct server_entry *server, struct ring *ring, uint32_t core)
+{
+    return take_request_into(me(), server, ring, core);
 }
 
 /* Takes `wanted` (or, with NO_ICA, the oldest entry) out of the caller's own
@@ -392,7 +404,10 @@ long ica_collect_result(uint64_t id, uint32_t flags)
         process->results_seen = 0;
         if (ica_poll_for_result(id, new_results_waiting) && accept(id))
             return 0;
-        polled = !process->kill_requested;
+        if (flags == ICA_SYNC && this_cpu()->handoff != NULL)
+            ica_fast_resume_handed_off(id); /* returns when woken the ordinary way */
+        else
+            polled = !process->kill_requested;
     }
     long result = collect_after(id, true, parking_of(flags, id), polled);
     return result < 0 ? result : 0;
@@ -552,7 +567,8 @@ static uint64_t take_from_rings(struct server_entry *server, uint32_t cores)
  * (another sender's note came between: the caller looks at every ring). A
  * lane's request still goes first: the note is followed only when it names
  * a lane exactly when a lane request is pending. */
-static inline uint64_t take_the_one_pending(struct server_entry *server, uint32_t cores)
+static inline uint64_t take_the_one_pending(struct process *taker, struct server_entry *server,
+                                            uint32_t cores)
 {
     uint32_t index = __atomic_load_n(&server->last_pushed_ring, __ATOMIC_RELAXED);
     bool lane = index >= cores;
@@ -563,7 +579,7 @@ static inline uint64_t take_the_one_pending(struct server_entry *server, uint32_
     if (ring_consumer_sees_empty(ring))
         return NO_ICA;
     uint64_t taken_before = server->taken;
-    uint64_t id = take_request(server, ring, core);
+    uint64_t id = take_request_into(taker, server, ring, core);
     uint32_t next = core + 1 == cores ? 0 : core + 1;
     if (lane) {
         server->lane_taken += server->taken - taken_before;
@@ -572,6 +588,16 @@ static inline uint64_t take_the_one_pending(struct server_entry *server, uint32_
         server->next_core = next;
     }
     return id;
+}
+
+uint64_t ica_take_noted_request_for(struct process *server_process)
+{
+    struct server_entry *server = server_of_process(server_process);
+    if (server == NULL || server_process->direct_request != 0 ||
+        atomic_load_acquire(&server->pushed) - server->taken != 1)
+        return 0;
+    uint64_t id = take_the_one_pending(server_process, server, kernel_shared->core_count);
+    return id != NO_ICA ? id : 0;
 }
 
 /* The next request for the caller: the one handed to it directly, then the
@@ -589,7 +615,7 @@ static inline uint64_t take_next_request(struct server_entry *server)
         return NO_ICA;
     uint32_t cores = kernel_shared->core_count;
     if (pending == 1) {
-        uint64_t only = take_the_one_pending(server, cores);
+        uint64_t only = take_the_one_pending(me(), server, cores);
         if (only != NO_ICA)
             return only;
     }

@@ -29,6 +29,17 @@ static inline struct process *living_elsewhere(uint32_t pid)
     return process;
 }
 
+/* What the control ICA `control`, held by `sender`, carries and lends,
+ * when it checks out: true, with its entry in the sender in *entry. */
+static inline bool control_movable(struct process *sender, struct ica *control,
+                                   struct attachments *with, uint64_t **entry)
+{
+    if (ica_read_attachments(sender, control, with) != 0)
+        return false;
+    *entry = ica_control_leaf_entry(sender, control->index);
+    return *entry != NULL;
+}
+
 /* The control ICA `id` when `sender` holds it and what it carries and
  * lends checks out: its entry in the sender goes into *entry. */
 static inline struct ica *control_to_send(struct process *sender, uint64_t id,
@@ -36,10 +47,9 @@ static inline struct ica *control_to_send(struct process *sender, uint64_t id,
 {
     struct ica *control;
     if (ica_held_by(sender, id, ICA_KIND_CONTROL, &control) != 0 ||
-        ica_read_attachments(sender, control, with) != 0)
+        !control_movable(sender, control, with, entry))
         return NULL;
-    *entry = ica_control_leaf_entry(sender, control->index);
-    return *entry != NULL ? control : NULL;
+    return control;
 }
 
 /* The data ICAs handed over with the control ICA leave the sender too. */
@@ -137,16 +147,17 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
 bool ica_across_return(uint64_t id)
 {
     struct process *server = this_cpu()->current;
-    struct attachments with;
-    uint64_t *entry;
-    struct ica *control = control_to_send(server, id, &with, &entry);
-    if (control == NULL)
+    struct ica *control;
+    if (ica_held_by(server, id, ICA_KIND_CONTROL, &control) != 0)
         return false;
     uint32_t depth = control->return_depth;
     if (depth == 0 || depth > ICA_MAX_RETURNS)
         return false;
+    /* the requester first: one on this core is the general path's */
     struct process *requester = living_elsewhere(control->returns[depth - 1]);
-    if (requester == NULL)
+    struct attachments with;
+    uint64_t *entry;
+    if (requester == NULL || !control_movable(server, control, &with, &entry))
         return false;
     uint32_t requester_pid = ica_route_pop(control);
     depart(server, control, &with, entry, requester_pid, ICA_AS_RESULT);

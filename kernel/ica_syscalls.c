@@ -665,6 +665,23 @@ static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t 
     }
 }
 
+long ica_receive_after_send(uint32_t flags, uint64_t wake_tick)
+{
+    struct process *process = me();
+    struct server_entry *server = server_of_process(process);
+    if (server == NULL || (flags & ~ICA_TIMEOUT) != 0 || process->direct_request != 0 ||
+        server_has_requests(server) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
+        return ica_receive_until(flags, wake_tick);
+    /* nothing pending: the poll first, then the request it saw come */
+    if (ica_poll_for_request(server, requests_waiting) && !process->kill_requested &&
+        process->direct_request == 0 && atomic_load_acquire(&server->pushed) - server->taken == 1) {
+        uint64_t id = take_the_one_pending(process, server, kernel_shared->core_count);
+        if (id != NO_ICA)
+            return (long)id;
+    }
+    return ica_receive_until(flags, wake_tick);
+}
+
 long sys_ica_receive(uint32_t flags, uint64_t timeout_ms)
 {
     return ica_receive_until(flags, ica_receive_wake_tick(flags, timeout_ms));

@@ -144,20 +144,12 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
     return true;
 }
 
-bool ica_across_return(uint64_t id)
+bool ica_across_return_to(struct ica *control, struct process *requester, uint64_t id)
 {
     struct process *server = this_cpu()->current;
-    struct ica *control;
-    if (ica_held_by(server, id, ICA_KIND_CONTROL, &control) != 0)
-        return false;
-    uint32_t depth = control->return_depth;
-    if (depth == 0 || depth > ICA_MAX_RETURNS)
-        return false;
-    /* the requester first: one on this core is the general path's */
-    struct process *requester = living_elsewhere(control->returns[depth - 1]);
     struct attachments with;
     uint64_t *entry;
-    if (requester == NULL || !control_movable(server, control, &with, &entry))
+    if (!control_movable(server, control, &with, &entry))
         return false;
     uint32_t requester_pid = ica_route_pop(control);
     depart(server, control, &with, entry, requester_pid, ICA_AS_RESULT);

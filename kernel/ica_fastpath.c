@@ -407,10 +407,13 @@ fast_forward_then_receive(struct trap_frame *frame)
     if (!ica_forward_receive_arguments_of(frame, &call))
         return false;
     uint64_t wake_tick = ica_receive_wake_tick(call.flags, call.timeout_ms);
-    if (!fast_forward_receive(call.server, call.control, call.forward_flags, call.flags,
-                              wake_tick) &&
-        ((call.forward_flags & ~ICA_RETURN_VIA_ME) != 0 ||
-         !ica_across_send(call.server, call.control, call.forward_flags, true)))
+    if (fast_forward_receive(call.server, call.control, call.forward_flags, call.flags,
+                             wake_tick)) {
+        frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick); /* woken slowly */
+        return true;
+    }
+    if ((call.forward_flags & ~ICA_RETURN_VIA_ME) != 0 ||
+        !ica_across_send(call.server, call.control, call.forward_flags, true))
         return forward_receive_generally(frame);
     frame->rax = (uint64_t)ica_receive_after_send(call.flags, wake_tick);
     return true;
@@ -423,7 +426,11 @@ static bool fast_return_then_receive(struct trap_frame *frame)
     if (!ica_return_receive_arguments_of(frame, &call))
         return false;
     uint64_t wake_tick = ica_receive_wake_tick(call.flags, call.timeout_ms);
-    if (!fast_return_receive(call.id, call.flags, wake_tick) && !ica_across_return(call.id))
+    if (fast_return_receive(call.id, call.flags, wake_tick)) {
+        frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick); /* woken slowly */
+        return true;
+    }
+    if (!ica_across_return(call.id))
         return return_receive_generally(frame);
     frame->rax = (uint64_t)ica_receive_after_send(call.flags, wake_tick);
     return true;

@@ -567,8 +567,8 @@ static uint64_t take_from_rings(struct server_entry *server, uint32_t cores)
  * (another sender's note came between: the caller looks at every ring). A
  * lane's request still goes first: the note is followed only when it names
  * a lane exactly when a lane request is pending. */
-static inline uint64_t take_the_one_pending(struct process *taker, struct server_entry *server,
-                                            uint32_t cores)
+static inline __attribute__((always_inline)) uint64_t
+take_the_one_pending(struct process *taker, struct server_entry *server, uint32_t cores)
 {
     uint32_t index = __atomic_load_n(&server->last_pushed_ring, __ATOMIC_RELAXED);
     bool lane = index >= cores;
@@ -669,12 +669,17 @@ long ica_receive_after_send(uint32_t flags, uint64_t wake_tick)
 {
     struct process *process = me();
     struct server_entry *server = server_of_process(process);
-    if (server == NULL || (flags & ~ICA_TIMEOUT) != 0 || process->direct_request != 0 ||
-        server_has_requests(server) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
+    bool or_result = flags & ICA_OR_RESULT;
+    if (server == NULL || (flags & ~(ICA_TIMEOUT | ICA_OR_RESULT)) != 0 ||
+        process->direct_request != 0 || server_has_requests(server) ||
+        (or_result && results_waiting()) ||
+        (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
         return ica_receive_until(flags, wake_tick);
-    /* nothing pending: the poll first, then the request it saw come */
-    if (ica_poll_for_request(server, requests_waiting) && !process->kill_requested &&
-        process->direct_request == 0 && atomic_load_acquire(&server->pushed) - server->taken == 1) {
+    /* nothing pending: the poll first, then the request it saw come (a
+     * result that came instead is the general receive's) */
+    if (ica_poll_for_request(server, or_result ? requests_or_results_waiting : requests_waiting) &&
+        !process->kill_requested && process->direct_request == 0 &&
+        atomic_load_acquire(&server->pushed) - server->taken == 1) {
         uint64_t id = take_the_one_pending(process, server, kernel_shared->core_count);
         if (id != NO_ICA)
             return (long)id;

@@ -578,16 +578,18 @@ take_the_one_pending(struct process *taker, struct server_entry *server, uint32_
     struct ring *ring = server_ring(server, index);
     if (ring_consumer_sees_empty(ring))
         return NO_ICA;
-    uint64_t taken_before = server->taken;
-    uint64_t id = take_request_into(taker, server, ring, core);
+    uint64_t id = NO_ICA;
+    ring_pop_u64(ring, &id); /* not empty: one pop, no loop (a stale one: NO_ICA) */
+    server->taken++;
     uint32_t next = core + 1 == cores ? 0 : core + 1;
     if (lane) {
-        server->lane_taken += server->taken - taken_before;
+        server->lane_taken++;
         server->next_lane = next;
     } else {
         server->next_core = next;
     }
-    return id;
+    ica_room_made(server, ring, core, taker->pid);
+    return accept_into(taker, id) ? id : NO_ICA;
 }
 
 uint64_t ica_take_noted_request_for(struct process *server_process)

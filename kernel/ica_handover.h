@@ -143,7 +143,8 @@ bool ica_arrive_generally(struct process *receiver, struct ica *control);
  * writes the routing into its page. False if it is not for `receiver`.
  * Inline for the common arrival (nothing attached, one-page lends, entries
  * remembered): a load and a store an entry, as the same-core handover. */
-static inline bool ica_arrive(struct process *receiver, struct ica *control)
+static inline __attribute__((always_inline)) bool ica_arrive(struct process *receiver,
+                                                             struct ica *control)
 {
     if (atomic_load_acquire(&control->state) != ICA_TRAVELLING ||
         control->destination != receiver->pid)

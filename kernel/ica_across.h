@@ -4,8 +4,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
-#include "cpu.h"
-#include "ica_handover.h"
+#include "ica.h"
 #include "process.h"
 
 /* A request (forward false) or a forward (forward_flags: ICA_RETURN_VIA_ME
@@ -15,27 +14,10 @@
  * general call refuses): the general call runs. */
 bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, bool forward);
 
-/* ica_across_return once the control ICA (held by the running server)
- * and its requester, alive on another core, are known. */
+/* A server's result: the control ICA (held by the running server, its
+ * return route checked) to `requester`, alive on another core, handed to
+ * its poll by one exchange, else sent as a message. False, with nothing
+ * changed, when the one pass does not apply (what it lends does not check
+ * out): the general call runs. The fast path finds the requester while it
+ * looks for one parked on this core. */
 bool ica_across_return_to(struct ica *control, struct process *requester, uint64_t id);
-
-/* A server's result `id` to a requester on another core: handed to its
- * poll by one exchange, else sent as a message. False, with nothing
- * changed, when the one pass does not apply. Its first looks (the ICA
- * held, the requester's core) are inline: a same-core return that the fast
- * path could not take pays only them. */
-static inline bool ica_across_return(uint64_t id)
-{
-    struct process *server = this_cpu()->current;
-    struct ica *control;
-    if (ica_held_by(server, id, ICA_KIND_CONTROL, &control) != 0)
-        return false;
-    uint32_t depth = control->return_depth;
-    if (depth == 0 || depth > ICA_MAX_RETURNS)
-        return false;
-    struct process *requester = process_find(control->returns[depth - 1]);
-    if (requester == NULL || requester->core == this_cpu()->index ||
-        requester->state == PROCESS_ZOMBIE)
-        return false;
-    return ica_across_return_to(control, requester, id);
-}

@@ -274,7 +274,8 @@ static inline bool fast_forward_receive(uint32_t server_pid, uint64_t id, uint32
 
 /* A server's result to a requester parked on this core, and its own next
  * receive. */
-static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wake_tick)
+static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wake_tick,
+                                       bool *across)
 {
     struct process *server = this_cpu()->current;
     struct checked_handover handover;
@@ -283,11 +284,18 @@ static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wak
     uint32_t depth = handover.control->return_depth;
     if (depth == 0 || depth > ICA_MAX_RETURNS)
         return false;
-    /* the requester first: one on another core is the general path's */
-    struct process *requester =
-        parked_here(handover.control->returns[depth - 1], PARKED_IN_CALL, id);
-    if (requester == NULL || !control_movable(server, &handover) ||
-        !receiver_entries_ready(requester, &handover) || !park_in_receive(server, flags, wake_tick))
+    /* the requester first: one on another core takes the one pass across */
+    uint32_t requester_pid = handover.control->returns[depth - 1];
+    struct process *requester = parked_here(requester_pid, PARKED_IN_CALL, id);
+    if (requester == NULL) {
+        struct process *elsewhere = process_find(requester_pid);
+        *across = elsewhere != NULL && elsewhere->core != this_cpu()->index &&
+                  elsewhere->state != PROCESS_ZOMBIE &&
+                  ica_across_return_to(handover.control, elsewhere, id);
+        return false;
+    }
+    if (!control_movable(server, &handover) || !receiver_entries_ready(requester, &handover) ||
+        !park_in_receive(server, flags, wake_tick))
         return false;
     if (!claim_wake(requester)) {
         unpark(server);
@@ -426,11 +434,12 @@ static bool fast_return_then_receive(struct trap_frame *frame)
     if (!ica_return_receive_arguments_of(frame, &call))
         return false;
     uint64_t wake_tick = ica_receive_wake_tick(call.flags, call.timeout_ms);
-    if (fast_return_receive(call.id, call.flags, wake_tick)) {
+    bool across = false;
+    if (fast_return_receive(call.id, call.flags, wake_tick, &across)) {
         frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick); /* woken slowly */
         return true;
     }
-    if (!ica_across_return(call.id))
+    if (!across)
         return return_receive_generally(frame);
     frame->rax = (uint64_t)ica_receive_after_send(call.flags, wake_tick);
     return true;

@@ -160,7 +160,7 @@ struct ica_pools {
 
 /* The descriptor slot an id names in the pool of its kind (generation and
  * state not checked), or NULL for a kind or index out of range. */
-static inline struct ica *ica_slot_of(uint64_t id)
+static inline __attribute__((always_inline)) struct ica *ica_slot_of(uint64_t id)
 {
     struct ica_pools *pools = kernel_shared->icas;
     uint32_t index = ica_index(id);
@@ -176,7 +176,7 @@ static inline struct ica *ica_slot_of(uint64_t id)
 }
 
 /* The descriptor for `id` when it is well-formed and current, else NULL. */
-static inline struct ica *ica_lookup(uint64_t id)
+static inline __attribute__((always_inline)) struct ica *ica_lookup(uint64_t id)
 {
     struct ica *ica = ica_slot_of(id);
     if (ica == NULL || ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))

@@ -113,7 +113,8 @@ static inline void ica_stamp_sender(struct ica *control, const struct process *s
 /* How the control ICA came, from whom, and its routing, written into its
  * page for the receiver: the entries in use, as the counts say (what lies
  * past them means nothing; returns past the depth are 0). */
-static inline void ica_write_arrival(const struct ica *control, const uint32_t *data_pages)
+static inline __attribute__((always_inline)) void ica_write_arrival(const struct ica *control,
+                                                                    const uint32_t *data_pages)
 {
     struct ica_control *page = ica_control_page(control);
     /* eight bytes a move (a constant-size copy here becomes rep movsl); the

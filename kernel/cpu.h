@@ -55,12 +55,23 @@ struct cpu {
     /* Set by the core while it halts waiting for messages; a sender clears
      * it and IPIs. Its own cache line: every sender reads it. */
     _Atomic uint32_t waiting __attribute__((aligned(64)));
-    /* Set by a sender after each push into this core's inboxes; a poll that
-     * finds it clear has nothing to read and skips the N inboxes. */
-    _Atomic uint32_t inbox_hint;
     /* Set by the core while it polls for an ICA in its kernel (ica_poll.c):
      * it sees a message at its next turn, so a wake needs no IPI. */
     _Atomic uint32_t polling;
+    union {
+        struct {
+            /* Set by a sender after each push into this core's inboxes; a
+             * poll that finds it clear has nothing to read and skips the N
+             * inboxes. */
+            _Atomic uint32_t inbox_hint;
+            /* A process of this core a sender on another core woke while
+             * the core polled (ica_poll_hand_wake): the poll makes it
+             * ready, no message. */
+            _Atomic uint32_t poll_woken;
+        };
+        /* Both in one load: a poll's turn looks at one word. */
+        _Atomic uint64_t inbox_hint_or_woken __attribute__((aligned(8)));
+    };
     uint64_t ipis_sent __attribute__((aligned(64)));
     uint64_t ipis_received;
     uint64_t messages_sent;

@@ -145,6 +145,10 @@ struct server_entry {
      * every ring is empty, so a receive looks at no ring at all. */
     _Atomic uint64_t pushed __attribute__((aligned(64)));
     _Atomic uint64_t lane_pushed; /* of them, into the lanes (added first) */
+    /* The ring the last push went into (server_ring's index: a lane is
+     * core_count + core), written before `pushed` grows: a hint that lets a
+     * receive with one request pending go straight to it. */
+    _Atomic uint32_t last_pushed_ring;
     uint64_t taken __attribute__((aligned(64)));
     uint64_t lane_taken;
     uint32_t next_lane; /* where the next look at the lanes starts */
@@ -166,7 +170,7 @@ struct ica_pools {
 
 /* The descriptor slot an id names in the pool of its kind (generation and
  * state not checked), or NULL for a kind or index out of range. */
-static inline struct ica *ica_slot_of(uint64_t id)
+static inline __attribute__((always_inline)) struct ica *ica_slot_of(uint64_t id)
 {
     struct ica_pools *pools = kernel_shared->icas;
     uint32_t index = ica_index(id);
@@ -182,7 +186,7 @@ static inline struct ica *ica_slot_of(uint64_t id)
 }
 
 /* The descriptor for `id` when it is well-formed and current, else NULL. */
-static inline struct ica *ica_lookup(uint64_t id)
+static inline __attribute__((always_inline)) struct ica *ica_lookup(uint64_t id)
 {
     struct ica *ica = ica_slot_of(id);
     if (ica == NULL || ica->state == ICA_FREE || ica->generation != (uint32_t)(id >> 32))
@@ -229,6 +233,12 @@ static inline struct ring *server_ring(struct server_entry *server, uint32_t cor
 static inline struct ring *server_lane(struct server_entry *server, uint32_t core)
 {
     return server_ring(server, kernel_shared->core_count + core);
+}
+/* A sender's note of the ring it pushes into (before it adds to `pushed`). */
+static inline void server_note_push(struct server_entry *server, bool lane, uint32_t core)
+{
+    uint32_t index = lane ? kernel_shared->core_count + core : core;
+    __atomic_store_n(&server->last_pushed_ring, index, __ATOMIC_RELAXED);
 }
 /* Whether a sender has pushed into a lane a request the server has not taken. */
 static inline bool server_has_lane_requests(const struct server_entry *server)

@@ -10,6 +10,7 @@
  * (ica_syscalls.c). */
 #include "ica_fastpath.h"
 #include "atomic.h"
+#include "ica_across.h"
 #include "cpu.h"
 #include "ica_handover.h"
 #include "ica_syscalls.h"
@@ -275,7 +276,8 @@ static inline bool fast_forward_receive(uint32_t server_pid, uint64_t id, uint32
 
 /* A server's result to a requester parked on this core, and its own next
  * receive. */
-static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wake_tick)
+static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wake_tick,
+                                       bool *across)
 {
     struct process *server = this_cpu()->current;
     struct checked_handover handover;
@@ -284,11 +286,18 @@ static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wak
     uint32_t depth = handover.control->return_depth;
     if (depth == 0 || depth > ICA_MAX_RETURNS)
         return false;
-    /* the requester first: one on another core is the general path's */
-    struct process *requester =
-        parked_here(handover.control->returns[depth - 1], PARKED_IN_CALL, id);
-    if (requester == NULL || !control_movable(server, &handover) ||
-        !receiver_entries_ready(requester, &handover) || !park_in_receive(server, flags, wake_tick))
+    /* the requester first: one on another core takes the one pass across */
+    uint32_t requester_pid = handover.control->returns[depth - 1];
+    struct process *requester = parked_here(requester_pid, PARKED_IN_CALL, id);
+    if (requester == NULL) {
+        struct process *elsewhere = process_find(requester_pid);
+        *across = elsewhere != NULL && elsewhere->core != this_cpu()->index &&
+                  elsewhere->state != PROCESS_ZOMBIE &&
+                  ica_across_return_to(handover.control, elsewhere, id);
+        return false;
+    }
+    if (!control_movable(server, &handover) || !receiver_entries_ready(requester, &handover) ||
+        !park_in_receive(server, flags, wake_tick))
         return false;
     if (!claim_wake(requester)) {
         unpark(server);
@@ -298,6 +307,60 @@ static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wak
     bool called_out = hand_over(server, requester, &handover, ICA_AS_RESULT);
     switch_to_receiver(server, requester, 0, wake_tick, called_out);
     return true;
+}
+
+/* The server handed this core by a poll (ica_poll.c: a sender on another
+ * core pushed it a request while the caller polled for its result `id`),
+ * when it is parked in its receive and may run at once; the hand-off is
+ * taken. NULL (the hand-off left as it was) otherwise. */
+static inline struct process *handed_off_server(struct cpu *cpu)
+{
+    struct process *server = cpu->handoff;
+    if (server == NULL || server->parked != PARKED_IN_RECEIVE || server->direct_request != 0)
+        return NULL;
+    cpu->handoff = NULL;
+    if (!scheduler_may_switch_directly(server)) {
+        cpu->handoff = server;
+        return NULL;
+    }
+    return server;
+}
+
+/* The server goes on the ordinary way: handed the core again, or (when it
+ * holds a request already pasted into it) ready to return it. */
+static void leave_server(struct cpu *cpu, struct process *server, uint64_t pasted)
+{
+    if (pasted == 0) {
+        cpu->handoff = server;
+        return;
+    }
+    server->parked = PARKED_NOWHERE;
+    server->saved_rsp = stack_returning(frame_returning(server, (long)pasted));
+    scheduler_wake(server);
+}
+
+void ica_fast_resume_handed_off(uint64_t id)
+{
+    struct cpu *cpu = this_cpu();
+    struct process *requester = cpu->current;
+    struct process *server = handed_off_server(cpu);
+    if (server == NULL)
+        return;
+    park_in_call(requester, id); /* a full barrier: a result from now on wakes it */
+    uint64_t request = ring_is_empty(&requester->results.ring) && !requester->kill_requested
+                           ? ica_take_noted_request_for(server)
+                           : 0;
+    if (request == 0 || !may_still_sleep(requester)) {
+        /* its result is here, it is being killed, the server has no single
+         * noted request, or taking it served a message that woke the
+         * requester: nobody sleeps */
+        unpark(requester);
+        leave_server(cpu, server, request);
+        return;
+    }
+    server->parked = PARKED_NOWHERE; /* it leaves the receive it was parked in */
+    scheduler_block_and_return_to(0, server, frame_returning(server, (long)request));
+    resumed_slowly(requester);
 }
 
 /* The general calls, for arguments in range whose receiver is not parked
@@ -339,7 +402,8 @@ static bool fast_request(struct trap_frame *frame)
     struct ica_request_arguments call;
     if (!ica_request_arguments_of(frame, &call) || call.flags != ICA_SYNC)
         return false;
-    if (!fast_call(call.server, call.control))
+    if (!fast_call(call.server, call.control) &&
+        !ica_across_send(call.server, call.control, 0, false))
         return request_generally(frame);
     frame->rax = (uint64_t)ica_collect_result(call.control, ICA_SYNC);
     return true;
@@ -353,9 +417,15 @@ fast_forward_then_receive(struct trap_frame *frame)
     if (!ica_forward_receive_arguments_of(frame, &call))
         return false;
     uint64_t wake_tick = ica_receive_wake_tick(call.flags, call.timeout_ms);
-    if (!fast_forward_receive(call.server, call.control, call.forward_flags, call.flags, wake_tick))
+    if (fast_forward_receive(call.server, call.control, call.forward_flags, call.flags,
+                             wake_tick)) {
+        frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick); /* woken slowly */
+        return true;
+    }
+    if ((call.forward_flags & ~ICA_RETURN_VIA_ME) != 0 ||
+        !ica_across_send(call.server, call.control, call.forward_flags, true))
         return forward_receive_generally(frame);
-    frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick);
+    frame->rax = (uint64_t)ica_receive_after_send(call.flags, wake_tick);
     return true;
 }
 
@@ -366,9 +436,14 @@ static bool fast_return_then_receive(struct trap_frame *frame)
     if (!ica_return_receive_arguments_of(frame, &call))
         return false;
     uint64_t wake_tick = ica_receive_wake_tick(call.flags, call.timeout_ms);
-    if (!fast_return_receive(call.id, call.flags, wake_tick))
+    bool across = false;
+    if (fast_return_receive(call.id, call.flags, wake_tick, &across)) {
+        frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick); /* woken slowly */
+        return true;
+    }
+    if (!across)
         return return_receive_generally(frame);
-    frame->rax = (uint64_t)ica_receive_until(call.flags, wake_tick);
+    frame->rax = (uint64_t)ica_receive_after_send(call.flags, wake_tick);
     return true;
 }
 

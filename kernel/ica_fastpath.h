@@ -30,3 +30,12 @@ struct trap_frame;
  * general call would (collect its result / receive) and frame->rax holds
  * the call's result. */
 bool ica_fast_path(struct trap_frame *frame);
+
+/* A synchronous requester whose poll for its result `id` ended because a
+ * sender on another core woke a server of this core parked in its receive
+ * (ica_poll.c hands it the core): the requester's kernel takes the
+ * server's one noted request, pastes it, parks the requester for `id` and
+ * switches to the server, whose receive returns the request at once. It
+ * returns when the requester is woken the ordinary way (or when none of
+ * this applies): the caller then collects its result as usual. */
+void ica_fast_resume_handed_off(uint64_t id);

@@ -93,10 +93,8 @@ static void arrive_attachments(struct process *receiver, const struct ica *contr
     }
 }
 
-bool ica_arrive(struct process *receiver, struct ica *control)
+bool ica_arrive_generally(struct process *receiver, struct ica *control)
 {
-    if (control->state != ICA_TRAVELLING || control->destination != receiver->pid)
-        return false;
     uint32_t data_pages[ICA_MAX_ATTACHED]; /* read only up to attached_count */
     if (control->attached_count > 0 || control->lent_count > 0)
         arrive_attachments(receiver, control, data_pages);

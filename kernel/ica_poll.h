@@ -5,7 +5,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "atomic.h"
+#include "cpu.h"
+#include "ica.h"
+#include "intercore.h"
 #include "process.h"
+#include "run_queue.h"
+#include "scheduler.h"
+#include "x86.h"
 
 /* How long a wait polls before it blocks, in microseconds: less than a
  * halt, IPI and wake cost on hardware, and chosen by measurement under
@@ -22,11 +28,6 @@
  * ordinary way. */
 bool ica_poll_before_wait(bool (*ready)(void));
 
-/* ica_poll_before_wait for a server's receive: it also watches the count
- * of requests pushed into `server`'s rings (one load a turn). */
-struct server_entry;
-bool ica_poll_for_request(const struct server_entry *server, bool (*ready)(void));
-
 /* Polls, as ica_poll_before_wait, for the result `id` of the caller's own
  * synchronous request, which a sender on another core may hand over by
  * ica_hand_result_to_poller. True when it did: the result is travelling to
@@ -34,7 +35,7 @@ bool ica_poll_for_request(const struct server_entry *server, bool (*ready)(void)
  * bound, the core has something else to run, a result came as a message,
  * or the caller is being killed): the caller looks at its result ring and
  * waits the ordinary way, and no sender can hand `id` over any more. */
-bool ica_poll_for_result(uint64_t id, bool (*ready)(void));
+static inline bool ica_poll_for_result(uint64_t id, bool (*ready)(void));
 
 /* The sender's half: true when `target` polls for `id` and now has it
  * (its result must then not be sent as a message too). */
@@ -43,4 +44,132 @@ static inline bool ica_hand_result_to_poller(struct process *target, uint64_t id
     uint64_t expected = id;
     return atomic_load_acquire(&target->polled_result) == id &&
            atomic_compare_swap(&target->polled_result, &expected, 0);
+}
+
+/* The sender's half of a wake across cores: true when `target`'s core
+ * polls and has taken the wake into its poll_woken word (it makes the
+ * target ready at its next turn, or when its poll ends); false when the
+ * wake must go as a message. The caller has claimed the wake (cleared the
+ * target's ica_waiting). */
+bool ica_poll_hand_wake(struct process *target);
+
+/* The poll itself, inline: a server's receive polls once per request, and
+ * its entry and exit are most of what a poll costs under icount (one turn
+ * of `pause` a wait). The bound is read from the command line once per
+ * core; a woken process is handed the core out of line. */
+uint64_t ica_poll_read_bound(struct cpu *cpu);
+void ica_poll_wake_woken(struct cpu *cpu);
+
+/* Nothing else could run here now: no process ready, none handed the core. */
+static inline bool ica_poll_core_idle(const struct cpu *cpu)
+{
+    return cpu->run_queue.ready_levels == 0 && cpu->handoff == NULL;
+}
+
+static inline uint64_t ica_poll_bound(struct cpu *cpu)
+{
+    return cpu->ica_poll_read ? cpu->ica_poll_cycles : ica_poll_read_bound(cpu);
+}
+
+/* The core may poll now: nothing else to run, and polls not turned off. */
+static inline bool ica_may_poll(struct cpu *cpu)
+{
+    return ica_poll_core_idle(cpu) && ica_poll_bound(cpu) != 0;
+}
+
+/* What a poll waits for: `*word` to differ from `value` (a sender on
+ * another core writes it), or `ready` to hold after this core served its
+ * inboxes (a message may have brought it). */
+struct ica_poll_watch {
+    const _Atomic uint64_t *word;
+    uint64_t value;
+    bool (*ready)(void);
+};
+
+static inline void ica_poll_serve_woken(struct cpu *cpu)
+{
+    if (atomic_load_acquire(&cpu->poll_woken))
+        ica_poll_wake_woken(cpu);
+}
+
+/* The poll's cycles count as the core's idle time, as a halt's would, not
+ * as the polling process's (its cpu_cycles run from cpu->switched_in).
+ * Returns `came`. */
+static inline bool ica_poll_count_idle(struct cpu *cpu, uint64_t start, bool came)
+{
+    uint64_t polled = rdtsc() - start;
+    cpu->switched_in += polled;
+    cpu->idle_cycles += polled;
+    return came;
+}
+
+/* The poll's turns; false when the bound passed or the core has something
+ * else to run. */
+static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu,
+                                                                 const struct ica_poll_watch *watch)
+{
+    struct process *process = cpu->current;
+    uint64_t start = rdtsc();
+    uint64_t bound = cpu->ica_poll_cycles; /* read by ica_may_poll */
+    for (;;) {
+        if (atomic_load_acquire(watch->word) != watch->value)
+            break;
+        if (atomic_load_acquire(&cpu->inbox_hint_or_woken)) {
+            ica_poll_serve_woken(cpu);
+            intercore_poll();
+            if (process->kill_requested || watch->ready())
+                break;
+            if (!ica_poll_core_idle(cpu))
+                return ica_poll_count_idle(cpu, start, false);
+        }
+        if (rdtsc() - start >= bound)
+            return ica_poll_count_idle(cpu, start, false);
+        cpu_relax();
+    }
+    return ica_poll_count_idle(cpu, start, true);
+}
+
+/* ica_poll_turns with the core's `polling` announced: a sender that saw it sent
+ * no IPI, so the messages that came meanwhile are served before the caller
+ * goes on, and a process they made ready that outranks the caller runs
+ * first (as that IPI would have had it). */
+static inline __attribute__((always_inline)) bool ica_poll_until(struct cpu *cpu,
+                                                                 const struct ica_poll_watch *watch)
+{
+    atomic_store_fenced(&cpu->polling, 1);
+    bool came = ica_poll_turns(cpu, watch);
+    atomic_store_fenced(&cpu->polling, 0);
+    if (atomic_load_acquire(&cpu->inbox_hint_or_woken)) {
+        ica_poll_serve_woken(cpu);
+        if (intercore_poll() > 0)
+            came = came || watch->ready();
+    }
+    if (came && run_queue_has_more_urgent(&cpu->run_queue, cpu->current->priority))
+        scheduler_yield();
+    return came;
+}
+
+/* ica_poll_before_wait for a server's receive: it also watches the count
+ * of requests pushed into `server`'s rings (one load a turn). */
+static inline __attribute__((always_inline)) bool
+ica_poll_for_request(const struct server_entry *server, bool (*ready)(void))
+{
+    struct cpu *cpu = this_cpu();
+    struct ica_poll_watch watch = {&server->pushed, server->taken, ready};
+    return ica_may_poll(cpu) && ica_poll_until(cpu, &watch);
+}
+
+static inline __attribute__((always_inline)) bool ica_poll_for_result(uint64_t id,
+                                                                      bool (*ready)(void))
+{
+    struct cpu *cpu = this_cpu();
+    if (!ica_may_poll(cpu))
+        return false;
+    struct process *process = cpu->current;
+    struct ica_poll_watch watch = {&process->polled_result, id, ready};
+    atomic_store_fenced(&process->polled_result, id);
+    ica_poll_until(cpu, &watch);
+    uint64_t expected = id;
+    /* Taken back unless a sender took it first: then the result is ours. */
+    return !atomic_compare_swap(&process->polled_result, &expected, 0);
 }

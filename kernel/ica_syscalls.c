@@ -78,6 +78,8 @@ static void wake_or_hand_off(struct process *target, bool hand_off)
             scheduler_wake(target);
         return;
     }
+    if (ica_poll_hand_wake(target))
+        return; /* its core polls: no message */
     /* another core: one message, an IPI only if that core halts or must preempt */
     struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
                                         .process_wake = {target->pid}};
@@ -149,28 +151,53 @@ void serve_ica_result(const struct intercore_message *message,
     scheduler_wake(target);
 }
 
-/* Pastes a popped ICA into the caller; false (with a log line) when it is stale. */
-static bool accept(uint64_t id)
+/* The log line of a popped ICA that is stale (answered or freed meanwhile). */
+static __attribute__((noinline)) bool dropped_stale(const struct process *receiver, uint64_t id)
+{
+    kprintf("ica: pid %u: stale ICA 0x%lx dropped\n", receiver->pid, id);
+    return false;
+}
+
+/* Pastes a popped ICA into `receiver`; false (with a log line) when it is
+ * stale. Inline where one request is taken per receive (the noted take). */
+static inline __attribute__((always_inline)) bool accept_inline(struct process *receiver,
+                                                                uint64_t id)
 {
     struct ica *ica = ica_lookup(id);
-    if (ica != NULL && ica_arrive(me(), ica))
+    if (ica != NULL && ica_arrive(receiver, ica))
         return true;
-    kprintf("ica: pid %u: stale ICA 0x%lx dropped\n", me()->pid, id);
-    return false;
+    return dropped_stale(receiver, id);
+}
+
+static bool accept_into(struct process *receiver, uint64_t id)
+{
+    return accept_inline(receiver, id);
+}
+
+/* Pastes a popped ICA into the caller. */
+static bool accept(uint64_t id)
+{
+    return accept_into(me(), id);
 }
 
 /* The oldest usable request of a server's ring. Only the head is consumed:
  * another core is the ring's producer, so nothing may be pushed back. */
-static inline uint64_t take_request(struct server_entry *server, struct ring *ring, uint32_t core)
+static inline uint64_t take_request_into(struct process *taker, struct server_entry *server,
+                                         struct ring *ring, uint32_t core)
 {
     uint64_t id;
     while (ring_pop_u64(ring, &id)) {
         server->taken++;
-        ica_room_made(server, ring, core, me()->pid);
-        if (accept(id))
+        ica_room_made(server, ring, core, taker->pid);
+        if (accept_into(taker, id))
             return id;
     }
     return NO_ICA;
+}
+
+static inline uint64_t take_request(struct server_entry *server, struct ring *ring, uint32_t core)
+{
+    return take_request_into(me(), server, ring, core);
 }
 
 /* Takes `wanted` (or, with NO_ICA, the oldest entry) out of the caller's own
@@ -248,30 +275,41 @@ static bool new_results_waiting(void)
 
 /* Takes the result `wanted` (NO_ICA: any), waiting for it unless told not to.
  * Results that are not the wanted one stay queued; the wait then lasts
- * until a new result arrives, so the caller sleeps instead of spinning. */
-static long collect(uint64_t wanted, bool wait, struct parking parking)
+ * until a new result arrives, so the caller sleeps instead of spinning.
+ * With `polled` the caller has just polled for it in vain
+ * (ica_collect_result): the first pass goes from the ring to the wait. */
+static long collect_after(uint64_t wanted, bool wait, struct parking parking, bool polled)
 {
     struct ring *ring = &me()->results.ring;
     for (;;) {
-        uint64_t id = take_from_ring(ring, wanted);
+        uint32_t queued = ring_count(ring);
+        uint64_t id = queued != 0 ? take_from_ring(ring, wanted) : NO_ICA;
         if (id != NO_ICA)
             return (long)id;
-        me()->results_seen = ring_count(ring);
-        if (intercore_poll() > 0 && new_results_waiting())
+        me()->results_seen = queued != 0 ? ring_count(ring) : 0;
+        bool poll = !polled;
+        polled = false;
+        if (poll && intercore_poll() > 0 && new_results_waiting())
             continue;
         if (!wait)
             return -E_NOT_FOUND;
-        if (wanted != NO_ICA && ica_poll_for_result(wanted, new_results_waiting)) {
+        if (poll && wanted != NO_ICA && ica_poll_for_result(wanted, new_results_waiting)) {
             if (accept(wanted))
                 return (long)wanted;
             continue;
         }
-        if (wanted == NO_ICA && ica_poll_before_wait(new_results_waiting) && !me()->kill_requested)
+        if (poll && wanted == NO_ICA && ica_poll_before_wait(new_results_waiting) &&
+            !me()->kill_requested)
             continue;
         if (me()->kill_requested)
             scheduler_exit_current(PROCESS_EXIT_KILLED);
         wait_for_ica(new_results_waiting, parking);
     }
+}
+
+static long collect(uint64_t wanted, bool wait, struct parking parking)
+{
+    return collect_after(wanted, wait, parking, false);
 }
 
 /* The server may have ended between the lookup and the push: its rings
@@ -371,6 +409,7 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
         memory_fence();
     } else {
         ring_push_u64(ring, id);
+        server_note_push(server, lane, this_cpu()->index);
         if (lane)
             atomic_add(&server->lane_pushed, 1); /* seen before `pushed` */
         atomic_add(&server->pushed, 1);          /* before the wake: a full barrier */
@@ -400,7 +439,21 @@ static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 
 long ica_collect_result(uint64_t id, uint32_t flags)
 {
-    long result = collect(id, true, parking_of(flags, id));
+    struct process *process = me();
+    bool polled = false;
+    if (ring_consumer_sees_empty(&process->results.ring)) {
+        /* the common case across cores: nothing queued, the result comes
+         * to the poll (collect's first pass, without its looks at an
+         * empty ring) */
+        process->results_seen = 0;
+        if (ica_poll_for_result(id, new_results_waiting) && accept(id))
+            return 0;
+        if (flags == ICA_SYNC && this_cpu()->handoff != NULL)
+            ica_fast_resume_handed_off(id); /* returns when woken the ordinary way */
+        else
+            polled = !process->kill_requested;
+    }
+    long result = collect_after(id, true, parking_of(flags, id), polled);
     return result < 0 ? result : 0;
 }
 
@@ -539,40 +592,118 @@ static uint64_t take_from_lanes(struct server_entry *server, uint32_t cores)
     return NO_ICA;
 }
 
+/* The oldest request of the client rings (round robin over the cores), or NO_ICA. */
+static uint64_t take_from_rings(struct server_entry *server, uint32_t cores)
+{
+    uint32_t core = server->next_core < cores ? server->next_core : 0;
+    for (uint32_t step = 0; step < cores; step++, core = core + 1 == cores ? 0 : core + 1) {
+        struct ring *ring = server_ring(server, core);
+        if (ring_consumer_sees_empty(ring))
+            continue;
+        uint64_t id = take_request(server, ring, core);
+        if (id != NO_ICA) {
+            server->next_core = core + 1 == cores ? 0 : core + 1;
+            return id;
+        }
+    }
+    return NO_ICA;
+}
+
+/* With one request pending, the ring its sender noted (server_note_push),
+ * if that request is there: no look at the other rings. NO_ICA otherwise
+ * (another sender's note came between: the caller looks at every ring). A
+ * lane's request still goes first: the note is followed only when it names
+ * a lane exactly when a lane request is pending. */
+static inline __attribute__((always_inline)) uint64_t
+take_the_one_pending(struct process *taker, struct server_entry *server, uint32_t cores)
+{
+    uint32_t index = __atomic_load_n(&server->last_pushed_ring, __ATOMIC_RELAXED);
+    bool lane = index >= cores;
+    uint32_t core = lane ? index - cores : index;
+    if (core >= cores || lane != server_has_lane_requests(server))
+        return NO_ICA;
+    struct ring *ring = server_ring(server, index);
+    if (ring_consumer_sees_empty(ring))
+        return NO_ICA;
+    uint64_t id = NO_ICA;
+    ring_pop_u64(ring, &id); /* not empty: one pop, no loop (a stale one: NO_ICA) */
+    server->taken++;
+    uint32_t next = core + 1 == cores ? 0 : core + 1;
+    if (lane) {
+        server->lane_taken++;
+        server->next_lane = next;
+    } else {
+        server->next_core = next;
+    }
+    ica_room_made(server, ring, core, taker->pid);
+    return accept_inline(taker, id) ? id : NO_ICA;
+}
+
+uint64_t ica_take_noted_request_for(struct process *server_process)
+{
+    struct server_entry *server = server_of_process(server_process);
+    if (server == NULL || server_process->direct_request != 0 ||
+        atomic_load_acquire(&server->pushed) - server->taken != 1)
+        return 0;
+    uint64_t id = take_the_one_pending(server_process, server, kernel_shared->core_count);
+    return id != NO_ICA ? id : 0;
+}
+
+/* The next request for the caller: the one handed to it directly, then the
+ * lanes', then the rings'; NO_ICA when none. Nothing pushed and nothing
+ * handed over is two loads. */
+static inline uint64_t take_next_request(struct server_entry *server)
+{
+    if (me()->direct_request != 0) {
+        uint64_t direct = take_direct_request();
+        if (direct != NO_ICA)
+            return direct;
+    }
+    uint64_t pending = atomic_load_acquire(&server->pushed) - server->taken;
+    if (pending == 0)
+        return NO_ICA;
+    uint32_t cores = kernel_shared->core_count;
+    if (pending == 1) {
+        uint64_t only = take_the_one_pending(me(), server, cores);
+        if (only != NO_ICA)
+            return only;
+    }
+    if (server_has_lane_requests(server)) {
+        uint64_t from_lane = take_from_lanes(server, cores);
+        if (from_lane != NO_ICA)
+            return from_lane;
+    }
+    return take_from_rings(server, cores);
+}
+
+/* What ends a receive that found no request, other than a request: a
+ * result (ICA_OR_RESULT), the device interrupt (ICA_OR_IRQ), ICA_NO_WAIT or
+ * the timeout. True with the receive's answer in *answer; false when none
+ * (the receive waits). */
+static bool receive_ends_otherwise(uint32_t flags, uint64_t wake_tick, long *answer)
+{
+    if (flags & ICA_OR_RESULT) {
+        *answer = collect(NO_ICA, false, NOT_PARKED);
+        if (*answer != -E_NOT_FOUND)
+            return true;
+    }
+    *answer = -E_INTERRUPTED;
+    if ((flags & ICA_OR_IRQ) && interrupt_pending())
+        return true;
+    *answer = -E_NOT_FOUND;
+    return (flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick);
+}
+
 /* The receive itself (with ICA_OR_IRQ, the line is armed around it). */
 static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t wake_tick)
 {
-    uint32_t cores = kernel_shared->core_count;
     for (;;) {
-        uint64_t direct = take_direct_request();
-        if (direct != NO_ICA)
-            return (long)direct;
-        uint32_t core = server->next_core < cores ? server->next_core : 0;
-        uint32_t steps = server_has_requests(server) ? cores : 0;
-        uint64_t from_lane = steps != 0 && server_has_lane_requests(server)
-                                 ? take_from_lanes(server, cores)
-                                 : NO_ICA;
-        if (from_lane != NO_ICA)
-            return (long)from_lane;
-        for (uint32_t step = 0; step < steps; step++, core = core + 1 == cores ? 0 : core + 1) {
-            struct ring *ring = server_ring(server, core);
-            if (ring_consumer_sees_empty(ring))
-                continue;
-            uint64_t id = take_request(server, ring, core);
-            if (id != NO_ICA) {
-                server->next_core = core + 1 == cores ? 0 : core + 1;
-                return (long)id;
-            }
-        }
-        if (flags & ICA_OR_RESULT) {
-            long result = collect(NO_ICA, false, NOT_PARKED);
-            if (result != -E_NOT_FOUND)
-                return result;
-        }
-        if ((flags & ICA_OR_IRQ) && interrupt_pending())
-            return -E_INTERRUPTED;
-        if ((flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
-            return -E_NOT_FOUND;
+        uint64_t id = take_next_request(server);
+        if (id != NO_ICA)
+            return (long)id;
+        long answer;
+        if ((flags != 0 || wake_tick != 0) && receive_ends_otherwise(flags, wake_tick, &answer))
+            return answer;
         bool (*ready)(void) = ready_test(flags);
         if (ica_poll_for_request(server, ready)) {
             if (me()->kill_requested)
@@ -581,6 +712,28 @@ static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t 
         }
         wait_for_ica_until(ready, wake_tick, receive_parking(flags));
     }
+}
+
+long ica_receive_after_send(uint32_t flags, uint64_t wake_tick)
+{
+    struct process *process = me();
+    struct server_entry *server = server_of_process(process);
+    bool or_result = flags & ICA_OR_RESULT;
+    if (server == NULL || (flags & ~(ICA_TIMEOUT | ICA_OR_RESULT)) != 0 ||
+        process->direct_request != 0 || server_has_requests(server) ||
+        (or_result && results_waiting()) ||
+        (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
+        return ica_receive_until(flags, wake_tick);
+    /* nothing pending: the poll first, then the request it saw come (a
+     * result that came instead is the general receive's) */
+    if (ica_poll_for_request(server, or_result ? requests_or_results_waiting : requests_waiting) &&
+        !process->kill_requested && process->direct_request == 0 &&
+        atomic_load_acquire(&server->pushed) - server->taken == 1) {
+        uint64_t id = take_the_one_pending(process, server, kernel_shared->core_count);
+        if (id != NO_ICA)
+            return (long)id;
+    }
+    return ica_receive_until(flags, wake_tick);
 }
 
 long sys_ica_receive(uint32_t flags, uint64_t timeout_ms)

@@ -18,6 +18,15 @@ void ica_deliver_result(uint32_t target, uint64_t control_id);
  * a synchronous request's wait for its result, and a server's receive. */
 long ica_collect_result(uint64_t control_id, uint32_t flags);
 long ica_receive_until(uint32_t flags, uint64_t wake_tick);
+/* ica_receive_until for a server that has just sent its request or result
+ * on (its rings are most likely empty): the poll first, then the one
+ * request it saw come, without the general receive's first look. */
+long ica_receive_after_send(uint32_t flags, uint64_t wake_tick);
+/* For the fast path's resume of a server parked in its receive on this
+ * core (ica_fastpath.c): its one pending request, in the ring its sender
+ * noted, popped and pasted into it; 0 when there is not exactly that (the
+ * server then takes its requests itself). */
+uint64_t ica_take_noted_request_for(struct process *server_process);
 /* The general calls the fast path serves (declared for the dispatch in the
  * generated syscall_table.h), which it enters itself with arguments it has
  * checked as the dispatch does, when the receiver is not parked here. */

@@ -148,3 +148,25 @@ def test_wake_handled_while_still_running_is_not_lost(tmp_path):
     children = result.kinds("bonnie_child")
     assert len(children) == 4, result.describe()
     assert all(child["mismatches"] == 0 and child["error"] == 0 for child in children)
+
+
+def test_wakes_through_a_polling_core_lose_nothing(tmp_path):
+    """At placement #2 (Bonnie and BLK on C0, FS on C1) FS's forward wakes BLK on a core where
+    Bonnie polls for its result: the wake goes into C0's poll_woken word instead of a message,
+    and Bonnie's kernel takes BLK's request, pastes it and switches straight to BLK
+    (kernel/ica_poll.c, ica_fastpath.c). With three processes, updates and the widened wait
+    window (ica_wait_delay) a lost wake would hang the run and a request taken twice or never
+    would show as a mismatch or an error."""
+    disk = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
+    result = formica.run("--smp", "2", "--accel", "tcg", "--placement", "2", "--disk", str(disk),
+                         "--append", "ica_wait_delay=100000",
+                         "--cmd", "run bonnie -p 3 -m readblock -u 30 -n 800 -f /race.dat; "
+                         "run bonnie -p 1 -m readbyte -u 30 -n 800 -f /race2.dat",
+                         timeout=180)
+    assert result.rc == 0, result.describe()
+    children = result.kinds("bonnie_child")
+    assert len(children) == 4, result.describe()
+    assert all(child["mismatches"] == 0 and child["error"] == 0 for child in children), \
+        result.describe()
+    assert "stale ICA" not in result.text, result.describe()

@@ -1,0 +1,159 @@
+/* ica_across.c: the sender's half of the one-pass handover across cores.
+ * A request, forward or result whose receiver lives on another core is
+ * checked and peeled once by the sender's kernel and pushed into the
+ * receiver's ring (or handed to its poll), without the general call's
+ * second round of lookups; the receiving core only pastes it. A case it
+ * does not cover returns false before anything changed and goes the
+ * general way (ica_syscalls.c). */
+#include "ica_across.h"
+#include "atomic.h"
+#include "cpu.h"
+#include "ica.h"
+#include "ica_handover.h"
+#include "ica_poll.h"
+#include "ica_room.h"
+#include "ica_syscalls.h"
+#include "intercore.h"
+#include "mkernel_client.h"
+#include "scheduler.h"
+#include "shared.h"
+#include "x86.h"
+#include <formica/rights.h>
+
+/* The process `pid` when it is alive on another core than this one. */
+static inline struct process *living_elsewhere(uint32_t pid)
+{
+    struct process *process = process_find(pid);
+    if (process == NULL || process->core == this_cpu()->index || process->state == PROCESS_ZOMBIE)
+        return NULL;
+    return process;
+}
+
+/* What the control ICA `control`, held by `sender`, carries and lends,
+ * when it checks out: true, with its entry in the sender in *entry. */
+static inline bool control_movable(struct process *sender, struct ica *control,
+                                   struct attachments *with, uint64_t **entry)
+{
+    if (ica_read_attachments(sender, control, with) != 0)
+        return false;
+    *entry = ica_control_leaf_entry(sender, control->index);
+    return *entry != NULL;
+}
+
+/* The control ICA `id` when `sender` holds it and what it carries and
+ * lends checks out: its entry in the sender goes into *entry. */
+static inline struct ica *control_to_send(struct process *sender, uint64_t id,
+                                          struct attachments *with, uint64_t **entry)
+{
+    struct ica *control;
+    if (ica_held_by(sender, id, ICA_KIND_CONTROL, &control) != 0 ||
+        !control_movable(sender, control, with, entry))
+        return NULL;
+    return control;
+}
+
+/* The data ICAs handed over with the control ICA leave the sender too. */
+static __attribute__((noinline)) void depart_attached(struct process *sender, struct ica *control,
+                                                      const struct attachments *with,
+                                                      uint32_t destination)
+{
+    for (uint32_t i = 0; i < with->data_count; i++) {
+        struct ica *data = with->data[i];
+        ica_peel(sender, data);
+        data->state = ICA_TRAVELLING;
+        data->destination = destination;
+        control->attached[i] = ica_id_of(data);
+    }
+}
+
+/* The control ICA leaves the sender for `destination`: lends changed, the
+ * data ICAs peeled, the sender's stamp, its one entry cleared here (the
+ * sender runs on this core), then travelling (released last: the
+ * receiver's check). */
+static inline __attribute__((always_inline)) void
+depart(struct process *sender, struct ica *control, const struct attachments *with, uint64_t *entry,
+       uint32_t destination, uint32_t delivery)
+{
+    ica_change_lends(sender, control, with);
+    if (with->data_count != 0)
+        depart_attached(sender, control, with, destination);
+    control->attached_count = with->data_count;
+    ica_stamp_sender(control, sender, delivery);
+    control->destination = destination;
+    *entry = 0;
+    invlpg(ica_virtual_address(control));
+    atomic_store_release(&control->owner, 0);
+    atomic_store_release(&control->state, ICA_TRAVELLING);
+}
+
+/* A process on another core whose ica_waiting this sender cleared is owed
+ * a wake: one message, an IPI only if its core halts or must preempt. */
+static void send_wake(struct process *target)
+{
+    if (ica_poll_hand_wake(target))
+        return; /* its core polls: no message */
+    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
+                                        .process_wake = {target->pid}};
+    if (scheduler_must_interrupt(target))
+        intercore_send_preempting(target->core, &message);
+    else
+        intercore_send(target->core, &message);
+}
+
+/* The server ended between the look-up and the push (see
+ * report_if_undelivered in ica_syscalls.c): the m-kernel answers it. */
+static void report_undelivered(uint64_t id)
+{
+    struct intercore_message message = {.type = MESSAGE_ICA_UNDELIVERED, .ica_undelivered = {id}};
+    mkernel_notify(&message);
+}
+
+bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, bool forward)
+{
+    struct process *sender = this_cpu()->current;
+    struct process *target = living_elsewhere(server_pid);
+    struct server_entry *server = target != NULL ? server_of_process(target) : NULL;
+    struct attachments with;
+    uint64_t *entry;
+    struct ica *control = server != NULL ? control_to_send(sender, id, &with, &entry) : NULL;
+    if (control == NULL)
+        return false;
+    bool via_me = forward_flags & ICA_RETURN_VIA_ME;
+    if (forward && (control->delivery != ICA_AS_REQUEST ||
+                    (via_me && control->return_depth >= ICA_MAX_RETURNS)))
+        return false;
+    bool lane = sender->account == INIT_PID;
+    uint32_t core = this_cpu()->index;
+    struct ring *ring = lane ? server_lane(server, core) : server_ring(server, core);
+    if (ica_ring_crowded(ring))
+        return false; /* the general path waits for room */
+    if (!forward)
+        ica_route_start(control, sender->pid);
+    else if (via_me)
+        ica_route_push(control, sender->pid);
+    depart(sender, control, &with, entry, server_pid, ICA_AS_REQUEST);
+    ring_push_u64(ring, id); /* not crowded: room for it */
+    server_note_push(server, lane, core);
+    if (lane)
+        atomic_add(&server->lane_pushed, 1); /* seen before `pushed` */
+    atomic_add(&server->pushed, 1);          /* a locked add: a full barrier */
+    if (atomic_load_acquire(&server->pid) != server_pid)
+        report_undelivered(id);
+    if (atomic_load_acquire(&target->ica_waiting) && atomic_swap(&target->ica_waiting, 0))
+        send_wake(target);
+    return true;
+}
+
+bool ica_across_return_to(struct ica *control, struct process *requester, uint64_t id)
+{
+    struct process *server = this_cpu()->current;
+    struct attachments with;
+    uint64_t *entry;
+    if (!control_movable(server, control, &with, &entry))
+        return false;
+    uint32_t requester_pid = ica_route_pop(control);
+    depart(server, control, &with, entry, requester_pid, ICA_AS_RESULT);
+    if (!ica_hand_result_to_poller(requester, id))
+        ica_deliver_result(requester_pid, id); /* it waits or does other work: a message */
+    return true;
+}

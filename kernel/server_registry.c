@@ -10,6 +10,7 @@
 #include "process.h"
 #include "shared.h"
 #include "x86.h"
+#include <formica/protocol/servers.h>
 #include <string.h>
 
 /* One slot's identity as read at one moment. */
@@ -83,6 +84,39 @@ static uint32_t socket_of_core(uint32_t core)
     return core < kernel_shared->core_count ? kernel_shared->cpus[core].socket : 0;
 }
 
+/* The instances the placement gives `name`, when it gives it several: the
+ * choice then rests on the placement alone, so a caller reaches the same
+ * instance while the others are still starting. 0 when the placement names
+ * one instance or does not name `name` (a server spawned by hand). */
+static uint32_t placed_instances(const char *name, struct instance_place *places)
+{
+    static const char *const keys[PLACEMENT_SERVERS] = {PLACEMENT_SERVER_KEYS};
+    const struct placement_info *placement = &kernel_shared->placement;
+    for (uint32_t server = 0; server < PLACEMENT_SERVERS; server++) {
+        uint32_t count = placement->server_instance_count[server];
+        if (strncmp(keys[server], name, SERVER_NAME_BYTES) != 0)
+            continue;
+        if (count <= 1 || count > SERVER_INSTANCES_MAX)
+            return 0;
+        for (uint32_t index = 0; index < count; index++)
+            places[index] = (struct instance_place){
+                .index = index, .core = placement->server_instance_cores[server][index]};
+        return count;
+    }
+    return 0;
+}
+
+/* The registered instances of `name` as places; their count. */
+static uint32_t registered_instances(uint64_t present, const struct server_instance_info *found,
+                                     struct instance_place *places)
+{
+    uint32_t count = 0;
+    for (uint32_t index = 0; index < SERVER_INSTANCES_MAX; index++)
+        if (present >> index & 1)
+            places[count++] = (struct instance_place){.index = index, .core = found[index].core};
+    return count;
+}
+
 uint32_t server_pid_nearest(const char *name, uint32_t core)
 {
     struct server_instance_info found[SERVER_INSTANCES_MAX];
@@ -90,11 +124,11 @@ uint32_t server_pid_nearest(const char *name, uint32_t core)
     uint64_t present = collect(name, found);
     if (present == 0)
         return 0;
-    uint32_t count = 0;
-    for (uint32_t index = 0; index < SERVER_INSTANCES_MAX; index++)
-        if (present >> index & 1)
-            places[count++] = (struct instance_place){.index = index, .core = found[index].core};
-    return found[places[instance_choose(places, count, core, socket_of_core)].index].pid;
+    uint32_t count = placed_instances(name, places);
+    if (count == 0)
+        count = registered_instances(present, found, places);
+    uint32_t index = places[instance_choose(places, count, core, socket_of_core)].index;
+    return present >> index & 1 ? found[index].pid : 0;
 }
 
 uint32_t server_pid_of_instance(const char *name, uint32_t index)

@@ -40,6 +40,7 @@ long readahead_attach(struct client *client)
 
 static void forget(struct client *client, struct ahead *entry)
 {
+    client->counters.readahead_unused++;
     client->backend->fetch_finish(entry->handle);
     ica_free(entry->data_ica);
     entry->used = false;
@@ -112,6 +113,7 @@ static bool start_one(struct client *client, uint32_t block)
         return false;
     }
     *entry = (struct ahead){true, block, (uint64_t)ica, handle};
+    client->counters.readahead_fetches++;
     return true;
 }
 
@@ -120,7 +122,9 @@ bool readahead_take(struct client *client, uint32_t block, uint64_t *data_ica, l
     struct ahead *entry = client->readahead ? entry_of(client->readahead, block) : NULL;
     if (entry == NULL)
         return false;
+    uint64_t start = clock_microseconds();
     *result = client->backend->fetch_finish(entry->handle);
+    client->counters.fetch_wait_us += clock_microseconds() - start;
     *data_ica = entry->data_ica;
     entry->used = false;
     return true;

@@ -2,7 +2,9 @@
  * prefetch). A fault on the block after one of the last few faulted blocks
  * continues a sequential stream (a merge sort reads two runs and writes a
  * third: several streams at once); the next blocks still on the backend
- * are then fetched in the background, as many as the client's in-flight
+ * are then fetched in the background: one for a stream's first step, twice
+ * as many at each step after (a random access that happens to hit the next
+ * block costs one fetch, not a window), up to what the client's in-flight
  * bound (limit / 8) leaves room for (the streams share at most
  * READAHEAD_MAX entries); the fault on such a block takes the
  * fetched data over. PAGER_PREFETCH fetches a range the same way, several
@@ -23,7 +25,8 @@ struct ahead {
 };
 
 struct readahead {
-    uint32_t stream_next[STREAMS]; /* the block each stream's next fault would be */
+    uint32_t stream_next[STREAMS];  /* the block each stream's next fault would be */
+    uint32_t stream_steps[STREAMS]; /* sequential faults the stream has seen */
     unsigned stream_victim;
     unsigned entry_victim;
     struct ahead entries[READAHEAD_MAX];
@@ -136,25 +139,35 @@ bool readahead_arrived(const struct client *client, uint32_t block)
     return entry != NULL && client->backend->fetch_ready(entry->handle);
 }
 
-/* True when `block` continues one of the recent streams (which moves on);
- * otherwise it starts a stream in place of the oldest. */
-static bool continues_a_stream(struct readahead *ra, uint32_t block)
+/* How many sequential steps `block` makes in one of the recent streams
+ * (which moves on); 0 when it continues none: it starts a stream in place of
+ * the oldest. */
+static uint32_t stream_steps_after(struct readahead *ra, uint32_t block)
 {
     for (unsigned i = 0; i < STREAMS; i++)
         if (ra->stream_next[i] == block && block != 0) {
             ra->stream_next[i] = block + 1;
-            return true;
+            return ++ra->stream_steps[i];
         }
-    ra->stream_next[ra->stream_victim++ % STREAMS] = block + 1;
-    return false;
+    unsigned oldest = ra->stream_victim++ % STREAMS;
+    ra->stream_next[oldest] = block + 1;
+    ra->stream_steps[oldest] = 0;
+    return 0;
+}
+
+/* Blocks to fetch after a stream's `steps`-th step: 1, 2, 4, ... up to the window. */
+static unsigned ramp(uint32_t steps, unsigned most)
+{
+    return steps > 4 || (1u << (steps - 1)) > most ? most : 1u << (steps - 1);
 }
 
 void readahead_after_fault(struct client *client, uint32_t block)
 {
     struct readahead *ra = client->readahead;
-    if (ra == NULL || !continues_a_stream(ra, block))
+    uint32_t steps = ra == NULL ? 0 : stream_steps_after(ra, block);
+    if (steps == 0)
         return;
-    unsigned want = window(client);
+    unsigned want = ramp(steps, window(client));
 
     for (uint32_t next = block + 1; next < client->block_count && next <= block + want; next++)
         if (!start_one(client, next))

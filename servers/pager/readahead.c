@@ -6,16 +6,21 @@
  * as many at each step after (a random access that happens to hit the next
  * block costs one fetch, not a window), up to what the client's in-flight
  * bound (limit / 8) leaves room for (the streams share at most
- * READAHEAD_MAX entries); the fault on such a block takes the
- * fetched data over. PAGER_PREFETCH fetches a range the same way, several
- * blocks at once. Needs a backend with fetch_start. */
+ * READAHEAD_MAX entries). When most of the last JUDGED_FETCHES went
+ * unused (a sort's random reads that look sequential now and then), the
+ * streams fetch nothing for the next PAUSE_FAULTS faults. The fault on a
+ * block fetched ahead takes the fetched data over. PAGER_PREFETCH fetches a
+ * range the same way, several blocks at once (never paused). Needs a
+ * backend with fetch_start. */
 #include "pager.h"
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdlib.h>
 
-#define READAHEAD_MAX 8 /* blocks fetched ahead at once per client */
-#define STREAMS 4       /* sequential streams followed at once */
+#define READAHEAD_MAX 8   /* blocks fetched ahead at once per client */
+#define STREAMS 4         /* sequential streams followed at once */
+#define JUDGED_FETCHES 32 /* fetches ahead judged together: most unused pauses them */
+#define PAUSE_FAULTS 1024 /* faults without read-ahead after such a judgement */
 
 struct ahead {
     bool used;
@@ -30,6 +35,8 @@ struct readahead {
     unsigned stream_victim;
     unsigned entry_victim;
     struct ahead entries[READAHEAD_MAX];
+    uint32_t judged_fetches, judged_unused; /* since the last judgement */
+    uint32_t paused_faults;                 /* faults left without read-ahead */
 };
 
 long readahead_attach(struct client *client)
@@ -44,6 +51,7 @@ long readahead_attach(struct client *client)
 static void forget(struct client *client, struct ahead *entry)
 {
     client->counters.readahead_unused++;
+    client->readahead->judged_unused++;
     client->backend->fetch_finish(entry->handle);
     ica_free(entry->data_ica);
     entry->used = false;
@@ -117,6 +125,7 @@ static bool start_one(struct client *client, uint32_t block)
     }
     *entry = (struct ahead){true, block, (uint64_t)ica, handle};
     client->counters.readahead_fetches++;
+    ra->judged_fetches++;
     return true;
 }
 
@@ -161,11 +170,30 @@ static unsigned ramp(uint32_t steps, unsigned most)
     return steps > 4 || (1u << (steps - 1)) > most ? most : 1u << (steps - 1);
 }
 
+/* After JUDGED_FETCHES fetches ahead: more than half of them unused pauses
+ * the streams' fetches for PAUSE_FAULTS faults. True while paused. */
+static bool paused(struct readahead *ra)
+{
+    if (ra->paused_faults > 0) {
+        ra->paused_faults--;
+        return true;
+    }
+    if (ra->judged_fetches < JUDGED_FETCHES)
+        return false;
+    bool wasted = ra->judged_unused * 2 > ra->judged_fetches;
+    ra->judged_fetches = ra->judged_unused = 0;
+    ra->paused_faults = wasted ? PAUSE_FAULTS : 0;
+    return wasted;
+}
+
 void readahead_after_fault(struct client *client, uint32_t block)
 {
     struct readahead *ra = client->readahead;
-    uint32_t steps = ra == NULL ? 0 : stream_steps_after(ra, block);
-    if (steps == 0)
+    if (ra == NULL)
+        return;
+    bool pausing = paused(ra); /* every fault counts down a pause */
+    uint32_t steps = stream_steps_after(ra, block);
+    if (steps == 0 || pausing)
         return;
     unsigned want = ramp(steps, window(client));
 

@@ -47,7 +47,9 @@ def arguments(argv=None):
 def add_options(parser):
     parser.add_argument("--records", type=int, default=20000, help="sort's records (20000: ~1.9 MiB)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--block", default="16K", help="Formica's block size")
+    parser.add_argument("--block", default="4K",
+                        help="Formica's block size (4K: sort's merge reads records at random; "
+                             "docs/pager.md, 'Block size for sort')")
     parser.add_argument("--ratios", default="2,4,8", help="working set / local memory")
     parser.add_argument("--vs-linux-backends", default=",".join(FORMICA_BACKENDS), help="Formica backends")
     parser.add_argument("--swaps", default=",".join(LINUX_SWAPS), help="Linux swap devices")
@@ -147,6 +149,8 @@ def formica_rows(jsons, backend):
     if backend != "none":
         for sort, pager in zip(sorts, pagers):
             sort["bytes_in"], sort["bytes_out"] = pager["bytes_in"], pager["bytes_out"]
+            for field in ("fetch_wait_us", "readahead_fetches", "readahead_unused"):
+                sort[field] = pager.get(field)  # absent in logs of builds before these counters
     return {sort["local_limit_bytes"] if backend != "none" else 0: sort for sort in sorts}
 
 
@@ -259,6 +263,9 @@ def comparison(series, ratios, limits, working_set, formica, linux, linux_errors
                    "formica_swap_out_bytes": sort.get("bytes_out"),
                    "formica_swap_ins": sort.get("swap_in_blocks"),
                    "formica_swap_outs": sort.get("swap_out_blocks"),
+                   "formica_fetch_wait_us": sort.get("fetch_wait_us"),
+                   "formica_readahead_fetches": sort.get("readahead_fetches"),
+                   "formica_readahead_unused": sort.get("readahead_unused"),
                    "formica_no_limit_us": microseconds(formica.get("none", {}), 0)}
             for swap in [s for s in options.swaps.split(",") if s]:
                 name = {"disk": "linux_disk_swap", "zram": "linux_zram", "nbd": "linux_nbd_swap"}[swap]
@@ -406,11 +413,114 @@ def markdown(rows, have_png, command, png_name="pager_vs_linux.png"):
         errors = sorted({f"{k}: {v}" for r in table if r["series"] == series for k, v in r.items()
                          if k.endswith("_error") and v})
         lines += [f"- {e}" for e in errors] + ([""] if errors else [])
+        lines += obstacles(table, series)
     for r in [r for r in rows if r["kind"] == "pager_vs_linux_kvm"]:
         lines += ["## kvm", "", f"`{json.dumps(r)}`", ""]
     if have_png:
         lines += [f"![pager against Linux swap]({png_name})"]
     return "\n".join(lines) + "\n"
+
+
+def paging_us(total_us, base_us, count):
+    """Microseconds per swap-in above the unlimited run's time (None when unknown)."""
+    if not total_us or not count:
+        return None
+    return (total_us - (base_us or 0)) / count
+
+
+def ratio_of(numerator, denominator):
+    return numerator / denominator if numerator is not None and denominator else None
+
+
+def obstacle_row(r):
+    """One backend and ratio's per-swap-in figures: Formica's paging time, its wait for the
+    backend, Linux's per page-in, and what the 10x goal leaves per swap-in."""
+    swap_ins, wait = r.get("formica_swap_ins"), r.get("formica_fetch_wait_us")
+    linux_disk, pswpin = r.get("linux_disk_swap_us"), r.get("linux_disk_swap_pswpin")
+    goal_us = linux_disk / 10 if linux_disk else None
+    return {
+        "swap_ins": swap_ins,
+        "per_swap_in": paging_us(r.get("formica_us"), r.get("formica_no_limit_us"), swap_ins),
+        "wait": ratio_of(wait, swap_ins),
+        "linux_disk": paging_us(linux_disk, r.get("linux_no_limit_us"), pswpin),
+        "linux_zram": paging_us(r.get("linux_zram_us"), r.get("linux_no_limit_us"),
+                                r.get("linux_zram_pswpin")),
+        "count_ratio": ratio_of(swap_ins, pswpin),
+        "bytes_ratio": ratio_of(r.get("formica_swap_in_bytes"), pswpin * PAGE if pswpin else None),
+        "goal_us": goal_us,
+        "budget": paging_us(goal_us, r.get("formica_no_limit_us"), swap_ins),
+        "free_backend_us": r["formica_us"] - wait if r.get("formica_us") and wait is not None else None,
+    }
+
+
+def obstacles(table, series):
+    """The report's "What stands in the way" for one series: the per-swap-in table and, for
+    memory nodes at ratio 4 (seed 004's goal), what the goal leaves and where the time goes."""
+    rows = [r for r in table if r["series"] == series]
+    if not any(r.get("formica_swap_ins") for r in rows):
+        return []
+    unit = "µs" if series != "icount" else "k instr."
+    lines = [f"### What stands in the way ({series})", "",
+             "Per swap-in, time above the unlimited run's (sort's own work), in " + unit + "; "
+             "*wait* is the faults' wait for the backend's block (the pager's fetch_wait_us), "
+             "*rest* the fault's path through the kernel and the pager; the 10× budget is "
+             "(Linux disk / 10 − Formica unlimited) / Formica's swap-ins.", "",
+             f"| backend | ratio | swap-ins | per swap-in | wait | rest | Linux disk per page-in | "
+             f"Linux zram per page-in | swap-ins / Linux's | bytes in / Linux's | 10× budget |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        o = obstacle_row(r)
+        rest = o["per_swap_in"] - o["wait"] if o["per_swap_in"] is not None and o["wait"] is not None else None
+        budget = o["budget"] if o["budget"] is None or o["budget"] > 0 else 0
+        lines.append(f"| {r['backend']} | {r['working_set_ratio']} | {cell(o['swap_ins'])} | "
+                     f"{cell(o['per_swap_in'])} | {cell(o['wait'])} | {cell(rest)} | "
+                     f"{cell(o['linux_disk'])} | {cell(o['linux_zram'])} | {cell(o['count_ratio'], 1, 2)} | "
+                     f"{cell(o['bytes_ratio'], 1, 2)} | {cell(budget)} |")
+    lines.append("")
+    goal = next((r for r in rows if r["working_set_ratio"] == 4 and r["backend"] == "node"), None) \
+        or next((r for r in rows if r["working_set_ratio"] == 4), None)
+    if goal is not None:
+        lines += goal_text(goal, unit) + [""]
+    return lines
+
+
+def goal_text(r, unit):
+    """Seed 004's goal for one row, in words computed from it."""
+    o = obstacle_row(r)
+    if None in (o["per_swap_in"], o["goal_us"], o["budget"], r.get("formica_us")):
+        return [f"The goal ({r['backend']} at 4×) cannot be judged: a time or a count is missing."]
+    speedup = r["linux_disk_swap_us"] / r["formica_us"]
+    words = [f"Seed 004's goal, {r['backend']} at 4×: ≥ 10× Linux's disk swap, i.e. "
+             f"{cell(o['goal_us'], 1000)} ms; measured {cell(r['formica_us'], 1000)} ms "
+             f"({speedup:.2f}×)."]
+    if o["budget"] <= 0:
+        words.append("Formica's unlimited run alone takes longer than that.")
+    else:
+        words.append(f"At Formica's {cell(o['swap_ins'])} swap-ins the goal leaves "
+                     f"{cell(o['budget'])} {unit} per swap-in; Formica spends "
+                     f"{cell(o['per_swap_in'])}.")
+    if o["wait"] is not None:
+        rest = o["per_swap_in"] - o["wait"]
+        free = r["linux_disk_swap_us"] / o["free_backend_us"] if o["free_backend_us"] else None
+        words.append(f"Of that, {cell(o['wait'])} is the wait for the backend and {cell(rest)} the "
+                     f"fault's path: with a backend that answered at once sort would take "
+                     f"{cell(o['free_backend_us'], 1000)} ms ({cell(free, 1, 2)}× Linux's disk swap)"
+                     + (", so the fault path alone is over the budget." if rest > o["budget"] else "."))
+    if o["linux_disk"] is not None:
+        words.append(f"Linux pays {cell(o['linux_disk'])} {unit} per page-in from its virtio disk"
+                     + (" (the host's page cache: no seek)" if unit == "µs" else "")
+                     + f" and {cell(o['linux_zram'])} from zram.")
+    zram_budget = paging_us(r.get("linux_zram_us"), r.get("formica_no_limit_us"), o["swap_ins"])
+    if zram_budget is not None:
+        words.append(f"Beating zram leaves {cell(max(zram_budget, 0))} {unit} per swap-in"
+                     + (" (met)." if o["per_swap_in"] < zram_budget else " (not met)."))
+    if o["count_ratio"] is not None:
+        words.append(f"Formica swaps in {o['count_ratio']:.2f}× as many blocks as Linux pages and "
+                     f"{o['bytes_ratio']:.2f}× the bytes ({r['block_bytes'] // 1024} KiB blocks).")
+    if r.get("formica_readahead_fetches"):
+        words.append(f"Read-ahead fetched {cell(r['formica_readahead_fetches'])} blocks, "
+                     f"{cell(r.get('formica_readahead_unused'))} of them unused.")
+    return [" ".join(words)]
 
 
 def plot(rows, path):

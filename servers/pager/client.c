@@ -258,11 +258,13 @@ static void print_counters(const struct client *client)
     printf(",\"policy\":\"%s\",\"block_bytes\":%u,\"local_limit_bytes\":%lu,"
            "\"swap_in_blocks\":%lu,\"swap_out_blocks\":%lu,\"clean_drops\":%lu,"
            "\"zero_fills\":%lu,\"bytes_in\":%lu,\"bytes_out\":%lu,\"peak_inflight_bytes\":%lu,"
-           "\"replicas\":%u}\n",
+           "\"replicas\":%u,\"fetch_wait_us\":%lu,\"readahead_fetches\":%lu,"
+           "\"readahead_unused\":%lu}\n",
            client->policy.kind == PAGER_POLICY_LRU ? "lru" : "fifo", client->block_bytes,
            (uint64_t)client->limit_blocks * client->block_bytes, c->swap_in_blocks,
            c->swap_out_blocks, c->clean_drops, c->zero_fills, c->bytes_in, c->bytes_out,
-           client->inflight.peak, client->replicas);
+           client->inflight.peak, client->replicas, c->fetch_wait_us, c->readahead_fetches,
+           c->readahead_unused);
 }
 
 static void print_live(const struct client *client)

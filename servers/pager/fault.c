@@ -52,7 +52,9 @@ static long swap_in_from_backend(struct client *client, uint32_t block)
     long ica = ica_allocate(ICA_KIND_DATA, client->block_bytes);
     if (ica < 0)
         return ica;
+    uint64_t start = clock_microseconds();
     long error = client->backend->retrieve(client, block, (uint64_t)ica);
+    client->counters.fetch_wait_us += clock_microseconds() - start;
     if (error != 0) {
         ica_free((uint64_t)ica);
         return error;

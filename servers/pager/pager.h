@@ -25,6 +25,9 @@ enum block_state {
 struct pager_counters {
     uint64_t swap_in_blocks, swap_out_blocks, bytes_in, bytes_out;
     uint64_t clean_drops, zero_fills;
+    uint64_t fetch_wait_us;     /* faults' time waiting for the backend's blocks */
+    uint64_t readahead_fetches; /* blocks fetched before their fault */
+    uint64_t readahead_unused;  /* of those, dropped without a fault taking them */
 };
 
 struct backend;

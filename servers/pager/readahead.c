@@ -2,18 +2,25 @@
  * prefetch). A fault on the block after one of the last few faulted blocks
  * continues a sequential stream (a merge sort reads two runs and writes a
  * third: several streams at once); the next blocks still on the backend
- * are then fetched in the background, as many as the client's in-flight
+ * are then fetched in the background: one for a stream's first step, twice
+ * as many at each step after (a random access that happens to hit the next
+ * block costs one fetch, not a window), up to what the client's in-flight
  * bound (limit / 8) leaves room for (the streams share at most
- * READAHEAD_MAX entries); the fault on such a block takes the
- * fetched data over. PAGER_PREFETCH fetches a range the same way, several
- * blocks at once. Needs a backend with fetch_start. */
+ * READAHEAD_MAX entries). When most of the last JUDGED_FETCHES went
+ * unused (a sort's random reads that look sequential now and then), the
+ * streams fetch nothing for the next PAUSE_FAULTS faults. The fault on a
+ * block fetched ahead takes the fetched data over. PAGER_PREFETCH fetches a
+ * range the same way, several blocks at once (never paused). Needs a
+ * backend with fetch_start. */
 #include "pager.h"
 #include <formica/request.h>
 #include <formica/user.h>
 #include <stdlib.h>
 
-#define READAHEAD_MAX 8 /* blocks fetched ahead at once per client */
-#define STREAMS 4       /* sequential streams followed at once */
+#define READAHEAD_MAX 8   /* blocks fetched ahead at once per client */
+#define STREAMS 4         /* sequential streams followed at once */
+#define JUDGED_FETCHES 32 /* fetches ahead judged together: most unused pauses them */
+#define PAUSE_FAULTS 1024 /* faults without read-ahead after such a judgement */
 
 struct ahead {
     bool used;
@@ -23,10 +30,13 @@ struct ahead {
 };
 
 struct readahead {
-    uint32_t stream_next[STREAMS]; /* the block each stream's next fault would be */
+    uint32_t stream_next[STREAMS];  /* the block each stream's next fault would be */
+    uint32_t stream_steps[STREAMS]; /* sequential faults the stream has seen */
     unsigned stream_victim;
     unsigned entry_victim;
     struct ahead entries[READAHEAD_MAX];
+    uint32_t judged_fetches, judged_unused; /* since the last judgement */
+    uint32_t paused_faults;                 /* faults left without read-ahead */
 };
 
 long readahead_attach(struct client *client)
@@ -40,6 +50,8 @@ long readahead_attach(struct client *client)
 
 static void forget(struct client *client, struct ahead *entry)
 {
+    client->counters.readahead_unused++;
+    client->readahead->judged_unused++;
     client->backend->fetch_finish(entry->handle);
     ica_free(entry->data_ica);
     entry->used = false;
@@ -112,6 +124,8 @@ static bool start_one(struct client *client, uint32_t block)
         return false;
     }
     *entry = (struct ahead){true, block, (uint64_t)ica, handle};
+    client->counters.readahead_fetches++;
+    ra->judged_fetches++;
     return true;
 }
 
@@ -120,7 +134,9 @@ bool readahead_take(struct client *client, uint32_t block, uint64_t *data_ica, l
     struct ahead *entry = client->readahead ? entry_of(client->readahead, block) : NULL;
     if (entry == NULL)
         return false;
+    uint64_t start = clock_microseconds();
     *result = client->backend->fetch_finish(entry->handle);
+    client->counters.fetch_wait_us += clock_microseconds() - start;
     *data_ica = entry->data_ica;
     entry->used = false;
     return true;
@@ -132,25 +148,54 @@ bool readahead_arrived(const struct client *client, uint32_t block)
     return entry != NULL && client->backend->fetch_ready(entry->handle);
 }
 
-/* True when `block` continues one of the recent streams (which moves on);
- * otherwise it starts a stream in place of the oldest. */
-static bool continues_a_stream(struct readahead *ra, uint32_t block)
+/* How many sequential steps `block` makes in one of the recent streams
+ * (which moves on); 0 when it continues none: it starts a stream in place of
+ * the oldest. */
+static uint32_t stream_steps_after(struct readahead *ra, uint32_t block)
 {
     for (unsigned i = 0; i < STREAMS; i++)
         if (ra->stream_next[i] == block && block != 0) {
             ra->stream_next[i] = block + 1;
-            return true;
+            return ++ra->stream_steps[i];
         }
-    ra->stream_next[ra->stream_victim++ % STREAMS] = block + 1;
-    return false;
+    unsigned oldest = ra->stream_victim++ % STREAMS;
+    ra->stream_next[oldest] = block + 1;
+    ra->stream_steps[oldest] = 0;
+    return 0;
+}
+
+/* Blocks to fetch after a stream's `steps`-th step: 1, 2, 4, ... up to the window. */
+static unsigned ramp(uint32_t steps, unsigned most)
+{
+    return steps > 4 || (1u << (steps - 1)) > most ? most : 1u << (steps - 1);
+}
+
+/* After JUDGED_FETCHES fetches ahead: more than half of them unused pauses
+ * the streams' fetches for PAUSE_FAULTS faults. True while paused. */
+static bool paused(struct readahead *ra)
+{
+    if (ra->paused_faults > 0) {
+        ra->paused_faults--;
+        return true;
+    }
+    if (ra->judged_fetches < JUDGED_FETCHES)
+        return false;
+    bool wasted = ra->judged_unused * 2 > ra->judged_fetches;
+    ra->judged_fetches = ra->judged_unused = 0;
+    ra->paused_faults = wasted ? PAUSE_FAULTS : 0;
+    return wasted;
 }
 
 void readahead_after_fault(struct client *client, uint32_t block)
 {
     struct readahead *ra = client->readahead;
-    if (ra == NULL || !continues_a_stream(ra, block))
+    if (ra == NULL)
         return;
-    unsigned want = window(client);
+    bool pausing = paused(ra); /* every fault counts down a pause */
+    uint32_t steps = stream_steps_after(ra, block);
+    if (steps == 0 || pausing)
+        return;
+    unsigned want = ramp(steps, window(client));
 
     for (uint32_t next = block + 1; next < client->block_count && next <= block + want; next++)
         if (!start_one(client, next))

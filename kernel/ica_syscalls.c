@@ -694,7 +694,11 @@ static bool receive_ends_otherwise(uint32_t flags, uint64_t wake_tick, long *ans
     return (flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick);
 }
 
-/* The receive itself (with ICA_OR_IRQ, the line is armed around it). */
+/* The receive itself (with ICA_OR_IRQ, the line is armed around it). A
+ * kill ends it after a poll or a wait: a kill served by this core's inbox
+ * just before it would block makes the wait return at once, and the loop
+ * must not go round again in kernel mode (a core with other work ready does
+ * not poll, so only this check ends it). */
 static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t wake_tick)
 {
     for (;;) {
@@ -705,12 +709,10 @@ static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t 
         if ((flags != 0 || wake_tick != 0) && receive_ends_otherwise(flags, wake_tick, &answer))
             return answer;
         bool (*ready)(void) = ready_test(flags);
-        if (ica_poll_for_request(server, ready)) {
-            if (me()->kill_requested)
-                scheduler_exit_current(PROCESS_EXIT_KILLED);
-            continue;
-        }
-        wait_for_ica_until(ready, wake_tick, receive_parking(flags));
+        if (!ica_poll_for_request(server, ready))
+            wait_for_ica_until(ready, wake_tick, receive_parking(flags));
+        if (me()->kill_requested)
+            scheduler_exit_current(PROCESS_EXIT_KILLED);
     }
 }
 

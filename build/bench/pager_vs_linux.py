@@ -6,6 +6,7 @@
 # TCG, counted under -icount, tried under KVM. Part of `make bench-pager`; also standalone.
 import argparse
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -573,7 +574,7 @@ def main():
     else:
         subprocess.run([str(REPO / "build" / "linux" / "build.sh")], check=True)
         rows = run(options, OUT / "logs")
-    write_report(rows, "python3 build/bench/pager_vs_linux.py " + " ".join(sys.argv[1:]), options)
+    write_report(rows, "python3 build/bench/pager_vs_linux.py " + shlex.join(sys.argv[1:]), options)
     print(f"pager_vs_linux: {len(rows)} rows in {OUT}/{named(options, 'pager_vs_linux')}.{{json,md,png}}")
 
 

@@ -52,20 +52,6 @@ static inline struct ica *control_to_send(struct process *sender, uint64_t id,
     return control;
 }
 
-/* The data ICAs handed over with the control ICA leave the sender too. */
-static __attribute__((noinline)) void depart_attached(struct process *sender, struct ica *control,
-                                                      const struct attachments *with,
-                                                      uint32_t destination)
-{
-    for (uint32_t i = 0; i < with->data_count; i++) {
-        struct ica *data = with->data[i];
-        ica_peel(sender, data);
-        data->state = ICA_TRAVELLING;
-        data->destination = destination;
-        control->attached[i] = ica_id_of(data);
-    }
-}
-
 /* The control ICA leaves the sender for `destination`: lends changed, the
  * data ICAs peeled, the sender's stamp, its one entry cleared here (the
  * sender runs on this core), then travelling (released last: the
@@ -76,7 +62,7 @@ depart(struct process *sender, struct ica *control, const struct attachments *wi
 {
     ica_change_lends(sender, control, with);
     if (with->data_count != 0)
-        depart_attached(sender, control, with, destination);
+        ica_depart_attached(sender, control, with, destination);
     control->attached_count = with->data_count;
     ica_stamp_sender(control, sender, delivery);
     control->destination = destination;
@@ -84,20 +70,6 @@ depart(struct process *sender, struct ica *control, const struct attachments *wi
     invlpg(ica_virtual_address(control));
     atomic_store_release(&control->owner, 0);
     atomic_store_release(&control->state, ICA_TRAVELLING);
-}
-
-/* A process on another core whose ica_waiting this sender cleared is owed
- * a wake: one message, an IPI only if its core halts or must preempt. */
-static void send_wake(struct process *target)
-{
-    if (ica_poll_hand_wake(target))
-        return; /* its core polls: no message */
-    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
-                                        .process_wake = {target->pid}};
-    if (scheduler_must_interrupt(target))
-        intercore_send_preempting(target->core, &message);
-    else
-        intercore_send(target->core, &message);
 }
 
 /* The server ended between the look-up and the push (see
@@ -140,7 +112,7 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
     if (atomic_load_acquire(&server->pid) != server_pid)
         report_undelivered(id);
     if (atomic_load_acquire(&target->ica_waiting) && atomic_swap(&target->ica_waiting, 0))
-        send_wake(target);
+        ica_wake_across(target);
     return true;
 }
 

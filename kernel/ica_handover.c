@@ -56,10 +56,9 @@ long ica_read_listed_attachments(const struct process *sender, struct ica *contr
     return error;
 }
 
-void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
-                uint32_t destination, uint32_t delivery)
+void ica_depart_attached(struct process *sender, struct ica *control,
+                         const struct attachments *with, uint32_t destination)
 {
-    ica_change_lends(sender, control, with);
     for (uint32_t i = 0; i < with->data_count; i++) {
         struct ica *data = with->data[i];
         ica_peel(sender, data);
@@ -67,6 +66,14 @@ void ica_depart(struct process *sender, struct ica *control, const struct attach
         data->destination = destination;
         control->attached[i] = ica_id_of(data);
     }
+}
+
+void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
+                uint32_t destination, uint32_t delivery)
+{
+    ica_change_lends(sender, control, with);
+    if (with->data_count != 0)
+        ica_depart_attached(sender, control, with, destination);
     control->attached_count = with->data_count;
     ica_stamp_sender(control, sender, delivery);
     ica_peel(sender, control);

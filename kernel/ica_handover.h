@@ -95,6 +95,10 @@ ica_change_lends(struct process *sender, struct ica *control, const struct attac
     control->lent_count = with->lent_count;
     return called_out;
 }
+/* The data ICAs handed over with `control` leave `sender` for
+ * `destination` (peeled, travelling, listed in the control ICA). */
+void ica_depart_attached(struct process *sender, struct ica *control,
+                         const struct attachments *with, uint32_t destination);
 /* Peels `control` and its attachments from `sender`: they travel to `destination`. */
 void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
                 uint32_t destination, uint32_t delivery);

@@ -11,6 +11,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "ica.h"
+#include "ica_across.h"
 #include "ica_fastpath.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
@@ -78,15 +79,7 @@ static void wake_or_hand_off(struct process *target, bool hand_off)
             scheduler_wake(target);
         return;
     }
-    if (ica_poll_hand_wake(target))
-        return; /* its core polls: no message */
-    /* another core: one message, an IPI only if that core halts or must preempt */
-    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
-                                        .process_wake = {target->pid}};
-    if (scheduler_must_interrupt(target))
-        intercore_send_preempting(target->core, &message);
-    else
-        intercore_send(target->core, &message);
+    ica_wake_across(target);
 }
 
 static void discard(uint64_t control_id)

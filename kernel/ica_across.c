@@ -11,6 +11,7 @@
 #include "ica.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
+#include "ica_poll_request.h"
 #include "ica_room.h"
 #include "ica_syscalls.h"
 #include "intercore.h"
@@ -86,6 +87,58 @@ depart(struct process *sender, struct ica *control, const struct attachments *wi
     atomic_store_release(&control->state, ICA_TRAVELLING);
 }
 
+/* The entries a paste into `server` writes, when all are remembered there:
+ * the control ICA's in *to_entry, each lent one-page ICA's in lent_entries. */
+static inline bool server_entries_ready(struct process *server, const struct ica *control,
+                                        const struct attachments *with, uint64_t **to_entry,
+                                        uint64_t **lent_entries)
+{
+    *to_entry = ica_control_leaf_entry(server, control->index);
+    if (*to_entry == NULL)
+        return false;
+    for (uint32_t i = 0; i < with->lent_count; i++) {
+        const struct ica *lent = with->lent[i];
+        lent_entries[i] = lent->pages == 1 ? ica_window_entry(server, lent) : NULL;
+        if (lent_entries[i] == NULL)
+            return false;
+    }
+    return true;
+}
+
+/* A request for `server`, which polls for one on its own core with nothing
+ * older pending: pasted into it here, as the same-core handover does (its
+ * entries written, the lends mapped, the arrival written), and its id
+ * published for the poll to return. False, with nothing changed, when the
+ * server does not poll, something waits before it, or an entry is not
+ * remembered there: the request goes through the ring. */
+static bool hand_to_polling_server(struct process *sender, struct process *server,
+                                   struct server_entry *entry_of_server, struct ica *control,
+                                   const struct attachments *with, uint64_t *entry, uint64_t id)
+{
+    if (with->data_count != 0 || !ica_request_poll_claim(server))
+        return false;
+    uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
+    if (atomic_load_acquire(&entry_of_server->pushed) !=
+            __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
+        server->direct_request != 0 ||
+        !server_entries_ready(server, control, with, &to_entry, lent_entries)) {
+        ica_request_poll_release(server);
+        return false;
+    }
+    ica_change_lends(sender, control, with);
+    control->attached_count = 0;
+    ica_stamp_sender(control, sender, ICA_AS_REQUEST);
+    control->destination = server->pid;
+    ica_move_entry(control, entry, to_entry, server);
+    invlpg(ica_virtual_address(control));
+    for (uint32_t i = 0; i < with->lent_count; i++)
+        *lent_entries[i] = ica_lent_entry(with->lent[i]);
+    ica_write_arrival(control, NULL);
+    atomic_add(&entry_of_server->pushed, 1); /* taken by the server's poll */
+    ica_request_poll_publish(server, id);
+    return true;
+}
+
 /* A process on another core whose ica_waiting this sender cleared is owed
  * a wake: one message, an IPI only if its core halts or must preempt. */
 static void send_wake(struct process *target)
@@ -131,6 +184,8 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
         ica_route_start(control, sender->pid);
     else if (via_me)
         ica_route_push(control, sender->pid);
+    if (hand_to_polling_server(sender, target, server, control, &with, entry, id))
+        return true;
     depart(sender, control, &with, entry, server_pid, ICA_AS_REQUEST);
     ring_push_u64(ring, id); /* not crowded: room for it */
     server_note_push(server, lane, core);

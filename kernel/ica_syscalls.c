@@ -14,6 +14,7 @@
 #include "ica_fastpath.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
+#include "ica_poll_request.h"
 #include "ica_room.h"
 #include "fault_injection.h"
 #include "intercore.h"
@@ -724,10 +725,22 @@ long ica_receive_after_send(uint32_t flags, uint64_t wake_tick)
         (or_result && results_waiting()) ||
         (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
         return ica_receive_until(flags, wake_tick);
-    /* nothing pending: the poll first, then the request it saw come (a
+    /* nothing pending: the poll first (a sender on another core may paste
+     * its request into us meanwhile), then the request it saw come (a
      * result that came instead is the general receive's) */
-    if (ica_poll_for_request(server, or_result ? requests_or_results_waiting : requests_waiting) &&
-        !process->kill_requested && process->direct_request == 0 &&
+    bool polled = ica_may_poll(this_cpu());
+    if (polled)
+        ica_request_poll_arm(process);
+    bool came = polled && ica_poll_until(this_cpu(), &(struct ica_poll_watch){
+                                                         &server->pushed, server->taken,
+                                                         or_result ? requests_or_results_waiting
+                                                                   : requests_waiting});
+    uint64_t handed = polled ? ica_request_poll_end(process) : 0;
+    if (handed != 0) {
+        server->taken++; /* the sender counted it in `pushed` */
+        return (long)handed;
+    }
+    if (came && !process->kill_requested && process->direct_request == 0 &&
         atomic_load_acquire(&server->pushed) - server->taken == 1) {
         uint64_t id = take_the_one_pending(process, server, kernel_shared->core_count);
         if (id != NO_ICA)

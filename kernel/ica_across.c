@@ -105,6 +105,45 @@ static inline bool server_entries_ready(struct process *server, const struct ica
     return true;
 }
 
+/* The control ICA leaves the sender straight into `receiver` (polling on
+ * another core, claimed): lends changed, the sender's stamp, its entry
+ * moved, the lent ICAs mapped read-only, the arrival written into its page,
+ * as the same-core handover does. */
+static inline __attribute__((always_inline)) void
+paste_into(struct process *sender, struct process *receiver, struct ica *control,
+           const struct attachments *with, uint64_t *entry, uint64_t *to_entry,
+           uint64_t *const *lent_entries, uint32_t delivery)
+{
+    ica_change_lends(sender, control, with);
+    control->attached_count = 0;
+    ica_stamp_sender(control, sender, delivery);
+    control->destination = receiver->pid;
+    ica_move_entry(control, entry, to_entry, receiver);
+    invlpg(ica_virtual_address(control));
+    for (uint32_t i = 0; i < with->lent_count; i++)
+        *lent_entries[i] = ica_lent_entry(with->lent[i]);
+    ica_write_arrival(control, NULL);
+}
+
+/* A result for `requester`, which polls for it on its own core: pasted
+ * into it here (paste_into). False, with nothing changed, when it does not
+ * poll for it or an entry is not remembered there. */
+static bool hand_result_pasted(struct process *server, struct process *requester,
+                               struct ica *control, const struct attachments *with, uint64_t *entry,
+                               uint64_t id)
+{
+    if (with->data_count != 0 || !ica_result_poll_claim(requester, id))
+        return false;
+    uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
+    if (!server_entries_ready(requester, control, with, &to_entry, lent_entries)) {
+        ica_result_poll_release(requester, id);
+        return false;
+    }
+    paste_into(server, requester, control, with, entry, to_entry, lent_entries, ICA_AS_RESULT);
+    ica_result_poll_pasted(requester);
+    return true;
+}
+
 /* A request for `server`, which polls for one on its own core with nothing
  * older pending: pasted into it here, as the same-core handover does (its
  * entries written, the lends mapped, the arrival written), and its id
@@ -125,15 +164,7 @@ static bool hand_to_polling_server(struct process *sender, struct process *serve
         ica_request_poll_release(server);
         return false;
     }
-    ica_change_lends(sender, control, with);
-    control->attached_count = 0;
-    ica_stamp_sender(control, sender, ICA_AS_REQUEST);
-    control->destination = server->pid;
-    ica_move_entry(control, entry, to_entry, server);
-    invlpg(ica_virtual_address(control));
-    for (uint32_t i = 0; i < with->lent_count; i++)
-        *lent_entries[i] = ica_lent_entry(with->lent[i]);
-    ica_write_arrival(control, NULL);
+    paste_into(sender, server, control, with, entry, to_entry, lent_entries, ICA_AS_REQUEST);
     atomic_add(&entry_of_server->pushed, 1); /* taken by the server's poll */
     ica_request_poll_publish(server, id);
     return true;
@@ -207,6 +238,8 @@ bool ica_across_return_to(struct ica *control, struct process *requester, uint64
     if (!control_movable(server, control, &with, &entry))
         return false;
     uint32_t requester_pid = ica_route_pop(control);
+    if (hand_result_pasted(server, requester, control, &with, entry, id))
+        return true;
     depart(server, control, &with, entry, requester_pid, ICA_AS_RESULT);
     if (!ica_hand_result_to_poller(requester, id))
         ica_deliver_result(requester_pid, id); /* it waits or does other work: a message */

@@ -294,8 +294,11 @@ static long collect_after(uint64_t wanted, bool wait, struct parking parking, bo
             continue;
         if (!wait)
             return -E_NOT_FOUND;
-        if (poll && wanted != NO_ICA && ica_poll_for_result(wanted, new_results_waiting)) {
-            if (accept(wanted))
+        enum ica_polled_result handed = poll && wanted != NO_ICA
+                                            ? ica_poll_for_result(wanted, new_results_waiting)
+                                            : ICA_RESULT_NOT_HANDED;
+        if (handed != ICA_RESULT_NOT_HANDED) {
+            if (handed == ICA_RESULT_PASTED || accept(wanted))
                 return (long)wanted;
             continue;
         }
@@ -447,7 +450,8 @@ long ica_collect_result(uint64_t id, uint32_t flags)
          * to the poll (collect's first pass, without its looks at an
          * empty ring) */
         process->results_seen = 0;
-        if (ica_poll_for_result(id, new_results_waiting) && accept(id))
+        enum ica_polled_result handed = ica_poll_for_result(id, new_results_waiting);
+        if (handed == ICA_RESULT_PASTED || (handed == ICA_RESULT_TRAVELLING && accept(id)))
             return 0;
         if (flags == ICA_SYNC && this_cpu()->handoff != NULL)
             ica_fast_resume_handed_off(id); /* returns when woken the ordinary way */
@@ -731,10 +735,11 @@ long ica_receive_after_send(uint32_t flags, uint64_t wake_tick)
     bool polled = ica_may_poll(this_cpu());
     if (polled)
         ica_request_poll_arm(process);
-    bool came = polled && ica_poll_until(this_cpu(), &(struct ica_poll_watch){
-                                                         &server->pushed, server->taken,
-                                                         or_result ? requests_or_results_waiting
-                                                                   : requests_waiting});
+    bool came =
+        polled &&
+        ica_poll_until(this_cpu(), &(struct ica_poll_watch){&server->pushed, server->taken,
+                                                            or_result ? requests_or_results_waiting
+                                                                      : requests_waiting});
     uint64_t handed = polled ? ica_request_poll_end(process) : 0;
     if (handed != 0) {
         server->taken++; /* the sender counted it in `pushed` */

@@ -6,6 +6,7 @@
  * does not cover returns false before anything changed and goes the
  * general way (ica_syscalls.c). */
 #include "ica_across.h"
+#include "ica_fastpath.h"
 #include "atomic.h"
 #include "cpu.h"
 #include "ica.h"
@@ -170,6 +171,35 @@ static bool hand_to_polling_server(struct process *sender, struct process *serve
     return true;
 }
 
+static void send_wake(struct process *target);
+
+/* A request for `server`, parked in its receive on its own core (blocked,
+ * or about to) with nothing older pending: its wake claimed, the request
+ * pasted into it here (paste_into), counted in `pushed` and then published
+ * in its polled_request word, which its receive takes first; then woken.
+ * False, with nothing changed, otherwise: the request goes through the
+ * ring. */
+static bool hand_to_parked_server(struct process *sender, struct process *server,
+                                  struct server_entry *entry_of_server, struct ica *control,
+                                  const struct attachments *with, uint64_t *entry, uint64_t id)
+{
+    uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
+    if (with->data_count != 0 || server->parked != PARKED_IN_RECEIVE ||
+        atomic_load_acquire(&server->polled_request) != 0 ||
+        !atomic_load_acquire(&server->ica_waiting) ||
+        atomic_load_acquire(&entry_of_server->pushed) !=
+            __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
+        server->direct_request != 0 ||
+        !server_entries_ready(server, control, with, &to_entry, lent_entries) ||
+        !atomic_swap(&server->ica_waiting, 0))
+        return false;
+    paste_into(sender, server, control, with, entry, to_entry, lent_entries, ICA_AS_REQUEST);
+    atomic_add(&entry_of_server->pushed, 1); /* before the id: see ica_receive_after_send */
+    atomic_store_release(&server->polled_request, id);
+    send_wake(server);
+    return true;
+}
+
 /* A process on another core whose ica_waiting this sender cleared is owed
  * a wake: one message, an IPI only if its core halts or must preempt. */
 static void send_wake(struct process *target)
@@ -215,7 +245,8 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
         ica_route_start(control, sender->pid);
     else if (via_me)
         ica_route_push(control, sender->pid);
-    if (hand_to_polling_server(sender, target, server, control, &with, entry, id))
+    if (hand_to_polling_server(sender, target, server, control, &with, entry, id) ||
+        hand_to_parked_server(sender, target, server, control, &with, entry, id))
         return true;
     depart(sender, control, &with, entry, server_pid, ICA_AS_REQUEST);
     ring_push_u64(ring, id); /* not crowded: room for it */

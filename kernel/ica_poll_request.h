@@ -1,6 +1,7 @@
 /* ica_poll_request.h: a server polling for its next request on a core of
- * its own is handed a request by the sender's kernel already pasted (the
- * one-pass handover across cores), instead of through its ring. */
+ * its own, or parked in its receive, is handed a request by the sender's
+ * kernel already pasted (the one-pass handover across cores), instead of
+ * through its ring. */
 #pragma once
 #include <stdint.h>
 #include "atomic.h"
@@ -54,4 +55,16 @@ static inline void ica_request_poll_release(struct process *server)
 static inline void ica_request_poll_publish(struct process *server, uint64_t id)
 {
     atomic_store_release(&server->polled_request, id);
+}
+
+/* The request a sender on another core pasted into `server` while it was
+ * parked in its receive (the sender claimed its wake, counted the request
+ * in `pushed`, then published the id here): the id, taken, or 0. */
+static inline uint64_t ica_request_take_pasted(struct process *server)
+{
+    uint64_t id = atomic_load_acquire(&server->polled_request);
+    if (id == 0 || id == ICA_REQUEST_POLL_ARMED || id == ICA_REQUEST_POLL_CLAIMED)
+        return 0;
+    atomic_store_release(&server->polled_request, 0);
+    return id;
 }

@@ -647,6 +647,11 @@ take_the_one_pending(struct process *taker, struct server_entry *server, uint32_
 uint64_t ica_take_noted_request_for(struct process *server_process)
 {
     struct server_entry *server = server_of_process(server_process);
+    uint64_t pasted = server != NULL ? ica_request_take_pasted(server_process) : 0;
+    if (pasted != 0) {
+        server->taken++;
+        return pasted;
+    }
     if (server == NULL || server_process->direct_request != 0 ||
         atomic_load_acquire(&server->pushed) - server->taken != 1)
         return 0;
@@ -667,6 +672,11 @@ static inline uint64_t take_next_request(struct server_entry *server)
     uint64_t pending = atomic_load_acquire(&server->pushed) - server->taken;
     if (pending == 0)
         return NO_ICA;
+    uint64_t pasted = ica_request_take_pasted(me());
+    if (pasted != 0) {
+        server->taken++;
+        return pasted;
+    }
     uint32_t cores = kernel_shared->core_count;
     if (pending == 1) {
         uint64_t only = take_the_one_pending(me(), server, cores);

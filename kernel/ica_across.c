@@ -175,8 +175,8 @@ static void send_wake(struct process *target);
 
 /* A request for `server`, parked in its receive on its own core (blocked,
  * or about to) with nothing older pending: its wake claimed, the request
- * pasted into it here (paste_into), counted in `pushed` and then published
- * in its polled_request word, which its receive takes first; then woken.
+ * pasted into it here (paste_into), published in its polled_request word,
+ * which its receive takes first, and then counted in `pushed`; then woken.
  * False, with nothing changed, otherwise: the request goes through the
  * ring. */
 static bool hand_to_parked_server(struct process *sender, struct process *server,
@@ -194,8 +194,10 @@ static bool hand_to_parked_server(struct process *sender, struct process *server
         !atomic_swap(&server->ica_waiting, 0))
         return false;
     paste_into(sender, server, control, with, entry, to_entry, lent_entries, ICA_AS_REQUEST);
-    atomic_add(&entry_of_server->pushed, 1); /* before the id: see ica_receive_after_send */
+    /* the id before the count: whoever sees the count finds the request
+     * (receive_armed takes a count with nothing behind it for a stale one) */
     atomic_store_release(&server->polled_request, id);
+    atomic_add(&entry_of_server->pushed, 1);
     send_wake(server);
     return true;
 }

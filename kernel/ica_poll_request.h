@@ -14,10 +14,14 @@
 #define ICA_REQUEST_POLL_CLAIMED (UINT64_MAX - 1)
 
 /* The server announces, before its poll, that a request may be pasted
- * into it (a full barrier: senders that see it also see it polling). */
-static inline void ica_request_poll_arm(struct process *server)
+ * into it (a full barrier: senders that see it also see it polling).
+ * False when the word is not 0: a sender that found the server parked has
+ * published a request there, which the receive takes once it is counted
+ * (the word is left as it is). */
+static inline bool ica_request_poll_arm(struct process *server)
 {
-    atomic_store_fenced(&server->polled_request, ICA_REQUEST_POLL_ARMED);
+    uint64_t expected = 0;
+    return atomic_compare_swap(&server->polled_request, &expected, ICA_REQUEST_POLL_ARMED);
 }
 
 /* The server's end of its poll: the id a sender pasted into it, or 0 when
@@ -58,8 +62,9 @@ static inline void ica_request_poll_publish(struct process *server, uint64_t id)
 }
 
 /* The request a sender on another core pasted into `server` while it was
- * parked in its receive (the sender claimed its wake, counted the request
- * in `pushed`, then published the id here): the id, taken, or 0. */
+ * parked in its receive (the sender claimed its wake, published the id
+ * here, then counted the request in `pushed`: a request counted is always
+ * there to take): the id, taken, or 0. */
 static inline uint64_t ica_request_take_pasted(struct process *server)
 {
     uint64_t id = atomic_load_acquire(&server->polled_request);

@@ -647,14 +647,14 @@ take_the_one_pending(struct process *taker, struct server_entry *server, uint32_
 uint64_t ica_take_noted_request_for(struct process *server_process)
 {
     struct server_entry *server = server_of_process(server_process);
-    uint64_t pasted = server != NULL ? ica_request_take_pasted(server_process) : 0;
+    if (server == NULL || server_process->direct_request != 0 ||
+        atomic_load_acquire(&server->pushed) - server->taken != 1)
+        return 0;
+    uint64_t pasted = ica_request_take_pasted(server_process); /* counted: published */
     if (pasted != 0) {
         server->taken++;
         return pasted;
     }
-    if (server == NULL || server_process->direct_request != 0 ||
-        atomic_load_acquire(&server->pushed) - server->taken != 1)
-        return 0;
     uint64_t id = take_the_one_pending(server_process, server, kernel_shared->core_count);
     return id != NO_ICA ? id : 0;
 }
@@ -709,23 +709,49 @@ static bool receive_ends_otherwise(uint32_t flags, uint64_t wake_tick, long *ans
     return (flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick);
 }
 
-/* The receive itself (with ICA_OR_IRQ, the line is armed around it). */
+/* `pushed` said `counted` when the receive looked at everything and found
+ * no request. A sender makes its request takeable (in a ring, or its id
+ * published in polled_request) before it counts it, so a count not behind
+ * a request then is none: one that outlived its request (added to a slot
+ * registered again meanwhile). `taken` catches up with it, so the receive
+ * blocks instead of spinning on the count. */
+static __attribute__((noinline)) void correct_count(struct server_entry *server, uint64_t counted)
+{
+    if (counted == server->taken)
+        return;
+    kprintf("ica: server pid %u: %lu requests counted, %lu taken, none left: count corrected\n",
+            me()->pid, counted, server->taken);
+    server->taken = counted;
+}
+
+/* The receive itself (with ICA_OR_IRQ, the line is armed around it). A
+ * turn that finds no request although some are counted looks once more
+ * (correct_count); a turn that finds none polls or blocks; a kill ends it. */
 static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t wake_tick)
 {
+    bool looking_again = false;
+    uint64_t counted = 0;
     for (;;) {
         uint64_t id = take_next_request(server);
         if (id != NO_ICA)
             return (long)id;
+        if (server_has_requests(server)) {
+            if (!looking_again) {
+                counted = atomic_load_acquire(&server->pushed);
+                looking_again = true;
+                continue;
+            }
+            correct_count(server, counted);
+        }
+        looking_again = false;
         long answer;
         if ((flags != 0 || wake_tick != 0) && receive_ends_otherwise(flags, wake_tick, &answer))
             return answer;
         bool (*ready)(void) = ready_test(flags);
-        if (ica_poll_for_request(server, ready)) {
-            if (me()->kill_requested)
-                scheduler_exit_current(PROCESS_EXIT_KILLED);
-            continue;
-        }
-        wait_for_ica_until(ready, wake_tick, receive_parking(flags));
+        if (!ica_poll_for_request(server, ready))
+            wait_for_ica_until(ready, wake_tick, receive_parking(flags));
+        if (me()->kill_requested)
+            scheduler_exit_current(PROCESS_EXIT_KILLED);
     }
 }
 
@@ -742,9 +768,7 @@ long ica_receive_after_send(uint32_t flags, uint64_t wake_tick)
     /* nothing pending: the poll first (a sender on another core may paste
      * its request into us meanwhile), then the request it saw come (a
      * result that came instead is the general receive's) */
-    bool polled = ica_may_poll(this_cpu());
-    if (polled)
-        ica_request_poll_arm(process);
+    bool polled = ica_may_poll(this_cpu()) && ica_request_poll_arm(process);
     bool came =
         polled &&
         ica_poll_until(this_cpu(), &(struct ica_poll_watch){&server->pushed, server->taken,

@@ -21,13 +21,13 @@ READER_CASES_PER_ROUND = 16  # replicatest's reader: 5 checks after the create, 
 LONG_BONNIE = {"procs": 2, "refs": 30000, "update_pct": 20, "seed": 11, "path": "/recover.dat"}
 
 
-def boot(tmp_path, commands):
+def boot(tmp_path, commands, *extra):
     disk = tmp_path / "disk.img"
     shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
     placement = tmp_path / "replicas.conf"
     placement.write_text(PLACEMENT)
     result = formica.run("--smp", "2", "--accel", "tcg", "--placement", str(placement),
-                         "--disk", str(disk), "--cmd", commands, timeout=TIMEOUT)
+                         "--disk", str(disk), *extra, "--cmd", commands, timeout=TIMEOUT)
     return result, disk
 
 
@@ -118,6 +118,26 @@ def test_owner_and_replica_killed_and_crashed_during_bonnie(tmp_path):
     last_restart_at = max(i for i, line in enumerate(result.jsons)
                           if line["kind"] == "server_restart")
     assert bonnie_at > last_restart_at, "Bonnie ended before the disruptions: make it longer"
+    check_children(result, LONG_BONNIE)
+    assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
+    check_clean(disk)
+    check_replay(tmp_path, disk, LONG_BONNIE)
+
+
+def test_replica_killed_in_its_receive_while_its_core_has_work(tmp_path):
+    """The replica (on C1, where Bonnie's second process is ready to run) killed and crashed again
+    and again while Bonnie runs, with its receive's wait window widened (ica_wait_delay): a kill
+    served by the replica's own core while it is about to block must end the receive. The old
+    receive looped in kernel mode instead (its wait returned at once for the kill, and only its
+    poll, which a core with work to do skips, looked at the kill): C1 hung, nothing restarted."""
+    hits = ["kill fs.1", "crash fs.1", "kill fs.1", "crash fs.1"]
+    disruptions = "; ".join(f"sleep 400; {hit}" for hit in hits)
+    result, disk = boot(tmp_path, f"{bonnie_command('start', LONG_BONNIE)}; {disruptions}; wait",
+                        "--append", "ica_wait_delay=200000")
+    assert result.rc == 0, result.describe()
+    restarts = result.kinds("server_restart")
+    assert [(line["server"], line["instance"], line["core"]) for line in restarts] == \
+        [("fs", 1, 1)] * len(hits), result.describe()
     check_children(result, LONG_BONNIE)
     assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
     check_clean(disk)

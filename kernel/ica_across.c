@@ -6,11 +6,13 @@
  * does not cover returns false before anything changed and goes the
  * general way (ica_syscalls.c). */
 #include "ica_across.h"
+#include "ica_fastpath.h"
 #include "atomic.h"
 #include "cpu.h"
 #include "ica.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
+#include "ica_poll_request.h"
 #include "ica_room.h"
 #include "ica_syscalls.h"
 #include "intercore.h"
@@ -72,6 +74,118 @@ depart(struct process *sender, struct ica *control, const struct attachments *wi
     atomic_store_release(&control->state, ICA_TRAVELLING);
 }
 
+/* The entries a paste into `server` writes, when all are remembered there:
+ * the control ICA's in *to_entry, each lent one-page ICA's in lent_entries. */
+static inline bool server_entries_ready(struct process *server, const struct ica *control,
+                                        const struct attachments *with, uint64_t **to_entry,
+                                        uint64_t **lent_entries)
+{
+    *to_entry = ica_control_leaf_entry(server, control->index);
+    if (*to_entry == NULL)
+        return false;
+    for (uint32_t i = 0; i < with->lent_count; i++) {
+        const struct ica *lent = with->lent[i];
+        lent_entries[i] = lent->pages == 1 ? ica_window_entry(server, lent) : NULL;
+        if (lent_entries[i] == NULL)
+            return false;
+    }
+    return true;
+}
+
+/* The control ICA leaves the sender straight into `receiver` (polling on
+ * another core, claimed): lends changed, the sender's stamp, its entry
+ * moved, the lent ICAs mapped read-only, the arrival written into its page,
+ * as the same-core handover does. */
+static inline __attribute__((always_inline)) void
+paste_into(struct process *sender, struct process *receiver, struct ica *control,
+           const struct attachments *with, uint64_t *entry, uint64_t *to_entry,
+           uint64_t *const *lent_entries, uint32_t delivery)
+{
+    ica_change_lends(sender, control, with);
+    control->attached_count = 0;
+    ica_stamp_sender(control, sender, delivery);
+    control->destination = receiver->pid;
+    ica_move_entry(control, entry, to_entry, receiver);
+    invlpg(ica_virtual_address(control));
+    for (uint32_t i = 0; i < with->lent_count; i++)
+        *lent_entries[i] = ica_lent_entry(with->lent[i]);
+    ica_write_arrival(control, NULL);
+}
+
+/* A result for `requester`, which polls for it on its own core: pasted
+ * into it here (paste_into). False, with nothing changed, when it does not
+ * poll for it or an entry is not remembered there. */
+static bool hand_result_pasted(struct process *server, struct process *requester,
+                               struct ica *control, const struct attachments *with, uint64_t *entry,
+                               uint64_t id)
+{
+    if (with->data_count != 0 || !ica_result_poll_claim(requester, id))
+        return false;
+    uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
+    if (!server_entries_ready(requester, control, with, &to_entry, lent_entries)) {
+        ica_result_poll_release(requester, id);
+        return false;
+    }
+    paste_into(server, requester, control, with, entry, to_entry, lent_entries, ICA_AS_RESULT);
+    ica_result_poll_pasted(requester);
+    return true;
+}
+
+/* A request for `server`, which polls for one on its own core with nothing
+ * older pending: pasted into it here, as the same-core handover does (its
+ * entries written, the lends mapped, the arrival written), and its id
+ * published for the poll to return. False, with nothing changed, when the
+ * server does not poll, something waits before it, or an entry is not
+ * remembered there: the request goes through the ring. */
+static bool hand_to_polling_server(struct process *sender, struct process *server,
+                                   struct server_entry *entry_of_server, struct ica *control,
+                                   const struct attachments *with, uint64_t *entry, uint64_t id)
+{
+    if (with->data_count != 0 || !ica_request_poll_claim(server))
+        return false;
+    uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
+    if (atomic_load_acquire(&entry_of_server->pushed) !=
+            __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
+        server->direct_request != 0 ||
+        !server_entries_ready(server, control, with, &to_entry, lent_entries)) {
+        ica_request_poll_release(server);
+        return false;
+    }
+    paste_into(sender, server, control, with, entry, to_entry, lent_entries, ICA_AS_REQUEST);
+    atomic_add(&entry_of_server->pushed, 1); /* taken by the server's poll */
+    ica_request_poll_publish(server, id);
+    return true;
+}
+
+/* A request for `server`, parked in its receive on its own core (blocked,
+ * or about to) with nothing older pending: its wake claimed, the request
+ * pasted into it here (paste_into), published in its polled_request word,
+ * which its receive takes first, and then counted in `pushed`; then woken.
+ * False, with nothing changed, otherwise: the request goes through the
+ * ring. */
+static bool hand_to_parked_server(struct process *sender, struct process *server,
+                                  struct server_entry *entry_of_server, struct ica *control,
+                                  const struct attachments *with, uint64_t *entry, uint64_t id)
+{
+    uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
+    if (with->data_count != 0 || server->parked != PARKED_IN_RECEIVE ||
+        atomic_load_acquire(&server->polled_request) != 0 ||
+        !atomic_load_acquire(&server->ica_waiting) ||
+        atomic_load_acquire(&entry_of_server->pushed) !=
+            __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
+        server->direct_request != 0 ||
+        !server_entries_ready(server, control, with, &to_entry, lent_entries) ||
+        !atomic_swap(&server->ica_waiting, 0))
+        return false;
+    paste_into(sender, server, control, with, entry, to_entry, lent_entries, ICA_AS_REQUEST);
+    /* the id before the count: whoever sees the count finds the request
+     * (receive_armed takes a count with nothing behind it for a stale one) */
+    atomic_store_release(&server->polled_request, id);
+    atomic_add(&entry_of_server->pushed, 1);
+    ica_wake_across(server);
+    return true;
+}
+
 /* The server ended between the look-up and the push (see
  * report_if_undelivered in ica_syscalls.c): the m-kernel answers it. */
 static void report_undelivered(uint64_t id)
@@ -103,6 +217,9 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
         ica_route_start(control, sender->pid);
     else if (via_me)
         ica_route_push(control, sender->pid);
+    if (hand_to_polling_server(sender, target, server, control, &with, entry, id) ||
+        hand_to_parked_server(sender, target, server, control, &with, entry, id))
+        return true;
     depart(sender, control, &with, entry, server_pid, ICA_AS_REQUEST);
     ring_push_u64(ring, id); /* not crowded: room for it */
     server_note_push(server, lane, core);
@@ -124,6 +241,8 @@ bool ica_across_return_to(struct ica *control, struct process *requester, uint64
     if (!control_movable(server, control, &with, &entry))
         return false;
     uint32_t requester_pid = ica_route_pop(control);
+    if (hand_result_pasted(server, requester, control, &with, entry, id))
+        return true;
     depart(server, control, &with, entry, requester_pid, ICA_AS_RESULT);
     if (!ica_hand_result_to_poller(requester, id))
         ica_deliver_result(requester_pid, id); /* it waits or does other work: a message */

@@ -28,14 +28,44 @@
  * ordinary way. */
 bool ica_poll_before_wait(bool (*ready)(void));
 
+/* What a poll for a result ended with: nothing handed over (nothing came
+ * within the bound, the core has something else to run, a result came as a
+ * message, or the caller is being killed: the caller looks at its result
+ * ring and waits the ordinary way, and no sender can hand `id` over any
+ * more), the result travelling to the caller for it to paste
+ * (ica_hand_result_to_poller), or pasted into it by the sender already
+ * (ica_result_poll_claim). */
+enum ica_polled_result { ICA_RESULT_NOT_HANDED, ICA_RESULT_TRAVELLING, ICA_RESULT_PASTED };
+
+/* polled_result while a sender pastes the result into the poller, and
+ * once it has; no id has these values (an id's kind byte is small). */
+#define ICA_RESULT_POLL_CLAIMED (UINT64_MAX - 1)
+#define ICA_RESULT_POLL_PASTED (UINT64_MAX - 2)
+
 /* Polls, as ica_poll_before_wait, for the result `id` of the caller's own
- * synchronous request, which a sender on another core may hand over by
- * ica_hand_result_to_poller. True when it did: the result is travelling to
- * the caller, for it to paste. False otherwise (nothing came within the
- * bound, the core has something else to run, a result came as a message,
- * or the caller is being killed): the caller looks at its result ring and
- * waits the ordinary way, and no sender can hand `id` over any more. */
-static inline bool ica_poll_for_result(uint64_t id, bool (*ready)(void));
+ * synchronous request, which a sender on another core may hand over. */
+static inline enum ica_polled_result ica_poll_for_result(uint64_t id, bool (*ready)(void));
+
+/* The sender's half of a paste into the poller: true when `target` polls
+ * for `id` and this sender now may paste it (it then calls
+ * ica_result_poll_pasted, or gives the claim back with
+ * ica_result_poll_release). */
+static inline bool ica_result_poll_claim(struct process *target, uint64_t id)
+{
+    uint64_t expected = id;
+    return atomic_load_acquire(&target->polled_result) == id &&
+           atomic_compare_swap(&target->polled_result, &expected, ICA_RESULT_POLL_CLAIMED);
+}
+
+static inline void ica_result_poll_release(struct process *target, uint64_t id)
+{
+    atomic_store_release(&target->polled_result, id);
+}
+
+static inline void ica_result_poll_pasted(struct process *target)
+{
+    atomic_store_release(&target->polled_result, ICA_RESULT_POLL_PASTED);
+}
 
 /* The sender's half: true when `target` polls for `id` and now has it
  * (its result must then not be sent as a message too). */
@@ -159,17 +189,28 @@ ica_poll_for_request(const struct server_entry *server, bool (*ready)(void))
     return ica_may_poll(cpu) && ica_poll_until(cpu, &watch);
 }
 
-static inline __attribute__((always_inline)) bool ica_poll_for_result(uint64_t id,
-                                                                      bool (*ready)(void))
+static inline __attribute__((always_inline)) enum ica_polled_result
+ica_poll_for_result(uint64_t id, bool (*ready)(void))
 {
     struct cpu *cpu = this_cpu();
     if (!ica_may_poll(cpu))
-        return false;
+        return ICA_RESULT_NOT_HANDED;
     struct process *process = cpu->current;
     struct ica_poll_watch watch = {&process->polled_result, id, ready};
     atomic_store_fenced(&process->polled_result, id);
     ica_poll_until(cpu, &watch);
-    uint64_t expected = id;
-    /* Taken back unless a sender took it first: then the result is ours. */
-    return !atomic_compare_swap(&process->polled_result, &expected, 0);
+    /* Taken back unless a sender took it first: then the result is ours
+     * (a sender pasting it is waited for: it finishes on its own core). */
+    for (;;) {
+        uint64_t expected = id;
+        if (atomic_compare_swap(&process->polled_result, &expected, 0))
+            return ICA_RESULT_NOT_HANDED;
+        if (expected == 0)
+            return ICA_RESULT_TRAVELLING;
+        if (expected == ICA_RESULT_POLL_PASTED) {
+            atomic_store_release(&process->polled_result, 0);
+            return ICA_RESULT_PASTED;
+        }
+        cpu_relax(); /* ICA_RESULT_POLL_CLAIMED */
+    }
 }

@@ -15,6 +15,7 @@
 #include "ica_fastpath.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
+#include "ica_poll_request.h"
 #include "ica_room.h"
 #include "fault_injection.h"
 #include "intercore.h"
@@ -286,8 +287,11 @@ static long collect_after(uint64_t wanted, bool wait, struct parking parking, bo
             continue;
         if (!wait)
             return -E_NOT_FOUND;
-        if (poll && wanted != NO_ICA && ica_poll_for_result(wanted, new_results_waiting)) {
-            if (accept(wanted))
+        enum ica_polled_result handed = poll && wanted != NO_ICA
+                                            ? ica_poll_for_result(wanted, new_results_waiting)
+                                            : ICA_RESULT_NOT_HANDED;
+        if (handed != ICA_RESULT_NOT_HANDED) {
+            if (handed == ICA_RESULT_PASTED || accept(wanted))
                 return (long)wanted;
             continue;
         }
@@ -439,7 +443,8 @@ long ica_collect_result(uint64_t id, uint32_t flags)
          * to the poll (collect's first pass, without its looks at an
          * empty ring) */
         process->results_seen = 0;
-        if (ica_poll_for_result(id, new_results_waiting) && accept(id))
+        enum ica_polled_result handed = ica_poll_for_result(id, new_results_waiting);
+        if (handed == ICA_RESULT_PASTED || (handed == ICA_RESULT_TRAVELLING && accept(id)))
             return 0;
         if (flags == ICA_SYNC && this_cpu()->handoff != NULL)
             ica_fast_resume_handed_off(id); /* returns when woken the ordinary way */
@@ -638,6 +643,11 @@ uint64_t ica_take_noted_request_for(struct process *server_process)
     if (server == NULL || server_process->direct_request != 0 ||
         atomic_load_acquire(&server->pushed) - server->taken != 1)
         return 0;
+    uint64_t pasted = ica_request_take_pasted(server_process); /* counted: published */
+    if (pasted != 0) {
+        server->taken++;
+        return pasted;
+    }
     uint64_t id = take_the_one_pending(server_process, server, kernel_shared->core_count);
     return id != NO_ICA ? id : 0;
 }
@@ -655,6 +665,11 @@ static inline uint64_t take_next_request(struct server_entry *server)
     uint64_t pending = atomic_load_acquire(&server->pushed) - server->taken;
     if (pending == 0)
         return NO_ICA;
+    uint64_t pasted = ica_request_take_pasted(me());
+    if (pasted != 0) {
+        server->taken++;
+        return pasted;
+    }
     uint32_t cores = kernel_shared->core_count;
     if (pending == 1) {
         uint64_t only = take_the_one_pending(me(), server, cores);
@@ -687,17 +702,45 @@ static bool receive_ends_otherwise(uint32_t flags, uint64_t wake_tick, long *ans
     return (flags & ICA_NO_WAIT) || (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick);
 }
 
+/* `pushed` said `counted` when the receive looked at everything and found
+ * no request. A sender makes its request takeable (in a ring, or its id
+ * published in polled_request) before it counts it, so a count not behind
+ * a request then is none: one that outlived its request (added to a slot
+ * registered again meanwhile). `taken` catches up with it, so the receive
+ * blocks instead of spinning on the count. */
+static __attribute__((noinline)) void correct_count(struct server_entry *server, uint64_t counted)
+{
+    if (counted == server->taken)
+        return;
+    kprintf("ica: server pid %u: %lu requests counted, %lu taken, none left: count corrected\n",
+            me()->pid, counted, server->taken);
+    server->taken = counted;
+}
+
 /* The receive itself (with ICA_OR_IRQ, the line is armed around it). A
- * kill ends it after a poll or a wait: a kill served by this core's inbox
- * just before it would block makes the wait return at once, and the loop
- * must not go round again in kernel mode (a core with other work ready does
- * not poll, so only this check ends it). */
+ * turn that finds no request although some are counted looks once more
+ * (correct_count); a turn that finds none polls or blocks. A kill ends it
+ * after a poll or a wait: a kill served by this core's inbox just before it
+ * would block makes the wait return at once, and the loop must not go round
+ * again in kernel mode (a core with other work ready does not poll, so only
+ * this check ends it). */
 static long receive_armed(struct server_entry *server, uint32_t flags, uint64_t wake_tick)
 {
+    bool looking_again = false;
+    uint64_t counted = 0;
     for (;;) {
         uint64_t id = take_next_request(server);
         if (id != NO_ICA)
             return (long)id;
+        if (server_has_requests(server)) {
+            if (!looking_again) {
+                counted = atomic_load_acquire(&server->pushed);
+                looking_again = true;
+                continue;
+            }
+            correct_count(server, counted);
+        }
+        looking_again = false;
         long answer;
         if ((flags != 0 || wake_tick != 0) && receive_ends_otherwise(flags, wake_tick, &answer))
             return answer;
@@ -719,10 +762,21 @@ long ica_receive_after_send(uint32_t flags, uint64_t wake_tick)
         (or_result && results_waiting()) ||
         (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick))
         return ica_receive_until(flags, wake_tick);
-    /* nothing pending: the poll first, then the request it saw come (a
+    /* nothing pending: the poll first (a sender on another core may paste
+     * its request into us meanwhile), then the request it saw come (a
      * result that came instead is the general receive's) */
-    if (ica_poll_for_request(server, or_result ? requests_or_results_waiting : requests_waiting) &&
-        !process->kill_requested && process->direct_request == 0 &&
+    bool polled = ica_may_poll(this_cpu()) && ica_request_poll_arm(process);
+    bool came =
+        polled &&
+        ica_poll_until(this_cpu(), &(struct ica_poll_watch){&server->pushed, server->taken,
+                                                            or_result ? requests_or_results_waiting
+                                                                      : requests_waiting});
+    uint64_t handed = polled ? ica_request_poll_end(process) : 0;
+    if (handed != 0) {
+        server->taken++; /* the sender counted it in `pushed` */
+        return (long)handed;
+    }
+    if (came && !process->kill_requested && process->direct_request == 0 &&
         atomic_load_acquire(&server->pushed) - server->taken == 1) {
         uint64_t id = take_the_one_pending(process, server, kernel_shared->core_count);
         if (id != NO_ICA)

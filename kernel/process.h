@@ -154,6 +154,11 @@ struct process {
      * polls for none; a sender on another core takes it to 0 with one
      * exchange instead of sending the result as a message. */
     _Atomic uint64_t polled_result;
+    /* A server polling for its next request after a send across cores
+     * (kernel/ica_poll_request.h): ICA_REQUEST_POLL_ARMED while a sender on
+     * another core may paste a request straight into it, CLAIMED while one
+     * does, then the request's id; 0 when it polls for none. */
+    _Atomic uint64_t polled_request;
 };
 
 /* xsave64 takes a 64-byte-aligned area (fxsave 512 bytes, 16-aligned). */

@@ -352,7 +352,9 @@ const uint64_t ica_fast_path_calls = ICA_FAST_PATH_CALLS;
 
 void syscall_finish(void)
 {
-    scheduler_hand_off_flush(); /* a hand-off the caller did not block for */
+    struct cpu *cpu = this_cpu();
+    if (cpu->handoff != NULL)
+        scheduler_hand_off_flush(); /* a hand-off the caller did not block for */
     exit_if_killed();
 }
 

@@ -1,6 +1,6 @@
 /* fault_injection.c: performs the fault the command line asks for. Each case
- * is a real faulting instruction, not a call to panic(). Also the delay that
- * widens the ICA wait's race window for tests. */
+ * is a real faulting instruction, not a call to panic(). Also the delays
+ * that widen race windows for tests. */
 #include "fault_injection.h"
 #include "console.h"
 #include "cpu.h"
@@ -38,16 +38,17 @@ void fault_injection_check(void)
 
 #define DELAY_UNREAD UINT64_MAX
 
-uint64_t ica_wait_delay[MAX_CORES] = {[0 ... MAX_CORES - 1] = DELAY_UNREAD};
+struct injected_delay ica_wait_delay = {"ica_wait_delay", {[0 ... MAX_CORES - 1] = DELAY_UNREAD}};
+struct injected_delay ica_paste_delay = {"ica_paste_delay", {[0 ... MAX_CORES - 1] = DELAY_UNREAD}};
 
-void fault_injection_widen_ica_wait_slowly(void)
+void fault_injection_delay_slowly(struct injected_delay *delay)
 {
-    uint64_t *delay = &ica_wait_delay[this_cpu()->index];
-    if (*delay == DELAY_UNREAD)
-        *delay = command_line_number("ica_wait_delay", 0);
-    if (*delay == 0)
+    uint64_t *cycles = &delay->cycles[this_cpu()->index];
+    if (*cycles == DELAY_UNREAD)
+        *cycles = command_line_number(delay->option, 0);
+    if (*cycles == 0)
         return;
     uint64_t start = rdtsc();
-    while (rdtsc() - start < *delay)
+    while (rdtsc() - start < *cycles)
         cpu_relax();
 }

@@ -1,22 +1,45 @@
 /* fault_injection.h: deliberate kernel faults for tests (command-line
  * option fault=pagefault|divide|ud|gp, on the core named by fault_core=K,
  * default 0). They prove a fault ends in a report and a failing exit.
- * ica_wait_delay=CYCLES widens a race window for tests (see below). */
+ * ica_wait_delay and ica_paste_delay widen race windows for tests (see
+ * below). */
 #pragma once
 #include "cpu.h"
+#include "shared.h"
 #include <stdint.h>
 
 /* Faults now if the command line asks this core to. */
 void fault_injection_check(void);
 
-/* Spins for ica_wait_delay=CYCLES (default 0: returns at once) where an ICA
- * wait has been announced but not yet checked, so a test can make a
- * cross-core wake land inside that window every time instead of rarely.
- * The common case, no delay, is decided inline. */
-extern uint64_t ica_wait_delay[]; /* per core; UINT64_MAX until read */
-void fault_injection_widen_ica_wait_slowly(void);
+/* A delay that widens a race window for tests: the command-line option
+ * `option`=CYCLES (default 0: none) is spun through on every core, so a
+ * test can make a move on another core land inside that window every time
+ * instead of rarely. `cycles` is per core, UINT64_MAX until read; the
+ * common case, no delay, is decided inline. */
+struct injected_delay {
+    const char *option;
+    uint64_t cycles[MAX_CORES];
+};
+void fault_injection_delay_slowly(struct injected_delay *delay);
+static inline void fault_injection_delay(struct injected_delay *delay)
+{
+    if (__builtin_expect(delay->cycles[this_cpu()->index] != 0, 0))
+        fault_injection_delay_slowly(delay);
+}
+
+/* ica_wait_delay=CYCLES: where an ICA wait has been announced but not yet
+ * checked (a cross-core wake lands inside). */
+extern struct injected_delay ica_wait_delay;
 static inline void fault_injection_widen_ica_wait(void)
 {
-    if (__builtin_expect(ica_wait_delay[this_cpu()->index] != 0, 0))
-        fault_injection_widen_ica_wait_slowly();
+    fault_injection_delay(&ica_wait_delay);
+}
+
+/* ica_paste_delay=CYCLES: where a sender on another core has claimed a
+ * receiver's poll or parked receive and not yet pasted into it (a kill of
+ * the receiver lands inside: ica_across.c). */
+extern struct injected_delay ica_paste_delay;
+static inline void fault_injection_widen_ica_paste(void)
+{
+    fault_injection_delay(&ica_paste_delay);
 }

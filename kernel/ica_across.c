@@ -9,6 +9,7 @@
 #include "ica_fastpath.h"
 #include "atomic.h"
 #include "cpu.h"
+#include "fault_injection.h"
 #include "ica.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
@@ -112,17 +113,37 @@ paste_into(struct process *sender, struct process *receiver, struct ica *control
     ica_write_arrival(control, NULL);
 }
 
-/* A result for `requester`, which polls for it on its own core: pasted
- * into it here (paste_into). False, with nothing changed, when it does not
- * poll for it or an entry is not remembered there. */
+/* A receiver this sender has claimed (its polled_request or polled_result
+ * word) is alive until the claim ends: it closes the word before it ends
+ * (scheduler_exit_current), and the m-kernel tears down only an ended
+ * process. The claim holds the slot, not the name: the process in it must
+ * still be `pid` (a slot freed and given to a new process meanwhile is
+ * not), and, for a server, `pid` still registered in `server`. */
+static inline bool still_the_receiver(const struct process *claimed, uint32_t pid)
+{
+    return __atomic_load_n(&claimed->pid, __ATOMIC_ACQUIRE) == pid;
+}
+
+static inline bool still_registered(const struct process *claimed,
+                                    const struct server_entry *server, uint32_t pid)
+{
+    return still_the_receiver(claimed, pid) && atomic_load_acquire(&server->pid) == pid;
+}
+
+/* A result for `requester` (`requester_pid`), which polls for it on its
+ * own core: pasted into it here (paste_into). False, with nothing changed,
+ * when it does not poll for it, is not that process any more, or an entry
+ * is not remembered there. */
 static bool hand_result_pasted(struct process *server, struct process *requester,
-                               struct ica *control, const struct attachments *with, uint64_t *entry,
-                               uint64_t id)
+                               uint32_t requester_pid, struct ica *control,
+                               const struct attachments *with, uint64_t *entry, uint64_t id)
 {
     if (with->data_count != 0 || !ica_result_poll_claim(requester, id))
         return false;
+    fault_injection_widen_ica_paste();
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
-    if (!server_entries_ready(requester, control, with, &to_entry, lent_entries)) {
+    if (!still_the_receiver(requester, requester_pid) ||
+        !server_entries_ready(requester, control, with, &to_entry, lent_entries)) {
         ica_result_poll_release(requester, id);
         return false;
     }
@@ -131,20 +152,24 @@ static bool hand_result_pasted(struct process *server, struct process *requester
     return true;
 }
 
-/* A request for `server`, which polls for one on its own core with nothing
- * older pending: pasted into it here, as the same-core handover does (its
- * entries written, the lends mapped, the arrival written), and its id
- * published for the poll to return. False, with nothing changed, when the
- * server does not poll, something waits before it, or an entry is not
+/* A request for `server` (`server_pid`), which polls for one on its own
+ * core with nothing older pending: pasted into it here, as the same-core
+ * handover does (its entries written, the lends mapped, the arrival
+ * written), and its id published for the poll to return. False, with
+ * nothing changed, when the server does not poll, is not registered as
+ * `server_pid` any more, something waits before it, or an entry is not
  * remembered there: the request goes through the ring. */
 static bool hand_to_polling_server(struct process *sender, struct process *server,
-                                   struct server_entry *entry_of_server, struct ica *control,
-                                   const struct attachments *with, uint64_t *entry, uint64_t id)
+                                   uint32_t server_pid, struct server_entry *entry_of_server,
+                                   struct ica *control, const struct attachments *with,
+                                   uint64_t *entry, uint64_t id)
 {
     if (with->data_count != 0 || !ica_request_poll_claim(server))
         return false;
+    fault_injection_widen_ica_paste();
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
-    if (atomic_load_acquire(&entry_of_server->pushed) !=
+    if (!still_registered(server, entry_of_server, server_pid) ||
+        atomic_load_acquire(&entry_of_server->pushed) !=
             __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
         server->direct_request != 0 ||
         !server_entries_ready(server, control, with, &to_entry, lent_entries)) {
@@ -157,30 +182,35 @@ static bool hand_to_polling_server(struct process *sender, struct process *serve
     return true;
 }
 
-/* A request for `server`, parked in its receive on its own core (blocked,
- * or about to) with nothing older pending: its wake claimed, the request
- * pasted into it here (paste_into), published in its polled_request word,
- * which its receive takes first, and then counted in `pushed`; then woken.
- * False, with nothing changed, otherwise: the request goes through the
- * ring. */
+/* A request for `server` (`server_pid`), parked in its receive on its own
+ * core (blocked, or about to) with nothing older pending: its
+ * polled_request word claimed, then its wake, the request pasted into it
+ * here (paste_into), published in the word, which its receive takes first,
+ * and then counted in `pushed`; then woken. False, with nothing changed,
+ * otherwise: the request goes through the ring. */
 static bool hand_to_parked_server(struct process *sender, struct process *server,
-                                  struct server_entry *entry_of_server, struct ica *control,
-                                  const struct attachments *with, uint64_t *entry, uint64_t id)
+                                  uint32_t server_pid, struct server_entry *entry_of_server,
+                                  struct ica *control, const struct attachments *with,
+                                  uint64_t *entry, uint64_t id)
 {
-    uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
     if (with->data_count != 0 || server->parked != PARKED_IN_RECEIVE ||
-        atomic_load_acquire(&server->polled_request) != 0 ||
-        !atomic_load_acquire(&server->ica_waiting) ||
+        !atomic_load_acquire(&server->ica_waiting) || !ica_request_park_claim(server))
+        return false;
+    fault_injection_widen_ica_paste();
+    uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
+    if (!still_registered(server, entry_of_server, server_pid) ||
         atomic_load_acquire(&entry_of_server->pushed) !=
             __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
         server->direct_request != 0 ||
         !server_entries_ready(server, control, with, &to_entry, lent_entries) ||
-        !atomic_swap(&server->ica_waiting, 0))
+        !atomic_swap(&server->ica_waiting, 0)) {
+        ica_request_park_release(server);
         return false;
+    }
     paste_into(sender, server, control, with, entry, to_entry, lent_entries, ICA_AS_REQUEST);
     /* the id before the count: whoever sees the count finds the request
      * (receive_armed takes a count with nothing behind it for a stale one) */
-    atomic_store_release(&server->polled_request, id);
+    ica_request_poll_publish(server, id);
     atomic_add(&entry_of_server->pushed, 1);
     ica_wake_across(server);
     return true;
@@ -217,8 +247,8 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
         ica_route_start(control, sender->pid);
     else if (via_me)
         ica_route_push(control, sender->pid);
-    if (hand_to_polling_server(sender, target, server, control, &with, entry, id) ||
-        hand_to_parked_server(sender, target, server, control, &with, entry, id))
+    if (hand_to_polling_server(sender, target, server_pid, server, control, &with, entry, id) ||
+        hand_to_parked_server(sender, target, server_pid, server, control, &with, entry, id))
         return true;
     depart(sender, control, &with, entry, server_pid, ICA_AS_REQUEST);
     ring_push_u64(ring, id); /* not crowded: room for it */
@@ -241,7 +271,7 @@ bool ica_across_return_to(struct ica *control, struct process *requester, uint64
     if (!control_movable(server, control, &with, &entry))
         return false;
     uint32_t requester_pid = ica_route_pop(control);
-    if (hand_result_pasted(server, requester, control, &with, entry, id))
+    if (hand_result_pasted(server, requester, requester_pid, control, &with, entry, id))
         return true;
     depart(server, control, &with, entry, requester_pid, ICA_AS_RESULT);
     if (!ica_hand_result_to_poller(requester, id))

@@ -67,6 +67,21 @@ static inline void ica_result_poll_pasted(struct process *target)
     atomic_store_release(&target->polled_result, ICA_RESULT_POLL_PASTED);
 }
 
+/* The ending process's half, before it becomes a zombie: a sender's claim
+ * is waited out, then the word is left 0, which no claim takes (a process
+ * only polls for a result inside ica_poll_for_result, which takes its id
+ * back before it returns: this is the same order made explicit). */
+static inline void ica_result_poll_close(struct process *process)
+{
+    for (;;) {
+        uint64_t word = atomic_load_acquire(&process->polled_result);
+        if (word != ICA_RESULT_POLL_CLAIMED &&
+            atomic_compare_swap(&process->polled_result, &word, 0))
+            return;
+        cpu_relax();
+    }
+}
+
 /* The sender's half: true when `target` polls for `id` and now has it
  * (its result must then not be sent as a message too). */
 static inline bool ica_hand_result_to_poller(struct process *target, uint64_t id)

@@ -1,7 +1,8 @@
 /* ica_poll_request.h: a server polling for its next request on a core of
  * its own, or parked in its receive, is handed a request by the sender's
  * kernel already pasted (the one-pass handover across cores), instead of
- * through its ring. */
+ * through its ring. Every paste happens under a claim of the server's
+ * polled_request word, which the server closes before it ends. */
 #pragma once
 #include <stdint.h>
 #include "atomic.h"
@@ -9,9 +10,11 @@
 #include "x86.h"
 
 /* polled_request's states besides 0 (not polling) and a handed id; no id
- * has these values (an id's kind byte is a small number). */
+ * has these values (an id's kind byte is a small number). CLOSED: the
+ * process is ending, and no sender may claim the word again. */
 #define ICA_REQUEST_POLL_ARMED UINT64_MAX
 #define ICA_REQUEST_POLL_CLAIMED (UINT64_MAX - 1)
+#define ICA_REQUEST_POLL_CLOSED (UINT64_MAX - 2)
 
 /* The server announces, before its poll, that a request may be pasted
  * into it (a full barrier: senders that see it also see it polling).
@@ -61,6 +64,38 @@ static inline void ica_request_poll_publish(struct process *server, uint64_t id)
     atomic_store_release(&server->polled_request, id);
 }
 
+/* The sender's half for a server parked in its receive: true when the
+ * word is 0 (nothing published, no poll, not closed) and this sender now
+ * may paste a request into it (it then publishes the id, or gives the
+ * claim back with ica_request_park_release). */
+static inline bool ica_request_park_claim(struct process *server)
+{
+    uint64_t expected = 0;
+    return atomic_load_acquire(&server->polled_request) == 0 &&
+           atomic_compare_swap(&server->polled_request, &expected, ICA_REQUEST_POLL_CLAIMED);
+}
+
+static inline void ica_request_park_release(struct process *server)
+{
+    atomic_store_release(&server->polled_request, 0);
+}
+
+/* The ending process's half, before it becomes a zombie (whose address
+ * space the m-kernel then tears down): a sender's claim is waited out (it
+ * pastes on its own core and publishes or gives up soon), then the word is
+ * closed, so no sender claims it again. A request published meanwhile is
+ * held by the process: the m-kernel answers it with the others it holds. */
+static inline void ica_request_poll_close(struct process *process)
+{
+    for (;;) {
+        uint64_t word = atomic_load_acquire(&process->polled_request);
+        if (word != ICA_REQUEST_POLL_CLAIMED &&
+            atomic_compare_swap(&process->polled_request, &word, ICA_REQUEST_POLL_CLOSED))
+            return;
+        cpu_relax();
+    }
+}
+
 /* The request a sender on another core pasted into `server` while it was
  * parked in its receive (the sender claimed its wake, published the id
  * here, then counted the request in `pushed`: a request counted is always
@@ -68,7 +103,7 @@ static inline void ica_request_poll_publish(struct process *server, uint64_t id)
 static inline uint64_t ica_request_take_pasted(struct process *server)
 {
     uint64_t id = atomic_load_acquire(&server->polled_request);
-    if (id == 0 || id == ICA_REQUEST_POLL_ARMED || id == ICA_REQUEST_POLL_CLAIMED)
+    if (id == 0 || id >= ICA_REQUEST_POLL_CLOSED) /* the states: the three highest values */
         return 0;
     atomic_store_release(&server->polled_request, 0);
     return id;

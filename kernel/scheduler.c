@@ -8,6 +8,8 @@
 #include "crash.h"
 #include "console.h"
 #include "cpu.h"
+#include "ica_poll.h"
+#include "ica_poll_request.h"
 #include "ica_syscalls.h"
 #include "intercore.h"
 #include "lapic.h"
@@ -281,6 +283,10 @@ void scheduler_exit_current(int32_t code)
     struct process *process = this_cpu()->current;
     crash_if_requested(process, code); /* returns unless a crash was asked for */
     scheduler_hand_off_flush();
+    /* no sender on another core pastes into it from now on: its address
+     * space goes once it is a zombie (docs/ica.md, "Across cores") */
+    ica_request_poll_close(process);
+    ica_result_poll_close(process);
     process->exit_code = code;
     process->state = PROCESS_ZOMBIE;
     struct process *parent = process_find(process->parent);

@@ -36,8 +36,8 @@ static inline void fault_injection_widen_ica_wait(void)
 }
 
 /* ica_paste_delay=CYCLES: where a sender on another core has claimed a
- * receiver's poll or parked receive and not yet pasted into it (a kill of
- * the receiver lands inside: ica_across.c). */
+ * receiver's poll or parked receive, checked it, and is about to write its
+ * page tables (a kill of the receiver lands inside: ica_across.c). */
 extern struct injected_delay ica_paste_delay;
 static inline void fault_injection_widen_ica_paste(void)
 {

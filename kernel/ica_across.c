@@ -140,13 +140,13 @@ static bool hand_result_pasted(struct process *server, struct process *requester
 {
     if (with->data_count != 0 || !ica_result_poll_claim(requester, id))
         return false;
-    fault_injection_widen_ica_paste();
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
     if (!still_the_receiver(requester, requester_pid) ||
         !server_entries_ready(requester, control, with, &to_entry, lent_entries)) {
         ica_result_poll_release(requester, id);
         return false;
     }
+    fault_injection_widen_ica_paste();
     paste_into(server, requester, control, with, entry, to_entry, lent_entries, ICA_AS_RESULT);
     ica_result_poll_pasted(requester);
     return true;
@@ -166,7 +166,6 @@ static bool hand_to_polling_server(struct process *sender, struct process *serve
 {
     if (with->data_count != 0 || !ica_request_poll_claim(server))
         return false;
-    fault_injection_widen_ica_paste();
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
     if (!still_registered(server, entry_of_server, server_pid) ||
         atomic_load_acquire(&entry_of_server->pushed) !=
@@ -176,6 +175,7 @@ static bool hand_to_polling_server(struct process *sender, struct process *serve
         ica_request_poll_release(server);
         return false;
     }
+    fault_injection_widen_ica_paste();
     paste_into(sender, server, control, with, entry, to_entry, lent_entries, ICA_AS_REQUEST);
     atomic_add(&entry_of_server->pushed, 1); /* taken by the server's poll */
     ica_request_poll_publish(server, id);
@@ -196,7 +196,6 @@ static bool hand_to_parked_server(struct process *sender, struct process *server
     if (with->data_count != 0 || server->parked != PARKED_IN_RECEIVE ||
         !atomic_load_acquire(&server->ica_waiting) || !ica_request_park_claim(server))
         return false;
-    fault_injection_widen_ica_paste();
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
     if (!still_registered(server, entry_of_server, server_pid) ||
         atomic_load_acquire(&entry_of_server->pushed) !=
@@ -207,6 +206,7 @@ static bool hand_to_parked_server(struct process *sender, struct process *server
         ica_request_park_release(server);
         return false;
     }
+    fault_injection_widen_ica_paste();
     paste_into(sender, server, control, with, entry, to_entry, lent_entries, ICA_AS_REQUEST);
     /* the id before the count: whoever sees the count finds the request
      * (receive_armed takes a count with nothing behind it for a stale one) */

@@ -6,6 +6,7 @@
 #pragma once
 #include <stdint.h>
 #include "atomic.h"
+#include "console.h"
 #include "process.h"
 #include "x86.h"
 
@@ -87,12 +88,21 @@ static inline void ica_request_park_release(struct process *server)
  * held by the process: the m-kernel answers it with the others it holds. */
 static inline void ica_request_poll_close(struct process *process)
 {
+    bool waited = false;
     for (;;) {
         uint64_t word = atomic_load_acquire(&process->polled_request);
-        if (word != ICA_REQUEST_POLL_CLAIMED &&
-            atomic_compare_swap(&process->polled_request, &word, ICA_REQUEST_POLL_CLOSED))
+        if (word == ICA_REQUEST_POLL_CLAIMED) {
+            waited = true;
+            cpu_relax();
+        } else if (atomic_compare_swap(&process->polled_request, &word, ICA_REQUEST_POLL_CLOSED)) {
+            if (waited)
+                kprintf("ica: pid %u ending waited out a paste from another core (%s)\n",
+                        process->pid,
+                        word != 0 && word < ICA_REQUEST_POLL_CLOSED
+                            ? "pasted: the m-kernel answers it"
+                            : "given back: the request went to the ring");
             return;
-        cpu_relax();
+        }
     }
 }
 

@@ -170,3 +170,50 @@ def test_wakes_through_a_polling_core_lose_nothing(tmp_path):
     assert all(child["mismatches"] == 0 and child["error"] == 0 for child in children), \
         result.describe()
     assert "stale ICA" not in result.text, result.describe()
+
+
+
+HAMMER_MS = 12000
+PASTE_DELAY_CYCLES = 50000000  # a few milliseconds: a kill and the server's end fit inside
+
+
+def test_a_server_killed_on_its_own_core_while_senders_on_others_paste_into_it(tmp_path):
+    """The where server alone on C2, killed and crashed eight times while a client on C0 and one
+    on C1 keep sending to it (`where hammer`). Their kernels paste each request straight into the
+    server, polling or parked in its receive, and ica_paste_delay holds every paste open for a few
+    milliseconds after its checks, just before it writes the server's page tables, so the kills
+    land inside. The server's end must wait out the paste's claim (docs/ica.md, "Across
+    cores"): before it did, the m-kernel tore the address space down under the paste, and the
+    request pasted into the dead server was never answered (the client on C1 hung; on C0 the
+    m-kernel's core was busy with the paste itself) and its ICA stayed held. Every request comes
+    back answered rightly or ended cleanly with its server, and no ICA is left over."""
+    placement = tmp_path / "where.conf"
+    placement.write_text("where 2\napp 0,1\n")
+    hits = ["kill where", "crash where"] * 4
+    disruptions = "; ".join(f"sleep 400; {hit}" for hit in hits)
+    commands = (f"run where ask @0; stats; start where hammer {HAMMER_MS} @0; "
+                f"start where hammer {HAMMER_MS} @1; {disruptions}; wait; run where ask @1; stats")
+    result = formica.run("--smp", "3", "--accel", "tcg", "--placement", str(placement),
+                         "--disk", "none", "--append", f"ica_paste_delay={PASTE_DELAY_CYCLES}",
+                         "--cmd", commands, timeout=600)
+    assert result.rc == 0, result.describe()
+    restarts = result.kinds("server_restart")
+    assert [(line["server"], line["core"]) for line in restarts] == [("where", 2)] * len(hits), \
+        result.describe()
+    hammers = result.kinds("where_hammer")
+    assert sorted(line["caller_core"] for line in hammers) == [0, 1], result.describe()
+    for hammer in hammers:
+        assert hammer["failed"] == 0 and hammer["wrong"] == 0, hammer
+        assert hammer["sent"] == hammer["answered"] + hammer["ended"], hammer
+        assert hammer["answered"] > 0 and hammer["ended"] > 0 and hammer["servers"] > 1, hammer
+    hammer_at = min(i for i, line in enumerate(result.jsons) if line["kind"] == "where_hammer")
+    last_restart_at = max(i for i, line in enumerate(result.jsons)
+                          if line["kind"] == "server_restart")
+    assert hammer_at > last_restart_at, "the clients ended before the kills: make them longer"
+    assert [line["exit_code"] for line in result.kinds("waited")] == [0, 0], result.describe()
+    # The window was hit: an ending server found a sender's paste under way and waited for it.
+    assert "ending waited out a paste from another core" in result.text, result.describe()
+    before, after = result.kinds("stats")
+    assert (after["control_icas"], after["data_icas"]) == \
+        (before["control_icas"], before["data_icas"]), f"ICAs leaked: {before} {after}"
+    assert "stale ICA" not in result.text and "PANIC" not in result.text, result.describe()

@@ -1,6 +1,7 @@
 /* where.h: the test server of server instances and its client, one program
  * (tests/integration/test_instances.py): init starts `where --instance I/N`
- * on each core of the placement's list; `where ask` is the client. */
+ * on each core of the placement's list; `where ask` is the client, `where
+ * hammer MS` the client that keeps it busy while a test kills it. */
 #pragma once
 #include <formica/instance.h>
 #include <stdint.h>
@@ -16,3 +17,7 @@ int where_serve(int argc, char **argv);
 /* The client: asks the nearest instance and every instance by index, and
  * prints one @json line per answer; returns 0 when every answer came. */
 int where_ask(void);
+/* The client under kills: asks the nearest instance again and again for
+ * `milliseconds`; returns 0 when every request was answered rightly or
+ * ended cleanly with its server (hammer.c). */
+int where_hammer(uint64_t milliseconds);

@@ -20,8 +20,8 @@
 /* The server announces, before its poll, that a request may be pasted
  * into it (a full barrier: senders that see it also see it polling).
  * False when the word is not 0: a sender that found the server parked has
- * published a request there, which the receive takes once it is counted
- * (the word is left as it is). */
+ * claimed it, or published a request there, which the receive takes once
+ * it is counted (the word is left as it is). */
 static inline bool ica_request_poll_arm(struct process *server)
 {
     uint64_t expected = 0;

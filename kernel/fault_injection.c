@@ -8,8 +8,18 @@
 #include "x86.h"
 #include <string.h>
 
+struct injected_delay ica_wait_delay = {"ica_wait_delay", 0};
+struct injected_delay ica_paste_delay = {"ica_paste_delay", 0};
+
+static void read_delay(struct injected_delay *delay)
+{
+    __atomic_store_n(&delay->cycles, command_line_number(delay->option, 0), __ATOMIC_RELAXED);
+}
+
 void fault_injection_check(void)
 {
+    read_delay(&ica_wait_delay);
+    read_delay(&ica_paste_delay);
     char name[32];
     if (!command_line_option("fault", name, sizeof(name)))
         return;
@@ -34,21 +44,4 @@ void fault_injection_check(void)
                          : "rax");
     else
         kprintf("core %lu: unknown fault '%s' ignored\n", target, name);
-}
-
-#define DELAY_UNREAD UINT64_MAX
-
-struct injected_delay ica_wait_delay = {"ica_wait_delay", {[0 ... MAX_CORES - 1] = DELAY_UNREAD}};
-struct injected_delay ica_paste_delay = {"ica_paste_delay", {[0 ... MAX_CORES - 1] = DELAY_UNREAD}};
-
-void fault_injection_delay_slowly(struct injected_delay *delay)
-{
-    uint64_t *cycles = &delay->cycles[this_cpu()->index];
-    if (*cycles == DELAY_UNREAD)
-        *cycles = command_line_number(delay->option, 0);
-    if (*cycles == 0)
-        return;
-    uint64_t start = rdtsc();
-    while (rdtsc() - start < *cycles)
-        cpu_relax();
 }

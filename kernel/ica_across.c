@@ -116,18 +116,15 @@ paste_into(struct process *sender, struct process *receiver, struct ica *control
 /* A receiver this sender has claimed (its polled_request or polled_result
  * word) is alive until the claim ends: it closes the word before it ends
  * (scheduler_exit_current), and the m-kernel tears down only an ended
- * process. The claim holds the slot, not the name: the process in it must
- * still be `pid` (a slot freed and given to a new process meanwhile is
- * not), and, for a server, `pid` still registered in `server`. */
-static inline bool still_the_receiver(const struct process *claimed, uint32_t pid)
+ * process. The claim holds the process slot, not the process: the slot
+ * must still hold `pid`, the one looked up (a slot freed and given to a
+ * new process meanwhile does not; pids are not reused). Then it is the
+ * same process throughout, alive since the look-up, so a server is still
+ * registered in the slot the look-up found (only its end unregisters it).
+ * A plain load: the compiler reuses it for the paste's own reads. */
+static inline bool still_the_one_looked_up(const struct process *claimed, uint32_t pid)
 {
-    return __atomic_load_n(&claimed->pid, __ATOMIC_ACQUIRE) == pid;
-}
-
-static inline bool still_registered(const struct process *claimed,
-                                    const struct server_entry *server, uint32_t pid)
-{
-    return still_the_receiver(claimed, pid) && atomic_load_acquire(&server->pid) == pid;
+    return claimed->pid == pid;
 }
 
 /* A result for `requester` (`requester_pid`), which polls for it on its
@@ -141,12 +138,11 @@ static bool hand_result_pasted(struct process *server, struct process *requester
     if (with->data_count != 0 || !ica_result_poll_claim(requester, id))
         return false;
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
-    if (!still_the_receiver(requester, requester_pid) ||
+    if (!still_the_one_looked_up(requester, requester_pid) ||
         !server_entries_ready(requester, control, with, &to_entry, lent_entries)) {
         ica_result_poll_release(requester, id);
         return false;
     }
-    fault_injection_widen_ica_paste();
     paste_into(server, requester, control, with, entry, to_entry, lent_entries, ICA_AS_RESULT);
     ica_result_poll_pasted(requester);
     return true;
@@ -167,7 +163,7 @@ static bool hand_to_polling_server(struct process *sender, struct process *serve
     if (with->data_count != 0 || !ica_request_poll_claim(server))
         return false;
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
-    if (!still_registered(server, entry_of_server, server_pid) ||
+    if (!still_the_one_looked_up(server, server_pid) ||
         atomic_load_acquire(&entry_of_server->pushed) !=
             __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
         server->direct_request != 0 ||
@@ -175,7 +171,6 @@ static bool hand_to_polling_server(struct process *sender, struct process *serve
         ica_request_poll_release(server);
         return false;
     }
-    fault_injection_widen_ica_paste();
     paste_into(sender, server, control, with, entry, to_entry, lent_entries, ICA_AS_REQUEST);
     atomic_add(&entry_of_server->pushed, 1); /* taken by the server's poll */
     ica_request_poll_publish(server, id);
@@ -197,7 +192,7 @@ static bool hand_to_parked_server(struct process *sender, struct process *server
         !atomic_load_acquire(&server->ica_waiting) || !ica_request_park_claim(server))
         return false;
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
-    if (!still_registered(server, entry_of_server, server_pid) ||
+    if (!still_the_one_looked_up(server, server_pid) ||
         atomic_load_acquire(&entry_of_server->pushed) !=
             __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
         server->direct_request != 0 ||

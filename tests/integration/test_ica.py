@@ -180,9 +180,9 @@ PASTE_DELAY_CYCLES = 50000000  # a few milliseconds: a kill and the server's end
 def test_a_server_killed_on_its_own_core_while_senders_on_others_paste_into_it(tmp_path):
     """The where server alone on C2, killed and crashed eight times while a client on C0 and one
     on C1 keep sending to it (`where hammer`). Their kernels paste each request straight into the
-    server, polling or parked in its receive, and ica_paste_delay holds every paste open for a few
-    milliseconds after its checks, just before it writes the server's page tables, so the kills
-    land inside. The server's end must wait out the paste's claim (docs/ica.md, "Across
+    server, polling or parked in its receive, and ica_paste_delay holds every paste into the parked
+    server open for a few milliseconds after its checks, just before it writes the server's page
+    tables, so the kills land inside. The server's end must wait out the paste's claim (docs/ica.md, "Across
     cores"): before it did, the m-kernel tore the address space down under the paste, and the
     request pasted into the dead server was never answered (the client on C1 hung; on C0 the
     m-kernel's core was busy with the paste itself) and its ICA stayed held. Every request comes

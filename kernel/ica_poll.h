@@ -67,6 +67,17 @@ static inline void ica_result_poll_pasted(struct process *target)
     atomic_store_release(&target->polled_result, ICA_RESULT_POLL_PASTED);
 }
 
+/* One turn of a wait for a sender on another core to end its claim of a
+ * word of this core's process (it pastes on its own core, then publishes
+ * or gives the word back): this core's inbox is served meanwhile, since
+ * the sender may be waiting for room in it (a notification to the
+ * m-kernel, when this is the m-kernel's core). */
+static inline void ica_claim_wait_turn(void)
+{
+    intercore_poll();
+    cpu_relax();
+}
+
 /* The ending process's half, before it becomes a zombie: a sender's claim
  * is waited out, then the word is left 0, which no claim takes (a process
  * only polls for a result inside ica_poll_for_result, which takes its id
@@ -78,7 +89,7 @@ static inline void ica_result_poll_close(struct process *process)
         if (word != ICA_RESULT_POLL_CLAIMED &&
             atomic_compare_swap(&process->polled_result, &word, 0))
             return;
-        cpu_relax();
+        ica_claim_wait_turn();
     }
 }
 
@@ -226,6 +237,6 @@ ica_poll_for_result(uint64_t id, bool (*ready)(void))
             atomic_store_release(&process->polled_result, 0);
             return ICA_RESULT_PASTED;
         }
-        cpu_relax(); /* ICA_RESULT_POLL_CLAIMED */
+        ica_claim_wait_turn(); /* ICA_RESULT_POLL_CLAIMED */
     }
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "atomic.h"
 #include "console.h"
+#include "ica_poll.h"
 #include "process.h"
 #include "x86.h"
 
@@ -41,7 +42,7 @@ static inline uint64_t ica_request_poll_end(struct process *server)
             atomic_store_release(&server->polled_request, 0);
             return expected;
         }
-        cpu_relax();
+        ica_claim_wait_turn();
     }
 }
 
@@ -93,7 +94,7 @@ static inline void ica_request_poll_close(struct process *process)
         uint64_t word = atomic_load_acquire(&process->polled_request);
         if (word == ICA_REQUEST_POLL_CLAIMED) {
             waited = true;
-            cpu_relax();
+            ica_claim_wait_turn();
         } else if (atomic_compare_swap(&process->polled_request, &word, ICA_REQUEST_POLL_CLOSED)) {
             if (waited)
                 kprintf("ica: pid %u ending waited out a paste from another core (%s)\n",

@@ -23,8 +23,7 @@ static uint32_t entry_of(const struct fair_queue *queue, uint32_t account)
 
 /* The least `used` among accounts with a ready process and `running`'s;
  * false when none competes. */
-static bool least_competing_use(const struct fair_queue *queue, uint32_t running,
-                                uint64_t *least)
+static bool least_competing_use(const struct fair_queue *queue, uint32_t running, uint64_t *least)
 {
     bool found = false;
     for (uint32_t entry = 0; entry < FAIR_QUEUE_ACCOUNTS; entry++) {
@@ -131,6 +130,13 @@ void fair_queue_charge(struct fair_queue *queue, uint32_t account, uint64_t cycl
             place_returning(queue, entry, account);
     }
     queue->accounts[entry].used += cycles;
+}
+
+void fair_queue_charge_known(struct fair_queue *queue, uint32_t account, uint64_t cycles)
+{
+    uint32_t entry = entry_of(queue, account);
+    if (entry != NO_ENTRY)
+        queue->accounts[entry].used += cycles;
 }
 
 bool fair_queue_owes_another(const struct fair_queue *queue, uint32_t running, uint64_t margin)

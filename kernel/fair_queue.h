@@ -24,11 +24,11 @@ struct account_usage {
 };
 
 struct fair_queue {
-    uint32_t count;   /* processes waiting */
-    uint64_t credit;  /* how far below the least-used competitor a returning account starts */
+    uint32_t count;  /* processes waiting */
+    uint64_t credit; /* how far below the least-used competitor a returning account starts */
     struct {
-        uint32_t slot;  /* the process's slot in the process table */
-        uint32_t entry; /* its account's index in `accounts` */
+        uint32_t slot;           /* the process's slot in the process table */
+        uint32_t entry;          /* its account's index in `accounts` */
     } waiting[FAIR_QUEUE_SLOTS]; /* oldest first */
     struct account_usage accounts[FAIR_QUEUE_ACCOUNTS];
 };
@@ -43,6 +43,10 @@ bool fair_queue_push(struct fair_queue *queue, uint32_t slot, uint32_t account, 
 uint32_t fair_queue_pop(struct fair_queue *queue);
 /* Adds `cycles` to what `account` has used of this core. */
 void fair_queue_charge(struct fair_queue *queue, uint32_t account, uint64_t cycles);
+/* The same, only if the queue remembers `account` (it has or had
+ * applications on this core): a server's work for a client elsewhere
+ * takes no entry. */
+void fair_queue_charge_known(struct fair_queue *queue, uint32_t account, uint64_t cycles);
 /* Whether another account's ready process has used at least `margin`
  * cycles less than `running` (the account that has the core): then the
  * running application should give the core up. */

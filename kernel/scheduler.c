@@ -40,15 +40,29 @@ static uint64_t milliseconds_in_cycles(uint64_t milliseconds)
     return kernel_shared->tsc_hz / 1000 * milliseconds;
 }
 
-/* An application's cycles since its last charge go to its account's use of
- * this core (servers are not charged: they run first anyway). */
+/* A process's cycles since its last charge go to an account's use of this
+ * core: an application's to its own account, a server's to the account of
+ * the request it took last (a server spends its client's share, sampled at
+ * the points below), when that account has applications here. Servers'
+ * work for each other and for init's account is charged to no one. */
 static void charge_account(struct process *process)
 {
-    if (process->priority != PRIORITY_APPLICATION)
-        return;
     uint64_t cycles = process->cpu_cycles - process->cycles_charged;
     process->cycles_charged = process->cpu_cycles;
-    fair_queue_charge(&my_queue()->applications, process->account, cycles);
+    struct fair_queue *applications = &my_queue()->applications;
+    if (process->priority == PRIORITY_APPLICATION)
+        fair_queue_charge(applications, process->account, cycles);
+    else if (process->serving_account != INIT_PID)
+        fair_queue_charge_known(applications, process->serving_account, cycles);
+}
+
+/* charge_account of the running process, its cycles counted up to now. */
+static void charge_running(struct cpu *cpu, struct process *process)
+{
+    uint64_t now = rdtsc();
+    process->cpu_cycles += now - cpu->switched_in;
+    cpu->switched_in = now;
+    charge_account(process);
 }
 
 /* The account whose application has this core now (0: none). */
@@ -327,17 +341,13 @@ void scheduler_exit_current(int32_t code)
     panic("a process that exited was scheduled again");
 }
 
-/* Whether the running application (its cycles so far charged) has used
+/* Whether the running application (its cycles charged up to now) has used
  * more of this core than a ready application of another account by the
  * margin: then it gives the core up before its slice ends. */
-static bool owes_another_account(struct cpu *cpu, struct process *process)
+static bool owes_another_account(struct process *process)
 {
     if (process->priority != PRIORITY_APPLICATION)
         return false;
-    uint64_t now = rdtsc();
-    process->cpu_cycles += now - cpu->switched_in;
-    cpu->switched_in = now;
-    charge_account(process);
     return fair_queue_owes_another(&my_queue()->applications, process->account,
                                    milliseconds_in_cycles(FAIR_MARGIN_MS));
 }
@@ -360,9 +370,10 @@ void scheduler_preempt_check(struct trap_frame *frame, int tick)
     }
     if (process->kill_requested)
         scheduler_exit_current(-1);
+    charge_running(cpu, process);
     uint32_t best = run_queue_best_priority(my_queue());
     if (best < process->priority || (process->slice_left == 0 && best <= process->priority) ||
-        (best == process->priority && owes_another_account(cpu, process))) {
+        (best == process->priority && owes_another_account(process))) {
         process->slice_left = TIME_SLICE_TICKS;
         scheduler_yield();
     } else if (process->slice_left == 0) {

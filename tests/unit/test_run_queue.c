@@ -210,6 +210,17 @@ static void test_more_accounts_than_entries_share_the_crowd_without_loss(void **
     assert_int_equal(run_queue_pop(&queue), 3);
 }
 
+static void test_a_server_charges_only_accounts_the_core_knows(void **state)
+{
+    (void)state;
+    assert_true(run_queue_push(&queue, 1, 1, 10, 0));
+    fair_queue_charge_known(applications(), 10, 700);
+    fair_queue_charge_known(applications(), 30, 900); /* no application here: no entry */
+    assert_int_equal(fair_queue_used(applications(), 10), 700);
+    assert_int_equal(fair_queue_used(applications(), 30), 0);
+    assert_int_equal(applications()->accounts[1].account, 0);
+}
+
 static void test_account_zero_refused(void **state)
 {
     (void)state;
@@ -232,6 +243,7 @@ int main(void)
         cmocka_unit_test_setup(test_own_ready_process_is_no_debt, setup),
         cmocka_unit_test_setup(test_two_accounts_share_a_core_by_halves, setup),
         cmocka_unit_test_setup(test_more_accounts_than_entries_share_the_crowd_without_loss, setup),
+        cmocka_unit_test_setup(test_a_server_charges_only_accounts_the_core_knows, setup),
         cmocka_unit_test_setup(test_account_zero_refused, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,10 @@ ATTACKS = {
     "ring_flood_p5": ("six processes keep 48 refused FS and BLK requests each in flight (cores 1-2; "
                       "FS C1, BLK C2)", 3, "5",
                       lambda i: ["start --user 2001 hostile ringflood 6 3000 both", "sleep 200"], 3),
+    "busy_cores_p5": ("control for the above: six spinning processes on cores 1-2 that never "
+                      "call a server (what busy vCPUs alone cost on the host)", 3, "5",
+                      lambda i: ["start --user 2001 hostile hog 3 3000 @1",
+                                 "start --user 2001 hostile hog 3 3000 @2", "sleep 200"], 3),
     "ring_flood_p4": ("the same flood on core 1 beside FS and BLK, 2 vCPUs (one per host core)",
                       2, "4", lambda i: ["start --user 2001 hostile ringflood 6 3000 both",
                                          "sleep 200"], 3),

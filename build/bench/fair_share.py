@@ -48,6 +48,8 @@ def parse_arguments():
     parser.add_argument("--attacks", default=",".join(ATTACKS),
                         help=f"comma-separated subset of {', '.join(ATTACKS)}")
     parser.add_argument("--timeout", type=int, default=600)
+    parser.add_argument("--report-only", action="store_true",
+                        help="rewrite the report and plot from build/out/bench/fair_share.json")
     return parser.parse_args()
 
 
@@ -122,11 +124,14 @@ def plot(rows):
         return
     figure, axis = plt.subplots(figsize=(7, 4))
     names = [row["attack"] for row in rows]
-    axis.bar(names, [row["slowdown_median"] for row in rows], color="tab:blue")
+    colors = ["tab:gray" if row["attack"].startswith("busy_cores") else "tab:blue" for row in rows]
+    axis.bar(names, [row["slowdown_median"] for row in rows], color=colors)
+    axis.set_yscale("log")
     for index, row in enumerate(rows):
         axis.scatter([index] * len(row["slowdowns"]), row["slowdowns"], color="black", s=12)
     axis.axhline(BOUND, color="tab:red", linestyle="--", label="2x bound")
-    axis.set_ylabel("normal program's time beside / alone")
+    axis.set_ylabel("time beside / alone (log; gray: control)")
+    axis.tick_params(axis="x", labelsize=8)
     axis.set_title("A normal program beside another account's attack (TCG)")
     axis.legend()
     figure.tight_layout()
@@ -136,6 +141,9 @@ def plot(rows):
 
 def main():
     arguments = parse_arguments()
+    if arguments.report_only:
+        write_report(json.loads((OUT / "fair_share.json").read_text()))
+        return
     names = [name for name in arguments.attacks.split(",") if name]
     unknown = [name for name in names if name not in ATTACKS]
     if unknown:

@@ -1,16 +1,18 @@
 # bench.mk: `make bench`: benchmarks whose results go to build/out/bench/ (CSV, JSON,
 # PNG, markdown). Included by the top-level Makefile. BENCH_RUNS sets the repetitions.
 # `make bench` runs ipcbench, the pager benchmark, the ext2/ext3 journal cost
-# (build/bench/journal_bench.py, docs/journal.md), then the Bonnie evaluation
+# (build/bench/journal_bench.py, docs/journal.md), a normal program beside other
+# accounts' attacks (build/bench/fair_share.py, docs/authority.md), then the Bonnie evaluation
 # (build/bench/evaluate.py, docs/evaluation.md); `make bench QUICK=1` or
 # `make bench-quick`: one ipcbench run, no pager benchmark, one journal run, the
 # evaluation's quick matrix.
-.PHONY: bench bench-quick bench-pager bench-bonnie bench-journal bench-scale
+.PHONY: bench bench-quick bench-pager bench-bonnie bench-journal bench-scale bench-fair
 EVALUATE_FLAGS = $(if $(QUICK),--quick) $(if $(BENCH_RUNS),--runs $(BENCH_RUNS))
 bench: deps all
 	python3 build/bench/ipcbench.py $(if $(QUICK),--runs 1)
 	$(if $(QUICK),,python3 build/bench/pager_bench.py)
 	python3 build/bench/journal_bench.py $(if $(QUICK),--runs 1,$(if $(BENCH_RUNS),--runs $(BENCH_RUNS)))
+	$(if $(QUICK),,python3 build/bench/fair_share.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)))
 	python3 build/bench/evaluate.py $(EVALUATE_FLAGS)
 
 bench-quick:
@@ -25,6 +27,12 @@ bench-pager: deps all
 # ext2 against ext3 alone (build/bench/journal_bench.py, docs/journal.md).
 bench-journal: deps all
 	python3 build/bench/journal_bench.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS))
+
+# A normal program's slowdown beside each attack of another account (build/bench/fair_share.py,
+# docs/authority.md, "How much an attack slows others"); FAIR_FLAGS passes options, e.g.
+# FAIR_FLAGS="--attacks disk_fill,core_hog --runs 5".
+bench-fair: deps all
+	python3 build/bench/fair_share.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(FAIR_FLAGS)
 
 # The Bonnie evaluation alone (ipcbench's results, if present, join its report).
 bench-bonnie: deps all

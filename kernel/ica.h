@@ -134,7 +134,12 @@ struct server_entry {
     uint32_t instance;        /* its index among the name's instances */
     uint32_t core;            /* the core its process runs on */
     uint32_t registrations;   /* times this instance registered (starts and restarts) */
-    uint32_t ring_stride;     /* bytes between the rings of consecutive cores */
+    /* Requests this instance's earlier processes took (their rings' count
+     * and their requests_handed, added by the m-kernel as each ended or
+     * re-registered; 0 when the slot changes name): the instance counts
+     * of SYS_SERVER_INSTANCE_COUNTS span restarts. */
+    _Atomic uint64_t requests_before;
+    uint32_t ring_stride; /* bytes between the rings of consecutive cores */
     /* core_count rings of ICA_RING_SLOTS ids for clients, then core_count
      * lanes (rings as well) for init's account: the servers' requests to
      * each other, taken before any client's (server_lane). */

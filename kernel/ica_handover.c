@@ -108,5 +108,6 @@ bool ica_arrive_generally(struct process *receiver, struct ica *control)
     if (!ica_paste(receiver, control))
         return false;
     ica_write_arrival(control, data_pages);
+    ica_note_client(receiver, control);
     return true;
 }

@@ -140,6 +140,15 @@ static inline __attribute__((always_inline)) void ica_write_arrival(const struct
         page->lent[i] = control->lent[i];
 }
 
+/* A request arriving at a server: whose account the server now works for
+ * (the scheduler charges the server's time on its core there). */
+static inline __attribute__((always_inline)) void ica_note_client(struct process *receiver,
+                                                                  const struct ica *control)
+{
+    if (control->delivery == ICA_AS_REQUEST)
+        receiver->serving_account = control->sender_account;
+}
+
 /* ica_arrive for a control ICA that carries data ICAs, or whose entry (or a
  * lent ICA's) is not remembered in the receiver: the general paste. */
 bool ica_arrive_generally(struct process *receiver, struct ica *control);
@@ -167,5 +176,6 @@ static inline __attribute__((always_inline)) bool ica_arrive(struct process *rec
     atomic_store_release(&control->state, ICA_HELD);
     this_cpu()->ica_handovers++;
     ica_write_arrival(control, NULL);
+    ica_note_client(receiver, control);
     return true;
 }

@@ -106,10 +106,14 @@ struct process {
         };
         _Atomic uint64_t end_requested; /* either, in one load */
     };
-    uint32_t restarts;    /* spawn_request.restarts, shown by ps */
-    uint32_t slice_left;  /* ticks before preemption */
-    uint64_t ticks;       /* ticks spent running */
-    uint64_t cpu_cycles;  /* TSC cycles from switch-in to switch-out, its system calls included */
+    uint32_t restarts;   /* spawn_request.restarts, shown by ps */
+    uint32_t slice_left; /* ticks before preemption */
+    uint64_t ticks;      /* ticks spent running */
+    uint64_t cpu_cycles; /* TSC cycles from switch-in to switch-out, its system calls included */
+    uint64_t cycles_charged; /* of them, charged to an account's use of its core (scheduler.c) */
+    /* A server: the account of the last request that arrived (ica_note_client),
+     * to which the scheduler charges the server's time on its core. */
+    uint32_t serving_account;
     uint32_t switches_in; /* times it got a core */
     /* Bumped when a translation of it is removed (translation_stamp.h). */
     uint64_t translation_stamp;

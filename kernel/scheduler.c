@@ -32,11 +32,55 @@ static uint32_t slot_of(const struct process *process)
     return (uint32_t)(process - kernel_shared->processes);
 }
 
+/* How much less of the core a waiting account must have used than the
+ * running one before it takes the core (1 ms); a returning account starts
+ * at most half a time slice below the least-used competitor (scheduler_init). */
+#define FAIR_MARGIN_MS 1
+
+static uint64_t milliseconds_in_cycles(uint64_t milliseconds)
+{
+    return kernel_shared->tsc_hz / 1000 * milliseconds;
+}
+
+/* A process's cycles since its last charge go to an account's use of this
+ * core: an application's to its own account, a server's to the account of
+ * the request it took last (a server spends its client's share, sampled at
+ * the points below), when that account has applications here. Servers'
+ * work for each other and for init's account is charged to no one. */
+static void charge_account(struct process *process)
+{
+    uint64_t cycles = process->cpu_cycles - process->cycles_charged;
+    process->cycles_charged = process->cpu_cycles;
+    struct fair_queue *applications = &my_queue()->applications;
+    if (process->priority == PRIORITY_APPLICATION)
+        fair_queue_charge(applications, process->account, cycles);
+    else if (process->serving_account != INIT_PID)
+        fair_queue_charge_known(applications, process->serving_account, cycles);
+}
+
+/* charge_account of the running process, its cycles counted up to now. */
+static void charge_running(struct cpu *cpu, struct process *process)
+{
+    uint64_t now = rdtsc();
+    process->cpu_cycles += now - cpu->switched_in;
+    cpu->switched_in = now;
+    charge_account(process);
+}
+
+/* The account whose application has this core now (0: none). */
+static uint32_t running_account(void)
+{
+    const struct process *running = this_cpu()->current;
+    return running != NULL && running->priority == PRIORITY_APPLICATION ? running->account : 0;
+}
+
 static void make_ready(struct process *process)
 {
     process->state = PROCESS_READY;
     process->wait_reason = WAIT_NONE;
-    if (!run_queue_push(my_queue(), slot_of(process), process->priority))
+    charge_account(process);
+    if (!run_queue_push(my_queue(), slot_of(process), process->priority, process->account,
+                        running_account()))
         panic("run queue of core %u overflowed", this_cpu()->index);
 }
 
@@ -118,7 +162,12 @@ void scheduler_send_to_owner(uint32_t type, struct process *process)
 bool scheduler_must_interrupt(const struct process *process)
 {
     const struct process *running = kernel_shared->cpus[process->core].current; /* a hint */
-    return running != NULL && process->priority < running->priority;
+    if (running == NULL)
+        return false;
+    if (process->priority != running->priority)
+        return process->priority < running->priority;
+    /* another account's application: its core weighs the accounts' use */
+    return process->priority == PRIORITY_APPLICATION && process->account != running->account;
 }
 
 /* Wakes this core's sleepers whose tick has come. The slots are looked at
@@ -163,6 +212,7 @@ static void run_process(struct process *process)
     if (process->state == PROCESS_READY) {
         make_ready(process);
     } else if (process->state == PROCESS_ZOMBIE) {
+        charge_account(process);
         write_cr3(kernel_shared->kernel_root); /* its tables are about to be freed */
         translations_forget_loaded(this_cpu());
         report_exit(process);
@@ -171,7 +221,8 @@ static void run_process(struct process *process)
 
 void scheduler_init(void)
 {
-    run_queue_init(my_queue());
+    uint64_t credit_ms = (uint64_t)TIME_SLICE_TICKS * kernel_shared->tick_period_ms / 2;
+    run_queue_init(my_queue(), milliseconds_in_cycles(credit_ms));
 }
 
 void scheduler_run(void)
@@ -296,6 +347,17 @@ void scheduler_exit_current(int32_t code)
     panic("a process that exited was scheduled again");
 }
 
+/* Whether the running application (its cycles charged up to now) has used
+ * more of this core than a ready application of another account by the
+ * margin: then it gives the core up before its slice ends. */
+static bool owes_another_account(struct process *process)
+{
+    if (process->priority != PRIORITY_APPLICATION)
+        return false;
+    return fair_queue_owes_another(&my_queue()->applications, process->account,
+                                   milliseconds_in_cycles(FAIR_MARGIN_MS));
+}
+
 void scheduler_preempt_check(struct trap_frame *frame, int tick)
 {
     struct cpu *cpu = this_cpu();
@@ -314,8 +376,10 @@ void scheduler_preempt_check(struct trap_frame *frame, int tick)
     }
     if (process->kill_requested)
         scheduler_exit_current(-1);
+    charge_running(cpu, process);
     uint32_t best = run_queue_best_priority(my_queue());
-    if (best < process->priority || (process->slice_left == 0 && best <= process->priority)) {
+    if (best < process->priority || (process->slice_left == 0 && best <= process->priority) ||
+        (best == process->priority && owes_another_account(process))) {
         process->slice_left = TIME_SLICE_TICKS;
         scheduler_yield();
     } else if (process->slice_left == 0) {

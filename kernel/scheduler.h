@@ -1,6 +1,8 @@
 /* scheduler.h: each core's scheduler. A core runs its ready processes by
- * strict priority (servers before applications), round robin within a
- * level, with time slices from the LAPIC timer; blocked processes wait in
+ * strict priority (servers before applications); servers round robin,
+ * applications fair between accounts (the least-used account's next, and a
+ * woken application of an account that used less takes the core); time
+ * slices come from the LAPIC timer; blocked processes wait in
  * PROCESS_WAITING until a message or a deadline makes them ready. */
 #pragma once
 #include <stdbool.h>
@@ -12,6 +14,9 @@
 
 _Static_assert(RUN_QUEUE_CAPACITY == PROCESS_SLOTS, "every process fits in a run queue");
 _Static_assert(RUN_QUEUE_LEVELS == PRIORITY_LEVELS, "one run queue per priority level");
+_Static_assert(RUN_QUEUE_SERVERS == PRIORITY_SERVER &&
+                   RUN_QUEUE_APPLICATIONS == PRIORITY_APPLICATION,
+               "the run queue's levels are the priorities");
 
 #define TIME_SLICE_TICKS 2
 

@@ -43,7 +43,9 @@ static void read_slot(const struct server_entry *slot, struct slot_view *view)
         view->core = slot->core;
         view->registrations = slot->registrations;
         view->pid = atomic_load_acquire(&slot->pid);
-        view->taken = __atomic_load_n(&slot->taken, __ATOMIC_RELAXED) + handed_to(view->pid);
+        view->taken = __atomic_load_n(&slot->taken, __ATOMIC_RELAXED) +
+                      __atomic_load_n(&slot->requests_before, __ATOMIC_RELAXED) +
+                      handed_to(view->pid);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (atomic_load_acquire(&slot->version) == version)
             return;

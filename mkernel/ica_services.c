@@ -362,6 +362,8 @@ static long register_server(uint32_t pid, const char *name, uint32_t instance)
     if (error != 0)
         return error;
     slot->next_core = 0;
+    uint64_t before = slot_is(slot, name, instance) ? slot->requests_before + slot->taken : 0;
+    atomic_store_release(&slot->requests_before, before);
     slot->pushed = slot->lane_pushed = 0;
     slot->taken = slot->lane_taken = 0;
     slot->next_lane = 0;
@@ -413,6 +415,9 @@ static void unregister_server(uint32_t pid)
     struct server_entry *server = server_of_pid(pid);
     if (server == NULL)
         return;
+    const struct process *process = process_find(pid);
+    if (process != NULL) /* its count of requests handed without the rings outlives it */
+        __atomic_add_fetch(&server->requests_before, process->requests_handed, __ATOMIC_RELAXED);
     atomic_store_release(&server->pid, 0);
     memory_fence(); /* before the scan of travelling requests: see send_to_server */
     ica_room_announce_all(server, pid); /* senders waiting for room find it gone */

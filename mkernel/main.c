@@ -288,9 +288,9 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     setup_intercore_area();
     fault_injection_check();
     services_init(find_initrd());
+    kernel_shared->tick_period_ms = TICK_PERIOD_MS; /* the schedulers' fair credit uses it */
     scheduler_init();
     start_other_cores();
-    kernel_shared->tick_period_ms = TICK_PERIOD_MS;
     clock_start_tick(TICK_PERIOD_MS);
     report_cores();
     run_boot_selftests();

@@ -75,14 +75,16 @@ def test_each_core_reaches_its_own_instance_and_a_killed_one_restarts_alone(tmp_
         result.describe()
     assert [(last[i]["pid"], last[i]["registered"]) for i in (0, 1)] == \
         [(new_pid, 2), (pids[1], 1)], result.describe()
-    # Requests taken since each registered: every answer each process gave (instance 1
-    # answered 6 of the questions and the 2 kept-region probes of the client on core 1; the
-    # restarted instance 0 those asked after its restart, 3 or 4: the kill may land just
-    # after the old process answered one).
+    # Requests each instance took, across its restarts: every answer its processes gave
+    # (instance 1 answered 6 of the questions and the 2 kept-region probes of the client on
+    # core 1; the restarted instance 0 those asked after its restart, 3 or 4: the kill may
+    # land just after the old process answered one, or while it held one it never answered).
     answered = [a["pid"] for a in result.kinds("where") + result.kinds("where_kept_probe")]
-    assert answered.count(pids[1]) == 8, result.describe()
-    assert (last[0]["taken"], last[1]["taken"]) == (answered.count(new_pid), 8), result.describe()
+    assert answered.count(pids[1]) == 8 and last[1]["taken"] == 8, result.describe()
     assert answered.count(new_pid) >= 3, result.describe()
+    taken_before_restart = last[0]["taken"] - answered.count(new_pid)
+    assert taken_before_restart - answered.count(pids[0]) in (0, 1), result.describe()
+    assert first[0]["taken"] <= taken_before_restart, result.describe()
 
     # An instance may map its own kept region (where, where.1) and no other name's.
     probes = result.kinds("where_kept_probe")

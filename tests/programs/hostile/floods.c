@@ -7,7 +7,10 @@
  * each keep RING_BATCH requests in flight for MS milliseconds: FS requests of an
  * unknown operation (refused and logged) and BLK_WRITEs without the block
  * right (refused), more than an account's share of a ring, so they wait for
- * room (the parent samples ps's wait reason); none may fail with -E_BUSY. */
+ * room (the parent samples ps's wait reason); none may fail with -E_BUSY.
+ * `hostile hog CHILDREN MS`: CHILDREN `spin MS` of the account on the
+ * caller's core, waited for: the account takes as much of the core as the
+ * scheduler gives it (fair_queue.c: half, beside one other account). */
 #include "floods.h"
 #include <formica/request.h>
 #include <formica/storage.h>
@@ -224,4 +227,21 @@ int hostile_ring_flood(int argc, char **argv)
            "\"samples\":%ld,\"samples_waiting_for_room\":%ld}\n",
            started, failed, samples, waiting);
     return failed == 0 && started == count ? 0 : 1;
+}
+
+int hostile_core_hog(int argc, char **argv)
+{
+    static long children[FLOOD_MAX_CHILDREN];
+    long count = argc > 3 ? strtol(argv[2], NULL, 10) : 0;
+    if (count <= 0 || count > FLOOD_MAX_CHILDREN)
+        return 2;
+    long started = 0;
+    for (long i = 0; i < count; i++) {
+        long pid = spawn("spin", argv[3], (uint32_t)core_id(), PRIORITY_APPLICATION);
+        if (pid > 0)
+            children[started++] = pid;
+    }
+    long failed = wait_children(children, started);
+    printf("@json {\"kind\":\"hostile_hog\",\"children\":%ld,\"failed\":%ld}\n", started, failed);
+    return started == count && failed == 0 ? 0 : 1;
 }

@@ -5,8 +5,8 @@
  * reads the pinned file, `hostile pin LIMIT` tries only the cache pinning,
  * `hostile nostats` (spawned without RIGHT_STATISTICS) asks for the pager's report,
  * `hostile entry ADDRESS` jumps to the kernel's `syscall` entry at ADDRESS;
- * `icaflood` and `ringflood` flood the ICA pools and the servers' rings
- * (floods.c); the modes of hostile.h attack other users' files and the
+ * `icaflood`, `ringflood` and `hog` flood the ICA pools, the servers' rings
+ * and a core (floods.c); the modes of hostile.h attack other users' files and the
  * servers' shares (tests/integration/test_ownership.py). */
 #include "floods.h"
 #include "hostile.h"
@@ -288,6 +288,8 @@ int main(int argc, char **argv)
         return hostile_ring_flood(argc, argv);
     if (argc > 1 && strcmp(argv[1], "ringchild") == 0)
         return hostile_ring_child(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "hog") == 0)
+        return hostile_core_hog(argc, argv);
     if (argc > 1 && strcmp(argv[1], "sleeper") == 0) {
         sleep_ms(600000);
         return 0;

@@ -111,6 +111,8 @@ paste_into(struct process *sender, struct process *receiver, struct ica *control
     for (uint32_t i = 0; i < with->lent_count; i++)
         *lent_entries[i] = ica_lent_entry(with->lent[i]);
     ica_write_arrival(control, NULL);
+    if (delivery == ICA_AS_REQUEST) /* ica_note_client; a plain store, read by its core alone */
+        receiver->serving_account = control->sender_account;
 }
 
 /* A receiver this sender has claimed (its polled_request or polled_result

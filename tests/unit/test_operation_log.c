@@ -4,6 +4,7 @@
  * after a new owner starts over, and image reads are never torn while the
  * owner rewrites the image in another thread. */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -187,15 +188,21 @@ static void test_a_new_owner_resets_every_replica(void **state)
 }
 
 /* The torn-read test: the owner rewrites one image with uniform bytes, a
- * new value each time, while the replica reads it whole. */
+ * new value each time, while the replica reads it whole. The writer starts
+ * once the reader has read, and goes on until the reader has read a while
+ * too, so the two overlap however a loaded host schedules the threads. */
 #define REWRITES 20000
+#define OVERLAPPING_READS 1000
 static _Atomic bool writer_done;
+static _Atomic uint32_t reads_done;
 
 static void *rewrite_image(void *argument)
 {
     (void)argument;
     uint8_t bytes[BLOCK_BYTES];
-    for (uint32_t i = 0; i < REWRITES; i++) {
+    while (atomic_load(&reads_done) == 0)
+        sched_yield();
+    for (uint32_t i = 0; i < REWRITES || atomic_load(&reads_done) < OVERLAPPING_READS; i++) {
         memset(bytes, (int)(i & 0xff), sizeof bytes);
         operation_log_publish(&writer, 77, OPERATION_METADATA, bytes);
     }
@@ -210,19 +217,20 @@ static void test_image_reads_are_never_torn(void **state)
     publish_filled(77, 0);
     operation_log_catch_up(&reader);
     atomic_store(&writer_done, false);
+    atomic_store(&reads_done, 0);
     pthread_t thread;
     assert_int_equal(pthread_create(&thread, NULL, rewrite_image, NULL), 0);
     static uint8_t copy[BLOCK_BYTES];
-    uint32_t torn = 0, reads = 0;
+    uint32_t torn = 0;
     while (!atomic_load(&writer_done)) {
         assert_true(operation_log_read(&reader, 77, 0, copy, sizeof copy));
         for (uint32_t i = 1; i < BLOCK_BYTES; i++)
             torn += copy[i] != copy[0];
-        reads++;
+        atomic_fetch_add(&reads_done, 1);
     }
     pthread_join(thread, NULL);
     assert_int_equal(torn, 0);
-    assert_true(reads > 0);
+    assert_true(atomic_load(&reads_done) >= OVERLAPPING_READS);
 }
 
 int main(void)

@@ -179,12 +179,28 @@ static bool hand_to_polling_server(struct process *sender, struct process *serve
     return true;
 }
 
+/* The process running on `server`'s core: when it polls there for the
+ * result of the request handed to `server` (a request forwarded without
+ * ICA_RETURN_VIA_ME), it wakes the server itself. Read without a lock: a
+ * slot's memory stays, and the claim of its polled_result word (only the
+ * requester polls for that id, which the forwarder holds meanwhile)
+ * decides. */
+static inline struct process *running_beside(const struct process *server)
+{
+    struct process *running =
+        __atomic_load_n(&kernel_shared->cpus[server->core].current, __ATOMIC_ACQUIRE);
+    return running != NULL && running->core == server->core ? running : NULL;
+}
+
 /* A request for `server` (`server_pid`), parked in its receive on its own
  * core (blocked, or about to) with nothing older pending: its
  * polled_request word claimed, then its wake, the request pasted into it
  * here (paste_into), published in the word, which its receive takes first,
- * and then counted in `pushed`; then woken. False, with nothing changed,
- * otherwise: the request goes through the ring. */
+ * and then counted in `pushed`; then woken: by the requester of the result
+ * when it polls for it on the server's core (its polled_result word
+ * claimed, ica_result_poll_hand_server, which ends its poll), else through
+ * the core's poll or a message (ica_wake_across). False, with nothing
+ * changed, otherwise: the request goes through the ring. */
 static bool hand_to_parked_server(struct process *sender, struct process *server,
                                   uint32_t server_pid, struct server_entry *entry_of_server,
                                   struct ica *control, const struct attachments *with,
@@ -209,7 +225,9 @@ static bool hand_to_parked_server(struct process *sender, struct process *server
      * (receive_armed takes a count with nothing behind it for a stale one) */
     ica_request_poll_publish(server, id);
     atomic_add(&entry_of_server->pushed, 1);
-    ica_wake_across(server);
+    struct process *poller = running_beside(server);
+    if (poller == NULL || !ica_result_poll_hand_server(poller, id, server_pid))
+        ica_wake_across(server);
     return true;
 }
 

@@ -41,6 +41,11 @@ enum ica_polled_result { ICA_RESULT_NOT_HANDED, ICA_RESULT_TRAVELLING, ICA_RESUL
  * once it has; no id has these values (an id's kind byte is small). */
 #define ICA_RESULT_POLL_CLAIMED (UINT64_MAX - 1)
 #define ICA_RESULT_POLL_PASTED (UINT64_MAX - 2)
+/* polled_result once a sender on another core has pasted a request into a
+ * server parked on the poller's core and handed the poller that server's
+ * wake (its pid in poll_handed_server): the poll ends and the poller hands
+ * the server its core, as a wake into poll_woken would. */
+#define ICA_RESULT_POLL_SERVER (UINT64_MAX - 3)
 
 /* Polls, as ica_poll_before_wait, for the result `id` of the caller's own
  * synchronous request, which a sender on another core may hand over. */
@@ -93,6 +98,24 @@ static inline void ica_result_poll_close(struct process *process)
     }
 }
 
+/* The sender's half of a wake handed to a poller: the server `server_pid`,
+ * parked on `poller`'s core and owed a wake by this sender (the request
+ * pasted into it and published), is woken by `poller`, which polls for
+ * `id`. Written under the claim of the poller's polled_result word, so
+ * into a process that has not closed it (it is not ending); the poll's
+ * end, which always comes before the close, takes the wake. False when
+ * the poller does not poll for `id` (any more): the wake goes the other
+ * way. */
+static inline bool ica_result_poll_hand_server(struct process *poller, uint64_t id,
+                                               uint32_t server_pid)
+{
+    if (!ica_result_poll_claim(poller, id))
+        return false;
+    poller->poll_handed_server = server_pid;
+    atomic_store_release(&poller->polled_result, ICA_RESULT_POLL_SERVER);
+    return true;
+}
+
 /* The sender's half: true when `target` polls for `id` and now has it
  * (its result must then not be sent as a message too). */
 static inline bool ica_hand_result_to_poller(struct process *target, uint64_t id)
@@ -115,6 +138,9 @@ bool ica_poll_hand_wake(struct process *target);
  * core; a woken process is handed the core out of line. */
 uint64_t ica_poll_read_bound(struct cpu *cpu);
 void ica_poll_wake_woken(struct cpu *cpu);
+/* The process `pid` woken by a sender on another core through this core's
+ * poll is handed the core (scheduler_hand_off). */
+void ica_poll_hand_server(struct cpu *cpu, uint32_t pid);
 
 /* Nothing else could run here now: no process ready, none handed the core. */
 static inline bool ica_poll_core_idle(const struct cpu *cpu)
@@ -236,6 +262,13 @@ ica_poll_for_result(uint64_t id, bool (*ready)(void))
         if (expected == ICA_RESULT_POLL_PASTED) {
             atomic_store_release(&process->polled_result, 0);
             return ICA_RESULT_PASTED;
+        }
+        if (expected == ICA_RESULT_POLL_SERVER) {
+            /* the result is still to come: a server here was handed its
+             * request and its wake is ours to give */
+            atomic_store_release(&process->polled_result, 0);
+            ica_poll_hand_server(cpu, process->poll_handed_server);
+            return ICA_RESULT_NOT_HANDED;
         }
         ica_claim_wait_turn(); /* ICA_RESULT_POLL_CLAIMED */
     }

@@ -364,6 +364,35 @@ void ica_fast_resume_handed_off(uint64_t id)
     resumed_slowly(requester);
 }
 
+void ica_fast_run_handed_server(uint64_t id, uint32_t server_pid)
+{
+    struct cpu *cpu = this_cpu();
+    struct process *requester = cpu->current;
+    struct process *server = process_find(server_pid);
+    if (server == NULL || server->core != cpu->index)
+        return; /* ended meanwhile: nothing to wake */
+    if (server->parked != PARKED_IN_RECEIVE || server->direct_request != 0 ||
+        !scheduler_may_switch_directly(server)) {
+        scheduler_hand_off(server);
+        return;
+    }
+    park_in_call(requester, id); /* a full barrier: a result from now on wakes it */
+    uint64_t request = ring_is_empty(&requester->results.ring) && !requester->kill_requested
+                           ? ica_take_noted_request_for(server)
+                           : 0;
+    if (request == 0 || !may_still_sleep(requester)) {
+        unpark(requester);
+        if (request == 0)
+            scheduler_hand_off(server);
+        else
+            leave_server(cpu, server, request);
+        return;
+    }
+    server->parked = PARKED_NOWHERE; /* it leaves the receive it was parked in */
+    scheduler_block_and_return_to(0, server, frame_returning(server, (long)request));
+    resumed_slowly(requester);
+}
+
 /* The general calls, for arguments in range whose receiver is not parked
  * here (one on another core, above all): entered directly, as the dispatch
  * would enter them, with the arguments read again from the frame (so the

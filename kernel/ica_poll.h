@@ -33,9 +33,18 @@ bool ica_poll_before_wait(bool (*ready)(void));
  * message, or the caller is being killed: the caller looks at its result
  * ring and waits the ordinary way, and no sender can hand `id` over any
  * more), the result travelling to the caller for it to paste
- * (ica_hand_result_to_poller), or pasted into it by the sender already
- * (ica_result_poll_claim). */
-enum ica_polled_result { ICA_RESULT_NOT_HANDED, ICA_RESULT_TRAVELLING, ICA_RESULT_PASTED };
+ * (ica_hand_result_to_poller), pasted into it by the sender already
+ * (ica_result_poll_claim), or still to come from a server of the caller's
+ * core that the sender pasted the request into and whose wake it handed to
+ * the caller (ica_result_poll_hand_server: the caller hands that server the
+ * core, or runs it at once, ica_fast_run_handed_server). */
+enum ica_polled_result {
+    ICA_RESULT_NOT_HANDED,
+    ICA_RESULT_TRAVELLING,
+    ICA_RESULT_PASTED,
+    ICA_RESULT_SERVER_WOKEN /* the result is still to come; the caller owes the wake of the
+                               server in its poll_handed_server (ICA_RESULT_POLL_SERVER) */
+};
 
 /* polled_result while a sender pastes the result into the poller, and
  * once it has; no id has these values (an id's kind byte is small). */
@@ -43,8 +52,8 @@ enum ica_polled_result { ICA_RESULT_NOT_HANDED, ICA_RESULT_TRAVELLING, ICA_RESUL
 #define ICA_RESULT_POLL_PASTED (UINT64_MAX - 2)
 /* polled_result once a sender on another core has pasted a request into a
  * server parked on the poller's core and handed the poller that server's
- * wake (its pid in poll_handed_server): the poll ends and the poller hands
- * the server its core, as a wake into poll_woken would. */
+ * wake (its pid in poll_handed_server): the poll ends with
+ * ICA_RESULT_SERVER_WOKEN. */
 #define ICA_RESULT_POLL_SERVER (UINT64_MAX - 3)
 
 /* Polls, as ica_poll_before_wait, for the result `id` of the caller's own
@@ -264,11 +273,8 @@ ica_poll_for_result(uint64_t id, bool (*ready)(void))
             return ICA_RESULT_PASTED;
         }
         if (expected == ICA_RESULT_POLL_SERVER) {
-            /* the result is still to come: a server here was handed its
-             * request and its wake is ours to give */
             atomic_store_release(&process->polled_result, 0);
-            ica_poll_hand_server(cpu, process->poll_handed_server);
-            return ICA_RESULT_NOT_HANDED;
+            return ICA_RESULT_SERVER_WOKEN;
         }
         ica_claim_wait_turn(); /* ICA_RESULT_POLL_CLAIMED */
     }

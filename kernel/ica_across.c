@@ -253,18 +253,23 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
     if (forward && (control->delivery != ICA_AS_REQUEST ||
                     (via_me && control->return_depth >= ICA_MAX_RETURNS)))
         return false;
-    bool lane = sender->account == INIT_PID;
-    uint32_t core = this_cpu()->index;
-    struct ring *ring = lane ? server_lane(server, core) : server_ring(server, core);
-    if (ica_ring_crowded(ring))
-        return false; /* the general path waits for room */
     if (!forward)
         ica_route_start(control, sender->pid);
     else if (via_me)
         ica_route_push(control, sender->pid);
+    /* handed over only when nothing is pending, so no ring is crowded */
     if (hand_to_polling_server(sender, target, server_pid, server, control, &with, entry, id) ||
         hand_to_parked_server(sender, target, server_pid, server, control, &with, entry, id))
         return true;
+    bool lane = sender->account == INIT_PID;
+    uint32_t core = this_cpu()->index;
+    struct ring *ring = lane ? server_lane(server, core) : server_ring(server, core);
+    if (ica_ring_crowded(ring)) {
+        if (via_me)
+            ica_route_pop(control); /* the route as it was (a started one the
+                                       general call starts again): it waits for room */
+        return false;
+    }
     depart(sender, control, &with, entry, server_pid, ICA_AS_REQUEST);
     ring_push_u64(ring, id); /* not crowded: room for it */
     server_note_push(server, lane, core);

@@ -239,6 +239,33 @@ static void report_undelivered(uint64_t id)
     mkernel_notify(&message);
 }
 
+/* The request into `server`'s ring for this core, noted and counted, and
+ * the server woken if it waits: false, with nothing changed, when that
+ * ring is crowded. Apart: a polling or parked server is handed its request
+ * without a ring. */
+static __attribute__((noinline)) bool
+push_into_ring(struct process *sender, struct process *target, uint32_t server_pid,
+               struct server_entry *server, struct ica *control, const struct attachments *with,
+               uint64_t *entry, uint64_t id)
+{
+    bool lane = sender->account == INIT_PID;
+    uint32_t core = this_cpu()->index;
+    struct ring *ring = lane ? server_lane(server, core) : server_ring(server, core);
+    if (ica_ring_crowded(ring))
+        return false;
+    depart(sender, control, with, entry, server_pid, ICA_AS_REQUEST);
+    ring_push_u64(ring, id); /* not crowded: room for it */
+    server_note_push(server, lane, core);
+    if (lane)
+        atomic_add(&server->lane_pushed, 1); /* seen before `pushed` */
+    atomic_add(&server->pushed, 1);          /* a locked add: a full barrier */
+    if (atomic_load_acquire(&server->pid) != server_pid)
+        report_undelivered(id);
+    if (atomic_load_acquire(&target->ica_waiting) && atomic_swap(&target->ica_waiting, 0))
+        ica_wake_across(target);
+    return true;
+}
+
 bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, bool forward)
 {
     struct process *sender = this_cpu()->current;
@@ -261,26 +288,12 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
     if (hand_to_polling_server(sender, target, server_pid, server, control, &with, entry, id) ||
         hand_to_parked_server(sender, target, server_pid, server, control, &with, entry, id))
         return true;
-    bool lane = sender->account == INIT_PID;
-    uint32_t core = this_cpu()->index;
-    struct ring *ring = lane ? server_lane(server, core) : server_ring(server, core);
-    if (ica_ring_crowded(ring)) {
-        if (via_me)
-            ica_route_pop(control); /* the route as it was (a started one the
-                                       general call starts again): it waits for room */
-        return false;
-    }
-    depart(sender, control, &with, entry, server_pid, ICA_AS_REQUEST);
-    ring_push_u64(ring, id); /* not crowded: room for it */
-    server_note_push(server, lane, core);
-    if (lane)
-        atomic_add(&server->lane_pushed, 1); /* seen before `pushed` */
-    atomic_add(&server->pushed, 1);          /* a locked add: a full barrier */
-    if (atomic_load_acquire(&server->pid) != server_pid)
-        report_undelivered(id);
-    if (atomic_load_acquire(&target->ica_waiting) && atomic_swap(&target->ica_waiting, 0))
-        ica_wake_across(target);
-    return true;
+    if (push_into_ring(sender, target, server_pid, server, control, &with, entry, id))
+        return true;
+    if (via_me)
+        ica_route_pop(control); /* the route as it was (a started one the general
+                                   call starts again): it waits for room */
+    return false;
 }
 
 bool ica_across_return_to(struct ica *control, struct process *requester, uint64_t id)

@@ -186,12 +186,16 @@ static inline void ica_poll_serve_woken(struct cpu *cpu)
 /* The poll's cycles count as the core's idle time, as a halt's would, not
  * as the polling process's (its cpu_cycles run from cpu->switched_in).
  * Returns `came`. */
-static inline bool ica_poll_count_idle(struct cpu *cpu, uint64_t start, bool came)
+static inline bool ica_poll_count_polled(struct cpu *cpu, uint64_t polled, bool came)
 {
-    uint64_t polled = rdtsc() - start;
     cpu->switched_in += polled;
     cpu->idle_cycles += polled;
     return came;
+}
+
+static inline bool ica_poll_count_idle(struct cpu *cpu, uint64_t start, bool came)
+{
+    return ica_poll_count_polled(cpu, rdtsc() - start, came);
 }
 
 /* The poll's turns; false when the bound passed or the core has something
@@ -202,6 +206,7 @@ static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu
     struct process *process = cpu->current;
     uint64_t start = rdtsc();
     uint64_t bound = cpu->ica_poll_cycles; /* read by ica_may_poll */
+    uint64_t polled = 0;                   /* at the last look at the clock */
     for (;;) {
         if (atomic_load_acquire(watch->word) != watch->value)
             break;
@@ -209,15 +214,18 @@ static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu
             ica_poll_serve_woken(cpu);
             intercore_poll();
             if (process->kill_requested || watch->ready())
-                break;
+                return ica_poll_count_idle(cpu, start, true);
             if (!ica_poll_core_idle(cpu))
                 return ica_poll_count_idle(cpu, start, false);
         }
-        if (rdtsc() - start >= bound)
-            return ica_poll_count_idle(cpu, start, false);
+        polled = rdtsc() - start;
+        if (polled >= bound)
+            return ica_poll_count_polled(cpu, polled, false);
         cpu_relax();
     }
-    return ica_poll_count_idle(cpu, start, true);
+    /* the word changed: idle until the turn's look at the clock (the
+     * turn's pause after it counts as the caller's, a clock read less) */
+    return ica_poll_count_polled(cpu, polled, true);
 }
 
 /* ica_poll_turns with the core's `polling` announced: a sender that saw it sent

@@ -179,12 +179,28 @@ static bool hand_to_polling_server(struct process *sender, struct process *serve
     return true;
 }
 
+/* The process running on `server`'s core: when it polls there for the
+ * result of the request handed to `server` (a request forwarded without
+ * ICA_RETURN_VIA_ME), it wakes the server itself. Read without a lock: a
+ * slot's memory stays, and the claim of its polled_result word (only the
+ * requester polls for that id, which the forwarder holds meanwhile)
+ * decides. */
+static inline struct process *running_beside(const struct process *server)
+{
+    struct process *running =
+        __atomic_load_n(&kernel_shared->cpus[server->core].current, __ATOMIC_ACQUIRE);
+    return running != NULL && running->core == server->core ? running : NULL;
+}
+
 /* A request for `server` (`server_pid`), parked in its receive on its own
  * core (blocked, or about to) with nothing older pending: its
  * polled_request word claimed, then its wake, the request pasted into it
  * here (paste_into), published in the word, which its receive takes first,
- * and then counted in `pushed`; then woken. False, with nothing changed,
- * otherwise: the request goes through the ring. */
+ * and then counted in `pushed`; then woken: by the requester of the result
+ * when it polls for it on the server's core (its polled_result word
+ * claimed, ica_result_poll_hand_server, which ends its poll), else through
+ * the core's poll or a message (ica_wake_across). False, with nothing
+ * changed, otherwise: the request goes through the ring. */
 static bool hand_to_parked_server(struct process *sender, struct process *server,
                                   uint32_t server_pid, struct server_entry *entry_of_server,
                                   struct ica *control, const struct attachments *with,
@@ -209,7 +225,9 @@ static bool hand_to_parked_server(struct process *sender, struct process *server
      * (receive_armed takes a count with nothing behind it for a stale one) */
     ica_request_poll_publish(server, id);
     atomic_add(&entry_of_server->pushed, 1);
-    ica_wake_across(server);
+    struct process *poller = running_beside(server);
+    if (poller == NULL || !ica_result_poll_hand_server(poller, id, server_pid))
+        ica_wake_across(server);
     return true;
 }
 
@@ -219,6 +237,33 @@ static void report_undelivered(uint64_t id)
 {
     struct intercore_message message = {.type = MESSAGE_ICA_UNDELIVERED, .ica_undelivered = {id}};
     mkernel_notify(&message);
+}
+
+/* The request into `server`'s ring for this core, noted and counted, and
+ * the server woken if it waits: false, with nothing changed, when that
+ * ring is crowded. Apart: a polling or parked server is handed its request
+ * without a ring. */
+static __attribute__((noinline)) bool
+push_into_ring(struct process *sender, struct process *target, uint32_t server_pid,
+               struct server_entry *server, struct ica *control, const struct attachments *with,
+               uint64_t *entry, uint64_t id)
+{
+    bool lane = sender->account == INIT_PID;
+    uint32_t core = this_cpu()->index;
+    struct ring *ring = lane ? server_lane(server, core) : server_ring(server, core);
+    if (ica_ring_crowded(ring))
+        return false;
+    depart(sender, control, with, entry, server_pid, ICA_AS_REQUEST);
+    ring_push_u64(ring, id); /* not crowded: room for it */
+    server_note_push(server, lane, core);
+    if (lane)
+        atomic_add(&server->lane_pushed, 1); /* seen before `pushed` */
+    atomic_add(&server->pushed, 1);          /* a locked add: a full barrier */
+    if (atomic_load_acquire(&server->pid) != server_pid)
+        report_undelivered(id);
+    if (atomic_load_acquire(&target->ica_waiting) && atomic_swap(&target->ica_waiting, 0))
+        ica_wake_across(target);
+    return true;
 }
 
 bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, bool forward)
@@ -235,29 +280,20 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
     if (forward && (control->delivery != ICA_AS_REQUEST ||
                     (via_me && control->return_depth >= ICA_MAX_RETURNS)))
         return false;
-    bool lane = sender->account == INIT_PID;
-    uint32_t core = this_cpu()->index;
-    struct ring *ring = lane ? server_lane(server, core) : server_ring(server, core);
-    if (ica_ring_crowded(ring))
-        return false; /* the general path waits for room */
     if (!forward)
         ica_route_start(control, sender->pid);
     else if (via_me)
         ica_route_push(control, sender->pid);
+    /* handed over only when nothing is pending, so no ring is crowded */
     if (hand_to_polling_server(sender, target, server_pid, server, control, &with, entry, id) ||
         hand_to_parked_server(sender, target, server_pid, server, control, &with, entry, id))
         return true;
-    depart(sender, control, &with, entry, server_pid, ICA_AS_REQUEST);
-    ring_push_u64(ring, id); /* not crowded: room for it */
-    server_note_push(server, lane, core);
-    if (lane)
-        atomic_add(&server->lane_pushed, 1); /* seen before `pushed` */
-    atomic_add(&server->pushed, 1);          /* a locked add: a full barrier */
-    if (atomic_load_acquire(&server->pid) != server_pid)
-        report_undelivered(id);
-    if (atomic_load_acquire(&target->ica_waiting) && atomic_swap(&target->ica_waiting, 0))
-        ica_wake_across(target);
-    return true;
+    if (push_into_ring(sender, target, server_pid, server, control, &with, entry, id))
+        return true;
+    if (via_me)
+        ica_route_pop(control); /* the route as it was (a started one the general
+                                   call starts again): it waits for room */
+    return false;
 }
 
 bool ica_across_return_to(struct ica *control, struct process *requester, uint64_t id)

@@ -364,6 +364,48 @@ void ica_fast_resume_handed_off(uint64_t id)
     resumed_slowly(requester);
 }
 
+/* The request `id` a sender on another core pasted into `server`, counted
+ * and published in its polled_request word, taken for it: false when it is
+ * not the server's one pending request (its receive then takes it). */
+static inline bool take_pasted_request(struct process *server, uint64_t id)
+{
+    struct server_entry *entry = server_of_process(server);
+    if (entry == NULL || atomic_load_acquire(&entry->pushed) - entry->taken != 1 ||
+        atomic_load_acquire(&server->polled_request) != id)
+        return false;
+    atomic_store_release(&server->polled_request, 0);
+    entry->taken++;
+    return true;
+}
+
+void ica_fast_run_handed_server(uint64_t id, uint32_t server_pid)
+{
+    struct cpu *cpu = this_cpu();
+    struct process *requester = cpu->current;
+    struct process *server = process_find(server_pid);
+    if (server == NULL || server->core != cpu->index)
+        return; /* ended meanwhile: nothing to wake */
+    if (server->parked != PARKED_IN_RECEIVE || server->direct_request != 0 ||
+        !scheduler_may_switch_directly(server)) {
+        scheduler_hand_off(server);
+        return;
+    }
+    park_in_call(requester, id); /* a full barrier: a result from now on wakes it */
+    bool taken = ring_is_empty(&requester->results.ring) && !requester->kill_requested &&
+                 take_pasted_request(server, id);
+    if (!taken || !may_still_sleep(requester)) {
+        unpark(requester);
+        if (!taken)
+            scheduler_hand_off(server);
+        else
+            leave_server(cpu, server, id);
+        return;
+    }
+    server->parked = PARKED_NOWHERE; /* it leaves the receive it was parked in */
+    scheduler_block_and_return_to(0, server, frame_returning(server, (long)id));
+    resumed_slowly(requester);
+}
+
 /* The general calls, for arguments in range whose receiver is not parked
  * here (one on another core, above all): entered directly, as the dispatch
  * would enter them, with the arguments read again from the frame (so the

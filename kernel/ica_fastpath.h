@@ -39,3 +39,10 @@ bool ica_fast_path(struct trap_frame *frame);
  * returns when the requester is woken the ordinary way (or when none of
  * this applies): the caller then collects its result as usual. */
 void ica_fast_resume_handed_off(uint64_t id);
+
+/* The same for a server whose wake a sender on another core handed to the
+ * requester's poll itself (ICA_RESULT_SERVER_WOKEN): `server_pid`, parked
+ * in its receive on this core with the request `id` pasted into it. When it
+ * cannot run at once, or the requester may not sleep, it is handed the core
+ * as any woken process is; this returns, and the caller collects. */
+void ica_fast_run_handed_server(uint64_t id, uint32_t server_pid);

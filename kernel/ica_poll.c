@@ -27,12 +27,16 @@ uint64_t ica_poll_read_bound(struct cpu *cpu)
  * (its poll ends, the core having something to run) it switches straight
  * to it, and when the poller goes on instead its system call's end makes
  * it ready, as its wake message would have (serve_process_wake). */
-void ica_poll_wake_woken(struct cpu *cpu)
+void ica_poll_hand_server(struct cpu *cpu, uint32_t pid)
 {
-    uint32_t pid = atomic_swap(&cpu->poll_woken, 0);
     struct process *process = process_find(pid);
     if (process != NULL && process->core == cpu->index)
         scheduler_hand_off(process);
+}
+
+void ica_poll_wake_woken(struct cpu *cpu)
+{
+    ica_poll_hand_server(cpu, atomic_swap(&cpu->poll_woken, 0));
 }
 
 bool ica_poll_hand_wake(struct process *target)

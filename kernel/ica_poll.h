@@ -33,14 +33,28 @@ bool ica_poll_before_wait(bool (*ready)(void));
  * message, or the caller is being killed: the caller looks at its result
  * ring and waits the ordinary way, and no sender can hand `id` over any
  * more), the result travelling to the caller for it to paste
- * (ica_hand_result_to_poller), or pasted into it by the sender already
- * (ica_result_poll_claim). */
-enum ica_polled_result { ICA_RESULT_NOT_HANDED, ICA_RESULT_TRAVELLING, ICA_RESULT_PASTED };
+ * (ica_hand_result_to_poller), pasted into it by the sender already
+ * (ica_result_poll_claim), or still to come from a server of the caller's
+ * core that the sender pasted the request into and whose wake it handed to
+ * the caller (ica_result_poll_hand_server: the caller hands that server the
+ * core, or runs it at once, ica_fast_run_handed_server). */
+enum ica_polled_result {
+    ICA_RESULT_NOT_HANDED,
+    ICA_RESULT_TRAVELLING,
+    ICA_RESULT_PASTED,
+    ICA_RESULT_SERVER_WOKEN /* the result is still to come; the caller owes the wake of the
+                               server in its poll_handed_server (ICA_RESULT_POLL_SERVER) */
+};
 
 /* polled_result while a sender pastes the result into the poller, and
  * once it has; no id has these values (an id's kind byte is small). */
 #define ICA_RESULT_POLL_CLAIMED (UINT64_MAX - 1)
 #define ICA_RESULT_POLL_PASTED (UINT64_MAX - 2)
+/* polled_result once a sender on another core has pasted a request into a
+ * server parked on the poller's core and handed the poller that server's
+ * wake (its pid in poll_handed_server): the poll ends with
+ * ICA_RESULT_SERVER_WOKEN. */
+#define ICA_RESULT_POLL_SERVER (UINT64_MAX - 3)
 
 /* Polls, as ica_poll_before_wait, for the result `id` of the caller's own
  * synchronous request, which a sender on another core may hand over. */
@@ -93,6 +107,24 @@ static inline void ica_result_poll_close(struct process *process)
     }
 }
 
+/* The sender's half of a wake handed to a poller: the server `server_pid`,
+ * parked on `poller`'s core and owed a wake by this sender (the request
+ * pasted into it and published), is woken by `poller`, which polls for
+ * `id`. Written under the claim of the poller's polled_result word, so
+ * into a process that has not closed it (it is not ending); the poll's
+ * end, which always comes before the close, takes the wake. False when
+ * the poller does not poll for `id` (any more): the wake goes the other
+ * way. */
+static inline bool ica_result_poll_hand_server(struct process *poller, uint64_t id,
+                                               uint32_t server_pid)
+{
+    if (!ica_result_poll_claim(poller, id))
+        return false;
+    poller->poll_handed_server = server_pid;
+    atomic_store_release(&poller->polled_result, ICA_RESULT_POLL_SERVER);
+    return true;
+}
+
 /* The sender's half: true when `target` polls for `id` and now has it
  * (its result must then not be sent as a message too). */
 static inline bool ica_hand_result_to_poller(struct process *target, uint64_t id)
@@ -115,6 +147,9 @@ bool ica_poll_hand_wake(struct process *target);
  * core; a woken process is handed the core out of line. */
 uint64_t ica_poll_read_bound(struct cpu *cpu);
 void ica_poll_wake_woken(struct cpu *cpu);
+/* The process `pid` woken by a sender on another core through this core's
+ * poll is handed the core (scheduler_hand_off). */
+void ica_poll_hand_server(struct cpu *cpu, uint32_t pid);
 
 /* Nothing else could run here now: no process ready, none handed the core. */
 static inline bool ica_poll_core_idle(const struct cpu *cpu)
@@ -151,12 +186,16 @@ static inline void ica_poll_serve_woken(struct cpu *cpu)
 /* The poll's cycles count as the core's idle time, as a halt's would, not
  * as the polling process's (its cpu_cycles run from cpu->switched_in).
  * Returns `came`. */
-static inline bool ica_poll_count_idle(struct cpu *cpu, uint64_t start, bool came)
+static inline bool ica_poll_count_polled(struct cpu *cpu, uint64_t polled, bool came)
 {
-    uint64_t polled = rdtsc() - start;
     cpu->switched_in += polled;
     cpu->idle_cycles += polled;
     return came;
+}
+
+static inline bool ica_poll_count_idle(struct cpu *cpu, uint64_t start, bool came)
+{
+    return ica_poll_count_polled(cpu, rdtsc() - start, came);
 }
 
 /* The poll's turns; false when the bound passed or the core has something
@@ -167,6 +206,7 @@ static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu
     struct process *process = cpu->current;
     uint64_t start = rdtsc();
     uint64_t bound = cpu->ica_poll_cycles; /* read by ica_may_poll */
+    uint64_t polled = 0;                   /* at the last look at the clock */
     for (;;) {
         if (atomic_load_acquire(watch->word) != watch->value)
             break;
@@ -174,15 +214,18 @@ static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu
             ica_poll_serve_woken(cpu);
             intercore_poll();
             if (process->kill_requested || watch->ready())
-                break;
+                return ica_poll_count_idle(cpu, start, true);
             if (!ica_poll_core_idle(cpu))
                 return ica_poll_count_idle(cpu, start, false);
         }
-        if (rdtsc() - start >= bound)
-            return ica_poll_count_idle(cpu, start, false);
+        polled = rdtsc() - start;
+        if (polled >= bound)
+            return ica_poll_count_polled(cpu, polled, false);
         cpu_relax();
     }
-    return ica_poll_count_idle(cpu, start, true);
+    /* the word changed: idle until the turn's look at the clock (the
+     * turn's pause after it counts as the caller's, a clock read less) */
+    return ica_poll_count_polled(cpu, polled, true);
 }
 
 /* ica_poll_turns with the core's `polling` announced: a sender that saw it sent
@@ -236,6 +279,10 @@ ica_poll_for_result(uint64_t id, bool (*ready)(void))
         if (expected == ICA_RESULT_POLL_PASTED) {
             atomic_store_release(&process->polled_result, 0);
             return ICA_RESULT_PASTED;
+        }
+        if (expected == ICA_RESULT_POLL_SERVER) {
+            atomic_store_release(&process->polled_result, 0);
+            return ICA_RESULT_SERVER_WOKEN;
         }
         ica_claim_wait_turn(); /* ICA_RESULT_POLL_CLAIMED */
     }

@@ -290,6 +290,10 @@ static long collect_after(uint64_t wanted, bool wait, struct parking parking, bo
         enum ica_polled_result handed = poll && wanted != NO_ICA
                                             ? ica_poll_for_result(wanted, new_results_waiting)
                                             : ICA_RESULT_NOT_HANDED;
+        if (handed == ICA_RESULT_SERVER_WOKEN) {
+            ica_poll_hand_server(this_cpu(), me()->poll_handed_server);
+            handed = ICA_RESULT_NOT_HANDED; /* the result comes later: wait for it */
+        }
         if (handed != ICA_RESULT_NOT_HANDED) {
             if (handed == ICA_RESULT_PASTED || accept(wanted))
                 return (long)wanted;
@@ -446,7 +450,11 @@ long ica_collect_result(uint64_t id, uint32_t flags)
         enum ica_polled_result handed = ica_poll_for_result(id, new_results_waiting);
         if (handed == ICA_RESULT_PASTED || (handed == ICA_RESULT_TRAVELLING && accept(id)))
             return 0;
-        if (flags == ICA_SYNC && this_cpu()->handoff != NULL)
+        if (handed == ICA_RESULT_SERVER_WOKEN && flags == ICA_SYNC)
+            ica_fast_run_handed_server(id, process->poll_handed_server); /* as below */
+        else if (handed == ICA_RESULT_SERVER_WOKEN)
+            ica_poll_hand_server(this_cpu(), process->poll_handed_server);
+        else if (flags == ICA_SYNC && this_cpu()->handoff != NULL)
             ica_fast_resume_handed_off(id); /* returns when woken the ordinary way */
         else
             polled = !process->kill_requested;

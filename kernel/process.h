@@ -158,6 +158,10 @@ struct process {
      * polls for none; a sender on another core takes it to 0 with one
      * exchange instead of sending the result as a message. */
     _Atomic uint64_t polled_result;
+    /* The server of this core a sender on another core handed the wake of
+     * through polled_result (ICA_RESULT_POLL_SERVER, ica_poll.h): written by
+     * that sender before it publishes the state, read by the poller after. */
+    uint32_t poll_handed_server;
     /* A server polling for its next request after a send across cores
      * (kernel/ica_poll_request.h): ICA_REQUEST_POLL_ARMED while a sender on
      * another core may paste a request straight into it, CLAIMED while one

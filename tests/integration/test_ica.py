@@ -152,11 +152,12 @@ def test_wake_handled_while_still_running_is_not_lost(tmp_path):
 
 def test_wakes_through_a_polling_core_lose_nothing(tmp_path):
     """At placement #2 (Bonnie and BLK on C0, FS on C1) FS's forward wakes BLK on a core where
-    Bonnie polls for its result: the wake goes into C0's poll_woken word instead of a message,
-    and Bonnie's kernel takes BLK's request, pastes it and switches straight to BLK
-    (kernel/ica_poll.c, ica_fastpath.c). With three processes, updates and the widened wait
-    window (ica_wait_delay) a lost wake would hang the run and a request taken twice or never
-    would show as a mismatch or an error."""
+    Bonnie polls for its result: the wake goes into the polling requester's polled_result word
+    (the request's own requester) or C0's poll_woken word (another Bonnie) instead of a message,
+    and Bonnie's kernel takes BLK's request and switches straight to BLK (kernel/ica_across.c,
+    ica_poll.c, ica_fastpath.c). With three processes, updates and the widened wait window
+    (ica_wait_delay) a lost wake would hang the run and a request taken twice or never would
+    show as a mismatch or an error."""
     disk = tmp_path / "disk.img"
     shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
     result = formica.run("--smp", "2", "--accel", "tcg", "--placement", "2", "--disk", str(disk),

@@ -150,6 +150,22 @@ static bool hand_result_pasted(struct process *server, struct process *requester
     return true;
 }
 
+/* Whether `server`, whose word this sender claimed, may not be handed the
+ * request now: not the process looked up any more, something older pending
+ * for it, a direct request, or an entry the paste needs not remembered
+ * there (else they are in *to_entry and lent_entries). */
+static inline __attribute__((always_inline)) bool
+claimed_server_refuses(struct process *server, uint32_t server_pid,
+                       struct server_entry *entry_of_server, struct ica *control,
+                       const struct attachments *with, uint64_t **to_entry, uint64_t **lent_entries)
+{
+    return !still_the_one_looked_up(server, server_pid) ||
+           atomic_load_acquire(&entry_of_server->pushed) !=
+               __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
+           server->direct_request != 0 ||
+           !server_entries_ready(server, control, with, to_entry, lent_entries);
+}
+
 /* A request for `server` (`server_pid`), which polls for one on its own
  * core with nothing older pending: pasted into it here, as the same-core
  * handover does (its entries written, the lends mapped, the arrival
@@ -165,11 +181,8 @@ static bool hand_to_polling_server(struct process *sender, struct process *serve
     if (with->data_count != 0 || !ica_request_poll_claim(server))
         return false;
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
-    if (!still_the_one_looked_up(server, server_pid) ||
-        atomic_load_acquire(&entry_of_server->pushed) !=
-            __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
-        server->direct_request != 0 ||
-        !server_entries_ready(server, control, with, &to_entry, lent_entries)) {
+    if (claimed_server_refuses(server, server_pid, entry_of_server, control, with, &to_entry,
+                               lent_entries)) {
         ica_request_poll_release(server);
         return false;
     }
@@ -210,11 +223,8 @@ static bool hand_to_parked_server(struct process *sender, struct process *server
         !atomic_load_acquire(&server->ica_waiting) || !ica_request_park_claim(server))
         return false;
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
-    if (!still_the_one_looked_up(server, server_pid) ||
-        atomic_load_acquire(&entry_of_server->pushed) !=
-            __atomic_load_n(&entry_of_server->taken, __ATOMIC_RELAXED) ||
-        server->direct_request != 0 ||
-        !server_entries_ready(server, control, with, &to_entry, lent_entries) ||
+    if (claimed_server_refuses(server, server_pid, entry_of_server, control, with, &to_entry,
+                               lent_entries) ||
         !atomic_swap(&server->ica_waiting, 0)) {
         ica_request_park_release(server);
         return false;

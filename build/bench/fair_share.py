@@ -22,22 +22,21 @@ NORMAL = "run --user 2004 fileloop 100 @0"
 WARM_UP = "run --user 2004 fileloop 20 @0"
 BOUND = 2.0
 
-# name: (what it is, vCPUs, placement, the attack's commands for round i, rounds per boot)
+# name: (what it is, vCPUs, placement, the attack's commands, rounds per boot)
 ATTACKS = {
-    "ring_flood_p5": ("six processes keep 48 refused FS and BLK requests each in flight (cores 1-2; "
-                      "FS C1, BLK C2)", 3, "5",
-                      lambda i: ["start --user 2001 hostile ringflood 6 3000 both", "sleep 200"], 3),
+    "ring_flood_p5": ("six processes keep 48 refused FS and BLK requests each in flight "
+                      "(cores 1-2; FS C1, BLK C2)", 3, "5",
+                      ["start --user 2001 hostile ringflood 6 3000 both", "sleep 200"], 3),
     "busy_cores_p5": ("control for the above: six spinning processes on cores 1-2 that never "
                       "call a server (what busy vCPUs alone cost on the host)", 3, "5",
-                      lambda i: ["start --user 2001 hostile hog 3 3000 @1",
-                                 "start --user 2001 hostile hog 3 3000 @2", "sleep 200"], 3),
+                      ["start --user 2001 hostile hog 3 3000 @1",
+                       "start --user 2001 hostile hog 3 3000 @2", "sleep 200"], 3),
     "ring_flood_p4": ("the same flood on core 1 beside FS and BLK, 2 vCPUs (one per host core)",
-                      2, "4", lambda i: ["start --user 2001 hostile ringflood 6 3000 both",
-                                         "sleep 200"], 3),
+                      2, "4", ["start --user 2001 hostile ringflood 6 3000 both", "sleep 200"], 3),
     "disk_fill": ("one program writes 64 KiB pieces until its disk quota (50 %) is full",
-                  2, "1", lambda i: ["start --user 2001 hostile fill /fill", "sleep 100"], 1),
+                  2, "1", ["start --user 2001 hostile fill /fill", "sleep 100"], 1),
     "core_hog": ("six spinning processes of one account on the normal program's core",
-                 2, "1", lambda i: ["start --user 2001 hostile hog 6 3000 @0", "sleep 200"], 3),
+                 2, "1", ["start --user 2001 hostile hog 6 3000 @0", "sleep 200"], 3),
 }
 
 
@@ -56,8 +55,8 @@ def parse_arguments():
 def boot_commands(attack, rounds):
     """Warm up, then per round: the program alone, the attack, the program beside it, wait."""
     commands = [WARM_UP]
-    for round_index in range(rounds):
-        commands += [NORMAL, *attack(round_index), NORMAL, "wait"]
+    for _ in range(rounds):
+        commands += [NORMAL, *attack, NORMAL, "wait"]
     return "; ".join(commands)
 
 

@@ -119,6 +119,13 @@ uint32_t fair_queue_pop(struct fair_queue *queue)
     return slot;
 }
 
+/* Adds `cycles` to an entry's use, stopping at the largest count rather
+ * than wrapping round to look unused. */
+static void add_use(struct account_usage *usage, uint64_t cycles)
+{
+    usage->used = usage->used + cycles < usage->used ? UINT64_MAX : usage->used + cycles;
+}
+
 void fair_queue_charge(struct fair_queue *queue, uint32_t account, uint64_t cycles)
 {
     if (account == 0 || cycles == 0)
@@ -129,14 +136,14 @@ void fair_queue_charge(struct fair_queue *queue, uint32_t account, uint64_t cycl
         if (queue->accounts[entry].ready == 0)
             place_returning(queue, entry, account);
     }
-    queue->accounts[entry].used += cycles;
+    add_use(&queue->accounts[entry], cycles);
 }
 
 void fair_queue_charge_known(struct fair_queue *queue, uint32_t account, uint64_t cycles)
 {
-    uint32_t entry = entry_of(queue, account);
+    uint32_t entry = account == 0 ? NO_ENTRY : entry_of(queue, account);
     if (entry != NO_ENTRY)
-        queue->accounts[entry].used += cycles;
+        add_use(&queue->accounts[entry], cycles);
 }
 
 bool fair_queue_owes_another(const struct fair_queue *queue, uint32_t running, uint64_t margin)

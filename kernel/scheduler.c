@@ -49,6 +49,11 @@ static uint64_t milliseconds_in_cycles(uint64_t milliseconds)
  * work for each other and for init's account is charged to no one. */
 static void charge_account(struct process *process)
 {
+    /* cpu_cycles may fall back a little: a poll's cycles are taken back as
+     * the core's idle time (ica_poll_count_polled moves switched_in ahead),
+     * and what was charged before stays charged. */
+    if (process->cpu_cycles <= process->cycles_charged)
+        return;
     uint64_t cycles = process->cpu_cycles - process->cycles_charged;
     process->cycles_charged = process->cpu_cycles;
     struct fair_queue *applications = &my_queue()->applications;

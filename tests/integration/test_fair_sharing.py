@@ -113,7 +113,8 @@ def test_an_account_of_six_spinners_leaves_another_account_half_of_their_core(bu
     for pid, process in last.items():
         used[process["uid"]] += process["cpu_cycles"] - first[pid]["cpu_cycles"]
     share = used[2002] / (used[2001] + used[2002])
-    assert 0.3 <= share <= 0.7, f"the lone spinner's share of core 0: {share:.2f} ({used})"
+    assert 0.3 <= share <= 0.7, \
+        f"the lone spinner's share of core 0: {share:.2f} ({used})\n{result.describe()}"
     _, alone, beside = fileloops(result, 3)
     print(f"lone spinner's share of its core beside six of another account: {share:.2f}; "
           f"fileloop 200: {alone['elapsed_us']} us alone, {beside['elapsed_us']} us beside "

@@ -221,6 +221,16 @@ static void test_a_server_charges_only_accounts_the_core_knows(void **state)
     assert_int_equal(applications()->accounts[1].account, 0);
 }
 
+static void test_use_stops_at_the_largest_count_instead_of_wrapping(void **state)
+{
+    (void)state;
+    fair_queue_charge(applications(), 10, UINT64_MAX - 5);
+    fair_queue_charge(applications(), 10, 100);
+    assert_true(fair_queue_used(applications(), 10) == UINT64_MAX);
+    fair_queue_charge_known(applications(), 0, 100); /* no account: no entry, free or not */
+    assert_int_equal(applications()->accounts[1].used, 0);
+}
+
 static void test_account_zero_refused(void **state)
 {
     (void)state;
@@ -244,6 +254,7 @@ int main(void)
         cmocka_unit_test_setup(test_two_accounts_share_a_core_by_halves, setup),
         cmocka_unit_test_setup(test_more_accounts_than_entries_share_the_crowd_without_loss, setup),
         cmocka_unit_test_setup(test_a_server_charges_only_accounts_the_core_knows, setup),
+        cmocka_unit_test_setup(test_use_stops_at_the_largest_count_instead_of_wrapping, setup),
         cmocka_unit_test_setup(test_account_zero_refused, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

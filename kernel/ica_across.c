@@ -63,11 +63,7 @@ static inline __attribute__((always_inline)) void
 depart(struct process *sender, struct ica *control, const struct attachments *with, uint64_t *entry,
        uint32_t destination, uint32_t delivery)
 {
-    ica_change_lends(sender, control, with);
-    if (with->data_count != 0)
-        ica_depart_attached(sender, control, with, destination);
-    control->attached_count = with->data_count;
-    ica_stamp_sender(control, sender, delivery);
+    ica_depart_begin(sender, control, with, destination, delivery);
     control->destination = destination;
     *entry = 0;
     invlpg(ica_virtual_address(control));

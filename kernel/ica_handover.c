@@ -71,11 +71,7 @@ void ica_depart_attached(struct process *sender, struct ica *control,
 void ica_depart(struct process *sender, struct ica *control, const struct attachments *with,
                 uint32_t destination, uint32_t delivery)
 {
-    ica_change_lends(sender, control, with);
-    if (with->data_count != 0)
-        ica_depart_attached(sender, control, with, destination);
-    control->attached_count = with->data_count;
-    ica_stamp_sender(control, sender, delivery);
+    ica_depart_begin(sender, control, with, destination, delivery);
     ica_peel(sender, control);
     control->destination = destination;
     atomic_store_release(&control->state, ICA_TRAVELLING);

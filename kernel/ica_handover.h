@@ -114,6 +114,20 @@ static inline void ica_stamp_sender(struct ica *control, const struct process *s
     control->delivery = delivery;
 }
 
+/* The steps every departure of a control ICA begins with (ica_depart and
+ * the cross-core pass's own): lends changed, the data ICAs peeled and
+ * recorded, the sender's stamp. */
+static inline __attribute__((always_inline)) void
+ica_depart_begin(struct process *sender, struct ica *control, const struct attachments *with,
+                 uint32_t destination, uint32_t delivery)
+{
+    ica_change_lends(sender, control, with);
+    if (with->data_count != 0)
+        ica_depart_attached(sender, control, with, destination);
+    control->attached_count = with->data_count;
+    ica_stamp_sender(control, sender, delivery);
+}
+
 /* How the control ICA came, from whom, and its routing, written into its
  * page for the receiver: the entries in use, as the counts say (what lies
  * past them means nothing; returns past the depth are 0). */

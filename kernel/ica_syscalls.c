@@ -579,36 +579,23 @@ long ica_receive_until(uint32_t flags, uint64_t wake_tick)
     return result;
 }
 
-/* The oldest request of a lane (round robin over the cores), or NO_ICA. */
-static uint64_t take_from_lanes(struct server_entry *server, uint32_t cores)
+/* The oldest request of the lanes (`lanes`) or of the client rings, round
+ * robin over the cores from where the last take of that kind left off, or
+ * NO_ICA. */
+static uint64_t take_round_robin(struct server_entry *server, uint32_t cores, bool lanes)
 {
-    uint32_t core = server->next_lane < cores ? server->next_lane : 0;
+    uint32_t *next = lanes ? &server->next_lane : &server->next_core;
+    uint32_t core = *next < cores ? *next : 0;
     for (uint32_t step = 0; step < cores; step++, core = core + 1 == cores ? 0 : core + 1) {
-        struct ring *lane = server_lane(server, core);
-        if (ring_consumer_sees_empty(lane))
-            continue;
-        uint64_t taken_before = server->taken;
-        uint64_t id = take_request(server, lane, core);
-        server->lane_taken += server->taken - taken_before;
-        if (id != NO_ICA) {
-            server->next_lane = core + 1 == cores ? 0 : core + 1;
-            return id;
-        }
-    }
-    return NO_ICA;
-}
-
-/* The oldest request of the client rings (round robin over the cores), or NO_ICA. */
-static uint64_t take_from_rings(struct server_entry *server, uint32_t cores)
-{
-    uint32_t core = server->next_core < cores ? server->next_core : 0;
-    for (uint32_t step = 0; step < cores; step++, core = core + 1 == cores ? 0 : core + 1) {
-        struct ring *ring = server_ring(server, core);
+        struct ring *ring = lanes ? server_lane(server, core) : server_ring(server, core);
         if (ring_consumer_sees_empty(ring))
             continue;
+        uint64_t taken_before = server->taken;
         uint64_t id = take_request(server, ring, core);
+        if (lanes)
+            server->lane_taken += server->taken - taken_before;
         if (id != NO_ICA) {
-            server->next_core = core + 1 == cores ? 0 : core + 1;
+            *next = core + 1 == cores ? 0 : core + 1;
             return id;
         }
     }
@@ -685,11 +672,11 @@ static inline uint64_t take_next_request(struct server_entry *server)
             return only;
     }
     if (server_has_lane_requests(server)) {
-        uint64_t from_lane = take_from_lanes(server, cores);
+        uint64_t from_lane = take_round_robin(server, cores, true);
         if (from_lane != NO_ICA)
             return from_lane;
     }
-    return take_from_rings(server, cores);
+    return take_round_robin(server, cores, false);
 }
 
 /* What ends a receive that found no request, other than a request: a

@@ -6,6 +6,7 @@
  * entries in tables that exist. */
 #include "ica.h"
 #include "ica_window.h"
+#include "ica_handover.h"
 #include "atomic.h"
 #include "console.h"
 #include "cpu.h"
@@ -14,6 +15,7 @@
 #include "shared.h"
 #include "translation_stamp.h"
 #include "x86.h"
+#include <formica/errors.h>
 
 /* The leaf table for `address` in `root`, or NULL when a table is missing. */
 static uint64_t *walk_to_leaf_table(uint64_t root, uint64_t address)
@@ -171,6 +173,21 @@ bool ica_paste_lent_walking(struct process *process, struct ica *ica)
 }
 
 /* Apart, so ending a lend needs no room for the message. */
+/* The bits the processor sets in an entry it uses (accessed, dirty). */
+#define ENTRY_USED_BITS 0x60ull
+
+long ica_borrowed_by(const struct process *borrower, uint64_t id, struct ica **out)
+{
+    struct ica *ica = ica_lookup(id);
+    if (ica == NULL || ica->kind != ICA_KIND_BLOCK || borrower->root == 0)
+        return -E_PERMISSION;
+    const uint64_t *entry = ica_block_leaf_entry(borrower, ica->index);
+    if (entry == NULL || (*entry & ~ENTRY_USED_BITS) != ica_lent_entry(ica))
+        return -E_PERMISSION;
+    *out = ica;
+    return atomic_load_acquire(&ica->orphaned) ? -E_SERVER_ENDED : 0;
+}
+
 void ica_free_orphan(uint64_t id)
 {
     struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN, .ica_free_orphan = {id}};

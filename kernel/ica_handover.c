@@ -6,13 +6,15 @@
 #include "atomic.h"
 #include <formica/errors.h>
 
-/* The data ICAs listed in `ids` (count of them), each held by `holder` and
- * listed once; handed-over ones must not be lent out at the moment. */
+/* The data ICAs listed in `ids` (count of them), each listed once: handed
+ * over, held by `holder` and not lent out at the moment; lent, held by it
+ * or lent to it (ica_lendable_by). */
 static long read_data_list(const struct process *holder, const uint64_t *ids, uint32_t count,
                            struct ica **data, bool handing_over)
 {
     for (uint32_t i = 0; i < count; i++) {
-        long error = ica_held_by(holder, ids[i], ICA_KIND_DATA, &data[i]);
+        long error = handing_over ? ica_held_by(holder, ids[i], ICA_KIND_DATA, &data[i])
+                                  : ica_lendable_by(holder, ids[i], &data[i]);
         if (error != 0)
             return error;
         if (handing_over && data[i]->lend_count > 0)

@@ -51,6 +51,24 @@ static inline long ica_held_by(const struct process *holder, uint64_t id, uint32
     return -E_PERMISSION; /* someone else's, or travelling */
 }
 
+/* ica.c: the block ICA `id` lent to `borrower` right now, through a
+ * control ICA it holds (its entry there is the lent one: only a lend writes
+ * it, and the end of that lend clears it): 0 and *out; -E_SERVER_ENDED and
+ * *out when its lender has ended (what the borrower sees may be stale);
+ * else -E_PERMISSION. */
+long ica_borrowed_by(const struct process *borrower, uint64_t id, struct ica **out);
+
+/* An ICA `sender` may lend: one it holds, or a block ICA lent to it, lent
+ * on (FS lends BLK's cached blocks it borrows: docs/ica.md, "Lending").
+ * Inline: a readblock's answer lends one. */
+static inline long ica_lendable_by(const struct process *sender, uint64_t id, struct ica **out)
+{
+    long error = ica_held_by(sender, id, ICA_KIND_DATA, out);
+    if (error != -E_PERMISSION)
+        return error;
+    return ica_borrowed_by(sender, id, out);
+}
+
 /* ica_read_attachments for a page that lists data or lends (the general
  * case: every entry checked, duplicates refused, given-back lends skipped). */
 long ica_read_listed_attachments(const struct process *sender, struct ica *control,
@@ -74,7 +92,7 @@ static inline long ica_read_attachments(const struct process *sender, struct ica
         if (page->lent_count == 1 && control->lent_count == 0) {
             out->data_count = 0;
             out->lent_id[0] = page->lent[0];
-            long error = ica_held_by(sender, out->lent_id[0], ICA_KIND_DATA, &out->lent[0]);
+            long error = ica_lendable_by(sender, out->lent_id[0], &out->lent[0]);
             out->lent_count = error == 0 ? 1 : 0;
             return error;
         }

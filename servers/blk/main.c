@@ -39,7 +39,7 @@ static int block_ica(void *context, uint8_t **data, uint64_t *handle)
 static bool block_lent(void *context, uint64_t handle)
 {
     (void)context;
-    return syscall6(SYS_ICA_LEND_COUNT, (long)handle, 0, 0, 0, 0, 0) > 0;
+    return ica_lend_count(handle) > 0;
 }
 
 /* The shard's part of the cache: the size asked for divided by the shards. */

@@ -4,10 +4,12 @@
  * straight back to the application (direct return), from the BLK shard that
  * owns the blocks. Holes, the file's end, blocks of more than one shard (a
  * run across a stripe's end) and file systems of other block sizes are
- * answered here, as FS_READ: FS reads each block from its shard. */
+ * answered here, as FS_READ: FS reads each block from its shard. A block
+ * FS borrows from BLK is lent on by FS itself (block_pins.c). */
 #include "fs_server.h"
 #include "block_client.h"
 #include "block_map_cache.h"
+#include "block_pins.h"
 #include <formica/errors.h>
 #include <formica/request.h>
 #include <formica/storage.h>
@@ -93,6 +95,11 @@ mapped_for_blk(struct fs_server *server, uint64_t control, uint32_t inode, uint6
         return lend_only ? -E_NEEDS_DATA
                          : read_here(server, ica_control_of(control), inode, first,
                                      (uint64_t)count * STORAGE_BLOCK_BYTES);
+    if (count == 1 && lend_only) {
+        long answer = block_pins_answer(control, disk_blocks[0], server->forward_shard);
+        if (answer != BLOCK_NOT_PINNED)
+            return answer;
+    }
     return prepare_for_blk(control, count);
 }
 
@@ -152,6 +159,17 @@ static __attribute__((noinline)) long readblock_in_general(struct fs_server *ser
     if (count == 1) /* its loops unrolled */
         return map_for_blk(server, control, file->inode, first, 1, lend_only);
     return map_for_blk(server, control, file->inode, first, (uint32_t)count, lend_only);
+}
+
+long fs_readblock_from_blk(struct fs_server *server, uint64_t control)
+{
+    uint64_t disk_block;
+    uint32_t shard;
+    block_pins_refused(&disk_block, &shard);
+    ica_control_of(control)->lent_count = 0;
+    disk_blocks[0] = (uint32_t)disk_block;
+    server->forward_shard = shard;
+    return prepare_for_blk(control, 1);
 }
 
 long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readblock_message *message)

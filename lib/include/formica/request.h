@@ -12,6 +12,9 @@
 /* A new ICA of `kind` (ICA_KIND_CONTROL or ICA_KIND_DATA) and `bytes`; its id. */
 long ica_allocate(uint32_t kind, uint64_t bytes);
 long ica_free(uint64_t id);
+/* How many see the ICA `id` lent right now (asked by its holder or by a
+ * borrower), or an error. */
+long ica_lend_count(uint64_t id);
 /* The control page of a control ICA the caller holds: ica_address of a
  * control id, without looking at the kind (every caller has a control id,
  * from ica_allocate or an arrival). */

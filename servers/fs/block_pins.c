@@ -1,0 +1,143 @@
+/* block_pins.c: the blocks FS borrows from BLK and lends on (block_pins.h).
+ * A slot a disk block (direct-mapped); a block is borrowed into an empty
+ * slot at its first readblock, and replaces another only when that one went
+ * unread since the slot's last miss, nobody holds it lent on, and hits have
+ * earned the replacement (with little reuse, as a large file read at
+ * random, FS then forwards to BLK as it would without borrowing). */
+#include "block_pins.h"
+#include "block_client.h"
+#include <formica/errors.h>
+#include <formica/request.h>
+#include <formica/storage.h>
+#include <stdbool.h>
+
+struct block_pin {
+    uint64_t control;    /* FS's control ICA the lend came with (0: none allocated) */
+    uint64_t block;      /* the lent block ICA (0: nothing borrowed) */
+    uint64_t disk_block; /* the disk block it caches */
+    long lender;         /* the BLK shard's pid that lent it */
+    bool referenced;     /* answered from since its slot's last miss */
+};
+
+static struct block_pin pins[BLOCK_PINS];
+static uint32_t replacements_earned;  /* a hit earns one, up to BLOCK_PINS */
+static uint64_t last_disk_block;      /* the block of the last answer, */
+static uint32_t last_shard;           /* and its shard (block_pins_refused) */
+struct block_pin_counts block_pin_counts;
+
+static inline long lend_on(struct block_pin *pin, uint64_t control)
+{
+    struct ica_control *page = ica_control_of(control);
+    page->lent[0] = pin->block;
+    page->lent_count = 1;
+    pin->referenced = true;
+    return (long)STORAGE_BLOCK_BYTES;
+}
+
+/* Whether the slot's block may give way to another: a slot with nothing
+ * borrowed, or one borrowed from a shard that has since been restarted,
+ * always; else a second chance, an earned replacement, and nobody holding
+ * the block lent on (so no more of BLK's cache is held through FS than
+ * BLOCK_PINS blocks). */
+static bool may_replace(const struct block_pin *pin, long lender)
+{
+    if (pin->block == 0 || pin->lender != lender)
+        return true;
+    if (pin->referenced || replacements_earned == 0)
+        return false;
+    if (ica_lend_count(pin->block) > 1) {
+        block_pin_counts.kept_lent_on++;
+        return false;
+    }
+    replacements_earned--;
+    return true;
+}
+
+struct borrow_request {
+    uint64_t control;
+    uint64_t disk_block;
+};
+
+static long prepare_borrow(void *context)
+{
+    const struct borrow_request *asked = context;
+    request_prepare(asked->control, BLK_READ);
+    *blk_read_of(ica_control_of(asked->control)) =
+        (struct blk_read_message){.first_block = asked->disk_block, .blocks = 1, .flags = BLK_LEND};
+    return 0;
+}
+
+/* Borrows `disk_block` from its shard into `pin`; the request itself lets
+ * the slot's earlier block go (passing the control ICA on ends its lend).
+ * False when BLK does not lend it (it copies instead, or failed). */
+static bool borrow(struct block_pin *pin, uint64_t disk_block, uint32_t shard)
+{
+    if (pin->control == 0) {
+        long id = ica_allocate(ICA_KIND_CONTROL, 4096);
+        if (id < 0)
+            return false;
+        pin->control = (uint64_t)id;
+    }
+    pin->block = 0;
+    struct borrow_request asked = {pin->control, disk_block};
+    long result = blk_shards_call(&block_client_shards, shard, pin->control, prepare_borrow, &asked);
+    if (!ica_held(pin->control)) {
+        pin->control = 0; /* not expected: the call keeps or gets it back */
+        return false;
+    }
+    const struct ica_control *page = ica_control_of(pin->control);
+    if (result < 0 || page->lent_count != 1)
+        return false;
+    pin->block = page->lent[0];
+    pin->disk_block = disk_block;
+    pin->lender = block_client_shards.pids[shard];
+    pin->referenced = false;
+    block_pin_counts.borrowed++;
+    return true;
+}
+
+/* A miss in the pin's slot: borrowed now and lent on, or BLOCK_NOT_PINNED
+ * (apart: the usual answer is a hit). */
+static __attribute__((noinline)) long borrow_and_answer(struct block_pin *pin, uint64_t control,
+                                                        uint64_t disk_block, uint32_t shard)
+{
+    if (!may_replace(pin, block_client_shards.pids[shard])) {
+        pin->referenced = false;
+        return BLOCK_NOT_PINNED;
+    }
+    if (!borrow(pin, disk_block, shard))
+        return BLOCK_NOT_PINNED;
+    block_pin_counts.answered++;
+    return lend_on(pin, control);
+}
+
+long block_pins_answer(uint64_t control, uint64_t disk_block, uint32_t shard)
+{
+    struct block_pin *pin = &pins[disk_block % BLOCK_PINS];
+    last_disk_block = disk_block;
+    last_shard = shard;
+    if (pin->block == 0 || pin->disk_block != disk_block ||
+        pin->lender != block_client_shards.pids[shard])
+        return borrow_and_answer(pin, control, disk_block, shard);
+    if (replacements_earned < BLOCK_PINS)
+        replacements_earned++;
+    block_pin_counts.answered++;
+    return lend_on(pin, control);
+}
+
+void block_pins_release_all(void)
+{
+    for (uint32_t i = 0; i < BLOCK_PINS; i++) {
+        if (pins[i].control != 0)
+            ica_free(pins[i].control); /* ends its lend */
+        pins[i] = (struct block_pin){0};
+    }
+    replacements_earned = 0;
+}
+
+void block_pins_refused(uint64_t *disk_block, uint32_t *shard)
+{
+    block_pins_release_all();
+    *disk_block = last_disk_block;
+    *shard = last_shard;
+}

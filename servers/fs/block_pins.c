@@ -10,6 +10,7 @@
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 struct block_pin {
     uint64_t control;    /* FS's control ICA the lend came with (0: none allocated) */
@@ -20,10 +21,10 @@ struct block_pin {
 };
 
 static struct block_pin pins[BLOCK_PINS];
-static uint32_t replacements_earned;  /* a hit earns one, up to BLOCK_PINS */
-static uint64_t last_disk_block;      /* the block of the last answer, */
-static uint32_t last_shard;           /* and its shard (block_pins_refused) */
-struct block_pin_counts block_pin_counts;
+static uint32_t slots;               /* the pins in use: block_pins_open */
+static uint32_t replacements_earned; /* a hit earns one, up to BLOCK_PINS */
+static uint64_t last_disk_block;     /* the block of the last answer, */
+static uint32_t last_shard;          /* and its shard (block_pins_refused) */
 
 static inline long lend_on(struct block_pin *pin, uint64_t control)
 {
@@ -45,10 +46,8 @@ static bool may_replace(const struct block_pin *pin, long lender)
         return true;
     if (pin->referenced || replacements_earned == 0)
         return false;
-    if (ica_lend_count(pin->block) > 1) {
-        block_pin_counts.kept_lent_on++;
+    if (ica_lend_count(pin->block) > 1)
         return false;
-    }
     replacements_earned--;
     return true;
 }
@@ -67,20 +66,35 @@ static long prepare_borrow(void *context)
     return 0;
 }
 
+void block_pins_open(uint32_t instances)
+{
+    uint32_t share = BLOCK_PINS_ALL / (instances > 0 ? instances : 1);
+    uint32_t wanted = share > BLOCK_PINS ? BLOCK_PINS : share;
+    if (wanted < BLOCK_PINS_LEAST)
+        wanted = BLOCK_PINS_LEAST;
+    for (slots = 0; slots < wanted; slots++) {
+        if (pins[slots].control != 0)
+            continue; /* open again (a replica mounting anew): kept */
+        long id = ica_allocate(ICA_KIND_CONTROL, 4096);
+        if (id < 0) {
+            printf("fs: borrows at most %u blocks from BLK: %s\n", slots, error_text(id));
+            break;
+        }
+        pins[slots].control = (uint64_t)id;
+    }
+}
+
 /* Borrows `disk_block` from its shard into `pin`; the request itself lets
  * the slot's earlier block go (passing the control ICA on ends its lend).
  * False when BLK does not lend it (it copies instead, or failed). */
 static bool borrow(struct block_pin *pin, uint64_t disk_block, uint32_t shard)
 {
-    if (pin->control == 0) {
-        long id = ica_allocate(ICA_KIND_CONTROL, 4096);
-        if (id < 0)
-            return false;
-        pin->control = (uint64_t)id;
-    }
+    if (pin->control == 0)
+        return false; /* its control ICA was lost */
     pin->block = 0;
     struct borrow_request asked = {pin->control, disk_block};
-    long result = blk_shards_call(&block_client_shards, shard, pin->control, prepare_borrow, &asked);
+    long result =
+        blk_shards_call(&block_client_shards, shard, pin->control, prepare_borrow, &asked);
     if (!ica_held(pin->control)) {
         pin->control = 0; /* not expected: the call keeps or gets it back */
         return false;
@@ -92,7 +106,6 @@ static bool borrow(struct block_pin *pin, uint64_t disk_block, uint32_t shard)
     pin->disk_block = disk_block;
     pin->lender = block_client_shards.pids[shard];
     pin->referenced = false;
-    block_pin_counts.borrowed++;
     return true;
 }
 
@@ -107,13 +120,14 @@ static __attribute__((noinline)) long borrow_and_answer(struct block_pin *pin, u
     }
     if (!borrow(pin, disk_block, shard))
         return BLOCK_NOT_PINNED;
-    block_pin_counts.answered++;
     return lend_on(pin, control);
 }
 
 long block_pins_answer(uint64_t control, uint64_t disk_block, uint32_t shard)
 {
-    struct block_pin *pin = &pins[disk_block % BLOCK_PINS];
+    if (slots == 0)
+        return BLOCK_NOT_PINNED;
+    struct block_pin *pin = &pins[disk_block % slots];
     last_disk_block = disk_block;
     last_shard = shard;
     if (pin->block == 0 || pin->disk_block != disk_block ||
@@ -121,23 +135,40 @@ long block_pins_answer(uint64_t control, uint64_t disk_block, uint32_t shard)
         return borrow_and_answer(pin, control, disk_block, shard);
     if (replacements_earned < BLOCK_PINS)
         replacements_earned++;
-    block_pin_counts.answered++;
     return lend_on(pin, control);
 }
 
-void block_pins_release_all(void)
+/* The control ICA `control` back with no lend: an empty request to FS
+ * itself is not possible, so the lend ends by freeing the ICA and taking a
+ * new one (0 when the pool refuses). */
+static uint64_t without_its_lend(uint64_t control)
 {
-    for (uint32_t i = 0; i < BLOCK_PINS; i++) {
-        if (pins[i].control != 0)
-            ica_free(pins[i].control); /* ends its lend */
-        pins[i] = (struct block_pin){0};
+    ica_free(control);
+    long id = ica_allocate(ICA_KIND_CONTROL, 4096);
+    return id < 0 ? 0 : (uint64_t)id;
+}
+
+/* Lets every borrowed block go; how many there were. */
+static uint32_t release_all(void)
+{
+    uint32_t borrowed = 0;
+    for (uint32_t i = 0; i < slots; i++) {
+        if (pins[i].block == 0)
+            continue;
+        borrowed++;
+        pins[i].control = without_its_lend(pins[i].control);
+        pins[i].block = 0;
     }
     replacements_earned = 0;
+    return borrowed;
 }
 
 void block_pins_refused(uint64_t *disk_block, uint32_t *shard)
 {
-    block_pins_release_all();
+    uint32_t borrowed = release_all();
+    printf("fs: BLK shard %u ended: its lend of disk block %lu refused, %u borrowed blocks let "
+           "go\n",
+           last_shard, (unsigned long)last_disk_block, borrowed);
     *disk_block = last_disk_block;
     *shard = last_shard;
 }

@@ -6,9 +6,18 @@
 #pragma once
 #include <stdint.h>
 
-/* Blocks FS borrows at most: below BLK's per-client lend limit (64), with
- * FS's other control and data ICAs inside ICA_PER_PROCESS. */
+/* Blocks one FS borrows at most: below BLK's per-client lend limit (64),
+ * with FS's other control and data ICAs inside ICA_PER_PROCESS; and at most
+ * BLOCK_PINS_ALL for all FS instances together (a share of the control
+ * ICA pool), at least BLOCK_PINS_LEAST each. */
 #define BLOCK_PINS 48u
+#define BLOCK_PINS_ALL 1024u
+#define BLOCK_PINS_LEAST 8u
+
+/* Allocates the control ICAs of the blocks this FS borrows (its share
+ * when there are `instances` FS instances), all at once: FS's footprint
+ * does not grow while it serves. Fewer when the pool refuses (logged). */
+void block_pins_open(uint32_t instances);
 
 /* block_pins_answer's answer when FS does not borrow the block and does not
  * borrow it now: the request goes to BLK as before. */
@@ -23,14 +32,3 @@ long block_pins_answer(uint64_t control, uint64_t disk_block, uint32_t shard);
  * a BLK shard, has ended): every borrowed block is let go, and that answer's
  * block and shard are given back to be asked of BLK. */
 void block_pins_refused(uint64_t *disk_block, uint32_t *shard);
-
-/* Every borrowed block let go (their control ICAs freed). */
-void block_pins_release_all(void);
-
-/* What the pins did, for FS's statistics. */
-struct block_pin_counts {
-    uint64_t answered; /* readblocks answered with a borrowed block */
-    uint64_t borrowed; /* blocks borrowed from BLK */
-    uint64_t kept_lent_on; /* replacements passed over: the block still lent on */
-};
-extern struct block_pin_counts block_pin_counts;

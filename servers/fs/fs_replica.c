@@ -6,6 +6,7 @@
  * every other request goes to the owner (fs_replica_route; the serve loop
  * forwards). */
 #include "block_client.h"
+#include "block_pins.h"
 #include "block_map_cache.h"
 #include "fs_published.h"
 #include "fs_server.h"
@@ -113,6 +114,8 @@ long fs_replica_start(struct fs_server *server)
     server->owner_pid = server_wait_for_instance(SERVER_NAME_FS, 0, OWNER_WAIT_MS);
     const struct fs_published *published = open_published(server);
     long error = block_client_open(&server->device);
+    if (error == 0)
+        block_pins_open(server->instance.count);
     if (error == 0)
         error = ext2_mount(&server->fs, &server->device);
     if (error != 0 || published == NULL) {

@@ -3,6 +3,7 @@
  * "fs" and answers requests one at a time. If the disk cannot be mounted it
  * says why and answers every request with an error. */
 #include "block_client.h"
+#include "block_pins.h"
 #include "block_map_cache.h"
 #include "fs_server.h"
 #include <formica/errors.h>
@@ -49,6 +50,8 @@ static void update_time_now(void)
 static void mount_disk(struct fs_kept *kept)
 {
     long error = block_client_open(&server.device);
+    if (error == 0)
+        block_pins_open(server.instance.count);
     fs_problems_attach(&server.device);
     if (error == 0)
         error = fs_journal_mount(&server, kept);

@@ -18,7 +18,7 @@ REPLAY = formica.REPO_ROOT / "build" / "bench" / "bonnie_replay.py"
 PLACEMENT = "fs 0,1\nblk 0\ndk 0\npager 0\napp 0,1\n"
 BONNIE = {"procs": 2, "refs": 4000, "update_pct": 20, "seed": 7, "path": "/replicas.dat"}
 READER_CASES_PER_ROUND = 16  # replicatest's reader: 5 checks after the create, 2, 3, 3 and 3
-LONG_BONNIE = {"procs": 2, "refs": 30000, "update_pct": 20, "seed": 11, "path": "/recover.dat"}
+LONG_BONNIE = {"procs": 2, "refs": 80000, "update_pct": 20, "seed": 11, "path": "/recover.dat"}
 
 
 def boot(tmp_path, commands, *extra):

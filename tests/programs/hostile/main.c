@@ -230,14 +230,27 @@ static void pin_cache(uint32_t limit)
 }
 
 /* `hostile reader`: reads a file block by block through readblock (lends). */
-static int read_pinned_file(void)
+static bool read_blocks_of(int fd)
+{
+    const void *data = NULL;
+    for (uint64_t block = 0; block < PIN_FILE_BYTES / STORAGE_BLOCK_BYTES; block++)
+        if (readblock(fd, 1, block, &data) != STORAGE_BLOCK_BYTES || ((const char *)data)[0] != 'p')
+            return false;
+    return true;
+}
+
+/* `hostile reader [MS]`: the file read; with MS, read again through the
+ * same handle MS milliseconds later (a BLK killed meanwhile:
+ * test_fs_lends_on.py). */
+static int read_pinned_file(int argc, char **argv)
 {
     int fd = open("/hostile.pin", O_RDONLY);
-    const void *data = NULL;
-    for (uint64_t block = 0; fd >= 0 && block < PIN_FILE_BYTES / STORAGE_BLOCK_BYTES; block++)
-        if (readblock(fd, 1, block, &data) != STORAGE_BLOCK_BYTES || ((const char *)data)[0] != 'p')
-            return 1;
-    return fd >= 0 ? 0 : 1;
+    if (fd < 0 || !read_blocks_of(fd))
+        return 1;
+    if (argc < 3)
+        return 0;
+    sleep_ms(strtoul(argv[2], NULL, 10));
+    return read_blocks_of(fd) ? 0 : 1;
 }
 
 static void memory_hog(void)
@@ -295,7 +308,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "reader") == 0)
-        return read_pinned_file();
+        return read_pinned_file(argc, argv);
     if (argc > 1 && strcmp(argv[1], "nostats") == 0)
         return report_without_the_right();
     if (argc > 2 && strcmp(argv[1], "pin") == 0) { /* `hostile pin LIMIT`: only that attack */

@@ -76,12 +76,32 @@ static inline void ica_move_entry(struct ica *ica, uint64_t *source, uint64_t *t
     this_cpu()->ica_handovers++;
 }
 
+/* Whether `process` holds `ica` itself. A block ICA lent on by a borrower
+ * may come back to its holder as a lend: its writable entry there stays as
+ * it is, and the end of that lend leaves it mapped. */
+static inline bool ica_held_here(const struct ica *ica, const struct process *process)
+{
+    return atomic_load_acquire(&ica->owner) == process->pid;
+}
+
+/* Writes the read-only entry of `lent` at `entry`, its entry in `receiver`
+ * (unless `receiver` holds it). */
+static inline void ica_lend_entry_into(uint64_t *entry, const struct ica *lent,
+                                       const struct process *receiver)
+{
+    if (!ica_held_here(lent, receiver))
+        *entry = ica_lent_entry(lent);
+}
+
 /* ica.c: ica_paste_lent through the general walk. */
 bool ica_paste_lent_walking(struct process *process, struct ica *ica);
 
-/* Maps a lent ICA read-only into `process`; the lender keeps it. */
+/* Maps a lent ICA read-only into `process` (unless it holds it); the
+ * lender keeps it. */
 static inline bool ica_paste_lent(struct process *process, struct ica *ica)
 {
+    if (ica_held_here(ica, process))
+        return true;
     uint64_t *entry = ica->pages == 1 ? ica_window_entry(process, ica) : NULL;
     if (entry == NULL)
         return ica_paste_lent_walking(process, ica);
@@ -98,7 +118,8 @@ void ica_free_orphan(uint64_t id);
 /* Unmaps `ica` from `process`: flushed from this core's TLB when `process`
  * runs here, else its translation stamp bumped (translation_stamp.h).
  * Inline: a control or block ICA is one remembered entry. */
-static inline void ica_unmap(struct process *process, struct ica *ica)
+static inline __attribute__((always_inline)) void ica_unmap(struct process *process,
+                                                            struct ica *ica)
 {
     uint64_t *entry = ica_window_entry(process, ica);
     if (entry == NULL) {
@@ -113,7 +134,8 @@ static inline void ica_unmap(struct process *process, struct ica *ica)
 }
 
 /* Ends the lends of `control` to `holder` (who is about to pass it on or has
- * ended; NULL: its address space is gone): unmaps them and drops the lend
+ * ended; NULL: its address space is gone): unmaps them (not an ICA `holder`
+ * holds itself, lent back to it) and drops the lend
  * counts; an orphaned ICA whose last lend ends is handed to the m-kernel to
  * be freed (then true: that message may have had this core serve others).
  * Inline: a readblock's result lends one block. */
@@ -127,7 +149,7 @@ static inline __attribute__((always_inline)) bool ica_end_lends(struct process *
         struct ica *lent = ica_slot_of(control->lent[i]);
         if (lent == NULL)
             continue;
-        if (holder != NULL)
+        if (holder != NULL && !ica_held_here(lent, holder))
             ica_unmap(holder, lent);
         if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned) {
             ica_free_orphan(control->lent[i]);

@@ -19,11 +19,29 @@ enum lend_on_step {
     STEP_BORROW,    /* the middle: borrow the block from the lender */
     STEP_READ,      /* the middle: answer the block's byte (-E_INVALID if it varies) */
     STEP_GIVE_BACK, /* the middle: end its lend (free the control ICA it came with) */
+    STEP_WRITE,     /* the lender: write its block, answer its last byte */
+    STEP_LEND_BACK, /* the middle: lend the block on to its lender, asking it to write it */
 };
 
 static long lend_count(uint64_t id)
 {
     return syscall6(SYS_ICA_LEND_COUNT, (long)id, 0, 0, 0, 0, 0);
+}
+
+static long lender_step(uint64_t block, uint64_t step)
+{
+    uint8_t *bytes = ica_address(block);
+    switch (step) {
+    case STEP_COUNT:
+        return lend_count(block);
+    case STEP_FREE:
+        return ica_free(block);
+    case STEP_WRITE:
+        memset(bytes, LENT_BYTE, 4096);
+        return bytes[4095];
+    default:
+        return -E_INVALID;
+    }
 }
 
 /* `blocklend NAME`: holds one block ICA; IPC_LEND fills it with the value
@@ -35,17 +53,13 @@ int block_lender_role(char **argv)
         return 1;
     for (long control = ica_receive(0); control >= 0; control = ica_receive(0)) {
         struct ica_control *page = ica_control_of((uint64_t)control);
-        uint64_t step = ipc_echo_of(page)->value;
         if (page->operation == IPC_EXIT)
             return ica_return((uint64_t)control) == 0 ? 0 : 1;
         if (page->operation == IPC_LEND) {
             memset(ica_address((uint64_t)block), (int)ipc_lend_of(page)->value, 4096);
             page->result = request_lend((uint64_t)control, (uint64_t)block);
-        } else if (step == STEP_COUNT || step == STEP_FREE) {
-            page->result =
-                step == STEP_COUNT ? lend_count((uint64_t)block) : ica_free((uint64_t)block);
         } else {
-            page->result = -E_INVALID;
+            page->result = lender_step((uint64_t)block, ipc_echo_of(page)->value);
         }
         ica_return((uint64_t)control);
     }
@@ -59,6 +73,20 @@ struct middle {
     long borrowed;
     uint64_t block;
 };
+
+/* Lends the block on to the lender that holds it, which writes it then. */
+static long lend_back(const struct middle *middle)
+{
+    long control = ica_allocate(ICA_KIND_CONTROL, 4096);
+    if (control < 0)
+        return control;
+    request_prepare((uint64_t)control, IPC_ECHO);
+    ipc_echo_of(ica_control_of((uint64_t)control))->value = STEP_WRITE;
+    request_lend((uint64_t)control, middle->block);
+    long result = request_call(middle->lender, (uint64_t)control);
+    ica_free((uint64_t)control);
+    return result;
+}
 
 static long middle_step(struct middle *middle, uint64_t step)
 {
@@ -80,6 +108,8 @@ static long middle_step(struct middle *middle, uint64_t step)
         error = ica_free((uint64_t)middle->borrowed);
         middle->borrowed = ica_allocate(ICA_KIND_CONTROL, 4096);
         return error != 0 ? error : (middle->borrowed < 0 ? middle->borrowed : 0);
+    case STEP_LEND_BACK:
+        return lend_back(middle);
     default:
         return -E_INVALID;
     }
@@ -195,6 +225,14 @@ static bool blocks_return_to(const struct ica_stats *start, uint64_t millisecond
     }
 }
 
+/* Lent on to the lender that holds it, the block stays the lender's to
+ * write, during that lend and after it ends. Steps that held, of 2. */
+static int lend_on_to_its_lender(const struct chain *chain)
+{
+    int held = ask(chain, chain->middle, STEP_LEND_BACK) == LENT_BYTE;
+    return held + (ask(chain, chain->lender, STEP_WRITE) == LENT_BYTE);
+}
+
 /* While this process holds its lend-on, lender and middle both count 2 and
  * the lender cannot free the block; each lend's end takes one off (this
  * process's at its next handover of `lends`, the middle's when it gives
@@ -274,7 +312,9 @@ bool lend_on_cases(void)
     snprintf(arguments, sizeof arguments, "lendwrite %ld", chain.middle);
     int code = run_helper(arguments, 0);
     ok &= report_case("lend_on_is_read_only", code == FAULT_EXIT_CODE, code, FAULT_EXIT_CODE);
-    int held = lend_on_counts(&chain);
+    int held = lend_on_to_its_lender(&chain);
+    ok &= report_case("lend_on_to_its_lender", held == 2, held, 2);
+    held = lend_on_counts(&chain);
     ok &= report_case("lend_on_count", held == COUNT_STEPS, held, COUNT_STEPS);
     ok &= report_case("lend_on_not_borrowed", lend_on_refused_unborrowed(&chain, block, &code),
                       code, FAULT_EXIT_CODE);

@@ -84,13 +84,27 @@ static inline bool ica_held_here(const struct ica *ica, const struct process *pr
     return atomic_load_acquire(&ica->owner) == process->pid;
 }
 
-/* Writes the read-only entry of `lent` at `entry`, its entry in `receiver`
- * (unless `receiver` holds it). */
+/* A process may see one block ICA lent through several control ICAs it
+ * holds at once (lent back to it by one it lent it on to, say): its entry
+ * counts the lends past the first in bits the processor ignores, and only
+ * the end of the last one unmaps it. Past 127 more at once the count stays
+ * at its top, and an end may then unmap it early. */
+#define ENTRY_LEND_ONE (1ull << 52)
+#define ENTRY_LEND_COUNT (0x7full << 52)
+
+/* Writes the read-only entry of block ICA `lent` at `entry`, its entry in
+ * `receiver`: not when `receiver` holds it; one more lend counted when it
+ * sees it lent already. */
 static inline void ica_lend_entry_into(uint64_t *entry, const struct ica *lent,
                                        const struct process *receiver)
 {
-    if (!ica_held_here(lent, receiver))
+    if (ica_held_here(lent, receiver))
+        return;
+    uint64_t seen = *entry;
+    if ((seen & ENTRY_PRESENT) == 0 || (seen & ENTRY_ADDRESS) != lent->physical)
         *entry = ica_lent_entry(lent);
+    else if ((seen & ENTRY_LEND_COUNT) != ENTRY_LEND_COUNT)
+        *entry = seen + ENTRY_LEND_ONE;
 }
 
 /* ica.c: ica_paste_lent through the general walk. */
@@ -105,7 +119,7 @@ static inline bool ica_paste_lent(struct process *process, struct ica *ica)
     uint64_t *entry = ica->pages == 1 ? ica_window_entry(process, ica) : NULL;
     if (entry == NULL)
         return ica_paste_lent_walking(process, ica);
-    *entry = ica_lent_entry(ica);
+    ica_lend_entry_into(entry, ica, process);
     return true;
 }
 
@@ -133,9 +147,23 @@ static inline __attribute__((always_inline)) void ica_unmap(struct process *proc
         translations_dropped(process);
 }
 
+/* Ends one lend of `lent` to `holder`: unmapped, unless `holder` holds it
+ * or its entry still counts another lend of it. */
+static inline __attribute__((always_inline)) void ica_lend_end_in(struct process *holder,
+                                                                  struct ica *lent)
+{
+    if (ica_held_here(lent, holder))
+        return;
+    uint64_t *entry = ica_window_entry(holder, lent);
+    if (entry != NULL && (*entry & ENTRY_LEND_COUNT) != 0)
+        *entry -= ENTRY_LEND_ONE;
+    else
+        ica_unmap(holder, lent);
+}
+
 /* Ends the lends of `control` to `holder` (who is about to pass it on or has
- * ended; NULL: its address space is gone): unmaps them (not an ICA `holder`
- * holds itself, lent back to it) and drops the lend
+ * ended; NULL: its address space is gone): unmaps them (ica_lend_end_in)
+ * and drops the lend
  * counts; an orphaned ICA whose last lend ends is handed to the m-kernel to
  * be freed (then true: that message may have had this core serve others).
  * Inline: a readblock's result lends one block. */
@@ -149,8 +177,8 @@ static inline __attribute__((always_inline)) bool ica_end_lends(struct process *
         struct ica *lent = ica_slot_of(control->lent[i]);
         if (lent == NULL)
             continue;
-        if (holder != NULL && !ica_held_here(lent, holder))
-            ica_unmap(holder, lent);
+        if (holder != NULL)
+            ica_lend_end_in(holder, lent);
         if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned) {
             ica_free_orphan(control->lent[i]);
             called_out = true;

@@ -11,6 +11,7 @@
 #define LENT_BYTE 0x5b
 #define LENDER_NAME "lendonA"
 #define MIDDLE_NAME "lendonB"
+#define PROCESS_LIST_MAX 256
 
 /* What the lender and the middle do for an IPC_ECHO, by its value. */
 enum lend_on_step {
@@ -225,12 +226,43 @@ static bool blocks_return_to(const struct ica_stats *start, uint64_t millisecond
     }
 }
 
+/* Stops the lender and waits (up to 2 s) until it is gone from the process
+ * list: only then has the m-kernel taken back what it held (its block
+ * orphaned); wait_process returns once it has ended, a little before. */
+static bool lender_stopped(const struct chain *chain)
+{
+    static struct process_info processes[PROCESS_LIST_MAX];
+    if (stop_ipcserver(chain->lender) != 0)
+        return false;
+    for (uint64_t waited = 0; waited <= 2000; waited += 10) {
+        long count = process_list(processes, PROCESS_LIST_MAX);
+        bool listed = count < 0;
+        for (long i = 0; i < count; i++)
+            listed |= processes[i].pid == (uint32_t)chain->lender;
+        if (!listed)
+            return true;
+        sleep_ms(10);
+    }
+    return false;
+}
+
 /* Lent on to the lender that holds it, the block stays the lender's to
  * write, during that lend and after it ends. Steps that held, of 2. */
 static int lend_on_to_its_lender(const struct chain *chain)
 {
     int held = ask(chain, chain->middle, STEP_LEND_BACK) == LENT_BYTE;
     return held + (ask(chain, chain->lender, STEP_WRITE) == LENT_BYTE);
+}
+
+/* Lent on by this process back to the middle that borrows it, the block
+ * stays readable there after that lend ends. Steps that held, of 2. */
+static int lend_on_back_to_the_middle(const struct chain *chain, uint64_t block)
+{
+    request_prepare(chain->asks, IPC_ECHO);
+    ipc_echo_of(ica_control_of(chain->asks))->value = STEP_READ;
+    request_lend(chain->asks, block);
+    int held = request_call(chain->middle, chain->asks) == LENT_BYTE;
+    return held + (ask(chain, chain->middle, STEP_READ) == LENT_BYTE);
 }
 
 /* While this process holds its lend-on, lender and middle both count 2 and
@@ -270,7 +302,7 @@ static int lend_on_after_lender_ends(struct chain *chain, const struct ica_stats
 {
     long result = 0;
     int held = chain_start(chain);
-    held += stop_ipcserver(chain->lender) == 0;
+    held += lender_stopped(chain);
     held += borrow_on(chain, &result) == 0 && result == -E_SERVER_ENDED;
     held += ask(chain, chain->middle, STEP_READ) == LENT_BYTE;
     held += ask(chain, chain->middle, STEP_COUNT) == 1;
@@ -288,7 +320,7 @@ static int lend_on_outlives_the_middle(struct chain *chain, const struct ica_sta
     int held = chain_start(chain);
     uint64_t block = borrow_on(chain, &result);
     held += reads_lent_byte(block);
-    held += stop_ipcserver(chain->lender) == 0;
+    held += lender_stopped(chain);
     held += ask(chain, chain->middle, STEP_GIVE_BACK) == 0;
     held += reads_lent_byte(block) && !blocks_return_to(start, 100);
     request_prepare(chain->lends, IPC_ECHO); /* this process's next handover ends its lend */
@@ -314,6 +346,8 @@ bool lend_on_cases(void)
     ok &= report_case("lend_on_is_read_only", code == FAULT_EXIT_CODE, code, FAULT_EXIT_CODE);
     int held = lend_on_to_its_lender(&chain);
     ok &= report_case("lend_on_to_its_lender", held == 2, held, 2);
+    held = lend_on_back_to_the_middle(&chain, block);
+    ok &= report_case("lend_on_back_to_the_middle", held == 2, held, 2);
     held = lend_on_counts(&chain);
     ok &= report_case("lend_on_count", held == COUNT_STEPS, held, COUNT_STEPS);
     ok &= report_case("lend_on_not_borrowed", lend_on_refused_unborrowed(&chain, block, &code),

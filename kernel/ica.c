@@ -169,11 +169,13 @@ static inline bool map_pages(struct process *process, struct ica *ica, uint64_t 
 
 bool ica_paste_lent_walking(struct process *process, struct ica *ica)
 {
+    if (ica_held_here(ica, process))
+        return true;
     uint64_t *entry =
         ica->kind == ICA_KIND_BLOCK ? leaf_entry(process, ica_virtual_address(ica)) : NULL;
     if (entry == NULL) /* a data ICA, or no table yet: nothing mapped there */
         return map_pages(process, ica, 0);
-    ica_lend_entry_into(entry, ica, process);
+    ica_lend_entry_into(entry, ica);
     return true;
 }
 

@@ -1,8 +1,9 @@
 /* lend_on.c: `icatest lend`'s lend-on cases: a block ICA lent to a process
  * may be lent on by it (how FS shows BLK's cached blocks to applications).
  * A lender role holds the block (BLK's part), a middle role borrows it and
- * lends it on (FS's part) to this process; the counts, the refusals and the
- * end of each lend, also after the lender ended, are checked. */
+ * lends it on (FS's part) to this process; the counts, the refusals, a lend
+ * back to the lender or to the middle, and the end of each lend, also after
+ * the lender ended, are checked. */
 #include "icatest.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,8 @@ static long lender_step(uint64_t block, uint64_t step)
 }
 
 /* `blocklend NAME`: holds one block ICA; IPC_LEND fills it with the value
- * and lends it with the answer, IPC_ECHO counts its lends or frees it. */
+ * and lends it with the answer; IPC_ECHO counts its lends, frees it or
+ * writes it (lender_step). */
 int block_lender_role(char **argv)
 {
     long block = ica_allocate(ICA_KIND_BLOCK, 4096);

@@ -169,10 +169,16 @@ static inline bool map_pages(struct process *process, struct ica *ica, uint64_t 
 
 bool ica_paste_lent_walking(struct process *process, struct ica *ica)
 {
-    return map_pages(process, ica, 0);
+    if (ica_held_here(ica, process))
+        return true;
+    uint64_t *entry =
+        ica->kind == ICA_KIND_BLOCK ? leaf_entry(process, ica_virtual_address(ica)) : NULL;
+    if (entry == NULL) /* a data ICA, or no table yet: nothing mapped there */
+        return map_pages(process, ica, 0);
+    ica_lend_entry_into(entry, ica);
+    return true;
 }
 
-/* Apart, so ending a lend needs no room for the message. */
 /* The bits the processor sets in an entry it uses (accessed, dirty). */
 #define ENTRY_USED_BITS 0x60ull
 
@@ -182,12 +188,13 @@ long ica_borrowed_by(const struct process *borrower, uint64_t id, struct ica **o
     if (ica == NULL || ica->kind != ICA_KIND_BLOCK || borrower->root == 0)
         return -E_PERMISSION;
     const uint64_t *entry = ica_block_leaf_entry(borrower, ica->index);
-    if (entry == NULL || (*entry & ~ENTRY_USED_BITS) != ica_lent_entry(ica))
+    if (entry == NULL || (*entry & ~(ENTRY_USED_BITS | ENTRY_LEND_COUNT)) != ica_lent_entry(ica))
         return -E_PERMISSION;
     *out = ica;
     return atomic_load_acquire(&ica->orphaned) ? -E_SERVER_ENDED : 0;
 }
 
+/* Apart, so ending a lend needs no room for the message. */
 void ica_free_orphan(uint64_t id)
 {
     struct intercore_message message = {.type = MESSAGE_ICA_FREE_ORPHAN, .ica_free_orphan = {id}};

@@ -105,7 +105,7 @@ paste_into(struct process *sender, struct process *receiver, struct ica *control
     ica_move_entry(control, entry, to_entry, receiver);
     invlpg(ica_virtual_address(control));
     for (uint32_t i = 0; i < with->lent_count; i++)
-        *lent_entries[i] = ica_lent_entry(with->lent[i]);
+        ica_lend_entry_into(lent_entries[i], with->lent[i]);
     ica_write_arrival(control, NULL);
     if (delivery == ICA_AS_REQUEST) /* ica_note_client; a plain store, read by its core alone */
         receiver->serving_account = control->sender_account;

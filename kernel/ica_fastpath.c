@@ -178,7 +178,7 @@ static inline __attribute__((always_inline)) bool hand_over(struct process *send
     control->destination = receiver->pid;
     ica_move_entry(control, handover->from_entry, handover->to_entry, receiver);
     for (uint32_t i = 0; i < handover->with.lent_count; i++)
-        *handover->lent_entries[i] = ica_lent_entry(handover->with.lent[i]);
+        ica_lend_entry_into(handover->lent_entries[i], handover->with.lent[i]);
     ica_write_arrival(control, NULL);
     ica_note_client(receiver, control);
     return called_out;

@@ -76,6 +76,34 @@ static inline void ica_move_entry(struct ica *ica, uint64_t *source, uint64_t *t
     this_cpu()->ica_handovers++;
 }
 
+/* Whether `process` holds `ica` itself (the general walks' test; a window
+ * entry tells it by itself: writable). */
+static inline bool ica_held_here(const struct ica *ica, const struct process *process)
+{
+    return atomic_load_acquire(&ica->owner) == process->pid;
+}
+
+/* A block ICA lent on may come back as a lend to a process that sees it
+ * already: to its holder (its writable entry stays as it is, and the end of
+ * that lend leaves it mapped), or to a borrower through another control ICA
+ * it holds (its entry counts the lends past the first in bits the processor
+ * ignores; only the end of the last one unmaps it; past 127 more at once
+ * the count stays at its top, and an end may then unmap it early). A
+ * present entry in an ICA's window slot is that ICA's. */
+#define ENTRY_LEND_ONE (1ull << 52)
+#define ENTRY_LEND_COUNT (0x7full << 52)
+
+/* Writes the read-only entry of `lent` at `entry`, its window entry in the
+ * receiver, or counts one more lend there. */
+static inline void ica_lend_entry_into(uint64_t *entry, const struct ica *lent)
+{
+    uint64_t seen = *entry;
+    if ((seen & ENTRY_PRESENT) == 0)
+        *entry = ica_lent_entry(lent);
+    else if ((seen & ENTRY_WRITABLE) == 0 && (seen & ENTRY_LEND_COUNT) != ENTRY_LEND_COUNT)
+        *entry = seen + ENTRY_LEND_ONE;
+}
+
 /* ica.c: ica_paste_lent through the general walk. */
 bool ica_paste_lent_walking(struct process *process, struct ica *ica);
 
@@ -85,7 +113,7 @@ static inline bool ica_paste_lent(struct process *process, struct ica *ica)
     uint64_t *entry = ica->pages == 1 ? ica_window_entry(process, ica) : NULL;
     if (entry == NULL)
         return ica_paste_lent_walking(process, ica);
-    *entry = ica_lent_entry(ica);
+    ica_lend_entry_into(entry, ica);
     return true;
 }
 
@@ -95,16 +123,12 @@ void ica_unmap_walking(struct process *process, struct ica *ica);
 /* The last lend of an ICA whose lender ended: the m-kernel frees it. */
 void ica_free_orphan(uint64_t id);
 
-/* Unmaps `ica` from `process`: flushed from this core's TLB when `process`
- * runs here, else its translation stamp bumped (translation_stamp.h).
- * Inline: a control or block ICA is one remembered entry. */
-static inline void ica_unmap(struct process *process, struct ica *ica)
+/* Clears `ica`'s window `entry` in `process`: flushed from this core's TLB
+ * when `process` runs here, else its translation stamp bumped
+ * (translation_stamp.h). */
+static inline __attribute__((always_inline)) void ica_clear_entry(struct process *process,
+                                                                  struct ica *ica, uint64_t *entry)
 {
-    uint64_t *entry = ica_window_entry(process, ica);
-    if (entry == NULL) {
-        ica_unmap_walking(process, ica);
-        return;
-    }
     *entry = 0;
     if (this_cpu()->current == process)
         invlpg(ica_virtual_address(ica));
@@ -112,9 +136,40 @@ static inline void ica_unmap(struct process *process, struct ica *ica)
         translations_dropped(process);
 }
 
+/* Unmaps `ica` from `process`. Inline: a control or block ICA is one
+ * remembered entry. */
+static inline void ica_unmap(struct process *process, struct ica *ica)
+{
+    uint64_t *entry = ica_window_entry(process, ica);
+    if (entry == NULL)
+        ica_unmap_walking(process, ica);
+    else
+        ica_clear_entry(process, ica, entry);
+}
+
+/* Ends one lend of `lent` to `holder`: unmapped, unless `holder` holds it
+ * or its entry still counts another lend of it. */
+static inline __attribute__((always_inline)) void ica_lend_end_in(struct process *holder,
+                                                                  struct ica *lent)
+{
+    uint64_t *entry = ica_window_entry(holder, lent);
+    if (entry == NULL) {
+        if (!ica_held_here(lent, holder))
+            ica_unmap_walking(holder, lent);
+        return;
+    }
+    uint64_t seen = *entry;
+    if ((seen & ENTRY_WRITABLE) != 0)
+        return;
+    if ((seen & ENTRY_LEND_COUNT) != 0)
+        *entry = seen - ENTRY_LEND_ONE;
+    else
+        ica_clear_entry(holder, lent, entry);
+}
+
 /* Ends the lends of `control` to `holder` (who is about to pass it on or has
- * ended; NULL: its address space is gone): unmaps them and drops the lend
- * counts; an orphaned ICA whose last lend ends is handed to the m-kernel to
+ * ended; NULL: its address space is gone): unmaps them (ica_lend_end_in)
+ * and drops the lend counts; an orphaned ICA whose last lend ends is handed to the m-kernel to
  * be freed (then true: that message may have had this core serve others).
  * Inline: a readblock's result lends one block. */
 static inline __attribute__((always_inline)) bool ica_end_lends(struct process *holder,
@@ -128,7 +183,7 @@ static inline __attribute__((always_inline)) bool ica_end_lends(struct process *
         if (lent == NULL)
             continue;
         if (holder != NULL)
-            ica_unmap(holder, lent);
+            ica_lend_end_in(holder, lent);
         if (atomic_sub_fetch(&lent->lend_count, 1) == 0 && lent->orphaned) {
             ica_free_orphan(control->lent[i]);
             called_out = true;

@@ -462,9 +462,11 @@ static void release_data(struct process *process, uint32_t pid, struct ica *ica)
     if (ica->state != ICA_HELD || ica->owner != pid)
         return;
     ica_peel(process, ica);
-    if (ica->lend_count > 0)
-        ica->orphaned = 1; /* still shown to borrowers: freed when they are done */
-    else
+    /* Orphaned before the count is read: a borrower's core ending the last
+     * lend meanwhile sees the mark and has it freed (ica_end_lends), else
+     * this sees its count at 0 (both may: free_orphan finds it gone). */
+    atomic_store_fenced(&ica->orphaned, 1);
+    if (atomic_load_acquire(&ica->lend_count) == 0)
         release(ica);
 }
 

@@ -50,12 +50,20 @@ def test_stress_same_core_chain_needs_no_ipi():
     assert summary["ipis"] == 0, summary
 
 
-def test_lent_data_ica_is_read_only_and_ends_at_next_handover():
-    result = icatest("lend", smp=2, timeout=120)
+def test_lend_is_read_only_ends_at_next_handover_and_lends_on():
+    """icatest lend (lend.c), then its lend-on cases (lend_on.c): a borrowed block ICA lent on
+    reads the same, read-only; lent on back to its holder or to its borrower, it stays theirs
+    after that lend ends; the lend count seen by lender and borrower; a lend-on refused where
+    the block is not borrowed (-E_PERMISSION) or its lender ended (-E_SERVER_ENDED); the block
+    freed when its last lend ends."""
+    result = icatest("lend", smp=2, timeout=180)
     cases = {case["case"]: case for case in result.kinds("icatest")}
     for needed in ("lend_read", "lend_again", "lend_is_read_only", "lend_ends_at_next_handover",
                    "lender_rules", "lend_before_lender_ends", "lend_orphan_ends_at_next_handover",
-                   "lend_no_leak"):
+                   "lend_on_start", "lend_on_read", "lend_on_is_read_only", "lend_on_to_its_lender",
+                   "lend_on_back_to_the_middle",
+                   "lend_on_count", "lend_on_not_borrowed", "lend_on_lender_frees", "lend_on_stop_servers",
+                   "lend_on_after_lender_ends", "lend_on_outlives_the_middle", "lend_no_leak"):
         assert needed in cases and cases[needed]["ok"] is True, result.describe()
 
 

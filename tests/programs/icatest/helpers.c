@@ -1,6 +1,7 @@
 /* helpers.c: the roles `icatest bad` starts in other processes: a server that
  * never receives, a process using ICAs it does not hold, ring fillers, a
- * requester that never collects, and processes touching memory they lost. */
+ * requester that never collects, and processes touching memory they lost;
+ * and the table of every role (lend.c's and lend_on.c's too). */
 #include "icatest.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,9 @@ static const struct role roles[] = {
     {"touch", 2, touch_after_handover},
     {"peek", 1, peek},
     {"lendwrite", 1, lend_write_role},
+    {"blocklend", 1, block_lender_role},
+    {"lendon", 2, lend_on_middle_role},
+    {"lendonpeek", 2, lend_on_peek_role},
 };
 
 int helper_main(int argc, char **argv)

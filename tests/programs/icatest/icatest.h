@@ -37,6 +37,11 @@ int helper_main(int argc, char **argv);
 int lend_main(int argc, char **argv);
 int route_main(int argc, char **argv);
 int lend_write_role(char **argv);
+/* lend_on.c: lending on a borrowed block ICA; its cases (run by `lend`) and roles. */
+bool lend_on_cases(void);
+int block_lender_role(char **argv);
+int lend_on_middle_role(char **argv);
+int lend_on_peek_role(char **argv);
 int published_main(int argc, char **argv);
 /* The published region's helper roles; -1 for a role that is not one. */
 int published_role(const char *role, char **argv);

@@ -1,7 +1,8 @@
 /* lend.c: `icatest lend`: a server lends a data ICA read-only with its answer
  * (how BLK can show a cached block without a copy). The requester reads it,
  * a write to it ends the writer, the lend ends at the requester's next
- * handover, and the lender cannot hand over or free an ICA while it is lent. */
+ * handover, and the lender cannot hand over or free an ICA while it is lent.
+ * Then lend_on.c's cases: a borrowed block ICA lent on. */
 #include "icatest.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,7 @@ int lend_main(int argc, char **argv)
     ok &= report_case("lend_orphan_ends_at_next_handover", orphaned_lend_ends((uint64_t)control), 1,
                       1);
     ica_free((uint64_t)control);
+    ok &= lend_on_cases();
     bool no_leak = pools_return_to(&start, 2000, &now); /* before reading `now` */
     ok &= report_case("lend_no_leak", no_leak, now.data_free, start.data_free);
     return ok ? 0 : 1;

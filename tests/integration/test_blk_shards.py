@@ -168,7 +168,7 @@ def test_bonnie_updates_on_two_shards_match_replay(tmp_path, bus):
 
 def test_shard_killed_during_bonnie_recovers(tmp_path):
     disk = disk_copy(tmp_path)
-    args = {"procs": 2, "refs": 20000, "update_pct": 20}
+    args = {"procs": 2, "refs": 40000, "update_pct": 20}
     commands = (f"{bonnie_command('start', 'readblock', '/kill.dat', 11, **args)}; "
                 "sleep 1500; kill blk; wait")
     result = boot(tmp_path, disk, commands)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("built")
 
 TIMEOUT = 600
 REPLAY = formica.REPO_ROOT / "build" / "bench" / "bonnie_replay.py"
-BONNIE = {"procs": 2, "refs": 30000, "update_pct": 20, "seed": 11, "path": "/recover.dat"}
+BONNIE = {"procs": 2, "refs": 80000, "update_pct": 20, "seed": 11, "path": "/recover.dat"}
 # What the shell does to the servers while Bonnie runs, in order.
 DISRUPTIONS = [("kill", "fs"), ("kill", "blk"), ("kill", "dk"), ("crash", "fs")]
 PAUSE_MS = 600  # between disruptions: each server is back before the next is hit

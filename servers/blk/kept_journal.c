@@ -9,7 +9,7 @@
 
 static void free_older(struct journal_writer *writer, uint64_t number, uint32_t newest)
 {
-    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
+    for (uint32_t slot = 0; slot < writer->journal->slots; slot++) {
         struct journal_entry *entry = &writer->journal->entries[slot];
         if (slot != newest && entry->state == JOURNAL_VALID && entry->block == number) {
             entry->state = JOURNAL_FREE;
@@ -20,14 +20,15 @@ static void free_older(struct journal_writer *writer, uint64_t number, uint32_t 
 
 static void free_all(struct journal *journal)
 {
-    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
+    for (uint32_t slot = 0; slot < journal->slots; slot++)
         journal->entries[slot].state = JOURNAL_FREE;
 }
 
 int journal_free_slot_search(const struct journal_writer *writer)
 {
-    for (uint32_t step = 0; step < JOURNAL_SLOTS; step++) {
-        uint32_t slot = (writer->search_from + step) % JOURNAL_SLOTS;
+    uint32_t slots = writer->journal->slots;
+    for (uint32_t step = 0; step < slots; step++) {
+        uint32_t slot = (writer->search_from + step) % slots;
         if (writer->journal->entries[slot].state != JOURNAL_VALID)
             return (int)slot;
     }
@@ -71,14 +72,14 @@ int journal_record(struct journal_writer *writer, struct cache *cache, uint64_t 
  * Each step leaves a journal that replays to the same bytes. */
 int journal_compact(struct journal_writer *writer, struct cache *cache)
 {
-    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
+    for (uint32_t slot = 0; slot < writer->journal->slots; slot++) {
         const struct journal_entry *entry = &writer->journal->entries[slot];
         if (entry->state != JOURNAL_VALID || entry->length == STORAGE_BLOCK_BYTES)
             continue;
         uint64_t number = entry->block;
         const uint8_t *contents = cache_dirty_contents(cache, number);
         if (contents == NULL) {
-            free_older(writer, number, JOURNAL_SLOTS);
+            free_older(writer, number, writer->journal->slots);
             continue;
         }
         int error = journal_record(writer, cache, number, contents);
@@ -89,15 +90,15 @@ int journal_compact(struct journal_writer *writer, struct cache *cache)
 }
 
 /* The valid, intact entries' slots, sorted by sequence; how many. */
-static uint32_t replay_order(const struct journal *journal, uint32_t *order)
+static uint32_t replay_order(struct journal *journal, uint32_t *order)
 {
     uint32_t count = 0;
-    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
+    for (uint32_t slot = 0; slot < journal->slots; slot++) {
         const struct journal_entry *entry = &journal->entries[slot];
         if (entry->state != JOURNAL_VALID || entry->length == 0 ||
             (uint32_t)entry->offset + entry->length > STORAGE_BLOCK_BYTES ||
-            entry->checksum !=
-                journal_checksum(journal->data[slot], entry->block, entry->offset, entry->length))
+            entry->checksum != journal_checksum(journal_data(journal, slot), entry->block,
+                                                entry->offset, entry->length))
             continue;
         uint32_t at = count++;
         while (at > 0 && journal->entries[order[at - 1]].sequence > entry->sequence) {
@@ -111,14 +112,16 @@ static uint32_t replay_order(const struct journal *journal, uint32_t *order)
 
 long journal_replay(struct journal *journal, struct cache *cache)
 {
-    uint32_t order[JOURNAL_SLOTS];
+    static uint32_t order[JOURNAL_SLOTS_ALL];
+    if (journal->slots > JOURNAL_SLOTS_ALL)
+        return -E_CORRUPT;
     uint32_t count = replay_order(journal, order);
     for (uint32_t i = 0; i < count; i++) {
         const struct journal_entry *entry = &journal->entries[order[i]];
         int error = entry->length == STORAGE_BLOCK_BYTES
-                        ? cache_write(cache, entry->block, journal->data[order[i]])
-                        : cache_patch(cache, entry->block, entry->offset, journal->data[order[i]],
-                                      entry->length);
+                        ? cache_write(cache, entry->block, journal_data(journal, order[i]))
+                        : cache_patch(cache, entry->block, entry->offset,
+                                      journal_data(journal, order[i]), entry->length);
         if (error != 0)
             return error;
         if (entry->sequence > journal->next_sequence)

@@ -11,9 +11,15 @@
 #include <stdint.h>
 #include <string.h>
 
-#define JOURNAL_SLOTS 256                   /* 1 MiB of blocks; when full, the cache is synced */
+/* Slots (a block each) of a shard's journal: 8 MiB of blocks for all
+ * shards together, at least 1 MiB each (journal_slots_for). When full, the
+ * cache is synced: the journal bounds what BLK holds dirty, as Linux's
+ * dirty limits do, so a run that updates more distinct blocks than it holds
+ * waits for the disk. */
+#define JOURNAL_SLOTS_ALL 2048u
+#define JOURNAL_SLOTS_LEAST 256u
 #define JOURNAL_MAGIC 0x314c4e524a4b4c42ull /* "BLKJRNL1" */
-#define JOURNAL_VERSION 2u
+#define JOURNAL_VERSION 3u
 #define JOURNAL_FREE 0u
 #define JOURNAL_VALID 1u
 
@@ -27,12 +33,41 @@ struct journal_entry {
 };
 _Static_assert(STORAGE_BLOCK_BYTES <= UINT16_MAX, "offsets and lengths fit in 16 bits");
 
+/* The kept region: this header, `slots` entries, then (from the next page)
+ * `slots` blocks of kept bytes (journal_data). */
 struct journal {
     struct kept_header header;
     uint64_t next_sequence;
-    struct journal_entry entries[JOURNAL_SLOTS];
-    uint8_t data[JOURNAL_SLOTS][STORAGE_BLOCK_BYTES];
+    uint32_t slots;
+    uint32_t reserved;
+    struct journal_entry entries[];
 };
+
+/* A shard's slots when BLK runs as `shards` shards. */
+static inline uint32_t journal_slots_for(uint32_t shards)
+{
+    uint32_t slots = JOURNAL_SLOTS_ALL / (shards > 0 ? shards : 1);
+    return slots > JOURNAL_SLOTS_LEAST ? slots : JOURNAL_SLOTS_LEAST;
+}
+
+static inline size_t journal_data_offset(uint32_t slots)
+{
+    size_t entries = sizeof(struct journal) + (size_t)slots * sizeof(struct journal_entry);
+    return (entries + STORAGE_BLOCK_BYTES - 1) / STORAGE_BLOCK_BYTES * STORAGE_BLOCK_BYTES;
+}
+
+/* The kept region's size for `slots` slots. */
+static inline size_t journal_bytes(uint32_t slots)
+{
+    return journal_data_offset(slots) + (size_t)slots * STORAGE_BLOCK_BYTES;
+}
+
+/* The kept bytes of slot `slot`. */
+static inline uint8_t *journal_data(struct journal *journal, uint32_t slot)
+{
+    return (uint8_t *)journal + journal_data_offset(journal->slots) +
+           (size_t)slot * STORAGE_BLOCK_BYTES;
+}
 
 #define JOURNAL_PATCH_WAYS 64u /* newest_patch's size */
 /* What this BLK knows of its journal besides the kept region itself (not
@@ -48,10 +83,13 @@ struct journal_writer {
     uint32_t newest_patch[JOURNAL_PATCH_WAYS];
 };
 /* Patches are folded into whole blocks once this many entries are valid. */
-#define JOURNAL_COMPACT_AT (JOURNAL_SLOTS * 3 / 4)
+static inline uint32_t journal_compact_at(const struct journal *journal)
+{
+    return journal->slots * 3 / 4;
+}
 
 /* Starts writing `journal`, which holds no valid entry (a new region's, or
- * one just replayed). */
+ * one just replayed) and knows its slots. */
 void journal_start(struct journal_writer *writer, struct journal *journal);
 /* Copies block `number`'s new bytes into the journal (a fresh slot; the
  * block's older entry is freed after). A full journal syncs `cache` first
@@ -98,7 +136,7 @@ int journal_free_slot_search(const struct journal_writer *writer);
  * freed in bulk), else journal_free_slot_search's answer. */
 static inline int journal_free_slot(const struct journal_writer *writer)
 {
-    uint32_t slot = writer->search_from % JOURNAL_SLOTS;
+    uint32_t slot = writer->search_from % writer->journal->slots;
     if (writer->journal->entries[slot].state != JOURNAL_VALID)
         return (int)slot;
     return journal_free_slot_search(writer);
@@ -117,7 +155,7 @@ static inline int journal_keep(struct journal_writer *writer, struct cache *cach
         return slot;
     struct journal *journal = writer->journal;
     struct journal_entry *entry = &journal->entries[slot];
-    uint8_t *kept = journal->data[slot];
+    uint8_t *kept = journal_data(journal, (uint32_t)slot);
     uint64_t sum = kept_copy_checksummed(kept, bytes, length); /* journal_checksum's, copying */
     entry->block = number;
     entry->offset = (uint16_t)offset;
@@ -161,7 +199,7 @@ static inline int journal_record_patch(struct journal_writer *writer, struct cac
 {
     if (length == 0 || !cache_range_fits(offset, length))
         return -E_INVALID;
-    if (writer->valid_count >= JOURNAL_COMPACT_AT) {
+    if (writer->valid_count >= journal_compact_at(writer->journal)) {
         int error = journal_compact(writer, cache);
         if (error != 0)
             return error;

@@ -99,18 +99,21 @@ static enum blk_durability open_journal(enum blk_durability mode, struct server_
     }
     bool restored = false;
     char name[KEPT_NAME_BYTES];
+    uint32_t slots = journal_slots_for(shard.count);
     long error = server_instance_kept_name(SERVER_NAME_BLK, shard.index, name, sizeof name);
     struct journal *journal = error != 0
                                   ? NULL
-                                  : kept_region_open(name, sizeof(struct journal), JOURNAL_MAGIC,
+                                  : kept_region_open(name, journal_bytes(slots), JOURNAL_MAGIC,
                                                      JOURNAL_VERSION, &restored, &error);
     if (journal == NULL) {
         printf("blk: no kept region (%s): writing through\n", error_text(error));
         blk_set_durability(BLK_WRITE_THROUGH, NULL);
         return BLK_WRITE_THROUGH;
     }
+    if (!restored)
+        journal->slots = slots;
     if (restored) {
-        long replayed = journal_replay(journal, &cache);
+        long replayed = journal->slots == slots ? journal_replay(journal, &cache) : -E_CORRUPT;
         if (replayed < 0) {
             printf("blk: replaying the kept journal failed: %s\n", error_text(replayed));
             exit(1); /* keep the journal for the next try */

@@ -212,6 +212,15 @@ int ext2_release_unlinked(struct ext2_fs *fs, uint32_t inode);
 int ext2_quota_sum(struct ext2_fs *fs, void (*visit)(void *context, uint32_t uid, uint64_t sectors),
                    void *context);
 
+/* Whether `block` lies in a group's inode table (ext2_metadata.c). */
+bool ext2_is_inode_table_block(const struct ext2_fs *fs, uint32_t block);
+/* Whether `block`, an inode table block, went from `before` to `after`
+ * (block_size bytes each) with only its inodes' times changed (access,
+ * change, modification, their nanoseconds, creation): no inode's size or
+ * block pointers moved (ext2_inode_times.c). False for any other block. */
+bool ext2_only_inode_times_changed(const struct ext2_fs *fs, uint32_t block, const void *before,
+                                   const void *after);
+
 /* Directory iteration: *cursor starts at 0. Returns 1 and the next entry,
  * 0 at the end, or a negative error. Unused slots are skipped. */
 int ext2_readdir(struct ext2_fs *fs, uint32_t directory, uint64_t *cursor,

@@ -76,6 +76,18 @@ bool ext2_is_metadata(const struct ext2_fs *fs, uint32_t block)
            within(block, location.inode_table, fs->inode_table_blocks);
 }
 
+bool ext2_is_inode_table_block(const struct ext2_fs *fs, uint32_t block)
+{
+    if (!ext2_block_in_range(fs, block))
+        return false;
+    uint32_t group =
+        (block - fs->superblock.s_first_data_block) / fs->superblock.s_blocks_per_group;
+    struct ext2_group_location location;
+    if (group_location((struct ext2_fs *)fs, group, &location) < 0)
+        return false;
+    return within(block, location.inode_table, fs->inode_table_blocks);
+}
+
 /* One group's descriptor: everything inside the group, nothing overlapping. */
 static int check_one_location(struct ext2_fs *fs, uint32_t group,
                               const struct ext2_group_descriptor *descriptor)

@@ -10,6 +10,7 @@
 #include <formica/errors.h>
 #include <formica/protocol/fs.h>
 #include <formica/published_region.h>
+#include <formica/storage.h>
 #include <formica/user.h>
 #include <stdio.h>
 
@@ -49,12 +50,31 @@ static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buff
     return inner->read_bytes(inner->context, block, offset, buffer, length);
 }
 
+/* An inode table block as it was before the write (ext2 blocks are at
+ * most 4 KiB): a change of times alone is published as such. */
+static uint8_t inode_block_before[STORAGE_BLOCK_BYTES];
+
+/* What a metadata block's write changed: OPERATION_TIMES when it was an
+ * inode table block whose inodes kept all but their times (replicas keep
+ * their block maps), else OPERATION_METADATA. Asked before the write. */
+static bool times_only_ahead(uint64_t block)
+{
+    const struct ext2_fs *fs = &publishing_server->fs;
+    return fs->block_size <= sizeof inode_block_before &&
+           ext2_is_inode_table_block(fs, (uint32_t)block) &&
+           inner->read_bytes(inner->context, block, 0, inode_block_before, fs->block_size) == 0;
+}
+
 static int write_block(void *context, uint64_t block, const void *buffer)
 {
     (void)context;
+    bool compare = times_only_ahead(block);
     int status = inner->write_block(inner->context, block, buffer);
-    if (status == 0)
-        publish((uint32_t)block, OPERATION_METADATA, buffer);
+    if (status != 0)
+        return status;
+    bool times = compare && ext2_only_inode_times_changed(&publishing_server->fs, (uint32_t)block,
+                                                          inode_block_before, buffer);
+    publish((uint32_t)block, times ? OPERATION_TIMES : OPERATION_METADATA, buffer);
     return status;
 }
 

@@ -31,13 +31,14 @@ static struct open_files handles;
 static const struct open_files *owner_handles;
 
 /* A block the owner changed: its recent copy goes, and when it held
- * metadata, every remembered block map (it may have moved a block). */
+ * metadata, every remembered block map (it may have moved a block), unless
+ * the change was inodes' times alone (a small write's mtime). */
 static void forget_block(void *context, uint32_t block, enum operation_kind kind)
 {
     (void)context;
     uint64_t byte = (uint64_t)block * reader.block_size;
     block_client_forget(byte / STORAGE_BLOCK_BYTES);
-    if (kind != OPERATION_DATA)
+    if (kind != OPERATION_DATA && kind != OPERATION_TIMES)
         block_map_cache_clear();
 }
 

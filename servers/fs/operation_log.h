@@ -24,6 +24,7 @@ enum operation_kind {
     OPERATION_METADATA = 1, /* a metadata block (inode, directory, map, bitmap) changed */
     OPERATION_DATA = 2,     /* a file's contents changed (in place, or logged) */
     OPERATION_RESET = 3,    /* a new owner: every cached block may be stale */
+    OPERATION_TIMES = 4,    /* an inode table block whose inodes changed only their times */
 };
 
 struct operation_record {

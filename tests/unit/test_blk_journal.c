@@ -12,6 +12,9 @@
 
 #include "cache.h"
 #include "kept_journal.h"
+
+/* The slots of one shard among several (journal_slots_for). */
+#define JOURNAL_SLOTS JOURNAL_SLOTS_LEAST
 #include <formica/errors.h>
 
 #define DISK_BLOCKS 64u
@@ -59,10 +62,12 @@ static int setup(void **state)
     (void)state;
     memset(disk, 0, sizeof disk);
     fail_writes = 0;
-    journal = calloc(1, sizeof *journal);
+    journal = calloc(1, journal_bytes(JOURNAL_SLOTS));
     if (journal == NULL)
         return -1;
-    kept_header_init(&journal->header, JOURNAL_MAGIC, JOURNAL_VERSION, sizeof *journal);
+    kept_header_init(&journal->header, JOURNAL_MAGIC, JOURNAL_VERSION,
+                     journal_bytes(JOURNAL_SLOTS));
+    journal->slots = JOURNAL_SLOTS;
     journal_start(&writer, journal);
     return new_cache(&cache) != 0;
 }
@@ -131,7 +136,7 @@ static void test_torn_entry_is_not_trusted(void **state)
     acknowledged_write(6, 0x66);
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
         if (journal->entries[slot].state == JOURNAL_VALID && journal->entries[slot].block == 6)
-            journal->data[slot][17] ^= 0xff; /* a BLK that died half-way through a copy */
+            journal_data(journal, slot)[17] ^= 0xff; /* a BLK that died half-way through a copy */
     assert_int_equal(restart_and_replay(), 1);
     assert_int_equal(disk[5][0], 0x55);
     assert_int_equal(disk[6][0], 0);
@@ -193,7 +198,7 @@ static void test_torn_or_bad_patch_is_not_trusted(void **state)
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
         struct journal_entry *entry = &journal->entries[slot];
         if (entry->state == JOURNAL_VALID && entry->block == 21)
-            journal->data[slot][1] ^= 0xff;
+            journal_data(journal, slot)[1] ^= 0xff;
         if (entry->state == JOURNAL_VALID && entry->block == 22)
             entry->offset = CACHE_BLOCK_BYTES - 2; /* would run past the block */
     }
@@ -251,8 +256,8 @@ static void test_sixteen_byte_patch_checksum_is_the_general_one(void **state)
             continue;
         kept_entries++;
         assert_int_equal(entry->length, 16);
-        assert_true(entry->checksum ==
-                    journal_checksum(journal->data[slot], 30, entry->offset, entry->length));
+        assert_true(entry->checksum == journal_checksum(journal_data(journal, slot), 30,
+                                                        entry->offset, entry->length));
     }
     assert_int_equal(kept_entries, 1);
     assert_int_equal(restart_and_replay(), 1);
@@ -316,6 +321,29 @@ static void test_folding_drops_patches_already_on_disk(void **state)
     assert_memory_equal(&disk[33][5], "disk", 4);
     assert_int_equal(disk[34][0], 'x');
     assert_int_equal(disk[35][0], 'y');
+}
+
+/* The journal's size follows the shards: 8 MiB of blocks in all, 1 MiB
+ * each at least; the kept bytes start on a page past the entries; a kept
+ * region claiming more slots than any BLK makes is not replayed. */
+static void test_slots_follow_the_shards(void **state)
+{
+    (void)state;
+    assert_int_equal(journal_slots_for(1), JOURNAL_SLOTS_ALL);
+    assert_int_equal(journal_slots_for(2), JOURNAL_SLOTS_ALL / 2);
+    assert_int_equal(journal_slots_for(JOURNAL_SLOTS_ALL / JOURNAL_SLOTS_LEAST),
+                     JOURNAL_SLOTS_LEAST);
+    assert_int_equal(journal_slots_for(64), JOURNAL_SLOTS_LEAST);
+    for (uint32_t slots = JOURNAL_SLOTS_LEAST; slots <= JOURNAL_SLOTS_ALL; slots *= 2) {
+        size_t offset = journal_data_offset(slots);
+        assert_int_equal(offset % STORAGE_BLOCK_BYTES, 0);
+        assert_true(offset >= sizeof(struct journal) + slots * sizeof(struct journal_entry));
+        assert_int_equal(journal_bytes(slots), offset + (size_t)slots * STORAGE_BLOCK_BYTES);
+    }
+    assert_true(journal_bytes(JOURNAL_SLOTS_ALL) <= KEPT_REGION_MAX_BYTES);
+    journal->slots = JOURNAL_SLOTS_ALL + 1;
+    assert_int_equal(journal_replay(journal, &cache), -E_CORRUPT);
+    journal->slots = JOURNAL_SLOTS;
 }
 
 static void test_full_journal_syncs_and_starts_over(void **state)
@@ -383,6 +411,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_many_patches_fold_into_whole_blocks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folding_drops_patches_already_on_disk, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_slots_follow_the_shards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_journal_syncs_and_starts_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_error_keeps_the_journal, setup, teardown),
         cmocka_unit_test(test_kept_header_checks),

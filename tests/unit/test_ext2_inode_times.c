@@ -17,8 +17,8 @@ struct fixture {
     char image[256];
     struct ext2_fs fs;
     struct test_disk disk;
-    uint32_t block;      /* the inode table block holding /docs/hello.txt's inode */
-    uint32_t offset;     /* that inode's offset in it */
+    uint32_t block;  /* the inode table block holding /docs/hello.txt's inode */
+    uint32_t offset; /* that inode's offset in it */
     uint8_t before[4096];
     uint8_t after[4096];
 };
@@ -35,9 +35,9 @@ static void make_image(struct fixture *fixture, uint32_t inode_size)
     uint32_t inode;
     assert_int_equal(ext2_lookup(&fixture->fs, "/docs/hello.txt", &inode), 0);
     uint32_t index = (inode - 1) % fixture->fs.superblock.s_inodes_per_group;
-    fixture->block = fixture->fs.groups[(inode - 1) / fixture->fs.superblock.s_inodes_per_group]
-                         .inode_table +
-                     index / fixture->fs.inodes_per_block;
+    fixture->block =
+        fixture->fs.groups[(inode - 1) / fixture->fs.superblock.s_inodes_per_group].inode_table +
+        index / fixture->fs.inodes_per_block;
     fixture->offset = (index % fixture->fs.inodes_per_block) * fixture->fs.inode_size;
     assert_int_equal(ext2_read_block(&fixture->fs, fixture->block, fixture->before), 0);
     memcpy(fixture->after, fixture->before, sizeof fixture->after);

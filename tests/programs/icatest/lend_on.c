@@ -25,17 +25,12 @@ enum lend_on_step {
     STEP_LEND_BACK, /* the middle: lend the block on to its lender, asking it to write it */
 };
 
-static long lend_count(uint64_t id)
-{
-    return syscall6(SYS_ICA_LEND_COUNT, (long)id, 0, 0, 0, 0, 0);
-}
-
 static long lender_step(uint64_t block, uint64_t step)
 {
     uint8_t *bytes = ica_address(block);
     switch (step) {
     case STEP_COUNT:
-        return lend_count(block);
+        return ica_lend_count(block);
     case STEP_FREE:
         return ica_free(block);
     case STEP_WRITE:
@@ -46,6 +41,46 @@ static long lender_step(uint64_t block, uint64_t step)
     }
 }
 
+/* The lender's and the middle's serve loop: IPC_EXIT ends it (0 once
+ * answered), `answer_lend` answers an IPC_LEND, and IPC_ECHO's value is a
+ * step for `step`, whose result is the answer. */
+struct lend_role {
+    void (*answer_lend)(void *context, uint64_t control);
+    long (*step)(void *context, uint64_t step);
+    void *context;
+};
+
+static int serve_lend_role(const struct lend_role *role)
+{
+    for (long control = ica_receive(0); control >= 0; control = ica_receive(0)) {
+        struct ica_control *page = ica_control_of((uint64_t)control);
+        if (page->operation == IPC_EXIT)
+            return ica_return((uint64_t)control) == 0 ? 0 : 1;
+        if (page->operation == IPC_LEND) {
+            role->answer_lend(role->context, (uint64_t)control);
+            continue;
+        }
+        page->result = role->step(role->context, ipc_echo_of(page)->value);
+        ica_return((uint64_t)control);
+    }
+    return 1;
+}
+
+/* The lender's IPC_LEND: its block filled with the value and lent. */
+static void lender_answer_lend(void *context, uint64_t control)
+{
+    uint64_t block = *(const uint64_t *)context;
+    struct ica_control *page = ica_control_of(control);
+    memset(ica_address(block), (int)ipc_lend_of(page)->value, 4096);
+    page->result = request_lend(control, block);
+    ica_return(control);
+}
+
+static long lender_role_step(void *context, uint64_t step)
+{
+    return lender_step(*(const uint64_t *)context, step);
+}
+
 /* `blocklend NAME`: holds one block ICA; IPC_LEND fills it with the value
  * and lends it with the answer; IPC_ECHO counts its lends, frees it or
  * writes it (lender_step). */
@@ -54,19 +89,9 @@ int block_lender_role(char **argv)
     long block = ica_allocate(ICA_KIND_BLOCK, 4096);
     if (block < 0 || server_register(argv[0]) != 0)
         return 1;
-    for (long control = ica_receive(0); control >= 0; control = ica_receive(0)) {
-        struct ica_control *page = ica_control_of((uint64_t)control);
-        if (page->operation == IPC_EXIT)
-            return ica_return((uint64_t)control) == 0 ? 0 : 1;
-        if (page->operation == IPC_LEND) {
-            memset(ica_address((uint64_t)block), (int)ipc_lend_of(page)->value, 4096);
-            page->result = request_lend((uint64_t)control, (uint64_t)block);
-        } else {
-            page->result = lender_step((uint64_t)block, ipc_echo_of(page)->value);
-        }
-        ica_return((uint64_t)control);
-    }
-    return 1;
+    uint64_t held = (uint64_t)block;
+    struct lend_role role = {lender_answer_lend, lender_role_step, &held};
+    return serve_lend_role(&role);
 }
 
 /* The middle's state: its lender, the control ICA it borrows with (kept,
@@ -91,6 +116,13 @@ static long lend_back(const struct middle *middle)
     return result;
 }
 
+static long middle_step(struct middle *middle, uint64_t step);
+
+static long middle_role_step(void *context, uint64_t step)
+{
+    return middle_step(context, step);
+}
+
 static long middle_step(struct middle *middle, uint64_t step)
 {
     struct ica_control *borrowed = ica_control_of((uint64_t)middle->borrowed);
@@ -104,7 +136,7 @@ static long middle_step(struct middle *middle, uint64_t step)
         middle->block = error == 0 ? borrowed->lent[0] : 0;
         return error;
     case STEP_COUNT:
-        return lend_count(middle->block);
+        return ica_lend_count(middle->block);
     case STEP_READ:
         return middle->block != 0 && bytes[0] == bytes[4095] ? bytes[0] : -E_INVALID;
     case STEP_GIVE_BACK:
@@ -118,10 +150,11 @@ static long middle_step(struct middle *middle, uint64_t step)
     }
 }
 
-/* Answers `control` lending the block on (FS's readblock answer); a refused
- * lend goes back as the result, with nothing lent. */
-static void answer_lending_on(uint64_t control, uint64_t block)
+/* Answers `control` lending the middle's block on (FS's readblock answer);
+ * a refused lend goes back as the result, with nothing lent. */
+static void answer_lending_on(void *context, uint64_t control)
 {
+    uint64_t block = ((const struct middle *)context)->block;
     struct ica_control *page = ica_control_of(control);
     page->result = 0;
     request_lend(control, block);
@@ -141,18 +174,8 @@ int lend_on_middle_role(char **argv)
                             0};
     if (middle.lender < 0 || middle.borrowed < 0 || server_register(argv[0]) != 0)
         return 1;
-    for (long control = ica_receive(0); control >= 0; control = ica_receive(0)) {
-        struct ica_control *page = ica_control_of((uint64_t)control);
-        if (page->operation == IPC_EXIT)
-            return ica_return((uint64_t)control) == 0 ? 0 : 1;
-        if (page->operation == IPC_LEND) {
-            answer_lending_on((uint64_t)control, middle.block);
-            continue;
-        }
-        page->result = middle_step(&middle, ipc_echo_of(page)->value);
-        ica_return((uint64_t)control);
-    }
-    return 1;
+    struct lend_role role = {answer_lending_on, middle_role_step, &middle};
+    return serve_lend_role(&role);
 }
 
 /* `lendonpeek MIDDLE BLOCK`: BLOCK is neither held nor borrowed here, nor

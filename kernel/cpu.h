@@ -91,8 +91,14 @@ struct cpu {
     /* A timer tick came while the kernel ran: the next block passes through
      * the scheduler loop (sleepers, inbox) instead of switching directly. */
     uint32_t tick_unserved;
-    uint32_t ica_poll_read;   /* ica_poll_cycles holds the command line's bound */
-    uint64_t ica_poll_cycles; /* the bound of an ICA poll (ica_poll.c), once read */
+    /* The ICA poll's bound (ica_poll.c): read from the command line once,
+     * then adapted between its least and most by the halts that follow a
+     * poll that gave up (ica_poll_adapt). */
+    uint32_t ica_poll_read;    /* the bounds are read */
+    uint32_t ica_poll_gave_up; /* the last poll ended on its bound */
+    uint64_t ica_poll_cycles;  /* the next poll's bound */
+    uint64_t ica_poll_least;
+    uint64_t ica_poll_most;
     uint64_t fault_stack_top;
     uint64_t gdt[GDT_ENTRIES];
     struct tss tss;

@@ -12,14 +12,30 @@
 #include "shared.h"
 #include "x86.h"
 
-/* The command line's ica_poll_us (default ICA_POLL_MICROSECONDS) in TSC
- * cycles, read once per core. */
+/* The command line's ica_poll_us and ica_poll_max_us (defaults
+ * ICA_POLL_MICROSECONDS, ICA_POLL_MAX_MICROSECONDS) in TSC cycles, read
+ * once per core; the first poll's bound is the least. */
 uint64_t ica_poll_read_bound(struct cpu *cpu)
 {
-    uint64_t microseconds = command_line_number("ica_poll_us", ICA_POLL_MICROSECONDS);
-    cpu->ica_poll_cycles = kernel_shared->tsc_hz / 1000000 * microseconds;
+    uint64_t cycles_per_us = kernel_shared->tsc_hz / 1000000;
+    uint64_t least = command_line_number("ica_poll_us", ICA_POLL_MICROSECONDS);
+    uint64_t most = command_line_number("ica_poll_max_us", ICA_POLL_MAX_MICROSECONDS);
+    cpu->ica_poll_least = cycles_per_us * least;
+    cpu->ica_poll_most = cycles_per_us * (most > least ? most : least);
+    cpu->ica_poll_cycles = cpu->ica_poll_least;
     cpu->ica_poll_read = 1;
     return cpu->ica_poll_cycles;
+}
+
+void ica_poll_adapt(struct cpu *cpu, uint64_t halted)
+{
+    cpu->ica_poll_gave_up = 0;
+    uint64_t bound = cpu->ica_poll_cycles;
+    if (halted < cpu->ica_poll_most)
+        bound = bound * 2 < cpu->ica_poll_most ? bound * 2 : cpu->ica_poll_most;
+    else
+        bound = bound / 2 > cpu->ica_poll_least ? bound / 2 : cpu->ica_poll_least;
+    cpu->ica_poll_cycles = bound;
 }
 
 /* A process woken into poll_woken by another core runs next here: handed

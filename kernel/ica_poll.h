@@ -13,12 +13,18 @@
 #include "scheduler.h"
 #include "x86.h"
 
-/* How long a wait polls before it blocks, in microseconds: less than a
- * halt, IPI and wake cost on hardware, and chosen by measurement under
- * icount, where every turn of the poll is counted (docs/profiling.md). The
- * kernel option ica_poll_us=N sets another bound; 0 turns the poll off
- * (every wait announces itself and halts at once, as without it). */
+/* How long a wait polls before it blocks, in microseconds, at least: less
+ * than a halt, IPI and wake cost on hardware, and chosen by measurement
+ * under icount, where every turn of the poll is counted
+ * (docs/profiling.md). The kernel option ica_poll_us=N sets another; 0
+ * turns the poll off (every wait announces itself and halts at once, as
+ * without it). The bound adapts to what a halt and wake cost on the machine
+ * at hand, as Linux's guest halt polling does: a poll that gave up and was
+ * followed by a halt shorter than ICA_POLL_MAX_MICROSECONDS (kernel option
+ * ica_poll_max_us) doubles the next bound, up to that; a longer halt halves
+ * it, down to the least (ica_poll_adapt). */
 #define ICA_POLL_MICROSECONDS 5
+#define ICA_POLL_MAX_MICROSECONDS 200
 
 /* Polls `ready` while the caller has not announced its wait (a sender on
  * another core then sends no wake message), serving this core's inboxes as
@@ -146,6 +152,10 @@ bool ica_poll_hand_wake(struct process *target);
  * of `pause` a wait). The bound is read from the command line once per
  * core; a woken process is handed the core out of line. */
 uint64_t ica_poll_read_bound(struct cpu *cpu);
+/* The core halted `halted` TSC cycles after a poll that gave up: the next
+ * poll's bound doubles (the wake came soon: a longer poll would have
+ * caught it) or halves (ICA_POLL_MICROSECONDS). */
+void ica_poll_adapt(struct cpu *cpu, uint64_t halted);
 void ica_poll_wake_woken(struct cpu *cpu);
 /* The process `pid` woken by a sender on another core through this core's
  * poll is handed the core (scheduler_hand_off). */
@@ -219,8 +229,10 @@ static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu
                 return ica_poll_count_idle(cpu, start, false);
         }
         polled = rdtsc() - start;
-        if (polled >= bound)
+        if (polled >= bound) {
+            cpu->ica_poll_gave_up = 1; /* the halt that follows adapts the bound */
             return ica_poll_count_polled(cpu, polled, false);
+        }
         cpu_relax();
     }
     /* the word changed: idle until the turn's look at the clock (the
@@ -235,6 +247,7 @@ static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu
 static inline __attribute__((always_inline)) bool ica_poll_until(struct cpu *cpu,
                                                                  const struct ica_poll_watch *watch)
 {
+    cpu->ica_poll_gave_up = 0;
     atomic_store_fenced(&cpu->polling, 1);
     bool came = ica_poll_turns(cpu, watch);
     atomic_store_fenced(&cpu->polling, 0);

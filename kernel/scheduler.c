@@ -241,7 +241,10 @@ void scheduler_run(void)
             selftest_run_pending();
             uint64_t halted = rdtsc();
             intercore_wait();
-            this_cpu()->idle_cycles += rdtsc() - halted;
+            halted = rdtsc() - halted;
+            this_cpu()->idle_cycles += halted;
+            if (this_cpu()->ica_poll_gave_up)
+                ica_poll_adapt(this_cpu(), halted);
             continue;
         }
         struct process *process = &kernel_shared->processes[slot];

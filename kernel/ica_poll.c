@@ -7,6 +7,7 @@
 #include "cpu.h"
 #include "ica.h"
 #include "intercore.h"
+#include "poll_bound.h"
 #include "process.h"
 #include "scheduler.h"
 #include "shared.h"
@@ -30,12 +31,8 @@ uint64_t ica_poll_read_bound(struct cpu *cpu)
 void ica_poll_adapt(struct cpu *cpu, uint64_t halted)
 {
     cpu->ica_poll_gave_up = 0;
-    uint64_t bound = cpu->ica_poll_cycles;
-    if (halted < cpu->ica_poll_most)
-        bound = bound * 2 < cpu->ica_poll_most ? bound * 2 : cpu->ica_poll_most;
-    else
-        bound = bound / 2 > cpu->ica_poll_least ? bound / 2 : cpu->ica_poll_least;
-    cpu->ica_poll_cycles = bound;
+    cpu->ica_poll_cycles = poll_bound_after_halt(cpu->ica_poll_cycles, halted, cpu->ica_poll_least,
+                                                 cpu->ica_poll_most);
 }
 
 /* A process woken into poll_woken by another core runs next here: handed

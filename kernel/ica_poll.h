@@ -18,13 +18,15 @@
  * under icount, where every turn of the poll is counted
  * (docs/profiling.md). The kernel option ica_poll_us=N sets another; 0
  * turns the poll off (every wait announces itself and halts at once, as
- * without it). The bound adapts to what a halt and wake cost on the machine
- * at hand, as Linux's guest halt polling does: a poll that gave up and was
- * followed by a halt shorter than ICA_POLL_MAX_MICROSECONDS (kernel option
- * ica_poll_max_us) doubles the next bound, up to that; a longer halt halves
- * it, down to the least (ica_poll_adapt). */
+ * without it). With the kernel option ica_poll_max_us=M above it, the bound
+ * adapts to what a halt and wake cost on the machine at hand, as Linux's
+ * guest halt polling does: a poll that gave up and was followed by a halt
+ * shorter than M doubles the next bound, up to M; a longer halt halves it,
+ * down to the least (ica_poll_adapt). Off by default (M is the least): on
+ * the 2-core TCG host it makes one process several times faster but not
+ * several processes (docs/profiling.md, "Across cores"). */
 #define ICA_POLL_MICROSECONDS 5
-#define ICA_POLL_MAX_MICROSECONDS 200
+#define ICA_POLL_MAX_MICROSECONDS ICA_POLL_MICROSECONDS
 
 /* Polls `ready` while the caller has not announced its wait (a sender on
  * another core then sends no wake message), serving this core's inboxes as

@@ -95,7 +95,7 @@ struct cpu {
      * then adapted between its least and most by the halts that follow a
      * poll that gave up (ica_poll_adapt). */
     uint32_t ica_poll_read;    /* the bounds are read */
-    uint32_t ica_poll_gave_up; /* the last poll ended on its bound */
+    uint32_t ica_poll_gave_up; /* a poll ended on its bound since the last halt */
     uint64_t ica_poll_cycles;  /* the next poll's bound */
     uint64_t ica_poll_least;
     uint64_t ica_poll_most;

@@ -232,7 +232,7 @@ static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu
         }
         polled = rdtsc() - start;
         if (polled >= bound) {
-            cpu->ica_poll_gave_up = 1; /* the halt that follows adapts the bound */
+            cpu->ica_poll_gave_up = 1; /* the next halt adapts the bound (ica_poll_adapt) */
             return ica_poll_count_polled(cpu, polled, false);
         }
         cpu_relax();
@@ -249,7 +249,6 @@ static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu
 static inline __attribute__((always_inline)) bool ica_poll_until(struct cpu *cpu,
                                                                  const struct ica_poll_watch *watch)
 {
-    cpu->ica_poll_gave_up = 0;
     atomic_store_fenced(&cpu->polling, 1);
     bool came = ica_poll_turns(cpu, watch);
     atomic_store_fenced(&cpu->polling, 0);

@@ -243,7 +243,8 @@ void scheduler_run(void)
             intercore_wait();
             halted = rdtsc() - halted;
             this_cpu()->idle_cycles += halted;
-            if (this_cpu()->ica_poll_gave_up)
+            if (this_cpu()->ica_poll_gave_up &&
+                this_cpu()->ica_poll_most > this_cpu()->ica_poll_least)
                 ica_poll_adapt(this_cpu(), halted);
             continue;
         }

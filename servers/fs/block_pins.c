@@ -23,8 +23,6 @@ struct block_pin {
 static struct block_pin pins[BLOCK_PINS];
 static uint32_t slots;               /* the pins in use: block_pins_open */
 static uint32_t replacements_earned; /* a hit earns one, up to BLOCK_PINS */
-static uint64_t last_disk_block;     /* the block of the last answer, */
-static uint32_t last_shard;          /* and its shard (block_pins_refused) */
 
 static inline long lend_on(struct block_pin *pin, uint64_t control)
 {
@@ -128,8 +126,6 @@ long block_pins_answer(uint64_t control, uint64_t disk_block, uint32_t shard)
     if (slots == 0)
         return BLOCK_NOT_PINNED;
     struct block_pin *pin = &pins[disk_block % slots];
-    last_disk_block = disk_block;
-    last_shard = shard;
     if (pin->block == 0 || pin->disk_block != disk_block ||
         pin->lender != block_client_shards.pids[shard])
         return borrow_and_answer(pin, control, disk_block, shard);
@@ -163,12 +159,10 @@ static uint32_t release_all(void)
     return borrowed;
 }
 
-void block_pins_refused(uint64_t *disk_block, uint32_t *shard)
+void block_pins_refused(uint64_t disk_block, uint32_t shard, long error)
 {
     uint32_t borrowed = release_all();
-    printf("fs: BLK shard %u ended: its lend of disk block %lu refused, %u borrowed blocks let "
+    printf("fs: the lend on of disk block %lu (BLK shard %u) refused: %s; %u borrowed blocks let "
            "go\n",
-           last_shard, (unsigned long)last_disk_block, borrowed);
-    *disk_block = last_disk_block;
-    *shard = last_shard;
+           (unsigned long)disk_block, shard, error_text(error), borrowed);
 }

@@ -28,7 +28,7 @@ void block_pins_open(uint32_t instances);
  * (STORAGE_BLOCK_BYTES), borrowed first when it may be, or BLOCK_NOT_PINNED. */
 long block_pins_answer(uint64_t control, uint64_t disk_block, uint32_t shard);
 
-/* The kernel refused to lend on the block of the last answer (its lender,
- * a BLK shard, has ended): every borrowed block is let go, and that answer's
- * block and shard are given back to be asked of BLK. */
-void block_pins_refused(uint64_t *disk_block, uint32_t *shard);
+/* The kernel refused, with `error`, to lend on `disk_block` of shard
+ * `shard` in an answer (-E_SERVER_ENDED: its lender, the shard, has ended):
+ * every borrowed block is let go (logged); the request goes to BLK. */
+void block_pins_refused(uint64_t disk_block, uint32_t shard, long error);

@@ -308,8 +308,10 @@ static inline void fs_keep_changes(struct fs_server *server)
  * forgets a block copy a BLK_PATCH would have changed); the error. */
 long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error);
 /* A readblock answered with a block FS borrows, whose lend on the kernel
- * refused (its lender, a BLK shard, ended): every borrowed block let go and
- * the request rewritten for BLK as without borrowing; FS_FORWARDED. */
-long fs_readblock_from_blk(struct fs_server *server, uint64_t control);
+ * refused with `error` (-E_SERVER_ENDED: its lender, a BLK shard, ended):
+ * every borrowed block let go and the request rewritten for BLK as without
+ * borrowing; FS_FORWARDED. Right after that answer: the mapping is still
+ * readblock.c's. */
+long fs_readblock_from_blk(struct fs_server *server, uint64_t control, long error);
 /* Stamps the times owed by small writes; before anything that shows them. */
 void fs_times_flush(struct fs_server *server);

@@ -175,10 +175,10 @@ static long pass_on_failed(uint64_t control, uint32_t operation, long result, st
                            long next)
 {
     struct ica_control *page = ica_control_of(control);
-    if (result >= 0 && next == -E_SERVER_ENDED && operation == FS_READBLOCK &&
-        page->lent_count == 1 && ica_held(control)) {
-        /* the block FS lent on: its lender ended; BLK is asked instead */
-        result = fs_readblock_from_blk(&server, control);
+    if (result >= 0 && operation == FS_READBLOCK && page->lent_count == 1 && ica_held(control)) {
+        /* the block FS lent on was refused (its lender ended): BLK is asked
+         * instead, so the request is answered whatever the refusal */
+        result = fs_readblock_from_blk(&server, control, next);
         next = forward_and_receive(control, wait);
         if (next >= 0)
             return next;

@@ -161,14 +161,11 @@ static __attribute__((noinline)) long readblock_in_general(struct fs_server *ser
     return map_for_blk(server, control, file->inode, first, (uint32_t)count, lend_only);
 }
 
-long fs_readblock_from_blk(struct fs_server *server, uint64_t control)
+long fs_readblock_from_blk(struct fs_server *server, uint64_t control, long error)
 {
-    uint64_t disk_block;
-    uint32_t shard;
-    block_pins_refused(&disk_block, &shard);
+    /* disk_blocks[0] and forward_shard are still the answer's */
+    block_pins_refused(disk_blocks[0], server->forward_shard, error);
     ica_control_of(control)->lent_count = 0;
-    disk_blocks[0] = (uint32_t)disk_block;
-    server->forward_shard = shard;
     return prepare_for_blk(control, 1);
 }
 

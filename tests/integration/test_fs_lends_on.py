@@ -3,7 +3,9 @@
 # requests) and read what the updates wrote; a file larger than FS's borrowed blocks still
 # matches the host replay byte for byte; a BLK killed while FS lends its blocks on: the kernel
 # refuses the lend on of the ended shard's block, FS lets its blocks go and asks the restarted
-# shard, and the readers read the right bytes.
+# shard, and the readers read the right bytes; a program that keeps a block FS lent on does
+# not make FS let it go while Bonnie churns FS's slots (FS would otherwise hold more of BLK's
+# cache than its slots).
 import subprocess
 
 import pytest
@@ -78,6 +80,28 @@ def test_blk_killed_while_fs_lends_its_blocks_on(tmp_path):
         result.describe()
     # FS borrowed the file's blocks from the killed shard: its first lend on after the kill
     # was refused, and it let them go.
-    assert "fs: BLK shard 0 ended: its lend of disk block" in result.text, result.describe()
+    assert "fs: the lend on of disk block" in result.text, result.describe()
+    assert "(BLK shard 0) refused: server ended before answering" in result.text, result.describe()
     assert "return failed" not in result.text, result.describe()
+    assert_clean(disk)
+
+
+def test_a_block_lent_on_is_kept_while_others_churn_the_slots(tmp_path):
+    disk = disk_copy(tmp_path)
+    # Bonnie on 256 blocks: its hits earn FS replacements and its misses land in every one of
+    # FS's 48 slots, the held block's too.
+    result = formica.run("--smp", "2", "--disk", str(disk), "--cmd",
+                         "start hostile holdfs 6000; sleep 500; "
+                         "run bonnie -p 1 -m readblock -n 8000 -s 1M -f /churn.dat; wait",
+                         timeout=TIMEOUT)
+    assert result.rc == 0, result.describe()
+    holds = result.kinds("hostile_hold")
+    assert len(holds) == 1, result.describe()
+    bonnie_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "bonnie")
+    hold_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "hostile_hold")
+    assert bonnie_at < hold_at, "Bonnie ended after the hold: hold longer"
+    # FS's lend and the program's, before and after: FS kept it
+    assert holds[0] == {"kind": "hostile_hold", "before": 2, "after": 2}, holds
+    children = result.kinds("bonnie_child")
+    assert all(child["mismatches"] == 0 and child["error"] == 0 for child in children), children
     assert_clean(disk)

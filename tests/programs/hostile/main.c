@@ -3,6 +3,7 @@
  * refused with the expected error; each prints one @json "hostile" line.
  * `hostile sleeper` only sleeps (the spawn bomb's children), `hostile reader`
  * reads the pinned file, `hostile pin LIMIT` tries only the cache pinning,
+ * `hostile holdfs MS` holds a block FS lent on (test_fs_lends_on.py),
  * `hostile nostats` (spawned without RIGHT_STATISTICS) asks for the pager's report,
  * `hostile entry ADDRESS` jumps to the kernel's `syscall` entry at ADDRESS;
  * `icaflood`, `ringflood` and `hog` flood the ICA pools, the servers' rings
@@ -229,6 +230,33 @@ static void pin_cache(uint32_t limit)
     unlink("/hostile.pin");
 }
 
+/* `hostile holdfs MS`: keeps FS's answer to a one-block readblock (the
+ * block FS borrows from BLK, lent on to it) for MS milliseconds while
+ * others read; FS must not let that block go meanwhile, or one program
+ * could make FS hold more of BLK's cache than its slots (docs/storage.md,
+ * "FS lends on what it borrows"). Prints the block's lend count before and
+ * after: FS's lend and this one's, 2 both times. */
+static int hold_fs_lend(uint64_t milliseconds)
+{
+    long fs = server_wait_for(SERVER_NAME_FS, SERVER_WAIT_MS), handle = pinned_handle();
+    long control = ica_allocate(ICA_KIND_CONTROL, 4096);
+    if (fs < 0 || handle < 0 || control < 0)
+        return 1;
+    struct ica_control *page = ica_control_of((uint64_t)control);
+    request_prepare((uint64_t)control, FS_READBLOCK);
+    *fs_readblock_of(page) =
+        (struct fs_readblock_message){.handle = (uint64_t)handle, .first_block = 0, .blocks = 1};
+    long result = request_call(fs, (uint64_t)control);
+    if (result < 0 || page->result != STORAGE_BLOCK_BYTES || page->lent_count != 1)
+        return 1;
+    uint64_t block = page->lent[0];
+    long before = ica_lend_count(block);
+    sleep_ms(milliseconds);
+    long after = ica_lend_count(block);
+    printf("@json {\"kind\":\"hostile_hold\",\"before\":%ld,\"after\":%ld}\n", before, after);
+    return 0;
+}
+
 /* `hostile reader`: reads a file block by block through readblock (lends). */
 static bool read_blocks_of(int fd)
 {
@@ -307,6 +335,8 @@ int main(int argc, char **argv)
         sleep_ms(600000);
         return 0;
     }
+    if (argc > 2 && strcmp(argv[1], "holdfs") == 0)
+        return hold_fs_lend(strtoul(argv[2], NULL, 10));
     if (argc > 1 && strcmp(argv[1], "reader") == 0)
         return read_pinned_file(argc, argv);
     if (argc > 1 && strcmp(argv[1], "nostats") == 0)

@@ -13,7 +13,10 @@ long fs_link_open(struct fs_link *link)
     link->fs = server_wait_for(SERVER_NAME_FS, SERVER_WAIT_MS);
     if (link->fs < 0)
         return link->fs;
-    if (blk_shards_open(&link->blk, 0) != 0)
+    /* BLK's shards waited for too: an FS replica registers before the
+     * shards have (fstest @1 right after boot), and the cases that tell
+     * BLK's answers from FS's need their pids */
+    if (blk_shards_open(&link->blk, SERVER_WAIT_MS) != 0)
         link->blk.count = 0;
     long control = ica_allocate(ICA_KIND_CONTROL, 4096);
     long data = ica_allocate(ICA_KIND_DATA, FSTEST_DATA_BYTES);

@@ -19,6 +19,7 @@
 #include "layout.h"
 #include "madt.h"
 #include "device_setup.h"
+#include "persistent_memory.h"
 #include "paging.h"
 #include "panic.h"
 #include "physical_memory.h"
@@ -281,6 +282,7 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     read_madt();
     setup_interrupt_controllers();
     device_setup(&madt);
+    persistent_memory_init();
     setup_cores();
     setup_boot_core();
     clock_calibrate();

@@ -17,6 +17,12 @@ PROTOCOL_ERROR := $(shell python3 build/protocol.py $(GENERATED) $(PROTOCOL_DECL
 ifneq ($(PROTOCOL_ERROR),)
 $(error $(PROTOCOL_ERROR))
 endif
+# The framebuffer console's font: a PSF font of Debian's console-setup-linux turned
+# into build/out/gen/formica/console_font.h the same way (build/console_font.py).
+CONSOLE_FONT_ERROR := $(shell python3 build/console_font.py $(GENERATED)/formica/console_font.h 2>&1)
+ifneq ($(CONSOLE_FONT_ERROR),)
+$(error $(CONSOLE_FONT_ERROR))
+endif
 
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
 	-ffunction-sections -fdata-sections \

@@ -34,7 +34,8 @@ KERNEL_LDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx
 
 # Code both kernels link, and each kernel's own code.
 COMMON_SOURCES := $(wildcard kernel/*.c kernel/*.S) lib/string.c lib/format.c lib/errors.c lib/log_limit.c
-MKERNEL_SOURCES := $(wildcard mkernel/*.c mkernel/*.S)
+# lib/keyboard_map.c: the US layout, shared with the USB keyboard driver (servers/usb/).
+MKERNEL_SOURCES := $(wildcard mkernel/*.c mkernel/*.S) lib/keyboard_map.c
 PKERNEL_SOURCES := $(wildcard pkernel/*.c pkernel/*.S)
 
 object_of = $(patsubst %,$(OBJ)/%.o,$(basename $(1)))

@@ -7,20 +7,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "spinlock.h"
+#include <formica/syscalls.h> /* CONSOLE_KEYBOARD_* */
 
 #define CONSOLE_INPUT_BYTES 1024
 #define CONSOLE_INPUT_MAGIC 0x504e4943 /* "CINP" */
-
-/* Which keyboards have said they are ready (keyboards_ready's bits). */
-#define CONSOLE_KEYBOARD_PS2 (1u << 0)
-#define CONSOLE_KEYBOARD_USB (1u << 1)
-#define CONSOLE_KEYBOARDS_ALL (CONSOLE_KEYBOARD_PS2 | CONSOLE_KEYBOARD_USB)
 
 /* The first three words are read from outside the guest: build/run's --keys
  * types once a keyboard is ready and a reader waits (docs/console.md). */
 struct console_input {
     uint32_t magic;                   /* CONSOLE_INPUT_MAGIC once set up */
-    _Atomic uint32_t keyboards_ready; /* CONSOLE_KEYBOARD_* */
+    _Atomic uint32_t keyboards_ready; /* CONSOLE_KEYBOARD_* that said they are ready */
     _Atomic uint32_t reader_waiting;  /* 1 while a console read waits for input */
     uint32_t head, tail;              /* bytes[tail % size] is the oldest; under the lock */
     struct spinlock lock;

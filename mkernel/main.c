@@ -8,6 +8,7 @@
 #include "clock_calibration.h"
 #include "console.h"
 #include "console_setup.h"
+#include "ps2_keyboard.h"
 #include "cpu_choice.h"
 #include "cpu.h"
 #include "fault_injection.h"
@@ -284,6 +285,7 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     device_setup(&madt);
     setup_cores();
     setup_boot_core();
+    ps2_keyboard_start();
     clock_calibrate();
     kernel_shared->profile_marks = command_line_option("profile", NULL, 0);
     setup_intercore_area();

@@ -89,6 +89,8 @@ def main(argv):
         argv_qemu += nbd_server.main_args()
 
     if opts.dry_run:
+        if session is not None:
+            session.finish()  # nothing ran: only its socket's directory goes
         if nbd_server is not None:
             print(shlex.join(nbd_server.argv()))
         print(shlex.join(argv_qemu))

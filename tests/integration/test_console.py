@@ -11,7 +11,7 @@ import pytest
 import formica
 import screen
 
-KEYS = "ls /\\nrun hello\\nhalt\\n"  # --keys spells Enter \n
+KEYS = "lx\\bs /\\nrun hello\\nhalt\\n"  # --keys spells Enter \n, Backspace \b
 OVMF_TIMEOUT = 420  # OVMF and GRUB under TCG on a loaded 2-core host, then the typing
 BIOS_TIMEOUT = 180
 

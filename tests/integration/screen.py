@@ -12,9 +12,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "build"))
 
 import console_font  # noqa: E402
 
-# kernel/framebuffer_console.c's colours of ordinary text: light grey on black.
-FOREGROUND = (0xAA, 0xAA, 0xAA)
-BACKGROUND = (0x00, 0x00, 0x00)
+# kernel/framebuffer_console.c's colours (foreground, background): ordinary text is light grey
+# on black, a panic's report white on red.
+TEXT = ((0xAA, 0xAA, 0xAA), (0x00, 0x00, 0x00))
+PANIC = ((0xFF, 0xFF, 0xFF), (0xAA, 0x00, 0x00))
+PALETTES = (TEXT, PANIC)
 CURSOR_ROWS = 2  # the cursor underlines the last font rows of its cell
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -91,17 +93,19 @@ class Screen:
                               for x in range(self.font.width)))
         return tuple(bits)
 
+    def _cell_pixels(self, row, column):
+        start = column * self.font.width * 3
+        return [[tuple(self.rows[row * self.font.height + y][start + 3 * x:start + 3 * x + 3])
+                 for x in range(self.font.width)] for y in range(self.font.height)]
+
     def _cell_bits(self, row, column):
-        """Which pixels of a cell are text-coloured; None if a pixel is neither colour."""
-        bits = []
-        for y in range(self.font.height):
-            line = self.rows[row * self.font.height + y]
-            start = column * self.font.width * 3
-            pixels = [tuple(line[start + 3 * x:start + 3 * x + 3]) for x in range(self.font.width)]
-            if any(pixel not in (FOREGROUND, BACKGROUND) for pixel in pixels):
-                return None
-            bits.append(tuple(pixel == FOREGROUND for pixel in pixels))
-        return tuple(bits)
+        """Which pixels of a cell are lit, in the one palette all its pixels are of; None if
+        there is no such palette."""
+        pixels = self._cell_pixels(row, column)
+        for foreground, background in PALETTES:
+            if all(pixel in (foreground, background) for line in pixels for pixel in line):
+                return tuple(tuple(pixel == foreground for pixel in line) for line in pixels)
+        return None
 
     def _read_cell(self, row, column):
         bits = self._cell_bits(row, column)
@@ -123,9 +127,10 @@ class Screen:
                 return row
         return None
 
-    def row_shows(self, row, text):
+    def row_shows(self, row, text, palette=TEXT):
         """True when the cells of `row` from column 0 are exactly `text` as the host draws it
-        with the font: every pixel compared."""
+        with the font in `palette`'s colours: every pixel compared."""
+        foreground, background = palette
         if row is None or not 0 <= row < self.text_rows:
             return False
         for y in range(self.font.height):
@@ -134,7 +139,7 @@ class Screen:
             for character in text:
                 for x in range(self.font.width):
                     lit = self.font.pixel(ord(character), x, y)
-                    expected += bytes(FOREGROUND if lit else BACKGROUND)
+                    expected += bytes(foreground if lit else background)
             if line[:len(expected)] != bytes(expected):
                 return False
         return True

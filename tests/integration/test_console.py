@@ -88,6 +88,21 @@ def test_bios_iso_boot_draws_on_the_vbe_framebuffer(tmp_path):
     assert_row(shown, "hello exited with code 0")
 
 
+@pytest.mark.usefixtures("built")
+def test_a_panic_is_readable_on_the_screen(tmp_path):
+    """A kernel fault's report and panic line, drawn white on red, survive on the screen."""
+    png = tmp_path / "screen.png"
+    result = formica.run("--boot", "iso", "--append", "fault=ud", "--screenshot", str(png),
+                         "--smp", "1", "--accel", "tcg", timeout=BIOS_TIMEOUT)
+    assert result.rc == 1, result.describe()
+    panic = next(line for line in result.lines if line.startswith("PANIC on core 0"))
+    shown = screen.Screen(png)
+    row = shown.find(panic)
+    assert shown.row_shows(row, panic, screen.PANIC), shown.text()
+    report = next(line for line in result.lines if line.startswith("*** invalid opcode"))
+    assert shown.row_shows(shown.find(report), report, screen.PANIC), shown.text()
+
+
 def test_kernel_boot_keeps_the_vga_text_screen():
     result = formica.run("--cmd", "run hello", "--smp", "1", "--accel", "tcg", timeout=BIOS_TIMEOUT)
     assert result.rc == 0, result.describe()

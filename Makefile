@@ -17,6 +17,12 @@ PROTOCOL_ERROR := $(shell python3 build/protocol.py $(GENERATED) $(PROTOCOL_DECL
 ifneq ($(PROTOCOL_ERROR),)
 $(error $(PROTOCOL_ERROR))
 endif
+# The framebuffer console's font: a PSF font of Debian's console-setup-linux turned
+# into build/out/gen/formica/console_font.h the same way (build/console_font.py).
+CONSOLE_FONT_ERROR := $(shell python3 build/console_font.py $(GENERATED)/formica/console_font.h 2>&1)
+ifneq ($(CONSOLE_FONT_ERROR),)
+$(error $(CONSOLE_FONT_ERROR))
+endif
 
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
 	-ffunction-sections -fdata-sections \
@@ -28,7 +34,9 @@ KERNEL_LDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx
 
 # Code both kernels link, and each kernel's own code.
 COMMON_SOURCES := $(wildcard kernel/*.c kernel/*.S) lib/string.c lib/format.c lib/errors.c lib/log_limit.c
-MKERNEL_SOURCES := $(wildcard mkernel/*.c mkernel/*.S) lib/nfit.c
+# lib/nfit.c: the NFIT parser, shared with the pager; lib/keyboard_map.c: the US layout, shared
+# with the USB keyboard driver (servers/usb/).
+MKERNEL_SOURCES := $(wildcard mkernel/*.c mkernel/*.S) lib/nfit.c lib/keyboard_map.c
 PKERNEL_SOURCES := $(wildcard pkernel/*.c pkernel/*.S)
 
 object_of = $(patsubst %,$(OBJ)/%.o,$(basename $(1)))

@@ -12,6 +12,10 @@
 #define MKERNEL_VIRTUAL_BASE 0xffffffff80000000
 /* The p-kernel image: linked here, placed in frames by the m-kernel. */
 #define PKERNEL_VIRTUAL_BASE 0xffffffffc0000000
+/* The framebuffer, mapped write-combining (wherever the loader found it),
+ * in the GiB below the m-kernel image. */
+#define FRAMEBUFFER_VIRTUAL_BASE 0xffffffff40000000
+#define FRAMEBUFFER_WINDOW_BYTES (1ull << 30)
 
 /* Where the m-kernel copies the AP start-up trampoline (below 1 MiB). */
 #define TRAMPOLINE_PHYSICAL 0x8000

@@ -24,7 +24,6 @@
 #include <formica/syscalls.h>
 #include <string.h>
 
-#define CONSOLE_WRITE_LIMIT (1u << 20)
 #define SFMASK_BITS 0x44700 /* TF, IF, DF, NT, AC cleared on entry */
 
 void syscall_entry(void);
@@ -43,37 +42,6 @@ static void exit_if_killed(void)
 long sys_exit(int32_t code)
 {
     scheduler_exit_current(code);
-}
-
-long sys_console_write(uint64_t buffer, uint64_t length)
-{
-    if (length > CONSOLE_WRITE_LIMIT)
-        return -E_TOO_BIG;
-    if (!user_range_ok(current()->root, buffer, length, false))
-        return -E_FAULT;
-    console_write_text((const char *)buffer, length);
-    return (long)length;
-}
-
-long sys_console_read(uint64_t buffer, uint64_t length)
-{
-    if (length == 0)
-        return 0;
-    if (!user_range_ok(current()->root, buffer, length, true))
-        return -E_FAULT;
-    for (;;) {
-        /* checked again after every wait: the memory may have changed meanwhile */
-        if (!user_range_ok(current()->root, buffer, length, true))
-            return -E_FAULT;
-        uint64_t count = 0;
-        int byte;
-        while (count < length && (byte = console_read_byte()) >= 0)
-            ((char *)buffer)[count++] = (char)byte;
-        if (count > 0)
-            return (long)count;
-        scheduler_block(WAIT_SLEEP, this_cpu()->timer_ticks + 1);
-        exit_if_killed();
-    }
 }
 
 long sys_yield(void)

@@ -8,13 +8,15 @@ import shlex
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+from . import console as console_flags
+
 MAX_CORES = 256  # FORMICA_MAX_CORES (lib/include/formica/syscalls.h)
 PC_MAX_CORES = 255  # QEMU's pc machine refuses more vCPUs; q35 takes up to 4096
 PLACEMENT_PRESETS = [str(n) for n in range(1, 10)]
 DEFAULT_NVM_MIB = 64
 DEFAULT_MEMNODE_MEM = "512M"
 MEMNODE_RESERVED_MIB = 32  # at least this much of a memory node is left for its kernel and servers
-FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args")  # values may start with '-'
+FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args", "--keys")  # values may start with '-'
 
 
 class UsageError(Exception):
@@ -56,6 +58,7 @@ class Options:
     memnode_args: str = ""
     nbd_mib: int = 0
     usb_image: Optional[str] = None
+    console: console_flags.ConsoleOptions = field(default_factory=console_flags.ConsoleOptions)
 
 
 def parse_size_mib(text, what):
@@ -114,6 +117,7 @@ def build_parser():
     parser.add_argument("--append", action="append", default=[], metavar="OPTS", help="extra kernel command-line options")
     parser.add_argument("--log", metavar="FILE", help="also save the serial output to FILE")
     parser.add_argument("--dry-run", action="store_true", help="print the QEMU command line and exit")
+    console_flags.add_flags(parser)
     return parser
 
 
@@ -160,6 +164,11 @@ def parse(argv, repo_root):
         if not os.path.isfile(args.usb_image):
             raise UsageError(f"--usb-image {args.usb_image!r}: no such file")
 
+    try:
+        console = console_flags.parse_flags(args)
+    except console_flags.ConsoleUsageError as error:
+        raise UsageError(str(error)) from None
+
     return Options(
         smp=args.smp,
         sockets=args.sockets,
@@ -187,6 +196,7 @@ def parse(argv, repo_root):
         memnode_args=args.memnode_args.strip(),
         nbd_mib=nbd_mib,
         usb_image=os.path.abspath(args.usb_image) if args.usb_image else None,
+        console=console,
     )
 
 

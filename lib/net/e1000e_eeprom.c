@@ -10,8 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define READ_DEADLINE_US 10000 /* a word takes microseconds: 10 ms is a card that does not answer  \
-                                */
+#define READ_DEADLINE_US                                                                           \
+    10000 /* a word takes microseconds: 10 ms is a card that does not answer                       \
+           */
 
 enum fault { FAULT_NONE, FAULT_TIMEOUT, FAULT_CHECKSUM };
 

@@ -2,7 +2,8 @@
  * asynchronous STORE / RETRIEVE transfers of whole blocks: each transfer
  * moves a window of fragments at a time, several transfers run at once
  * within per-node and receive credits, timeouts retransmit with back-off,
- * and only the liveness rule (memnode_liveness.c) declares a node dead. */
+ * and only the liveness rule (memnode_liveness.c) declares a node dead; a
+ * link down pauses them all until it returns. */
 #include <formica/memnode_client.h>
 #include <formica/net.h>
 #include <formica/errors.h>
@@ -175,6 +176,7 @@ long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes
     cluster->node_credit_bytes = DEFAULT_CREDIT_BYTES;
     cluster->receive_credit_bytes = DEFAULT_CREDIT_BYTES;
     net_mac(cluster->mac);
+    cluster->link_down = !net_link_up();
     cluster->sequence = (uint32_t)read_timestamp_counter(); /* differs from a previous run's */
     result = negotiate(cluster, wanted_nodes, wait_us);
     if (cluster->node_count == 0)
@@ -508,10 +510,12 @@ static unsigned finished_count(const struct memnode_cluster *cluster)
     return count;
 }
 
+/* The next retransmission or liveness check; none while the link is down
+ * (the wait then ends at `until`, or when the link's interrupt comes). */
 static uint64_t next_deadline(const struct memnode_cluster *cluster, uint64_t now, uint64_t until)
 {
     uint64_t next = until;
-    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS && !cluster->link_down; id++) {
         const struct memnode_transfer *t = &cluster->transfers[id];
         if (t->kind != 0 && !t->done && t->window_open && t->deadline < next)
             next = t->deadline;
@@ -537,10 +541,13 @@ unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us)
     uint64_t until = net_now_us() + timeout_us;
     for (;;) {
         take_arrived(cluster); /* first: a zero timeout still moves the transfers on */
+        memnode_watch_link(cluster);
         uint64_t now = net_now_us();
-        retransmit_late_windows(cluster, now);
-        check_liveness(cluster, now);
-        open_windows(cluster);
+        if (!cluster->link_down) { /* without a link, nothing is sent and nothing is late */
+            retransmit_late_windows(cluster, now);
+            check_liveness(cluster, now);
+            open_windows(cluster);
+        }
         unsigned finished = finished_count(cluster);
         if (finished > 0 || now >= until)
             return finished;
@@ -553,7 +560,39 @@ unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us)
 
 void memnode_send_pending(struct memnode_cluster *cluster)
 {
-    open_windows(cluster);
+    if (!cluster->link_down)
+        open_windows(cluster);
+}
+
+/* The link is back: each open window is sent again now, from the timeout
+ * the round trip gives (the back-off of the silent time is forgotten). */
+static void resend_open_windows(struct memnode_cluster *cluster)
+{
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind == 0 || t->done || !t->window_open)
+            continue;
+        t->retransmitted = true; /* Karn: no round-trip sample from it */
+        close_window(cluster, t);
+        t->timeout = current_rto(cluster);
+    }
+}
+
+void memnode_watch_link(struct memnode_cluster *cluster)
+{
+    bool down = !net_link_up();
+    if (down == cluster->link_down)
+        return;
+    cluster->link_down = down;
+    uint64_t now = net_now_us();
+    for (unsigned node = 0; node < cluster->node_count; node++)
+        memnode_liveness_reachable(&cluster->nodes[node].liveness, !down, now);
+    if (down)
+        cluster->link_downs++;
+    else
+        resend_open_windows(cluster);
+    if (cluster->link_changed != NULL)
+        cluster->link_changed(cluster, !down);
 }
 
 static void release(struct memnode_cluster *cluster, struct memnode_transfer *t)

@@ -113,9 +113,16 @@ static bool acknowledge(void)
     return waiting;
 }
 
+/* Up: as the last acknowledge saw it (a link going down stops the frames, and
+ * the wait that follows sees it). Down: looked at again now, so whoever waits
+ * for the link's return sees it without a wait of its own. */
 bool net_link_up(void)
 {
-    return net.driver != NULL && net.link_up;
+    if (net.driver == NULL)
+        return false;
+    if (!net.link_up)
+        acknowledge();
+    return net.link_up;
 }
 
 void *net_send_buffer(void)

@@ -6,7 +6,6 @@
 #include <formica/errors.h>
 #include <formica/pci.h>
 
-#define CAPABILITY_MSI 0x05
 #define MSI_CONTROL 2
 #define MSI_ADDRESS 4
 #define MSI_ADDRESS_HIGH 8
@@ -30,7 +29,7 @@ static void write_config(const struct pci_function *function, uint32_t offset, u
 
 long pci_msi_enable(const struct pci_function *function, const struct msi_message *message)
 {
-    uint8_t capability = pci_find_capability(function, CAPABILITY_MSI);
+    uint8_t capability = pci_find_capability(function, PCI_CAPABILITY_MSI);
     if (capability == 0)
         return -E_NOT_FOUND;
     long control = control_of(function, capability);
@@ -52,7 +51,7 @@ long pci_msi_enable(const struct pci_function *function, const struct msi_messag
 
 void pci_msi_disable(const struct pci_function *function)
 {
-    uint8_t capability = pci_find_capability(function, CAPABILITY_MSI);
+    uint8_t capability = pci_find_capability(function, PCI_CAPABILITY_MSI);
     if (capability == 0)
         return;
     long control = control_of(function, capability);

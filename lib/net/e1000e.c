@@ -75,25 +75,24 @@ static bool option_intx(void)
  * its INTx line, else polling when another driver owns that line. */
 static long attach_interrupt(const struct pci_function *function, struct net_card *net_card)
 {
-    if (!option_intx()) {
+    if (!option_intx() && pci_find_capability(function, PCI_CAPABILITY_MSI) != 0) {
         struct msi_message message;
         long error = irq_attach_msi(function->bus, function->device, function->function, &message);
         if (error == -E_BUSY)
             return error; /* another process drives the card */
-        if (error == 0 && pci_msi_enable(function, &message) == 0) {
+        if (error == 0) {
+            pci_msi_enable(function, &message);
             net_card->interrupts = true;
             net_card->interrupt_kind = "msi";
             return 0;
         }
-        if (error == 0)
-            return -E_BUSY; /* the vector is ours but the card has no MSI: no line as well */
+        printf("net: e1000e at %s: MSI refused (%s); using INTx\n", card.where, error_text(error));
     }
     pci_msi_disable(function); /* a previous driver's MSI would silence INTx */
     long gsi = irq_attach(function->interrupt_line);
     if (gsi == -E_BUSY) {
         printf("net: e1000e at %s: interrupt line %u belongs to another driver; polling\n",
                card.where, function->interrupt_line);
-        net_card->interrupt_kind = "polled";
         return 0;
     }
     if (gsi < 0)

@@ -104,6 +104,7 @@ struct e1000e_receive_descriptor {
     uint8_t errors;
     uint16_t special;
 };
+_Static_assert(sizeof(struct e1000e_receive_descriptor) == 16, "the card's 16-byte layout");
 #define E1000E_RECEIVE_DONE 1u       /* DD */
 #define E1000E_RECEIVE_END (1u << 1) /* EOP: the frame's last buffer */
 
@@ -117,6 +118,7 @@ struct e1000e_transmit_descriptor {
     uint8_t checksum_start;
     uint16_t special;
 };
+_Static_assert(sizeof(struct e1000e_transmit_descriptor) == 16, "the card's 16-byte layout");
 #define E1000E_TRANSMIT_END 1u               /* EOP */
 #define E1000E_TRANSMIT_INSERT_FCS (1u << 1) /* IFCS */
 #define E1000E_TRANSMIT_REPORT (1u << 3)     /* RS: write DD back when sent */

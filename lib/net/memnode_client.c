@@ -16,6 +16,10 @@
 #define DEFAULT_TIMEOUT_US 100000 /* the first retransmission; it backs off from there */
 #define DEFAULT_WINDOW_BYTES (64u << 10)
 #define DEFAULT_CREDIT_BYTES (128u << 10)
+/* A credit also holds at most this many frames: the host socket (and a
+ * card's receive ring) fills by frames as well as bytes, so 128 KiB of 8 KiB
+ * frames overflowed it where 128 KiB of 32 KiB ones did not. */
+#define CREDIT_FRAMES 8
 #define NEGOTIATE_INTERVAL_US 500000
 
 static const uint8_t broadcast_mac[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -54,6 +58,13 @@ static uint16_t fragments_of(const struct memnode_cluster *cluster, uint32_t byt
 {
     uint16_t count = memnode_fragments(bytes, cluster->fragment_bytes);
     return count ? count : 1;
+}
+
+/* A credit of `bytes` in fragments, at most CREDIT_FRAMES. */
+static uint32_t credit_fragments(const struct memnode_cluster *cluster, uint32_t bytes)
+{
+    uint32_t fragments = fragments_of(cluster, bytes);
+    return fragments < CREDIT_FRAMES ? fragments : CREDIT_FRAMES;
 }
 
 static void add_node(struct memnode_cluster *cluster, const struct memnode_message *reply)
@@ -154,8 +165,8 @@ static void settle_fragments(struct memnode_cluster *cluster)
         if (cluster->nodes[i].largest_fragment < cluster->fragment_bytes)
             cluster->fragment_bytes = cluster->nodes[i].largest_fragment;
     for (unsigned i = 0; i < cluster->node_count; i++)
-        cluster->nodes[i].store_credit = fragments_of(cluster, cluster->node_credit_bytes);
-    cluster->receive_credit = fragments_of(cluster, cluster->receive_credit_bytes);
+        cluster->nodes[i].store_credit = credit_fragments(cluster, cluster->node_credit_bytes);
+    cluster->receive_credit = credit_fragments(cluster, cluster->receive_credit_bytes);
 }
 
 long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes,

@@ -44,9 +44,10 @@ static void say_opened(void)
 {
     const uint8_t *mac = net.card.mac;
     printf("net: %s at %s, MAC %02x:%02x:%02x:%02x:%02x:%02x, frames up to %u bytes, "
-           "%s interrupts, link %s\n",
+           "%s%s, link %s\n",
            net.driver->name, net.card.where, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5],
-           net.card.max_frame, net.card.interrupt_kind, net.link_up ? "up" : "down");
+           net.card.max_frame, net.card.interrupts ? net.card.interrupt_kind : "polled",
+           net.card.interrupts ? " interrupts" : " (no interrupt)", net.link_up ? "up" : "down");
 }
 
 /* The first card a driver finds and starts. A card that is there but fails
@@ -60,7 +61,7 @@ long net_open(void)
     set_up_clock();
     long failure = 0;
     for (unsigned i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++) {
-        struct net_card card = {.interrupt_kind = "none"};
+        struct net_card card = {.interrupt_kind = "intx"};
         long result = drivers[i]->open(&card);
         if (result == -E_NOT_FOUND)
             continue;

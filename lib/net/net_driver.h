@@ -14,7 +14,7 @@ struct net_card {
     bool interrupts;            /* false: the interrupt is another driver's; net_device.c polls */
     bool link_up;               /* the link when the card started */
     char where[16];             /* the PCI function, "bb:dd.f" */
-    const char *interrupt_kind; /* "msi", "intx" or "none" */
+    const char *interrupt_kind; /* "msi" or "intx" (when interrupts is true) */
 };
 
 struct net_driver {

@@ -158,7 +158,7 @@ static long virtio_net_open(struct net_card *card)
         return -E_NOT_FOUND;
     long gsi = irq_attach(function.interrupt_line); /* first: owning the line claims the device */
     card->interrupts = gsi >= 0;
-    card->interrupt_kind = gsi >= 0 ? "intx" : "polled";
+    card->interrupt_kind = "intx";
     if (gsi == -E_BUSY)
         printf("net: interrupt line %u belongs to another driver; polling\n",
                function.interrupt_line);

@@ -83,7 +83,7 @@ $(USER_LIBRARY): $(call user_object_of,$(USER_LIBRARY_SOURCES))
 	@$(USER_AR) rcs $@ $^
 
 # The device libraries any program may link; only what a program calls is
-# pulled in. lib/net/: the virtio-net driver and the memory-node client (the
+# pulled in. lib/net/: the network cards (virtio-net, e1000e) and the memory-node client (the
 # memory node, its client, the pager); lib/virtio/: the legacy virtio PCI
 # interface both virtio drivers share and the virtio-blk driver (DK's disk, the
 # pager's block-device backend). Their headers are in lib/include/formica/.

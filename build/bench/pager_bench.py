@@ -33,6 +33,8 @@ def arguments():
     parser.add_argument("--node-blocks", default=",".join(BLOCKS),
                         help="block sizes of the memory-node throughput runs ('' for none)")
     parser.add_argument("--node-repeats", type=int, default=3)
+    parser.add_argument("--nic-blocks", default="64K,1M",
+                        help="block sizes of the memory-node runs over each network card ('' for none)")
     parser.add_argument("--baseline", default=node_throughput.BASELINE_REVISION,
                         help="git revision to compare memory-node throughput with ('' for none)")
     parser.add_argument("--no-vs-linux", action="store_true", help="leave out the comparison with Linux swap")
@@ -188,20 +190,27 @@ def main():
     blocks = [block for block in options.node_blocks.split(",") if block]
     node_table = node_throughput.rows(blocks, options.memseq_bytes, options.node_repeats,
                                       options.baseline, OUT, options.timeout) if blocks else []
-    for row in rows + node_table:
+    nic_blocks = [block for block in options.nic_blocks.split(",") if block]
+    nic_table = node_throughput.nic_rows(nic_blocks, options.memseq_bytes, options.node_repeats,
+                                         options.timeout) if nic_blocks else []
+    for row in rows + node_table + nic_table:
         print(client.JSON_MARKER + json.dumps(row))
-    (OUT / "pager.json").write_text(json.dumps(rows + node_table, indent=1) + "\n")
+    (OUT / "pager.json").write_text(json.dumps(rows + node_table + nic_table, indent=1) + "\n")
     write_csv(rows, OUT / "pager.csv")
     have_png = plot(rows, OUT / "pager.png")
     report = markdown(rows, have_png)
     if node_table:
         report += "\n" + node_throughput.markdown(node_table, SEED["mb_per_s"], SEED["swap_in_ms_1m"])
+    if nic_table:
+        report += "\n" + node_throughput.nic_markdown(nic_table)
     (OUT / "pager.md").write_text(report)
     print(f"pager_bench: {len(rows)} results in {OUT}/pager.{{json,csv,md{',png' if have_png else ''}}}")
     if not options.no_vs_linux:
         vs_linux(options)
     failed = FAILED_BOOTS + [f"this build's memseq at {row['block_bytes']} bytes failed {row['failed_runs']} time(s)"
                              for row in node_table if row["build"] == "this" and row["failed_runs"]]
+    failed += [f"memseq over {row['nic']} at {row['block_bytes']} bytes failed {row['failed_runs']} time(s)"
+               for row in nic_table if row["failed_runs"]]
     if failed:
         sys.exit("pager_bench: incomplete, these failed: " + "; ".join(failed))
 

@@ -152,9 +152,15 @@ static void test_a_truncate_in_the_window(void **state)
     uint8_t data[8];
     for (int i = 0; i < 8; i++)
         data[i] = written_byte(1, 4000 + (uint64_t)i);
-    assert_true(window_first_wrong_byte(&window, 4000, data, 8) == UINT64_MAX);
+    assert_true(window_first_wrong_byte(&window, 4000, data, 8, false) == UINT64_MAX);
     data[5] = 0;
-    assert_true(window_first_wrong_byte(&window, 4000, data, 8) == 4005);
+    assert_true(window_first_wrong_byte(&window, 4000, data, 8, false) == 4005);
+    /* a lent page may show the 0 a truncate wrote past the end, never another value */
+    assert_true(window_first_wrong_byte(&window, 4000, data, 8, true) == UINT64_MAX);
+    assert_true(window_allows_page_byte(&window, 5000, 0));
+    assert_false(window_allows_page_byte(&window, 500, 0)); /* inside at every time */
+    data[5] = value_not_allowed(&window, 4005);
+    assert_true(window_first_wrong_byte(&window, 4000, data, 8, true) == 4005);
 }
 
 static void test_an_o_trunc_reopen_empties_the_file(void **state)

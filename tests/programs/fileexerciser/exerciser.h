@@ -81,8 +81,9 @@ void options_for_reader(const struct exerciser_options *options, long writer_pid
 struct generator {
     uint64_t state;
     uint32_t next_number;
-    uint64_t size; /* the file's size after the operations made so far */
-    bool append;   /* the descriptor is open with O_APPEND */
+    uint64_t size;          /* the file's size after the operations made so far */
+    uint64_t recent_offset; /* in the last write, or the last truncate's size */
+    bool append;            /* the descriptor is open with O_APPEND */
     uint64_t max_file_bytes, max_transfer_bytes;
 };
 void generator_start(struct generator *generator, const struct exerciser_options *options,
@@ -144,6 +145,10 @@ struct window {
 };
 /* True when some state of the window has `value` at `offset`, inside the file. */
 bool window_allows_byte(const struct window *window, uint64_t offset, uint8_t value);
+/* The same for a byte of a lent block, the cache's page itself: it may also
+ * be a 0 at an offset some state of the window had past the file's end (a
+ * truncate zeroes the rest of the last block in place). */
+bool window_allows_page_byte(const struct window *window, uint64_t offset, uint8_t value);
 /* True when `got` bytes of a read of `length` at `offset` is a count the
  * window allows: at most `length`, and short only where the file ended at
  * one of its times. */
@@ -152,9 +157,10 @@ bool window_allows_count(const struct window *window, uint64_t offset, uint64_t 
 /* True when `size` was the file's size at one of the window's times. */
 bool window_allows_size(const struct window *window, uint64_t size);
 /* The first offset of [offset, offset + length) whose byte in `data` the
- * window does not allow, or UINT64_MAX when it allows them all. */
+ * window does not allow (`as_page`: as a lent block's), or UINT64_MAX when
+ * it allows them all. */
 uint64_t window_first_wrong_byte(const struct window *window, uint64_t offset, const uint8_t *data,
-                                 uint64_t length);
+                                 uint64_t length, bool as_page);
 
 /* The log of recent operations (history.c), printed on a mismatch. */
 #define HISTORY_OPERATIONS 48u

@@ -24,6 +24,7 @@ void generator_start(struct generator *generator, const struct exerciser_options
     generator->state = options->seed ^ stream * 0xd1b54a32d192ed03ull;
     generator->next_number = 1;
     generator->size = 0;
+    generator->recent_offset = 0;
     generator->append = false;
     generator->max_file_bytes = options->max_file_bytes;
     generator->max_transfer_bytes = options->max_transfer_bytes;
@@ -90,12 +91,22 @@ static uint64_t write_offset(struct generator *generator)
     return random_below(generator, generator->max_file_bytes);
 }
 
-/* Where a read starts: mostly in the file, at times past its end. */
+/* Where a read starts: anywhere in the file, near its end (its partial
+ * last block, which readbyte buffers apart), past it, at a block's edge, or
+ * near the last change (a read of what was just written or cut). */
 static uint64_t read_offset(struct generator *generator, uint64_t size)
 {
-    if (random_below(generator, 10) == 0)
+    uint64_t choice = random_below(generator, 100);
+    if (choice < 30)
+        return random_below(generator, size + 1);
+    if (choice < 50)
+        return size - random_below(generator, at_most(size, 2 * BLOCK) + 1);
+    if (choice < 60)
+        return size + random_below(generator, 2 * BLOCK);
+    if (choice < 75)
         return random_below(generator, size / BLOCK + 2) * BLOCK;
-    return random_below(generator, size + 2 * BLOCK);
+    uint64_t recent = generator->recent_offset, before = at_most(recent, 2 * BLOCK);
+    return recent - before + random_below(generator, before + 2 * BLOCK);
 }
 
 /* The new size of a truncate: shorter, longer, a block's edge, anything. */
@@ -168,11 +179,12 @@ static void follow(struct generator *generator, const struct operation *operatio
     case OPERATION_PWRITE:
     case OPERATION_WRITEBLOCK:
     case OPERATION_WRITEBYTE:
+        generator->recent_offset = operation->offset + random_below(generator, operation->length);
         if (operation->offset + operation->length > generator->size)
             generator->size = operation->offset + operation->length;
         break;
     case OPERATION_TRUNCATE:
-        generator->size = operation->length;
+        generator->size = generator->recent_offset = operation->length;
         break;
     case OPERATION_REOPEN:
         generator->append = (operation->flags & REOPEN_APPEND) != 0;

@@ -94,7 +94,8 @@ static bool read_allowed(struct reader *reader, struct operation *asked, long go
     if (!window_allows_count(&window, asked->offset, asked->length, (uint64_t)got))
         return mismatch(reader, asked, "count", asked->offset,
                         (long)model_read_count(&reader->model, asked->offset, asked->length), got);
-    uint64_t wrong = window_first_wrong_byte(&window, asked->offset, data, (uint64_t)got);
+    bool lent = asked->kind == OPERATION_READBLOCK || asked->kind == OPERATION_READBYTE;
+    uint64_t wrong = window_first_wrong_byte(&window, asked->offset, data, (uint64_t)got, lent);
     if (wrong != UINT64_MAX) {
         uint64_t at = wrong - asked->offset;
         long before = wrong < reader->model.max_file_bytes ? reader->model.bytes[wrong] : 0;

@@ -3,7 +3,11 @@
  * got must be the byte at that offset after one of them, or before them all,
  * at a time the offset was inside the file; a stale byte (a freed block's,
  * another offset's, an overwritten one's) matches none but by a 1-in-255
- * chance per state. Pure: host-tested (tests/unit/test_exerciser_window.c). */
+ * chance per state. A lent block (readblock's data, what readbyte copies)
+ * is BLK's cache page itself, which shows the file's changes as they happen
+ * (docs/files.md): its bytes may also be the 0 a truncate wrote past the
+ * new end while the read's count is from before. Pure: host-tested
+ * (tests/unit/test_exerciser_window.c). */
 #include "exerciser.h"
 
 /* The byte at `offset` and whether it is inside the file, followed through
@@ -42,7 +46,14 @@ static void byte_follow(struct byte_state *state, uint64_t offset,
     state->inside = offset < state->size;
 }
 
-bool window_allows_byte(const struct window *window, uint64_t offset, uint8_t value)
+/* The state shows `value`: the file's byte inside it; as a lent page shows
+ * it, also the 0 a truncate left past the end. */
+static bool state_shows(const struct byte_state *state, uint8_t value, bool as_page)
+{
+    return state->value == value && (state->inside || (as_page && value == 0));
+}
+
+static bool allows(const struct window *window, uint64_t offset, uint8_t value, bool as_page)
 {
     const struct model *before = window->before;
     struct byte_state state = {
@@ -50,14 +61,24 @@ bool window_allows_byte(const struct window *window, uint64_t offset, uint8_t va
         .inside = offset < before->size,
         .size = before->size,
     };
-    if (state.inside && state.value == value)
+    if (state_shows(&state, value, as_page))
         return true;
     for (uint32_t i = 0; i < window->count; i++) {
         byte_follow(&state, offset, &window->operations[i]);
-        if (state.inside && state.value == value)
+        if (state_shows(&state, value, as_page))
             return true;
     }
     return false;
+}
+
+bool window_allows_byte(const struct window *window, uint64_t offset, uint8_t value)
+{
+    return allows(window, offset, value, false);
+}
+
+bool window_allows_page_byte(const struct window *window, uint64_t offset, uint8_t value)
+{
+    return allows(window, offset, value, true);
 }
 
 /* The file's size after each of the window's times, in turn: false when
@@ -100,10 +121,10 @@ bool window_allows_size(const struct window *window, uint64_t size)
 }
 
 uint64_t window_first_wrong_byte(const struct window *window, uint64_t offset, const uint8_t *data,
-                                 uint64_t length)
+                                 uint64_t length, bool as_page)
 {
     for (uint64_t i = 0; i < length; i++)
-        if (!window_allows_byte(window, offset + i, data[i]))
+        if (!allows(window, offset + i, data[i], as_page))
             return offset + i;
     return UINT64_MAX;
 }

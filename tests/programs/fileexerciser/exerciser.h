@@ -1,7 +1,6 @@
-/* exerciser.h: what the parts of fileexerciser share: its options, the
- * operations its seeded generator makes, the model (shadow copy) of the file
- * they are checked against, the log of recent operations, and the window
- * a reader through another FS instance checks what it sees against. */
+/* exerciser.h: what fileexerciser's parts share: the options, the seeded
+ * operations, the model (shadow copy) of the file, the log of recent
+ * operations, and the window a reader's read is checked against. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,6 @@
-/* generator.c: fileexerciser's seeded operations. A splitmix64 sequence
- * chooses each operation's kind, place and length from the file's size as
- * the operations so far left it, so the same seed and options give the same
- * run: a mismatch is replayed by its seed, and a reader regenerates its
- * writer's operations without being told them. */
+/* generator.c: fileexerciser's seeded operations: splitmix64 chooses each
+ * one's kind, place and length from the size the operations before left,
+ * so a seed replays a run and a reader regenerates its writer's. */
 #include "exerciser.h"
 #include <formica/storage.h>
 

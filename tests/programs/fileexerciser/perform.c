@@ -1,7 +1,6 @@
 /* perform.c: each of the writer's operations through the file library,
- * checked at once against the model: the count every call returns, every
- * byte every read returns (the writer is the file's only writer, so each
- * must be exactly the model's), the size fstat and lseek report. */
+ * checked at once against the model: every count, every byte read (exactly
+ * the model's: the writer alone writes), the size fstat and lseek give. */
 #include "writer.h"
 #include <formica/errors.h>
 #include <formica/file.h>

@@ -1,14 +1,6 @@
-/* reader.c: fileexerciser's reader, a second process on another core (so
- * through another FS instance with placement 9 or `fs 0,1`) reading the
- * writer's file while it changes. It regenerates the writer's operations
- * from the seed, and the two take turns by notifications: the writer tells
- * the reader when it has done an epoch's operations and waits to be let
- * start the next; the reader, told, brings its model to that point, lets
- * the writer go on and reads while the writer does the next epoch. So each
- * read runs after the writer's first `a` operations had returned and
- * before operation a + epoch + 1 began: its window (window.c). At the end
- * the reader reads the whole file, which no longer changes, and each byte
- * must be exactly the model's. */
+/* reader.c: fileexerciser's reader on another core (another FS instance):
+ * regenerates the writer's operations, reads in turns between its epochs,
+ * and checks each read against the window it ran in (window.c). */
 #include "writer.h"
 #include <formica/errors.h>
 #include <formica/file.h>
@@ -209,6 +201,12 @@ static bool reader_start(struct reader *reader, const struct exerciser_options *
     return true;
 }
 
+/* The turns: the writer notifies after each epoch of its operations and
+ * waits to be let start the next. Told, the reader brings its model to the
+ * writer's first `done` operations, lets it go on and reads while the
+ * writer does the next epoch: each read began after operation `done`
+ * returned and ended before operation done + epoch + 1 began. Once the
+ * writer is done, the whole file must be exactly the model. */
 int reader_run(const struct exerciser_options *options)
 {
     struct reader reader;

@@ -1,13 +1,6 @@
-/* window.c: what a reader through another FS instance may see. Its read
- * ran while the writer did at most the window's operations, so each byte it
- * got must be the byte at that offset after one of them, or before them all,
- * at a time the offset was inside the file; a stale byte (a freed block's,
- * another offset's, an overwritten one's) matches none but by a 1-in-255
- * chance per state. A lent block (readblock's data, what readbyte copies)
- * is BLK's cache page itself, which shows the file's changes as they happen
- * (docs/files.md): its bytes may also be the 0 a truncate wrote past the
- * new end while the read's count is from before. Pure: host-tested
- * (tests/unit/test_exerciser_window.c). */
+/* window.c: what a read that ran during some of the writer's operations may
+ * return: each byte one the file held there at one of the window's times
+ * (a stale one matches none but by chance), a count short only at an end. */
 #include "exerciser.h"
 
 /* The byte at `offset` and whether it is inside the file, followed through
@@ -47,7 +40,10 @@ static void byte_follow(struct byte_state *state, uint64_t offset,
 }
 
 /* The state shows `value`: the file's byte inside it; as a lent page shows
- * it, also the 0 a truncate left past the end. */
+ * it, also the 0 a truncate left past the end. A lent block (readblock's
+ * data, what readbyte copies) is BLK's cache page itself, which shows the
+ * file's changes as they happen (docs/files.md), while the read's count
+ * may be from before a truncate. */
 static bool state_shows(const struct byte_state *state, uint8_t value, bool as_page)
 {
     return state->value == value && (state->inside || (as_page && value == 0));

@@ -1,10 +1,6 @@
-/* writer.c: fileexerciser's writer: creates the file, starts the reader if
- * asked, runs the seeded operations (each checked by perform.c), and at
- * the end reads the whole file back after an fsync and prints the result
- * line with the contents' cksum, which the host compares with the disk.
- * With a reader, the writer runs its operations in epochs: after each it
- * tells the reader, and it starts the next only when the reader has let it
- * (the reader's reads then run during that epoch: docs/testing.md). */
+/* writer.c: fileexerciser's writer: creates the file, starts the reader,
+ * runs the seeded operations (in epochs between the reader's turns), then
+ * reads the file back after an fsync and prints the result with its cksum. */
 #include "writer.h"
 #include <formica/cksum.h>
 #include <formica/errors.h>
@@ -42,7 +38,9 @@ static void trace(const struct exerciser_options *options, const struct operatio
     printf("fileexerciser: #%u %s\n", operation->number, text);
 }
 
-/* Every operation, in epochs when there is a reader; the operations done. */
+/* Every operation; the operations done. With a reader, in epochs: after
+ * each the reader is notified, and the next begins when the reader has let
+ * it (its turn's reads then run during that epoch, reader.c). */
 static uint32_t run_operations(struct writer *writer)
 {
     const struct exerciser_options *options = writer->options;

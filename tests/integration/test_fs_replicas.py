@@ -151,8 +151,8 @@ def test_program_on_the_replicas_core_outlives_owner_restarts(tmp_path):
     library must ask the replica again (it waits for the new owner), not wait for a new replica
     that never comes ("server 'fs' did not come back within 30000 ms", then the call failed)."""
     hits = ["kill fs", "crash fs", "kill fs", "crash fs"]
-    disruptions = "; ".join(f"sleep 700; {hit}" for hit in hits)
-    result, disk = boot(tmp_path, f"start fileloop 12000 @1; {disruptions}; wait")
+    disruptions = "; ".join(f"sleep 500; {hit}" for hit in hits)
+    result, disk = boot(tmp_path, f"start fileloop 6000 @1; {disruptions}; wait")
     assert result.rc == 0, result.describe()
     restarts = result.kinds("server_restart")
     assert [(line["server"], line["instance"]) for line in restarts] == [("fs", 0)] * len(hits), \

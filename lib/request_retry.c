@@ -55,16 +55,18 @@ static long ended_by(long sent, uint64_t control)
 /* The server to send the request to again. The kernel takes an ended
  * server's name away before it sends its requests back, so when the
  * instance asked is still registered, what ended was a server further on
- * (the owner behind an FS replica, BLK behind FS), or it answered
- * -E_SERVER_ENDED itself: it is asked again at once, as often as the owner
- * behind it restarts. Otherwise its restarted process is waited for. */
+ * (the owner behind an FS replica, BLK behind FS): it is asked again at
+ * once, as often as the server behind it restarts. If it answered
+ * -E_SERVER_ENDED itself (FS that cannot tell whether a resent request was
+ * done, a replica whose owner did not come back), that is its answer.
+ * Otherwise its restarted process is waited for. */
 static long server_to_ask_again(const char *name, uint32_t index, long server, long ended)
 {
     if (ended != NOT_SENT && server >= 0) {
         long registered =
             index == NEAREST_INSTANCE ? server_lookup(name) : server_lookup_instance(name, index);
         if (registered == server)
-            return server;
+            return ended == server ? -E_SERVER_ENDED : server;
     }
     return reconnect(name, index, server);
 }

@@ -63,6 +63,8 @@ USER_PROGRAMS += fuzz:tests/programs/fuzz
 USER_PROGRAMS += fileloop:tests/programs/fileloop
 # Reads after writes across FS instances (tests/programs/replicatest, docs/storage.md).
 USER_PROGRAMS += replicatest:tests/programs/replicatest
+# The data-integrity exerciser of the file library (tests/programs/fileexerciser, docs/testing.md).
+USER_PROGRAMS += fileexerciser:tests/programs/fileexerciser
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

@@ -61,11 +61,21 @@ static int write_blocks(void *context, uint64_t first, uint32_t count,
     return transfer_blocks(DK_WRITE, first, count);
 }
 
+static long prepare_flush(void *context)
+{
+    (void)context;
+    request_prepare(control, DK_FLUSH);
+    return 0;
+}
+
+/* A flush may be repeated too: one to a DK that ended (or was gone before
+ * it, when BLK had nothing to read or write since its restart) goes to the
+ * restarted one. */
 static int flush_disk(void *context)
 {
     (void)context;
-    long result = request_operation(dk_pid, control, DK_FLUSH);
-    return (int)result;
+    long result = request_call_retrying(SERVER_NAME_DK, &dk_pid, control, prepare_flush, NULL);
+    return result < 0 ? (int)result : 0;
 }
 
 int disk_client_open(struct cache_disk *disk)

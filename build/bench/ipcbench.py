@@ -12,10 +12,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runner import client  # noqa: E402
+from bench_output import OUT, add_smoke_option  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build" / "out" / "bench"
+SMOKE_REQUESTS = 20
 FIELDS = ["mode", "case", "placement", "bytes", "cycles_median", "cycles_p99", "ipis_per_request",
           "instructions_median", "runs"]
 
@@ -28,7 +29,11 @@ def parse_arguments():
     parser.add_argument("--icount-smp", type=int, default=3,
                         help="cores of the --icount run (single-threaded, so not host-bound)")
     parser.add_argument("--timeout", type=int, default=900)
-    return parser.parse_args()
+    add_smoke_option(parser)
+    arguments = parser.parse_args()
+    if arguments.smoke:  # one plain boot and the icount boot, a few requests per case
+        arguments.runs, arguments.requests = 1, SMOKE_REQUESTS
+    return arguments
 
 
 def boot(arguments, icount):

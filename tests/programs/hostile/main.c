@@ -6,6 +6,7 @@
  * `hostile holdfs MS` holds a block FS lent on (test_fs_lends_on.py),
  * `hostile nostats` (spawned without RIGHT_STATISTICS) asks for the pager's report,
  * `hostile entry ADDRESS` jumps to the kernel's `syscall` entry at ADDRESS;
+ * `hostile regions ...` takes published regions (regions.c);
  * `icaflood`, `ringflood` and `hog` flood the ICA pools, the servers' rings
  * and a core (floods.c); the modes of hostile.h attack other users' files and the
  * servers' shares (tests/integration/test_ownership.py). */
@@ -363,6 +364,11 @@ int main(int argc, char **argv)
         return new_region_on_full_disk();
     if (argc > 2 && strcmp(argv[1], "await") == 0)
         return await_mark(argv[2], argc > 3 ? strtoul(argv[3], NULL, 10) : 0);
+    if (argc > 4 && strcmp(argv[1], "regions") == 0)
+        return take_regions(argv[2], (uint32_t)strtoul(argv[3], NULL, 10),
+                            strtoul(argv[4], NULL, 0), argc > 5 ? argv[5] : NULL);
+    if (argc > 4 && strcmp(argv[1], "region") == 0)
+        return hold_region(argv[2], strtoul(argv[3], NULL, 0), (long)strtol(argv[4], NULL, 10));
     storage_attacks();
     pager_attacks();
     statistics_attack();

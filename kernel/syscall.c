@@ -17,6 +17,7 @@
 #include "scheduler.h"
 #include "shared.h"
 #include "user_memory.h"
+#include "user_return.h"
 #include "x86.h"
 #include <formica/errors.h>
 #include <formica/rights.h>
@@ -346,6 +347,8 @@ bool syscall_entry_fault(struct trap_frame *frame)
     if (frame->vector != VECTOR_PAGE_FAULT || frame->rip != (uint64_t)syscall_entry)
         return false;
     frame->rip = frame->rcx;
+    if (!user_return_allowed(frame->rip))
+        user_return_refused(frame); /* the call is not served: the process ends here */
     frame->rflags = (frame->r11 & USER_RFLAGS_KEPT) | RFLAGS_RESERVED_ONE | RFLAGS_IF;
     frame->vector = VECTOR_SYSTEM_CALL;
     this_cpu()->system_calls++;

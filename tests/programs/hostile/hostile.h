@@ -1,6 +1,7 @@
 /* hostile.h: what the attack files of tests/programs/hostile share: the one @json
- * line per attempt, and the attacks of other users' files (ownership.c)
- * and of the shared servers' capacity (fair_share.c). */
+ * line per attempt, and the attacks of other users' files (ownership.c),
+ * of the shared servers' capacity (fair_share.c) and of the published
+ * region slots (regions.c). */
 #pragma once
 #include <stdint.h>
 
@@ -32,3 +33,10 @@ int normal_program(uint32_t rounds);
 int swap_across_full_disk(const char *mark);
 int new_region_on_full_disk(void);
 int await_mark(const char *mark, uint64_t bytes);
+
+/* regions.c: `hostile regions PREFIX COUNT BYTES [MARK]` has COUNT children
+ * (`hostile region NAME BYTES PARENT`) each register a name and map a
+ * published region of BYTES, reports each result, and with MARK makes that
+ * file and holds them until killed. */
+int take_regions(const char *prefix, uint32_t count, uint64_t bytes, const char *mark);
+int hold_region(const char *name, uint64_t bytes, long parent);

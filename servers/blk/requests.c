@@ -316,6 +316,14 @@ long blk_stats(struct cache *cache, uint64_t control, struct blk_stats_message *
     return 0;
 }
 
+long blk_info(struct cache *cache, uint64_t control, struct blk_info_message *message)
+{
+    (void)control;
+    message->bytes = cache->disk.bytes != 0 ? cache->disk.bytes
+                                            : cache->disk.blocks * (uint64_t)STORAGE_BLOCK_BYTES;
+    return 0;
+}
+
 long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *message)
 {
     (void)control, (void)message;

@@ -29,6 +29,10 @@ struct ext2_problem {
 struct ext2_device {
     void *context;
     uint32_t block_size;
+    /* The disk's size in bytes, 0 when unknown: ext2_mount refuses a file
+     * system that does not fit (as Linux refuses the mount) and names an
+     * image too small to hold a superblock. */
+    uint64_t size_bytes;
     /* length bytes at offset within the block (offset + length <= block_size) */
     int (*read_bytes)(void *context, uint64_t block, uint32_t offset, void *buffer,
                       uint32_t length);

@@ -245,6 +245,18 @@ static int check_root(struct ext2_fs *fs)
     return 0;
 }
 
+/* The file system must fit on the disk when its size is known (Linux:
+ * "bad geometry: block count exceeds size of device"): a block past the
+ * disk's end could be neither read nor written. */
+static int check_disk_size(struct ext2_fs *fs)
+{
+    uint64_t disk = fs->device->size_bytes;
+    if (disk != 0 && (uint64_t)fs->superblock.s_blocks_count * fs->block_size > disk)
+        return ext2_corrupt(fs, 0, fs->superblock.s_blocks_count,
+                            "superblock: the file system is larger than the disk");
+    return 0;
+}
+
 int ext2_mount(struct ext2_fs *fs, struct ext2_device *device)
 {
     memset(fs, 0, sizeof *fs);
@@ -252,6 +264,9 @@ int ext2_mount(struct ext2_fs *fs, struct ext2_device *device)
     fs->report_context = device->report_context;
     fs->device = device;
     device->block_size = 1024;
+    if (device->size_bytes != 0 && device->size_bytes < 2 * EXT2_SUPERBLOCK_OFFSET)
+        return ext2_corrupt(fs, 0, 1,
+                            "the disk is too small to hold a superblock (bytes 1024 to 2047)");
     int status = device->read_bytes(device->context, 1, 0, &fs->superblock, sizeof fs->superblock);
     if (status < 0)
         return status;
@@ -267,6 +282,8 @@ int ext2_mount(struct ext2_fs *fs, struct ext2_device *device)
     status = check_features(fs);
     if (status == 0)
         status = check_geometry(fs);
+    if (status == 0)
+        status = check_disk_size(fs);
     if (status < 0)
         return status;
     device->block_size = fs->block_size;

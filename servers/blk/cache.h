@@ -19,8 +19,7 @@
  * in buffers[i]. Both return 0 or a negative E_* code. */
 struct cache_disk {
     void *context;
-    uint64_t blocks; /* the disk's size in blocks (a partial last block counts) */
-    uint64_t bytes;  /* the disk's size in bytes (0: blocks * CACHE_BLOCK_BYTES) */
+    uint64_t blocks; /* the disk's size in blocks */
     int (*read)(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers);
     int (*write)(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers);
     /* Optional: empties the disk's write cache (after a sync's writes). */

@@ -86,6 +86,11 @@ static int flush_disk(void *context)
     return (int)result;
 }
 
+uint64_t disk_client_bytes(void)
+{
+    return disk_sectors * STORAGE_SECTOR_BYTES;
+}
+
 int disk_client_open(struct cache_disk *disk)
 {
     dk_pid = server_wait_for(SERVER_NAME_DK, SERVER_START_WAIT_MS);
@@ -108,7 +113,6 @@ int disk_client_open(struct cache_disk *disk)
     disk->context = NULL;
     disk_sectors = dk_info_of(ica_control_of(control))->sectors;
     disk->blocks = (disk_sectors + STORAGE_SECTORS_PER_BLOCK - 1) / STORAGE_SECTORS_PER_BLOCK;
-    disk->bytes = disk_sectors * STORAGE_SECTOR_BYTES;
     disk->read = read_blocks;
     disk->write = write_blocks;
     disk->flush = flush_disk;

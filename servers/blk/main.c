@@ -157,7 +157,7 @@ int main(int argc, char **argv)
     printf("blk: shard %u of %u, cache of %u blocks (%u KiB), disk of %lu blocks%s, %s, lends of "
            "at most %u blocks per client\n",
            shard.index, shard.count, capacity, capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks,
-           disk.bytes % STORAGE_BLOCK_BYTES != 0 ? " (the last one partial)" : "",
+           disk_client_bytes() % STORAGE_BLOCK_BYTES != 0 ? " (the last one partial)" : "",
            durability_names[durability], lend_limit);
     blk_serve(&cache);
 }

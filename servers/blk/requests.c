@@ -318,9 +318,8 @@ long blk_stats(struct cache *cache, uint64_t control, struct blk_stats_message *
 
 long blk_info(struct cache *cache, uint64_t control, struct blk_info_message *message)
 {
-    (void)control;
-    message->bytes = cache->disk.bytes != 0 ? cache->disk.bytes
-                                            : cache->disk.blocks * (uint64_t)STORAGE_BLOCK_BYTES;
+    (void)cache, (void)control;
+    message->bytes = disk_client_bytes();
     return 0;
 }
 

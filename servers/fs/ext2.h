@@ -71,6 +71,9 @@ struct ext2_group_location {
     uint32_t inode_table;
 };
 
+/* The bad-block list (inode 1) as runs of blocks, read at mount. */
+#define EXT2_BAD_BLOCK_RANGES 64
+
 /* A mounted file system (caller-provided storage; no pointers to free). */
 /* Who a request acts for (Unix user and group). */
 struct ext2_user {
@@ -140,6 +143,11 @@ struct ext2_fs {
     uint32_t root_blocks[EXT2_BLOCK_POINTERS];   /* root's top-level blocks at mount */
     struct ext2_block_range protected_ranges[EXT2_PROTECTED_RANGES];
     uint32_t protected_count;
+    /* Inode 1's blocks (the bad blocks and the blocks holding their list):
+     * never handed out nor named by a file (ext2_bad_blocks.c). */
+    struct ext2_block_range bad_blocks[EXT2_BAD_BLOCK_RANGES];
+    uint32_t bad_block_ranges;
+    bool bad_blocks_unknown; /* the list could not be read whole: read-only */
 };
 
 struct ext2_stat {

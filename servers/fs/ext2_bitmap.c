@@ -71,6 +71,9 @@ static int take_block_in_group(struct ext2_fs *fs, uint32_t group, uint32_t from
     uint32_t found = ext2_group_first_block(fs, group) + bit;
     if (ext2_is_metadata(fs, found))
         return ext2_corrupt(fs, 0, found, "the block bitmap marks a metadata block free");
+    if (ext2_is_bad_block(fs, found))
+        return ext2_corrupt(fs, EXT2_BAD_BLOCKS_INODE, found,
+                            "the block bitmap marks a block of the bad-block list free");
     set_bit(bitmap, bit);
     status = ext2_write_block(fs, descriptor.bg_block_bitmap, bitmap);
     if (status < 0)
@@ -118,6 +121,9 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
         return status;
     if (ext2_is_metadata(fs, block))
         return ext2_corrupt(fs, 0, block, "freeing a metadata block");
+    if (ext2_is_bad_block(fs, block))
+        return ext2_corrupt(fs, EXT2_BAD_BLOCKS_INODE, block,
+                            "freeing a block of the bad-block list");
     if (!bit_is_set(bitmap, bit))
         return ext2_corrupt(fs, 0, block, "freeing a block the bitmap marks free");
     clear_bit(bitmap, bit);
@@ -158,6 +164,9 @@ static uint32_t inode_start_group(struct ext2_fs *fs, uint32_t parent, bool dire
  * (never used, mode 0, or deleted: dtime set and no links). */
 static int check_inode_is_free(struct ext2_fs *fs, uint32_t number)
 {
+    if (ext2_inode_in_bad_block(fs, number))
+        return ext2_corrupt(fs, number, 0,
+                            "the inode bitmap marks free an inode that lies in a bad block");
     struct ext2_inode inode;
     int status = ext2_read_raw_inode(fs, number, &inode);
     if (status < 0)

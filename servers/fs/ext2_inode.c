@@ -70,6 +70,9 @@ static int check_pointer(struct ext2_fs *fs, uint32_t number, uint32_t block)
         return ext2_corrupt(fs, number, block, "an inode's block pointer lies outside the disk");
     if (ext2_is_metadata(fs, block))
         return ext2_corrupt(fs, number, block, "an inode's block pointer names a metadata block");
+    if (ext2_is_bad_block(fs, block))
+        return ext2_corrupt(fs, number, block,
+                            "an inode's block pointer names a block on the bad-block list");
     return 0;
 }
 
@@ -157,6 +160,8 @@ int ext2_read_named_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode
 {
     if (number != EXT2_ROOT_INODE && number < fs->first_inode)
         return ext2_corrupt(fs, number, 0, "a directory entry names a reserved inode");
+    if (ext2_inode_in_bad_block(fs, number))
+        return ext2_corrupt(fs, number, 0, "a directory entry names an inode in a bad block");
     int status = ext2_read_inode(fs, number, inode);
     if (status < 0)
         return status;

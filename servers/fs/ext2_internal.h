@@ -47,6 +47,20 @@ int ext2_check_group_locations(struct ext2_fs *fs);
  * how many (0 when the group has none). */
 uint32_t ext2_group_super_blocks(const struct ext2_fs *fs, uint32_t group, uint32_t *first);
 
+/* The bad-block list (ext2_bad_blocks.c): read at mount (a list FS cannot
+ * read whole mounts read-only); whether a block is on it (inline: every
+ * block pointer asks, and the list is almost always empty); whether an
+ * inode lives in an inode-table block on it. */
+int ext2_load_bad_blocks(struct ext2_fs *fs);
+bool ext2_bad_block_listed(const struct ext2_fs *fs, uint32_t block);
+static inline bool ext2_is_bad_block(const struct ext2_fs *fs, uint32_t block)
+{
+    return fs->bad_block_ranges != 0 && ext2_bad_block_listed(fs, block);
+}
+bool ext2_inode_in_bad_block(struct ext2_fs *fs, uint32_t number);
+/* The first block of the group's inode table (as checked at mount). */
+int ext2_group_inode_table(struct ext2_fs *fs, uint32_t group, uint32_t *table);
+
 /* Group descriptors (read and checked on every use). */
 int ext2_read_group(struct ext2_fs *fs, uint32_t group, struct ext2_group_descriptor *descriptor);
 int ext2_write_group(struct ext2_fs *fs, uint32_t group,
@@ -114,6 +128,13 @@ int ext2_map_block_create(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t
 int ext2_visit_tree(struct ext2_fs *fs, const struct ext2_inode *inode, uint64_t limit,
                     int (*visit)(void *context, uint32_t block, bool indirect, uint64_t logical),
                     void *context);
+/* ext2_visit_tree over the whole tree of inode 1, the bad-block list: its
+ * indirect blocks are checked as any block pointer, its leaves only to lie
+ * on the disk (a bad block may be metadata: a block of an inode table). */
+int ext2_visit_bad_block_list(struct ext2_fs *fs, const struct ext2_inode *inode,
+                              int (*visit)(void *context, uint32_t block, bool indirect,
+                                           uint64_t logical),
+                              void *context);
 /* Checks the whole tree (ranges, loops) without changing anything. */
 int ext2_check_block_tree(struct ext2_fs *fs, struct ext2_inode *inode);
 int ext2_free_blocks_from(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t first_logical);

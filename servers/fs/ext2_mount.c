@@ -289,6 +289,8 @@ int ext2_mount(struct ext2_fs *fs, struct ext2_device *device)
     device->block_size = fs->block_size;
     status = ext2_check_group_locations(fs);
     if (status == 0)
+        status = ext2_load_bad_blocks(fs);
+    if (status == 0)
         status = check_root(fs);
     if (status < 0)
         return status;

@@ -283,7 +283,7 @@ int journal_start(struct journal *journal)
             return status;
     }
     fs->needs_recovery = false;
-    fs->read_only = ext2_has_unknown_ro_features(fs);
+    fs->read_only = ext2_has_unknown_ro_features(fs) || fs->bad_blocks_unknown;
     fs->read_only_reason = fs->read_only ? fs->read_only_reason : NULL;
     if (!fs->read_only) {
         fs->superblock.s_feature_incompat |= EXT2_FEATURE_INCOMPAT_RECOVER;

@@ -568,6 +568,143 @@ static void test_root_block_marked_free(void **state)
     assert_true(files_equal(before, after)); /* no damage but the injected one */
 }
 
+/* Makes the bad-block list (inode 1) the one block `bad`, as e2fsck -l
+ * would record it, without touching the bitmaps; mounts again. */
+static void list_bad_block(struct damaged *damaged, uint32_t bad)
+{
+    char value[16];
+    snprintf(value, sizeof value, "%u", bad);
+    assert_int_equal(set_inode_field(damaged->image, "<1>", "block[0]", value), 0);
+    assert_int_equal(set_inode_field(damaged->image, "<1>", "size", "1024"), 0);
+    assert_int_equal(set_inode_field(damaged->image, "<1>", "blocks", "2"), 0);
+    assert_int_equal(remount(damaged), 0);
+    problems_reported = 0;
+}
+
+/* The first block group 0's bitmap marks free. */
+static uint32_t first_free_block(struct damaged *damaged)
+{
+    struct ext2_group_descriptor group;
+    uint8_t bitmap[EXT2_MAX_BLOCK_SIZE];
+    assert_int_equal(ext2_read_group(&damaged->fs, 0, &group), 0);
+    assert_int_equal(ext2_read_block(&damaged->fs, group.bg_block_bitmap, bitmap), 0);
+    for (uint32_t bit = 0; bit < damaged->fs.superblock.s_blocks_per_group; bit++)
+        if (!(bitmap[bit / 8] & (1u << (bit % 8))))
+            return damaged->fs.superblock.s_first_data_block + bit;
+    fail_msg("no free block in group 0");
+    return 0;
+}
+
+/* A block on the bad-block list that the bitmap marks free is not handed
+ * out (the allocation is refused as the inconsistency it is). */
+static void test_bad_block_marked_free(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    list_bad_block(&damaged, first_free_block(&damaged));
+    snapshot(&damaged);
+    uint32_t keep;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/keep.txt", &keep), 0);
+    assert_int_equal(ext2_write(&damaged.fs, keep, 100000, "x", 1), -E_CORRUPT);
+    assert_string_equal(last_problem, "the block bitmap marks a block of the bad-block list free");
+    check_untouched(&damaged);
+}
+
+/* With the bad block marked in use (a consistent list), files never get it,
+ * and a file that points at it is refused like one pointing at metadata. */
+static void test_bad_block_in_use(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode inode;
+    make_damaged(&damaged, 1024);
+    uint32_t bad = first_free_block(&damaged);
+    assert_int_equal(run("debugfs -w -R 'setb %u' %s >/dev/null 2>&1", bad, damaged.image), 0);
+    list_bad_block(&damaged, bad);
+    assert_int_equal(run("e2fsck -fy %s >/dev/null 2>&1", damaged.image) & ~1, 0); /* counts */
+    assert_true(fsck_clean(damaged.image));
+    assert_int_equal(remount(&damaged), 0);
+    uint32_t keep;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/keep.txt", &keep), 0);
+    assert_int_equal(ext2_write(&damaged.fs, keep, 100000, "x", 1), 1);
+    assert_int_equal(ext2_read_inode(&damaged.fs, keep, &inode), 0);
+    uint32_t physical;
+    assert_int_equal(ext2_map_block(&damaged.fs, &inode, 100000 / 1024, &physical), 0);
+    assert_int_not_equal(physical, bad);
+    assert_int_equal(problems_reported, 0);
+    disk_close(&damaged.disk);
+    assert_true(fsck_clean(damaged.image));
+    make_damaged(&damaged, 1024);
+    uint32_t number = inode_of(&damaged, "/victim", &inode);
+    list_bad_block(&damaged, inode.i_block[2]);
+    expect_file_corrupt(&damaged, "/victim", 0);
+    assert_string_equal(last_problem,
+                        "an inode's block pointer names a block on the bad-block list");
+    (void)number;
+}
+
+/* The inode-table block holding inode `number`. */
+static uint32_t table_block_of(struct damaged *damaged, uint32_t number)
+{
+    struct ext2_group_descriptor group;
+    uint32_t per_group = damaged->fs.superblock.s_inodes_per_group;
+    assert_int_equal(ext2_read_group(&damaged->fs, (number - 1) / per_group, &group), 0);
+    return group.bg_inode_table + ((number - 1) % per_group) / damaged->fs.inodes_per_block;
+}
+
+/* An inode-table block on the bad-block list: the inodes in it are neither
+ * handed out (the bitmap marks them free: refused) nor used when a
+ * directory entry names one (e2fsck clears such entries). */
+static void test_inode_table_block_on_bad_block_list(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode inode;
+    make_damaged(&damaged, 1024);
+    uint32_t next = damaged.fs.superblock.s_inodes_count; /* the next inode create would take */
+    for (uint32_t number = damaged.fs.first_inode; number < next; number++) {
+        assert_int_equal(ext2_read_raw_inode(&damaged.fs, number, &inode), 0);
+        if (inode.i_mode == 0)
+            next = number;
+    }
+    list_bad_block(&damaged, table_block_of(&damaged, next));
+    snapshot(&damaged);
+    assert_int_equal(ext2_create(&damaged.fs, "/new", 0644, NULL), -E_CORRUPT);
+    assert_string_equal(last_problem,
+                        "the inode bitmap marks free an inode that lies in a bad block");
+    check_untouched(&damaged);
+
+    make_damaged(&damaged, 1024);
+    uint32_t keep = inode_of(&damaged, "/keep.txt", &inode);
+    list_bad_block(&damaged, table_block_of(&damaged, keep));
+    snapshot(&damaged);
+    uint32_t found;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/keep.txt", &found), -E_CORRUPT);
+    assert_string_equal(last_problem, "a directory entry names an inode in a bad block");
+    assert_int_equal(ext2_unlink(&damaged.fs, "/keep.txt"), -E_CORRUPT);
+    check_untouched(&damaged);
+}
+
+/* A bad-block list FS cannot read whole (a block past the disk's end, as
+ * e2fsprogs' f_badbblocks has): mounted read-only, nothing written. */
+static void test_bad_block_list_corrupt(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    list_bad_block(&damaged, damaged.fs.superblock.s_blocks_count + 3);
+    assert_true(damaged.fs.read_only);
+    assert_non_null(strstr(damaged.fs.read_only_reason, "bad-block list"));
+    assert_string_equal(last_problem, "a block on the bad-block list lies outside the disk");
+    snapshot(&damaged);
+    assert_int_equal(ext2_create(&damaged.fs, "/new", 0644, NULL), -E_READ_ONLY);
+    uint32_t keep;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/keep.txt", &keep), 0);
+    assert_int_equal(damaged.disk.writes, 0);
+    disk_close(&damaged.disk);
+}
+
 /* s_errors: remount-ro stops writes, panic also stops FS, continue goes on;
  * the error record is what dumpe2fs shows. */
 static void test_errors_policies(void **state)
@@ -657,6 +794,10 @@ int main(void)
         cmocka_unit_test(test_live_inode_marked_free),
         cmocka_unit_test(test_metadata_marked_free),
         cmocka_unit_test(test_root_block_marked_free),
+        cmocka_unit_test(test_bad_block_marked_free),
+        cmocka_unit_test(test_bad_block_in_use),
+        cmocka_unit_test(test_inode_table_block_on_bad_block_list),
+        cmocka_unit_test(test_bad_block_list_corrupt),
         cmocka_unit_test(test_errors_policies),
         cmocka_unit_test(test_unknown_ro_compat_feature),
     };

@@ -74,6 +74,30 @@ struct ext2_group_location {
 /* The bad-block list (inode 1) as runs of blocks, read at mount. */
 #define EXT2_BAD_BLOCK_RANGES 64
 
+/* The running operation's changes, held until it ends (ext2_operation.c). */
+#define EXT2_OPERATION_BLOCKS 32       /* metadata blocks it may change */
+#define EXT2_OPERATION_FREED_RANGES 64 /* runs of blocks it may free */
+#define EXT2_OPERATION_CHARGES 8       /* owners whose quota it may charge */
+struct ext2_charge {
+    uint32_t uid;
+    int64_t sectors;
+};
+struct ext2_operation {
+    uint32_t depth; /* 0: none runs (writes go to the device at once) */
+    uint64_t problems_at_start;
+    bool spilled;                      /* more than it could hold went to the device: not undone */
+    int device_error;                  /* the first device error of a spill */
+    struct ext2_superblock superblock; /* as it was at the start */
+    bool superblock_dirty;
+    uint32_t held;
+    uint32_t numbers[EXT2_OPERATION_BLOCKS];
+    uint32_t freed_ranges;
+    struct ext2_block_range freed[EXT2_OPERATION_FREED_RANGES];
+    uint32_t charges;
+    struct ext2_charge charged[EXT2_OPERATION_CHARGES];
+    uint8_t blocks[EXT2_OPERATION_BLOCKS][EXT2_MAX_BLOCK_SIZE];
+};
+
 /* A mounted file system (caller-provided storage; no pointers to free). */
 /* Who a request acts for (Unix user and group). */
 struct ext2_user {
@@ -148,6 +172,11 @@ struct ext2_fs {
     struct ext2_block_range bad_blocks[EXT2_BAD_BLOCK_RANGES];
     uint32_t bad_block_ranges;
     bool bad_blocks_unknown; /* the list could not be read whole: read-only */
+    /* The operation running now: its metadata writes and frees are held
+     * until it ends, and dropped if it fails or finds an inconsistency. */
+    struct ext2_operation operation;
+    uint64_t operation_aborts; /* operations that left nothing on the disk */
+    uint64_t operation_spills; /* operations too large to hold whole */
 };
 
 struct ext2_stat {

@@ -32,11 +32,15 @@ static uint32_t find_clear_bit(const uint8_t *bitmap, uint32_t from, uint32_t li
     return UINT32_MAX;
 }
 
+/* A free block is not reused by the operation that freed it, nor while the
+ * device says it must wait (a journal: freed by an uncommitted transaction). */
 static bool may_allocate(const struct ext2_fs *fs, uint32_t group, uint32_t bit)
 {
     const struct ext2_device *device = fs->device;
-    return device->may_allocate == NULL ||
-           device->may_allocate(device->context, ext2_group_first_block(fs, group) + bit);
+    uint32_t block = ext2_group_first_block(fs, group) + bit;
+    if (ext2_operation_freed(fs, block))
+        return false;
+    return device->may_allocate == NULL || device->may_allocate(device->context, block);
 }
 
 /* The first clear bit in [from, count) the device lets us reuse, or UINT32_MAX. */
@@ -136,8 +140,7 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
         return status;
     fs->superblock.s_free_blocks_count++;
     fs->superblock_dirty = true;
-    if (fs->device->forget != NULL)
-        fs->device->forget(fs->device->context, block);
+    ext2_operation_forget(fs, block); /* told to the device when the operation ends */
     return 0;
 }
 

@@ -290,7 +290,7 @@ int ext2_read_inode_to_change(struct ext2_fs *fs, uint32_t number, struct ext2_i
     return status < 0 ? status : ext2_read_inode(fs, number, inode);
 }
 
-int ext2_release_unlinked(struct ext2_fs *fs, uint32_t number)
+static int release_unlinked(struct ext2_fs *fs, uint32_t number)
 {
     struct ext2_inode inode;
     int status = ext2_read_inode_to_change(fs, number, &inode);
@@ -305,4 +305,10 @@ int ext2_release_unlinked(struct ext2_fs *fs, uint32_t number)
         status = ext2_release_inode(fs, number, &inode);
     int flushed = ext2_flush_superblock(fs);
     return status < 0 ? status : flushed;
+}
+
+int ext2_release_unlinked(struct ext2_fs *fs, uint32_t number)
+{
+    ext2_operation_begin(fs);
+    return (int)ext2_operation_end(fs, release_unlinked(fs, number));
 }

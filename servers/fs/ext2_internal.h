@@ -24,12 +24,32 @@ bool ext2_block_in_range(const struct ext2_fs *fs, uint32_t block);
 int ext2_flush_superblock(struct ext2_fs *fs);
 int ext2_check_writable(const struct ext2_fs *fs);
 
+/* The running operation (ext2_operation.c). Changing operations run between
+ * begin and end; end gives back status, or -E_CORRUPT when an inconsistency
+ * was found, after dropping every change the operation made (when status is
+ * an error, too). Writes, frees and quota charges go through these. */
+void ext2_operation_begin(struct ext2_fs *fs);
+long ext2_operation_end(struct ext2_fs *fs, long status);
+int ext2_operation_write(struct ext2_fs *fs, uint32_t block, const void *buffer);
+/* True (and the bytes copied) when the running operation holds the block. */
+bool ext2_operation_read(struct ext2_fs *fs, uint32_t block, uint32_t offset, void *buffer,
+                         uint32_t length);
+/* A block written in place as file data: a held copy of it goes. */
+void ext2_operation_data_written(struct ext2_fs *fs, uint32_t block);
+void ext2_operation_forget(struct ext2_fs *fs, uint32_t block);
+/* Whether the running operation freed the block (not to be reused in it). */
+bool ext2_operation_freed(const struct ext2_fs *fs, uint32_t block);
+void ext2_operation_charge(struct ext2_fs *fs, uint32_t uid, int64_t sectors);
+
 /* Inconsistencies (ext2_error.c): reports the problem, records it in the
  * superblock and applies s_errors; returns -E_CORRUPT for the caller to pass up. */
 int ext2_corrupt_at(struct ext2_fs *fs, const char *function, uint32_t inode, uint64_t block,
                     const char *what);
 #define ext2_corrupt(fs, inode, block, what) ext2_corrupt_at(fs, __func__, inode, block, what)
 uint16_t ext2_errors_policy_of(const struct ext2_superblock *superblock);
+/* Copies the error record (s_state's error bit, the counts, the first and
+ * last error) from `from` into `into`; whether it differed. */
+bool ext2_copy_error_record(struct ext2_superblock *into, const struct ext2_superblock *from);
 
 /* Metadata (ext2_metadata.c): whether a block holds a superblock or its
  * backup, group descriptors (reserved ones too), a bitmap, an inode table or

@@ -14,6 +14,9 @@ int ext2_read_bytes(struct ext2_fs *fs, uint32_t block, uint32_t offset, void *b
     if (block >= fs->superblock.s_blocks_count || offset > fs->block_size ||
         length > fs->block_size - offset)
         return -E_CORRUPT;
+    if (__builtin_expect(fs->operation.held != 0, 0) &&
+        ext2_operation_read(fs, block, offset, buffer, length))
+        return 0;
     int status = fs->device->read_bytes(fs->device->context, block, offset, buffer, length);
     return status < 0 ? status : 0;
 }
@@ -26,6 +29,9 @@ int ext2_read_data_bytes(struct ext2_fs *fs, uint32_t block, uint32_t offset, vo
     if (block >= fs->superblock.s_blocks_count || offset > fs->block_size ||
         length > fs->block_size - offset)
         return -E_CORRUPT;
+    if (__builtin_expect(fs->operation.held != 0, 0) &&
+        ext2_operation_read(fs, block, offset, buffer, length))
+        return 0;
     int status = fs->device->read_data(fs->device->context, block, offset, buffer, length);
     return status < 0 ? status : 0;
 }
@@ -35,12 +41,12 @@ int ext2_read_block(struct ext2_fs *fs, uint32_t block, void *buffer)
     return ext2_read_bytes(fs, block, 0, buffer, fs->block_size);
 }
 
+/* Metadata: held by the running operation until it ends (ext2_operation.c). */
 int ext2_write_block(struct ext2_fs *fs, uint32_t block, const void *buffer)
 {
     if (!ext2_block_in_range(fs, block))
         return -E_CORRUPT;
-    int status = fs->device->write_block(fs->device->context, block, buffer);
-    return status < 0 ? status : 0;
+    return ext2_operation_write(fs, block, buffer);
 }
 
 /* A file's contents: the device may write it in place rather than log it. */
@@ -50,6 +56,7 @@ int ext2_write_data_block(struct ext2_fs *fs, uint32_t block, const void *buffer
         return ext2_write_block(fs, block, buffer);
     if (!ext2_block_in_range(fs, block))
         return -E_CORRUPT;
+    ext2_operation_data_written(fs, block);
     int status = fs->device->write_data(fs->device->context, block, buffer);
     return status < 0 ? status : 0;
 }
@@ -71,7 +78,7 @@ int ext2_flush_superblock(struct ext2_fs *fs)
     if (status < 0)
         return status;
     memcpy(buffer + offset, &fs->superblock, sizeof fs->superblock);
-    status = fs->device->write_block(fs->device->context, block, buffer);
+    status = ext2_operation_write(fs, block, buffer);
     if (status < 0)
         return status;
     fs->superblock_dirty = false;

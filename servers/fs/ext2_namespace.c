@@ -1,7 +1,8 @@
 /* ext2_namespace.c: paths and the name space: lookup (".", "..", length
  * limits), create, mkdir, unlink, rmdir and rename, keeping link counts and
- * the groups' directory counts right. Each operation changes nothing on disk
- * when it fails for lack of space. */
+ * the groups' directory counts right. Each is one operation (ext2_operation.c):
+ * when it fails, for lack of space or on an inconsistency, it changes nothing
+ * on disk. */
 #include "ext2_internal.h"
 
 #define EXT2_LINK_MAX 32000
@@ -118,10 +119,12 @@ static int find_parent(struct ext2_fs *fs, const char *path, struct parent *pare
     return is_dot_name(parent->name, parent->length) ? -E_INVALID : 0;
 }
 
+/* The end of an operation begun by ext2_operation_begin: the superblock's
+ * counts written, then all of it, or nothing when it failed. */
 static int finish(struct ext2_fs *fs, int status)
 {
     int flushed = ext2_flush_superblock(fs);
-    return status < 0 ? status : flushed;
+    return (int)ext2_operation_end(fs, status < 0 ? status : flushed);
 }
 
 static int make_node(struct ext2_fs *fs, struct parent *parent, uint16_t mode, uint32_t *result)
@@ -168,6 +171,7 @@ static int make_node(struct ext2_fs *fs, struct parent *parent, uint16_t mode, u
 int ext2_create(struct ext2_fs *fs, const char *path, uint16_t mode, uint32_t *inode)
 {
     struct parent parent;
+    ext2_operation_begin(fs);
     int status = find_parent(fs, path, &parent);
     if (status == -E_INVALID)
         status = -E_EXISTS;
@@ -179,6 +183,7 @@ int ext2_create(struct ext2_fs *fs, const char *path, uint16_t mode, uint32_t *i
 int ext2_mkdir(struct ext2_fs *fs, const char *path, uint16_t mode, uint32_t *inode)
 {
     struct parent parent;
+    ext2_operation_begin(fs);
     int status = find_parent(fs, path, &parent);
     if (status == -E_INVALID)
         status = -E_EXISTS;
@@ -249,11 +254,13 @@ static int remove_name(struct ext2_fs *fs, const char *path, bool directory)
 
 int ext2_unlink(struct ext2_fs *fs, const char *path)
 {
+    ext2_operation_begin(fs);
     return finish(fs, remove_name(fs, path, false));
 }
 
 int ext2_rmdir(struct ext2_fs *fs, const char *path)
 {
+    ext2_operation_begin(fs);
     return finish(fs, remove_name(fs, path, true));
 }
 
@@ -383,6 +390,7 @@ static int move(struct ext2_fs *fs, struct parent *from, struct parent *to)
 int ext2_rename(struct ext2_fs *fs, const char *old_path, const char *new_path)
 {
     struct parent from, to;
+    ext2_operation_begin(fs);
     int status = find_parent(fs, old_path, &from);
     if (status == 0)
         status = find_parent(fs, new_path, &to);

@@ -705,6 +705,55 @@ static void test_bad_block_list_corrupt(void **state)
     disk_close(&damaged.disk);
 }
 
+/* The quota changes an operation reports, summed (test_operation_aborted). */
+static int64_t quota_changed_sum;
+
+static void note_quota_change(void *context, uint32_t uid, int64_t sectors)
+{
+    (void)context, (void)uid;
+    quota_changed_sum += sectors;
+}
+
+/* An inconsistency found in the middle of an operation: an unlink whose
+ * block frees meet a block the bitmap already marks free. The operation is
+ * aborted (as ext4 aborts the running transaction): its directory entry,
+ * inode and bitmaps stay as they were (e2fsck finds no unattached inode),
+ * the quota charges are given back, only the error record is written; and
+ * under errors=continue the next operation goes on. */
+static void test_operation_aborted(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode inode;
+    make_damaged_with(&damaged, 1024, "-e continue");
+    inode_of(&damaged, "/victim", &inode);
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&damaged.fs, 0, &group), 0);
+    uint32_t late = inode.i_block[EXT2_SINGLE_INDIRECT + 0] + 3; /* a block freed late */
+    clear_bitmap_bit(&damaged, group.bg_block_bitmap,
+                     late - damaged.fs.superblock.s_first_data_block);
+    char before[300], after[300];
+    snprintf(before, sizeof before, "%s.fsck-before", damaged.image);
+    snprintf(after, sizeof after, "%s.fsck-after", damaged.image);
+    fsck_report(damaged.image, before);
+    damaged.fs.quota = (struct ext2_quota){.changed = note_quota_change};
+    quota_changed_sum = 0;
+    snapshot(&damaged);
+    assert_int_equal(ext2_unlink(&damaged.fs, "/victim"), -E_CORRUPT);
+    assert_string_equal(last_problem, "freeing a block the bitmap marks free");
+    assert_int_equal(quota_changed_sum, 0);
+    assert_int_equal(damaged.fs.operation_aborts, 1);
+    assert_false(damaged.fs.read_only); /* errors=continue */
+    uint32_t victim;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/victim", &victim), 0);
+    assert_int_equal(damaged.disk.writes, damaged.disk.superblock_writes);
+    assert_true(only_error_record_differs(damaged.image, damaged.copy));
+    assert_int_equal(ext2_create(&damaged.fs, "/after", 0644, NULL), 0);
+    disk_close(&damaged.disk);
+    fsck_report(damaged.image, after);
+    assert_int_equal(run("diff %s %s | grep -v 'after\\|files' | grep -q '^>'", before, after), 1);
+}
+
 /* s_errors: remount-ro stops writes, panic also stops FS, continue goes on;
  * the error record is what dumpe2fs shows. */
 static void test_errors_policies(void **state)
@@ -798,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_bad_block_in_use),
         cmocka_unit_test(test_inode_table_block_on_bad_block_list),
         cmocka_unit_test(test_bad_block_list_corrupt),
+        cmocka_unit_test(test_operation_aborted),
         cmocka_unit_test(test_errors_policies),
         cmocka_unit_test(test_unknown_ro_compat_feature),
     };

@@ -168,14 +168,16 @@ struct ext2_entry_location {
     uint32_t inode;
     uint8_t file_type;
 };
-int ext2_directory_find(struct ext2_fs *fs, struct ext2_inode *directory, const char *name,
-                        size_t name_length, struct ext2_entry_location *location);
+/* Directory `number` (its inode read into `directory`): its first block's
+ * "." must name it. */
+int ext2_directory_find(struct ext2_fs *fs, uint32_t number, struct ext2_inode *directory,
+                        const char *name, size_t name_length, struct ext2_entry_location *location);
 int ext2_directory_add(struct ext2_fs *fs, uint32_t directory_number, struct ext2_inode *directory,
                        const char *name, size_t name_length, uint32_t inode, uint8_t file_type);
 int ext2_directory_remove(struct ext2_fs *fs, const struct ext2_entry_location *location);
 int ext2_directory_set_entry(struct ext2_fs *fs, const struct ext2_entry_location *location,
                              uint32_t inode, uint8_t file_type);
-int ext2_directory_is_empty(struct ext2_fs *fs, struct ext2_inode *directory);
+int ext2_directory_is_empty(struct ext2_fs *fs, uint32_t number, struct ext2_inode *directory);
 int ext2_directory_initialize(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode,
                               uint32_t parent);
 uint8_t ext2_file_type_of(const struct ext2_fs *fs, uint16_t mode);

@@ -705,6 +705,46 @@ static void test_bad_block_list_corrupt(void **state)
     disk_close(&damaged.disk);
 }
 
+/* A directory whose first block is another directory's (its "." names the
+ * root): nothing reads or writes through it, so mkdir /dir/sub cannot land
+ * in the root; then a first block whose second entry is not "..". */
+static void test_directory_dots(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode root, inode;
+    make_damaged(&damaged, 1024);
+    assert_int_equal(ext2_read_inode(&damaged.fs, EXT2_ROOT_INODE, &root), 0);
+    uint32_t number = inode_of(&damaged, "/dir", &inode);
+    inode.i_block[0] = root.i_block[0];
+    assert_int_equal(ext2_write_inode(&damaged.fs, number, &inode), 0);
+    assert_int_equal(remount(&damaged), 0);
+    problems_reported = 0;
+    snapshot(&damaged);
+    uint32_t found;
+    uint64_t cursor = 0;
+    struct ext2_dirent entry;
+    assert_int_equal(ext2_mkdir(&damaged.fs, "/dir/sub", 0755, NULL), -E_CORRUPT);
+    assert_string_equal(last_problem, "a directory's first entry is not '.' naming the directory");
+    assert_int_equal(ext2_lookup(&damaged.fs, "/dir/keep.txt", &found), -E_CORRUPT);
+    assert_int_equal(ext2_readdir(&damaged.fs, number, &cursor, &entry), -E_CORRUPT);
+    assert_int_equal(ext2_rmdir(&damaged.fs, "/dir"), -E_CORRUPT);
+    assert_int_equal(ext2_lookup(&damaged.fs, "/sub", &found), -E_NOT_FOUND);
+    check_untouched(&damaged);
+
+    make_damaged(&damaged, 4096);
+    number = inode_of(&damaged, "/dir", &inode);
+    uint8_t block[EXT2_MAX_BLOCK_SIZE];
+    assert_int_equal(pread(damaged.disk.fd, block, 4096, (off_t)inode.i_block[0] * 4096), 4096);
+    struct ext2_directory_entry *second = (struct ext2_directory_entry *)(block + 12);
+    second->name[1] = 'x'; /* ".x" */
+    poke(&damaged, (uint64_t)inode.i_block[0] * 4096, block, 4096);
+    snapshot(&damaged);
+    assert_int_equal(ext2_create(&damaged.fs, "/dir/new", 0644, NULL), -E_CORRUPT);
+    assert_string_equal(last_problem, "a directory's second entry is not '..'");
+    check_untouched(&damaged);
+}
+
 /* The quota changes an operation reports, summed (test_operation_aborted). */
 static int64_t quota_changed_sum;
 
@@ -848,6 +888,7 @@ int main(void)
         cmocka_unit_test(test_inode_table_block_on_bad_block_list),
         cmocka_unit_test(test_bad_block_list_corrupt),
         cmocka_unit_test(test_operation_aborted),
+        cmocka_unit_test(test_directory_dots),
         cmocka_unit_test(test_errors_policies),
         cmocka_unit_test(test_unknown_ro_compat_feature),
     };

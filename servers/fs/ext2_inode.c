@@ -4,7 +4,7 @@
  * its unlink, at its last close. */
 #include "ext2_internal.h"
 
-static int locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, uint32_t *offset)
+int ext2_locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, uint32_t *offset)
 {
     if (number == 0 || number > fs->superblock.s_inodes_count)
         return -E_CORRUPT;
@@ -23,7 +23,7 @@ static int locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, ui
 static int read_inode_block(struct ext2_fs *fs, uint32_t number, uint8_t *buffer, uint32_t *block,
                             uint32_t *offset)
 {
-    int status = locate_inode(fs, number, block, offset);
+    int status = ext2_locate_inode(fs, number, block, offset);
     return status == 0 ? ext2_read_block(fs, *block, buffer) : status;
 }
 
@@ -37,7 +37,7 @@ static size_t core_length(const struct ext2_fs *fs)
 int ext2_read_raw_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
 {
     uint32_t block, offset;
-    int status = locate_inode(fs, number, &block, &offset);
+    int status = ext2_locate_inode(fs, number, &block, &offset);
     memset(inode, 0, sizeof *inode);
     if (status == 0)
         status = ext2_read_bytes(fs, block, offset, inode, (uint32_t)core_length(fs));

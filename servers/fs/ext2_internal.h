@@ -117,6 +117,8 @@ void ext2_quota_charge(struct ext2_fs *fs, const struct ext2_inode *inode, int64
  * (a reserved inode, a free or deleted one). */
 /* An inode about to change: the file system writable, then the inode read. */
 int ext2_read_inode_to_change(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
+/* Where inode `number` lies: its inode-table block and its offset there. */
+int ext2_locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, uint32_t *offset);
 int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
 int ext2_read_raw_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
 int ext2_check_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode);

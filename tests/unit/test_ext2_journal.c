@@ -557,6 +557,8 @@ static void refuses_unsupported_or_broken_journals(void **state)
         {0x1C, 1u << 30, -E_CORRUPT, "start out of range"},
         {0x10, 1u << 30, -E_CORRUPT, "length"},
         {0x04, 9, -E_CORRUPT, "no journal superblock"},
+        {0x04, 3, -E_CORRUPT, "version 1 but carries version-2 fields"}, /* nr_users is 1 */
+        {0x40, 2, -E_CORRUPT, "more than one file system"},
     };
     char pristine[300];
     snprintf(pristine, sizeof pristine, "%s.pristine", fixture->image);
@@ -702,6 +704,41 @@ static void refuses_replay_over_metadata(void **state)
     expect_replay_refused(fixture, first, "logged superblock does not match");
     assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
     expect_replay_refused(fixture, first + 1, "logged group descriptors");
+    assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
+    assert_int_equal(mount_journaled(fixture), 0);
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&fixture->fs, 0, &group), 0);
+    uint32_t holding_journal_inode = group.bg_inode_table + (8 - 1) / fixture->fs.inodes_per_block;
+    unmount(fixture);
+    expect_replay_refused(fixture, holding_journal_inode, "changes the journal's own inode");
+}
+
+/* A version-1 journal superblock is accepted when it carries nothing of
+ * version 2 (e2fsck's rule): mounted, used and clean. */
+static void accepts_plain_version_1_superblock(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    uint32_t physical;
+    assert_int_equal(journal_map(fixture->journal, 0, &physical), 0);
+    unmount(fixture);
+    uint8_t version_1[] = {0, 0, 0, 3}; /* JBD2_SUPERBLOCK_V1, big-endian */
+    uint8_t zeros[0x44 - 0x24] = {0};   /* the features, the UUID, s_nr_users */
+    FILE *image = fopen(fixture->image, "r+b");
+    assert_non_null(image);
+    long superblock = (long)physical * (long)fixture->block_size;
+    assert_int_equal(fseek(image, superblock + 0x04, SEEK_SET), 0);
+    assert_int_equal(fwrite(version_1, sizeof version_1, 1, image), 1);
+    assert_int_equal(fseek(image, superblock + 0x24, SEEK_SET), 0);
+    assert_int_equal(fwrite(zeros, sizeof zeros, 1, image), 1);
+    fclose(image);
+    assert_int_equal(mount_journaled(fixture), 0);
+    assert_int_equal(fixture->journal->version, 1);
+    churn(fixture, 11, 5000);
+    assert_int_equal(journal_sync(fixture->journal), 0);
+    unmount(fixture);
+    assert_true(fsck_clean(fixture->image));
+    assert_true(file_matches(fixture->image, 11, 5000));
 }
 
 /* A file whose block pointer names a journal block is refused on sight:
@@ -821,6 +858,7 @@ int main(void)
         BOTH(refuses_files_in_the_journal),
         BOTH(refuses_journal_tree_into_metadata),
         BOTH(aborted_operation_leaves_the_transaction),
+        BOTH(accepts_plain_version_1_superblock),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     run("rm -rf %s", scratch());

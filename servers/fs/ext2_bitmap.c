@@ -78,6 +78,8 @@ static int take_block_in_group(struct ext2_fs *fs, uint32_t group, uint32_t from
     if (ext2_is_bad_block(fs, found))
         return ext2_corrupt(fs, EXT2_BAD_BLOCKS_INODE, found,
                             "the block bitmap marks a block of the bad-block list free");
+    if (ext2_claimed(fs, found))
+        return ext2_corrupt(fs, 0, found, "the block bitmap marks free a block a file claims");
     set_bit(bitmap, bit);
     status = ext2_write_block(fs, descriptor.bg_block_bitmap, bitmap);
     if (status < 0)
@@ -89,6 +91,7 @@ static int take_block_in_group(struct ext2_fs *fs, uint32_t group, uint32_t from
     if (fs->superblock.s_free_blocks_count > 0)
         fs->superblock.s_free_blocks_count--;
     fs->superblock_dirty = true;
+    ext2_operation_allocated(fs, found); /* a file claims it once the operation ends */
     *block = found;
     return 0;
 }
@@ -128,6 +131,8 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
     if (ext2_is_bad_block(fs, block))
         return ext2_corrupt(fs, EXT2_BAD_BLOCKS_INODE, block,
                             "freeing a block of the bad-block list");
+    if (ext2_claimed_twice(fs, block))
+        return ext2_corrupt(fs, 0, block, "freeing a block another file also claims");
     if (!bit_is_set(bitmap, bit))
         return ext2_corrupt(fs, 0, block, "freeing a block the bitmap marks free");
     clear_bit(bitmap, bit);

@@ -37,6 +37,8 @@ bool ext2_operation_read(struct ext2_fs *fs, uint32_t block, uint32_t offset, vo
 /* A block written in place as file data: a held copy of it goes. */
 void ext2_operation_data_written(struct ext2_fs *fs, uint32_t block);
 void ext2_operation_forget(struct ext2_fs *fs, uint32_t block);
+/* A block just allocated: claimed when the operation ends. */
+void ext2_operation_allocated(struct ext2_fs *fs, uint32_t block);
 /* Whether the running operation freed the block (not to be reused in it). */
 bool ext2_operation_freed(const struct ext2_fs *fs, uint32_t block);
 void ext2_operation_charge(struct ext2_fs *fs, uint32_t uid, int64_t sectors);
@@ -78,6 +80,12 @@ static inline bool ext2_is_bad_block(const struct ext2_fs *fs, uint32_t block)
     return fs->bad_block_ranges != 0 && ext2_bad_block_listed(fs, block);
 }
 bool ext2_inode_in_bad_block(struct ext2_fs *fs, uint32_t number);
+/* The claims (ext2_claims.c): whether a file claims the block, whether two
+ * do, and the claim's change when an operation allocates or frees it. */
+bool ext2_claimed(const struct ext2_fs *fs, uint32_t block);
+bool ext2_claimed_twice(const struct ext2_fs *fs, uint32_t block);
+void ext2_claims_set(struct ext2_fs *fs, uint32_t block, bool claimed);
+
 /* The first block of the group's inode table (as checked at mount). */
 int ext2_group_inode_table(struct ext2_fs *fs, uint32_t group, uint32_t *table);
 

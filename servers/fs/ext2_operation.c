@@ -20,6 +20,7 @@ void ext2_operation_begin(struct ext2_fs *fs)
         return;
     operation->held = 0;
     operation->freed_ranges = 0;
+    operation->allocated_ranges = 0;
     operation->charges = 0;
     operation->spilled = false;
     operation->device_error = 0;
@@ -55,25 +56,53 @@ static int write_to_device(struct ext2_fs *fs, uint32_t block, const void *buffe
 
 static void forget_on_device(struct ext2_fs *fs, uint32_t first, uint32_t count)
 {
+    for (uint32_t i = 0; i < count; i++)
+        ext2_claims_set(fs, first + i, false);
     if (fs->device->forget == NULL)
         return;
     for (uint32_t i = 0; i < count; i++)
         fs->device->forget(fs->device->context, first + i);
 }
 
+static void claim_range(struct ext2_fs *fs, uint32_t first, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        ext2_claims_set(fs, first + i, true);
+}
+
+/* A run of blocks appended to `ranges` (merged with the last when it goes
+ * on); false when the list is full. */
+static bool add_to_ranges(struct ext2_block_range *ranges, uint32_t *count, uint32_t block)
+{
+    struct ext2_block_range *last = *count > 0 ? &ranges[*count - 1] : NULL;
+    if (last != NULL && last->first + last->count == block) {
+        last->count++;
+        return true;
+    }
+    if (*count == EXT2_OPERATION_FREED_RANGES)
+        return false;
+    ranges[(*count)++] = (struct ext2_block_range){block, 1};
+    return true;
+}
+
 /* The held blocks to the device in the order first written, then the
  * frees (after the bitmaps that free them, so that a journal never lets a
- * block be reused before the transaction freeing it commits). */
+ * block be reused before the transaction freeing it commits); the claims
+ * follow: allocated blocks claimed, then freed ones (a block allocated and
+ * given back by the same operation) no longer. */
 static int release_held(struct ext2_fs *fs)
 {
     struct ext2_operation *operation = &fs->operation;
     int status = 0;
     for (uint32_t i = 0; i < operation->held && status == 0; i++)
         status = write_to_device(fs, operation->numbers[i], operation->blocks[i]);
+    for (uint32_t i = 0; i < operation->allocated_ranges; i++)
+        claim_range(fs, operation->allocated[i].first, operation->allocated[i].count);
     for (uint32_t i = 0; i < operation->freed_ranges; i++)
         forget_on_device(fs, operation->freed[i].first, operation->freed[i].count);
     operation->held = 0;
     operation->freed_ranges = 0;
+    operation->allocated_ranges = 0;
     return status;
 }
 
@@ -117,6 +146,15 @@ void ext2_operation_data_written(struct ext2_fs *fs, uint32_t block)
     memcpy(operation->blocks[slot], operation->blocks[last], fs->block_size);
 }
 
+/* A list of the operation is full: what it did so far goes to the device
+ * (a device error then fails the operation). */
+static void spill_for_room(struct ext2_fs *fs)
+{
+    int status = spill(fs);
+    if (status < 0 && fs->operation.device_error == 0)
+        fs->operation.device_error = status;
+}
+
 void ext2_operation_forget(struct ext2_fs *fs, uint32_t block)
 {
     struct ext2_operation *operation = running(fs);
@@ -124,18 +162,23 @@ void ext2_operation_forget(struct ext2_fs *fs, uint32_t block)
         forget_on_device(fs, block, 1);
         return;
     }
-    uint32_t count = operation->freed_ranges;
-    struct ext2_block_range *last = count > 0 ? &operation->freed[count - 1] : NULL;
-    if (last != NULL && last->first + last->count == block) {
-        last->count++;
+    if (!add_to_ranges(operation->freed, &operation->freed_ranges, block)) {
+        spill_for_room(fs);
+        add_to_ranges(operation->freed, &operation->freed_ranges, block);
+    }
+}
+
+void ext2_operation_allocated(struct ext2_fs *fs, uint32_t block)
+{
+    struct ext2_operation *operation = running(fs);
+    if (operation == NULL) {
+        claim_range(fs, block, 1);
         return;
     }
-    if (count == EXT2_OPERATION_FREED_RANGES) {
-        int status = spill(fs);
-        if (status < 0 && operation->device_error == 0)
-            operation->device_error = status; /* the operation fails with it */
+    if (!add_to_ranges(operation->allocated, &operation->allocated_ranges, block)) {
+        spill_for_room(fs);
+        add_to_ranges(operation->allocated, &operation->allocated_ranges, block);
     }
-    operation->freed[operation->freed_ranges++] = (struct ext2_block_range){block, 1};
 }
 
 bool ext2_operation_freed(const struct ext2_fs *fs, uint32_t block)
@@ -174,6 +217,7 @@ static void abort_operation(struct ext2_fs *fs)
     struct ext2_superblock found = fs->superblock;
     operation->held = 0;
     operation->freed_ranges = 0;
+    operation->allocated_ranges = 0;
     fs->operation_aborts++;
     for (uint32_t i = 0; i < operation->charges && fs->quota.changed != NULL; i++)
         if (operation->charged[i].sectors != 0)

@@ -265,6 +265,19 @@ def file_block_marked_free(image):
     image.clear_bit(image.u32(image.descriptor(0, 0)), block - image.first_data_block)
 
 
+def cross_linked_files(image):
+    """/README.txt's first block is /hello.txt's (e2fsprogs' f_dup): its rm must not
+    free the block /hello.txt still uses."""
+    readme = image.inode_of("/README.txt")
+    image.u32(image.inode_offset(readme) + 40, image.block_of(image.inode_of("/hello.txt")))
+
+
+def used_block_marked_free(image):
+    """/hello.txt's block marked free in the bitmap: the next allocation must not take it."""
+    block = image.block_of(image.inode_of("/hello.txt"))
+    image.clear_bit(image.u32(image.descriptor(0, 0)), block - image.first_data_block)
+
+
 def directory_block_of_root(image):
     """/docs's first block is the root's (its '.' names inode 2)."""
     docs = image.inode_of("/docs")
@@ -366,6 +379,13 @@ RECIPES = [
     Recipe("1k unlink aborted", file_block_marked_free,
            ["fs: corrupt: freeing a block the bitmap marks free"], "disk-1k.img",
            commands="rm /data/numbers.txt; cksum /data/numbers.txt; " + COMMANDS),
+    Recipe("cross-linked files", cross_linked_files,
+           ["fs: 1 blocks are claimed by two files (cross-linked): they are never freed",
+            "fs: corrupt: freeing a block another file also claims",
+            "Hello from Formica's disk."],
+           commands="rm /README.txt; " + COMMANDS),
+    Recipe("used block free", used_block_marked_free,
+           ["fs: corrupt: the block bitmap marks free a block a file claims"]),
     Recipe("directory dots", directory_block_of_root,
            ["fs: corrupt: a directory's first entry is not '.' naming the directory"]),
     Recipe("journal superblock v1", journal_superblock_v1_with_v2_fields,

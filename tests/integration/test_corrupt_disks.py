@@ -5,7 +5,8 @@
 # and root's block marked free in the bitmaps, a broken journal superblock and a journal log
 # with a tag whose home is the journal; a bad block the bitmap marks free and an inode-table
 # block on the bad-block list, an unlink that meets a block marked free (ext3 and ext2:
-# aborted, nothing of it on the disk), a directory whose first block is the root's, a
+# aborted, nothing of it on the disk), cross-linked files, a used block marked free, a
+# directory whose first block is the root's, a
 # version-1 journal superblock with version-2 fields, a logged copy over the journal's own
 # inode, a file system larger than its disk and an image smaller than a superblock; and a
 # 1 KiB-block file system whose last 4 KiB disk block is partial, written to its end. Each

@@ -89,9 +89,9 @@ struct ext2_claims {
 };
 
 /* The running operation's changes, held until it ends (ext2_operation.c). */
-#define EXT2_OPERATION_BLOCKS 32       /* metadata blocks it may change */
-#define EXT2_OPERATION_FREED_RANGES 64 /* runs of blocks it may free */
-#define EXT2_OPERATION_CHARGES 8       /* owners whose quota it may charge */
+#define EXT2_OPERATION_BLOCKS 32 /* metadata blocks it may change */
+#define EXT2_OPERATION_RANGES 64 /* runs of blocks it may free, and allocate */
+#define EXT2_OPERATION_CHARGES 8 /* owners whose quota it may charge */
 struct ext2_charge {
     uint32_t uid;
     int64_t sectors;
@@ -106,9 +106,9 @@ struct ext2_operation {
     uint32_t held;
     uint32_t numbers[EXT2_OPERATION_BLOCKS];
     uint32_t freed_ranges;
-    struct ext2_block_range freed[EXT2_OPERATION_FREED_RANGES];
+    struct ext2_block_range freed[EXT2_OPERATION_RANGES];
     uint32_t allocated_ranges; /* claimed when it ends (fs->claims) */
-    struct ext2_block_range allocated[EXT2_OPERATION_FREED_RANGES];
+    struct ext2_block_range allocated[EXT2_OPERATION_RANGES];
     uint32_t charges;
     struct ext2_charge charged[EXT2_OPERATION_CHARGES];
     uint8_t blocks[EXT2_OPERATION_BLOCKS][EXT2_MAX_BLOCK_SIZE];

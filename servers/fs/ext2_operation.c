@@ -54,7 +54,9 @@ static int write_to_device(struct ext2_fs *fs, uint32_t block, const void *buffe
     return status < 0 ? status : 0;
 }
 
-static void forget_on_device(struct ext2_fs *fs, uint32_t first, uint32_t count)
+/* A run of blocks freed: no file claims them any more, and the device is
+ * told (a journal keeps them from reuse until the commit, and revokes). */
+static void release_freed(struct ext2_fs *fs, uint32_t first, uint32_t count)
 {
     for (uint32_t i = 0; i < count; i++)
         ext2_claims_set(fs, first + i, false);
@@ -79,7 +81,7 @@ static bool add_to_ranges(struct ext2_block_range *ranges, uint32_t *count, uint
         last->count++;
         return true;
     }
-    if (*count == EXT2_OPERATION_FREED_RANGES)
+    if (*count == EXT2_OPERATION_RANGES)
         return false;
     ranges[(*count)++] = (struct ext2_block_range){block, 1};
     return true;
@@ -99,7 +101,7 @@ static int release_held(struct ext2_fs *fs)
     for (uint32_t i = 0; i < operation->allocated_ranges; i++)
         claim_range(fs, operation->allocated[i].first, operation->allocated[i].count);
     for (uint32_t i = 0; i < operation->freed_ranges; i++)
-        forget_on_device(fs, operation->freed[i].first, operation->freed[i].count);
+        release_freed(fs, operation->freed[i].first, operation->freed[i].count);
     operation->held = 0;
     operation->freed_ranges = 0;
     operation->allocated_ranges = 0;
@@ -159,7 +161,7 @@ void ext2_operation_forget(struct ext2_fs *fs, uint32_t block)
 {
     struct ext2_operation *operation = running(fs);
     if (operation == NULL) {
-        forget_on_device(fs, block, 1);
+        release_freed(fs, block, 1);
         return;
     }
     if (!add_to_ranges(operation->freed, &operation->freed_ranges, block)) {

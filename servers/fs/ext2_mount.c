@@ -49,15 +49,18 @@ int ext2_write_block(struct ext2_fs *fs, uint32_t block, const void *buffer)
     return ext2_operation_write(fs, block, buffer);
 }
 
-/* A file's contents: the device may write it in place rather than log it. */
+/* A file's contents: written at once, not held by the operation (data is
+ * not what an aborted operation must keep off the disk: the blocks it
+ * allocated are free again); the device may write it in place rather than
+ * log it. */
 int ext2_write_data_block(struct ext2_fs *fs, uint32_t block, const void *buffer)
 {
-    if (fs->device->write_data == NULL)
-        return ext2_write_block(fs, block, buffer);
     if (!ext2_block_in_range(fs, block))
         return -E_CORRUPT;
     ext2_operation_data_written(fs, block);
-    int status = fs->device->write_data(fs->device->context, block, buffer);
+    const struct ext2_device *device = fs->device;
+    int status = device->write_data != NULL ? device->write_data(device->context, block, buffer)
+                                            : device->write_block(device->context, block, buffer);
     return status < 0 ? status : 0;
 }
 

@@ -109,8 +109,8 @@ static int release_held(struct ext2_fs *fs)
 }
 
 /* More than the operation can hold: what it did so far goes to the device,
- * and from here on it cannot be undone (counted: no workload of the tests
- * gets here; a truncate of a file spread over more groups than that would). */
+ * and from here on it cannot be undone (counted: no operation of the unit
+ * tests gets here; a truncate of a file spread over more groups than that would). */
 static int spill(struct ext2_fs *fs)
 {
     fs->operation.spilled = true;

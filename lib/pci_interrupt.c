@@ -33,6 +33,9 @@ static void config_write(const struct pci_function *function, uint32_t offset, u
     pci_config_write(function->bus, function->device, function->function, offset, width, value);
 }
 
+/* Entry 0 of the MSI-X table, in the BAR the capability names, gets the
+ * message; the function stays masked while it is written (as the PCI
+ * specification orders), then MSI-X is on and unmasked. */
 static long msix_program(const struct pci_function *function, uint8_t capability,
                          const struct msi_message *message)
 {
@@ -44,21 +47,27 @@ static long msix_program(const struct pci_function *function, uint8_t capability
     long address = device_map(bar + (table & ~7u), MSIX_ENTRY_BYTES);
     if (address < 0)
         return address;
+    uint32_t control = (uint32_t)config_read(function, capability + MSIX_CONTROL, 2);
+    config_write(function, capability + MSIX_CONTROL, 2,
+                 control | MSIX_ENABLE | MSIX_FUNCTION_MASK);
     volatile uint32_t *entry = (volatile uint32_t *)address;
     entry[0] = (uint32_t)message->address;
     entry[1] = (uint32_t)(message->address >> 32);
     entry[2] = message->data;
     entry[3] = 0; /* unmasked */
-    uint32_t control = (uint32_t)config_read(function, capability + MSIX_CONTROL, 2);
     config_write(function, capability + MSIX_CONTROL, 2,
                  (control | MSIX_ENABLE) & ~MSIX_FUNCTION_MASK);
     return 0;
 }
 
+/* The MSI capability's address and data (32- or 64-bit layout, as its
+ * control says), one vector, then enabled. */
 static void msi_program(const struct pci_function *function, uint8_t capability,
                         const struct msi_message *message)
 {
-    uint32_t control = (uint32_t)config_read(function, capability + MSI_CONTROL, 2);
+    uint32_t control = (uint32_t)config_read(function, capability + MSI_CONTROL, 2) &
+                       ~(MSI_ENABLE | MSI_MULTIPLE_ENABLE);
+    config_write(function, capability + MSI_CONTROL, 2, control);
     config_write(function, capability + MSI_ADDRESS_LOW, 4, (uint32_t)message->address);
     uint32_t data_offset = MSI_ADDRESS_LOW + 4;
     if (control & MSI_64_BIT) {
@@ -67,11 +76,11 @@ static void msi_program(const struct pci_function *function, uint8_t capability,
         data_offset += 4;
     }
     config_write(function, capability + data_offset, 2, message->data);
-    config_write(function, capability + MSI_CONTROL, 2,
-                 (control & ~MSI_MULTIPLE_ENABLE) | MSI_ENABLE); /* one vector */
+    config_write(function, capability + MSI_CONTROL, 2, control | MSI_ENABLE);
 }
 
-/* Without MSI-X or MSI enabled, INTx is what the device raises. */
+/* Without MSI-X or MSI enabled, INTx is what the device raises (a previous
+ * driver may have left one on, which silences the line). */
 static void message_interrupts_off(const struct pci_function *function)
 {
     uint8_t msix = pci_find_capability(function, CAPABILITY_MSIX);
@@ -84,35 +93,51 @@ static void message_interrupts_off(const struct pci_function *function)
                      (uint32_t)config_read(function, msi + MSI_CONTROL, 2) & ~MSI_ENABLE);
 }
 
-enum pci_interrupt_kind pci_interrupt_attach(const struct pci_function *function,
-                                             const char *driver)
+/* The message vector written into MSI-X or MSI: the kind, or -E_BUSY, or
+ * PCI_INTERRUPT_NONE when the vector is ours but the device cannot take it
+ * (no INTx line can be attached as well). -E_NOT_FOUND: no vector, INTx next. */
+static long attach_message(const struct pci_function *function, const char *driver, uint8_t msix,
+                           uint8_t msi)
 {
-    uint8_t msix = pci_find_capability(function, CAPABILITY_MSIX);
-    uint8_t msi = pci_find_capability(function, CAPABILITY_MSI);
-    if (msix != 0 || msi != 0) {
-        struct msi_message message;
-        long error = irq_attach_msi(function->bus, function->device, function->function, &message);
-        if (error == 0) {
-            if (msix != 0 && msix_program(function, msix, &message) == 0) {
-                config_write(function, PCI_COMMAND, 2,
-                             (uint32_t)config_read(function, PCI_COMMAND, 2) |
-                                 PCI_COMMAND_INTX_OFF);
-                return PCI_INTERRUPT_MSIX;
-            }
-            if (msi != 0) {
-                msi_program(function, msi, &message);
-                return PCI_INTERRUPT_MSI;
-            }
-            printf("%s: MSI-X table not reachable and no MSI: polling\n", driver);
-            return PCI_INTERRUPT_NONE; /* the vector is ours: no INTx line can be had too */
-        }
+    struct msi_message message;
+    long error = irq_attach_msi(function->bus, function->device, function->function, &message);
+    if (error == -E_BUSY)
+        return error;
+    if (error < 0) {
         printf("%s: no MSI vector (%s): trying INTx\n", driver, error_text(error));
+        return -E_NOT_FOUND;
+    }
+    if (msix != 0 && msix_program(function, msix, &message) == 0) {
+        config_write(function, PCI_COMMAND, 2,
+                     (uint32_t)config_read(function, PCI_COMMAND, 2) | PCI_COMMAND_INTX_OFF);
+        return PCI_INTERRUPT_MSIX;
+    }
+    if (msi != 0) {
+        msi_program(function, msi, &message);
+        return PCI_INTERRUPT_MSI;
+    }
+    printf("%s: MSI-X table not reachable and no MSI: no interrupt\n", driver);
+    return PCI_INTERRUPT_NONE;
+}
+
+long pci_interrupt_attach(const struct pci_function *function, const char *driver, unsigned takes)
+{
+    uint8_t msix =
+        (takes & PCI_INTERRUPT_TAKES_MSIX) ? pci_find_capability(function, CAPABILITY_MSIX) : 0;
+    uint8_t msi =
+        (takes & PCI_INTERRUPT_TAKES_MSI) ? pci_find_capability(function, CAPABILITY_MSI) : 0;
+    if (msix != 0 || msi != 0) {
+        long kind = attach_message(function, driver, msix, msi);
+        if (kind != -E_NOT_FOUND)
+            return kind;
     }
     message_interrupts_off(function);
+    if (!(takes & PCI_INTERRUPT_TAKES_INTX))
+        return PCI_INTERRUPT_NONE;
     long gsi = irq_attach(function->interrupt_line);
     if (gsi >= 0)
         return PCI_INTERRUPT_INTX;
-    printf("%s: interrupt line %u: %s: polling\n", driver, function->interrupt_line,
+    printf("%s: interrupt line %u: %s: no interrupt\n", driver, function->interrupt_line,
            error_text(gsi));
     return PCI_INTERRUPT_NONE;
 }

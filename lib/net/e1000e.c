@@ -9,7 +9,7 @@
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/net.h>
-#include <formica/pci.h>
+#include <formica/pci_interrupt.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,34 +71,18 @@ static bool option_intx(void)
     return kernel_option("e1000e_irq", value, sizeof(value)) >= 0 && strcmp(value, "intx") == 0;
 }
 
-/* MSI when the card has it (the vector is also the claim on the card), else
- * its INTx line, else polling when another driver owns that line. */
+/* MSI when the card has it (the vector is also the claim on the card: -E_BUSY
+ * when another process drives it), else its INTx line, else polling. Not
+ * MSI-X: its causes would need routing to vectors (IVAR), which one vector
+ * does not need. */
 static long attach_interrupt(const struct pci_function *function, struct net_card *net_card)
 {
-    if (!option_intx() && pci_find_capability(function, PCI_CAPABILITY_MSI) != 0) {
-        struct msi_message message;
-        long error = irq_attach_msi(function->bus, function->device, function->function, &message);
-        if (error == -E_BUSY)
-            return error; /* another process drives the card */
-        if (error == 0) {
-            pci_msi_enable(function, &message);
-            net_card->interrupts = true;
-            net_card->interrupt_kind = "msi";
-            return 0;
-        }
-        printf("net: e1000e at %s: MSI refused (%s); using INTx\n", card.where, error_text(error));
-    }
-    pci_msi_disable(function); /* a previous driver's MSI would silence INTx */
-    long gsi = irq_attach(function->interrupt_line);
-    if (gsi == -E_BUSY) {
-        printf("net: e1000e at %s: interrupt line %u belongs to another driver; polling\n",
-               card.where, function->interrupt_line);
-        return 0;
-    }
-    if (gsi < 0)
-        return gsi;
-    net_card->interrupts = true;
-    net_card->interrupt_kind = "intx";
+    unsigned takes = PCI_INTERRUPT_TAKES_INTX | (option_intx() ? 0 : PCI_INTERRUPT_TAKES_MSI);
+    long kind = pci_interrupt_attach(function, "net: e1000e", takes);
+    if (kind < 0)
+        return kind;
+    net_card->interrupts = kind != PCI_INTERRUPT_NONE;
+    net_card->interrupt_kind = pci_interrupt_name((enum pci_interrupt_kind)kind);
     return 0;
 }
 

@@ -229,7 +229,12 @@ bool xhci_start(struct usb_driver *driver)
         printf("usb: no DMA memory for the xHCI's rings and contexts\n");
         return false;
     }
-    driver->interrupt = pci_interrupt_attach(&driver->function, "usb");
+    long interrupt = pci_interrupt_attach(&driver->function, "usb", PCI_INTERRUPT_TAKES_ANY);
+    if (interrupt < 0) {
+        printf("usb: the xHCI is driven by another process\n");
+        return false;
+    }
+    driver->interrupt = (enum pci_interrupt_kind)interrupt;
     xhci_acknowledge_interrupt(driver);
     xhci_write(driver->operational, XHCI_USBCMD, XHCI_USBCMD_RUN | XHCI_USBCMD_INTERRUPTS);
     if (!wait_register(driver->operational, XHCI_USBSTS, XHCI_USBSTS_HALTED, 0, HALT_WAIT_MS)) {

@@ -148,6 +148,13 @@ long fs_publisher_start(struct fs_server *server)
     return 0;
 }
 
+uint64_t fs_publisher_sequence(const struct fs_server *server)
+{
+    if (server->publisher == NULL)
+        return 0;
+    return atomic_load_explicit(&server->publisher->log->tail, memory_order_acquire);
+}
+
 void fs_publish_patch(struct fs_server *server, uint32_t block)
 {
     (void)server;

@@ -4,7 +4,9 @@
  * from each block the log says changed, and serves FS_READ, FS_READBLOCK,
  * FS_STAT and FS_READDIR on the owner's handles (the mirror of its table);
  * every other request goes to the owner (fs_replica_route; the serve loop
- * forwards). */
+ * forwards). Its reads of BLK are as of the log it applied (a block the
+ * owner freed since is refused: -E_STALE, and the request is answered
+ * again as of a new view). */
 #include "block_client.h"
 #include "block_pins.h"
 #include "block_map_cache.h"
@@ -18,6 +20,7 @@
 #include <formica/storage.h>
 #include <formica/user.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define OWNER_WAIT_MS 120000 /* for the owner's log, as long as for a server's start */
 
@@ -31,15 +34,19 @@ static struct open_files handles;
 static const struct open_files *owner_handles;
 
 /* A block the owner changed: its recent copy goes, and when it held
- * metadata, every remembered block map (it may have moved a block), unless
- * the change was inodes' times alone (a small write's mtime). */
+ * metadata, every remembered block map (it may have moved a block) and
+ * every borrowed block (it may have freed one, which the owner may now
+ * give another file), unless the change was inodes' times alone (a small
+ * write's mtime). */
 static void forget_block(void *context, uint32_t block, enum operation_kind kind)
 {
     (void)context;
     uint64_t byte = (uint64_t)block * reader.block_size;
     block_client_forget(byte / STORAGE_BLOCK_BYTES);
-    if (kind != OPERATION_DATA && kind != OPERATION_TIMES)
+    if (kind != OPERATION_DATA && kind != OPERATION_TIMES) {
         block_map_cache_clear();
+        block_pins_forget_all();
+    }
 }
 
 static void forget_everything(void *context)
@@ -47,6 +54,37 @@ static void forget_everything(void *context)
     (void)context;
     block_client_forget_all();
     block_map_cache_clear();
+    block_pins_forget_all();
+}
+
+static uint64_t pause_ms; /* fs_replica_delay=MS (fs_server.h) */
+static bool paused;       /* this request's pause is over */
+
+void fs_replica_catch_up(struct fs_server *server)
+{
+    operation_log_catch_up(server->replica);
+    block_client_view_set(server->replica->applied);
+    paused = false;
+}
+
+void fs_replica_pause(void)
+{
+    if (pause_ms == 0 || paused)
+        return;
+    paused = true;
+    uint64_t from = clock_microseconds();
+    sleep_ms(pause_ms);
+    uint64_t to = clock_microseconds();
+    printf("@json {\"kind\":\"fs_replica_pause\",\"from_us\":%lu,\"to_us\":%lu,"
+           "\"as_of\":%lu}\n",
+           (unsigned long)from, (unsigned long)to, (unsigned long)block_client_view.as_of);
+}
+
+static void read_pause_option(void)
+{
+    char value[24] = "";
+    if (kernel_option("fs_replica_delay", value, sizeof value) > 0)
+        pause_ms = strtoul(value, NULL, 0);
 }
 
 static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
@@ -62,6 +100,7 @@ static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buff
 static int read_data(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
 {
     (void)context;
+    fs_replica_pause();
     if (operation_log_read(&reader, (uint32_t)block, offset, buffer, length))
         return 0;
     return block_client_read_uncached(blk_device, block, offset, buffer, length);
@@ -129,6 +168,7 @@ long fs_replica_start(struct fs_server *server)
     operation_log_reader_init(&reader, &published->log, server->fs.block_size, forget_block,
                               forget_everything, NULL);
     operation_log_catch_up(&reader);
+    read_pause_option();
     /* A replica opens and closes nothing (the owner does): it copies. */
     owner_handles = &published->handles;
     open_files_init(&handles);

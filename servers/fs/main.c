@@ -5,6 +5,7 @@
 #include "block_client.h"
 #include "block_pins.h"
 #include "block_map_cache.h"
+#include "freed_blocks.h"
 #include "fs_server.h"
 #include <formica/errors.h>
 #include <formica/instance.h>
@@ -52,6 +53,11 @@ static void mount_disk(struct fs_kept *kept)
     long error = block_client_open(&server.device);
     if (error == 0)
         block_pins_open(server.instance.count);
+    if (error ==
+        0) { /* before anything is written: docs/storage.md, "Freed blocks and lent pages" */
+        freed_blocks_attach(&server.device);
+        freed_blocks_retire_all();
+    }
     fs_problems_attach(&server.device);
     if (error == 0)
         error = fs_journal_mount(&server, kept);
@@ -258,10 +264,14 @@ static long forward_to_owner_and_receive(uint64_t control)
  * owner's loop only tests its instance. */
 static __attribute__((noinline, cold)) long replica_passes_on(long control)
 {
+    struct ica_control *page = ica_control_of((uint64_t)control);
     if (server.replica != NULL)
-        operation_log_catch_up(server.replica);
-    if (fs_replica_route(&server, ica_control_of((uint64_t)control)) == FS_ROUTE_SERVE)
+        fs_replica_catch_up(&server);
+    if (fs_replica_route(&server, page) == FS_ROUTE_SERVE) {
+        if (page->operation == FS_READBLOCK)
+            fs_replica_pause(); /* its blocks are mapped as of the view just taken */
         return SERVED_HERE;
+    }
     return forward_to_owner_and_receive((uint64_t)control);
 }
 
@@ -271,6 +281,23 @@ static inline long answer(uint64_t control, uint32_t operation)
     if (fs_operation_is_tagged(operation))
         return fs_answer_tagged(&server, control);
     return fs_answer(&server, control);
+}
+
+/* A replica's request that BLK refused as stale (a block the owner freed
+ * after the replica's view): answered again as of a newer view, a few
+ * times; still stale, the client gets -E_STALE and asks the owner. Apart
+ * and cold: the owner never gets -E_STALE. */
+static __attribute__((noinline, cold)) long answer_again(uint64_t control, uint32_t operation,
+                                                         long result)
+{
+    for (uint32_t attempt = 0;
+         result == -E_STALE && server.replica != NULL && attempt < FS_REPLICA_STALE_RETRIES;
+         attempt++) {
+        fs_replica_catch_up(&server);
+        fs_replica_route(&server, ica_control_of(control)); /* the handle's slot again */
+        result = answer(control, operation);
+    }
+    return result;
 }
 
 /* How to wait for the next request: the journal's last outcome while it
@@ -311,6 +338,11 @@ static _Noreturn void serve(void)
         if (now_us != 0)
             clock_catch_up(now_us);
         long result = answer((uint64_t)control, operation);
+        if (__builtin_expect(result == -E_STALE, 0))
+            result = answer_again((uint64_t)control, operation, result);
+        /* Blocks it freed: BLK told before anything can reuse them, and before the answer. */
+        if (freed_blocks_untold != 0)
+            freed_blocks_tell(fs_publisher_sequence(&server));
         fs_problems_check(&server);
         /* Settled: the request changed nothing to keep or settle (only a
          * mounted FS settles, so this FS is mounted). */
@@ -344,6 +376,7 @@ static long start_owner(void)
     long error = server_register_instance(SERVER_NAME_FS, 0);
     if (error == 0 && server.instance.count > 1)
         fs_publisher_start(&server); /* without it the replicas forward everything */
+    freed_blocks_tell(fs_publisher_sequence(&server)); /* the start's retire sealed */
     return error;
 }
 

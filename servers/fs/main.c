@@ -283,21 +283,26 @@ static inline long answer(uint64_t control, uint32_t operation)
     return fs_answer(&server, control);
 }
 
-/* A replica's request that BLK refused as stale (a block the owner freed
- * after the replica's view): answered again as of a newer view, a few
- * times; still stale, the client gets -E_STALE and asks the owner. Apart
- * and cold: the owner never gets -E_STALE. */
-static __attribute__((noinline, cold)) long answer_again(uint64_t control, uint32_t operation,
-                                                         long result)
+/* Times the request now served was found stale (after_answer). */
+static uint32_t stale_attempts;
+
+/* After a handler that left the journal unsettled (it changed something;
+ * a replica's never settle), what is rare (apart and cold, so the serve
+ * loop keeps its one step): a replica's request that BLK refused as stale
+ * (a block the owner freed after the replica's view) is to be taken again
+ * (false: the serve loop's replica step catches up and routes it anew), a
+ * few times (then the client gets -E_STALE and asks the owner); blocks the
+ * owner freed are told to BLK, before anything can reuse them and before
+ * the answer (a free always changes the journal, so it never settles). */
+static __attribute__((noinline, cold)) bool after_answer(long result)
 {
-    for (uint32_t attempt = 0;
-         result == -E_STALE && server.replica != NULL && attempt < FS_REPLICA_STALE_RETRIES;
-         attempt++) {
-        fs_replica_catch_up(&server);
-        fs_replica_route(&server, ica_control_of(control)); /* the handle's slot again */
-        result = answer(control, operation);
-    }
-    return result;
+    if (result == -E_STALE && server.replica != NULL &&
+        stale_attempts++ < FS_REPLICA_STALE_RETRIES)
+        return false; /* the serve loop's replica step catches up and routes it again */
+    stale_attempts = 0;
+    if (freed_blocks_untold != 0)
+        freed_blocks_tell(fs_publisher_sequence(&server));
+    return true;
 }
 
 /* How to wait for the next request: the journal's last outcome while it
@@ -338,15 +343,13 @@ static _Noreturn void serve(void)
         if (now_us != 0)
             clock_catch_up(now_us);
         long result = answer((uint64_t)control, operation);
-        if (__builtin_expect(result == -E_STALE, 0))
-            result = answer_again((uint64_t)control, operation, result);
-        /* Blocks it freed: BLK told before anything can reuse them, and before the answer. */
-        if (freed_blocks_untold != 0)
-            freed_blocks_tell(fs_publisher_sequence(&server));
         fs_problems_check(&server);
         /* Settled: the request changed nothing to keep or settle (only a
          * mounted FS settles, so this FS is mounted). */
         bool settled = fs_journal_settled(&server);
+        if (!settled && __builtin_expect(result == -E_STALE || freed_blocks_untold != 0, 0) &&
+            !after_answer(result))
+            continue; /* a replica's stale answer: the same request again, as of a newer view */
         if (!settled && !fs_operation_is_tagged(operation))
             fs_keep_changes(&server); /* before the answer goes */
         end_if_asked(operation);

@@ -58,6 +58,13 @@ static __attribute__((noinline)) bool route_to_shard(struct fs_server *server, u
     return true;
 }
 
+/* An FS replica's forward carries its view (apart: the owner has none). */
+static __attribute__((noinline, cold)) void stamp_view(struct blk_read_message *read,
+                                                       uint32_t shard)
+{
+    block_client_view_stamp(read, shard);
+}
+
 /* The control ICA becomes a BLK_READ of the mapped blocks for the shard
  * `shard` (an FS replica's as of its view); the serve loop forwards it
  * (without ICA_RETURN_VIA_ME) and receives in one call. */
@@ -73,7 +80,8 @@ static long prepare_for_blk(uint64_t control, uint32_t count, uint32_t shard)
         read->flags |= BLK_BLOCK_LIST;
         memcpy(page->payload, disk_blocks, count * sizeof(uint32_t));
     }
-    block_client_view_stamp(read, shard);
+    if (__builtin_expect(block_client_view.active, 0))
+        stamp_view(read, shard);
     return FS_FORWARDED;
 }
 

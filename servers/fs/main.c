@@ -296,8 +296,7 @@ static uint32_t stale_attempts;
  * the answer (a free always changes the journal, so it never settles). */
 static __attribute__((noinline, cold)) bool after_answer(long result)
 {
-    if (result == -E_STALE && server.replica != NULL &&
-        stale_attempts++ < FS_REPLICA_STALE_RETRIES)
+    if (result == -E_STALE && server.replica != NULL && stale_attempts++ < FS_REPLICA_STALE_RETRIES)
         return false; /* the serve loop's replica step catches up and routes it again */
     stale_attempts = 0;
     if (freed_blocks_untold != 0)
@@ -347,7 +346,9 @@ static _Noreturn void serve(void)
         /* Settled: the request changed nothing to keep or settle (only a
          * mounted FS settles, so this FS is mounted). */
         bool settled = fs_journal_settled(&server);
-        if (!settled && __builtin_expect(result == -E_STALE || freed_blocks_untold != 0, 0) &&
+        if (!settled &&
+            __builtin_expect(result == -E_STALE || freed_blocks_untold != 0 || stale_attempts != 0,
+                             0) &&
             !after_answer(result))
             continue; /* a replica's stale answer: the same request again, as of a newer view */
         if (!settled && !fs_operation_is_tagged(operation))

@@ -34,19 +34,19 @@ static struct open_files handles;
 static const struct open_files *owner_handles;
 
 /* A block the owner changed: its recent copy goes, and when it held
- * metadata, every remembered block map (it may have moved a block) and
- * every borrowed block (it may have freed one, which the owner may now
- * give another file), unless the change was inodes' times alone (a small
- * write's mtime). */
+ * metadata, every remembered block map (it may have moved a block), unless
+ * the change was inodes' times alone (a small write's mtime). A block it
+ * freed goes from the borrowed ones too: the owner may now give it to
+ * another file. */
 static void forget_block(void *context, uint32_t block, enum operation_kind kind)
 {
     (void)context;
-    uint64_t byte = (uint64_t)block * reader.block_size;
-    block_client_forget(byte / STORAGE_BLOCK_BYTES);
-    if (kind != OPERATION_DATA && kind != OPERATION_TIMES) {
+    uint64_t disk_block = (uint64_t)block * reader.block_size / STORAGE_BLOCK_BYTES;
+    block_client_forget(disk_block);
+    if (kind != OPERATION_DATA && kind != OPERATION_TIMES)
         block_map_cache_clear();
-        block_pins_forget_all();
-    }
+    if (kind == OPERATION_FREED)
+        block_pins_forget(disk_block);
 }
 
 static void forget_everything(void *context)
@@ -87,11 +87,34 @@ static void read_pause_option(void)
         pause_ms = strtoul(value, NULL, 0);
 }
 
+/* Bytes of block `block` from its image in the owner's log, if one holds
+ * it as the request's view has it: 0; -E_STALE when the owner rewrote it
+ * after the view (it may be the block's next owner's: the request is
+ * answered again as of a newer view); 1 when no image holds it (BLK has
+ * its newest contents, and checks the view). */
+static int read_image(uint64_t block, uint32_t offset, void *buffer, uint32_t length)
+{
+    switch (operation_log_read(&reader, (uint32_t)block, offset, buffer, length)) {
+    case OPERATION_IMAGE_COPIED:
+        return 0;
+    case OPERATION_IMAGE_NEWER:
+        return -E_STALE;
+    case OPERATION_IMAGE_NONE:
+        break;
+    }
+    return 1;
+}
+
+static const struct ext2_fs *replica_fs; /* the replica's mount (install_device) */
+
 static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
 {
     (void)context;
-    if (operation_log_read(&reader, (uint32_t)block, offset, buffer, length))
-        return 0;
+    if (pause_ms != 0 && !ext2_is_inode_table_block(replica_fs, (uint32_t)block))
+        fs_replica_pause(); /* past the file's inode: an indirect or directory block */
+    int found = read_image(block, offset, buffer, length);
+    if (found <= 0)
+        return found;
     return blk_device->read_bytes(blk_device->context, block, offset, buffer, length);
 }
 
@@ -101,8 +124,9 @@ static int read_data(void *context, uint64_t block, uint32_t offset, void *buffe
 {
     (void)context;
     fs_replica_pause();
-    if (operation_log_read(&reader, (uint32_t)block, offset, buffer, length))
-        return 0;
+    int found = read_image(block, offset, buffer, length);
+    if (found <= 0)
+        return found;
     return block_client_read_uncached(blk_device, block, offset, buffer, length);
 }
 
@@ -136,6 +160,7 @@ static const struct fs_published *open_published(const struct fs_server *server)
 static void install_device(struct fs_server *server)
 {
     blk_device = &server->device;
+    replica_fs = &server->fs;
     replica_device = (struct ext2_device){
         .context = &replica_device,
         .block_size = server->fs.block_size,

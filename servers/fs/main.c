@@ -291,14 +291,17 @@ static uint32_t stale_attempts;
  * loop keeps its one step): a replica's request that BLK refused as stale
  * (a block the owner freed after the replica's view) is to be taken again
  * (false: the serve loop's replica step catches up and routes it anew), a
- * few times (then the client gets -E_STALE and asks the owner); blocks the
- * owner freed are told to BLK, before anything can reuse them and before
- * the answer (a free always changes the journal, so it never settles). */
+ * few times (then the client gets -E_STALE and asks the owner); the
+ * owner's records of the request are made visible to replicas, then the
+ * blocks it freed are told to BLK, before anything can reuse them and
+ * before the answer (a free, like every write of a block, changes the
+ * journal, so it never settles). */
 static __attribute__((noinline, cold)) bool after_answer(long result)
 {
     if (result == -E_STALE && server.replica != NULL && stale_attempts++ < FS_REPLICA_STALE_RETRIES)
         return false; /* the serve loop's replica step catches up and routes it again */
     stale_attempts = 0;
+    fs_publisher_make_visible(&server); /* the request's records, all at once */
     if (freed_blocks_untold != 0)
         freed_blocks_tell(fs_publisher_sequence(&server));
     return true;
@@ -347,7 +350,8 @@ static _Noreturn void serve(void)
          * mounted FS settles, so this FS is mounted). */
         bool settled = fs_journal_settled(&server);
         if (!settled &&
-            __builtin_expect(result == -E_STALE || freed_blocks_untold != 0 || stale_attempts != 0,
+            __builtin_expect(result == -E_STALE || freed_blocks_untold != 0 ||
+                                 stale_attempts != 0 || fs_publisher_has_unseen(&server),
                              0) &&
             !after_answer(result))
             continue; /* a replica's stale answer: the same request again, as of a newer view */

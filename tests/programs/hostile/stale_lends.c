@@ -28,7 +28,11 @@
 #define SERVER_WAIT_MS 30000u
 #define MAX_KEPT 64u /* pages kept; the control ICAs holding them stay within ICA_PER_PROCESS */
 #define RACE_BLOCKS 8u
-#define RACE_FREE_AFTER_MS 300u /* the reader's request has reached the replica by then */
+#define RACE_DIRECT_BLOCKS                                                                         \
+    12u /* an ext2 inode's direct blocks: the rest go through an indirect one */
+#define RACE_INDIRECT_BLOCKS 20u /* `indirect`: 8 blocks past the direct ones */
+#define RACE_DIRECTORIES 32u     /* `indirect`'s other user: directories that take freed blocks */
+#define RACE_FREE_AFTER_MS 1000u /* the reader's request has reached the replica by then */
 
 struct keep_mode {
     const char *name;
@@ -199,17 +203,29 @@ int keep_lends_past_truncate(const char *name)
     return 0;
 }
 
-int write_secret_after_truncate(const char *name)
+/* The other user's private directory: made 0700, a file in it named with
+ * the secret, and (`indirect`) subdirectories, each taking a block as
+ * metadata. 0 or an error. */
+static long write_secret_directory(const char *name, const char *directory)
 {
-    char truncated[64], written[64], path[64], directory[64], inner[96];
-    round_path(truncated, "truncated", name);
-    round_path(written, "secret", name);
-    snprintf(path, sizeof path, "/secret.%s.%u", name, (unsigned)process_id());
-    snprintf(directory, sizeof directory, "/secretdir.%s.%u", name, (unsigned)process_id());
+    char inner[112];
+    long error = mkdir(directory);
+    if (error >= 0)
+        error = chmod(directory, 0700);
     snprintf(inner, sizeof inner, "%s/" SECRET_WORD "name", directory);
-    if (!wait_for(truncated))
-        return 1;
-    /* private from its first byte: created empty, made 0600, then written */
+    if (error >= 0)
+        error = make_mark(inner);
+    for (uint32_t i = 0; strcmp(name, "indirect") == 0 && i < RACE_DIRECTORIES && error >= 0; i++) {
+        snprintf(inner, sizeof inner, "%s/" SECRET_WORD "%u", directory, i);
+        error = mkdir(inner);
+    }
+    return error < 0 ? error : 0;
+}
+
+/* The other user's private file of `blocks` blocks of the secret: created
+ * empty, made 0600, then written. 0 or an error. */
+static long write_secret_file(const char *path, uint32_t blocks)
+{
     int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY);
     long error = fd < 0 ? fd : close(fd);
     if (error == 0)
@@ -218,23 +234,32 @@ int write_secret_after_truncate(const char *name)
     for (uint32_t at = 0; at < sizeof block; at += sizeof SECRET_WORD - 1)
         memcpy(block + at, SECRET_WORD, sizeof SECRET_WORD - 1);
     fd = error < 0 ? (int)error : open(path, O_WRONLY);
-    bool race = strcmp(name, "blk") != 0 && strcmp(name, "fs") != 0;
-    uint32_t blocks = race ? RACE_SECRET_BLOCKS : SECRET_BLOCKS;
     for (uint32_t i = 0; fd >= 0 && i < blocks && error >= 0; i++)
         error = pwrite(fd, block, sizeof block, (uint64_t)i * sizeof block);
     if (fd >= 0)
         close(fd);
-    if (error >= 0)
-        error = mkdir(directory);
-    if (error >= 0)
-        error = chmod(directory, 0700);
-    if (error >= 0)
-        error = make_mark(inner);
-    if (error >= 0)
+    return error < 0 ? error : 0;
+}
+
+int write_secret_after_truncate(const char *name)
+{
+    char truncated[64], written[64], path[64], directory[64];
+    round_path(truncated, "truncated", name);
+    round_path(written, "secret", name);
+    snprintf(path, sizeof path, "/secret.%s.%u", name, (unsigned)process_id());
+    snprintf(directory, sizeof directory, "/secretdir.%s.%u", name, (unsigned)process_id());
+    if (!wait_for(truncated))
+        return 1;
+    bool race = strcmp(name, "blk") != 0 && strcmp(name, "fs") != 0;
+    /* the directory first: its blocks (metadata) take the lowest free ones */
+    long error = write_secret_directory(name, directory);
+    if (error == 0)
+        error = write_secret_file(path, race ? RACE_SECRET_BLOCKS : SECRET_BLOCKS);
+    if (error == 0)
         error = sync();
     printf("@json {\"kind\":\"stale_lends_secret\",\"round\":\"%s\",\"error\":%ld,"
            "\"written_us\":%lu}\n",
-           name, error < 0 ? error : 0, (unsigned long)clock_microseconds());
+           name, error, (unsigned long)clock_microseconds());
     make_mark(written);
     return error < 0 ? 1 : 0;
 }
@@ -289,7 +314,7 @@ static long raw_readblock(long fs, uint64_t handle, const void **data)
     return *data != NULL ? result : (result > 0 ? -E_NEEDS_DATA : result);
 }
 
-/* `hostile raceread forward|pin|read` (on an FS replica's core, with
+/* `hostile raceread forward|pin|read|indirect` (on an FS replica's core, with
  * fs_replica_delay set): reads its file once so the replica remembers
  * where the blocks lie, starts `hostile racefree` on core 0, and reads
  * again at once: the replica pauses as of the view it took while the file
@@ -299,16 +324,19 @@ static long raw_readblock(long fs, uint64_t handle, const void **data)
  * replica forwards to BLK; pin: one block the replica lends on from what it
  * borrowed, looked at once the other user's file is written (a raw request:
  * its lend outlives the library's stat of the mark); read: pread, which the
- * replica copies from BLK. */
+ * replica copies from BLK; indirect: pread past the direct blocks, which
+ * the replica maps through the file's indirect block as of its view while
+ * the other user's directories may take that block. */
 int read_during_free(const char *name)
 {
     char path[64], written[64], arguments[48];
     round_path(path, "file", name);
     round_path(written, "secret", name);
-    long error = write_filled(path, RACE_BLOCKS, KEPT_BYTE);
+    bool forward = strcmp(name, "forward") == 0, pin = strcmp(name, "pin") == 0;
+    bool indirect = strcmp(name, "indirect") == 0;
+    long error = write_filled(path, indirect ? RACE_INDIRECT_BLOCKS : RACE_BLOCKS, KEPT_BYTE);
     int fd = error < 0 ? (int)error : open(path, O_RDONLY);
     long fs = server_wait_for(SERVER_NAME_FS, SERVER_WAIT_MS);
-    bool forward = strcmp(name, "forward") == 0, pin = strcmp(name, "pin") == 0;
     long handle = pin && fd >= 0 ? raw_call(fs, FS_OPEN, path, 0) : 0;
     if (fd < 0 || handle < 0)
         return 1;
@@ -319,9 +347,10 @@ int read_during_free(const char *name)
                           : 0;
     snprintf(arguments, sizeof arguments, "racefree %s", name);
     long freer = spawn("hostile", arguments, 0, PRIORITY_APPLICATION);
+    uint64_t at = indirect ? RACE_DIRECT_BLOCKS * STORAGE_BLOCK_BYTES : 0;
     long result = forward ? readblock(fd, ICA_MAX_ATTACHED, 0, &data)
                   : pin   ? raw_readblock(fs, (uint64_t)handle, &data)
-                          : pread(fd, copy, sizeof copy, 0);
+                          : pread(fd, copy, sizeof copy, at);
     uint64_t answered = clock_microseconds();
     uint32_t foreign = 0;
     bool secret = false;

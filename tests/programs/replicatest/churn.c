@@ -5,12 +5,15 @@
  * readblock (one block lent, four lent) and pread. Every 8-byte word names
  * its offset and round, so the reader checks each exactly: the round's
  * words below the truncation, zeros above, never the bytes of a block an
- * earlier truncate freed. Then as many rounds again without waiting, the
- * reader reading meanwhile and looking at each lent answer twice: only
- * zeros and words of their own offset (docs/storage.md, "FS replicas"). */
+ * earlier truncate freed. Then as many rounds with the reader holding a
+ * lent answer of the file's last blocks across each, and as many again
+ * without waiting, the reader reading meanwhile and looking at each lent
+ * answer twice: only zeros and words of their own offset (docs/storage.md,
+ * "FS replicas"). */
 #include "replicatest.h"
 #include <formica/errors.h>
 #include <formica/file.h>
+#include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@
 #define HOLD_MS 2u /* how long the concurrent reader keeps a lent block before it looks again */
 
 static uint64_t words[WRITE_PIECE / 8];
+static long reader_pid; /* the writer's reader (churn_held tells it) */
 
 /* The word round `round` writes at byte `offset` (a multiple of 8). */
 static uint64_t churn_word(uint32_t round, uint64_t offset)
@@ -172,6 +176,67 @@ static void read_concurrently(int fd, struct reader_counts *counts)
     }
 }
 
+/* A raw FS_OPEN (read only) of the churned file: FS's handle, for
+ * readblocks on control ICAs of the reader's own. */
+static long raw_open(long fs, uint64_t control)
+{
+    struct ica_control *page = ica_control_of(control);
+    request_prepare(control, FS_OPEN);
+    *fs_open_of(page) = (struct fs_open_message){.flags = FS_OPEN_READ};
+    memcpy(page->payload, CHURN_PATH, sizeof CHURN_PATH);
+    return request_call(fs, control);
+}
+
+/* A one-block lend-only readblock of `block` on `control` (its earlier lend
+ * ends): the lent block, or NULL. */
+static const uint8_t *raw_readblock(long fs, uint64_t control, uint64_t handle, uint64_t block,
+                                    struct reader_counts *counts)
+{
+    struct ica_control *page = ica_control_of(control);
+    request_prepare(control, FS_READBLOCK);
+    *fs_readblock_of(page) =
+        (struct fs_readblock_message){.handle = handle, .first_block = block, .blocks = 1};
+    long result = request_call(fs, control);
+    counts->reads++;
+    if (result < 0 && result != -E_NEEDS_DATA && result != -E_STALE)
+        note_error(result, counts); /* not lent (copied, or a replica's view too old): skipped */
+    return result == STORAGE_BLOCK_BYTES && page->lent_count == 1 ? ica_address(page->lent[0])
+                                                                  : NULL;
+}
+
+#define HELD_BLOCKS 4u /* the file's last blocks, each held on its own control ICA */
+
+/* Rounds `first`.. `first + rounds - 1`, one at a time: the file's last
+ * blocks read lent (each on a control ICA of its own, so the lends last)
+ * and held while the writer truncates below them, extends and rewrites the
+ * file, then looked at again: a freed block the round gave to another
+ * offset must not show there. */
+static void hold_across_rounds(long writer, uint32_t first, uint32_t rounds,
+                               struct reader_counts *counts)
+{
+    long fs = server_wait_for(SERVER_NAME_FS, 30000);
+    uint64_t controls[HELD_BLOCKS];
+    for (uint32_t i = 0; i < HELD_BLOCKS; i++) {
+        long id = ica_allocate(ICA_KIND_CONTROL, 4096);
+        controls[i] = id < 0 ? 0 : (uint64_t)id;
+    }
+    long handle = fs < 0 || controls[0] == 0 ? -E_NOT_FOUND : raw_open(fs, controls[0]);
+    if (handle < 0)
+        note_error(handle, counts);
+    uint64_t last = CHURN_BLOCKS - HELD_BLOCKS;
+    for (uint32_t round = first; round < first + rounds; round++) {
+        const uint8_t *held[HELD_BLOCKS] = {0};
+        for (uint32_t i = 0; i < HELD_BLOCKS && handle >= 0 && controls[i] != 0; i++)
+            held[i] = raw_readblock(fs, controls[i], (uint64_t)handle, last + i, counts);
+        notify(writer);
+        await_notification(); /* the round is done; the blocks are still lent */
+        for (uint32_t i = 0; i < HELD_BLOCKS; i++)
+            if (held[i] != NULL)
+                check_own_words(held[i], STORAGE_BLOCK_BYTES, (last + i) * STORAGE_BLOCK_BYTES, 3,
+                                counts);
+    }
+}
+
 /* After each round: every block, each way, in an order that moves. */
 int churn_reader(long writer, uint32_t rounds)
 {
@@ -186,6 +251,7 @@ int churn_reader(long writer, uint32_t rounds)
                 read_block(fd, (i * 7 + round) % CHURN_BLOCKS, way, round, &counts);
         notify(writer);
     }
+    hold_across_rounds(writer, rounds + 1, rounds, &counts);
     read_concurrently(fd, &counts);
     close(fd);
     printf("@json {\"kind\":\"churn_reader\",\"core\":%ld,\"reads\":%lu,\"words\":%lu,"
@@ -195,12 +261,28 @@ int churn_reader(long writer, uint32_t rounds)
     return counts.mismatches == 0 && counts.errors == 0 ? 0 : 1;
 }
 
-/* `rounds` more rounds without waiting for the reader, then the mark that
- * ends its reading. */
-static long churn_concurrently(int fd, uint32_t rounds)
+/* Rounds `first`.. while the reader holds an answer across each (it says
+ * when it holds one, and is told when the round is done). */
+static long churn_held(int fd, uint32_t first, uint32_t rounds)
 {
     long error = 0;
-    for (uint32_t round = rounds + 1; round <= 2 * rounds && error >= 0; round++) {
+    for (uint32_t round = first; round < first + rounds; round++) {
+        await_notification();
+        if (error >= 0)
+            error = truncate_round(fd, round);
+        if (error >= 0)
+            error = write_round(fd, round);
+        notify(reader_pid);
+    }
+    return error;
+}
+
+/* Rounds `first`.. without waiting for the reader, then the mark that ends
+ * its reading. */
+static long churn_concurrently(int fd, uint32_t first, uint32_t rounds)
+{
+    long error = 0;
+    for (uint32_t round = first; round < first + rounds && error >= 0; round++) {
         error = write_round(fd, round);
         if (error >= 0)
             error = truncate_round(fd, round);
@@ -234,9 +316,13 @@ int churn_writer(uint32_t reader_core, uint32_t rounds)
         notify(reader);
         await_notification(); /* the reader has read the round */
     }
-    long concurrent = churn_concurrently(fd, rounds);
+    reader_pid = reader;
     if (error >= 0)
-        error = concurrent;
+        error = write_round(fd, rounds + 1); /* whole again: the held rounds read lent blocks */
+    long held = churn_held(fd, rounds + 1, rounds);
+    long concurrent = churn_concurrently(fd, 2 * rounds + 1, rounds);
+    if (error >= 0)
+        error = held < 0 ? held : concurrent;
     close(fd);
     int code = -1;
     wait_process(reader, &code);

@@ -17,6 +17,12 @@ PROTOCOL_ERROR := $(shell python3 build/protocol.py $(GENERATED) $(PROTOCOL_DECL
 ifneq ($(PROTOCOL_ERROR),)
 $(error $(PROTOCOL_ERROR))
 endif
+# The framebuffer console's font: a PSF font of Debian's console-setup-linux turned
+# into build/out/gen/formica/console_font.h the same way (build/console_font.py).
+CONSOLE_FONT_ERROR := $(shell python3 build/console_font.py $(GENERATED)/formica/console_font.h 2>&1)
+ifneq ($(CONSOLE_FONT_ERROR),)
+$(error $(CONSOLE_FONT_ERROR))
+endif
 
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
 	-ffunction-sections -fdata-sections \
@@ -28,7 +34,9 @@ KERNEL_LDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx
 
 # Code both kernels link, and each kernel's own code.
 COMMON_SOURCES := $(wildcard kernel/*.c kernel/*.S) lib/string.c lib/format.c lib/errors.c lib/log_limit.c
-MKERNEL_SOURCES := $(wildcard mkernel/*.c mkernel/*.S)
+# lib/nfit.c: the NFIT parser, shared with the pager; lib/keyboard_map.c: the US layout, shared
+# with the USB keyboard driver (servers/usb/).
+MKERNEL_SOURCES := $(wildcard mkernel/*.c mkernel/*.S) lib/nfit.c lib/keyboard_map.c
 PKERNEL_SOURCES := $(wildcard pkernel/*.c pkernel/*.S)
 
 object_of = $(patsubst %,$(OBJ)/%.o,$(basename $(1)))
@@ -37,7 +45,7 @@ MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
 .PHONY: format format-check all run shell test unit-test integration-test test-many-cores debug clean deps help \
-	docs-protocol protocol-check docs-check linux-guest pkernel-symbols crash-sweep fuzz-soak fuzz-images test-slow
+	docs-protocol protocol-check docs-check linux-guest pkernel-symbols crash-sweep fuzz-soak fuzz-images test-slow soak
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -147,6 +155,13 @@ fuzz-images: all
 fuzz-soak: all
 	FORMICA_FUZZ_CALLS=1000000 tests/integration/run -p no:xdist -k test_fuzzer_finds_no_panic_hang_or_leak
 
+# The file exerciser's soak (docs/testing.md, "The file exerciser"): every configuration of
+# test_file_exerciser (one FS, placement 9's replica, kills and crashes) with SOAK_OPERATIONS
+# operations per run instead of a few thousand, the disruptions once per 10,000.
+SOAK_OPERATIONS ?= 50000
+soak: all
+	FORMICA_EXERCISER_OPERATIONS=$(SOAK_OPERATIONS) tests/integration/run -p no:xdist -k test_file_exerciser
+
 # The 255- and 256-core boots and self-tests (several minutes under TCG on 2 host cores).
 test-many-cores: deps all
 	tests/integration/run -m many_cores -p no:xdist
@@ -183,6 +198,7 @@ help:
 	@echo "make linux-guest  build the Linux guest (build/linux/build.sh) test_journal_linux needs"
 	@echo "make fuzz-soak  the system-call and ICA fuzzer with 1,000,000 calls (docs/fuzzing.md)"
 	@echo "make fuzz-images  300 boots on randomly corrupted ext3 images (docs/fuzzing.md)"
+	@echo "make soak       the file exerciser, 50,000 operations per configuration (docs/testing.md)"
 	@echo "make pkernel-symbols  rewrite build/pkernel.symbols, the p-kernel's allow-list (review the diff)"
 	@echo "make crash-sweep  ext3: QEMU killed at 24 points during churn (slow)"
 	@echo "make test-slow  the long integration runs (pytest marker slow)"

@@ -5,7 +5,8 @@
 # accounts' attacks (build/bench/fair_share.py, docs/authority.md), then the Bonnie evaluation
 # (build/bench/evaluate.py, docs/evaluation.md); `make bench QUICK=1` or
 # `make bench-quick`: one ipcbench run, no pager benchmark, one journal run, the
-# evaluation's quick matrix.
+# evaluation's quick matrix. Every script here also takes --smoke (its set-up and one boot of
+# each kind at the smallest size), which make test runs (tests/integration/test_bench_smoke.py).
 .PHONY: bench bench-quick bench-pager bench-bonnie bench-journal bench-scale bench-fair
 EVALUATE_FLAGS = $(if $(QUICK),--quick) $(if $(BENCH_RUNS),--runs $(BENCH_RUNS))
 bench: deps all

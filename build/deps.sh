@@ -10,6 +10,7 @@ REQUIRED_PACKAGES=(
     qemu-system-x86
     grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools
     ovmf e2fsprogs
+    console-setup-linux
     libcmocka-dev
     python3 python3-pytest-xdist
     nbdkit

@@ -13,35 +13,25 @@ E2FSCK ?= e2fsck
 
 DEBUGFS ?= debugfs
 
-# The files of build/disk belong to the console user (USER_CONSOLE:GROUP_USERS, read
-# from formica/users.h: the shell's), whoever builds; the root directory to root, and
-# it is world-writable and sticky (1777, like /tmp): every user can make files
-# in `/`, and only a name's owner removes it (docs/authority.md).
-DISK_OWNER := $(shell sed -n 's/^\#define USER_CONSOLE \([0-9]*\).*/\1/p' lib/include/formica/users.h)
-DISK_GROUP := $(shell sed -n 's/^\#define GROUP_USERS \([0-9]*\).*/\1/p' lib/include/formica/users.h)
-DISK_OWNER_COMMANDS := $(OUT)/disk-owners.debugfs
+# build/disk_image.py makes every image (these and those tests and benchmarks make): the files of
+# build/disk belong to the console user (USER_CONSOLE:GROUP_USERS, read from formica/users.h: the
+# shell's), whoever builds; the root directory to root, and it is world-writable and sticky (1777,
+# like /tmp): every user can make files in `/`, and only a name's owner removes it
+# (docs/authority.md).
+DISK_IMAGE_TOOL := build/disk_image.py
+DISK_IMAGE_INPUTS := $(DISK_FILES) build/disk.mk $(DISK_IMAGE_TOOL) lib/include/formica/users.h
 
-$(DISK_OWNER_COMMANDS): $(DISK_FILES) build/disk.mk lib/include/formica/users.h
-	@mkdir -p $(dir $@)
-	@echo "set_inode_field / mode 041777" > $@
-	@cd $(DISK_SOURCE) && find . -mindepth 1 | sed 's|^\.||' | while read -r path; do \
-	    echo "set_inode_field $$path uid $(DISK_OWNER)"; echo "set_inode_field $$path gid $(DISK_GROUP)"; \
-	done >> $(abspath $@)
-
-# $(1): image, $(2): block size, $(3): size, $(4): ext2 or ext3 (and its options).
+# $(1): image, then build/disk_image.py's options.
 define make_disk_image
-	@mkdir -p $(dir $(1))
 	@echo "  MKE2FS  $(1)"
-	@rm -f $(1)
-	@$(MKE2FS) -q -F -t $(4) -r 1 -b $(2) -L formica -E root_owner=0:0 -d $(DISK_SOURCE) $(1) $(3) >/dev/null
-	@$(DEBUGFS) -w -f $(DISK_OWNER_COMMANDS) $(1) >/dev/null 2>&1
+	@MKE2FS=$(MKE2FS) DEBUGFS=$(DEBUGFS) python3 $(DISK_IMAGE_TOOL) $(1) $(2)
 endef
 
-$(DISK_IMAGE): $(DISK_FILES) build/disk.mk $(DISK_OWNER_COMMANDS)
-	$(call make_disk_image,$@,4096,64M,ext3 -J size=4 -e remount-ro)
+$(DISK_IMAGE): $(DISK_IMAGE_INPUTS)
+	$(call make_disk_image,$@,--type ext3 --block-size 4096 --size 64M --journal-mib 4 --errors remount-ro)
 
-$(DISK_IMAGE_1K): $(DISK_FILES) build/disk.mk $(DISK_OWNER_COMMANDS)
-	$(call make_disk_image,$@,1024,32M,ext2 -e remount-ro)
+$(DISK_IMAGE_1K): $(DISK_IMAGE_INPUTS)
+	$(call make_disk_image,$@,--type ext2 --block-size 1024 --size 32M --errors remount-ro)
 
 .PHONY: disk disk-check
 disk: $(DISK_IMAGE) $(DISK_IMAGE_1K)

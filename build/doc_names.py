@@ -28,13 +28,15 @@ MESSAGES_FILE = re.compile(r"protocol/(\w+)\.messages")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 MAKE_LINE = re.compile(r"^\s*(?:\$ )?(make(?: [^`#;&|]*)?)$")
 
-# Names of other systems the docs compare with or follow: POSIX and C, the virtio
-# specification's flags, QEMU's plugin header.
+# Names of other systems the docs compare with or follow: POSIX and C (mmap's flags too),
+# glibc's loader, the virtio specification's flags and requests, QEMU's plugin header.
 FOREIGN_NAMES = {
     "pread", "pwrite", "read", "write", "fsync", "mmap", "malloc", "free", "memcpy", "memcmp",
     "printf", "open", "close", "qsort", "sync", "O_DIRECT", "O_SYNC", "MAP_SHARED",
-    "VIRTIO_BLK_T_FLUSH", "VIRTIO_NET_F_MAC", "VIRTQ_USED_F_NO_NOTIFY", "VIRTRING_AVAIL_F_NO_INTERRUPT",
-    "VRING_AVAIL_F_NO_INTERRUPT", "qemu-plugin.h",
+    "MAP_PRIVATE", "MAP_FIXED", "PROT_READ", "PROT_WRITE", "msync", "munmap", "madvise",
+    "MS_SYNC", "MS_ASYNC", "MADV_WILLNEED", "MADV_DONTNEED", "MADV_SEQUENTIAL", "LD_PRELOAD",
+    "VIRTIO_BLK_T_FLUSH", "VIRTIO_BLK_T_GET_ID", "VIRTIO_NET_F_MAC", "VIRTQ_USED_F_NO_NOTIFY",
+    "VIRTRING_AVAIL_F_NO_INTERRUPT", "VRING_AVAIL_F_NO_INTERRUPT", "qemu-plugin.h",
 }
 PLACEHOLDER = re.compile(r"(^|[/._])[A-Z]+(?=[/._]|$)")  # N.conf, NAME_dispatch.h, VERSION/
 

@@ -63,6 +63,8 @@ USER_PROGRAMS += fuzz:tests/programs/fuzz
 USER_PROGRAMS += fileloop:tests/programs/fileloop
 # Reads after writes across FS instances (tests/programs/replicatest, docs/storage.md).
 USER_PROGRAMS += replicatest:tests/programs/replicatest
+# The data-integrity exerciser of the file library (tests/programs/fileexerciser, docs/testing.md).
+USER_PROGRAMS += fileexerciser:tests/programs/fileexerciser
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))
@@ -83,7 +85,7 @@ $(USER_LIBRARY): $(call user_object_of,$(USER_LIBRARY_SOURCES))
 	@$(USER_AR) rcs $@ $^
 
 # The device libraries any program may link; only what a program calls is
-# pulled in. lib/net/: the virtio-net driver and the memory-node client (the
+# pulled in. lib/net/: the network cards (virtio-net, e1000e) and the memory-node client (the
 # memory node, its client, the pager); lib/virtio/: the legacy virtio PCI
 # interface both virtio drivers share and the virtio-blk driver (DK's disk, the
 # pager's block-device backend). Their headers are in lib/include/formica/.

@@ -24,6 +24,8 @@
  * (Named apart from <stdatomic.h>'s generics, which a host test may include.) */
 #define atomic_add(pointer, value) __atomic_fetch_add((pointer), (value), __ATOMIC_ACQ_REL)
 #define atomic_sub_fetch(pointer, value) __atomic_sub_fetch((pointer), (value), __ATOMIC_ACQ_REL)
+/* Sets bits, returning the value before. */
+#define atomic_or(pointer, value) __atomic_fetch_or((pointer), (value), __ATOMIC_ACQ_REL)
 /* A statistics counter: atomic, but orders nothing around it. */
 #define atomic_count(pointer, value) __atomic_fetch_add((pointer), (value), __ATOMIC_RELAXED)
 

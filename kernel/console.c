@@ -1,17 +1,23 @@
-/* console.c: formatted kernel output to COM1 and the VGA text screen. A line
- * is formatted into a local buffer first and written under the console lock,
+/* console.c: formatted kernel output to COM1, the VGA text screen and the
+ * framebuffer, and console input from COM1 and the keyboards. A line is
+ * formatted into a local buffer first and written under the console lock,
  * so output from many cores stays whole. The boot core sets the devices up
  * (mkernel/console_setup.c). */
 #include "console.h"
 #include "atomic.h"
+#include "console_input.h"
 #include "cpu.h"
 #include "shared.h"
 #include "x86.h"
 #include <format.h>
 #include <stdarg.h>
 
+#define TAB_STOP 8
+
 static void serial_put(char character)
 {
+    if (!kernel_shared->console.serial)
+        return;
     for (int spins = 0; spins < 100000 && (port_in8(COM1 + 5) & 0x20) == 0; spins++)
         cpu_relax();
     port_out8(COM1, (uint8_t)character);
@@ -60,9 +66,22 @@ static void vga_put(struct console_state *console, char character)
 {
     if (console->vga == NULL)
         return;
+    if (character == '\t') {
+        do
+            vga_put(console, ' ');
+        while (console->vga_column % TAB_STOP != 0);
+        return;
+    }
     if (character == '\n') {
         console->vga_column = 0;
         console->vga_row++;
+    } else if (character == '\r') {
+        console->vga_column = 0;
+    } else if (character == '\b') {
+        if (console->vga_column > 0)
+            console->vga_column--;
+    } else if ((uint8_t)character < 0x20) {
+        return; /* other control codes draw nothing, as on a terminal */
     } else {
         vga_line(console, console->vga_row)[console->vga_column] =
             VGA_ATTRIBUTE | (uint8_t)character;
@@ -75,35 +94,57 @@ static void vga_put(struct console_state *console, char character)
         vga_scroll(console);
 }
 
-static void console_write(const char *text)
+static void console_put(struct console_state *console, char character)
+{
+    if (character == '\n')
+        serial_put('\r');
+    serial_put(character);
+    vga_put(console, character);
+    framebuffer_console_put(&console->framebuffer, character);
+}
+
+/* Every screen shows the text; the framebuffer is drawn once per write. */
+static void console_write_bytes(const char *text, uint64_t length)
 {
     struct console_state *console = &kernel_shared->console;
-    for (; *text != '\0'; text++) {
-        if (*text == '\n')
-            serial_put('\r');
-        serial_put(*text);
-        vga_put(console, *text);
-    }
+    bool panicking = atomic_load_acquire(&kernel_shared->panicking) != 0;
+    framebuffer_console_set_colour(&console->framebuffer,
+                                   panicking ? CONSOLE_COLOUR_PANIC : CONSOLE_COLOUR_TEXT);
+    for (uint64_t i = 0; i < length; i++)
+        console_put(console, text[i]);
+    framebuffer_console_flush(&console->framebuffer);
+}
+
+static void console_write(const char *text)
+{
+    uint64_t length = 0;
+    while (text[length] != '\0')
+        length++;
+    console_write_bytes(text, length);
 }
 
 void console_write_text(const char *text, uint64_t length)
 {
     struct console_state *console = &kernel_shared->console;
     uint64_t flags = spin_lock(&console->lock);
-    for (uint64_t i = 0; i < length; i++) {
-        if (text[i] == '\n')
-            serial_put('\r');
-        serial_put(text[i]);
-        vga_put(console, text[i]);
-    }
+    console_write_bytes(text, length);
     spin_unlock(&console->lock, flags);
+}
+
+static int serial_read_byte(void)
+{
+    if (!kernel_shared->console.serial || (port_in8(COM1 + 5) & 0x01) == 0)
+        return -1;
+    return port_in8(COM1);
 }
 
 int console_read_byte(void)
 {
-    if ((port_in8(COM1 + 5) & 0x01) == 0)
-        return -1;
-    return port_in8(COM1);
+    int byte = serial_read_byte();
+    if (byte >= 0)
+        return byte;
+    uint8_t typed;
+    return console_input_take(&typed, 1) == 1 ? typed : -1;
 }
 
 static void console_print(int take_lock, const char *format, va_list arguments)

@@ -120,6 +120,24 @@ long irq_attach(struct process *process, uint64_t line_number)
     return mode.gsi;
 }
 
+long irq_attach_kernel(uint64_t line_number, trap_handler handler)
+{
+    struct line_mode mode = resolve_line(line_number);
+    if (kernel_shared->devices == NULL || mode.gsi >= DEVICE_GSI_LIMIT || !ioapic_has_gsi(mode.gsi))
+        return -E_INVALID;
+    struct irq_line *line = &kernel_shared->devices->lines[mode.gsi];
+    uint32_t free_owner = 0;
+    if (!atomic_compare_swap(&line->owner_pid, &free_owner, IRQ_OWNER_KERNEL))
+        return -E_BUSY;
+    struct cpu *cpu = this_cpu();
+    line->core = cpu->index;
+    line->level = mode.level;
+    uint8_t vector = (uint8_t)(DEVICE_VECTOR_BASE + mode.gsi);
+    trap_set_handler(vector, handler);
+    ioapic_route(mode.gsi, vector, cpu->apic_id, mode.level, mode.active_low);
+    return mode.gsi;
+}
+
 /* The core tick after `milliseconds` (> 0) from now; 0 (no deadline) for 0. */
 static uint64_t deadline_tick(uint64_t milliseconds)
 {

@@ -9,6 +9,11 @@
 
 /* SYS_IRQ_ATTACH for `process` (the caller, on its own core): the GSI or -E_*. */
 long irq_attach(struct process *process, uint64_t line);
+/* A line for the kernel itself (the PS/2 keyboard): routed to this core,
+ * `handler` on its vector (it sends the EOI); the line's owner is
+ * IRQ_OWNER_KERNEL, so a driver's irq_attach of it gets -E_BUSY. */
+long irq_attach_kernel(uint64_t line, trap_handler handler);
+#define IRQ_OWNER_KERNEL 0xffffffffu
 /* SYS_IRQ_WAIT: interrupts counted since the last call (>= 1), or -E_*;
  * 0 when `timeout_ms` (0 = wait for ever) passed without one. */
 long irq_wait(struct process *process, uint64_t timeout_ms);

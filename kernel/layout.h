@@ -12,11 +12,24 @@
 #define MKERNEL_VIRTUAL_BASE 0xffffffff80000000
 /* The p-kernel image: linked here, placed in frames by the m-kernel. */
 #define PKERNEL_VIRTUAL_BASE 0xffffffffc0000000
+/* The framebuffer, mapped write-combining (wherever the loader found it),
+ * in the GiB below the m-kernel image. */
+#define FRAMEBUFFER_VIRTUAL_BASE 0xffffffff40000000
+#define FRAMEBUFFER_WINDOW_BYTES (1ull << 30)
 
 /* Where the m-kernel copies the AP start-up trampoline (below 1 MiB). */
 #define TRAMPOLINE_PHYSICAL 0x8000
 
 #define KERNEL_STACK_SIZE 16384
+
+/* User space ends here: no process has anything mapped at or above it, and
+ * the kernel returns to user mode only below it: a return address at or
+ * above it (the last page below the canonical hole, the hole, the kernel
+ * half) ends the process instead (kernel/user_return.c), since `sysret`
+ * to a non-canonical address faults in ring 0 on Intel CPUs and `iretq` to
+ * one faults after the `swapgs`. The unmapped last page keeps a `syscall`
+ * at the end of user space from leaving a non-canonical RCX. */
+#define USER_SPACE_END 0x00007ffffffff000
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "fpu.h"
+#include "layout.h" /* USER_SPACE_END */
 #include "ring.h"
 #include "shared.h"
 
@@ -15,7 +16,6 @@
 #define INIT_PID 1 /* the first process: starts (and restarts) the servers, adopts orphans */
 #define PROCESS_KERNEL_STACK_PAGES 4
 #define USER_SPACE_START 0x400000ull
-#define USER_SPACE_END 0x00007ffffffff000ull
 #define USER_STACK_TOP 0x00007fffff000000ull
 #define USER_STACK_PAGES 16
 /* A program's segments and its heap end below the first window the kernel

@@ -39,7 +39,8 @@ struct kernel_shared {
     const char *tsc_source;       /* how tsc_hz was found */
     volatile uint8_t *lapic_mmio; /* xAPIC registers, unused in x2APIC mode */
     bool x2apic;
-    struct cpu_features cpu;       /* what CPUID offers and the kernels use (cpu_features.h) */
+    bool write_combining;    /* every core's PAT entry 1 is write-combining (page_attributes.h) */
+    struct cpu_features cpu; /* what CPUID offers and the kernels use (cpu_features.h) */
     _Atomic uint32_t cores_online; /* each core adds itself once */
     _Atomic uint32_t panicking;    /* 1 + the core that panicked: others stop printing */
     uint64_t kernel_root;          /* page-table root with only the kernel half */

@@ -17,6 +17,7 @@
 #include "scheduler.h"
 #include "shared.h"
 #include "user_memory.h"
+#include "user_return.h"
 #include "x86.h"
 #include <formica/errors.h>
 #include <formica/rights.h>
@@ -24,7 +25,6 @@
 #include <formica/syscalls.h>
 #include <string.h>
 
-#define CONSOLE_WRITE_LIMIT (1u << 20)
 #define SFMASK_BITS 0x44700 /* TF, IF, DF, NT, AC cleared on entry */
 
 void syscall_entry(void);
@@ -43,37 +43,6 @@ static void exit_if_killed(void)
 long sys_exit(int32_t code)
 {
     scheduler_exit_current(code);
-}
-
-long sys_console_write(uint64_t buffer, uint64_t length)
-{
-    if (length > CONSOLE_WRITE_LIMIT)
-        return -E_TOO_BIG;
-    if (!user_range_ok(current()->root, buffer, length, false))
-        return -E_FAULT;
-    console_write_text((const char *)buffer, length);
-    return (long)length;
-}
-
-long sys_console_read(uint64_t buffer, uint64_t length)
-{
-    if (length == 0)
-        return 0;
-    if (!user_range_ok(current()->root, buffer, length, true))
-        return -E_FAULT;
-    for (;;) {
-        /* checked again after every wait: the memory may have changed meanwhile */
-        if (!user_range_ok(current()->root, buffer, length, true))
-            return -E_FAULT;
-        uint64_t count = 0;
-        int byte;
-        while (count < length && (byte = console_read_byte()) >= 0)
-            ((char *)buffer)[count++] = (char)byte;
-        if (count > 0)
-            return (long)count;
-        scheduler_block(WAIT_SLEEP, this_cpu()->timer_ticks + 1);
-        exit_if_killed();
-    }
 }
 
 long sys_yield(void)
@@ -378,6 +347,8 @@ bool syscall_entry_fault(struct trap_frame *frame)
     if (frame->vector != VECTOR_PAGE_FAULT || frame->rip != (uint64_t)syscall_entry)
         return false;
     frame->rip = frame->rcx;
+    if (!user_return_allowed(frame->rip))
+        user_return_refused(frame); /* the call is not served: the process ends here */
     frame->rflags = (frame->r11 & USER_RFLAGS_KEPT) | RFLAGS_RESERVED_ONE | RFLAGS_IF;
     frame->vector = VECTOR_SYSTEM_CALL;
     this_cpu()->system_calls++;

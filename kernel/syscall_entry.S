@@ -2,12 +2,12 @@
  * process's kernel stack, builds the same frame an interrupt builds (vector
  * 0x80 marks a system call), tries the ICA fast path for the calls it serves
  * (ica_fast_path_calls), else calls syscall_dispatch(frame), and returns
- * with sysretq — or iretq when the return address is not a safe user address. */
+ * with sysretq, or ends the process when the return address is at or above
+ * USER_SPACE_END (user_return.h). */
 #include "cpu.h"
+#include "layout.h"
 #include "register_frame.inc"
-
-#define USER_RETURN_LIMIT 0x00007ffffffff000
-#define FRAME_RIP_OFFSET (17 * 8)
+#include "trap.h"
 
 .section .text
 .globl syscall_entry
@@ -41,9 +41,9 @@ syscall_entry:
  * path resumes a process parked in a system call (ica_fastpath.c). */
 .globl syscall_exit
 syscall_exit:
-    movq $USER_RETURN_LIMIT, %rax
-    cmpq %rax, FRAME_RIP_OFFSET(%rsp)
-    jae trap_return                  /* sysret to such an address would fault in ring 0 */
+    movq $USER_SPACE_END, %rax
+    cmpq %rax, TRAP_FRAME_RIP_OFFSET(%rsp)
+    jae user_return_refused_entry    /* sysret to such an address would fault in ring 0 */
     POP_GENERAL_REGISTERS
     addq $16, %rsp                   /* vector, error code */
     popq %rcx                        /* rip */

@@ -2,6 +2,14 @@
  * entry stubs build, the IDT, handler registration for device and IPI
  * vectors, and the fault report. */
 #pragma once
+
+/* Where the entry stubs' assembly finds the return address and its code
+ * segment in a frame (asserted below). */
+#define TRAP_FRAME_RIP_OFFSET (17 * 8)
+#define TRAP_FRAME_CS_OFFSET (18 * 8)
+
+#ifndef __ASSEMBLER__
+#include <stddef.h>
 #include <stdint.h>
 
 struct trap_frame {
@@ -10,6 +18,8 @@ struct trap_frame {
     uint64_t vector, error_code;
     uint64_t rip, cs, rflags, rsp, ss;
 };
+_Static_assert(offsetof(struct trap_frame, rip) == TRAP_FRAME_RIP_OFFSET, "syscall_entry.S");
+_Static_assert(offsetof(struct trap_frame, cs) == TRAP_FRAME_CS_OFFSET, "trap_entry.S");
 
 #define VECTOR_PAGE_FAULT 14
 #define VECTOR_SYSTEM_CALL 0x80 /* the frame of a `syscall` (syscall_entry.S) */
@@ -25,3 +35,4 @@ void trap_set_handler(uint8_t vector, trap_handler handler);
 /* Prints core, vector, cause, error code and all registers. */
 void trap_report(const struct trap_frame *frame);
 const char *trap_name(uint64_t vector);
+#endif

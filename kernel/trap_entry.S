@@ -1,7 +1,11 @@
 /* trap_entry.S: the 256 interrupt and exception entry stubs. Each pushes a
  * uniform frame (error code, vector, all general registers), switches GS when
- * coming from user mode, and calls trap_dispatch(frame) in C. */
+ * coming from user mode, and calls trap_dispatch(frame) in C. trap_return
+ * goes back with iretq, to user mode only below USER_SPACE_END
+ * (user_return.h). */
+#include "layout.h"
 #include "register_frame.inc"
+#include "trap.h"
 .altmacro
 .section .text
 
@@ -37,13 +41,28 @@ trap_common:
     call trap_dispatch
 .globl trap_return
 trap_return:
+    testb $3, TRAP_FRAME_CS_OFFSET(%rsp)
+    jz 2f                            /* back into the kernel */
+    movq $USER_SPACE_END, %rax       /* rax is restored from the frame below */
+    cmpq %rax, TRAP_FRAME_RIP_OFFSET(%rsp)
+    jae user_return_refused_entry
     POP_GENERAL_REGISTERS
-    testb $3, 24(%rsp)
-    jz 2f
     swapgs
-2:
     addq $16, %rsp
     iretq
+2:
+    POP_GENERAL_REGISTERS
+    addq $16, %rsp
+    iretq
+
+/* Both return paths come here, still on the kernel's GS, with the frame at
+ * %rsp aligned as for trap_dispatch, when the frame would return to user
+ * mode at or above USER_SPACE_END: the process ends (user_return.c). */
+.globl user_return_refused_entry
+user_return_refused_entry:
+    movq %rsp, %rdi
+    call user_return_refused
+    ud2
 
 .section .rodata
 .align 8

@@ -1,6 +1,7 @@
 /* blk_shards.c: a BLK client's way to BLK's shards (formica/blk_shards.h):
  * the shard count from the placement, each shard's pid, requests to one
- * shard retried over its restart, BLK_SYNC to all, BLK_STATS summed. */
+ * shard retried over its restart, BLK_SYNC to all, BLK_STATS summed, the
+ * disk's size (BLK_INFO). */
 #include <formica/blk_shards.h>
 #include <formica/errors.h>
 #include <formica/request.h>
@@ -62,7 +63,7 @@ long blk_shards_call(struct blk_shards *shards, uint32_t shard, uint64_t control
                                           prepare, context);
 }
 
-/* An operation that takes no inputs (BLK_SYNC, BLK_STATS), in `control`. */
+/* An operation that takes no inputs (BLK_SYNC, BLK_STATS, BLK_INFO), in `control`. */
 struct operation_call {
     uint64_t control;
     uint32_t operation;
@@ -116,4 +117,12 @@ long blk_shards_stats(struct blk_shards *shards, uint64_t control, struct blk_st
         add_stats(sum, blk_stats_of(ica_control_of(control)));
     }
     return 0;
+}
+
+long blk_shards_disk_bytes(struct blk_shards *shards, uint64_t control, uint64_t *bytes)
+{
+    long error = call_operation(shards, 0, control, BLK_INFO); /* every shard has one disk */
+    if (error == 0)
+        *bytes = blk_info_of(ica_control_of(control))->bytes;
+    return error;
 }

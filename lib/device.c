@@ -84,3 +84,13 @@ long irq_attach_msi(uint32_t bus, uint32_t device, uint32_t function, struct msi
 {
     return syscall6(SYS_IRQ_ATTACH_MSI, bus, device, function, (long)message, 0, 0);
 }
+
+long console_input(const void *bytes, uint64_t length)
+{
+    return syscall6(SYS_CONSOLE_INPUT, (long)bytes, (long)length, 0, 0, 0, 0);
+}
+
+long keyboard_ready(uint32_t keyboard)
+{
+    return syscall6(SYS_KEYBOARD_READY, keyboard, 0, 0, 0, 0, 0);
+}

@@ -1,7 +1,8 @@
 /* memnode_liveness.c: the memory-node liveness rule (docs/memnode.md): probe
  * a silent node once a second while waiting for it, declare it dead after
- * MEMNODE_DEAD_AFTER_US of silence, back retransmissions off. No system
- * calls: the host unit tests run it with a fake clock. */
+ * MEMNODE_DEAD_AFTER_US of silence (none of it counted while our own link is
+ * down), back retransmissions off. No system calls: the host unit tests run
+ * it with a fake clock. */
 #include <formica/memnode_liveness.h>
 
 void memnode_liveness_init(struct memnode_liveness *liveness, uint64_t now)
@@ -11,6 +12,8 @@ void memnode_liveness_init(struct memnode_liveness *liveness, uint64_t now)
     liveness->wait_start = 0;
     liveness->probe_every = MEMNODE_PROBE_INTERVAL_US;
     liveness->dead_after = MEMNODE_DEAD_AFTER_US;
+    liveness->unreachable = false;
+    liveness->reachable_since = 0;
 }
 
 void memnode_liveness_heard(struct memnode_liveness *liveness, uint64_t now)
@@ -26,16 +29,35 @@ void memnode_liveness_waiting(struct memnode_liveness *liveness, bool waiting, u
         liveness->wait_start = 0;
 }
 
+void memnode_liveness_reachable(struct memnode_liveness *liveness, bool reachable, uint64_t now)
+{
+    if (!reachable) {
+        liveness->unreachable = true;
+    } else if (liveness->unreachable) {
+        liveness->unreachable = false;
+        liveness->reachable_since = now;
+    }
+}
+
+static uint64_t later(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
 uint64_t memnode_liveness_silence(const struct memnode_liveness *liveness, uint64_t now)
 {
+    if (liveness->unreachable)
+        return 0;
     uint64_t since =
-        liveness->last_heard > liveness->wait_start ? liveness->last_heard : liveness->wait_start;
+        later(later(liveness->last_heard, liveness->wait_start), liveness->reachable_since);
     return now > since ? now - since : 0;
 }
 
 enum memnode_liveness_decision memnode_liveness_check(struct memnode_liveness *liveness,
                                                       uint64_t now)
 {
+    if (liveness->unreachable)
+        return MEMNODE_UNREACHABLE;
     if (liveness->wait_start == 0)
         return MEMNODE_ALIVE;
     uint64_t silence = memnode_liveness_silence(liveness, now);

@@ -17,11 +17,22 @@ static void drop(struct buffered_block *slot)
     slot->used = false;
 }
 
+/* A buffered block still holds all the bytes the file has there: it is
+ * whole, or the file (`file_size`, as the descriptor knows it) ends in it.
+ * A partial last block the file has since grown past (a write further on,
+ * an fstat that saw another process's) is fetched again. */
+static inline bool covers_the_file(const struct buffered_block *slot, uint64_t file_size)
+{
+    return slot->valid_bytes == STORAGE_BLOCK_BYTES ||
+           slot->block * STORAGE_BLOCK_BYTES + slot->valid_bytes >= file_size;
+}
+
 /* The block, from the buffer or fetched into it with readblock. */
-static long get_block(int fd, uint32_t inode, uint64_t block, struct buffered_block **out)
+static long get_block(int fd, uint32_t inode, uint64_t block, uint64_t file_size,
+                      struct buffered_block **out)
 {
     struct buffered_block *slot = readbyte_find(inode, block);
-    if (slot != NULL) {
+    if (slot != NULL && covers_the_file(slot, file_size)) {
         readbyte_tally.hits++;
         *out = slot;
         return 0;
@@ -47,15 +58,15 @@ static long get_block(int fd, uint32_t inode, uint64_t block, struct buffered_bl
 
 /* Block by block, fetching what is not buffered (apart, so a reference
  * inside one buffered block saves no registers). */
-static __attribute__((noinline)) long read_blocks(int fd, uint32_t inode, size_t size,
-                                                  uint64_t offset, void *buffer)
+static __attribute__((noinline)) long read_blocks(int fd, const struct file_descriptor *file,
+                                                  size_t size, uint64_t offset, void *buffer)
 {
     size_t done = 0;
     while (done < size) {
         uint64_t position = offset + done;
         uint32_t within = (uint32_t)(position % STORAGE_BLOCK_BYTES);
         struct buffered_block *slot;
-        long error = get_block(fd, inode, position / STORAGE_BLOCK_BYTES, &slot);
+        long error = get_block(fd, file->inode, position / STORAGE_BLOCK_BYTES, file->size, &slot);
         if (error != 0)
             return done > 0 ? (long)done : error;
         if (slot->valid_bytes <= within)
@@ -82,7 +93,7 @@ long readbyte(int fd, size_t size, uint64_t offset, void *buffer)
         size = (size_t)(file->size - offset);
     struct buffered_block *hit = readbyte_hit_in_one_block(file->inode, offset, size);
     if (hit == NULL)
-        return read_blocks(fd, file->inode, size, offset, buffer);
+        return read_blocks(fd, file, size, offset, buffer);
     readbyte_tally.hits++;
     memcpy(buffer, hit->bytes + offset % STORAGE_BLOCK_BYTES, size);
     return (long)size;

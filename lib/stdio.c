@@ -8,6 +8,7 @@
 #define OUTPUT_BUFFER_BYTES 1024
 #define BACKSPACE 0x08
 #define DELETE 0x7f
+#define ESCAPE 0x1b
 
 static char output_buffer[OUTPUT_BUFFER_BYTES];
 static size_t output_used;
@@ -98,6 +99,21 @@ static void erase_last_character(size_t *length)
     fflush_console();
 }
 
+/* After ESC: '[' starts a control sequence (an arrow or editing key of a
+ * terminal or of the keyboards, lib/keyboard_map.c) that ends at its final
+ * byte, 0x40-0x7e; line editing has no use for them, so they are dropped
+ * whole rather than typed as "[A". */
+static void skip_escape_sequence(void)
+{
+    if (getchar() != '[')
+        return;
+    for (int bytes = 0; bytes < 16; bytes++) {
+        int character = getchar();
+        if (character == EOF || (character >= 0x40 && character <= 0x7e))
+            return;
+    }
+}
+
 int read_line(char *buffer, size_t size)
 {
     size_t length = 0;
@@ -111,8 +127,12 @@ int read_line(char *buffer, size_t size)
             erase_last_character(&length);
             continue;
         }
-        if (character < ' ' || length + 1 >= size)
-            continue; /* ignore other control bytes, and bytes past the end */
+        if (character == ESCAPE) {
+            skip_escape_sequence();
+            continue;
+        }
+        if (character < ' ' || character > '~' || length + 1 >= size)
+            continue; /* ignore other control bytes, bytes past ASCII and past the end */
         buffer[length++] = (char)character;
         putchar(character);
         fflush_console();

@@ -9,6 +9,10 @@
 #define MB1_MAGIC 0x1badb002
 #define MB1_FLAGS 0x00010003 /* page-align modules, memory map, load addresses */
 #define MB2_MAGIC 0xe85250d6
+/* The screen mode asked of GRUB (UEFI GOP or VBE); it takes the nearest it has. */
+#define FRAMEBUFFER_WIDTH 1024
+#define FRAMEBUFFER_HEIGHT 768
+#define FRAMEBUFFER_DEPTH 32
 
 .section .multiboot, "a"
 .align 4
@@ -31,6 +35,10 @@ multiboot2_header:
     .align 8
     .short 6, 0                      /* module alignment */
     .long 8
+    .align 8
+    .short 5, 1                      /* framebuffer, optional (text mode will do) */
+    .long 20
+    .long FRAMEBUFFER_WIDTH, FRAMEBUFFER_HEIGHT, FRAMEBUFFER_DEPTH
     .align 8
     .short 0, 0                      /* end */
     .long 8

@@ -1,13 +1,16 @@
 /* device_memory.c: maps device registers (uncached, tagged PAGE_DEVICE so
- * address_space_destroy never frees them) and DMA memory (contiguous frames
- * mapped as ordinary user pages, freed with the address space) into drivers. */
+ * address_space_destroy never frees them), persistent memory (write-back,
+ * tagged the same way) and DMA memory (contiguous frames mapped as ordinary
+ * user pages, freed with the address space) into drivers. */
 #include "device_memory.h"
 #include "atomic.h"
 #include "address_space.h"
+#include "console.h"
 #include "device_state.h"
 #include "ioapic.h"
 #include "layout.h"
 #include "paging.h"
+#include "persistent_memory.h"
 #include "physical_memory.h"
 #include "shared.h"
 #include "translation_stamp.h"
@@ -22,6 +25,9 @@
 #define RFLAGS_IOPL_3 (3ull << 12)
 #define DEVICE_PAGE_FLAGS                                                                          \
     (PAGE_USER | PAGE_WRITABLE | PAGE_CACHE_DISABLE | PAGE_WRITE_THROUGH | PAGE_DEVICE)
+/* Persistent memory is memory: write-back (PAT entry 0), its users order
+ * durability with the flush layer (docs/design.md, "The flush layer"). */
+#define PERSISTENT_PAGE_FLAGS (PAGE_USER | PAGE_WRITABLE | PAGE_DEVICE)
 
 long device_spawn_check(uint32_t flags, uint32_t parent)
 {
@@ -139,8 +145,15 @@ static long device_map(uint32_t pid, uint64_t physical, uint64_t bytes)
     uint64_t address = take_window(record, pages);
     if (address == 0)
         return -E_NO_MEMORY;
-    long error = map_pages(process->root, address, base, pages, DEVICE_PAGE_FLAGS);
-    return error != 0 ? error : (long)(address + (physical - base));
+    bool persistent = persistent_memory_holds(base, end);
+    long error = map_pages(process->root, address, base, pages,
+                           persistent ? PERSISTENT_PAGE_FLAGS : DEVICE_PAGE_FLAGS);
+    if (error != 0)
+        return error;
+    if (persistent)
+        kprintf("nvm: pid %u maps persistent memory 0x%lx (%lu KiB) write-back\n", pid, base,
+                (end - base) >> 10);
+    return (long)(address + (physical - base));
 }
 
 static long dma_allocate(uint32_t pid, uint64_t bytes, uint64_t *physical, uint64_t *rounded)

@@ -8,6 +8,7 @@
 #include "clock_calibration.h"
 #include "console.h"
 #include "console_setup.h"
+#include "ps2_keyboard.h"
 #include "cpu_choice.h"
 #include "cpu.h"
 #include "fault_injection.h"
@@ -19,6 +20,7 @@
 #include "layout.h"
 #include "madt.h"
 #include "device_setup.h"
+#include "persistent_memory.h"
 #include "paging.h"
 #include "panic.h"
 #include "physical_memory.h"
@@ -266,8 +268,7 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     kprintf("\nFormica m-kernel starting\n");
     if (!boot_information_read(magic, info_physical, &boot))
         halt_forever();
-    if (boot.vga_text)
-        console_enable_vga(phys_to_virt(0xb8000));
+    console_init_screen(&boot);
     kprintf("boot: %s from %s, %u memory regions, %u modules\n", boot.protocol,
             boot.loader_name[0] ? boot.loader_name : "an unnamed loader", boot.region_count,
             boot.module_count);
@@ -275,14 +276,18 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     cpu_choice_make();
     physical_memory_init(&boot);
     paging_init(physical_usable_end());
+    console_map_framebuffer(&boot);
+    console_report();
     if (!acpi_init(boot.rsdp_physical))
         panic("ACPI: no usable RSDP/RSDT; cannot find the cores");
     machine_power_off_hook = power_off_through_acpi;
     read_madt();
     setup_interrupt_controllers();
     device_setup(&madt);
+    persistent_memory_init();
     setup_cores();
     setup_boot_core();
+    ps2_keyboard_start();
     clock_calibrate();
     kernel_shared->profile_marks = command_line_option("profile", NULL, 0);
     setup_intercore_area();

@@ -23,6 +23,8 @@
 #define MB2_TAG_FRAMEBUFFER 8
 #define MB2_TAG_ACPI_OLD 14
 #define MB2_TAG_ACPI_NEW 15
+#define MB2_FRAMEBUFFER_RGB 1
+#define MB2_FRAMEBUFFER_EGA_TEXT 2
 
 struct mb1_info {
     uint32_t flags, memory_lower, memory_upper, boot_device, command_line;
@@ -128,6 +130,32 @@ static void read_mb2_memory_map(const uint8_t *tag, uint32_t tag_size,
     }
 }
 
+/* Tag 8: address (8), pitch (16), width (20), height (24), bits per pixel
+ * (28), type (29: 0 indexed, 1 direct RGB, 2 EGA text); for direct RGB the
+ * red, green and blue field positions and sizes follow from byte 32. */
+static void read_mb2_framebuffer(const uint8_t *tag, uint32_t size, struct boot_information *boot)
+{
+    if (size < 30)
+        return;
+    struct framebuffer_format *format = &boot->framebuffer_format;
+    memcpy(&format->physical, tag + 8, 8);
+    memcpy(&format->pitch, tag + 16, 4);
+    memcpy(&format->width, tag + 20, 4);
+    memcpy(&format->height, tag + 24, 4);
+    format->bits_per_pixel = tag[28];
+    boot->framebuffer_type = tag[29];
+    boot->vga_text = boot->framebuffer_type == MB2_FRAMEBUFFER_EGA_TEXT;
+    boot->framebuffer = boot->framebuffer_type != MB2_FRAMEBUFFER_EGA_TEXT;
+    if (boot->framebuffer_type == MB2_FRAMEBUFFER_RGB && size >= 38) {
+        format->red_position = tag[32];
+        format->red_size = tag[33];
+        format->green_position = tag[34];
+        format->green_size = tag[35];
+        format->blue_position = tag[36];
+        format->blue_size = tag[37];
+    }
+}
+
 static void read_mb2_tag(const uint8_t *tag, uint32_t type, uint32_t size,
                          struct boot_information *boot)
 {
@@ -148,7 +176,7 @@ static void read_mb2_tag(const uint8_t *tag, uint32_t type, uint32_t size,
         read_mb2_memory_map(tag, size, boot);
         break;
     case MB2_TAG_FRAMEBUFFER:
-        boot->vga_text = tag[28] == 2; /* framebuffer type 2 = EGA text */
+        read_mb2_framebuffer(tag, size, boot);
         break;
     case MB2_TAG_ACPI_OLD:
     case MB2_TAG_ACPI_NEW:
@@ -168,7 +196,7 @@ static void read_multiboot2(uint64_t info_physical, struct boot_information *boo
     boot->protocol = "multiboot2";
     boot->info_start = info_physical;
     boot->info_end = info_physical + total;
-    boot->vga_text = false;
+    boot->vga_text = false; /* GRUB under UEFI has none; under BIOS its tag says so */
     for (uint32_t offset = 8; offset + 8 <= total;) {
         uint32_t type, size;
         memcpy(&type, info + offset, 4);

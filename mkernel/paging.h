@@ -9,6 +9,8 @@
 #define PAGE_WRITABLE (1ull << 1)
 #define PAGE_USER (1ull << 2)
 #define PAGE_WRITE_THROUGH (1ull << 3)
+/* PWT alone selects PAT entry 1, which page_attributes_program makes write-combining. */
+#define PAGE_WRITE_COMBINING PAGE_WRITE_THROUGH
 #define PAGE_CACHE_DISABLE (1ull << 4)
 #define PAGE_ACCESSED (1ull << 5)
 #define PAGE_DIRTY (1ull << 6)

@@ -17,6 +17,7 @@ static const char *const key_names[KEY_COUNT] = {PLACEMENT_SERVER_KEYS, "app"};
  * are started only when the placement names them. */
 static const bool may_have_instances[PLACEMENT_SERVERS] = {PLACEMENT_SERVER_INSTANCES};
 static const bool is_optional[PLACEMENT_SERVERS] = {PLACEMENT_SERVER_OPTIONAL};
+static const int beside_server[PLACEMENT_SERVERS] = {PLACEMENT_SERVER_BESIDE};
 
 struct span {
     const char *start;
@@ -488,6 +489,16 @@ static void resolve_other_sockets(struct parse_state *state)
     }
 }
 
+/* A server the file does not name, declared `beside` another, takes that one's core. */
+static void resolve_beside(struct parse_state *state)
+{
+    for (int server = 0; server < PLACEMENT_SERVERS; server++) {
+        struct server_choice *choice = &state->servers[server];
+        if (beside_server[server] >= 0 && choice->line == 0)
+            choice->core = state->servers[beside_server[server]].core;
+    }
+}
+
 /* Adds `core` to the choice's instance cores, keeping them in increasing order. */
 static void insert_in_order(struct server_choice *choice, uint32_t core)
 {
@@ -615,6 +626,7 @@ int placement_parse(const char *text, size_t length, uint32_t core_count,
     parse_lines(&state, text, length);
     resolve_per_core(&state);
     resolve_other_sockets(&state);
+    resolve_beside(&state);
     if (state.error_count > 0) {
         placement_default(core_count, out);
         out->warnings = (uint32_t)state.error_count;

@@ -2,8 +2,13 @@
  * (formica/published_region.h): per server name, frames that instance 0
  * maps writable and the name's other instances read-only, at
  * PUBLISHED_REGION_BASE. Tagged PAGE_DEVICE, so a holder's end unmaps them
- * without freeing the frames; the last holder's end frees them. */
+ * without freeing the frames; the last holder's end frees them. Each
+ * holder's mapping counts in its memory (within its account's limit), and
+ * an account other than init's makes at most its share of the slots, so no
+ * program can map past its quota or take the slots a server needs. */
 #include "published_regions.h"
+#include "authority.h"
+#include "clock.h"
 #include "console.h"
 #include "ica.h"
 #include "intercore.h"
@@ -12,7 +17,10 @@
 #include "physical_memory.h"
 #include "process.h"
 #include "shared.h"
+#include "x86.h"
+#include <format.h>
 #include <formica/errors.h>
+#include <formica/log_limit.h>
 #include <formica/published_region.h>
 #include <formica/syscalls.h>
 #include <string.h>
@@ -25,6 +33,7 @@ struct published_region {
     char name[PUBLISHED_NAME_BYTES];
     uint64_t physical; /* 0: the slot is free */
     uint64_t pages;
+    uint32_t account;                    /* of the process that made it: its share counts it */
     uint32_t holders[PUBLISHED_HOLDERS]; /* pids it is mapped into; 0: none */
 };
 
@@ -54,7 +63,8 @@ static struct published_region *find_or_take(const char *name)
     return free_slot;
 }
 
-static long allocate(struct published_region *region, const char *name, uint64_t pages)
+static long allocate(struct published_region *region, const char *name, uint64_t pages,
+                     uint32_t account)
 {
     uint64_t physical = physical_allocate(pages, 0);
     if (physical == 0)
@@ -64,7 +74,26 @@ static long allocate(struct published_region *region, const char *name, uint64_t
     strncpy(region->name, name, PUBLISHED_NAME_BYTES - 1);
     region->physical = physical;
     region->pages = pages;
+    region->account = account;
     return 0;
+}
+
+/* Whether `account` may make one more region: init's always (the slots the
+ * clients' share leaves are its); another account while it has made fewer
+ * than PUBLISHED_ACCOUNT_REGIONS and all such accounts together fewer than
+ * PUBLISHED_CLIENT_REGIONS. *own: the regions it has made. */
+static bool share_allows(uint32_t account, uint32_t *own)
+{
+    uint32_t clients = 0;
+    *own = 0;
+    for (uint32_t i = 0; i < PUBLISHED_REGIONS; i++) {
+        if (regions[i].physical == 0 || regions[i].account == INIT_PID)
+            continue;
+        clients++;
+        *own += regions[i].account == account;
+    }
+    return account == INIT_PID ||
+           (*own < PUBLISHED_ACCOUNT_REGIONS && clients < PUBLISHED_CLIENT_REGIONS);
 }
 
 static void free_if_unheld(struct published_region *region)
@@ -77,18 +106,22 @@ static void free_if_unheld(struct published_region *region)
     memset(region, 0, sizeof *region);
 }
 
-/* A free holder place in `region` for `pid`, or NULL (held already: *held). */
-static uint32_t *holder_place(struct published_region *region, uint32_t pid, bool *held)
+/* Whether `pid` holds `region`. */
+static bool holds(const struct published_region *region, uint32_t pid)
 {
-    uint32_t *free_place = NULL;
-    *held = false;
-    for (uint32_t i = 0; i < PUBLISHED_HOLDERS; i++) {
+    for (uint32_t i = 0; i < PUBLISHED_HOLDERS; i++)
         if (region->holders[i] == pid)
-            *held = true;
-        if (region->holders[i] == 0 && free_place == NULL)
-            free_place = &region->holders[i];
-    }
-    return *held ? NULL : free_place;
+            return true;
+    return false;
+}
+
+/* A free holder place in `region`, or NULL. */
+static uint32_t *free_holder_place(struct published_region *region)
+{
+    for (uint32_t i = 0; i < PUBLISHED_HOLDERS; i++)
+        if (region->holders[i] == 0)
+            return &region->holders[i];
+    return NULL;
 }
 
 static long map_region(struct process *process, const struct published_region *region,
@@ -105,10 +138,34 @@ static long map_region(struct process *process, const struct published_region *r
     return (long)PUBLISHED_REGION_BASE;
 }
 
+/* The refusal, logged at most LOG_LIMIT_PER_SECOND times a second per pid. */
 static long refuse(const char *name, uint32_t pid, const char *why, long error)
 {
-    kprintf("published: pid %u refused region '%s': %s\n", pid, name, why);
+    static struct log_limit limit; /* the m-kernel's core only */
+    uint64_t held_back = 0;
+    if (log_limit_allow(&limit, pid, clock_cycles_to_us(rdtsc()), &held_back))
+        kprintf("published: pid %u refused region '%s': %s (%lu more not shown)\n", pid, name, why,
+                held_back);
     return error;
+}
+
+static long refuse_share(const char *name, const struct process *process, uint32_t own)
+{
+    char why[120];
+    format_string(why, sizeof why,
+                  "its account %u made %u regions, an account's share (%u of %u; %u for all but "
+                  "init's)",
+                  process->account, own, PUBLISHED_ACCOUNT_REGIONS, PUBLISHED_REGIONS,
+                  PUBLISHED_CLIENT_REGIONS);
+    return refuse(name, process->pid, why, -E_QUOTA);
+}
+
+static long refuse_memory(const char *name, const struct process *process, uint64_t bytes)
+{
+    char why[120];
+    format_string(why, sizeof why, "%lu KiB more would take its account %u past its memory limit",
+                  bytes / 1024, process->account);
+    return refuse(name, process->pid, why, -E_QUOTA);
 }
 
 long published_region_map(const char *name, uint32_t pid, uint64_t bytes)
@@ -125,20 +182,28 @@ long published_region_map(const char *name, uint32_t pid, uint64_t bytes)
     struct published_region *region = find_or_take(name);
     if (region == NULL)
         return refuse(name, pid, "every published region slot is taken", -E_BUSY);
-    if (region->physical != 0 && region->pages != pages)
+    bool fresh = region->physical == 0;
+    if (!fresh && region->pages != pages)
         return refuse(name, pid, "a size unlike the region's", -E_INVALID);
-    if (region->physical == 0) {
-        long error = allocate(region, name, pages);
+    if (!fresh && holds(region, pid))
+        return refuse(name, pid, "mapped already", -E_BUSY);
+    uint32_t own;
+    if (fresh && !share_allows(process->account, &own))
+        return refuse_share(name, process, own);
+    if (!authority_memory_allows(process, pages * PAGE_SIZE))
+        return refuse_memory(name, process, pages * PAGE_SIZE);
+    if (fresh) {
+        long error = allocate(region, name, pages, process->account);
         if (error != 0)
             return refuse(name, pid, "no memory for it", error);
     }
-    bool held;
-    uint32_t *place = holder_place(region, pid, &held);
-    if (place == NULL) {
-        free_if_unheld(region);
-        return refuse(name, pid, held ? "mapped already" : "too many holders", -E_BUSY);
-    }
-    *place = pid; /* before the map: what a failed map left is released at the end */
+    uint32_t *place = free_holder_place(region);
+    if (place == NULL)
+        return refuse(name, pid, "too many holders", -E_BUSY);
+    /* Before the map: what a failed map left is released, and its charge
+     * ends, with the process (release_exited). */
+    *place = pid;
+    process->memory_bytes += pages * PAGE_SIZE;
     return map_region(process, region,
                       instance == 0 ? PUBLISHED_WRITER_FLAGS : PUBLISHED_READER_FLAGS);
 }

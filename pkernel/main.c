@@ -10,6 +10,7 @@
 #include "fault_injection.h"
 #include "intercore.h"
 #include "lapic.h"
+#include "page_attributes.h"
 #include "layout.h"
 #include "panic.h"
 #include "selftest.h"
@@ -104,6 +105,7 @@ void pkernel_main(struct kernel_shared *shared, uint32_t ticket)
 {
     (void)ticket;
     kernel_shared = shared;
+    page_attributes_program(); /* the framebuffer's write-combining, as on the boot core */
     struct cpu *cpu = find_own_record();
     cpu->role = ROLE_P;
     cpu->socket = topology_socket_of_this_core();

@@ -1,6 +1,7 @@
 /* apps/memnode: the memory-node role (`run --driver memnode CAPACITY_MB [--id N]
  * [--exit-after REQUESTS]`): reserves CAPACITY in its heap and answers NEGOTIATE,
- * STORE and RETRIEVE frames (docs/memnode.md) until powered off. */
+ * STORE and RETRIEVE frames (docs/memnode.md) until powered off, over the
+ * network card PCI shows (virtio-net or e1000e, lib/net/). */
 #include <formica/net.h>
 #include <formica/json.h>
 #include <formica/memnode_protocol.h>
@@ -266,11 +267,12 @@ static void print_report(void)
     printf("@json {\"kind\":\"memnode\",\"node\":%u,\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
            "\"capacity_bytes\":%lu,\"negotiations\":%lu,\"stores\":%lu,\"retrieves\":%lu,"
            "\"fragments_in\":%lu,\"fragments_out\":%lu,\"duplicates\":%lu,\"stale\":%lu,"
-           "\"refused\":%lu,\"bad_frames\":%lu,\"pings\":%lu,\"frames_not_ours\":%lu}\n",
+           "\"refused\":%lu,\"bad_frames\":%lu,\"pings\":%lu,\"frames_not_ours\":%lu,"
+           "\"nic\":\"%s\",\"link_changes\":%lu}\n",
            node.node_id, node.mac[0], node.mac[1], node.mac[2], node.mac[3], node.mac[4],
            node.mac[5], node.capacity_bytes, node.negotiations, node.stores, node.retrieves,
            node.fragments_in, node.fragments_out, node.duplicates, node.stale, node.refused,
-           node.bad_frames, node.pings, net.dropped_not_mine);
+           node.bad_frames, node.pings, net.dropped_not_mine, net_card_kind(), net.link_changes);
 }
 
 static void dispatch(const struct memnode_message *message)
@@ -349,7 +351,7 @@ int main(int argc, char **argv)
     }
     result = net_open();
     if (result < 0) {
-        printf("memnode: no network device: %s\n", error_text(result));
+        printf("memnode: no usable network card: %s\n", error_text(result));
         return 1;
     }
     net_mac(node.mac);

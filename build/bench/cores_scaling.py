@@ -14,9 +14,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "build"))
+sys.path.insert(0, str(REPO / "build" / "bench"))
 from runner import client, qemu_binary  # noqa: E402
+from bench_output import OUT, add_smoke_option  # noqa: E402
 
-OUT = REPO / "build" / "out" / "bench"
+SMOKE_CORES = 16  # the smallest count the benchmark measures
 MARKER = "@json "
 OLD_ENTRY_BYTES = 1152  # before on-demand entries: every pair had a 16-slot ring at boot
 
@@ -26,7 +28,11 @@ def parse_arguments():
     parser.add_argument("--cores", type=int, nargs="+", default=[16, 64, 128, 256])
     parser.add_argument("--runs", type=int, default=3, help="plain boots per core count (median)")
     parser.add_argument("--timeout", type=int, default=600)
-    return parser.parse_args()
+    add_smoke_option(parser)
+    arguments = parser.parse_args()
+    if arguments.smoke:  # one plain boot and one self-test boot at 16 cores
+        arguments.cores, arguments.runs = [SMOKE_CORES], 1
+    return arguments
 
 
 def machine_flags(cores):

@@ -12,7 +12,9 @@
 #   kvm     - when the timed series ran under TCG but QEMU can start KVM here: Formica at
 #             #1 and on 1 vCPU and Linux, one boot each, under KVM with the CPU model and
 #             kernel options build/run chooses (docs/boot.md), so a host whose KVM is slow
-#             or emulated still shows that both systems run on it and how fast.
+#             or emulated still shows that both systems run on it and how fast. A system
+#             whose kernel does not start under KVM within seconds (kvm_start.py) is left
+#             out, and the report says so.
 # Every icount boot uses -cpu max,-erms,-fsrm (linux_guest.ICOUNT_CPU); two more boots,
 # Formica at #1 and Linux, 1 process, run with plain -cpu max (series PLAIN_CPU) so the
 # report can show what ERMS does to the count. They stay out of the figures.
@@ -32,17 +34,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import kvm_start  # noqa: E402
 import linux_guest  # noqa: E402
 import plots  # noqa: E402
 import report  # noqa: E402
 from runner import accel as runner_accel  # noqa: E402
 from runner import client  # noqa: E402
 from runner import qemu_binary  # noqa: E402
+from bench_output import OUT, add_smoke_option  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build" / "out" / "bench"
 BOOT_ATTEMPTS = 2   # a failed or hung Formica boot is tried once more
 FAILED_BOOTS = []   # boots that failed every attempt, listed in the report
+LEFT_OUT = []       # series (or a system's part of one) that cannot run here, and why
+SMOKE_REFS = 20
 
 
 def progress(text):
@@ -79,7 +84,12 @@ def parse_arguments():
                         help="redraw the plots and the report from OUT/evaluate.json, run nothing")
     parser.add_argument("--resume", action="store_true",
                         help="keep the boots OUT/evaluate-boots.jsonl already holds (same settings), run the rest")
+    add_smoke_option(parser)
     arguments = parser.parse_args()
+    if arguments.smoke:  # each series once at #1 with 1 process (no plain -cpu max boots); of
+        # the kvm series only its start probes
+        arguments.runs, arguments.procs, arguments.refs = 1, "1", SMOKE_REFS
+        arguments.placements, arguments.smp = "1", 1
     quick = arguments.quick
     arguments.runs = arguments.runs or (2 if quick else 3)
     arguments.procs = [int(p) for p in (arguments.procs or ("1,2,4" if quick else "1,2,4,8,16")).split(",")]
@@ -183,12 +193,35 @@ def timed_smp(arguments, placement, host_cores):
 KVM_SERIES = "kvm"
 
 
-def kvm_series_boots(arguments, host_cores):
-    """The kvm series: Formica #1 at the timed series' vCPUs and on 1 vCPU, and Linux."""
-    smp = timed_smp(arguments, 1, host_cores)
-    boots = [("formica", KVM_SERIES, "#1", 1, smp, arguments.procs, 0),
-             ("formica", KVM_SERIES, "1core", None, 1, arguments.procs, 0)]
+def kvm_series_systems(arguments):
+    """The systems whose kernels start under KVM here (kvm_start.py); the others go to
+    LEFT_OUT with the reason, found in seconds instead of a boot timeout."""
+    probes = [("formica", kvm_start.formica_starts)]
     if not arguments.no_linux:
+        probes.append(("linux", kvm_start.linux_starts))
+    systems = []
+    for system, starts in probes:
+        ok, why = starts(arguments.kvm_model, kvm_start.SMOKE_START_SECONDS if arguments.smoke
+                         else kvm_start.START_SECONDS)
+        progress(f"kvm series: {why}" + ("" if ok else f"; the series goes on without {system}"))
+        if ok:
+            systems.append(system)
+        else:
+            LEFT_OUT.append(f"kvm series, {system}: {why}")
+    return systems
+
+
+def kvm_series_boots(arguments, host_cores):
+    """The kvm series: Formica #1 at the timed series' vCPUs and on 1 vCPU, and Linux, of the
+    systems that start under KVM; a smoke run only probes."""
+    if arguments.smoke:
+        return []
+    smp = timed_smp(arguments, 1, host_cores)
+    boots = []
+    if "formica" in arguments.kvm_systems:
+        boots += [("formica", KVM_SERIES, "#1", 1, smp, arguments.procs, 0),
+                  ("formica", KVM_SERIES, "1core", None, 1, arguments.procs, 0)]
+    if "linux" in arguments.kvm_systems:
         boots.append(("linux", KVM_SERIES, "linux", None, smp, arguments.procs, 0))
     return boots
 
@@ -213,7 +246,8 @@ def plan(arguments, host_cores):
             # 1 vCPU only: Linux SMP under -icount's round-robin vCPUs stalls for minutes
             # (observed with 2 vCPUs), and icount measures work, not parallelism, anyway.
             boots.append(("linux", "icount", "linux", None, 1, arguments.icount_procs, 0))
-    if not arguments.no_icount and 1 in arguments.placements:
+    if not arguments.no_icount and 1 in arguments.placements and not arguments.smoke:
+        # (a smoke run leaves these out: they are the icount boots under another CPU model)
         boots.append(("formica", PLAIN_CPU, "#1", 1, 2, [1], 0))
         if not arguments.no_linux:
             boots.append(("linux", PLAIN_CPU, "linux", None, 1, [1], 0))
@@ -355,7 +389,7 @@ def write_outputs(arguments, rows, plain_cpu, records, machine, ipcbench, second
                 "icount_procs": arguments.icount_procs, "refs": arguments.refs,
                 "placements": arguments.placements, "modes": arguments.modes, "file_bytes": 131072,
                 "update_pct": 10, "chunk": 4096, "command": " ".join(sys.argv), "seconds": round(seconds),
-                "failed_boots": FAILED_BOOTS}
+                "failed_boots": FAILED_BOOTS, "left_out": LEFT_OUT}
     (arguments.out / "evaluate.json").write_text(json.dumps(
         {"machine": machine, "settings": settings, "results": rows, "plain_cpu": plain_cpu, "runs": records},
         indent=1))
@@ -369,6 +403,9 @@ def write_outputs(arguments, rows, plain_cpu, records, machine, ipcbench, second
         text += ("\n## Boots that failed\n\nThese boots failed on every attempt; the configurations "
                  "they finished are included, the rest are missing:\n\n" +
                  "".join(f"- {boot}\n" for boot in FAILED_BOOTS))
+    if LEFT_OUT:
+        text += ("\n## Series that cannot run here\n\nFound before their boots and left out:\n\n" +
+                 "".join(f"- {series}\n" for series in LEFT_OUT))
     (arguments.out / "evaluate.md").write_text(text)
 
 
@@ -391,13 +428,15 @@ def main():
     host_cores = os.cpu_count() or 1
     qemu, _ = qemu_binary.choose(str(REPO))
     accel = runner_accel.resolve(arguments.accel, False, qemu, REPO / "build" / "out")
-    arguments.kvm_model = None
+    arguments.kvm_model, arguments.kvm_systems = None, []
+    if not arguments.no_linux:
+        linux_guest.build()
     if accel != "kvm" and not arguments.no_kvm and runner_accel.kvm_usable():
         arguments.kvm_model, why = runner_accel.kvm_cpu_model(qemu, REPO / "build" / "out")
         print(f"evaluate: kvm series: {f'-cpu {arguments.kvm_model}' if arguments.kvm_model else 'none'}"
               f" ({why})", flush=True)
-    if not arguments.no_linux:
-        linux_guest.build()
+        if arguments.kvm_model:
+            arguments.kvm_systems = kvm_series_systems(arguments)
     machine = machine_description(accel, host_cores)
     print(f"evaluate: {machine['cpu']}, {host_cores} host cores, accelerator {accel}, {machine['qemu']}",
           flush=True)

@@ -14,12 +14,12 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runner import client  # noqa: E402
+from bench_output import OUT, add_smoke_option  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build" / "out" / "bench"
-NORMAL = "run --user 2004 fileloop 100 @0"
-WARM_UP = "run --user 2004 fileloop 20 @0"
+NORMAL_ROUNDS, WARM_UP_ROUNDS = 100, 20  # of the normal program (fileloop)
+SMOKE_NORMAL_ROUNDS, SMOKE_WARM_UP_ROUNDS = 5, 2
 BOUND = 2.0
 
 # name: (what it is, vCPUs, placement, the attack's commands, rounds per boot)
@@ -49,24 +49,37 @@ def parse_arguments():
     parser.add_argument("--timeout", type=int, default=600)
     parser.add_argument("--report-only", action="store_true",
                         help="rewrite the report and plot from build/out/bench/fair_share.json")
-    return parser.parse_args()
+    add_smoke_option(parser)
+    arguments = parser.parse_args()
+    arguments.normal_rounds, arguments.warm_up_rounds = NORMAL_ROUNDS, WARM_UP_ROUNDS
+    arguments.rounds = None  # each attack's own
+    if arguments.smoke:  # every attack, one boot of one round each, a short normal program
+        arguments.runs, arguments.rounds = 1, 1
+        arguments.normal_rounds, arguments.warm_up_rounds = SMOKE_NORMAL_ROUNDS, SMOKE_WARM_UP_ROUNDS
+    return arguments
 
 
-def boot_commands(attack, rounds):
+def normal_program(rounds):
+    return f"run --user 2004 fileloop {rounds} @0"
+
+
+def boot_commands(attack, rounds, options):
     """Warm up, then per round: the program alone, the attack, the program beside it, wait."""
-    commands = [WARM_UP]
+    normal = normal_program(options.normal_rounds)
+    commands = [normal_program(options.warm_up_rounds)]
     for _ in range(rounds):
-        commands += [NORMAL, *attack, NORMAL, "wait"]
+        commands += [normal, *attack, normal, "wait"]
     return "; ".join(commands)
 
 
-def one_boot(name, scratch, timeout):
+def one_boot(name, scratch, options):
     """(alone, beside) times in microseconds of one boot, in order."""
     _, smp, placement, attack, rounds = ATTACKS[name]
+    rounds = options.rounds or rounds
     image = Path(scratch) / "disk.img"
     shutil.copyfile(client.OUT_DIR / "disk.img", image)
     run = client.run(["--smp", smp, "--placement", placement, "--disk", image,
-                      "--cmd", boot_commands(attack, rounds)], timeout)
+                      "--cmd", boot_commands(attack, rounds, options)], options.timeout)
     loops = run.kinds("fileloop")
     if run.rc != 0 or len(loops) != 1 + 2 * rounds or any(loop["failures"] for loop in loops):
         sys.stderr.write(run.describe()[-4000:])
@@ -75,11 +88,12 @@ def one_boot(name, scratch, timeout):
     return times[0::2], times[1::2]
 
 
-def measure(name, runs, timeout):
+def measure(name, options):
     alone, beside, ratios = [], [], []
+    runs = options.runs
     with tempfile.TemporaryDirectory(prefix="formica-fair-") as scratch:
         for run_index in range(runs):
-            boot_alone, boot_beside = one_boot(name, scratch, timeout)
+            boot_alone, boot_beside = one_boot(name, scratch, options)
             alone += boot_alone
             beside += boot_beside
             ratios.append(statistics.median(boot_beside) / statistics.median(boot_alone))
@@ -98,7 +112,7 @@ def write_report(rows):
     (OUT / "fair_share.json").write_text(json.dumps(rows, indent=1) + "\n")
     lines = ["# A normal program beside another account's attack", "",
              f"`{' '.join(sys.argv)}` ({os.cpu_count()} host cores). The normal program is "
-             f"`{NORMAL}`; each boot times it alone and beside the attack in turn; the slowdown "
+             f"`{normal_program(NORMAL_ROUNDS)}`; each boot times it alone and beside the attack in turn; the slowdown "
              "is the median beside / the median alone of a boot, and the table gives the median "
              "over boots (each boot's in brackets).", "",
              "| attack | vCPUs | placement | alone (µs) | beside (µs) | slowdown | within 2x |",
@@ -149,7 +163,7 @@ def main():
         raise SystemExit(f"fair_share: unknown attack(s) {', '.join(unknown)}")
     rows = []
     for name in names:
-        row = measure(name, arguments.runs, arguments.timeout)
+        row = measure(name, arguments)
         print("@json " + json.dumps(row), flush=True)
         rows.append(row)
     write_report(rows)

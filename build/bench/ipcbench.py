@@ -8,14 +8,16 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runner import client  # noqa: E402
+from bench_output import OUT, add_smoke_option, disk_copy  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build" / "out" / "bench"
+SMOKE_REQUESTS = 100  # the least ipcbench takes
 FIELDS = ["mode", "case", "placement", "bytes", "cycles_median", "cycles_p99", "ipis_per_request",
           "instructions_median", "runs"]
 
@@ -28,7 +30,11 @@ def parse_arguments():
     parser.add_argument("--icount-smp", type=int, default=3,
                         help="cores of the --icount run (single-threaded, so not host-bound)")
     parser.add_argument("--timeout", type=int, default=900)
-    return parser.parse_args()
+    add_smoke_option(parser)
+    arguments = parser.parse_args()
+    if arguments.smoke:  # one plain boot and the icount boot, a few requests per case
+        arguments.runs, arguments.requests = 1, SMOKE_REQUESTS
+    return arguments
 
 
 def boot(arguments, icount):
@@ -36,7 +42,9 @@ def boot(arguments, icount):
     smp = arguments.icount_smp if icount else arguments.smp
     flags = ["--smp", smp, "--accel", "tcg", "--cmd", f"run --server ipcbench --requests {arguments.requests}"]
     # icount runs use the fair CPU model (linux_guest.ICOUNT_CPU, docs/evaluation.md)
-    run = client.run(flags + (["--icount", "--cpu", "max,-erms,-fsrm"] if icount else []), arguments.timeout)
+    flags += ["--icount", "--cpu", "max,-erms,-fsrm"] if icount else []
+    with tempfile.TemporaryDirectory(prefix="formica-ipcbench-") as scratch:
+        run = client.run(flags + disk_copy(scratch), arguments.timeout)
     if run.rc != 0:
         sys.stderr.write("\n".join(run.lines[-30:]) + run.stderr)
         raise SystemExit(f"ipcbench run failed with status {run.rc}")

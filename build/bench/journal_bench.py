@@ -8,7 +8,6 @@
 # build/out/bench/journal.json and a table to build/out/bench/journal.md (medians of --runs).
 import argparse
 import json
-import shutil
 import statistics
 import subprocess
 import sys
@@ -17,47 +16,57 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "build"))
+sys.path.insert(0, str(REPO / "build" / "bench"))
 from runner import client  # noqa: E402
+import disk_image  # noqa: E402
+from bench_output import OUT, add_smoke_option  # noqa: E402
 
-OUT = REPO / "build" / "out" / "bench"
-BONNIE = [("readblock", "run bonnie -p 2 -m readblock -u 50 -n 2000"),
-          ("readbyte", "run bonnie -p 2 -m readbyte -u 50 -n 2000")]
-CHURN_STEPS = 600
+MODES = ("readblock", "readbyte")
+BONNIE_REFS, SMOKE_REFS = 2000, 20
+CHURN_STEPS, SMOKE_CHURN_STEPS = 600, 24
 
 
 def arguments():
     parser = argparse.ArgumentParser(description="ext2 vs ext3 cost")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--timeout", type=int, default=900)
-    return parser.parse_args()
+    add_smoke_option(parser)
+    options = parser.parse_args()
+    options.refs, options.churn_steps = BONNIE_REFS, CHURN_STEPS
+    if options.smoke:
+        options.runs, options.refs, options.churn_steps = 1, SMOKE_REFS, SMOKE_CHURN_STEPS
+    return options
+
+
+def bonnie_command(mode, refs):
+    return f"run bonnie -p 2 -m {mode} -u 50 -n {refs}"
 
 
 def make_image(kind, directory):
-    image = directory / f"{kind}.img"
-    journal = ["-J", "size=4"] if kind == "ext3" else []
-    subprocess.run(["mke2fs", "-q", "-F", "-t", kind, "-r", "1", "-b", "4096", *journal, "-d",
-                    str(REPO / "build" / "disk"), str(image), "64M"], check=True,
-                   capture_output=True)
-    return image
+    """The 64 MiB, 4 KiB-block image as `kind` (ext2 or ext3 with a 4 MiB journal), with the
+    built disk's owners: Bonnie and churn run as the shell's user and create files in `/`."""
+    return disk_image.make(directory / f"{kind}.img", kind, 4096, "64M",
+                           journal_mib=4 if kind == "ext3" else None)
 
 
-def boot(image, timeout):
-    commands = [command for _, command in BONNIE] + [f"run churn {CHURN_STEPS}", "sync"]
+def boot(image, options):
+    commands = [bonnie_command(mode, options.refs) for mode in MODES]
+    commands += [f"run churn {options.churn_steps}", "sync"]
     done = client.run(["--smp", "3", "--accel", "tcg", "--disk", str(image), "--cmd", "; ".join(commands)],
-                      timeout)
+                      options.timeout)
     if done.rc != 0:
         raise RuntimeError(f"journal_bench: boot failed:\n{done.describe()[-3000:]}")
     return done.jsons
 
 
-def measure(kind, image, timeout):
+def measure(kind, image, options):
     """One boot: elapsed microseconds per workload."""
-    results = boot(image, timeout)
+    results = boot(image, options)
     bonnie = [r for r in results if r.get("kind") == "bonnie"]
     churn = [r for r in results if r.get("kind") == "churn_done"]
-    if len(bonnie) != len(BONNIE) or len(churn) != 1:
+    if len(bonnie) != len(MODES) or len(churn) != 1:
         raise RuntimeError(f"journal_bench: missing results on {kind}: {results}")
-    times = {name: line["elapsed_us"] for (name, _), line in zip(BONNIE, bonnie)}
+    times = {mode: line["elapsed_us"] for mode, line in zip(MODES, bonnie)}
     times["churn"] = churn[0]["elapsed_us"]
     return times, churn[0]
 
@@ -75,13 +84,13 @@ def main():
         for run in range(options.runs):
             for kind in ("ext2", "ext3"):
                 image = make_image(kind, Path(scratch))
-                times, churn_info[kind] = measure(kind, image, options.timeout)
+                times, churn_info[kind] = measure(kind, image, options)
                 if not fsck_clean(image):
                     raise RuntimeError(f"journal_bench: e2fsck -fn failed on {kind} after run {run}")
                 for workload, elapsed in times.items():
                     samples.setdefault((workload, kind), []).append(elapsed)
     lines = []
-    for workload in [name for name, _ in BONNIE] + ["churn"]:
+    for workload in [*MODES, "churn"]:
         ext2 = statistics.median(samples[(workload, "ext2")])
         ext3 = statistics.median(samples[(workload, "ext3")])
         line = {"kind": "journal_bench", "workload": workload,
@@ -89,9 +98,9 @@ def main():
                 "ext3_over_ext2": round(ext3 / ext2, 3) if ext2 else None,
                 "runs": options.runs, "accel": "tcg", "smp": 3}
         if workload == "churn":
-            line.update(steps=CHURN_STEPS, fsyncs=churn_info["ext3"]["fsyncs"])
+            line.update(steps=options.churn_steps, fsyncs=churn_info["ext3"]["fsyncs"])
         else:
-            line.update(procs=2, refs=2000, update_pct=50)
+            line.update(procs=2, refs=options.refs, update_pct=50)
         lines.append(line)
         print(client.JSON_MARKER + json.dumps(line, separators=(",", ":")))
     (OUT / "journal.json").write_text("".join(json.dumps(line) + "\n" for line in lines))

@@ -2,6 +2,7 @@
 # read (every block swapped in from one memory node) for 4 KiB-1 MiB blocks, this build against a
 # baseline build of an older revision (by default the pager before issue 15: synchronous
 # transfers of 1 KiB fragments), interleaved run by run so both see the same host load; medians.
+# nic_rows: this build over each network card (virtio-net, e1000e), interleaved the same way.
 import statistics
 import subprocess
 import sys
@@ -30,12 +31,14 @@ def baseline_tree(revision, out):
     return tree
 
 
-def memseq(tree, block, size, timeout):
-    """One boot of `tree` with one memory node: memseq's sequential-read line, or None."""
+def memseq(tree, block, size, timeout, nic=None, boot_wait_ms=NODE_BOOT_MS):
+    """One boot of `tree` with one memory node (on card `nic`, both machines; None: the
+    runner's default): memseq's sequential-read line, or None."""
     # The sleep lets the node boot first: the baseline gives up on nodes after 2 s.
-    command = f"sleep {NODE_BOOT_MS}; run memseq -s {size} -l 1M -b {block} --backend node"
+    sleep = f"sleep {boot_wait_ms}; " if boot_wait_ms else ""
+    command = f"{sleep}run memseq -s {size} -l 1M -b {block} --backend node"
     flags = ["--smp", "2", "--accel", "tcg", "--memnodes", "1", "--disk", "none",
-             "--cmd", command]
+             *(["--nic", nic] if nic else []), "--cmd", command]
     try:
         done = client.run(flags, timeout, runner=tree / "build" / "run")
     except client.MalformedResult as error:
@@ -84,6 +87,53 @@ def rows(blocks, size, repeats, revision, out, timeout):
             "mb_per_s": statistics.median(r["bytes"] / r["elapsed_us"] for r in results),
             "swap_in_us": statistics.median(r["swap_in_us"] for r in results)})
     return table
+
+
+NICS = ("virtio", "e1000e")
+
+
+def nic_rows(blocks, size, repeats, timeout, nics=NICS):
+    """pager_bench_nic rows: this build's memseq over each card, one per card and block size,
+    the cards run alternately so both see the same host load; medians of `repeats` runs."""
+    samples = {(nic, block): [] for nic in nics for block in blocks}
+    for _ in range(repeats):
+        for block in blocks:
+            for nic in nics:
+                result = memseq(REPO, block, size, timeout, nic, boot_wait_ms=0)
+                if result is not None and result["verified"]:
+                    samples[(nic, block)].append(result)
+    table = []
+    for (nic, block), results in samples.items():
+        row = {"kind": "pager_bench_nic", "nic": nic, "block_bytes": block_bytes(block),
+               "runs": len(results), "failed_runs": repeats - len(results)}
+        if results:
+            row["mb_per_s"] = statistics.median(r["bytes"] / r["elapsed_us"] for r in results)
+            row["swap_in_us"] = statistics.median(r["swap_in_us"] for r in results)
+        table.append(row)
+    return table
+
+
+def nic_markdown(table):
+    by = {(row["nic"], row["block_bytes"]): row for row in table if row["runs"]}
+    nics = list(dict.fromkeys(row["nic"] for row in table))
+    first = nics[0]
+    lines = ["## Memory-node throughput by network card (memseq sequential read, one node)", "",
+             "Medians; the cards were run alternately in the same session.", "",
+             "| block | " + " | ".join(f"{nic} MB/s | {nic} µs/swap-in" for nic in nics) +
+             f" | {' | '.join(f'{nic} / {first}' for nic in nics[1:])} |",
+             "|---|" + "---|---|" * len(nics) + "---|" * (len(nics) - 1)]
+    for size in sorted({row["block_bytes"] for row in table}):
+        cells = []
+        for nic in nics:
+            row = by.get((nic, size))
+            cells += [f"{row['mb_per_s']:.1f}", str(row["swap_in_us"])] if row else ["–", "–"]
+        base = by.get((first, size))
+        ratios = [f"{by[(nic, size)]['mb_per_s'] / base['mb_per_s']:.2f}x"
+                  if base and (nic, size) in by else "–" for nic in nics[1:]]
+        lines.append(f"| {size // 1024} KiB | " + " | ".join(cells + ratios) + " |")
+    lines += ["", "virtio-net carries 32 KiB fragments (MTU 32800), the e1000e 8 KiB ones (its "
+              "9014-byte jumbo frames): emulators on a shared host, compare the ratio only."]
+    return "\n".join(lines) + "\n"
 
 
 def markdown(table, seed_mb_per_s, seed_ms_1m):

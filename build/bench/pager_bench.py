@@ -6,22 +6,27 @@
 import argparse
 import csv
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runner import client  # noqa: E402
-import node_throughput
-import pager_vs_linux
+import node_throughput  # noqa: E402
+import pager_vs_linux  # noqa: E402
+from bench_output import OUT, add_smoke_option, disk_copy  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build" / "out" / "bench"
 BLOCKS = ["4K", "16K", "64K", "256K", "1M"]
 SORT_RECORDS = 10000           # ~1 MiB working set (line records, scratch, text)
 SORT_LIMITS = ["256K", "512K"]  # a quarter and a half of it
+SORT_POLICIES = ["lru", "fifo"]
+# --smoke: memseq at one block size, a small sort at one limit, policy and block size, the
+# memory-node runs at one block without the baseline build, and pager_vs_linux's smoke run.
+SMOKE = {"blocks": ["64K"], "memseq_bytes": "2M", "sort_records": 2000, "sort_limits": ["128K"],
+         "sort_policies": ["lru"], "node_blocks": "64K", "node_repeats": 1, "baseline": ""}
 SEED = {"mb_per_s": 603, "swap_in_ms_1m": 1.2, "lru_fifo_volume": "6.5-19 %"}
 
 
@@ -33,12 +38,21 @@ def arguments():
     parser.add_argument("--node-blocks", default=",".join(BLOCKS),
                         help="block sizes of the memory-node throughput runs ('' for none)")
     parser.add_argument("--node-repeats", type=int, default=3)
+    parser.add_argument("--nic-blocks", default="64K,1M",
+                        help="block sizes of the memory-node runs over each network card ('' for none)")
     parser.add_argument("--baseline", default=node_throughput.BASELINE_REVISION,
                         help="git revision to compare memory-node throughput with ('' for none)")
     parser.add_argument("--no-vs-linux", action="store_true", help="leave out the comparison with Linux swap")
     parser.add_argument("--only-vs-linux", action="store_true", help="only the comparison with Linux swap")
     pager_vs_linux.add_options(parser)
-    return parser.parse_args()
+    add_smoke_option(parser)
+    options = parser.parse_args()
+    options.blocks, options.sort_records = BLOCKS, SORT_RECORDS
+    options.sort_limits, options.sort_policies = SORT_LIMITS, SORT_POLICIES
+    if options.smoke:
+        for name, value in SMOKE.items():
+            setattr(options, name, value)
+    return pager_vs_linux.smoke_options(options)
 
 
 FAILED_BOOTS = []  # the commands of boots that failed: the benchmark then exits 1
@@ -56,19 +70,15 @@ def boot(commands, flags, timeout):
 
 def backend_flags(backend, scratch):
     if backend == "nvm":
-        return ["--nvm", f"{scratch / 'bench.nvm'}:64M"]
-    if backend == "disk":
-        copy = scratch / "disk.img"
-        shutil.copyfile(REPO / "build" / "out" / "disk.img", copy)
-        return ["--disk", str(copy)]
+        return ["--nvm", f"{scratch / 'bench.nvm'}:64M"] + disk_copy(scratch)
     if backend == "node":
-        return ["--memnodes", "1"]
-    return []
+        return ["--memnodes", "1"] + disk_copy(scratch)
+    return disk_copy(scratch)  # the disk backend's, and FS's for the others
 
 
 def memseq_rows(backend, options, scratch):
     rows = []
-    for block in BLOCKS:
+    for block in options.blocks:
         command = f"run memseq -s {options.memseq_bytes} -l 1M -b {block} --backend {backend} --stride 256K"
         for result in boot([command], backend_flags(backend, scratch), options.timeout):
             if result.get("kind") == "memseq":
@@ -76,17 +86,20 @@ def memseq_rows(backend, options, scratch):
     return rows
 
 
-def sort_command(backend, limit, policy, block="16K"):
-    return f"run sort -n {SORT_RECORDS} -l {limit} -b {block} -P {policy} --backend {backend}"
+def sort_command(records, backend, limit, policy, block="16K"):
+    return f"run sort -n {records} -l {limit} -b {block} -P {policy} --backend {backend}"
 
 
 def sort_rows(backend, options, scratch):
+    records = options.sort_records
     if backend == "none":
-        commands = [sort_command("none", "0", "lru")]
+        commands = [sort_command(records, "none", "0", "lru")]
     else:
-        commands = [sort_command(backend, limit, policy)
-                    for limit in SORT_LIMITS for policy in ("lru", "fifo")]
-        commands += [sort_command(backend, "256K", policy, "64K") for policy in ("lru", "fifo")]
+        commands = [sort_command(records, backend, limit, policy)
+                    for limit in options.sort_limits for policy in options.sort_policies]
+        if not options.smoke:  # the same sorts with 64 KiB blocks
+            commands += [sort_command(records, backend, options.sort_limits[0], policy, "64K")
+                         for policy in options.sort_policies]
     rows, pagers = [], []
     for command in commands:
         for result in boot([command], backend_flags(backend, scratch), options.timeout):
@@ -188,20 +201,27 @@ def main():
     blocks = [block for block in options.node_blocks.split(",") if block]
     node_table = node_throughput.rows(blocks, options.memseq_bytes, options.node_repeats,
                                       options.baseline, OUT, options.timeout) if blocks else []
-    for row in rows + node_table:
+    nic_blocks = [block for block in options.nic_blocks.split(",") if block]
+    nic_table = node_throughput.nic_rows(nic_blocks, options.memseq_bytes, options.node_repeats,
+                                         options.timeout) if nic_blocks else []
+    for row in rows + node_table + nic_table:
         print(client.JSON_MARKER + json.dumps(row))
-    (OUT / "pager.json").write_text(json.dumps(rows + node_table, indent=1) + "\n")
+    (OUT / "pager.json").write_text(json.dumps(rows + node_table + nic_table, indent=1) + "\n")
     write_csv(rows, OUT / "pager.csv")
     have_png = plot(rows, OUT / "pager.png")
     report = markdown(rows, have_png)
     if node_table:
         report += "\n" + node_throughput.markdown(node_table, SEED["mb_per_s"], SEED["swap_in_ms_1m"])
+    if nic_table:
+        report += "\n" + node_throughput.nic_markdown(nic_table)
     (OUT / "pager.md").write_text(report)
     print(f"pager_bench: {len(rows)} results in {OUT}/pager.{{json,csv,md{',png' if have_png else ''}}}")
     if not options.no_vs_linux:
         vs_linux(options)
     failed = FAILED_BOOTS + [f"this build's memseq at {row['block_bytes']} bytes failed {row['failed_runs']} time(s)"
                              for row in node_table if row["build"] == "this" and row["failed_runs"]]
+    failed += [f"memseq over {row['nic']} at {row['block_bytes']} bytes failed {row['failed_runs']} time(s)"
+               for row in nic_table if row["failed_runs"]]
     if failed:
         sys.exit("pager_bench: incomplete, these failed: " + "; ".join(failed))
 

@@ -27,9 +27,9 @@ import evaluate  # noqa: E402
 import linux_guest  # noqa: E402
 import plots  # noqa: E402
 from runner import client  # noqa: E402 (evaluate put build/ on the path)
+from bench_output import OUT, add_smoke_option  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build" / "out" / "bench"
 MULTI_PRESET = 9  # build/placements/9.conf: fs per-core, blk per-core (docs/placement.md)
 INSTANCE_SERVERS = ("fs", "blk")  # whose instances' requests are counted
 COUNT_INSTANCES = "servers " + " ".join(INSTANCE_SERVERS)
@@ -57,7 +57,12 @@ def parse_arguments():
     parser.add_argument("--quick", action="store_true", help="1 run, 500 references, processes 1,2")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per boot")
     parser.add_argument("--out", default=str(OUT))
+    add_smoke_option(parser)
     arguments = parser.parse_args()
+    if arguments.smoke:  # every Formica configuration once, 1 process, a few references; Linux's
+        # boots are evaluate.py's (its smoke run has them)
+        arguments.runs, arguments.refs, arguments.procs = 1, evaluate.SMOKE_REFS, "1"
+        arguments.no_linux = True
     if arguments.quick:
         arguments.runs, arguments.refs = 1, 500
         arguments.procs = arguments.procs or "1,2"

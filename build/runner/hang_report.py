@@ -4,10 +4,10 @@
 import bisect
 import os
 import re
-import socket
 import subprocess
 import tempfile
-import time
+
+from . import monitor
 
 RIP = re.compile(rb"RIP=([0-9a-f]{16})")
 CPL = re.compile(rb"CPL=(\d)")
@@ -26,28 +26,6 @@ def with_monitor(argv, path):
         if patched[index] == "-monitor" and patched[index + 1] == "none":
             patched[index + 1] = f"unix:{path},server=on,wait=off"
     return patched
-
-
-PROMPT = b"(qemu) "
-
-
-def _ask(path, command, seconds=3.0):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-        connection.settimeout(seconds)
-        connection.connect(path)
-        connection.sendall(command.encode() + b"\n")
-        data, deadline = b"", time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            try:
-                chunk = connection.recv(65536)
-            except socket.timeout:
-                break
-            if not chunk:
-                break
-            data += chunk
-            if data.count(PROMPT) >= 2:  # the banner's prompt, then the one after the answer
-                break
-        return data
 
 
 def _symbols(elf_paths):
@@ -76,7 +54,7 @@ def _name(table, address):
 def report(path, elf_paths):
     """Lines describing each vCPU; empty when the monitor does not answer."""
     try:
-        output = _ask(path, "info registers -a")
+        output = monitor.command(path, "info registers -a")
     except OSError:
         return []
     table = _symbols(elf_paths)

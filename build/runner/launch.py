@@ -33,10 +33,11 @@ def _raise_terminated(signum, _frame):
     raise _Terminated(signum)
 
 
-def run(argv, timeout, log_path=None, interactive=False, kernels=None):
+def run(argv, timeout, log_path=None, interactive=False, kernels=None, session=None):
     """Run QEMU; return the runner exit status. QEMU never outlives this call.
     Interactive runs hand our terminal to QEMU's serial port (the guest shell reads it).
-    At a timeout the report names where each vCPU was (`kernels`: image name -> ELF path)."""
+    At a timeout the report names where each vCPU was (`kernels`: image name -> ELF path).
+    `session` (console.Session) types keys and saves the screen through QEMU's QMP."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _raise_terminated)
     monitor = hang_report.monitor_path()
@@ -46,11 +47,15 @@ def run(argv, timeout, log_path=None, interactive=False, kernels=None):
                                stdout=subprocess.PIPE,
                                start_new_session=True)
     watcher = _SerialWatcher(log_file)
+    if session is not None:
+        session.start()
     try:
         outcome = _watch(process, watcher, timeout)
         if outcome == "timeout" and process.poll() is None:
             for line in hang_report.report(monitor, kernels or {}):
                 _note(f"at the timeout, {line}")
+        if outcome != "exited" and session is not None and process.poll() is None:
+            session.at_timeout()
     except KeyboardInterrupt:
         _note("interrupted; killed QEMU")
         return 130
@@ -60,6 +65,8 @@ def run(argv, timeout, log_path=None, interactive=False, kernels=None):
     finally:
         kill_group(process)
         watcher.finish()
+        for line in session.finish() if session is not None else []:
+            _note(line)
         _remove_socket(monitor)
         if log_file:
             log_file.close()

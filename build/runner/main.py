@@ -6,7 +6,7 @@ import os
 import shlex
 import sys
 
-from . import accel, launch, memnodes, nbd, options, qemu_binary, qemu_cmd
+from . import accel, console, launch, memnodes, nbd, options, qemu_binary, qemu_cmd
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -69,6 +69,12 @@ def main(argv):
         print(f"build/run: {error}", file=sys.stderr)
         return EXIT_USAGE
 
+    argv_qemu = console.adapt_argv(argv_qemu, opts.console, opts.boot)
+    session = None
+    if console.needs_session(opts.console):
+        session = console.Session(opts.console, build_paths()["mkernel"])
+        argv_qemu += session.qemu_args()
+
     nodes = None
     if opts.memnodes:
         try:
@@ -83,6 +89,8 @@ def main(argv):
         argv_qemu += nbd_server.main_args()
 
     if opts.dry_run:
+        if session is not None:
+            session.finish()  # nothing ran: only its socket's directory goes
         if nbd_server is not None:
             print(shlex.join(nbd_server.argv()))
         print(shlex.join(argv_qemu))
@@ -99,8 +107,10 @@ def main(argv):
     try:
         if nodes is not None and not nodes.start():
             return EXIT_FAILURE
-        return launch.run(argv_qemu, opts.timeout, opts.log, qemu_cmd.interactive(opts),
-                          {name: build_paths()[name] for name in ("mkernel", "pkernel")})
+        terminal = qemu_cmd.interactive(opts) and sys.stdin.isatty()
+        return launch.run(argv_qemu, opts.timeout, opts.log, terminal,
+                          {name: build_paths()[name] for name in ("mkernel", "pkernel")},
+                          session)
     finally:
         if nodes is not None:
             nodes.stop()  # the nodes never outlive the main machine

@@ -8,13 +8,15 @@ import shlex
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+from . import console as console_flags
+
 MAX_CORES = 256  # FORMICA_MAX_CORES (lib/include/formica/syscalls.h)
 PC_MAX_CORES = 255  # QEMU's pc machine refuses more vCPUs; q35 takes up to 4096
 PLACEMENT_PRESETS = [str(n) for n in range(1, 10)]
 DEFAULT_NVM_MIB = 64
 DEFAULT_MEMNODE_MEM = "512M"
 MEMNODE_RESERVED_MIB = 32  # at least this much of a memory node is left for its kernel and servers
-FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args")  # values may start with '-'
+FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args", "--keys")  # values may start with '-'
 
 
 class UsageError(Exception):
@@ -54,8 +56,11 @@ class Options:
     memnode_mem_mib: int = 512
     memnode_capacity_mib: int = 384
     memnode_args: str = ""
+    nic: str = "virtio"  # the memory-node network's card on the main machine (memnodes.py)
+    memnode_nic: str = "virtio"  # and on each memory node
     nbd_mib: int = 0
     usb_image: Optional[str] = None
+    console: console_flags.ConsoleOptions = field(default_factory=console_flags.ConsoleOptions)
 
 
 def parse_size_mib(text, what):
@@ -104,6 +109,7 @@ def build_parser():
                         help="memory each node offers (default: 3/4 of --memnode-mem)")
     parser.add_argument("--memnode-args", default="", metavar="ARGS",
                         help="extra arguments of every node's memnode program (e.g. '--exit-after 3')")
+    add_network_flags(parser)
     parser.add_argument("--nbd", metavar="SIZE",
                         help="start an nbdkit memory export of SIZE on the host (Unix socket) and "
                         "attach it as a second virtio-blk disk: the pager's block backend")
@@ -114,7 +120,30 @@ def build_parser():
     parser.add_argument("--append", action="append", default=[], metavar="OPTS", help="extra kernel command-line options")
     parser.add_argument("--log", metavar="FILE", help="also save the serial output to FILE")
     parser.add_argument("--dry-run", action="store_true", help="print the QEMU command line and exit")
+    console_flags.add_flags(parser)
     return parser
+
+
+NIC_KINDS = ["virtio", "e1000e"]
+
+
+def add_network_flags(parser):
+    """--nic and --memnode-nic: which card carries the memory-node network."""
+    parser.add_argument("--nic", choices=NIC_KINDS,
+                        help="the memory-node network's card: virtio-net (default) or an Intel "
+                        "e1000e (82574L), on the main machine and, unless --memnode-nic says "
+                        "otherwise, on every memory node")
+    parser.add_argument("--memnode-nic", choices=NIC_KINDS,
+                        help="the memory nodes' card (default: --nic's)")
+
+
+def _network_cards(args):
+    """(main machine's card, nodes' card); a card without memory nodes would carry nothing."""
+    if args.memnodes == 0 and (args.nic or args.memnode_nic):
+        raise UsageError("--nic/--memnode-nic: the card is the memory nodes' network; "
+                         "give --memnodes K")
+    nic = args.nic or "virtio"
+    return nic, args.memnode_nic or nic
 
 
 def parse(argv, repo_root):
@@ -139,6 +168,7 @@ def parse(argv, repo_root):
     if args.memnodes < 0:
         raise UsageError("--memnodes: must be 0 or more")
     memnode_mem_mib, memnode_capacity_mib = _memnode_sizes(args)
+    nic, memnode_nic = _network_cards(args)
 
     placement, placement_file = None, None
     if args.placement is not None:
@@ -159,6 +189,11 @@ def parse(argv, repo_root):
             raise UsageError("--usb-image: only with --boot usb or usb-uefi")
         if not os.path.isfile(args.usb_image):
             raise UsageError(f"--usb-image {args.usb_image!r}: no such file")
+
+    try:
+        console = console_flags.parse_flags(args)
+    except console_flags.ConsoleUsageError as error:
+        raise UsageError(str(error)) from None
 
     return Options(
         smp=args.smp,
@@ -185,8 +220,11 @@ def parse(argv, repo_root):
         memnode_mem_mib=memnode_mem_mib,
         memnode_capacity_mib=memnode_capacity_mib,
         memnode_args=args.memnode_args.strip(),
+        nic=nic,
+        memnode_nic=memnode_nic,
         nbd_mib=nbd_mib,
         usb_image=os.path.abspath(args.usb_image) if args.usb_image else None,
+        console=console,
     )
 
 

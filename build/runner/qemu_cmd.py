@@ -5,6 +5,8 @@ import os
 import sys
 import urllib.parse
 
+from . import console
+
 FW_CFG_CMDLINE = "opt/formica/cmdline"
 FW_CFG_PLACEMENT = "opt/formica/placement"
 OVMF_CODE_VARS_PAIRS = [
@@ -24,8 +26,9 @@ def encode_option_value(text):
 
 
 def interactive(options):
-    """The shell reads the console only when no --cmd is given and stdin is a terminal."""
-    return options.cmd is None and sys.stdin.isatty()
+    """The shell reads the console when no --cmd is given and someone can type: on the
+    terminal (stdin), with --keys or on a display (console.someone_types)."""
+    return options.cmd is None and (sys.stdin.isatty() or console.someone_types(options.console))
 
 
 def kernel_cmdline(options):

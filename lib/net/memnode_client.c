@@ -2,7 +2,8 @@
  * asynchronous STORE / RETRIEVE transfers of whole blocks: each transfer
  * moves a window of fragments at a time, several transfers run at once
  * within per-node and receive credits, timeouts retransmit with back-off,
- * and only the liveness rule (memnode_liveness.c) declares a node dead. */
+ * and only the liveness rule (memnode_liveness.c) declares a node dead; a
+ * link down pauses them all until it returns. */
 #include <formica/memnode_client.h>
 #include <formica/net.h>
 #include <formica/errors.h>
@@ -15,6 +16,10 @@
 #define DEFAULT_TIMEOUT_US 100000 /* the first retransmission; it backs off from there */
 #define DEFAULT_WINDOW_BYTES (64u << 10)
 #define DEFAULT_CREDIT_BYTES (128u << 10)
+/* A credit also holds at most this many frames: the host socket (and a
+ * card's receive ring) fills by frames as well as bytes, so 128 KiB of 8 KiB
+ * frames overflowed it where 128 KiB of 32 KiB ones did not. */
+#define CREDIT_FRAMES 8
 #define NEGOTIATE_INTERVAL_US 500000
 
 static const uint8_t broadcast_mac[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -53,6 +58,13 @@ static uint16_t fragments_of(const struct memnode_cluster *cluster, uint32_t byt
 {
     uint16_t count = memnode_fragments(bytes, cluster->fragment_bytes);
     return count ? count : 1;
+}
+
+/* A credit of `bytes` in fragments, at most CREDIT_FRAMES. */
+static uint32_t credit_fragments(const struct memnode_cluster *cluster, uint32_t bytes)
+{
+    uint32_t fragments = fragments_of(cluster, bytes);
+    return fragments < CREDIT_FRAMES ? fragments : CREDIT_FRAMES;
 }
 
 static void add_node(struct memnode_cluster *cluster, const struct memnode_message *reply)
@@ -153,8 +165,8 @@ static void settle_fragments(struct memnode_cluster *cluster)
         if (cluster->nodes[i].largest_fragment < cluster->fragment_bytes)
             cluster->fragment_bytes = cluster->nodes[i].largest_fragment;
     for (unsigned i = 0; i < cluster->node_count; i++)
-        cluster->nodes[i].store_credit = fragments_of(cluster, cluster->node_credit_bytes);
-    cluster->receive_credit = fragments_of(cluster, cluster->receive_credit_bytes);
+        cluster->nodes[i].store_credit = credit_fragments(cluster, cluster->node_credit_bytes);
+    cluster->receive_credit = credit_fragments(cluster, cluster->receive_credit_bytes);
 }
 
 long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes,
@@ -175,6 +187,7 @@ long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes
     cluster->node_credit_bytes = DEFAULT_CREDIT_BYTES;
     cluster->receive_credit_bytes = DEFAULT_CREDIT_BYTES;
     net_mac(cluster->mac);
+    cluster->link_down = !net_link_up();
     cluster->sequence = (uint32_t)read_timestamp_counter(); /* differs from a previous run's */
     result = negotiate(cluster, wanted_nodes, wait_us);
     if (cluster->node_count == 0)
@@ -508,10 +521,12 @@ static unsigned finished_count(const struct memnode_cluster *cluster)
     return count;
 }
 
+/* The next retransmission or liveness check; none while the link is down
+ * (the wait then ends at `until`, or when the link's interrupt comes). */
 static uint64_t next_deadline(const struct memnode_cluster *cluster, uint64_t now, uint64_t until)
 {
     uint64_t next = until;
-    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS && !cluster->link_down; id++) {
         const struct memnode_transfer *t = &cluster->transfers[id];
         if (t->kind != 0 && !t->done && t->window_open && t->deadline < next)
             next = t->deadline;
@@ -537,10 +552,13 @@ unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us)
     uint64_t until = net_now_us() + timeout_us;
     for (;;) {
         take_arrived(cluster); /* first: a zero timeout still moves the transfers on */
+        memnode_watch_link(cluster);
         uint64_t now = net_now_us();
-        retransmit_late_windows(cluster, now);
-        check_liveness(cluster, now);
-        open_windows(cluster);
+        if (!cluster->link_down) { /* without a link, nothing is sent and nothing is late */
+            retransmit_late_windows(cluster, now);
+            check_liveness(cluster, now);
+            open_windows(cluster);
+        }
         unsigned finished = finished_count(cluster);
         if (finished > 0 || now >= until)
             return finished;
@@ -553,7 +571,39 @@ unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us)
 
 void memnode_send_pending(struct memnode_cluster *cluster)
 {
-    open_windows(cluster);
+    if (!cluster->link_down)
+        open_windows(cluster);
+}
+
+/* The link is back: each open window is sent again now, from the timeout
+ * the round trip gives (the back-off of the silent time is forgotten). */
+static void resend_open_windows(struct memnode_cluster *cluster)
+{
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind == 0 || t->done || !t->window_open)
+            continue;
+        t->retransmitted = true; /* Karn: no round-trip sample from it */
+        close_window(cluster, t);
+        t->timeout = current_rto(cluster);
+    }
+}
+
+void memnode_watch_link(struct memnode_cluster *cluster)
+{
+    bool down = !net_link_up();
+    if (down == cluster->link_down)
+        return;
+    cluster->link_down = down;
+    uint64_t now = net_now_us();
+    for (unsigned node = 0; node < cluster->node_count; node++)
+        memnode_liveness_reachable(&cluster->nodes[node].liveness, !down, now);
+    if (down)
+        cluster->link_downs++;
+    else
+        resend_open_windows(cluster);
+    if (cluster->link_changed != NULL)
+        cluster->link_changed(cluster, !down);
 }
 
 static void release(struct memnode_cluster *cluster, struct memnode_transfer *t)

@@ -1,27 +1,32 @@
-/* virtio_net.c: virtio-net through the legacy (transitional) PCI interface: MAC
- * and MTU from the device configuration, receive queue 0 and transmit queue 1
- * with one 32 KiB DMA buffer per descriptor, INTx for receive (waits with a
- * deadline sleep in irq_wait too). The transport and the rings are
+/* virtio_net.c: the virtio-net driver behind net_device.c, through the legacy
+ * (transitional) PCI interface: MAC, MTU and link status from the device
+ * configuration, receive queue 0 and transmit queue 1 with one 32 KiB DMA
+ * buffer per descriptor, INTx. The transport and the rings are
  * lib/virtio/virtio_legacy.c's. */
-#include <formica/virtio_legacy.h>
-#include <formica/net.h>
+#include "net_driver.h"
 #include "virtio_net_control.h"
 #include <formica/device.h>
 #include <formica/errors.h>
+#include <formica/net.h>
 #include <formica/pci.h>
 #include <formica/port_io.h>
 #include <formica/user.h>
+#include <formica/virtio_legacy.h>
 #include <stdio.h>
 #include <string.h>
 
 #define VIRTIO_NET_TRANSITIONAL 0x1000
 #define REGISTER_MAC VIRTIO_LEGACY_DEVICE_CONFIG
-#define REGISTER_MTU (VIRTIO_LEGACY_DEVICE_CONFIG + 10) /* after mac, status, queue pairs */
+#define REGISTER_STATUS (VIRTIO_LEGACY_DEVICE_CONFIG + 6) /* after the MAC */
+#define REGISTER_MTU (VIRTIO_LEGACY_DEVICE_CONFIG + 10)   /* after mac, status, queue pairs */
 #define FEATURE_MTU (1u << 3) /* the device says its MTU (QEMU: host_mtu=) */
 #define FEATURE_MAC (1u << 5)
+#define FEATURE_STATUS (1u << 16) /* the link's state in the configuration */
 #define FEATURE_CONTROL_QUEUE (1u << 17)
 #define FEATURE_CONTROL_RX (1u << 18) /* promiscuous mode can be turned off */
 #define FEATURES_FILTER (FEATURE_CONTROL_QUEUE | FEATURE_CONTROL_RX)
+#define STATUS_LINK_UP 1u
+#define ISR_CONFIGURATION_CHANGED 2u
 #define QUEUE_RECEIVE 0
 #define QUEUE_TRANSMIT 1
 #define NET_HEADER_BYTES 10 /* legacy virtio_net_hdr without mergeable buffers */
@@ -37,23 +42,17 @@ struct queue {
     struct virtqueue ring;
     uint16_t buffer_count; /* descriptors 0..buffer_count-1 have a buffer */
     uint8_t *buffers;      /* buffer_count * BUFFER_BYTES */
-    uint64_t buffers_physical;
 };
 
 static struct {
-    bool open;
-    bool interrupts; /* false: the line belongs to another driver, poll */
     uint16_t io;
-    uint8_t mac[6];
-    uint32_t max_frame;
+    bool link_up;
     struct queue receive, transmit;
     uint16_t free_transmit[MAX_QUEUE];
     unsigned free_transmit_count;
-    int32_t filling;      /* the transmit slot net_send_buffer gave out, or -1 */
-    int32_t held_receive; /* the receive buffer net_receive_in_place lent, or -1 */
-    uint64_t ticks_per_us;
-    struct net_stats stats;
-} net;
+    int32_t filling;      /* the transmit slot transmit_buffer gave out, or -1 */
+    int32_t held_receive; /* the receive buffer receive lent, or -1 */
+} device;
 
 /* Takes the next used element: true and its id and length, or false (none,
  * or an id outside the queue). */
@@ -70,7 +69,7 @@ static bool queue_take_used(struct queue *queue, uint16_t *id, uint32_t *length)
 static long queue_set_up(struct queue *queue, uint16_t index, bool device_writes,
                          uint16_t buffer_count)
 {
-    long result = virtqueue_set_up(&queue->ring, net.io, index, 1, MAX_QUEUE);
+    long result = virtqueue_set_up(&queue->ring, device.io, index, 1, MAX_QUEUE);
     if (result < 0)
         return result;
     uint16_t size = queue->ring.size < buffer_count ? queue->ring.size : buffer_count;
@@ -80,7 +79,6 @@ static long queue_set_up(struct queue *queue, uint16_t index, bool device_writes
         return result;
     queue->buffer_count = size;
     queue->buffers = (uint8_t *)buffers.address;
-    queue->buffers_physical = buffers.physical;
     for (uint16_t id = 0; id < size; id++)
         virtqueue_set_descriptor(&queue->ring, id, buffers.physical + (uint64_t)id * BUFFER_BYTES,
                                  BUFFER_BYTES, device_writes ? VIRTQ_DESCRIPTOR_WRITE : 0, 0);
@@ -89,260 +87,168 @@ static long queue_set_up(struct queue *queue, uint16_t index, bool device_writes
 
 static void fill_receive_queue(void)
 {
-    for (uint16_t id = 0; id < net.receive.buffer_count; id++)
-        virtqueue_add(&net.receive.ring, id);
-    virtqueue_notify(&net.receive.ring);
+    for (uint16_t id = 0; id < device.receive.buffer_count; id++)
+        virtqueue_add(&device.receive.ring, id);
+    virtqueue_notify(&device.receive.ring);
 }
 
 static void set_up_transmit_slots(void)
 {
     /* completions are collected when sending */
-    net.transmit.ring.avail[0] = VIRTQ_AVAIL_NO_INTERRUPT;
-    net.free_transmit_count = 0;
-    net.filling = -1;
-    net.held_receive = -1;
-    for (uint16_t id = 0; id < net.transmit.buffer_count; id++)
-        net.free_transmit[net.free_transmit_count++] = id;
+    device.transmit.ring.avail[0] = VIRTQ_AVAIL_NO_INTERRUPT;
+    device.free_transmit_count = 0;
+    device.filling = -1;
+    device.held_receive = -1;
+    for (uint16_t id = 0; id < device.transmit.buffer_count; id++)
+        device.free_transmit[device.free_transmit_count++] = id;
 }
 
 /* The device's MTU plus the Ethernet header when it says one (within our
  * buffers), else a jumbo frame as before VIRTIO_NET_F_MTU. */
 static uint32_t device_max_frame(void)
 {
-    if (!(virtio_legacy_features(net.io) & FEATURE_MTU))
+    if (!(virtio_legacy_features(device.io) & FEATURE_MTU))
         return JUMBO_FRAME;
-    uint32_t frame = (uint32_t)port_in16(net.io + REGISTER_MTU) + 14;
+    uint32_t frame = (uint32_t)port_in16(device.io + REGISTER_MTU) + 14;
     return frame < NET_FRAME_MAX ? frame : NET_FRAME_MAX;
 }
 
-static long start_device(const struct pci_function *function)
+/* Without VIRTIO_NET_F_STATUS the link counts as always up. */
+static bool read_link(void)
 {
-    /* the MAC address and the MTU, no offloads */
-    long result =
-        virtio_legacy_start(function, FEATURE_MAC | FEATURE_MTU | FEATURES_FILTER, &net.io);
+    if (!(virtio_legacy_features(device.io) & FEATURE_STATUS))
+        return true;
+    return (port_in16(device.io + REGISTER_STATUS) & STATUS_LINK_UP) != 0;
+}
+
+static long start_device(const struct pci_function *function, struct net_card *card)
+{
+    /* the MAC address, the MTU and the link, no offloads */
+    long result = virtio_legacy_start(
+        function, FEATURE_MAC | FEATURE_MTU | FEATURE_STATUS | FEATURES_FILTER, &device.io);
     if (result < 0)
         return result; /* a modern-only device: not supported */
-    result = queue_set_up(&net.receive, QUEUE_RECEIVE, true, RECEIVE_BUFFERS);
+    result = queue_set_up(&device.receive, QUEUE_RECEIVE, true, RECEIVE_BUFFERS);
     if (result >= 0)
-        result = queue_set_up(&net.transmit, QUEUE_TRANSMIT, false, TRANSMIT_BUFFERS);
-    bool filter = (virtio_legacy_features(net.io) & FEATURES_FILTER) == FEATURES_FILTER;
+        result = queue_set_up(&device.transmit, QUEUE_TRANSMIT, false, TRANSMIT_BUFFERS);
+    bool filter = (virtio_legacy_features(device.io) & FEATURES_FILTER) == FEATURES_FILTER;
     if (result >= 0 && filter)
-        result = virtio_net_control_set_up(net.io);
+        result = virtio_net_control_set_up(device.io);
     if (result < 0) {
-        virtio_legacy_failed(net.io);
+        virtio_legacy_failed(device.io);
         return result;
     }
     for (unsigned i = 0; i < 6; i++)
-        net.mac[i] = port_in8(net.io + REGISTER_MAC + i);
-    net.max_frame = device_max_frame();
+        card->mac[i] = port_in8(device.io + REGISTER_MAC + i);
+    card->max_frame = device_max_frame();
     set_up_transmit_slots();
-    virtio_legacy_driver_ok(net.io);
+    virtio_legacy_driver_ok(device.io);
     fill_receive_queue();
+    device.link_up = card->link_up = read_link();
     /* QEMU starts promiscuous: every frame on the segment would reach us */
-    if (filter && virtio_net_promiscuous(false, net.ticks_per_us) < 0)
+    if (filter && virtio_net_promiscuous(false) < 0)
         printf("net: the device keeps promiscuous mode; frames for others are dropped here\n");
     return 0;
 }
 
-static void set_up_clock(void)
+static long virtio_net_open(struct net_card *card)
 {
-    struct clock_info clock;
-    net.ticks_per_us = 1000;
-    if (clock_get(&clock) >= 0 && clock.tsc_hz >= 1000000)
-        net.ticks_per_us = clock.tsc_hz / 1000000;
-}
-
-long net_open(void)
-{
-    if (net.open)
-        return 0;
     struct pci_function function;
     if (!pci_find_device(VIRTIO_VENDOR, VIRTIO_NET_TRANSITIONAL, 0, &function))
         return -E_NOT_FOUND;
     long gsi = irq_attach(function.interrupt_line); /* first: owning the line claims the device */
-    net.interrupts = gsi >= 0;
+    card->interrupts = gsi >= 0;
+    card->interrupt_kind = "intx";
     if (gsi == -E_BUSY)
         printf("net: interrupt line %u belongs to another driver; polling\n",
                function.interrupt_line);
     else if (gsi < 0)
         return gsi;
-    set_up_clock();
-    long result = start_device(&function);
-    if (result < 0)
-        return result;
-    net.open = true;
-    return 0;
-}
-
-void net_mac(uint8_t mac[6])
-{
-    memcpy(mac, net.mac, 6);
-}
-
-uint32_t net_max_frame(void)
-{
-    return net.max_frame ? net.max_frame : JUMBO_FRAME;
-}
-
-uint64_t net_now_us(void)
-{
-    return read_timestamp_counter() / (net.ticks_per_us ? net.ticks_per_us : 1000);
+    net_card_name_location(card, &function);
+    return start_device(&function, card);
 }
 
 static void reclaim_transmit_slots(void)
 {
     uint16_t id;
     uint32_t length;
-    while (queue_take_used(&net.transmit, &id, &length))
-        net.free_transmit[net.free_transmit_count++] = id;
+    while (queue_take_used(&device.transmit, &id, &length))
+        device.free_transmit[device.free_transmit_count++] = id;
 }
 
-void *net_send_buffer(void)
+static uint8_t *virtio_net_transmit_buffer(void)
 {
-    if (!net.open)
+    reclaim_transmit_slots();
+    if (device.free_transmit_count == 0)
         return NULL;
-    if (net.filling < 0) {
-        reclaim_transmit_slots();
-        while (net.free_transmit_count == 0) {
-            yield();
-            reclaim_transmit_slots();
-        }
-        net.filling = net.free_transmit[--net.free_transmit_count];
-    }
-    return net.transmit.buffers + (size_t)net.filling * BUFFER_BYTES + NET_HEADER_BYTES;
+    device.filling = device.free_transmit[--device.free_transmit_count];
+    return device.transmit.buffers + (size_t)device.filling * BUFFER_BYTES + NET_HEADER_BYTES;
 }
 
-long net_send_buffered(size_t length)
+static void virtio_net_transmit(size_t length)
 {
-    if (!net.open || net.filling < 0)
-        return -E_INVALID;
-    uint16_t id = (uint16_t)net.filling;
-    net.filling = -1;
-    if (length < 14 || length > net.max_frame) {
-        net.free_transmit[net.free_transmit_count++] = id; /* not sent: the slot is free again */
-        return -E_INVALID;
-    }
-    memset(net.transmit.buffers + (size_t)id * BUFFER_BYTES, 0, NET_HEADER_BYTES);
-    net.transmit.ring.descriptors[id].length = (uint32_t)(NET_HEADER_BYTES + length);
-    virtqueue_add(&net.transmit.ring, id);
-    virtqueue_notify_if_wanted(&net.transmit.ring);
-    net.stats.frames_sent++;
-    net.stats.bytes_sent += length;
-    return 0;
+    uint16_t id = (uint16_t)device.filling;
+    device.filling = -1;
+    memset(device.transmit.buffers + (size_t)id * BUFFER_BYTES, 0, NET_HEADER_BYTES);
+    device.transmit.ring.descriptors[id].length = (uint32_t)(NET_HEADER_BYTES + length);
+    virtqueue_add(&device.transmit.ring, id);
+    virtqueue_notify_if_wanted(&device.transmit.ring);
 }
 
-long net_send(const void *frame, size_t length)
+static void virtio_net_transmit_cancel(void)
 {
-    if (!net.open || length < 14 || length > net.max_frame)
-        return -E_INVALID;
-    void *buffer = net_send_buffer();
-    memcpy(buffer, frame, length);
-    return net_send_buffered(length);
+    device.free_transmit[device.free_transmit_count++] = (uint16_t)device.filling;
+    device.filling = -1;
 }
 
-static bool addressed_to_us(const uint8_t *frame)
-{
-    static const uint8_t broadcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-    return memcmp(frame, net.mac, 6) == 0 || memcmp(frame, broadcast, 6) == 0;
-}
-
-static void give_back(uint16_t id)
-{
-    virtqueue_add(&net.receive.ring, id);
-    virtqueue_notify_if_wanted(&net.receive.ring);
-}
-
-/* The buffer net_receive_in_place lent goes back to the device. */
-static void give_back_held(void)
-{
-    if (net.held_receive < 0)
-        return;
-    give_back((uint16_t)net.held_receive);
-    net.held_receive = -1;
-}
-
-/* One received frame for us, left in its buffer (held: given back by the
- * next receive): its length and *frame; 0 when the ring holds none. Frames
- * for other MACs are dropped. */
-static long take_frame(const uint8_t **frame)
+static long virtio_net_receive(const uint8_t **frame)
 {
     uint16_t id;
     uint32_t length;
-    give_back_held();
-    while (queue_take_used(&net.receive, &id, &length)) {
-        const uint8_t *data = net.receive.buffers + (size_t)id * BUFFER_BYTES + NET_HEADER_BYTES;
-        long frame_length = length > NET_HEADER_BYTES ? (long)(length - NET_HEADER_BYTES) : 0;
-        if (frame_length >= 14 && addressed_to_us(data)) {
-            net.held_receive = id;
-            net.stats.frames_received++;
-            net.stats.bytes_received += (uint64_t)frame_length;
-            *frame = data;
-            return frame_length;
+    while (queue_take_used(&device.receive, &id, &length)) {
+        device.held_receive = id;
+        if (length > NET_HEADER_BYTES) {
+            *frame = device.receive.buffers + (size_t)id * BUFFER_BYTES + NET_HEADER_BYTES;
+            return (long)(length - NET_HEADER_BYTES);
         }
-        give_back(id);
-        net.stats.dropped_not_mine++;
+        virtqueue_add(&device.receive.ring, id); /* nothing after the header */
+        virtqueue_notify_if_wanted(&device.receive.ring);
     }
+    device.held_receive = -1;
     return 0;
 }
 
-/* Sleeps until the device interrupts, or `timeout_ms` (0: no limit) passed
- * (reading ISR first acknowledges it, so a frame arriving after the check
- * raises the line again). */
-static void wait_for_interrupt(uint64_t timeout_ms)
+static void virtio_net_receive_release(void)
 {
-    virtio_legacy_interrupt_status(net.io);
-    if (virtqueue_has_used(&net.receive.ring))
+    if (device.held_receive < 0)
         return;
-    long count = timeout_ms ? irq_wait_timeout(timeout_ms) : irq_wait();
-    if (count > 0)
-        net.stats.interrupts += (uint64_t)count;
+    virtqueue_add(&device.receive.ring, (uint16_t)device.held_receive);
+    virtqueue_notify_if_wanted(&device.receive.ring);
+    device.held_receive = -1;
 }
 
-bool net_ready_to_sleep(void)
+/* Reading ISR acknowledges the level-triggered INTx (and says whether the
+ * configuration, where the link status is, changed). */
+static bool virtio_net_acknowledge(void)
 {
-    if (!net.open || !net.interrupts)
-        return false;
-    virtio_legacy_interrupt_status(net.io);
-    return !virtqueue_has_used(&net.receive.ring);
+    if (virtio_legacy_interrupt_status(device.io) & ISR_CONFIGURATION_CHANGED)
+        device.link_up = read_link();
+    return virtqueue_has_used(&device.receive.ring);
 }
 
-long net_receive(void *buffer, size_t capacity, uint64_t timeout_us)
+static bool virtio_net_link_up(void)
 {
-    const void *frame;
-    long length = net_receive_in_place(&frame, timeout_us);
-    if (length <= 0)
-        return length;
-    if ((size_t)length > capacity)
-        length = (long)capacity;
-    memcpy(buffer, frame, (size_t)length);
-    give_back_held();
-    return length;
+    return device.link_up;
 }
 
-long net_receive_in_place(const void **frame, uint64_t timeout_us)
-{
-    if (!net.open)
-        return -E_INVALID;
-    bool forever = timeout_us == NET_WAIT_FOREVER;
-    uint64_t deadline = forever ? 0 : net_now_us() + timeout_us;
-    for (;;) {
-        const uint8_t *data;
-        long length = take_frame(&data);
-        if (length > 0) {
-            *frame = data;
-            return length;
-        }
-        uint64_t now = net_now_us();
-        if (!forever && now >= deadline)
-            return 0;
-        if (!net.interrupts)
-            yield();
-        else /* a timed wait ends at a timer tick at the latest */
-            wait_for_interrupt(forever ? 0 : (deadline - now + 999) / 1000);
-    }
-}
-
-void net_statistics(struct net_stats *stats)
-{
-    *stats = net.stats;
-}
+const struct net_driver virtio_net_driver = {
+    .name = "virtio-net",
+    .open = virtio_net_open,
+    .transmit_buffer = virtio_net_transmit_buffer,
+    .transmit = virtio_net_transmit,
+    .transmit_cancel = virtio_net_transmit_cancel,
+    .receive = virtio_net_receive,
+    .receive_release = virtio_net_receive_release,
+    .acknowledge = virtio_net_acknowledge,
+    .link_up = virtio_net_link_up,
+};

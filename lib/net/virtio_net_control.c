@@ -6,6 +6,7 @@
 #include <formica/virtio_legacy.h>
 #include <formica/device.h>
 #include <formica/errors.h>
+#include <formica/net.h>
 #include <formica/user.h>
 
 #define QUEUE_CONTROL 2 /* after receive and transmit, without multiqueue */
@@ -39,7 +40,7 @@ long virtio_net_control_set_up(uint16_t io)
     return 0;
 }
 
-long virtio_net_promiscuous(bool on, uint64_t ticks_per_us)
+long virtio_net_promiscuous(bool on)
 {
     if (command == NULL)
         return -E_INVALID;
@@ -49,10 +50,10 @@ long virtio_net_promiscuous(bool on, uint64_t ticks_per_us)
     command->ack = 0xff;
     virtqueue_add(&control, 0);
     virtqueue_notify(&control);
-    uint64_t deadline = read_timestamp_counter() + ANSWER_WAIT_US * ticks_per_us;
+    uint64_t deadline = net_now_us() + ANSWER_WAIT_US;
     uint32_t id, length;
     while (!virtqueue_used_next(&control, &id, &length)) {
-        if (read_timestamp_counter() > deadline)
+        if (net_now_us() > deadline)
             return -E_IO;
         yield();
     }

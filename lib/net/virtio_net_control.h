@@ -7,4 +7,4 @@
 /* Queue 2 and its command buffer; before DRIVER_OK. */
 long virtio_net_control_set_up(uint16_t io);
 /* VIRTIO_NET_CTRL_RX_PROMISC: 0, or -E_IO when the device refused or did not answer. */
-long virtio_net_promiscuous(bool on, uint64_t ticks_per_us);
+long virtio_net_promiscuous(bool on);

@@ -1,6 +1,9 @@
 /* disk_client.c: synchronous requests from BLK to DK (seed 003 §3.2: on a
  * miss BLK asks DK synchronously). One control ICA and one data ICA of
- * CACHE_MAX_RUN blocks are reused; blocks are copied between it and the cache. */
+ * CACHE_MAX_RUN blocks are reused; blocks are copied between it and the cache.
+ * A disk whose size is not a multiple of 4 KiB (a 1 KiB-block file system of
+ * 4097 KiB) ends inside its last block: only its sectors are transferred, the
+ * rest of that block reads as zeros and is never written. */
 #include "disk_client.h"
 #include <formica/errors.h>
 #include <formica/request.h>
@@ -10,6 +13,7 @@
 
 static long dk_pid;
 static uint64_t control, transfer;
+static uint64_t disk_sectors; /* the disk's size, from DK_INFO */
 
 struct disk_transfer {
     uint32_t operation;
@@ -30,22 +34,35 @@ static long prepare_transfer(void *context)
     return request_attach(control, transfer);
 }
 
-/* Sector reads and writes may be repeated: a DK that ends is waited for. */
-static int transfer_blocks(uint32_t operation, uint64_t first, uint32_t count)
+/* The sectors of blocks [first, first + count) that lie on the disk (the
+ * cache asks only for blocks below cache_disk.blocks: at least one sector). */
+static uint64_t sectors_on_disk(uint64_t first, uint32_t count)
+{
+    uint64_t start = first * STORAGE_SECTORS_PER_BLOCK;
+    uint64_t wanted = (uint64_t)count * STORAGE_SECTORS_PER_BLOCK;
+    return start + wanted <= disk_sectors ? wanted : disk_sectors - start;
+}
+
+/* Sector reads and writes may be repeated: a DK that ends is waited for.
+ * Returns the bytes transferred (less than count blocks at the disk's end). */
+static long transfer_blocks(uint32_t operation, uint64_t first, uint32_t count)
 {
     struct disk_transfer asked = {operation, first * STORAGE_SECTORS_PER_BLOCK,
-                                  (uint64_t)count * STORAGE_SECTORS_PER_BLOCK};
+                                  sectors_on_disk(first, count)};
     long result = request_call_retrying(SERVER_NAME_DK, &dk_pid, control, prepare_transfer, &asked);
-    return result < 0 ? (int)result : 0;
+    return result < 0 ? result : (long)(asked.sectors * STORAGE_SECTOR_BYTES);
 }
 
 static int read_blocks(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)
 {
     (void)context;
-    int error = transfer_blocks(DK_READ, first, count);
-    if (error != 0)
-        return error;
-    const uint8_t *data = ica_address(transfer);
+    long bytes = transfer_blocks(DK_READ, first, count);
+    if (bytes < 0)
+        return (int)bytes;
+    uint8_t *data = ica_address(transfer);
+    size_t wanted = (size_t)count * STORAGE_BLOCK_BYTES;
+    if ((size_t)bytes < wanted)
+        memset(data + bytes, 0, wanted - (size_t)bytes); /* past the disk's end */
     for (uint32_t i = 0; i < count; i++)
         memcpy(buffers[i], data + (size_t)i * STORAGE_BLOCK_BYTES, STORAGE_BLOCK_BYTES);
     return 0;
@@ -58,14 +75,30 @@ static int write_blocks(void *context, uint64_t first, uint32_t count,
     uint8_t *data = ica_address(transfer);
     for (uint32_t i = 0; i < count; i++)
         memcpy(data + (size_t)i * STORAGE_BLOCK_BYTES, buffers[i], STORAGE_BLOCK_BYTES);
-    return transfer_blocks(DK_WRITE, first, count);
+    long bytes = transfer_blocks(DK_WRITE, first, count);
+    return bytes < 0 ? (int)bytes : 0;
 }
 
+static long prepare_flush(void *context)
+{
+    (void)context;
+    request_prepare(control, DK_FLUSH);
+    return 0;
+}
+
+/* A flush may be repeated too: one to a DK that ended (or was gone before
+ * it, when BLK had nothing to read or write since its restart) goes to the
+ * restarted one. */
 static int flush_disk(void *context)
 {
     (void)context;
-    long result = request_operation(dk_pid, control, DK_FLUSH);
-    return (int)result;
+    long result = request_call_retrying(SERVER_NAME_DK, &dk_pid, control, prepare_flush, NULL);
+    return result < 0 ? (int)result : 0;
+}
+
+uint64_t disk_client_bytes(void)
+{
+    return disk_sectors * STORAGE_SECTOR_BYTES;
 }
 
 int disk_client_open(struct cache_disk *disk)
@@ -88,7 +121,8 @@ int disk_client_open(struct cache_disk *disk)
     control = (uint64_t)control_id;
     transfer = (uint64_t)transfer_id;
     disk->context = NULL;
-    disk->blocks = dk_info_of(ica_control_of(control))->sectors / STORAGE_SECTORS_PER_BLOCK;
+    disk_sectors = dk_info_of(ica_control_of(control))->sectors;
+    disk->blocks = (disk_sectors + STORAGE_SECTORS_PER_BLOCK - 1) / STORAGE_SECTORS_PER_BLOCK;
     disk->read = read_blocks;
     disk->write = write_blocks;
     disk->flush = flush_disk;

@@ -5,3 +5,5 @@
 
 /* Finds DK, asks its size and prepares the ICAs; 0 or an error (no DK, no disk). */
 int disk_client_open(struct cache_disk *disk);
+/* The disk's size in bytes (its last block may be partial: disk->blocks counts it). */
+uint64_t disk_client_bytes(void);

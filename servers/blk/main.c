@@ -154,9 +154,10 @@ int main(int argc, char **argv)
         printf("blk: cannot start: %s\n", error_text(error));
         return 1;
     }
-    printf("blk: shard %u of %u, cache of %u blocks (%u KiB), disk of %lu blocks, %s, lends of "
+    printf("blk: shard %u of %u, cache of %u blocks (%u KiB), disk of %lu blocks%s, %s, lends of "
            "at most %u blocks per client\n",
            shard.index, shard.count, capacity, capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks,
+           disk_client_bytes() % STORAGE_BLOCK_BYTES != 0 ? " (the last one partial)" : "",
            durability_names[durability], lend_limit);
     blk_serve(&cache);
 }

@@ -366,6 +366,13 @@ long blk_stats(struct cache *cache, uint64_t control, struct blk_stats_message *
     return 0;
 }
 
+long blk_info(struct cache *cache, uint64_t control, struct blk_info_message *message)
+{
+    (void)cache, (void)control;
+    message->bytes = disk_client_bytes();
+    return 0;
+}
+
 long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *message)
 {
     (void)control, (void)message;

@@ -192,6 +192,11 @@ int block_client_open(struct ext2_device *device)
         return (int)(control_id < 0 ? control_id : data_id);
     control = (uint64_t)control_id;
     data = (uint64_t)data_id;
+    uint64_t disk_bytes = 0;
+    error = blk_shards_disk_bytes(&block_client_shards, control, &disk_bytes);
+    if (error != 0)
+        return (int)error;
+    device->size_bytes = disk_bytes;
     device->context = device;
     device->read_bytes = read_bytes;
     device->write_block = write_block;

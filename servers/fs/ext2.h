@@ -29,6 +29,10 @@ struct ext2_problem {
 struct ext2_device {
     void *context;
     uint32_t block_size;
+    /* The disk's size in bytes, 0 when unknown: ext2_mount refuses a file
+     * system that does not fit (as Linux refuses the mount) and names an
+     * image too small to hold a superblock. */
+    uint64_t size_bytes;
     /* length bytes at offset within the block (offset + length <= block_size) */
     int (*read_bytes)(void *context, uint64_t block, uint32_t offset, void *buffer,
                       uint32_t length);
@@ -65,6 +69,49 @@ struct ext2_group_location {
     uint32_t block_bitmap;
     uint32_t inode_bitmap;
     uint32_t inode_table;
+};
+
+/* The bad-block list (inode 1) as runs of blocks, read at mount. */
+#define EXT2_BAD_BLOCK_RANGES 64
+
+/* The blocks the files claim (ext2_claims.c): a caller's bitmap, and the
+ * blocks two files claim. */
+#define EXT2_TWICE_CLAIMED_RANGES 64
+struct ext2_claims {
+    uint8_t *bits;         /* NULL: not kept (no scan yet, or no room given) */
+    uint64_t blocks;       /* the blocks the bits cover, from block 0 */
+    bool partial;          /* the scan was cut short: some claims are not known */
+    uint64_t claimed;      /* blocks claimed at the scan */
+    uint64_t twice_blocks; /* blocks two inodes claimed at the scan */
+    bool twice_overflow;   /* more runs of them than the list keeps */
+    uint32_t twice_ranges;
+    struct ext2_block_range twice[EXT2_TWICE_CLAIMED_RANGES];
+};
+
+/* The running operation's changes, held until it ends (ext2_operation.c). */
+#define EXT2_OPERATION_BLOCKS 32 /* metadata blocks it may change */
+#define EXT2_OPERATION_RANGES 64 /* runs of blocks it may free, and allocate */
+#define EXT2_OPERATION_CHARGES 8 /* owners whose quota it may charge */
+struct ext2_charge {
+    uint32_t uid;
+    int64_t sectors;
+};
+struct ext2_operation {
+    uint32_t depth; /* 0: none runs (writes go to the device at once) */
+    uint64_t problems_at_start;
+    bool spilled;                      /* more than it could hold went to the device: not undone */
+    int device_error;                  /* the first device error of a spill */
+    struct ext2_superblock superblock; /* as it was at the start */
+    bool superblock_dirty;
+    uint32_t held;
+    uint32_t numbers[EXT2_OPERATION_BLOCKS];
+    uint32_t freed_ranges;
+    struct ext2_block_range freed[EXT2_OPERATION_RANGES];
+    uint32_t allocated_ranges; /* claimed when it ends (fs->claims) */
+    struct ext2_block_range allocated[EXT2_OPERATION_RANGES];
+    uint32_t charges;
+    struct ext2_charge charged[EXT2_OPERATION_CHARGES];
+    uint8_t blocks[EXT2_OPERATION_BLOCKS][EXT2_MAX_BLOCK_SIZE];
 };
 
 /* A mounted file system (caller-provided storage; no pointers to free). */
@@ -136,6 +183,17 @@ struct ext2_fs {
     uint32_t root_blocks[EXT2_BLOCK_POINTERS];   /* root's top-level blocks at mount */
     struct ext2_block_range protected_ranges[EXT2_PROTECTED_RANGES];
     uint32_t protected_count;
+    /* Inode 1's blocks (the bad blocks and the blocks holding their list):
+     * never handed out nor named by a file (ext2_bad_blocks.c). */
+    struct ext2_block_range bad_blocks[EXT2_BAD_BLOCK_RANGES];
+    uint32_t bad_block_ranges;
+    bool bad_blocks_unknown; /* the list could not be read whole: read-only */
+    /* The operation running now: its metadata writes and frees are held
+     * until it ends, and dropped if it fails or finds an inconsistency. */
+    struct ext2_operation operation;
+    uint64_t operation_aborts; /* operations that left nothing on the disk */
+    struct ext2_claims claims; /* set by ext2_claims_scan after mount */
+    uint64_t operation_spills; /* operations too large to hold whole */
 };
 
 struct ext2_stat {
@@ -211,6 +269,14 @@ int ext2_release_unlinked(struct ext2_fs *fs, uint32_t inode);
  * first error reading a bitmap or an inode. */
 int ext2_quota_sum(struct ext2_fs *fs, void (*visit)(void *context, uint32_t uid, uint64_t sectors),
                    void *context);
+
+/* Which blocks the files claim (ext2_claims.c), found once after mount in
+ * the trees of the inodes the bitmaps mark in use, in `bits` (bytes * 8
+ * blocks from block 0; the caller keeps it while mounted); from then on
+ * freeing a block two files claim and handing out a block a file claims are
+ * refused as the inconsistencies they are. 0, or a device error (then no
+ * claims are kept). fs->claims says what the scan found. */
+int ext2_claims_scan(struct ext2_fs *fs, uint8_t *bits, uint64_t bytes);
 
 /* Whether `block` lies in a group's inode table (ext2_metadata.c). */
 bool ext2_is_inode_table_block(const struct ext2_fs *fs, uint32_t block);

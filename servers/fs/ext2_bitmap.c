@@ -32,11 +32,15 @@ static uint32_t find_clear_bit(const uint8_t *bitmap, uint32_t from, uint32_t li
     return UINT32_MAX;
 }
 
+/* A free block is not reused by the operation that freed it, nor while the
+ * device says it must wait (a journal: freed by an uncommitted transaction). */
 static bool may_allocate(const struct ext2_fs *fs, uint32_t group, uint32_t bit)
 {
     const struct ext2_device *device = fs->device;
-    return device->may_allocate == NULL ||
-           device->may_allocate(device->context, ext2_group_first_block(fs, group) + bit);
+    uint32_t block = ext2_group_first_block(fs, group) + bit;
+    if (ext2_operation_freed(fs, block))
+        return false;
+    return device->may_allocate == NULL || device->may_allocate(device->context, block);
 }
 
 /* The first clear bit in [from, count) the device lets us reuse, or UINT32_MAX. */
@@ -71,6 +75,11 @@ static int take_block_in_group(struct ext2_fs *fs, uint32_t group, uint32_t from
     uint32_t found = ext2_group_first_block(fs, group) + bit;
     if (ext2_is_metadata(fs, found))
         return ext2_corrupt(fs, 0, found, "the block bitmap marks a metadata block free");
+    if (ext2_is_bad_block(fs, found))
+        return ext2_corrupt(fs, EXT2_BAD_BLOCKS_INODE, found,
+                            "the block bitmap marks a block of the bad-block list free");
+    if (ext2_claimed(fs, found))
+        return ext2_corrupt(fs, 0, found, "the block bitmap marks free a block a file claims");
     set_bit(bitmap, bit);
     status = ext2_write_block(fs, descriptor.bg_block_bitmap, bitmap);
     if (status < 0)
@@ -82,6 +91,7 @@ static int take_block_in_group(struct ext2_fs *fs, uint32_t group, uint32_t from
     if (fs->superblock.s_free_blocks_count > 0)
         fs->superblock.s_free_blocks_count--;
     fs->superblock_dirty = true;
+    ext2_operation_allocated(fs, found); /* a file claims it once the operation ends */
     *block = found;
     return 0;
 }
@@ -118,6 +128,11 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
         return status;
     if (ext2_is_metadata(fs, block))
         return ext2_corrupt(fs, 0, block, "freeing a metadata block");
+    if (ext2_is_bad_block(fs, block))
+        return ext2_corrupt(fs, EXT2_BAD_BLOCKS_INODE, block,
+                            "freeing a block of the bad-block list");
+    if (ext2_claimed_twice(fs, block))
+        return ext2_corrupt(fs, 0, block, "freeing a block another file also claims");
     if (!bit_is_set(bitmap, bit))
         return ext2_corrupt(fs, 0, block, "freeing a block the bitmap marks free");
     clear_bit(bitmap, bit);
@@ -130,8 +145,7 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
         return status;
     fs->superblock.s_free_blocks_count++;
     fs->superblock_dirty = true;
-    if (fs->device->forget != NULL)
-        fs->device->forget(fs->device->context, block);
+    ext2_operation_forget(fs, block); /* told to the device when the operation ends */
     return 0;
 }
 
@@ -158,6 +172,9 @@ static uint32_t inode_start_group(struct ext2_fs *fs, uint32_t parent, bool dire
  * (never used, mode 0, or deleted: dtime set and no links). */
 static int check_inode_is_free(struct ext2_fs *fs, uint32_t number)
 {
+    if (ext2_inode_in_bad_block(fs, number))
+        return ext2_corrupt(fs, number, 0,
+                            "the inode bitmap marks free an inode that lies in a bad block");
     struct ext2_inode inode;
     int status = ext2_read_raw_inode(fs, number, &inode);
     if (status < 0)

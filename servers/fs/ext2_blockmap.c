@@ -63,6 +63,10 @@ static bool pointer_is_valid(struct ext2_fs *fs, uint32_t block, const uint32_t 
         ext2_corrupt(fs, 0, block, "a block pointer names a metadata block");
         return false;
     }
+    if (ext2_is_bad_block(fs, block)) {
+        ext2_corrupt(fs, 0, block, "a block pointer names a block on the bad-block list");
+        return false;
+    }
     for (uint32_t i = 0; i < ancestor_count; i++) {
         if (ancestors[i] == block) {
             ext2_corrupt(fs, 0, block, "an indirect block points at itself or an ancestor");
@@ -286,15 +290,28 @@ struct tree_visit {
     uint64_t limit;
     int (*visit)(void *context, uint32_t block, bool indirect, uint64_t logical);
     void *context;
+    bool bad_block_list; /* inode 1's tree: its leaves may be anywhere on the disk */
     uint32_t ancestors[4];
 };
+
+static bool visited_block_is_valid(struct ext2_fs *fs, struct tree_visit *walk, uint32_t block,
+                                   uint32_t level, uint32_t depth)
+{
+    if (level > 0 || !walk->bad_block_list)
+        return pointer_is_valid(fs, block, walk->ancestors, depth);
+    if (ext2_block_in_range(fs, block))
+        return true;
+    ext2_corrupt(fs, EXT2_BAD_BLOCKS_INODE, block,
+                 "a block on the bad-block list lies outside the disk");
+    return false;
+}
 
 static int visit_subtree(struct ext2_fs *fs, struct tree_visit *walk, uint32_t block,
                          uint32_t level, uint64_t base, uint32_t depth)
 {
     if (block == 0 || base >= walk->limit)
         return 0;
-    if (!pointer_is_valid(fs, block, walk->ancestors, depth))
+    if (!visited_block_is_valid(fs, walk, block, level, depth))
         return -E_CORRUPT;
     int status = walk->visit(walk->context, block, level > 0, base);
     if (status < 0 || level == 0)
@@ -311,20 +328,36 @@ static int visit_subtree(struct ext2_fs *fs, struct tree_visit *walk, uint32_t b
     return status;
 }
 
-int ext2_visit_tree(struct ext2_fs *fs, const struct ext2_inode *inode, uint64_t limit,
-                    int (*visit)(void *context, uint32_t block, bool indirect, uint64_t logical),
-                    void *context)
+static int visit_whole_tree(struct ext2_fs *fs, const struct ext2_inode *inode,
+                            struct tree_visit *walk)
 {
-    struct tree_visit walk = {.limit = limit, .visit = visit, .context = context};
     uint64_t base = 0;
     for (uint32_t root = 0; root < EXT2_BLOCK_POINTERS; root++) {
         uint32_t level = root < EXT2_DIRECT_BLOCKS ? 0 : root - EXT2_DIRECT_BLOCKS + 1;
-        int status = visit_subtree(fs, &walk, inode->i_block[root], level, base, 0);
+        int status = visit_subtree(fs, walk, inode->i_block[root], level, base, 0);
         if (status < 0)
             return status;
         base += blocks_under(fs, level);
     }
     return 0;
+}
+
+int ext2_visit_tree(struct ext2_fs *fs, const struct ext2_inode *inode, uint64_t limit,
+                    int (*visit)(void *context, uint32_t block, bool indirect, uint64_t logical),
+                    void *context)
+{
+    struct tree_visit walk = {.limit = limit, .visit = visit, .context = context};
+    return visit_whole_tree(fs, inode, &walk);
+}
+
+int ext2_visit_bad_block_list(struct ext2_fs *fs, const struct ext2_inode *inode,
+                              int (*visit)(void *context, uint32_t block, bool indirect,
+                                           uint64_t logical),
+                              void *context)
+{
+    struct tree_visit walk = {
+        .limit = UINT64_MAX, .visit = visit, .context = context, .bad_block_list = true};
+    return visit_whole_tree(fs, inode, &walk);
 }
 
 int ext2_check_block_tree(struct ext2_fs *fs, struct ext2_inode *inode)

@@ -1,6 +1,6 @@
 /* ext2_directory.c: directory blocks: checking every entry (rec_len, name
- * length, inode number), finding a name, adding an entry (in a free slot or a
- * new block), removing one, iterating for readdir, and a new directory's . and .. */
+ * length, inode number) and a first block's "." and "..", finding a name, adding an entry (in a
+ * free slot or a new block), removing one, iterating for readdir, and a new directory's . and .. */
 #include "ext2_internal.h"
 
 static size_t entry_space(size_t name_length)
@@ -54,23 +54,46 @@ static int directory_block_count(struct ext2_fs *fs, const struct ext2_inode *di
     return 0;
 }
 
-/* Reads and checks directory block `logical`; a hole in a directory is corruption. */
-static int read_directory_block(struct ext2_fs *fs, struct ext2_inode *directory, uint64_t logical,
-                                uint8_t *block, uint32_t *physical)
+static bool names(const struct ext2_directory_entry *entry, const char *name, uint8_t length)
+{
+    return entry->name_len == length && memcmp(entry->name, name, length) == 0;
+}
+
+/* A directory's first block begins with "." naming the directory itself and
+ * ".." (e2fsck's pass 2): a block that another directory's inode also
+ * names, or no directory's at all, is not used as this one's. */
+static int check_dot_entries(struct ext2_fs *fs, uint32_t number, uint8_t *block, uint32_t physical)
+{
+    const struct ext2_directory_entry *dot = entry_at(block, 0);
+    if (dot->inode != number || !names(dot, ".", 1) || dot->rec_len >= fs->block_size)
+        return ext2_corrupt(fs, number, physical,
+                            "a directory's first entry is not '.' naming the directory");
+    const struct ext2_directory_entry *dot_dot = entry_at(block, dot->rec_len);
+    if (dot_dot->inode == 0 || !names(dot_dot, "..", 2))
+        return ext2_corrupt(fs, number, physical, "a directory's second entry is not '..'");
+    return 0;
+}
+
+/* Reads and checks block `logical` of directory `number`; a hole in a
+ * directory is corruption, and so is a first block without its "." and "..". */
+static int read_directory_block(struct ext2_fs *fs, uint32_t number, struct ext2_inode *directory,
+                                uint64_t logical, uint8_t *block, uint32_t *physical)
 {
     int status = ext2_map_block(fs, directory, logical, physical);
     if (status < 0)
         return status;
     if (*physical == 0)
-        return ext2_corrupt(fs, 0, 0, "a directory has a hole");
+        return ext2_corrupt(fs, number, 0, "a directory has a hole");
     status = ext2_read_block(fs, *physical, block);
-    if (status < 0)
-        return status;
-    return check_directory_block(fs, block, *physical);
+    if (status == 0)
+        status = check_directory_block(fs, block, *physical);
+    if (status == 0 && logical == 0)
+        status = check_dot_entries(fs, number, block, *physical);
+    return status;
 }
 
-int ext2_directory_find(struct ext2_fs *fs, struct ext2_inode *directory, const char *name,
-                        size_t name_length, struct ext2_entry_location *location)
+int ext2_directory_find(struct ext2_fs *fs, uint32_t number, struct ext2_inode *directory,
+                        const char *name, size_t name_length, struct ext2_entry_location *location)
 {
     uint8_t block[EXT2_MAX_BLOCK_SIZE];
     uint64_t count;
@@ -79,7 +102,7 @@ int ext2_directory_find(struct ext2_fs *fs, struct ext2_inode *directory, const 
         return status;
     for (uint64_t logical = 0; logical < count; logical++) {
         uint32_t physical;
-        status = read_directory_block(fs, directory, logical, block, &physical);
+        status = read_directory_block(fs, number, directory, logical, block, &physical);
         if (status < 0)
             return status;
         uint32_t previous = UINT32_MAX;
@@ -164,7 +187,7 @@ int ext2_directory_add(struct ext2_fs *fs, uint32_t number, struct ext2_inode *d
     directory->i_mtime = directory->i_ctime = fs->time;
     for (uint64_t logical = 0; logical < count; logical++) {
         uint32_t physical;
-        status = read_directory_block(fs, directory, logical, block, &physical);
+        status = read_directory_block(fs, number, directory, logical, block, &physical);
         if (status < 0)
             return status;
         if (place_entry(fs, block, name, name_length, inode, file_type)) {
@@ -217,7 +240,7 @@ static bool is_dot_or_dot_dot(const struct ext2_directory_entry *entry)
 }
 
 /* Returns 1 if only . and .. are left, 0 if not, or a negative error. */
-int ext2_directory_is_empty(struct ext2_fs *fs, struct ext2_inode *directory)
+int ext2_directory_is_empty(struct ext2_fs *fs, uint32_t number, struct ext2_inode *directory)
 {
     uint8_t block[EXT2_MAX_BLOCK_SIZE];
     uint64_t count;
@@ -226,7 +249,7 @@ int ext2_directory_is_empty(struct ext2_fs *fs, struct ext2_inode *directory)
         return status;
     for (uint64_t logical = 0; logical < count; logical++) {
         uint32_t physical;
-        status = read_directory_block(fs, directory, logical, block, &physical);
+        status = read_directory_block(fs, number, directory, logical, block, &physical);
         if (status < 0)
             return status;
         for (uint32_t offset = 0; offset < fs->block_size;) {
@@ -298,7 +321,7 @@ int ext2_readdir(struct ext2_fs *fs, uint32_t number, uint64_t *cursor, struct e
         return status;
     for (uint64_t logical = *cursor / fs->block_size; logical < count; logical++) {
         uint32_t physical;
-        status = read_directory_block(fs, &directory, logical, block, &physical);
+        status = read_directory_block(fs, number, &directory, logical, block, &physical);
         if (status < 0)
             return status;
         uint64_t base = logical * fs->block_size;

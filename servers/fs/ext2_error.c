@@ -89,3 +89,25 @@ uint16_t ext2_errors_policy_of(const struct ext2_superblock *superblock)
         return errors;
     return EXT2_ERRORS_RO; /* as ext4: anything else is remount-ro */
 }
+
+/* The bytes of the error record: s_state, then ext4's error fields. */
+static const struct {
+    uint32_t offset, length;
+} error_record[] = {
+    {offsetof(struct ext2_superblock, s_state), sizeof(uint16_t)},
+    {EXT2_SB_ERROR_COUNT,
+     EXT2_SB_LAST_ERROR_FUNCTION + EXT2_SB_ERROR_FUNCTION_LENGTH - EXT2_SB_ERROR_COUNT},
+    {EXT2_SB_FIRST_ERROR_CODE, 2},
+};
+
+bool ext2_copy_error_record(struct ext2_superblock *into, const struct ext2_superblock *from)
+{
+    bool differed = false;
+    for (size_t i = 0; i < sizeof error_record / sizeof error_record[0]; i++) {
+        uint8_t *to = (uint8_t *)into + error_record[i].offset;
+        const uint8_t *source = (const uint8_t *)from + error_record[i].offset;
+        differed |= memcmp(to, source, error_record[i].length) != 0;
+        memcpy(to, source, error_record[i].length);
+    }
+    return differed;
+}

@@ -1,6 +1,7 @@
 /* ext2_file.c: file contents: stat, read (holes read as zeros), write
  * (allocating blocks near the previous one, extending the size) and truncate
- * (freeing blocks past the new end and zeroing the last block's tail). */
+ * (freeing blocks past the new end and zeroing the last block's tail); a
+ * write or truncate is one operation (ext2_operation.c). */
 #include "ext2_internal.h"
 
 int ext2_stat(struct ext2_fs *fs, uint32_t number, struct ext2_stat *stat)
@@ -93,8 +94,8 @@ static uint32_t inode_group_goal(const struct ext2_fs *fs, uint32_t number)
     return ext2_group_first_block(fs, group);
 }
 
-long ext2_write(struct ext2_fs *fs, uint32_t number, uint64_t offset, const void *buffer,
-                size_t length)
+static long write_file(struct ext2_fs *fs, uint32_t number, uint64_t offset, const void *buffer,
+                       size_t length)
 {
     struct ext2_inode inode;
     int status = ext2_read_inode_to_change(fs, number, &inode);
@@ -152,7 +153,14 @@ static int zero_block_tail(struct ext2_fs *fs, struct ext2_inode *inode, uint64_
     return ext2_write_data_block(fs, physical, block);
 }
 
-int ext2_truncate(struct ext2_fs *fs, uint32_t number, uint64_t size)
+long ext2_write(struct ext2_fs *fs, uint32_t number, uint64_t offset, const void *buffer,
+                size_t length)
+{
+    ext2_operation_begin(fs);
+    return ext2_operation_end(fs, write_file(fs, number, offset, buffer, length));
+}
+
+static int truncate_file(struct ext2_fs *fs, uint32_t number, uint64_t size)
 {
     struct ext2_inode inode;
     int status = ext2_read_inode_to_change(fs, number, &inode);
@@ -180,4 +188,10 @@ int ext2_truncate(struct ext2_fs *fs, uint32_t number, uint64_t size)
     status = ext2_write_inode(fs, number, &inode);
     int flushed = ext2_flush_superblock(fs);
     return status < 0 ? status : flushed;
+}
+
+int ext2_truncate(struct ext2_fs *fs, uint32_t number, uint64_t size)
+{
+    ext2_operation_begin(fs);
+    return (int)ext2_operation_end(fs, truncate_file(fs, number, size));
 }

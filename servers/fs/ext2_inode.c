@@ -4,7 +4,7 @@
  * its unlink, at its last close. */
 #include "ext2_internal.h"
 
-static int locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, uint32_t *offset)
+int ext2_locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, uint32_t *offset)
 {
     if (number == 0 || number > fs->superblock.s_inodes_count)
         return -E_CORRUPT;
@@ -23,7 +23,7 @@ static int locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, ui
 static int read_inode_block(struct ext2_fs *fs, uint32_t number, uint8_t *buffer, uint32_t *block,
                             uint32_t *offset)
 {
-    int status = locate_inode(fs, number, block, offset);
+    int status = ext2_locate_inode(fs, number, block, offset);
     return status == 0 ? ext2_read_block(fs, *block, buffer) : status;
 }
 
@@ -37,7 +37,7 @@ static size_t core_length(const struct ext2_fs *fs)
 int ext2_read_raw_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode)
 {
     uint32_t block, offset;
-    int status = locate_inode(fs, number, &block, &offset);
+    int status = ext2_locate_inode(fs, number, &block, &offset);
     memset(inode, 0, sizeof *inode);
     if (status == 0)
         status = ext2_read_bytes(fs, block, offset, inode, (uint32_t)core_length(fs));
@@ -70,6 +70,9 @@ static int check_pointer(struct ext2_fs *fs, uint32_t number, uint32_t block)
         return ext2_corrupt(fs, number, block, "an inode's block pointer lies outside the disk");
     if (ext2_is_metadata(fs, block))
         return ext2_corrupt(fs, number, block, "an inode's block pointer names a metadata block");
+    if (ext2_is_bad_block(fs, block))
+        return ext2_corrupt(fs, number, block,
+                            "an inode's block pointer names a block on the bad-block list");
     return 0;
 }
 
@@ -157,6 +160,8 @@ int ext2_read_named_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode
 {
     if (number != EXT2_ROOT_INODE && number < fs->first_inode)
         return ext2_corrupt(fs, number, 0, "a directory entry names a reserved inode");
+    if (ext2_inode_in_bad_block(fs, number))
+        return ext2_corrupt(fs, number, 0, "a directory entry names an inode in a bad block");
     int status = ext2_read_inode(fs, number, inode);
     if (status < 0)
         return status;
@@ -285,7 +290,7 @@ int ext2_read_inode_to_change(struct ext2_fs *fs, uint32_t number, struct ext2_i
     return status < 0 ? status : ext2_read_inode(fs, number, inode);
 }
 
-int ext2_release_unlinked(struct ext2_fs *fs, uint32_t number)
+static int release_unlinked(struct ext2_fs *fs, uint32_t number)
 {
     struct ext2_inode inode;
     int status = ext2_read_inode_to_change(fs, number, &inode);
@@ -300,4 +305,10 @@ int ext2_release_unlinked(struct ext2_fs *fs, uint32_t number)
         status = ext2_release_inode(fs, number, &inode);
     int flushed = ext2_flush_superblock(fs);
     return status < 0 ? status : flushed;
+}
+
+int ext2_release_unlinked(struct ext2_fs *fs, uint32_t number)
+{
+    ext2_operation_begin(fs);
+    return (int)ext2_operation_end(fs, release_unlinked(fs, number));
 }

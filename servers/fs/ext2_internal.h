@@ -24,12 +24,34 @@ bool ext2_block_in_range(const struct ext2_fs *fs, uint32_t block);
 int ext2_flush_superblock(struct ext2_fs *fs);
 int ext2_check_writable(const struct ext2_fs *fs);
 
+/* The running operation (ext2_operation.c). Changing operations run between
+ * begin and end; end gives back status, or -E_CORRUPT when an inconsistency
+ * was found, after dropping every change the operation made (when status is
+ * an error, too). Writes, frees and quota charges go through these. */
+void ext2_operation_begin(struct ext2_fs *fs);
+long ext2_operation_end(struct ext2_fs *fs, long status);
+int ext2_operation_write(struct ext2_fs *fs, uint32_t block, const void *buffer);
+/* True (and the bytes copied) when the running operation holds the block. */
+bool ext2_operation_read(struct ext2_fs *fs, uint32_t block, uint32_t offset, void *buffer,
+                         uint32_t length);
+/* A block written in place as file data: a held copy of it goes. */
+void ext2_operation_data_written(struct ext2_fs *fs, uint32_t block);
+void ext2_operation_forget(struct ext2_fs *fs, uint32_t block);
+/* A block just allocated: claimed when the operation ends. */
+void ext2_operation_allocated(struct ext2_fs *fs, uint32_t block);
+/* Whether the running operation freed the block (not to be reused in it). */
+bool ext2_operation_freed(const struct ext2_fs *fs, uint32_t block);
+void ext2_operation_charge(struct ext2_fs *fs, uint32_t uid, int64_t sectors);
+
 /* Inconsistencies (ext2_error.c): reports the problem, records it in the
  * superblock and applies s_errors; returns -E_CORRUPT for the caller to pass up. */
 int ext2_corrupt_at(struct ext2_fs *fs, const char *function, uint32_t inode, uint64_t block,
                     const char *what);
 #define ext2_corrupt(fs, inode, block, what) ext2_corrupt_at(fs, __func__, inode, block, what)
 uint16_t ext2_errors_policy_of(const struct ext2_superblock *superblock);
+/* Copies the error record (s_state's error bit, the counts, the first and
+ * last error) from `from` into `into`; whether it differed. */
+bool ext2_copy_error_record(struct ext2_superblock *into, const struct ext2_superblock *from);
 
 /* Metadata (ext2_metadata.c): whether a block holds a superblock or its
  * backup, group descriptors (reserved ones too), a bitmap, an inode table or
@@ -46,6 +68,26 @@ int ext2_check_group_locations(struct ext2_fs *fs);
 /* The group's backup superblock and descriptors: their first block and
  * how many (0 when the group has none). */
 uint32_t ext2_group_super_blocks(const struct ext2_fs *fs, uint32_t group, uint32_t *first);
+
+/* The bad-block list (ext2_bad_blocks.c): read at mount (a list FS cannot
+ * read whole mounts read-only); whether a block is on it (inline: every
+ * block pointer asks, and the list is almost always empty); whether an
+ * inode lives in an inode-table block on it. */
+int ext2_load_bad_blocks(struct ext2_fs *fs);
+bool ext2_bad_block_listed(const struct ext2_fs *fs, uint32_t block);
+static inline bool ext2_is_bad_block(const struct ext2_fs *fs, uint32_t block)
+{
+    return fs->bad_block_ranges != 0 && ext2_bad_block_listed(fs, block);
+}
+bool ext2_inode_in_bad_block(struct ext2_fs *fs, uint32_t number);
+/* The claims (ext2_claims.c): whether a file claims the block, whether two
+ * do, and the claim's change when an operation allocates or frees it. */
+bool ext2_claimed(const struct ext2_fs *fs, uint32_t block);
+bool ext2_claimed_twice(const struct ext2_fs *fs, uint32_t block);
+void ext2_claims_set(struct ext2_fs *fs, uint32_t block, bool claimed);
+
+/* The first block of the group's inode table (as checked at mount). */
+int ext2_group_inode_table(struct ext2_fs *fs, uint32_t group, uint32_t *table);
 
 /* Group descriptors (read and checked on every use). */
 int ext2_read_group(struct ext2_fs *fs, uint32_t group, struct ext2_group_descriptor *descriptor);
@@ -83,6 +125,8 @@ void ext2_quota_charge(struct ext2_fs *fs, const struct ext2_inode *inode, int64
  * (a reserved inode, a free or deleted one). */
 /* An inode about to change: the file system writable, then the inode read. */
 int ext2_read_inode_to_change(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
+/* Where inode `number` lies: its inode-table block and its offset there. */
+int ext2_locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, uint32_t *offset);
 int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
 int ext2_read_raw_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
 int ext2_check_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode);
@@ -114,6 +158,13 @@ int ext2_map_block_create(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t
 int ext2_visit_tree(struct ext2_fs *fs, const struct ext2_inode *inode, uint64_t limit,
                     int (*visit)(void *context, uint32_t block, bool indirect, uint64_t logical),
                     void *context);
+/* ext2_visit_tree over the whole tree of inode 1, the bad-block list: its
+ * indirect blocks are checked as any block pointer, its leaves only to lie
+ * on the disk (a bad block may be metadata: a block of an inode table). */
+int ext2_visit_bad_block_list(struct ext2_fs *fs, const struct ext2_inode *inode,
+                              int (*visit)(void *context, uint32_t block, bool indirect,
+                                           uint64_t logical),
+                              void *context);
 /* Checks the whole tree (ranges, loops) without changing anything. */
 int ext2_check_block_tree(struct ext2_fs *fs, struct ext2_inode *inode);
 int ext2_free_blocks_from(struct ext2_fs *fs, struct ext2_inode *inode, uint64_t first_logical);
@@ -127,14 +178,16 @@ struct ext2_entry_location {
     uint32_t inode;
     uint8_t file_type;
 };
-int ext2_directory_find(struct ext2_fs *fs, struct ext2_inode *directory, const char *name,
-                        size_t name_length, struct ext2_entry_location *location);
+/* Directory `number` (its inode read into `directory`): its first block's
+ * "." must name it. */
+int ext2_directory_find(struct ext2_fs *fs, uint32_t number, struct ext2_inode *directory,
+                        const char *name, size_t name_length, struct ext2_entry_location *location);
 int ext2_directory_add(struct ext2_fs *fs, uint32_t directory_number, struct ext2_inode *directory,
                        const char *name, size_t name_length, uint32_t inode, uint8_t file_type);
 int ext2_directory_remove(struct ext2_fs *fs, const struct ext2_entry_location *location);
 int ext2_directory_set_entry(struct ext2_fs *fs, const struct ext2_entry_location *location,
                              uint32_t inode, uint8_t file_type);
-int ext2_directory_is_empty(struct ext2_fs *fs, struct ext2_inode *directory);
+int ext2_directory_is_empty(struct ext2_fs *fs, uint32_t number, struct ext2_inode *directory);
 int ext2_directory_initialize(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode,
                               uint32_t parent);
 uint8_t ext2_file_type_of(const struct ext2_fs *fs, uint16_t mode);

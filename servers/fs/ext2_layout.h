@@ -7,6 +7,7 @@
 #define EXT2_SUPERBLOCK_OFFSET 1024
 #define EXT2_SUPERBLOCK_SIZE 1024
 #define EXT2_MAGIC 0xEF53
+#define EXT2_BAD_BLOCKS_INODE 1 /* its blocks are the bad-block list */
 #define EXT2_ROOT_INODE 2
 #define EXT2_GOOD_OLD_REV 0
 #define EXT2_DYNAMIC_REV 1

@@ -1,7 +1,8 @@
 /* ext2_metadata.c: where the file system's own blocks are (superblock and
- * descriptor copies, bitmaps, inode tables, the journal, root's blocks),
- * the mount-time check that the descriptors name sane, separate places, and
- * the checks that a bitmap marks all of them in use before FS allocates. */
+ * descriptor copies, bitmaps, inode tables, the journal, root's blocks, the
+ * bad-block list), the mount-time check that the descriptors name sane,
+ * separate places, and the checks that a bitmap marks all of them in use
+ * before FS allocates. */
 #include "ext2_internal.h"
 
 static bool is_power_of(uint32_t number, uint32_t base)
@@ -74,6 +75,15 @@ bool ext2_is_metadata(const struct ext2_fs *fs, uint32_t block)
         return true; /* unreadable descriptor: take no chance */
     return block == location.block_bitmap || block == location.inode_bitmap ||
            within(block, location.inode_table, fs->inode_table_blocks);
+}
+
+int ext2_group_inode_table(struct ext2_fs *fs, uint32_t group, uint32_t *table)
+{
+    struct ext2_group_location location;
+    int status = group_location(fs, group, &location);
+    if (status == 0)
+        *table = location.inode_table;
+    return status;
 }
 
 bool ext2_is_inode_table_block(const struct ext2_fs *fs, uint32_t block)
@@ -160,6 +170,16 @@ static bool protected_marked(const struct ext2_fs *fs, uint32_t group, const uin
     return true;
 }
 
+static bool bad_blocks_marked(const struct ext2_fs *fs, uint32_t group, const uint8_t *bitmap,
+                              uint32_t *unmarked)
+{
+    for (uint32_t i = 0; i < fs->bad_block_ranges; i++)
+        if (!all_marked(fs, group, bitmap, fs->bad_blocks[i].first, fs->bad_blocks[i].count,
+                        unmarked))
+            return false;
+    return true;
+}
+
 static bool root_marked(const struct ext2_fs *fs, uint32_t group, const uint8_t *bitmap,
                         uint32_t *unmarked)
 {
@@ -189,8 +209,32 @@ int ext2_verify_block_bitmap(struct ext2_fs *fs, uint32_t group, const uint8_t *
     if (!root_marked(fs, group, bitmap, &unmarked))
         return ext2_corrupt(fs, EXT2_ROOT_INODE, unmarked,
                             "the block bitmap marks a block of the root directory free");
+    if (!bad_blocks_marked(fs, group, bitmap, &unmarked))
+        return ext2_corrupt(fs, EXT2_BAD_BLOCKS_INODE, unmarked,
+                            "the block bitmap marks a block of the bad-block list free");
     if (group < EXT2_KNOWN_GROUPS)
         fs->verified_bitmaps[group] |= 1;
+    return 0;
+}
+
+/* The first inode of the group's table that lies in a bad block and is
+ * marked free (e2fsck counts those inodes in use), or 0. */
+static uint32_t free_inode_in_bad_block(const struct ext2_fs *fs, uint32_t group,
+                                        const struct ext2_group_location *location,
+                                        const uint8_t *bitmap)
+{
+    uint32_t per_group = fs->superblock.s_inodes_per_group;
+    for (uint32_t i = 0; i < fs->bad_block_ranges; i++) {
+        const struct ext2_block_range *bad = &fs->bad_blocks[i];
+        for (uint32_t block = bad->first; block - bad->first < bad->count; block++) {
+            if (!within(block, location->inode_table, fs->inode_table_blocks))
+                continue;
+            uint32_t first = (block - location->inode_table) * fs->inodes_per_block;
+            for (uint32_t index = first; index < first + fs->inodes_per_block; index++)
+                if (index < per_group && !bit_is_set(bitmap, index))
+                    return group * per_group + index + 1;
+        }
+    }
     return 0;
 }
 
@@ -205,6 +249,14 @@ int ext2_verify_inode_bitmap(struct ext2_fs *fs, uint32_t group, const uint8_t *
         if (!bit_is_set(bitmap, inode - base - 1))
             return ext2_corrupt(fs, inode, 0, "the inode bitmap marks a reserved inode free");
     }
+    struct ext2_group_location location;
+    int status = group_location(fs, group, &location);
+    if (status < 0)
+        return status;
+    uint32_t in_bad_block = free_inode_in_bad_block(fs, group, &location, bitmap);
+    if (in_bad_block != 0)
+        return ext2_corrupt(fs, in_bad_block, 0,
+                            "the inode bitmap marks free an inode that lies in a bad block");
     if (group < EXT2_KNOWN_GROUPS)
         fs->verified_bitmaps[group] |= 2;
     return 0;

@@ -14,6 +14,9 @@ int ext2_read_bytes(struct ext2_fs *fs, uint32_t block, uint32_t offset, void *b
     if (block >= fs->superblock.s_blocks_count || offset > fs->block_size ||
         length > fs->block_size - offset)
         return -E_CORRUPT;
+    if (__builtin_expect(fs->operation.held != 0, 0) &&
+        ext2_operation_read(fs, block, offset, buffer, length))
+        return 0;
     int status = fs->device->read_bytes(fs->device->context, block, offset, buffer, length);
     return status < 0 ? status : 0;
 }
@@ -26,6 +29,9 @@ int ext2_read_data_bytes(struct ext2_fs *fs, uint32_t block, uint32_t offset, vo
     if (block >= fs->superblock.s_blocks_count || offset > fs->block_size ||
         length > fs->block_size - offset)
         return -E_CORRUPT;
+    if (__builtin_expect(fs->operation.held != 0, 0) &&
+        ext2_operation_read(fs, block, offset, buffer, length))
+        return 0;
     int status = fs->device->read_data(fs->device->context, block, offset, buffer, length);
     return status < 0 ? status : 0;
 }
@@ -35,22 +41,26 @@ int ext2_read_block(struct ext2_fs *fs, uint32_t block, void *buffer)
     return ext2_read_bytes(fs, block, 0, buffer, fs->block_size);
 }
 
+/* Metadata: held by the running operation until it ends (ext2_operation.c). */
 int ext2_write_block(struct ext2_fs *fs, uint32_t block, const void *buffer)
 {
     if (!ext2_block_in_range(fs, block))
         return -E_CORRUPT;
-    int status = fs->device->write_block(fs->device->context, block, buffer);
-    return status < 0 ? status : 0;
+    return ext2_operation_write(fs, block, buffer);
 }
 
-/* A file's contents: the device may write it in place rather than log it. */
+/* A file's contents: written at once, not held by the operation (data is
+ * not what an aborted operation must keep off the disk: the blocks it
+ * allocated are free again); the device may write it in place rather than
+ * log it. */
 int ext2_write_data_block(struct ext2_fs *fs, uint32_t block, const void *buffer)
 {
-    if (fs->device->write_data == NULL)
-        return ext2_write_block(fs, block, buffer);
     if (!ext2_block_in_range(fs, block))
         return -E_CORRUPT;
-    int status = fs->device->write_data(fs->device->context, block, buffer);
+    ext2_operation_data_written(fs, block);
+    const struct ext2_device *device = fs->device;
+    int status = device->write_data != NULL ? device->write_data(device->context, block, buffer)
+                                            : device->write_block(device->context, block, buffer);
     return status < 0 ? status : 0;
 }
 
@@ -71,7 +81,7 @@ int ext2_flush_superblock(struct ext2_fs *fs)
     if (status < 0)
         return status;
     memcpy(buffer + offset, &fs->superblock, sizeof fs->superblock);
-    status = fs->device->write_block(fs->device->context, block, buffer);
+    status = ext2_operation_write(fs, block, buffer);
     if (status < 0)
         return status;
     fs->superblock_dirty = false;
@@ -245,6 +255,18 @@ static int check_root(struct ext2_fs *fs)
     return 0;
 }
 
+/* The file system must fit on the disk when its size is known (Linux:
+ * "bad geometry: block count exceeds size of device"): a block past the
+ * disk's end could be neither read nor written. */
+static int check_disk_size(struct ext2_fs *fs)
+{
+    uint64_t disk = fs->device->size_bytes;
+    if (disk != 0 && (uint64_t)fs->superblock.s_blocks_count * fs->block_size > disk)
+        return ext2_corrupt(fs, 0, fs->superblock.s_blocks_count,
+                            "superblock: the file system is larger than the disk");
+    return 0;
+}
+
 int ext2_mount(struct ext2_fs *fs, struct ext2_device *device)
 {
     memset(fs, 0, sizeof *fs);
@@ -252,6 +274,9 @@ int ext2_mount(struct ext2_fs *fs, struct ext2_device *device)
     fs->report_context = device->report_context;
     fs->device = device;
     device->block_size = 1024;
+    if (device->size_bytes != 0 && device->size_bytes < 2 * EXT2_SUPERBLOCK_OFFSET)
+        return ext2_corrupt(fs, 0, 1,
+                            "the disk is too small to hold a superblock (bytes 1024 to 2047)");
     int status = device->read_bytes(device->context, 1, 0, &fs->superblock, sizeof fs->superblock);
     if (status < 0)
         return status;
@@ -267,10 +292,14 @@ int ext2_mount(struct ext2_fs *fs, struct ext2_device *device)
     status = check_features(fs);
     if (status == 0)
         status = check_geometry(fs);
+    if (status == 0)
+        status = check_disk_size(fs);
     if (status < 0)
         return status;
     device->block_size = fs->block_size;
     status = ext2_check_group_locations(fs);
+    if (status == 0)
+        status = ext2_load_bad_blocks(fs);
     if (status == 0)
         status = check_root(fs);
     if (status < 0)

@@ -1,7 +1,8 @@
 /* ext2_namespace.c: paths and the name space: lookup (".", "..", length
  * limits), create, mkdir, unlink, rmdir and rename, keeping link counts and
- * the groups' directory counts right. Each operation changes nothing on disk
- * when it fails for lack of space. */
+ * the groups' directory counts right. Each is one operation (ext2_operation.c):
+ * when it fails, for lack of space or on an inconsistency, it changes nothing
+ * on disk. */
 #include "ext2_internal.h"
 
 #define EXT2_LINK_MAX 32000
@@ -44,7 +45,7 @@ static int step_into(struct ext2_fs *fs, uint32_t *current, const char *name, si
         return status;
     if (length == 1 && name[0] == '.')
         return 0;
-    status = ext2_directory_find(fs, &directory, name, length, &location);
+    status = ext2_directory_find(fs, *current, &directory, name, length, &location);
     if (status < 0)
         return status;
     struct ext2_inode target;
@@ -118,10 +119,12 @@ static int find_parent(struct ext2_fs *fs, const char *path, struct parent *pare
     return is_dot_name(parent->name, parent->length) ? -E_INVALID : 0;
 }
 
+/* The end of an operation begun by ext2_operation_begin: the superblock's
+ * counts written, then all of it, or nothing when it failed. */
 static int finish(struct ext2_fs *fs, int status)
 {
     int flushed = ext2_flush_superblock(fs);
-    return status < 0 ? status : flushed;
+    return (int)ext2_operation_end(fs, status < 0 ? status : flushed);
 }
 
 static int make_node(struct ext2_fs *fs, struct parent *parent, uint16_t mode, uint32_t *result)
@@ -130,7 +133,8 @@ static int make_node(struct ext2_fs *fs, struct parent *parent, uint16_t mode, u
     struct ext2_inode inode;
     uint32_t number;
     bool directory = (mode & EXT2_S_IFMT) == EXT2_S_IFDIR;
-    int status = ext2_directory_find(fs, &parent->inode, parent->name, parent->length, &location);
+    int status = ext2_directory_find(fs, parent->number, &parent->inode, parent->name,
+                                     parent->length, &location);
     if (status == 0)
         return -E_EXISTS;
     if (status != -E_NOT_FOUND)
@@ -168,6 +172,7 @@ static int make_node(struct ext2_fs *fs, struct parent *parent, uint16_t mode, u
 int ext2_create(struct ext2_fs *fs, const char *path, uint16_t mode, uint32_t *inode)
 {
     struct parent parent;
+    ext2_operation_begin(fs);
     int status = find_parent(fs, path, &parent);
     if (status == -E_INVALID)
         status = -E_EXISTS;
@@ -179,6 +184,7 @@ int ext2_create(struct ext2_fs *fs, const char *path, uint16_t mode, uint32_t *i
 int ext2_mkdir(struct ext2_fs *fs, const char *path, uint16_t mode, uint32_t *inode)
 {
     struct parent parent;
+    ext2_operation_begin(fs);
     int status = find_parent(fs, path, &parent);
     if (status == -E_INVALID)
         status = -E_EXISTS;
@@ -223,7 +229,8 @@ static int remove_name(struct ext2_fs *fs, const char *path, bool directory)
     struct ext2_inode target;
     int status = find_parent(fs, path, &parent);
     if (status == 0)
-        status = ext2_directory_find(fs, &parent.inode, parent.name, parent.length, &location);
+        status = ext2_directory_find(fs, parent.number, &parent.inode, parent.name, parent.length,
+                                     &location);
     if (status == 0)
         status = ext2_read_named_inode(fs, location.inode, &target);
     if (status == 0)
@@ -232,7 +239,7 @@ static int remove_name(struct ext2_fs *fs, const char *path, bool directory)
         return status;
     if (ext2_is_directory(&target) != directory)
         return directory ? -E_NOT_DIRECTORY : -E_IS_DIRECTORY;
-    if (directory && (status = ext2_directory_is_empty(fs, &target)) <= 0)
+    if (directory && (status = ext2_directory_is_empty(fs, location.inode, &target)) <= 0)
         return status < 0 ? status : -E_NOT_EMPTY;
     status = check_removable(fs, &target);
     if (status == 0)
@@ -249,11 +256,13 @@ static int remove_name(struct ext2_fs *fs, const char *path, bool directory)
 
 int ext2_unlink(struct ext2_fs *fs, const char *path)
 {
+    ext2_operation_begin(fs);
     return finish(fs, remove_name(fs, path, false));
 }
 
 int ext2_rmdir(struct ext2_fs *fs, const char *path)
 {
+    ext2_operation_begin(fs);
     return finish(fs, remove_name(fs, path, true));
 }
 
@@ -296,7 +305,7 @@ static int replace_target(struct ext2_fs *fs, struct parent *to,
         return -E_NOT_DIRECTORY;
     if (!ext2_is_directory(source_inode) && ext2_is_directory(&old))
         return -E_IS_DIRECTORY;
-    if (ext2_is_directory(&old) && (status = ext2_directory_is_empty(fs, &old)) <= 0)
+    if (ext2_is_directory(&old) && (status = ext2_directory_is_empty(fs, target->inode, &old)) <= 0)
         return status < 0 ? status : -E_NOT_EMPTY;
     if ((status = ext2_permit_removal(fs, &to->inode, &old)) < 0)
         return status;
@@ -316,7 +325,8 @@ static int unlink_source(struct ext2_fs *fs, struct parent *from, uint32_t sourc
     struct ext2_entry_location location;
     int status = ext2_read_inode(fs, from->number, &from->inode);
     if (status == 0)
-        status = ext2_directory_find(fs, &from->inode, from->name, from->length, &location);
+        status = ext2_directory_find(fs, from->number, &from->inode, from->name, from->length,
+                                     &location);
     if (status < 0)
         return status;
     if (location.inode != source)
@@ -330,7 +340,7 @@ static int reparent_directory(struct ext2_fs *fs, uint32_t source, uint32_t from
     struct ext2_entry_location dot_dot;
     int status = ext2_read_inode(fs, source, &inode);
     if (status == 0)
-        status = ext2_directory_find(fs, &inode, "..", 2, &dot_dot);
+        status = ext2_directory_find(fs, source, &inode, "..", 2, &dot_dot);
     if (status == 0)
         status = ext2_directory_set_entry(fs, &dot_dot, to, EXT2_FT_DIR);
     if (status == 0)
@@ -344,7 +354,8 @@ static int move(struct ext2_fs *fs, struct parent *from, struct parent *to)
 {
     struct ext2_entry_location source_location, target;
     struct ext2_inode source_inode;
-    int status = ext2_directory_find(fs, &from->inode, from->name, from->length, &source_location);
+    int status = ext2_directory_find(fs, from->number, &from->inode, from->name, from->length,
+                                     &source_location);
     if (status == 0)
         status = ext2_read_named_inode(fs, source_location.inode, &source_inode);
     if (status == 0)
@@ -365,7 +376,7 @@ static int move(struct ext2_fs *fs, struct parent *from, struct parent *to)
         if (to->inode.i_links_count >= EXT2_LINK_MAX)
             return -E_TOO_BIG;
     }
-    status = ext2_directory_find(fs, &to->inode, to->name, to->length, &target);
+    status = ext2_directory_find(fs, to->number, &to->inode, to->name, to->length, &target);
     if (status == 0 && target.inode == source)
         return 0;
     if (status == 0)
@@ -383,6 +394,7 @@ static int move(struct ext2_fs *fs, struct parent *from, struct parent *to)
 int ext2_rename(struct ext2_fs *fs, const char *old_path, const char *new_path)
 {
     struct parent from, to;
+    ext2_operation_begin(fs);
     int status = find_parent(fs, old_path, &from);
     if (status == 0)
         status = find_parent(fs, new_path, &to);

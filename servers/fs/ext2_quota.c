@@ -18,8 +18,10 @@ int ext2_quota_allows(struct ext2_fs *fs, const struct ext2_inode *inode, uint32
 
 void ext2_quota_charge(struct ext2_fs *fs, const struct ext2_inode *inode, int64_t sectors)
 {
-    if (fs->quota.changed != NULL && sectors != 0)
-        fs->quota.changed(fs->quota.context, ext2_inode_uid(inode), sectors);
+    if (fs->quota.changed == NULL || sectors == 0)
+        return;
+    fs->quota.changed(fs->quota.context, ext2_inode_uid(inode), sectors);
+    ext2_operation_charge(fs, ext2_inode_uid(inode), sectors); /* given back if it fails */
 }
 
 static bool bit_is_set(const uint8_t *bitmap, uint32_t bit)

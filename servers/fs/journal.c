@@ -164,6 +164,23 @@ static int check_block_checksums(struct journal *journal, const struct jbd2_supe
     return 0;
 }
 
+/* The fields only a version-2 superblock has must be 0 in a version-1 one,
+ * and an internal journal has at most one user (e2fsck: "clear the v2
+ * fields", "journal for multiple file systems"): either means the journal
+ * superblock is not what it claims, and nothing of that log is trusted. */
+static int check_version_fields(struct journal *journal, const struct jbd2_superblock *sb)
+{
+    uint32_t users = jbd2_be32(sb->s_nr_users);
+    if (journal->version == 1 && (sb->s_feature_compat != 0 || sb->s_feature_incompat != 0 ||
+                                  sb->s_feature_ro_compat != 0 || users != 0))
+        return refuse(journal, -E_CORRUPT,
+                      "the journal superblock is version 1 but carries version-2 fields");
+    if (journal->version == 2 && users > 1)
+        return refuse(journal, -E_CORRUPT,
+                      "the journal superblock names more than one file system using it");
+    return 0;
+}
+
 static int check_features(struct journal *journal, const struct jbd2_superblock *sb)
 {
     journal->version = jbd2_be32(sb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 ? 2 : 1;
@@ -171,8 +188,9 @@ static int check_features(struct journal *journal, const struct jbd2_superblock 
     journal->checksum_v1 = false;
     journal->checksum_version = 0;
     journal->tail_bytes = 0;
-    if (journal->version == 1)
-        return 0;
+    int status = check_version_fields(journal, sb);
+    if (status < 0 || journal->version == 1)
+        return status;
     journal->compat = jbd2_be32(sb->s_feature_compat);
     journal->incompat = jbd2_be32(sb->s_feature_incompat);
     journal->ro_compat = jbd2_be32(sb->s_feature_ro_compat);
@@ -182,7 +200,7 @@ static int check_features(struct journal *journal, const struct jbd2_superblock 
             return refuse(journal, -E_INVALID,
                           "journal checksums (csum v2/v3) on a writable "
                           "file system are not supported");
-        int status = check_block_checksums(journal, sb);
+        status = check_block_checksums(journal, sb);
         if (status < 0)
             return status;
     }
@@ -239,6 +257,8 @@ int journal_load(struct journal *journal, struct ext2_fs *fs, struct journal_low
     if (number == 0 || number >= fs->first_inode)
         return refuse(journal, -E_CORRUPT, "no journal inode");
     int status = ext2_read_inode(fs, number, &journal->inode);
+    if (status == 0)
+        status = ext2_locate_inode(fs, number, &journal->inode_block, &journal->inode_offset);
     if (status < 0)
         return refuse(journal, status, "journal inode unreadable");
     if ((journal->inode.i_mode & EXT2_S_IFMT) != EXT2_S_IFREG ||
@@ -283,7 +303,7 @@ int journal_start(struct journal *journal)
             return status;
     }
     fs->needs_recovery = false;
-    fs->read_only = ext2_has_unknown_ro_features(fs);
+    fs->read_only = ext2_has_unknown_ro_features(fs) || fs->bad_blocks_unknown;
     fs->read_only_reason = fs->read_only ? fs->read_only_reason : NULL;
     if (!fs->read_only) {
         fs->superblock.s_feature_incompat |= EXT2_FEATURE_INCOMPAT_RECOVER;

@@ -80,6 +80,8 @@ struct journal {
     struct journal_lower lower;
     struct ext2_device device; /* what the library writes through */
     struct ext2_inode inode;   /* the journal's inode (8) */
+    uint32_t inode_block;      /* the inode-table block holding it */
+    uint32_t inode_offset;     /* and where in that block */
     const char *problem;       /* why the journal was refused, for the log */
     const char *bad_tag;       /* replay's scan: the first tag that failed its checks */
     uint32_t bad_tag_sequence; /* and its transaction */

@@ -120,18 +120,47 @@ static bool descriptors_copy_matches(struct journal *journal, const uint8_t *blo
     return true;
 }
 
+/* A logged copy of the inode-table block that holds the journal's inode
+ * must hold that inode unchanged (its type, size, links and block tree):
+ * replayed, another one would leave no journal (e2fsck: "Superblock has an
+ * invalid journal"), and nothing in this log would be what it seems. */
+static bool journal_inode_copy_matches(struct journal *journal, const uint8_t *block,
+                                       uint32_t flags)
+{
+    struct ext2_inode copy;
+    memcpy(&copy, block + journal->inode_offset, sizeof copy);
+    if (journal->inode_offset == 0 && (flags & JBD2_FLAG_ESCAPE)) {
+        uint32_t magic = jbd2_be32(JBD2_MAGIC);
+        memcpy(&copy, &magic, sizeof magic); /* the escaped first word */
+    }
+    const struct ext2_inode *now = &journal->inode;
+    return copy.i_mode == now->i_mode && copy.i_size == now->i_size &&
+           copy.i_size_high == now->i_size_high && copy.i_links_count == now->i_links_count &&
+           copy.i_flags == now->i_flags &&
+           memcmp(copy.i_block, now->i_block, sizeof copy.i_block) == 0;
+}
+
 /* The home of a logged block: inside the file system, not the journal, and
- * not a backup or reserved descriptor block; a copy of the superblock or of
- * the descriptors must match them. NULL when it passes, else the problem. */
-static const char *check_tag_home(struct journal *journal, uint32_t position, uint32_t home)
+ * not a backup or reserved descriptor block; a copy of the superblock, of
+ * the descriptors or of the journal's inode must match them. NULL when it
+ * passes, else the problem. */
+static const char *check_tag_home(struct journal *journal, uint32_t position, const struct tag *tag)
 {
     struct ext2_fs *fs = journal->fs;
+    uint32_t home = tag->block;
     if (!ext2_block_in_range(fs, home))
         return "a logged block lies outside the file system";
     for (uint32_t i = 0; i < fs->protected_count; i++)
         if (home >= fs->protected_ranges[i].first &&
             home - fs->protected_ranges[i].first < fs->protected_ranges[i].count)
             return "a logged block lies in the journal itself";
+    if (home == journal->inode_block) {
+        uint8_t *block = journal->buffers[0];
+        if (journal_read_log_block(journal, position, block) < 0)
+            return "a logged block is unreadable";
+        if (!journal_inode_copy_matches(journal, block, tag->flags))
+            return "a logged inode table block changes the journal's own inode";
+    }
     uint32_t group = (home - fs->superblock.s_first_data_block) / fs->superblock.s_blocks_per_group;
     uint32_t first, count = ext2_group_super_blocks(fs, group, &first);
     if (home < first || home - first >= count)
@@ -166,7 +195,7 @@ static const char *check_tag_checksum(struct journal *journal, uint32_t position
 static void check_tag(struct journal *journal, uint32_t position, const struct tag *tag,
                       uint32_t sequence)
 {
-    const char *problem = check_tag_home(journal, position, tag->block);
+    const char *problem = check_tag_home(journal, position, tag);
     if (problem == NULL)
         problem = check_tag_checksum(journal, position, tag, sequence);
     if (problem != NULL)

@@ -17,6 +17,8 @@
 
 static struct fs_server server;
 static struct open_files open_files;
+/* Which blocks the files claim (ext2_claims.c): 8 Mi blocks, 32 GiB of 4 KiB blocks. */
+static uint8_t claims[1u << 20];
 
 static const char *mount_problem(long error)
 {
@@ -46,6 +48,24 @@ static void update_time_now(void)
     update_time(clock_microseconds());
 }
 
+/* A writable file system's claims, found once (ext2_claims.c); said when
+ * files are cross-linked or the scan could not see them all. */
+static void scan_claims(void)
+{
+    if (server.fs.read_only)
+        return;
+    long error = ext2_claims_scan(&server.fs, claims, sizeof claims);
+    const struct ext2_claims *found = &server.fs.claims;
+    if (error != 0)
+        printf("fs: cannot tell which blocks the files claim: %s\n", error_text(error));
+    else if (found->twice_blocks > 0)
+        printf("fs: %lu blocks are claimed by two files (cross-linked): they are never freed\n",
+               (unsigned long)found->twice_blocks);
+    if (error == 0 && found->partial)
+        printf("fs: the files' claims are known for part of the disk only: a block two files "
+               "claim may go unseen\n");
+}
+
 /* Mounts the disk; after a restart (kept != NULL) the journal is replayed
  * and the kept transaction committed first. */
 static void mount_disk(struct fs_kept *kept)
@@ -70,6 +90,7 @@ static void mount_disk(struct fs_kept *kept)
                                        : "ext2",
                server.fs.block_size, server.fs.superblock.s_blocks_count,
                server.fs.superblock.s_inodes_count);
+        scan_claims();
         fs_problems_report_mount(&server);
         server.read_only_told = server.fs.read_only;
         fs_problems_check(&server);

@@ -1,9 +1,11 @@
 /* backend_node.c: the memory-node backend (seed 004 §3.4): other Formica
- * machines in the memory-node role, reached over virtio-net with the
- * asynchronous protocol of lib/net/memnode_client.c. Capacity is the
- * sum over nodes; each block is kept on `replicas` distinct nodes; stores
- * run in the background (several at once), a retrieve goes to a live
- * replica and moves to another when its node falls silent or dies. */
+ * machines in the memory-node role, reached over the network card PCI shows
+ * (virtio-net or e1000e) with the asynchronous protocol of
+ * lib/net/memnode_client.c. Capacity is the sum over nodes; each block is
+ * kept on `replicas` distinct nodes; stores run in the background (several
+ * at once), a retrieve goes to a live replica and moves to another when its
+ * node falls silent or dies. While the link is down the nodes are reported
+ * unreachable and faults wait for it. */
 #include <formica/memnode_client.h>
 #include <formica/net.h>
 #include "backend_internal.h"
@@ -42,6 +44,23 @@ static unsigned live_nodes(void)
     return live;
 }
 
+/* The card's link went down or came back: every live node is unreachable,
+ * or reachable again (the transfers waiting for it go on). */
+static void link_changed(struct memnode_cluster *cluster, bool up)
+{
+    for (unsigned i = 0; i < cluster->node_count; i++) {
+        if (cluster->nodes[i].dead)
+            continue;
+        if (up)
+            printf("pager: memory node %u reachable again: the network link is back\n",
+                   cluster->nodes[i].node_id);
+        else
+            printf("pager: memory node %u unreachable: the network link is down (%u transfers "
+                   "wait for it)\n",
+                   cluster->nodes[i].node_id, cluster->nodes[i].active);
+    }
+}
+
 /* Negotiates once, with the first client's block size: every node that
  * answers until MEMNODE_SETTLE_US after the first (or until `wanted` did)
  * is used. The nodes are numbered in the directory (a fresh one unless a
@@ -50,12 +69,16 @@ static long open_cluster(uint32_t block_bytes, bool fresh_directory)
 {
     if (node_backend.open)
         return node_backend.cluster.block_bytes == block_bytes ? 0 : -E_INVALID;
+    long error = net_open();
+    if (error != 0) {
+        printf("pager: memory nodes unreachable: no usable network card (%s)\n", error_text(error));
+        return error;
+    }
     node_directory_open(kept_tables_node_directory(), fresh_directory);
     uint32_t known = node_directory_known();
     unsigned wanted = fresh_directory || known == 0 ? MEMNODE_MAX_NODES : known;
-    long error =
-        memnode_cluster_open(&node_backend.cluster, wanted, block_bytes,
-                             fresh_directory ? NEGOTIATION_WAIT_US : RENEGOTIATION_WAIT_US);
+    error = memnode_cluster_open(&node_backend.cluster, wanted, block_bytes,
+                                 fresh_directory ? NEGOTIATION_WAIT_US : RENEGOTIATION_WAIT_US);
     if (error == -E_NOT_FOUND && node_backend.cluster.node_count > 0)
         error = 0;
     if (error != 0) {
@@ -64,10 +87,11 @@ static long open_cluster(uint32_t block_bytes, bool fresh_directory)
     }
     node_backend.open = true;
     node_backend.cluster.node_died = node_replicas_node_died;
+    node_backend.cluster.link_changed = link_changed;
     node_directory_learn(&node_backend.cluster);
-    printf("pager: %u memory node(s), %lu blocks of %u bytes in all, %u-byte fragments\n",
+    printf("pager: %u memory node(s), %lu blocks of %u bytes in all, %u-byte fragments over %s\n",
            node_backend.cluster.node_count, (unsigned long)live_blocks(), block_bytes,
-           node_backend.cluster.fragment_bytes);
+           node_backend.cluster.fragment_bytes, net_card_kind());
     return 0;
 }
 
@@ -387,6 +411,7 @@ void node_backend_progress(void)
 {
     if (!node_backend.open)
         return;
+    memnode_watch_link(&node_backend.cluster);
     if (node_backend.stores_pending > 0 || retrieves_moving())
         pump(0); /* what has arrived: the main loop sleeps until more comes, or a request */
     else
@@ -400,19 +425,22 @@ void backend_node_report(void)
     const struct memnode_cluster *cluster = &node_backend.cluster;
     for (unsigned i = 0; i < cluster->node_count; i++) {
         const struct memnode_node *n = &cluster->nodes[i];
-        printf("@json {\"kind\":\"pagernode\",\"node\":%u,\"alive\":%s,\"blocks\":%lu,"
+        printf("@json {\"kind\":\"pagernode\",\"node\":%u,\"alive\":%s,\"reachable\":%s,"
+               "\"blocks\":%lu,"
                "\"free_blocks\":%lu,\"stores\":%lu,\"retrieves\":%lu,\"retransmissions\":%lu,"
                "\"probes\":%lu,\"pongs\":%lu,\"in_flight\":%u,\"silent_ms\":%lu}\n",
-               n->node_id, n->dead ? "false" : "true", n->blocks,
+               n->node_id, n->dead ? "false" : "true",
+               n->dead || cluster->link_down ? "false" : "true", n->blocks,
                memnode_node_free_blocks(cluster, i), n->stores, n->retrieves, n->retransmissions,
                n->probes, n->pongs, n->active,
                memnode_liveness_silence(&n->liveness, net_now_us()) / 1000);
     }
-    printf("@json {\"kind\":\"pagernodes\",\"fragment_bytes\":%u,\"copies_lost\":%lu,"
-           "\"copies_repaired\":%lu,\"blocks_lost\":%lu,\"peak_transfers\":%lu,"
-           "\"retransmissions\":%lu}\n",
-           cluster->fragment_bytes, node_backend.copies_lost, node_backend.copies_repaired,
-           node_backend.blocks_lost, cluster->stats.peak_in_flight, cluster->stats.retransmissions);
+    printf("@json {\"kind\":\"pagernodes\",\"nic\":\"%s\",\"fragment_bytes\":%u,"
+           "\"copies_lost\":%lu,\"copies_repaired\":%lu,\"blocks_lost\":%lu,\"peak_transfers\":%lu,"
+           "\"retransmissions\":%lu,\"link_downs\":%lu}\n",
+           net_card_kind(), cluster->fragment_bytes, node_backend.copies_lost,
+           node_backend.copies_repaired, node_backend.blocks_lost, cluster->stats.peak_in_flight,
+           cluster->stats.retransmissions, cluster->link_downs);
 }
 
 const struct backend backend_node = {

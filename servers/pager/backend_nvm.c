@@ -1,11 +1,15 @@
 /* backend_nvm.c: the NVM backend: a QEMU NVDIMM found through the ACPI NFIT,
- * mapped with SYS_DEVICE_MAP and used as byte-addressable store (a copy per
- * swap). Persistent keys keep their block maps in the NVM (docs/pager.md). */
+ * mapped write-back with SYS_DEVICE_MAP and used as byte-addressable store
+ * (a copy per swap). Persistent keys keep their block maps in the NVM, each
+ * change durable in order through the flush layer (docs/pager.md). */
 #include "nvm_format.h"
 #include "pager.h"
 #include <formica/refusal_log.h>
 #include <formica/device.h>
 #include <formica/ica.h>
+#include <formica/nfit.h>
+#include <formica/nvm_order_record.h>
+#include <formica/nvm_persist.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <formica/users.h>
@@ -50,7 +54,7 @@ static long find_nvdimm(uint64_t *physical, uint64_t *bytes)
         printf("pager: no NVDIMM (ACPI NFIT: %s)\n", error_text(length));
         return length == -E_NOT_FOUND ? -E_NOT_FOUND : length;
     }
-    long error = nfit_find_pmem(table, (size_t)length, physical, bytes);
+    long error = nfit_pmem_range(table, (size_t)length, 0, physical, bytes);
     if (error != 0)
         printf("pager: NFIT has no persistent-memory range (%s)\n", error_text(error));
     return error;
@@ -67,6 +71,7 @@ static long nvm_mount(void)
     if (error != 0)
         return error;
     nvm.bytes = bytes;
+    bool recording = nvm_record_open(nvm.base, bytes);
     uint32_t units = (uint32_t)(bytes / NVM_UNIT_BYTES);
     uint64_t *bits = malloc(((units + 63) / 64) * sizeof(uint64_t));
     if (bits == NULL)
@@ -77,9 +82,12 @@ static long nvm_mount(void)
     if (!found)
         nvm_format(header, bytes);
     uint32_t dropped = nvm_mark_used(nvm.base, header, &nvm.space);
-    printf("pager: NVDIMM at 0x%lx, %lu MiB, %s, %u units in use%s\n", physical, bytes >> 20,
-           found ? "pager layout found" : "formatted", nvm.space.used,
-           dropped ? " (invalid map entries dropped)" : "");
+    printf("pager: NVDIMM at 0x%lx, %lu MiB, %s, %u units in use%s; made durable with %s and "
+           "sfence%s\n",
+           physical, bytes >> 20, found ? "pager layout found" : "formatted", nvm.space.used,
+           dropped ? " (invalid map entries dropped)" : "",
+           nvm_flush_kind_name(nvm_flush_kind_in_use()),
+           recording ? "; recording the order (nvm_record)" : "");
     nvm.mounted = true;
     return 0;
 }
@@ -137,11 +145,14 @@ static long create_entry(struct client *client)
     uint32_t map_unit = index < 0 ? NVM_NO_UNIT : space_take(&nvm.space, rounded);
     if (map_unit == NVM_NO_UNIT)
         return -E_NO_SPACE;
-    struct nvm_entry *entry = &header_of_nvm()->entries[index];
-    *entry = (struct nvm_entry){
-        0, client->block_bytes, client->block_count, map_unit, rounded, client->uid, 0};
-    memset(nvm_map_of(nvm.base, entry), 0xff, (uint64_t)rounded * NVM_UNIT_BYTES);
-    entry->key = client->persistent_key; /* last: the entry is complete */
+    struct nvm_entry shape = {client->persistent_key,
+                              client->block_bytes,
+                              client->block_count,
+                              map_unit,
+                              rounded,
+                              client->uid,
+                              0};
+    nvm_entry_create(nvm.base, header_of_nvm(), index, &shape);
     client->backend_entry = index;
     return 0;
 }
@@ -149,7 +160,7 @@ static long create_entry(struct client *client)
 static void forget_entry(int index)
 {
     struct nvm_entry *entry = &header_of_nvm()->entries[index];
-    entry->key = 0;
+    nvm_entry_forget(header_of_nvm(), index);
     space_give(&nvm.space, entry->map_unit, entry->map_units);
 }
 
@@ -278,16 +289,6 @@ static uint8_t *unit_address(uint32_t unit)
     return nvm.base + (uint64_t)unit * NVM_UNIT_BYTES;
 }
 
-/* The block's checksum, then its unit: a reboot finds both for a stored block. */
-static void record_in_map(struct client *client, uint32_t block)
-{
-    if (client->backend_entry < 0)
-        return;
-    struct nvm_entry *entry = &header_of_nvm()->entries[client->backend_entry];
-    nvm_sums_of(nvm.base, entry)[block] = client->sum[block];
-    nvm_map_of(nvm.base, entry)[block] = client->slot[block];
-}
-
 static long nvm_store(struct client *client, uint32_t block, uint64_t data_ica)
 {
     if (client->slot[block] == PAGER_NO_SLOT) {
@@ -297,8 +298,10 @@ static long nvm_store(struct client *client, uint32_t block, uint64_t data_ica)
         client->slot[block] = unit;
         nvm.promised_units -= units_per_block(client);
     }
-    memcpy(unit_address(client->slot[block]), ica_address(data_ica), client->block_bytes);
-    record_in_map(client, block);
+    const struct nvm_entry *entry =
+        client->backend_entry >= 0 ? &header_of_nvm()->entries[client->backend_entry] : NULL;
+    nvm_block_store(nvm.base, entry, block, client->slot[block], ica_address(data_ica),
+                    client->block_bytes, client->sum[block]);
     ica_free(data_ica);
     store_completed(client, block, 0);
     return 0;
@@ -320,9 +323,31 @@ static long nvm_wait_one(void)
     return -E_NOT_FOUND; /* stores are copies, done at once */
 }
 
+/* With nvm_record on: where the client's key lives, then the order of every
+ * write, flush and fence since the mount or the last client's end, for a
+ * checker (tests/integration/nvm_order.py). */
+static void dump_order(const struct client *client)
+{
+    if (!nvm_recording())
+        return;
+    if (client->backend_entry >= 0) {
+        const struct nvm_entry *entry = &header_of_nvm()->entries[client->backend_entry];
+        printf("@json {\"kind\":\"nvm_layout\",\"who\":\"pager\",\"key\":%lu,"
+               "\"header_bytes\":%lu,\"entry_offset\":%lu,\"map_offset\":%lu,"
+               "\"sums_offset\":%lu,\"block_bytes\":%u,\"block_count\":%u,"
+               "\"unit_bytes\":%u}\n",
+               entry->key, sizeof(struct nvm_header), (uint64_t)((const uint8_t *)entry - nvm.base),
+               (uint64_t)entry->map_unit * NVM_UNIT_BYTES,
+               (uint64_t)entry->map_unit * NVM_UNIT_BYTES + nvm_sums_offset(entry->block_count),
+               entry->block_bytes, entry->block_count, NVM_UNIT_BYTES);
+    }
+    nvm_record_dump("pager");
+}
+
 static void nvm_detach(struct client *client, bool keep_contents)
 {
     nvm.promised_units -= client->bytes / NVM_UNIT_BYTES - units_held(client);
+    dump_order(client);
     if (keep_contents && client->backend_entry >= 0)
         return;
     for (uint32_t block = 0; block < client->block_count; block++)

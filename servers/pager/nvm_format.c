@@ -1,53 +1,8 @@
-/* nvm_format.c: the NFIT parser (ACPI 6, 5.2.25: SPA range structure, type 0,
- * with the persistent-memory range GUID) and the pager's NVM layout checks. */
+/* nvm_format.c: the pager's NVM layout: its checks at mount and its
+ * changes, each made durable in order through the flush layer. */
 #include "nvm_format.h"
-#include <formica/errors.h>
+#include <formica/nvm_persist.h>
 #include <string.h>
-
-#define ACPI_HEADER_BYTES 36
-#define NFIT_FIRST_STRUCTURE 40 /* header + 4 reserved bytes */
-#define NFIT_SPA_TYPE 0
-#define NFIT_SPA_BYTES 56
-
-/* 66F0D379-B4F3-4074-AC43-0D3318B78CDB, as stored (mixed endian). */
-static const uint8_t pmem_guid[16] = {0x79, 0xd3, 0xf0, 0x66, 0xf3, 0xb4, 0x74, 0x40,
-                                      0xac, 0x43, 0x0d, 0x33, 0x18, 0xb7, 0x8c, 0xdb};
-
-static uint16_t read16(const uint8_t *bytes)
-{
-    return (uint16_t)(bytes[0] | bytes[1] << 8);
-}
-
-static uint64_t read64(const uint8_t *bytes)
-{
-    uint64_t value;
-    memcpy(&value, bytes, 8);
-    return value;
-}
-
-long nfit_find_pmem(const void *table, size_t length, uint64_t *base, uint64_t *bytes)
-{
-    const uint8_t *nfit = table;
-    if (length < NFIT_FIRST_STRUCTURE || memcmp(nfit, "NFIT", 4) != 0)
-        return -E_INVALID;
-    uint32_t declared;
-    memcpy(&declared, nfit + 4, 4);
-    if (declared < NFIT_FIRST_STRUCTURE || declared > length)
-        return -E_INVALID;
-    for (size_t at = NFIT_FIRST_STRUCTURE; at + 4 <= declared;) {
-        uint16_t type = read16(nfit + at), size = read16(nfit + at + 2);
-        if (size < 4 || at + size > declared)
-            return -E_INVALID;
-        if (type == NFIT_SPA_TYPE && size >= NFIT_SPA_BYTES &&
-            memcmp(nfit + at + 16, pmem_guid, 16) == 0 && read64(nfit + at + 40) != 0) {
-            *base = read64(nfit + at + 32);
-            *bytes = read64(nfit + at + 40);
-            return 0;
-        }
-        at += size;
-    }
-    return -E_NOT_FOUND;
-}
 
 int nvm_header_valid(const struct nvm_header *header, uint64_t total_bytes)
 {
@@ -57,11 +12,10 @@ int nvm_header_valid(const struct nvm_header *header, uint64_t total_bytes)
 
 void nvm_format(struct nvm_header *header, uint64_t total_bytes)
 {
-    memset(header, 0, sizeof(*header));
-    header->version = NVM_VERSION;
-    header->unit_bytes = NVM_UNIT_BYTES;
-    header->total_bytes = total_bytes;
-    header->magic = NVM_MAGIC; /* last: a torn format is not valid */
+    struct nvm_header empty = {
+        .version = NVM_VERSION, .unit_bytes = NVM_UNIT_BYTES, .total_bytes = total_bytes};
+    nvm_write_persist(header, &empty, sizeof empty); /* magic 0: not valid yet */
+    nvm_store64_persist(&header->magic, NVM_MAGIC);
 }
 
 int nvm_find_key(const struct nvm_header *header, uint64_t key)
@@ -78,14 +32,14 @@ static uint32_t mark_entry(void *base, struct nvm_entry *entry, struct space *sp
     uint32_t dropped = 0, units_per_block = entry->block_bytes / NVM_UNIT_BYTES;
     if (units_per_block == 0 || !space_mark(space, entry->map_unit, entry->map_units) ||
         nvm_map_bytes(entry->block_count) > (uint64_t)entry->map_units * NVM_UNIT_BYTES) {
-        entry->key = 0;
+        nvm_store64_persist(&entry->key, 0);
         return 1;
     }
     uint32_t *map = nvm_map_of(base, entry);
     for (uint32_t block = 0; block < entry->block_count; block++) {
         if (map[block] == NVM_NO_UNIT || space_mark(space, map[block], units_per_block))
             continue;
-        map[block] = NVM_NO_UNIT;
+        nvm_store32_persist(&map[block], NVM_NO_UNIT);
         dropped++;
     }
     return dropped;
@@ -101,4 +55,36 @@ uint32_t nvm_mark_used(void *base, const struct nvm_header *header, struct space
             dropped += mark_entry(base, entry, space);
     }
     return dropped;
+}
+
+void nvm_entry_create(void *base, struct nvm_header *header, int index,
+                      const struct nvm_entry *shape)
+{
+    struct nvm_entry *entry = &header->entries[index];
+    struct nvm_entry unkeyed = *shape;
+    unkeyed.key = 0;
+    nvm_fill(nvm_map_of(base, &unkeyed), 0xff, (uint64_t)unkeyed.map_units * NVM_UNIT_BYTES);
+    nvm_flush(nvm_map_of(base, &unkeyed), (uint64_t)unkeyed.map_units * NVM_UNIT_BYTES);
+    nvm_write_persist(entry, &unkeyed, sizeof unkeyed); /* the fence covers the map too */
+    nvm_store64_persist(&entry->key, shape->key);
+}
+
+void nvm_entry_forget(struct nvm_header *header, int index)
+{
+    nvm_store64_persist(&header->entries[index].key, 0);
+}
+
+void nvm_block_store(void *base, const struct nvm_entry *entry, uint32_t block, uint32_t unit,
+                     const void *bytes, uint32_t block_bytes, uint64_t sum)
+{
+    void *to = (uint8_t *)base + (uint64_t)unit * NVM_UNIT_BYTES;
+    if (entry == NULL) {
+        memcpy(to, bytes, block_bytes);
+        return;
+    }
+    nvm_write_persist(to, bytes, block_bytes);
+    nvm_store64_persist(&nvm_sums_of(base, entry)[block], sum);
+    uint32_t *map = nvm_map_of(base, entry);
+    if (map[block] != unit)
+        nvm_store32_persist(&map[block], unit);
 }

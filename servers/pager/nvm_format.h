@@ -1,13 +1,12 @@
-/* nvm_format.h: finding the NVDIMM (ACPI NFIT, SPA range structure of the
- * persistent-memory type) and the pager's layout on it: a header with the
- * table of persistent keys, each with a block map. Pure, host-tested. */
+/* nvm_format.h: the pager's layout on the NVDIMM: a header with the table
+ * of persistent keys, each with a block map, and every change to it made
+ * durable in order through the flush layer (formica/nvm_persist.h): what a
+ * key's map names is durable before the map names it. Pure apart from the
+ * flush instructions, host-tested (under a crash model too). */
 #pragma once
 #include "space.h"
 #include <stddef.h>
 #include <stdint.h>
-
-/* The first persistent-memory SPA range in an NFIT; 0 or -E_NOT_FOUND/-E_INVALID. */
-long nfit_find_pmem(const void *table, size_t length, uint64_t *base, uint64_t *bytes);
 
 #define NVM_MAGIC 0x314d564e4d524f46ull /* "FORMNVM1" */
 #define NVM_VERSION 2u                  /* 2: each key has its user and each block its checksum */
@@ -36,6 +35,7 @@ struct nvm_header {
 
 /* True when `base` holds a header written for an NVM of `total_bytes`. */
 int nvm_header_valid(const struct nvm_header *header, uint64_t total_bytes);
+/* An empty header, durable before its magic is stored (a torn format is not valid). */
 void nvm_format(struct nvm_header *header, uint64_t total_bytes);
 int nvm_find_key(const struct nvm_header *header, uint64_t key);
 static inline uint32_t *nvm_map_of(void *base, const struct nvm_entry *entry)
@@ -58,3 +58,19 @@ static inline uint64_t *nvm_sums_of(void *base, const struct nvm_entry *entry)
 /* Builds the space in use: the header, every key's map and mapped blocks.
  * Returns the number of map entries dropped because they were invalid. */
 uint32_t nvm_mark_used(void *base, const struct nvm_header *header, struct space *space);
+
+/* Entry `index` becomes `shape` (its key last): the map (every block
+ * NVM_NO_UNIT) and the entry's fields are durable before the key is
+ * stored, so a reboot finds the whole entry or a free one. */
+void nvm_entry_create(void *base, struct nvm_header *header, int index,
+                      const struct nvm_entry *shape);
+/* Entry `index` is free again (its key 0, durable). */
+void nvm_entry_forget(struct nvm_header *header, int index);
+/* Block `block` of `entry` (NULL: a region without a key, whose blocks do
+ * not outlive the pager's machine) stored at `unit`: the bytes, then its
+ * checksum `sum`, then the unit in the map, each durable before the next.
+ * A reboot finds the block's new bytes and sum, or its previous store
+ * whole, or (an overwrite cut short) bytes that do not match its sum, which
+ * the fault's check reports; never a map entry naming bytes not stored. */
+void nvm_block_store(void *base, const struct nvm_entry *entry, uint32_t block, uint32_t unit,
+                     const void *bytes, uint32_t block_bytes, uint64_t sum);

@@ -63,6 +63,45 @@ def test_a_client_cannot_pin_the_cache(built, tmp_path):
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+def syscall_entry(image):
+    """The address of `syscall_entry` in kernel image `image` (mkernel.elf or pkernel.elf)."""
+    symbols = subprocess.run(["nm", str(OUT_DIR / image)], capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+    [entry] = ["0x" + line.split()[0] for line in symbols if line.endswith(" syscall_entry")]
+    return entry
+
+
+# Return addresses a program may not return to: the last page below the canonical hole, the
+# hole (just above it and its top half), the kernel half (docs/processes.md, "Returning to
+# user mode").
+REFUSED_RETURNS = ["0x7ffffffff000", "0x800000000000", "0x8000000000000000", "0xffff800000001000"]
+GENERAL_PROTECTION_EXIT = 128 + 13
+
+
+def test_jump_to_the_syscall_entry_with_a_bad_return_address_ends_the_program(built):
+    # The same jump with RCX at or above USER_SPACE_END and a console write in RAX, on the
+    # m-kernel's core and a p-kernel's: the kernel ends the program before it serves the call,
+    # with its report and exit code 141, and never returns to that address (before the check
+    # the write was served and the program died at the address itself, of a page fault for
+    # the first and last addresses: exit code 142).
+    entries = {0: syscall_entry("mkernel.elf"), 1: syscall_entry("pkernel.elf")}
+    commands = [f"run hostile entry {entries[core]} {address} @{core}"
+                for core in entries for address in REFUSED_RETURNS]
+    result = run("--smp", "2", "--cmd", "; ".join(commands + ["run hello"]), timeout=120)
+    assert "entry: the call was served" not in result.text, result.describe()
+    for command in commands:
+        start = result.lines.index(f"formica> {command}")
+        address, core = command.split()[4], command.split()[5][1:]
+        end = next((i for i in range(start + 1, len(result.lines))
+                    if result.lines[i].startswith("formica> ")), len(result.lines))
+        block = result.lines[start:end]
+        assert any(f"core {core}: process 'hostile'" in line and
+                   f"killed: return address {address} is not a user address" in line
+                   for line in block), "\n".join(block)
+        assert f"hostile exited with code {GENERAL_PROTECTION_EXIT}" in block, "\n".join(block)
+    assert result.kinds("hello"), result.describe()  # the kernels go on
+
+
 def test_jump_to_the_syscall_entry_is_only_a_system_call(built):
     # A program that jumps to the kernel's `syscall` entry (its address is in the public
     # ELF) faults there in user mode; the kernel serves that as the call in RAX, as it must

@@ -142,3 +142,27 @@ def test_replica_killed_in_its_receive_while_its_core_has_work(tmp_path):
     assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
     check_clean(disk)
     check_replay(tmp_path, disk, LONG_BONNIE)
+
+
+def test_program_on_the_replicas_core_outlives_owner_restarts(tmp_path):
+    """fileloop on C1 (the replica's core: its writes, opens and unlinks go through the replica to
+    the owner) while the owner is killed and crashed four times. A request the owner held when it
+    ended comes back -E_SERVER_ENDED from the owner, not from the replica the library asked: the
+    library must ask the replica again (it waits for the new owner), not wait for a new replica
+    that never comes ("server 'fs' did not come back within 30000 ms", then the call failed)."""
+    hits = ["kill fs", "crash fs", "kill fs", "crash fs"]
+    disruptions = "; ".join(f"sleep 500; {hit}" for hit in hits)
+    result, disk = boot(tmp_path, f"start fileloop 6000 @1; {disruptions}; wait")
+    assert result.rc == 0, result.describe()
+    restarts = result.kinds("server_restart")
+    assert [(line["server"], line["instance"]) for line in restarts] == [("fs", 0)] * len(hits), \
+        result.describe()
+    loops = result.kinds("fileloop")
+    assert len(loops) == 1 and loops[0]["failures"] == 0, loops
+    loop_at = next(i for i, line in enumerate(result.jsons) if line["kind"] == "fileloop")
+    last_restart_at = max(i for i, line in enumerate(result.jsons)
+                          if line["kind"] == "server_restart")
+    assert loop_at > last_restart_at, "fileloop ended before the disruptions: make it longer"
+    assert "did not come back" not in result.text, result.describe()
+    assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
+    check_clean(disk)

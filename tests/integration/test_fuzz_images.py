@@ -1,8 +1,8 @@
 # The corrupted-image campaign (`make fuzz-images`, docs/fuzzing.md): FORMICA_FUZZ_IMAGES
 # boots (seeds FORMICA_FUZZ_IMAGES_SEED onwards), each on a copy of the build's ext3 image
 # with random bit flips or an extreme 32-bit value in one region (superblock, descriptors,
-# an inode, a directory block, a bitmap, the journal superblock or a committed journal
-# transaction), judged as test_corrupt_disks.py judges its fixed recipes: the shell
+# an inode, a directory block, a bitmap, the bad-block list (inode 1), the journal
+# superblock or a committed journal transaction), judged as test_corrupt_disks.py judges its fixed recipes: the shell
 # finishes, no panic, fault or restart, and no damage e2fsck did not see before the boot.
 # `make test` runs a sample of 10 seeds (about half a minute here); `make fuzz-images` 300.
 import os

@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from formica import OUT_DIR, RUNNER, REPO_ROOT, parse_json_lines, run
+from formica import OUT_DIR, RUNNER, parse_json_lines, run
+import disk_image  # noqa: E402 (build/, on the path through formica)
 
 QUICK_POINTS = [0.3, 1.0, 2.5]
 SWEEP_POINTS = [0.1 + 0.35 * i for i in range(24)]
@@ -44,14 +45,8 @@ def make_ext3(tmp_path, block_size):
         image = tmp_path / "disk.img"
         shutil.copyfile(OUT_DIR / "disk.img", image)
         return image
-    image = tmp_path / "disk-1k-ext3.img"
-    subprocess.run(["mke2fs", "-q", "-F", "-t", "ext3", "-b", "1024", "-E", "root_owner=0:0",
-                    "-d", str(REPO_ROOT / "build" / "disk"), str(image), "32M"],
-                   check=True, capture_output=True)
-    # the owners and modes of the build's images (build/disk.mk): the shell's user may write
-    subprocess.run(["debugfs", "-w", "-f", str(OUT_DIR / "disk-owners.debugfs"), str(image)],
-                   check=True, capture_output=True)
-    return image
+    # the owners and modes of the build's images (build/disk_image.py): the shell's user may write
+    return disk_image.make(tmp_path / "disk-1k-ext3.img", "ext3", 1024, "32M")
 
 
 def churn_and_kill(image, seconds, *flags, commands="run churn", marker="churn_started"):

@@ -12,7 +12,7 @@ ALLOW_LIST = formica.REPO_ROOT / "build" / "pkernel.symbols"
 PKERNEL = formica.OUT_DIR / "pkernel.elf"
 MKERNEL = formica.OUT_DIR / "mkernel.elf"
 MKERNEL_ONLY = ["lapic_send_init", "lapic_send_startup", "clock_calibrate", "intercore_area_init",
-                "console_enable_vga", "selftest_intercore", "frame_allocate", "paging_init",
+                "console_init_screen", "selftest_intercore", "frame_allocate", "paging_init",
                 "madt_parse", "elf_read"]
 INLINED_IN_MKERNEL = ["ioapic_mask_all", "irq_release"]  # static beside their one caller now
 

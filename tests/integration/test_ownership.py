@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 import formica
+import disk_image  # noqa: E402 (build/, on the path through formica)
 
 pytestmark = pytest.mark.usefixtures("built")
 
@@ -46,13 +47,9 @@ COMMANDS = "; ".join([
 
 
 def small_image(path):
-    """A 24 MiB ext3 image of build/disk with the build's owners (build/disk.mk): small, so
-    that filling it is quick."""
-    subprocess.run(["mke2fs", "-q", "-F", "-t", "ext3", "-J", "size=4", "-r", "1", "-b", "4096",
-                    "-L", "formica", "-E", "root_owner=0:0", "-d", "build/disk", str(path), "24M"],
-                   check=True, capture_output=True, cwd=formica.REPO_ROOT)
-    subprocess.run(["debugfs", "-w", "-f", str(formica.OUT_DIR / "disk-owners.debugfs"),
-                    str(path)], check=True, capture_output=True)
+    """A 24 MiB ext3 image of build/disk with the build's owners (build/disk_image.py): small,
+    so that filling it is quick."""
+    disk_image.make(path, "ext3", 4096, "24M", journal_mib=4)
 
 
 def test_attacks_on_files_handles_and_disk_are_contained(tmp_path):

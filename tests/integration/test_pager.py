@@ -6,6 +6,7 @@ import shutil
 import pytest
 
 import formica
+from nvm_order import check_pager_order, records_of
 
 pytestmark = pytest.mark.usefixtures("built")
 
@@ -93,6 +94,32 @@ def test_nvm_contents_survive_a_reboot(tmp_path):
     third = boot("run memseq --mode persist-check -s 2M -l 256K -b 16K --backend nvm --key 8",
                  *flags)
     assert third.rc != 0 and third.kinds("memseq")[0]["reattached"] is False, third.describe()
+
+
+# The NVDIMM is mapped write-back (PAT entry 0 and the MTRRs say WB under QEMU), so the
+# pager's keyed stores must make themselves durable through the flush layer: recorded
+# (nvm_record) and replayed by nvm_order.py, with each flush instruction CPUID can offer.
+@pytest.mark.parametrize("cpu, flush", [("max", "clwb"), ("max,-clwb", "clflushopt"),
+                                        ("max,-clwb,-clflushopt", "clflush")])
+def test_nvm_stores_are_durable_in_order(tmp_path, cpu, flush):
+    result = boot("run memseq -s 512K -l 64K -b 16K --backend nvm --key 7",
+                  *nvm_flags(tmp_path, size="16M"), "--cpu", cpu, "--append", "nvm_record=8192")
+    assert result.rc == 0, result.describe()
+    ranges = result.kinds("nvm_range")
+    assert len(ranges) == 1 and ranges[0]["write_back"] is True, result.describe()
+    assert ranges[0]["pat"] == "WB" and ranges[0]["mtrr"] == "WB"
+    assert "maps persistent memory 0x100000000 (16384 KiB) write-back" in result.text
+    assert f"made durable with {flush} and sfence" in result.text, result.describe()
+    layouts = result.kinds("nvm_layout")
+    assert len(layouts) == 1 and layouts[0]["key"] == 7, result.describe()
+    dumps = result.kinds("nvm_order")
+    assert dumps and dumps[-1]["last"] is True and dumps[-1]["dropped"] == 0, result.describe()
+    records = records_of(dumps)
+    assert len(records) == dumps[-1]["recorded"]
+    assert check_pager_order(records, layouts[0]) == []
+    pager = result.kinds("pager")[0]
+    data_writes = [r for r in records if r[0] == "w" and r[2] == 16 << 10]
+    assert len(data_writes) == pager["swap_out_blocks"] > 0, (len(data_writes), pager)
 
 
 def test_teramalloc_beyond_capacity_is_null(tmp_path):

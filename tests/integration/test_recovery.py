@@ -202,3 +202,18 @@ def test_changing_request_done_once(tmp_path, command, listed, image):
     listing = result.text.split("formica> ls /", 1)[1]
     assert (f" {name}\n" in listing) == listed, listing
     check_clean(disk)
+
+
+def test_sync_right_after_a_dk_restart(tmp_path):
+    # A sync whose BLK has written nothing since DK was killed: BLK's first request to DK is
+    # the flush, to the old DK's pid. It goes to the restarted DK as BLK's reads and writes
+    # do; without the retry it failed ("blk: sync failed: not found"), and so did the shell's
+    # sync and init's before power-off.
+    disk = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
+    result = formica.run("--smp", "1", "--accel", "tcg", "--placement", "1", "--disk", str(disk),
+                         "--cmd", "sync; kill dk; sync; sync", timeout=120)
+    assert result.rc == 0, result.describe()
+    assert [line["server"] for line in result.kinds("server_restart")] == ["dk"]
+    assert "sync failed" not in result.text, result.describe()
+    check_clean(disk)

@@ -41,11 +41,48 @@ def value_after(argv, option):
     ["--no-such-flag"],
     ["--boot", "usb", "--usb-image", "/nonexistent/stick.img"],
     ["--boot", "iso", "--usb-image", "build/out/formica.iso"],  # a stick only for usb boots
+    ["--keys", "ls\\n", "--cmd", "ls"],  # keys go to the interactive shell, which --cmd is not
+    ["--keys", "caf\u00e9"],  # no such key on a US keyboard
+    ["--keys", ""],
+    ["--keyboard", "serial"],
+    ["--display", "gtk"],
 ])
 def test_bad_flags_are_usage_errors(flags):
     result = formica.run(*flags, timeout=10)
     assert result.rc == USAGE_ERROR, result.describe()
     assert result.seconds < 10, result.describe()
+
+
+def test_dry_run_console_flags():
+    """docs/runner.md, "The screen and the keyboard": what each console flag asks of QEMU."""
+    usb = dry_run("--keyboard", "usb", "--no-serial", "--display", "vnc:3")
+    assert "i8042=off" in value_after(usb, "-machine"), usb
+    assert value_after(usb, "-device").count("qemu-xhci,id=xhci") == 1, usb
+    assert "usb-kbd,bus=xhci.0" in value_after(usb, "-device"), usb
+    assert value_after(usb, "-serial") == ["none"], usb
+    assert value_after(usb, "-display") == ["vnc=127.0.0.1:3"], usb
+    stick = dry_run("--boot", "usb-uefi", "--keyboard", "usb")
+    assert value_after(stick, "-device").count("qemu-xhci,id=xhci") == 1, stick  # the stick's
+    plain = dry_run("--keyboard", "ps2")
+    assert "usb-kbd,bus=xhci.0" not in value_after(plain, "-device"), plain
+    assert value_after(plain, "-serial") == ["stdio"] and value_after(plain, "-display") == ["none"]
+    shot = dry_run("--screenshot", "/tmp/screen.png")
+    assert value_after(shot, "-action") == ["shutdown=pause"], shot  # the screen outlives the guest
+    assert len(value_after(shot, "-qmp")) == 1, shot
+    assert value_after(plain, "-action") == [] and value_after(plain, "-qmp") == [], plain
+
+
+@pytest.mark.usefixtures("built")
+def test_timeout_saves_the_screen_of_an_interactive_shell(tmp_path):
+    """Keys typed, no halt: the run ends at its timeout, with the screen saved then."""
+    png = tmp_path / "screen.png"
+    result = formica.run("--keys", "run hello\\n", "--screenshot", str(png), "--smp", "1",
+                         "--accel", "tcg", "--boot", "iso", timeout=60)
+    assert result.rc == TIMEOUT, result.describe()
+    assert "console: typed 10 keys" in result.stderr, result.describe()
+    assert "at the timeout, screen saved" in result.stderr, result.describe()
+    assert "hello exited with code 0" in result.lines, result.describe()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.usefixtures("built")

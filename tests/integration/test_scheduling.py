@@ -25,16 +25,16 @@ def test_busy_processes_share_a_core_by_time_slices():
 
 def test_kill_ends_a_process_on_another_core():
     result = formica.run("--smp", "2", "--accel", "tcg", "--cmd",
-                         "start spin @1; sleep 100; ps; kill 7; sleep 300; ps; kill 7",
+                         "start spin @1; sleep 100; ps; kill 8; sleep 300; ps; kill 8",
                          timeout=TIMEOUT)
     started = result.kinds("started")
-    assert started and started[0]["pid"] == 7, result.describe()
+    assert started and started[0]["pid"] == 8, result.describe()  # after init, 5 servers, shell
     listings = [line for line in result.lines if line.startswith("formica> ps")]
     assert len(listings) == 2, result.describe()
-    states = [entry["state"] for entry in result.kinds("process") if entry["pid"] == 7]
+    states = [entry["state"] for entry in result.kinds("process") if entry["pid"] == 8]
     assert states == ["running", "zombie"] or states == ["ready", "zombie"], result.describe()
     # killing a process that has already ended fails: the last command makes the run fail
-    assert "kill: pid 7" in result.text and result.rc == 1, result.describe()
+    assert "kill: pid 8" in result.text and result.rc == 1, result.describe()
 
 
 def test_init_cannot_be_killed():

@@ -1,12 +1,14 @@
 # The bare-metal recipe of docs/boot.md, as far as it can be tried here: build/write-usb
 # writes the ISO to a file exactly as it writes to a stick (the same dd), and QEMU boots
-# that file as a USB mass-storage stick behind xHCI under SeaBIOS and under OVMF. Also
+# that file as a USB mass-storage stick behind xHCI under SeaBIOS and under OVMF, where the
+# demo's commands show on the framebuffer console (the screen, read back by screen.py). Also
 # the script's refusals: targets that are not a whole removable/USB disk.
 import subprocess
 
 import pytest
 
 import formica
+import screen
 
 WRITE_USB = formica.REPO_ROOT / "build" / "write-usb"
 USB_TIMEOUT = 90
@@ -43,11 +45,20 @@ def test_usb_stick_boots_under_seabios(stick):
 
 
 @pytest.mark.usefixtures("built")
-def test_usb_stick_boots_under_uefi(stick):
+def test_usb_stick_boots_under_uefi_and_shows_the_demo_on_the_screen(stick, tmp_path):
+    png = tmp_path / "screen.png"
     result = formica.run("--boot", "usb-uefi", "--usb-image", str(stick), "--smp", "2",
-                         "--accel", "tcg", timeout=UEFI_USB_TIMEOUT)
+                         "--accel", "tcg", "--cmd", "cores; run hello @1",
+                         "--screenshot", str(png), timeout=UEFI_USB_TIMEOUT)
     assert_booted(result)
     assert any("USB" in line and "Boot" in line for line in result.lines), result.describe()
+    shown = screen.Screen(png)
+    for text in ("formica> cores", "formica> run hello @1", "hello exited with code 0",
+                 "formica: powering off (status 0)"):
+        row = next((row for row, line in enumerate(shown.lines) if line == text), None)
+        assert shown.row_shows(row, text), f"{text!r} is not on the screen:\n{shown.text()}"
+    assert any(line.startswith('@json {"kind":"core","id":1,') for line in shown.lines), \
+        shown.text()
 
 
 @pytest.mark.parametrize("target", ["/dev/null", "/tmp"])

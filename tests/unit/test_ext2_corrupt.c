@@ -568,6 +568,322 @@ static void test_root_block_marked_free(void **state)
     assert_true(files_equal(before, after)); /* no damage but the injected one */
 }
 
+/* Makes the bad-block list (inode 1) the one block `bad`, as e2fsck -l
+ * would record it, without touching the bitmaps; mounts again. */
+static void list_bad_block(struct damaged *damaged, uint32_t bad)
+{
+    char value[16];
+    snprintf(value, sizeof value, "%u", bad);
+    assert_int_equal(set_inode_field(damaged->image, "<1>", "block[0]", value), 0);
+    assert_int_equal(set_inode_field(damaged->image, "<1>", "size", "1024"), 0);
+    assert_int_equal(set_inode_field(damaged->image, "<1>", "blocks", "2"), 0);
+    assert_int_equal(remount(damaged), 0);
+    problems_reported = 0;
+}
+
+/* The first block group 0's bitmap marks free. */
+static uint32_t first_free_block(struct damaged *damaged)
+{
+    struct ext2_group_descriptor group;
+    uint8_t bitmap[EXT2_MAX_BLOCK_SIZE];
+    assert_int_equal(ext2_read_group(&damaged->fs, 0, &group), 0);
+    assert_int_equal(ext2_read_block(&damaged->fs, group.bg_block_bitmap, bitmap), 0);
+    for (uint32_t bit = 0; bit < damaged->fs.superblock.s_blocks_per_group; bit++)
+        if (!(bitmap[bit / 8] & (1u << (bit % 8))))
+            return damaged->fs.superblock.s_first_data_block + bit;
+    fail_msg("no free block in group 0");
+    return 0;
+}
+
+/* A block on the bad-block list that the bitmap marks free is not handed
+ * out (the allocation is refused as the inconsistency it is). */
+static void test_bad_block_marked_free(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    list_bad_block(&damaged, first_free_block(&damaged));
+    snapshot(&damaged);
+    uint32_t keep;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/keep.txt", &keep), 0);
+    assert_int_equal(ext2_write(&damaged.fs, keep, 100000, "x", 1), -E_CORRUPT);
+    assert_string_equal(last_problem, "the block bitmap marks a block of the bad-block list free");
+    check_untouched(&damaged);
+}
+
+/* With the bad block marked in use (a consistent list), files never get it,
+ * and a file that points at it is refused like one pointing at metadata. */
+static void test_bad_block_in_use(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode inode;
+    make_damaged(&damaged, 1024);
+    uint32_t bad = first_free_block(&damaged);
+    assert_int_equal(run("debugfs -w -R 'setb %u' %s >/dev/null 2>&1", bad, damaged.image), 0);
+    list_bad_block(&damaged, bad);
+    assert_int_equal(run("e2fsck -fy %s >/dev/null 2>&1", damaged.image) & ~1, 0); /* counts */
+    assert_true(fsck_clean(damaged.image));
+    assert_int_equal(remount(&damaged), 0);
+    uint32_t keep;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/keep.txt", &keep), 0);
+    assert_int_equal(ext2_write(&damaged.fs, keep, 100000, "x", 1), 1);
+    assert_int_equal(ext2_read_inode(&damaged.fs, keep, &inode), 0);
+    uint32_t physical;
+    assert_int_equal(ext2_map_block(&damaged.fs, &inode, 100000 / 1024, &physical), 0);
+    assert_int_not_equal(physical, bad);
+    assert_int_equal(problems_reported, 0);
+    disk_close(&damaged.disk);
+    assert_true(fsck_clean(damaged.image));
+    make_damaged(&damaged, 1024);
+    uint32_t number = inode_of(&damaged, "/victim", &inode);
+    list_bad_block(&damaged, inode.i_block[2]);
+    expect_file_corrupt(&damaged, "/victim", 0);
+    assert_string_equal(last_problem,
+                        "an inode's block pointer names a block on the bad-block list");
+    (void)number;
+}
+
+/* The inode-table block holding inode `number`. */
+static uint32_t table_block_of(struct damaged *damaged, uint32_t number)
+{
+    struct ext2_group_descriptor group;
+    uint32_t per_group = damaged->fs.superblock.s_inodes_per_group;
+    assert_int_equal(ext2_read_group(&damaged->fs, (number - 1) / per_group, &group), 0);
+    return group.bg_inode_table + ((number - 1) % per_group) / damaged->fs.inodes_per_block;
+}
+
+/* An inode-table block on the bad-block list: the inodes in it are neither
+ * handed out (the bitmap marks them free: refused) nor used when a
+ * directory entry names one (e2fsck clears such entries). */
+static void test_inode_table_block_on_bad_block_list(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode inode;
+    make_damaged(&damaged, 1024);
+    uint32_t next = damaged.fs.superblock.s_inodes_count; /* the next inode create would take */
+    for (uint32_t number = damaged.fs.first_inode; number < next; number++) {
+        assert_int_equal(ext2_read_raw_inode(&damaged.fs, number, &inode), 0);
+        if (inode.i_mode == 0)
+            next = number;
+    }
+    list_bad_block(&damaged, table_block_of(&damaged, next));
+    snapshot(&damaged);
+    assert_int_equal(ext2_create(&damaged.fs, "/new", 0644, NULL), -E_CORRUPT);
+    assert_string_equal(last_problem,
+                        "the inode bitmap marks free an inode that lies in a bad block");
+    check_untouched(&damaged);
+
+    make_damaged(&damaged, 1024);
+    uint32_t keep = inode_of(&damaged, "/keep.txt", &inode);
+    list_bad_block(&damaged, table_block_of(&damaged, keep));
+    snapshot(&damaged);
+    uint32_t found;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/keep.txt", &found), -E_CORRUPT);
+    assert_string_equal(last_problem, "a directory entry names an inode in a bad block");
+    assert_int_equal(ext2_unlink(&damaged.fs, "/keep.txt"), -E_CORRUPT);
+    check_untouched(&damaged);
+}
+
+/* A bad-block list FS cannot read whole (a block past the disk's end, as
+ * e2fsprogs' f_badbblocks has): mounted read-only, nothing written. */
+static void test_bad_block_list_corrupt(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    make_damaged(&damaged, 1024);
+    list_bad_block(&damaged, damaged.fs.superblock.s_blocks_count + 3);
+    assert_true(damaged.fs.read_only);
+    assert_non_null(strstr(damaged.fs.read_only_reason, "bad-block list"));
+    assert_string_equal(last_problem, "a block on the bad-block list lies outside the disk");
+    snapshot(&damaged);
+    assert_int_equal(ext2_create(&damaged.fs, "/new", 0644, NULL), -E_READ_ONLY);
+    uint32_t keep;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/keep.txt", &keep), 0);
+    assert_int_equal(damaged.disk.writes, 0);
+    disk_close(&damaged.disk);
+}
+
+/* A directory whose first block is another directory's (its "." names the
+ * root): nothing reads or writes through it, so mkdir /dir/sub cannot land
+ * in the root; then a first block whose second entry is not "..". */
+static void test_directory_dots(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode root, inode;
+    make_damaged(&damaged, 1024);
+    assert_int_equal(ext2_read_inode(&damaged.fs, EXT2_ROOT_INODE, &root), 0);
+    uint32_t number = inode_of(&damaged, "/dir", &inode);
+    inode.i_block[0] = root.i_block[0];
+    assert_int_equal(ext2_write_inode(&damaged.fs, number, &inode), 0);
+    assert_int_equal(remount(&damaged), 0);
+    problems_reported = 0;
+    snapshot(&damaged);
+    uint32_t found;
+    uint64_t cursor = 0;
+    struct ext2_dirent entry;
+    assert_int_equal(ext2_mkdir(&damaged.fs, "/dir/sub", 0755, NULL), -E_CORRUPT);
+    assert_string_equal(last_problem, "a directory's first entry is not '.' naming the directory");
+    assert_int_equal(ext2_lookup(&damaged.fs, "/dir/keep.txt", &found), -E_CORRUPT);
+    assert_int_equal(ext2_readdir(&damaged.fs, number, &cursor, &entry), -E_CORRUPT);
+    assert_int_equal(ext2_rmdir(&damaged.fs, "/dir"), -E_CORRUPT);
+    assert_int_equal(ext2_lookup(&damaged.fs, "/sub", &found), -E_NOT_FOUND);
+    check_untouched(&damaged);
+
+    make_damaged(&damaged, 4096);
+    number = inode_of(&damaged, "/dir", &inode);
+    uint8_t block[EXT2_MAX_BLOCK_SIZE];
+    assert_int_equal(pread(damaged.disk.fd, block, 4096, (off_t)inode.i_block[0] * 4096), 4096);
+    struct ext2_directory_entry *second = (struct ext2_directory_entry *)(block + 12);
+    second->name[1] = 'x'; /* ".x" */
+    poke(&damaged, (uint64_t)inode.i_block[0] * 4096, block, 4096);
+    snapshot(&damaged);
+    assert_int_equal(ext2_create(&damaged.fs, "/dir/new", 0644, NULL), -E_CORRUPT);
+    assert_string_equal(last_problem, "a directory's second entry is not '..'");
+    check_untouched(&damaged);
+}
+
+/* The claims' bitmap of the tests (ext2_claims.c): 16 MiB images have at
+ * most 16384 blocks. */
+static uint8_t claims_bits[16384 / 8];
+
+/* Two files share a block (/victim's first block is /keep.txt's): the scan
+ * finds it claimed twice, and freeing it, which would let the next file
+ * take /keep.txt's data, is refused with nothing written. */
+static void test_cross_linked_block_not_freed(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode keep, victim;
+    make_damaged(&damaged, 1024);
+    inode_of(&damaged, "/keep.txt", &keep);
+    uint32_t number = inode_of(&damaged, "/victim", &victim);
+    victim.i_block[0] = keep.i_block[0];
+    assert_int_equal(ext2_write_inode(&damaged.fs, number, &victim), 0);
+    assert_int_equal(remount(&damaged), 0);
+    assert_int_equal(ext2_claims_scan(&damaged.fs, claims_bits, sizeof claims_bits), 0);
+    assert_int_equal(damaged.fs.claims.twice_blocks, 1);
+    assert_false(damaged.fs.claims.partial);
+    problems_reported = 0;
+    snapshot(&damaged);
+    assert_int_equal(ext2_unlink(&damaged.fs, "/victim"), -E_CORRUPT);
+    assert_string_equal(last_problem, "freeing a block another file also claims");
+    check_untouched(&damaged);
+}
+
+/* A block a file uses that the bitmap marks free is not handed out again
+ * (without the claims only a scan of every inode could tell). */
+static void test_claimed_block_marked_free(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode keep;
+    make_damaged(&damaged, 1024);
+    inode_of(&damaged, "/keep.txt", &keep);
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&damaged.fs, 0, &group), 0);
+    clear_bitmap_bit(&damaged, group.bg_block_bitmap,
+                     keep.i_block[0] - damaged.fs.superblock.s_first_data_block);
+    assert_int_equal(ext2_claims_scan(&damaged.fs, claims_bits, sizeof claims_bits), 0);
+    assert_int_equal(first_free_block(&damaged), keep.i_block[0]); /* what FS would take */
+    snapshot(&damaged);
+    assert_int_equal(ext2_create(&damaged.fs, "/new", 0644, NULL), 0); /* takes no block */
+    uint32_t fresh;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/new", &fresh), 0);
+    assert_int_equal(ext2_write(&damaged.fs, fresh, 0, "x", 1), -E_CORRUPT);
+    assert_string_equal(last_problem, "the block bitmap marks free a block a file claims");
+    disk_close(&damaged.disk);
+    size_t length;
+    uint8_t *text = host_cat(damaged.image, "/keep.txt", &length);
+    assert_int_equal(length, strlen(KEEP_TEXT));
+    assert_memory_equal(text, KEEP_TEXT, length);
+    free(text);
+}
+
+/* The claims follow what the library does (an allocation claims, a free
+ * gives back, an aborted operation changes nothing): a workload of writes,
+ * truncates and unlinks finds no false inconsistency and stays clean. */
+static void test_claims_follow_changes(void **state)
+{
+    (void)state;
+    static uint8_t data[60000];
+    struct damaged damaged;
+    struct ext2_inode inode;
+    pattern_fill(data, sizeof data, 5, 0);
+    make_damaged(&damaged, 1024);
+    assert_int_equal(ext2_claims_scan(&damaged.fs, claims_bits, sizeof claims_bits), 0);
+    assert_int_equal(damaged.fs.claims.twice_blocks, 0);
+    for (uint32_t round = 0; round < 6; round++) {
+        uint32_t a, b;
+        assert_int_equal(ext2_create(&damaged.fs, "/a", 0644, &a), 0);
+        assert_int_equal(ext2_write(&damaged.fs, a, 0, data, sizeof data), (long)sizeof data);
+        assert_int_equal(ext2_truncate(&damaged.fs, a, 5000), 0);
+        assert_int_equal(ext2_create(&damaged.fs, "/b", 0644, &b), 0);
+        assert_int_equal(ext2_write(&damaged.fs, b, 0, data, 30000 + round * 1000),
+                         30000 + round * 1000);
+        assert_int_equal(ext2_create(&damaged.fs, "/b", 0644, NULL), -E_EXISTS); /* aborted */
+        assert_int_equal(ext2_read_inode(&damaged.fs, b, &inode), 0);
+        assert_true(ext2_claimed(&damaged.fs, inode.i_block[0]));
+        assert_int_equal(ext2_unlink(&damaged.fs, "/a"), 0);
+        assert_int_equal(ext2_unlink(&damaged.fs, "/b"), 0);
+        assert_false(ext2_claimed(&damaged.fs, inode.i_block[0]));
+    }
+    assert_int_equal(problems_reported, 0);
+    disk_close(&damaged.disk);
+    assert_true(fsck_clean(damaged.image));
+}
+
+/* The quota changes an operation reports, summed (test_operation_aborted). */
+static int64_t quota_changed_sum;
+
+static void note_quota_change(void *context, uint32_t uid, int64_t sectors)
+{
+    (void)context, (void)uid;
+    quota_changed_sum += sectors;
+}
+
+/* An inconsistency found in the middle of an operation: an unlink whose
+ * block frees meet a block the bitmap already marks free. The operation is
+ * aborted (as ext4 aborts the running transaction): its directory entry,
+ * inode and bitmaps stay as they were (e2fsck finds no unattached inode),
+ * the quota charges are given back, only the error record is written; and
+ * under errors=continue the next operation goes on. */
+static void test_operation_aborted(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode inode;
+    make_damaged_with(&damaged, 1024, "-e continue");
+    inode_of(&damaged, "/victim", &inode);
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&damaged.fs, 0, &group), 0);
+    uint32_t late = inode.i_block[EXT2_SINGLE_INDIRECT + 0] + 3; /* a block freed late */
+    clear_bitmap_bit(&damaged, group.bg_block_bitmap,
+                     late - damaged.fs.superblock.s_first_data_block);
+    char before[300], after[300];
+    snprintf(before, sizeof before, "%s.fsck-before", damaged.image);
+    snprintf(after, sizeof after, "%s.fsck-after", damaged.image);
+    fsck_report(damaged.image, before);
+    damaged.fs.quota = (struct ext2_quota){.changed = note_quota_change};
+    quota_changed_sum = 0;
+    snapshot(&damaged);
+    assert_int_equal(ext2_unlink(&damaged.fs, "/victim"), -E_CORRUPT);
+    assert_string_equal(last_problem, "freeing a block the bitmap marks free");
+    assert_int_equal(quota_changed_sum, 0);
+    assert_int_equal(damaged.fs.operation_aborts, 1);
+    assert_false(damaged.fs.read_only); /* errors=continue */
+    uint32_t victim;
+    assert_int_equal(ext2_lookup(&damaged.fs, "/victim", &victim), 0);
+    assert_int_equal(damaged.disk.writes, damaged.disk.superblock_writes);
+    assert_true(only_error_record_differs(damaged.image, damaged.copy));
+    assert_int_equal(ext2_create(&damaged.fs, "/after", 0644, NULL), 0);
+    disk_close(&damaged.disk);
+    fsck_report(damaged.image, after);
+    assert_int_equal(run("diff %s %s | grep -v 'after\\|files' | grep -q '^>'", before, after), 1);
+}
+
 /* s_errors: remount-ro stops writes, panic also stops FS, continue goes on;
  * the error record is what dumpe2fs shows. */
 static void test_errors_policies(void **state)
@@ -657,6 +973,15 @@ int main(void)
         cmocka_unit_test(test_live_inode_marked_free),
         cmocka_unit_test(test_metadata_marked_free),
         cmocka_unit_test(test_root_block_marked_free),
+        cmocka_unit_test(test_bad_block_marked_free),
+        cmocka_unit_test(test_bad_block_in_use),
+        cmocka_unit_test(test_inode_table_block_on_bad_block_list),
+        cmocka_unit_test(test_bad_block_list_corrupt),
+        cmocka_unit_test(test_operation_aborted),
+        cmocka_unit_test(test_directory_dots),
+        cmocka_unit_test(test_cross_linked_block_not_freed),
+        cmocka_unit_test(test_claimed_block_marked_free),
+        cmocka_unit_test(test_claims_follow_changes),
         cmocka_unit_test(test_errors_policies),
         cmocka_unit_test(test_unknown_ro_compat_feature),
     };

@@ -610,6 +610,8 @@ static void refuses_unsupported_or_broken_journals(void **state)
         {0x1C, 1u << 30, -E_CORRUPT, "start out of range"},
         {0x10, 1u << 30, -E_CORRUPT, "length"},
         {0x04, 9, -E_CORRUPT, "no journal superblock"},
+        {0x04, 3, -E_CORRUPT, "version 1 but carries version-2 fields"}, /* nr_users is 1 */
+        {0x40, 2, -E_CORRUPT, "more than one file system"},
     };
     char pristine[300];
     snprintf(pristine, sizeof pristine, "%s.pristine", fixture->image);
@@ -755,6 +757,41 @@ static void refuses_replay_over_metadata(void **state)
     expect_replay_refused(fixture, first, "logged superblock does not match");
     assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
     expect_replay_refused(fixture, first + 1, "logged group descriptors");
+    assert_int_equal(run("cp %s %s", pristine, fixture->image), 0);
+    assert_int_equal(mount_journaled(fixture), 0);
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&fixture->fs, 0, &group), 0);
+    uint32_t holding_journal_inode = group.bg_inode_table + (8 - 1) / fixture->fs.inodes_per_block;
+    unmount(fixture);
+    expect_replay_refused(fixture, holding_journal_inode, "changes the journal's own inode");
+}
+
+/* A version-1 journal superblock is accepted when it carries nothing of
+ * version 2 (e2fsck's rule): mounted, used and clean. */
+static void accepts_plain_version_1_superblock(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    uint32_t physical;
+    assert_int_equal(journal_map(fixture->journal, 0, &physical), 0);
+    unmount(fixture);
+    uint8_t version_1[] = {0, 0, 0, 3}; /* JBD2_SUPERBLOCK_V1, big-endian */
+    uint8_t zeros[0x44 - 0x24] = {0};   /* the features, the UUID, s_nr_users */
+    FILE *image = fopen(fixture->image, "r+b");
+    assert_non_null(image);
+    long superblock = (long)physical * (long)fixture->block_size;
+    assert_int_equal(fseek(image, superblock + 0x04, SEEK_SET), 0);
+    assert_int_equal(fwrite(version_1, sizeof version_1, 1, image), 1);
+    assert_int_equal(fseek(image, superblock + 0x24, SEEK_SET), 0);
+    assert_int_equal(fwrite(zeros, sizeof zeros, 1, image), 1);
+    fclose(image);
+    assert_int_equal(mount_journaled(fixture), 0);
+    assert_int_equal(fixture->journal->version, 1);
+    churn(fixture, 11, 5000);
+    assert_int_equal(journal_sync(fixture->journal), 0);
+    unmount(fixture);
+    assert_true(fsck_clean(fixture->image));
+    assert_true(file_matches(fixture->image, 11, 5000));
 }
 
 /* A file whose block pointer names a journal block is refused on sight:
@@ -799,6 +836,56 @@ static void refuses_journal_tree_into_metadata(void **state)
     assert_true(files_equal(fixture->image, before));
 }
 
+/* An unlink whose block frees meet a block the bitmap already marks free:
+ * the operation is aborted, so nothing of it joins the running transaction
+ * (no directory block, inode, bitmap or revoke: only the superblock with
+ * its error record), and after the commit e2fsck finds no problem it did
+ * not find before (no unattached inode). */
+static void aborted_operation_leaves_the_transaction(void **state)
+{
+    struct fixture *fixture = *state;
+    static uint8_t data[64 * 1024];
+    pattern_fill(data, sizeof data, 9, 0);
+    assert_int_equal(mount_journaled(fixture), 0);
+    uint32_t inode;
+    assert_int_equal(ext2_create(&fixture->fs, "/big", 0644, &inode), 0);
+    assert_int_equal(ext2_write(&fixture->fs, inode, 0, data, sizeof data), (long)sizeof data);
+    assert_int_equal(journal_sync(fixture->journal), 0);
+    struct ext2_inode record;
+    assert_int_equal(ext2_read_inode(&fixture->fs, inode, &record), 0);
+    struct ext2_group_descriptor group;
+    assert_int_equal(ext2_read_group(&fixture->fs, 0, &group), 0);
+    uint32_t late = record.i_block[EXT2_DIRECT_BLOCKS - 1]; /* freed after eleven others */
+    unmount(fixture);
+    uint32_t bit = late - fixture->fs.superblock.s_first_data_block;
+    FILE *image = fopen(fixture->image, "r+b");
+    assert_non_null(image);
+    long at = (long)group.bg_block_bitmap * (long)fixture->block_size + (long)(bit / 8);
+    assert_int_equal(fseek(image, at, SEEK_SET), 0);
+    int byte = fgetc(image);
+    assert_true(byte & (1 << (bit % 8)));
+    assert_int_equal(fseek(image, at, SEEK_SET), 0);
+    fputc(byte & ~(1 << (bit % 8)), image);
+    fclose(image);
+    char before[300], after[300];
+    snprintf(before, sizeof before, "%s.fsck-before", fixture->image);
+    snprintf(after, sizeof after, "%s.fsck-after", fixture->image);
+    run("e2fsck -fn %s 2>&1 | tail -n +2 | grep -v 'files\\|^$' > %s", fixture->image, before);
+    assert_int_equal(mount_journaled(fixture), 0);
+    assert_int_equal(ext2_unlink(&fixture->fs, "/big"), -E_CORRUPT);
+    struct journal *journal = fixture->journal;
+    uint32_t superblock = fixture->block_size == 1024 ? 1 : 0;
+    assert_int_equal(journal->transaction_blocks, 1);
+    assert_int_equal(journal->transaction_numbers[0], superblock);
+    assert_int_equal(journal->revoke_count, 0);
+    assert_int_equal(journal->freed.count, 0);
+    assert_false(fixture->fs.read_only); /* mke2fs's default: errors=continue */
+    assert_int_equal(journal_sync(fixture->journal), 0);
+    unmount(fixture);
+    run("e2fsck -fn %s 2>&1 | tail -n +2 | grep -v 'files\\|^$' > %s", fixture->image, after);
+    assert_true(files_equal(before, after));
+}
+
 #define BOTH(test)                                                                                 \
     cmocka_unit_test_setup_teardown(test, setup_1k, teardown),                                     \
         cmocka_unit_test_setup_teardown(test, setup_4k, teardown)
@@ -824,6 +911,8 @@ int main(void)
         BOTH(refuses_replay_over_metadata),
         BOTH(refuses_files_in_the_journal),
         BOTH(refuses_journal_tree_into_metadata),
+        BOTH(aborted_operation_leaves_the_transaction),
+        BOTH(accepts_plain_version_1_superblock),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     run("rm -rf %s", scratch());

@@ -1,6 +1,8 @@
 /* test_memnode_liveness.c: host tests of lib/memnode_liveness.c with a fake
  * clock: a slow node is probed and never declared dead while it answers; a
- * silent one is dead exactly at the deadline; retransmissions back off. */
+ * silent one is dead exactly at the deadline; while our own link is down a
+ * node is unreachable, never probed nor dead, and its deadline starts again
+ * when the link returns; retransmissions back off. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -77,6 +79,43 @@ static void test_wait_ends_and_restarts(void **state)
     assert_int_equal(memnode_liveness_check(&liveness, 102 * SECOND), MEMNODE_DEAD);
 }
 
+static void test_link_down_is_unreachable_not_dead(void **state)
+{
+    (void)state;
+    struct memnode_liveness liveness;
+    memnode_liveness_init(&liveness, 0);
+    memnode_liveness_waiting(&liveness, true, SECOND);
+    memnode_liveness_reachable(&liveness, false, 2 * SECOND);
+    /* a minute without a link: far past the deadline, yet no probe and no verdict */
+    for (uint64_t now = 2 * SECOND; now < 62 * SECOND; now += SECOND / 4) {
+        assert_int_equal(memnode_liveness_check(&liveness, now), MEMNODE_UNREACHABLE);
+        assert_true(memnode_liveness_silence(&liveness, now) == 0);
+    }
+    memnode_liveness_reachable(&liveness, false, 62 * SECOND); /* still down: no change */
+    memnode_liveness_reachable(&liveness, true, 62 * SECOND);
+    /* silence counts from the return: a probe after a second, dead a whole deadline later */
+    assert_int_equal(memnode_liveness_check(&liveness, 62 * SECOND + SECOND / 2), MEMNODE_ALIVE);
+    assert_int_equal(memnode_liveness_check(&liveness, 63 * SECOND + 1), MEMNODE_PROBE);
+    assert_true(memnode_liveness_silence(&liveness, 70 * SECOND) == 8 * SECOND);
+    assert_int_not_equal(memnode_liveness_check(&liveness, 62 * SECOND + MEMNODE_DEAD_AFTER_US - 1),
+                         MEMNODE_DEAD);
+    assert_int_equal(memnode_liveness_check(&liveness, 62 * SECOND + MEMNODE_DEAD_AFTER_US),
+                     MEMNODE_DEAD);
+}
+
+static void test_frame_after_the_link_returns_counts(void **state)
+{
+    (void)state;
+    struct memnode_liveness liveness;
+    memnode_liveness_init(&liveness, 0);
+    memnode_liveness_waiting(&liveness, true, 0);
+    memnode_liveness_reachable(&liveness, false, SECOND);
+    memnode_liveness_reachable(&liveness, true, 5 * SECOND);
+    memnode_liveness_heard(&liveness, 9 * SECOND); /* the node answered the retransmission */
+    assert_true(memnode_liveness_silence(&liveness, 10 * SECOND) == SECOND);
+    assert_int_equal(memnode_liveness_check(&liveness, 9 * SECOND + SECOND / 2), MEMNODE_ALIVE);
+}
+
 static void test_backoff_doubles_to_a_cap(void **state)
 {
     (void)state;
@@ -108,6 +147,8 @@ int main(void)
         cmocka_unit_test(test_slow_node_answering_probes_stays_alive),
         cmocka_unit_test(test_silent_node_dies_at_the_deadline),
         cmocka_unit_test(test_wait_ends_and_restarts),
+        cmocka_unit_test(test_link_down_is_unreachable_not_dead),
+        cmocka_unit_test(test_frame_after_the_link_returns_counts),
         cmocka_unit_test(test_backoff_doubles_to_a_cap),
         cmocka_unit_test(test_timeout_follows_the_round_trip),
     };

@@ -1,7 +1,7 @@
 /* test_pager_policy.c: the pager's replacement policies (servers/pager/policy.c)
  * on recorded access traces with a simulated MMU accessed bit (Fig. 3's
- * pseudo-LRU, FIFO, drop hints, in-flight bound), first-free space, NFIT,
- * the NVM layout (key users, block checksums) and the slots' per-account share. */
+ * pseudo-LRU, FIFO, drop hints, in-flight bound), first-free space, the
+ * NVM layout (key users, block checksums) and the slots' per-account share. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -273,45 +273,6 @@ static void test_space_first_free_aligned(void **state)
     assert_int_equal(space_free_units(&space), 100 - 1 - 4 - 1 - 8 - 8);
 }
 
-/* An NFIT with a control-region SPA (other GUID) first, then the PMEM range. */
-static size_t build_nfit(uint8_t *table, uint64_t base, uint64_t bytes)
-{
-    static const uint8_t pmem[16] = {0x79, 0xd3, 0xf0, 0x66, 0xf3, 0xb4, 0x74, 0x40,
-                                     0xac, 0x43, 0x0d, 0x33, 0x18, 0xb7, 0x8c, 0xdb};
-    memset(table, 0, 40 + 2 * 56);
-    memcpy(table, "NFIT", 4);
-    uint32_t length = 40 + 2 * 56;
-    memcpy(table + 4, &length, 4);
-    for (int i = 0; i < 2; i++) {
-        uint8_t *spa = table + 40 + i * 56;
-        spa[2] = 56;
-        uint64_t b = base + (uint64_t)i, n = i ? bytes : 4096;
-        if (i == 1)
-            memcpy(spa + 16, pmem, 16);
-        memcpy(spa + 32, &b, 8);
-        memcpy(spa + 40, &n, 8);
-    }
-    return length;
-}
-
-static void test_nfit_finds_pmem_range(void **state)
-{
-    (void)state;
-    uint8_t table[256];
-    uint64_t base = 0, bytes = 0;
-    size_t length = build_nfit(table, 0x100000000ull, 64 << 20);
-    assert_int_equal(nfit_find_pmem(table, length, &base, &bytes), 0);
-    assert_int_equal(base, 0x100000001ull);
-    assert_int_equal(bytes, 64 << 20);
-    table[40 + 56 + 16] ^= 1; /* no PMEM GUID left */
-    assert_int_equal(nfit_find_pmem(table, length, &base, &bytes), -4);
-    table[40 + 2] = 2; /* structure length below 4 */
-    assert_true(nfit_find_pmem(table, length, &base, &bytes) < 0);
-    assert_true(nfit_find_pmem(table, 20, &base, &bytes) < 0);
-    memcpy(table, "SRAT", 4);
-    assert_true(nfit_find_pmem(table, length, &base, &bytes) < 0);
-}
-
 static void test_nvm_layout_marks_persistent_blocks(void **state)
 {
     (void)state;
@@ -418,7 +379,6 @@ int main(void)
         cmocka_unit_test(test_inflight_bound),
         cmocka_unit_test(test_hint_block_range),
         cmocka_unit_test(test_space_first_free_aligned),
-        cmocka_unit_test(test_nfit_finds_pmem_range),
         cmocka_unit_test(test_nvm_layout_marks_persistent_blocks),
         cmocka_unit_test(test_nvm_map_keeps_checksums_after_the_units),
         cmocka_unit_test(test_client_slots_are_shared_per_account),

@@ -592,7 +592,7 @@ static void test_instance_lists(void **state)
     assert_instances(&result.placement, SERVER_WHERE, listed, 3); /* the file's order */
     char text[128];
     placement_describe(&result.placement, text, sizeof(text));
-    assert_string_equal(text, "fs=C1 blk=C0 dk=C0 pager=C0 where=C3,C1,C2 app=C0");
+    assert_string_equal(text, "fs=C1 blk=C0 dk=C0 pager=C0 where=C3,C1,C2 usb=C0 app=C0");
     /* 64 instances fit, a 65th does not. */
     char long_list[PLACEMENT_LINE_LIMIT + 64] = "where 0";
     for (unsigned core = 1; core < SERVER_INSTANCES_MAX; core++) {
@@ -688,13 +688,32 @@ static void test_describe(void **state)
     char text[128];
     parse_preset(5, 4, 1, &result);
     placement_describe(&result.placement, text, sizeof(text));
-    assert_string_equal(text, "fs=C1 blk=C2 dk=C0 pager=C0 app=C0");
+    assert_string_equal(text, "fs=C1 blk=C2 dk=C0 pager=C0 usb=C0 app=C0");
     parse_preset(7, 4, 1, &result);
     placement_describe(&result.placement, text, sizeof(text));
-    assert_string_equal(text, "fs=C1 blk=C2 dk=C2 pager=C2 app=spread(C0,C3|C1,C2)");
+    assert_string_equal(text, "fs=C1 blk=C2 dk=C2 pager=C2 usb=C2 app=spread(C0,C3|C1,C2)");
     parse_text("app 0,3\n", 4, &result);
     placement_describe(&result.placement, text, sizeof(text));
-    assert_string_equal(text, "fs=C0 blk=C0 dk=C0 pager=C0 app=C0,C3");
+    assert_string_equal(text, "fs=C0 blk=C0 dk=C0 pager=C0 usb=C0 app=C0,C3");
+}
+
+/* usb is declared `beside dk`: unnamed, it takes DK's core, so the spread
+ * rule finds no new server core; named, its own. */
+static void test_a_server_beside_another_takes_its_core(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("dk 3\n", 4, &result);
+    assert_int_equal(result.placement.server_core[SERVER_USB], 3);
+    assert_int_equal(result.placement.server_instance_cores[SERVER_USB][0], 3);
+    parse_text("dk 3\nusb 1\n", 4, &result);
+    assert_int_equal(result.placement.server_core[SERVER_USB], 1);
+    parse_text("fs 1\n", 4, &result);
+    assert_int_equal(result.placement.server_core[SERVER_USB], 0);
+    parse_preset(6, 4, 1, &result);
+    assert_int_equal(result.placement.server_core[SERVER_USB], 1);
+    static const uint32_t spread[] = {0, 2, 3, 1};
+    assert_app_cores(&result.placement, true, 3, spread, 4);
 }
 
 static void test_describe_truncates(void **state)
@@ -753,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_instance_errors),
         cmocka_unit_test(test_preset_9_instances),
         cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_a_server_beside_another_takes_its_core),
         cmocka_unit_test(test_describe_truncates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* blk_shards.h: a BLK client's way to every shard of BLK (docs/storage.md
  * "Shards"): their pids, a retried request to one shard, BLK_SYNC to all,
- * BLK_STATS summed. Which shard a block goes to: formica/blk_stripes.h. */
+ * BLK_STATS summed, the disk's size. Which shard a block goes to:
+ * formica/blk_stripes.h. */
 #pragma once
 #include <formica/blk_stripes.h>
 #include <formica/instance.h>
@@ -37,3 +38,6 @@ long blk_shards_sync(struct blk_shards *shards, uint64_t control);
 /* BLK_STATS of every shard, summed into *sum (capacity too: the whole
  * cache); 0 or the first error. */
 long blk_shards_stats(struct blk_shards *shards, uint64_t control, struct blk_stats_message *sum);
+/* The disk's size in bytes (BLK_INFO of shard 0: the shards share one disk);
+ * 0 or the error. */
+long blk_shards_disk_bytes(struct blk_shards *shards, uint64_t control, uint64_t *bytes);

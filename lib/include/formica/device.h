@@ -30,3 +30,8 @@ long irq_wait_timeout(uint64_t milliseconds);
 /* An MSI vector on the caller's core for PCI function bus:device.function,
  * in place of irq_attach; irq_wait then counts its interrupts. */
 long irq_attach_msi(uint32_t bus, uint32_t device, uint32_t function, struct msi_message *message);
+/* Puts bytes a keyboard typed into the console input (SYS_CONSOLE_INPUT, at
+ * most CONSOLE_INPUT_LIMIT): how many it took. */
+long console_input(const void *bytes, uint64_t length);
+/* Says a keyboard (CONSOLE_KEYBOARD_USB) is ready (SYS_KEYBOARD_READY). */
+long keyboard_ready(uint32_t keyboard);

@@ -2,7 +2,9 @@
  * negotiate with every node, place blocks first-free over their summed
  * capacity, and move whole blocks with asynchronous transfers (several in
  * flight per node and across nodes), retransmission with back-off, and the
- * liveness rule that alone declares a node dead (docs/memnode.md). */
+ * liveness rule that alone declares a node dead (docs/memnode.md). While
+ * this machine's link is down every node is unreachable: transfers wait,
+ * nothing is declared dead, and they go on when the link returns. */
 #pragma once
 #include <formica/memnode_liveness.h>
 #include <formica/memnode_protocol.h>
@@ -75,7 +77,11 @@ struct memnode_cluster {
     struct memnode_client_stats stats;
     struct memnode_transfer transfers[MEMNODE_MAX_TRANSFERS];
     unsigned in_flight;
+    bool link_down;      /* this machine's card has no link: every node is unreachable */
+    uint64_t link_downs; /* times the link went down while the cluster was open */
     void (*node_died)(struct memnode_cluster *cluster, unsigned node); /* optional */
+    /* optional: the link went down (false) or came back (true) */
+    void (*link_changed)(struct memnode_cluster *cluster, bool up);
 };
 
 /* Opens the network device and negotiates: broadcasts NEGOTIATE until
@@ -111,6 +117,10 @@ unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us);
 /* Sends the first window of every transfer submitted since the last poll, now (flow
  * control allowing), without taking frames or waiting. */
 void memnode_send_pending(struct memnode_cluster *cluster);
+/* Looks at the card's link (memnode_poll does too): when it went down the
+ * nodes become unreachable, when it came back the open windows are sent
+ * again at once and the nodes' silence counts from then. */
+void memnode_watch_link(struct memnode_cluster *cluster);
 /* Takes one finished transfer (true), freeing its entry. */
 bool memnode_collect(struct memnode_cluster *cluster, struct memnode_completion *done);
 /* Polls until transfer `id` finished; its result (the entry is freed;

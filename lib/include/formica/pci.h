@@ -27,3 +27,11 @@ uint64_t pci_bar(const struct pci_function *function, unsigned number, bool *is_
 uint8_t pci_find_capability(const struct pci_function *function, uint8_t id);
 /* Turns on I/O and memory decoding and bus mastering, and INTx delivery. */
 void pci_enable(const struct pci_function *function);
+
+/* MSI through the function's MSI capability (0x05; lib/pci_msi.c): the
+ * message irq_attach_msi gave, one vector, enabled. -E_NOT_FOUND when the
+ * function has no MSI capability. pci_msi_disable turns it off (for INTx). */
+#define PCI_CAPABILITY_MSI 0x05
+struct msi_message;
+long pci_msi_enable(const struct pci_function *function, const struct msi_message *message);
+void pci_msi_disable(const struct pci_function *function);

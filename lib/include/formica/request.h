@@ -144,14 +144,17 @@ long server_reconnect(const char *name, long gone);
 /* A synchronous request to *server that outlives its restart: prepare()
  * fills the control ICA before every attempt; when the server ended before
  * answering, *server becomes the restarted one and the request is sent
- * again, up to REQUEST_RETRIES times. Only for operations that may be
+ * again, up to REQUEST_RETRIES times (when *server is still registered and
+ * a server behind it ended, it is asked again itself). Only for operations that may be
  * repeated. Returns the result, or the error of sending (-E_SERVER_ENDED
  * when the retries ran out). */
 long request_call_retrying(const char *name, long *server, uint64_t control,
                            long (*prepare)(void *context), void *context);
 /* request_call_retrying after `attempts` already made by the caller (0 or
- * more; the last one, if any, to a *server that ended before answering):
- * it reconnects first and counts those attempts against REQUEST_RETRIES. */
+ * more; the last one, if any, to a *server that ended before answering,
+ * sent with the control's `arrival` cleared, so the page tells whether it
+ * came back and from whom): it reconnects first and counts those attempts
+ * against REQUEST_RETRIES. */
 long request_call_retrying_after(const char *name, long *server, uint64_t control,
                                  long (*prepare)(void *context), void *context, uint32_t attempts);
 /* request_call_retrying for instance `index` of `name`

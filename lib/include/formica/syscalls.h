@@ -56,6 +56,11 @@ struct spawn_request {
 #define DEVICE_MAP_LIMIT (16u << 20) /* one SYS_DEVICE_MAP */
 #define DMA_LIMIT_BYTES (8u << 20)   /* all SYS_DMA_ALLOCATE of one process */
 
+/* The keyboards that feed the console input (SYS_KEYBOARD_READY, docs/console.md). */
+#define CONSOLE_KEYBOARD_PS2 (1u << 0) /* the kernel's own (mkernel/ps2_keyboard.c) */
+#define CONSOLE_KEYBOARD_USB (1u << 1) /* servers/usb */
+#define CONSOLE_INPUT_LIMIT 256u       /* bytes in one SYS_CONSOLE_INPUT */
+
 /* SYS_IRQ_ATTACH_MSI's answer: write address and data into an MSI-X table
  * entry (or the MSI capability) to interrupt the caller's core. */
 struct msi_message {

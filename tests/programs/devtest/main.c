@@ -35,6 +35,8 @@ static void check_refused(void)
     expect("spawn_driver",
            spawn_with_flags("hello", NULL, CORE_ANY, PRIORITY_APPLICATION, SPAWN_DRIVER),
            -E_PERMISSION);
+    expect("console_input", console_input("x", 1), -E_PERMISSION); /* typing into the shell */
+    expect("keyboard_ready", keyboard_ready(CONSOLE_KEYBOARD_USB), -E_PERMISSION);
 }
 
 static void check_pci_rules(void)
@@ -120,6 +122,17 @@ static void check_high_apic_rules(void)
     expect("irq_high_apic", irq_attach(11), -E_INVALID);
 }
 
+/* The keyboard calls' bounds; nothing is typed (0 bytes), no keyboard announced. */
+static void check_console_rules(void)
+{
+    static char bytes[CONSOLE_INPUT_LIMIT + 1];
+    expect("console_input_too_big", console_input(bytes, sizeof(bytes)), -E_TOO_BIG);
+    expect("console_input_bad_pointer", console_input((const void *)0x10, 4), -E_FAULT);
+    expect("console_input_nothing", console_input(bytes, 0), 0);
+    expect("keyboard_ready_ps2", keyboard_ready(CONSOLE_KEYBOARD_PS2), -E_INVALID);
+    expect("keyboard_ready_unknown", keyboard_ready(1u << 5), -E_INVALID);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "refused") == 0) {
@@ -130,6 +143,7 @@ int main(int argc, char **argv)
         check_dma_rules();
         check_irq_rules();
         check_msi_rules();
+        check_console_rules();
     } else if (argc == 2 && strcmp(argv[1], "high-apic") == 0) {
         check_high_apic_rules();
     } else {

@@ -1,9 +1,10 @@
 /* readbyte_cases.c: the file library's readbyte buffer (lib/readbyte.c)
  * against the process's own writes: a write inside one buffered block,
- * across two, across three (larger than a block), and past a buffered last
- * block's bytes (which drops it) must all read back at once, and match
- * what FS holds once the buffer is dropped. A model of the file is kept
- * here and compared byte for byte. */
+ * across two, across three (larger than a block), past a buffered last
+ * block's bytes (which drops it), and a write further on that makes a
+ * buffered partial last block whole (the file grows past it) must all read
+ * back at once, and match what FS holds once the buffer is dropped. A model
+ * of the file is kept here and compared byte for byte. */
 #include "cases.h"
 #include "report.h"
 #include <formica/file.h>
@@ -46,6 +47,32 @@ static bool buffer_every_block(int fd)
     return ok;
 }
 
+#define RB_GROWN_LAST_BYTES 100u /* the buffered last block's bytes before the file grows */
+
+/* A partial last block buffered, then the file grown past it by a write two
+ * blocks further on: the block is whole now (its new bytes a hole, zeros),
+ * and readbyte must return as many bytes as pread, the same ones. */
+static void run_readbyte_growth_case(void)
+{
+    int fd = open("/fstest/rgrow.bin", O_RDWR | O_CREAT | O_TRUNC);
+    memset(model, 0, sizeof model);
+    model_size = STORAGE_BLOCK_BYTES + RB_GROWN_LAST_BYTES;
+    bool made = fd >= 0 && ftruncate(fd, model_size) == 0 &&
+                reads_as_model(fd, STORAGE_BLOCK_BYTES, RB_GROWN_LAST_BYTES);
+    report("readbyte_partial_last_block_buffered", made, fd);
+    bool grown = write_bytes(fd, 3 * STORAGE_BLOCK_BYTES, 16, 0xe5);
+    long got = readbyte(fd, 1000, STORAGE_BLOCK_BYTES, read_back);
+    uint8_t from_fs[1000];
+    long read = pread(fd, from_fs, sizeof from_fs, STORAGE_BLOCK_BYTES);
+    report("readbyte_after_growth_past_buffered_block",
+           grown && got == 1000 && read == 1000 &&
+               memcmp(read_back, model + STORAGE_BLOCK_BYTES, 1000) == 0 &&
+               memcmp(from_fs, read_back, 1000) == 0,
+           got);
+    report("readbyte_grown_file_buffered", reads_as_model(fd, 0, (uint32_t)model_size), 0);
+    report("readbyte_grown_close", close(fd) == 0, 0);
+}
+
 void run_readbyte_cases(void)
 {
     int fd = open("/fstest/rbuf.bin", O_RDWR | O_CREAT | O_TRUNC);
@@ -72,4 +99,5 @@ void run_readbyte_cases(void)
     bool dropped = readbyte_invalidate(fd) == 0;
     report("readbyte_matches_fs", dropped && reads_as_model(fd, 0, (uint32_t)model_size), 0);
     report("readbyte_close", close(fd) == 0, 0);
+    run_readbyte_growth_case();
 }

@@ -1,6 +1,7 @@
 /* hostile.h: what the attack files of tests/programs/hostile share: the one @json
- * line per attempt, and the attacks of other users' files (ownership.c)
- * and of the shared servers' capacity (fair_share.c). */
+ * line per attempt, and the attacks of other users' files (ownership.c),
+ * of the shared servers' capacity (fair_share.c) and of the published
+ * region slots (regions.c). */
 #pragma once
 #include <stdint.h>
 
@@ -45,3 +46,10 @@ int write_secret_after_truncate(const char *mode);
  * truncates it and `hostile secret` takes the blocks. */
 int read_during_free(const char *mode);
 int free_during_read(const char *mode);
+
+/* regions.c: `hostile regions PREFIX COUNT BYTES [MARK]` has COUNT children
+ * (`hostile region NAME BYTES PARENT`) each register a name and map a
+ * published region of BYTES, reports each result, and with MARK makes that
+ * file and holds them until killed. */
+int take_regions(const char *prefix, uint32_t count, uint64_t bytes, const char *mark);
+int hold_region(const char *name, uint64_t bytes, long parent);

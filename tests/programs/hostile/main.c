@@ -7,7 +7,9 @@
  * `hostile keeplends MODE` and `hostile secret MODE` keep lent pages past
  * their blocks' end while another user writes (stale_lends.c),
  * `hostile nostats` (spawned without RIGHT_STATISTICS) asks for the pager's report,
- * `hostile entry ADDRESS` jumps to the kernel's `syscall` entry at ADDRESS;
+ * `hostile entry ADDRESS [RETURN]` jumps to the kernel's `syscall` entry at ADDRESS
+ * (with RCX = RETURN: a return address the kernel must refuse);
+ * `hostile regions ...` takes published regions (regions.c);
  * `icaflood`, `ringflood` and `hog` flood the ICA pools, the servers' rings
  * and a core (floods.c); the modes of hostile.h attack other users' files and the
  * servers' shares (tests/integration/test_ownership.py). */
@@ -317,8 +319,30 @@ static void entry_jump(uint64_t entry)
     expect("entry_jump_gives_no_privileged_flags", (long)(flags & 0x7000), 0);
 }
 
+/* The same jump, with RCX = `return_address` (one a program may not return
+ * to: at or above USER_SPACE_END, or not canonical) and the call a console
+ * write of ENTRY_CALL_SERVED: the kernel must end the process (exit code
+ * 128 + 13) before it serves the call or returns to that address. */
+#define ENTRY_CALL_SERVED "entry: the call was served\n"
+static void entry_jump_returning_to(uint64_t entry, uint64_t return_address)
+{
+    static const char served[] = ENTRY_CALL_SERVED;
+    printf("@json {\"kind\":\"hostile_entry\",\"return_address\":\"0x%lx\"}\n",
+           (unsigned long)return_address);
+    fflush_console();
+    __asm__ volatile("mov %[flags], %%r11\n\t"
+                     "jmp *%[entry]"
+                     :
+                     : "a"((long)SYS_CONSOLE_WRITE), "D"(served), "S"(sizeof served - 1),
+                       "c"(return_address), [flags] "i"(0x202), [entry] "r"(entry)
+                     : "r11", "memory");
+    __builtin_unreachable();
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 3 && strcmp(argv[1], "entry") == 0)
+        entry_jump_returning_to(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
     if (argc > 2 && strcmp(argv[1], "entry") == 0) {
         entry_jump(strtoul(argv[2], NULL, 0));
         return failures == 0 ? 0 : 1;
@@ -373,6 +397,11 @@ int main(int argc, char **argv)
         return new_region_on_full_disk();
     if (argc > 2 && strcmp(argv[1], "await") == 0)
         return await_mark(argv[2], argc > 3 ? strtoul(argv[3], NULL, 10) : 0);
+    if (argc > 4 && strcmp(argv[1], "regions") == 0)
+        return take_regions(argv[2], (uint32_t)strtoul(argv[3], NULL, 10),
+                            strtoul(argv[4], NULL, 0), argc > 5 ? argv[5] : NULL);
+    if (argc > 4 && strcmp(argv[1], "region") == 0)
+        return hold_region(argv[2], strtoul(argv[3], NULL, 0), (long)strtol(argv[4], NULL, 10));
     storage_attacks();
     pager_attacks();
     statistics_attack();

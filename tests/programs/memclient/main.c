@@ -60,8 +60,9 @@ static void print_nodes(void)
                cluster.nodes[i].capacity_bytes >> 20);
     }
     printf("@json {\"kind\":\"memnegotiate\",\"nodes\":%u,\"capacity_bytes\":%lu,"
-           "\"block_bytes\":%u,\"blocks\":%lu}\n",
-           cluster.node_count, total, cluster.block_bytes, cluster.placement.total_blocks);
+           "\"block_bytes\":%u,\"blocks\":%lu,\"nic\":\"%s\",\"fragment_bytes\":%u}\n",
+           cluster.node_count, total, cluster.block_bytes, cluster.placement.total_blocks,
+           net_card_kind(), cluster.fragment_bytes);
 }
 
 static long store_all(int64_t *slots, uint64_t count, uint8_t *block, struct timing *timing)
@@ -134,10 +135,11 @@ static void print_results(const int64_t *slots, uint64_t count, const struct tim
     print_placement(slots, count);
     printf(",\"store_us\":%lu,\"retrieve_us\":%lu,\"store_bytes_per_s\":%lu,"
            "\"retrieve_bytes_per_s\":%lu,\"store_latency_us\":%lu,\"retrieve_latency_us\":%lu,"
-           "\"retransmissions\":%lu,\"duplicates\":%lu,\"clock\":\"tsc\"}\n",
+           "\"retransmissions\":%lu,\"duplicates\":%lu,\"nic\":\"%s\",\"clock\":\"tsc\"}\n",
            timing->store_us, timing->retrieve_us, per_second(bytes, timing->store_us),
            per_second(bytes, timing->retrieve_us), timing->store_us / count,
-           timing->retrieve_us / count, cluster.stats.retransmissions, cluster.stats.duplicates);
+           timing->retrieve_us / count, cluster.stats.retransmissions, cluster.stats.duplicates,
+           net_card_kind());
 }
 
 int main(int argc, char **argv)
@@ -150,7 +152,14 @@ int main(int argc, char **argv)
     uint32_t block_bytes = (uint32_t)strtoul(argv[2], NULL, 0) << 10;
     uint64_t count = strtoul(argv[3], NULL, 0);
     uint64_t wait_us = argc == 5 ? strtoul(argv[4], NULL, 0) * 1000000 : NEGOTIATE_WAIT_US;
-    long result = memnode_cluster_open(&cluster, nodes, block_bytes, wait_us);
+    long result = net_open();
+    if (result < 0) {
+        printf("memclient: no usable network card: %s\n", error_text(result));
+        printf("@json {\"kind\":\"memclient\",\"ok\":false,\"stage\":\"network\",\"error\":%ld}\n",
+               result);
+        return 1;
+    }
+    result = memnode_cluster_open(&cluster, nodes, block_bytes, wait_us);
     if (result < 0) {
         printf("memclient: negotiation failed (%u of %u nodes answered): %s\n", cluster.node_count,
                nodes, error_text(result));

@@ -1,0 +1,76 @@
+# Every benchmark of build/bench/ runs its --smoke mode (build/bench/bench_output.py): its whole
+# set-up (the images, NVM files, disk copies and Linux guest it prepares, the start probes of a
+# KVM series), every kind of boot it makes at the smallest size, and its outputs, written to a
+# scratch folder (FORMICA_BENCH_OUT) instead of build/out/bench/. So a change that breaks
+# `make bench` (journal_bench's images once left the shell's user no place to create Bonnie's
+# file) fails here. The numbers mean nothing and are not looked at: only that each benchmark
+# finishes and writes what its report needs.
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import formica
+
+pytestmark = pytest.mark.usefixtures("built")
+
+TIMEOUT = 900  # a smoke run takes 5 s to 3 min here; the host is shared and loaded
+
+
+def evaluate_reaches_every_series(out):
+    """The evaluation reaches every series it plans: Formica timed and icount at #1 and on 1
+    vCPU, Linux timed and icount; a KVM series (or a system's part of it) that cannot run here
+    is named in the report instead of waiting for its boots."""
+    data = json.loads((out / "evaluate.json").read_text())
+    series = {(row["system"], row["series"], row["config"]) for row in data["results"]}
+    assert {("formica", "tcg", "#1"), ("formica", "tcg", "1core"), ("formica", "icount", "#1"),
+            ("formica", "icount", "1core"), ("linux", "tcg", "linux"),
+            ("linux", "icount", "linux")} <= series, series
+    assert not data["settings"]["failed_boots"], data["settings"]["failed_boots"]
+    report = (out / "evaluate.md").read_text()
+    assert all(left_out in report for left_out in data["settings"]["left_out"]), report[-3000:]
+
+
+# benchmark: (its script, the files it writes, @json kinds it prints, a further check or None)
+BENCHMARKS = {
+    "ipcbench": ("ipcbench.py", ["ipcbench.json", "ipcbench.csv", "ipcbench.md"], [], None),
+    "journal": ("journal_bench.py", ["journal.json", "journal.md"], ["journal_bench"], None),
+    "fair_share": ("fair_share.py", ["fair_share.json", "fair_share.md"], ["bench_fair"], None),
+    "evaluate": ("evaluate.py", ["evaluate.json", "evaluate.csv", "evaluate.md"], [],
+                 evaluate_reaches_every_series),
+    "pager": ("pager_bench.py",
+              ["pager.json", "pager.csv", "pager.md", "pager_vs_linux.json", "pager_vs_linux.md"],
+              ["sort", "memseq", "pager_bench_node", "pager_vs_linux", "pager_vs_linux_kvm"], None),
+    "scale": ("scale.py", ["scale.json", "scale.md"], ["bench_scale"], None),
+    "cores_scaling": ("cores_scaling.py", ["cores_scaling.json", "cores_scaling.md"],
+                      ["cores_scaling"], None),
+}
+
+
+def smoke(script, out):
+    environment = dict(os.environ, FORMICA_BENCH_OUT=str(out))
+    return subprocess.run([sys.executable, f"build/bench/{script}", "--smoke"], cwd=formica.REPO_ROOT,
+                          env=environment, capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def json_kinds(text):
+    return {result["kind"] for result in formica.parse_json_lines(text.splitlines())}
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_benchmark_smoke_run(name, tmp_path):
+    script, files, kinds, check = BENCHMARKS[name]
+    built_disk = formica.OUT_DIR / "disk.img"
+    disk_written = built_disk.stat().st_mtime_ns
+    done = smoke(script, tmp_path)
+    assert done.returncode == 0, f"{script} --smoke: exit {done.returncode}\n{done.stdout[-6000:]}\n" \
+                                 f"{done.stderr[-4000:]}"
+    missing = [file for file in files if not (tmp_path / file).is_file()]
+    assert not missing, f"{script} --smoke wrote no {missing}: {sorted(p.name for p in tmp_path.iterdir())}"
+    assert set(kinds) <= json_kinds(done.stdout), done.stdout[-6000:]
+    # every boot had a disk of its own: the build's image, which the tests copy, is as built
+    assert built_disk.stat().st_mtime_ns == disk_written, f"{script} --smoke wrote {built_disk}"
+    if check:
+        check(tmp_path)

@@ -29,6 +29,7 @@ static const char *const error_texts[E_ERROR_COUNT] = {
     [E_SERVER_ENDED] = "server ended before answering",
     [E_NEEDS_DATA] = "a data ICA is needed",
     [E_READ_ONLY] = "read-only file system",
+    [E_STALE] = "asked as of an older view: ask again",
 };
 
 const char *error_text(long code)

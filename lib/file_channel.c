@@ -232,6 +232,25 @@ static inline bool sent_once(struct resend *resend, long *result)
     return request_call_answered(file_channel_fs_pid, file_channel_control, result);
 }
 
+/* The pid of FS's owner, instance 0 (< 0: not looked up yet). */
+static long owner_pid = -1;
+
+/* A read an FS replica answered -E_STALE (its view was older than a block
+ * it read, which the owner freed meanwhile: docs/storage.md, "FS
+ * replicas"): sent again, as it was, to the owner, which never answers so.
+ * The data ICAs of the stale answer are sorted already. Apart and cold. */
+static __attribute__((noinline, cold)) long ask_the_owner(struct resend *resend)
+{
+    struct ica_control *page = file_channel_page();
+    page->arrival = 0;
+    resend->attempts = 1; /* prepare_send restores the message (prepare_again) */
+    long result = request_call_retrying_instance(SERVER_NAME_FS, 0, &owner_pid,
+                                                 file_channel_control, prepare_send, resend);
+    if (page->arrival == ICA_ARRIVED_AS_RESULT)
+        take_returned_data(page, resend->attach);
+    return result;
+}
+
 /* Sends the prepared request to FS and waits; an FS that ends meanwhile is
  * waited for and the request sent again when that is safe (repeatable). */
 long file_channel_call(bool attach_data)
@@ -250,6 +269,8 @@ long file_channel_call(bool attach_data)
                                         prepare_send, &resend, resend.attempts);
     if (page->arrival == ICA_ARRIVED_AS_RESULT)
         take_returned_data(page, attach_data);
+    if (result == -E_STALE)
+        result = ask_the_owner(&resend);
     return result;
 }
 
@@ -286,6 +307,14 @@ long file_channel_request3_in_general(uint32_t operation, uint64_t handle, uint6
     return file_channel_call(false);
 }
 
+long file_channel_request3_at_owner(uint32_t operation, uint64_t handle, uint64_t where,
+                                    uint64_t count)
+{
+    struct resend resend = {.operation = operation, .attach = false};
+    put_range(resend.message, handle, where, count);
+    return ask_the_owner(&resend);
+}
+
 long file_channel_request3_outcome(uint32_t operation, uint64_t handle, uint64_t where,
                                    uint64_t count, long sent)
 {
@@ -295,6 +324,8 @@ long file_channel_request3_outcome(uint32_t operation, uint64_t handle, uint64_t
     long result = sent != 0 ? sent : page->result;
     if (page->data_count > 0)
         take_returned_data(page, false); /* with none, it has nothing to sort */
+    if (result == -E_STALE)
+        return file_channel_request3_at_owner(operation, handle, where, count);
     return result;
 }
 

@@ -76,6 +76,10 @@ static inline bool file_channel_answered_alone(const struct ica_control *page, l
  * result, the data ICAs that came back sorted. */
 long file_channel_request3_outcome(uint32_t operation, uint64_t handle, uint64_t where,
                                    uint64_t count, long sent);
+/* The request sent to FS's owner (instance 0), after an FS replica
+ * answered it -E_STALE (docs/storage.md, "FS replicas"): the result. */
+long file_channel_request3_at_owner(uint32_t operation, uint64_t handle, uint64_t where,
+                                    uint64_t count);
 /* The request on a ready channel: the result or an error. */
 static inline long file_channel_request3_ready(uint32_t operation, uint64_t handle, uint64_t where,
                                                uint64_t count)

@@ -37,6 +37,8 @@ static inline long readblock_result(const struct ica_control *page, uint64_t siz
 static long readblock_from(uint64_t handle, uint64_t size, uint64_t blkoff, const void **data,
                            long bytes)
 {
+    if (bytes == -E_STALE) /* a replica's view was too old: the owner answers */
+        bytes = file_channel_request3_at_owner(FS_READBLOCK, handle, blkoff, size);
     if (bytes == -E_NEEDS_DATA)
         bytes = ask_fs_with_data(handle, size, blkoff);
     if (bytes < 0)

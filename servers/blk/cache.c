@@ -3,6 +3,7 @@
  * CACHE_READ_AHEAD blocks in the same disk transfer), write, statistics. */
 #include "cache_internal.h"
 #include <formica/errors.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,4 +197,53 @@ const uint8_t *cache_dirty_contents(struct cache *cache, uint64_t number)
 {
     struct cache_block *block = cache_lookup(cache, number);
     return block != NULL && block->valid && block->dirty ? block->data : NULL;
+}
+
+/* Whether `block` is lent to someone now. */
+static bool is_lent(const struct cache *cache, const struct cache_block *block)
+{
+    return block->handle != 0 && cache->memory.pinned != NULL &&
+           cache->memory.pinned(cache->memory.context, block->handle);
+}
+
+/* A cached block out of the hash table, its bytes kept for its borrowers
+ * (a dirty one written back first). */
+static void retire(struct cache *cache, struct cache_block *block)
+{
+    if (block->dirty) {
+        int error = cache_write_back_run(cache, block);
+        if (error != 0) {
+            printf("blk: write-back of freed block %lu failed: %s; its bytes are dropped\n",
+                   (unsigned long)block->number, error_text(error));
+            block->dirty = false;
+            cache->stats.dirty--;
+        }
+    }
+    cache_hash_remove(cache, block);
+    block->valid = false;
+    block->retired = true;
+    cache->stats.cached--;
+    cache->stats.retired++;
+}
+
+int cache_retire(struct cache *cache, uint64_t number)
+{
+    if (!cache_owns(cache, number))
+        return -E_INVALID;
+    struct cache_block *block = cache_lookup(cache, number);
+    if (block == NULL || block->busy)
+        return 0;
+    if (block->dirty && !is_lent(cache, block))
+        return 0; /* nobody sees it: the next owner's bytes overwrite it in place */
+    retire(cache, block);
+    return 0;
+}
+
+void cache_retire_lent(struct cache *cache)
+{
+    for (uint32_t i = 0; i < cache->capacity; i++) {
+        struct cache_block *block = &cache->blocks[i];
+        if (block->valid && !block->busy && is_lent(cache, block))
+            retire(cache, block);
+    }
 }

@@ -44,10 +44,11 @@ struct cache_block {
     bool dirty;      /* changed since it was read or written back */
     bool referenced; /* CLOCK's second-chance bit, set on every use */
     bool busy;       /* being filled: not a victim */
+    bool retired;    /* out of the hash, its old bytes kept for its borrowers (cache_retire) */
 };
 
 struct cache_stats {
-    uint64_t hits, misses, read_ahead, written_back, evictions;
+    uint64_t hits, misses, read_ahead, written_back, evictions, retired;
     uint32_t dirty, cached, capacity;
 };
 
@@ -164,6 +165,20 @@ static inline int cache_patch(struct cache *cache, uint64_t number, uint32_t off
     cache_patch_block(cache, block, offset, in, length);
     return 0;
 }
+/* FS freed block `number`: no lent page may show what its next owner
+ * writes (docs/storage.md, "Freed blocks and lent pages"). A clean cached
+ * copy leaves the hash table (retired), so the block's next use takes a
+ * fresh slot; the retired slot keeps the old bytes for whoever borrows it
+ * and CLOCK reuses it once nobody does (memory.pinned). A dirty copy that
+ * is lent is written back first, then retired (the free may yet be undone
+ * by an FS that ends before it commits: the bytes must reach the disk); a
+ * dirty one nobody borrows stays in place, to be overwritten. 0, or
+ * -E_INVALID for a block of another shard; a failed write-back is logged
+ * and its bytes are dropped. */
+int cache_retire(struct cache *cache, uint64_t number);
+/* cache_retire of every block lent now (an FS owner that starts does not
+ * know what the last one freed without telling). */
+void cache_retire_lent(struct cache *cache);
 /* Writes every dirty block back (runs of consecutive blocks together), then
  * flushes the disk's write cache: a barrier. */
 int cache_sync(struct cache *cache);

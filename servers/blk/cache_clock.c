@@ -11,7 +11,8 @@ static struct cache_block *next_victim(struct cache *cache)
         cache->hand = (cache->hand + 1) % cache->capacity;
         if (block->busy)
             continue;
-        if (block->valid && block->handle != 0 && cache->memory.pinned != NULL &&
+        if ((block->valid || block->retired) && block->handle != 0 &&
+            cache->memory.pinned != NULL &&
             cache->memory.pinned(cache->memory.context, block->handle))
             continue; /* lent out: someone reads it right now */
         if (!block->valid)
@@ -39,6 +40,7 @@ int cache_take_slot(struct cache *cache, struct cache_block **slot)
         cache->stats.cached--;
     }
     victim->valid = false;
+    victim->retired = false;
     victim->busy = true;
     *slot = victim;
     return 0;

@@ -5,15 +5,19 @@
  * stack (the application itself for an FS_READBLOCK: direct return). Lends
  * are bounded per client and in all (cache_lends.c); past that BLK copies.
  * A shard refuses every block another shard owns (formica/blk_stripes.h):
- * a client's bug never makes two shards cache one block. */
+ * a client's bug never makes two shards cache one block. The blocks FS
+ * frees are retired (BLK_RETIRE): no lent page shows their next owner's
+ * bytes, and an FS replica's read as of an older view is refused. */
 #include "requests.h"
 #include "cache_lends.h"
 #include "disk_client.h"
+#include "retired_blocks.h"
 #include <formica/data_ica.h>
 #include <formica/errors.h>
 #include <formica/protocol/blk_dispatch.h>
 #include <formica/refusal_log.h>
 #include <formica/storage.h>
+#include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -59,12 +63,17 @@ static inline long check_block(const struct cache *cache, const struct ica_contr
     return 0;
 }
 
-/* What BLK_READ and BLK_WRITE both ask: which blocks, and how. */
+/* What BLK_READ and BLK_WRITE both ask: which blocks, and how (a read
+ * with BLK_AS_OF: as of which view). */
 struct transfer {
     uint64_t first_block;
     uint32_t blocks;
     uint32_t flags;
+    uint64_t as_of, as_of_shard;
 };
+
+static struct retired_blocks retired;
+static long this_shard; /* this process's pid, which a view names (BLK_AS_OF) */
 
 static uint64_t block_at(const struct ica_control *page, const struct transfer *asked,
                          uint32_t index)
@@ -91,6 +100,19 @@ static long check_transfer(const struct cache *cache, const struct ica_control *
         if (error != 0)
             return error;
     }
+    return 0;
+}
+
+/* A read as of an FS replica's view (BLK_AS_OF): -E_STALE when the view
+ * knew another process as this shard (it may have missed what a shard
+ * that ended was told), or a block was retired after it. */
+static long check_view(const struct ica_control *page, const struct transfer *asked)
+{
+    if (asked->as_of_shard != (uint64_t)this_shard)
+        return -E_STALE;
+    for (uint32_t i = 0; i < asked->blocks; i++)
+        if (!retired_blocks_unchanged_since(&retired, block_at(page, asked, i), asked->as_of))
+            return -E_STALE;
     return 0;
 }
 
@@ -170,6 +192,8 @@ static long transfer(struct cache *cache, uint64_t control, const struct transfe
 {
     struct ica_control *page = ica_control_of(control);
     long error = check_transfer(cache, page, asked);
+    if (error == 0 && !write && (asked->flags & BLK_AS_OF))
+        error = check_view(page, asked);
     if (error != 0)
         return error;
     page->lent_count = 0;
@@ -275,7 +299,8 @@ static inline long lend_one(struct cache *cache, uint64_t control, struct ica_co
 static long read_in_general(struct cache *cache, uint64_t control,
                             const struct blk_read_message *message)
 {
-    struct transfer asked = {message->first_block, message->blocks, message->flags};
+    struct transfer asked = {message->first_block, message->blocks, message->flags, message->as_of,
+                             message->as_of_shard};
     return transfer(cache, control, &asked, false);
 }
 
@@ -296,8 +321,33 @@ long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *me
 
 long blk_write(struct cache *cache, uint64_t control, struct blk_write_message *message)
 {
-    struct transfer asked = {message->first_block, message->blocks, message->flags & ~BLK_LEND};
+    struct transfer asked = {message->first_block, message->blocks,
+                             message->flags & ~(BLK_LEND | BLK_AS_OF), 0, 0};
     return transfer(cache, control, &asked, true);
+}
+
+long blk_retire(struct cache *cache, uint64_t control, struct blk_retire_message *message)
+{
+    const struct ica_control *page = ica_control_of(control);
+    const uint32_t *blocks = (const uint32_t *)page->payload;
+    if (message->blocks > LIST_CAPACITY || (message->flags & ~(BLK_RETIRE_ALL | BLK_RETIRE_SEAL)))
+        return refuse(page, "retire of more blocks than the payload holds, or unknown flags");
+    for (uint32_t i = 0; i < message->blocks; i++) {
+        long refused = check_block(cache, page, blocks[i]);
+        if (refused != 0)
+            return refused;
+    }
+    if (message->flags & BLK_RETIRE_ALL) {
+        cache_retire_lent(cache);
+        retired_blocks_note_all(&retired, message->sequence);
+    }
+    for (uint32_t i = 0; i < message->blocks; i++) {
+        cache_retire(cache, blocks[i]);
+        retired_blocks_note(&retired, blocks[i], message->sequence);
+    }
+    if (message->flags & BLK_RETIRE_SEAL)
+        retired_blocks_seal(&retired, message->sequence);
+    return 0;
 }
 
 long blk_stats(struct cache *cache, uint64_t control, struct blk_stats_message *message)
@@ -375,6 +425,7 @@ static uint64_t receive_after_failed_return(long error)
 
 _Noreturn void blk_serve(struct cache *cache)
 {
+    this_shard = process_id();
     long first = ica_receive(0);
     if (first < 0)
         receive_failed(first);

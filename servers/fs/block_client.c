@@ -32,17 +32,29 @@ struct blk_transfer {
     uint64_t disk_block;
 };
 
+struct block_client_view block_client_view;
+
+void block_client_view_set(uint64_t as_of)
+{
+    block_client_view.active = true;
+    block_client_view.as_of = as_of;
+    for (uint32_t i = 0; i < block_client_shards.count; i++)
+        block_client_view.shards[i] = block_client_shards.pids[i];
+}
+
 /* Fills the control ICA for one attempt (again after a BLK restart: the
- * data ICA comes back with a request BLK never answered, bytes intact). */
+ * data ICA comes back with a request BLK never answered, bytes intact; a
+ * replica's read keeps the view it had, which the new shard refuses). */
 static long prepare_transfer(void *context)
 {
     const struct blk_transfer *asked = context;
     request_prepare(control, asked->operation);
     struct ica_control *page = ica_control_of(control);
-    if (asked->operation == BLK_READ)
+    if (asked->operation == BLK_READ) {
         *blk_read_of(page) =
             (struct blk_read_message){.first_block = asked->disk_block, .blocks = 1};
-    else
+        block_client_view_stamp(blk_read_of(page), block_client_shard_of(asked->disk_block));
+    } else
         *blk_write_of(page) =
             (struct blk_write_message){.first_block = asked->disk_block, .blocks = 1};
     return request_attach(control, data);
@@ -60,6 +72,31 @@ static int blk_transfer(uint32_t operation, uint64_t disk_block)
 long block_client_reconnect(uint32_t shard, long gone)
 {
     return blk_shards_reconnect(&block_client_shards, shard, gone);
+}
+
+struct blk_retirement {
+    const uint32_t *blocks;
+    uint32_t count, flags;
+    uint64_t sequence;
+};
+
+static long prepare_retire(void *context)
+{
+    const struct blk_retirement *asked = context;
+    request_prepare(control, BLK_RETIRE);
+    struct ica_control *page = ica_control_of(control);
+    *blk_retire_of(page) = (struct blk_retire_message){
+        .sequence = asked->sequence, .blocks = asked->count, .flags = asked->flags};
+    if (asked->count > 0)
+        memcpy(page->payload, asked->blocks, asked->count * sizeof(uint32_t));
+    return 0;
+}
+
+long block_client_retire(uint32_t shard, const uint32_t *blocks, uint32_t count, uint64_t sequence,
+                         uint32_t flags)
+{
+    struct blk_retirement asked = {blocks, count, flags, sequence};
+    return blk_shards_call(&block_client_shards, shard, control, prepare_retire, &asked);
 }
 
 static void locate(const struct ext2_device *device, uint64_t block, uint64_t *disk_block,

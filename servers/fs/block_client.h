@@ -59,3 +59,31 @@ long block_client_sync(void);
 /* The shard `shard` that replaced `gone` (a restart), waited for; used by
  * the readblock forward. < 0 if it does not come back. */
 long block_client_reconnect(uint32_t shard, long gone);
+/* BLK_RETIRE of `count` disk blocks (all of shard `shard`) as of
+ * `sequence`, with `flags`; retried over the shard's restart. 0 or an error. */
+long block_client_retire(uint32_t shard, const uint32_t *blocks, uint32_t count, uint64_t sequence,
+                         uint32_t flags);
+
+/* An FS replica's view of the file system (docs/storage.md, "FS
+ * replicas"): the owner's operation log applied up to `as_of`, and each
+ * shard's pid at that moment. While `active`, every BLK_READ it sends
+ * carries them (BLK_AS_OF): a block freed since, or a shard restarted since,
+ * is refused with -E_STALE, and the replica looks again. */
+struct block_client_view {
+    bool active;
+    uint64_t as_of;
+    long shards[SERVER_INSTANCES_MAX];
+};
+extern struct block_client_view block_client_view;
+/* The view is now as of `as_of` (an FS replica, before each request). */
+void block_client_view_set(uint64_t as_of);
+/* A BLK_READ to shard `shard` marked with the view, if there is one.
+ * Inline: every readblock forward asks. */
+static inline void block_client_view_stamp(struct blk_read_message *read, uint32_t shard)
+{
+    if (!block_client_view.active)
+        return;
+    read->flags |= BLK_AS_OF;
+    read->as_of = block_client_view.as_of;
+    read->as_of_shard = (uint64_t)block_client_view.shards[shard];
+}

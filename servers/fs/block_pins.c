@@ -59,8 +59,10 @@ static long prepare_borrow(void *context)
 {
     const struct borrow_request *asked = context;
     request_prepare(asked->control, BLK_READ);
-    *blk_read_of(ica_control_of(asked->control)) =
+    struct blk_read_message *read = blk_read_of(ica_control_of(asked->control));
+    *read =
         (struct blk_read_message){.first_block = asked->disk_block, .blocks = 1, .flags = BLK_LEND};
+    block_client_view_stamp(read, block_client_shard_of(asked->disk_block));
     return 0;
 }
 
@@ -84,8 +86,9 @@ void block_pins_open(uint32_t instances)
 
 /* Borrows `disk_block` from its shard into `pin`; the request itself lets
  * the slot's earlier block go (passing the control ICA on ends its lend).
- * False when BLK does not lend it (it copies instead, or failed). */
-static bool borrow(struct block_pin *pin, uint64_t disk_block, uint32_t shard)
+ * False when BLK does not lend it (it copies instead, or failed); *stale
+ * when it refused a replica's view as too old. */
+static bool borrow(struct block_pin *pin, uint64_t disk_block, uint32_t shard, bool *stale)
 {
     if (pin->control == 0)
         return false; /* its control ICA was lost */
@@ -98,6 +101,7 @@ static bool borrow(struct block_pin *pin, uint64_t disk_block, uint32_t shard)
         return false;
     }
     const struct ica_control *page = ica_control_of(pin->control);
+    *stale = result == -E_STALE;
     if (result < 0 || page->lent_count != 1)
         return false;
     pin->block = page->lent[0];
@@ -116,8 +120,9 @@ static __attribute__((noinline)) long borrow_and_answer(struct block_pin *pin, u
         pin->referenced = false;
         return BLOCK_NOT_PINNED;
     }
-    if (!borrow(pin, disk_block, shard))
-        return BLOCK_NOT_PINNED;
+    bool stale = false;
+    if (!borrow(pin, disk_block, shard, &stale))
+        return stale ? -E_STALE : BLOCK_NOT_PINNED;
     return lend_on(pin, control);
 }
 
@@ -157,6 +162,21 @@ static uint32_t release_all(void)
     }
     replacements_earned = 0;
     return borrowed;
+}
+
+void block_pins_forget(uint64_t disk_block)
+{
+    if (slots == 0)
+        return;
+    struct block_pin *pin = &pins[disk_block % slots];
+    if (pin->disk_block == disk_block)
+        pin->block = 0; /* its lend ends at the slot's next borrow */
+}
+
+void block_pins_forget_all(void)
+{
+    for (uint32_t i = 0; i < slots; i++)
+        pins[i].block = 0;
 }
 
 void block_pins_refused(uint64_t disk_block, uint32_t shard, long error)

@@ -25,8 +25,17 @@ void block_pins_open(uint32_t instances);
 
 /* The answer to a one-block readblock of `disk_block` (owned by shard
  * `shard`) in the control ICA `control`: the block lent on with it
- * (STORAGE_BLOCK_BYTES), borrowed first when it may be, or BLOCK_NOT_PINNED. */
+ * (STORAGE_BLOCK_BYTES), borrowed first when it may be, or BLOCK_NOT_PINNED;
+ * -E_STALE when BLK refused an FS replica's view as too old. */
 long block_pins_answer(uint64_t control, uint64_t disk_block, uint32_t shard);
+
+/* Disk block `disk_block` was freed (the owner) or may have been (a
+ * replica told of a metadata change: all of them): its slot counts as
+ * empty, so it is never lent on again; the slot's lend of it ends at the
+ * slot's next borrow. BLK meanwhile keeps the page's old bytes for whoever
+ * still holds it (docs/storage.md, "Freed blocks and lent pages"). */
+void block_pins_forget(uint64_t disk_block);
+void block_pins_forget_all(void);
 
 /* The kernel refused, with `error`, to lend on `disk_block` of shard
  * `shard` in an answer (-E_SERVER_ENDED: its lender, the shard, has ended):

@@ -2,7 +2,8 @@
  * published region: the device the ext2 library writes through is wrapped,
  * so that each block written is published (its image while the journal's
  * running transaction holds it, its record always) before the request that
- * wrote it is answered; a BLK_PATCH is published before it is forwarded. */
+ * wrote it is answered, a whole request's records at once (replicas never
+ * see part of one); a BLK_PATCH is published before it is forwarded. */
 #include "fs_published.h"
 #include "fs_server.h"
 #include "journal.h"
@@ -88,9 +89,13 @@ static int write_data(void *context, uint64_t block, const void *buffer)
     return status;
 }
 
+/* A freed block: said so in the log before it can be handed out again (a
+ * replica's view older than that must not read it: docs/storage.md, "FS
+ * replicas"), then the devices below are told. */
 static void forget(void *context, uint64_t block)
 {
     (void)context;
+    operation_log_note_freed(&writer, (uint32_t)block);
     if (inner->forget != NULL)
         inner->forget(inner->context, block);
 }
@@ -148,8 +153,27 @@ long fs_publisher_start(struct fs_server *server)
     return 0;
 }
 
+uint64_t fs_publisher_sequence(const struct fs_server *server)
+{
+    if (server->publisher == NULL)
+        return 0;
+    return atomic_load_explicit(&server->publisher->log->tail, memory_order_acquire);
+}
+
 void fs_publish_patch(struct fs_server *server, uint32_t block)
 {
     (void)server;
     publish(block, OPERATION_DATA, NULL);
+    operation_log_make_visible(&writer); /* a small write settles: no end of request publishes it */
+}
+
+bool fs_publisher_has_unseen(const struct fs_server *server)
+{
+    return server->publisher != NULL && operation_log_has_unseen(server->publisher);
+}
+
+void fs_publisher_make_visible(struct fs_server *server)
+{
+    if (server->publisher != NULL)
+        operation_log_make_visible(server->publisher);
 }

@@ -4,7 +4,9 @@
  * from each block the log says changed, and serves FS_READ, FS_READBLOCK,
  * FS_STAT and FS_READDIR on the owner's handles (the mirror of its table);
  * every other request goes to the owner (fs_replica_route; the serve loop
- * forwards). */
+ * forwards). Its reads of BLK are as of the log it applied (a block the
+ * owner freed since is refused: -E_STALE, and the request is answered
+ * again as of a new view). */
 #include "block_client.h"
 #include "block_pins.h"
 #include "block_map_cache.h"
@@ -18,6 +20,7 @@
 #include <formica/storage.h>
 #include <formica/user.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define OWNER_WAIT_MS 120000 /* for the owner's log, as long as for a server's start */
 
@@ -32,14 +35,18 @@ static const struct open_files *owner_handles;
 
 /* A block the owner changed: its recent copy goes, and when it held
  * metadata, every remembered block map (it may have moved a block), unless
- * the change was inodes' times alone (a small write's mtime). */
+ * the change was inodes' times alone (a small write's mtime). A block it
+ * freed goes from the borrowed ones too: the owner may now give it to
+ * another file. */
 static void forget_block(void *context, uint32_t block, enum operation_kind kind)
 {
     (void)context;
-    uint64_t byte = (uint64_t)block * reader.block_size;
-    block_client_forget(byte / STORAGE_BLOCK_BYTES);
+    uint64_t disk_block = (uint64_t)block * reader.block_size / STORAGE_BLOCK_BYTES;
+    block_client_forget(disk_block);
     if (kind != OPERATION_DATA && kind != OPERATION_TIMES)
         block_map_cache_clear();
+    if (kind == OPERATION_FREED)
+        block_pins_forget(disk_block);
 }
 
 static void forget_everything(void *context)
@@ -47,13 +54,67 @@ static void forget_everything(void *context)
     (void)context;
     block_client_forget_all();
     block_map_cache_clear();
+    block_pins_forget_all();
 }
+
+static uint64_t pause_ms; /* fs_replica_delay=MS (fs_server.h) */
+static bool paused;       /* this request's pause is over */
+
+void fs_replica_catch_up(struct fs_server *server)
+{
+    operation_log_catch_up(server->replica);
+    block_client_view_set(server->replica->applied);
+    paused = false;
+}
+
+void fs_replica_pause(void)
+{
+    if (pause_ms == 0 || paused)
+        return;
+    paused = true;
+    uint64_t from = clock_microseconds();
+    sleep_ms(pause_ms);
+    uint64_t to = clock_microseconds();
+    printf("@json {\"kind\":\"fs_replica_pause\",\"from_us\":%lu,\"to_us\":%lu,"
+           "\"as_of\":%lu}\n",
+           (unsigned long)from, (unsigned long)to, (unsigned long)block_client_view.as_of);
+}
+
+static void read_pause_option(void)
+{
+    char value[24] = "";
+    if (kernel_option("fs_replica_delay", value, sizeof value) > 0)
+        pause_ms = strtoul(value, NULL, 0);
+}
+
+/* Bytes of block `block` from its image in the owner's log, if one holds
+ * it as the request's view has it: 0; -E_STALE when the owner rewrote it
+ * after the view (it may be the block's next owner's: the request is
+ * answered again as of a newer view); 1 when no image holds it (BLK has
+ * its newest contents, and checks the view). */
+static int read_image(uint64_t block, uint32_t offset, void *buffer, uint32_t length)
+{
+    switch (operation_log_read(&reader, (uint32_t)block, offset, buffer, length)) {
+    case OPERATION_IMAGE_COPIED:
+        return 0;
+    case OPERATION_IMAGE_NEWER:
+        return -E_STALE;
+    case OPERATION_IMAGE_NONE:
+        break;
+    }
+    return 1;
+}
+
+static const struct ext2_fs *replica_fs; /* the replica's mount (install_device) */
 
 static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
 {
     (void)context;
-    if (operation_log_read(&reader, (uint32_t)block, offset, buffer, length))
-        return 0;
+    if (pause_ms != 0 && !ext2_is_inode_table_block(replica_fs, (uint32_t)block))
+        fs_replica_pause(); /* past the file's inode: an indirect or directory block */
+    int found = read_image(block, offset, buffer, length);
+    if (found <= 0)
+        return found;
     return blk_device->read_bytes(blk_device->context, block, offset, buffer, length);
 }
 
@@ -62,8 +123,10 @@ static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buff
 static int read_data(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
 {
     (void)context;
-    if (operation_log_read(&reader, (uint32_t)block, offset, buffer, length))
-        return 0;
+    fs_replica_pause();
+    int found = read_image(block, offset, buffer, length);
+    if (found <= 0)
+        return found;
     return block_client_read_uncached(blk_device, block, offset, buffer, length);
 }
 
@@ -97,6 +160,7 @@ static const struct fs_published *open_published(const struct fs_server *server)
 static void install_device(struct fs_server *server)
 {
     blk_device = &server->device;
+    replica_fs = &server->fs;
     replica_device = (struct ext2_device){
         .context = &replica_device,
         .block_size = server->fs.block_size,
@@ -129,6 +193,7 @@ long fs_replica_start(struct fs_server *server)
     operation_log_reader_init(&reader, &published->log, server->fs.block_size, forget_block,
                               forget_everything, NULL);
     operation_log_catch_up(&reader);
+    read_pause_option();
     /* A replica opens and closes nothing (the owner does): it copies. */
     owner_handles = &published->handles;
     open_files_init(&handles);

@@ -52,6 +52,17 @@ long fs_publisher_start(struct fs_server *server);
 /* A BLK_PATCH of disk block `block` is on its way: published first (the
  * caller asks only when server->publisher is set). */
 void fs_publish_patch(struct fs_server *server, uint32_t block);
+/* The log's sequence now (its tail: every record so far published), the
+ * one BLK_RETIRE names; 0 without replicas. */
+uint64_t fs_publisher_sequence(const struct fs_server *server);
+/* Records of this request that replicas do not see yet, and making them
+ * visible, all at once, when it is done (before its answer and before
+ * BLK_RETIRE's sequence is taken). Every request that writes a block
+ * through the publisher changes the journal (ext3) or runs unsettled
+ * (ext2), so the serve loop asks only after those; a small write's patch
+ * is made visible at once. */
+bool fs_publisher_has_unseen(const struct fs_server *server);
+void fs_publisher_make_visible(struct fs_server *server);
 
 /* fs_replica.c: a replica's side. Maps the owner's log (read-only), waits
  * until the owner has taken it, and mounts the disk read-only, reading
@@ -70,6 +81,19 @@ enum fs_route fs_replica_route(struct fs_server *server, const struct ica_contro
 /* True when one of the blocks has an image in the owner's log (its newest
  * contents may not be in BLK yet). */
 bool fs_replica_holds(const struct fs_server *server, const uint32_t *blocks, uint32_t count);
+/* Before a request: what the owner published since is applied, and the
+ * replica's reads of BLK are as of that view (block_client_view). */
+void fs_replica_catch_up(struct fs_server *server);
+/* How often a request BLK refused as stale (-E_STALE: the view was older
+ * than a block it read) is answered again as of a new view; then the
+ * client gets -E_STALE and asks the owner (lib/file_channel.c). */
+#define FS_REPLICA_STALE_RETRIES 3u
+/* The test option fs_replica_delay=MS: a request waits MS milliseconds
+ * once, as of the view it took, before it reads a file's blocks (a
+ * readblock after its catch-up, any other at its first read past an inode
+ * table block), so a test can free and reuse the blocks meanwhile
+ * (docs/boot.md); nothing without it. */
+void fs_replica_pause(void);
 
 /* fs_problems.c: the library's problems logged (attach before the mount),
  * (on the device, before the mount), a read-only mount said so, and after a request that found one:

@@ -4,7 +4,8 @@
  * running transaction is not reused before it commits, and a freed block
  * with a copy in the log is revoked, so a replay never writes old metadata
  * over new data. Where that cannot be promised (no revoke record possible,
- * too many frees to track) the data block is logged like metadata. */
+ * too many frees to track) the data block is logged like metadata. The
+ * device below hears of each free and may keep a block from reuse too. */
 #include "ext2_internal.h"
 #include "journal.h"
 
@@ -48,7 +49,9 @@ static bool must_log_data(const struct journal *journal, uint32_t block)
 static bool may_allocate(void *context, uint64_t block)
 {
     const struct journal *journal = context;
-    return !block_set_contains(&journal->freed, (uint32_t)block);
+    const struct ext2_device *lower = journal->lower.device;
+    return !block_set_contains(&journal->freed, (uint32_t)block) &&
+           (lower->may_allocate == NULL || lower->may_allocate(lower->context, block));
 }
 
 static int write_data(void *context, uint64_t block, const void *buffer)
@@ -63,11 +66,15 @@ static int write_data(void *context, uint64_t block, const void *buffer)
 }
 
 /* A freed block: not reused before the commit, and a copy of it in the log
- * is revoked (then its reuse for data needs no logging). */
+ * is revoked (then its reuse for data needs no logging); the device below
+ * is told too (FS's: BLK retires it, freed_blocks.c). */
 static void forget(void *context, uint64_t number)
 {
     struct journal *journal = context;
     uint32_t block = (uint32_t)number;
+    const struct ext2_device *lower = journal->lower.device;
+    if (lower->forget != NULL)
+        lower->forget(lower->context, number);
     if (block_set_contains(&journal->freed, block))
         return;
     if (!block_set_put(&journal->freed, block, 0))

@@ -5,6 +5,7 @@
 #include "block_client.h"
 #include "block_pins.h"
 #include "block_map_cache.h"
+#include "freed_blocks.h"
 #include "fs_server.h"
 #include <formica/errors.h>
 #include <formica/instance.h>
@@ -72,6 +73,11 @@ static void mount_disk(struct fs_kept *kept)
     long error = block_client_open(&server.device);
     if (error == 0)
         block_pins_open(server.instance.count);
+    if (error ==
+        0) { /* before anything is written: docs/storage.md, "Freed blocks and lent pages" */
+        freed_blocks_attach(&server.device);
+        freed_blocks_retire_all();
+    }
     fs_problems_attach(&server.device);
     if (error == 0)
         error = fs_journal_mount(&server, kept);
@@ -279,10 +285,14 @@ static long forward_to_owner_and_receive(uint64_t control)
  * owner's loop only tests its instance. */
 static __attribute__((noinline, cold)) long replica_passes_on(long control)
 {
+    struct ica_control *page = ica_control_of((uint64_t)control);
     if (server.replica != NULL)
-        operation_log_catch_up(server.replica);
-    if (fs_replica_route(&server, ica_control_of((uint64_t)control)) == FS_ROUTE_SERVE)
+        fs_replica_catch_up(&server);
+    if (fs_replica_route(&server, page) == FS_ROUTE_SERVE) {
+        if (page->operation == FS_READBLOCK)
+            fs_replica_pause(); /* its blocks are mapped as of the view just taken */
         return SERVED_HERE;
+    }
     return forward_to_owner_and_receive((uint64_t)control);
 }
 
@@ -292,6 +302,30 @@ static inline long answer(uint64_t control, uint32_t operation)
     if (fs_operation_is_tagged(operation))
         return fs_answer_tagged(&server, control);
     return fs_answer(&server, control);
+}
+
+/* Times the request now served was found stale (after_answer). */
+static uint32_t stale_attempts;
+
+/* After a handler that left the journal unsettled (it changed something;
+ * a replica's never settle), what is rare (apart and cold, so the serve
+ * loop keeps its one step): a replica's request that BLK refused as stale
+ * (a block the owner freed after the replica's view) is to be taken again
+ * (false: the serve loop's replica step catches up and routes it anew), a
+ * few times (then the client gets -E_STALE and asks the owner); the
+ * owner's records of the request are made visible to replicas, then the
+ * blocks it freed are told to BLK, before anything can reuse them and
+ * before the answer (a free, like every write of a block, changes the
+ * journal, so it never settles). */
+static __attribute__((noinline, cold)) bool after_answer(long result)
+{
+    if (result == -E_STALE && server.replica != NULL && stale_attempts++ < FS_REPLICA_STALE_RETRIES)
+        return false; /* the serve loop's replica step catches up and routes it again */
+    stale_attempts = 0;
+    fs_publisher_make_visible(&server); /* the request's records, all at once */
+    if (freed_blocks_untold != 0)
+        freed_blocks_tell(fs_publisher_sequence(&server));
+    return true;
 }
 
 /* How to wait for the next request: the journal's last outcome while it
@@ -336,6 +370,12 @@ static _Noreturn void serve(void)
         /* Settled: the request changed nothing to keep or settle (only a
          * mounted FS settles, so this FS is mounted). */
         bool settled = fs_journal_settled(&server);
+        if (!settled &&
+            __builtin_expect(result == -E_STALE || freed_blocks_untold != 0 ||
+                                 stale_attempts != 0 || fs_publisher_has_unseen(&server),
+                             0) &&
+            !after_answer(result))
+            continue; /* a replica's stale answer: the same request again, as of a newer view */
         if (!settled && !fs_operation_is_tagged(operation))
             fs_keep_changes(&server); /* before the answer goes */
         end_if_asked(operation);
@@ -365,6 +405,7 @@ static long start_owner(void)
     long error = server_register_instance(SERVER_NAME_FS, 0);
     if (error == 0 && server.instance.count > 1)
         fs_publisher_start(&server); /* without it the replicas forward everything */
+    freed_blocks_tell(fs_publisher_sequence(&server)); /* the start's retire sealed */
     return error;
 }
 

@@ -7,30 +7,33 @@
 
 #define EMPTY_SLOT UINT32_MAX
 
+/* Rewrites `image` for the record `sequence` (the next one: written just after). */
 static void image_write(struct operation_image *image, uint32_t block_plus_one, const void *bytes,
-                        uint32_t length)
+                        uint32_t length, uint64_t sequence)
 {
     uint64_t version = atomic_load_explicit(&image->version, memory_order_relaxed);
     atomic_store_explicit(&image->version, version + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release); /* odd before anything else changes */
+    atomic_store_explicit(&image->sequence, sequence, memory_order_relaxed);
     atomic_store_explicit(&image->block_plus_one, block_plus_one, memory_order_relaxed);
     if (bytes != NULL)
         memcpy(image->bytes, bytes, length);
     atomic_store_explicit(&image->version, version + 2, memory_order_release);
 }
 
-static void record_append(struct operation_log *log, uint32_t block, uint32_t image,
+/* A record, visible to replicas once operation_log_make_visible publishes
+ * the tail past it. */
+static void record_append(struct operation_log_writer *writer, uint32_t block, uint32_t image,
                           enum operation_kind kind)
 {
-    uint64_t sequence = atomic_load_explicit(&log->tail, memory_order_relaxed);
-    struct operation_record *record = &log->records[sequence % OPERATION_LOG_RECORDS];
+    uint64_t sequence = writer->next++;
+    struct operation_record *record = &writer->log->records[sequence % OPERATION_LOG_RECORDS];
     atomic_store_explicit(&record->sequence, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release); /* readers of the old record see it go */
     atomic_store_explicit(&record->block, block, memory_order_relaxed);
     atomic_store_explicit(&record->image, image, memory_order_relaxed);
     atomic_store_explicit(&record->kind, (uint32_t)kind, memory_order_relaxed);
     atomic_store_explicit(&record->sequence, sequence, memory_order_release);
-    atomic_store_explicit(&log->tail, sequence + 1, memory_order_release);
 }
 
 void operation_log_writer_start(struct operation_log_writer *writer, struct operation_log *log,
@@ -52,10 +55,12 @@ void operation_log_writer_start(struct operation_log_writer *writer, struct oper
         atomic_store_explicit(&log->tail, 1, memory_order_relaxed); /* sequence 0 means "none" */
     }
     log->owner_starts++;
+    writer->next = atomic_load_explicit(&log->tail, memory_order_relaxed);
     for (uint32_t i = 0; i < OPERATION_LOG_IMAGES; i++)
         if (atomic_load_explicit(&log->images[i].block_plus_one, memory_order_relaxed) != 0)
-            image_write(&log->images[i], 0, NULL, 0);
-    record_append(log, 0, OPERATION_LOG_NO_IMAGE, OPERATION_RESET);
+            image_write(&log->images[i], 0, NULL, 0, writer->next);
+    record_append(writer, 0, OPERATION_LOG_NO_IMAGE, OPERATION_RESET);
+    operation_log_make_visible(writer);
 }
 
 /* Forgets which block image `slot` held (the image itself is rewritten by
@@ -90,7 +95,7 @@ static void image_drop(struct operation_log_writer *writer, uint32_t block)
         return;
     uint32_t slot = writer->index.values[found];
     slot_release(writer, slot);
-    image_write(&writer->log->images[slot], 0, NULL, 0);
+    image_write(&writer->log->images[slot], 0, NULL, 0, writer->next);
 }
 
 int operation_log_publish(struct operation_log_writer *writer, uint32_t block,
@@ -98,22 +103,27 @@ int operation_log_publish(struct operation_log_writer *writer, uint32_t block,
 {
     if (bytes == NULL || !writer->held(writer->held_context, block)) {
         image_drop(writer, block);
-        record_append(writer->log, block, OPERATION_LOG_NO_IMAGE, kind);
+        record_append(writer, block, OPERATION_LOG_NO_IMAGE, kind);
         return 0;
     }
     uint32_t found = block_set_find(&writer->index, block);
     uint32_t slot = found != UINT32_MAX ? writer->index.values[found] : slot_take(writer);
     if (slot == EMPTY_SLOT) {
-        record_append(writer->log, block, OPERATION_LOG_NO_IMAGE, kind);
+        record_append(writer, block, OPERATION_LOG_NO_IMAGE, kind);
         return -E_NO_SPACE;
     }
     if (found == UINT32_MAX) {
         block_set_put(&writer->index, block, slot);
         writer->slot_block[slot] = block;
     }
-    image_write(&writer->log->images[slot], block + 1, bytes, writer->block_size);
-    record_append(writer->log, block, slot, kind);
+    image_write(&writer->log->images[slot], block + 1, bytes, writer->block_size, writer->next);
+    record_append(writer, block, slot, kind);
     return 0;
+}
+
+void operation_log_note_freed(struct operation_log_writer *writer, uint32_t block)
+{
+    record_append(writer, block, OPERATION_LOG_NO_IMAGE, OPERATION_FREED);
 }
 
 bool operation_log_ready(const struct operation_log *log)
@@ -209,7 +219,7 @@ void operation_log_apply(struct operation_log_reader *reader, uint64_t tail)
             return;
         }
         uint32_t found = block_set_find(&reader->index, block);
-        if (found != UINT32_MAX)
+        if (kind != OPERATION_FREED && found != UINT32_MAX)
             index_set(reader, reader->index.values[found], EMPTY_SLOT);
         if (image != OPERATION_LOG_NO_IMAGE)
             index_set(reader, image, block);
@@ -218,13 +228,14 @@ void operation_log_apply(struct operation_log_reader *reader, uint64_t tail)
     reader->applied = tail;
 }
 
-bool operation_log_read(const struct operation_log_reader *reader, uint32_t block, uint32_t offset,
-                        void *buffer, uint32_t length)
+enum operation_image_read operation_log_read(const struct operation_log_reader *reader,
+                                             uint32_t block, uint32_t offset, void *buffer,
+                                             uint32_t length)
 {
     uint32_t found = block_set_find(&reader->index, block);
     if (found == UINT32_MAX || offset > OPERATION_LOG_IMAGE_BYTES ||
         length > OPERATION_LOG_IMAGE_BYTES - offset)
-        return false;
+        return OPERATION_IMAGE_NONE;
     const struct operation_image *image = &reader->log->images[reader->index.values[found]];
     for (;;) {
         uint64_t before = atomic_load_explicit(&image->version, memory_order_acquire);
@@ -232,10 +243,15 @@ bool operation_log_read(const struct operation_log_reader *reader, uint32_t bloc
             continue; /* the owner is rewriting it */
         bool holds =
             atomic_load_explicit(&image->block_plus_one, memory_order_relaxed) == block + 1;
-        if (holds)
+        bool newer =
+            atomic_load_explicit(&image->sequence, memory_order_relaxed) >= reader->applied;
+        if (holds && !newer)
             memcpy(buffer, image->bytes + offset, length);
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&image->version, memory_order_relaxed) == before)
-            return holds;
+        if (atomic_load_explicit(&image->version, memory_order_relaxed) != before)
+            continue;
+        if (!holds)
+            return OPERATION_IMAGE_NONE;
+        return newer ? OPERATION_IMAGE_NEWER : OPERATION_IMAGE_COPIED;
     }
 }

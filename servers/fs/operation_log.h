@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define OPERATION_LOG_MAGIC 0x31474f4c53504f46ull /* "FOPSLOG1" */
+#define OPERATION_LOG_MAGIC 0x32474f4c53504f46ull /* "FOPSLOG2" */
 #define OPERATION_LOG_RECORDS 4096u               /* a power of two */
 /* Images: more than a transaction holds (JOURNAL_TRANSACTION_BLOCKS), so a
  * free one is always found among the blocks already home. */
@@ -25,6 +25,7 @@ enum operation_kind {
     OPERATION_DATA = 2,     /* a file's contents changed (in place, or logged) */
     OPERATION_RESET = 3,    /* a new owner: every cached block may be stale */
     OPERATION_TIMES = 4,    /* an inode table block whose inodes changed only their times */
+    OPERATION_FREED = 5, /* freed: no view older than this record may read it (its image stays) */
 };
 
 struct operation_record {
@@ -37,14 +38,17 @@ struct operation_record {
 
 struct operation_image {
     _Atomic uint64_t version;        /* odd while the owner rewrites it */
+    _Atomic uint64_t sequence;       /* the record that wrote these bytes */
     _Atomic uint32_t block_plus_one; /* 0: empty */
-    uint32_t reserved[13];           /* the bytes start on a cache line */
+    uint32_t reserved[11];           /* the bytes start on a cache line */
     uint8_t bytes[OPERATION_LOG_IMAGE_BYTES];
 };
 
 struct operation_log {
     uint64_t magic;
-    _Atomic uint64_t tail; /* the next record's sequence; records below are published */
+    /* The next record's sequence as replicas see it: records below are
+     * published, a whole owner's request at a time (operation_log_make_visible). */
+    _Atomic uint64_t tail;
     uint64_t owner_starts; /* owners that took the log: 1 after the first */
     uint8_t reserved[40];
     struct operation_record records[OPERATION_LOG_RECORDS];
@@ -54,6 +58,7 @@ struct operation_log {
 /* The owner's side: which image slot holds which block. */
 struct operation_log_writer {
     struct operation_log *log;
+    uint64_t next; /* the next record's sequence; tail lags until the request is done */
     uint32_t block_size;
     uint32_t hand; /* where the search for a free image starts */
     /* Whether a block's newest contents are still not in BLK (the journal's
@@ -80,6 +85,22 @@ void operation_log_writer_start(struct operation_log_writer *writer, struct oper
  * the caller; then the record says the block changed without an image). */
 int operation_log_publish(struct operation_log_writer *writer, uint32_t block,
                           enum operation_kind kind, const void *bytes);
+/* Block `block` was freed: a record says so (before it can be handed out
+ * again), its image left as it is. */
+void operation_log_note_freed(struct operation_log_writer *writer, uint32_t block);
+/* The records written since the last call become visible to replicas at
+ * once (a release store of the tail): the owner calls it when its request
+ * is done, before the answer, so a replica's view never holds part of a
+ * request (a block linked into a file before its contents are written). */
+static inline void operation_log_make_visible(struct operation_log_writer *writer)
+{
+    atomic_store_explicit(&writer->log->tail, writer->next, memory_order_release);
+}
+/* True when records wait for operation_log_make_visible. */
+static inline bool operation_log_has_unseen(const struct operation_log_writer *writer)
+{
+    return writer->next != atomic_load_explicit(&writer->log->tail, memory_order_relaxed);
+}
 
 /* A replica's side: the records applied and its own index of the images. */
 struct operation_log_reader {
@@ -120,8 +141,15 @@ static inline bool operation_log_holds(const struct operation_log_reader *reader
 {
     return reader->index.count != 0 && block_set_contains(&reader->index, block);
 }
-/* Copies `length` bytes at `offset` of block `block` from its image: true,
- * or false when no image holds it now (then BLK has its newest contents).
- * Never torn: a copy the owner rewrote meanwhile is taken again. */
-bool operation_log_read(const struct operation_log_reader *reader, uint32_t block, uint32_t offset,
-                        void *buffer, uint32_t length);
+/* What operation_log_read found. */
+enum operation_image_read {
+    OPERATION_IMAGE_NONE,   /* no image holds the block now: BLK has its newest contents */
+    OPERATION_IMAGE_COPIED, /* copied, as the reader's view has it */
+    OPERATION_IMAGE_NEWER,  /* the owner rewrote it after the view: look again as of a newer one */
+};
+/* Copies `length` bytes at `offset` of block `block` from its image, if the
+ * image is as the reader's view (records below `applied`) has it. Never
+ * torn: a copy the owner rewrote meanwhile is taken again. */
+enum operation_image_read operation_log_read(const struct operation_log_reader *reader,
+                                             uint32_t block, uint32_t offset, void *buffer,
+                                             uint32_t length);

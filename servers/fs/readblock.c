@@ -58,9 +58,17 @@ static __attribute__((noinline)) bool route_to_shard(struct fs_server *server, u
     return true;
 }
 
-/* The control ICA becomes a BLK_READ of the mapped blocks; the serve loop
- * forwards it (without ICA_RETURN_VIA_ME) and receives in one call. */
-static long prepare_for_blk(uint64_t control, uint32_t count)
+/* An FS replica's forward carries its view (apart: the owner has none). */
+static __attribute__((noinline, cold)) void stamp_view(struct blk_read_message *read,
+                                                       uint32_t shard)
+{
+    block_client_view_stamp(read, shard);
+}
+
+/* The control ICA becomes a BLK_READ of the mapped blocks for the shard
+ * `shard` (an FS replica's as of its view); the serve loop forwards it
+ * (without ICA_RETURN_VIA_ME) and receives in one call. */
+static long prepare_for_blk(uint64_t control, uint32_t count, uint32_t shard)
 {
     struct ica_control *page = ica_control_of(control);
     struct blk_read_message *read = blk_read_of(page);
@@ -72,6 +80,8 @@ static long prepare_for_blk(uint64_t control, uint32_t count)
         read->flags |= BLK_BLOCK_LIST;
         memcpy(page->payload, disk_blocks, count * sizeof(uint32_t));
     }
+    if (__builtin_expect(block_client_view.active, 0))
+        stamp_view(read, shard);
     return FS_FORWARDED;
 }
 
@@ -100,7 +110,7 @@ mapped_for_blk(struct fs_server *server, uint64_t control, uint32_t inode, uint6
         if (answer != BLOCK_NOT_PINNED)
             return answer;
     }
-    return prepare_for_blk(control, count);
+    return prepare_for_blk(control, count, server->forward_shard);
 }
 
 /* map_for_blk for blocks whose mapping is not remembered: the ext2 library
@@ -166,7 +176,7 @@ long fs_readblock_from_blk(struct fs_server *server, uint64_t control, long erro
     /* disk_blocks[0] and forward_shard are still the answer's */
     block_pins_refused(disk_blocks[0], server->forward_shard, error);
     ica_control_of(control)->lent_count = 0;
-    return prepare_for_blk(control, 1);
+    return prepare_for_blk(control, 1, server->forward_shard);
 }
 
 long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readblock_message *message)

@@ -2,8 +2,10 @@
  * disk: hits and misses, read-ahead on sequential misses, CLOCK's second
  * chance, write-back on sync and on eviction, lent (pinned) blocks never
  * reused, block memory from the caller's allocator, disk errors, a shard's
- * cache (only its blocks, read-ahead inside its stripes), and the
- * limits on lent blocks (cache_lends.c): per client, in all, ended lends. */
+ * cache (only its blocks, read-ahead inside its stripes), the
+ * limits on lent blocks (cache_lends.c): per client, in all, ended lends,
+ * and freed blocks retired (cache_retire, retired_blocks.c): a lent page
+ * keeps its old bytes while the block's next owner writes a fresh slot. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 
 #include "cache.h"
 #include "cache_lends.h"
+#include "retired_blocks.h"
 #include <formica/errors.h>
 
 #define DISK_BLOCKS 256u
@@ -235,6 +238,138 @@ static void test_lent_block_is_never_reused(void **state)
     assert_false(cached(50));
 }
 
+/* The bytes the slot holding block ICA `handle` keeps (what a borrower sees). */
+static const uint8_t *page_of(uint64_t handle)
+{
+    for (uint32_t i = 0; i < cache.capacity; i++)
+        if (cache.blocks[i].handle == handle)
+            return cache.blocks[i].data;
+    return NULL;
+}
+
+static uint64_t lend_and_pin(uint64_t number)
+{
+    uint64_t handle = 0;
+    assert_int_equal(cache_lend(&cache, number, &handle), 0);
+    assert_true(handle != 0);
+    pinned_handle = handle;
+    return handle;
+}
+
+/* FS freed block 50 while it is lent: the next owner's write takes a fresh
+ * slot, the borrower's page keeps the old bytes, and the retired slot is
+ * reused only once nobody borrows it. */
+static void test_a_freed_lent_block_keeps_its_old_bytes(void **state)
+{
+    (void)state;
+    uint64_t handle = lend_and_pin(50);
+    const uint8_t *page = page_of(handle);
+    assert_int_equal(cache_retire(&cache, 50), 0);
+    uint8_t block[CACHE_BLOCK_BYTES];
+    memset(block, 0xee, sizeof block);
+    assert_int_equal(cache_write(&cache, 50, block), 0);
+    assert_int_equal(page[0], 50);
+    assert_int_equal(page[CACHE_BLOCK_BYTES - 1], 50);
+    uint8_t read[CACHE_BLOCK_BYTES];
+    assert_int_equal(cache_read(&cache, 50, read), 0);
+    assert_int_equal(read[0], 0xee);
+    for (uint64_t i = 0; i < 4 * CAPACITY; i++)
+        read_block(60 + 2 * (i % 90));
+    assert_int_equal(page[0], 50); /* not reused while lent */
+    struct cache_stats stats;
+    cache_get_stats(&cache, &stats);
+    assert_int_equal(stats.retired, 1);
+    assert_int_equal(cache_sync(&cache), 0);
+    assert_int_equal(disk.bytes[50][0], 0xee); /* the retired page never reaches the disk */
+    pinned_handle = 0;
+    for (uint64_t i = 0; i < 4 * CAPACITY; i++)
+        read_block(61 + 2 * (i % 90));
+    assert_int_not_equal(page[0], 50); /* reused once the lend ended */
+}
+
+/* A dirty lent block that is freed is written back before it leaves (an FS
+ * that ends before its commit may undo the free), then never again. */
+static void test_a_freed_lent_dirty_block_is_written_back_first(void **state)
+{
+    (void)state;
+    uint8_t block[CACHE_BLOCK_BYTES];
+    memset(block, 0x5a, sizeof block);
+    assert_int_equal(cache_write(&cache, 70, block), 0);
+    uint64_t handle = lend_and_pin(70);
+    assert_int_equal(cache_retire(&cache, 70), 0);
+    assert_int_equal(disk.bytes[70][0], 0x5a);
+    struct cache_stats stats;
+    cache_get_stats(&cache, &stats);
+    assert_int_equal(stats.dirty, 0);
+    memset(block, 0x6b, sizeof block);
+    assert_int_equal(cache_write(&cache, 70, block), 0);
+    assert_int_equal(page_of(handle)[0], 0x5a);
+    assert_int_equal(cache_sync(&cache), 0);
+    assert_int_equal(disk.bytes[70][0], 0x6b);
+}
+
+/* Nobody sees a freed dirty block that is not lent: it stays in place (its
+ * next owner overwrites it); a clean one leaves the cache. */
+static void test_freed_blocks_nobody_borrows(void **state)
+{
+    (void)state;
+    uint8_t block[CACHE_BLOCK_BYTES];
+    memset(block, 0x7c, sizeof block);
+    assert_int_equal(cache_write(&cache, 80, block), 0);
+    read_block(81);
+    unsigned writes = disk.writes;
+    assert_int_equal(cache_retire(&cache, 80), 0);
+    assert_int_equal(cache_retire(&cache, 81), 0);
+    assert_int_equal(cache_retire(&cache, 82), 0); /* not cached: nothing to do */
+    assert_int_equal(disk.writes, writes);
+    assert_non_null(cache_dirty_contents(&cache, 80));
+    assert_false(cached(81));
+}
+
+/* An FS owner's start: every lent block retired, the others kept. */
+static void test_retiring_every_lent_block(void **state)
+{
+    (void)state;
+    read_block(90);
+    uint64_t handle = lend_and_pin(91);
+    cache_retire_lent(&cache);
+    assert_true(cached(90));
+    assert_false(cached(91));
+    assert_int_equal(page_of(handle)[0], 91);
+}
+
+/* A view as of sequence 10 is served until a block is retired after it;
+ * collisions only refuse; a retire of unknown sequence refuses every view
+ * until sealed; a floor covers every block. */
+static void test_retired_blocks_against_views(void **state)
+{
+    (void)state;
+    static struct retired_blocks retired;
+    memset(&retired, 0, sizeof retired);
+    assert_true(retired_blocks_unchanged_since(&retired, 7, 0));
+    retired_blocks_note(&retired, 7, 10);
+    assert_true(retired_blocks_unchanged_since(&retired, 7, 10));
+    assert_false(retired_blocks_unchanged_since(&retired, 7, 9));
+    assert_true(retired_blocks_unchanged_since(&retired, 8, 9));
+    retired_blocks_note(&retired, 7, 4); /* an older retire never lowers it */
+    assert_false(retired_blocks_unchanged_since(&retired, 7, 9));
+    uint64_t twin = 8;
+    while (retired_bucket_of(twin) != retired_bucket_of(7))
+        twin++;
+    assert_false(retired_blocks_unchanged_since(&retired, twin, 9)); /* refused, never let by */
+    retired_blocks_note(&retired, 100, UINT64_MAX);
+    assert_false(retired_blocks_unchanged_since(&retired, 100, 1000));
+    assert_true(retired_blocks_unchanged_since(&retired, 7, 1000));
+    retired_blocks_seal(&retired, 20);
+    assert_false(retired_blocks_unchanged_since(&retired, 100, 19));
+    assert_true(retired_blocks_unchanged_since(&retired, 100, 20));
+    retired_blocks_note_all(&retired, UINT64_MAX);
+    assert_false(retired_blocks_unchanged_since(&retired, 5, 1000));
+    retired_blocks_seal(&retired, 30);
+    assert_false(retired_blocks_unchanged_since(&retired, 5, 29));
+    assert_true(retired_blocks_unchanged_since(&retired, 5, 30));
+}
+
 /* Shard 1 of 2 owns blocks 64..127 and 192..255 of the 256: it reads,
  * writes and patches only those, and never touches the disk for others. */
 static void test_shard_refuses_blocks_of_other_shards(void **state)
@@ -416,6 +551,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_evicted_dirty_blocks_are_written_back, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_lent_block_is_never_reused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_freed_lent_block_keeps_its_old_bytes, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_a_freed_lent_dirty_block_is_written_back_first, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_freed_blocks_nobody_borrows, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retiring_every_lent_block, setup, teardown),
+        cmocka_unit_test(test_retired_blocks_against_views),
         cmocka_unit_test_setup_teardown(test_bad_block_and_disk_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shard_refuses_blocks_of_other_shards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shard_read_ahead_stays_in_its_stripes, setup,

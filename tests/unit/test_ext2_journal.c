@@ -336,6 +336,59 @@ static void freed_blocks_wait_for_the_commit(void **state)
     assert_true(fsck_clean(fixture->image));
 }
 
+/* What the device under the journal heard freed, and the one block it holds back. */
+static uint64_t heard[16];
+static unsigned heard_count;
+static uint64_t held = UINT64_MAX;
+
+static void lower_forget(void *context, uint64_t block)
+{
+    (void)context;
+    if (heard_count < 16)
+        heard[heard_count++] = block;
+}
+
+static bool lower_may_allocate(void *context, uint64_t block)
+{
+    (void)context;
+    return block != held;
+}
+
+/* The device under the journal hears of each free (FS's: BLK is told,
+ * docs/storage.md "Freed blocks and lent pages") and may hold a freed block
+ * back past the commit: the journal asks it too. */
+static void frees_reach_the_device_below(void **state)
+{
+    struct fixture *fixture = *state;
+    assert_int_equal(mount_journaled(fixture), 0);
+    fixture->crash.device.forget = lower_forget;
+    fixture->crash.device.may_allocate = lower_may_allocate;
+    heard_count = 0;
+    uint32_t inode;
+    assert_int_equal(ext2_create(&fixture->fs, "/a", 0644, &inode), 0);
+    assert_int_equal(ext2_write(&fixture->fs, inode, 0, "a", 1), 1);
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    uint32_t freed = first_block_of(fixture, "/a");
+    held = freed;
+    assert_int_equal(ext2_unlink(&fixture->fs, "/a"), 0);
+    bool told = false;
+    for (unsigned i = 0; i < heard_count; i++)
+        told |= heard[i] == freed;
+    assert_true(told);
+    assert_int_equal(journal_commit(fixture->journal), 0); /* the journal's own hold ends */
+    assert_int_equal(ext2_create(&fixture->fs, "/b", 0644, &inode), 0);
+    assert_int_equal(ext2_write(&fixture->fs, inode, 0, "b", 1), 1);
+    assert_int_not_equal(first_block_of(fixture, "/b"), freed);
+    held = UINT64_MAX;
+    assert_int_equal(ext2_truncate(&fixture->fs, inode, 0), 0);
+    assert_int_equal(journal_commit(fixture->journal), 0);
+    assert_int_equal(ext2_write(&fixture->fs, inode, 0, "c", 1), 1);
+    assert_int_equal(first_block_of(fixture, "/b"), freed); /* given out once let go */
+    assert_int_equal(journal_sync(fixture->journal), 0);
+    unmount(fixture);
+    assert_true(fsck_clean(fixture->image));
+}
+
 /* More frees than the transaction can track (a 7 MiB file truncated on
  * 1 KiB blocks): blocks it no longer knows may be reused at once, so every
  * data write until the commit is logged; a power cut after the commit
@@ -846,6 +899,7 @@ int main(void)
         BOTH(crash_before_commit_is_undone),
         BOTH(checkpoints_and_crashes),
         BOTH(freed_blocks_wait_for_the_commit),
+        BOTH(frees_reach_the_device_below),
         BOTH(too_many_frees_log_data),
         BOTH(replays_debugfs_journal),
         BOTH(journal_checksum_v1),

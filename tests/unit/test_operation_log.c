@@ -66,11 +66,14 @@ static int tear_down(void **state)
     return 0;
 }
 
+/* One record of a block written (its image when held), visible at once
+ * as at the end of an owner's request. */
 static void publish_filled(uint32_t block, uint8_t value)
 {
     uint8_t bytes[BLOCK_BYTES];
     memset(bytes, value, sizeof bytes);
     assert_int_equal(operation_log_publish(&writer, block, OPERATION_METADATA, bytes), 0);
+    operation_log_make_visible(&writer);
 }
 
 static void test_a_fresh_log_is_ready_after_the_owner_starts(void **state)
@@ -94,11 +97,13 @@ static void test_a_held_block_is_read_from_its_image(void **state)
     assert_int_equal(forgotten[0], 40);
     assert_true(operation_log_holds(&reader, 40));
     uint8_t part[16];
-    assert_true(operation_log_read(&reader, 40, 100, part, sizeof part));
+    assert_int_equal(operation_log_read(&reader, 40, 100, part, sizeof part),
+                     OPERATION_IMAGE_COPIED);
     assert_int_equal(part[0], 0xab);
     assert_int_equal(part[15], 0xab);
-    assert_false(operation_log_read(&reader, 41, 0, part, sizeof part));
-    assert_false(operation_log_read(&reader, 40, BLOCK_BYTES - 8, part, sizeof part));
+    assert_int_equal(operation_log_read(&reader, 41, 0, part, sizeof part), OPERATION_IMAGE_NONE);
+    assert_int_equal(operation_log_read(&reader, 40, BLOCK_BYTES - 8, part, sizeof part),
+                     OPERATION_IMAGE_NONE);
 }
 
 static void test_a_block_blk_has_is_only_recorded(void **state)
@@ -109,11 +114,12 @@ static void test_a_block_blk_has_is_only_recorded(void **state)
     held_blocks[7] = false; /* committed: BLK has it */
     uint8_t bytes[BLOCK_BYTES] = {2};
     assert_int_equal(operation_log_publish(&writer, 7, OPERATION_DATA, bytes), 0);
+    operation_log_make_visible(&writer);
     operation_log_catch_up(&reader);
     assert_int_equal(forgotten_count, 2);
     assert_false(operation_log_holds(&reader, 7));
     uint8_t part[8];
-    assert_false(operation_log_read(&reader, 7, 0, part, sizeof part));
+    assert_int_equal(operation_log_read(&reader, 7, 0, part, sizeof part), OPERATION_IMAGE_NONE);
 }
 
 static void test_a_patch_drops_the_image(void **state)
@@ -123,6 +129,7 @@ static void test_a_patch_drops_the_image(void **state)
     publish_filled(9, 3);
     held_blocks[9] = false;
     assert_int_equal(operation_log_publish(&writer, 9, OPERATION_DATA, NULL), 0);
+    operation_log_make_visible(&writer);
     operation_log_catch_up(&reader);
     assert_false(operation_log_holds(&reader, 9));
     /* a replica that starts now finds no image of it either */
@@ -144,6 +151,7 @@ static void test_images_are_reused_once_blk_has_their_blocks(void **state)
     held_blocks[5000] = true;
     uint8_t bytes[BLOCK_BYTES] = {0};
     assert_int_equal(operation_log_publish(&writer, 5000, OPERATION_METADATA, bytes), -E_NO_SPACE);
+    operation_log_make_visible(&writer);
     operation_log_catch_up(&reader);
     assert_false(operation_log_holds(&reader, 5000)); /* recorded: it is forgotten, read from BLK */
     held_blocks[1000] = false;                        /* committed */
@@ -152,10 +160,45 @@ static void test_images_are_reused_once_blk_has_their_blocks(void **state)
     assert_true(operation_log_holds(&reader, 5000));
     assert_false(operation_log_holds(&reader, 1000));
     uint8_t part[4];
-    assert_true(operation_log_read(&reader, 5000, 0, part, sizeof part));
+    assert_int_equal(operation_log_read(&reader, 5000, 0, part, sizeof part),
+                     OPERATION_IMAGE_COPIED);
     assert_int_equal(part[0], 0x55);
-    assert_true(operation_log_read(&reader, 1001, 0, part, sizeof part));
+    assert_int_equal(operation_log_read(&reader, 1001, 0, part, sizeof part),
+                     OPERATION_IMAGE_COPIED);
     assert_int_equal(part[0], (uint8_t)1001);
+}
+
+/* A replica sees an owner's request whole: records stay unseen until the
+ * owner makes them visible; an image the owner rewrote after the replica's
+ * view is not copied (the view must be taken again); a freed block is
+ * recorded, its image left in place. */
+static void test_a_view_sees_whole_requests_only(void **state)
+{
+    (void)state;
+    held_blocks[12] = true;
+    publish_filled(12, 5);
+    operation_log_catch_up(&reader);
+    uint64_t view = reader.applied;
+    forgotten_count = 0;
+    operation_log_note_freed(&writer, 12);
+    uint8_t bytes[BLOCK_BYTES];
+    memset(bytes, 6, sizeof bytes); /* the block's next owner, in the same request */
+    assert_int_equal(operation_log_publish(&writer, 12, OPERATION_METADATA, bytes), 0);
+    assert_true(operation_log_has_unseen(&writer));
+    operation_log_catch_up(&reader);
+    assert_int_equal(reader.applied, view); /* nothing of the request yet */
+    assert_int_equal(forgotten_count, 0);
+    uint8_t part[8];
+    assert_int_equal(operation_log_read(&reader, 12, 0, part, sizeof part), OPERATION_IMAGE_NEWER);
+    operation_log_make_visible(&writer);
+    assert_false(operation_log_has_unseen(&writer));
+    operation_log_catch_up(&reader);
+    assert_int_equal(reader.applied, view + 2);
+    assert_int_equal(forgotten_count, 2); /* the free, then the rewrite */
+    assert_int_equal(forgotten[0], 12);
+    assert_true(operation_log_holds(&reader, 12));
+    assert_int_equal(operation_log_read(&reader, 12, 0, part, sizeof part), OPERATION_IMAGE_COPIED);
+    assert_int_equal(part[0], 6);
 }
 
 static void test_a_replica_a_ring_behind_starts_over(void **state)
@@ -165,6 +208,7 @@ static void test_a_replica_a_ring_behind_starts_over(void **state)
     publish_filled(3, 9);
     for (uint32_t i = 0; i < OPERATION_LOG_RECORDS + 5; i++)
         assert_int_equal(operation_log_publish(&writer, 10 + i % 50, OPERATION_DATA, NULL), 0);
+    operation_log_make_visible(&writer);
     operation_log_catch_up(&reader);
     assert_int_equal(everything_forgotten, 1);
     assert_int_equal(reader.rebuilds, 2);
@@ -205,6 +249,7 @@ static void *rewrite_image(void *argument)
     for (uint32_t i = 0; i < REWRITES || atomic_load(&reads_done) < OVERLAPPING_READS; i++) {
         memset(bytes, (int)(i & 0xff), sizeof bytes);
         operation_log_publish(&writer, 77, OPERATION_METADATA, bytes);
+        operation_log_make_visible(&writer);
     }
     atomic_store(&writer_done, true);
     return NULL;
@@ -222,15 +267,20 @@ static void test_image_reads_are_never_torn(void **state)
     assert_int_equal(pthread_create(&thread, NULL, rewrite_image, NULL), 0);
     static uint8_t copy[BLOCK_BYTES];
     uint32_t torn = 0;
+    uint32_t copied = 0;
     while (!atomic_load(&writer_done)) {
-        assert_true(operation_log_read(&reader, 77, 0, copy, sizeof copy));
-        for (uint32_t i = 1; i < BLOCK_BYTES; i++)
+        operation_log_catch_up(&reader); /* a new view each time: most reads are as of it */
+        enum operation_image_read read = operation_log_read(&reader, 77, 0, copy, sizeof copy);
+        assert_int_not_equal(read, OPERATION_IMAGE_NONE);
+        copied += read == OPERATION_IMAGE_COPIED;
+        for (uint32_t i = 1; read == OPERATION_IMAGE_COPIED && i < BLOCK_BYTES; i++)
             torn += copy[i] != copy[0];
         atomic_fetch_add(&reads_done, 1);
     }
     pthread_join(thread, NULL);
     assert_int_equal(torn, 0);
     assert_true(atomic_load(&reads_done) >= OVERLAPPING_READS);
+    assert_true(copied > 0); /* the check of torn copies looked at some */
 }
 
 int main(void)
@@ -244,6 +294,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_patch_drops_the_image, set_up, tear_down),
         cmocka_unit_test_setup_teardown(test_images_are_reused_once_blk_has_their_blocks, set_up,
                                         tear_down),
+        cmocka_unit_test_setup_teardown(test_a_view_sees_whole_requests_only, set_up, tear_down),
         cmocka_unit_test_setup_teardown(test_a_replica_a_ring_behind_starts_over, set_up,
                                         tear_down),
         cmocka_unit_test_setup_teardown(test_a_new_owner_resets_every_replica, set_up, tear_down),

@@ -29,7 +29,8 @@
 #define E_SERVER_ENDED 23  /* the server ended before answering (it may be restarted: retry) */
 #define E_NEEDS_DATA 24    /* answering needs a data ICA, and none came: send one */
 #define E_READ_ONLY 25     /* the file system is mounted (or has gone) read-only */
-#define E_ERROR_COUNT 26
+#define E_STALE 26         /* asked as of a view older than a change to what it reads: ask again */
+#define E_ERROR_COUNT 27
 
 /* A short English text for an error code (positive or negative). */
 const char *error_text(long code);

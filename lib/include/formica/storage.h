@@ -57,3 +57,14 @@ struct fs_dirent {
           instead of copying them into the data ICA: zero copy. Blocks                             \
           BLK cannot lend are copied as without the flag (lent_count 0); with                      \
           no data ICA they get -E_NEEDS_DATA instead. */
+#define BLK_AS_OF                                                                                  \
+    4u /* BLK_READ by an FS replica: its view of the file system is the                            \
+          owner's operation log up to `as_of`, taken while `as_of_shard`                           \
+          was this shard's pid; a block FS freed after that view (BLK_RETIRE),                     \
+          or another shard process, gives -E_STALE (docs/storage.md) */
+
+/* BLK_RETIRE flags (struct blk_retire_message.flags) and sequences. */
+#define BLK_RETIRE_ALL 1u  /* every block: each lent one retired (an FS owner's start) */
+#define BLK_RETIRE_SEAL 2u /* earlier retires sent with BLK_RETIRE_UNSEALED take `sequence` */
+#define BLK_RETIRE_UNSEALED                                                                        \
+    UINT64_MAX /* retired as of a sequence not known yet: no view is new enough */

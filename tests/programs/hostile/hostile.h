@@ -34,6 +34,19 @@ int swap_across_full_disk(const char *mark);
 int new_region_on_full_disk(void);
 int await_mark(const char *mark, uint64_t bytes);
 
+/* stale_lends.c: `hostile keeplends blk|fs` keeps the pages its own file's
+ * lend-only readblocks lent past the file's truncate, unlink and sync, and
+ * reports whether any shows another user's bytes; `hostile secret blk|fs`
+ * is that other user, writing a private file and directory once the
+ * attacker's blocks are free. */
+int keep_lends_past_truncate(const char *mode);
+int write_secret_after_truncate(const char *mode);
+/* `hostile raceread forward|pin|read|indirect` reads its file through an FS replica
+ * that pauses as of its view (fs_replica_delay) while `hostile racefree`
+ * truncates it and `hostile secret` takes the blocks. */
+int read_during_free(const char *mode);
+int free_during_read(const char *mode);
+
 /* regions.c: `hostile regions PREFIX COUNT BYTES [MARK]` has COUNT children
  * (`hostile region NAME BYTES PARENT`) each register a name and map a
  * published region of BYTES, reports each result, and with MARK makes that

@@ -4,6 +4,8 @@
  * `hostile sleeper` only sleeps (the spawn bomb's children), `hostile reader`
  * reads the pinned file, `hostile pin LIMIT` tries only the cache pinning,
  * `hostile holdfs MS` holds a block FS lent on (test_fs_lends_on.py),
+ * `hostile keeplends MODE` and `hostile secret MODE` keep lent pages past
+ * their blocks' end while another user writes (stale_lends.c),
  * `hostile nostats` (spawned without RIGHT_STATISTICS) asks for the pager's report,
  * `hostile entry ADDRESS [RETURN]` jumps to the kernel's `syscall` entry at ADDRESS
  * (with RCX = RETURN: a return address the kernel must refuse);
@@ -363,6 +365,14 @@ int main(int argc, char **argv)
         return hold_fs_lend(strtoul(argv[2], NULL, 10));
     if (argc > 1 && strcmp(argv[1], "reader") == 0)
         return read_pinned_file(argc, argv);
+    if (argc > 2 && strcmp(argv[1], "keeplends") == 0)
+        return keep_lends_past_truncate(argv[2]);
+    if (argc > 2 && strcmp(argv[1], "secret") == 0)
+        return write_secret_after_truncate(argv[2]);
+    if (argc > 2 && strcmp(argv[1], "raceread") == 0)
+        return read_during_free(argv[2]);
+    if (argc > 2 && strcmp(argv[1], "racefree") == 0)
+        return free_during_read(argv[2]);
     if (argc > 1 && strcmp(argv[1], "nostats") == 0)
         return report_without_the_right();
     if (argc > 2 && strcmp(argv[1], "pin") == 0) { /* `hostile pin LIMIT`: only that attack */

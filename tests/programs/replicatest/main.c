@@ -3,7 +3,8 @@
  * writer here (on WRITER_CORE) and starts the reader on READER_CORE; in
  * each round the writer creates, patches, renames, truncates and unlinks a
  * file, and after each step the reader, told at once, must see exactly
- * that change through its own FS instance. */
+ * that change through its own FS instance. `replicatest churn ...` runs
+ * the writer and reader of churn.c instead. */
 #include "replicatest.h"
 #include <formica/errors.h>
 #include <formica/file.h>
@@ -69,6 +70,11 @@ static int writer_main(uint32_t reader_core, uint32_t rounds)
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--churn-reader") == 0)
+        return churn_reader(strtol(argv[2], NULL, 0), (uint32_t)strtoul(argv[3], NULL, 0));
+    if (argc == 5 && strcmp(argv[1], "churn") == 0)
+        return churn_writer((uint32_t)strtoul(argv[3], NULL, 0),
+                            (uint32_t)strtoul(argv[4], NULL, 0));
     if (argc == 4 && strcmp(argv[1], "--reader") == 0)
         return reader_main(strtol(argv[2], NULL, 0), (uint32_t)strtoul(argv[3], NULL, 0));
     if (argc != 4) {

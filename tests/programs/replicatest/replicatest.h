@@ -40,3 +40,10 @@ bool writer_step(uint32_t round, enum round_step step);
 bool reader_check(uint32_t round, enum round_step step);
 /* The round's path with `suffix` ("txt" or "moved"). */
 void round_path(char *buffer, uint32_t round, const char *suffix);
+
+/* churn.c: `replicatest churn WRITER_CORE READER_CORE ROUNDS`, the writer
+ * that rewrites, truncates and extends one file each round, and the reader
+ * it starts on READER_CORE (`--churn-reader WRITER_PID ROUNDS`), which
+ * checks the whole file after each round. Each returns its exit code. */
+int churn_writer(uint32_t reader_core, uint32_t rounds);
+int churn_reader(long writer, uint32_t rounds);

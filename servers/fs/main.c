@@ -393,6 +393,7 @@ static long start_owner(void)
     if (server.kept != NULL && restored)
         kept_transaction_recover(&server.kept->fs);
     read_end_options(restored);
+    fs_readblock_read_options(&server);
     mount_disk(server.kept != NULL && restored ? &server.kept->fs : NULL);
     if (server.kept != NULL && !restored)
         server.kept_complete = true; /* a first start: nothing was done before */
@@ -416,6 +417,7 @@ static long start_owner(void)
 static long start_replica(void)
 {
     read_end_options(false);
+    fs_readblock_read_options(&server);
     long error = server_register_instance(SERVER_NAME_FS, server.instance.index);
     if (error != 0)
         return error;

@@ -55,7 +55,7 @@ def external_sizes(options, ratio, block):
     text = pager_vs_linux.working_set_bytes(options.records, 1) - 2 * pager_vs_linux.LINE_BYTES * options.records
     working_set = 3 * text / (1 - 1 / (2 * ratio))
     local = pager_vs_linux.local_bytes(int(working_set), ratio, block)
-    return local, local // 2 // 4096 * 4096
+    return int(local), int(local) // 2 // 4096 * 4096
 
 
 def sorts_with_volumes(jsons):

@@ -223,7 +223,7 @@ def section_003(rows, drawn):
               "(`saved` at `at_procs` in the rows).", ""]
     lines += ["| figure | what | paper | Formica | series | saved at | ", "|---|---|---|---|---|---|"]
     for r in gains:
-        formica = f"*{r['flag']}*" if r.get("flag") else cell(r["formica"])
+        formica = f"*{r['flag']}*" if r.get("flag") and r["formica"] is None else cell(r["formica"])
         saved = f"{cell(r['saved'])} {r['saved_unit']} at {r['at_procs']} proc." if r.get("saved") is not None else "–"
         lines.append(f"| {r['figure']} | {r['what']} | {r['paper']} % | {formica} | {r['series']} | {saved} |")
     lines += ["", "### Fig. 13", "", f"The paper: {FINDINGS_003['Fig. 13']}.", ""]

@@ -247,9 +247,21 @@ def rows_003(options, summaries):
     return rows + speedup_rows(options, summaries)
 
 
+def all_rows(options, measured, command, commit):
+    rows = rows_003(options, measured["003"]) if "003" in measured else []
+    rows += papers_004.rows(options, measured["004"]) if "004" in measured else []
+    for r in rows:
+        r.update(command=command, commit=commit)
+    return rows
+
+
 def report_only(options):
+    """The rows again from the measurements papers.json keeps (run with the run's --quick)."""
     data = json.loads((options.out / "papers.json").read_text())
-    papers_page.write(options, data["rows"], data["measured"], data["settings"])
+    settings = data["settings"]
+    rows = all_rows(options, data["measured"], settings["command"], settings["commit"])
+    (options.out / "papers.json").write_text(json.dumps(dict(data, rows=rows), indent=1) + "\n")
+    papers_page.write(options, rows, data["measured"], settings)
     progress(f"page redrawn from {options.out}/papers.json")
 
 
@@ -267,14 +279,12 @@ def main():
         measured["003"] = measure_003(options)
     if "004" in options.seeds:
         measured["004"] = papers_004.measure(options)
-    rows = rows_003(options, measured["003"]) if "003" in measured else []
-    rows += papers_004.rows(options, measured["004"]) if "004" in measured else []
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     command = "make bench-papers" + (" QUICK=1" if options.quick else "") if not options.smoke \
         else "python3 build/bench/papers.py --smoke"
+    rows = all_rows(options, measured, command, commit)
     for r in rows:
-        r.update(command=command, commit=commit)
         print(client.JSON_MARKER + json.dumps(r), flush=True)
     settings = {name: getattr(options, name) for name in SIZES["full"]}
     settings.update(size=options.size, host_cores=options.host_cores, seconds=round(time.monotonic() - start),

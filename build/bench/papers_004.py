@@ -234,8 +234,9 @@ def rows_7(options, fig7, linux):
         mine = [x for x in fig7 if x.get("ratio") == r and x.get("shape") != "in-memory"]
         native = sort_seconds(next((x for x in mine if x["backend"] == "none"), None))
         fifo = sort_seconds(next((x for x in mine if x["backend"] == "node" and x["policy"] == "fifo"), None))
-        lru = sort_seconds(next((x for x in mine if x["backend"] == "node" and x["policy"] == "lru"), None))
-        theirs = linux.get(r, {})
+        lru_line = next((x for x in mine if x["backend"] == "node" and x["policy"] == "lru"), None)
+        lru = sort_seconds(lru_line)
+        theirs = linux.get(r) or linux.get(str(r)) or {}  # str: the keys papers.json gives back
         linux_native, linux_swap = sort_seconds(theirs.get("native")), sort_seconds(theirs.get("limited"))
         at = f"working set {r}x local memory"
         rows += [row("004", "Fig. 7", f"sort -S, {at}: native (no pager)", None, rounded(native, 3),
@@ -243,7 +244,9 @@ def rows_7(options, fig7, linux):
                  row("004", "Fig. 7", f"sort -S, {at}: FIFO on a memory node / Linux disk swap", None,
                      rounded(fifo, 3), rounded(linux_swap, 3), "s", ratio=r),
                  row("004", "Fig. 7", f"sort -S, {at}: LRU on a memory node", None, rounded(lru, 3), None, "s",
-                     ratio=r),
+                     ratio=r, swap_in_blocks=lru_line["swap_in_blocks"] if lru_line else None,
+                     swap_out_blocks=lru_line["swap_out_blocks"] if lru_line else None,
+                     block_bytes=lru_line["block_bytes"] if lru_line else None),
                  row("004", "Fig. 7", f"sort -S, {at}: LRU / native (paper: at most, at 2 GB and 1 GB)",
                      PAPER_004["fig7_native"] if r in (1.65, 3.3) else None, ratio(lru, native),
                      ratio(linux_swap, linux_native), "x", ratio=r),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # build/bench/papers.py: `make bench-papers`: the papers' figures on this tree, one row per
-# figure and point: the paper's number (PAPER_003, PAPER_004: read from the seeds' text), Formica's,
+# figure and point: the paper's number (PAPER_003 here, PAPER_004 in papers_004.py: read from the seeds' text), Formica's,
 # Linux's in the same QEMU where the paper compares with Linux, with the command and commit.
 # Seed 003 (Bonnie, Figs 6-13): placements #1-#9, readblock and readbyte, timed and -icount, on
 # the paper's path (fs_lend_on=off: every readblock FS -> BLK) and Formica's (FS lends on BLK's
@@ -32,8 +32,6 @@ PATH_NAMES = {"paper": "paper's path (FS -> BLK)", "formica": "Formica's (FS len
 PLACEMENTS = [1, 2, 3, 4, 5, 6, 7, 8, 9]
 CORES = {**evaluate.PLACEMENT_CORES, 9: 1}
 FIG13_CORES = 16  # the paper's speed-up: 1 core against 16
-K = 1 << 10
-M = 1 << 20
 # Sizes: quick (QUICK=1), full, smoke (--smoke: every kind of boot once, at the smallest size).
 SIZES = {
     "full": dict(refs=4000, procs=[1, 2, 4, 8, 16], runs=5, records=100000, memseq_bytes="16M",
@@ -65,9 +63,11 @@ ICOUNT_NO_GAIN = ("not a measurement of a gain: -icount runs the vCPUs in turn, 
                   "up every core's instructions (the instructions saved or added are in `saved`)")
 GAINS_003 = [("Fig. 7", "readblock", 5, "gain_5_readblock"), ("Fig. 9", "readbyte", 4, "gain_4_readbyte"),
              ("Fig. 11", "readblock", 7, "gain_7_readblock"), ("Fig. 12", "readbyte", 7, "gain_7_readbyte")]
+
+
 def arguments(argv=None):
     parser = argparse.ArgumentParser(description="the papers' figures on this tree")
-    parser.add_argument("--quick", action="store_true", help="smaller sizes, one run (make bench-papers QUICK=1)")
+    parser.add_argument("--quick", action="store_true", help="seed 004 at smaller sizes, 3 timed runs (make bench-papers QUICK=1)")
     parser.add_argument("--runs", type=int, help="timed boots per configuration (median)")
     parser.add_argument("--seeds", default="003,004", help="which papers' rows to measure")
     parser.add_argument("--no-linux", action="store_true", help="leave out Linux's rows")

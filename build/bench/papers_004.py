@@ -273,8 +273,10 @@ def rows_8_9(options, fig8):
                             block_bytes=block, flag="not measurable at this size: local memory under 4 blocks"))
             continue
         fifo, lru = sort_seconds(mine.get("fifo")), sort_seconds(mine.get("lru"))
+        local = next(iter(mine.values()))["local_limit_bytes"]
         rows += [row("004", "Fig. 8", f"sort -S at 5.6x, {name} blocks, {policy}", None, rounded(value, 3),
-                     None, "s", block_bytes=block, policy=policy) for policy, value in (("fifo", fifo), ("lru", lru))]
+                     None, "s", block_bytes=block, policy=policy, local_limit_bytes=local)
+                 for policy, value in (("fifo", fifo), ("lru", lru))]
         rows.append(row("004", "Fig. 8", f"sort -S at 5.6x, {name} blocks: LRU / FIFO time",
                         PAPER_004["fig8_lru_fifo"], ratio(lru, fifo), None, "x", block_bytes=block))
         for policy, x in sorted(mine.items()):

@@ -342,6 +342,20 @@ def why_004(rows):
                      f"about what memory copies cost: Linux disk swap / Formica LRU is {linux['linux']}x at "
                      "1.65x (the paper: 12.5x at 2 GB, over 40x at 1 GB). docs/pager.md's throttled runs "
                      "(`--disk-iops`) show what a disk's seeks do.")
+    eights = [r for r in rows if r["figure"] == "Fig. 8" and r.get("policy") and r.get("block_bytes")]
+    if eights:
+        local = {r["block_bytes"]: r.get("local_limit_bytes") for r in eights if r.get("local_limit_bytes")}
+        blocks = ", ".join(f"{b >> 10} KiB: {local[b] // b}" for b in sorted(local))
+        lines.append("- **Fig. 8's blocks.** `sort -S` merges 16 runs at once (GNU sort's NMERGE), one "
+                     "block of each run's stream resident at a time, so it needs about 18 blocks of local "
+                     "memory (the runs, the output, the buffer's pages aside) before the merge stops "
+                     f"refetching; local memory holds, in blocks, {blocks}.")
+        times = sorted((r["block_bytes"], r["formica"]) for r in eights
+                       if r["policy"] == "lru" and r["formica"] is not None)
+        if len(times) > 1:
+            lines[-1] += (f" LRU took {times[0][1]} s at {times[0][0] >> 10} KiB and {times[-1][1]} s at "
+                          f"{times[-1][0] >> 10} KiB; the paper's in-memory sort, with no streams to keep, "
+                          "was fastest at 512 KiB.")
     lines.append("- **LRU against FIFO.** `sort -S` reads its input and runs as streams and keeps one "
                  "buffer: FIFO evicts what LRU would, so their volumes are close (Fig. 9's rows), where "
                  "the paper's sort was GNU sort's in-memory merge (-S 64G, no temporary files), whose "

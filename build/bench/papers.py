@@ -42,7 +42,7 @@ SIZES = {
     "quick": dict(refs=4000, procs=[1, 2, 4, 8, 16], runs=3, records=20000, memseq_bytes="4M",
                   blocks=["4K", "32K", "128K", "1M"], stride_blocks=["32K", "128K", "1M"],
                   strides=["4K", "64K", "256K", "1M"], ratios=[1.65, 3.3, 4, 6.6],
-                  fig8_blocks=["32K", "64K", "128K"], placements=PLACEMENTS),
+                  fig8_blocks=["32K", "64K"], placements=PLACEMENTS),
     "smoke": dict(refs=20, procs=[1], runs=1, records=2000, memseq_bytes="1M", blocks=["64K"],
                   stride_blocks=["64K"], strides=["64K"], ratios=[4], fig8_blocks=["32K"],
                   placements=[1, 5]),
@@ -74,6 +74,8 @@ def arguments(argv=None):
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per boot")
     parser.add_argument("--page", help="also write the page and its plots here (docs/results/papers.md)")
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--keep", action="store_true",
+                        help="measure only --seeds; the other seeds' measurements from OUT/papers.json")
     parser.add_argument("--report-only", action="store_true",
                         help="redraw the page and plots from OUT/papers.json, run nothing")
     add_smoke_option(parser)
@@ -255,6 +257,17 @@ def all_rows(options, measured, command, commit):
     return rows
 
 
+def kept_measurements(options):
+    """With --keep: the other seeds' measurements and commits from OUT/papers.json."""
+    path = options.out / "papers.json"
+    if not options.keep or not path.exists():
+        return {}, {}
+    data = json.loads(path.read_text())
+    at = data["settings"].get("measured_at") or {s: data["settings"]["commit"] for s in data["measured"]}
+    kept = {seed: value for seed, value in data["measured"].items() if seed not in options.seeds}
+    return kept, {seed: at[seed] for seed in kept}
+
+
 def report_only(options):
     """The rows again from the measurements papers.json keeps (run with the run's --quick)."""
     data = json.loads((options.out / "papers.json").read_text())
@@ -274,7 +287,7 @@ def main():
     if not options.no_linux:
         linux_guest.build()  # what changed only (the static sort with -S among it)
     start = time.monotonic()
-    measured = {}
+    measured, measured_at = kept_measurements(options)
     if "003" in options.seeds:
         measured["003"] = measure_003(options)
     if "004" in options.seeds:
@@ -283,13 +296,14 @@ def main():
                             text=True).stdout.strip()
     command = "make bench-papers" + (" QUICK=1" if options.quick else "") if not options.smoke \
         else "python3 build/bench/papers.py --smoke"
+    measured_at.update({seed: commit for seed in options.seeds})
     rows = all_rows(options, measured, command, commit)
     for r in rows:
         print(client.JSON_MARKER + json.dumps(r), flush=True)
     settings = {name: getattr(options, name) for name in SIZES["full"]}
     settings.update(size=options.size, host_cores=options.host_cores, seconds=round(time.monotonic() - start),
                     command=command, commit=commit, failed_boots=evaluate.FAILED_BOOTS + pager_bench.FAILED_BOOTS,
-                    date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+                    date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), measured_at=measured_at)
     (options.out / "papers.json").write_text(json.dumps({"settings": settings, "rows": rows,
                                                          "measured": measured}, indent=1) + "\n")
     papers_page.write(options, rows, measured, settings)

@@ -194,6 +194,9 @@ def header(settings):
         "The paper's column holds the numbers its text gives (the figures' other points are plots "
         "without numbers: the row then names the paper's finding). \"n/m\": not measurable here, "
         "with why in the row (the same command measures it on a host with enough cores).", "",
+        *([f"Measured at: " + ", ".join(f"seed {seed} at {commit}" for seed, commit in
+                                         sorted(settings["measured_at"].items())) + " (`--keep`).", ""]
+          if len(set(settings.get("measured_at", {}).values())) > 1 else []),
         "Sizes: " + ", ".join(f"{k} {settings[k]}" for k in ("refs", "procs", "records", "memseq_bytes")) + ".",
         ""]
 
@@ -307,8 +310,7 @@ def why_004(rows):
                      f"{cell(bandwidth_1m['formica']) if bandwidth_1m else '–'} MB/s (the paper: 603).")
     lines.append("- **Problem size.** The sorts here have working sets of a few MiB (the paper: 3.3 and "
                  "5.6 GB), so Fig. 7 runs at 64 KiB blocks, not the paper's 1 MiB, which would be most of "
-                 "the local memory at these sizes; Fig. 8's largest blocks run only where the local "
-                 "memory still holds 4 of them.")
+                 "the local memory at these sizes.")
     native = pick(rows, "Fig. 7", ": native", ratio=4)
     lru = pick(rows, "Fig. 7", "LRU on a memory node", ratio=4)
     swap_at = pick(rows, "Fig. 5", f"{(lru or {}).get('block_bytes', 0) >> 10}K blocks")

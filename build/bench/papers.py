@@ -59,8 +59,7 @@ PAPER_003 = {
 # Under -icount QEMU runs the vCPUs one after another and guest time counts every core's
 # instructions: work done in parallel adds up instead of overlapping, so no distribution gain
 # can show. The rows keep the instructions a placement adds (`saved`, negative) and no gain.
-ICOUNT_NO_GAIN = ("not a measurement of a gain: -icount runs the vCPUs in turn, so guest time adds "
-                  "up every core's instructions (the instructions saved or added are in `saved`)")
+ICOUNT_NO_GAIN = "not a gain: -icount adds up the vCPUs' instructions (added instructions: `saved`)"
 GAINS_003 = [("Fig. 7", "readblock", 5, "gain_5_readblock"), ("Fig. 9", "readbyte", 4, "gain_4_readbyte"),
              ("Fig. 11", "readblock", 7, "gain_7_readblock"), ("Fig. 12", "readbyte", 7, "gain_7_readbyte")]
 

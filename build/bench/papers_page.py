@@ -181,7 +181,8 @@ def draw_004(plt, options, rows):
 
 
 def header(settings):
-    quick = {"quick": "a QUICK run (`make bench-papers QUICK=1`: smaller sizes, one run per timed point)",
+    quick = {"quick": "a QUICK run (`make bench-papers QUICK=1`: seed 004 at smaller sizes, the median of 3 "
+                      "boots per timed point)",
              "smoke": "a smoke run (`--smoke`): its numbers mean nothing",
              "full": "a full run (`make bench-papers`)"}[settings["size"]]
     return [

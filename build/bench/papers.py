@@ -40,7 +40,7 @@ SIZES = {
                  ratios=[1.65, 3.3, 4, 6.6], fig8_blocks=["32K", "64K", "128K", "256K", "512K", "1M"],
                  placements=PLACEMENTS),
     "quick": dict(refs=4000, procs=[1, 2, 4, 8, 16], runs=3, records=20000, memseq_bytes="4M",
-                  blocks=["4K", "32K", "128K", "1M"], stride_blocks=["32K", "128K", "1M"],
+                  blocks=["4K", "32K", "64K", "128K", "1M"], stride_blocks=["32K", "128K", "1M"],
                   strides=["4K", "64K", "256K", "1M"], ratios=[1.65, 3.3, 4, 6.6],
                   fig8_blocks=["32K", "64K"], placements=PLACEMENTS),
     "smoke": dict(refs=20, procs=[1], runs=1, records=2000, memseq_bytes="1M", blocks=["64K"],

@@ -128,7 +128,14 @@ static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buff
     int found = read_image(block, offset, buffer, length);
     if (found <= 0)
         return found;
-    return blk_device->read_bytes(blk_device->context, block, offset, buffer, length);
+    int error = blk_device->read_bytes(blk_device->context, block, offset, buffer, length);
+    if (error == 0 && operation_log_unfinished_after_view(&reader)) {
+        /* it may show part of a request the view does not hold: looked at
+         * again as of a newer view, not from the copy just kept */
+        block_client_forget((uint64_t)block * reader.block_size / STORAGE_BLOCK_BYTES);
+        return -E_STALE;
+    }
+    return error;
 }
 
 /* A file's contents: never from a recent copy, which a BLK_PATCH forwarded

@@ -28,6 +28,21 @@ static bool journal_holds_block(void *context, uint32_t block)
 
 static struct fs_server *publishing_server;
 
+/* Whether a write of a block may put part of the request under way into
+ * BLK before the request is done: ext2's metadata goes home at once, and
+ * on ext3 a full transaction commits (journal_device.c's forced commit).
+ * Then replicas whose views are older read no metadata from BLK until the
+ * request's records are visible (operation_log_note_unfinished). */
+static void note_if_blk_gets_part(bool metadata)
+{
+    const struct journal *journal = publishing_server->journal;
+    bool home_now = journal == NULL
+                        ? metadata
+                        : journal->transaction_blocks >= journal_transaction_limit(journal);
+    if (home_now)
+        operation_log_note_unfinished(&writer);
+}
+
 /* Publishes a block written. Every image slot held by the running
  * transaction (more blocks than a transaction holds: it does not happen)
  * would leave a block BLK does not have without an image: the transaction
@@ -38,6 +53,8 @@ static void publish(uint32_t block, enum operation_kind kind, const void *bytes)
     if (error == 0)
         return;
     struct journal *journal = publishing_server->journal;
+    if (journal != NULL)
+        operation_log_note_unfinished(&writer); /* the commit takes part of this request home */
     int committed = journal != NULL ? journal_commit(journal) : error;
     if (committed == 0)
         error = operation_log_publish(&writer, block, kind, bytes);
@@ -70,6 +87,7 @@ static int write_block(void *context, uint64_t block, const void *buffer)
 {
     (void)context;
     bool compare = times_only_ahead(block);
+    note_if_blk_gets_part(true);
     int status = inner->write_block(inner->context, block, buffer);
     if (status != 0)
         return status;
@@ -82,6 +100,7 @@ static int write_block(void *context, uint64_t block, const void *buffer)
 static int write_data(void *context, uint64_t block, const void *buffer)
 {
     (void)context;
+    note_if_blk_gets_part(false); /* data is logged when its block was freed in this transaction */
     int status = inner->write_data != NULL ? inner->write_data(inner->context, block, buffer)
                                            : inner->write_block(inner->context, block, buffer);
     if (status == 0)

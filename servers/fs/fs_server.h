@@ -90,9 +90,10 @@ void fs_replica_catch_up(struct fs_server *server);
 #define FS_REPLICA_STALE_RETRIES 3u
 /* The test option fs_replica_delay=MS: a request waits MS milliseconds
  * once, as of the view it took, before it reads a file's blocks (a
- * readblock after its catch-up, any other at its first read past an inode
- * table block), so a test can free and reuse the blocks meanwhile
- * (docs/boot.md); nothing without it. */
+ * readblock after its catch-up, any other at its first read of a file's
+ * contents or of a block past an inode: an indirect or directory block),
+ * so a test can free and reuse the blocks meanwhile (docs/boot.md);
+ * nothing without it. */
 void fs_replica_pause(void);
 
 /* fs_problems.c: the library's problems logged (attach before the mount),

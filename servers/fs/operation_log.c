@@ -59,6 +59,10 @@ void operation_log_writer_start(struct operation_log_writer *writer, struct oper
     for (uint32_t i = 0; i < OPERATION_LOG_IMAGES; i++)
         if (atomic_load_explicit(&log->images[i].block_plus_one, memory_order_relaxed) != 0)
             image_write(&log->images[i], 0, NULL, 0, writer->next);
+    /* BLK may hold part of a request the last owner never finished: views
+     * before the RESET read no metadata from it; a mark the last owner left
+     * past its visible records (its unfinished request's) comes down */
+    operation_log_note_unfinished(writer);
     record_append(writer, 0, OPERATION_LOG_NO_IMAGE, OPERATION_RESET);
     operation_log_make_visible(writer);
 }

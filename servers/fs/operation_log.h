@@ -50,7 +50,10 @@ struct operation_log {
      * published, a whole owner's request at a time (operation_log_make_visible). */
     _Atomic uint64_t tail;
     uint64_t owner_starts; /* owners that took the log: 1 after the first */
-    uint8_t reserved[40];
+    /* A view below this may find in BLK metadata of a request not done yet
+     * (operation_log_note_unfinished); 0: none. */
+    _Atomic uint64_t unfinished;
+    uint8_t reserved[32];
     struct operation_record records[OPERATION_LOG_RECORDS];
     struct operation_image images[OPERATION_LOG_IMAGES];
 };
@@ -96,6 +99,17 @@ static inline void operation_log_make_visible(struct operation_log_writer *write
 {
     atomic_store_explicit(&writer->log->tail, writer->next, memory_order_release);
 }
+/* The request under way is about to write metadata into BLK itself (ext2
+ * writes it home at once; a transaction outgrown commits in the middle of
+ * a request): a view taken before the request is done must not read
+ * metadata from BLK (operation_log_unfinished_after_view). The record of
+ * the write follows, so every view taken after the request is done is past
+ * the mark (after a write that failed, once the owner's next record is).
+ * A full barrier: the mark before anything of the write. */
+static inline void operation_log_note_unfinished(struct operation_log_writer *writer)
+{
+    atomic_store_explicit(&writer->log->unfinished, writer->next + 1, memory_order_seq_cst);
+}
 /* True when records wait for operation_log_make_visible. */
 static inline bool operation_log_has_unseen(const struct operation_log_writer *writer)
 {
@@ -140,6 +154,16 @@ static inline void operation_log_catch_up(struct operation_log_reader *reader)
 static inline bool operation_log_holds(const struct operation_log_reader *reader, uint32_t block)
 {
     return reader->index.count != 0 && block_set_contains(&reader->index, block);
+}
+/* After a read of metadata from BLK: true when the owner may have written
+ * metadata of a request the reader's view does not hold into BLK (then
+ * the bytes read may show part of it: a block linked into a file before
+ * its contents are written). Asked after the read: a write the read saw
+ * was marked before it reached BLK. */
+static inline bool operation_log_unfinished_after_view(const struct operation_log_reader *reader)
+{
+    atomic_thread_fence(memory_order_acquire); /* the read's bytes before the mark */
+    return atomic_load_explicit(&reader->log->unfinished, memory_order_relaxed) > reader->applied;
 }
 /* What operation_log_read found. */
 enum operation_image_read {

@@ -33,7 +33,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-sta
 KERNEL_LDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments
 
 # Code both kernels link, and each kernel's own code.
-COMMON_SOURCES := $(wildcard kernel/*.c kernel/*.S) lib/string.c lib/format.c lib/errors.c lib/log_limit.c
+COMMON_SOURCES := $(wildcard kernel/*.c kernel/*.S kernel/ica/*.c) lib/string.c lib/format.c lib/errors.c lib/log_limit.c
 # lib/nfit.c: the NFIT parser, shared with the pager; lib/keyboard_map.c: the US layout, shared
 # with the USB keyboard driver (servers/usb/).
 MKERNEL_SOURCES := $(wildcard mkernel/*.c mkernel/*.S) lib/nfit.c lib/keyboard_map.c

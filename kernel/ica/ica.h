@@ -157,7 +157,7 @@ struct server_entry {
     uint64_t taken __attribute__((aligned(64)));
     uint64_t lane_taken;
     uint32_t next_lane; /* where the next look at the lanes starts */
-    /* Bit c: a sender on core c waits for room in ring c (kernel/ica_room.c);
+    /* Bit c: a sender on core c waits for room in ring c (kernel/ica/ica_room.c);
      * set by the senders, cleared by whoever announces the room. */
     _Atomic uint64_t room_wanted[(MAX_CORES + 63) / 64] __attribute__((aligned(64)));
 };

@@ -45,7 +45,7 @@ MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
 .PHONY: format format-check all run shell test unit-test integration-test test-many-cores debug clean deps help \
-	docs-protocol protocol-check docs-check linux-guest pkernel-symbols crash-sweep fuzz-soak fuzz-images test-slow soak
+	docs-protocol protocol-check docs-check layer-check linux-guest pkernel-symbols crash-sweep fuzz-soak fuzz-images test-slow soak
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -118,7 +118,7 @@ shell: deps all
 	[ -f $(OUT)/shell-disk.img ] || cp $(DISK_IMAGE) $(OUT)/shell-disk.img
 	build/run --smp 4 --placement 5 --disk $(OUT)/shell-disk.img --timeout 86400
 
-test: deps all linux-guest protocol-check unit-test docs-check integration-test
+test: deps all linux-guest protocol-check unit-test docs-check layer-check integration-test
 
 # The Linux guest (build/out/linux/: Debian's kernel, busybox, a static Bonnie) that
 # test_journal_linux exchanges an ext3 image with; a no-op when it is up to date.
@@ -135,6 +135,12 @@ protocol-check:
 # Every source file is named in docs/architecture.md (build/check-docs-index).
 docs-check:
 	build/check-docs-index
+
+# kernel/ica/'s files depend on each other in the order of kernel/ica/layers
+# only, and the rest of the kernel enters it only where that file says
+# (build/check-ica-layers, on the built objects).
+layer-check: all
+	NM=$(NM) build/check-ica-layers
 
 unit-test:
 	$(MAKE) -C tests/unit

@@ -163,7 +163,7 @@ struct process {
      * that sender before it publishes the state, read by the poller after. */
     uint32_t poll_handed_server;
     /* A server polling for its next request after a send across cores
-     * (kernel/ica/ica_poll_request.h): ICA_REQUEST_POLL_ARMED while a sender on
+     * (kernel/ica/ica_wait.h): ICA_REQUEST_POLL_ARMED while a sender on
      * another core may paste a request straight into it, CLAIMED while one
      * does, then the request's id; 0 when it polls for none. */
     _Atomic uint64_t polled_request;

@@ -6,14 +6,13 @@
  * does not cover returns false before anything changed and goes the
  * general way (ica_syscalls.c). */
 #include "ica_across.h"
-#include "ica_fastpath.h"
+#include "ica_wait.h"
 #include "atomic.h"
 #include "cpu.h"
 #include "fault_injection.h"
 #include "ica.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
-#include "ica_poll_request.h"
 #include "ica_room.h"
 #include "ica_syscalls.h"
 #include "intercore.h"

@@ -13,7 +13,9 @@
 #include "ica_across.h"
 #include "cpu.h"
 #include "ica_handover.h"
+#include "ica_poll.h"
 #include "ica_syscalls.h"
+#include "ica_wait.h"
 #include "scheduler.h"
 #include "scheduler_switch.h"
 #include "trap.h"
@@ -340,7 +342,13 @@ static void leave_server(struct cpu *cpu, struct process *server, uint64_t paste
     scheduler_wake(server);
 }
 
-void ica_fast_resume_handed_off(uint64_t id)
+/* A synchronous requester whose poll for its result `id` ended because a
+ * sender on another core woke a server of this core parked in its receive
+ * (ica_poll.c handed it the core): the server's one noted request taken
+ * and pasted, the requester parked for `id` and the switch to the server,
+ * whose receive returns the request at once. Returns when the requester is
+ * woken the ordinary way (or when none of this applies). */
+static void ica_fast_resume_handed_off(uint64_t id)
 {
     struct cpu *cpu = this_cpu();
     struct process *requester = cpu->current;
@@ -378,7 +386,12 @@ static inline bool take_pasted_request(struct process *server, uint64_t id)
     return true;
 }
 
-void ica_fast_run_handed_server(uint64_t id, uint32_t server_pid)
+/* The same for a server whose wake a sender on another core handed to the
+ * requester's poll itself (ICA_RESULT_SERVER_WOKEN): `server_pid`, parked
+ * in its receive on this core with the request `id` pasted into it. When it
+ * cannot run at once, or the requester may not sleep, it is handed the core
+ * as any woken process is, and this returns. */
+static void ica_fast_run_handed_server(uint64_t id, uint32_t server_pid)
 {
     struct cpu *cpu = this_cpu();
     struct process *requester = cpu->current;
@@ -406,6 +419,30 @@ void ica_fast_run_handed_server(uint64_t id, uint32_t server_pid)
     resumed_slowly(requester);
 }
 
+/* A synchronous requester's wait for its result `id` once its request has
+ * left: the poll first when nothing is queued, and what a poll that ended
+ * on a server of this core leads to (run it at once, or the server handed
+ * the core by a poll, ica_fast_resume_handed_off); then the general collect. */
+static long collect_sync(uint64_t id)
+{
+    struct process *process = this_cpu()->current;
+    bool polled = false;
+    if (ring_consumer_sees_empty(&process->results.ring)) {
+        process->results_seen = 0;
+        enum ica_polled_result handed = ica_poll_for_result(id, ica_results_came);
+        if (handed == ICA_RESULT_PASTED ||
+            (handed == ICA_RESULT_TRAVELLING && ica_accept_result(id)))
+            return 0;
+        if (handed == ICA_RESULT_SERVER_WOKEN)
+            ica_fast_run_handed_server(id, process->poll_handed_server);
+        else if (this_cpu()->handoff != NULL)
+            ica_fast_resume_handed_off(id); /* returns when woken the ordinary way */
+        else
+            polled = !process->kill_requested;
+    }
+    return ica_collect_after_poll(id, ICA_SYNC, polled);
+}
+
 /* The general calls, for arguments in range whose receiver is not parked
  * here (one on another core, above all): entered directly, as the dispatch
  * would enter them, with the arguments read again from the frame (so the
@@ -416,7 +453,8 @@ static __attribute__((noinline)) bool request_generally(struct trap_frame *frame
     struct ica_request_arguments call;
     if (!ica_request_arguments_of(frame, &call))
         return false; /* checked already: never */
-    frame->rax = (uint64_t)sys_ica_request(call.server, call.control, call.flags);
+    long error = ica_send_request(call.server, call.control, call.flags);
+    frame->rax = (uint64_t)(error != 0 ? error : collect_sync(call.control));
     return true;
 }
 
@@ -448,7 +486,7 @@ static bool fast_request(struct trap_frame *frame)
     if (!fast_call(call.server, call.control) &&
         !ica_across_send(call.server, call.control, 0, false))
         return request_generally(frame);
-    frame->rax = (uint64_t)ica_collect_result(call.control, ICA_SYNC);
+    frame->rax = (uint64_t)collect_sync(call.control);
     return true;
 }
 

@@ -11,11 +11,9 @@
 #include "console.h"
 #include "cpu.h"
 #include "ica.h"
-#include "ica_across.h"
-#include "ica_fastpath.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
-#include "ica_poll_request.h"
+#include "ica_wait.h"
 #include "ica_room.h"
 #include "fault_injection.h"
 #include "intercore.h"
@@ -431,11 +429,26 @@ static struct parking parking_of(uint32_t flags, uint64_t id)
 /* A request; with ICA_SYNC, also the wait for its result. */
 static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 {
-    bool sync = flags & ICA_SYNC;
-    long error = refused("request", id, send_to_server(server_pid, id, flags, false, sync, 0));
-    if (error != 0 || !sync)
+    long error = ica_send_request(server_pid, id, flags);
+    if (error != 0 || !(flags & ICA_SYNC))
         return error;
     return ica_collect_result(id, flags);
+}
+
+bool ica_accept_result(uint64_t id)
+{
+    return accept(id);
+}
+
+bool ica_results_came(void)
+{
+    return new_results_waiting();
+}
+
+long ica_collect_after_poll(uint64_t id, uint32_t flags, bool polled)
+{
+    long result = collect_after(id, true, parking_of(flags, id), polled);
+    return result < 0 ? result : 0;
 }
 
 long ica_collect_result(uint64_t id, uint32_t flags)
@@ -450,22 +463,23 @@ long ica_collect_result(uint64_t id, uint32_t flags)
         enum ica_polled_result handed = ica_poll_for_result(id, new_results_waiting);
         if (handed == ICA_RESULT_PASTED || (handed == ICA_RESULT_TRAVELLING && accept(id)))
             return 0;
-        if (handed == ICA_RESULT_SERVER_WOKEN && flags == ICA_SYNC)
-            ica_fast_run_handed_server(id, process->poll_handed_server); /* as below */
-        else if (handed == ICA_RESULT_SERVER_WOKEN)
+        if (handed == ICA_RESULT_SERVER_WOKEN)
             ica_poll_hand_server(this_cpu(), process->poll_handed_server);
-        else if (flags == ICA_SYNC && this_cpu()->handoff != NULL)
-            ica_fast_resume_handed_off(id); /* returns when woken the ordinary way */
         else
             polled = !process->kill_requested;
     }
-    long result = collect_after(id, true, parking_of(flags, id), polled);
-    return result < 0 ? result : 0;
+    return ica_collect_after_poll(id, flags, polled);
 }
 
 long ica_call_for_current(uint32_t server_pid, uint64_t control_id)
 {
     return request(server_pid, control_id, ICA_SYNC | ICA_FROM_KERNEL);
+}
+
+long ica_send_request(uint32_t server_pid, uint64_t id, uint32_t flags)
+{
+    return refused("request", id,
+                   send_to_server(server_pid, id, flags, false, flags & ICA_SYNC, 0));
 }
 
 long sys_ica_request(uint32_t server, uint64_t control, uint32_t flags)

@@ -56,7 +56,8 @@ struct cpu {
      * it and IPIs. Its own cache line: every sender reads it. */
     _Atomic uint32_t waiting __attribute__((aligned(64)));
     /* Set by the core while it polls for an ICA in its kernel (ica_poll.c):
-     * it sees a message at its next turn, so a wake needs no IPI. */
+     * it sees a message at its next turn, so a wake needs no IPI. This and
+     * poll_woken are written only through kernel/ica/ica_wait.h. */
     _Atomic uint32_t polling;
     union {
         struct {

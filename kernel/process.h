@@ -118,6 +118,11 @@ struct process {
     /* Bumped when a translation of it is removed (translation_stamp.h). */
     uint64_t translation_stamp;
     uint64_t copy_window, copy_window_bytes; /* SYS_COPY_GRANT */
+    /* The wait protocol's fields (direct_request, parked, parked_for,
+     * room_of_server, and below ica_waiting, polled_result,
+     * poll_handed_server, polled_request) are written only through
+     * kernel/ica/ica_wait.h, whose header states their states and
+     * transitions. */
     /* Owning core: ICA results. Results from other cores arrive as messages
      * and are queued here by this core. */
     struct {

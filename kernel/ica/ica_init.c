@@ -1,6 +1,6 @@
 /* ica_init.c: the scheduler's hooks into ICA: after a halt the poll's bound
  * adapts (ica_poll_adapt), and an ending process closes its rendezvous words
- * before it becomes a zombie (ica_wait.h). */
+ * before it becomes a zombie (ica_wait_close). */
 #include "ica_init.h"
 #include "cpu.h"
 #include "ica_poll.h"
@@ -16,14 +16,8 @@ static void after_halt(struct cpu *cpu, uint64_t halted)
         ica_poll_adapt(cpu, halted);
 }
 
-/* No sender on another core pastes into `process` from now on. */
-static void before_exit(struct process *process)
-{
-    ica_request_poll_close(process);
-    ica_result_poll_close(process);
-}
-
 void ica_init(void)
 {
-    scheduler_set_hooks((struct scheduler_hooks){after_halt, before_exit});
+    /* before an exit: no sender on another core pastes into the process from now on */
+    scheduler_set_hooks((struct scheduler_hooks){after_halt, ica_wait_close});
 }

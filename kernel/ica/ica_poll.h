@@ -37,41 +37,16 @@
  * ordinary way. */
 bool ica_poll_before_wait(bool (*ready)(void));
 
-/* What a poll for a result ended with: nothing handed over (nothing came
- * within the bound, the core has something else to run, a result came as a
- * message, or the caller is being killed: the caller looks at its result
- * ring and waits the ordinary way, and no sender can hand `id` over any
- * more), the result travelling to the caller for it to paste
- * (ica_hand_result_to_poller), pasted into it by the sender already
- * (ica_result_poll_claim), or still to come from a server of the caller's
- * core that the sender pasted the request into and whose wake it handed to
- * the caller (ica_result_poll_hand_server: the caller hands that server the
- * core, or runs it at once, ica_fast_run_handed_server). */
-enum ica_polled_result {
-    ICA_RESULT_NOT_HANDED,
-    ICA_RESULT_TRAVELLING,
-    ICA_RESULT_PASTED,
-    ICA_RESULT_SERVER_WOKEN /* the result is still to come; the caller owes the wake of the
-                               server in its poll_handed_server (ICA_RESULT_POLL_SERVER) */
-};
-
 /* Polls, as ica_poll_before_wait, for the result `id` of the caller's own
  * synchronous request, which a sender on another core may hand over. */
 static inline enum ica_polled_result ica_poll_for_result(uint64_t id, bool (*ready)(void));
-
-/* The sender's half of a wake across cores: true when `target`'s core
- * polls and has taken the wake into its poll_woken word (it makes the
- * target ready at its next turn, or when its poll ends); false when the
- * wake must go as a message. The caller has claimed the wake (cleared the
- * target's ica_waiting). */
-bool ica_poll_hand_wake(struct process *target);
 
 /* A process on another core whose ica_waiting the caller cleared is owed a
  * wake: through its core's poll word when that core polls, else one
  * message, with an IPI only if its core halts or must preempt. */
 static inline void ica_wake_across(struct process *target)
 {
-    if (ica_poll_hand_wake(target))
+    if (ica_core_hand_wake(&kernel_shared->cpus[target->core], target->pid))
         return; /* its core polls: no message */
     struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
                                         .process_wake = {target->pid}};
@@ -181,9 +156,9 @@ static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu
 static inline __attribute__((always_inline)) bool ica_poll_until(struct cpu *cpu,
                                                                  const struct ica_poll_watch *watch)
 {
-    atomic_store_fenced(&cpu->polling, 1);
+    ica_core_poll_begin(cpu);
     bool came = ica_poll_turns(cpu, watch);
-    atomic_store_fenced(&cpu->polling, 0);
+    ica_core_poll_end(cpu);
     if (atomic_load_acquire(&cpu->inbox_hint_or_woken)) {
         ica_poll_serve_woken(cpu);
         if (intercore_poll() > 0)
@@ -212,24 +187,7 @@ ica_poll_for_result(uint64_t id, bool (*ready)(void))
         return ICA_RESULT_NOT_HANDED;
     struct process *process = cpu->current;
     struct ica_poll_watch watch = {&process->polled_result, id, ready};
-    atomic_store_fenced(&process->polled_result, id);
+    ica_result_poll_arm(process, id);
     ica_poll_until(cpu, &watch);
-    /* Taken back unless a sender took it first: then the result is ours
-     * (a sender pasting it is waited for: it finishes on its own core). */
-    for (;;) {
-        uint64_t expected = id;
-        if (atomic_compare_swap(&process->polled_result, &expected, 0))
-            return ICA_RESULT_NOT_HANDED;
-        if (expected == 0)
-            return ICA_RESULT_TRAVELLING;
-        if (expected == ICA_RESULT_POLL_PASTED) {
-            atomic_store_release(&process->polled_result, 0);
-            return ICA_RESULT_PASTED;
-        }
-        if (expected == ICA_RESULT_POLL_SERVER) {
-            atomic_store_release(&process->polled_result, 0);
-            return ICA_RESULT_SERVER_WOKEN;
-        }
-        ica_claim_wait_turn(); /* ICA_RESULT_POLL_CLAIMED */
-    }
+    return ica_result_poll_end(process, id);
 }

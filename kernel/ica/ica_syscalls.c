@@ -69,7 +69,7 @@ static long refused(const char *call, uint64_t id, long error)
 static void wake_or_hand_off(struct process *target, bool hand_off)
 {
     memory_fence();
-    if (!atomic_load_acquire(&target->ica_waiting) || !atomic_swap(&target->ica_waiting, 0))
+    if (!ica_wake_claim_if_waiting(target))
         return;
     if (target->core == this_cpu()->index) {
         if (hand_off)
@@ -114,7 +114,7 @@ static bool deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_o
     struct intercore_message message = {.type = MESSAGE_ICA_RESULT,
                                         .ica_result = {target_pid, control_id}};
     memory_fence();
-    if (atomic_swap(&target->ica_waiting, 0) && scheduler_must_interrupt(target))
+    if (ica_wake_claim(target) && scheduler_must_interrupt(target))
         intercore_send_preempting(target->core, &message);
     else
         intercore_send(target->core, &message); /* IPIs the core if it halts */
@@ -139,7 +139,7 @@ void serve_ica_result(const struct intercore_message *message,
         discard(request->control);
         return;
     }
-    atomic_store_release(&target->ica_waiting, 0);
+    ica_wait_over(target);
     scheduler_wake(target);
 }
 
@@ -231,19 +231,17 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
 static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick, struct parking parking)
 {
     struct process *process = me();
-    atomic_store_fenced(&process->ica_waiting, 1);
+    ica_wait_announce(process);
     memory_fence();
     fault_injection_widen_ica_wait();
     intercore_poll();
-    if (ready() || !atomic_load_acquire(&process->ica_waiting) || process->kill_requested) {
-        atomic_store_release(&process->ica_waiting, 0);
+    if (ready() || !ica_wait_still_announced(process) || process->kill_requested) {
+        ica_wait_over(process);
         return;
     }
-    process->parked = parking.where;
-    process->parked_for = parking.for_id;
+    ica_park(process, parking.where, parking.for_id);
     scheduler_block(wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA, wake_tick);
-    process->parked = PARKED_NOWHERE;
-    atomic_store_release(&process->ica_waiting, 0);
+    ica_unpark(process);
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
 }
@@ -404,7 +402,7 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     if (flags & ICA_FROM_KERNEL)
         control->sender_rights = RIGHT_KERNEL;
     if (target->core == this_cpu()->index && target->direct_request == 0 && ring_is_empty(ring)) {
-        target->direct_request = id; /* nothing older waits on this core: no ring */
+        ica_direct_request_put(target, id); /* nothing older waits on this core: no ring */
         memory_fence();
     } else {
         ring_push_u64(ring, id);
@@ -531,10 +529,9 @@ static bool requests_waiting(void)
 /* The request handed straight to the caller, pasted; NO_ICA when none (or stale). */
 static uint64_t take_direct_request(void)
 {
-    uint64_t id = me()->direct_request;
+    uint64_t id = ica_direct_request_take(me());
     if (id == 0)
         return NO_ICA;
-    me()->direct_request = 0;
     if (!accept(id))
         return NO_ICA;
     me()->requests_handed++;

@@ -1,12 +1,72 @@
-/* ica_wait.h: the words a sender on another core and a waiting process
- * share (the rendezvous): where a blocked process is parked, a server's
- * polled_request word and a requester's polled_result word, each claimed
- * by one sender at a time and closed by the process before it ends. */
+/* ica_wait.h: the wait protocol, the one owner of the words a waiting
+ * process and its senders share (the rendezvous). Every write of them is
+ * one of the transitions below; the fields are struct process's ica_waiting,
+ * parked, parked_for, polled_request, polled_result, poll_handed_server,
+ * direct_request and room_of_server, and struct cpu's polling and
+ * poll_woken. "Sender" is the kernel of the process that sends (on another
+ * core for the polled words); a claim is one compare-exchange, so one
+ * sender at a time, and the owner waits out a claim before it ends.
+ *
+ * word (whose)           from              to                by, through
+ * ---------------------- ----------------- ----------------- -----------------------------------
+ * ica_waiting (process)  0                 1                 the process announcing a wait:
+ *                                                            ica_wait_announce
+ *                        1                 0                 one sender claiming the wake it then
+ *                                                            delivers: ica_wake_claim(_if_waiting)
+ *                        1                 0                 the process, its wait over:
+ *                                                            ica_wait_over
+ * parked, parked_for     NOWHERE           IN_RECEIVE/CALL   the process before it blocks: ica_park
+ *                        IN_RECEIVE/CALL   NOWHERE           the process after it (ica_unpark), or
+ *                                                            the sender of its core switching to it
+ *                                                            (ica_park_leave)
+ * polled_request         0                 ARMED             the server before its poll:
+ *   (server)                                                 ica_request_poll_arm
+ *                        ARMED             CLAIMED           a sender: ica_request_poll_claim
+ *                        0                 CLAIMED           a sender, the server parked in its
+ *                                                            receive: ica_request_park_claim
+ *                        CLAIMED           ARMED / 0         that sender giving up:
+ *                                                            ica_request_poll/park_release
+ *                        CLAIMED           id                that sender, the request pasted:
+ *                                                            ica_request_poll_publish
+ *                        ARMED / id        0                 the server: its poll's end
+ *                                                            (ica_request_poll_end), the id taken
+ *                                                            (ica_request_take_pasted/_published)
+ *                        not CLAIMED       CLOSED            the server ending: ica_wait_close
+ * polled_result          0                 id                the requester before its poll:
+ *   (requester)                                              ica_result_poll_arm
+ *                        id                CLAIMED           a sender: ica_result_poll_claim
+ *                        id                0                 a sender handing the result over
+ *                                                            travelling: ica_hand_result_to_poller
+ *                        CLAIMED           id                that sender giving up:
+ *                                                            ica_result_poll_release
+ *                        CLAIMED           PASTED            that sender, the result pasted:
+ *                                                            ica_result_poll_pasted
+ *                        CLAIMED           SERVER            that sender, a server's wake handed
+ *                                                            (poll_handed_server written first):
+ *                                                            ica_result_poll_hand_server
+ *                        id/PASTED/SERVER  0                 the requester, its poll's end:
+ *                                                            ica_result_poll_end
+ *                        not CLAIMED       0                 the requester ending: ica_wait_close
+ * polling (cpu)          0                 1, 1 -> 0         the core around its poll:
+ *                                                            ica_core_poll_begin / _end
+ * poll_woken (cpu)       0                 pid               a sender while the core polls:
+ *                                                            ica_core_hand_wake
+ *                        pid               0                 the core (ica_core_take_woken), or
+ *                                                            that sender, the poll over meanwhile
+ * direct_request         0                 id                a sender of the server's own core:
+ *   (server)                                                 ica_direct_request_put
+ *                        id                0                 the server's receive:
+ *                                                            ica_direct_request_take
+ * room_of_server         0                 pid, pid -> 0     the sender around its wait for room:
+ *   (sender)                                                 ica_room_wait_begin / _end
+ *
+ * The transitions are pure: loads, stores and compare-exchanges on the
+ * struct, no hardware but the wait turn (tests/unit/test_ica_wait.c). */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
 #include "atomic.h"
-#include "console.h"
+#include "cpu.h"
 #include "intercore.h"
 #include "process.h"
 #include "x86.h"
@@ -27,6 +87,56 @@ static inline void ica_claim_wait_turn(void)
 {
     intercore_poll();
     cpu_relax();
+}
+
+/* The wake flag. A sender that clears it owes the process one wake; a
+ * cleared flag means "look again", never "block" (docs/ica.md). */
+static inline void ica_wait_announce(struct process *process)
+{
+    atomic_store_fenced(&process->ica_waiting, 1); /* a full barrier (xchg) */
+}
+
+static inline void ica_wait_over(struct process *process)
+{
+    atomic_store_release(&process->ica_waiting, 0);
+}
+
+/* Whether nobody has cleared the flag since the process announced it. */
+static inline bool ica_wait_still_announced(const struct process *process)
+{
+    return atomic_load_acquire(&process->ica_waiting) != 0;
+}
+
+/* The sender's half: true when this sender took the wake (it delivers it). */
+static inline bool ica_wake_claim(struct process *target)
+{
+    return atomic_swap(&target->ica_waiting, 0) != 0;
+}
+
+/* ica_wake_claim after a plain look (no locked exchange when not waiting). */
+static inline bool ica_wake_claim_if_waiting(struct process *target)
+{
+    return atomic_load_acquire(&target->ica_waiting) && atomic_swap(&target->ica_waiting, 0);
+}
+
+/* The park: where the process, blocked inside a system call, can be resumed
+ * straight in user mode (ica_fastpath.c). */
+static inline void ica_park(struct process *process, uint32_t where, uint64_t for_id)
+{
+    process->parked = where;
+    process->parked_for = for_id;
+}
+
+static inline void ica_park_leave(struct process *process)
+{
+    process->parked = PARKED_NOWHERE;
+}
+
+/* The process's wait is over: not parked, its flag down. */
+static inline void ica_unpark(struct process *process)
+{
+    ica_park_leave(process);
+    ica_wait_over(process);
 }
 
 /* A server's polled_request word. */
@@ -101,31 +211,6 @@ static inline void ica_request_park_release(struct process *server)
     atomic_store_release(&server->polled_request, 0);
 }
 
-/* The ending process's half, before it becomes a zombie (whose address
- * space the m-kernel then tears down): a sender's claim is waited out (it
- * pastes on its own core and publishes or gives up soon), then the word is
- * closed, so no sender claims it again. A request published meanwhile is
- * held by the process: the m-kernel answers it with the others it holds. */
-static inline void ica_request_poll_close(struct process *process)
-{
-    bool waited = false;
-    for (;;) {
-        uint64_t word = atomic_load_acquire(&process->polled_request);
-        if (word == ICA_REQUEST_POLL_CLAIMED) {
-            waited = true;
-            ica_claim_wait_turn();
-        } else if (atomic_compare_swap(&process->polled_request, &word, ICA_REQUEST_POLL_CLOSED)) {
-            if (waited)
-                kprintf("ica: pid %u ending waited out a paste from another core (%s)\n",
-                        process->pid,
-                        word != 0 && word < ICA_REQUEST_POLL_CLOSED
-                            ? "pasted: the m-kernel answers it"
-                            : "given back: the request went to the ring");
-            return;
-        }
-    }
-}
-
 /* The request a sender on another core pasted into `server` while it was
  * parked in its receive (the sender claimed its wake, published the id
  * here, then counted the request in `pushed`: a request counted is always
@@ -137,6 +222,16 @@ static inline uint64_t ica_request_take_pasted(struct process *server)
         return 0;
     atomic_store_release(&server->polled_request, 0);
     return id;
+}
+
+/* The request `id` published in `server`'s word, taken: false when the
+ * word holds anything else. */
+static inline bool ica_request_take_published(struct process *server, uint64_t id)
+{
+    if (atomic_load_acquire(&server->polled_request) != id)
+        return false;
+    atomic_store_release(&server->polled_request, 0);
+    return true;
 }
 
 /* A requester's polled_result word. */
@@ -171,18 +266,51 @@ static inline void ica_result_poll_pasted(struct process *target)
     atomic_store_release(&target->polled_result, ICA_RESULT_POLL_PASTED);
 }
 
-/* The ending process's half, before it becomes a zombie: a sender's claim
- * is waited out, then the word is left 0, which no claim takes (a process
- * only polls for a result inside ica_poll_for_result, which takes its id
- * back before it returns: this is the same order made explicit). */
-static inline void ica_result_poll_close(struct process *process)
+/* What a poll for a result ended with: nothing handed over (nothing came
+ * within the bound, the core has something else to run, a result came as a
+ * message, or the caller is being killed: the caller looks at its result
+ * ring and waits the ordinary way, and no sender can hand `id` over any
+ * more), the result travelling to the caller for it to paste
+ * (ica_hand_result_to_poller), pasted into it by the sender already
+ * (ica_result_poll_claim), or still to come from a server of the caller's
+ * core that the sender pasted the request into and whose wake it handed to
+ * the caller (ica_result_poll_hand_server: the caller hands that server the
+ * core, or runs it at once). */
+enum ica_polled_result {
+    ICA_RESULT_NOT_HANDED,
+    ICA_RESULT_TRAVELLING,
+    ICA_RESULT_PASTED,
+    ICA_RESULT_SERVER_WOKEN /* the result is still to come; the caller owes the wake of the
+                               server in its poll_handed_server (ICA_RESULT_POLL_SERVER) */
+};
+
+/* The requester's half: it polls for `id` from now on (a full barrier:
+ * a sender that sees the word also sees it polling). */
+static inline void ica_result_poll_arm(struct process *process, uint64_t id)
+{
+    atomic_store_fenced(&process->polled_result, id);
+}
+
+/* The requester's end of its poll: the id taken back unless a sender took
+ * it first, and then what that sender did (a sender pasting it is waited
+ * for: it finishes on its own core). */
+static inline enum ica_polled_result ica_result_poll_end(struct process *process, uint64_t id)
 {
     for (;;) {
-        uint64_t word = atomic_load_acquire(&process->polled_result);
-        if (word != ICA_RESULT_POLL_CLAIMED &&
-            atomic_compare_swap(&process->polled_result, &word, 0))
-            return;
-        ica_claim_wait_turn();
+        uint64_t expected = id;
+        if (atomic_compare_swap(&process->polled_result, &expected, 0))
+            return ICA_RESULT_NOT_HANDED;
+        if (expected == 0)
+            return ICA_RESULT_TRAVELLING;
+        if (expected == ICA_RESULT_POLL_PASTED) {
+            atomic_store_release(&process->polled_result, 0);
+            return ICA_RESULT_PASTED;
+        }
+        if (expected == ICA_RESULT_POLL_SERVER) {
+            atomic_store_release(&process->polled_result, 0);
+            return ICA_RESULT_SERVER_WOKEN;
+        }
+        ica_claim_wait_turn(); /* ICA_RESULT_POLL_CLAIMED */
     }
 }
 
@@ -212,3 +340,61 @@ static inline bool ica_hand_result_to_poller(struct process *target, uint64_t id
     return atomic_load_acquire(&target->polled_result) == id &&
            atomic_compare_swap(&target->polled_result, &expected, 0);
 }
+
+/* The core's poll words. While `polling` is up a sender on another core
+ * may hand a wake to the core's poll_woken word instead of a message. */
+static inline void ica_core_poll_begin(struct cpu *cpu)
+{
+    atomic_store_fenced(&cpu->polling, 1);
+}
+
+static inline void ica_core_poll_end(struct cpu *cpu)
+{
+    atomic_store_fenced(&cpu->polling, 0);
+}
+
+/* The sender's half of a wake across cores: true when `cpu` polls and has
+ * taken the wake of `pid` into its poll_woken word (it makes the process
+ * ready at its next turn, or when its poll ends); false when the wake must
+ * go as a message. The caller has claimed the wake (ica_wake_claim). */
+bool ica_core_hand_wake(struct cpu *cpu, uint32_t pid);
+
+/* The core's half: the process a sender woke through poll_woken (0: none). */
+static inline uint32_t ica_core_take_woken(struct cpu *cpu)
+{
+    return atomic_swap(&cpu->poll_woken, 0);
+}
+
+/* A request a sender of this core hands straight to `server`, and the
+ * server's take of it (0: none). */
+static inline void ica_direct_request_put(struct process *server, uint64_t id)
+{
+    server->direct_request = id;
+}
+
+static inline uint64_t ica_direct_request_take(struct process *server)
+{
+    uint64_t id = server->direct_request;
+    server->direct_request = 0;
+    return id;
+}
+
+/* The sender waits for room in `server_pid`'s ring (`ps` shows it). */
+static inline void ica_room_wait_begin(struct process *sender, uint32_t server_pid)
+{
+    sender->room_of_server = server_pid;
+}
+
+static inline void ica_room_wait_end(struct process *sender)
+{
+    sender->room_of_server = 0;
+}
+
+/* The ending process's half, before it becomes a zombie (whose address
+ * space the m-kernel then tears down): a sender's claim of either word is
+ * waited out, then polled_request is closed (no sender claims it again; a
+ * request published meanwhile is held by the process, and the m-kernel
+ * answers it with the others it holds) and polled_result left 0, which no
+ * claim takes (a process polls for a result only between
+ * ica_result_poll_arm and ica_result_poll_end, inside a system call). */
+void ica_wait_close(struct process *process);

@@ -144,7 +144,7 @@ void serve_ica_result(const struct intercore_message *message,
 }
 
 /* The log line of a popped ICA that is stale (answered or freed meanwhile). */
-static __attribute__((noinline)) bool dropped_stale(const struct process *receiver, uint64_t id)
+static bool dropped_stale(const struct process *receiver, uint64_t id)
 {
     kprintf("ica: pid %u: stale ICA 0x%lx dropped\n", receiver->pid, id);
     return false;
@@ -714,7 +714,7 @@ static bool receive_ends_otherwise(uint32_t flags, uint64_t wake_tick, long *ans
  * a request then is none: one that outlived its request (added to a slot
  * registered again meanwhile). `taken` catches up with it, so the receive
  * blocks instead of spinning on the count. */
-static __attribute__((noinline)) void correct_count(struct server_entry *server, uint64_t counted)
+static void correct_count(struct server_entry *server, uint64_t counted)
 {
     if (counted == server->taken)
         return;

@@ -277,7 +277,7 @@ static long forward_to_owner_and_receive(uint64_t control)
  * applied, then the request is forwarded to the owner (the next request is
  * returned) or left to be served here (SERVED_HERE). Apart and cold: the
  * owner's loop only tests its instance. */
-static __attribute__((noinline, cold)) long replica_passes_on(long control)
+static long replica_passes_on(long control)
 {
     if (server.replica != NULL)
         operation_log_catch_up(server.replica);

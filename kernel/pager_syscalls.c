@@ -97,17 +97,6 @@ long sys_pager_release(void)
     return result;
 }
 
-long sys_firmware_table(uint32_t signature, uint64_t buffer, uint64_t size)
-{
-    if (!user_range_ok(me()->root, buffer, size, true))
-        return -E_FAULT;
-    struct intercore_message request = {
-        .type = MESSAGE_FIRMWARE_TABLE,
-        .firmware_table = {me()->pid, signature, buffer, size},
-    };
-    return ask_mkernel(&request).firmware_table_reply.result;
-}
-
 /* The pid now registered under the name the process's pager had, waiting up
  * to 30 s for a restarted one other than the pager that ended; 0 if none came. */
 static uint32_t restarted_pager(const struct process *process)

@@ -66,7 +66,7 @@ struct cpu {
              * inboxes. */
             _Atomic uint32_t inbox_hint;
             /* A process of this core a sender on another core woke while
-             * the core polled (ica_poll_hand_wake): the poll makes it
+             * the core polled (ica_core_hand_wake): the poll makes it
              * ready, no message. */
             _Atomic uint32_t poll_woken;
         };

@@ -42,8 +42,7 @@ static long refuse(const struct ica_control *page, const char *why)
 
 /* A block outside the disk or of another shard: refused, logged (apart:
  * the usual request's block is the shard's). */
-static __attribute__((noinline)) long refuse_block(const struct cache *cache,
-                                                   const struct ica_control *page, uint64_t block)
+static long refuse_block(const struct cache *cache, const struct ica_control *page, uint64_t block)
 {
     if (block >= cache->disk.blocks)
         return refuse(page, "block outside the disk");

@@ -3,7 +3,8 @@
  * so that each block written is published (its image while the journal's
  * running transaction holds it, its record always) before the request that
  * wrote it is answered, a whole request's records at once (replicas never
- * see part of one); a BLK_PATCH is published before it is forwarded. */
+ * see part of one); a BLK_PATCH is published before it is forwarded, and
+ * every data write is marked before it reaches BLK. */
 #include "fs_published.h"
 #include "fs_server.h"
 #include "journal.h"
@@ -97,9 +98,13 @@ static int write_block(void *context, uint64_t block, const void *buffer)
     return status;
 }
 
+/* A file's data block: marked first (replicas whose views are older do not
+ * use what they read of it from BLK, which may be newer than the size and
+ * map they have), whether it goes home at once or through the journal. */
 static int write_data(void *context, uint64_t block, const void *buffer)
 {
     (void)context;
+    operation_log_note_data_write(&writer, (uint32_t)block);
     note_if_blk_gets_part(false); /* data is logged when its block was freed in this transaction */
     int status = inner->write_data != NULL ? inner->write_data(inner->context, block, buffer)
                                            : inner->write_block(inner->context, block, buffer);
@@ -182,6 +187,7 @@ uint64_t fs_publisher_sequence(const struct fs_server *server)
 void fs_publish_patch(struct fs_server *server, uint32_t block)
 {
     (void)server;
+    operation_log_note_data_write(&writer, block); /* before BLK can have it */
     publish(block, OPERATION_DATA, NULL);
     operation_log_make_visible(&writer); /* a small write settles: no end of request publishes it */
 }

@@ -5,8 +5,8 @@
  * FS_STAT and FS_READDIR on the owner's handles (the mirror of its table);
  * every other request goes to the owner (fs_replica_route; the serve loop
  * forwards). Its reads of BLK are as of the log it applied (a block the
- * owner freed since is refused: -E_STALE, and the request is answered
- * again as of a new view). */
+ * owner freed since is refused, and so is file data it wrote since:
+ * -E_STALE, and the request is answered again as of a new view). */
 #include "block_client.h"
 #include "block_pins.h"
 #include "block_map_cache.h"
@@ -139,7 +139,9 @@ static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buff
 }
 
 /* A file's contents: never from a recent copy, which a BLK_PATCH forwarded
- * by the owner would not reach. */
+ * by the owner would not reach; and not bytes the owner wrote in place
+ * after the view (a truncate's zeroed tail read with the size from before
+ * it): -E_STALE, the request answered again as of a newer view. */
 static int read_data(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
 {
     (void)context;
@@ -147,7 +149,10 @@ static int read_data(void *context, uint64_t block, uint32_t offset, void *buffe
     int found = read_image(block, offset, buffer, length);
     if (found <= 0)
         return found;
-    return block_client_read_uncached(blk_device, block, offset, buffer, length);
+    int error = block_client_read_uncached(blk_device, block, offset, buffer, length);
+    if (error == 0 && operation_log_data_written_after_view(&reader, (uint32_t)block))
+        return -E_STALE;
+    return error;
 }
 
 static int refuse_write(void *context, uint64_t block, const void *buffer)

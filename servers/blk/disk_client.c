@@ -1,10 +1,11 @@
 /* disk_client.c: synchronous requests from BLK to DK (seed 003 §3.2: on a
  * miss BLK asks DK synchronously). One control ICA and one data ICA of
- * CACHE_MAX_RUN blocks are reused; blocks are copied between it and the cache.
- * A disk whose size is not a multiple of 4 KiB (a 1 KiB-block file system of
- * 4097 KiB) ends inside its last block: only its sectors are transferred, the
- * rest of that block reads as zeros and is never written. */
+ * TIER_RUN_BLOCKS blocks (the tier's longest write-back run) are reused; blocks are copied between
+ * it and the cache. A disk whose size is not a multiple of 4 KiB (a 1 KiB-block file system of 4097
+ * KiB) ends inside its last block: only its sectors are transferred, the rest of that block reads
+ * as zeros and is never written. */
 #include "disk_client.h"
+#include "tier.h"
 #include <formica/errors.h>
 #include <formica/request.h>
 #include <formica/storage.h>
@@ -107,7 +108,7 @@ int disk_client_open(struct cache_disk *disk)
     if (dk_pid < 0)
         return (int)dk_pid;
     long control_id = ica_allocate(ICA_KIND_CONTROL, 4096);
-    long transfer_id = ica_allocate(ICA_KIND_DATA, CACHE_MAX_RUN * STORAGE_BLOCK_BYTES);
+    long transfer_id = ica_allocate(ICA_KIND_DATA, TIER_RUN_BLOCKS * STORAGE_BLOCK_BYTES);
     long result = control_id < 0 ? control_id : transfer_id < 0 ? transfer_id : 0;
     if (result == 0)
         result = request_operation(dk_pid, (uint64_t)control_id, DK_INFO);

@@ -12,6 +12,7 @@
 #include "cache_lends.h"
 #include "disk_client.h"
 #include "retired_blocks.h"
+#include "tier_attach.h"
 #include <formica/data_ica.h>
 #include <formica/errors.h>
 #include <formica/protocol/blk_dispatch.h>
@@ -292,7 +293,7 @@ static inline long lend_one(struct cache *cache, uint64_t control, struct ica_co
     struct cache_block *cached = cache_use_cached(cache, block);
     if (cached == NULL)
         return lend_one_missing(cache, control, page, block);
-    return lend_one_handle(control, page, cached->handle);
+    return lend_one_handle(control, page, cache_lend_handle(cache, cached));
 }
 
 /* Any other BLK_READ (apart, so lend_one saves no registers). */
@@ -376,12 +377,65 @@ long blk_info(struct cache *cache, uint64_t control, struct blk_info_message *me
 long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *message)
 {
     (void)control, (void)message;
-    int error = cache_sync(cache); /* writes back, then DK_FLUSH (the barrier) */
+    if (cache->tier != NULL)
+        return tier_barrier(cache); /* a fence: the NVM holds every write */
+    int error = cache_sync(cache);  /* writes back, then DK_FLUSH (the barrier) */
     if (error != 0)
         printf("blk: sync failed: %s\n", error_text(error));
     else if (durability == BLK_KEPT)
         journal_clear(&kept); /* all of it is on the disk now */
     return error;
+}
+
+long blk_tier_report(struct cache *cache, uint64_t control, struct blk_tier_report_message *message)
+{
+    (void)message;
+    struct ica_control *page = ica_control_of(control);
+    _Static_assert(sizeof(struct blk_tier_report) <= ICA_PAYLOAD_BYTES, "the report fits");
+    tier_report(blk_tier(), cache, (struct blk_tier_report *)page->payload);
+    return 0;
+}
+
+static int (*dram_cache)(struct cache *cache);
+
+void blk_set_dram_cache(int (*make)(struct cache *cache))
+{
+    dram_cache = make;
+}
+
+/* `tier format`: a refused tier's lines dropped, an attached one's written
+ * back first. */
+static long format_tier(struct cache *cache)
+{
+    struct tier *tier = blk_tier();
+    if (tier == NULL || cache->tier != tier)
+        return -E_NOT_FOUND;
+    if (tier->state == BLK_TIER_ATTACHED) {
+        int error = tier_pass(cache);
+        if (error != 0)
+            return error;
+    }
+    printf("blk: tier formatted for this disk: %s\n",
+           tier->state == BLK_TIER_REFUSED ? "the refused tier's lines dropped"
+                                           : "every line written back, then dropped");
+    return tier_format(tier, cache);
+}
+
+long blk_tier_control(struct cache *cache, uint64_t control,
+                      struct blk_tier_control_message *message)
+{
+    (void)control;
+    if (cache->tier == NULL)
+        return -E_NOT_FOUND;
+    if (message->action == BLK_TIER_FORMAT)
+        return format_tier(cache);
+    if (cache->tier->state != BLK_TIER_ATTACHED)
+        return -E_CORRUPT;
+    if (message->action == BLK_TIER_FLUSH)
+        return tier_pass(cache);
+    if (message->action == BLK_TIER_DETACH)
+        return blk_tier_detach(cache, dram_cache);
+    return -E_INVALID;
 }
 
 /* Any request but a usual read or a patch (apart, so those save no
@@ -423,6 +477,48 @@ static uint64_t receive_after_failed_return(long error)
     return (uint64_t)control;
 }
 
+/* A refused tier: every request -E_CORRUPT but the tier's own (the report,
+ * `tier format`), until a format attaches it. */
+static void serve_refused(struct cache *cache, uint64_t control)
+{
+    for (;;) {
+        struct ica_control *page = ica_control_of(control);
+        bool tier_request = page->operation == BLK_TIER_REPORT ||
+                            page->operation == BLK_TIER_CONTROL || page->operation == BLK_STATS ||
+                            page->operation == BLK_INFO;
+        page->result = tier_request ? answer_any(cache, control) : -E_CORRUPT;
+        if (cache->tier->state == BLK_TIER_ATTACHED)
+            return; /* formatted: the request after it is served */
+        long next = ica_return_receive(control, 0, 0);
+        control = next >= 0 ? (uint64_t)next : receive_after_failed_return(next);
+    }
+}
+
+/* The tier's serve loop: BLK's, with a write-back pass after TIER_IDLE_MS
+ * without a request while lines are dirty. */
+static _Noreturn void serve_tier(struct cache *cache, uint64_t control)
+{
+    for (;;) {
+        if (cache->tier != NULL && cache->tier->state == BLK_TIER_REFUSED) {
+            serve_refused(cache, control);
+            long next = ica_return_receive(control, 0, 0);
+            control = next >= 0 ? (uint64_t)next : receive_after_failed_return(next);
+            continue;
+        }
+        answer(cache, control);
+        bool idle_pass = cache->tier != NULL && cache->stats.dirty > 0;
+        long next =
+            ica_return_receive(control, idle_pass ? ICA_TIMEOUT : 0, idle_pass ? TIER_IDLE_MS : 0);
+        while (next == -E_NOT_FOUND && idle_pass && !ica_held(control)) {
+            int error = tier_pass(cache); /* idle: nothing is in flight */
+            if (error != 0)
+                printf("blk: tier: the idle pass failed: %s\n", error_text(error));
+            next = ica_receive(0);
+        }
+        control = next >= 0 ? (uint64_t)next : receive_after_failed_return(next);
+    }
+}
+
 _Noreturn void blk_serve(struct cache *cache)
 {
     this_shard = process_id();
@@ -430,6 +526,8 @@ _Noreturn void blk_serve(struct cache *cache)
     if (first < 0)
         receive_failed(first);
     uint64_t control = (uint64_t)first;
+    if (blk_tier() != NULL)
+        serve_tier(cache, control);
     for (;;) {
         answer(cache, control);
         long next = ica_return_receive(control, 0, 0);

@@ -297,8 +297,12 @@ int cache_retire(struct cache *cache, uint64_t number)
 {
     if (!cache_owns(cache, number))
         return -E_INVALID;
-    if (cache->tier != NULL)
-        return 0; /* a line is never lent (its copy is): no borrower sees the next owner's bytes */
+    if (cache->tier != NULL) { /* a line is never lent, its copy is: the copy keeps the old bytes */
+        struct cache_block *line = cache_lookup(cache, number);
+        if (line != NULL)
+            tier_unbind_copy(cache, line);
+        return 0;
+    }
     struct cache_block *block = cache_lookup(cache, number);
     if (block == NULL || block->busy)
         return 0;
@@ -310,8 +314,11 @@ int cache_retire(struct cache *cache, uint64_t number)
 
 void cache_retire_lent(struct cache *cache)
 {
-    if (cache->tier != NULL)
+    if (cache->tier != NULL) {
+        for (uint32_t i = 0; i < cache->capacity; i++)
+            tier_unbind_copy(cache, &cache->blocks[i]);
         return;
+    }
     for (uint32_t i = 0; i < cache->capacity; i++) {
         struct cache_block *block = &cache->blocks[i];
         if (block->valid && !block->busy && is_lent(cache, block))

@@ -47,6 +47,7 @@ struct cache_block {
     bool busy;       /* being filled: not a victim */
     bool retired;    /* out of the hash, its old bytes kept for its borrowers (cache_retire) */
     bool on_disk;    /* tier, write-through: dirty, but its bytes are on the disk already */
+    uint16_t copy;   /* tier: the pool block (index + 1) kept equal to the line for lends, or 0 */
 };
 
 struct tier;

@@ -57,6 +57,7 @@ _Static_assert(sizeof(struct tier_disk_identity) == NVM_IDENTITY_BYTES, "the ide
 struct tier_pool {
     uint8_t *data[TIER_LEND_POOL];
     uint64_t handle[TIER_LEND_POOL];
+    uint32_t line[TIER_LEND_POOL]; /* the line (+ 1) whose copy it is now, 0: none */
     uint32_t count, next;
 };
 
@@ -140,9 +141,15 @@ int tier_bypass_read(struct cache *cache, uint64_t number, struct cache_block **
 /* BLK_SYNC: one fence; then a pass when half the lines are dirty (in
  * write-through mode: DK_FLUSH, then the written lines' tags clean). */
 int tier_barrier(struct cache *cache);
-/* The handle of a DRAM block holding `block`'s bytes for a lend (a line is
- * copied into a pool block nobody borrows), 0 when none is free (copy). */
+/* The handle of a DRAM block holding `block`'s bytes for a lend: a pool
+ * block nobody borrows, bound to the line (block->copy, block->handle) and
+ * kept equal to it by every write, as a DRAM slot is (FS keeps lent blocks
+ * pinned across requests); 0 when none is free (the caller copies). A line
+ * whose copy is lent is never a victim. */
 uint64_t tier_lend_handle(struct cache *cache, struct cache_block *block);
+/* FS freed `block`: its copy (if any) leaves it, keeping the old bytes for
+ * whoever borrows it (docs/storage.md, "Freed blocks and lent pages"). */
+void tier_unbind_copy(struct cache *cache, struct cache_block *block);
 
 /* tier_pass.c: a write-back pass of every dirty line: sorted by block,
  * coalesced into runs of up to TIER_RUN_BLOCKS, written, DK_FLUSH, then the

@@ -162,6 +162,8 @@ static void forget_lines(struct cache *cache)
         uint8_t *data = block->data;
         *block = (struct cache_block){.data = data};
     }
+    for (uint32_t i = 0; cache->tier != NULL && i < cache->tier->pool.count; i++)
+        cache->tier->pool.line[i] = 0; /* no line has a copy any more */
     cache->stats.cached = cache->stats.dirty = 0;
 }
 

@@ -22,9 +22,24 @@ static void store_tag(struct tier *tier, uint32_t line, uint64_t block, enum tie
     nvm_store64_persist(&tier->tags[line], tier_tag(line, block, state));
 }
 
+/* Whether the line's lend copy is borrowed now. */
+static bool copy_lent(const struct cache *cache, const struct cache_block *block)
+{
+    return block->copy != 0 && cache->memory.pinned != NULL &&
+           cache->memory.pinned(cache->memory.context, block->handle);
+}
+
+void tier_unbind_copy(struct cache *cache, struct cache_block *block)
+{
+    if (block->copy != 0)
+        cache->tier->pool.line[block->copy - 1] = 0;
+    block->copy = 0;
+    block->handle = 0;
+}
+
 /* CLOCK within the set: a free line, else a clean unreferenced one (a
- * referenced one loses its bit and is passed once); dirty and busy lines
- * are never victims. */
+ * referenced one loses its bit and is passed once); dirty and busy lines,
+ * and lines whose copy is lent, are never victims. */
 static struct cache_block *set_victim(struct cache *cache, uint32_t set)
 {
     struct tier *tier = cache->tier;
@@ -33,7 +48,7 @@ static struct cache_block *set_victim(struct cache *cache, uint32_t set)
         uint32_t way = tier->hands[set];
         tier->hands[set] = (way + 1) % tier->ways;
         struct cache_block *block = &cache->blocks[first + way];
-        if (block->busy || (block->valid && block->dirty))
+        if (block->busy || (block->valid && block->dirty) || copy_lent(cache, block))
             continue;
         if (!block->valid || !block->referenced)
             return block;
@@ -56,6 +71,7 @@ int tier_take_line(struct cache *cache, uint64_t number, struct cache_block **sl
     }
     if (tier->tags[line] != 0)
         store_tag(tier, line, 0, TIER_FREE); /* never a tag naming another block's bytes */
+    tier_unbind_copy(cache, victim);
     victim->valid = false;
     victim->dirty = false;
     victim->on_disk = false;
@@ -101,6 +117,8 @@ int tier_write_in_place(struct cache *cache, struct cache_block *block, uint32_t
     }
     nvm_write(block->data + offset, in, length);
     nvm_flush(block->data + offset, length); /* durable at the next fence (a barrier's) */
+    if (block->copy != 0)                    /* the lend copy shows what the line holds */
+        memcpy(tier->pool.data[block->copy - 1] + offset, in, length);
     block->on_disk = false;
     return tier->write_through ? write_through(cache, block) : 0;
 }
@@ -148,7 +166,8 @@ int tier_write_new(struct cache *cache, uint64_t number, const void *in)
     return tier->write_through ? write_through(cache, block) : 0;
 }
 
-/* A pool block nobody borrows now, from the one after the last taken. */
+/* A pool block nobody borrows now, from the one after the last taken,
+ * no longer any line's copy. */
 static int free_pool_block(struct cache *cache)
 {
     struct tier_pool *pool = &cache->tier->pool;
@@ -157,6 +176,8 @@ static int free_pool_block(struct cache *cache)
         if (pool->handle[index] == 0 || cache->memory.pinned == NULL ||
             !cache->memory.pinned(cache->memory.context, pool->handle[index])) {
             pool->next = (index + 1) % pool->count;
+            if (pool->line[index] != 0)
+                tier_unbind_copy(cache, &cache->blocks[pool->line[index] - 1]);
             return (int)index;
         }
     }
@@ -182,11 +203,17 @@ int tier_bypass_read(struct cache *cache, uint64_t number, struct cache_block **
 
 uint64_t tier_lend_handle(struct cache *cache, struct cache_block *block)
 {
-    int index = free_pool_block(cache);
-    if (index < 0 || cache->tier->pool.handle[index] == 0)
+    struct tier_pool *pool = &cache->tier->pool;
+    if (block->copy != 0)
+        return block->handle;
+    int index = block == &cache->tier->bypass ? -1 : free_pool_block(cache);
+    if (index < 0 || pool->handle[index] == 0)
         return 0;
-    memcpy(cache->tier->pool.data[index], block->data, CACHE_BLOCK_BYTES);
-    return cache->tier->pool.handle[index];
+    memcpy(pool->data[index], block->data, CACHE_BLOCK_BYTES);
+    pool->line[index] = (uint32_t)(block - cache->blocks) + 1;
+    block->copy = (uint16_t)(index + 1);
+    block->handle = pool->handle[index];
+    return block->handle;
 }
 
 int tier_barrier(struct cache *cache)

@@ -87,7 +87,8 @@ bool command_tier(int word_count, char **words)
         if (synced != 0)
             printf("tier: sync: %s (writing back what BLK holds)\n", error_text(synced));
     }
-    long blk = server_lookup(SERVER_NAME_BLK);
+    long blk =
+        server_wait_for(SERVER_NAME_BLK, SERVER_START_WAIT_MS); /* BLK may still be mounting */
     long control = blk < 0 ? blk : ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0) {
         printf("tier: no blk: %s\n", error_text(control));

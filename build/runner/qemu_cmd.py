@@ -173,7 +173,17 @@ def disk_argv(disk, bus, machine="pc"):
         return drive + ["-device", "ahci,id=ahci0", "-device", "ide-hd,drive=disk0,bus=ahci0.0"]
     if bus == "nvme":
         return drive + ["-device", "nvme,serial=formica,drive=disk0"]
-    return drive + ["-device", "virtio-blk-pci,drive=disk0"]
+    return drive + ["-device", f"virtio-blk-pci,drive=disk0,serial={disk_serial(disk)}"]
+
+
+def disk_serial(disk):
+    """The virtio-blk serial (20 characters at most) of an image file: its device and inode,
+    so a copy of the image is another disk to BLK's NVM tier (docs/storage.md)."""
+    try:
+        status = os.stat(disk)
+    except OSError:
+        return "formica"
+    return f"f{status.st_dev:x}i{status.st_ino:x}"[:20]
 
 
 def _require(path, hint):

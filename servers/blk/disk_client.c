@@ -14,7 +14,8 @@
 
 static long dk_pid;
 static uint64_t control, transfer;
-static uint64_t disk_sectors; /* the disk's size, from DK_INFO */
+static uint64_t disk_sectors;                  /* the disk's size, from DK_INFO */
+static uint8_t disk_serial[DISK_SERIAL_BYTES]; /* and its serial */
 
 struct disk_transfer {
     uint32_t operation;
@@ -97,6 +98,11 @@ static int flush_disk(void *context)
     return result < 0 ? (int)result : 0;
 }
 
+const uint8_t *disk_client_serial(void)
+{
+    return disk_serial;
+}
+
 uint64_t disk_client_bytes(void)
 {
     return disk_sectors * STORAGE_SECTOR_BYTES;
@@ -123,6 +129,7 @@ int disk_client_open(struct cache_disk *disk)
     transfer = (uint64_t)transfer_id;
     disk->context = NULL;
     disk_sectors = dk_info_of(ica_control_of(control))->sectors;
+    memcpy(disk_serial, ica_control_of(control)->payload, DISK_SERIAL_BYTES);
     disk->blocks = (disk_sectors + STORAGE_SECTORS_PER_BLOCK - 1) / STORAGE_SECTORS_PER_BLOCK;
     disk->read = read_blocks;
     disk->write = write_blocks;

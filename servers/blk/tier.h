@@ -107,11 +107,12 @@ uint32_t tier_lines_for(uint64_t bytes, uint32_t sets, uint32_t shards);
  * (nothing written to the NVDIMM or the disk). */
 void tier_mount(struct tier *tier, struct cache *cache);
 /* Prepares `tier` over the mapping: the geometry (a found header's sets,
- * else `sets`), the disk's identity (its block 0 read); 0, or -E_NO_SPACE
+ * else `sets`), the disk's identity (its size, its 20-byte `serial` or
+ * NULL, its block 0 read); 0, or -E_NO_SPACE
  * when the NVDIMM is too small (state BLK_TIER_TOO_SMALL, tier->refusal
  * says so), or the disk's error. */
 int tier_prepare(struct tier *tier, uint8_t *base, uint64_t bytes, uint32_t sets, uint32_t shards,
-                 const struct cache_disk *disk);
+                 const struct cache_disk *disk, const uint8_t *serial);
 /* A DRAM block for the pool of lends and bypassed reads (up to TIER_LEND_POOL). */
 void tier_pool_add(struct tier *tier, uint8_t *data, uint64_t handle);
 /* Frees what tier_prepare allocated (not the pool's blocks). */

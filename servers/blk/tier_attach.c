@@ -4,6 +4,7 @@
  * for lends; and `tier detach`, after which BLK caches in DRAM again. The
  * tier serves one BLK shard for now: with more shards BLK caches in DRAM. */
 #include "tier_attach.h"
+#include "disk_client.h"
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/ica.h>
@@ -128,7 +129,7 @@ int blk_tier_attach(struct cache *cache, const struct cache_disk *disk, uint32_t
         return 0;
     }
     attached = &tier;
-    error = tier_prepare(&tier, base, bytes, sets_asked(), shards, disk);
+    error = tier_prepare(&tier, base, bytes, sets_asked(), shards, disk, disk_client_serial());
     if (error != 0) {
         printf("blk: tier refused: %s; caching in DRAM\n",
                error == -E_NO_SPACE ? tier.refusal : error_text(error));

@@ -80,13 +80,15 @@ static int disk_fingerprint(const struct cache_disk *disk, uint64_t *fingerprint
 }
 
 int tier_prepare(struct tier *tier, uint8_t *base, uint64_t bytes, uint32_t sets, uint32_t shards,
-                 const struct cache_disk *disk)
+                 const struct cache_disk *disk, const uint8_t *serial)
 {
     memset(tier, 0, sizeof(*tier));
     tier->base = base;
     tier->bytes = bytes;
     tier->shards = shards;
     tier->identity.sectors = disk->blocks * (CACHE_BLOCK_BYTES / 512);
+    if (serial != NULL)
+        memcpy(tier->identity.serial, serial, sizeof tier->identity.serial);
     const struct nvm_identity *pair = (const struct nvm_identity *)base;
     int newest = nvm_identity_pair_newest(pair, TIER_MAGIC, TIER_VERSION, bytes);
     if (newest >= 0 && pair[newest].geometry[TIER_GEOMETRY_SETS] != 0)
@@ -227,6 +229,16 @@ static bool scan_tags(struct tier *tier, struct cache *cache)
     return true;
 }
 
+/* A serial as text: its printable bytes, "none" when it is all zeros. */
+static const char *serial_text(const uint8_t *serial, char *text)
+{
+    size_t length = 0;
+    for (size_t i = 0; i < sizeof((struct tier_disk_identity *)0)->serial && serial[i]; i++)
+        text[length++] = serial[i] >= 0x20 && serial[i] < 0x7f ? (char)serial[i] : '?';
+    text[length] = '\0';
+    return length > 0 ? text : "none";
+}
+
 /* The header found is this disk's: same size and serial. */
 static bool same_disk(struct tier *tier, const struct nvm_identity *found)
 {
@@ -234,10 +246,12 @@ static bool same_disk(struct tier *tier, const struct nvm_identity *found)
     memcpy(&was, found->identity, sizeof was);
     if (memcmp(&was, &tier->identity, TIER_IDENTITY_COMPARED) == 0)
         return true;
-    refuse(tier,
-           "written for disk fingerprint %016lx, %lu sectors; this disk is fingerprint %016lx, "
-           "%lu sectors",
-           was.fingerprint, was.sectors, tier->identity.fingerprint, tier->identity.sectors);
+    char then[24], now[24];
+    tier->state = BLK_TIER_REFUSED;
+    snprintf(tier->refusal, sizeof tier->refusal,
+             "written for disk serial %s, %lu sectors; this disk is %s, %lu sectors",
+             serial_text(was.serial, then), (unsigned long)was.sectors,
+             serial_text(tier->identity.serial, now), (unsigned long)tier->identity.sectors);
     return false;
 }
 

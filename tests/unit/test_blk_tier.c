@@ -41,6 +41,7 @@ struct memory_disk {
 };
 
 static struct memory_disk disk;
+static uint8_t disk_serial[20] = "disk-a";
 static uint8_t *nvm;
 static struct tier tier;
 static struct cache cache;
@@ -91,7 +92,7 @@ static void boot(void)
     struct cache_disk under = below();
     tier_release(&tier);
     cache_release(&cache);
-    assert_int_equal(tier_prepare(&tier, nvm, NVM_BYTES, SETS, 1, &under), 0);
+    assert_int_equal(tier_prepare(&tier, nvm, NVM_BYTES, SETS, 1, &under, disk_serial), 0);
     for (int i = 0; i < 4; i++)
         tier_pool_add(&tier, pool[i], 0);
     assert_int_equal(cache_init_tier(&cache, &tier, &under), 0);
@@ -183,7 +184,7 @@ static void test_geometry_and_too_small(void **state)
     assert_true(tier_lines_for(64ull << 20, 16, 1) > 16000);
     struct tier small;
     struct cache_disk under = below();
-    assert_int_equal(tier_prepare(&small, nvm, 256 << 10, 16, 1, &under), -E_NO_SPACE);
+    assert_int_equal(tier_prepare(&small, nvm, 256 << 10, 16, 1, &under, NULL), -E_NO_SPACE);
     assert_int_equal(small.state, BLK_TIER_TOO_SMALL);
     assert_non_null(strstr(small.refusal, "too small"));
     assert_int_equal(tier.lines_count, LINES);
@@ -346,7 +347,12 @@ static void test_a_tier_of_another_disk_is_refused(void **state)
     write_version(3, 1);
     tier_barrier(&cache);
     disk.blocks = DISK_BLOCKS - 8; /* another disk: its size differs */
-    assert_refused_untouched("sectors; this disk is");
+    assert_refused_untouched("written for disk serial disk-a, 8192 sectors; this disk is disk-a, "
+                             "8128 sectors");
+    disk.blocks = DISK_BLOCKS;
+    memcpy(disk_serial, "disk-b", 6); /* the same size, another serial */
+    assert_refused_untouched("written for disk serial disk-a, 8192 sectors; this disk is disk-b");
+    memcpy(disk_serial, "disk-a", 6);
 }
 
 static void test_corrupted_tags_are_refused(void **state)

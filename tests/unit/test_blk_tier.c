@@ -227,6 +227,49 @@ static void test_filled_lines_are_found_after_a_reboot(void **state)
     assert_int_equal(disk.reads, reads);
 }
 
+static uint64_t pinned_copy;
+static bool copy_pinned(void *context, uint64_t handle)
+{
+    (void)context;
+    return handle != 0 && handle == pinned_copy;
+}
+
+/* A lend of a line is a DRAM copy bound to it: every write shows in it, a
+ * line whose copy is lent is no victim, and a freed block's copy keeps
+ * the old bytes while the line takes the new ones. */
+static void test_lend_copies_follow_their_line_until_freed(void **state)
+{
+    (void)state;
+    static uint8_t copies[2][CACHE_BLOCK_BYTES];
+    tier.pool.count = 0;
+    tier_pool_add(&tier, copies[0], 101);
+    tier_pool_add(&tier, copies[1], 102);
+    cache.memory = (struct cache_memory){NULL, NULL, copy_pinned};
+    write_version(20, 1);
+    uint64_t handle;
+    assert_int_equal(cache_lend(&cache, 20, &handle), 0);
+    assert_true(handle == 101 || handle == 102);
+    uint8_t *copy = copies[handle - 101];
+    uint64_t word;
+    memcpy(&word, copy, 8);
+    assert_int_equal(word, 20ull << 32 | 1);
+    write_version(20, 2);
+    memcpy(&word, copy + 4088, 8);
+    assert_int_equal(word, 20ull << 32 | 2); /* the write shows in the copy */
+    uint64_t again;
+    assert_int_equal(cache_lend(&cache, 20, &again), 0);
+    assert_int_equal(again, handle); /* still bound */
+    pinned_copy = handle;
+    assert_int_equal(cache_retire(&cache, 20), 0); /* freed while lent */
+    write_version(20, 3);
+    memcpy(&word, copy, 8);
+    assert_int_equal(word, 20ull << 32 | 2); /* the borrower keeps the old bytes */
+    assert_int_equal(read_version(20), 3);
+    assert_int_equal(cache_lend(&cache, 20, &again), 0);
+    assert_true(again != handle && again != 0); /* a fresh copy: the old one is lent */
+    pinned_copy = 0;
+}
+
 /* Writes land in NVM: after a reboot the dirty lines are found and served;
  * a pass writes them back, sorted and coalesced, DK_FLUSH after, tags clean. */
 static void test_dirty_lines_survive_a_reboot_and_a_pass_writes_them(void **state)
@@ -533,6 +576,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_geometry_and_too_small, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_block_lives_in_its_set, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filled_lines_are_found_after_a_reboot, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_lend_copies_follow_their_line_until_freed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_dirty_lines_survive_a_reboot_and_a_pass_writes_them,
                                         setup, teardown),

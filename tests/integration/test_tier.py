@@ -182,3 +182,27 @@ def test_an_nvdimm_too_small_is_refused(tmp_path):
         result.describe()
     assert "fs: mounted" in result.text, result.describe()
     assert tier_line(result)["state"] == "too-small", result.describe()
+
+
+def test_a_blk_restart_finds_its_lines_and_an_idle_pass_writes_them(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(f"{bonnie_updates()}; cksum /rb.dat; kill blk; sleep 1500; cksum /rb.dat; tier; "
+                  "sleep 7000; tier", disk, *tier_flag(tmp_path))
+    assert result.rc == 0, result.describe()
+    assert '"server":"blk"' in result.text, result.describe()  # init restarted it
+    sums = [line for line in result.lines if line.endswith(" /rb.dat") and line[0].isdigit()]
+    assert len(sums) == 2 and sums[0] == sums[1], result.describe()
+    after_restart, after_idle = result.kinds("tier")
+    assert after_restart["dirty_lines"] > 0 and after_restart["passes"] == 0, after_restart
+    assert after_idle["dirty_lines"] == 0 and after_idle["passes"] == 1, after_idle
+
+
+def test_write_through_keeps_the_disk_current(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(f"{bonnie_updates()}; sync; tier", disk, *tier_flag(tmp_path),
+                  "--append", "blk_tier=write-through")
+    assert result.rc == 0, result.describe()
+    line = tier_line(result)
+    assert line["write_through"] is True and line["dirty_lines"] == 0, line
+    e2fsck_clean(disk)  # no tier flush: the disk alone holds every write
+    assert dump(disk, "/rb.dat", tmp_path / "actual") == replay(7, tmp_path / "expected")

@@ -36,7 +36,7 @@ struct memory_disk {
     unsigned reads, writes, flushes, fail_writes;
     uint64_t write_first[MAX_WRITES];
     uint32_t write_count[MAX_WRITES];
-    unsigned writes_at_flush;
+    unsigned writes_at_flush, dirty_tags_at_flush; /* the tags still dirty at the last flush */
     const bool *stopped; /* the crash model's: writes after a crash never happen */
 };
 
@@ -72,12 +72,27 @@ static int disk_write(void *context, uint64_t first, uint32_t count, const uint8
     return 0;
 }
 
+static unsigned dirty_tags(void);
+
 static int disk_flush(void *context)
 {
     struct memory_disk *memory = context;
     memory->flushes++;
     memory->writes_at_flush = memory->writes;
+    memory->dirty_tags_at_flush = dirty_tags();
     return 0;
+}
+
+/* The tags in the NVM that say dirty. */
+static unsigned dirty_tags(void)
+{
+    unsigned count = 0;
+    for (uint32_t line = 0; tier.tags != NULL && line < tier.lines_count; line++) {
+        uint64_t block;
+        enum tier_line_state state;
+        count += tier_tag_decode(line, tier.tags[line], &block, &state) && state == TIER_DIRTY;
+    }
+    return count;
 }
 
 static struct cache_disk below(void)
@@ -297,6 +312,8 @@ static void test_dirty_lines_survive_a_reboot_and_a_pass_writes_them(void **stat
     assert_int_equal(disk.write_count[3], 2);
     assert_int_equal(disk.flushes, 1);
     assert_int_equal(disk.writes_at_flush, 4);
+    assert_int_equal(disk.dirty_tags_at_flush, 10); /* no tag clean before DK_FLUSH */
+    assert_int_equal(dirty_tags(), 0);
     assert_int_equal(cache.stats.dirty, 0);
     assert_int_equal(tier.writeback_runs, 4);
     assert_int_equal(tier.writeback_bytes, 10 * CACHE_BLOCK_BYTES);

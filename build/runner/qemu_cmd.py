@@ -164,15 +164,16 @@ def _ovmf_args():
 
 
 def disk_argv(disk, bus, machine="pc"):
-    """A raw disk image on virtio-blk or AHCI."""
+    """A raw disk image on virtio-blk, AHCI or NVMe, with the image's serial (disk_serial)."""
     drive = ["-drive", f"file={qemu_option_value(disk)},format=raw,if=none,id=disk0"]
     if bus == "ahci" and machine == "q35":
         # q35's built-in ICH9 AHCI controller (00:1f.2) has its ports as buses ide.0-ide.5.
-        return drive + ["-device", "ide-hd,drive=disk0,bus=ide.0"]
+        return drive + ["-device", f"ide-hd,drive=disk0,bus=ide.0,serial={disk_serial(disk)}"]
     if bus == "ahci":
-        return drive + ["-device", "ahci,id=ahci0", "-device", "ide-hd,drive=disk0,bus=ahci0.0"]
+        return drive + ["-device", "ahci,id=ahci0",
+                        "-device", f"ide-hd,drive=disk0,bus=ahci0.0,serial={disk_serial(disk)}"]
     if bus == "nvme":
-        return drive + ["-device", "nvme,serial=formica,drive=disk0"]
+        return drive + ["-device", f"nvme,serial={disk_serial(disk)},drive=disk0"]
     return drive + ["-device", f"virtio-blk-pci,drive=disk0,serial={disk_serial(disk)}"]
 
 

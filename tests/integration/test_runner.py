@@ -177,10 +177,10 @@ def test_runner_says_which_qemu_it_runs():
 
 @pytest.mark.parametrize("bus, machine, devices", [
     ("virtio", "pc", ["virtio-blk-pci,drive=disk0,serial=SERIAL"]),
-    ("ahci", "pc", ["ahci,id=ahci0", "ide-hd,drive=disk0,bus=ahci0.0"]),
-    ("ahci", "q35", ["ide-hd,drive=disk0,bus=ide.0"]),
-    ("nvme", "pc", ["nvme,serial=formica,drive=disk0"]),
-    ("nvme", "q35", ["nvme,serial=formica,drive=disk0"]),
+    ("ahci", "pc", ["ahci,id=ahci0", "ide-hd,drive=disk0,bus=ahci0.0,serial=SERIAL"]),
+    ("ahci", "q35", ["ide-hd,drive=disk0,bus=ide.0,serial=SERIAL"]),
+    ("nvme", "pc", ["nvme,serial=SERIAL,drive=disk0"]),
+    ("nvme", "q35", ["nvme,serial=SERIAL,drive=disk0"]),
 ])
 def test_dry_run_disk_buses(tmp_path, bus, machine, devices):
     disk = tmp_path / "disk.img"

@@ -250,9 +250,24 @@ int cache_patch_missing(struct cache *cache, uint64_t number, uint32_t offset, c
 {
     struct cache_block *block;
     int error = find_or_fill(cache, number, &block, true);
+    if (error == 0 && cache->tier != NULL)
+        return cache_patch_line(cache, block, offset, in, length);
     if (error == 0)
-        error = cache_patch_block(cache, block, offset, in, length);
+        cache_patch_block(cache, block, offset, in, length);
     return error;
+}
+
+int cache_patch_any(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                    uint32_t length)
+{
+    if (cache->tier == NULL)
+        return cache_patch(cache, number, offset, in, length);
+    if (!cache_range_fits(offset, length))
+        return -E_INVALID;
+    struct cache_block *block = cache_use_cached(cache, number);
+    if (block == NULL)
+        return cache_patch_missing(cache, number, offset, in, length);
+    return cache_patch_line(cache, block, offset, in, length);
 }
 
 void cache_get_stats(const struct cache *cache, struct cache_stats *stats)

@@ -160,27 +160,25 @@ static inline bool cache_range_fits(uint32_t offset, uint32_t length)
 {
     return offset <= CACHE_BLOCK_BYTES && length <= CACHE_BLOCK_BYTES - offset;
 }
-/* cache_patch_block into a tier's line (tier_write_in_place; apart). */
+/* A write into a tier's cached line (tier_write_in_place). */
 int cache_patch_line(struct cache *cache, struct cache_block *block, uint32_t offset,
                      const void *in, uint32_t length);
-/* cache_patch's write into the cached `block`, its range checked. */
-static inline int cache_patch_block(struct cache *cache, struct cache_block *block, uint32_t offset,
-                                    const void *in, uint32_t length)
+/* cache_patch's write into the cached `block` of a DRAM cache, its range checked. */
+static inline void cache_patch_block(struct cache *cache, struct cache_block *block,
+                                     uint32_t offset, const void *in, uint32_t length)
 {
-    if (cache->tier != NULL)
-        return cache_patch_line(cache, block, offset, in, length);
     memcpy_small_inline(block->data + offset, in, length);
     cache_mark_dirty(cache, block);
-    return 0;
 }
 /* cache_patch of a block that is not cached (or past the disk): read in
  * first. Its range is checked by cache_patch. */
 int cache_patch_missing(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
                         uint32_t length);
 /* Writes `length` bytes at `offset` into block `number` (read first on a
- * miss) and marks it dirty. 0, or -E_INVALID for a range outside the block
- * or a block past the disk, or the miss's error. Inline: a cached block (a
- * small write's) is a hash lookup and a copy. */
+ * miss) and marks it dirty: a DRAM cache's (a tier's: cache_patch_any). 0,
+ * or -E_INVALID for a range outside the block or a block past the disk, or
+ * the miss's error. Inline: a cached block (a small write's) is a hash
+ * lookup and a copy. */
 static inline int cache_patch(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
                               uint32_t length)
 {
@@ -189,8 +187,13 @@ static inline int cache_patch(struct cache *cache, uint64_t number, uint32_t off
     struct cache_block *block = cache_use_cached(cache, number);
     if (block == NULL)
         return cache_patch_missing(cache, number, offset, in, length);
-    return cache_patch_block(cache, block, offset, in, length);
+    cache_patch_block(cache, block, offset, in, length);
+    return 0;
 }
+/* cache_patch for a cache that is a tier's or DRAM (apart: BLK's usual small
+ * write, cache_patch, is a DRAM cache's and pays no test). */
+int cache_patch_any(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                    uint32_t length);
 /* FS freed block `number`: no lent page may show what its next owner
  * writes (docs/storage.md, "Freed blocks and lent pages"). A clean cached
  * copy leaves the hash table (retired), so the block's next use takes a

@@ -249,8 +249,32 @@ static inline long patch_block(struct cache *cache, const struct ica_control *pa
     return (long)length;
 }
 
+/* patch_block in a tier's line: no kept journal (the NVM holds the write),
+ * no write-through of BLK's own (the tier has its mode). Apart, so the
+ * usual small write of a DRAM cache keeps its one copy of the steps. */
+static __attribute__((noinline)) long patch_line(struct cache *cache,
+                                                 const struct ica_control *page,
+                                                 const struct blk_patch_message *message)
+{
+    long refused = check_block(cache, page, message->block);
+    if (refused != 0)
+        return refused;
+    if (message->length == 0 || message->length > FS_INLINE_WRITE_BYTES ||
+        !cache_range_fits(message->offset, message->length))
+        return refuse(page, "patch outside the block or too long");
+    int error =
+        cache_patch_any(cache, message->block, message->offset, page->payload, message->length);
+    if (error != 0) {
+        printf("blk: patch of block %lu failed: %s\n", message->block, error_text(error));
+        return error;
+    }
+    return (long)message->length;
+}
+
 long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *message)
 {
+    if (cache->tier != NULL)
+        return patch_line(cache, ica_control_of(control), message);
     return patch_block(cache, ica_control_of(control), message);
 }
 
@@ -293,7 +317,7 @@ static inline long lend_one(struct cache *cache, uint64_t control, struct ica_co
     struct cache_block *cached = cache_use_cached(cache, block);
     if (cached == NULL)
         return lend_one_missing(cache, control, page, block);
-    return lend_one_handle(control, page, cache_lend_handle(cache, cached));
+    return lend_one_handle(control, page, cached->handle);
 }
 
 /* Any other BLK_READ (apart, so lend_one saves no registers). */
@@ -317,6 +341,8 @@ static inline long read_blocks(struct cache *cache, uint64_t control, struct ica
 
 long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *message)
 {
+    if (cache->tier != NULL) /* a line is lent as its copy: lend_blocks, cache_lend */
+        return read_in_general(cache, control, message);
     return read_blocks(cache, control, ica_control_of(control), message);
 }
 
@@ -505,7 +531,9 @@ static _Noreturn void serve_tier(struct cache *cache, uint64_t control)
             control = next >= 0 ? (uint64_t)next : receive_after_failed_return(next);
             continue;
         }
-        answer(cache, control);
+        cache_lends_returned(&lends, control);
+        ica_control_of(control)->result =
+            answer_any(cache, control); /* blk_read, blk_patch: a tier's */
         bool idle_pass = cache->tier != NULL && cache->stats.dirty > 0;
         long next =
             ica_return_receive(control, idle_pass ? ICA_TIMEOUT : 0, idle_pass ? TIER_IDLE_MS : 0);

@@ -457,8 +457,11 @@ long blk_tier_control(struct cache *cache, uint64_t control,
         return format_tier(cache);
     if (cache->tier->state != BLK_TIER_ATTACHED)
         return -E_CORRUPT;
-    if (message->action == BLK_TIER_FLUSH)
-        return tier_pass(cache);
+    if (message->action == BLK_TIER_FLUSH) {
+        int error = tier_pass(cache);
+        blk_tier_dump_order();
+        return error;
+    }
     if (message->action == BLK_TIER_DETACH)
         return blk_tier_detach(cache, dram_cache);
     return -E_INVALID;

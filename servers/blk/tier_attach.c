@@ -9,6 +9,7 @@
 #include <formica/errors.h>
 #include <formica/ica.h>
 #include <formica/nfit.h>
+#include <formica/nvm_order_record.h>
 #include <formica/nvm_persist.h>
 #include <formica/protocol/syscalls.h>
 #include <formica/user.h>
@@ -136,6 +137,9 @@ int blk_tier_attach(struct cache *cache, const struct cache_disk *disk, uint32_t
         return 0;
     }
     tier.write_through = write_through_asked();
+    if (nvm_record_open(base, bytes))
+        printf("blk: tier: recording the order of its NVM stores (nvm_record); dumped at `tier "
+               "flush`\n");
     fill_pool(memory);
     if ((error = cache_init_tier(cache, &tier, disk)) != 0)
         return (int)error;
@@ -143,6 +147,17 @@ int blk_tier_attach(struct cache *cache, const struct cache_disk *disk, uint32_t
     tier_mount(&tier, cache);
     report_mount(physical, cache);
     return 1;
+}
+
+void blk_tier_dump_order(void)
+{
+    if (!nvm_recording())
+        return;
+    printf("@json {\"kind\":\"nvm_layout\",\"who\":\"tier\",\"tags_offset\":%lu,"
+           "\"lines_offset\":%lu,\"lines\":%u,\"line_bytes\":%u}\n",
+           (uint64_t)((uint8_t *)tier.tags - tier.base), (uint64_t)(tier.lines - tier.base),
+           tier.lines_count, CACHE_BLOCK_BYTES);
+    nvm_record_dump("tier");
 }
 
 int blk_tier_detach(struct cache *cache, int (*dram_cache)(struct cache *cache))

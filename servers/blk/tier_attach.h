@@ -16,3 +16,7 @@ int blk_tier_attach(struct cache *cache, const struct cache_disk *disk, uint32_t
  * `cache` a DRAM cache again. 0, -E_NOT_FOUND (no tier attached), or the
  * pass's error (nothing changed). */
 int blk_tier_detach(struct cache *cache, int (*dram_cache)(struct cache *cache));
+/* With nvm_record=N: where the tags and lines are (@json nvm_layout, who
+ * "tier"), then the order of every NVM write, flush and fence since the
+ * mount or the last dump (tests/integration/nvm_order.py checks it). */
+void blk_tier_dump_order(void);

@@ -83,13 +83,16 @@ int tier_take_line(struct cache *cache, uint64_t number, struct cache_block **sl
 void tier_filled(struct cache *cache, struct cache_block *const *slots, uint32_t count)
 {
     struct tier *tier = cache->tier;
-    for (uint32_t i = 0; i < count; i++)
+    for (uint32_t i = 0; i < count; i++) {
+        nvm_note_write(slots[i]->data, CACHE_BLOCK_BYTES); /* the disk client's copy */
         nvm_flush(slots[i]->data, CACHE_BLOCK_BYTES);
+    }
     nvm_fence(); /* every line's data durable before any tag names it */
     for (uint32_t i = 0; i < count; i++) {
         uint32_t line = line_of(cache, slots[i]);
-        tier->tags[line] = tier_tag(line, slots[i]->number, TIER_CLEAN);
-        nvm_flush(&tier->tags[line], 8);
+        uint64_t tag = tier_tag(line, slots[i]->number, TIER_CLEAN);
+        nvm_write(&tier->tags[line], &tag, sizeof tag);
+        nvm_flush(&tier->tags[line], sizeof tag);
     }
     nvm_fence();
     tier->fills += count;

@@ -111,8 +111,9 @@ static void clean_written(struct cache *cache, uint32_t count, const bool *faile
         struct cache_block *block = &cache->blocks[line];
         if (block->number == 0)
             follow_block_zero(cache, block);
-        tier->tags[line] = tier_tag(line, block->number, TIER_CLEAN);
-        nvm_flush(&tier->tags[line], 8);
+        uint64_t tag = tier_tag(line, block->number, TIER_CLEAN);
+        nvm_write(&tier->tags[line], &tag, sizeof tag);
+        nvm_flush(&tier->tags[line], sizeof tag);
         block->dirty = false;
         block->on_disk = false;
         cache->stats.dirty--;

@@ -14,6 +14,7 @@ import formica
 import disk_image  # noqa: E402 (build/, on the path through formica)
 from test_bonnie import UPDATE_ARGS, dump, replay
 from test_journal import churn_and_kill, churn_bytes, debugfs_cat
+from nvm_order import check_tier_order, records_of
 
 pytestmark = pytest.mark.usefixtures("built")
 
@@ -206,3 +207,21 @@ def test_write_through_keeps_the_disk_current(tmp_path):
     assert line["write_through"] is True and line["dirty_lines"] == 0, line
     e2fsck_clean(disk)  # no tier flush: the disk alone holds every write
     assert dump(disk, "/rb.dat", tmp_path / "actual") == replay(7, tmp_path / "expected")
+
+
+def test_the_tiers_stores_are_durable_in_order(tmp_path):
+    """The guest's own order of NVM writes, flushes and fences (nvm_record), replayed."""
+    disk = disk_copy(tmp_path)
+    result = boot(f"run churn 12; {bonnie_updates()}; tier flush", disk, *tier_flag(tmp_path),
+                  "--append", "nvm_record=65536")
+    assert result.rc == 0, result.describe()
+    assert "made durable with clwb and sfence" in result.text, result.describe()
+    layouts = [line for line in result.kinds("nvm_layout") if line["who"] == "tier"]
+    dumps = [line for line in result.kinds("nvm_order") if line["who"] == "tier"]
+    assert len(layouts) == 1 and dumps and dumps[-1]["last"] is True, result.describe()
+    assert dumps[-1]["dropped"] == 0, dumps[-1]
+    records = records_of(dumps, "tier")
+    tag_writes = [r for r in records if r[0] == "w" and r[2] == 8
+                  and layouts[0]["tags_offset"] <= r[1] < layouts[0]["lines_offset"]]
+    assert len(tag_writes) > 100, len(tag_writes)
+    assert check_tier_order(records, layouts[0]) == []

@@ -250,6 +250,8 @@ int cache_patch_missing(struct cache *cache, uint64_t number, uint32_t offset, c
 {
     struct cache_block *block;
     int error = find_or_fill(cache, number, &block, true);
+    if (error == -E_BUSY && cache->tier != NULL)
+        return tier_patch_around(cache, number, offset, in, length);
     if (error == 0 && cache->tier != NULL)
         return cache_patch_line(cache, block, offset, in, length);
     if (error == 0)

@@ -135,8 +135,14 @@ int tier_write_in_place(struct cache *cache, struct cache_block *block, uint32_t
                         const void *in, uint32_t length);
 /* Block `number`, not cached, written whole into a new line (the data
  * persisted before its tag names it), or bypassed to the disk as part of a
- * long sequential stream; a write that finds no line waits for a pass. */
+ * long sequential stream; a write that finds no line waits for a pass, and
+ * goes to the disk if the set still has none (every clean line's copy lent:
+ * the pass left nothing dirty, so the order is kept). */
 int tier_write_new(struct cache *cache, uint64_t number, const void *in);
+/* A patch of an uncached block whose set has no line even after a pass
+ * (every clean line's copy lent): read, patched, written to the disk. */
+int tier_patch_around(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                      uint32_t length);
 /* A read miss no line could take: into a pool block, not cached. */
 int tier_bypass_read(struct cache *cache, uint64_t number, struct cache_block **found);
 /* BLK_SYNC: one fence; then a pass when half the lines are dirty (in

@@ -137,6 +137,7 @@ static bool streams_past_tier(struct cache *cache, uint64_t number)
     return number != 0 && tier->stream_length >= TIER_STREAM_MIN && tier->stream_length > takeable;
 }
 
+/* A write of a block the tier does not hold, to the disk only. */
 static int bypass_write(struct cache *cache, uint64_t number, const void *in)
 {
     const uint8_t *buffers[1] = {in};
@@ -153,6 +154,8 @@ int tier_write_new(struct cache *cache, uint64_t number, const void *in)
     int error = tier_take_line(cache, number, &block);
     if (error == -E_BUSY && (error = tier_pass(cache)) == 0)
         error = tier_take_line(cache, number, &block); /* the pass left clean lines */
+    if (error == -E_BUSY && number != 0)
+        return bypass_write(cache, number, in); /* every line's copy is lent: see below */
     if (error != 0)
         return error;
     uint32_t line = line_of(cache, block);
@@ -167,6 +170,25 @@ int tier_write_new(struct cache *cache, uint64_t number, const void *in)
     cache->stats.cached++;
     cache->stats.dirty++;
     return tier->write_through ? write_through(cache, block) : 0;
+}
+
+/* A patch of a block no line can take even after a pass (every clean line
+ * of its set has its copy lent): read, patched and written to the disk
+ * around the tier. The pass left nothing dirty, so the disk gets it after
+ * every earlier write, as a power cut's order allows. */
+int tier_patch_around(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                      uint32_t length)
+{
+    static uint8_t bytes[CACHE_BLOCK_BYTES]; /* not lent: any pool block may be */
+    if (number == 0 || cache->stats.dirty > 0)
+        return -E_BUSY;
+    uint8_t *buffers[1] = {bytes};
+    int error = cache->disk.read(cache->disk.context, number, 1, buffers);
+    if (error != 0)
+        return error;
+    memcpy(bytes + offset, in, length);
+    cache->tier->bypasses++;
+    return cache->disk.write(cache->disk.context, number, 1, (const uint8_t *const *)buffers);
 }
 
 /* A pool block nobody borrows now, from the one after the last taken,

@@ -285,6 +285,41 @@ static void test_lend_copies_follow_their_line_until_freed(void **state)
     pinned_copy = 0;
 }
 
+/* A copy is borrowed as soon as it is some line's (handles 1000 + index). */
+static bool every_copy_pinned(void *context, uint64_t handle)
+{
+    (void)context;
+    return handle >= 1000 && tier.pool.line[handle - 1000] != 0;
+}
+
+/* Every line of set 0 clean with its copy lent: a write there finds no line
+ * even after a pass and goes to the disk (nothing is dirty: the order
+ * holds); a patch too. */
+static void test_writes_go_around_a_set_whose_copies_are_all_lent(void **state)
+{
+    (void)state;
+    static uint8_t copies[TIER_MIN_WAYS][CACHE_BLOCK_BYTES];
+    tier.pool.count = 0;
+    for (uint32_t i = 0; i < TIER_MIN_WAYS; i++)
+        tier_pool_add(&tier, copies[i], 1000 + i);
+    cache.memory = (struct cache_memory){NULL, NULL, every_copy_pinned};
+    uint64_t handle;
+    for (uint64_t block = 0; block < TIER_MIN_WAYS; block++)
+        assert_int_equal(cache_lend(&cache, block, &handle), 0);
+    for (uint64_t block = 0; block < TIER_MIN_WAYS; block++)
+        assert_non_null(cache_lookup(&cache, block)); /* set 0 full, every copy lent */
+    write_version(130, 7);
+    uint64_t word;
+    memcpy(&word, disk.bytes[130], 8);
+    assert_int_equal(word, 130ull << 32 | 7);
+    assert_null(cache_lookup(&cache, 130));
+    static const uint8_t bytes[16] = {1, 2, 3};
+    assert_int_equal(cache_patch_any(&cache, 131, 8, bytes, sizeof bytes), 0);
+    assert_int_equal(disk.bytes[131][8], 1);
+    assert_int_equal(disk.bytes[131][10], 3);
+    cache.memory = (struct cache_memory){0};
+}
+
 /* Writes land in NVM: after a reboot the dirty lines are found and served;
  * a pass writes them back, sorted and coalesced, DK_FLUSH after, tags clean. */
 static void test_dirty_lines_survive_a_reboot_and_a_pass_writes_them(void **state)
@@ -596,6 +631,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_lend_copies_follow_their_line_until_freed, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_writes_go_around_a_set_whose_copies_are_all_lent,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_dirty_lines_survive_a_reboot_and_a_pass_writes_them,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_full_set_makes_writes_wait_and_reads_bypass, setup,

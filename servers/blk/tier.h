@@ -18,7 +18,7 @@
 #define TIER_HEADER_BYTES 4096u /* unit 0: the identity header's pair of slots */
 #define TIER_DEFAULT_SETS 16u
 #define TIER_MIN_WAYS 64u   /* lines per set per shard at least */
-#define TIER_RUN_BLOCKS 64u /* a write-back run: up to a stripe, 256 KiB */
+#define TIER_RUN_BLOCKS 64u /* a write-back run: up to 256 KiB */
 #define TIER_READ_AHEAD 32u /* blocks read ahead on a sequential miss */
 #define TIER_STREAM_MIN 64u /* a write stream shorter than this never bypasses */
 #define TIER_LEND_POOL 256u /* DRAM blocks a line's bytes are copied into to be lent */
@@ -38,13 +38,14 @@ enum {
     TIER_GEOMETRY_FLAGS,
     TIER_GEOMETRY_LINES_OFFSET
 };
-#define TIER_FLAG_DETACHED                                                                         \
-    1u /* `tier detach` wrote everything back: the next attach starts clean */
+/* geometry[TIER_GEOMETRY_FLAGS]: `tier detach` wrote everything back, the
+ * next attach starts clean. */
+#define TIER_FLAG_DETACHED 1u
 
 /* The identity bytes: whose disk. */
 struct tier_disk_identity {
     uint64_t sectors;
-    uint8_t serial[20]; /* zero: DK_INFO does not give a serial yet */
+    uint8_t serial[20]; /* DK_INFO's (zeros when the device gives none) */
     uint32_t reserved;
     uint64_t fingerprint; /* kept_checksum of disk block 0 as the disk holds it */
     uint64_t reserved2;
@@ -81,7 +82,7 @@ struct tier {
     uint32_t *pass_lines; /* and the line of each */
 };
 
-/* The check of a tag's low 50 bits for line `line`. */
+/* The tag of line `line` holding `block` in `state` (0 when free). */
 uint64_t tier_tag(uint32_t line, uint64_t block, enum tier_line_state state);
 /* Decodes a tag: false when it is torn or scribbled (its check fails, or its
  * state is not one of the three). */
@@ -99,18 +100,17 @@ static inline uint8_t *tier_line_data(const struct tier *tier, uint32_t line)
 /* tier_layout.c: lines that fit `bytes` with `sets` sets (a multiple of
  * sets), 0 when fewer than TIER_MIN_WAYS per set per shard. */
 uint32_t tier_lines_for(uint64_t bytes, uint32_t sets, uint32_t shards);
-/* Mounts the tier in [base, base + bytes) for the disk below `cache` (set
- * up by cache_init_tier first, so its blocks are the lines): checks the
- * header and its identity, formats a blank NVDIMM (or a detached one),
- * reads every tag into the cache's hash index. tier->state says the
- * outcome: BLK_TIER_ATTACHED, or BLK_TIER_REFUSED with tier->refusal
- * (nothing written to the NVDIMM or the disk). */
+/* Mounts the prepared tier as `cache` (cache_init_tier first, so its blocks
+ * are the lines): checks the header and its identity, formats a blank
+ * NVDIMM (or a detached one), reads every tag into the cache's hash index.
+ * tier->state says the outcome: BLK_TIER_ATTACHED, or BLK_TIER_REFUSED with
+ * tier->refusal (nothing written to the NVDIMM or the disk). */
 void tier_mount(struct tier *tier, struct cache *cache);
-/* Prepares `tier` over the mapping: the geometry (a found header's sets,
- * else `sets`), the disk's identity (its size, its 20-byte `serial` or
- * NULL, its block 0 read); 0, or -E_NO_SPACE
- * when the NVDIMM is too small (state BLK_TIER_TOO_SMALL, tier->refusal
- * says so), or the disk's error. */
+/* Prepares `tier` over the mapping [base, base + bytes): the geometry (a
+ * found header's sets, else `sets`), the disk's identity (its size, its
+ * 20-byte `serial` or NULL, its block 0 read); 0, or -E_NO_SPACE when the
+ * NVDIMM is too small (state BLK_TIER_TOO_SMALL, tier->refusal says so),
+ * or the disk's error. */
 int tier_prepare(struct tier *tier, uint8_t *base, uint64_t bytes, uint32_t sets, uint32_t shards,
                  const struct cache_disk *disk, const uint8_t *serial);
 /* A DRAM block for the pool of lends and bypassed reads (up to TIER_LEND_POOL). */
@@ -146,7 +146,8 @@ int tier_patch_around(struct cache *cache, uint64_t number, uint32_t offset, con
 /* A read miss no line could take: into a pool block, not cached. */
 int tier_bypass_read(struct cache *cache, uint64_t number, struct cache_block **found);
 /* BLK_SYNC: one fence; then a pass when half the lines are dirty (in
- * write-through mode: DK_FLUSH, then the written lines' tags clean). */
+ * write-through mode always: its lines are on the disk already, so the
+ * pass is DK_FLUSH, then their tags clean). */
 int tier_barrier(struct cache *cache);
 /* The handle of a DRAM block holding `block`'s bytes for a lend: a pool
  * block nobody borrows, bound to the line (block->copy, block->handle) and

@@ -79,6 +79,22 @@ static int disk_fingerprint(const struct cache_disk *disk, uint64_t *fingerprint
     return error;
 }
 
+/* The smallest NVDIMM a tier of `sets` sets fits (TIER_MIN_WAYS lines each per shard). */
+static uint64_t smallest_bytes(uint32_t sets, uint32_t shards)
+{
+    uint32_t lines = TIER_MIN_WAYS * sets * shards;
+    return TIER_HEADER_BYTES + tag_area_bytes(lines) + (uint64_t)lines * CACHE_BLOCK_BYTES;
+}
+
+/* The sets of the tier found in the NVDIMM, else `asked` (a found tier keeps its own). */
+static uint32_t sets_of(const uint8_t *base, uint64_t bytes, uint32_t asked)
+{
+    const struct nvm_identity *pair = (const struct nvm_identity *)base;
+    int newest = nvm_identity_pair_newest(pair, TIER_MAGIC, TIER_VERSION, bytes);
+    uint64_t found = newest >= 0 ? pair[newest].geometry[TIER_GEOMETRY_SETS] : 0;
+    return found > 0 && found <= UINT32_MAX ? (uint32_t)found : asked;
+}
+
 int tier_prepare(struct tier *tier, uint8_t *base, uint64_t bytes, uint32_t sets, uint32_t shards,
                  const struct cache_disk *disk, const uint8_t *serial)
 {
@@ -89,21 +105,14 @@ int tier_prepare(struct tier *tier, uint8_t *base, uint64_t bytes, uint32_t sets
     tier->identity.sectors = disk->blocks * (CACHE_BLOCK_BYTES / 512);
     if (serial != NULL)
         memcpy(tier->identity.serial, serial, sizeof tier->identity.serial);
-    const struct nvm_identity *pair = (const struct nvm_identity *)base;
-    int newest = nvm_identity_pair_newest(pair, TIER_MAGIC, TIER_VERSION, bytes);
-    if (newest >= 0 && pair[newest].geometry[TIER_GEOMETRY_SETS] != 0)
-        sets =
-            (uint32_t)pair[newest].geometry[TIER_GEOMETRY_SETS]; /* a found tier keeps its sets */
+    sets = sets_of(base, bytes, sets);
     uint32_t lines = tier_lines_for(bytes, sets, shards);
     if (lines == 0) {
         tier->state = BLK_TIER_TOO_SMALL;
-        snprintf(
-            tier->refusal, sizeof tier->refusal,
-            "the NVDIMM of %lu KiB is too small: %u sets of %u lines need %lu KiB",
-            (unsigned long)(bytes >> 10), sets, TIER_MIN_WAYS * shards,
-            (unsigned long)((TIER_HEADER_BYTES + tag_area_bytes(TIER_MIN_WAYS * sets * shards) +
-                             (uint64_t)TIER_MIN_WAYS * sets * shards * CACHE_BLOCK_BYTES) >>
-                            10));
+        snprintf(tier->refusal, sizeof tier->refusal,
+                 "the NVDIMM of %lu KiB is too small: %u sets of %u lines need %lu KiB",
+                 (unsigned long)(bytes >> 10), sets, TIER_MIN_WAYS * shards,
+                 (unsigned long)(smallest_bytes(sets, shards) >> 10));
         return -E_NO_SPACE;
     }
     set_geometry(tier, sets, lines);
@@ -186,7 +195,7 @@ static void refuse(struct tier *tier, const char *format, unsigned long a, unsig
 }
 
 /* Line `line`'s tag into the index; false (the tier refused) when it is
- * corrupted. `zero_dirty`: block 0's line, when it is dirty. */
+ * corrupted. */
 static bool scan_line(struct tier *tier, struct cache *cache, uint32_t line)
 {
     uint64_t block;

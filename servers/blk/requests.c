@@ -507,8 +507,9 @@ static uint64_t receive_after_failed_return(long error)
 }
 
 /* A refused tier: every request -E_CORRUPT but the tier's own (the report,
- * `tier format`), until a format attaches it. */
-static void serve_refused(struct cache *cache, uint64_t control)
+ * `tier format`), until a format attaches it: then the format's control,
+ * answered, not yet returned. */
+static uint64_t serve_refused(struct cache *cache, uint64_t control)
 {
     for (;;) {
         struct ica_control *page = ica_control_of(control);
@@ -517,7 +518,7 @@ static void serve_refused(struct cache *cache, uint64_t control)
                             page->operation == BLK_INFO;
         page->result = tier_request ? answer_any(cache, control) : -E_CORRUPT;
         if (cache->tier->state == BLK_TIER_ATTACHED)
-            return; /* formatted: the request after it is served */
+            return control; /* formatted: answered, the caller returns it */
         long next = ica_return_receive(control, 0, 0);
         control = next >= 0 ? (uint64_t)next : receive_after_failed_return(next);
     }
@@ -529,7 +530,7 @@ static _Noreturn void serve_tier(struct cache *cache, uint64_t control)
 {
     for (;;) {
         if (cache->tier != NULL && cache->tier->state == BLK_TIER_REFUSED) {
-            serve_refused(cache, control);
+            control = serve_refused(cache, control);
             long next = ica_return_receive(control, 0, 0);
             control = next >= 0 ? (uint64_t)next : receive_after_failed_return(next);
             continue;

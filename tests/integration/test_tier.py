@@ -157,6 +157,13 @@ def test_a_tier_of_another_disk_is_refused(tmp_path):
     refused_untouched(tmp_path, other, "sectors; this disk is f")
     copy = disk_copy(tmp_path, "copy.img")  # the same size and bytes: its serial tells it apart
     refused_untouched(tmp_path, copy, "written for disk serial f")
+    # the operator's choice: `tier format` takes the tier over for this disk, a restarted FS mounts
+    taken = boot("tier format; tier; kill fs; sleep 3000; ls /", copy, *tier_flag(tmp_path))
+    assert "blk: tier formatted for this disk: the refused tier's lines dropped" in taken.text, \
+        taken.describe()
+    assert tier_line(taken)["state"] == "attached", taken.describe()
+    assert "fs: mounted ext3" in taken.text and any("README.txt" in line for line in taken.lines), \
+        taken.describe()
 
 
 def test_a_corrupted_tier_is_refused(tmp_path):

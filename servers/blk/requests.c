@@ -558,7 +558,7 @@ _Noreturn void blk_serve(struct cache *cache)
     if (first < 0)
         receive_failed(first);
     uint64_t control = (uint64_t)first;
-    if (blk_tier() != NULL)
+    if (cache->tier != NULL) /* the tier's (an NVDIMM too small leaves BLK a DRAM cache) */
         serve_tier(cache, control);
     for (;;) {
         answer(cache, control);

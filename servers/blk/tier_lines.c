@@ -103,6 +103,7 @@ void tier_filled(struct cache *cache, struct cache_block *const *slots, uint32_t
 static int write_through(struct cache *cache, struct cache_block *block)
 {
     const uint8_t *buffers[1] = {block->data};
+    nvm_fence(); /* the line holds durably what the disk gets */
     int error = cache->disk.write(cache->disk.context, block->number, 1, buffers);
     if (error == 0)
         block->on_disk = true;

@@ -4,7 +4,10 @@
  * (default 64, or the kernel option blk_lend_limit; half the cache in all);
  * it answers requests one at a time and asks DK on a miss. As shard S of N
  * (init's --instance) it caches only the blocks of shard S
- * (formica/blk_stripes.h) in 1/N of the cache, with its own kept journal. */
+ * (formica/blk_stripes.h) in 1/N of the cache, with its own kept journal.
+ * When the boot option nvm=... names a tier (build/run --nvm-tier), the
+ * cache is the NVM tier instead (tier_attach.c, docs/storage.md "The NVM
+ * tier"): its lines hold every acknowledged write, so no kept journal. */
 #include "cache.h"
 #include "cache_lends.h"
 #include "disk_client.h"

@@ -7,7 +7,10 @@
  * A shard refuses every block another shard owns (formica/blk_stripes.h):
  * a client's bug never makes two shards cache one block. The blocks FS
  * frees are retired (BLK_RETIRE): no lent page shows their next owner's
- * bytes, and an FS replica's read as of an older view is refused. */
+ * bytes, and an FS replica's read as of an older view is refused. With
+ * the NVM tier every request goes through blk_dispatch (a line is lent as
+ * its DRAM copy, a patch is the tier's) and 5 s without a request start a
+ * write-back pass; a refused tier answers -E_CORRUPT. */
 #include "requests.h"
 #include "cache_lends.h"
 #include "disk_client.h"

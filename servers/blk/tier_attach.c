@@ -119,9 +119,10 @@ int blk_tier_attach(struct cache *cache, const struct cache_disk *disk, uint32_t
     if (find_tier_range(&physical, &bytes) != 0)
         return 0;
     if (shards > 1) {
-        printf("blk: tier: BLK runs as %u shards; the tier serves one shard for now: caching in "
-               "DRAM\n",
-               shards);
+        attached = &tier;
+        snprintf(tier.refusal, sizeof tier.refusal,
+                 "not used: BLK runs as %u shards, the tier serves one shard for now", shards);
+        printf("blk: tier: %s: caching in DRAM\n", tier.refusal);
         return 0;
     }
     long error = map_whole(physical, bytes, &base);

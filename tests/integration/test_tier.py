@@ -232,3 +232,10 @@ def test_the_tiers_stores_are_durable_in_order(tmp_path):
                   and layouts[0]["tags_offset"] <= r[1] < layouts[0]["lines_offset"]]
     assert len(tag_writes) > 100, len(tag_writes)
     assert check_tier_order(records, layouts[0]) == []
+
+
+def test_several_shards_leave_the_tier_unused(tmp_path):
+    result = boot("ls /; tier", disk_copy(tmp_path), *tier_flag(tmp_path), cores=2, placement="9")
+    assert result.rc == 0, result.describe()
+    assert "the tier serves one shard for now: caching in DRAM" in result.text, result.describe()
+    assert tier_line(result)["state"] == "none", result.describe()

@@ -33,7 +33,7 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-sta
 KERNEL_LDFLAGS := -nostdlib -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments
 
 # Code both kernels link, and each kernel's own code.
-COMMON_SOURCES := $(wildcard kernel/*.c kernel/*.S) lib/string.c lib/format.c lib/errors.c lib/log_limit.c
+COMMON_SOURCES := $(wildcard kernel/*.c kernel/*.S kernel/ica/*.c) lib/string.c lib/format.c lib/errors.c lib/log_limit.c
 # lib/nfit.c: the NFIT parser, shared with the pager; lib/keyboard_map.c: the US layout, shared
 # with the USB keyboard driver (servers/usb/).
 MKERNEL_SOURCES := $(wildcard mkernel/*.c mkernel/*.S) lib/nfit.c lib/keyboard_map.c
@@ -45,7 +45,7 @@ MKERNEL_OBJECTS := $(call object_of,$(MKERNEL_SOURCES))
 PKERNEL_OBJECTS := $(call object_of,$(PKERNEL_SOURCES))
 
 .PHONY: format format-check all run shell test unit-test integration-test test-many-cores debug clean deps help \
-	docs-protocol protocol-check docs-check linux-guest pkernel-symbols crash-sweep fuzz-soak fuzz-images test-slow soak
+	docs-protocol protocol-check docs-check layer-check linux-guest pkernel-symbols crash-sweep fuzz-soak fuzz-images test-slow soak
 all: $(OUT)/mkernel.elf $(OUT)/pkernel.elf $(OUT)/initrd.tar $(OUT)/formica.iso
 
 # User programs, servers and the boot image of them (build/out/initrd.tar).
@@ -118,7 +118,7 @@ shell: deps all
 	[ -f $(OUT)/shell-disk.img ] || cp $(DISK_IMAGE) $(OUT)/shell-disk.img
 	build/run --smp 4 --placement 5 --disk $(OUT)/shell-disk.img --timeout 86400
 
-test: deps all linux-guest protocol-check unit-test docs-check integration-test
+test: deps all linux-guest protocol-check unit-test docs-check layer-check integration-test
 
 # The Linux guest (build/out/linux/: Debian's kernel, busybox, a static Bonnie) that
 # test_journal_linux exchanges an ext3 image with; a no-op when it is up to date.
@@ -135,6 +135,12 @@ protocol-check:
 # Every source file is named in docs/architecture.md (build/check-docs-index).
 docs-check:
 	build/check-docs-index
+
+# kernel/ica/'s files depend on each other in the order of kernel/ica/layers
+# only, and the rest of the kernel enters it only where that file says
+# (build/check-ica-layers, on the built objects).
+layer-check: all
+	NM=$(NM) build/check-ica-layers
 
 unit-test:
 	$(MAKE) -C tests/unit

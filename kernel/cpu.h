@@ -56,7 +56,8 @@ struct cpu {
      * it and IPIs. Its own cache line: every sender reads it. */
     _Atomic uint32_t waiting __attribute__((aligned(64)));
     /* Set by the core while it polls for an ICA in its kernel (ica_poll.c):
-     * it sees a message at its next turn, so a wake needs no IPI. */
+     * it sees a message at its next turn, so a wake needs no IPI. This and
+     * poll_woken are written only through kernel/ica/ica_wait.h. */
     _Atomic uint32_t polling;
     union {
         struct {
@@ -65,7 +66,7 @@ struct cpu {
              * inboxes. */
             _Atomic uint32_t inbox_hint;
             /* A process of this core a sender on another core woke while
-             * the core polled (ica_poll_hand_wake): the poll makes it
+             * the core polled (ica_core_hand_wake): the poll makes it
              * ready, no message. */
             _Atomic uint32_t poll_woken;
         };

@@ -7,9 +7,9 @@
 #include "pager_syscalls.h"
 #include "console.h"
 #include "cpu.h"
-#include "ica.h"
+#include "ica/ica.h"
 #include "server_registry.h"
-#include "ica_syscalls.h"
+#include "ica/ica_syscalls.h"
 #include "layout.h"
 #include "mkernel_client.h"
 #include "shared.h"
@@ -95,17 +95,6 @@ long sys_pager_release(void)
     long result = ask_mkernel(&request).pager_release_reply.result;
     write_cr3(read_cr3()); /* the region's frames are gone: drop their translations */
     return result;
-}
-
-long sys_firmware_table(uint32_t signature, uint64_t buffer, uint64_t size)
-{
-    if (!user_range_ok(me()->root, buffer, size, true))
-        return -E_FAULT;
-    struct intercore_message request = {
-        .type = MESSAGE_FIRMWARE_TABLE,
-        .firmware_table = {me()->pid, signature, buffer, size},
-    };
-    return ask_mkernel(&request).firmware_table_reply.result;
 }
 
 /* The pid now registered under the name the process's pager had, waiting up

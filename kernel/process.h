@@ -118,6 +118,11 @@ struct process {
     /* Bumped when a translation of it is removed (translation_stamp.h). */
     uint64_t translation_stamp;
     uint64_t copy_window, copy_window_bytes; /* SYS_COPY_GRANT */
+    /* The wait protocol's fields (direct_request, parked, parked_for,
+     * room_of_server, and below ica_waiting, polled_result,
+     * poll_handed_server, polled_request) are written only through
+     * kernel/ica/ica_wait.h, whose header states their states and
+     * transitions. */
     /* Owning core: ICA results. Results from other cores arrive as messages
      * and are queued here by this core. */
     struct {
@@ -139,10 +144,10 @@ struct process {
     uint32_t parked;
     uint64_t parked_for;
     /* The server whose ring on this core the process waits for room in
-     * (kernel/ica_room.c), 0: none. */
+     * (kernel/ica/ica_room.c), 0: none. */
     uint32_t room_of_server;
     /* Owning core: the leaf page tables of ICA windows found so far
-     * (kernel/ica.c); ICA tables live as long as the address space. The
+     * (kernel/ica/ica.c); ICA tables live as long as the address space. The
      * control and block windows have one slot per table; data ICAs share a
      * direct-mapped few (2 MiB region number + 1, 0: empty). */
     uint64_t *control_leaf[PROCESS_CONTROL_LEAVES];
@@ -163,7 +168,7 @@ struct process {
      * that sender before it publishes the state, read by the poller after. */
     uint32_t poll_handed_server;
     /* A server polling for its next request after a send across cores
-     * (kernel/ica_poll_request.h): ICA_REQUEST_POLL_ARMED while a sender on
+     * (kernel/ica/ica_wait.h): ICA_REQUEST_POLL_ARMED while a sender on
      * another core may paste a request straight into it, CLAIMED while one
      * does, then the request's id; 0 when it polls for none. */
     _Atomic uint64_t polled_request;

@@ -8,9 +8,6 @@
 #include "crash.h"
 #include "console.h"
 #include "cpu.h"
-#include "ica_poll.h"
-#include "ica_poll_request.h"
-#include "ica_syscalls.h"
 #include "intercore.h"
 #include "lapic.h"
 #include "mkernel_client.h"
@@ -224,6 +221,15 @@ static void run_process(struct process *process)
     }
 }
 
+/* This image's hooks (scheduler_set_hooks): written once at boot, before
+ * any process runs, then only read. */
+static struct scheduler_hooks hooks;
+
+void scheduler_set_hooks(struct scheduler_hooks set)
+{
+    hooks = set;
+}
+
 void scheduler_init(void)
 {
     uint64_t credit_ms = (uint64_t)TIME_SLICE_TICKS * kernel_shared->tick_period_ms / 2;
@@ -243,9 +249,8 @@ void scheduler_run(void)
             intercore_wait();
             halted = rdtsc() - halted;
             this_cpu()->idle_cycles += halted;
-            if (this_cpu()->ica_poll_gave_up &&
-                this_cpu()->ica_poll_most > this_cpu()->ica_poll_least)
-                ica_poll_adapt(this_cpu(), halted);
+            if (hooks.after_halt != NULL)
+                hooks.after_halt(this_cpu(), halted);
             continue;
         }
         struct process *process = &kernel_shared->processes[slot];
@@ -343,10 +348,11 @@ void scheduler_exit_current(int32_t code)
     struct process *process = this_cpu()->current;
     crash_if_requested(process, code); /* returns unless a crash was asked for */
     scheduler_hand_off_flush();
-    /* no sender on another core pastes into it from now on: its address
-     * space goes once it is a zombie (docs/ica.md, "Across cores") */
-    ica_request_poll_close(process);
-    ica_result_poll_close(process);
+    /* the layers above let go of it: no sender on another core pastes
+     * into it from now on, since its address space goes once it is a
+     * zombie (docs/ica.md, "Across cores") */
+    if (hooks.before_exit != NULL)
+        hooks.before_exit(process);
     process->exit_code = code;
     process->state = PROCESS_ZOMBIE;
     struct process *parent = process_find(process->parent);

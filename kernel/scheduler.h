@@ -22,6 +22,16 @@ _Static_assert(RUN_QUEUE_SERVERS == PRIORITY_SERVER &&
 
 /* Prepares this core's queues and handlers; then scheduler_run never returns. */
 void scheduler_init(void);
+/* What the scheduler tells the layers above it, through functions they
+ * register once per kernel image before any process runs (the ICA wing's
+ * ica_init): the core halted `halted` TSC cycles waiting for work, and a
+ * process is about to become a zombie. The scheduler includes and calls
+ * nothing of those layers itself (kernel/ica/layers). */
+struct scheduler_hooks {
+    void (*after_halt)(struct cpu *cpu, uint64_t halted);
+    void (*before_exit)(struct process *process);
+};
+void scheduler_set_hooks(struct scheduler_hooks hooks);
 void scheduler_run(void) __attribute__((noreturn));
 /* Takes a process created by the m-kernel for this core and makes it ready. */
 void scheduler_adopt(struct process *process);

@@ -1,11 +1,11 @@
-/* server_registry.c: reads of the server table (kernel/ica.h) from any
+/* server_registry.c: reads of the server table (kernel/ica/ica.h) from any
  * core, without a lock: each slot's identity is read inside its version
  * (the m-kernel makes it odd while it rewrites a slot for another name), so
  * a reader never mixes two names. */
 #include "server_registry.h"
 #include "atomic.h"
 #include "cpu.h"
-#include "ica.h"
+#include "ica/ica.h"
 #include "instance_choice.h"
 #include "process.h"
 #include "shared.h"

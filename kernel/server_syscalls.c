@@ -3,7 +3,7 @@
  * find the nearest instance, one by index, or every instance with the
  * requests each took (docs/ica.md, "Server instances"). */
 #include "cpu.h"
-#include "ica.h"
+#include "ica/ica.h"
 #include "mkernel_client.h"
 #include "process.h"
 #include "scheduler.h"

@@ -57,3 +57,40 @@ long nfit_pmem_range(const void *table, size_t length, unsigned index, uint64_t 
     }
     return -E_NOT_FOUND;
 }
+
+long nfit_role_index(const char *roles, const char *role)
+{
+    if (roles == NULL || roles[0] == '\0')
+        roles = "pager";
+    size_t wanted = strlen(role);
+    long index = 0;
+    for (const char *at = roles;; index++) {
+        const char *end = strchr(at, ',');
+        size_t length = end != NULL ? (size_t)(end - at) : strlen(at);
+        if (length == wanted && memcmp(at, role, wanted) == 0)
+            return index;
+        if (end == NULL)
+            return -E_NOT_FOUND;
+        at = end + 1;
+    }
+}
+
+long nfit_pmem_range_by_address(const void *table, size_t length, unsigned index, uint64_t *base,
+                                uint64_t *bytes)
+{
+    uint64_t candidate, candidate_bytes;
+    long error = 0;
+    for (unsigned i = 0;
+         (error = nfit_pmem_range(table, length, i, &candidate, &candidate_bytes)) == 0; i++) {
+        unsigned lower = 0;
+        uint64_t other, other_bytes;
+        for (unsigned j = 0; nfit_pmem_range(table, length, j, &other, &other_bytes) == 0; j++)
+            lower += other < candidate;
+        if (lower == index) {
+            *base = candidate;
+            *bytes = candidate_bytes;
+            return 0;
+        }
+    }
+    return error;
+}

@@ -154,6 +154,12 @@ void nvm_write(void *destination, const void *source, size_t bytes)
         observer->wrote(observer->context, destination, bytes);
 }
 
+void nvm_note_write(const void *destination, size_t bytes)
+{
+    if (observer != NULL)
+        observer->wrote(observer->context, destination, bytes);
+}
+
 void nvm_fill(void *destination, int byte, size_t bytes)
 {
     memset(destination, byte, bytes);

@@ -46,16 +46,20 @@ static long readblock_from(uint64_t handle, uint64_t size, uint64_t blkoff, cons
     return readblock_result(file_channel_page(), size, bytes, data);
 }
 
-/* readblock past the descriptor's checks when the usual one-step request
- * will not do: a size out of range, more blocks than can be lent, or a
- * channel that is not ready. */
-static long readblock_in_general(uint64_t handle, uint64_t size, uint64_t blkoff, const void **data)
+/* readblock of a size the usual request does not take (none, or more
+ * blocks than can be lent): refused, or asked for with a data ICA at once. */
+static long readblock_of_many(uint64_t handle, uint64_t size, uint64_t blkoff, const void **data)
 {
     if (size == 0 || size > READBLOCK_MAX_BLOCKS)
         return -E_INVALID;
-    long bytes = -E_NEEDS_DATA;
-    if (size <= ICA_MAX_ATTACHED)
-        bytes = file_channel_request3(FS_READBLOCK, handle, blkoff, size); /* lent */
+    return readblock_from(handle, size, blkoff, data, -E_NEEDS_DATA);
+}
+
+/* readblock of a few blocks while the channel is not ready for the usual
+ * request: the lend-only request the general way. */
+static long readblock_unready(uint64_t handle, uint64_t size, uint64_t blkoff, const void **data)
+{
+    long bytes = file_channel_request3(FS_READBLOCK, handle, blkoff, size); /* lent */
     return readblock_from(handle, size, blkoff, data, bytes);
 }
 
@@ -70,15 +74,17 @@ static long readblock_sent(uint64_t handle, uint64_t size, uint64_t blkoff, cons
 
 /* The usual readblock (a few blocks, a ready channel, one lent block as
  * the answer) makes no call but its system call: every other case goes on
- * apart, with the same steps. */
+ * apart, each of its conditions tested once on the way. */
 long readblock(int fd, uint32_t size, uint64_t blkoff, const void **data)
 {
     struct file_descriptor *file = file_descriptor_get(fd);
     if (file == NULL || data == NULL || !file_can_read(file))
         return -E_INVALID;
     uint64_t handle = file->handle;
-    if (size - 1 >= ICA_MAX_ATTACHED || !file_channel_ready()) /* size 0 too: refused there */
-        return readblock_in_general(handle, size, blkoff, data);
+    if (size - 1 >= ICA_MAX_ATTACHED) /* size 0 too: refused there */
+        return readblock_of_many(handle, size, blkoff, data);
+    if (!file_channel_ready())
+        return readblock_unready(handle, size, blkoff, data);
     uint64_t control = file_channel_control;
     long sent = file_channel_send3_ready(control, FS_READBLOCK, handle, blkoff, size);
     const struct ica_control *page = ica_control_of(control);

@@ -37,6 +37,7 @@
 #include "topology.h"
 #include "trap.h"
 #include "x86.h"
+#include "ica/ica_init.h"
 #include <formica/errors.h>
 #include <string.h>
 
@@ -295,6 +296,7 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     services_init(find_initrd());
     kernel_shared->tick_period_ms = TICK_PERIOD_MS; /* the schedulers' fair credit uses it */
     scheduler_init();
+    ica_init();
     start_other_cores();
     clock_start_tick(TICK_PERIOD_MS);
     report_cores();

@@ -11,7 +11,7 @@
 #include "address_space.h"
 #include "authority.h"
 #include "console.h"
-#include "ica.h"
+#include "ica/ica.h"
 #include "ica_services.h"
 #include "layout.h"
 #include "paging.h"

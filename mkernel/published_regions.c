@@ -10,7 +10,7 @@
 #include "authority.h"
 #include "clock.h"
 #include "console.h"
-#include "ica.h"
+#include "ica/ica.h"
 #include "intercore.h"
 #include "layout.h"
 #include "paging.h"

@@ -20,6 +20,7 @@
 #include "topology.h"
 #include "trap.h"
 #include "x86.h"
+#include "ica/ica_init.h"
 #include <formica/protocol/pkernel_services.h>
 
 #define FAULT_STACK_SIZE 4096
@@ -94,6 +95,7 @@ static void pkernel_run(struct cpu *cpu)
 {
     syscall_install();
     scheduler_init();
+    ica_init();
     atomic_store_release(&cpu->online, 1);
     atomic_add(&kernel_shared->cores_online, 1);
     fault_injection_check();

@@ -33,6 +33,9 @@ static const struct command commands[] = {
      "each server instance: its core, pid, registrations and requests taken"},
     {"pagerstat", command_pagerstat, "pagerstat",
      "the pager's live statistics per client and per memory node"},
+    {"tier", command_tier, "tier [flush|detach|format]",
+     "BLK's NVM tier: its counters; write every dirty line back; that, then detach it; drop "
+     "every line"},
     {"run", command_run,
      "run [--driver] [--server] [--user UID[:GID]] [--memory SIZE] PROG [ARGS...] [@CORE]",
      "run PROG on CORE and wait for it (--driver: with device access; --server: may start "

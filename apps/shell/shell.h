@@ -32,6 +32,8 @@ bool command_wait(int word_count, char **words);
 
 /* pager_report.c */
 bool command_pagerstat(int word_count, char **words);
+/* tier_report.c: tier [flush|detach|format] (BLK's NVM tier). */
+bool command_tier(int word_count, char **words);
 
 /* files.c */
 bool command_ls(int word_count, char **words);

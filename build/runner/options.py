@@ -60,6 +60,7 @@ class Options:
     memnode_nic: str = "virtio"  # and on each memory node
     nbd_mib: int = 0
     usb_image: Optional[str] = None
+    nvm_tier: Optional[Nvm] = None  # --nvm-tier: the NVDIMM of BLK's tier, after --nvm's
     console: console_flags.ConsoleOptions = field(default_factory=console_flags.ConsoleOptions)
 
 
@@ -114,6 +115,10 @@ def build_parser():
                         help="start an nbdkit memory export of SIZE on the host (Unix socket) and "
                         "attach it as a second virtio-blk disk: the pager's block backend")
     parser.add_argument("--nvm", metavar="FILE[:SIZE]", help="attach a file-backed NVDIMM (default size: the file's, else 64M)")
+    parser.add_argument("--nvm-tier", metavar="FILE[:SIZE]",
+                        help="attach a second file-backed NVDIMM as BLK's tier in front of the disk "
+                             "(default size: the file's, else 64M; the same file on the next boot "
+                             "finds the tier again)")
     parser.add_argument("--icount", action="store_true", help="instruction-counted guest time (TCG, single thread)")
     parser.add_argument("--qemu", action="append", default=[], metavar="ARGS", help="extra QEMU arguments (shell-split)")
     parser.add_argument("--timeout", type=float, default=120.0, metavar="S", help="kill QEMU after S seconds (default 120)")
@@ -211,6 +216,7 @@ def parse(argv, repo_root):
         disk_bus=args.disk_bus,
         memnodes=args.memnodes,
         nvm=_parse_nvm(args.nvm) if args.nvm else None,
+        nvm_tier=_parse_nvm(args.nvm_tier, "--nvm-tier") if args.nvm_tier else None,
         icount=args.icount,
         qemu_extra=[word for text in args.qemu for word in shlex.split(text)],
         timeout=args.timeout,
@@ -281,19 +287,19 @@ def _choose_disk(disk_flag, repo_root):
     return os.path.abspath(disk_flag)
 
 
-def _parse_nvm(text):
+def _parse_nvm(text, flag="--nvm"):
     path, _, size_text = text.partition(":")
     if not path:
-        raise UsageError("--nvm: missing FILE")
+        raise UsageError(f"{flag}: missing FILE")
     if size_text:
-        size_mib = parse_size_mib(size_text, "--nvm")
+        size_mib = parse_size_mib(size_text, flag)
     elif os.path.isfile(path) and os.path.getsize(path) > 0:
         size_bytes = os.path.getsize(path)
         if size_bytes % (1024 * 1024):
-            raise UsageError(f"--nvm {path!r}: file size is not a whole number of MiB; give :SIZE")
+            raise UsageError(f"{flag} {path!r}: file size is not a whole number of MiB; give :SIZE")
         size_mib = size_bytes // (1024 * 1024)
     else:
         size_mib = DEFAULT_NVM_MIB
     if size_mib < 1:
-        raise UsageError("--nvm: size must be at least 1M")
+        raise UsageError(f"{flag}: size must be at least 1M")
     return Nvm(path=os.path.abspath(path), size_mib=size_mib)

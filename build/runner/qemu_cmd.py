@@ -39,6 +39,8 @@ def kernel_cmdline(options):
         words.append("cmd=" + encode_option_value(options.cmd))
     elif not interactive(options):
         words.append("cmd=")  # nobody to type: boot, run no command, power off
+    if getattr(options, "nvm_tier", None):
+        words.append("nvm=" + ",".join(role for role, _ in nvdimms(options)))
     if options.accel_kernel_options:
         words.append(options.accel_kernel_options)
     if options.append:
@@ -59,7 +61,7 @@ def machine_argv(options, accel, qemu="qemu-system-x86_64"):
     """The machine every guest of the project runs on (Formica's and the Linux
     guest of build/linux): QEMU, machine, accelerator, CPU model, cores, memory,
     the serial console on stdio, no display, no reboot."""
-    machine = options.machine + (",nvdimm=on" if options.nvm else "")
+    machine = options.machine + (",nvdimm=on" if nvdimms(options) else "")
     cpu = options.cpu or default_cpu(accel)
     if options.x2apic:
         cpu += ",+x2apic,enforce"
@@ -88,10 +90,11 @@ def build_argv(options, accel, paths, qemu="qemu-system-x86_64", check_files=Tru
         argv += ["-fw_cfg", f"name={FW_CFG_PLACEMENT},file={qemu_option_value(options.placement_file)}"]
     if options.disk:
         argv += disk_argv(options.disk, options.disk_bus, options.machine)
-    if options.nvm:
-        argv += ["-object", "memory-backend-file,id=nv1,share=on,"
-                 f"mem-path={qemu_option_value(options.nvm.path)},size={options.nvm.size_mib}M",
-                 "-device", "nvdimm,id=nvdimm1,memdev=nv1"]
+    for slot, (_, nvm) in enumerate(nvdimms(options)):
+        name = slot + 1
+        argv += ["-object", f"memory-backend-file,id=nv{name},share=on,"
+                 f"mem-path={qemu_option_value(nvm.path)},size={nvm.size_mib}M",
+                 "-device", f"nvdimm,id=nvdimm{name},memdev=nv{name},slot={slot}"]
     argv += icount_argv(options)
     argv += options.qemu_extra
     return argv
@@ -104,10 +107,18 @@ def _smp_value(options):
     return f"{options.smp},sockets={options.sockets},cores={cores},threads=1"
 
 
+def nvdimms(options):
+    """The NVDIMMs in slot order (the order of the NFIT's ranges), each with its role in the
+    boot option nvm=ROLE,...: --nvm's is the pager's, --nvm-tier's BLK's tier."""
+    found = [("pager", options.nvm)] if options.nvm else []
+    tier = getattr(options, "nvm_tier", None)
+    return found + ([("tier", tier)] if tier else [])
+
+
 def _memory_value(options):
-    if not options.nvm:
+    if not nvdimms(options):
         return f"{options.mem_mib}M"
-    maxmem = options.mem_mib + options.nvm.size_mib
+    maxmem = options.mem_mib + sum(nvm.size_mib for _, nvm in nvdimms(options))
     return f"{options.mem_mib}M,slots=2,maxmem={maxmem}M"
 
 
@@ -153,16 +164,27 @@ def _ovmf_args():
 
 
 def disk_argv(disk, bus, machine="pc"):
-    """A raw disk image on virtio-blk or AHCI."""
+    """A raw disk image on virtio-blk, AHCI or NVMe, with the image's serial (disk_serial)."""
     drive = ["-drive", f"file={qemu_option_value(disk)},format=raw,if=none,id=disk0"]
     if bus == "ahci" and machine == "q35":
         # q35's built-in ICH9 AHCI controller (00:1f.2) has its ports as buses ide.0-ide.5.
-        return drive + ["-device", "ide-hd,drive=disk0,bus=ide.0"]
+        return drive + ["-device", f"ide-hd,drive=disk0,bus=ide.0,serial={disk_serial(disk)}"]
     if bus == "ahci":
-        return drive + ["-device", "ahci,id=ahci0", "-device", "ide-hd,drive=disk0,bus=ahci0.0"]
+        return drive + ["-device", "ahci,id=ahci0",
+                        "-device", f"ide-hd,drive=disk0,bus=ahci0.0,serial={disk_serial(disk)}"]
     if bus == "nvme":
-        return drive + ["-device", "nvme,serial=formica,drive=disk0"]
-    return drive + ["-device", "virtio-blk-pci,drive=disk0"]
+        return drive + ["-device", f"nvme,serial={disk_serial(disk)},drive=disk0"]
+    return drive + ["-device", f"virtio-blk-pci,drive=disk0,serial={disk_serial(disk)}"]
+
+
+def disk_serial(disk):
+    """The virtio-blk serial (20 characters at most) of an image file: its device and inode,
+    so a copy of the image is another disk to BLK's NVM tier (docs/storage.md)."""
+    try:
+        status = os.stat(disk)
+    except OSError:
+        return "formica"
+    return f"f{status.st_dev:x}i{status.st_ino:x}"[:20]
 
 
 def _require(path, hint):

@@ -8,6 +8,7 @@
 #include <formica/errors.h>
 #include <formica/pci.h>
 #include <formica/port_io.h>
+#include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,8 @@
 #define REQUEST_IN 0
 #define REQUEST_OUT 1
 #define REQUEST_FLUSH 4
+#define REQUEST_GET_ID 8        /* VIRTIO_BLK_T_GET_ID: the device's 20-byte serial */
+#define SERIAL_OFFSET 2048u     /* where in the headers' page the serial is read into */
 #define FEATURE_FLUSH (1u << 9) /* VIRTIO_BLK_F_FLUSH: the device takes flush requests */
 #define MAX_SLOTS 32
 #define PAGE 4096u
@@ -130,6 +133,31 @@ static bool start_device(const struct pci_function *function)
     return true;
 }
 
+/* The serial (GET_ID, before any other request: slot 0, polled), zeros
+ * when the device gives none within a second. */
+static void read_serial(struct block_device *device)
+{
+    uint8_t *serial = (uint8_t *)virtio.headers + SERIAL_OFFSET;
+    memset(serial, 0, BLOCK_DEVICE_SERIAL_BYTES);
+    virtio.headers[0] = (struct request_header){.type = REQUEST_GET_ID};
+    *status_byte(0) = 0xff;
+    set_descriptor(0, virtio.headers_physical, sizeof(struct request_header),
+                   VIRTQ_DESCRIPTOR_NEXT);
+    set_descriptor(1, virtio.headers_physical + SERIAL_OFFSET, BLOCK_DEVICE_SERIAL_BYTES,
+                   VIRTQ_DESCRIPTOR_NEXT | VIRTQ_DESCRIPTOR_WRITE);
+    set_descriptor(2, status_physical(0), 1, VIRTQ_DESCRIPTOR_WRITE);
+    virtqueue_add(&virtio.queue, 0);
+    virtqueue_notify(&virtio.queue);
+    uint32_t id, length;
+    bool done = false;
+    for (int waited = 0;
+         waited < 1000 && !(done = virtqueue_used_next(&virtio.queue, &id, &length)); waited++)
+        sleep_ms(1);
+    virtio_legacy_interrupt_status(virtio.io); /* acknowledged: the line goes low again */
+    if (done && *status_byte(0) == 0)
+        memcpy(device->serial, serial, BLOCK_DEVICE_SERIAL_BYTES);
+}
+
 bool virtio_blk_probe(struct block_device *device)
 {
     return virtio_blk_probe_at(device, 0, NULL);
@@ -159,5 +187,6 @@ bool virtio_blk_probe_at(struct block_device *device, unsigned index, bool *inte
     device->submit = virtio_submit;
     device->complete = virtio_complete;
     device->state = &virtio;
+    read_serial(device);
     return true;
 }

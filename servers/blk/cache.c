@@ -2,6 +2,7 @@
  * the block and, after a miss on the block before it, the next
  * CACHE_READ_AHEAD blocks in the same disk transfer), write, statistics. */
 #include "cache_internal.h"
+#include "tier.h"
 #include <formica/errors.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,37 @@ int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *
     cache->last_miss = UINT64_MAX;
     cache->stats.capacity = capacity;
     cache->shards = 1;
+    cache->read_ahead = CACHE_READ_AHEAD;
     return 0;
+}
+
+int cache_init_tier(struct cache *cache, struct tier *tier, const struct cache_disk *disk)
+{
+    memset(cache, 0, sizeof(*cache));
+    cache->disk = *disk;
+    cache->capacity = tier->lines_count;
+    uint32_t buckets = bucket_count_for(cache->capacity);
+    cache->bucket_mask = buckets - 1;
+    cache->blocks = calloc(cache->capacity, sizeof(struct cache_block));
+    cache->buckets = calloc(buckets, sizeof(struct cache_block *));
+    if (cache->blocks == NULL || cache->buckets == NULL)
+        return -E_NO_MEMORY;
+    for (uint32_t i = 0; i < cache->capacity; i++)
+        cache->blocks[i].data = tier_line_data(tier, i);
+    cache->last_miss = UINT64_MAX;
+    cache->stats.capacity = cache->capacity;
+    cache->shards = 1;
+    cache->read_ahead = TIER_READ_AHEAD;
+    cache->tier = tier;
+    return 0;
+}
+
+void cache_release(struct cache *cache)
+{
+    free(cache->blocks);
+    free(cache->buckets);
+    cache->blocks = NULL;
+    cache->buckets = NULL;
 }
 
 void cache_set_shard(struct cache *cache, uint32_t shard, uint32_t shards)
@@ -69,7 +100,7 @@ static uint32_t run_length(struct cache *cache, uint64_t number)
     if (cache->last_miss == UINT64_MAX ||
         number != blk_shard_next_block(cache->last_miss, cache->shards))
         return 1;
-    uint32_t most = blk_run_part(number, 1 + CACHE_READ_AHEAD, 0, cache->shards).blocks;
+    uint32_t most = blk_run_part(number, 1 + cache->read_ahead, 0, cache->shards).blocks;
     uint32_t count = 1;
     while (count < most && number + count < cache->disk.blocks &&
            cache_lookup(cache, number + count) == NULL)
@@ -83,13 +114,26 @@ static void release_slots(struct cache_block **slots, uint32_t count)
         slots[i]->busy = false;
 }
 
-/* Reads `count` blocks from `number` into fresh slots; *first is `number`'s. */
+/* A slot for block `number`: anywhere (DRAM), or a line of its set (tier). */
+static int take_slot_for(struct cache *cache, uint64_t number, struct cache_block **slot)
+{
+    if (cache->tier != NULL)
+        return tier_take_line(cache, number, slot);
+    return cache_take_slot(cache, slot);
+}
+
+/* Reads `count` blocks from `number` into fresh slots (fewer read ahead
+ * when the tier's set has no more lines); *first is `number`'s. */
 static int fill(struct cache *cache, uint64_t number, uint32_t count, struct cache_block **first)
 {
-    struct cache_block *slots[CACHE_MAX_RUN];
-    uint8_t *buffers[CACHE_MAX_RUN] = {0};
+    struct cache_block *slots[CACHE_FILL_MAX];
+    uint8_t *buffers[CACHE_FILL_MAX] = {0};
     for (uint32_t i = 0; i < count; i++) {
-        int error = cache_take_slot(cache, &slots[i]);
+        int error = take_slot_for(cache, number + i, &slots[i]);
+        if (error != 0 && i > 0 && cache->tier != NULL) {
+            count = i;
+            break;
+        }
         if (error != 0) {
             release_slots(slots, i);
             return error;
@@ -107,6 +151,8 @@ static int fill(struct cache *cache, uint64_t number, uint32_t count, struct cac
         slots[i]->referenced = i == 0; /* read-ahead blocks must earn their second chance */
         cache_hash_insert(cache, slots[i]);
     }
+    if (cache->tier != NULL)
+        tier_filled(cache, slots, count); /* the data durable, then the tags name it */
     cache->stats.cached += count;
     cache->stats.read_ahead += count - 1;
     cache->last_miss = number + count - 1;
@@ -115,24 +161,30 @@ static int fill(struct cache *cache, uint64_t number, uint32_t count, struct cac
 }
 
 /* A miss: the block read (with read-ahead) into the cache (apart, so a hit
- * saves no registers). */
-static int miss(struct cache *cache, uint64_t number, struct cache_block **found)
+ * saves no registers). In the tier, a read that finds no line bypasses it,
+ * a write waits for a pass. */
+static int miss(struct cache *cache, uint64_t number, struct cache_block **found, bool write)
 {
     cache->stats.misses++;
     int error = fill(cache, number, run_length(cache, number), found);
+    if (error == -E_BUSY && cache->tier != NULL && !write)
+        return tier_bypass_read(cache, number, found);
+    if (error == -E_BUSY && cache->tier != NULL && (error = tier_pass(cache)) == 0)
+        error = fill(cache, number, 1, found);
     if (error == 0)
         (*found)->referenced = true;
     return error;
 }
 
 /* The cached block `number`, read (with read-ahead) on a miss. */
-static inline int find_or_fill(struct cache *cache, uint64_t number, struct cache_block **found)
+static inline int find_or_fill(struct cache *cache, uint64_t number, struct cache_block **found,
+                               bool write)
 {
     if (!cache_owns(cache, number))
         return -E_INVALID;
     struct cache_block *block = cache_lookup(cache, number);
     if (block == NULL)
-        return miss(cache, number, found);
+        return miss(cache, number, found, write);
     cache_note_hit(cache, block);
     *found = block;
     return 0;
@@ -141,7 +193,7 @@ static inline int find_or_fill(struct cache *cache, uint64_t number, struct cach
 int cache_read(struct cache *cache, uint64_t number, void *out)
 {
     struct cache_block *block;
-    int error = find_or_fill(cache, number, &block);
+    int error = find_or_fill(cache, number, &block, false);
     if (error == 0)
         memcpy(out, block->data, CACHE_BLOCK_BYTES);
     return error;
@@ -150,10 +202,22 @@ int cache_read(struct cache *cache, uint64_t number, void *out)
 int cache_lend_missing(struct cache *cache, uint64_t number, uint64_t *handle)
 {
     struct cache_block *block;
-    int error = find_or_fill(cache, number, &block);
+    int error = find_or_fill(cache, number, &block, false);
     if (error == 0)
-        *handle = block->handle;
+        *handle = cache_lend_handle(cache, block);
     return error;
+}
+
+uint64_t cache_lend_line(struct cache *cache, struct cache_block *block)
+{
+    return tier_lend_handle(cache, block);
+}
+
+int cache_patch_line(struct cache *cache, struct cache_block *block, uint32_t offset,
+                     const void *in, uint32_t length)
+{
+    block->referenced = true;
+    return tier_write_in_place(cache, block, offset, in, length);
 }
 
 int cache_write(struct cache *cache, uint64_t number, const void *in)
@@ -161,6 +225,9 @@ int cache_write(struct cache *cache, uint64_t number, const void *in)
     if (!cache_owns(cache, number))
         return -E_INVALID;
     struct cache_block *block = cache_lookup(cache, number);
+    if (cache->tier != NULL)
+        return block != NULL ? cache_patch_line(cache, block, 0, in, CACHE_BLOCK_BYTES)
+                             : tier_write_new(cache, number, in);
     if (block == NULL) {
         int error = cache_take_slot(cache, &block);
         if (error != 0)
@@ -182,10 +249,27 @@ int cache_patch_missing(struct cache *cache, uint64_t number, uint32_t offset, c
                         uint32_t length)
 {
     struct cache_block *block;
-    int error = find_or_fill(cache, number, &block);
+    int error = find_or_fill(cache, number, &block, true);
+    if (error == -E_BUSY && cache->tier != NULL)
+        return tier_patch_around(cache, number, offset, in, length);
+    if (error == 0 && cache->tier != NULL)
+        return cache_patch_line(cache, block, offset, in, length);
     if (error == 0)
         cache_patch_block(cache, block, offset, in, length);
     return error;
+}
+
+int cache_patch_any(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                    uint32_t length)
+{
+    if (cache->tier == NULL)
+        return cache_patch(cache, number, offset, in, length);
+    if (!cache_range_fits(offset, length))
+        return -E_INVALID;
+    struct cache_block *block = cache_use_cached(cache, number);
+    if (block == NULL)
+        return cache_patch_missing(cache, number, offset, in, length);
+    return cache_patch_line(cache, block, offset, in, length);
 }
 
 void cache_get_stats(const struct cache *cache, struct cache_stats *stats)
@@ -230,6 +314,12 @@ int cache_retire(struct cache *cache, uint64_t number)
 {
     if (!cache_owns(cache, number))
         return -E_INVALID;
+    if (cache->tier != NULL) { /* a line is never lent, its copy is: the copy keeps the old bytes */
+        struct cache_block *line = cache_lookup(cache, number);
+        if (line != NULL)
+            tier_unbind_copy(cache, line);
+        return 0;
+    }
     struct cache_block *block = cache_lookup(cache, number);
     if (block == NULL || block->busy)
         return 0;
@@ -241,6 +331,11 @@ int cache_retire(struct cache *cache, uint64_t number)
 
 void cache_retire_lent(struct cache *cache)
 {
+    if (cache->tier != NULL) {
+        for (uint32_t i = 0; i < cache->capacity; i++)
+            tier_unbind_copy(cache, &cache->blocks[i]);
+        return;
+    }
     for (uint32_t i = 0; i < cache->capacity; i++) {
         struct cache_block *block = &cache->blocks[i];
         if (block->valid && !block->busy && is_lent(cache, block))

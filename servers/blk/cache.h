@@ -14,6 +14,7 @@
 #define CACHE_BLOCK_BYTES 4096u
 #define CACHE_READ_AHEAD 8u /* blocks read after a miss that follows a miss on block - 1 */
 #define CACHE_MAX_RUN 16u   /* most blocks in one disk transfer */
+#define CACHE_FILL_MAX 33u  /* most blocks one miss reads (the tier's read-ahead + 1) */
 
 /* The disk below the cache: `count` consecutive blocks from `first`, block i
  * in buffers[i]. Both return 0 or a negative E_* code. */
@@ -45,7 +46,11 @@ struct cache_block {
     bool referenced; /* CLOCK's second-chance bit, set on every use */
     bool busy;       /* being filled: not a victim */
     bool retired;    /* out of the hash, its old bytes kept for its borrowers (cache_retire) */
+    bool on_disk;    /* tier, write-through: dirty, but its bytes are on the disk already */
+    uint16_t copy;   /* tier: the pool block (index + 1) kept equal to the line for lends, or 0 */
 };
+
+struct tier;
 
 struct cache_stats {
     uint64_t hits, misses, read_ahead, written_back, evictions, retired;
@@ -63,12 +68,19 @@ struct cache {
     uint64_t last_miss; /* the last block a miss read, UINT64_MAX at first */
     struct cache_stats stats;
     uint32_t shard, shards; /* BLK shard `shard` of `shards`: only its blocks are cached */
+    uint32_t read_ahead;    /* blocks read after a sequential miss */
+    struct tier *tier;      /* the NVM tier whose lines are the blocks, or NULL (DRAM) */
 };
 
 /* Allocates `capacity` blocks (>= 2 * CACHE_MAX_RUN) from `memory` (NULL: the
  * heap); 0 or -E_NO_MEMORY / -E_INVALID. */
 int cache_init(struct cache *cache, uint32_t capacity, const struct cache_disk *disk,
                const struct cache_memory *memory);
+/* The cache over the lines of `tier` (tier.h: prepared), none valid yet;
+ * 0 or -E_NO_MEMORY. */
+int cache_init_tier(struct cache *cache, struct tier *tier, const struct cache_disk *disk);
+/* Frees what cache_init or cache_init_tier allocated (not block ICAs). */
+void cache_release(struct cache *cache);
 /* Makes the cache shard `shard` of `shards` (formica/blk_stripes.h): it then
  * holds, reads ahead and accepts only that shard's blocks (others:
  * -E_INVALID). A new cache is the one shard of one. */
@@ -108,6 +120,15 @@ static inline struct cache_block *cache_use_cached(struct cache *cache, uint64_t
         cache_note_hit(cache, block);
     return block;
 }
+/* tier.h's tier_lend_handle, for a tier's line (apart: a DRAM block's handle is its own). */
+uint64_t cache_lend_line(struct cache *cache, struct cache_block *block);
+/* The handle to lend `block` with: its own, or (a tier's line) a DRAM copy's; 0: copy it. */
+static inline uint64_t cache_lend_handle(struct cache *cache, struct cache_block *block)
+{
+    if (block->handle != 0 || cache->tier == NULL)
+        return block->handle;
+    return cache_lend_line(cache, block);
+}
 /* cache_lend of a block that is not cached (or past the disk): read in first. */
 int cache_lend_missing(struct cache *cache, uint64_t number, uint64_t *handle);
 /* Like cache_read, but gives the block's handle (0 if it has none) instead
@@ -117,7 +138,7 @@ static inline int cache_lend(struct cache *cache, uint64_t number, uint64_t *han
     struct cache_block *block = cache_use_cached(cache, number);
     if (block == NULL)
         return cache_lend_missing(cache, number, handle);
-    *handle = block->handle;
+    *handle = cache_lend_handle(cache, block);
     return 0;
 }
 /* Replaces block `number` with `in` and marks it dirty (-E_INVALID for a
@@ -139,7 +160,10 @@ static inline bool cache_range_fits(uint32_t offset, uint32_t length)
 {
     return offset <= CACHE_BLOCK_BYTES && length <= CACHE_BLOCK_BYTES - offset;
 }
-/* cache_patch's write into the cached `block`, its range checked. */
+/* A write into a tier's cached line (tier_write_in_place). */
+int cache_patch_line(struct cache *cache, struct cache_block *block, uint32_t offset,
+                     const void *in, uint32_t length);
+/* cache_patch's write into the cached `block` of a DRAM cache, its range checked. */
 static inline void cache_patch_block(struct cache *cache, struct cache_block *block,
                                      uint32_t offset, const void *in, uint32_t length)
 {
@@ -151,9 +175,10 @@ static inline void cache_patch_block(struct cache *cache, struct cache_block *bl
 int cache_patch_missing(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
                         uint32_t length);
 /* Writes `length` bytes at `offset` into block `number` (read first on a
- * miss) and marks it dirty. 0, or -E_INVALID for a range outside the block
- * or a block past the disk, or the miss's error. Inline: a cached block (a
- * small write's) is a hash lookup and a copy. */
+ * miss) and marks it dirty: a DRAM cache's (a tier's: cache_patch_any). 0,
+ * or -E_INVALID for a range outside the block or a block past the disk, or
+ * the miss's error. Inline: a cached block (a small write's) is a hash
+ * lookup and a copy. */
 static inline int cache_patch(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
                               uint32_t length)
 {
@@ -165,6 +190,10 @@ static inline int cache_patch(struct cache *cache, uint64_t number, uint32_t off
     cache_patch_block(cache, block, offset, in, length);
     return 0;
 }
+/* cache_patch for a cache that is a tier's or DRAM (apart: BLK's usual small
+ * write, cache_patch, is a DRAM cache's and pays no test). */
+int cache_patch_any(struct cache *cache, uint64_t number, uint32_t offset, const void *in,
+                    uint32_t length);
 /* FS freed block `number`: no lent page may show what its next owner
  * writes (docs/storage.md, "Freed blocks and lent pages"). A clean cached
  * copy leaves the hash table (retired), so the block's next use takes a

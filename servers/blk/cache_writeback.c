@@ -2,6 +2,7 @@
  * on sync. A dirty block goes out together with the dirty blocks that follow
  * it on the disk (up to CACHE_MAX_RUN), so a sync makes few large writes. */
 #include "cache_internal.h"
+#include "tier.h"
 
 static uint32_t gather_run(struct cache *cache, struct cache_block *first, struct cache_block **run)
 {
@@ -16,6 +17,8 @@ static uint32_t gather_run(struct cache *cache, struct cache_block *first, struc
 
 int cache_write_back_run(struct cache *cache, struct cache_block *block)
 {
+    if (cache->tier != NULL)
+        return tier_pass(cache); /* a tier's lines go back only in passes (their tags) */
     struct cache_block *run[CACHE_MAX_RUN];
     const uint8_t *buffers[CACHE_MAX_RUN] = {0}; /* (GCC cannot see gather_run fills them) */
     uint32_t count = gather_run(cache, block, run);
@@ -42,6 +45,8 @@ static bool starts_run(struct cache *cache, const struct cache_block *block)
 
 int cache_sync(struct cache *cache)
 {
+    if (cache->tier != NULL)
+        return tier_pass(cache);
     int first_error = 0;
     for (int pass = 0; pass < 2 && cache->stats.dirty > 0; pass++) {
         for (uint32_t i = 0; i < cache->capacity; i++) {

@@ -1,10 +1,11 @@
 /* disk_client.c: synchronous requests from BLK to DK (seed 003 §3.2: on a
  * miss BLK asks DK synchronously). One control ICA and one data ICA of
- * CACHE_MAX_RUN blocks are reused; blocks are copied between it and the cache.
- * A disk whose size is not a multiple of 4 KiB (a 1 KiB-block file system of
- * 4097 KiB) ends inside its last block: only its sectors are transferred, the
- * rest of that block reads as zeros and is never written. */
+ * TIER_RUN_BLOCKS blocks (the tier's longest write-back run) are reused; blocks are copied between
+ * it and the cache. A disk whose size is not a multiple of 4 KiB (a 1 KiB-block file system of 4097
+ * KiB) ends inside its last block: only its sectors are transferred, the rest of that block reads
+ * as zeros and is never written. */
 #include "disk_client.h"
+#include "tier.h"
 #include <formica/errors.h>
 #include <formica/request.h>
 #include <formica/storage.h>
@@ -13,7 +14,8 @@
 
 static long dk_pid;
 static uint64_t control, transfer;
-static uint64_t disk_sectors; /* the disk's size, from DK_INFO */
+static uint64_t disk_sectors;                  /* the disk's size, from DK_INFO */
+static uint8_t disk_serial[DISK_SERIAL_BYTES]; /* and its serial */
 
 struct disk_transfer {
     uint32_t operation;
@@ -96,6 +98,11 @@ static int flush_disk(void *context)
     return result < 0 ? (int)result : 0;
 }
 
+const uint8_t *disk_client_serial(void)
+{
+    return disk_serial;
+}
+
 uint64_t disk_client_bytes(void)
 {
     return disk_sectors * STORAGE_SECTOR_BYTES;
@@ -107,7 +114,7 @@ int disk_client_open(struct cache_disk *disk)
     if (dk_pid < 0)
         return (int)dk_pid;
     long control_id = ica_allocate(ICA_KIND_CONTROL, 4096);
-    long transfer_id = ica_allocate(ICA_KIND_DATA, CACHE_MAX_RUN * STORAGE_BLOCK_BYTES);
+    long transfer_id = ica_allocate(ICA_KIND_DATA, TIER_RUN_BLOCKS * STORAGE_BLOCK_BYTES);
     long result = control_id < 0 ? control_id : transfer_id < 0 ? transfer_id : 0;
     if (result == 0)
         result = request_operation(dk_pid, (uint64_t)control_id, DK_INFO);
@@ -122,6 +129,7 @@ int disk_client_open(struct cache_disk *disk)
     transfer = (uint64_t)transfer_id;
     disk->context = NULL;
     disk_sectors = dk_info_of(ica_control_of(control))->sectors;
+    memcpy(disk_serial, ica_control_of(control)->payload, DISK_SERIAL_BYTES);
     disk->blocks = (disk_sectors + STORAGE_SECTORS_PER_BLOCK - 1) / STORAGE_SECTORS_PER_BLOCK;
     disk->read = read_blocks;
     disk->write = write_blocks;

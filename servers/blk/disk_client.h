@@ -7,3 +7,6 @@
 int disk_client_open(struct cache_disk *disk);
 /* The disk's size in bytes (its last block may be partial: disk->blocks counts it). */
 uint64_t disk_client_bytes(void);
+#define DISK_SERIAL_BYTES 20
+/* The disk's serial from DK_INFO (DISK_SERIAL_BYTES, zeros when the device gives none). */
+const uint8_t *disk_client_serial(void);

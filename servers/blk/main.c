@@ -4,11 +4,15 @@
  * (default 64, or the kernel option blk_lend_limit; half the cache in all);
  * it answers requests one at a time and asks DK on a miss. As shard S of N
  * (init's --instance) it caches only the blocks of shard S
- * (formica/blk_stripes.h) in 1/N of the cache, with its own kept journal. */
+ * (formica/blk_stripes.h) in 1/N of the cache, with its own kept journal.
+ * When the boot option nvm=... names a tier (build/run --nvm-tier), the
+ * cache is the NVM tier instead (tier_attach.c, docs/storage.md "The NVM
+ * tier"): its lines hold every acknowledged write, so no kept journal. */
 #include "cache.h"
 #include "cache_lends.h"
 #include "disk_client.h"
 #include "requests.h"
+#include "tier_attach.h"
 #include <formica/instance.h>
 #include <formica/kept_region.h>
 #include <formica/request.h>
@@ -22,6 +26,12 @@
 #define DEFAULT_CACHE_KIB (8u * 1024)
 
 static struct cache cache;
+static struct {
+    uint32_t capacity;
+    struct cache_disk disk;
+    struct server_instance shard;
+    enum blk_durability durability;
+} dram; /* the DRAM cache BLK has, or takes after `tier detach` */
 
 /* Each cached block lives in its own block ICA, so BLK can lend it. */
 static int block_ica(void *context, uint8_t **data, uint64_t *handle)
@@ -127,6 +137,30 @@ static enum blk_durability open_journal(enum blk_durability mode, struct server_
     return BLK_KEPT;
 }
 
+static const struct cache_memory block_memory = {NULL, block_ica, block_lent};
+
+/* After `tier detach`: the DRAM cache, and the durability asked for. */
+static int dram_cache(struct cache *detached)
+{
+    int error = cache_init(detached, dram.capacity, &dram.disk, &block_memory);
+    cache_set_shard(detached, dram.shard.index, dram.shard.count);
+    if (error == 0)
+        open_journal(dram.durability, dram.shard);
+    return error;
+}
+
+/* The cache: the NVM tier when the boot names one, else DRAM slots. */
+static int make_cache(struct server_instance shard, bool *tier)
+{
+    int attached = blk_tier_attach(&cache, &dram.disk, shard.count, &block_memory);
+    *tier = attached == 1;
+    if (attached != 0)
+        return attached < 0 ? attached : 0;
+    int error = cache_init(&cache, dram.capacity, &dram.disk, &block_memory);
+    cache_set_shard(&cache, shard.index, shard.count);
+    return error;
+}
+
 int main(int argc, char **argv)
 {
     struct server_instance shard;
@@ -138,26 +172,33 @@ int main(int argc, char **argv)
         printf("blk: no disk through dk (%s); not serving\n", error_text(error));
         run_server_instance_placeholder(SERVER_NAME_BLK, shard.index, -E_IO);
     }
-    uint32_t capacity = capacity_from(argc, argv, shard.count);
-    struct cache_memory memory = {NULL, block_ica, block_lent};
-    error = cache_init(&cache, capacity, &disk, &memory);
-    cache_set_shard(&cache, shard.index, shard.count);
+    dram.capacity = capacity_from(argc, argv, shard.count);
+    dram.disk = disk;
+    dram.shard = shard;
+    dram.durability = durability_asked(argc, argv);
+    bool tier = false;
+    error = make_cache(shard, &tier);
+    uint32_t capacity = cache.capacity;
     uint32_t lend_limit = lend_limit_from(argc, argv);
     if (error == 0)
         error = blk_lends_init(capacity, lend_limit, block_lent);
-    enum blk_durability durability = durability_asked(argc, argv);
-    if (error == 0)
+    enum blk_durability durability = tier ? BLK_WRITE_BACK : dram.durability;
+    if (error == 0 && tier)
+        blk_set_durability(BLK_WRITE_BACK, NULL); /* every write is in the NVM: no journal */
+    else if (error == 0)
         durability = open_journal(durability, shard);
+    blk_set_dram_cache(dram_cache);
     if (error == 0)
         error = (int)server_register_instance(SERVER_NAME_BLK, shard.index);
     if (error != 0) {
         printf("blk: cannot start: %s\n", error_text(error));
         return 1;
     }
-    printf("blk: shard %u of %u, cache of %u blocks (%u KiB), disk of %lu blocks%s, %s, lends of "
-           "at most %u blocks per client\n",
-           shard.index, shard.count, capacity, capacity * (STORAGE_BLOCK_BYTES / 1024), disk.blocks,
+    printf("blk: shard %u of %u, cache of %u blocks (%u KiB%s), disk of %lu blocks%s, %s, lends "
+           "of at most %u blocks per client\n",
+           shard.index, shard.count, capacity, capacity * (STORAGE_BLOCK_BYTES / 1024),
+           tier ? " of NVM tier" : "", disk.blocks,
            disk_client_bytes() % STORAGE_BLOCK_BYTES != 0 ? " (the last one partial)" : "",
-           durability_names[durability], lend_limit);
+           tier ? "writes durable in the NVM tier" : durability_names[durability], lend_limit);
     blk_serve(&cache);
 }

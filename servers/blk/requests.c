@@ -7,11 +7,15 @@
  * A shard refuses every block another shard owns (formica/blk_stripes.h):
  * a client's bug never makes two shards cache one block. The blocks FS
  * frees are retired (BLK_RETIRE): no lent page shows their next owner's
- * bytes, and an FS replica's read as of an older view is refused. */
+ * bytes, and an FS replica's read as of an older view is refused. With
+ * the NVM tier every request goes through blk_dispatch (a line is lent as
+ * its DRAM copy, a patch is the tier's) and 5 s without a request start a
+ * write-back pass; a refused tier answers -E_CORRUPT. */
 #include "requests.h"
 #include "cache_lends.h"
 #include "disk_client.h"
 #include "retired_blocks.h"
+#include "tier_attach.h"
 #include <formica/data_ica.h>
 #include <formica/errors.h>
 #include <formica/protocol/blk_dispatch.h>
@@ -42,8 +46,7 @@ static long refuse(const struct ica_control *page, const char *why)
 
 /* A block outside the disk or of another shard: refused, logged (apart:
  * the usual request's block is the shard's). */
-static __attribute__((noinline)) long refuse_block(const struct cache *cache,
-                                                   const struct ica_control *page, uint64_t block)
+static long refuse_block(const struct cache *cache, const struct ica_control *page, uint64_t block)
 {
     if (block >= cache->disk.blocks)
         return refuse(page, "block outside the disk");
@@ -248,8 +251,32 @@ static inline long patch_block(struct cache *cache, const struct ica_control *pa
     return (long)length;
 }
 
+/* patch_block in a tier's line: no kept journal (the NVM holds the write),
+ * no write-through of BLK's own (the tier has its mode). Apart, so the
+ * usual small write of a DRAM cache keeps its one copy of the steps. */
+static __attribute__((noinline)) long patch_line(struct cache *cache,
+                                                 const struct ica_control *page,
+                                                 const struct blk_patch_message *message)
+{
+    long refused = check_block(cache, page, message->block);
+    if (refused != 0)
+        return refused;
+    if (message->length == 0 || message->length > FS_INLINE_WRITE_BYTES ||
+        !cache_range_fits(message->offset, message->length))
+        return refuse(page, "patch outside the block or too long");
+    int error =
+        cache_patch_any(cache, message->block, message->offset, page->payload, message->length);
+    if (error != 0) {
+        printf("blk: patch of block %lu failed: %s\n", message->block, error_text(error));
+        return error;
+    }
+    return (long)message->length;
+}
+
 long blk_patch(struct cache *cache, uint64_t control, struct blk_patch_message *message)
 {
+    if (cache->tier != NULL)
+        return patch_line(cache, ica_control_of(control), message);
     return patch_block(cache, ica_control_of(control), message);
 }
 
@@ -316,6 +343,8 @@ static inline long read_blocks(struct cache *cache, uint64_t control, struct ica
 
 long blk_read(struct cache *cache, uint64_t control, struct blk_read_message *message)
 {
+    if (cache->tier != NULL) /* a line is lent as its copy: lend_blocks, cache_lend */
+        return read_in_general(cache, control, message);
     return read_blocks(cache, control, ica_control_of(control), message);
 }
 
@@ -376,12 +405,68 @@ long blk_info(struct cache *cache, uint64_t control, struct blk_info_message *me
 long blk_sync(struct cache *cache, uint64_t control, struct blk_sync_message *message)
 {
     (void)control, (void)message;
-    int error = cache_sync(cache); /* writes back, then DK_FLUSH (the barrier) */
+    if (cache->tier != NULL)
+        return tier_barrier(cache); /* a fence: the NVM holds every write */
+    int error = cache_sync(cache);  /* writes back, then DK_FLUSH (the barrier) */
     if (error != 0)
         printf("blk: sync failed: %s\n", error_text(error));
     else if (durability == BLK_KEPT)
         journal_clear(&kept); /* all of it is on the disk now */
     return error;
+}
+
+long blk_tier_report(struct cache *cache, uint64_t control, struct blk_tier_report_message *message)
+{
+    (void)message;
+    struct ica_control *page = ica_control_of(control);
+    _Static_assert(sizeof(struct blk_tier_report) <= ICA_PAYLOAD_BYTES, "the report fits");
+    tier_report(blk_tier(), cache, (struct blk_tier_report *)page->payload);
+    return 0;
+}
+
+static int (*dram_cache)(struct cache *cache);
+
+void blk_set_dram_cache(int (*make)(struct cache *cache))
+{
+    dram_cache = make;
+}
+
+/* `tier format`: a refused tier's lines dropped, an attached one's written
+ * back first. */
+static long format_tier(struct cache *cache)
+{
+    struct tier *tier = blk_tier();
+    if (tier == NULL || cache->tier != tier)
+        return -E_NOT_FOUND;
+    if (tier->state == BLK_TIER_ATTACHED) {
+        int error = tier_pass(cache);
+        if (error != 0)
+            return error;
+    }
+    printf("blk: tier formatted for this disk: %s\n",
+           tier->state == BLK_TIER_REFUSED ? "the refused tier's lines dropped"
+                                           : "every line written back, then dropped");
+    return tier_format(tier, cache);
+}
+
+long blk_tier_control(struct cache *cache, uint64_t control,
+                      struct blk_tier_control_message *message)
+{
+    (void)control;
+    if (cache->tier == NULL)
+        return -E_NOT_FOUND;
+    if (message->action == BLK_TIER_FORMAT)
+        return format_tier(cache);
+    if (cache->tier->state != BLK_TIER_ATTACHED)
+        return -E_CORRUPT;
+    if (message->action == BLK_TIER_FLUSH) {
+        int error = tier_pass(cache);
+        blk_tier_dump_order();
+        return error;
+    }
+    if (message->action == BLK_TIER_DETACH)
+        return blk_tier_detach(cache, dram_cache);
+    return -E_INVALID;
 }
 
 /* Any request but a usual read or a patch (apart, so those save no
@@ -423,6 +508,51 @@ static uint64_t receive_after_failed_return(long error)
     return (uint64_t)control;
 }
 
+/* A refused tier: every request -E_CORRUPT but the tier's own (the report,
+ * `tier format`), until a format attaches it: then the format's control,
+ * answered, not yet returned. */
+static uint64_t serve_refused(struct cache *cache, uint64_t control)
+{
+    for (;;) {
+        struct ica_control *page = ica_control_of(control);
+        bool tier_request = page->operation == BLK_TIER_REPORT ||
+                            page->operation == BLK_TIER_CONTROL || page->operation == BLK_STATS ||
+                            page->operation == BLK_INFO;
+        page->result = tier_request ? answer_any(cache, control) : -E_CORRUPT;
+        if (cache->tier->state == BLK_TIER_ATTACHED)
+            return control; /* formatted: answered, the caller returns it */
+        long next = ica_return_receive(control, 0, 0);
+        control = next >= 0 ? (uint64_t)next : receive_after_failed_return(next);
+    }
+}
+
+/* The tier's serve loop: BLK's, with a write-back pass after TIER_IDLE_MS
+ * without a request while lines are dirty. */
+static _Noreturn void serve_tier(struct cache *cache, uint64_t control)
+{
+    for (;;) {
+        if (cache->tier != NULL && cache->tier->state == BLK_TIER_REFUSED) {
+            control = serve_refused(cache, control);
+            long next = ica_return_receive(control, 0, 0);
+            control = next >= 0 ? (uint64_t)next : receive_after_failed_return(next);
+            continue;
+        }
+        cache_lends_returned(&lends, control);
+        ica_control_of(control)->result =
+            answer_any(cache, control); /* blk_read, blk_patch: a tier's */
+        bool idle_pass = cache->tier != NULL && cache->stats.dirty > 0;
+        long next =
+            ica_return_receive(control, idle_pass ? ICA_TIMEOUT : 0, idle_pass ? TIER_IDLE_MS : 0);
+        while (next == -E_NOT_FOUND && idle_pass && !ica_held(control)) {
+            int error = tier_pass(cache); /* idle: nothing is in flight */
+            if (error != 0)
+                printf("blk: tier: the idle pass failed: %s\n", error_text(error));
+            next = ica_receive(0);
+        }
+        control = next >= 0 ? (uint64_t)next : receive_after_failed_return(next);
+    }
+}
+
 _Noreturn void blk_serve(struct cache *cache)
 {
     this_shard = process_id();
@@ -430,6 +560,8 @@ _Noreturn void blk_serve(struct cache *cache)
     if (first < 0)
         receive_failed(first);
     uint64_t control = (uint64_t)first;
+    if (cache->tier != NULL) /* the tier's (an NVDIMM too small leaves BLK a DRAM cache) */
+        serve_tier(cache, control);
     for (;;) {
         answer(cache, control);
         long next = ica_return_receive(control, 0, 0);

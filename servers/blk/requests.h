@@ -24,3 +24,5 @@ enum blk_durability {
 /* Sets the mode; `journal` is the kept journal for BLK_KEPT (new, or
  * replayed: journal_start). */
 void blk_set_durability(enum blk_durability mode, struct journal *journal);
+/* How `tier detach` makes the cache a DRAM one again (main.c's). */
+void blk_set_dram_cache(int (*make)(struct cache *cache));

@@ -262,6 +262,18 @@ static uint64_t identify_sectors(void)
     return sectors;
 }
 
+/* IDENTIFY's serial (words 10-19: ASCII, each word's two bytes swapped,
+ * padded with spaces), its trailing spaces dropped. */
+static void identified_serial(char serial[BLOCK_DEVICE_SERIAL_BYTES])
+{
+    for (unsigned i = 0; i < BLOCK_DEVICE_SERIAL_BYTES; i += 2) {
+        serial[i] = (char)ahci.identify[20 + i + 1];
+        serial[i + 1] = (char)ahci.identify[20 + i];
+    }
+    for (unsigned i = BLOCK_DEVICE_SERIAL_BYTES; i > 0 && (serial[i - 1] == ' '); i--)
+        serial[i - 1] = '\0';
+}
+
 static bool map_controller(const struct pci_function *function)
 {
     bool is_io = true;
@@ -326,5 +338,6 @@ bool ahci_probe(struct block_device *device)
     device->submit = ahci_submit;
     device->complete = ahci_complete;
     device->state = &ahci;
+    identified_serial(device->serial);
     return true;
 }

@@ -42,6 +42,7 @@ struct nvme_state {
     uint32_t namespace_id;
     uint32_t block_shift; /* log2 of the namespace's block size */
     uint32_t max_transfer_bytes;
+    char serial[BLOCK_DEVICE_SERIAL_BYTES]; /* IDENTIFY controller's SN */
 };
 
 static struct nvme_state nvme;
@@ -303,6 +304,7 @@ static uint64_t bring_up(const struct pci_function *function, bool *volatile_cac
     nvme_parse_controller(nvme.controller.identify, &identity);
     nvme.max_transfer_bytes = identity.max_transfer_bytes;
     *volatile_cache = identity.volatile_cache;
+    memcpy(nvme.serial, identity.serial, sizeof(nvme.serial));
     printf("dk: NVMe controller %02x:%02x.%u: %s interrupts, %u I/O queue pairs, "
            "%u-byte transfers, %s write cache, %u namespaces\n",
            function->bus, function->device, function->function, nvme_interrupt_kind(),
@@ -350,5 +352,6 @@ bool nvme_probe(struct block_device *device)
     device->submit = nvme_submit;
     device->complete = nvme_complete;
     device->state = &nvme;
+    memcpy(device->serial, nvme.serial, sizeof(device->serial));
     return true;
 }

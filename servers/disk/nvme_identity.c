@@ -23,6 +23,9 @@ void nvme_parse_controller(const uint8_t *data, struct nvme_controller_identity 
     memcpy(&identity->namespaces, data + NVME_ID_CTRL_NN, sizeof(identity->namespaces));
     identity->max_transfer_bytes = max_transfer(data[NVME_ID_CTRL_MDTS]);
     identity->volatile_cache = (data[NVME_ID_CTRL_VWC] & 1) != 0;
+    memcpy(identity->serial, data + NVME_ID_CTRL_SN, sizeof(identity->serial));
+    for (size_t i = sizeof(identity->serial); i > 0 && identity->serial[i - 1] == ' '; i--)
+        identity->serial[i - 1] = '\0';
 }
 
 long nvme_parse_namespace(const uint8_t *data, struct nvme_namespace_identity *identity)

@@ -9,6 +9,7 @@ struct nvme_controller_identity {
     uint32_t namespaces;         /* NN */
     uint32_t max_transfer_bytes; /* MDTS (4 KiB pages), capped at one PRP list page */
     bool volatile_cache;         /* VWC bit 0 */
+    char serial[20];             /* SN, its trailing spaces dropped (zeros) */
 };
 
 struct nvme_namespace_identity {

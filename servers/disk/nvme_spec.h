@@ -41,6 +41,7 @@
 #define NVME_READ 0x02
 
 /* Identify controller / namespace fields (byte offsets). */
+#define NVME_ID_CTRL_SN 4    /* serial number: 20 ASCII bytes, space-padded */
 #define NVME_ID_CTRL_MDTS 77 /* max transfer: 2^MDTS minimum pages, 0 = no limit */
 #define NVME_ID_CTRL_NN 516  /* number of namespaces */
 #define NVME_ID_CTRL_VWC 525 /* bit 0: volatile write cache present */

@@ -91,9 +91,9 @@ long dk_write(struct block_device *device, uint64_t control, struct dk_write_mes
 
 long dk_info(struct block_device *device, uint64_t control, struct dk_info_message *message)
 {
-    (void)control;
     message->sectors = device->sectors;
     message->sector_bytes = SECTOR_BYTES;
+    memcpy(ica_control_of(control)->payload, device->serial, BLOCK_DEVICE_SERIAL_BYTES);
     return 0;
 }
 

@@ -3,7 +3,8 @@
  * so that each block written is published (its image while the journal's
  * running transaction holds it, its record always) before the request that
  * wrote it is answered, a whole request's records at once (replicas never
- * see part of one); a BLK_PATCH is published before it is forwarded. */
+ * see part of one); a BLK_PATCH is published before it is forwarded, and
+ * every data write is marked before it reaches BLK. */
 #include "fs_published.h"
 #include "fs_server.h"
 #include "journal.h"
@@ -28,6 +29,21 @@ static bool journal_holds_block(void *context, uint32_t block)
 
 static struct fs_server *publishing_server;
 
+/* Whether a write of a block may put part of the request under way into
+ * BLK before the request is done: ext2's metadata goes home at once, and
+ * on ext3 a full transaction commits (journal_device.c's forced commit).
+ * Then replicas whose views are older read no metadata from BLK until the
+ * request's records are visible (operation_log_note_unfinished). */
+static void note_if_blk_gets_part(bool metadata)
+{
+    const struct journal *journal = publishing_server->journal;
+    bool home_now = journal == NULL
+                        ? metadata
+                        : journal->transaction_blocks >= journal_transaction_limit(journal);
+    if (home_now)
+        operation_log_note_unfinished(&writer);
+}
+
 /* Publishes a block written. Every image slot held by the running
  * transaction (more blocks than a transaction holds: it does not happen)
  * would leave a block BLK does not have without an image: the transaction
@@ -38,6 +54,8 @@ static void publish(uint32_t block, enum operation_kind kind, const void *bytes)
     if (error == 0)
         return;
     struct journal *journal = publishing_server->journal;
+    if (journal != NULL)
+        operation_log_note_unfinished(&writer); /* the commit takes part of this request home */
     int committed = journal != NULL ? journal_commit(journal) : error;
     if (committed == 0)
         error = operation_log_publish(&writer, block, kind, bytes);
@@ -70,6 +88,7 @@ static int write_block(void *context, uint64_t block, const void *buffer)
 {
     (void)context;
     bool compare = times_only_ahead(block);
+    note_if_blk_gets_part(true);
     int status = inner->write_block(inner->context, block, buffer);
     if (status != 0)
         return status;
@@ -79,9 +98,14 @@ static int write_block(void *context, uint64_t block, const void *buffer)
     return status;
 }
 
+/* A file's data block: marked first (replicas whose views are older do not
+ * use what they read of it from BLK, which may be newer than the size and
+ * map they have), whether it goes home at once or through the journal. */
 static int write_data(void *context, uint64_t block, const void *buffer)
 {
     (void)context;
+    operation_log_note_data_write(&writer, (uint32_t)block);
+    note_if_blk_gets_part(false); /* data is logged when its block was freed in this transaction */
     int status = inner->write_data != NULL ? inner->write_data(inner->context, block, buffer)
                                            : inner->write_block(inner->context, block, buffer);
     if (status == 0)
@@ -163,6 +187,7 @@ uint64_t fs_publisher_sequence(const struct fs_server *server)
 void fs_publish_patch(struct fs_server *server, uint32_t block)
 {
     (void)server;
+    operation_log_note_data_write(&writer, block); /* before BLK can have it */
     publish(block, OPERATION_DATA, NULL);
     operation_log_make_visible(&writer); /* a small write settles: no end of request publishes it */
 }

@@ -5,8 +5,8 @@
  * FS_STAT and FS_READDIR on the owner's handles (the mirror of its table);
  * every other request goes to the owner (fs_replica_route; the serve loop
  * forwards). Its reads of BLK are as of the log it applied (a block the
- * owner freed since is refused: -E_STALE, and the request is answered
- * again as of a new view). */
+ * owner freed since is refused, and so is file data it wrote since:
+ * -E_STALE, and the request is answered again as of a new view). */
 #include "block_client.h"
 #include "block_pins.h"
 #include "block_map_cache.h"
@@ -59,12 +59,14 @@ static void forget_everything(void *context)
 
 static uint64_t pause_ms; /* fs_replica_delay=MS (fs_server.h) */
 static bool paused;       /* this request's pause is over */
+static bool inode_read;   /* this request has read an inode table block */
 
 void fs_replica_catch_up(struct fs_server *server)
 {
     operation_log_catch_up(server->replica);
     block_client_view_set(server->replica->applied);
     paused = false;
+    inode_read = false;
 }
 
 void fs_replica_pause(void)
@@ -107,19 +109,39 @@ static int read_image(uint64_t block, uint32_t offset, void *buffer, uint32_t le
 
 static const struct ext2_fs *replica_fs; /* the replica's mount (install_device) */
 
+/* fs_replica_delay's pause at the request's first read of a block past an
+ * inode (an indirect or directory block): group descriptors and inodes
+ * before it are read as of the view, what the inode leads to after. */
+static void pause_past_inode(uint32_t block)
+{
+    if (ext2_is_inode_table_block(replica_fs, block))
+        inode_read = true;
+    else if (inode_read)
+        fs_replica_pause();
+}
+
 static int read_bytes(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
 {
     (void)context;
-    if (pause_ms != 0 && !ext2_is_inode_table_block(replica_fs, (uint32_t)block))
-        fs_replica_pause(); /* past the file's inode: an indirect or directory block */
+    if (pause_ms != 0)
+        pause_past_inode((uint32_t)block);
     int found = read_image(block, offset, buffer, length);
     if (found <= 0)
         return found;
-    return blk_device->read_bytes(blk_device->context, block, offset, buffer, length);
+    int error = blk_device->read_bytes(blk_device->context, block, offset, buffer, length);
+    if (error == 0 && operation_log_unfinished_after_view(&reader)) {
+        /* it may show part of a request the view does not hold: looked at
+         * again as of a newer view, not from the copy just kept */
+        block_client_forget((uint64_t)block * reader.block_size / STORAGE_BLOCK_BYTES);
+        return -E_STALE;
+    }
+    return error;
 }
 
 /* A file's contents: never from a recent copy, which a BLK_PATCH forwarded
- * by the owner would not reach. */
+ * by the owner would not reach; and not bytes the owner wrote in place
+ * after the view (a truncate's zeroed tail read with the size from before
+ * it): -E_STALE, the request answered again as of a newer view. */
 static int read_data(void *context, uint64_t block, uint32_t offset, void *buffer, uint32_t length)
 {
     (void)context;
@@ -127,7 +149,10 @@ static int read_data(void *context, uint64_t block, uint32_t offset, void *buffe
     int found = read_image(block, offset, buffer, length);
     if (found <= 0)
         return found;
-    return block_client_read_uncached(blk_device, block, offset, buffer, length);
+    int error = block_client_read_uncached(blk_device, block, offset, buffer, length);
+    if (error == 0 && operation_log_data_written_after_view(&reader, (uint32_t)block))
+        return -E_STALE;
+    return error;
 }
 
 static int refuse_write(void *context, uint64_t block, const void *buffer)

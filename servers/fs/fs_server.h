@@ -1,5 +1,6 @@
 /* fs_server.h: the FS server's state and its request handlers (one file per
- * group: files, names, readblock); dispatch.c picks the handler. */
+ * group: files, names, readblock, the whole file system); fs_dispatch,
+ * generated from protocol/fs.messages, picks the handler. */
 #pragma once
 #include "block_map_cache.h"
 #include "ext2.h"
@@ -91,9 +92,10 @@ void fs_replica_catch_up(struct fs_server *server);
 #define FS_REPLICA_STALE_RETRIES 3u
 /* The test option fs_replica_delay=MS: a request waits MS milliseconds
  * once, as of the view it took, before it reads a file's blocks (a
- * readblock after its catch-up, any other at its first read past an inode
- * table block), so a test can free and reuse the blocks meanwhile
- * (docs/boot.md); nothing without it. */
+ * readblock after its catch-up, any other at its first read of a file's
+ * contents or of a block past an inode: an indirect or directory block),
+ * so a test can free and reuse the blocks meanwhile (docs/boot.md);
+ * nothing without it. */
 void fs_replica_pause(void);
 
 /* fs_problems.c: the library's problems logged (attach before the mount),
@@ -109,7 +111,7 @@ static inline void fs_problems_check(struct fs_server *server)
         fs_problems_settle(server);
 }
 
-/* Logs a malformed request and gives -E_INVALID. */
+/* request_checks.c: logs a malformed request and gives -E_INVALID. */
 long fs_refuse(const struct ica_control *page, const char *why);
 /* The payload's path, or NULL (logged) when it is not NUL-terminated. */
 const char *fs_payload_path(const struct ica_control *page);
@@ -329,9 +331,6 @@ static inline void fs_keep_changes(struct fs_server *server)
     if (server->kept != NULL)
         kept_transaction_save(&server->kept->fs, server->journal, NULL);
 }
-/* The forward to BLK was refused: the request is `operation` again (and FS
- * forgets a block copy a BLK_PATCH would have changed); the error. */
-long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error);
 /* A readblock answered with a block FS borrows, whose lend on the kernel
  * refused with `error` (-E_SERVER_ENDED: its lender, a BLK shard, ended):
  * every borrowed block let go and the request rewritten for BLK as without

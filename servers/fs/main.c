@@ -9,6 +9,7 @@
 #include "fs_server.h"
 #include <formica/errors.h>
 #include <formica/instance.h>
+#include <formica/refusal_log.h>
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
@@ -196,6 +197,18 @@ static long forward_and_receive(uint64_t control, struct fs_wait wait)
     return ica_forward_receive(blk, control, 0, wait.flags, wait.timeout_ms);
 }
 
+/* The forward to BLK was refused: logged, the request is `operation` again
+ * (and FS forgets a block copy a BLK_PATCH would have changed); the error. */
+static long fs_not_forwarded(struct ica_control *page, uint32_t operation, long error)
+{
+    refusal_log("fs", page->sender_account, "fs: forward of request %u to blk failed: %s\n",
+                operation, error_text(error));
+    if (page->operation == BLK_PATCH)
+        block_client_forget(blk_patch_of(page)->block);
+    page->operation = operation;
+    return error;
+}
+
 /* pass_on_and_receive when the forward or the return failed (apart: the
  * usual pass on is one system call and its test). */
 static long pass_on_failed(uint64_t control, uint32_t operation, long result, struct fs_wait wait,
@@ -283,7 +296,7 @@ static long forward_to_owner_and_receive(uint64_t control)
  * applied, then the request is forwarded to the owner (the next request is
  * returned) or left to be served here (SERVED_HERE). Apart and cold: the
  * owner's loop only tests its instance. */
-static __attribute__((noinline, cold)) long replica_passes_on(long control)
+static long replica_passes_on(long control)
 {
     struct ica_control *page = ica_control_of((uint64_t)control);
     if (server.replica != NULL)

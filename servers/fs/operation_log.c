@@ -1,6 +1,7 @@
 /* operation_log.c: the FS owner's operation log (operation_log.h): the
- * owner's images and records, each published with a release store, and a
- * replica's catch-up, index and sequence-locked image reads. */
+ * owner's images and records, each published with a release store, its
+ * marks brought down when a new owner starts, and a replica's catch-up,
+ * index and sequence-locked image reads. */
 #include "operation_log.h"
 #include <formica/errors.h>
 #include <string.h>
@@ -36,6 +37,17 @@ static void record_append(struct operation_log_writer *writer, uint32_t block, u
     atomic_store_explicit(&record->sequence, sequence, memory_order_release);
 }
 
+/* Data marks a last owner left past its visible records (its unfinished
+ * request's data in BLK) come down to `limit`, the RESET's: views before
+ * the RESET still do not use that data, views after it do (it is the
+ * file's now, as after a crash in ordered mode). */
+static void lower_data_marks(struct operation_log *log, uint64_t limit)
+{
+    for (uint32_t i = 0; i < OPERATION_LOG_DATA_MARKS; i++)
+        if (atomic_load_explicit(&log->data_written[i], memory_order_relaxed) > limit)
+            atomic_store_explicit(&log->data_written[i], limit, memory_order_relaxed);
+}
+
 void operation_log_writer_start(struct operation_log_writer *writer, struct operation_log *log,
                                 uint32_t block_size, bool (*held)(void *context, uint32_t block),
                                 void *held_context)
@@ -59,6 +71,11 @@ void operation_log_writer_start(struct operation_log_writer *writer, struct oper
     for (uint32_t i = 0; i < OPERATION_LOG_IMAGES; i++)
         if (atomic_load_explicit(&log->images[i].block_plus_one, memory_order_relaxed) != 0)
             image_write(&log->images[i], 0, NULL, 0, writer->next);
+    /* BLK may hold part of a request the last owner never finished: views
+     * before the RESET read no metadata from it; a mark the last owner left
+     * past its visible records (its unfinished request's) comes down */
+    operation_log_note_unfinished(writer);
+    lower_data_marks(log, writer->next + 1);
     record_append(writer, 0, OPERATION_LOG_NO_IMAGE, OPERATION_RESET);
     operation_log_make_visible(writer);
 }

@@ -1,16 +1,17 @@
 /* operation_log.h: the FS owner's operation log in its published region
  * (docs/storage.md, "FS replicas"): a ring of (sequence, block) records,
- * "this block changed", and images of the blocks the owner's running ext3
- * transaction holds (not yet in BLK), each guarded by a sequence lock. The
- * owner writes (operation_log_writer), replicas read
- * (operation_log_reader). Freestanding, host-tested. */
+ * "this block changed", images of the blocks the owner's running ext3
+ * transaction holds (not yet in BLK), each guarded by a sequence lock, and
+ * marks of the file data it writes into BLK in place. The owner writes
+ * (operation_log_writer), replicas read (operation_log_reader).
+ * Freestanding, host-tested. */
 #pragma once
 #include "journal.h"
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#define OPERATION_LOG_MAGIC 0x32474f4c53504f46ull /* "FOPSLOG2" */
+#define OPERATION_LOG_MAGIC 0x33474f4c53504f46ull /* "FOPSLOG3" */
 #define OPERATION_LOG_RECORDS 4096u               /* a power of two */
 /* Images: more than a transaction holds (JOURNAL_TRANSACTION_BLOCKS), so a
  * free one is always found among the blocks already home. */
@@ -18,6 +19,8 @@
 #define OPERATION_LOG_IMAGE_BYTES EXT2_MAX_BLOCK_SIZE
 #define OPERATION_LOG_NO_IMAGE UINT32_MAX
 #define OPERATION_LOG_INDEX_CAPACITY 2048u /* block -> image sets: a power of two, 3/4 > images */
+/* Data marks: one per set of blocks, by block number modulo this (a power of two). */
+#define OPERATION_LOG_DATA_MARKS 4096u
 
 /* What a record says about its block. */
 enum operation_kind {
@@ -50,7 +53,14 @@ struct operation_log {
      * published, a whole owner's request at a time (operation_log_make_visible). */
     _Atomic uint64_t tail;
     uint64_t owner_starts; /* owners that took the log: 1 after the first */
-    uint8_t reserved[40];
+    /* A view below this may find in BLK metadata of a request not done yet
+     * (operation_log_note_unfinished); 0: none. */
+    _Atomic uint64_t unfinished;
+    uint8_t reserved[32];
+    /* A view below data_written[b % OPERATION_LOG_DATA_MARKS] may find in
+     * BLK file data of block b it does not hold
+     * (operation_log_note_data_write); 0: none. */
+    _Atomic uint64_t data_written[OPERATION_LOG_DATA_MARKS];
     struct operation_record records[OPERATION_LOG_RECORDS];
     struct operation_image images[OPERATION_LOG_IMAGES];
 };
@@ -96,6 +106,35 @@ static inline void operation_log_make_visible(struct operation_log_writer *write
 {
     atomic_store_explicit(&writer->log->tail, writer->next, memory_order_release);
 }
+/* The request under way is about to write metadata into BLK itself (ext2
+ * writes it home at once; a transaction outgrown commits in the middle of
+ * a request): a view taken before the request is done must not read
+ * metadata from BLK (operation_log_unfinished_after_view). The record of
+ * the write follows, so every view taken after the request is done is past
+ * the mark (after a write that failed, once the owner's next record is).
+ * A full barrier: the mark before anything of the write. */
+static inline void operation_log_note_unfinished(struct operation_log_writer *writer)
+{
+    atomic_store_explicit(&writer->log->unfinished, writer->next + 1, memory_order_seq_cst);
+}
+static inline uint32_t operation_log_data_mark_of(uint32_t block)
+{
+    return block & (OPERATION_LOG_DATA_MARKS - 1);
+}
+/* The owner is about to write file data of block `block` into BLK in
+ * place (a write, a truncate's zeroed tail, a small write's BLK_PATCH), or
+ * into the journal, which may take it home before the request is done: a
+ * view taken before the request is done must not use bytes of the block
+ * read from BLK (operation_log_data_written_after_view), which may be newer
+ * than the inode's size and map it has. The record of the write follows,
+ * so every view taken after the request is done is past the mark. A full
+ * barrier: the mark before anything of the write. */
+static inline void operation_log_note_data_write(struct operation_log_writer *writer,
+                                                 uint32_t block)
+{
+    atomic_store_explicit(&writer->log->data_written[operation_log_data_mark_of(block)],
+                          writer->next + 1, memory_order_seq_cst);
+}
 /* True when records wait for operation_log_make_visible. */
 static inline bool operation_log_has_unseen(const struct operation_log_writer *writer)
 {
@@ -140,6 +179,29 @@ static inline void operation_log_catch_up(struct operation_log_reader *reader)
 static inline bool operation_log_holds(const struct operation_log_reader *reader, uint32_t block)
 {
     return reader->index.count != 0 && block_set_contains(&reader->index, block);
+}
+/* After a read of metadata from BLK: true when the owner may have written
+ * metadata of a request the reader's view does not hold into BLK (then
+ * the bytes read may show part of it: a block linked into a file before
+ * its contents are written). Asked after the read: a write the read saw
+ * was marked before it reached BLK. */
+static inline bool operation_log_unfinished_after_view(const struct operation_log_reader *reader)
+{
+    atomic_thread_fence(memory_order_acquire); /* the read's bytes before the mark */
+    return atomic_load_explicit(&reader->log->unfinished, memory_order_relaxed) > reader->applied;
+}
+/* After a read of file data of block `block` from BLK: true when the owner
+ * may have written that block (or one sharing its mark) after the reader's
+ * view, so the bytes read may be newer than the view's size and map of the
+ * file (a truncate's zeroed tail beside the old size). Asked after the
+ * read: a write the read saw was marked before it reached BLK. */
+static inline bool operation_log_data_written_after_view(const struct operation_log_reader *reader,
+                                                         uint32_t block)
+{
+    atomic_thread_fence(memory_order_acquire); /* the read's bytes before the mark */
+    uint32_t mark = operation_log_data_mark_of(block);
+    return atomic_load_explicit(&reader->log->data_written[mark], memory_order_relaxed) >
+           reader->applied;
 }
 /* What operation_log_read found. */
 enum operation_image_read {

@@ -54,9 +54,17 @@ static long find_nvdimm(uint64_t *physical, uint64_t *bytes)
         printf("pager: no NVDIMM (ACPI NFIT: %s)\n", error_text(length));
         return length == -E_NOT_FOUND ? -E_NOT_FOUND : length;
     }
-    long error = nfit_pmem_range(table, (size_t)length, 0, physical, bytes);
+    char roles[64] = "";
+    kernel_option(NFIT_ROLES_OPTION, roles, sizeof roles);
+    long index = nfit_role_index(roles, "pager");
+    if (index < 0) {
+        printf("pager: no NVDIMM is the pager's (nvm=%s)\n", roles);
+        return -E_NOT_FOUND;
+    }
+    long error =
+        nfit_pmem_range_by_address(table, (size_t)length, (unsigned)index, physical, bytes);
     if (error != 0)
-        printf("pager: NFIT has no persistent-memory range (%s)\n", error_text(error));
+        printf("pager: NFIT has no persistent-memory range %ld (%s)\n", index, error_text(error));
     return error;
 }
 

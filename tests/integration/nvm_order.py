@@ -116,3 +116,61 @@ def check_pager_order(records, layout):
         problems.append(f"{len(left)} lines written and never made durable (first at byte"
                         f" {min(left) * LINE})")
     return problems
+
+
+TAG_BLOCK_MASK = (1 << 48) - 1
+
+
+def check_tier_order(records, layout):
+    """The problems found in `records` for BLK's NVM tier (`layout`: its nvm_layout line;
+    docs/storage.md, "The NVM tier"), replayed from a fresh format:
+      - a tag that names a block in a line that was free (a fill, a write into a new line)
+        only after the line's bytes are durable;
+      - a tag never renames its line to another block without freeing it first;
+      - bytes written into a named line only while its tag says dirty, durably;
+      - nothing left undurable at the end."""
+    tags, lines_at = layout["tags_offset"], layout["lines_offset"]
+    count, line_bytes = layout["lines"], layout["line_bytes"]
+    tags_end, lines_end = tags + 8 * count, lines_at + count * line_bytes
+    tag = {}  # line -> the value last written to its tag (absent: not known)
+    lines, problems = Lines(), []
+
+    for seq, record in enumerate(records):
+        kind = record[0]
+        if kind == "s":
+            lines.fence()
+            continue
+        offset, size = record[1], record[2]
+        if kind == "f":
+            lines.flush(offset, size)
+            continue
+        if tags <= offset < tags_end and size == 8:
+            line, value = (offset - tags) // 8, record[3]
+            before = tag.get(line)
+            data = (lines_at + line * line_bytes, line_bytes)
+            if value and before == 0 and lines.undurable(*data, require_written=True):
+                problems.append(f"record {seq}: line {line}'s tag names block "
+                                f"{value & TAG_BLOCK_MASK} before its bytes are durable")
+            if value and before and (value & TAG_BLOCK_MASK) != (before & TAG_BLOCK_MASK):
+                problems.append(f"record {seq}: line {line}'s tag renamed from block "
+                                f"{before & TAG_BLOCK_MASK} to {value & TAG_BLOCK_MASK}")
+            tag[line] = value
+        elif tags <= offset < tags_end:  # a format's fill of the tags: every one free
+            for line in range((offset - tags) // 8, min(count, (offset - tags + size) // 8)):
+                tag[line] = 0
+        elif lines_at <= offset < lines_end:
+            line = (offset - lines_at) // line_bytes
+            value = tag.get(line)
+            state = (value >> 48) & 3 if value else 0
+            if value and state != 2:
+                problems.append(f"record {seq}: bytes written into line {line}, whose tag says "
+                                f"clean")
+            elif value and lines.undurable(tags + 8 * line, 8):
+                problems.append(f"record {seq}: bytes written into line {line} before its dirty "
+                                f"tag was durable")
+        lines.write(seq, offset, size)
+    left = [line for line, seq in lines.written.items() if lines.durable.get(line, -1) < seq]
+    if left:
+        problems.append(f"{len(left)} lines written and never made durable (first at byte"
+                        f" {min(left) * LINE})")
+    return problems

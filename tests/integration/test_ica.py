@@ -122,7 +122,7 @@ def cross_core_null_request(*append):
 
 def test_cross_core_receivers_poll_instead_of_being_interrupted():
     """A server on its own otherwise idle core polls for its next request, and a requester
-    polls for its result (kernel/ica_poll.c): a request or result that comes within the poll's
+    polls for its result (kernel/ica/ica_poll.c): a request or result that comes within the poll's
     bound needs no wake message and no IPI. With the poll turned off (ica_poll_us=0) every
     wait halts, and a cross-core null request costs 2 IPIs again."""
     assert cross_core_null_request()["ipis_per_request"] < 1
@@ -162,7 +162,7 @@ def test_wakes_through_a_polling_core_lose_nothing(tmp_path):
     """At placement #2 (Bonnie and BLK on C0, FS on C1) FS's forward wakes BLK on a core where
     Bonnie polls for its result: the wake goes into the polling requester's polled_result word
     (the request's own requester) or C0's poll_woken word (another Bonnie) instead of a message,
-    and Bonnie's kernel takes BLK's request and switches straight to BLK (kernel/ica_across.c,
+    and Bonnie's kernel takes BLK's request and switches straight to BLK (kernel/ica/ica_across.c,
     ica_poll.c, ica_fastpath.c). With three processes, updates and the widened wait window
     (ica_wait_delay) a lost wake would hang the run and a request taken twice or never would
     show as a mismatch or an error."""

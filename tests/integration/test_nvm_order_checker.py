@@ -1,7 +1,7 @@
-# The ordering checker (nvm_order.py) on hand-written traces in the pager's
-# layout: the order the pager uses passes; each way of breaking it is found.
+# The ordering checker (nvm_order.py) on hand-written traces in the pager's and the tier's
+# layouts: the order each uses passes; each way of breaking it is found.
 # No QEMU.
-from nvm_order import check_pager_order, records_of
+from nvm_order import check_pager_order, check_tier_order, records_of
 
 LAYOUT = {"key": 7, "header_bytes": 1048, "entry_offset": 24, "map_offset": 4096,
           "sums_offset": 4112, "block_bytes": 4096, "block_count": 2, "unit_bytes": 4096}
@@ -64,3 +64,40 @@ def test_the_lines_of_a_dump_are_joined_in_order():
              {"kind": "nvm_order", "who": "other", "first": 0, "records": [["s"]]},
              {"kind": "nvm_order", "who": "pager", "first": 2, "records": [["f", 0, 8]]}]
     assert records_of(lines) == [["s"], ["s"], ["f", 0, 8]]
+
+
+# The tier's layout: tags at 4096 (8 bytes a line), lines from 8192.
+TIER = {"who": "tier", "tags_offset": 4096, "lines_offset": 8192, "lines": 4, "line_bytes": 4096}
+CLEAN, DIRTY = 1 << 48, 2 << 48
+
+
+def tier_format():
+    return persisted(4096, 32)  # every tag free
+
+
+def test_the_tiers_order_passes():
+    fill = [["w", 8192, 4096, 0], ["f", 8192, 4096], ["s"], ["w", 4096, 8, CLEAN | 5],
+            ["f", 4096, 8], ["s"]]
+    in_place = persisted(4096, 8, DIRTY | 5) + [["w", 8192 + 16, 16, 0], ["f", 8192 + 16, 16],
+                                                ["s"]]
+    new_line = persisted(12288, 4096) + persisted(4104, 8, DIRTY | 9)
+    evict = persisted(4096, 8, 0) + persisted(8192, 4096) + persisted(4096, 8, CLEAN | 70)
+    records = tier_format() + fill + in_place + new_line + evict
+    assert check_tier_order(records, TIER) == []
+
+
+def test_a_tag_before_its_line_is_durable_is_found():
+    records = tier_format() + [["w", 8192, 4096, 0], ["f", 8192, 4096]] + persisted(4096, 8,
+                                                                                   CLEAN | 5)
+    assert any("before its bytes are durable" in p for p in check_tier_order(records, TIER))
+
+
+def test_bytes_into_a_clean_line_and_a_renamed_tag_are_found():
+    fill = persisted(8192, 4096) + persisted(4096, 8, CLEAN | 5)
+    assert any("tag says clean" in p for p in check_tier_order(
+        tier_format() + fill + persisted(8192, 16), TIER))
+    assert any("renamed" in p for p in check_tier_order(
+        tier_format() + fill + persisted(4096, 8, CLEAN | 6), TIER))
+    unfenced_tag = [["w", 4096, 8, DIRTY | 5], ["f", 4096, 8]] + persisted(8192, 16)
+    assert any("before its dirty tag" in p for p in check_tier_order(
+        tier_format() + fill + unfenced_tag, TIER))

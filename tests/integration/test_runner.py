@@ -5,6 +5,7 @@ import shlex
 import pytest
 
 import formica
+from runner.qemu_cmd import disk_serial  # noqa: E402 (build/, on the path through formica)
 
 USAGE_ERROR = 2
 TIMEOUT = 124
@@ -137,8 +138,8 @@ def test_dry_run_devices(tmp_path):
                    "--placement", str(placement), "--x2apic")
     assert value_after(argv, "-machine") == ["q35,nvdimm=on"]
     assert value_after(argv, "-m") == ["256M,slots=2,maxmem=384M"]
-    assert "virtio-blk-pci,drive=disk0" in value_after(argv, "-device")
-    assert "nvdimm,id=nvdimm1,memdev=nv1" in value_after(argv, "-device")
+    assert f"virtio-blk-pci,drive=disk0,serial={disk_serial(disk)}" in value_after(argv, "-device")
+    assert "nvdimm,id=nvdimm1,memdev=nv1,slot=0" in value_after(argv, "-device")
     assert value_after(argv, "-cpu") == ["max,+x2apic,enforce"]
     assert f"name=opt/formica/placement,file={placement}" in value_after(argv, "-fw_cfg")
     assert value_after(argv, "-append") == ["placement=file cmd="]
@@ -175,17 +176,18 @@ def test_runner_says_which_qemu_it_runs():
 
 
 @pytest.mark.parametrize("bus, machine, devices", [
-    ("virtio", "pc", ["virtio-blk-pci,drive=disk0"]),
-    ("ahci", "pc", ["ahci,id=ahci0", "ide-hd,drive=disk0,bus=ahci0.0"]),
-    ("ahci", "q35", ["ide-hd,drive=disk0,bus=ide.0"]),
-    ("nvme", "pc", ["nvme,serial=formica,drive=disk0"]),
-    ("nvme", "q35", ["nvme,serial=formica,drive=disk0"]),
+    ("virtio", "pc", ["virtio-blk-pci,drive=disk0,serial=SERIAL"]),
+    ("ahci", "pc", ["ahci,id=ahci0", "ide-hd,drive=disk0,bus=ahci0.0,serial=SERIAL"]),
+    ("ahci", "q35", ["ide-hd,drive=disk0,bus=ide.0,serial=SERIAL"]),
+    ("nvme", "pc", ["nvme,serial=SERIAL,drive=disk0"]),
+    ("nvme", "q35", ["nvme,serial=SERIAL,drive=disk0"]),
 ])
 def test_dry_run_disk_buses(tmp_path, bus, machine, devices):
     disk = tmp_path / "disk.img"
     disk.write_bytes(bytes(1024 * 1024))
     argv = dry_run("--machine", machine, "--disk", str(disk), "--disk-bus", bus)
     assert value_after(argv, "-drive") == [f"file={disk},format=raw,if=none,id=disk0"]
+    devices = [device.replace("SERIAL", disk_serial(disk)) for device in devices]
     assert [device for device in value_after(argv, "-device")
             if "disk0" in device or device.startswith("ahci")] == devices
 

@@ -37,7 +37,7 @@ def make(tree, *targets):
 
 def test_the_walkthrough_builds_and_runs(tmp_path, monkeypatch):
     steps = steps_of(WALKTHROUGH)
-    assert {step.path for step in steps} >= {"protocol/fs.messages", "servers/fs/dispatch.c",
+    assert {step.path for step in steps} >= {"protocol/fs.messages", "servers/fs/file_system_requests.c",
                                              "apps/shell/commands.c"}, steps
     tree = scratch_copy(tmp_path / "formica")
 

@@ -95,12 +95,48 @@ static void test_malformed_tables_are_refused(void **state)
     }
 }
 
+/* Ranges listed out of address order are given by address. */
+static void test_ranges_by_address(void **state)
+{
+    (void)state;
+    uint8_t table[512];
+    size_t length = build_nfit(table, 0x100000000ull, 3);
+    uint64_t first = 0x100000000ull + (1ull << 32), third = 0x100000000ull + (3ull << 32);
+    memcpy(table + HEADER_BYTES + 1 * SPA_BYTES + 32, &third, 8); /* range 0 is the highest */
+    memcpy(table + HEADER_BYTES + 3 * SPA_BYTES + 32, &first, 8);
+    uint64_t base = 0, bytes = 0;
+    assert_int_equal(nfit_pmem_range_by_address(table, length, 0, &base, &bytes), 0);
+    assert_int_equal(base, first);
+    assert_int_equal(bytes, 3ull << 24);
+    assert_int_equal(nfit_pmem_range_by_address(table, length, 2, &base, &bytes), 0);
+    assert_int_equal(base, third);
+    assert_int_equal(bytes, 1ull << 24);
+    assert_int_equal(nfit_pmem_range_by_address(table, length, 3, &base, &bytes), -E_NOT_FOUND);
+}
+
+/* The boot option nvm=ROLE,... names each range's role in table order. */
+static void test_roles_name_ranges_in_order(void **state)
+{
+    (void)state;
+    assert_int_equal(nfit_role_index(NULL, "pager"), 0);
+    assert_int_equal(nfit_role_index("", "pager"), 0);
+    assert_int_equal(nfit_role_index("", "tier"), -E_NOT_FOUND);
+    assert_int_equal(nfit_role_index("pager,tier", "pager"), 0);
+    assert_int_equal(nfit_role_index("pager,tier", "tier"), 1);
+    assert_int_equal(nfit_role_index("tier", "tier"), 0);
+    assert_int_equal(nfit_role_index("tier", "pager"), -E_NOT_FOUND);
+    assert_int_equal(nfit_role_index("tiers,tier", "tier"), 1);
+    assert_int_equal(nfit_role_index("pager,", "tier"), -E_NOT_FOUND);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranges_in_table_order),
         cmocka_unit_test(test_other_types_and_empty_ranges_are_skipped),
         cmocka_unit_test(test_malformed_tables_are_refused),
+        cmocka_unit_test(test_roles_name_ranges_in_order),
+        cmocka_unit_test(test_ranges_by_address),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

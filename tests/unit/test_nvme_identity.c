@@ -45,6 +45,9 @@ static void test_controller_fields(void **state)
     nvme_parse_controller(page, &identity);
     assert_int_equal(identity.max_transfer_bytes, 128 * 1024);
     assert_false(identity.volatile_cache);
+    memcpy(page + 4, "f803i1a2b           ", 20); /* SN: ASCII, space-padded */
+    nvme_parse_controller(page, &identity);
+    assert_memory_equal(identity.serial, "f803i1a2b\0\0\0\0\0\0\0\0\0\0\0", 20);
 }
 
 static void test_transfer_limit_is_one_prp_list(void **state)

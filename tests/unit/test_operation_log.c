@@ -1,8 +1,10 @@
 /* test_operation_log.c: FS's operation log (servers/fs/operation_log.c):
  * what the owner publishes a replica applies (blocks forgotten, images
  * read), images free once BLK has their block, a replica a ring behind or
- * after a new owner starts over, and image reads are never torn while the
- * owner rewrites the image in another thread. */
+ * after a new owner starts over, a request is seen only whole, a view is
+ * told when BLK may hold part of a request it does not or file data written
+ * after it, and image reads are never torn while the owner rewrites the
+ * image in another thread. */
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -201,6 +203,76 @@ static void test_a_view_sees_whole_requests_only(void **state)
     assert_int_equal(part[0], 6);
 }
 
+/* A request that writes metadata into BLK before it is done (ext2, or a
+ * commit forced in its middle): views taken before it is done are told
+ * their BLK reads may show part of it, views after it are not; a new owner
+ * brings down a mark its predecessor left past its visible records. */
+static void test_a_view_is_told_of_a_request_blk_holds_part_of(void **state)
+{
+    (void)state;
+    publish_filled(20, 1);
+    operation_log_catch_up(&reader);
+    assert_false(operation_log_unfinished_after_view(&reader));
+    operation_log_note_unfinished(&writer); /* then the write reaches BLK */
+    assert_int_equal(operation_log_publish(&writer, 21, OPERATION_METADATA, NULL), 0);
+    assert_true(operation_log_unfinished_after_view(&reader));
+    operation_log_catch_up(&reader); /* nothing visible yet: the same view */
+    assert_true(operation_log_unfinished_after_view(&reader));
+    operation_log_make_visible(&writer);
+    operation_log_catch_up(&reader);
+    assert_false(operation_log_unfinished_after_view(&reader));
+    /* an owner that ends with the request under way: its successor's RESET */
+    operation_log_note_unfinished(&writer);
+    for (uint32_t i = 0; i < 10; i++)
+        assert_int_equal(operation_log_publish(&writer, 30 + i, OPERATION_METADATA, NULL), 0);
+    assert_true(operation_log_unfinished_after_view(&reader));
+    operation_log_writer_start(&writer, log_region, BLOCK_BYTES, held, NULL);
+    assert_true(operation_log_unfinished_after_view(&reader)); /* a view from before the RESET */
+    operation_log_catch_up(&reader);
+    assert_false(operation_log_unfinished_after_view(&reader));
+}
+
+/* File data written in place (a truncate's zeroed tail): views taken before
+ * the request is done are told that block (and only blocks sharing its
+ * mark) may be newer in BLK, views after it are not; a new owner brings
+ * down a mark its predecessor left past its visible records. */
+static void test_a_view_is_told_of_data_written_after_it(void **state)
+{
+    (void)state;
+    publish_filled(20, 1);
+    operation_log_catch_up(&reader);
+    assert_false(operation_log_data_written_after_view(&reader, 500));
+    operation_log_note_data_write(&writer, 500); /* then the write reaches BLK */
+    assert_int_equal(operation_log_publish(&writer, 500, OPERATION_DATA, NULL), 0);
+    assert_true(operation_log_data_written_after_view(&reader, 500));
+    assert_true(operation_log_data_written_after_view(&reader, 500 + OPERATION_LOG_DATA_MARKS));
+    assert_false(operation_log_data_written_after_view(&reader, 501)); /* another block's read */
+    assert_false(operation_log_unfinished_after_view(&reader));        /* metadata as it was */
+    operation_log_catch_up(&reader); /* nothing visible yet: the same view */
+    assert_true(operation_log_data_written_after_view(&reader, 500));
+    operation_log_make_visible(&writer);
+    operation_log_catch_up(&reader);
+    assert_false(operation_log_data_written_after_view(&reader, 500));
+    /* a small write's patch: visible at once, marked before it */
+    operation_log_note_data_write(&writer, 600);
+    assert_int_equal(operation_log_publish(&writer, 600, OPERATION_DATA, NULL), 0);
+    assert_true(operation_log_data_written_after_view(&reader, 600));
+    operation_log_make_visible(&writer);
+    operation_log_catch_up(&reader);
+    assert_false(operation_log_data_written_after_view(&reader, 600));
+    /* an owner that ends with the request under way: its successor's RESET */
+    operation_log_note_data_write(&writer, 700);
+    for (uint32_t i = 0; i < 10; i++)
+        assert_int_equal(operation_log_publish(&writer, 30 + i, OPERATION_METADATA, NULL), 0);
+    operation_log_note_data_write(&writer, 701);
+    assert_true(operation_log_data_written_after_view(&reader, 700));
+    operation_log_writer_start(&writer, log_region, BLOCK_BYTES, held, NULL);
+    assert_true(operation_log_data_written_after_view(&reader, 701)); /* a view from before */
+    operation_log_catch_up(&reader);
+    assert_false(operation_log_data_written_after_view(&reader, 700));
+    assert_false(operation_log_data_written_after_view(&reader, 701));
+}
+
 static void test_a_replica_a_ring_behind_starts_over(void **state)
 {
     (void)state;
@@ -295,6 +367,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_images_are_reused_once_blk_has_their_blocks, set_up,
                                         tear_down),
         cmocka_unit_test_setup_teardown(test_a_view_sees_whole_requests_only, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_a_view_is_told_of_a_request_blk_holds_part_of, set_up,
+                                        tear_down),
+        cmocka_unit_test_setup_teardown(test_a_view_is_told_of_data_written_after_it, set_up,
+                                        tear_down),
         cmocka_unit_test_setup_teardown(test_a_replica_a_ring_behind_starts_over, set_up,
                                         tear_down),
         cmocka_unit_test_setup_teardown(test_a_new_owner_resets_every_replica, set_up, tear_down),

@@ -20,6 +20,8 @@ struct block_request {
     long status;       /* 0, -E_IO (device error) or -E_INVALID (refused) */
 };
 
+#define BLOCK_DEVICE_SERIAL_BYTES 20
+
 struct block_device {
     const char *driver; /* "virtio-blk", "ahci" or "nvme" */
     uint64_t sectors;   /* capacity */
@@ -35,7 +37,9 @@ struct block_device {
     /* Acknowledges the device's interrupt and marks finished requests done. */
     void (*complete)(struct block_device *device);
     void *state;
-    uint64_t interrupts; /* irq_wait wake-ups */
+    uint64_t interrupts;                    /* irq_wait wake-ups */
+    char serial[BLOCK_DEVICE_SERIAL_BYTES]; /* the disk's serial (virtio-blk GET_ID), zeros if none
+                                             */
 };
 
 /* Probes: true and `device` filled when the controller and a disk are found. */

@@ -44,6 +44,9 @@ void nvm_persist(const void *address, size_t bytes);
 /* The stores themselves (memcpy, memset), told to an observer. */
 void nvm_write(void *destination, const void *source, size_t bytes);
 void nvm_fill(void *destination, int byte, size_t bytes);
+/* Tells the observer of bytes stored without this layer (a copy made by
+ * another module, as BLK's disk reads into its tier's lines); stores nothing. */
+void nvm_note_write(const void *destination, size_t bytes);
 /* nvm_write, then nvm_persist: the ordered "write then persist" step. */
 void nvm_write_persist(void *destination, const void *source, size_t bytes);
 /* One aligned store (atomic), then nvm_persist of it: a commit word. */

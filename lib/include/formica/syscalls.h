@@ -110,7 +110,7 @@ struct process_info {
 /* process_info.wait_reason (the kernel's enum wait_reason). */
 #define PROCESS_WAIT_ICA 9 /* a receive, a collect or a synchronous request's result */
 #define PROCESS_WAIT_ICA_ROOM                                                                      \
-    10 /* room in a server's request ring (back-pressure; kernel/ica_room.c) */
+    10 /* room in a server's request ring (back-pressure; kernel/ica/ica_room.c) */
 
 #define KERNEL_M 0
 #define KERNEL_P 1

@@ -41,9 +41,10 @@ int await_mark(const char *mark, uint64_t bytes);
  * attacker's blocks are free. */
 int keep_lends_past_truncate(const char *mode);
 int write_secret_after_truncate(const char *mode);
-/* `hostile raceread forward|pin|read|indirect` reads its file through an FS replica
- * that pauses as of its view (fs_replica_delay) while `hostile racefree`
- * truncates it and `hostile secret` takes the blocks. */
+/* `hostile raceread forward|pin|read|indirect|shorten` reads its file through an
+ * FS replica that pauses as of its view (fs_replica_delay) while `hostile
+ * racefree` truncates it (`shorten`: inside its last block) and `hostile
+ * secret` takes the blocks. */
 int read_during_free(const char *mode);
 int free_during_read(const char *mode);
 

@@ -8,7 +8,9 @@
  * those blocks; every page it still sees must hold its own old bytes, none
  * of the other user's (docs/storage.md, "Freed blocks and lent pages").
  * `hostile raceread MODE` and `hostile racefree MODE` free the blocks
- * while an FS replica's read of them is in flight (fs_replica_delay). */
+ * while an FS replica's read of them is in flight (fs_replica_delay), or
+ * (`shorten`) cut the file inside its last block, which the owner zeroes
+ * in place. */
 #include "hostile.h"
 #include <formica/errors.h>
 #include <formica/file.h>
@@ -33,6 +35,7 @@
 #define RACE_INDIRECT_BLOCKS 20u /* `indirect`: 8 blocks past the direct ones */
 #define RACE_DIRECTORIES 32u     /* `indirect`'s other user: directories that take freed blocks */
 #define RACE_FREE_AFTER_MS 1000u /* the reader's request has reached the replica by then */
+#define RACE_SHORTEN_BYTES 2048u /* `shorten`: cut from the last block, which stays the file's */
 
 struct keep_mode {
     const char *name;
@@ -265,16 +268,19 @@ int write_secret_after_truncate(const char *name)
 }
 
 /* `hostile racefree NAME` (started by raceread on another core): a moment
- * after the reader's request left, the file's blocks are freed. */
+ * after the reader's request left, the file's blocks are freed (`shorten`:
+ * the file is cut inside its last block, whose tail the owner zeroes). */
 int free_during_read(const char *name)
 {
     char path[64], truncated[64];
     round_path(path, "file", name);
     round_path(truncated, "truncated", name);
+    uint64_t size =
+        strcmp(name, "shorten") == 0 ? RACE_BLOCKS * STORAGE_BLOCK_BYTES - RACE_SHORTEN_BYTES : 0;
     sleep_ms(RACE_FREE_AFTER_MS);
     uint64_t started = clock_microseconds();
     int fd = open(path, O_WRONLY);
-    long error = fd < 0 ? fd : ftruncate(fd, 0);
+    long error = fd < 0 ? fd : ftruncate(fd, size);
     if (fd >= 0)
         close(fd);
     if (error == 0)
@@ -287,11 +293,14 @@ int free_during_read(const char *name)
 }
 
 /* Counts the bytes of `count` at `data` that are neither the attacker's
- * own nor zero (a hole, or past the end), and whether any is the secret. */
-static void count_foreign(const uint8_t *data, long count, uint32_t *foreign, bool *secret)
+ * own nor zero (a hole, or past the end), and the zeros (its file has
+ * none), and whether any is the secret. */
+static void count_foreign(const uint8_t *data, long count, uint32_t *foreign, uint32_t *zeros,
+                          bool *secret)
 {
     for (long at = 0; at < count; at++) {
         *foreign += data[at] != KEPT_BYTE && data[at] != 0;
+        *zeros += data[at] == 0;
         *secret |=
             data[at] == SECRET_WORD[0] && at + 6 <= count && memcmp(data + at, SECRET_WORD, 6) == 0;
     }
@@ -314,7 +323,7 @@ static long raw_readblock(long fs, uint64_t handle, const void **data)
     return *data != NULL ? result : (result > 0 ? -E_NEEDS_DATA : result);
 }
 
-/* `hostile raceread forward|pin|read|indirect` (on an FS replica's core, with
+/* `hostile raceread forward|pin|read|indirect|shorten` (on an FS replica's core, with
  * fs_replica_delay set): reads its file once so the replica remembers
  * where the blocks lie, starts `hostile racefree` on core 0, and reads
  * again at once: the replica pauses as of the view it took while the file
@@ -326,7 +335,10 @@ static long raw_readblock(long fs, uint64_t handle, const void **data)
  * its lend outlives the library's stat of the mark); read: pread, which the
  * replica copies from BLK; indirect: pread past the direct blocks, which
  * the replica maps through the file's indirect block as of its view while
- * the other user's directories may take that block. */
+ * the other user's directories may take that block; shorten: pread, while
+ * the file is cut inside its last block (none freed): the read must bring
+ * the whole file as of its view or the shorter one, never the old count
+ * with the zeroed tail. */
 int read_during_free(const char *name)
 {
     char path[64], written[64], arguments[48];
@@ -352,22 +364,22 @@ int read_during_free(const char *name)
                   : pin   ? raw_readblock(fs, (uint64_t)handle, &data)
                           : pread(fd, copy, sizeof copy, at);
     uint64_t answered = clock_microseconds();
-    uint32_t foreign = 0;
+    uint32_t foreign = 0, zeros = 0;
     bool secret = false;
     if (result > 0 && !pin)
-        count_foreign(data, result, &foreign, &secret);
+        count_foreign(data, result, &foreign, &zeros, &secret);
     if (pin)
         wait_for(written); /* the block lent on, looked at once the other file is written */
     if (result > 0 && pin)
-        count_foreign(data, result, &foreign, &secret);
+        count_foreign(data, result, &foreign, &zeros, &secret);
     int code = -1;
     if (freer > 0)
         wait_process(freer, &code);
     close(fd);
     printf("@json {\"kind\":\"race_read\",\"round\":\"%s\",\"core\":%ld,\"warmed\":%ld,"
-           "\"result\":%ld,\"foreign_bytes\":%u,\"secret\":%s,\"freer_exit\":%d,"
-           "\"answered_us\":%lu,\"checked_us\":%lu}\n",
-           name, core_id(), warmed, result, foreign, secret ? "true" : "false", code,
+           "\"result\":%ld,\"foreign_bytes\":%u,\"zero_bytes\":%u,\"secret\":%s,"
+           "\"freer_exit\":%d,\"answered_us\":%lu,\"checked_us\":%lu}\n",
+           name, core_id(), warmed, result, foreign, zeros, secret ? "true" : "false", code,
            (unsigned long)answered, (unsigned long)clock_microseconds());
     return 0;
 }

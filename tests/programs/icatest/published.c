@@ -99,17 +99,26 @@ static bool owner_cases(void)
  * region zeroed (freed with the first), and its frames come back. */
 static bool freed_with_last_holder(uint32_t core)
 {
-    struct ica_stats before, after;
     int first = run_helper("pubwrite icafree", core);
-    ica_stats(&before); /* after a first run: what any helper's run leaves is counted */
-    int second = run_helper("pubwrite icafree", core);
     bool ok = report_case("published_first_owner", first == 0, first, 0);
-    ok &= report_case("published_freed_with_last_holder", second == 0, second, 0);
-    ica_stats(&after);
-    /* Its frames came back: fewer than the region's are still in use (a
-     * registration may keep a few of its own, such as its request rings). */
-    long kept = (long)(after.frames_used - before.frames_used);
+    /* Its frames came back: fewer than the region's are still in use after
+     * a later run (a registration may keep a few of its own, such as its
+     * request rings). The count is the whole machine's, so a server that
+     * starts meanwhile (FS's mount, under a loaded host) can add to one
+     * round; a region that is not freed adds to every round. */
     long region_frames = PUBLISHED_TEST_BYTES / 4096;
+    long kept = 0;
+    int later = 0;
+    for (int round = 0; round < 3; round++) {
+        struct ica_stats before, after;
+        ica_stats(&before);
+        later = run_helper("pubwrite icafree", core);
+        ica_stats(&after);
+        kept = (long)(after.frames_used - before.frames_used);
+        if (later != 0 || kept < region_frames)
+            break;
+    }
+    ok &= report_case("published_freed_with_last_holder", later == 0, later, 0);
     ok &= report_case("published_frames_back", kept < region_frames, kept, 0);
     return ok;
 }

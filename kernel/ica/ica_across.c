@@ -6,14 +6,13 @@
  * does not cover returns false before anything changed and goes the
  * general way (ica_syscalls.c). */
 #include "ica_across.h"
-#include "ica_fastpath.h"
+#include "ica_wait.h"
 #include "atomic.h"
 #include "cpu.h"
 #include "fault_injection.h"
 #include "ica.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
-#include "ica_poll_request.h"
 #include "ica_room.h"
 #include "ica_syscalls.h"
 #include "intercore.h"
@@ -216,12 +215,12 @@ static bool hand_to_parked_server(struct process *sender, struct process *server
                                   uint64_t *entry, uint64_t id)
 {
     if (with->data_count != 0 || server->parked != PARKED_IN_RECEIVE ||
-        !atomic_load_acquire(&server->ica_waiting) || !ica_request_park_claim(server))
+        !ica_wait_still_announced(server) || !ica_request_park_claim(server))
         return false;
     uint64_t *to_entry, *lent_entries[ICA_MAX_ATTACHED];
     if (claimed_server_refuses(server, server_pid, entry_of_server, control, with, &to_entry,
                                lent_entries) ||
-        !atomic_swap(&server->ica_waiting, 0)) {
+        !ica_wake_claim(server)) {
         ica_request_park_release(server);
         return false;
     }
@@ -267,7 +266,7 @@ push_into_ring(struct process *sender, struct process *target, uint32_t server_p
     atomic_add(&server->pushed, 1);          /* a locked add: a full barrier */
     if (atomic_load_acquire(&server->pid) != server_pid)
         report_undelivered(id);
-    if (atomic_load_acquire(&target->ica_waiting) && atomic_swap(&target->ica_waiting, 0))
+    if (ica_wake_claim_if_waiting(target))
         ica_wake_across(target);
     return true;
 }

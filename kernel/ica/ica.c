@@ -6,7 +6,6 @@
  * entries in tables that exist. */
 #include "ica.h"
 #include "ica_window.h"
-#include "ica_handover.h"
 #include "atomic.h"
 #include "console.h"
 #include "cpu.h"

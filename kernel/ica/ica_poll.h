@@ -7,6 +7,7 @@
 #include "atomic.h"
 #include "cpu.h"
 #include "ica.h"
+#include "ica_wait.h"
 #include "intercore.h"
 #include "process.h"
 #include "run_queue.h"
@@ -36,118 +37,24 @@
  * ordinary way. */
 bool ica_poll_before_wait(bool (*ready)(void));
 
-/* What a poll for a result ended with: nothing handed over (nothing came
- * within the bound, the core has something else to run, a result came as a
- * message, or the caller is being killed: the caller looks at its result
- * ring and waits the ordinary way, and no sender can hand `id` over any
- * more), the result travelling to the caller for it to paste
- * (ica_hand_result_to_poller), pasted into it by the sender already
- * (ica_result_poll_claim), or still to come from a server of the caller's
- * core that the sender pasted the request into and whose wake it handed to
- * the caller (ica_result_poll_hand_server: the caller hands that server the
- * core, or runs it at once, ica_fast_run_handed_server). */
-enum ica_polled_result {
-    ICA_RESULT_NOT_HANDED,
-    ICA_RESULT_TRAVELLING,
-    ICA_RESULT_PASTED,
-    ICA_RESULT_SERVER_WOKEN /* the result is still to come; the caller owes the wake of the
-                               server in its poll_handed_server (ICA_RESULT_POLL_SERVER) */
-};
-
-/* polled_result while a sender pastes the result into the poller, and
- * once it has; no id has these values (an id's kind byte is small). */
-#define ICA_RESULT_POLL_CLAIMED (UINT64_MAX - 1)
-#define ICA_RESULT_POLL_PASTED (UINT64_MAX - 2)
-/* polled_result once a sender on another core has pasted a request into a
- * server parked on the poller's core and handed the poller that server's
- * wake (its pid in poll_handed_server): the poll ends with
- * ICA_RESULT_SERVER_WOKEN. */
-#define ICA_RESULT_POLL_SERVER (UINT64_MAX - 3)
-
 /* Polls, as ica_poll_before_wait, for the result `id` of the caller's own
  * synchronous request, which a sender on another core may hand over. */
 static inline enum ica_polled_result ica_poll_for_result(uint64_t id, bool (*ready)(void));
 
-/* The sender's half of a paste into the poller: true when `target` polls
- * for `id` and this sender now may paste it (it then calls
- * ica_result_poll_pasted, or gives the claim back with
- * ica_result_poll_release). */
-static inline bool ica_result_poll_claim(struct process *target, uint64_t id)
+/* A process on another core whose ica_waiting the caller cleared is owed a
+ * wake: through its core's poll word when that core polls, else one
+ * message, with an IPI only if its core halts or must preempt. */
+static inline void ica_wake_across(struct process *target)
 {
-    uint64_t expected = id;
-    return atomic_load_acquire(&target->polled_result) == id &&
-           atomic_compare_swap(&target->polled_result, &expected, ICA_RESULT_POLL_CLAIMED);
+    if (ica_core_hand_wake(&kernel_shared->cpus[target->core], target->pid))
+        return; /* its core polls: no message */
+    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
+                                        .process_wake = {target->pid}};
+    if (scheduler_must_interrupt(target))
+        intercore_send_preempting(target->core, &message);
+    else
+        intercore_send(target->core, &message);
 }
-
-static inline void ica_result_poll_release(struct process *target, uint64_t id)
-{
-    atomic_store_release(&target->polled_result, id);
-}
-
-static inline void ica_result_poll_pasted(struct process *target)
-{
-    atomic_store_release(&target->polled_result, ICA_RESULT_POLL_PASTED);
-}
-
-/* One turn of a wait for a sender on another core to end its claim of a
- * word of this core's process (it pastes on its own core, then publishes
- * or gives the word back): this core's inbox is served meanwhile, since
- * the sender may be waiting for room in it (a notification to the
- * m-kernel, when this is the m-kernel's core). */
-static inline void ica_claim_wait_turn(void)
-{
-    intercore_poll();
-    cpu_relax();
-}
-
-/* The ending process's half, before it becomes a zombie: a sender's claim
- * is waited out, then the word is left 0, which no claim takes (a process
- * only polls for a result inside ica_poll_for_result, which takes its id
- * back before it returns: this is the same order made explicit). */
-static inline void ica_result_poll_close(struct process *process)
-{
-    for (;;) {
-        uint64_t word = atomic_load_acquire(&process->polled_result);
-        if (word != ICA_RESULT_POLL_CLAIMED &&
-            atomic_compare_swap(&process->polled_result, &word, 0))
-            return;
-        ica_claim_wait_turn();
-    }
-}
-
-/* The sender's half of a wake handed to a poller: the server `server_pid`,
- * parked on `poller`'s core and owed a wake by this sender (the request
- * pasted into it and published), is woken by `poller`, which polls for
- * `id`. Written under the claim of the poller's polled_result word, so
- * into a process that has not closed it (it is not ending); the poll's
- * end, which always comes before the close, takes the wake. False when
- * the poller does not poll for `id` (any more): the wake goes the other
- * way. */
-static inline bool ica_result_poll_hand_server(struct process *poller, uint64_t id,
-                                               uint32_t server_pid)
-{
-    if (!ica_result_poll_claim(poller, id))
-        return false;
-    poller->poll_handed_server = server_pid;
-    atomic_store_release(&poller->polled_result, ICA_RESULT_POLL_SERVER);
-    return true;
-}
-
-/* The sender's half: true when `target` polls for `id` and now has it
- * (its result must then not be sent as a message too). */
-static inline bool ica_hand_result_to_poller(struct process *target, uint64_t id)
-{
-    uint64_t expected = id;
-    return atomic_load_acquire(&target->polled_result) == id &&
-           atomic_compare_swap(&target->polled_result, &expected, 0);
-}
-
-/* The sender's half of a wake across cores: true when `target`'s core
- * polls and has taken the wake into its poll_woken word (it makes the
- * target ready at its next turn, or when its poll ends); false when the
- * wake must go as a message. The caller has claimed the wake (cleared the
- * target's ica_waiting). */
-bool ica_poll_hand_wake(struct process *target);
 
 /* The poll itself, inline: a server's receive polls once per request, and
  * its entry and exit are most of what a poll costs under icount (one turn
@@ -249,9 +156,9 @@ static inline __attribute__((always_inline)) bool ica_poll_turns(struct cpu *cpu
 static inline __attribute__((always_inline)) bool ica_poll_until(struct cpu *cpu,
                                                                  const struct ica_poll_watch *watch)
 {
-    atomic_store_fenced(&cpu->polling, 1);
+    ica_core_poll_begin(cpu);
     bool came = ica_poll_turns(cpu, watch);
-    atomic_store_fenced(&cpu->polling, 0);
+    ica_core_poll_end(cpu);
     if (atomic_load_acquire(&cpu->inbox_hint_or_woken)) {
         ica_poll_serve_woken(cpu);
         if (intercore_poll() > 0)
@@ -280,24 +187,7 @@ ica_poll_for_result(uint64_t id, bool (*ready)(void))
         return ICA_RESULT_NOT_HANDED;
     struct process *process = cpu->current;
     struct ica_poll_watch watch = {&process->polled_result, id, ready};
-    atomic_store_fenced(&process->polled_result, id);
+    ica_result_poll_arm(process, id);
     ica_poll_until(cpu, &watch);
-    /* Taken back unless a sender took it first: then the result is ours
-     * (a sender pasting it is waited for: it finishes on its own core). */
-    for (;;) {
-        uint64_t expected = id;
-        if (atomic_compare_swap(&process->polled_result, &expected, 0))
-            return ICA_RESULT_NOT_HANDED;
-        if (expected == 0)
-            return ICA_RESULT_TRAVELLING;
-        if (expected == ICA_RESULT_POLL_PASTED) {
-            atomic_store_release(&process->polled_result, 0);
-            return ICA_RESULT_PASTED;
-        }
-        if (expected == ICA_RESULT_POLL_SERVER) {
-            atomic_store_release(&process->polled_result, 0);
-            return ICA_RESULT_SERVER_WOKEN;
-        }
-        ica_claim_wait_turn(); /* ICA_RESULT_POLL_CLAIMED */
-    }
+    return ica_result_poll_end(process, id);
 }

@@ -157,7 +157,7 @@ struct server_entry {
     uint64_t taken __attribute__((aligned(64)));
     uint64_t lane_taken;
     uint32_t next_lane; /* where the next look at the lanes starts */
-    /* Bit c: a sender on core c waits for room in ring c (kernel/ica_room.c);
+    /* Bit c: a sender on core c waits for room in ring c (kernel/ica/ica_room.c);
      * set by the senders, cleared by whoever announces the room. */
     _Atomic uint64_t room_wanted[(MAX_CORES + 63) / 64] __attribute__((aligned(64)));
 };
@@ -212,6 +212,12 @@ static inline uint64_t ica_virtual_address(const struct ica *ica)
  * may ask the m-kernel to build the page tables of a new ICA window region. */
 void ica_peel(struct process *process, struct ica *ica);
 bool ica_paste(struct process *process, struct ica *ica);
+/* The block ICA `id` lent to `borrower` right now, through a
+ * control ICA it holds (its entry there is the lent one: only a lend writes
+ * it, and the end of that lend clears it): 0 and *out; -E_SERVER_ENDED and
+ * *out when its lender has ended (what the borrower sees may be stale);
+ * else -E_PERMISSION. */
+long ica_borrowed_by(const struct process *borrower, uint64_t id, struct ica **out);
 /* ica_move_entry, ica_paste_lent and ica_end_lends: ica_window.h. */
 struct server_entry *server_of_pid(uint32_t pid);
 /* Looking a name up: kernel/server_registry.h. */

@@ -13,7 +13,9 @@
 #include "ica_across.h"
 #include "cpu.h"
 #include "ica_handover.h"
+#include "ica_poll.h"
 #include "ica_syscalls.h"
+#include "ica_wait.h"
 #include "scheduler.h"
 #include "scheduler_switch.h"
 #include "trap.h"
@@ -97,7 +99,7 @@ receiver_entries_ready(struct process *receiver, struct checked_handover *handov
  * `id`) and may run at once. Parked implies it is a live process of this
  * core blocked in that call; scheduler_may_switch_directly checks the rest.
  * A parked server's own rings need no look: a request pushed or handed to
- * it since it parked cleared its ica_waiting, which claim_wake then finds. */
+ * it since it parked cleared its ica_waiting, which ica_wake_claim then finds. */
 static inline struct process *parked_here(uint32_t pid, uint32_t where, uint64_t id)
 {
     struct process *process = &kernel_shared->processes[pid % PROCESS_SLOTS];
@@ -106,13 +108,6 @@ static inline struct process *parked_here(uint32_t pid, uint32_t where, uint64_t
         !scheduler_may_switch_directly(process))
         return NULL;
     return process;
-}
-
-/* Takes over the wake a sender owes `target` (as wake_or_hand_off does):
- * false when another core already cleared its flag and will wake it. */
-static inline bool claim_wake(struct process *target)
-{
-    return atomic_swap(&target->ica_waiting, 0) != 0;
 }
 
 /* Parks the running server for its next request, as its receive would,
@@ -126,35 +121,28 @@ static inline bool park_in_receive(struct process *server, uint32_t flags, uint6
     struct server_entry *entry = server_of_process(server);
     if (entry == NULL)
         return false;
-    atomic_store_fenced(&server->ica_waiting, 1); /* a full barrier (xchg) */
+    ica_wait_announce(server);
     if (server->direct_request != 0 || server_has_requests(entry) ||
         ((flags & ICA_OR_RESULT) && !ring_is_empty(&server->results.ring)) ||
         (wake_tick != 0 && this_cpu()->timer_ticks >= wake_tick)) {
-        atomic_store_release(&server->ica_waiting, 0);
+        ica_wait_over(server);
         return false;
     }
-    server->parked = PARKED_IN_RECEIVE;
+    ica_park(server, PARKED_IN_RECEIVE, 0);
     return true;
 }
 
 static inline void park_in_call(struct process *requester, uint64_t id)
 {
-    requester->parked = PARKED_IN_CALL;
-    requester->parked_for = id;
-    atomic_store_fenced(&requester->ica_waiting, 1);
-}
-
-static inline void unpark(struct process *process)
-{
-    process->parked = PARKED_NOWHERE;
-    atomic_store_release(&process->ica_waiting, 0);
+    ica_park(requester, PARKED_IN_CALL, id);
+    ica_wait_announce(requester);
 }
 
 /* After a wake the ordinary way: the parked caller goes on, or ends if it
  * was killed meanwhile (as after any wait for an ICA). */
 static void resumed_slowly(struct process *process)
 {
-    unpark(process);
+    ica_unpark(process);
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
 }
@@ -190,7 +178,7 @@ static inline __attribute__((always_inline)) bool hand_over(struct process *send
  * killed. */
 static inline bool may_still_sleep(const struct process *sender)
 {
-    return atomic_load_acquire(&sender->ica_waiting) && !sender->kill_requested;
+    return ica_wait_still_announced(sender) && !sender->kill_requested;
 }
 
 /* When the handover served messages (called_out): they may have woken the
@@ -220,7 +208,7 @@ static inline __attribute__((always_inline)) void switch_to_receiver(struct proc
                                                                      long value, uint64_t wake_tick,
                                                                      bool called_out)
 {
-    receiver->parked = PARKED_NOWHERE; /* it leaves the call it was parked in */
+    ica_park_leave(receiver); /* it leaves the call it was parked in */
     struct trap_frame *frame = frame_returning(receiver, value);
     if (called_out && !(may_still_sleep(sender) && receiver->state == PROCESS_WAITING)) {
         switch_after_messages(sender, receiver, frame, wake_tick);
@@ -237,7 +225,7 @@ static inline bool fast_call(uint32_t server_pid, uint64_t id)
     struct checked_handover handover;
     struct process *server = parked_here(server_pid, PARKED_IN_RECEIVE, 0);
     if (server == NULL || !control_ready(caller, id, &handover) ||
-        !receiver_entries_ready(server, &handover) || !claim_wake(server))
+        !receiver_entries_ready(server, &handover) || !ica_wake_claim(server))
         return false;
     ica_route_start(handover.control, caller->pid);
     park_in_call(caller, id);
@@ -263,8 +251,8 @@ static inline bool fast_forward_receive(uint32_t server_pid, uint64_t id, uint32
         (via_me && handover.control->return_depth >= ICA_MAX_RETURNS) ||
         !receiver_entries_ready(server, &handover) || !park_in_receive(forwarder, flags, wake_tick))
         return false;
-    if (!claim_wake(server)) {
-        unpark(forwarder);
+    if (!ica_wake_claim(server)) {
+        ica_unpark(forwarder);
         return false;
     }
     if (via_me)
@@ -300,8 +288,8 @@ static inline bool fast_return_receive(uint64_t id, uint32_t flags, uint64_t wak
     if (!control_movable(server, &handover) || !receiver_entries_ready(requester, &handover) ||
         !park_in_receive(server, flags, wake_tick))
         return false;
-    if (!claim_wake(requester)) {
-        unpark(server);
+    if (!ica_wake_claim(requester)) {
+        ica_unpark(server);
         return false;
     }
     ica_route_pop(handover.control);
@@ -335,12 +323,18 @@ static void leave_server(struct cpu *cpu, struct process *server, uint64_t paste
         cpu->handoff = server;
         return;
     }
-    server->parked = PARKED_NOWHERE;
+    ica_park_leave(server);
     server->saved_rsp = stack_returning(frame_returning(server, (long)pasted));
     scheduler_wake(server);
 }
 
-void ica_fast_resume_handed_off(uint64_t id)
+/* A synchronous requester whose poll for its result `id` ended because a
+ * sender on another core woke a server of this core parked in its receive
+ * (ica_poll.c handed it the core): the server's one noted request taken
+ * and pasted, the requester parked for `id` and the switch to the server,
+ * whose receive returns the request at once. Returns when the requester is
+ * woken the ordinary way (or when none of this applies). */
+static void ica_fast_resume_handed_off(uint64_t id)
 {
     struct cpu *cpu = this_cpu();
     struct process *requester = cpu->current;
@@ -355,11 +349,11 @@ void ica_fast_resume_handed_off(uint64_t id)
         /* its result is here, it is being killed, the server has no single
          * noted request, or taking it served a message that woke the
          * requester: nobody sleeps */
-        unpark(requester);
+        ica_unpark(requester);
         leave_server(cpu, server, request);
         return;
     }
-    server->parked = PARKED_NOWHERE; /* it leaves the receive it was parked in */
+    ica_park_leave(server); /* it leaves the receive it was parked in */
     scheduler_block_and_return_to(0, server, frame_returning(server, (long)request));
     resumed_slowly(requester);
 }
@@ -371,14 +365,18 @@ static inline bool take_pasted_request(struct process *server, uint64_t id)
 {
     struct server_entry *entry = server_of_process(server);
     if (entry == NULL || atomic_load_acquire(&entry->pushed) - entry->taken != 1 ||
-        atomic_load_acquire(&server->polled_request) != id)
+        !ica_request_take_published(server, id))
         return false;
-    atomic_store_release(&server->polled_request, 0);
     entry->taken++;
     return true;
 }
 
-void ica_fast_run_handed_server(uint64_t id, uint32_t server_pid)
+/* The same for a server whose wake a sender on another core handed to the
+ * requester's poll itself (ICA_RESULT_SERVER_WOKEN): `server_pid`, parked
+ * in its receive on this core with the request `id` pasted into it. When it
+ * cannot run at once, or the requester may not sleep, it is handed the core
+ * as any woken process is, and this returns. */
+static void ica_fast_run_handed_server(uint64_t id, uint32_t server_pid)
 {
     struct cpu *cpu = this_cpu();
     struct process *requester = cpu->current;
@@ -394,16 +392,40 @@ void ica_fast_run_handed_server(uint64_t id, uint32_t server_pid)
     bool taken = ring_is_empty(&requester->results.ring) && !requester->kill_requested &&
                  take_pasted_request(server, id);
     if (!taken || !may_still_sleep(requester)) {
-        unpark(requester);
+        ica_unpark(requester);
         if (!taken)
             scheduler_hand_off(server);
         else
             leave_server(cpu, server, id);
         return;
     }
-    server->parked = PARKED_NOWHERE; /* it leaves the receive it was parked in */
+    ica_park_leave(server); /* it leaves the receive it was parked in */
     scheduler_block_and_return_to(0, server, frame_returning(server, (long)id));
     resumed_slowly(requester);
+}
+
+/* A synchronous requester's wait for its result `id` once its request has
+ * left: the poll first when nothing is queued, and what a poll that ended
+ * on a server of this core leads to (run it at once, or the server handed
+ * the core by a poll, ica_fast_resume_handed_off); then the general collect. */
+static long collect_sync(uint64_t id)
+{
+    struct process *process = this_cpu()->current;
+    bool polled = false;
+    if (ring_consumer_sees_empty(&process->results.ring)) {
+        process->results_seen = 0;
+        enum ica_polled_result handed = ica_poll_for_result(id, ica_results_came);
+        if (handed == ICA_RESULT_PASTED ||
+            (handed == ICA_RESULT_TRAVELLING && ica_accept_result(id)))
+            return 0;
+        if (handed == ICA_RESULT_SERVER_WOKEN)
+            ica_fast_run_handed_server(id, process->poll_handed_server);
+        else if (this_cpu()->handoff != NULL)
+            ica_fast_resume_handed_off(id); /* returns when woken the ordinary way */
+        else
+            polled = !process->kill_requested;
+    }
+    return ica_collect_after_poll(id, ICA_SYNC, polled);
 }
 
 /* The general calls, for arguments in range whose receiver is not parked
@@ -416,7 +438,8 @@ static __attribute__((noinline)) bool request_generally(struct trap_frame *frame
     struct ica_request_arguments call;
     if (!ica_request_arguments_of(frame, &call))
         return false; /* checked already: never */
-    frame->rax = (uint64_t)sys_ica_request(call.server, call.control, call.flags);
+    long error = ica_send_request(call.server, call.control, call.flags);
+    frame->rax = (uint64_t)(error != 0 ? error : collect_sync(call.control));
     return true;
 }
 
@@ -448,7 +471,7 @@ static bool fast_request(struct trap_frame *frame)
     if (!fast_call(call.server, call.control) &&
         !ica_across_send(call.server, call.control, 0, false))
         return request_generally(frame);
-    frame->rax = (uint64_t)ica_collect_result(call.control, ICA_SYNC);
+    frame->rax = (uint64_t)collect_sync(call.control);
     return true;
 }
 

@@ -11,11 +11,9 @@
 #include "console.h"
 #include "cpu.h"
 #include "ica.h"
-#include "ica_across.h"
-#include "ica_fastpath.h"
 #include "ica_handover.h"
 #include "ica_poll.h"
-#include "ica_poll_request.h"
+#include "ica_wait.h"
 #include "ica_room.h"
 #include "fault_injection.h"
 #include "intercore.h"
@@ -71,7 +69,7 @@ static long refused(const char *call, uint64_t id, long error)
 static void wake_or_hand_off(struct process *target, bool hand_off)
 {
     memory_fence();
-    if (!atomic_load_acquire(&target->ica_waiting) || !atomic_swap(&target->ica_waiting, 0))
+    if (!ica_wake_claim_if_waiting(target))
         return;
     if (target->core == this_cpu()->index) {
         if (hand_off)
@@ -116,7 +114,7 @@ static bool deliver_result(uint32_t target_pid, uint64_t control_id, bool hand_o
     struct intercore_message message = {.type = MESSAGE_ICA_RESULT,
                                         .ica_result = {target_pid, control_id}};
     memory_fence();
-    if (atomic_swap(&target->ica_waiting, 0) && scheduler_must_interrupt(target))
+    if (ica_wake_claim(target) && scheduler_must_interrupt(target))
         intercore_send_preempting(target->core, &message);
     else
         intercore_send(target->core, &message); /* IPIs the core if it halts */
@@ -141,12 +139,12 @@ void serve_ica_result(const struct intercore_message *message,
         discard(request->control);
         return;
     }
-    atomic_store_release(&target->ica_waiting, 0);
+    ica_wait_over(target);
     scheduler_wake(target);
 }
 
 /* The log line of a popped ICA that is stale (answered or freed meanwhile). */
-static __attribute__((noinline)) bool dropped_stale(const struct process *receiver, uint64_t id)
+static bool dropped_stale(const struct process *receiver, uint64_t id)
 {
     kprintf("ica: pid %u: stale ICA 0x%lx dropped\n", receiver->pid, id);
     return false;
@@ -233,19 +231,17 @@ static uint64_t take_from_ring(struct ring *ring, uint64_t wanted)
 static void wait_for_ica_until(bool (*ready)(void), uint64_t wake_tick, struct parking parking)
 {
     struct process *process = me();
-    atomic_store_fenced(&process->ica_waiting, 1);
+    ica_wait_announce(process);
     memory_fence();
     fault_injection_widen_ica_wait();
     intercore_poll();
-    if (ready() || !atomic_load_acquire(&process->ica_waiting) || process->kill_requested) {
-        atomic_store_release(&process->ica_waiting, 0);
+    if (ready() || !ica_wait_still_announced(process) || process->kill_requested) {
+        ica_wait_over(process);
         return;
     }
-    process->parked = parking.where;
-    process->parked_for = parking.for_id;
+    ica_park(process, parking.where, parking.for_id);
     scheduler_block(wake_tick != 0 ? WAIT_SLEEP : WAIT_ICA, wake_tick);
-    process->parked = PARKED_NOWHERE;
-    atomic_store_release(&process->ica_waiting, 0);
+    ica_unpark(process);
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
 }
@@ -406,7 +402,7 @@ static long send_to_server(uint32_t server_pid, uint64_t id, uint32_t flags, boo
     if (flags & ICA_FROM_KERNEL)
         control->sender_rights = RIGHT_KERNEL;
     if (target->core == this_cpu()->index && target->direct_request == 0 && ring_is_empty(ring)) {
-        target->direct_request = id; /* nothing older waits on this core: no ring */
+        ica_direct_request_put(target, id); /* nothing older waits on this core: no ring */
         memory_fence();
     } else {
         ring_push_u64(ring, id);
@@ -431,11 +427,26 @@ static struct parking parking_of(uint32_t flags, uint64_t id)
 /* A request; with ICA_SYNC, also the wait for its result. */
 static long request(uint32_t server_pid, uint64_t id, uint32_t flags)
 {
-    bool sync = flags & ICA_SYNC;
-    long error = refused("request", id, send_to_server(server_pid, id, flags, false, sync, 0));
-    if (error != 0 || !sync)
+    long error = ica_send_request(server_pid, id, flags);
+    if (error != 0 || !(flags & ICA_SYNC))
         return error;
     return ica_collect_result(id, flags);
+}
+
+bool ica_accept_result(uint64_t id)
+{
+    return accept(id);
+}
+
+bool ica_results_came(void)
+{
+    return new_results_waiting();
+}
+
+long ica_collect_after_poll(uint64_t id, uint32_t flags, bool polled)
+{
+    long result = collect_after(id, true, parking_of(flags, id), polled);
+    return result < 0 ? result : 0;
 }
 
 long ica_collect_result(uint64_t id, uint32_t flags)
@@ -450,22 +461,23 @@ long ica_collect_result(uint64_t id, uint32_t flags)
         enum ica_polled_result handed = ica_poll_for_result(id, new_results_waiting);
         if (handed == ICA_RESULT_PASTED || (handed == ICA_RESULT_TRAVELLING && accept(id)))
             return 0;
-        if (handed == ICA_RESULT_SERVER_WOKEN && flags == ICA_SYNC)
-            ica_fast_run_handed_server(id, process->poll_handed_server); /* as below */
-        else if (handed == ICA_RESULT_SERVER_WOKEN)
+        if (handed == ICA_RESULT_SERVER_WOKEN)
             ica_poll_hand_server(this_cpu(), process->poll_handed_server);
-        else if (flags == ICA_SYNC && this_cpu()->handoff != NULL)
-            ica_fast_resume_handed_off(id); /* returns when woken the ordinary way */
         else
             polled = !process->kill_requested;
     }
-    long result = collect_after(id, true, parking_of(flags, id), polled);
-    return result < 0 ? result : 0;
+    return ica_collect_after_poll(id, flags, polled);
 }
 
 long ica_call_for_current(uint32_t server_pid, uint64_t control_id)
 {
     return request(server_pid, control_id, ICA_SYNC | ICA_FROM_KERNEL);
+}
+
+long ica_send_request(uint32_t server_pid, uint64_t id, uint32_t flags)
+{
+    return refused("request", id,
+                   send_to_server(server_pid, id, flags, false, flags & ICA_SYNC, 0));
 }
 
 long sys_ica_request(uint32_t server, uint64_t control, uint32_t flags)
@@ -517,10 +529,9 @@ static bool requests_waiting(void)
 /* The request handed straight to the caller, pasted; NO_ICA when none (or stale). */
 static uint64_t take_direct_request(void)
 {
-    uint64_t id = me()->direct_request;
+    uint64_t id = ica_direct_request_take(me());
     if (id == 0)
         return NO_ICA;
-    me()->direct_request = 0;
     if (!accept(id))
         return NO_ICA;
     me()->requests_handed++;
@@ -703,7 +714,7 @@ static bool receive_ends_otherwise(uint32_t flags, uint64_t wake_tick, long *ans
  * a request then is none: one that outlived its request (added to a slot
  * registered again meanwhile). `taken` catches up with it, so the receive
  * blocks instead of spinning on the count. */
-static __attribute__((noinline)) void correct_count(struct server_entry *server, uint64_t counted)
+static void correct_count(struct server_entry *server, uint64_t counted)
 {
     if (counted == server->taken)
         return;

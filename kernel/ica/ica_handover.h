@@ -51,13 +51,6 @@ static inline long ica_held_by(const struct process *holder, uint64_t id, uint32
     return -E_PERMISSION; /* someone else's, or travelling */
 }
 
-/* ica.c: the block ICA `id` lent to `borrower` right now, through a
- * control ICA it holds (its entry there is the lent one: only a lend writes
- * it, and the end of that lend clears it): 0 and *out; -E_SERVER_ENDED and
- * *out when its lender has ended (what the borrower sees may be stale);
- * else -E_PERMISSION. */
-long ica_borrowed_by(const struct process *borrower, uint64_t id, struct ica **out);
-
 /* An ICA `sender` may lend: one it holds, or a block ICA lent to it, lent
  * on (FS lends BLK's cached blocks it borrows: docs/ica.md, "Lending").
  * Inline: a readblock's answer lends one. */

@@ -3,6 +3,7 @@
  * entries from that ring, instead of failing with -E_BUSY; a flooding account thereby
  * blocks on its own share and the rest of the ring stays open to others. */
 #include "ica_room.h"
+#include "ica_wait.h"
 #include "cpu.h"
 #include "intercore.h"
 #include "scheduler.h"
@@ -53,9 +54,9 @@ static void block_for_room(struct server_entry *server, uint32_t server_pid,
     if (room_for(ring, process->account) || server_gone(server, server_pid))
         return;
     uint64_t recheck = this_cpu()->timer_ticks + ROOM_RECHECK_TICKS;
-    process->room_of_server = server_pid;
+    ica_room_wait_begin(process, server_pid);
     scheduler_block(WAIT_SLEEP, wake_tick != 0 && wake_tick < recheck ? wake_tick : recheck);
-    process->room_of_server = 0;
+    ica_room_wait_end(process);
     if (process->kill_requested)
         scheduler_exit_current(PROCESS_EXIT_KILLED);
 }

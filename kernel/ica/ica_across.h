@@ -24,18 +24,3 @@ bool ica_across_send(uint32_t server_pid, uint64_t id, uint32_t forward_flags, b
  * out): the general call runs. The fast path finds the requester while it
  * looks for one parked on this core. */
 bool ica_across_return_to(struct ica *control, struct process *requester, uint64_t id);
-
-/* A process on another core whose ica_waiting the caller cleared is owed a
- * wake: through its core's poll word when that core polls, else one
- * message, with an IPI only if its core halts or must preempt. */
-static inline void ica_wake_across(struct process *target)
-{
-    if (ica_poll_hand_wake(target))
-        return; /* its core polls: no message */
-    struct intercore_message message = {.type = MESSAGE_PROCESS_WAKE,
-                                        .process_wake = {target->pid}};
-    if (scheduler_must_interrupt(target))
-        intercore_send_preempting(target->core, &message);
-    else
-        intercore_send(target->core, &message);
-}

@@ -49,23 +49,7 @@ void ica_poll_hand_server(struct cpu *cpu, uint32_t pid)
 
 void ica_poll_wake_woken(struct cpu *cpu)
 {
-    ica_poll_hand_server(cpu, atomic_swap(&cpu->poll_woken, 0));
-}
-
-bool ica_poll_hand_wake(struct process *target)
-{
-    struct cpu *cpu = &kernel_shared->cpus[target->core];
-    uint32_t expected = 0;
-    if (!atomic_load_acquire(&cpu->polling) ||
-        !atomic_compare_swap(&cpu->poll_woken, &expected, target->pid))
-        return false;
-    /* the exchange is locked, a full barrier: a poll still on now takes
-     * the wake after it, at a turn or at its end (ica_poll_serve_woken after
-     * clearing `polling`) */
-    if (atomic_load_acquire(&cpu->polling))
-        return true;
-    expected = target->pid;
-    return !atomic_compare_swap(&cpu->poll_woken, &expected, 0); /* taken meanwhile: done */
+    ica_poll_hand_server(cpu, ica_core_take_woken(cpu));
 }
 
 /* A word no sender writes: a poll on it waits for messages only. */

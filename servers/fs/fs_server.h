@@ -337,9 +337,10 @@ static inline void fs_keep_changes(struct fs_server *server)
  * borrowing; FS_FORWARDED. Right after that answer: the mapping is still
  * readblock.c's. */
 long fs_readblock_from_blk(struct fs_server *server, uint64_t control, long error);
-/* The boot option fs_lend_on=off (docs/boot.md): FS neither borrows BLK's
- * blocks nor answers a readblock from them, so every readblock goes
- * FS -> BLK as in seed 003. Read at start; on by default. */
+/* The boot option fs_lend_on=off (docs/boot.md): FS opens no pins, so it
+ * neither borrows BLK's blocks nor answers a readblock from them and every
+ * readblock goes FS -> BLK as in seed 003 (the pins' own empty-table test,
+ * no test of the option per readblock). Read at start; on by default. */
 void fs_readblock_read_options(struct fs_server *server);
 /* Stamps the times owed by small writes; before anything that shows them. */
 void fs_times_flush(struct fs_server *server);

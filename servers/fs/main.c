@@ -72,8 +72,8 @@ static void scan_claims(void)
 static void mount_disk(struct fs_kept *kept)
 {
     long error = block_client_open(&server.device);
-    if (error == 0)
-        block_pins_open(server.instance.count);
+    if (error == 0 && !server.lend_off)
+        block_pins_open(server.instance.count); /* none with fs_lend_on=off: no borrows */
     if (error ==
         0) { /* before anything is written: docs/storage.md, "Freed blocks and lent pages" */
         freed_blocks_attach(&server.device);

@@ -107,7 +107,7 @@ mapped_for_blk(struct fs_server *server, uint64_t control, uint32_t inode, uint6
         return lend_only ? -E_NEEDS_DATA
                          : read_here(server, ica_control_of(control), inode, first,
                                      (uint64_t)count * STORAGE_BLOCK_BYTES);
-    if (count == 1 && lend_only && !server->lend_off) {
+    if (count == 1 && lend_only) { /* no pins with fs_lend_on=off */
         long answer = block_pins_answer(control, disk_blocks[0], server->forward_shard);
         if (answer != BLOCK_NOT_PINNED)
             return answer;

@@ -50,3 +50,11 @@ bench-cores: deps all
 # "Scaling"); SCALE_FLAGS passes options, e.g. SCALE_FLAGS=--quick.
 bench-scale: deps all
 	python3 build/bench/scale.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(SCALE_FLAGS)
+
+# The papers' page (build/bench/papers.py, docs/evaluation.md, "The papers' page"): every
+# figure of seeds 003 and 004 with the paper's number, Formica's on this tree and Linux's in the
+# same QEMU, written to docs/results/papers.md with its plots; QUICK=1 for smaller sizes and one
+# run per timed point (tens of minutes on 2 cores), the full one takes hours.
+.PHONY: bench-papers
+bench-papers: deps all
+	python3 build/bench/papers.py $(if $(QUICK),--quick) $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) --page docs/results/papers.md

@@ -1,6 +1,8 @@
 /* sort: seed 004 §5.3's GNU sort experiment in pager-backed memory: an array
  * of line records pointing into a separate text area (GNU sort's buffer
- * layout), merge-sorted, then checked for order and an order-free checksum. */
+ * layout), merge-sorted, then checked for order and an order-free checksum.
+ * With -S BUFFER: GNU sort's external merge (external.c). */
+#include "sort.h"
 #include <formica/json.h>
 #include <formica/progress.h>
 #include <formica/teramem.h>
@@ -10,17 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KEY_CHARS 16
-#define MAX_LINE 96
-
-struct line {
-    const char *text;
-    uint64_t length;
-};
-
 struct sort_options {
     uint64_t records, seed;
-    bool local_only; /* --backend none: plain malloc, no limit */
+    uint64_t buffer_bytes; /* -S: the external merge's buffer (0: one in-memory sort) */
+    bool local_only;       /* --backend none: plain malloc, no limit */
     struct teramem_options teramem;
 };
 
@@ -32,7 +27,7 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-static uint64_t line_hash(const char *text, uint64_t length)
+uint64_t line_hash(const char *text, uint64_t length)
 {
     uint64_t hash = 0xcbf29ce484222325ull;
     for (uint64_t i = 0; i < length; i++)
@@ -40,7 +35,7 @@ static uint64_t line_hash(const char *text, uint64_t length)
     return hash;
 }
 
-static int compare_lines(const struct line *a, const struct line *b)
+int compare_lines(const struct line *a, const struct line *b)
 {
     uint64_t shorter = a->length < b->length ? a->length : b->length;
     int order = memcmp(a->text, b->text, shorter);
@@ -50,7 +45,7 @@ static int compare_lines(const struct line *a, const struct line *b)
 }
 
 /* One record: 16 hex digits of a random key, a blank, filler, a newline. */
-static uint64_t write_record(char *text, uint64_t *random)
+uint64_t write_record(char *text, uint64_t *random)
 {
     static const char digits[] = "0123456789abcdef";
     uint64_t key = splitmix64(random), filler = 16 + splitmix64(random) % 64;
@@ -63,7 +58,7 @@ static uint64_t write_record(char *text, uint64_t *random)
     return KEY_CHARS + 2 + filler;
 }
 
-static struct progress progress; /* a line every 2 s: records so far and the swap counters */
+struct progress progress; /* a line every 2 s: records so far and the swap counters */
 
 static uint64_t build_records(struct line *lines, char *text_area, uint64_t count, uint64_t seed)
 {
@@ -140,7 +135,8 @@ static bool verify(const struct line *sorted, uint64_t count, uint64_t checksum)
 static int usage(void)
 {
     printf("usage: sort -n RECORDS -l LOCAL_LIMIT -b BLOCK -P lru|fifo "
-           "--backend node|nvm|disk|block|none [--replicas N] [--seed S] [--capacity BYTES]\n");
+           "--backend node|nvm|disk|block|none [--replicas N] [--seed S] [--capacity BYTES] "
+           "[-S BUFFER]\n");
     return 2;
 }
 
@@ -159,7 +155,8 @@ static int parse_options(int argc, char **argv, struct sort_options *o)
         if (teramem > 0)
             continue;
         if (!(strcmp(flag, "-n") == 0 && size_parse(value, &o->records)) &&
-            !(strcmp(flag, "--seed") == 0 && size_parse(value, &o->seed)))
+            !(strcmp(flag, "--seed") == 0 && size_parse(value, &o->seed)) &&
+            !(strcmp(flag, "-S") == 0 && size_parse(value, &o->buffer_bytes)))
             return usage();
     }
     return o->records == 0 ? usage() : 0;
@@ -179,17 +176,62 @@ static uint64_t elapsed_us(uint64_t start)
 }
 
 static void report(const struct sort_options *o, bool verified, uint64_t microseconds,
-                   const struct teramem_stats *s)
+                   const struct teramem_stats *s, uint64_t runs)
 {
     printf("@json {\"kind\":\"sort\",\"records\":%lu,\"backend\":", o->records);
     json_print_string(o->local_only ? "none" : teramem_backend_name(o->teramem.backend));
     printf(",\"policy\":\"%s\",\"block_bytes\":%u,\"local_limit_bytes\":%lu,"
            "\"swap_in_blocks\":%lu,\"swap_out_blocks\":%lu,\"clean_drops\":%lu,"
-           "\"verified\":%s,\"elapsed_us\":%lu,\"replicas\":%u}\n",
+           "\"verified\":%s,\"elapsed_us\":%lu,\"replicas\":%u,\"buffer_bytes\":%lu,"
+           "\"runs\":%lu}\n",
            teramem_policy_name(o->teramem.policy), o->teramem.block_bytes,
            o->teramem.local_limit_bytes, s->swap_in_blocks, s->swap_out_blocks, s->clean_drops,
-           verified ? "true" : "false", microseconds,
-           o->teramem.replicas ? o->teramem.replicas : 1);
+           verified ? "true" : "false", microseconds, o->teramem.replicas ? o->teramem.replicas : 1,
+           o->buffer_bytes, runs);
+}
+
+/* The whole input in one buffer: the line array merge-sorted in passes. */
+static int sort_in_memory(const struct sort_options *o, bool *verified)
+{
+    uint64_t array_bytes = o->records * sizeof(struct line), text_bytes = o->records * MAX_LINE;
+    struct line *lines = allocate(o, array_bytes), *scratch = allocate(o, array_bytes);
+    char *text_area = allocate(o, text_bytes);
+    if (lines == NULL || scratch == NULL || text_area == NULL) {
+        printf("sort: cannot allocate %lu records\n", o->records);
+        return 1;
+    }
+    uint64_t checksum = build_records(lines, text_area, o->records, o->seed);
+    struct line *sorted = merge_sort(lines, scratch, o->records);
+    *verified = verify(sorted, o->records, checksum);
+    return 0;
+}
+
+/* GNU sort's external merge with a buffer of -S bytes (external.c). */
+static int sort_external(const struct sort_options *o, bool *verified, uint64_t *runs)
+{
+    uint64_t area_bytes = o->records * MAX_LINE;
+    struct external_sort sort = {.input = allocate(o, area_bytes),
+                                 .areas = {allocate(o, area_bytes), allocate(o, area_bytes)},
+                                 .buffer = allocate(o, o->buffer_bytes),
+                                 .area_bytes = area_bytes,
+                                 .buffer_bytes = o->buffer_bytes,
+                                 .records = o->records};
+    if (sort.input == NULL || sort.areas[0] == NULL || sort.areas[1] == NULL ||
+        sort.buffer == NULL) {
+        printf("sort: cannot allocate %lu records and a %lu-byte buffer\n", o->records,
+               o->buffer_bytes);
+        return 1;
+    }
+    *verified = external_sort(&sort, o->seed);
+    *runs = sort.runs;
+    return 0;
+}
+
+static uint64_t region_bytes(const struct sort_options *o)
+{
+    if (o->buffer_bytes != 0)
+        return external_sort_bytes(o->records, o->buffer_bytes) + (1 << 20);
+    return 2 * o->records * sizeof(struct line) + o->records * MAX_LINE + (1 << 20);
 }
 
 int main(int argc, char **argv)
@@ -197,9 +239,8 @@ int main(int argc, char **argv)
     struct sort_options o;
     if (parse_options(argc, argv, &o) != 0)
         return 2;
-    uint64_t array_bytes = o.records * sizeof(struct line), text_bytes = o.records * MAX_LINE;
     if (o.teramem.capacity_bytes == 0)
-        o.teramem.capacity_bytes = 2 * array_bytes + text_bytes + (1 << 20);
+        o.teramem.capacity_bytes = region_bytes(&o);
     long error = o.local_only ? 0 : teramem_init(&o.teramem);
     if (error < 0)
         return 1;
@@ -207,23 +248,19 @@ int main(int argc, char **argv)
     o.teramem.policy = o.teramem.policy ? o.teramem.policy : PAGER_POLICY_LRU;
     o.teramem.local_limit_bytes =
         o.teramem.local_limit_bytes ? o.teramem.local_limit_bytes : TERAMEM_DEFAULT_LIMIT;
-    uint64_t start = read_timestamp_counter();
+    uint64_t start = read_timestamp_counter(), runs = 0;
     progress_start(&progress, "sort", 0);
-    struct line *lines = allocate(&o, array_bytes), *scratch = allocate(&o, array_bytes);
-    char *text_area = allocate(&o, text_bytes);
-    if (lines == NULL || scratch == NULL || text_area == NULL) {
-        printf("sort: cannot allocate %lu records\n", o.records);
-        return 1;
-    }
-    uint64_t checksum = build_records(lines, text_area, o.records, o.seed);
-    struct line *sorted = merge_sort(lines, scratch, o.records);
-    bool verified = verify(sorted, o.records, checksum);
+    bool verified = false;
+    int failed =
+        o.buffer_bytes != 0 ? sort_external(&o, &verified, &runs) : sort_in_memory(&o, &verified);
+    if (failed)
+        return failed;
     uint64_t microseconds = elapsed_us(start);
     struct teramem_stats stats = {0};
     if (!o.local_only) {
         teramem_stats(&stats);
         teramem_cleanup();
     }
-    report(&o, verified, microseconds, &stats);
+    report(&o, verified, microseconds, &stats, runs);
     return verified ? 0 : 1;
 }

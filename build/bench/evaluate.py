@@ -157,11 +157,14 @@ def bonnie_command_line(commands, between=None):
 
 
 def formica_boot(arguments, placement, smp, commands, icount, accel, log, cpu=linux_guest.ICOUNT_CPU,
-                 between=None):
+                 between=None, append=None):
     """One build/run boot running `commands` (and the shell command `between` before the
-    first and after each); the @json objects."""
+    first and after each), with the kernel options `append` (e.g. fs_lend_on=off); the @json
+    objects."""
     disk = arguments.out / "bonnie-disk.img"  # Bonnie writes: a fresh copy for every boot
     flags = ["--smp", smp, "--accel", accel, "--disk", disk, "--cmd", bonnie_command_line(commands, between)]
+    if append:
+        flags += ["--append", append]
     if placement:
         flags += ["--placement", placement]
     if placement == 8:

@@ -178,6 +178,7 @@ def linux_boot(swap, limits, options, accel, icount, log, timeout):
     """One Linux boot: sort at each limit in a fresh cgroup, swap on `swap`;
     ({limit or 0 for none: sort row with linux_run's counts}, error text or None)."""
     sort_args = f"sort:-n:{options.records}:--seed:{options.seed}:-b:4K"
+    sort_args += "".join(f":{word}" for word in getattr(options, "sort_extra", "").split())
     runs = [f"max/{sort_args}:-l:{limit}" for limit in limits]  # -l sets memory.max
     if swap == "disk" and not icount:
         runs.insert(0, f"max/{sort_args}:-l:0")  # the time with no limit, once

@@ -54,7 +54,7 @@ build_teramem_program() { # build_teramem_program OUTPUT SOURCES...: compiles un
 }
 build_teramem_apps() { # build_teramem_apps DIR: DIR/sort and DIR/memseq
     mkdir -p "$1"
-    build_teramem_program "$1/sort" "$REPO/apps/sort/main.c"
+    build_teramem_program "$1/sort" "$REPO/apps/sort/main.c" "$REPO/apps/sort/external.c"
     build_teramem_program "$1/memseq" "$REPO/apps/memseq/main.c" "$REPO/build/linux/kernel_counts_linux.c"
 }
 if [ "${1:-}" = teramem ]; then # build/linux/build.sh teramem DIR: only sort and memseq

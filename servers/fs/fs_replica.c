@@ -204,8 +204,8 @@ long fs_replica_start(struct fs_server *server)
     server->owner_pid = server_wait_for_instance(SERVER_NAME_FS, 0, OWNER_WAIT_MS);
     const struct fs_published *published = open_published(server);
     long error = block_client_open(&server->device);
-    if (error == 0)
-        block_pins_open(server->instance.count);
+    if (error == 0 && !server->lend_off)
+        block_pins_open(server->instance.count); /* none with fs_lend_on=off: no borrows */
     if (error == 0)
         error = ext2_mount(&server->fs, &server->device);
     if (error != 0 || published == NULL) {

@@ -37,6 +37,7 @@ struct fs_server {
     bool end_asked;         /* either option is set: the serve loop's one test */
     uint64_t problems_seen; /* fs.problems when FS last looked (fs_problems.c) */
     bool read_only_told;    /* the switch to read-only was logged */
+    bool lend_off;          /* boot option fs_lend_on=off: every readblock goes to BLK */
     /* Instances (docs/storage.md, "FS replicas"): instance 0, the owner,
      * changes the file system and publishes its operation log when it has
      * replicas; instance i > 0, a replica, reads through the log. */
@@ -336,5 +337,10 @@ static inline void fs_keep_changes(struct fs_server *server)
  * borrowing; FS_FORWARDED. Right after that answer: the mapping is still
  * readblock.c's. */
 long fs_readblock_from_blk(struct fs_server *server, uint64_t control, long error);
+/* The boot option fs_lend_on=off (docs/boot.md): FS opens no pins, so it
+ * neither borrows BLK's blocks nor answers a readblock from them and every
+ * readblock goes FS -> BLK as in seed 003 (the pins' own empty-table test,
+ * no test of the option per readblock). Read at start; on by default. */
+void fs_readblock_read_options(struct fs_server *server);
 /* Stamps the times owed by small writes; before anything that shows them. */
 void fs_times_flush(struct fs_server *server);

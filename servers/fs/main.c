@@ -72,8 +72,8 @@ static void scan_claims(void)
 static void mount_disk(struct fs_kept *kept)
 {
     long error = block_client_open(&server.device);
-    if (error == 0)
-        block_pins_open(server.instance.count);
+    if (error == 0 && !server.lend_off)
+        block_pins_open(server.instance.count); /* none with fs_lend_on=off: no borrows */
     if (error ==
         0) { /* before anything is written: docs/storage.md, "Freed blocks and lent pages" */
         freed_blocks_attach(&server.device);
@@ -406,6 +406,7 @@ static long start_owner(void)
     if (server.kept != NULL && restored)
         kept_transaction_recover(&server.kept->fs);
     read_end_options(restored);
+    fs_readblock_read_options(&server);
     mount_disk(server.kept != NULL && restored ? &server.kept->fs : NULL);
     if (server.kept != NULL && !restored)
         server.kept_complete = true; /* a first start: nothing was done before */
@@ -429,6 +430,7 @@ static long start_owner(void)
 static long start_replica(void)
 {
     read_end_options(false);
+    fs_readblock_read_options(&server);
     long error = server_register_instance(SERVER_NAME_FS, server.instance.index);
     if (error != 0)
         return error;

@@ -5,7 +5,8 @@
  * owns the blocks. Holes, the file's end, blocks of more than one shard (a
  * run across a stripe's end) and file systems of other block sizes are
  * answered here, as FS_READ: FS reads each block from its shard. A block
- * FS borrows from BLK is lent on by FS itself (block_pins.c). */
+ * FS borrows from BLK is lent on by FS itself (block_pins.c), unless the
+ * boot option fs_lend_on=off asks for seed 003's path. */
 #include "fs_server.h"
 #include "block_client.h"
 #include "block_map_cache.h"
@@ -13,6 +14,7 @@
 #include <formica/errors.h>
 #include <formica/request.h>
 #include <formica/storage.h>
+#include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,7 +107,7 @@ mapped_for_blk(struct fs_server *server, uint64_t control, uint32_t inode, uint6
         return lend_only ? -E_NEEDS_DATA
                          : read_here(server, ica_control_of(control), inode, first,
                                      (uint64_t)count * STORAGE_BLOCK_BYTES);
-    if (count == 1 && lend_only) {
+    if (count == 1 && lend_only) { /* no pins with fs_lend_on=off */
         long answer = block_pins_answer(control, disk_blocks[0], server->forward_shard);
         if (answer != BLOCK_NOT_PINNED)
             return answer;
@@ -166,6 +168,15 @@ static __attribute__((noinline)) long readblock_in_general(struct fs_server *ser
     if (count == 1) /* its loops unrolled */
         return map_for_blk(server, control, file->inode, first, 1, lend_only);
     return map_for_blk(server, control, file->inode, first, (uint32_t)count, lend_only);
+}
+
+void fs_readblock_read_options(struct fs_server *server)
+{
+    char value[8] = "";
+    server->lend_off =
+        kernel_option("fs_lend_on", value, sizeof value) > 0 && strcmp(value, "off") == 0;
+    if (server->lend_off)
+        printf("fs: fs_lend_on=off: every readblock goes to BLK\n");
 }
 
 long fs_readblock_from_blk(struct fs_server *server, uint64_t control, long error)

@@ -33,6 +33,18 @@ def evaluate_reaches_every_series(out):
     assert all(left_out in report for left_out in data["settings"]["left_out"]), report[-3000:]
 
 
+def papers_has_every_figure(out):
+    """The papers' page has a row for each figure of seeds 003 and 004, and a section for the
+    seeds other issues add."""
+    rows = json.loads((out / "papers.json").read_text())["rows"]
+    figures = {(row["seed"], row["figure"]) for row in rows}
+    assert {("003", f"Fig. {n}") for n in (6, 7, 8, 9, 11, 12, 13)} <= figures, figures
+    assert {("004", f"Fig. {n}") for n in range(4, 10)} <= figures, figures
+    assert all({"paper", "formica", "linux", "unit", "what"} <= set(row) for row in rows)
+    page = (out / "papers.md").read_text()
+    assert all(f"## Seed {seed}" in page for seed in ("000", "001", "002", "003", "004")), page[:2000]
+
+
 # benchmark: (its script, the files it writes, @json kinds it prints, a further check or None)
 BENCHMARKS = {
     "ipcbench": ("ipcbench.py", ["ipcbench.json", "ipcbench.csv", "ipcbench.md"], [], None),
@@ -46,6 +58,7 @@ BENCHMARKS = {
     "scale": ("scale.py", ["scale.json", "scale.md"], ["bench_scale"], None),
     "cores_scaling": ("cores_scaling.py", ["cores_scaling.json", "cores_scaling.md"],
                       ["cores_scaling"], None),
+    "papers": ("papers.py", ["papers.json", "papers.md"], ["paper"], papers_has_every_figure),
 }
 
 

@@ -44,6 +44,16 @@ def test_linux_sort_verifies_on_the_host(programs):
     assert len(swap) == 1 and swap[0]["pswpin"] >= 0
 
 
+def test_linux_external_sort_verifies_on_the_host(programs):
+    # sort -S (apps/sort/external.c): one run, runs merged in one pass, and in three
+    for buffer, runs in (("8M", 1), ("64K", 30), ("4K", 485)):
+        done = run(programs / "sort", "-n", "20000", "--seed", "3", "-l", "0", "-S", buffer)
+        assert done.returncode == 0, done.stdout + done.stderr
+        sort = results(done.stdout, "sort")
+        assert len(sort) == 1 and sort[0]["verified"] and sort[0]["records"] == 20000, sort
+        assert sort[0]["runs"] == runs, sort
+
+
 def test_linux_memseq_verifies_on_the_host(programs):
     done = run(programs / "memseq", "-s", "2M", "-l", "0", "-b", "4K")
     assert done.returncode == 0, done.stdout + done.stderr

@@ -168,3 +168,13 @@ def test_dead_memory_node_ends_the_process_cleanly():
     assert result.kinds("hello"), result.describe()
     assert "PANIC" not in result.text
     assert result.rc == 1, result.describe()
+
+
+def test_external_sort_on_nvm(tmp_path):
+    # sort -S: GNU sort's external merge (apps/sort/external.c), 10,000 records in runs of a
+    # 32 KiB buffer (about 30), merged 16 at a time in two passes, all in pager memory at 256 KiB.
+    result = boot("run sort -n 10000 -S 32K -l 256K -b 16K -P lru --backend nvm",
+                  *nvm_flags(tmp_path))
+    check_sort(result, "nvm", "lru")
+    line = result.kinds("sort")[0]
+    assert line["buffer_bytes"] == 32 << 10 and line["runs"] > 16, line

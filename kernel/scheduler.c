@@ -349,6 +349,18 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick)
         switch_to_scheduler();
 }
 
+void scheduler_sleep(uint64_t milliseconds)
+{
+    uint64_t period = kernel_shared->tick_period_ms;
+    uint64_t ticks = (milliseconds + period - 1) / period;
+    uint64_t wake_tick = this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
+    while (this_cpu()->timer_ticks < wake_tick) {
+        scheduler_block(WAIT_SLEEP, wake_tick);
+        if (this_cpu()->current->kill_requested)
+            scheduler_exit_current(-1);
+    }
+}
+
 void scheduler_exit_current(int32_t code)
 {
     struct process *process = this_cpu()->current;

@@ -49,6 +49,9 @@ void scheduler_wake(struct process *process);
  * the flush makes a pending one ready the ordinary way instead. */
 void scheduler_hand_off(struct process *process);
 void scheduler_hand_off_flush(void);
+/* The running process waits at least `milliseconds` (one tick at least); a
+ * kill asked for meanwhile ends it (SYS_SLEEP, a pager's restart wait). */
+void scheduler_sleep(uint64_t milliseconds);
 /* The running process gives up the core; its state says whether it stays ready. */
 void scheduler_yield(void);
 /* The running process blocks for `reason` (until woken, or until `wake_tick`). */

@@ -30,8 +30,6 @@ long sys_console_write(uint64_t buffer, uint64_t length)
     return (long)length;
 }
 
-/* Polls the serial port and the keyboards' bytes once a timer tick: the
- * serial port raises no interrupt here, and a tick is quicker than typing. */
 /* A byte typed on the serial console or a keyboard, or -1 when none is waiting. */
 static int console_read_byte(void)
 {
@@ -42,6 +40,8 @@ static int console_read_byte(void)
     return console_input_take(&typed, 1) == 1 ? typed : -1;
 }
 
+/* Polls the serial port and the keyboards' bytes once a timer tick: the
+ * serial port raises no interrupt here, and a tick is quicker than typing. */
 long sys_console_read(uint64_t buffer, uint64_t length)
 {
     if (length == 0)

@@ -138,9 +138,11 @@ docs-check:
 
 # kernel/ica/'s files depend on each other in the order of kernel/ica/layers
 # only, and the rest of the kernel enters it only where that file says
-# (build/check-ica-layers, on the built objects).
+# (build/check-ica-layers, on the built objects); the kernel's call graph has
+# no circle but the inherent ones of build/kernel-circles (build/check-kernel-circles).
 layer-check: all
 	NM=$(NM) build/check-ica-layers
+	NM=$(NM) build/check-kernel-circles
 
 unit-test:
 	$(MAKE) -C tests/unit

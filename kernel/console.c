@@ -131,20 +131,11 @@ void console_write_text(const char *text, uint64_t length)
     spin_unlock(&console->lock, flags);
 }
 
-static int serial_read_byte(void)
+int console_read_serial_byte(void)
 {
     if (!kernel_shared->console.serial || (port_in8(COM1 + 5) & 0x01) == 0)
         return -1;
     return port_in8(COM1);
-}
-
-int console_read_byte(void)
-{
-    int byte = serial_read_byte();
-    if (byte >= 0)
-        return byte;
-    uint8_t typed;
-    return console_input_take(&typed, 1) == 1 ? typed : -1;
 }
 
 static void console_print(int take_lock, const char *format, va_list arguments)

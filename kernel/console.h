@@ -33,8 +33,9 @@ struct console_state {
 
 /* Writes `length` bytes as they are (process output), whole under the lock. */
 void console_write_text(const char *text, uint64_t length);
-/* A byte typed on the serial console or a keyboard, or -1 when none is waiting. */
-int console_read_byte(void);
+/* A byte typed on the serial console, or -1 when none is waiting (a keyboard's
+ * bytes are in console_input.h). */
+int console_read_serial_byte(void);
 void kprintf(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /* Prints without taking the lock: for panics, where another core may hold it. */
 void kprintf_unlocked(const char *format, ...) __attribute__((format(printf, 1, 2)));

@@ -30,6 +30,16 @@ long sys_console_write(uint64_t buffer, uint64_t length)
     return (long)length;
 }
 
+/* A byte typed on the serial console or a keyboard, or -1 when none is waiting. */
+static int console_read_byte(void)
+{
+    int byte = console_read_serial_byte();
+    if (byte >= 0)
+        return byte;
+    uint8_t typed;
+    return console_input_take(&typed, 1) == 1 ? typed : -1;
+}
+
 /* Polls the serial port and the keyboards' bytes once a timer tick: the
  * serial port raises no interrupt here, and a tick is quicker than typing. */
 long sys_console_read(uint64_t buffer, uint64_t length)

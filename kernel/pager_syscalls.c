@@ -13,6 +13,7 @@
 #include "layout.h"
 #include "mkernel_client.h"
 #include "shared.h"
+#include "scheduler.h"
 #include "user_memory.h"
 #include "x86.h"
 #include <formica/errors.h>
@@ -21,8 +22,6 @@
 
 #define PAGER_RESTART_WAIT_MS 30000
 #define PAGER_FAULT_RETRIES 3
-
-long sys_sleep(uint64_t milliseconds);
 
 static struct process *me(void)
 {
@@ -105,7 +104,7 @@ static uint32_t restarted_pager(const struct process *process)
         uint32_t pager = server_pid_nearest(process->pager_name, process->core);
         if (pager != 0 && pager != process->pager)
             return pager;
-        sys_sleep(50);
+        scheduler_sleep(50);
     }
     return 0;
 }

@@ -5,7 +5,6 @@
 #include "scheduler.h"
 #include "scheduler_switch.h"
 #include "atomic.h"
-#include "crash.h"
 #include "console.h"
 #include "cpu.h"
 #include "intercore.h"
@@ -13,7 +12,6 @@
 #include "mkernel_client.h"
 #include "panic.h"
 #include "run_queue.h"
-#include "selftest.h"
 #include "shared.h"
 #include "x86.h"
 
@@ -227,7 +225,14 @@ static struct scheduler_hooks hooks;
 
 void scheduler_set_hooks(struct scheduler_hooks set)
 {
-    hooks = set;
+    if (set.before_halt != NULL)
+        hooks.before_halt = set.before_halt;
+    if (set.after_halt != NULL)
+        hooks.after_halt = set.after_halt;
+    if (set.on_exit != NULL)
+        hooks.on_exit = set.on_exit;
+    if (set.before_exit != NULL)
+        hooks.before_exit = set.before_exit;
 }
 
 void scheduler_init(void)
@@ -244,7 +249,8 @@ void scheduler_run(void)
         wake_sleepers();
         uint32_t slot = run_queue_pop(my_queue());
         if (slot == RUN_QUEUE_EMPTY) {
-            selftest_run_pending();
+            if (hooks.before_halt != NULL)
+                hooks.before_halt();
             uint64_t halted = rdtsc();
             intercore_wait();
             halted = rdtsc() - halted;
@@ -343,10 +349,23 @@ void scheduler_block(uint32_t reason, uint64_t wake_tick)
         switch_to_scheduler();
 }
 
+void scheduler_sleep(uint64_t milliseconds)
+{
+    uint64_t period = kernel_shared->tick_period_ms;
+    uint64_t ticks = (milliseconds + period - 1) / period;
+    uint64_t wake_tick = this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
+    while (this_cpu()->timer_ticks < wake_tick) {
+        scheduler_block(WAIT_SLEEP, wake_tick);
+        if (this_cpu()->current->kill_requested)
+            scheduler_exit_current(-1);
+    }
+}
+
 void scheduler_exit_current(int32_t code)
 {
     struct process *process = this_cpu()->current;
-    crash_if_requested(process, code); /* returns unless a crash was asked for */
+    if (hooks.on_exit != NULL)
+        hooks.on_exit(process, code); /* returns unless a crash was asked for */
     scheduler_hand_off_flush();
     /* the layers above let go of it: no sender on another core pastes
      * into it from now on, since its address space goes once it is a

@@ -23,14 +23,21 @@ _Static_assert(RUN_QUEUE_SERVERS == PRIORITY_SERVER &&
 /* Prepares this core's queues and handlers; then scheduler_run never returns. */
 void scheduler_init(void);
 /* What the scheduler tells the layers above it, through functions they
- * register once per kernel image before any process runs (the ICA wing's
- * ica_init): the core halted `halted` TSC cycles waiting for work, and a
- * process is about to become a zombie. The scheduler includes and calls
- * nothing of those layers itself (kernel/ica/layers). */
+ * register once per kernel image before any process runs: the core is idle
+ * and about to halt (the inter-core self-test's pending part, registered by
+ * each kernel's main), the core halted `halted` TSC cycles waiting for work
+ * (the ICA wing's ica_init), a process is about to exit with a code (a
+ * pending SYS_CRASH, registered by each kernel's main: returns unless it
+ * turns the exit into a fault), and a process is about to become a zombie
+ * (ica_init). The scheduler includes and calls nothing of those layers
+ * itself (kernel/ica/layers, build/kernel-circles). */
 struct scheduler_hooks {
+    void (*before_halt)(void);
     void (*after_halt)(struct cpu *cpu, uint64_t halted);
+    void (*on_exit)(struct process *process, int32_t code);
     void (*before_exit)(struct process *process);
 };
+/* Sets the hooks given (not NULL); those left NULL keep what they were. */
 void scheduler_set_hooks(struct scheduler_hooks hooks);
 void scheduler_run(void) __attribute__((noreturn));
 /* Takes a process created by the m-kernel for this core and makes it ready. */
@@ -42,6 +49,9 @@ void scheduler_wake(struct process *process);
  * the flush makes a pending one ready the ordinary way instead. */
 void scheduler_hand_off(struct process *process);
 void scheduler_hand_off_flush(void);
+/* The running process waits at least `milliseconds` (one tick at least); a
+ * kill asked for meanwhile ends it (SYS_SLEEP, a pager's restart wait). */
+void scheduler_sleep(uint64_t milliseconds);
 /* The running process gives up the core; its state says whether it stays ready. */
 void scheduler_yield(void);
 /* The running process blocks for `reason` (until woken, or until `wake_tick`). */

@@ -241,13 +241,7 @@ long sys_await(void)
 
 long sys_sleep(uint64_t milliseconds)
 {
-    uint64_t period = kernel_shared->tick_period_ms;
-    uint64_t ticks = (milliseconds + period - 1) / period;
-    uint64_t wake_tick = this_cpu()->timer_ticks + (ticks > 0 ? ticks : 1);
-    while (this_cpu()->timer_ticks < wake_tick) {
-        scheduler_block(WAIT_SLEEP, wake_tick);
-        exit_if_killed();
-    }
+    scheduler_sleep(milliseconds);
     return 0;
 }
 

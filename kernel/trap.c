@@ -1,6 +1,6 @@
 /* trap.c: what happens after an entry stub. Exceptions in the kernel end in
  * a full report and a panic; interrupt vectors go to the handler registered
- * for them (timer, inter-core message IPI, devices). */
+ * for them (timer, inter-core message IPI, devices; kernel/trap_handlers.c). */
 #include "trap.h"
 #include "console.h"
 #include "cpu.h"
@@ -14,8 +14,6 @@
 #include "x86.h"
 #include <format.h>
 #include <stdbool.h>
-
-static trap_handler handlers[256];
 
 static const char *const exception_names[32] = {
     "divide error",
@@ -51,11 +49,6 @@ const char *trap_name(uint64_t vector)
     if (vector == VECTOR_MESSAGE)
         return "message IPI";
     return "interrupt";
-}
-
-void trap_set_handler(uint8_t vector, trap_handler handler)
-{
-    handlers[vector] = handler;
 }
 
 void trap_report(const struct trap_frame *frame)
@@ -108,8 +101,8 @@ void trap_dispatch(struct trap_frame *frame)
             return;
         end_faulting_process(frame);
     }
-    if (handlers[vector] != 0) {
-        handlers[vector](frame);
+    if (trap_handlers[vector] != 0) {
+        trap_handlers[vector](frame);
         if (from_user)
             scheduler_preempt_check(frame, vector == VECTOR_TIMER);
         return;

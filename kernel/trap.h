@@ -31,6 +31,9 @@ typedef void (*trap_handler)(struct trap_frame *frame);
 
 /* Fills this image's IDT (once) and loads it on the calling core. */
 void idt_load(void);
+/* The handler of each vector (trap_handlers.c), NULL where none is set. */
+#define TRAP_VECTORS 256
+extern trap_handler trap_handlers[TRAP_VECTORS];
 void trap_set_handler(uint8_t vector, trap_handler handler);
 /* Prints core, vector, cause, error code and all registers. */
 void trap_report(const struct trap_frame *frame);

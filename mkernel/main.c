@@ -26,6 +26,7 @@
 #include "physical_memory.h"
 #include "pkernel_loader.h"
 #include "placement_loader.h"
+#include "crash.h"
 #include "scheduler.h"
 #include "selftest.h"
 #include "selftest_driver.h"
@@ -296,6 +297,9 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     services_init(find_initrd());
     kernel_shared->tick_period_ms = TICK_PERIOD_MS; /* the schedulers' fair credit uses it */
     scheduler_init();
+    /* the scheduler's idle and exit work that is not its own */
+    scheduler_set_hooks((struct scheduler_hooks){.before_halt = selftest_run_pending,
+                                                 .on_exit = crash_if_requested});
     ica_init();
     start_other_cores();
     clock_start_tick(TICK_PERIOD_MS);

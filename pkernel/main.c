@@ -14,6 +14,7 @@
 #include "layout.h"
 #include "panic.h"
 #include "selftest.h"
+#include "crash.h"
 #include "scheduler.h"
 #include "shared.h"
 #include "syscall.h"
@@ -95,6 +96,9 @@ static void pkernel_run(struct cpu *cpu)
 {
     syscall_install();
     scheduler_init();
+    /* the scheduler's idle and exit work that is not its own */
+    scheduler_set_hooks((struct scheduler_hooks){.before_halt = selftest_run_pending,
+                                                 .on_exit = crash_if_requested});
     ica_init();
     atomic_store_release(&cpu->online, 1);
     atomic_add(&kernel_shared->cores_online, 1);

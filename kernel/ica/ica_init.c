@@ -19,5 +19,6 @@ static void after_halt(struct cpu *cpu, uint64_t halted)
 void ica_init(void)
 {
     /* before an exit: no sender on another core pastes into the process from now on */
-    scheduler_set_hooks((struct scheduler_hooks){after_halt, ica_wait_close});
+    scheduler_set_hooks(
+        (struct scheduler_hooks){.after_halt = after_halt, .before_exit = ica_wait_close});
 }

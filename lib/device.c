@@ -1,5 +1,6 @@
 /* device.c: wrappers of the device system calls and of a spawn that passes
- * SPAWN_* flags. Thin: every check is the kernel's. */
+ * SPAWN_* flags. Thin: every check is the kernel's (device_map_whole only
+ * joins the pieces of a range larger than one call maps). */
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/user.h>
@@ -58,6 +59,23 @@ long pci_config_write(uint32_t bus, uint32_t device, uint32_t function, uint32_t
 long device_map(uint64_t physical, uint64_t bytes)
 {
     return syscall6(SYS_DEVICE_MAP, (long)physical, (long)bytes, 0, 0, 0, 0);
+}
+
+long device_map_whole(uint64_t physical, uint64_t bytes, uint8_t **out)
+{
+    uint8_t *start = NULL;
+    for (uint64_t done = 0; done < bytes; done += DEVICE_MAP_LIMIT) {
+        uint64_t piece = bytes - done < DEVICE_MAP_LIMIT ? bytes - done : DEVICE_MAP_LIMIT;
+        long address = device_map(physical + done, piece);
+        if (address < 0)
+            return address;
+        if (start == NULL)
+            start = (uint8_t *)address;
+        else if ((uint8_t *)address != start + done)
+            return -E_INVALID;
+    }
+    *out = start;
+    return 0;
 }
 
 long dma_allocate(uint64_t bytes, struct dma_region *region)

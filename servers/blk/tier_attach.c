@@ -48,25 +48,6 @@ static long find_tier_range(uint64_t *physical, uint64_t *bytes)
     return error;
 }
 
-/* Maps [physical, physical + bytes) in DEVICE_MAP_LIMIT pieces, which the
- * kernel places one after the other. */
-static long map_whole(uint64_t physical, uint64_t bytes, uint8_t **out)
-{
-    uint8_t *start = NULL;
-    for (uint64_t done = 0; done < bytes; done += DEVICE_MAP_LIMIT) {
-        uint64_t piece = bytes - done < DEVICE_MAP_LIMIT ? bytes - done : DEVICE_MAP_LIMIT;
-        long address = device_map(physical + done, piece);
-        if (address < 0)
-            return address;
-        if (start == NULL)
-            start = (uint8_t *)address;
-        else if ((uint8_t *)address != start + done)
-            return -E_INVALID;
-    }
-    *out = start;
-    return 0;
-}
-
 static uint32_t sets_asked(void)
 {
     char value[16];
@@ -125,7 +106,7 @@ int blk_tier_attach(struct cache *cache, const struct cache_disk *disk, uint32_t
         printf("blk: tier: %s: caching in DRAM\n", tier.refusal);
         return 0;
     }
-    long error = map_whole(physical, bytes, &base);
+    long error = device_map_whole(physical, bytes, &base);
     if (error != 0) {
         printf("blk: tier: cannot map the NVDIMM at 0x%lx: %s\n", physical, error_text(error));
         return 0;

@@ -27,25 +27,6 @@ static struct {
     uint64_t promised_units; /* free units promised to attached clients */
 } nvm;
 
-/* Maps [physical, physical + bytes) in DEVICE_MAP_LIMIT pieces, which the
- * kernel places one after the other. */
-static long map_whole(uint64_t physical, uint64_t bytes, uint8_t **out)
-{
-    uint8_t *start = NULL;
-    for (uint64_t done = 0; done < bytes; done += DEVICE_MAP_LIMIT) {
-        uint64_t piece = bytes - done < DEVICE_MAP_LIMIT ? bytes - done : DEVICE_MAP_LIMIT;
-        long address = device_map(physical + done, piece);
-        if (address < 0)
-            return address;
-        if (start == NULL)
-            start = (uint8_t *)address;
-        else if ((uint8_t *)address != start + done)
-            return -E_INVALID;
-    }
-    *out = start;
-    return 0;
-}
-
 static long find_nvdimm(uint64_t *physical, uint64_t *bytes)
 {
     static uint8_t table[NFIT_BUFFER_BYTES];
@@ -74,7 +55,7 @@ static long nvm_mount(void)
 {
     uint64_t physical, bytes;
     long error = find_nvdimm(&physical, &bytes);
-    if (error == 0 && (error = map_whole(physical, bytes, &nvm.base)) != 0)
+    if (error == 0 && (error = device_map_whole(physical, bytes, &nvm.base)) != 0)
         printf("pager: cannot map the NVDIMM at 0x%lx: %s\n", physical, error_text(error));
     if (error != 0)
         return error;

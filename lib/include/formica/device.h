@@ -22,6 +22,10 @@ long pci_config_write(uint32_t bus, uint32_t device, uint32_t function, uint32_t
                       uint32_t width, uint32_t value);
 /* Maps device registers; the returned address corresponds to `physical`. */
 long device_map(uint64_t physical, uint64_t bytes);
+/* Maps [physical, physical + bytes) in DEVICE_MAP_LIMIT pieces, which the
+ * kernel places one after the other: *out is the start. -E_INVALID if they
+ * are not contiguous (a persistent-memory range of the pager or the tier). */
+long device_map_whole(uint64_t physical, uint64_t bytes, uint8_t **out);
 long dma_allocate(uint64_t bytes, struct dma_region *region);
 long irq_attach(uint32_t line);
 long irq_wait(void);

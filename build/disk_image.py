@@ -41,10 +41,11 @@ def owner_commands(source=SOURCE):
 
 
 def make(image, fs_type="ext3", block_size=4096, size="64M", journal_mib=None, errors=None,
-         source=SOURCE):
+         source=SOURCE, reserved_percent=None):
     """Makes `image` (replacing it): `fs_type` ext2 or ext3, `block_size` bytes, `size` as mke2fs
-    reads it ("64M"), an ext3 journal of `journal_mib` MiB (None: mke2fs's default), `errors`
-    the superblock's s_errors (continue, remount-ro or panic; None: mke2fs's default)."""
+    reads it ("64M", or a count of blocks), an ext3 journal of `journal_mib` MiB (None: mke2fs's
+    default), `errors` the superblock's s_errors (continue, remount-ro or panic; None: mke2fs's
+    default), `reserved_percent` the blocks kept for root (None: mke2fs's 5 %)."""
     image = Path(image)
     image.parent.mkdir(parents=True, exist_ok=True)
     image.unlink(missing_ok=True)
@@ -54,6 +55,8 @@ def make(image, fs_type="ext3", block_size=4096, size="64M", journal_mib=None, e
         options += ["-J", f"size={journal_mib}"]
     if errors is not None:
         options += ["-e", errors]
+    if reserved_percent is not None:
+        options += ["-m", str(reserved_percent)]
     run([os.environ.get("MKE2FS", "mke2fs"), *options, str(image), size])
     # debugfs reports a refused command on stderr and still exits 0
     done = run([os.environ.get("DEBUGFS", "debugfs"), "-w", "-f", "-", str(image)],

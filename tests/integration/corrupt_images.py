@@ -13,6 +13,7 @@ import struct
 import subprocess
 
 from formica import OUT_DIR, run
+import disk_image  # noqa: E402 (build/, on the path through formica)
 
 BOOT_TIMEOUT = 150
 COMMANDS = ("ls /; ls /docs; cat /hello.txt; stat /hello.txt; cksum /hello.txt; mkdir /m1; "
@@ -324,12 +325,7 @@ def blocks_of_a_file(data_blocks):
 def partial_last_4k_block(image):
     """Not damage: a 1 KiB-block ext2 of 8193 blocks (its last 4 KiB disk block holds one
     of them) whose only free blocks are the last three, which mkdir, mkdir and cp take."""
-    image.path.unlink()
-    subprocess.run(["mke2fs", "-q", "-F", "-t", "ext2", "-r", "1", "-b", "1024", "-m", "0",
-                    "-e", "remount-ro", "-E", "root_owner=0:0", "-d", str(OUT_DIR.parent / "disk"),
-                    str(image.path), "8193"], check=True, capture_output=True)
-    subprocess.run(["debugfs", "-w", "-f", str(OUT_DIR / "disk-owners.debugfs"), str(image.path)],
-                   check=True, capture_output=True)
+    disk_image.make(image.path, "ext2", 1024, "8193", errors="remount-ro", reserved_percent=0)
     free = int(re.search(r"Free blocks:\s+(\d+)", subprocess.run(
         ["dumpe2fs", "-h", str(image.path)], capture_output=True, text=True).stdout).group(1))
     data = max(n for n in range(free) if blocks_of_a_file(n) <= free - 3)

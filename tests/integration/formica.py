@@ -64,3 +64,19 @@ def qemu_rejects_x2apic():
     except subprocess.TimeoutExpired:
         return None  # QEMU accepted the CPU and sat waiting (-S)
     return completed.stderr.decode(errors="replace").strip() or f"exit status {completed.returncode}"
+
+
+def run_check(script, *arguments):
+    """A no-QEMU check of build/ (check-ica-layers, check-kernel-circles) on the built objects."""
+    return subprocess.run([sys.executable, str(REPO_ROOT / "build" / script), *arguments],
+                          capture_output=True, text=True)
+
+
+def planted_call(tmp_path, function):
+    """An object whose one function calls `function`: planted into a check (--plant) as
+    if a source file of the kernel called it."""
+    source = tmp_path / "planted.c"
+    source.write_text(f"extern void {function}(void);\nvoid planted(void) {{ {function}(); }}\n")
+    obj = tmp_path / "planted.o"
+    subprocess.run(["gcc", "-c", "-o", str(obj), str(source)], check=True)
+    return obj

@@ -4,25 +4,17 @@
 # kernel file calls a function of it that is not an entry point. No QEMU; needs
 # `make all` (the objects under build/out/obj).
 import shutil
-import subprocess
-import sys
 
 import formica
 
-CHECK = formica.REPO_ROOT / "build" / "check-ica-layers"
 WING = formica.REPO_ROOT / "kernel" / "ica"
 
 
 def check(*arguments):
-    return subprocess.run([sys.executable, str(CHECK), *arguments], capture_output=True, text=True)
+    return formica.run_check("check-ica-layers", *arguments)
 
 
-def planted_call(tmp_path, function):
-    source = tmp_path / "planted.c"
-    source.write_text(f"extern void {function}(void);\nvoid planted(void) {{ {function}(); }}\n")
-    obj = tmp_path / "planted.o"
-    subprocess.run(["gcc", "-c", "-o", str(obj), str(source)], check=True)
-    return obj
+planted_call = formica.planted_call
 
 
 def test_the_wing_depends_downward_only():

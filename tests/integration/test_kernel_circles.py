@@ -2,25 +2,17 @@
 # passes on the built tree, fails naming the circle when a back edge is planted,
 # and fails when an allowed edge of build/kernel-circles is no edge any more.
 # No QEMU; needs `make all` (the objects under build/out/obj).
-import subprocess
-import sys
 
 import formica
 
-CHECK = formica.REPO_ROOT / "build" / "check-kernel-circles"
 ALLOWED = formica.REPO_ROOT / "build" / "kernel-circles"
 
 
 def check(*arguments):
-    return subprocess.run([sys.executable, str(CHECK), *arguments], capture_output=True, text=True)
+    return formica.run_check("check-kernel-circles", *arguments)
 
 
-def planted_call(tmp_path, function):
-    source = tmp_path / "planted.c"
-    source.write_text(f"extern void {function}(void);\nvoid planted(void) {{ {function}(); }}\n")
-    obj = tmp_path / "planted.o"
-    subprocess.run(["gcc", "-c", "-o", str(obj), str(source)], check=True)
-    return obj
+planted_call = formica.planted_call
 
 
 def test_the_kernel_has_no_circle_but_the_allowed_ones():

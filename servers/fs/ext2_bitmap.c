@@ -121,9 +121,7 @@ int ext2_free_block(struct ext2_fs *fs, uint32_t block)
     uint32_t bit = (block - fs->superblock.s_first_data_block) % fs->superblock.s_blocks_per_group;
     struct ext2_group_descriptor descriptor;
     uint8_t bitmap[EXT2_MAX_BLOCK_SIZE];
-    int status = ext2_read_group(fs, group, &descriptor);
-    if (status == 0)
-        status = ext2_read_block(fs, descriptor.bg_block_bitmap, bitmap);
+    int status = ext2_read_group_bitmap(fs, group, EXT2_BLOCK_BITMAP, &descriptor, bitmap);
     if (status < 0)
         return status;
     if (ext2_is_metadata(fs, block))
@@ -240,9 +238,7 @@ int ext2_free_inode(struct ext2_fs *fs, uint32_t inode, bool directory)
     uint32_t bit = (inode - 1) % fs->superblock.s_inodes_per_group;
     struct ext2_group_descriptor descriptor;
     uint8_t bitmap[EXT2_MAX_BLOCK_SIZE];
-    int status = ext2_read_group(fs, group, &descriptor);
-    if (status == 0)
-        status = ext2_read_block(fs, descriptor.bg_inode_bitmap, bitmap);
+    int status = ext2_read_group_bitmap(fs, group, EXT2_INODE_BITMAP, &descriptor, bitmap);
     if (status < 0)
         return status;
     if (!bit_is_set(bitmap, bit))

@@ -161,9 +161,7 @@ static int claim_group(struct claim_walk *walk, uint32_t group)
     struct ext2_fs *fs = walk->fs;
     struct ext2_group_descriptor descriptor;
     uint8_t bitmap[EXT2_MAX_BLOCK_SIZE];
-    int status = ext2_read_group(fs, group, &descriptor);
-    if (status == 0)
-        status = ext2_read_block(fs, descriptor.bg_inode_bitmap, bitmap);
+    int status = ext2_read_group_bitmap(fs, group, EXT2_INODE_BITMAP, &descriptor, bitmap);
     if (status < 0)
         return status;
     uint32_t per_group = fs->superblock.s_inodes_per_group;

@@ -91,6 +91,10 @@ int ext2_group_inode_table(struct ext2_fs *fs, uint32_t group, uint32_t *table);
 
 /* Group descriptors (read and checked on every use). */
 int ext2_read_group(struct ext2_fs *fs, uint32_t group, struct ext2_group_descriptor *descriptor);
+/* A group's descriptor, then its block or inode bitmap (a block's bytes). */
+enum ext2_bitmap { EXT2_BLOCK_BITMAP, EXT2_INODE_BITMAP };
+int ext2_read_group_bitmap(struct ext2_fs *fs, uint32_t group, enum ext2_bitmap which,
+                           struct ext2_group_descriptor *descriptor, uint8_t *bitmap);
 int ext2_write_group(struct ext2_fs *fs, uint32_t group,
                      const struct ext2_group_descriptor *descriptor);
 uint32_t ext2_group_first_block(const struct ext2_fs *fs, uint32_t group);

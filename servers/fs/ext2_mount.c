@@ -152,6 +152,17 @@ int ext2_read_group(struct ext2_fs *fs, uint32_t group, struct ext2_group_descri
     return 0;
 }
 
+int ext2_read_group_bitmap(struct ext2_fs *fs, uint32_t group, enum ext2_bitmap which,
+                           struct ext2_group_descriptor *descriptor, uint8_t *bitmap)
+{
+    int status = ext2_read_group(fs, group, descriptor);
+    if (status < 0)
+        return status;
+    uint32_t block =
+        which == EXT2_INODE_BITMAP ? descriptor->bg_inode_bitmap : descriptor->bg_block_bitmap;
+    return ext2_read_block(fs, block, bitmap);
+}
+
 int ext2_write_group(struct ext2_fs *fs, uint32_t group,
                      const struct ext2_group_descriptor *descriptor)
 {

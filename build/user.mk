@@ -65,6 +65,8 @@ USER_PROGRAMS += fileloop:tests/programs/fileloop
 USER_PROGRAMS += replicatest:tests/programs/replicatest
 # The data-integrity exerciser of the file library (tests/programs/fileexerciser, docs/testing.md).
 USER_PROGRAMS += fileexerciser:tests/programs/fileexerciser
+# SYS_MEMORY_REPORT from a program (tests/programs/memreport, docs/userland.md).
+USER_PROGRAMS += memreport:tests/programs/memreport
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))

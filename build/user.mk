@@ -67,6 +67,11 @@ USER_PROGRAMS += replicatest:tests/programs/replicatest
 USER_PROGRAMS += fileexerciser:tests/programs/fileexerciser
 # SYS_MEMORY_REPORT from a program (tests/programs/memreport, docs/userland.md).
 USER_PROGRAMS += memreport:tests/programs/memreport
+# libflmalloc's wrap (lib/flmalloc_wrap.c) at work in an unchanged program, and the same program
+# unwrapped (tests/programs/flmwrap as flmwrap and flmplain; docs/files.md "libflmalloc"); its
+# refusals and far path (tests/programs/flmtest).
+USER_PROGRAMS += flmwrap:tests/programs/flmwrap flmplain:tests/programs/flmwrap
+USER_PROGRAMS += flmtest:tests/programs/flmtest
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))
@@ -103,12 +108,37 @@ $(VIRTIO_LIBRARY): $(call user_object_of,$(wildcard lib/virtio/*.c))
 	@$(USER_AR) rcs $@ $^
 DEVICE_LIBRARIES := $(NET_LIBRARY) $(VIRTIO_LIBRARY)
 
+# libflmalloc for unchanged programs (docs/files.md, "libflmalloc"), the static analogue of seed
+# 000's LD_PRELOAD: a program named in FLMALLOC_PROGRAMS is linked with --wrap of malloc, calloc,
+# realloc and free, so each of its allocations, the library's included, goes through flmalloc
+# (lib/flmalloc_wrap.c). `make FLMALLOC=1` names every program of apps/ but init and the shell
+# (servers never: FS and BLK cannot serve a file mapped by themselves); `make
+# FLMALLOC_PROGRAMS="sort memseq"` names some. flmwrap, the wrap's test, always is.
+FLMALLOC_APPLICATIONS := $(filter-out init shell,$(foreach program,$(USER_PROGRAMS),\
+	$(if $(filter apps/%,$(word 2,$(subst :, ,$(program)))),$(word 1,$(subst :, ,$(program))))))
+FLMALLOC_PROGRAMS ?= $(if $(filter 1,$(FLMALLOC)),$(FLMALLOC_APPLICATIONS))
+FLMALLOC_LINKED := flmwrap $(FLMALLOC_PROGRAMS)
+FLMALLOC_WRAP := --wrap=malloc --wrap=calloc --wrap=realloc --wrap=free
+# The list is kept in a file rewritten only when it changes, so changing it relinks every program.
+FLMALLOC_STAMP := $(OUT)/flmalloc-programs
+FLMALLOC_STAMP_ERROR := $(shell mkdir -p $(OUT) && { [ "$$(cat $(FLMALLOC_STAMP) 2>/dev/null)" = \
+	"$(sort $(FLMALLOC_LINKED))" ] || echo "$(sort $(FLMALLOC_LINKED))" > $(FLMALLOC_STAMP); } 2>&1)
+ifneq ($(FLMALLOC_STAMP_ERROR),)
+$(error $(FLMALLOC_STAMP_ERROR))
+endif
+
+# flmalloc's far path maps files with lib/mmap.c (the mmap work, docs/design.md "Files mapped
+# into memory"): while that file is not in the tree, lib/flmalloc_far.c is built with
+# FLMALLOC_NO_MMAP and refuses every far request; the object is rebuilt when lib/mmap.c appears.
+$(OBJ)/user/lib/flmalloc_far.o: USER_CFLAGS += $(if $(wildcard lib/mmap.c),,-DFLMALLOC_NO_MMAP)
+$(OBJ)/user/lib/flmalloc_far.o: $(wildcard lib/mmap.c)
+
 # $(1): program name, $(2): its source folder.
 define user_program_rule
-$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(USER_LIBRARY) $(DEVICE_LIBRARIES)
+$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(USER_LIBRARY) $(DEVICE_LIBRARIES) $(FLMALLOC_STAMP)
 	@mkdir -p $$(dir $$@)
-	@echo "  LD      $$@"
-	@$(LD) $(USER_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(DEVICE_LIBRARIES) $(USER_LIBRARY) $(USER_LIBGCC)
+	@echo "  LD      $$@$(if $(filter $(1),$(FLMALLOC_LINKED)), (FLMALLOC))"
+	@$(LD) $(USER_LDFLAGS) $(if $(filter $(1),$(FLMALLOC_LINKED)),$(FLMALLOC_WRAP)) -o $$@ $$(filter %.o,$$^) $(DEVICE_LIBRARIES) $(USER_LIBRARY) $(USER_LIBGCC)
 endef
 $(foreach program,$(USER_PROGRAMS),$(eval $(call user_program_rule,$(call program_name,$(program)),$(call program_folder,$(program)))))
 

@@ -72,6 +72,8 @@ USER_PROGRAMS += memreport:tests/programs/memreport
 # refusals and far path (tests/programs/flmtest).
 USER_PROGRAMS += flmwrap:tests/programs/flmwrap flmplain:tests/programs/flmwrap
 USER_PROGRAMS += flmtest:tests/programs/flmtest
+# A program in seed 000's flm dialect (tests/programs/flmarray/main.flm, docs/files.md).
+USER_PROGRAMS += flmarray:tests/programs/flmarray
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))
@@ -83,6 +85,18 @@ $(OBJ)/user/%.o: %.c build/user.mk
 	@$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
 $(OBJ)/user/%.o: %.S build/user.mk
 	@mkdir -p $(dir $@)
+	@echo "  CC      $< (user)"
+	@$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
+
+# A source in seed 000's flm dialect (NAME.flm: arrays declared `flm TYPE NAME[N]...;`) is turned
+# into C by build/flm_translate.py (docs/files.md, "The flm translator") beside its object, which
+# is compiled like any other.
+.PRECIOUS: $(OBJ)/user/%.flm.c
+$(OBJ)/user/%.flm.c: %.flm build/flm_translate.py
+	@mkdir -p $(dir $@)
+	@echo "  FLM     $<"
+	@python3 build/flm_translate.py $< $@
+$(OBJ)/user/%.flm.o: $(OBJ)/user/%.flm.c build/user.mk
 	@echo "  CC      $< (user)"
 	@$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -135,7 +149,7 @@ $(OBJ)/user/lib/flmalloc_far.o: $(wildcard lib/mmap.c)
 
 # $(1): program name, $(2): its source folder.
 define user_program_rule
-$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(USER_LIBRARY) $(DEVICE_LIBRARIES) $(FLMALLOC_STAMP)
+$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(patsubst %.flm,$(OBJ)/user/%.flm.o,$(wildcard $(2)/*.flm)) $(USER_LIBRARY) $(DEVICE_LIBRARIES) $(FLMALLOC_STAMP)
 	@mkdir -p $$(dir $$@)
 	@echo "  LD      $$@$(if $(filter $(1),$(FLMALLOC_LINKED)), (FLMALLOC))"
 	@$(LD) $(USER_LDFLAGS) $(if $(filter $(1),$(FLMALLOC_LINKED)),$(FLMALLOC_WRAP)) -o $$@ $$(filter %.o,$$^) $(DEVICE_LIBRARIES) $(USER_LIBRARY) $(USER_LIBGCC)

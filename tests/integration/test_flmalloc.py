@@ -56,3 +56,17 @@ def test_bad_requests_are_refused():
                for line in result.lines), result.describe()
     assert any("bytes refused: count times size overflows" in line
                for line in result.lines), result.describe()
+
+
+def test_a_program_in_the_flm_dialect():
+    # tests/programs/flmarray/main.flm, translated at build time by build/flm_translate.py: its
+    # 24 MiB file-scope array (past the 10 MiB rule, within a 96 MiB account's limit) and a
+    # block's array come from flmalloc, zeroed, and hold what the program computes
+    result = formica.run("--smp", "2", "--cmd", "run --memory 96M flmarray @1", timeout=60)
+    assert result.rc == 0, result.describe()
+    assert result.kinds("flmarray") == [{"kind": "flmarray", "zeroed": True, "summed": True,
+                                         "sized": True, "whole": True}], result.describe()
+    stats = stats_of(result)
+    assert stats["local_allocations"] == 2, stats
+    assert stats["local_peak"] >= 2048 * 1536 * 8 + 2048 * 8, stats
+    assert stats["failures"] == 0, stats

@@ -35,6 +35,8 @@ USER_PROGRAMS += bonnie:apps/bonnie
 USER_PROGRAMS += memnode:apps/memnode
 # Remote pager applications (apps/sort, apps/memseq, docs/pager.md).
 USER_PROGRAMS += sort:apps/sort memseq:apps/memseq
+# Seed 000's workloads over four kinds of memory (apps/flashbench, docs/files.md "flashbench").
+USER_PROGRAMS += flashbench:apps/flashbench
 # Faults, preemption and kills (tests/programs/fault, tests/programs/spin, docs/userland.md).
 USER_PROGRAMS += fault:tests/programs/fault spin:tests/programs/spin
 # The kernel's paging calls with a tiny pager (tests/programs/pagertest, docs/pager.md).
@@ -125,10 +127,11 @@ DEVICE_LIBRARIES := $(NET_LIBRARY) $(VIRTIO_LIBRARY)
 # libflmalloc for unchanged programs (docs/files.md, "libflmalloc"), the static analogue of seed
 # 000's LD_PRELOAD: a program named in FLMALLOC_PROGRAMS is linked with --wrap of malloc, calloc,
 # realloc and free, so each of its allocations, the library's included, goes through flmalloc
-# (lib/flmalloc_wrap.c). `make FLMALLOC=1` names every program of apps/ but init and the shell
+# (lib/flmalloc_wrap.c). `make FLMALLOC=1` names every program of apps/ but init, the shell and
+# flashbench (which chooses its memory itself)
 # (servers never: FS and BLK cannot serve a file mapped by themselves); `make
 # FLMALLOC_PROGRAMS="sort memseq"` names some. flmwrap, the wrap's test, always is.
-FLMALLOC_APPLICATIONS := $(filter-out init shell,$(foreach program,$(USER_PROGRAMS),\
+FLMALLOC_APPLICATIONS := $(filter-out init shell flashbench,$(foreach program,$(USER_PROGRAMS),\
 	$(if $(filter apps/%,$(word 2,$(subst :, ,$(program)))),$(word 1,$(subst :, ,$(program))))))
 FLMALLOC_PROGRAMS ?= $(if $(filter 1,$(FLMALLOC)),$(FLMALLOC_APPLICATIONS))
 FLMALLOC_LINKED := flmwrap $(FLMALLOC_PROGRAMS)
@@ -141,11 +144,12 @@ ifneq ($(FLMALLOC_STAMP_ERROR),)
 $(error $(FLMALLOC_STAMP_ERROR))
 endif
 
-# flmalloc's far path maps files with lib/mmap.c (the mmap work, docs/design.md "Files mapped
-# into memory"): while that file is not in the tree, lib/flmalloc_far.c is built with
-# FLMALLOC_NO_MMAP and refuses every far request; the object is rebuilt when lib/mmap.c appears.
-$(OBJ)/user/lib/flmalloc_far.o: USER_CFLAGS += $(if $(wildcard lib/mmap.c),,-DFLMALLOC_NO_MMAP)
-$(OBJ)/user/lib/flmalloc_far.o: $(wildcard lib/mmap.c)
+# flmalloc's far path and flashbench's mmap method map files with lib/mmap.c (the mmap work,
+# docs/design.md "Files mapped into memory"): while that file is not in the tree, their objects
+# are built with FORMICA_NO_MMAP and refuse to map; they are rebuilt when lib/mmap.c appears.
+MMAP_USERS := $(OBJ)/user/lib/flmalloc_far.o $(OBJ)/user/apps/flashbench/mapped_file.o
+$(MMAP_USERS): USER_CFLAGS += $(if $(wildcard lib/mmap.c),,-DFORMICA_NO_MMAP)
+$(MMAP_USERS): $(wildcard lib/mmap.c)
 
 # $(1): program name, $(2): its source folder.
 define user_program_rule

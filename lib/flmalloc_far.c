@@ -2,7 +2,7 @@
  * DIRECTORY/PID.N on the slower tier, created, truncated to the length,
  * mapped MAP_SHARED read-write and unlinked at once, so nothing is left if
  * the program is killed; unmapped and closed when freed. Built with
- * FLMALLOC_NO_MMAP (user.mk, while lib/mmap.c is not in the tree) it refuses. */
+ * FORMICA_NO_MMAP (user.mk, while lib/mmap.c is not in the tree) it refuses. */
 #include "flmalloc_far.h"
 #include <formica/file.h>
 #include <formica/user.h>
@@ -28,7 +28,7 @@ static long refuse(const char *what, const char *name, long error)
     return error < 0 ? error : -error;
 }
 
-#ifdef FLMALLOC_NO_MMAP
+#ifdef FORMICA_NO_MMAP
 static void *map_file(int fd, uint64_t length, long *error)
 {
     (void)fd, (void)length;

@@ -51,6 +51,13 @@ bench-cores: deps all
 bench-scale: deps all
 	python3 build/bench/scale.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(SCALE_FLAGS)
 
+# Seed 000's workloads over malloc-swap, mmap, flmalloc and DRAM (build/bench/flash_bench.py,
+# docs/files.md "flashbench"); FLASH_FLAGS passes options, e.g. FLASH_FLAGS="--data-mib 64
+# --local-mib 16". Prints @json {"kind":"flash",...} lines; not part of `make bench`.
+.PHONY: bench-flash
+bench-flash: deps all
+	python3 build/bench/flash_bench.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(FLASH_FLAGS)
+
 # The papers' page (build/bench/papers.py, docs/evaluation.md, "The papers' page"): every
 # figure of seeds 003 and 004 with the paper's number, Formica's on this tree and Linux's in the
 # same QEMU, written to docs/results/papers.md with its plots; QUICK=1 for smaller sizes and one

@@ -58,6 +58,7 @@ BENCHMARKS = {
     "scale": ("scale.py", ["scale.json", "scale.md"], ["bench_scale"], None),
     "cores_scaling": ("cores_scaling.py", ["cores_scaling.json", "cores_scaling.md"],
                       ["cores_scaling"], None),
+    "flash": ("flash_bench.py", ["flash.json", "flash.md"], ["flash"], None),
     "papers": ("papers.py", ["papers.json", "papers.md"], ["paper"], papers_has_every_figure),
 }
 

@@ -2,8 +2,9 @@
 # (a local limit of about 19 MiB) takes three blocks of 11 MiB, more than the account holds: the
 # first is local, the others go to files /flm/PID.N mapped shared and unlinked at once; every
 # block holds its data, a far flcalloc reads as zeroes, a far flrealloc keeps the data, all are
-# freed; /flm is left empty and e2fsck finds the disk clean. It needs lib/mmap.c (the mmap work): until that is in the tree,
-# lib/flmalloc_far.c refuses far requests and this test is skipped.
+# freed; /flm is left empty and e2fsck finds the disk clean. It needs lib/mmap.c (the mmap
+# work): until that is in the tree, lib/flmalloc_far.c refuses far requests and this test is
+# skipped.
 import shutil
 import subprocess
 

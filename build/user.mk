@@ -128,9 +128,9 @@ DEVICE_LIBRARIES := $(NET_LIBRARY) $(VIRTIO_LIBRARY)
 # 000's LD_PRELOAD: a program named in FLMALLOC_PROGRAMS is linked with --wrap of malloc, calloc,
 # realloc and free, so each of its allocations, the library's included, goes through flmalloc
 # (lib/flmalloc_wrap.c). `make FLMALLOC=1` names every program of apps/ but init, the shell and
-# flashbench (which chooses its memory itself)
-# (servers never: FS and BLK cannot serve a file mapped by themselves); `make
-# FLMALLOC_PROGRAMS="sort memseq"` names some. flmwrap, the wrap's test, always is.
+# flashbench (which chooses its memory itself); `make FLMALLOC_PROGRAMS="sort memseq"` names some.
+# Servers never: FS and BLK cannot serve a file mapped by themselves. flmwrap, the wrap's test,
+# always is.
 FLMALLOC_APPLICATIONS := $(filter-out init shell flashbench,$(foreach program,$(USER_PROGRAMS),\
 	$(if $(filter apps/%,$(word 2,$(subst :, ,$(program)))),$(word 1,$(subst :, ,$(program))))))
 FLMALLOC_PROGRAMS ?= $(if $(filter 1,$(FLMALLOC)),$(FLMALLOC_APPLICATIONS))

@@ -187,8 +187,9 @@ struct memory_report {
     uint64_t available; /* free less the kernel's reserve, and no more than the
                            caller's quota account may still map */
 };
-/* The kernel's reserve: free frames no program should plan on (the kernels'
- * page tables, rings and ICA windows come from them): a 64th of the total,
- * at least MEMORY_RESERVE_MINIMUM. */
+/* The kernel's reserve: free frames the report keeps out of `available`, for
+ * the page tables, rings and ICA windows the kernels take as programs run (a
+ * figure for planning: the allocator does not hold them back): a 64th of
+ * the total, at least MEMORY_RESERVE_MINIMUM. */
 #define MEMORY_RESERVE_DIVISOR 64
 #define MEMORY_RESERVE_MINIMUM (1ull << 20)

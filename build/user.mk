@@ -35,6 +35,8 @@ USER_PROGRAMS += bonnie:apps/bonnie
 USER_PROGRAMS += memnode:apps/memnode
 # Remote pager applications (apps/sort, apps/memseq, docs/pager.md).
 USER_PROGRAMS += sort:apps/sort memseq:apps/memseq
+# Seed 001's file access patterns, timed (apps/fileio, docs/storage.md: make bench-vems).
+USER_PROGRAMS += fileio:apps/fileio
 # Faults, preemption and kills (tests/programs/fault, tests/programs/spin, docs/userland.md).
 USER_PROGRAMS += fault:tests/programs/fault spin:tests/programs/spin
 # The kernel's paging calls with a tiny pager (tests/programs/pagertest, docs/pager.md).

@@ -57,6 +57,12 @@ bench-scale: deps all
 .PHONY: bench-flash
 bench-flash: deps all
 	python3 build/bench/flash_bench.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(FLASH_FLAGS)
+# Seed 001's NVM tier beside Linux's dm-writecache and ext4 (build/bench/vems.py, docs/storage.md,
+# "The NVM tier"): apps/fileio's patterns through the tier, the plain disk path and Linux, on the
+# disk as it is and throttled to a hard disk's rate; QUICK=1 for files of 8 and 32 MiB, one run.
+.PHONY: bench-vems
+bench-vems: deps all
+	python3 build/bench/vems.py $(if $(QUICK),--quick) $(if $(BENCH_RUNS),--runs $(BENCH_RUNS))
 
 # The papers' page (build/bench/papers.py, docs/evaluation.md, "The papers' page"): every
 # figure of seeds 003 and 004 with the paper's number, Formica's on this tree and Linux's in the

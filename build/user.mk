@@ -37,6 +37,8 @@ USER_PROGRAMS += memnode:apps/memnode
 USER_PROGRAMS += sort:apps/sort memseq:apps/memseq
 # Seed 000's workloads over four kinds of memory (apps/flashbench, docs/files.md "flashbench").
 USER_PROGRAMS += flashbench:apps/flashbench
+# Seed 001's file access patterns, timed (apps/fileio, docs/storage.md: make bench-vems).
+USER_PROGRAMS += fileio:apps/fileio
 # Faults, preemption and kills (tests/programs/fault, tests/programs/spin, docs/userland.md).
 USER_PROGRAMS += fault:tests/programs/fault spin:tests/programs/spin
 # The kernel's paging calls with a tiny pager (tests/programs/pagertest, docs/pager.md).

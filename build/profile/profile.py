@@ -92,6 +92,9 @@ def run_guest(arguments, command_line, kernels, counts_path):
     if arguments.disk:
         flags += ["--disk", arguments.disk]
         shutil.copyfile(OUT / "disk.img", arguments.disk)  # fresh for each run
+    if arguments.nvm_tier:
+        pathlib.Path(arguments.nvm_tier.split(":")[0]).unlink(missing_ok=True)  # a blank tier each run
+        flags += ["--nvm-tier", arguments.nvm_tier]
     completed = client.run(flags, arguments.timeout)
     if completed.rc != 0:
         sys.stderr.write(completed.describe()[-4000:] + "\n")
@@ -156,6 +159,7 @@ def main():
     parser.add_argument("--smp", type=int, default=2)
     parser.add_argument("--cpu", default="max,-erms,-fsrm")
     parser.add_argument("--disk", help="where the fresh copy of build/out/disk.img each run gets goes")
+    parser.add_argument("--nvm-tier", metavar="FILE[:SIZE]", help="BLK's NVM tier (made blank for each run)")
     parser.add_argument("--timeout", type=int, default=900)
     parser.add_argument("--json", default=str(OUT / "profile" / "profile.json"))
     arguments = parser.parse_args()

@@ -15,11 +15,17 @@
 #define JOURNAL_COMMIT_SECONDS 5u       /* a transaction commits at most this old */
 
 /* A set of block numbers (open addressing; UINT32_MAX marks an empty slot). */
+#define BLOCK_SET_TOUCHED 64 /* slots remembered for a clear that needs no sweep */
 struct block_set {
     uint32_t *keys;
     uint32_t *values;
     uint32_t capacity; /* a power of two */
     uint32_t count;
+    /* Every slot given a key since the last clear, while there are at most
+     * BLOCK_SET_TOUCHED of them (touched_count counts on past it): a clear then
+     * empties those slots only, not all of a set that may hold thousands. */
+    uint32_t touched_count;
+    uint32_t touched[BLOCK_SET_TOUCHED];
 };
 void block_set_init(struct block_set *set, uint32_t *keys, uint32_t *values, uint32_t capacity);
 void block_set_clear(struct block_set *set);

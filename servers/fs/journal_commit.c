@@ -113,6 +113,16 @@ static void put_tag(struct journal *journal, uint8_t *descriptor, uint32_t *offs
     }
 }
 
+/* A block written to the log goes into the commit block's crc32_be when the journal has
+ * the v1 checksum feature; without it (ext3's default) nothing reads the sum, and at some
+ * 6.7 instructions a byte it was half the cost of an fsync. */
+static void note_checksum(struct journal *journal, const void *block)
+{
+    if (journal->checksum_v1)
+        journal->transaction_crc =
+            journal_crc32_be(journal->transaction_crc, block, journal->block_size);
+}
+
 /* The logged copy of a block: escaped when it begins with the JBD2 magic. */
 static int write_copy(struct journal *journal, uint32_t position, uint32_t index)
 {
@@ -124,8 +134,7 @@ static int write_copy(struct journal *journal, uint32_t position, uint32_t index
         memset(copy, 0, sizeof magic);
         data = copy;
     }
-    journal->transaction_crc =
-        journal_crc32_be(journal->transaction_crc, data, journal->block_size);
+    note_checksum(journal, data);
     return journal_write_log_block(journal, position, data);
 }
 
@@ -140,8 +149,7 @@ static int write_descriptors(struct journal *journal, uint32_t *position)
         for (uint32_t i = 0; i < count; i++)
             put_tag(journal, descriptor, &offset, first + i, i + 1 == count);
         uint32_t descriptor_position = (*position)++;
-        journal->transaction_crc =
-            journal_crc32_be(journal->transaction_crc, descriptor, journal->block_size);
+        note_checksum(journal, descriptor);
         int status = journal_write_log_block(journal, descriptor_position, descriptor);
         for (uint32_t i = 0; i < count && status == 0; i++)
             status = write_copy(journal, (*position)++, first + i);

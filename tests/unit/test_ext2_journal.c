@@ -890,9 +890,49 @@ static void aborted_operation_leaves_the_transaction(void **state)
     cmocka_unit_test_setup_teardown(test, setup_1k, teardown),                                     \
         cmocka_unit_test_setup_teardown(test, setup_4k, teardown)
 
+/* The journal's block sets: a clear after few keys empties only the slots they took
+ * (keys of one home chain: each removal shifts the rest back into slots they took); after
+ * many, every slot. */
+static uint32_t colliding_key(const struct block_set *set, uint32_t home, uint32_t index)
+{
+    for (uint32_t key = 0, found = 0;; key++)
+        if (block_set_home(set, key) == home && found++ == index)
+            return key;
+}
+
+static void check_block_set_round(struct block_set *set, uint32_t keys_count, uint32_t home)
+{
+    for (uint32_t i = 0; i < keys_count; i++)
+        assert_true(block_set_put(set, colliding_key(set, home, i), i));
+    for (uint32_t i = 0; i < keys_count; i += 3)
+        block_set_remove(set, colliding_key(set, home, i));
+    block_set_clear(set);
+    assert_int_equal(set->count, 0);
+    for (uint32_t slot = 0; slot < set->capacity; slot++)
+        assert_int_equal(set->keys[slot], UINT32_MAX);
+}
+
+static void block_set_clears_what_it_holds(void **state)
+{
+    (void)state;
+    static uint32_t keys[1024], values[1024];
+    struct block_set set;
+    block_set_init(&set, keys, values, 1024);
+    for (uint32_t round = 0; round < 3; round++) {
+        check_block_set_round(&set, 5, 1020 + round);
+        check_block_set_round(&set, BLOCK_SET_TOUCHED / 2, 17 * round);
+        check_block_set_round(&set, BLOCK_SET_TOUCHED + 1, 500 + round);
+        check_block_set_round(&set, 700, 3 + round);
+    }
+    block_set_clear(&set); /* twice in a row: nothing to do */
+    assert_true(block_set_put(&set, 42, 1));
+    assert_true(block_set_find(&set, 42) != UINT32_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(block_set_clears_what_it_holds),
         BOTH(mount_plain_ext3),
         BOTH(logdump_reads_transactions),
         BOTH(crash_after_commit_replays),

@@ -329,6 +329,16 @@ int cache_retire(struct cache *cache, uint64_t number)
     return 0;
 }
 
+uint64_t cache_count_lent(const struct cache *cache)
+{
+    uint64_t lent = 0;
+    for (uint32_t i = 0; i < cache->capacity; i++)
+        if ((cache->blocks[i].valid || cache->blocks[i].retired) &&
+            is_lent(cache, &cache->blocks[i]))
+            lent++;
+    return lent;
+}
+
 void cache_retire_lent(struct cache *cache)
 {
     if (cache->tier != NULL) {

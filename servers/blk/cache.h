@@ -205,6 +205,8 @@ int cache_patch_any(struct cache *cache, uint64_t number, uint32_t offset, const
  * -E_INVALID for a block of another shard; a failed write-back is logged
  * and its bytes are dropped. */
 int cache_retire(struct cache *cache, uint64_t number);
+/* Cached (or retired) blocks lent now, mapping lends included (BLK_STATS). */
+uint64_t cache_count_lent(const struct cache *cache);
 /* cache_retire of every block lent now (an FS owner that starts does not
  * know what the last one freed without telling). */
 void cache_retire_lent(struct cache *cache);

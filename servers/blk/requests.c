@@ -178,6 +178,24 @@ static long lend_blocks(struct cache *cache, uint64_t control, struct ica_contro
     return 1;
 }
 
+long blk_map(struct cache *cache, uint64_t control, struct blk_map_message *message)
+{
+    struct ica_control *page = ica_control_of(control);
+    struct transfer asked = {message->first_block, message->blocks, message->flags, 0, 0};
+    if (asked.blocks == 0 || asked.blocks > ICA_MAX_ATTACHED || (asked.flags & ~BLK_BLOCK_LIST))
+        return refuse(page, "map of no blocks, too many, or unknown flags");
+    for (uint32_t i = 0; i < asked.blocks; i++) {
+        long error = check_block(cache, page, block_at(page, &asked, i));
+        if (error != 0)
+            return error;
+    }
+    page->lent_count = 0;
+    long lent = lend_blocks(cache, control, page, &asked);
+    if (lent < 0)
+        return lent;
+    return lent == 1 ? (long)asked.blocks : -E_BUSY; /* at a lend limit: asked again */
+}
+
 /* The blocks of a write, to the disk before the answer (write-through). */
 static int write_all_through(struct cache *cache, const struct ica_control *page,
                              const struct transfer *asked)
@@ -392,6 +410,13 @@ long blk_stats(struct cache *cache, uint64_t control, struct blk_stats_message *
     message->read_ahead = stats.read_ahead;
     message->written_back = stats.written_back;
     message->evictions = stats.evictions;
+    return 0;
+}
+
+long blk_lent(struct cache *cache, uint64_t control, struct blk_lent_message *message)
+{
+    (void)control;
+    message->blocks = cache_count_lent(cache);
     return 0;
 }
 

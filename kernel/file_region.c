@@ -1,0 +1,145 @@
+/* file_region.c: the running process's side of file regions (mmap,
+ * docs/mmap.md). SYS_FILE_REGION asks the m-kernel for the region; a fault
+ * in it becomes FS_MAP_FAULT on the process's file region control ICA,
+ * exactly as a pager fault becomes PAGER_FAULT; BLK's answer (forwarded by
+ * FS with direct return) lends the blocks, and each becomes a mapping lend
+ * at its page. SYS_FILE_REGION_END ends the lends, then the record. */
+#include "file_region.h"
+#include "console.h"
+#include "cpu.h"
+#include "ica/ica.h"
+#include "ica/ica_syscalls.h"
+#include "ica/mapping_lend.h"
+#include "layout.h"
+#include "mkernel_client.h"
+#include "scheduler.h"
+#include "shared.h"
+#include <formica/errors.h>
+#include <formica/file_region.h>
+#include <formica/protocol/fs.h>
+#include <formica/protocol/syscall_table.h>
+#include <string.h>
+
+#define BUSY_RETRIES 200 /* FS_MAP_FAULT answered -E_BUSY: 10 ms apart */
+#define BUSY_WAIT_MS 10
+
+static struct process *me(void)
+{
+    return this_cpu()->current;
+}
+
+static bool one_of_shared_and_private(uint32_t flags)
+{
+    return ((flags & FILE_REGION_SHARED) != 0) != ((flags & FILE_REGION_PRIVATE) != 0);
+}
+
+long sys_file_region(uint64_t handle, uint64_t address, uint64_t bytes, uint32_t flags, uint32_t fs,
+                     uint64_t offset)
+{
+    if ((flags & ~FILE_REGION_KNOWN_FLAGS) != 0 || !one_of_shared_and_private(flags) ||
+        bytes == 0 || bytes > FILE_REGION_MAX_BYTES || offset % PAGE_SIZE != 0)
+        return -E_INVALID;
+    bytes = (bytes + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
+    struct intercore_message request = {
+        .type = MESSAGE_FILE_REGION,
+        .file_region = {me()->pid, fs, handle, address, bytes, flags, offset},
+    };
+    struct intercore_message reply;
+    mkernel_request(&request, &reply);
+    return reply.file_region_reply.result;
+}
+
+static struct file_region *region_at(struct process *process, uint64_t address)
+{
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+        struct file_region *region = &process->file_regions[i];
+        if (region->bytes != 0 && address >= region->base && address - region->base < region->bytes)
+            return region;
+    }
+    return NULL;
+}
+
+long sys_file_region_end(uint64_t address, uint64_t bytes)
+{
+    struct process *process = me();
+    struct file_region *region = region_at(process, address);
+    bytes = (bytes + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
+    if (region == NULL || region->base != address || region->bytes != bytes)
+        return -E_INVALID; /* only a whole region ends */
+    mapping_lends_end(process, region->base, region->bytes);
+    struct intercore_message request = {.type = MESSAGE_FILE_REGION_END,
+                                        .file_region_end = {process->pid, address}};
+    struct intercore_message reply;
+    mkernel_request(&request, &reply);
+    return reply.file_region_end_reply.result;
+}
+
+/* How many pages from `page` to ask for: the fault-around for a fault
+ * right after the last one (or a region advised sequential), within the
+ * region. */
+static uint32_t pages_wanted(const struct file_region *region, uint64_t page)
+{
+    bool sequential = (region->flags & FILE_REGION_SEQUENTIAL) || region->last_fault == page;
+    uint64_t left = region->bytes / PAGE_SIZE - page;
+    uint32_t wanted = sequential ? FILE_REGION_FAULT_AROUND : 1;
+    return left < wanted ? (uint32_t)left : wanted;
+}
+
+/* One FS_MAP_FAULT, asked again while FS answers -E_BUSY (a block its
+ * journal holds); the answer's result, or the error of sending. */
+static long ask_fs(struct process *process, const struct file_region *region, uint64_t page,
+                   uint32_t pages, bool write)
+{
+    struct ica *control = ica_lookup(process->file_region_control);
+    if (control == NULL || control->state != ICA_HELD || control->owner != process->pid)
+        return -E_NOT_FOUND;
+    struct ica_control *message = phys_to_virt(control->physical);
+    for (int attempt = 0;; attempt++) {
+        memset(message, 0, sizeof(*message));
+        message->magic = ICA_CONTROL_MAGIC;
+        message->operation = FS_MAP_FAULT;
+        *fs_map_fault_of(message) =
+            (struct fs_map_fault_message){region->handle, region->offset / PAGE_SIZE + page, pages,
+                                          write ? FS_MAP_FAULT_WRITE : 0};
+        long error = ica_call_for_current(region->fs, process->file_region_control);
+        if (error != 0)
+            return error;
+        if (message->result != -E_BUSY || attempt == BUSY_RETRIES)
+            return message->result;
+        scheduler_sleep(BUSY_WAIT_MS);
+    }
+}
+
+static void __attribute__((noreturn))
+end_past_end(struct process *process, uint64_t address, const struct file_region *region)
+{
+    kprintf("core %u: process '%s' (pid %u) touched 0x%lx, a mapped page past the end of its "
+            "file (file offset %lu): ended as by SIGBUS (exit code %d)\n",
+            this_cpu()->index, process->name, process->pid, address,
+            region->offset + (address - region->base), FILE_REGION_EXIT_PAST_END);
+    scheduler_exit_current(FILE_REGION_EXIT_PAST_END);
+}
+
+bool file_region_resolve_fault(uint64_t address, uint64_t error_code)
+{
+    struct process *process = me();
+    struct file_region *region = process != NULL ? region_at(process, address) : NULL;
+    if (region == NULL)
+        return false;
+    bool write = (error_code & 2) != 0;
+    if ((write && !(region->flags & FILE_REGION_WRITE)) || (error_code & 1) != 0)
+        return false; /* a store to a read-only mapping: a fault as anywhere else */
+    uint64_t page = (address - region->base) / PAGE_SIZE;
+    uint64_t page_address = region->base + page * PAGE_SIZE;
+    long result = ask_fs(process, region, page, pages_wanted(region, page), write);
+    region->last_fault = page + 1;
+    if (result == -E_PAST_END)
+        end_past_end(process, address, region);
+    if (result >= 0 && mapping_lends_from_answer(process, process->file_region_control,
+                                                 page_address, region->base + region->bytes))
+        return true;
+    kprintf("core %u: mapped file page of '%s' (pid %u) at 0x%lx could not be served: %s\n",
+            this_cpu()->index, process->name, process->pid, address,
+            error_text(result < 0 ? result : -E_NOT_FOUND));
+    return false;
+}

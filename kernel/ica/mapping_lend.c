@@ -1,0 +1,86 @@
+/* mapping_lend.c: installing and ending mapping lends (mapping_lend.h): the
+ * leaf entry at the user address, the table entry that remembers it, and
+ * the block's lend count. The region's tables exist from its creation
+ * (mkernel/file_region_services.c), so this only writes entries. */
+#include "mapping_lend.h"
+#include "atomic.h"
+#include "layout.h"
+#include "cpu.h"
+#include "ica_window.h"
+#include "translation_stamp.h"
+#include "x86.h"
+
+static uint64_t *leaf_entry_at(const struct process *process, uint64_t address)
+{
+    if (process->root == 0)
+        return NULL;
+    uint64_t *table = ica_leaf_table(process->root, address);
+    return table != NULL ? &table[(address >> 12) & 511] : NULL;
+}
+
+bool mapping_lend_install(struct process *process, struct ica *block, uint64_t address,
+                          bool writable)
+{
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry == NULL || (*entry & ENTRY_PRESENT) != 0 || mapping_lend_table() == NULL)
+        return false;
+    uint32_t flags = writable ? MAPPING_LEND_WRITABLE : 0;
+    if (mapping_lend_claim(mapping_lend_table(), ica_id_of(block), process->pid, address, flags) ==
+        NULL)
+        return false;
+    atomic_add(&block->lend_count, 1);
+    atomic_add(&process->mapping_lends, 1);
+    *entry = block->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_NOT_A_FRAME | ENTRY_MAPPING_LEND |
+             (writable ? ENTRY_WRITABLE : 0);
+    return true; /* not present before: no translation to drop */
+}
+
+bool mapping_lends_from_answer(struct process *process, uint64_t control_id, uint64_t address,
+                               uint64_t end)
+{
+    struct ica *control = ica_lookup(control_id);
+    if (control == NULL)
+        return false;
+    bool first = false;
+    for (uint32_t i = 0; i < control->lent_count; i++) {
+        struct ica *block = ica_lookup(control->lent[i]);
+        uint64_t at = address + (uint64_t)i * PAGE_SIZE;
+        if (block == NULL || block->kind != ICA_KIND_BLOCK || at >= end)
+            continue;
+        if (mapping_lend_install(process, block, at, false) && i == 0)
+            first = true;
+    }
+    ica_end_lends(process, control);
+    return first;
+}
+
+/* Ends one lend: its entry cleared if it still shows the block, the count
+ * taken back. */
+static void end_one(struct process *process, struct mapping_lend *lend)
+{
+    uint64_t id = lend->block, address = lend->address;
+    struct ica *block = ica_slot_of(id);
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry != NULL && (*entry & ENTRY_MAPPING_LEND) != 0 && block != NULL &&
+        (*entry & ENTRY_ADDRESS) == block->physical) {
+        *entry = 0;
+        if (this_cpu()->current == process)
+            invlpg(address);
+        else
+            translations_dropped(process);
+    }
+    mapping_lend_clear(lend);
+    atomic_sub_fetch(&process->mapping_lends, 1);
+    if (block != NULL && atomic_sub_fetch(&block->lend_count, 1) == 0 && block->orphaned)
+        ica_free_orphan(id);
+}
+
+void mapping_lends_end(struct process *process, uint64_t base, uint64_t bytes)
+{
+    struct mapping_lend *table = mapping_lend_table();
+    if (table == NULL)
+        return;
+    for (uint32_t i = 0; i < MAPPING_LENDS && atomic_load_acquire(&process->mapping_lends) > 0; i++)
+        if (mapping_lend_in_range(&table[i], process->pid, base, base + bytes))
+            end_one(process, &table[i]);
+}

@@ -1,0 +1,40 @@
+/* mapping_lend.h: mapping lends (docs/mmap.md): a block ICA lent into a
+ * process at an address of a file region for as long as it maps it, not for
+ * one request. Each counts in the block's lend_count, so its lender never
+ * reuses the block while any process maps it. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include "ica.h"
+#include "mapping_lend_table.h"
+#include "process.h"
+
+/* Software bits of a mapping lend's page-table entry: bit 9 is the
+ * m-kernel's "not a frame of the process" (PAGE_DEVICE: never freed with its
+ * address space), bit 10 says it is a lend. */
+#define ENTRY_NOT_A_FRAME (1ull << 9)
+#define ENTRY_MAPPING_LEND (1ull << 10)
+
+/* The table, allocated by the m-kernel at boot (MAPPING_LENDS entries). */
+static inline struct mapping_lend *mapping_lend_table(void)
+{
+    return kernel_shared->mapping_lends;
+}
+
+/* On the mapper's core (or the m-kernel for a process that does not run):
+ * shows `block` (lent to `process` with the answer it just received) at
+ * `address`, which its file region's tables cover, read-only or `writable`.
+ * False (nothing changed) when the address is mapped already, has no table,
+ * or the table has no room near the block's home. */
+bool mapping_lend_install(struct process *process, struct ica *block, uint64_t address,
+                          bool writable);
+/* The blocks lent to `process` with the answer on its control ICA
+ * `control`, each a mapping lend at its page from `address` on (below
+ * `end`), read-only; the answer's own lends end (the mapping lends count
+ * apart). True when the first one is mapped. */
+bool mapping_lends_from_answer(struct process *process, uint64_t control, uint64_t address,
+                               uint64_t end);
+/* Ends every mapping lend of `process` in [base, base + bytes): unmapped,
+ * counted off its block (an orphaned block whose last lend ends is freed).
+ * On its core, or on the m-kernel once it has ended. */
+void mapping_lends_end(struct process *process, uint64_t base, uint64_t bytes);

@@ -1,0 +1,110 @@
+/* mmap.c: POSIX mmap, munmap, msync and madvise over file regions
+ * (sys/mman.h, docs/mmap.md). mmap asks FS to check the descriptor
+ * (FS_MAP, which answers a handle of the region's own), then the kernel for
+ * the region (SYS_FILE_REGION); faults in it are the kernel's and FS's
+ * business from then on. munmap ends the region and closes its handle. */
+#include "file_internal.h"
+#include <formica/errors.h>
+#include <formica/file_region.h>
+#include <formica/protocol/syscalls.h>
+#include <sys/mman.h>
+
+static long last_error;
+
+long mmap_error(void)
+{
+    return last_error;
+}
+
+static void *failed(long error)
+{
+    last_error = error;
+    return MAP_FAILED;
+}
+
+/* FS_CLOSE of a region's handle (its mapping has ended or never began). */
+static long close_region_handle(uint64_t handle)
+{
+    long error = file_channel_begin(FS_CLOSE, 0);
+    if (error != 0)
+        return error;
+    fs_close_of(file_channel_page())->handle = handle;
+    error = file_channel_call(false);
+    return error < 0 ? error : 0;
+}
+
+/* FS_MAP of the descriptor's handle: the region's handle, or an error. */
+static long map_request(const struct file_descriptor *file, uint64_t length, int protection,
+                        int flags, int64_t offset)
+{
+    long error = file_channel_begin(FS_MAP, 0);
+    if (error != 0)
+        return error;
+    *fs_map_of(file_channel_page()) = (struct fs_map_message){
+        file->handle, (uint64_t)offset, length, (uint32_t)protection, (uint32_t)flags, 0};
+    return file_channel_call(false);
+}
+
+static uint32_t region_flags(int protection, int flags)
+{
+    uint32_t region = 0;
+    if (protection & PROT_READ)
+        region |= FILE_REGION_READ;
+    if (protection & PROT_WRITE)
+        region |= FILE_REGION_WRITE;
+    region |= (flags & MAP_SHARED) ? FILE_REGION_SHARED : FILE_REGION_PRIVATE;
+    if (flags & MAP_FIXED)
+        region |= FILE_REGION_FIXED;
+    return region;
+}
+
+void *mmap(void *address, size_t length, int protection, int flags, int fd, int64_t offset)
+{
+    struct file_descriptor *file = file_descriptor_get(fd);
+    if (file == NULL)
+        return failed(-E_BAD_HANDLE);
+    if (offset < 0 || ((flags & MAP_FIXED) && (uint64_t)address % 4096 != 0))
+        return failed(-E_INVALID);
+    long handle = map_request(file, length, protection, flags, offset);
+    if (handle < 0)
+        return failed(handle);
+    long base = system_call_file_region((uint64_t)handle, (uint64_t)address, length,
+                                        region_flags(protection, flags),
+                                        (uint32_t)file_channel_fs_pid, (uint64_t)offset);
+    if (base < 0) {
+        close_region_handle((uint64_t)handle);
+        return failed(base);
+    }
+    last_error = 0;
+    return (void *)base;
+}
+
+int munmap(void *address, size_t length)
+{
+    long handle = system_call_file_region_end((uint64_t)address, length);
+    if (handle < 0)
+        return (int)handle;
+    return (int)close_region_handle((uint64_t)handle);
+}
+
+int msync(void *address, size_t length, int flags)
+{
+    (void)address, (void)length;
+    if (((flags & MS_SYNC) != 0) == ((flags & MS_ASYNC) != 0) ||
+        (flags & ~(MS_SYNC | MS_ASYNC | MS_INVALIDATE)) != 0)
+        return -E_INVALID;
+    return 0; /* mappings are read-only so far: nothing of them is dirty */
+}
+
+int madvise(void *address, size_t length, int advice)
+{
+    (void)address, (void)length;
+    switch (advice) {
+    case MADV_NORMAL:
+    case MADV_SEQUENTIAL:
+    case MADV_WILLNEED:
+    case MADV_DONTNEED:
+        return 0; /* advice only: faults bring each page in as it is touched */
+    }
+    return -E_INVALID;
+}

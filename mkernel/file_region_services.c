@@ -1,0 +1,164 @@
+/* file_region_services.c: the m-kernel's side of file regions (mmap,
+ * docs/mmap.md): a region's record in its process, its control ICA (one
+ * per process, for every region's faults) and its page tables, built whole
+ * at creation so the faulting core only writes leaf entries; the table of
+ * mapping lends, allocated at boot; and the end of every lend of an ended
+ * process before its address space goes. */
+#include "file_region_services.h"
+#include "atomic.h"
+#include "ica/ica.h"
+#include "ica/mapping_lend.h"
+#include "ica_services.h"
+#include "layout.h"
+#include "paging.h"
+#include "physical_memory.h"
+#include "shared.h"
+#include "translation_stamp.h"
+#include <formica/errors.h>
+#include "intercore.h"
+#include <string.h>
+
+_Static_assert(ENTRY_NOT_A_FRAME == PAGE_DEVICE,
+               "a mapping lend is never freed with its mapper's address space");
+_Static_assert(FILE_REGION_BASE >= USER_PROGRAM_END &&
+                   FILE_REGION_BASE + FILE_REGION_WINDOW_BYTES <= ICA_CONTROL_BASE,
+               "the file region window lies between the pager's region and the ICA windows");
+_Static_assert(FILE_REGION_BASE % (1ull << 39) == 0 && FILE_REGION_WINDOW_BYTES == 1ull << 39,
+               "the window is one root entry of its own");
+
+#define REGION_GAP PAGE_SIZE /* an unmapped page after each region */
+
+bool file_region_services_init(void)
+{
+    uint64_t bytes = MAPPING_LENDS * sizeof(struct mapping_lend);
+    uint64_t table = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
+    if (table == 0)
+        return false;
+    memset(phys_to_virt(table), 0, bytes);
+    kernel_shared->mapping_lends = phys_to_virt(table);
+    return true;
+}
+
+static bool overlaps(const struct process *process, uint64_t base, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+        const struct file_region *region = &process->file_regions[i];
+        if (region->bytes != 0 && base < region->base + region->bytes + REGION_GAP &&
+            region->base < base + bytes + REGION_GAP)
+            return true;
+    }
+    return false;
+}
+
+static bool inside_window(uint64_t base, uint64_t bytes)
+{
+    return base >= FILE_REGION_BASE && base % PAGE_SIZE == 0 &&
+           bytes <= FILE_REGION_BASE + FILE_REGION_WINDOW_BYTES - base;
+}
+
+/* Where a region of `bytes` goes: the fixed base asked for, or the next
+ * free address of the window; 0 when there is none. */
+static uint64_t choose_base(struct process *process, uint64_t asked, uint64_t bytes, bool fixed)
+{
+    if (fixed)
+        return inside_window(asked, bytes) && !overlaps(process, asked, bytes) ? asked : 0;
+    if (process->file_region_next == 0)
+        process->file_region_next = FILE_REGION_BASE;
+    uint64_t base = process->file_region_next;
+    while (inside_window(base, bytes) && overlaps(process, base, bytes))
+        base += bytes + REGION_GAP; /* past a fixed region in the way */
+    if (!inside_window(base, bytes))
+        return 0;
+    process->file_region_next = base + bytes + REGION_GAP;
+    return base;
+}
+
+static struct file_region *free_slot(struct process *process)
+{
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++)
+        if (process->file_regions[i].bytes == 0)
+            return &process->file_regions[i];
+    return NULL;
+}
+
+static long create(const struct intercore_file_region_request *request)
+{
+    struct process *process = process_find(request->pid);
+    if (process == NULL || process->root == 0)
+        return -E_NOT_FOUND;
+    if (server_of_pid(request->fs) == NULL)
+        return -E_NOT_FOUND;
+    struct file_region *region = free_slot(process);
+    if (region == NULL)
+        return -E_BUSY;
+    bool fixed = (request->flags & FILE_REGION_FIXED) != 0;
+    uint64_t base = choose_base(process, request->address, request->bytes, fixed);
+    if (base == 0)
+        return fixed ? -E_INVALID : -E_NO_MEMORY;
+    if (process->file_region_control == 0) {
+        long control = ica_services_allocate(process->pid, ICA_KIND_CONTROL, PAGE_SIZE);
+        if (control < 0)
+            return control;
+        process->file_region_control = (uint64_t)control;
+    }
+    if (!paging_prepare_tables(process->root, base, request->bytes))
+        return -E_NO_MEMORY;
+    *region = (struct file_region){
+        .base = base,
+        .bytes = request->bytes,
+        .offset = request->offset,
+        .handle = request->handle,
+        .fs = request->fs,
+        .flags = (uint32_t)request->flags,
+    };
+    return (long)base;
+}
+
+void serve_file_region(const struct intercore_message *message,
+                       const struct intercore_file_region_request *request,
+                       struct intercore_file_region_reply *reply)
+{
+    (void)message;
+    reply->result = create(request);
+}
+
+/* Frames of the process's own in the region (private copies) go back. */
+static void free_own_frames(struct process *process, const struct file_region *region)
+{
+    for (uint64_t offset = 0; offset < region->bytes; offset += PAGE_SIZE) {
+        uint64_t *entry = paging_find_entry(process->root, region->base + offset);
+        if (entry == NULL || !(*entry & PAGE_PRESENT) || (*entry & PAGE_DEVICE))
+            continue;
+        physical_free(paging_unmap_page(process->root, region->base + offset), 1);
+        process->memory_bytes -= PAGE_SIZE;
+    }
+    translations_dropped(process);
+}
+
+void serve_file_region_end(const struct intercore_message *message,
+                           const struct intercore_file_region_end_request *request,
+                           struct intercore_file_region_end_reply *reply)
+{
+    (void)message;
+    struct process *process = process_find((uint32_t)request->pid);
+    reply->result = -E_INVALID;
+    if (process == NULL || process->root == 0)
+        return;
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+        struct file_region *region = &process->file_regions[i];
+        if (region->bytes == 0 || region->base != request->address)
+            continue;
+        free_own_frames(process, region);
+        reply->result = (long)region->handle;
+        *region = (struct file_region){0};
+        return;
+    }
+}
+
+void file_region_services_release(struct process *process)
+{
+    if (atomic_load_acquire(&process->mapping_lends) > 0)
+        mapping_lends_end(process, FILE_REGION_BASE, FILE_REGION_WINDOW_BYTES);
+    memset(process->file_regions, 0, sizeof(process->file_regions));
+    process->file_region_control = process->file_region_next = 0;
+}

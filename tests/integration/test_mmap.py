@@ -1,0 +1,109 @@
+# mmap of files (docs/mmap.md; tests/programs/mmaptest): mapped reads of several MiB, shared and
+# private, match pread of the same file; a fault past the end of the file ends the program with
+# exit code 135 (as SIGBUS) and a report; every refused mmap gets its E_* code (a directory,
+# length 0, an unaligned offset, a shared write on a read-only descriptor, another user's file);
+# munmap and the exit of a program with mappings leave BLK with no block lent, and the disk clean.
+import shutil
+import subprocess
+
+import pytest
+
+import formica
+from test_storage_servers import assert_clean
+
+pytestmark = pytest.mark.usefixtures("built")
+
+TIMEOUT = 300
+OTHER_UID = 2000  # neither root nor the console user
+
+
+def disk_copy(tmp_path):
+    copy = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", copy)
+    return copy
+
+
+def boot(disk, commands):
+    return formica.run("--smp", "2", "--disk", str(disk), "--cmd", commands, timeout=TIMEOUT)
+
+
+def checks(result):
+    return result.kinds("mmap")
+
+
+def assert_checks_held(result, expected):
+    found = {line["check"]: line for line in checks(result)}
+    missing = [name for name in expected if name not in found]
+    failed = [name for name, line in found.items() if not line["ok"]]
+    assert not missing and not failed, f"missing {missing}, failed {failed}\n{result.describe()}"
+
+
+def lent_counts(result):
+    return [line["blocks"] for line in result.kinds("mmap_lent")]
+
+
+def test_mapped_reads_match_pread_and_end_every_lend(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest lent; run mmaptest read /mapped.dat 4; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["map shared", "shared equals pread", "map private",
+                                "private equals pread", "two mappings of one page agree",
+                                "unmap shared", "unmap private", "lends all ended"])
+    [read] = result.kinds("mmap_read")
+    assert read["bytes"] == 4 << 20 and read["lent_before"] == read["lent_after"], read
+    assert lent_counts(result) == [0, 0], result.describe()
+    assert_clean(disk)
+
+
+def make_other_users_file(disk, tmp_path):
+    """/other.dat, 8 KiB owned by OTHER_UID, mode 0644: readable by all, writable by its owner."""
+    host = tmp_path / "other.dat"
+    host.write_bytes(bytes(range(256)) * 32)
+    for request in (f"write {host} /other.dat", f"set_inode_field /other.dat uid {OTHER_UID}",
+                    f"set_inode_field /other.dat gid {OTHER_UID}",
+                    "set_inode_field /other.dat mode 0100644"):
+        subprocess.run(["debugfs", "-w", "-R", request, str(disk)], capture_output=True,
+                       check=True)
+
+
+def test_refused_mappings_get_their_error_values(tmp_path):
+    disk = disk_copy(tmp_path)
+    make_other_users_file(disk, tmp_path)
+    result = boot(disk, "run mmaptest errors /errors.dat; run mmaptest other /other.dat; "
+                        "run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    found = {line["check"]: line["detail"] for line in checks(result)}
+    assert found["directory"] == -15, found  # -E_IS_DIRECTORY
+    assert found["length 0"] == -1 and found["unaligned offset"] == -1, found  # -E_INVALID
+    assert found["neither shared nor private"] == -1 and found["negative offset"] == -1, found
+    assert found["shared write on a read-only descriptor"] == -8, found  # -E_PERMISSION
+    assert found["another user's file, shared write"] == -8, found
+    assert found["not a descriptor"] == -22, found  # -E_BAD_HANDLE
+    assert found["fixed outside the window"] == -1 and found["too large"] == -1, found
+    assert_checks_held(result, ["a good mapping after the refusals", "open for writing refused",
+                                "another user's file, read", "its bytes"])
+    assert "refused: mmap of a directory" in result.text, result.describe()
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_a_page_past_the_end_ends_the_program_as_sigbus(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest pastend /short.dat; run mmaptest lent")
+    assert result.rc != 0, result.describe()  # the shell saw a command fail
+    assert "mmaptest exited with code 135" in result.text, result.describe()
+    assert "a mapped page past the end of its file" in result.text, result.describe()
+    assert "not ended" not in result.text, result.describe()
+    assert_checks_held(result, ["map", "last byte of the file", "past the end in its last page"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_exit_with_mappings_leaves_no_block_lent(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest lent; run mmaptest keep /kept.dat; run mmaptest lent; "
+                        "run mmaptest keep /kept.dat; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["map", "blocks lent while mapped"])
+    assert lent_counts(result) == [0, 0, 0], result.describe()
+    assert_clean(disk)

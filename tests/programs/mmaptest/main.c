@@ -1,0 +1,236 @@
+/* tests/programs/mmaptest: mmap of files checked against pread of the same
+ * bytes (docs/mmap.md, tests/integration/test_mmap.py). Each command prints
+ * @json {"kind":"mmap",...} lines and exits 0 when every check held:
+ *   mmaptest read PATH MIB     write MIB MiB, map them shared and private, compare
+ *   mmaptest errors PATH       each refused mmap and its E_* code
+ *   mmaptest other PATH        a file of another user, open for reading only
+ *   mmaptest pastend PATH      a page past the end of the file: ends as by SIGBUS
+ *   mmaptest keep PATH         map and touch every page, then exit mapped
+ *   mmaptest lent              BLK's count of blocks lent now */
+#include <formica/blk_shards.h>
+#include <formica/errors.h>
+#include <formica/file.h>
+#include <formica/ica.h>
+#include <formica/request.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define PAGE 4096u
+
+static int failures;
+
+static void check(const char *what, bool ok, long detail)
+{
+    printf("@json {\"kind\":\"mmap\",\"check\":\"%s\",\"ok\":%s,\"detail\":%ld}\n", what,
+           ok ? "true" : "false", detail);
+    if (!ok)
+        failures++;
+}
+
+/* The pattern's byte at `offset`: differs from page to page and within one. */
+static uint8_t pattern(uint64_t offset)
+{
+    return (uint8_t)(offset * 131 + (offset >> 12) * 7 + 1);
+}
+
+static long write_pattern(const char *path, uint64_t bytes)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC);
+    if (fd < 0)
+        return fd;
+    static uint8_t piece[64 * 1024];
+    for (uint64_t at = 0; at < bytes; at += sizeof(piece)) {
+        uint64_t length = bytes - at < sizeof(piece) ? bytes - at : sizeof(piece);
+        for (uint64_t i = 0; i < length; i++)
+            piece[i] = pattern(at + i);
+        long written = pwrite(fd, piece, length, at);
+        if (written != (long)length)
+            return written < 0 ? written : -E_IO;
+    }
+    return close(fd);
+}
+
+/* Pages of the mapping at `mapped` (file offset `offset`, `bytes`) that
+ * differ from what pread reads there. */
+static long mismatched_pages(int fd, const uint8_t *mapped, uint64_t offset, uint64_t bytes)
+{
+    static uint8_t expected[PAGE];
+    long mismatches = 0;
+    for (uint64_t at = 0; at < bytes; at += PAGE) {
+        uint64_t length = bytes - at < PAGE ? bytes - at : PAGE;
+        if (pread(fd, expected, length, offset + at) != (long)length ||
+            memcmp(expected, mapped + at, length) != 0)
+            mismatches++;
+    }
+    return mismatches;
+}
+
+static long blk_lent_now(void)
+{
+    struct blk_shards shards;
+    long error = blk_shards_open(&shards, 5000);
+    long control = error == 0 ? ica_allocate(ICA_KIND_CONTROL, 4096) : error;
+    if (control < 0)
+        return control;
+    uint64_t blocks = 0;
+    error = blk_shards_lent(&shards, (uint64_t)control, &blocks);
+    ica_free((uint64_t)control);
+    return error != 0 ? error : (long)blocks;
+}
+
+static int read_command(const char *path, uint64_t mib)
+{
+    uint64_t bytes = mib << 20;
+    long lent_before = blk_lent_now();
+    long error = write_pattern(path, bytes);
+    check("write", error == 0, error);
+    int fd = open(path, O_RDONLY);
+    check("open", fd >= 0, fd);
+    uint8_t *shared = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    check("map shared", shared != MAP_FAILED, mmap_error());
+    if (shared == MAP_FAILED)
+        return 1;
+    check("shared equals pread", mismatched_pages(fd, shared, 0, bytes) == 0,
+          mismatched_pages(fd, shared, 0, bytes));
+    check("shared first byte", shared[0] == pattern(0), shared[0]);
+    check("shared last byte", shared[bytes - 1] == pattern(bytes - 1), shared[bytes - 1]);
+    uint64_t offset = bytes / 2; /* a private mapping of the second half, at an offset */
+    uint8_t *private = mmap(NULL, bytes - offset, PROT_READ, MAP_PRIVATE, fd, (int64_t)offset);
+    check("map private", private != MAP_FAILED, mmap_error());
+    if (private == MAP_FAILED)
+        return 1;
+    check("private equals pread", mismatched_pages(fd, private, offset, bytes - offset) == 0, 0);
+    check("two mappings of one page agree", private[5] == shared[offset + 5], private[5]);
+    check("unmap shared", munmap(shared, bytes) == 0, 0);
+    check("unmap private", munmap(private, bytes - offset) == 0, 0);
+    check("unmapped twice refused", munmap(shared, bytes) == -E_INVALID, 0);
+    close(fd);
+    long lent_after = blk_lent_now();
+    check("lends all ended", lent_after == lent_before, lent_after - lent_before);
+    printf("@json {\"kind\":\"mmap_read\",\"bytes\":%lu,\"lent_before\":%ld,\"lent_after\":%ld}\n",
+           bytes, lent_before, lent_after);
+    return failures == 0 ? 0 : 1;
+}
+
+static void expect_refused(const char *what, void *mapped, long expected)
+{
+    long error = mapped == MAP_FAILED ? mmap_error() : 0;
+    check(what, mapped == MAP_FAILED && error == expected, error);
+    if (mapped != MAP_FAILED)
+        munmap(mapped, PAGE);
+}
+
+static int errors_command(const char *path)
+{
+    long error = write_pattern(path, 3 * PAGE);
+    check("write", error == 0, error);
+    int directory = open("/", O_RDONLY | O_DIRECTORY);
+    int reading = open(path, O_RDONLY);
+    int writing = open(path, O_RDWR);
+    expect_refused("directory", mmap(NULL, PAGE, PROT_READ, MAP_SHARED, directory, 0),
+                   -E_IS_DIRECTORY);
+    expect_refused("length 0", mmap(NULL, 0, PROT_READ, MAP_SHARED, reading, 0), -E_INVALID);
+    expect_refused("unaligned offset", mmap(NULL, PAGE, PROT_READ, MAP_SHARED, reading, 100),
+                   -E_INVALID);
+    expect_refused("negative offset",
+                   mmap(NULL, PAGE, PROT_READ, MAP_SHARED, reading, -(int64_t)PAGE), -E_INVALID);
+    expect_refused("neither shared nor private", mmap(NULL, PAGE, PROT_READ, 0, reading, 0),
+                   -E_INVALID);
+    expect_refused("shared write on a read-only descriptor",
+                   mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, reading, 0), -E_PERMISSION);
+    expect_refused("not a descriptor", mmap(NULL, PAGE, PROT_READ, MAP_SHARED, 77, 0),
+                   -E_BAD_HANDLE);
+    expect_refused("fixed outside the window",
+                   mmap((void *)0x10000000, PAGE, PROT_READ, MAP_SHARED | MAP_FIXED, reading, 0),
+                   -E_INVALID);
+    expect_refused("too large", mmap(NULL, 1ull << 40, PROT_READ, MAP_SHARED, reading, 0),
+                   -E_INVALID);
+    check("munmap of no region", munmap((void *)0x300000001000ull, PAGE) == -E_INVALID, 0);
+    check("msync flags", msync(NULL, PAGE, MS_SYNC | MS_ASYNC) == -E_INVALID, 0);
+    check("madvise advice", madvise(NULL, PAGE, 99) == -E_INVALID, 0);
+    uint8_t *fine = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, writing, 0);
+    check("a good mapping after the refusals", fine != MAP_FAILED && fine[1] == pattern(1),
+          mmap_error());
+    if (fine != MAP_FAILED)
+        munmap(fine, PAGE);
+    return failures == 0 ? 0 : 1;
+}
+
+static int other_command(const char *path)
+{
+    check("open for writing refused", open(path, O_RDWR) < 0, 0);
+    int fd = open(path, O_RDONLY);
+    check("open for reading", fd >= 0, fd);
+    expect_refused("another user's file, shared write",
+                   mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), -E_PERMISSION);
+    uint8_t *mapped = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    check("another user's file, read", mapped != MAP_FAILED, mmap_error());
+    if (mapped != MAP_FAILED) {
+        uint8_t expected[16];
+        check("its bytes", pread(fd, expected, 16, 0) == 16 && memcmp(expected, mapped, 16) == 0,
+              mapped[0]);
+        munmap(mapped, PAGE);
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+/* A file of 5000 bytes mapped for three pages: the second page (partly the
+ * file's) reads, the third ends the process (exit code 135). */
+static int past_end_command(const char *path)
+{
+    long error = write_pattern(path, 5000);
+    int fd = open(path, O_RDONLY);
+    uint8_t *mapped = mmap(NULL, 3 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    check("map", error == 0 && mapped != MAP_FAILED, mmap_error());
+    if (mapped == MAP_FAILED)
+        return 1;
+    check("last byte of the file", mapped[4999] == pattern(4999), mapped[4999]);
+    check("past the end in its last page", mapped[5000] == 0, mapped[5000]);
+    printf("mmaptest: touching the page past the end\n");
+    volatile uint8_t past = mapped[2 * PAGE];
+    printf("mmaptest: read %u past the end: not ended\n", past);
+    return 2;
+}
+
+static int keep_command(const char *path)
+{
+    long error = write_pattern(path, 64 * PAGE);
+    int fd = open(path, O_RDONLY);
+    uint8_t *mapped = mmap(NULL, 64 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    uint8_t *again = mmap(NULL, 64 * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+    check("map", error == 0 && mapped != MAP_FAILED && again != MAP_FAILED, mmap_error());
+    if (mapped == MAP_FAILED || again == MAP_FAILED)
+        return 1;
+    unsigned sum = 0;
+    for (uint64_t at = 0; at < 64 * PAGE; at += PAGE)
+        sum += mapped[at] + again[at];
+    long lent = blk_lent_now();
+    check("blocks lent while mapped", lent >= 64, lent);
+    printf("mmaptest: exiting with 128 pages mapped (sum %u)\n", sum);
+    return failures == 0 ? 0 : 1; /* no munmap: the exit ends the lends */
+}
+
+int main(int argc, char **argv)
+{
+    const char *command = argc >= 2 ? argv[1] : "";
+    if (strcmp(command, "read") == 0 && argc == 4)
+        return read_command(argv[2], strtoul(argv[3], NULL, 10));
+    if (strcmp(command, "errors") == 0 && argc == 3)
+        return errors_command(argv[2]);
+    if (strcmp(command, "other") == 0 && argc == 3)
+        return other_command(argv[2]);
+    if (strcmp(command, "pastend") == 0 && argc == 3)
+        return past_end_command(argv[2]);
+    if (strcmp(command, "keep") == 0 && argc == 3)
+        return keep_command(argv[2]);
+    if (strcmp(command, "lent") == 0) {
+        long lent = blk_lent_now();
+        printf("@json {\"kind\":\"mmap_lent\",\"blocks\":%ld}\n", lent);
+        return lent < 0 ? 1 : 0;
+    }
+    printf("usage: mmaptest read PATH MIB | errors PATH | other PATH | pastend PATH | keep PATH "
+           "| lent\n");
+    return 2;
+}

@@ -120,26 +120,76 @@ end_past_end(struct process *process, uint64_t address, const struct file_region
     scheduler_exit_current(FILE_REGION_EXIT_PAST_END);
 }
 
+static void report_unserved(struct process *process, uint64_t address, long error)
+{
+    kprintf("core %u: mapped file page of '%s' (pid %u) at 0x%lx could not be served: %s\n",
+            this_cpu()->index, process->name, process->pid, address, error_text(error));
+}
+
+/* A frame of the process's own at `address` (from the m-kernel, charged to
+ * its account): a copy of the lent page `source`, or zeroes (0); the lend
+ * there, if any, ends. */
+static bool private_page(struct process *process, uint64_t address, uint64_t source, bool writable)
+{
+    struct intercore_message request = {.type = MESSAGE_FILE_REGION_COPY,
+                                        .file_region_copy = {process->pid, source}};
+    struct intercore_message reply;
+    mkernel_request(&request, &reply);
+    long frame = reply.file_region_copy_reply.result;
+    if (frame < 0) {
+        report_unserved(process, address, frame);
+        return false;
+    }
+    mapping_lend_swap_for_frame(process, address, (uint64_t)frame, writable);
+    return true;
+}
+
+/* A read fault: FS_MAP_FAULT, and the blocks of the answer mapped from
+ * `page` on; a hole of a private mapping becomes zeroes of its own. */
+static bool map_page(struct process *process, struct file_region *region, uint64_t page)
+{
+    uint64_t address = region->base + page * PAGE_SIZE;
+    long result = ask_fs(process, region, page, pages_wanted(region, page), false);
+    region->last_fault = page + 1;
+    if (result == -E_PAST_END)
+        end_past_end(process, address, region);
+    if (result == -E_NEEDS_DATA && (region->flags & FILE_REGION_PRIVATE))
+        return private_page(process, address, 0, (region->flags & FILE_REGION_WRITE) != 0);
+    if (result >= 0 && mapping_lends_from_answer(process, process->file_region_control, address,
+                                                 region->base + region->bytes))
+        return true;
+    report_unserved(process, address, result < 0 ? result : -E_NOT_FOUND);
+    return false;
+}
+
+/* A store to a private page: the page brought in first if it is not
+ * there, then the lent page copied into a frame of the process's own. */
+static bool copy_on_write(struct process *process, struct file_region *region, uint64_t page,
+                          bool present)
+{
+    uint64_t address = region->base + page * PAGE_SIZE;
+    if (!present && !map_page(process, region, page))
+        return false;
+    uint64_t lent = mapping_lend_frame_at(process, address);
+    if (lent == 0)
+        return true; /* a hole's zeroes: the process's own page already */
+    return private_page(process, address, lent, true);
+}
+
 bool file_region_resolve_fault(uint64_t address, uint64_t error_code)
 {
     struct process *process = me();
     struct file_region *region = process != NULL ? region_at(process, address) : NULL;
     if (region == NULL)
         return false;
-    bool write = (error_code & 2) != 0;
-    if ((write && !(region->flags & FILE_REGION_WRITE)) || (error_code & 1) != 0)
+    bool write = (error_code & 2) != 0, present = (error_code & 1) != 0;
+    if ((write && !(region->flags & FILE_REGION_WRITE)) || (present && !write))
         return false; /* a store to a read-only mapping: a fault as anywhere else */
     uint64_t page = (address - region->base) / PAGE_SIZE;
-    uint64_t page_address = region->base + page * PAGE_SIZE;
-    long result = ask_fs(process, region, page, pages_wanted(region, page), write);
-    region->last_fault = page + 1;
-    if (result == -E_PAST_END)
-        end_past_end(process, address, region);
-    if (result >= 0 && mapping_lends_from_answer(process, process->file_region_control,
-                                                 page_address, region->base + region->bytes))
-        return true;
-    kprintf("core %u: mapped file page of '%s' (pid %u) at 0x%lx could not be served: %s\n",
-            this_cpu()->index, process->name, process->pid, address,
-            error_text(result < 0 ? result : -E_NOT_FOUND));
+    if (!write)
+        return map_page(process, region, page);
+    if (region->flags & FILE_REGION_PRIVATE)
+        return copy_on_write(process, region, page, present);
+    report_unserved(process, address, -E_PERMISSION); /* shared stores: not built yet */
     return false;
 }

@@ -6,6 +6,7 @@
  * process before its address space goes. */
 #include "file_region_services.h"
 #include "atomic.h"
+#include "authority.h"
 #include "ica/ica.h"
 #include "ica/mapping_lend.h"
 #include "ica_services.h"
@@ -120,6 +121,34 @@ void serve_file_region(const struct intercore_message *message,
 {
     (void)message;
     reply->result = create(request);
+}
+
+/* A frame of the process's own, charged to its account: a copy of
+ * `source`, or zeroes. */
+static long private_frame(uint32_t pid, uint64_t source)
+{
+    struct process *process = process_find(pid);
+    if (process == NULL || process->root == 0)
+        return -E_NOT_FOUND;
+    if (!authority_memory_allows(process, PAGE_SIZE))
+        return -E_QUOTA;
+    uint64_t frame = physical_allocate(1, 0);
+    if (frame == 0)
+        return -E_NO_MEMORY;
+    if (source != 0)
+        memcpy(phys_to_virt(frame), phys_to_virt(source), PAGE_SIZE);
+    else
+        memset(phys_to_virt(frame), 0, PAGE_SIZE);
+    process->memory_bytes += PAGE_SIZE;
+    return (long)frame;
+}
+
+void serve_file_region_copy(const struct intercore_message *message,
+                            const struct intercore_file_region_copy_request *request,
+                            struct intercore_file_region_copy_reply *reply)
+{
+    (void)message;
+    reply->result = private_frame((uint32_t)request->pid, request->source);
 }
 
 /* Frames of the process's own in the region (private copies) go back. */

@@ -84,3 +84,44 @@ void mapping_lends_end(struct process *process, uint64_t base, uint64_t bytes)
         if (mapping_lend_in_range(&table[i], process->pid, base, base + bytes))
             end_one(process, &table[i]);
 }
+
+uint64_t mapping_lend_frame_at(struct process *process, uint64_t address)
+{
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry == NULL ||
+        (*entry & (ENTRY_PRESENT | ENTRY_MAPPING_LEND)) != (ENTRY_PRESENT | ENTRY_MAPPING_LEND))
+        return 0;
+    return *entry & ENTRY_ADDRESS;
+}
+
+/* The block ICA whose frame is `frame` (a mapping lend's: its lend keeps
+ * it from being freed), or NULL. */
+static struct ica *block_of_frame(uint64_t frame)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    for (uint32_t i = 0; i < pools->block_reach && i < ICA_BLOCK_SLOTS; i++)
+        if (pools->block[i].physical == frame && pools->block[i].state != ICA_FREE)
+            return &pools->block[i];
+    return NULL;
+}
+
+void mapping_lend_swap_for_frame(struct process *process, uint64_t address, uint64_t frame,
+                                 bool writable)
+{
+    uint64_t lent = mapping_lend_frame_at(process, address);
+    struct ica *block = lent != 0 ? block_of_frame(lent) : NULL;
+    struct mapping_lend *lend =
+        block != NULL && mapping_lend_table() != NULL
+            ? mapping_lend_find(mapping_lend_table(), ica_id_of(block), process->pid, address)
+            : NULL;
+    if (lend != NULL)
+        end_one(process, lend);
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry == NULL)
+        return;
+    *entry = frame | ENTRY_PRESENT | ENTRY_USER | (writable ? ENTRY_WRITABLE : 0);
+    if (this_cpu()->current == process)
+        invlpg(address);
+    else
+        translations_dropped(process);
+}

@@ -34,6 +34,14 @@ bool mapping_lend_install(struct process *process, struct ica *block, uint64_t a
  * apart). True when the first one is mapped. */
 bool mapping_lends_from_answer(struct process *process, uint64_t control, uint64_t address,
                                uint64_t end);
+/* The frame a mapping lend shows at `address` in `process`, or 0 when no
+ * lend is mapped there. */
+uint64_t mapping_lend_frame_at(struct process *process, uint64_t address);
+/* A private page at `address` (a file region's, on the mapper's core): the
+ * lend mapped there, if any, ends, and `frame` (the process's own, from the
+ * m-kernel) is mapped instead, writable or not. */
+void mapping_lend_swap_for_frame(struct process *process, uint64_t address, uint64_t frame,
+                                 bool writable);
 /* Ends every mapping lend of `process` in [base, base + bytes): unmapped,
  * counted off its block (an orphaned block whose last lend ends is freed).
  * On its core, or on the m-kernel once it has ended. */

@@ -134,11 +134,8 @@ long fs_map_fault(struct fs_server *server, uint64_t control, struct fs_map_faul
         return error;
     if (first * STORAGE_BLOCK_BYTES >= size)
         return -E_PAST_END;
-    if (blocks[0] == 0) {
-        printf("fs: map fault of pid %u at file page %lu: a hole (not mappable yet)\n",
-               page->origin, (unsigned long)first);
-        return -E_NEEDS_DATA;
-    }
+    if (blocks[0] == 0)
+        return -E_NEEDS_DATA; /* a hole: nothing of BLK's to lend */
     uint32_t count = lendable_run(blocks, pages, first, size);
     if (fs_journal_holds(server, blocks, 1))
         return -E_BUSY; /* its newest bytes are in the journal: asked again shortly */

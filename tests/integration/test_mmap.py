@@ -1,6 +1,7 @@
 # mmap of files (docs/mmap.md; tests/programs/mmaptest): mapped reads of several MiB, shared and
 # private, match pread of the same file; a fault past the end of the file ends the program with
-# exit code 135 (as SIGBUS) and a report; every refused mmap gets its E_* code (a directory,
+# exit code 135 (as SIGBUS) and a report; stores to a private mapping (copy on write, and a hole's
+# zeroes) are seen there and not by pread nor a shared mapping; every refused mmap gets its E_* code (a directory,
 # length 0, an unaligned offset, a shared write on a read-only descriptor, another user's file);
 # munmap and the exit of a program with mappings leave BLK with no block lent, and the disk clean.
 import shutil
@@ -106,4 +107,17 @@ def test_exit_with_mappings_leaves_no_block_lent(tmp_path):
     assert result.rc == 0, result.describe()
     assert_checks_held(result, ["map", "blocks lent while mapped"])
     assert lent_counts(result) == [0, 0, 0], result.describe()
+    assert_clean(disk)
+
+
+def test_private_stores_are_copies_the_file_never_sees(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest private /private.dat; run mmaptest lent; "
+                        "run mmaptest read /private.dat 1")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["store seen in the mapping", "rest of the copied page kept",
+                                "hole reads zeroes", "hole store seen", "pread does not see it",
+                                "a shared mapping does not see it",
+                                "untouched private pages equal pread", "lends all ended"])
+    assert lent_counts(result) == [0], result.describe()
     assert_clean(disk)

@@ -6,6 +6,7 @@
  *   mmaptest other PATH        a file of another user, open for reading only
  *   mmaptest pastend PATH      a page past the end of the file: ends as by SIGBUS
  *   mmaptest keep PATH         map and touch every page, then exit mapped
+ *   mmaptest private PATH      stores to a private mapping: seen there, not in the file
  *   mmaptest lent              BLK's count of blocks lent now */
 #include <formica/blk_shards.h>
 #include <formica/errors.h>
@@ -212,6 +213,46 @@ static int keep_command(const char *path)
     return failures == 0 ? 0 : 1; /* no munmap: the exit ends the lends */
 }
 
+/* Stores to a private mapping of 16 pages of data and 8 of holes: the
+ * mapping sees them, pread and a shared mapping of the file do not. */
+static int private_command(const char *path)
+{
+    long lent_before = blk_lent_now();
+    long error = write_pattern(path, 16 * PAGE);
+    int fd = open(path, O_RDWR);
+    check("grow with holes", error == 0 && ftruncate(fd, 24 * PAGE) == 0, error);
+    uint8_t *private = mmap(NULL, 24 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    uint8_t *shared = mmap(NULL, 24 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    check("map", private != MAP_FAILED && shared != MAP_FAILED, mmap_error());
+    if (private == MAP_FAILED || shared == MAP_FAILED)
+        return 1;
+    check("read before the store", private[PAGE + 3] == pattern(PAGE + 3), private[PAGE + 3]);
+    private[PAGE + 3] = 0xee;      /* a page read first: present, read-only, copied */
+    private[5 * PAGE + 9] = 0xdd;  /* a page never touched: brought in, then copied */
+    private[20 * PAGE + 1] = 0xcc; /* a hole: zeroes of its own */
+    check("store seen in the mapping", private[PAGE + 3] == 0xee && private[5 * PAGE + 9] == 0xdd,
+          private[PAGE + 3]);
+    check("rest of the copied page kept",
+          private[PAGE + 4] == pattern(PAGE + 4) && private[5 * PAGE + 8] == pattern(5 * PAGE + 8),
+          private[PAGE + 4]);
+    check("hole reads zeroes", private[21 * PAGE] == 0 && private[20 * PAGE] == 0,
+          private[21 * PAGE]);
+    check("hole store seen", private[20 * PAGE + 1] == 0xcc, private[20 * PAGE + 1]);
+    uint8_t byte = 0;
+    check("pread does not see it", pread(fd, &byte, 1, PAGE + 3) == 1 && byte == pattern(PAGE + 3),
+          byte);
+    check("a shared mapping does not see it",
+          shared[PAGE + 3] == pattern(PAGE + 3) && shared[5 * PAGE + 9] == pattern(5 * PAGE + 9),
+          shared[PAGE + 3]);
+    check("untouched private pages equal pread",
+          mismatched_pages(fd, private + 8 * PAGE, 8 * PAGE, 8 * PAGE) == 0, 0);
+    check("unmap", munmap(private, 24 * PAGE) == 0 && munmap(shared, 24 * PAGE) == 0, 0);
+    close(fd);
+    long lent_after = blk_lent_now();
+    check("lends all ended", lent_after == lent_before, lent_after - lent_before);
+    return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *command = argc >= 2 ? argv[1] : "";
@@ -223,6 +264,8 @@ int main(int argc, char **argv)
         return other_command(argv[2]);
     if (strcmp(command, "pastend") == 0 && argc == 3)
         return past_end_command(argv[2]);
+    if (strcmp(command, "private") == 0 && argc == 3)
+        return private_command(argv[2]);
     if (strcmp(command, "keep") == 0 && argc == 3)
         return keep_command(argv[2]);
     if (strcmp(command, "lent") == 0) {
@@ -231,6 +274,6 @@ int main(int argc, char **argv)
         return lent < 0 ? 1 : 0;
     }
     printf("usage: mmaptest read PATH MIB | errors PATH | other PATH | pastend PATH | keep PATH "
-           "| lent\n");
+           "| private PATH | lent\n");
     return 2;
 }

@@ -16,6 +16,7 @@
 #include "shared.h"
 #include <formica/errors.h>
 #include <formica/file_region.h>
+#include <formica/protocol/blk.h>
 #include <formica/protocol/fs.h>
 #include <formica/protocol/syscall_table.h>
 #include <string.h>
@@ -156,7 +157,7 @@ static bool map_page(struct process *process, struct file_region *region, uint64
     if (result == -E_NEEDS_DATA && (region->flags & FILE_REGION_PRIVATE))
         return private_page(process, address, 0, (region->flags & FILE_REGION_WRITE) != 0);
     if (result >= 0 && mapping_lends_from_answer(process, process->file_region_control, address,
-                                                 region->base + region->bytes))
+                                                 region->base + region->bytes, false))
         return true;
     report_unserved(process, address, result < 0 ? result : -E_NOT_FOUND);
     return false;
@@ -176,6 +177,36 @@ static bool copy_on_write(struct process *process, struct file_region *region, u
     return private_page(process, address, lent, true);
 }
 
+/* Whether BLK's answer on the control ICA granted stores (BLK_MAP's out). */
+static bool stores_granted(const struct process *process)
+{
+    const struct ica *control = ica_lookup(process->file_region_control);
+    if (control == NULL)
+        return false;
+    struct ica_control *page = phys_to_virt(control->physical);
+    return page->operation == BLK_MAP && blk_map_of(page)->writable == 1;
+}
+
+/* A store to a shared page: the read-only lend there, if any, ends, and
+ * FS_MAP_FAULT_WRITE brings BLK's block back writable (BLK marks it dirty). */
+static bool map_for_store(struct process *process, struct file_region *region, uint64_t page,
+                          bool present)
+{
+    uint64_t address = region->base + page * PAGE_SIZE;
+    if (present)
+        mapping_lend_end_at(process, address);
+    long result = ask_fs(process, region, page, 1, true);
+    region->last_fault = page + 1;
+    if (result == -E_PAST_END)
+        end_past_end(process, address, region);
+    if (result >= 0 && stores_granted(process) &&
+        mapping_lends_from_answer(process, process->file_region_control, address,
+                                  address + PAGE_SIZE, true))
+        return true;
+    report_unserved(process, address, result < 0 ? result : -E_PERMISSION);
+    return false;
+}
+
 bool file_region_resolve_fault(uint64_t address, uint64_t error_code)
 {
     struct process *process = me();
@@ -190,6 +221,5 @@ bool file_region_resolve_fault(uint64_t address, uint64_t error_code)
         return map_page(process, region, page);
     if (region->flags & FILE_REGION_PRIVATE)
         return copy_on_write(process, region, page, present);
-    report_unserved(process, address, -E_PERMISSION); /* shared stores: not built yet */
-    return false;
+    return map_for_store(process, region, page, present);
 }

@@ -11,6 +11,30 @@
 
 static long last_error;
 
+/* The process's regions, for msync: one process has one thread, no lock. */
+struct mapping {
+    uint64_t base, bytes, handle;
+};
+static struct mapping mappings[FILE_REGIONS_PER_PROCESS];
+
+static struct mapping *mapping_at(uint64_t address)
+{
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++)
+        if (mappings[i].bytes != 0 && address - mappings[i].base < mappings[i].bytes)
+            return &mappings[i];
+    return NULL;
+}
+
+static void remember_mapping(uint64_t base, uint64_t bytes, uint64_t handle)
+{
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+        if (mappings[i].bytes == 0) {
+            mappings[i] = (struct mapping){base, bytes, handle};
+            return;
+        }
+    }
+}
+
 long mmap_error(void)
 {
     return last_error;
@@ -75,6 +99,7 @@ void *mmap(void *address, size_t length, int protection, int flags, int fd, int6
         close_region_handle((uint64_t)handle);
         return failed(base);
     }
+    remember_mapping((uint64_t)base, length, (uint64_t)handle);
     last_error = 0;
     return (void *)base;
 }
@@ -84,16 +109,29 @@ int munmap(void *address, size_t length)
     long handle = system_call_file_region_end((uint64_t)address, length);
     if (handle < 0)
         return (int)handle;
+    struct mapping *mapping = mapping_at((uint64_t)address);
+    if (mapping != NULL)
+        *mapping = (struct mapping){0};
     return (int)close_region_handle((uint64_t)handle);
 }
 
 int msync(void *address, size_t length, int flags)
 {
-    (void)address, (void)length;
     if (((flags & MS_SYNC) != 0) == ((flags & MS_ASYNC) != 0) ||
         (flags & ~(MS_SYNC | MS_ASYNC | MS_INVALIDATE)) != 0)
         return -E_INVALID;
-    return 0; /* mappings are read-only so far: nothing of them is dirty */
+    struct mapping *mapping = mapping_at((uint64_t)address);
+    if (mapping == NULL || (uint64_t)address % 4096 != 0 ||
+        length > mapping->bytes - ((uint64_t)address - mapping->base))
+        return -E_INVALID;
+    if (flags & MS_ASYNC)
+        return 0; /* BLK writes the dirty blocks back at its periodic commit */
+    long error = file_channel_begin(FS_MSYNC, 0);
+    if (error != 0)
+        return (int)error;
+    fs_msync_of(file_channel_page())->handle = mapping->handle;
+    error = file_channel_call(false);
+    return error < 0 ? (int)error : 0;
 }
 
 int madvise(void *address, size_t length, int advice)

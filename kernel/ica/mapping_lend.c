@@ -7,8 +7,10 @@
 #include "layout.h"
 #include "cpu.h"
 #include "ica_window.h"
+#include "intercore.h"
 #include "translation_stamp.h"
 #include "x86.h"
+#include <formica/errors.h>
 
 static uint64_t *leaf_entry_at(const struct process *process, uint64_t address)
 {
@@ -36,7 +38,7 @@ bool mapping_lend_install(struct process *process, struct ica *block, uint64_t a
 }
 
 bool mapping_lends_from_answer(struct process *process, uint64_t control_id, uint64_t address,
-                               uint64_t end)
+                               uint64_t end, bool writable)
 {
     struct ica *control = ica_lookup(control_id);
     if (control == NULL)
@@ -47,7 +49,11 @@ bool mapping_lends_from_answer(struct process *process, uint64_t control_id, uin
         uint64_t at = address + (uint64_t)i * PAGE_SIZE;
         if (block == NULL || block->kind != ICA_KIND_BLOCK || at >= end)
             continue;
-        if (mapping_lend_install(process, block, at, false) && i == 0)
+        /* stores only into a block its holder lent itself (the answer's sender) */
+        if (writable && (atomic_load_acquire(&block->owner) != control->sender ||
+                         atomic_load_acquire(&block->state) != ICA_HELD))
+            continue;
+        if (mapping_lend_install(process, block, at, writable) && i == 0)
             first = true;
     }
     ica_end_lends(process, control);
@@ -105,8 +111,7 @@ static struct ica *block_of_frame(uint64_t frame)
     return NULL;
 }
 
-void mapping_lend_swap_for_frame(struct process *process, uint64_t address, uint64_t frame,
-                                 bool writable)
+void mapping_lend_end_at(struct process *process, uint64_t address)
 {
     uint64_t lent = mapping_lend_frame_at(process, address);
     struct ica *block = lent != 0 ? block_of_frame(lent) : NULL;
@@ -116,6 +121,12 @@ void mapping_lend_swap_for_frame(struct process *process, uint64_t address, uint
             : NULL;
     if (lend != NULL)
         end_one(process, lend);
+}
+
+void mapping_lend_swap_for_frame(struct process *process, uint64_t address, uint64_t frame,
+                                 bool writable)
+{
+    mapping_lend_end_at(process, address);
     uint64_t *entry = leaf_entry_at(process, address);
     if (entry == NULL)
         return;
@@ -124,4 +135,60 @@ void mapping_lend_swap_for_frame(struct process *process, uint64_t address, uint
         invlpg(address);
     else
         translations_dropped(process);
+}
+
+long mapping_lend_revoke_here(uint32_t pid, uint64_t block, uint64_t address, bool write_only)
+{
+    struct process *process = process_find(pid);
+    struct mapping_lend *lend =
+        process != NULL && process->core == this_cpu()->index && mapping_lend_table() != NULL
+            ? mapping_lend_find(mapping_lend_table(), block, pid, address)
+            : NULL;
+    if (lend == NULL)
+        return 0;
+    if (!write_only) {
+        end_one(process, lend);
+        return 1;
+    }
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry != NULL && (*entry & ENTRY_MAPPING_LEND) != 0)
+        *entry &= ~ENTRY_WRITABLE;
+    lend->flags &= ~MAPPING_LEND_WRITABLE;
+    if (this_cpu()->current == process)
+        invlpg(address);
+    else
+        translations_dropped(process);
+    return 1;
+}
+
+long mapping_lends_revoke(struct process *holder, uint64_t id, bool write_only)
+{
+    struct ica *block = ica_lookup(id);
+    if (block == NULL || block->kind != ICA_KIND_BLOCK || block->state != ICA_HELD ||
+        block->owner != holder->pid)
+        return -E_PERMISSION;
+    struct mapping_lend *table = mapping_lend_table();
+    long revoked = 0;
+    for (uint32_t probe = 0; table != NULL && probe < MAPPING_LEND_PROBES; probe++) {
+        struct mapping_lend *lend = mapping_lend_probe(table, id, probe);
+        uint32_t pid = atomic_load_acquire(&lend->pid);
+        if (pid == 0 || pid == MAPPING_LEND_CLAIMING || lend->block != id ||
+            (write_only && !(lend->flags & MAPPING_LEND_WRITABLE)))
+            continue;
+        const struct process *mapper = process_find(pid);
+        if (mapper == NULL)
+            continue;
+        if (mapper->core == this_cpu()->index) {
+            revoked += mapping_lend_revoke_here(pid, id, lend->address, write_only);
+            continue;
+        }
+        struct intercore_message message = {
+            .type = MESSAGE_TRANSLATIONS_REVOKED,
+            .translations_revoked = {pid, write_only ? 1 : 0, id, lend->address},
+        };
+        struct intercore_message reply;
+        intercore_call(mapper->core, &message, &reply); /* answered once its core is done */
+        revoked += reply.translations_revoked_reply.result;
+    }
+    return revoked;
 }

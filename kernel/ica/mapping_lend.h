@@ -30,10 +30,20 @@ bool mapping_lend_install(struct process *process, struct ica *block, uint64_t a
                           bool writable);
 /* The blocks lent to `process` with the answer on its control ICA
  * `control`, each a mapping lend at its page from `address` on (below
- * `end`), read-only; the answer's own lends end (the mapping lends count
- * apart). True when the first one is mapped. */
+ * `end`), read-only or `writable` (only a block its holder lent itself);
+ * the answer's own lends end (the mapping lends count apart). True when
+ * the first one is mapped. */
 bool mapping_lends_from_answer(struct process *process, uint64_t control, uint64_t address,
-                               uint64_t end);
+                               uint64_t end, bool writable);
+/* Ends the mapping lend at `address`, if one is mapped there. */
+void mapping_lend_end_at(struct process *process, uint64_t address);
+/* SYS_ICA_REVOKE: every mapping lend of block `id` (held by `holder`) ended
+ * or made read-only, each on its mapper's core (MESSAGE_TRANSLATIONS_REVOKED
+ * to another core, waited for); how many, or -E_PERMISSION. */
+long mapping_lends_revoke(struct process *holder, uint64_t id, bool write_only);
+/* On the mapper's core: its lend of `block` at `address` ended or made
+ * read-only, its translation flushed; 1, or 0 when there is none. */
+long mapping_lend_revoke_here(uint32_t pid, uint64_t block, uint64_t address, bool write_only);
 /* The frame a mapping lend shows at `address` in `process`, or 0 when no
  * lend is mapped there. */
 uint64_t mapping_lend_frame_at(struct process *process, uint64_t address);

@@ -329,6 +329,17 @@ int cache_retire(struct cache *cache, uint64_t number)
     return 0;
 }
 
+int cache_lent_for_stores(struct cache *cache, uint64_t number)
+{
+    struct cache_block *block = cache_lookup(cache, number);
+    if (block == NULL || !block->valid)
+        return -E_NOT_FOUND;
+    block->stored_into = true;
+    if (!block->dirty)
+        cache_mark_dirty(cache, block);
+    return 0;
+}
+
 uint64_t cache_count_lent(const struct cache *cache)
 {
     uint64_t lent = 0;

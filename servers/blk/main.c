@@ -137,7 +137,16 @@ static enum blk_durability open_journal(enum blk_durability mode, struct server_
     return BLK_KEPT;
 }
 
-static const struct cache_memory block_memory = {NULL, block_ica, block_lent};
+/* Before a block lent writable into mappings is written back. */
+static void block_write_protect(void *context, uint64_t handle)
+{
+    (void)context;
+    long revoked = system_call_ica_revoke(handle, 1);
+    if (revoked < 0)
+        printf("blk: write-protecting the mappings of a block failed: %s\n", error_text(revoked));
+}
+
+static const struct cache_memory block_memory = {NULL, block_ica, block_lent, block_write_protect};
 
 /* After `tier detach`: the DRAM cache, and the durability asked for. */
 static int dram_cache(struct cache *detached)

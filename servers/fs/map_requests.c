@@ -111,6 +111,50 @@ static long prepare_blk_map(struct fs_server *server, struct ica_control *page,
     return FS_FORWARDED;
 }
 
+/* Allocates the hole at file page `first` (zeroes up to the file's end,
+ * in the running transaction): its disk block, or an error. */
+static long fill_hole(struct fs_server *server, const struct ica_control *page, uint32_t inode,
+                      uint64_t first, uint64_t size, uint32_t *block)
+{
+    static const uint8_t zeroes[STORAGE_BLOCK_BYTES];
+    uint64_t offset = first * STORAGE_BLOCK_BYTES;
+    uint64_t length = size - offset < STORAGE_BLOCK_BYTES ? size - offset : STORAGE_BLOCK_BYTES;
+    fs_act_for_sender(server, page); /* the sender's quota pays for the block */
+    long written = ext2_write(&server->fs, inode, offset, zeroes, length);
+    block_map_cache_clear(); /* the file has a block more */
+    if (written < 0)
+        return written;
+    long error = block_map_cache_look_up(&server->fs, inode, first, 1, block, &size);
+    return error != 0 ? error : *block == 0 ? -E_NO_SPACE : 0;
+}
+
+/* FS_MAP_FAULT of a store: one page, its hole filled, lent writable by BLK;
+ * FS keeps no copy of the block from now on (stores change it behind FS). */
+static long map_for_store(struct fs_server *server, struct ica_control *page,
+                          const struct open_file *file, uint64_t first)
+{
+    if (!(file->flags & OPEN_FILE_WRITE)) {
+        printf("fs: store to a mapping by pid %u refused: its handle is not open for writing\n",
+               page->origin);
+        return -E_PERMISSION;
+    }
+    uint32_t block = 0;
+    uint64_t size = 0;
+    long error = block_map_cache_look_up(&server->fs, file->inode, first, 1, &block, &size);
+    if (error != 0)
+        return error;
+    if (first * STORAGE_BLOCK_BYTES >= size)
+        return -E_PAST_END;
+    if (block == 0 && (error = fill_hole(server, page, file->inode, first, size, &block)) != 0)
+        return error;
+    if (fs_journal_holds(server, &block, 1))
+        return -E_BUSY;
+    block_client_never_remember(block);
+    long forwarded = prepare_blk_map(server, page, &block, 1);
+    blk_map_of(page)->flags |= BLK_MAP_WRITABLE;
+    return forwarded;
+}
+
 long fs_map_fault(struct fs_server *server, uint64_t control, struct fs_map_fault_message *message)
 {
     struct ica_control *page = ica_control_of(control);
@@ -124,7 +168,7 @@ long fs_map_fault(struct fs_server *server, uint64_t control, struct fs_map_faul
     if (pages == 0 || pages > FILE_REGION_FAULT_AROUND || first >= server->fs.max_file_blocks)
         return fs_refuse(page, "map fault outside the largest file");
     if (message->flags & FS_MAP_FAULT_WRITE)
-        return fs_refuse(page, "stores to mapped files are not served yet");
+        return map_for_store(server, page, file, first);
     uint32_t blocks[FILE_REGION_FAULT_AROUND] = {0};
     uint64_t size = 0;
     if (first + pages > server->fs.max_file_blocks)
@@ -142,4 +186,13 @@ long fs_map_fault(struct fs_server *server, uint64_t control, struct fs_map_faul
     while (count > 1 && fs_journal_holds(server, blocks, count))
         count--;
     return prepare_blk_map(server, page, blocks, count);
+}
+
+long fs_msync(struct fs_server *server, uint64_t control, struct fs_msync_message *message)
+{
+    long error = 0;
+    if (fs_handle_of(server, ica_control_of(control), message->handle, 0, &error) == NULL)
+        return error;
+    error = fs_journal_fsync(server); /* a hole a store filled: reachable after a crash */
+    return error != 0 ? error : block_client_sync();
 }

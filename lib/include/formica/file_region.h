@@ -27,3 +27,6 @@
 /* The exit code of a process that touched a mapped page past the end of
  * its file: 128 + SIGBUS, as a shell shows a signal. */
 #define FILE_REGION_EXIT_PAST_END (128 + 7)
+
+/* BLK_MAP's flag: a store faulted; one block, lent writable, marked dirty. */
+#define BLK_MAP_WRITABLE 0x100u

@@ -7,12 +7,15 @@
  *   mmaptest pastend PATH      a page past the end of the file: ends as by SIGBUS
  *   mmaptest keep PATH         map and touch every page, then exit mapped
  *   mmaptest private PATH      stores to a private mapping: seen there, not in the file
+ *   mmaptest shared PATH       stores to a shared mapping: seen by pread after msync
+ *   mmaptest crash PATH        64 pages stored through a mapping of holes, msync, then wait
  *   mmaptest lent              BLK's count of blocks lent now */
 #include <formica/blk_shards.h>
 #include <formica/errors.h>
 #include <formica/file.h>
 #include <formica/ica.h>
 #include <formica/request.h>
+#include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +256,81 @@ static int private_command(const char *path)
     return failures == 0 ? 0 : 1;
 }
 
+static uint8_t pread_byte(int fd, uint64_t offset)
+{
+    uint8_t byte = 0;
+    return pread(fd, &byte, 1, offset) == 1 ? byte : 0xff;
+}
+
+/* Stores through a shared mapping of 32 pages of data and 8 of holes. */
+static int shared_command(const char *path)
+{
+    long lent_before = blk_lent_now();
+    long error = write_pattern(path, 32 * PAGE);
+    int fd = open(path, O_RDWR);
+    check("grow with holes", error == 0 && ftruncate(fd, 40 * PAGE) == 0, error);
+    uint8_t *shared = mmap(NULL, 40 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    uint8_t *reader = mmap(NULL, 40 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    check("map", shared != MAP_FAILED && reader != MAP_FAILED, mmap_error());
+    if (shared == MAP_FAILED || reader == MAP_FAILED)
+        return 1;
+    check("read before the store", shared[3] == pattern(3), shared[3]);
+    shared[3] = 0xab;             /* a page read first: its lend becomes writable */
+    shared[10 * PAGE + 7] = 0xcd; /* a page never touched */
+    shared[35 * PAGE + 1] = 0xef; /* a hole: allocated, zeroed */
+    check("another mapping sees the stores",
+          reader[3] == 0xab && reader[10 * PAGE + 7] == 0xcd && reader[35 * PAGE + 1] == 0xef,
+          reader[3]);
+    check("msync", msync(shared, 40 * PAGE, MS_SYNC) == 0, 0);
+    check("pread sees the stores",
+          pread_byte(fd, 3) == 0xab && pread_byte(fd, 10 * PAGE + 7) == 0xcd &&
+              pread_byte(fd, 35 * PAGE + 1) == 0xef,
+          pread_byte(fd, 3));
+    check("rest of the filled hole is zeroes",
+          pread_byte(fd, 35 * PAGE) == 0 && pread_byte(fd, 36 * PAGE - 1) == 0, 0);
+    check("rest of the page kept", pread_byte(fd, 4) == pattern(4), pread_byte(fd, 4));
+    shared[3] = 0x12; /* after the write-back: write-protected, faults, dirty again */
+    check("msync again", msync(shared, 40 * PAGE, MS_SYNC) == 0, 0);
+    check("pread sees the second store", pread_byte(fd, 3) == 0x12, pread_byte(fd, 3));
+    uint8_t written = 0x77;
+    check("pwrite seen in the mapping",
+          pwrite(fd, &written, 1, 12 * PAGE + 5) == 1 && shared[12 * PAGE + 5] == 0x77,
+          shared[12 * PAGE + 5]);
+    check("msync async", msync(shared, PAGE, MS_ASYNC) == 0, 0);
+    check("msync outside a mapping", msync((void *)0x1000, PAGE, MS_SYNC) == -E_INVALID, 0);
+    check("unmap", munmap(shared, 40 * PAGE) == 0 && munmap(reader, 40 * PAGE) == 0, 0);
+    check("pread after munmap", pread_byte(fd, 3) == 0x12, pread_byte(fd, 3));
+    close(fd);
+    long lent_after = blk_lent_now();
+    check("lends all ended", lent_after == lent_before, lent_after - lent_before);
+    return failures == 0 ? 0 : 1;
+}
+
+/* 64 pages of holes, each filled through the mapping with its own byte
+ * (page 1 then 0x99), msync'ed; one more store left unsynced, and a wait
+ * for the kill. */
+static int crash_command(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC);
+    check("make the file", fd >= 0 && ftruncate(fd, 64 * PAGE) == 0, fd);
+    uint8_t *shared = mmap(NULL, 64 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    check("map", shared != MAP_FAILED, mmap_error());
+    if (shared == MAP_FAILED)
+        return 1;
+    for (uint32_t page = 0; page < 64; page++)
+        memset(shared + page * PAGE, 0x40 + page, PAGE);
+    long synced = msync(shared, 64 * PAGE, MS_SYNC);
+    check("msync", synced == 0, synced);
+    /* written back and write-protected: this store faults, dirtying it again */
+    memset(shared + PAGE, 0x99, PAGE);
+    synced = msync(shared, 64 * PAGE, MS_SYNC);
+    check("msync of a page stored into again", synced == 0, synced);
+    printf("@json {\"kind\":\"mmap_synced\",\"pages\":64}\n");
+    shared[0] = 0x01; /* not synced: the disk may or may not have it */
+    for (;;)
+        sleep_ms(1000);
+}
+
 int main(int argc, char **argv)
 {
     const char *command = argc >= 2 ? argv[1] : "";
@@ -266,6 +344,10 @@ int main(int argc, char **argv)
         return past_end_command(argv[2]);
     if (strcmp(command, "private") == 0 && argc == 3)
         return private_command(argv[2]);
+    if (strcmp(command, "shared") == 0 && argc == 3)
+        return shared_command(argv[2]);
+    if (strcmp(command, "crash") == 0 && argc == 3)
+        return crash_command(argv[2]);
     if (strcmp(command, "keep") == 0 && argc == 3)
         return keep_command(argv[2]);
     if (strcmp(command, "lent") == 0) {
@@ -274,6 +356,6 @@ int main(int argc, char **argv)
         return lent < 0 ? 1 : 0;
     }
     printf("usage: mmaptest read PATH MIB | errors PATH | other PATH | pastend PATH | keep PATH "
-           "| private PATH | lent\n");
+           "| private PATH | shared PATH | crash PATH | lent\n");
     return 2;
 }

@@ -20,6 +20,7 @@
 #include <formica/protocol/fs.h>
 #include <formica/protocol/syscall_table.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define BUSY_RETRIES 200 /* FS_MAP_FAULT answered -E_BUSY: 10 ms apart */
 #define BUSY_WAIT_MS 10
@@ -75,6 +76,27 @@ long sys_file_region_end(uint64_t address, uint64_t bytes)
     return reply.file_region_end_reply.result;
 }
 
+long sys_file_region_advise(uint64_t address, uint64_t bytes, uint32_t advice)
+{
+    struct process *process = me();
+    struct file_region *region = region_at(process, address);
+    if (region == NULL || address % PAGE_SIZE != 0 ||
+        bytes > region->bytes - (address - region->base))
+        return -E_INVALID;
+    switch (advice) {
+    case MADV_NORMAL:
+        region->flags &= ~FILE_REGION_SEQUENTIAL;
+        return 0;
+    case MADV_SEQUENTIAL:
+        region->flags |= FILE_REGION_SEQUENTIAL;
+        return 0;
+    case MADV_DONTNEED:
+        mapping_lends_end(process, address, bytes);
+        return 0;
+    }
+    return -E_INVALID;
+}
+
 /* How many pages from `page` to ask for: the fault-around for a fault
  * right after the last one (or a region advised sequential), within the
  * region. */
@@ -89,7 +111,7 @@ static uint32_t pages_wanted(const struct file_region *region, uint64_t page)
 /* One FS_MAP_FAULT, asked again while FS answers -E_BUSY (a block its
  * journal holds); the answer's result, or the error of sending. */
 static long ask_fs(struct process *process, const struct file_region *region, uint64_t page,
-                   uint32_t pages, bool write)
+                   uint32_t pages, uint32_t flags)
 {
     struct ica *control = ica_lookup(process->file_region_control);
     if (control == NULL || control->state != ICA_HELD || control->owner != process->pid)
@@ -99,9 +121,8 @@ static long ask_fs(struct process *process, const struct file_region *region, ui
         memset(message, 0, sizeof(*message));
         message->magic = ICA_CONTROL_MAGIC;
         message->operation = FS_MAP_FAULT;
-        *fs_map_fault_of(message) =
-            (struct fs_map_fault_message){region->handle, region->offset / PAGE_SIZE + page, pages,
-                                          write ? FS_MAP_FAULT_WRITE : 0};
+        *fs_map_fault_of(message) = (struct fs_map_fault_message){
+            region->handle, region->offset / PAGE_SIZE + page, pages, flags};
         long error = ica_call_for_current(region->fs, process->file_region_control);
         if (error != 0)
             return error;
@@ -146,16 +167,22 @@ static bool private_page(struct process *process, uint64_t address, uint64_t sou
 }
 
 /* A read fault: FS_MAP_FAULT, and the blocks of the answer mapped from
- * `page` on; a hole of a private mapping becomes zeroes of its own. */
+ * `page` on. FS fills a hole of a shared writable mapping; any other hole
+ * becomes zeroes of the process's own (read-only in a shared mapping: a
+ * later write() of the hole is not seen there until it is mapped again). */
 static bool map_page(struct process *process, struct file_region *region, uint64_t page)
 {
     uint64_t address = region->base + page * PAGE_SIZE;
-    long result = ask_fs(process, region, page, pages_wanted(region, page), false);
+    bool shared_writable = (region->flags & (FILE_REGION_SHARED | FILE_REGION_WRITE)) ==
+                           (FILE_REGION_SHARED | FILE_REGION_WRITE);
+    long result = ask_fs(process, region, page, pages_wanted(region, page),
+                         shared_writable ? FS_MAP_FAULT_FILL_HOLES : 0);
     region->last_fault = page + 1;
     if (result == -E_PAST_END)
         end_past_end(process, address, region);
-    if (result == -E_NEEDS_DATA && (region->flags & FILE_REGION_PRIVATE))
-        return private_page(process, address, 0, (region->flags & FILE_REGION_WRITE) != 0);
+    if (result == -E_NEEDS_DATA) /* a hole FS does not fill: zeroes of the process's own */
+        return private_page(process, address, 0,
+                            (region->flags & FILE_REGION_WRITE) && !shared_writable);
     if (result >= 0 && mapping_lends_from_answer(process, process->file_region_control, address,
                                                  region->base + region->bytes, false))
         return true;
@@ -195,7 +222,7 @@ static bool map_for_store(struct process *process, struct file_region *region, u
     uint64_t address = region->base + page * PAGE_SIZE;
     if (present)
         mapping_lend_end_at(process, address);
-    long result = ask_fs(process, region, page, 1, true);
+    long result = ask_fs(process, region, page, 1, FS_MAP_FAULT_WRITE);
     region->last_fault = page + 1;
     if (result == -E_PAST_END)
         end_past_end(process, address, region);

@@ -134,15 +134,19 @@ int msync(void *address, size_t length, int flags)
     return error < 0 ? (int)error : 0;
 }
 
+/* MADV_WILLNEED faults the range in ahead (one load a page: each fault
+ * brings the blocks after it too); the rest is the kernel's. */
 int madvise(void *address, size_t length, int advice)
 {
-    (void)address, (void)length;
-    switch (advice) {
-    case MADV_NORMAL:
-    case MADV_SEQUENTIAL:
-    case MADV_WILLNEED:
-    case MADV_DONTNEED:
-        return 0; /* advice only: faults bring each page in as it is touched */
-    }
-    return -E_INVALID;
+    if (mapping_at((uint64_t)address) == NULL)
+        return -E_INVALID;
+    if (advice != MADV_WILLNEED)
+        return (int)system_call_file_region_advise((uint64_t)address, length, (uint32_t)advice);
+    struct mapping *mapping = mapping_at((uint64_t)address);
+    if ((uint64_t)address % 4096 != 0 ||
+        length > mapping->bytes - ((uint64_t)address - mapping->base))
+        return -E_INVALID;
+    for (uint64_t at = 0; at < length; at += 4096)
+        (void)*(volatile const uint8_t *)((const uint8_t *)address + at);
+    return 0;
 }

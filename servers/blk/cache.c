@@ -325,6 +325,8 @@ int cache_retire(struct cache *cache, uint64_t number)
         return 0;
     if (block->dirty && !is_lent(cache, block))
         return 0; /* nobody sees it: the next owner's bytes overwrite it in place */
+    if (is_lent(cache, block) && cache->memory.revoke != NULL)
+        cache->memory.revoke(cache->memory.context, block->handle, false); /* mappings end */
     retire(cache, block);
     return 0;
 }

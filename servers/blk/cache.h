@@ -34,9 +34,10 @@ struct cache_memory {
     void *context;
     int (*allocate)(void *context, uint8_t **data, uint64_t *handle);
     bool (*pinned)(void *context, uint64_t handle);
-    /* Makes every mapping of `handle` read-only (SYS_ICA_REVOKE, waited
-     * for) before its block is written back; NULL: nothing is mapped. */
-    void (*write_protect)(void *context, uint64_t handle);
+    /* Makes every mapping of `handle` read-only before its block is
+     * written back, or ends them before a freed block is retired
+     * (SYS_ICA_REVOKE, waited for); NULL: nothing is mapped. */
+    void (*revoke)(void *context, uint64_t handle, bool write_only);
 };
 
 struct cache_block {

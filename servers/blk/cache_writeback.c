@@ -24,9 +24,9 @@ int cache_write_back_run(struct cache *cache, struct cache_block *block)
     uint32_t count = gather_run(cache, block, run);
     for (uint32_t i = 0; i < count; i++) {
         buffers[i] = run[i]->data;
-        if (run[i]->stored_into && cache->memory.write_protect != NULL) {
+        if (run[i]->stored_into && cache->memory.revoke != NULL) {
             /* the next store faults and marks it dirty again: no dirty bits to scan */
-            cache->memory.write_protect(cache->memory.context, run[i]->handle);
+            cache->memory.revoke(cache->memory.context, run[i]->handle, true);
             run[i]->stored_into = false;
         }
     }

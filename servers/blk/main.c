@@ -137,16 +137,17 @@ static enum blk_durability open_journal(enum blk_durability mode, struct server_
     return BLK_KEPT;
 }
 
-/* Before a block lent writable into mappings is written back. */
-static void block_write_protect(void *context, uint64_t handle)
+/* Before a block lent writable into mappings is written back (write_only),
+ * or a block FS freed is retired: its mapping lends, on every core. */
+static void block_revoke(void *context, uint64_t handle, bool write_only)
 {
     (void)context;
-    long revoked = system_call_ica_revoke(handle, 1);
+    long revoked = system_call_ica_revoke(handle, write_only ? 1 : 0);
     if (revoked < 0)
-        printf("blk: write-protecting the mappings of a block failed: %s\n", error_text(revoked));
+        printf("blk: revoking the mappings of a block failed: %s\n", error_text(revoked));
 }
 
-static const struct cache_memory block_memory = {NULL, block_ica, block_lent, block_write_protect};
+static const struct cache_memory block_memory = {NULL, block_ica, block_lent, block_revoke};
 
 /* After `tier detach`: the DRAM cache, and the durability asked for. */
 static int dram_cache(struct cache *detached)

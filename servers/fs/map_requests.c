@@ -165,8 +165,9 @@ long fs_map_fault(struct fs_server *server, uint64_t control, struct fs_map_faul
         return error;
     uint64_t first = message->file_page;
     uint32_t pages = message->pages;
-    if (pages == 0 || pages > FILE_REGION_FAULT_AROUND || first >= server->fs.max_file_blocks)
-        return fs_refuse(page, "map fault outside the largest file");
+    if (pages == 0 || pages > FILE_REGION_FAULT_AROUND || first >= server->fs.max_file_blocks ||
+        (message->flags & ~(FS_MAP_FAULT_WRITE | FS_MAP_FAULT_FILL_HOLES)) != 0)
+        return fs_refuse(page, "map fault outside the largest file, or unknown flags");
     if (message->flags & FS_MAP_FAULT_WRITE)
         return map_for_store(server, page, file, first);
     uint32_t blocks[FILE_REGION_FAULT_AROUND] = {0};
@@ -178,9 +179,16 @@ long fs_map_fault(struct fs_server *server, uint64_t control, struct fs_map_faul
         return error;
     if (first * STORAGE_BLOCK_BYTES >= size)
         return -E_PAST_END;
-    if (blocks[0] == 0)
-        return -E_NEEDS_DATA; /* a hole: nothing of BLK's to lend */
-    uint32_t count = lendable_run(blocks, pages, first, size);
+    uint32_t count = 0;
+    if (blocks[0] == 0) { /* a hole: nothing of BLK's to lend, unless it is filled */
+        if (!(message->flags & FS_MAP_FAULT_FILL_HOLES) || !(file->flags & OPEN_FILE_WRITE))
+            return -E_NEEDS_DATA;
+        if ((error = fill_hole(server, page, file->inode, first, size, &blocks[0])) != 0)
+            return error;
+        count = 1;
+    } else {
+        count = lendable_run(blocks, pages, first, size);
+    }
     if (fs_journal_holds(server, blocks, 1))
         return -E_BUSY; /* its newest bytes are in the journal: asked again shortly */
     while (count > 1 && fs_journal_holds(server, blocks, count))

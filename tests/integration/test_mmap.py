@@ -4,7 +4,10 @@
 # zeroes) are seen there and not by pread nor a shared mapping; every refused mmap gets its E_* code (a directory,
 # length 0, an unaligned offset, a shared write on a read-only descriptor, another user's file);
 # stores through a shared mapping reach pread after msync and survive a killed QEMU (a clean
-# e2fsck); munmap and the exit of a program with mappings leave BLK with no block lent, and the disk clean.
+# e2fsck); a file truncated while mapped ends a program that touches a page past its new end
+# (the pages' lends were revoked before the blocks were freed, so another file written into them
+# is never seen), an unlinked one stays mapped until munmap; madvise maps ahead and ends lends;
+# munmap and the exit of a program with mappings leave BLK with no block lent, and the disk clean.
 import shutil
 import subprocess
 
@@ -26,8 +29,9 @@ def disk_copy(tmp_path):
     return copy
 
 
-def boot(disk, commands):
-    return formica.run("--smp", "2", "--disk", str(disk), "--cmd", commands, timeout=TIMEOUT)
+def boot(disk, commands, smp=2):
+    return formica.run("--smp", str(smp), "--disk", str(disk), "--cmd", commands,
+                       timeout=TIMEOUT)
 
 
 def checks(result):
@@ -125,9 +129,12 @@ def test_private_stores_are_copies_the_file_never_sees(tmp_path):
     assert_clean(disk)
 
 
-def test_shared_stores_reach_the_file_through_msync(tmp_path):
+# "@2": the program on another core than BLK's (core 0): each write-protection before a
+# write-back is a MESSAGE_TRANSLATIONS_REVOKED to the mapper's core, answered before BLK writes.
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_shared_stores_reach_the_file_through_msync(tmp_path, core):
     disk = disk_copy(tmp_path)
-    result = boot(disk, "run mmaptest shared /shared.dat; run mmaptest lent")
+    result = boot(disk, f"run mmaptest shared /shared.dat {core}; run mmaptest lent", smp=3)
     assert result.rc == 0, result.describe()
     assert_checks_held(result, ["another mapping sees the stores", "msync",
                                 "pread sees the stores", "rest of the filled hole is zeroes",
@@ -141,7 +148,7 @@ def test_shared_stores_reach_the_file_through_msync(tmp_path):
 
 def test_msynced_stores_survive_a_killed_qemu(tmp_path):
     disk = disk_copy(tmp_path)
-    lines = churn_and_kill(disk, 1, commands="run mmaptest crash /crash.dat",
+    lines = churn_and_kill(disk, 1, commands="run mmaptest crash /crash.dat @2",
                            marker="mmap_synced")
     assert not [line for line in lines if '"ok":false' in line], "\n".join(lines)
     assert_clean(disk)  # the holes the stores filled are in a committed transaction
@@ -152,3 +159,31 @@ def test_msynced_stores_survive_a_killed_qemu(tmp_path):
     # page 1 was stored into again after its write-back: the store faulted, dirtied it again
     assert data[4096:8192] == b"\x99" * 4096
     assert set(data[1:4096]) == {0x40}  # page 0's first byte may hold the unsynced store
+
+
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_truncate_while_mapped_revokes_the_freed_pages(tmp_path, core):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, f"run mmaptest truncate /truncated.dat {core}; run mmaptest lent", smp=3)
+    assert result.rc != 0, result.describe()
+    assert "mmaptest exited with code 135" in result.text, result.describe()
+    assert "not ended" not in result.text, result.describe()
+    assert_checks_held(result, ["map", "mapped before", "truncate", "another file written",
+                                "page 0 still the file's"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_unlink_while_mapped_keeps_the_file_until_munmap(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest unlink /unlinked.dat; run mmaptest lent; "
+                        "run mmaptest advise /advised.dat; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["unlink", "the name is gone", "another file written",
+                                "still the unlinked file's bytes", "unmap", "lends all ended",
+                                "sequential", "will need", "will need mapped the range",
+                                "don't need", "don't need ended its lends", "normal",
+                                "read again after don't need", "range past the region",
+                                "unaligned", "outside a mapping"])
+    assert lent_counts(result) == [0, 0], result.describe()
+    assert_clean(disk)  # the unlinked file's blocks were freed at munmap

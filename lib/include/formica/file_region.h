@@ -20,7 +20,8 @@
 #define FILE_REGION_KNOWN_FLAGS 0xf3u
 
 /* FS_MAP_FAULT's flags. */
-#define FS_MAP_FAULT_WRITE 0x1u
+#define FS_MAP_FAULT_WRITE 0x1u      /* a store */
+#define FS_MAP_FAULT_FILL_HOLES 0x2u /* a shared writable region: a hole read is filled */
 /* Pages one fault asks for: the page and up to three following ones. */
 #define FILE_REGION_FAULT_AROUND 4u
 

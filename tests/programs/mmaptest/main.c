@@ -9,6 +9,9 @@
  *   mmaptest private PATH      stores to a private mapping: seen there, not in the file
  *   mmaptest shared PATH       stores to a shared mapping: seen by pread after msync
  *   mmaptest crash PATH        64 pages stored through a mapping of holes, msync, then wait
+ *   mmaptest truncate PATH     the file truncated while mapped: past its end ends as by SIGBUS
+ *   mmaptest unlink PATH       the file unlinked while mapped: still mapped, freed at munmap
+ *   mmaptest advise PATH       madvise: will-need maps the range, don't-need ends its lends
  *   mmaptest lent              BLK's count of blocks lent now */
 #include <formica/blk_shards.h>
 #include <formica/errors.h>
@@ -153,7 +156,7 @@ static int errors_command(const char *path)
                    -E_INVALID);
     check("munmap of no region", munmap((void *)0x300000001000ull, PAGE) == -E_INVALID, 0);
     check("msync flags", msync(NULL, PAGE, MS_SYNC | MS_ASYNC) == -E_INVALID, 0);
-    check("madvise advice", madvise(NULL, PAGE, 99) == -E_INVALID, 0);
+    check("madvise outside a mapping", madvise(NULL, PAGE, MADV_NORMAL) == -E_INVALID, 0);
     uint8_t *fine = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, writing, 0);
     check("a good mapping after the refusals", fine != MAP_FAILED && fine[1] == pattern(1),
           mmap_error());
@@ -331,6 +334,93 @@ static int crash_command(const char *path)
         sleep_ms(1000);
 }
 
+static long fill_file(const char *path, uint8_t byte, uint32_t pages)
+{
+    static uint8_t piece[PAGE];
+    memset(piece, byte, PAGE);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC);
+    if (fd < 0)
+        return fd;
+    for (uint32_t page = 0; page < pages; page++)
+        if (pwrite(fd, piece, PAGE, page * PAGE) != PAGE)
+            return -E_IO;
+    return close(fd);
+}
+
+/* 8 pages mapped and read, the file truncated to one, another file written
+ * (FS may give it the freed blocks): page 0 still reads, page 5 ends the
+ * process (exit code 135), never showing the other file's bytes. */
+static int truncate_command(const char *path)
+{
+    long error = write_pattern(path, 8 * PAGE);
+    int fd = open(path, O_RDWR);
+    uint8_t *mapped = mmap(NULL, 8 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    check("map", error == 0 && mapped != MAP_FAILED, mmap_error());
+    if (mapped == MAP_FAILED)
+        return 1;
+    check("mapped before", mismatched_pages(fd, mapped, 0, 8 * PAGE) == 0, 0);
+    check("truncate", ftruncate(fd, PAGE) == 0, 0);
+    long other = fill_file("/mmaptest.other", 0x5a, 16);
+    check("another file written", other == 0, other);
+    check("page 0 still the file's", mapped[7] == pattern(7), mapped[7]);
+    printf("mmaptest: touching page 5 after the truncate\n");
+    volatile uint8_t past = mapped[5 * PAGE];
+    printf("mmaptest: read %u past the end after the truncate: not ended\n", past);
+    return 2;
+}
+
+static int unlink_command(const char *path)
+{
+    long lent_before = blk_lent_now();
+    long error = write_pattern(path, 8 * PAGE);
+    int fd = open(path, O_RDONLY);
+    uint8_t *mapped = mmap(NULL, 8 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    check("map", error == 0 && mapped != MAP_FAILED, mmap_error());
+    if (mapped == MAP_FAILED)
+        return 1;
+    check("read a page before", mapped[PAGE + 1] == pattern(PAGE + 1), mapped[PAGE + 1]);
+    check("unlink", unlink(path) == 0, 0);
+    check("close", close(fd) == 0, 0);
+    struct file_status status;
+    check("the name is gone", stat(path, &status) == -E_NOT_FOUND, 0);
+    long other = fill_file("/mmaptest.other", 0x5a, 16);
+    check("another file written", other == 0, other);
+    uint32_t wrong = 0;
+    for (uint64_t at = 0; at < 8 * PAGE; at++)
+        wrong += mapped[at] != pattern(at);
+    check("still the unlinked file's bytes", wrong == 0, wrong);
+    check("unmap", munmap(mapped, 8 * PAGE) == 0, 0);
+    long lent_after = blk_lent_now();
+    check("lends all ended", lent_after == lent_before, lent_after - lent_before);
+    return failures == 0 ? 0 : 1;
+}
+
+static int advise_command(const char *path)
+{
+    long lent_before = blk_lent_now();
+    long error = write_pattern(path, 64 * PAGE);
+    int fd = open(path, O_RDONLY);
+    uint8_t *mapped = mmap(NULL, 64 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    check("map", error == 0 && mapped != MAP_FAILED, mmap_error());
+    if (mapped == MAP_FAILED)
+        return 1;
+    check("sequential", madvise(mapped, 64 * PAGE, MADV_SEQUENTIAL) == 0, 0);
+    check("will need", madvise(mapped, 64 * PAGE, MADV_WILLNEED) == 0, 0);
+    long lent = blk_lent_now();
+    check("will need mapped the range", lent - lent_before >= 64, lent - lent_before);
+    check("don't need", madvise(mapped, 64 * PAGE, MADV_DONTNEED) == 0, 0);
+    lent = blk_lent_now();
+    check("don't need ended its lends", lent == lent_before, lent - lent_before);
+    check("normal", madvise(mapped, 64 * PAGE, MADV_NORMAL) == 0, 0);
+    check("read again after don't need", mismatched_pages(fd, mapped, 0, 64 * PAGE) == 0, 0);
+    check("range past the region", madvise(mapped, 65 * PAGE, MADV_DONTNEED) == -E_INVALID, 0);
+    check("unaligned", madvise(mapped + 1, PAGE, MADV_WILLNEED) == -E_INVALID, 0);
+    check("outside a mapping", madvise((void *)0x1000, PAGE, MADV_NORMAL) == -E_INVALID, 0);
+    check("unmap", munmap(mapped, 64 * PAGE) == 0, 0);
+    close(fd);
+    return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *command = argc >= 2 ? argv[1] : "";
@@ -348,6 +438,12 @@ int main(int argc, char **argv)
         return shared_command(argv[2]);
     if (strcmp(command, "crash") == 0 && argc == 3)
         return crash_command(argv[2]);
+    if (strcmp(command, "truncate") == 0 && argc == 3)
+        return truncate_command(argv[2]);
+    if (strcmp(command, "unlink") == 0 && argc == 3)
+        return unlink_command(argv[2]);
+    if (strcmp(command, "advise") == 0 && argc == 3)
+        return advise_command(argv[2]);
     if (strcmp(command, "keep") == 0 && argc == 3)
         return keep_command(argv[2]);
     if (strcmp(command, "lent") == 0) {
@@ -355,7 +451,9 @@ int main(int argc, char **argv)
         printf("@json {\"kind\":\"mmap_lent\",\"blocks\":%ld}\n", lent);
         return lent < 0 ? 1 : 0;
     }
-    printf("usage: mmaptest read PATH MIB | errors PATH | other PATH | pastend PATH | keep PATH "
-           "| private PATH | shared PATH | crash PATH | lent\n");
+    printf(
+        "usage: mmaptest read PATH MIB | errors PATH | other PATH | pastend PATH | keep PATH "
+        "| private PATH | shared PATH | crash PATH | truncate PATH | unlink PATH | advise PATH | "
+        "lent\n");
     return 2;
 }

@@ -98,6 +98,7 @@ struct process {
     /* Owning core: mapping lends installed and not ended yet (the m-kernel
      * reads it at exit to skip the table when 0). */
     _Atomic uint32_t mapping_lends;
+    uint32_t mapping_lend_cursor; /* where the next look for one of its own lends to end starts */
     /* m-kernel: authority (docs/authority.md), set at spawn. */
     uint32_t rights;        /* RIGHT_* (formica/rights.h) */
     uint32_t account;       /* pid that started its quota account */

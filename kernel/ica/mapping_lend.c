@@ -37,12 +37,35 @@ bool mapping_lend_install(struct process *process, struct ica *block, uint64_t a
     return true; /* not present before: no translation to drop */
 }
 
+static void end_one(struct process *process, struct mapping_lend *lend);
+
+/* Ends `count` of the process's own lends outside [keep, keep_end), in
+ * table order from where the last look stopped (the pager evicts a client's
+ * own blocks alike): its share of BLK's cache stays bounded. */
+static void end_own_lends(struct process *process, uint32_t count, uint64_t keep, uint64_t keep_end)
+{
+    struct mapping_lend *table = mapping_lend_table();
+    for (uint32_t step = 0; step < MAPPING_LENDS && count > 0; step++) {
+        uint32_t slot = process->mapping_lend_cursor++ & (MAPPING_LENDS - 1);
+        struct mapping_lend *lend = &table[slot];
+        if (atomic_load_acquire(&lend->pid) == process->pid &&
+            (lend->address < keep || lend->address >= keep_end)) {
+            end_one(process, lend);
+            count--;
+        }
+    }
+}
+
 bool mapping_lends_from_answer(struct process *process, uint64_t control_id, uint64_t address,
                                uint64_t end, bool writable)
 {
     struct ica *control = ica_lookup(control_id);
     if (control == NULL)
         return false;
+    uint32_t held = atomic_load_acquire(&process->mapping_lends);
+    if (mapping_lend_table() != NULL && held + control->lent_count > MAPPING_LENDS_PER_PROCESS)
+        end_own_lends(process, held + control->lent_count - MAPPING_LENDS_PER_PROCESS, address,
+                      address + (uint64_t)control->lent_count * PAGE_SIZE);
     bool first = false;
     for (uint32_t i = 0; i < control->lent_count; i++) {
         struct ica *block = ica_lookup(control->lent[i]);

@@ -12,6 +12,10 @@
 #define MAPPING_LEND_PROBES 256u          /* slots looked at from a block's home */
 #define MAPPING_LEND_CLAIMING 0xffffffffu /* pid while the claimer fills the entry */
 #define MAPPING_LEND_WRITABLE 1u          /* the lender granted stores */
+/* Mapping lends one process holds at most (2 MiB): past it a fault ends
+ * some of the process's own first, so a mapped file larger than BLK's cache
+ * never pins all of it. */
+#define MAPPING_LENDS_PER_PROCESS 512u
 
 struct mapping_lend {
     uint32_t pid; /* the mapper, 0: free (atomic: claimed by compare-swap) */

@@ -47,7 +47,10 @@ static long check_access(const struct ica_control *page, const struct open_file 
     return 0;
 }
 
-long fs_map(struct fs_server *server, uint64_t control, struct fs_map_message *message)
+/* The handlers are apart and cold: the serve loop's usual requests keep
+ * their code as it was. */
+__attribute__((noinline, cold)) long fs_map(struct fs_server *server, uint64_t control,
+                                            struct fs_map_message *message)
 {
     struct ica_control *page = ica_control_of(control);
     long error = 0;
@@ -155,7 +158,8 @@ static long map_for_store(struct fs_server *server, struct ica_control *page,
     return forwarded;
 }
 
-long fs_map_fault(struct fs_server *server, uint64_t control, struct fs_map_fault_message *message)
+__attribute__((noinline, cold)) long fs_map_fault(struct fs_server *server, uint64_t control,
+                                                  struct fs_map_fault_message *message)
 {
     struct ica_control *page = ica_control_of(control);
     long error = 0;
@@ -196,7 +200,8 @@ long fs_map_fault(struct fs_server *server, uint64_t control, struct fs_map_faul
     return prepare_blk_map(server, page, blocks, count);
 }
 
-long fs_msync(struct fs_server *server, uint64_t control, struct fs_msync_message *message)
+__attribute__((noinline, cold)) long fs_msync(struct fs_server *server, uint64_t control,
+                                              struct fs_msync_message *message)
 {
     long error = 0;
     if (fs_handle_of(server, ica_control_of(control), message->handle, 0, &error) == NULL)

@@ -142,6 +142,16 @@ end_past_end(struct process *process, uint64_t address, const struct file_region
     scheduler_exit_current(FILE_REGION_EXIT_PAST_END);
 }
 
+/* A page past the end: the process ends (a fault from user mode), or the
+ * system call that touched it gets -E_FAULT (false). */
+static bool past_end(struct process *process, uint64_t address, const struct file_region *region,
+                     bool in_kernel)
+{
+    if (!in_kernel)
+        end_past_end(process, address, region);
+    return false;
+}
+
 static void report_unserved(struct process *process, uint64_t address, long error)
 {
     kprintf("core %u: mapped file page of '%s' (pid %u) at 0x%lx could not be served: %s\n",
@@ -170,7 +180,8 @@ static bool private_page(struct process *process, uint64_t address, uint64_t sou
  * `page` on. FS fills a hole of a shared writable mapping; any other hole
  * becomes zeroes of the process's own (read-only in a shared mapping: a
  * later write() of the hole is not seen there until it is mapped again). */
-static bool map_page(struct process *process, struct file_region *region, uint64_t page)
+static bool map_page(struct process *process, struct file_region *region, uint64_t page,
+                     bool in_kernel)
 {
     uint64_t address = region->base + page * PAGE_SIZE;
     bool shared_writable = (region->flags & (FILE_REGION_SHARED | FILE_REGION_WRITE)) ==
@@ -179,7 +190,7 @@ static bool map_page(struct process *process, struct file_region *region, uint64
                          shared_writable ? FS_MAP_FAULT_FILL_HOLES : 0);
     region->last_fault = page + 1;
     if (result == -E_PAST_END)
-        end_past_end(process, address, region);
+        return past_end(process, address, region, in_kernel);
     if (result == -E_NEEDS_DATA) /* a hole FS does not fill: zeroes of the process's own */
         return private_page(process, address, 0,
                             (region->flags & FILE_REGION_WRITE) && !shared_writable);
@@ -193,10 +204,10 @@ static bool map_page(struct process *process, struct file_region *region, uint64
 /* A store to a private page: the page brought in first if it is not
  * there, then the lent page copied into a frame of the process's own. */
 static bool copy_on_write(struct process *process, struct file_region *region, uint64_t page,
-                          bool present)
+                          bool present, bool in_kernel)
 {
     uint64_t address = region->base + page * PAGE_SIZE;
-    if (!present && !map_page(process, region, page))
+    if (!present && !map_page(process, region, page, in_kernel))
         return false;
     uint64_t lent = mapping_lend_frame_at(process, address);
     if (lent == 0)
@@ -217,7 +228,7 @@ static bool stores_granted(const struct process *process)
 /* A store to a shared page: the read-only lend there, if any, ends, and
  * FS_MAP_FAULT_WRITE brings BLK's block back writable (BLK marks it dirty). */
 static bool map_for_store(struct process *process, struct file_region *region, uint64_t page,
-                          bool present)
+                          bool present, bool in_kernel)
 {
     uint64_t address = region->base + page * PAGE_SIZE;
     if (present)
@@ -225,7 +236,7 @@ static bool map_for_store(struct process *process, struct file_region *region, u
     long result = ask_fs(process, region, page, 1, FS_MAP_FAULT_WRITE);
     region->last_fault = page + 1;
     if (result == -E_PAST_END)
-        end_past_end(process, address, region);
+        return past_end(process, address, region, in_kernel);
     if (result >= 0 && stores_granted(process) &&
         mapping_lends_from_answer(process, process->file_region_control, address,
                                   address + PAGE_SIZE, true))
@@ -234,7 +245,9 @@ static bool map_for_store(struct process *process, struct file_region *region, u
     return false;
 }
 
-bool file_region_resolve_fault(uint64_t address, uint64_t error_code)
+/* file_region_resolve_fault, and file_region_bring_in with `in_kernel`:
+ * then a page past the end is refused instead of ending the process. */
+static bool resolve(uint64_t address, uint64_t error_code, bool in_kernel)
 {
     struct process *process = me();
     struct file_region *region = process != NULL ? region_at(process, address) : NULL;
@@ -245,8 +258,18 @@ bool file_region_resolve_fault(uint64_t address, uint64_t error_code)
         return false; /* a store to a read-only mapping: a fault as anywhere else */
     uint64_t page = (address - region->base) / PAGE_SIZE;
     if (!write)
-        return map_page(process, region, page);
+        return map_page(process, region, page, in_kernel);
     if (region->flags & FILE_REGION_PRIVATE)
-        return copy_on_write(process, region, page, present);
-    return map_for_store(process, region, page, present);
+        return copy_on_write(process, region, page, present, in_kernel);
+    return map_for_store(process, region, page, present, in_kernel);
+}
+
+bool file_region_resolve_fault(uint64_t address, uint64_t error_code)
+{
+    return resolve(address, error_code, false);
+}
+
+bool file_region_bring_in(uint64_t address, bool write, bool present)
+{
+    return resolve(address, (write ? 2u : 0u) | (present ? 1u : 0u), true);
 }

@@ -13,3 +13,8 @@
  * serve it (logged). A page past the end of the file ends the process
  * (FILE_REGION_EXIT_PAST_END) and does not return. */
 bool file_region_resolve_fault(uint64_t address, uint64_t error_code);
+/* The same for a page a system call checks or copies (user_memory.c):
+ * `write` for a copy into it, `present` when it is mapped (read-only); a
+ * page past the end of the file is refused (false: the call gets -E_FAULT)
+ * rather than ending the process. */
+bool file_region_bring_in(uint64_t address, bool write, bool present);

@@ -7,6 +7,7 @@
 # e2fsck); a file truncated while mapped ends a program that touches a page past its new end
 # (the pages' lends were revoked before the blocks were freed, so another file written into them
 # is never seen), an unlinked one stays mapped until munmap; madvise maps ahead and ends lends;
+# a system call given a mapped page not touched yet brings it in (past the end: -E_FAULT);
 # munmap and the exit of a program with mappings leave BLK with no block lent, and the disk clean.
 import shutil
 import subprocess
@@ -189,3 +190,14 @@ def test_unlink_while_mapped_keeps_the_file_until_munmap(tmp_path):
                                 "unaligned", "outside a mapping"])
     assert lent_counts(result) == [0, 0], result.describe()
     assert_clean(disk)  # the unlinked file's blocks were freed at munmap
+
+
+def test_a_system_call_brings_mapped_pages_in(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest syscall /syscall.dat; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["a system call reads an untouched mapped page",
+                                "a page past the end refused to a system call",
+                                "still running after it", "unmap"])
+    assert "mmaptest: printed from a mapped page" in result.text, result.describe()
+    assert lent_counts(result) == [0], result.describe()

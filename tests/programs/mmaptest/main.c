@@ -12,12 +12,14 @@
  *   mmaptest truncate PATH     the file truncated while mapped: past its end ends as by SIGBUS
  *   mmaptest unlink PATH       the file unlinked while mapped: still mapped, freed at munmap
  *   mmaptest advise PATH       madvise: will-need maps the range, don't-need ends its lends
- *   mmaptest lent              BLK's count of blocks lent now */
+ *   mmaptest syscall PATH      a system call given mapped pages not touched yet, and one past the
+ * end mmaptest lent              BLK's count of blocks lent now */
 #include <formica/blk_shards.h>
 #include <formica/errors.h>
 #include <formica/file.h>
 #include <formica/ica.h>
 #include <formica/request.h>
+#include <formica/protocol/syscalls.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,6 +423,32 @@ static int advise_command(const char *path)
     return failures == 0 ? 0 : 1;
 }
 
+/* A line of text in each of 2 pages: SYS_CONSOLE_WRITE given a mapped
+ * page the program never touched (the kernel brings it in, as a fault
+ * would), then one past the end (refused with -E_FAULT, the program goes
+ * on). */
+static int syscall_command(const char *path)
+{
+    static const char line[] = "mmaptest: printed from a mapped page\n";
+    static uint8_t page[PAGE];
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC);
+    memset(page, ' ', PAGE);
+    memcpy(page, line, sizeof(line) - 1);
+    long written = pwrite(fd, page, PAGE, 0) + pwrite(fd, page, PAGE, PAGE);
+    uint8_t *mapped = mmap(NULL, 3 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    check("map", written == 2 * PAGE && mapped != MAP_FAILED, mmap_error());
+    if (mapped == MAP_FAILED)
+        return 1;
+    long printed = system_call_console_write(mapped + PAGE, sizeof(line) - 1);
+    check("a system call reads an untouched mapped page", printed == sizeof(line) - 1, printed);
+    long refused = system_call_console_write(mapped + 2 * PAGE, 16);
+    check("a page past the end refused to a system call", refused == -E_FAULT, refused);
+    check("still running after it", mapped[0] == 'm', mapped[0]);
+    check("unmap", munmap(mapped, 3 * PAGE) == 0, 0);
+    close(fd);
+    return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *command = argc >= 2 ? argv[1] : "";
@@ -444,6 +472,8 @@ int main(int argc, char **argv)
         return unlink_command(argv[2]);
     if (strcmp(command, "advise") == 0 && argc == 3)
         return advise_command(argv[2]);
+    if (strcmp(command, "syscall") == 0 && argc == 3)
+        return syscall_command(argv[2]);
     if (strcmp(command, "keep") == 0 && argc == 3)
         return keep_command(argv[2]);
     if (strcmp(command, "lent") == 0) {

@@ -201,3 +201,21 @@ def test_a_system_call_brings_mapped_pages_in(tmp_path):
                                 "still running after it", "unmap"])
     assert "mmaptest: printed from a mapped page" in result.text, result.describe()
     assert lent_counts(result) == [0], result.describe()
+
+
+def test_mappings_over_two_blk_shards(tmp_path):
+    """BLK as two shards (each 64-block stripe its own): faults go to the shard that owns the
+    block, fault-around stops at a stripe's end, stores and msync reach both."""
+    disk = disk_copy(tmp_path)
+    placement = tmp_path / "shards.conf"
+    placement.write_text("fs 0\nblk 0,1\ndk 0\npager 0\napp 0,1\n")
+    result = formica.run("--smp", "2", "--placement", str(placement), "--disk", str(disk),
+                         "--cmd", "run mmaptest read /sharded.dat 6; run mmaptest shared "
+                                  "/sharded-shared.dat; run mmaptest lent", timeout=TIMEOUT)
+    assert result.rc == 0, result.describe()
+    assert "shard 1 of 2" in result.text, result.describe()
+    assert_checks_held(result, ["shared equals pread", "private equals pread",
+                                "pread sees the stores", "pread sees the second store",
+                                "lends all ended"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)

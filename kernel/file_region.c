@@ -13,6 +13,7 @@
 #include "layout.h"
 #include "mkernel_client.h"
 #include "scheduler.h"
+#include "server_registry.h"
 #include "shared.h"
 #include <formica/errors.h>
 #include <formica/file_region.h>
@@ -24,6 +25,8 @@
 
 #define BUSY_RETRIES 200 /* FS_MAP_FAULT answered -E_BUSY: 10 ms apart */
 #define BUSY_WAIT_MS 10
+#define FS_RESTART_WAIT_MS 30000 /* for a restarted FS, as the pager's faults wait */
+#define FS_RESTART_RETRIES 3
 
 static struct process *me(void)
 {
@@ -108,25 +111,60 @@ static uint32_t pages_wanted(const struct file_region *region, uint64_t page)
     return left < wanted ? (uint32_t)left : wanted;
 }
 
+/* The pid of the FS instance nearest the process now, waiting up to 30 s
+ * for one to be registered (a restarted FS); 0 if none came. The same FS
+ * when it is alive: the answer's end was BLK's (FS reconnects to the
+ * restarted shard). */
+static uint32_t fs_now(const struct process *process)
+{
+    for (int waited = 0; waited < FS_RESTART_WAIT_MS; waited += 50) {
+        uint32_t fs = server_pid_nearest(SERVER_NAME_FS, process->core);
+        if (fs != 0)
+            return fs;
+        scheduler_sleep(50);
+    }
+    return 0;
+}
+
+static bool fs_ended(long error, const struct ica_control *message)
+{
+    return error == -E_SERVER_ENDED || error == -E_NOT_FOUND ||
+           (error == 0 && message->result == -E_SERVER_ENDED);
+}
+
 /* One FS_MAP_FAULT, asked again while FS answers -E_BUSY (a block its
- * journal holds); the answer's result, or the error of sending. */
-static long ask_fs(struct process *process, const struct file_region *region, uint64_t page,
+ * journal holds), and again (of the restarted FS, whose handles are the
+ * ended one's: docs/recovery.md) when FS or BLK ended before answering;
+ * the answer's result, or the error of sending. */
+static long ask_fs(struct process *process, struct file_region *region, uint64_t page,
                    uint32_t pages, uint32_t flags)
 {
     struct ica *control = ica_lookup(process->file_region_control);
     if (control == NULL || control->state != ICA_HELD || control->owner != process->pid)
         return -E_NOT_FOUND;
     struct ica_control *message = phys_to_virt(control->physical);
-    for (int attempt = 0;; attempt++) {
+    int busy = 0, restarts = 0;
+    for (;;) {
         memset(message, 0, sizeof(*message));
         message->magic = ICA_CONTROL_MAGIC;
         message->operation = FS_MAP_FAULT;
         *fs_map_fault_of(message) = (struct fs_map_fault_message){
             region->handle, region->offset / PAGE_SIZE + page, pages, flags};
         long error = ica_call_for_current(region->fs, process->file_region_control);
+        if (fs_ended(error, message) && restarts++ < FS_RESTART_RETRIES) {
+            uint32_t fs = fs_now(process);
+            if (fs == 0)
+                return -E_SERVER_ENDED;
+            if (fs != region->fs)
+                kprintf("core %u: the FS of a file region of '%s' (pid %u) ended; its faults go "
+                        "to pid %u\n",
+                        this_cpu()->index, process->name, process->pid, fs);
+            region->fs = fs;
+            continue;
+        }
         if (error != 0)
             return error;
-        if (message->result != -E_BUSY || attempt == BUSY_RETRIES)
+        if (message->result != -E_BUSY || busy++ == BUSY_RETRIES)
             return message->result;
         scheduler_sleep(BUSY_WAIT_MS);
     }

@@ -1,14 +1,15 @@
 # mmap of files (docs/mmap.md; tests/programs/mmaptest): mapped reads of 12 MiB, shared and
 # private, match pread of the same file; a fault past the end of the file ends the program with
-# exit code 135 (as SIGBUS) and a report; stores to a private mapping (copy on write, and a hole's
-# zeroes) are seen there and not by pread nor a shared mapping; every refused mmap gets its E_* code (a directory,
-# length 0, an unaligned offset, a shared write on a read-only descriptor, another user's file);
-# stores through a shared mapping reach pread after msync and survive a killed QEMU (a clean
-# e2fsck); a file truncated while mapped ends a program that touches a page past its new end
-# (the pages' lends were revoked before the blocks were freed, so another file written into them
-# is never seen), an unlinked one stays mapped until munmap; madvise maps ahead and ends lends;
-# a system call given a mapped page not touched yet brings it in (past the end: -E_FAULT);
-# munmap and the exit of a program with mappings leave BLK with no block lent, and the disk clean.
+# exit code 135 (as SIGBUS) and a report; stores to a private mapping (copy on write, and a
+# hole's zeroes) are seen there and not by pread nor a shared mapping; every refused mmap gets
+# its E_* code (a directory, length 0, an unaligned offset, a shared write on a read-only
+# descriptor, another user's file); stores through a shared mapping reach pread after msync and
+# survive a killed QEMU (a clean e2fsck); a file truncated while mapped ends a program that
+# touches a page past its new end (the pages' lends were revoked before the blocks were freed,
+# so another file written into them is never seen), an unlinked one stays mapped until munmap;
+# madvise maps ahead and ends lends; a system call given a mapped page not touched yet brings it
+# in (past the end: -E_FAULT); two BLK shards; a mapping outlives FS and BLK restarts; munmap
+# and the exit of a program with mappings leave BLK with no block lent, and the disk clean.
 import shutil
 import subprocess
 
@@ -217,5 +218,20 @@ def test_mappings_over_two_blk_shards(tmp_path):
     assert_checks_held(result, ["shared equals pread", "private equals pread",
                                 "pread sees the stores", "pread sees the second store",
                                 "lends all ended"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_a_mapping_outlives_fs_and_blk_restarts(tmp_path):
+    """FS and BLK killed while a program maps a file: its next faults go to the restarted FS
+    (whose handles are the ended one's) and BLK, and what it stores and syncs reaches the file."""
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "start mmaptest restart /restart.dat; sleep 800; kill fs; kill blk; "
+                        "wait; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["read before", "msync before", "every page after the restarts",
+                                "msync after", "pread sees both stores", "unmap"])
+    assert "its faults go to pid" in result.text, result.describe()
+    assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
     assert lent_counts(result) == [0], result.describe()
     assert_clean(disk)

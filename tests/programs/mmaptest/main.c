@@ -449,6 +449,41 @@ static int syscall_command(const char *path)
     return failures == 0 ? 0 : 1;
 }
 
+/* 64 pages mapped shared, 16 of them read and one stored into and synced;
+ * then 3 s in which the test kills FS and BLK; then every page read, one
+ * more stored into and synced: faults go to the restarted servers. */
+static int restart_command(const char *path)
+{
+    long error = write_pattern(path, 64 * PAGE);
+    int fd = open(path, O_RDWR);
+    uint8_t *mapped = mmap(NULL, 64 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    check("map", error == 0 && mapped != MAP_FAILED, mmap_error());
+    if (mapped == MAP_FAILED)
+        return 1;
+    check("read before", mismatched_pages(fd, mapped, 0, 16 * PAGE) == 0, 0);
+    mapped[PAGE + 2] = 0xa1;
+    check("msync before", msync(mapped, 64 * PAGE, MS_SYNC) == 0, 0);
+    printf("@json {\"kind\":\"mmap_waiting\"}\n");
+    sleep_ms(3000);
+    uint8_t *expected = malloc(64 * PAGE);
+    check("room", expected != NULL, 0);
+    if (expected == NULL)
+        return 1;
+    uint32_t wrong = 0;
+    for (uint64_t at = 0; at < 64 * PAGE; at++)
+        wrong += mapped[at] != (at == PAGE + 2 ? 0xa1 : pattern(at));
+    check("every page after the restarts", wrong == 0, wrong);
+    mapped[40 * PAGE + 3] = 0xb2;
+    check("msync after", msync(mapped, 64 * PAGE, MS_SYNC) == 0, 0);
+    check("pread sees both stores",
+          pread_byte(fd, PAGE + 2) == 0xa1 && pread_byte(fd, 40 * PAGE + 3) == 0xb2,
+          pread_byte(fd, 40 * PAGE + 3));
+    check("unmap", munmap(mapped, 64 * PAGE) == 0, 0);
+    close(fd);
+    free(expected);
+    return failures == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *command = argc >= 2 ? argv[1] : "";
@@ -474,6 +509,8 @@ int main(int argc, char **argv)
         return advise_command(argv[2]);
     if (strcmp(command, "syscall") == 0 && argc == 3)
         return syscall_command(argv[2]);
+    if (strcmp(command, "restart") == 0 && argc == 3)
+        return restart_command(argv[2]);
     if (strcmp(command, "keep") == 0 && argc == 3)
         return keep_command(argv[2]);
     if (strcmp(command, "lent") == 0) {

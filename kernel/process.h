@@ -90,11 +90,10 @@ struct process {
     uint64_t pager_control;
     char pager_name[16]; /* the name `pager` registered (SERVER_NAME_BYTES): a restarted
                             pager is the process registered under it next */
-    /* m-kernel: file regions (mmap); their control ICA, allocated with the
-     * first; where the next region without a fixed base goes. */
+    /* m-kernel: file regions (mmap) and their control ICA, allocated with
+     * the first. */
     struct file_region file_regions[FILE_REGIONS_PER_PROCESS];
     uint64_t file_region_control;
-    uint64_t file_region_next;
     /* Owning core: mapping lends installed and not ended yet (the m-kernel
      * reads it at exit to skip the table when 0). */
     _Atomic uint32_t mapping_lends;

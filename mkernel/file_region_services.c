@@ -57,21 +57,40 @@ static bool inside_window(uint64_t base, uint64_t bytes)
            bytes <= FILE_REGION_BASE + FILE_REGION_WINDOW_BYTES - base;
 }
 
-/* Where a region of `bytes` goes: the fixed base asked for, or the next
- * free address of the window; 0 when there is none. */
+/* Where a region of `bytes` goes: the fixed base asked for, or the lowest
+ * free place of the window (a region's place, and its page tables, are used
+ * again after its munmap); 0 when there is none. */
 static uint64_t choose_base(struct process *process, uint64_t asked, uint64_t bytes, bool fixed)
 {
     if (fixed)
         return inside_window(asked, bytes) && !overlaps(process, asked, bytes) ? asked : 0;
-    if (process->file_region_next == 0)
-        process->file_region_next = FILE_REGION_BASE;
-    uint64_t base = process->file_region_next;
-    while (inside_window(base, bytes) && overlaps(process, base, bytes))
-        base += bytes + REGION_GAP; /* past a fixed region in the way */
-    if (!inside_window(base, bytes))
-        return 0;
-    process->file_region_next = base + bytes + REGION_GAP;
-    return base;
+    uint64_t base = FILE_REGION_BASE;
+    for (bool moved = true; moved && inside_window(base, bytes);) {
+        moved = false;
+        for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+            const struct file_region *region = &process->file_regions[i];
+            if (region->bytes != 0 && base < region->base + region->bytes + REGION_GAP &&
+                region->base < base + bytes + REGION_GAP) {
+                base = region->base + region->bytes + REGION_GAP; /* past the one in the way */
+                moved = true;
+            }
+        }
+    }
+    return inside_window(base, bytes) ? base : 0;
+}
+
+/* The region's page tables, charged to the process's account (they stay
+ * until its exit, for the next region in the same place): 0, -E_QUOTA or
+ * -E_NO_MEMORY. */
+static long prepare_tables(struct process *process, uint64_t base, uint64_t bytes)
+{
+    uint64_t at_most = (bytes / (512 * PAGE_SIZE) + 2) * PAGE_SIZE; /* a leaf table a 2 MiB */
+    if (!authority_memory_allows(process, at_most))
+        return -E_QUOTA;
+    uint64_t before = kernel_shared->table_frames;
+    bool built = paging_prepare_tables(process->root, base, bytes);
+    process->memory_bytes += (kernel_shared->table_frames - before) * PAGE_SIZE;
+    return built ? 0 : -E_NO_MEMORY;
 }
 
 static struct file_region *free_slot(struct process *process)
@@ -102,8 +121,9 @@ static long create(const struct intercore_file_region_request *request)
             return control;
         process->file_region_control = (uint64_t)control;
     }
-    if (!paging_prepare_tables(process->root, base, request->bytes))
-        return -E_NO_MEMORY;
+    long error = prepare_tables(process, base, request->bytes);
+    if (error != 0)
+        return error;
     *region = (struct file_region){
         .base = base,
         .bytes = request->bytes,
@@ -189,5 +209,5 @@ void file_region_services_release(struct process *process)
     if (atomic_load_acquire(&process->mapping_lends) > 0)
         mapping_lends_end(process, FILE_REGION_BASE, FILE_REGION_WINDOW_BYTES);
     memset(process->file_regions, 0, sizeof(process->file_regions));
-    process->file_region_control = process->file_region_next = 0;
+    process->file_region_control = 0;
 }

@@ -8,7 +8,8 @@
 # touches a page past its new end (the pages' lends were revoked before the blocks were freed,
 # so another file written into them is never seen), an unlinked one stays mapped until munmap;
 # madvise maps ahead and ends lends; a system call given a mapped page not touched yet brings it
-# in (past the end: -E_FAULT); two BLK shards; a mapping outlives FS and BLK restarts; munmap
+# in (past the end: -E_FAULT); two BLK shards; a mapping outlives FS and BLK restarts; the
+# account pays for a region's page tables and private copies; munmap
 # and the exit of a program with mappings leave BLK with no block lent, and the disk clean.
 import shutil
 import subprocess
@@ -233,5 +234,20 @@ def test_a_mapping_outlives_fs_and_blk_restarts(tmp_path):
                                 "msync after", "pread sees both stores", "unmap"])
     assert "its faults go to pid" in result.text, result.describe()
     assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_the_account_pays_for_tables_and_private_copies(tmp_path):
+    """In an account of 4 MiB: a region whose page tables would pass it is refused (-E_QUOTA),
+    300 map and unmap cycles reuse one place (no tables piling up), and private copies past it
+    end the program as a fault it could not be served (142, 'quota exceeded')."""
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run --memory 4M mmaptest quota /quota.dat; run mmaptest lent")
+    assert_checks_held(result, ["page tables past the account refused",
+                                "300 cycles in one place", "map private"])
+    assert "mmaptest exited with code 142" in result.text, result.describe()
+    assert "could not be served: quota exceeded" in result.text, result.describe()
+    assert "not refused" not in result.text, result.describe()
     assert lent_counts(result) == [0], result.describe()
     assert_clean(disk)

@@ -1,7 +1,7 @@
 /* tests/programs/mmaptest: mmap of files checked against pread of the same
  * bytes (docs/mmap.md, tests/integration/test_mmap.py). Each command prints
  * @json {"kind":"mmap",...} lines and exits 0 when every check held:
- *   mmaptest read PATH MIB     write MIB MiB, map them shared and private, compare
+ *   mmaptest read PATH MIB     write MIB MiB, map them shared and copies, compare
  *   mmaptest errors PATH       each refused mmap and its E_* code
  *   mmaptest other PATH        a file of another user, open for reading only
  *   mmaptest pastend PATH      a page past the end of the file: ends as by SIGBUS
@@ -106,14 +106,14 @@ static int read_command(const char *path, uint64_t mib)
     check("shared first byte", shared[0] == pattern(0), shared[0]);
     check("shared last byte", shared[bytes - 1] == pattern(bytes - 1), shared[bytes - 1]);
     uint64_t offset = bytes / 2; /* a private mapping of the second half, at an offset */
-    uint8_t *private = mmap(NULL, bytes - offset, PROT_READ, MAP_PRIVATE, fd, (int64_t)offset);
-    check("map private", private != MAP_FAILED, mmap_error());
-    if (private == MAP_FAILED)
+    uint8_t *copies = mmap(NULL, bytes - offset, PROT_READ, MAP_PRIVATE, fd, (int64_t)offset);
+    check("map private", copies != MAP_FAILED, mmap_error());
+    if (copies == MAP_FAILED)
         return 1;
-    check("private equals pread", mismatched_pages(fd, private, offset, bytes - offset) == 0, 0);
-    check("two mappings of one page agree", private[5] == shared[offset + 5], private[5]);
+    check("private equals pread", mismatched_pages(fd, copies, offset, bytes - offset) == 0, 0);
+    check("two mappings of one page agree", copies[5] == shared[offset + 5], copies[5]);
     check("unmap shared", munmap(shared, bytes) == 0, 0);
-    check("unmap private", munmap(private, bytes - offset) == 0, 0);
+    check("unmap private", munmap(copies, bytes - offset) == 0, 0);
     check("unmapped twice refused", munmap(shared, bytes) == -E_INVALID, 0);
     close(fd);
     long lent_after = blk_lent_now();
@@ -229,23 +229,22 @@ static int private_command(const char *path)
     long error = write_pattern(path, 16 * PAGE);
     int fd = open(path, O_RDWR);
     check("grow with holes", error == 0 && ftruncate(fd, 24 * PAGE) == 0, error);
-    uint8_t *private = mmap(NULL, 24 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    uint8_t *copies = mmap(NULL, 24 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     uint8_t *shared = mmap(NULL, 24 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
-    check("map", private != MAP_FAILED && shared != MAP_FAILED, mmap_error());
-    if (private == MAP_FAILED || shared == MAP_FAILED)
+    check("map", copies != MAP_FAILED && shared != MAP_FAILED, mmap_error());
+    if (copies == MAP_FAILED || shared == MAP_FAILED)
         return 1;
-    check("read before the store", private[PAGE + 3] == pattern(PAGE + 3), private[PAGE + 3]);
-    private[PAGE + 3] = 0xee;      /* a page read first: present, read-only, copied */
-    private[5 * PAGE + 9] = 0xdd;  /* a page never touched: brought in, then copied */
-    private[20 * PAGE + 1] = 0xcc; /* a hole: zeroes of its own */
-    check("store seen in the mapping", private[PAGE + 3] == 0xee && private[5 * PAGE + 9] == 0xdd,
-          private[PAGE + 3]);
+    check("read before the store", copies[PAGE + 3] == pattern(PAGE + 3), copies[PAGE + 3]);
+    copies[PAGE + 3] = 0xee;      /* a page read first: present, read-only, copied */
+    copies[5 * PAGE + 9] = 0xdd;  /* a page never touched: brought in, then copied */
+    copies[20 * PAGE + 1] = 0xcc; /* a hole: zeroes of its own */
+    check("store seen in the mapping", copies[PAGE + 3] == 0xee && copies[5 * PAGE + 9] == 0xdd,
+          copies[PAGE + 3]);
     check("rest of the copied page kept",
-          private[PAGE + 4] == pattern(PAGE + 4) && private[5 * PAGE + 8] == pattern(5 * PAGE + 8),
-          private[PAGE + 4]);
-    check("hole reads zeroes", private[21 * PAGE] == 0 && private[20 * PAGE] == 0,
-          private[21 * PAGE]);
-    check("hole store seen", private[20 * PAGE + 1] == 0xcc, private[20 * PAGE + 1]);
+          copies[PAGE + 4] == pattern(PAGE + 4) && copies[5 * PAGE + 8] == pattern(5 * PAGE + 8),
+          copies[PAGE + 4]);
+    check("hole reads zeroes", copies[21 * PAGE] == 0 && copies[20 * PAGE] == 0, copies[21 * PAGE]);
+    check("hole store seen", copies[20 * PAGE + 1] == 0xcc, copies[20 * PAGE + 1]);
     uint8_t byte = 0;
     check("pread does not see it", pread(fd, &byte, 1, PAGE + 3) == 1 && byte == pattern(PAGE + 3),
           byte);
@@ -253,8 +252,8 @@ static int private_command(const char *path)
           shared[PAGE + 3] == pattern(PAGE + 3) && shared[5 * PAGE + 9] == pattern(5 * PAGE + 9),
           shared[PAGE + 3]);
     check("untouched private pages equal pread",
-          mismatched_pages(fd, private + 8 * PAGE, 8 * PAGE, 8 * PAGE) == 0, 0);
-    check("unmap", munmap(private, 24 * PAGE) == 0 && munmap(shared, 24 * PAGE) == 0, 0);
+          mismatched_pages(fd, copies + 8 * PAGE, 8 * PAGE, 8 * PAGE) == 0, 0);
+    check("unmap", munmap(copies, 24 * PAGE) == 0 && munmap(shared, 24 * PAGE) == 0, 0);
     close(fd);
     long lent_after = blk_lent_now();
     check("lends all ended", lent_after == lent_before, lent_after - lent_before);
@@ -484,6 +483,40 @@ static int restart_command(const char *path)
     return failures == 0 ? 0 : 1;
 }
 
+static int quota_command(const char *path)
+{
+    long error = write_pattern(path, 256 * PAGE);
+    int fd = open(path, O_RDWR);
+    check("write", error == 0 && fd >= 0, error);
+    void *huge = mmap(NULL, 32ull << 30, PROT_READ, MAP_SHARED, fd, 0);
+    check("page tables past the account refused", huge == MAP_FAILED && mmap_error() == -E_QUOTA,
+          mmap_error());
+    uint8_t *first = NULL;
+    uint32_t moved = 0, wrong = 0;
+    for (uint32_t cycle = 0; cycle < 300; cycle++) {
+        uint8_t *mapped = mmap(NULL, 1 << 20, PROT_READ, MAP_SHARED, fd, 0);
+        if (mapped == MAP_FAILED) {
+            check("a cycle's mmap", false, mmap_error());
+            return 1;
+        }
+        first = first == NULL ? mapped : first;
+        moved += mapped != first;
+        wrong += mapped[cycle * 997 % (1 << 20)] != pattern(cycle * 997 % (1 << 20));
+        munmap(mapped, 1 << 20);
+    }
+    check("300 cycles in one place", moved == 0 && wrong == 0, moved + wrong);
+    check("grow with holes", ftruncate(fd, 2048 * PAGE) == 0, 0);
+    uint8_t *copies = mmap(NULL, 2048 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    check("map private", copies != MAP_FAILED, mmap_error());
+    if (copies == MAP_FAILED)
+        return 1;
+    printf("mmaptest: storing into 2048 private pages, past the account's 4 MiB\n");
+    for (uint32_t page = 0; page < 2048; page++)
+        copies[page * PAGE] = 1;
+    printf("mmaptest: 2048 private copies made: not refused\n");
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     const char *command = argc >= 2 ? argv[1] : "";
@@ -511,6 +544,8 @@ int main(int argc, char **argv)
         return syscall_command(argv[2]);
     if (strcmp(command, "restart") == 0 && argc == 3)
         return restart_command(argv[2]);
+    if (strcmp(command, "quota") == 0 && argc == 3)
+        return quota_command(argv[2]);
     if (strcmp(command, "keep") == 0 && argc == 3)
         return keep_command(argv[2]);
     if (strcmp(command, "lent") == 0) {

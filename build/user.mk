@@ -51,6 +51,8 @@ USER_PROGRAMS += churn:tests/programs/churn
 USER_PROGRAMS += devtest:tests/programs/devtest
 # Storage server checks (tests/programs/fstest, docs/storage.md).
 USER_PROGRAMS += fstest:tests/programs/fstest
+# mmap of files checked against pread (tests/programs/mmaptest, docs/mmap.md).
+USER_PROGRAMS += mmaptest:tests/programs/mmaptest
 # DK_READ from any core (tests/programs/dkread, docs/drivers.md: NVMe queue pairs per core).
 USER_PROGRAMS += dkread:tests/programs/dkread
 # BLK_READ through BLK's shards, and each shard's refusals (tests/programs/blkread, docs/storage.md).

@@ -3,6 +3,7 @@
  * scheduling fields are written only by the core it runs on; the few fields
  * other cores write are _Atomic. A pid maps to slot pid % PROCESS_SLOTS. */
 #pragma once
+#include <formica/file_region.h>
 #include <formica/pager.h>
 #include <formica/syscalls.h>
 #include <stdbool.h>
@@ -43,6 +44,18 @@ _Static_assert(WAIT_ICA == PROCESS_WAIT_ICA && PROCESS_WAIT_ICA_ROOM > WAIT_ICA,
 
 struct server_entry; /* ica.h */
 
+/* A file region (formica/file_region.h, docs/mmap.md): written by the
+ * m-kernel while the process waits in SYS_FILE_REGION or _END, read by its
+ * core at a fault. bytes 0: the slot is free. */
+struct file_region {
+    uint64_t base, bytes;
+    uint64_t offset;     /* the file offset of its first page */
+    uint64_t handle;     /* FS's handle of the region (FS_MAP's) */
+    uint32_t fs;         /* the FS instance that gave it */
+    uint32_t flags;      /* FILE_REGION_* */
+    uint64_t last_fault; /* page index of the last fault + 1 (0: none): sequential faults */
+};
+
 #define PROCESS_LEAF_CACHE 8
 #define PROCESS_CONTROL_LEAVES 8 /* ICA_CONTROL_SLOTS pages / 512 */
 #define PROCESS_BLOCK_LEAVES 16  /* ICA_BLOCK_SLOTS pages / 512 */
@@ -77,6 +90,14 @@ struct process {
     uint64_t pager_control;
     char pager_name[16]; /* the name `pager` registered (SERVER_NAME_BYTES): a restarted
                             pager is the process registered under it next */
+    /* m-kernel: file regions (mmap) and their control ICA, allocated with
+     * the first. */
+    struct file_region file_regions[FILE_REGIONS_PER_PROCESS];
+    uint64_t file_region_control;
+    /* Owning core: mapping lends installed and not ended yet (the m-kernel
+     * reads it at exit to skip the table when 0). */
+    _Atomic uint32_t mapping_lends;
+    uint32_t mapping_lend_cursor; /* where the next look for one of its own lends to end starts */
     /* m-kernel: authority (docs/authority.md), set at spawn. */
     uint32_t rights;        /* RIGHT_* (formica/rights.h) */
     uint32_t account;       /* pid that started its quota account */

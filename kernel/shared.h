@@ -24,6 +24,7 @@ struct intercore_area;
 struct process;
 struct device_state;
 struct ica_pools;
+struct mapping_lend;
 
 /* Filled by the m-kernel at boot and read-only afterwards, except the
  * _Atomic counters (every core), the console (under its lock) and what the
@@ -41,12 +42,13 @@ struct kernel_shared {
     bool x2apic;
     bool write_combining;    /* every core's PAT entry 1 is write-combining (page_attributes.h) */
     struct cpu_features cpu; /* what CPUID offers and the kernels use (cpu_features.h) */
-    _Atomic uint32_t cores_online; /* each core adds itself once */
-    _Atomic uint32_t panicking;    /* 1 + the core that panicked: others stop printing */
-    uint64_t kernel_root;          /* page-table root with only the kernel half */
-    uint64_t translation_stamp;    /* bumped by a freed address space (translation_stamp.h) */
-    struct process *processes;     /* PROCESS_SLOTS entries */
-    struct ica_pools *icas;        /* ICA descriptors and registered servers */
+    _Atomic uint32_t cores_online;      /* each core adds itself once */
+    _Atomic uint32_t panicking;         /* 1 + the core that panicked: others stop printing */
+    uint64_t kernel_root;               /* page-table root with only the kernel half */
+    uint64_t translation_stamp;         /* bumped by a freed address space (translation_stamp.h) */
+    struct process *processes;          /* PROCESS_SLOTS entries */
+    struct ica_pools *icas;             /* ICA descriptors and registered servers */
+    struct mapping_lend *mapping_lends; /* MAPPING_LENDS entries (kernel/ica/mapping_lend.h) */
     struct placement_info placement;
     uint32_t tick_period_ms;
     bool profile_marks;           /* the command line's `profile`: switches call profile_pads */

@@ -4,6 +4,7 @@
 #include "trap.h"
 #include "console.h"
 #include "cpu.h"
+#include "file_region.h"
 #include "lapic.h"
 #include "pager_syscalls.h"
 #include "port_io_emulation.h"
@@ -94,7 +95,8 @@ void trap_dispatch(struct trap_frame *frame)
     uint64_t vector = frame->vector;
     bool from_user = (frame->cs & 3) != 0 && this_cpu()->current != NULL;
     if (vector == VECTOR_PAGE_FAULT && from_user &&
-        pager_resolve_fault(read_cr2(), frame->error_code))
+        (pager_resolve_fault(read_cr2(), frame->error_code) ||
+         file_region_resolve_fault(read_cr2(), frame->error_code)))
         return;
     if (vector < 32 && from_user) {
         if (syscall_entry_fault(frame) || port_io_emulate(frame))

@@ -4,6 +4,7 @@
 #include "user_memory.h"
 #include "cpu.h"
 #include "layout.h"
+#include "file_region.h"
 #include "pager_syscalls.h"
 #include "process.h"
 #include <formica/errors.h>
@@ -36,15 +37,21 @@ static bool page_ok(uint64_t root, uint64_t address, bool write)
 enum page_check { PAGE_READY, PAGE_PAGED_IN, PAGE_BAD };
 
 /* A page of the running process's pager region that is not resident is
- * brought in by the pager, as a fault from user mode would be. */
+ * brought in by the pager, as a fault from user mode would be; a page of
+ * one of its file regions (mmap) by FS and BLK. */
 static enum page_check check_page(uint64_t root, uint64_t page, bool write)
 {
     if (page_ok(root, page, write))
         return PAGE_READY;
     struct process *process = this_cpu()->current;
-    if (process == NULL || process->root != root || process->pager == 0)
+    if (process == NULL || process->root != root)
         return PAGE_BAD;
-    return pager_resolve_fault(page, write ? 2 : 0) ? PAGE_PAGED_IN : PAGE_BAD;
+    if (process->pager != 0 && pager_resolve_fault(page, write ? 2 : 0))
+        return PAGE_PAGED_IN;
+    if (process->file_region_control != 0 &&
+        file_region_bring_in(page, write, write && page_ok(root, page, false)))
+        return PAGE_PAGED_IN;
+    return PAGE_BAD;
 }
 
 bool user_range_ok(uint64_t root, uint64_t address, uint64_t length, bool write)

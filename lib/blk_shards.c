@@ -119,6 +119,18 @@ long blk_shards_stats(struct blk_shards *shards, uint64_t control, struct blk_st
     return 0;
 }
 
+long blk_shards_lent(struct blk_shards *shards, uint64_t control, uint64_t *blocks)
+{
+    *blocks = 0;
+    for (uint32_t shard = 0; shard < shards->count; shard++) {
+        long error = call_operation(shards, shard, control, BLK_LENT);
+        if (error != 0)
+            return error;
+        *blocks += blk_lent_of(ica_control_of(control))->blocks;
+    }
+    return 0;
+}
+
 long blk_shards_disk_bytes(struct blk_shards *shards, uint64_t control, uint64_t *bytes)
 {
     long error = call_operation(shards, 0, control, BLK_INFO); /* every shard has one disk */

@@ -30,6 +30,7 @@ static const char *const error_texts[E_ERROR_COUNT] = {
     [E_NEEDS_DATA] = "a data ICA is needed",
     [E_READ_ONLY] = "read-only file system",
     [E_STALE] = "asked as of an older view: ask again",
+    [E_PAST_END] = "past the end of the mapped file",
 };
 
 const char *error_text(long code)

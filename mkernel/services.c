@@ -7,6 +7,7 @@
 #include "console.h"
 #include "device_memory.h"
 #include "fpu_area.h"
+#include "file_region_services.h"
 #include "ica_services.h"
 #include "initrd.h"
 #include "pager_services.h"
@@ -38,7 +39,7 @@ void services_init(const struct boot_module *initrd)
 {
     uint64_t bytes = PROCESS_SLOTS * sizeof(struct process);
     uint64_t table = physical_allocate((bytes + PAGE_SIZE - 1) / PAGE_SIZE, 0);
-    if (table == 0 || !ica_services_init())
+    if (table == 0 || !ica_services_init() || !file_region_services_init())
         panic("services: no memory for the process table and ICA pools");
     kernel_shared->processes = phys_to_virt(table);
     if (initrd != NULL) {
@@ -209,6 +210,7 @@ static void release_exited(uint32_t pid)
     struct process *process = process_find(pid);
     if (process == NULL || process->state != PROCESS_ZOMBIE || process->resources_released)
         return;
+    file_region_services_release(process); /* BLK's blocks out of its tables first */
     ica_release_process(process);
     device_process_end(process);
     address_space_destroy(process->root);

@@ -16,8 +16,7 @@
 #include "x86.h"
 #include <formica/errors.h>
 
-/* The leaf table for `address` in `root`, or NULL when a table is missing. */
-static uint64_t *walk_to_leaf_table(uint64_t root, uint64_t address)
+uint64_t *ica_leaf_table(uint64_t root, uint64_t address)
 {
     uint64_t *table = phys_to_virt(root);
     for (int level = 3; level >= 1; level--) {
@@ -61,7 +60,7 @@ static inline uint64_t *leaf_entry(struct process *process, uint64_t address)
     uint64_t *tag, **slot = leaf_slot(process, address, &tag);
     uint64_t region = (address >> 21) + 1;
     if (*slot == NULL || (tag != NULL && *tag != region)) {
-        uint64_t *table = walk_to_leaf_table(process->root, address);
+        uint64_t *table = ica_leaf_table(process->root, address);
         if (table == NULL)
             return NULL;
         *slot = table;

@@ -208,6 +208,9 @@ static inline uint64_t ica_virtual_address(const struct ica *ica)
 {
     return ica->user_address;
 }
+/* The leaf page table for `address` under `root`, or NULL when a table is
+ * missing (the ICA windows' and file regions' tables exist from creation). */
+uint64_t *ica_leaf_table(uint64_t root, uint64_t address);
 /* Unmaps the ICA from `process` (running on this core) / maps it in. Paste
  * may ask the m-kernel to build the page tables of a new ICA window region. */
 void ica_peel(struct process *process, struct ica *ica);

@@ -325,8 +325,31 @@ int cache_retire(struct cache *cache, uint64_t number)
         return 0;
     if (block->dirty && !is_lent(cache, block))
         return 0; /* nobody sees it: the next owner's bytes overwrite it in place */
+    if (is_lent(cache, block) && cache->memory.revoke != NULL)
+        cache->memory.revoke(cache->memory.context, block->handle, false); /* mappings end */
     retire(cache, block);
     return 0;
+}
+
+int cache_lent_for_stores(struct cache *cache, uint64_t number)
+{
+    struct cache_block *block = cache_lookup(cache, number);
+    if (block == NULL || !block->valid)
+        return -E_NOT_FOUND;
+    block->stored_into = true;
+    if (!block->dirty)
+        cache_mark_dirty(cache, block);
+    return 0;
+}
+
+uint64_t cache_count_lent(const struct cache *cache)
+{
+    uint64_t lent = 0;
+    for (uint32_t i = 0; i < cache->capacity; i++)
+        if ((cache->blocks[i].valid || cache->blocks[i].retired) &&
+            is_lent(cache, &cache->blocks[i]))
+            lent++;
+    return lent;
 }
 
 void cache_retire_lent(struct cache *cache)

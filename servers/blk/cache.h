@@ -34,6 +34,10 @@ struct cache_memory {
     void *context;
     int (*allocate)(void *context, uint8_t **data, uint64_t *handle);
     bool (*pinned)(void *context, uint64_t handle);
+    /* Makes every mapping of `handle` read-only before its block is
+     * written back, or ends them before a freed block is retired
+     * (SYS_ICA_REVOKE, waited for); NULL: nothing is mapped. */
+    void (*revoke)(void *context, uint64_t handle, bool write_only);
 };
 
 struct cache_block {
@@ -41,13 +45,14 @@ struct cache_block {
     uint8_t *data;
     uint64_t handle; /* the block ICA holding data, 0 when on the heap */
     struct cache_block *hash_next;
-    bool valid;      /* holds the disk block `number` */
-    bool dirty;      /* changed since it was read or written back */
-    bool referenced; /* CLOCK's second-chance bit, set on every use */
-    bool busy;       /* being filled: not a victim */
-    bool retired;    /* out of the hash, its old bytes kept for its borrowers (cache_retire) */
-    bool on_disk;    /* tier, write-through: dirty, but its bytes are on the disk already */
-    uint16_t copy;   /* tier: the pool block (index + 1) kept equal to the line for lends, or 0 */
+    bool valid;       /* holds the disk block `number` */
+    bool dirty;       /* changed since it was read or written back */
+    bool referenced;  /* CLOCK's second-chance bit, set on every use */
+    bool busy;        /* being filled: not a victim */
+    bool retired;     /* out of the hash, its old bytes kept for its borrowers (cache_retire) */
+    bool on_disk;     /* tier, write-through: dirty, but its bytes are on the disk already */
+    bool stored_into; /* lent writable into a mapping since it was last written back */
+    uint16_t copy;    /* tier: the pool block (index + 1) kept equal to the line for lends, or 0 */
 };
 
 struct tier;
@@ -205,6 +210,11 @@ int cache_patch_any(struct cache *cache, uint64_t number, uint32_t offset, const
  * -E_INVALID for a block of another shard; a failed write-back is logged
  * and its bytes are dropped. */
 int cache_retire(struct cache *cache, uint64_t number);
+/* A block just lent writable into a mapping (BLK_MAP_WRITABLE): dirty,
+ * and write-protected before it is written back (cache_memory's). */
+int cache_lent_for_stores(struct cache *cache, uint64_t number);
+/* Cached (or retired) blocks lent now, mapping lends included (BLK_STATS). */
+uint64_t cache_count_lent(const struct cache *cache);
 /* cache_retire of every block lent now (an FS owner that starts does not
  * know what the last one freed without telling). */
 void cache_retire_lent(struct cache *cache);

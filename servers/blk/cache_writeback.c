@@ -22,8 +22,14 @@ int cache_write_back_run(struct cache *cache, struct cache_block *block)
     struct cache_block *run[CACHE_MAX_RUN];
     const uint8_t *buffers[CACHE_MAX_RUN] = {0}; /* (GCC cannot see gather_run fills them) */
     uint32_t count = gather_run(cache, block, run);
-    for (uint32_t i = 0; i < count; i++)
+    for (uint32_t i = 0; i < count; i++) {
         buffers[i] = run[i]->data;
+        if (run[i]->stored_into && cache->memory.revoke != NULL) {
+            /* the next store faults and marks it dirty again: no dirty bits to scan */
+            cache->memory.revoke(cache->memory.context, run[i]->handle, true);
+            run[i]->stored_into = false;
+        }
+    }
     int error = cache->disk.write(cache->disk.context, block->number, count, buffers);
     if (error != 0)
         return error;

@@ -137,7 +137,17 @@ static enum blk_durability open_journal(enum blk_durability mode, struct server_
     return BLK_KEPT;
 }
 
-static const struct cache_memory block_memory = {NULL, block_ica, block_lent};
+/* Before a block lent writable into mappings is written back (write_only),
+ * or a block FS freed is retired: its mapping lends, on every core. */
+static void block_revoke(void *context, uint64_t handle, bool write_only)
+{
+    (void)context;
+    long revoked = system_call_ica_revoke(handle, write_only ? 1 : 0);
+    if (revoked < 0)
+        printf("blk: revoking the mappings of a block failed: %s\n", error_text(revoked));
+}
+
+static const struct cache_memory block_memory = {NULL, block_ica, block_lent, block_revoke};
 
 /* blk_read_ahead=N on the kernel command line: the blocks a sequential miss reads ahead
  * (0: none; at most one stripe's), in place of the cache's default (CACHE_READ_AHEAD, or

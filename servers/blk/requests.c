@@ -18,6 +18,7 @@
 #include "tier_attach.h"
 #include <formica/data_ica.h>
 #include <formica/errors.h>
+#include <formica/file_region.h>
 #include <formica/protocol/blk_dispatch.h>
 #include <formica/refusal_log.h>
 #include <formica/storage.h>
@@ -176,6 +177,37 @@ static long lend_blocks(struct cache *cache, uint64_t control, struct ica_contro
     page->lent_count = count;
     cache_lends_record(&lends, control, page->origin, handles, count);
     return 1;
+}
+
+long blk_map(struct cache *cache, uint64_t control, struct blk_map_message *message)
+{
+    struct ica_control *page = ica_control_of(control);
+    struct transfer asked = {message->first_block, message->blocks, message->flags, 0, 0};
+    bool stores = (asked.flags & BLK_MAP_WRITABLE) != 0;
+    message->writable = 0;
+    if (asked.blocks == 0 || asked.blocks > ICA_MAX_ATTACHED ||
+        (asked.flags & ~(BLK_BLOCK_LIST | BLK_MAP_WRITABLE)) || (stores && asked.blocks != 1))
+        return refuse(page, "map of no blocks, too many, or unknown flags");
+    if (stores && cache->tier != NULL)
+        return refuse(page, "a writable map of a tier's line (its lend is a copy)");
+    for (uint32_t i = 0; i < asked.blocks; i++) {
+        long error = check_block(cache, page, block_at(page, &asked, i));
+        if (error != 0)
+            return error;
+    }
+    page->lent_count = 0;
+    long lent = lend_blocks(cache, control, page, &asked);
+    if (lent < 0)
+        return lent;
+    if (lent != 1)
+        return -E_BUSY; /* at a lend limit: asked again */
+    if (stores) {
+        int error = cache_lent_for_stores(cache, asked.first_block);
+        if (error != 0)
+            return error;
+        message->writable = 1;
+    }
+    return (long)asked.blocks;
 }
 
 /* The blocks of a write, to the disk before the answer (write-through). */
@@ -392,6 +424,13 @@ long blk_stats(struct cache *cache, uint64_t control, struct blk_stats_message *
     message->read_ahead = stats.read_ahead;
     message->written_back = stats.written_back;
     message->evictions = stats.evictions;
+    return 0;
+}
+
+long blk_lent(struct cache *cache, uint64_t control, struct blk_lent_message *message)
+{
+    (void)control;
+    message->blocks = cache_count_lent(cache);
     return 0;
 }
 

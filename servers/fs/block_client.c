@@ -19,12 +19,35 @@ static uint64_t control, data;
 
 struct recent_block block_client_recent[RECENT_BLOCKS];
 
-static void remember(uint64_t disk_block, const uint8_t *bytes)
+/* Disk blocks FS must not copy (lent writable into a mapping: stores change
+ * them behind FS), by block number modulo its bits: a collision only costs
+ * a copy FS does not keep. */
+#define NEVER_REMEMBERED_BITS 131072u
+static uint64_t never_remembered[NEVER_REMEMBERED_BITS / 64];
+
+static bool remembered_ever(uint64_t disk_block)
 {
+    uint64_t bit = disk_block % NEVER_REMEMBERED_BITS;
+    return (never_remembered[bit / 64] & (1ull << (bit % 64))) == 0;
+}
+
+void block_client_never_remember(uint64_t disk_block)
+{
+    uint64_t bit = disk_block % NEVER_REMEMBERED_BITS;
+    never_remembered[bit / 64] |= 1ull << (bit % 64);
+    block_client_forget(disk_block);
+}
+
+/* Keeps a copy of the disk block, unless FS must not: false then. */
+static bool remember(uint64_t disk_block, const uint8_t *bytes)
+{
+    if (!remembered_ever(disk_block))
+        return false;
     struct recent_block *slot = block_client_recent_slot(disk_block);
     slot->valid = true;
     slot->disk_block = disk_block;
     memcpy(slot->bytes, bytes, STORAGE_BLOCK_BYTES);
+    return true;
 }
 
 struct blk_transfer {
@@ -116,7 +139,8 @@ static const uint8_t *disk_block_bytes(uint64_t disk_block, int *error)
     *error = blk_transfer(BLK_READ, disk_block);
     if (*error != 0)
         return NULL;
-    remember(disk_block, ica_address(data));
+    if (!remember(disk_block, ica_address(data)))
+        return ica_address(data); /* a block FS keeps no copy of: BLK's answer itself */
     return slot->bytes;
 }
 
@@ -145,7 +169,8 @@ static int write_block(void *context, uint64_t block, const void *buffer)
         const uint8_t *bytes = disk_block_bytes(disk_block, &error);
         if (bytes == NULL)
             return error;
-        memcpy(ica_address(data), bytes, STORAGE_BLOCK_BYTES);
+        if (bytes != ica_address(data))
+            memcpy(ica_address(data), bytes, STORAGE_BLOCK_BYTES);
     }
     memcpy((uint8_t *)ica_address(data) + offset, buffer, device->block_size);
     int error = blk_transfer(BLK_WRITE, disk_block);

@@ -45,6 +45,9 @@ static inline void block_client_note_patch(uint64_t disk_block, uint32_t offset,
 }
 /* Drops FS's recent copy of `disk_block`, if it keeps one. */
 void block_client_forget(uint64_t disk_block);
+/* Drops FS's copy of `disk_block` and keeps none from now on (a block lent
+ * writable into a mapping). */
+void block_client_never_remember(uint64_t disk_block);
 /* Drops every recent copy (an FS replica that fell behind the owner). */
 void block_client_forget_all(void);
 /* `length` bytes at `within` in file-system block `block` of `device`,

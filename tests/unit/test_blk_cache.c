@@ -77,6 +77,21 @@ static bool is_pinned(void *context, uint64_t handle)
     return handle == pinned_handle;
 }
 
+/* The revocations the cache asked for (mapping lends, docs/mmap.md). */
+static struct {
+    uint32_t count;
+    uint64_t handle;
+    bool write_only;
+} revoked;
+
+static void record_revoke(void *context, uint64_t handle, bool write_only)
+{
+    (void)context;
+    revoked.count++;
+    revoked.handle = handle;
+    revoked.write_only = write_only;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -86,7 +101,8 @@ static int setup(void **state)
     struct cache_disk below = {&disk, DISK_BLOCKS, disk_read, disk_write, disk_flush};
     pinned_handle = 0;
     handle_counter = 0;
-    struct cache_memory memory = {NULL, allocate_with_handle, is_pinned};
+    memset(&revoked, 0, sizeof(revoked));
+    struct cache_memory memory = {NULL, allocate_with_handle, is_pinned, record_revoke};
     return cache_init(&cache, CAPACITY, &below, &memory);
 }
 
@@ -285,6 +301,46 @@ static void test_a_freed_lent_block_keeps_its_old_bytes(void **state)
     for (uint64_t i = 0; i < 4 * CAPACITY; i++)
         read_block(61 + 2 * (i % 90));
     assert_int_not_equal(page[0], 50); /* reused once the lend ended */
+}
+
+/* A block lent writable into a mapping is dirty at once, and its mappings
+ * are write-protected before it is written back (once: the next store's
+ * fault lends it writable again); one written back since is not. */
+static void test_a_block_stored_into_is_write_protected_before_write_back(void **state)
+{
+    (void)state;
+    uint64_t handle = lend_and_pin(70);
+    assert_int_equal(cache_lent_for_stores(&cache, 70), 0);
+    struct cache_stats stats;
+    cache_get_stats(&cache, &stats);
+    assert_int_equal(stats.dirty, 1);
+    ((uint8_t *)page_of(handle))[9] = 0x5c; /* the mapper's store, in place */
+    assert_int_equal(cache_sync(&cache), 0);
+    assert_int_equal(revoked.count, 1);
+    assert_int_equal(revoked.handle, handle);
+    assert_true(revoked.write_only);
+    assert_int_equal(disk.bytes[70][9], 0x5c);
+    assert_int_equal(cache_write(&cache, 70, disk.bytes[70]), 0); /* dirty again, not stored into */
+    assert_int_equal(cache_sync(&cache), 0);
+    assert_int_equal(revoked.count, 1);
+    assert_int_equal(cache_lent_for_stores(&cache, 99999), -E_NOT_FOUND);
+    pinned_handle = 0;
+}
+
+/* A lent block FS frees has its mappings ended before it is retired; an
+ * unlent one asks for no revocation. */
+static void test_a_freed_lent_block_has_its_mappings_ended(void **state)
+{
+    (void)state;
+    read_block(80);
+    assert_int_equal(cache_retire(&cache, 80), 0);
+    assert_int_equal(revoked.count, 0);
+    uint64_t handle = lend_and_pin(81);
+    assert_int_equal(cache_retire(&cache, 81), 0);
+    assert_int_equal(revoked.count, 1);
+    assert_int_equal(revoked.handle, handle);
+    assert_false(revoked.write_only);
+    pinned_handle = 0;
 }
 
 /* A dirty lent block that is freed is written back before it leaves (an FS
@@ -544,6 +600,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_miss_then_hit, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_a_block_stored_into_is_write_protected_before_write_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_freed_lent_block_has_its_mappings_ended, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_sequential_miss_reads_ahead, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clock_gives_a_second_chance, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writes_reach_the_disk_on_sync, setup, teardown),

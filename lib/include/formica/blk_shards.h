@@ -38,6 +38,8 @@ long blk_shards_sync(struct blk_shards *shards, uint64_t control);
 /* BLK_STATS of every shard, summed into *sum (capacity too: the whole
  * cache); 0 or the first error. */
 long blk_shards_stats(struct blk_shards *shards, uint64_t control, struct blk_stats_message *sum);
+/* BLK_LENT of every shard: the blocks lent now, summed; 0 or the first error. */
+long blk_shards_lent(struct blk_shards *shards, uint64_t control, uint64_t *blocks);
 /* The disk's size in bytes (BLK_INFO of shard 0: the shards share one disk);
  * 0 or the error. */
 long blk_shards_disk_bytes(struct blk_shards *shards, uint64_t control, uint64_t *bytes);

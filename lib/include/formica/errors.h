@@ -30,7 +30,8 @@
 #define E_NEEDS_DATA 24    /* answering needs a data ICA, and none came: send one */
 #define E_READ_ONLY 25     /* the file system is mounted (or has gone) read-only */
 #define E_STALE 26         /* asked as of a view older than a change to what it reads: ask again */
-#define E_ERROR_COUNT 27
+#define E_PAST_END 27      /* a mapped page lies past the end of its file (SIGBUS) */
+#define E_ERROR_COUNT 28
 
 /* A short English text for an error code (positive or negative). */
 const char *error_text(long code);

@@ -1,0 +1,217 @@
+/* mapping_lend.c: installing and ending mapping lends (mapping_lend.h): the
+ * leaf entry at the user address, the table entry that remembers it, and
+ * the block's lend count. The region's tables exist from its creation
+ * (mkernel/file_region_services.c), so this only writes entries. */
+#include "mapping_lend.h"
+#include "atomic.h"
+#include "layout.h"
+#include "cpu.h"
+#include "ica_window.h"
+#include "intercore.h"
+#include "translation_stamp.h"
+#include "x86.h"
+#include <formica/errors.h>
+
+static uint64_t *leaf_entry_at(const struct process *process, uint64_t address)
+{
+    if (process->root == 0)
+        return NULL;
+    uint64_t *table = ica_leaf_table(process->root, address);
+    return table != NULL ? &table[(address >> 12) & 511] : NULL;
+}
+
+bool mapping_lend_install(struct process *process, struct ica *block, uint64_t address,
+                          bool writable)
+{
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry == NULL || (*entry & ENTRY_PRESENT) != 0 || mapping_lend_table() == NULL)
+        return false;
+    uint32_t flags = writable ? MAPPING_LEND_WRITABLE : 0;
+    if (mapping_lend_claim(mapping_lend_table(), ica_id_of(block), process->pid, address, flags) ==
+        NULL)
+        return false;
+    atomic_add(&block->lend_count, 1);
+    atomic_add(&process->mapping_lends, 1);
+    *entry = block->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_NOT_A_FRAME | ENTRY_MAPPING_LEND |
+             (writable ? ENTRY_WRITABLE : 0);
+    return true; /* not present before: no translation to drop */
+}
+
+static void end_one(struct process *process, struct mapping_lend *lend);
+
+/* Ends `count` of the process's own lends outside [keep, keep_end), in
+ * table order from where the last look stopped (the pager evicts a client's
+ * own blocks alike): its share of BLK's cache stays bounded. */
+static void end_own_lends(struct process *process, uint32_t count, uint64_t keep, uint64_t keep_end)
+{
+    struct mapping_lend *table = mapping_lend_table();
+    for (uint32_t step = 0; step < MAPPING_LENDS && count > 0; step++) {
+        uint32_t slot = process->mapping_lend_cursor++ & (MAPPING_LENDS - 1);
+        struct mapping_lend *lend = &table[slot];
+        if (atomic_load_acquire(&lend->pid) == process->pid &&
+            (lend->address < keep || lend->address >= keep_end)) {
+            end_one(process, lend);
+            count--;
+        }
+    }
+}
+
+bool mapping_lends_from_answer(struct process *process, uint64_t control_id, uint64_t address,
+                               uint64_t end, bool writable)
+{
+    struct ica *control = ica_lookup(control_id);
+    if (control == NULL)
+        return false;
+    uint32_t held = atomic_load_acquire(&process->mapping_lends);
+    if (mapping_lend_table() != NULL && held + control->lent_count > MAPPING_LENDS_PER_PROCESS)
+        end_own_lends(process, held + control->lent_count - MAPPING_LENDS_PER_PROCESS, address,
+                      address + (uint64_t)control->lent_count * PAGE_SIZE);
+    bool first = false;
+    for (uint32_t i = 0; i < control->lent_count; i++) {
+        struct ica *block = ica_lookup(control->lent[i]);
+        uint64_t at = address + (uint64_t)i * PAGE_SIZE;
+        if (block == NULL || block->kind != ICA_KIND_BLOCK || at >= end)
+            continue;
+        /* stores only into a block its holder lent itself (the answer's sender) */
+        if (writable && (atomic_load_acquire(&block->owner) != control->sender ||
+                         atomic_load_acquire(&block->state) != ICA_HELD))
+            continue;
+        if (mapping_lend_install(process, block, at, writable) && i == 0)
+            first = true;
+    }
+    ica_end_lends(process, control);
+    return first;
+}
+
+/* Ends one lend: its entry cleared if it still shows the block, the count
+ * taken back. */
+static void end_one(struct process *process, struct mapping_lend *lend)
+{
+    uint64_t id = lend->block, address = lend->address;
+    struct ica *block = ica_slot_of(id);
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry != NULL && (*entry & ENTRY_MAPPING_LEND) != 0 && block != NULL &&
+        (*entry & ENTRY_ADDRESS) == block->physical) {
+        *entry = 0;
+        if (this_cpu()->current == process)
+            invlpg(address);
+        else
+            translations_dropped(process);
+    }
+    mapping_lend_clear(lend);
+    atomic_sub_fetch(&process->mapping_lends, 1);
+    if (block != NULL && atomic_sub_fetch(&block->lend_count, 1) == 0 && block->orphaned)
+        ica_free_orphan(id);
+}
+
+void mapping_lends_end(struct process *process, uint64_t base, uint64_t bytes)
+{
+    struct mapping_lend *table = mapping_lend_table();
+    if (table == NULL)
+        return;
+    for (uint32_t i = 0; i < MAPPING_LENDS && atomic_load_acquire(&process->mapping_lends) > 0; i++)
+        if (mapping_lend_in_range(&table[i], process->pid, base, base + bytes))
+            end_one(process, &table[i]);
+}
+
+uint64_t mapping_lend_frame_at(struct process *process, uint64_t address)
+{
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry == NULL ||
+        (*entry & (ENTRY_PRESENT | ENTRY_MAPPING_LEND)) != (ENTRY_PRESENT | ENTRY_MAPPING_LEND))
+        return 0;
+    return *entry & ENTRY_ADDRESS;
+}
+
+/* The block ICA whose frame is `frame` (a mapping lend's: its lend keeps
+ * it from being freed), or NULL. */
+static struct ica *block_of_frame(uint64_t frame)
+{
+    struct ica_pools *pools = kernel_shared->icas;
+    for (uint32_t i = 0; i < pools->block_reach && i < ICA_BLOCK_SLOTS; i++)
+        if (pools->block[i].physical == frame && pools->block[i].state != ICA_FREE)
+            return &pools->block[i];
+    return NULL;
+}
+
+void mapping_lend_end_at(struct process *process, uint64_t address)
+{
+    uint64_t lent = mapping_lend_frame_at(process, address);
+    struct ica *block = lent != 0 ? block_of_frame(lent) : NULL;
+    struct mapping_lend *lend =
+        block != NULL && mapping_lend_table() != NULL
+            ? mapping_lend_find(mapping_lend_table(), ica_id_of(block), process->pid, address)
+            : NULL;
+    if (lend != NULL)
+        end_one(process, lend);
+}
+
+void mapping_lend_swap_for_frame(struct process *process, uint64_t address, uint64_t frame,
+                                 bool writable)
+{
+    mapping_lend_end_at(process, address);
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry == NULL)
+        return;
+    *entry = frame | ENTRY_PRESENT | ENTRY_USER | (writable ? ENTRY_WRITABLE : 0);
+    if (this_cpu()->current == process)
+        invlpg(address);
+    else
+        translations_dropped(process);
+}
+
+long mapping_lend_revoke_here(uint32_t pid, uint64_t block, uint64_t address, bool write_only)
+{
+    struct process *process = process_find(pid);
+    struct mapping_lend *lend =
+        process != NULL && process->core == this_cpu()->index && mapping_lend_table() != NULL
+            ? mapping_lend_find(mapping_lend_table(), block, pid, address)
+            : NULL;
+    if (lend == NULL)
+        return 0;
+    if (!write_only) {
+        end_one(process, lend);
+        return 1;
+    }
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry != NULL && (*entry & ENTRY_MAPPING_LEND) != 0)
+        *entry &= ~ENTRY_WRITABLE;
+    lend->flags &= ~MAPPING_LEND_WRITABLE;
+    if (this_cpu()->current == process)
+        invlpg(address);
+    else
+        translations_dropped(process);
+    return 1;
+}
+
+long mapping_lends_revoke(struct process *holder, uint64_t id, bool write_only)
+{
+    struct ica *block = ica_lookup(id);
+    if (block == NULL || block->kind != ICA_KIND_BLOCK || block->state != ICA_HELD ||
+        block->owner != holder->pid)
+        return -E_PERMISSION;
+    struct mapping_lend *table = mapping_lend_table();
+    long revoked = 0;
+    for (uint32_t probe = 0; table != NULL && probe < MAPPING_LEND_PROBES; probe++) {
+        struct mapping_lend *lend = mapping_lend_probe(table, id, probe);
+        uint32_t pid = atomic_load_acquire(&lend->pid);
+        if (pid == 0 || pid == MAPPING_LEND_CLAIMING || lend->block != id ||
+            (write_only && !(lend->flags & MAPPING_LEND_WRITABLE)))
+            continue;
+        const struct process *mapper = process_find(pid);
+        if (mapper == NULL)
+            continue;
+        if (mapper->core == this_cpu()->index) {
+            revoked += mapping_lend_revoke_here(pid, id, lend->address, write_only);
+            continue;
+        }
+        struct intercore_message message = {
+            .type = MESSAGE_TRANSLATIONS_REVOKED,
+            .translations_revoked = {pid, write_only ? 1 : 0, id, lend->address},
+        };
+        struct intercore_message reply;
+        intercore_call(mapper->core, &message, &reply); /* answered once its core is done */
+        revoked += reply.translations_revoked_reply.result;
+    }
+    return revoked;
+}

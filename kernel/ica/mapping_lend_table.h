@@ -1,0 +1,89 @@
+/* mapping_lend_table.h: the table of mapping lends (kernel_shared->
+ * mapping_lends, docs/mmap.md): which process sees which block ICA at which
+ * user address, for as long as it maps it. Open-addressed by block ICA
+ * index; an entry is claimed by compare-swap by the mapper's core and
+ * cleared only by it (or by the m-kernel once the mapper has ended). Plain C
+ * over the table alone, so the host tests can run it. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MAPPING_LENDS 65536u              /* entries (a power of two) */
+#define MAPPING_LEND_PROBES 256u          /* slots looked at from a block's home */
+#define MAPPING_LEND_CLAIMING 0xffffffffu /* pid while the claimer fills the entry */
+#define MAPPING_LEND_WRITABLE 1u          /* the lender granted stores */
+/* Mapping lends one process holds at most (2 MiB): past it a fault ends
+ * some of the process's own first, so a mapped file larger than BLK's cache
+ * never pins all of it. */
+#define MAPPING_LENDS_PER_PROCESS 512u
+
+struct mapping_lend {
+    uint32_t pid; /* the mapper, 0: free (atomic: claimed by compare-swap) */
+    uint32_t flags;
+    uint64_t block;   /* the block ICA's id */
+    uint64_t address; /* where the mapper sees it */
+};
+
+/* The first slot a block's entries are looked for in (its pool index,
+ * spread so that neighbouring blocks do not share probe runs). */
+static inline uint32_t mapping_lend_home(uint64_t block)
+{
+    return (uint32_t)((block & 0xffffffu) * 8u) & (MAPPING_LENDS - 1);
+}
+
+static inline struct mapping_lend *mapping_lend_probe(struct mapping_lend *table, uint64_t block,
+                                                      uint32_t probe)
+{
+    return &table[(mapping_lend_home(block) + probe) & (MAPPING_LENDS - 1)];
+}
+
+/* Claims a free entry near `block`'s home for `pid`; NULL when every
+ * slot of its probe run is taken. */
+static inline struct mapping_lend *mapping_lend_claim(struct mapping_lend *table, uint64_t block,
+                                                      uint32_t pid, uint64_t address,
+                                                      uint32_t flags)
+{
+    for (uint32_t probe = 0; probe < MAPPING_LEND_PROBES; probe++) {
+        struct mapping_lend *entry = mapping_lend_probe(table, block, probe);
+        uint32_t free = 0;
+        if (__atomic_load_n(&entry->pid, __ATOMIC_RELAXED) != 0 ||
+            !__atomic_compare_exchange_n(&entry->pid, &free, MAPPING_LEND_CLAIMING, false,
+                                         __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            continue;
+        entry->flags = flags;
+        entry->block = block;
+        entry->address = address;
+        __atomic_store_n(&entry->pid, pid, __ATOMIC_RELEASE);
+        return entry;
+    }
+    return NULL;
+}
+
+/* The entry of `pid` seeing `block` at `address`, or NULL. */
+static inline struct mapping_lend *mapping_lend_find(struct mapping_lend *table, uint64_t block,
+                                                     uint32_t pid, uint64_t address)
+{
+    for (uint32_t probe = 0; probe < MAPPING_LEND_PROBES; probe++) {
+        struct mapping_lend *entry = mapping_lend_probe(table, block, probe);
+        if (__atomic_load_n(&entry->pid, __ATOMIC_ACQUIRE) == pid && entry->block == block &&
+            entry->address == address)
+            return entry;
+    }
+    return NULL;
+}
+
+/* Whether `entry` is `pid`'s, at an address in [base, end). */
+static inline bool mapping_lend_in_range(const struct mapping_lend *entry, uint32_t pid,
+                                         uint64_t base, uint64_t end)
+{
+    return __atomic_load_n(&entry->pid, __ATOMIC_ACQUIRE) == pid && entry->address >= base &&
+           entry->address < end;
+}
+
+/* Frees the entry (its mapper's core, or the m-kernel after the mapper ended). */
+static inline void mapping_lend_clear(struct mapping_lend *entry)
+{
+    entry->block = entry->address = 0;
+    entry->flags = 0;
+    __atomic_store_n(&entry->pid, 0, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,253 @@
+# mmap of files (docs/mmap.md; tests/programs/mmaptest): mapped reads of 12 MiB, shared and
+# private, match pread of the same file; a fault past the end of the file ends the program with
+# exit code 135 (as SIGBUS) and a report; stores to a private mapping (copy on write, and a
+# hole's zeroes) are seen there and not by pread nor a shared mapping; every refused mmap gets
+# its E_* code (a directory, length 0, an unaligned offset, a shared write on a read-only
+# descriptor, another user's file); stores through a shared mapping reach pread after msync and
+# survive a killed QEMU (a clean e2fsck); a file truncated while mapped ends a program that
+# touches a page past its new end (the pages' lends were revoked before the blocks were freed,
+# so another file written into them is never seen), an unlinked one stays mapped until munmap;
+# madvise maps ahead and ends lends; a system call given a mapped page not touched yet brings it
+# in (past the end: -E_FAULT); two BLK shards; a mapping outlives FS and BLK restarts; the
+# account pays for a region's page tables and private copies; munmap
+# and the exit of a program with mappings leave BLK with no block lent, and the disk clean.
+import shutil
+import subprocess
+
+import pytest
+
+import formica
+from test_journal import churn_and_kill, debugfs_cat
+from test_storage_servers import assert_clean
+
+pytestmark = pytest.mark.usefixtures("built")
+
+TIMEOUT = 300
+OTHER_UID = 2000  # neither root nor the console user
+
+
+def disk_copy(tmp_path):
+    copy = tmp_path / "disk.img"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", copy)
+    return copy
+
+
+def boot(disk, commands, smp=2):
+    return formica.run("--smp", str(smp), "--disk", str(disk), "--cmd", commands,
+                       timeout=TIMEOUT)
+
+
+def checks(result):
+    return result.kinds("mmap")
+
+
+def assert_checks_held(result, expected):
+    found = {line["check"]: line for line in checks(result)}
+    missing = [name for name in expected if name not in found]
+    failed = [name for name, line in found.items() if not line["ok"]]
+    assert not missing and not failed, f"missing {missing}, failed {failed}\n{result.describe()}"
+
+
+def lent_counts(result):
+    return [line["blocks"] for line in result.kinds("mmap_lent")]
+
+
+def test_mapped_reads_match_pread_and_end_every_lend(tmp_path):
+    disk = disk_copy(tmp_path)
+    # 12 MiB: more than BLK's cache (8 MiB), so a process's bound on its mapping lends (it
+    # ends some of its own past 2 MiB) is what keeps the cache from filling with mapped blocks
+    result = boot(disk, "run mmaptest lent; run mmaptest read /mapped.dat 12; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["map shared", "shared equals pread", "map private",
+                                "private equals pread", "two mappings of one page agree",
+                                "unmap shared", "unmap private", "lends all ended"])
+    [read] = result.kinds("mmap_read")
+    assert read["bytes"] == 12 << 20 and read["lent_before"] == read["lent_after"], read
+    assert lent_counts(result) == [0, 0], result.describe()
+    assert_clean(disk)
+
+
+def make_other_users_file(disk, tmp_path):
+    """/other.dat, 8 KiB owned by OTHER_UID, mode 0644: readable by all, writable by its owner."""
+    host = tmp_path / "other.dat"
+    host.write_bytes(bytes(range(256)) * 32)
+    for request in (f"write {host} /other.dat", f"set_inode_field /other.dat uid {OTHER_UID}",
+                    f"set_inode_field /other.dat gid {OTHER_UID}",
+                    "set_inode_field /other.dat mode 0100644"):
+        subprocess.run(["debugfs", "-w", "-R", request, str(disk)], capture_output=True,
+                       check=True)
+
+
+def test_refused_mappings_get_their_error_values(tmp_path):
+    disk = disk_copy(tmp_path)
+    make_other_users_file(disk, tmp_path)
+    result = boot(disk, "run mmaptest errors /errors.dat; run mmaptest other /other.dat; "
+                        "run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    found = {line["check"]: line["detail"] for line in checks(result)}
+    assert found["directory"] == -15, found  # -E_IS_DIRECTORY
+    assert found["length 0"] == -1 and found["unaligned offset"] == -1, found  # -E_INVALID
+    assert found["neither shared nor private"] == -1 and found["negative offset"] == -1, found
+    assert found["shared write on a read-only descriptor"] == -8, found  # -E_PERMISSION
+    assert found["another user's file, shared write"] == -8, found
+    assert found["not a descriptor"] == -22, found  # -E_BAD_HANDLE
+    assert found["fixed outside the window"] == -1 and found["too large"] == -1, found
+    assert_checks_held(result, ["a good mapping after the refusals", "open for writing refused",
+                                "another user's file, read", "its bytes"])
+    assert "refused: mmap of a directory" in result.text, result.describe()
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_a_page_past_the_end_ends_the_program_as_sigbus(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest pastend /short.dat; run mmaptest lent")
+    assert result.rc != 0, result.describe()  # the shell saw a command fail
+    assert "mmaptest exited with code 135" in result.text, result.describe()
+    assert "a mapped page past the end of its file" in result.text, result.describe()
+    assert "not ended" not in result.text, result.describe()
+    assert_checks_held(result, ["map", "last byte of the file", "past the end in its last page"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_exit_with_mappings_leaves_no_block_lent(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest lent; run mmaptest keep /kept.dat; run mmaptest lent; "
+                        "run mmaptest keep /kept.dat; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["map", "blocks lent while mapped"])
+    assert lent_counts(result) == [0, 0, 0], result.describe()
+    assert_clean(disk)
+
+
+def test_private_stores_are_copies_the_file_never_sees(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest private /private.dat; run mmaptest lent; "
+                        "run mmaptest read /private.dat 1")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["store seen in the mapping", "rest of the copied page kept",
+                                "hole reads zeroes", "hole store seen", "pread does not see it",
+                                "a shared mapping does not see it",
+                                "untouched private pages equal pread", "lends all ended"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+# "@2": the program on another core than BLK's (core 0): each write-protection before a
+# write-back is a MESSAGE_TRANSLATIONS_REVOKED to the mapper's core, answered before BLK writes.
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_shared_stores_reach_the_file_through_msync(tmp_path, core):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, f"run mmaptest shared /shared.dat {core}; run mmaptest lent", smp=3)
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["another mapping sees the stores", "msync",
+                                "pread sees the stores", "rest of the filled hole is zeroes",
+                                "rest of the page kept", "pread sees the second store",
+                                "pwrite seen in the mapping", "msync async",
+                                "msync outside a mapping", "pread after munmap",
+                                "lends all ended"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_msynced_stores_survive_a_killed_qemu(tmp_path):
+    disk = disk_copy(tmp_path)
+    lines = churn_and_kill(disk, 1, commands="run mmaptest crash /crash.dat @2",
+                           marker="mmap_synced")
+    assert not [line for line in lines if '"ok":false' in line], "\n".join(lines)
+    assert_clean(disk)  # the holes the stores filled are in a committed transaction
+    data = debugfs_cat(disk, "/crash.dat")
+    assert len(data) == 64 * 4096, len(data)
+    for page in range(2, 64):
+        assert data[page * 4096:(page + 1) * 4096] == bytes([0x40 + page]) * 4096, page
+    # page 1 was stored into again after its write-back: the store faulted, dirtied it again
+    assert data[4096:8192] == b"\x99" * 4096
+    assert set(data[1:4096]) == {0x40}  # page 0's first byte may hold the unsynced store
+
+
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_truncate_while_mapped_revokes_the_freed_pages(tmp_path, core):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, f"run mmaptest truncate /truncated.dat {core}; run mmaptest lent", smp=3)
+    assert result.rc != 0, result.describe()
+    assert "mmaptest exited with code 135" in result.text, result.describe()
+    assert "not ended" not in result.text, result.describe()
+    assert_checks_held(result, ["map", "mapped before", "truncate", "another file written",
+                                "page 0 still the file's"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_unlink_while_mapped_keeps_the_file_until_munmap(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest unlink /unlinked.dat; run mmaptest lent; "
+                        "run mmaptest advise /advised.dat; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["unlink", "the name is gone", "another file written",
+                                "still the unlinked file's bytes", "unmap", "lends all ended",
+                                "sequential", "will need", "will need mapped the range",
+                                "don't need", "don't need ended its lends", "normal",
+                                "read again after don't need", "range past the region",
+                                "unaligned", "outside a mapping"])
+    assert lent_counts(result) == [0, 0], result.describe()
+    assert_clean(disk)  # the unlinked file's blocks were freed at munmap
+
+
+def test_a_system_call_brings_mapped_pages_in(tmp_path):
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest syscall /syscall.dat; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["a system call reads an untouched mapped page",
+                                "a page past the end refused to a system call",
+                                "still running after it", "unmap"])
+    assert "mmaptest: printed from a mapped page" in result.text, result.describe()
+    assert lent_counts(result) == [0], result.describe()
+
+
+def test_mappings_over_two_blk_shards(tmp_path):
+    """BLK as two shards (each 64-block stripe its own): faults go to the shard that owns the
+    block, fault-around stops at a stripe's end, stores and msync reach both."""
+    disk = disk_copy(tmp_path)
+    placement = tmp_path / "shards.conf"
+    placement.write_text("fs 0\nblk 0,1\ndk 0\npager 0\napp 0,1\n")
+    result = formica.run("--smp", "2", "--placement", str(placement), "--disk", str(disk),
+                         "--cmd", "run mmaptest read /sharded.dat 6; run mmaptest shared "
+                                  "/sharded-shared.dat; run mmaptest lent", timeout=TIMEOUT)
+    assert result.rc == 0, result.describe()
+    assert "shard 1 of 2" in result.text, result.describe()
+    assert_checks_held(result, ["shared equals pread", "private equals pread",
+                                "pread sees the stores", "pread sees the second store",
+                                "lends all ended"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_a_mapping_outlives_fs_and_blk_restarts(tmp_path):
+    """FS and BLK killed while a program maps a file: its next faults go to the restarted FS
+    (whose handles are the ended one's) and BLK, and what it stores and syncs reaches the file."""
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "start mmaptest restart /restart.dat; sleep 800; kill fs; kill blk; "
+                        "wait; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["read before", "msync before", "every page after the restarts",
+                                "msync after", "pread sees both stores", "unmap"])
+    assert "its faults go to pid" in result.text, result.describe()
+    assert [line["exit_code"] for line in result.kinds("waited")] == [0], result.describe()
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_the_account_pays_for_tables_and_private_copies(tmp_path):
+    """In an account of 4 MiB: a region whose page tables would pass it is refused (-E_QUOTA),
+    300 map and unmap cycles reuse one place (no tables piling up), and private copies past it
+    end the program as a fault it could not be served (142, 'quota exceeded')."""
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run --memory 4M mmaptest quota /quota.dat; run mmaptest lent")
+    assert_checks_held(result, ["page tables past the account refused",
+                                "300 cycles in one place", "map private"])
+    assert "mmaptest exited with code 142" in result.text, result.describe()
+    assert "could not be served: quota exceeded" in result.text, result.describe()
+    assert "not refused" not in result.text, result.describe()
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)

@@ -148,13 +148,6 @@ ifneq ($(FLMALLOC_STAMP_ERROR),)
 $(error $(FLMALLOC_STAMP_ERROR))
 endif
 
-# flmalloc's far path and flashbench's mmap method map files with lib/mmap.c (the mmap work,
-# docs/design.md "Files mapped into memory"): while that file is not in the tree, their objects
-# are built with FORMICA_NO_MMAP and refuse to map; they are rebuilt when lib/mmap.c appears.
-MMAP_USERS := $(OBJ)/user/lib/flmalloc_far.o $(OBJ)/user/apps/flashbench/mapped_file.o
-$(MMAP_USERS): USER_CFLAGS += $(if $(wildcard lib/mmap.c),,-DFORMICA_NO_MMAP)
-$(MMAP_USERS): $(wildcard lib/mmap.c)
-
 # $(1): program name, $(2): its source folder.
 define user_program_rule
 $(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(patsubst %.flm,$(OBJ)/user/%.flm.o,$(wildcard $(2)/*.flm)) $(USER_LIBRARY) $(DEVICE_LIBRARIES) $(FLMALLOC_STAMP)

@@ -1,8 +1,7 @@
 /* flmalloc_far.c: libflmalloc's far memory, as seed 000 builds it: a file
  * DIRECTORY/PID.N on the slower tier, created, truncated to the length,
  * mapped MAP_SHARED read-write and unlinked at once, so nothing is left if
- * the program is killed; unmapped and closed when freed. Built with
- * FORMICA_NO_MMAP (user.mk, while lib/mmap.c is not in the tree) it refuses. */
+ * the program is killed; unmapped and closed when freed. */
 #include "flmalloc_far.h"
 #include <formica/file.h>
 #include <formica/user.h>
@@ -28,18 +27,6 @@ static long refuse(const char *what, const char *name, long error)
     return error < 0 ? error : -error;
 }
 
-#ifdef FORMICA_NO_MMAP
-static void *map_file(int fd, uint64_t length, long *error)
-{
-    (void)fd, (void)length;
-    *error = -E_NO_SYSTEM_CALL;
-    return NULL;
-}
-static void unmap_file(void *base, uint64_t length)
-{
-    (void)base, (void)length;
-}
-#else
 static void *map_file(int fd, uint64_t length, long *error)
 {
     void *base = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -55,7 +42,6 @@ static void unmap_file(void *base, uint64_t length)
         printf("flmalloc: munmap of %lu bytes at %p: %s\n", (unsigned long)length, base,
                error_text(error));
 }
-#endif
 
 /* A new file `name` of `length` bytes, open read-write; its descriptor or an error. */
 static long sized_file(const char *name, uint64_t length)

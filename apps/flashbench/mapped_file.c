@@ -1,31 +1,12 @@
 /* mapped_file.c: flashbench's mmap method: each array a file
  * /flashbench.PID.N on the disk, truncated to size, mapped MAP_SHARED
- * read-write and unlinked at once; msync makes the writes durable. Built
- * with FORMICA_NO_MMAP (build/user.mk, while lib/mmap.c is not in the tree)
- * the method is refused. */
+ * read-write and unlinked at once; msync makes the writes durable. */
 #include "flashbench.h"
 #include <formica/file.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <sys/mman.h>
 
-#ifdef FORMICA_NO_MMAP
-void *flash_mapped_file(uint64_t bytes, uint32_t number)
-{
-    (void)bytes, (void)number;
-    printf("flashbench: this build has no mmap (lib/mmap.c): the mmap method is refused\n");
-    return NULL;
-}
-long flash_mapped_sync(void *base, uint64_t bytes)
-{
-    (void)base, (void)bytes;
-    return -E_NO_SYSTEM_CALL;
-}
-void flash_mapped_end(void *base, uint64_t bytes, uint32_t number)
-{
-    (void)base, (void)bytes, (void)number;
-}
-#else
 /* Each mapped array's file, closed when the array is given back. */
 static int descriptors[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 
@@ -67,4 +48,3 @@ void flash_mapped_end(void *base, uint64_t bytes, uint32_t number)
     close(descriptors[number]);
     descriptors[number] = -1;
 }
-#endif

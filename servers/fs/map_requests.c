@@ -131,6 +131,20 @@ static long fill_hole(struct fs_server *server, const struct ica_control *page, 
     return error != 0 ? error : *block == 0 ? -E_NO_SPACE : 0;
 }
 
+/* A block whose newest bytes are in the running transaction (a hole just filled with a
+ * block freed in it, a metadata block's copy) cannot be lent from BLK's cache yet: the
+ * transaction is committed now, so the fault waits one commit, not the periodic one's 5 s
+ * (which the kernel's retries of -E_BUSY would outlast). */
+static long commit_if_held(struct fs_server *server, const uint32_t *block)
+{
+    if (!fs_journal_holds(server, block, 1))
+        return 0;
+    long error = fs_journal_fsync(server);
+    if (error != 0)
+        return error;
+    return fs_journal_holds(server, block, 1) ? -E_BUSY : 0;
+}
+
 /* FS_MAP_FAULT of a store: one page, its hole filled, lent writable by BLK;
  * FS keeps no copy of the block from now on (stores change it behind FS). */
 static long map_for_store(struct fs_server *server, struct ica_control *page,
@@ -150,8 +164,8 @@ static long map_for_store(struct fs_server *server, struct ica_control *page,
         return -E_PAST_END;
     if (block == 0 && (error = fill_hole(server, page, file->inode, first, size, &block)) != 0)
         return error;
-    if (fs_journal_holds(server, &block, 1))
-        return -E_BUSY;
+    if ((error = commit_if_held(server, &block)) != 0)
+        return error;
     block_client_never_remember(block);
     long forwarded = prepare_blk_map(server, page, &block, 1);
     blk_map_of(page)->flags |= BLK_MAP_WRITABLE;
@@ -193,8 +207,8 @@ __attribute__((noinline, cold)) long fs_map_fault(struct fs_server *server, uint
     } else {
         count = lendable_run(blocks, pages, first, size);
     }
-    if (fs_journal_holds(server, blocks, 1))
-        return -E_BUSY; /* its newest bytes are in the journal: asked again shortly */
+    if ((error = commit_if_held(server, blocks)) != 0)
+        return error;
     while (count > 1 && fs_journal_holds(server, blocks, count))
         count--;
     return prepare_blk_map(server, page, blocks, count);

@@ -5,6 +5,7 @@ import argparse
 import os
 import re
 import shlex
+import uuid
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -61,6 +62,9 @@ class Options:
     nbd_mib: int = 0
     usb_image: Optional[str] = None
     nvm_tier: Optional[Nvm] = None  # --nvm-tier: the NVDIMM of BLK's tier, after --nvm's
+    nvm_role: str = "pager"  # whose --nvm is (boot option nvm=ROLE): a memory node's is "memnode"
+    memnode_nvm_mib: int = 0  # --memnode-nvm: each node's own NVDIMM (0: nodes keep blocks in DRAM)
+    memnode_cluster: str = ""  # --memnode-cluster: 32 hex digits, made per run otherwise
     console: console_flags.ConsoleOptions = field(default_factory=console_flags.ConsoleOptions)
 
 
@@ -110,6 +114,12 @@ def build_parser():
                         help="memory each node offers (default: 3/4 of --memnode-mem)")
     parser.add_argument("--memnode-args", default="", metavar="ARGS",
                         help="extra arguments of every node's memnode program (e.g. '--exit-after 3')")
+    parser.add_argument("--memnode-nvm", metavar="SIZE",
+                        help="give each memory node an NVDIMM of SIZE (a file per node beside the "
+                             "run's logs, kept for the node's restarts): its blocks survive them")
+    parser.add_argument("--memnode-cluster", metavar="ID",
+                        help="the memory nodes' cluster id (32 hex digits; default: a new one per "
+                             "run); give the same one to use kept node NVM again")
     add_network_flags(parser)
     parser.add_argument("--nbd", metavar="SIZE",
                         help="start an nbdkit memory export of SIZE on the host (Unix socket) and "
@@ -174,6 +184,7 @@ def parse(argv, repo_root):
         raise UsageError("--memnodes: must be 0 or more")
     memnode_mem_mib, memnode_capacity_mib = _memnode_sizes(args)
     nic, memnode_nic = _network_cards(args)
+    memnode_nvm_mib, memnode_cluster = _memnode_nvm(args)
 
     placement, placement_file = None, None
     if args.placement is not None:
@@ -228,6 +239,8 @@ def parse(argv, repo_root):
         memnode_args=args.memnode_args.strip(),
         nic=nic,
         memnode_nic=memnode_nic,
+        memnode_nvm_mib=memnode_nvm_mib,
+        memnode_cluster=memnode_cluster,
         nbd_mib=nbd_mib,
         usb_image=os.path.abspath(args.usb_image) if args.usb_image else None,
         console=console,
@@ -245,6 +258,21 @@ def _nbd_size(args, disk):
         raise UsageError("--nbd needs the virtio disk (DK drives the first virtio-blk; the "
                          "export is the second)")
     return size_mib
+
+
+def _memnode_nvm(args):
+    """--memnode-nvm in MiB (0: none) and the cluster id (--memnode-cluster, else a new one)."""
+    if args.memnodes == 0 and (args.memnode_nvm or args.memnode_cluster):
+        raise UsageError("--memnode-nvm/--memnode-cluster: give --memnodes K")
+    nvm_mib = parse_size_mib(args.memnode_nvm, "--memnode-nvm") if args.memnode_nvm else 0
+    if args.memnode_nvm and nvm_mib < 1:
+        raise UsageError("--memnode-nvm: at least 1M")
+    cluster = (args.memnode_cluster or "").strip().lower()
+    if args.memnode_cluster is not None and not re.fullmatch(r"[0-9a-f]{32}", cluster):
+        raise UsageError(f"--memnode-cluster {args.memnode_cluster!r}: not 32 hex digits")
+    if args.memnodes and not cluster:
+        cluster = uuid.uuid4().hex
+    return nvm_mib, cluster
 
 
 def _memnode_sizes(args):

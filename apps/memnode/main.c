@@ -6,6 +6,8 @@
 #include <formica/net.h>
 #include <formica/json.h>
 #include <formica/memnode_protocol.h>
+#include <formica/protocol/syscalls.h>
+#include <formica/syscalls.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,7 @@ static struct {
     uint64_t negotiations, stores, retrieves, fragments_in, fragments_out;
     uint64_t duplicates, stale, bad_frames, refused;
     uint64_t corrupt, restarted_answers;
+    uint32_t share_weight; /* remote_share's weight (0: an ordinary account) */
 } node;
 
 static const uint8_t filler[MEMNODE_LARGE_FRAGMENT_BYTES]; /* an out-of-range RETRIEVE's data */
@@ -403,6 +406,47 @@ static void serve(void)
     }
 }
 
+/* "0.25" (or ".25") -> 250: a fraction in thousandths; false for anything else. */
+static bool parse_fraction(const char *text, uint32_t *milli)
+{
+    if (text[0] == '0')
+        text++;
+    if (text[0] != '.' || text[1] == 0)
+        return false;
+    uint32_t value = 0, scale = 100;
+    for (const char *digit = text + 1; *digit; digit++) {
+        if (*digit < '0' || *digit > '9')
+            return false;
+        value += (uint32_t)(*digit - '0') * scale;
+        scale /= 10;
+    }
+    *milli = value;
+    return true;
+}
+
+/* remote_share=P: this process, the remote account, weighs P / (1 - P)
+ * against local accounts at 1 on the node's fair scheduler (SYS_SHARE_WEIGHT). */
+static void weigh_remote_account(void)
+{
+    char text[16] = "";
+    uint32_t milli = 0;
+    if (kernel_option("remote_share", text, sizeof text) <= 0)
+        return;
+    if (!parse_fraction(text, &milli) || milli == 0 || milli >= 1000) {
+        printf("memnode: remote_share=%s is not a fraction between 0 and 1: ignored\n", text);
+        return;
+    }
+    uint32_t weight = SHARE_WEIGHT_ONE * milli / (1000 - milli);
+    long result = system_call_share_weight(weight ? weight : 1);
+    if (result != 0) {
+        printf("memnode: remote_share=%s: %s\n", text, error_text(result));
+        return;
+    }
+    node.share_weight = weight ? weight : 1;
+    printf("memnode: remote_share=%s: serving weighs %u against local work at %u\n", text,
+           node.share_weight, SHARE_WEIGHT_ONE);
+}
+
 static bool parse_arguments(int argc, char **argv)
 {
     if (argc < 2)
@@ -428,6 +472,7 @@ int main(int argc, char **argv)
     if (node_store_attach(&node.store, node.node_id, node.capacity_bytes) != 0)
         return 1;
     node.memory = node.store.memory;
+    weigh_remote_account();
     node.capacity_bytes = node.store.capacity_bytes;
     node.writers = calloc(node.capacity_bytes / UNIT_BYTES + 1, sizeof(struct unit_writer));
     if (node.writers == NULL) {

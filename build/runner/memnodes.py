@@ -52,12 +52,25 @@ def nic_device(nic, mac):
 
 
 def node_command(opts, index):
-    """The shell command a memory node runs: serve its capacity until powered off."""
+    """The shell command a memory node runs: serve its capacity until powered off. With
+    --memnode-cmd the role is started first and the node's own commands run beside it (then
+    the shell waits for the role, so the node goes on serving)."""
     # the node gives its memory away: its account may use all of it (docs/authority.md)
-    words = [f"run --driver --memory {opts.memnode_mem_mib}M memnode", str(opts.memnode_capacity_mib),
-             "--id", str(index)]
+    verb = "start" if opts.memnode_cmd else "run"
+    words = [f"{verb} --driver --memory {opts.memnode_mem_mib}M memnode",
+             str(opts.memnode_capacity_mib), "--id", str(index)]
     if opts.memnode_args:
         words.append(opts.memnode_args)
+    if opts.memnode_cmd:
+        return " ".join(words) + f"; {opts.memnode_cmd}; wait"
+    return " ".join(words)
+
+
+def node_boot_options(opts):
+    """The boot options every node gets: the cluster id and remote_share=."""
+    words = [f"memnode_cluster={opts.memnode_cluster}"] if opts.memnode_cluster else []
+    if opts.memnode_remote_share:
+        words.append(f"remote_share={opts.memnode_remote_share}")
     return " ".join(words)
 
 
@@ -71,7 +84,7 @@ def node_options(opts, index, nvm_path=None):
         opts, smp=1, sockets=None, mem_mib=opts.memnode_mem_mib, placement=None,
         placement_file=None, cmd=node_command(opts, index), disk=None, memnodes=0, nvm=nvm,
         nvm_tier=None, nvm_role="memnode", qemu_extra=[],
-        append=f"memnode_cluster={opts.memnode_cluster}" if opts.memnode_cluster else "",
+        append=node_boot_options(opts),
         log=None)
 
 

@@ -17,7 +17,7 @@ PLACEMENT_PRESETS = [str(n) for n in range(1, 10)]
 DEFAULT_NVM_MIB = 64
 DEFAULT_MEMNODE_MEM = "512M"
 MEMNODE_RESERVED_MIB = 32  # at least this much of a memory node is left for its kernel and servers
-FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args", "--keys")  # values may start with '-'
+FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args", "--memnode-cmd", "--keys")  # values may start with '-'
 
 
 class UsageError(Exception):
@@ -65,6 +65,8 @@ class Options:
     nvm_role: str = "pager"  # whose --nvm is (boot option nvm=ROLE): a memory node's is "memnode"
     memnode_nvm_mib: int = 0  # --memnode-nvm: each node's own NVDIMM (0: nodes keep blocks in DRAM)
     memnode_cluster: str = ""  # --memnode-cluster: 32 hex digits, made per run otherwise
+    memnode_cmd: str = ""  # --memnode-cmd: shell commands each node runs beside its memnode role
+    memnode_remote_share: str = ""  # --memnode-remote-share: the boot option remote_share=P
     console: console_flags.ConsoleOptions = field(default_factory=console_flags.ConsoleOptions)
 
 
@@ -117,6 +119,12 @@ def build_parser():
     parser.add_argument("--memnode-nvm", metavar="SIZE",
                         help="give each memory node an NVDIMM of SIZE (a file per node beside the "
                              "run's logs, kept for the node's restarts): its blocks survive them")
+    parser.add_argument("--memnode-cmd", default="", metavar="'A; B'",
+                        help="shell commands every memory node runs beside its memory-node role "
+                             "(which it starts first, in an account of its own)")
+    parser.add_argument("--memnode-remote-share", metavar="P",
+                        help="the share of a node's core its memory-node role gets against local "
+                             "work (0 < P < 1, boot option remote_share=P; default: an equal share)")
     parser.add_argument("--memnode-cluster", metavar="ID",
                         help="the memory nodes' cluster id (32 hex digits; default: a new one per "
                              "run); give the same one to use kept node NVM again")
@@ -241,6 +249,8 @@ def parse(argv, repo_root):
         memnode_nic=memnode_nic,
         memnode_nvm_mib=memnode_nvm_mib,
         memnode_cluster=memnode_cluster,
+        memnode_cmd=args.memnode_cmd.strip(),
+        memnode_remote_share=_remote_share(args),
         nbd_mib=nbd_mib,
         usb_image=os.path.abspath(args.usb_image) if args.usb_image else None,
         console=console,
@@ -258,6 +268,19 @@ def _nbd_size(args, disk):
         raise UsageError("--nbd needs the virtio disk (DK drives the first virtio-blk; the "
                          "export is the second)")
     return size_mib
+
+
+def _remote_share(args):
+    """--memnode-remote-share P: a decimal fraction strictly between 0 and 1 (up to 3 digits)."""
+    if args.memnodes == 0 and (args.memnode_remote_share or args.memnode_cmd):
+        raise UsageError("--memnode-cmd/--memnode-remote-share: give --memnodes K")
+    if args.memnode_remote_share is None:
+        return ""
+    text = args.memnode_remote_share.strip()
+    if not re.fullmatch(r"0?\.\d{1,3}", text) or float(text) == 0:
+        raise UsageError(f"--memnode-remote-share {text!r}: a fraction between 0 and 1, "
+                         "e.g. 0.25 (at most 3 digits)")
+    return text
 
 
 def _memnode_nvm(args):

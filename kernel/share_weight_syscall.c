@@ -3,10 +3,13 @@
  * memory node's remote account gets P of the core against local work. */
 #include "cpu.h"
 #include "device_state.h"
+#include "fair_queue.h"
 #include "process.h"
 #include <formica/errors.h>
 #include <formica/protocol/syscall_table.h>
 #include <formica/syscalls.h>
+
+_Static_assert(SHARE_WEIGHT_ONE == FAIR_QUEUE_WEIGHT_ONE, "one weight scale");
 
 long sys_share_weight(uint32_t weight)
 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # build/bench/memnode_interference.py: `make bench-memnode`: seed 002's experiment shape on one
 # memory node: a local program (spin, started by --memnode-cmd) on the node's one core, alone
-# and while the main machine's sort swaps to the node, with the node's store in DRAM or NVM
+# and while two memseqs on the main machine swap to the node, with the node's store in DRAM or NVM
 # (--memnode-nvm) and --memnode-remote-share 0.25, 0.5 (an equal share) and 0.75. Everything is
 # measured in the node's own cycle counts (ps every few seconds), not host wall time: QEMU has no
 # memory-bus contention, so what this shows is the node's CPU cost of serving remote traffic.
@@ -19,9 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runner import client  # noqa: E402
 from bench_output import OUT, add_smoke_option  # noqa: E402
 
-BLOCK_BYTES = 16 << 10
 NODE_FLAGS = ["--smp", "2", "--accel", "tcg", "--disk", "none", "--memnodes", "1",
-              "--memnode-mem", "64M", "--memnode-capacity", "8M"]
+              "--memnode-mem", "128M", "--memnode-capacity", "64M"]
 SHARES = ["0.25", "0.5", "0.75"]
 LOCALS = ["dram", "nvm"]
 BUSIEST = 3  # the sampling intervals in which serving took the most cycles
@@ -32,15 +31,16 @@ def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", 1)),
                         help="boots per configuration (the median is reported)")
-    parser.add_argument("--records", type=int, default=20000, help="the client's sort size")
+    parser.add_argument("--rounds", type=int, default=8,
+                        help="rounds of the client: two memseqs at once, 24 MiB each")
     parser.add_argument("--timeout", type=int, default=900)
     add_smoke_option(parser)
     arguments = parser.parse_args()
     arguments.shares, arguments.locals = SHARES, LOCALS
-    arguments.sample_ms, arguments.samples = 5000, 14
-    if arguments.smoke:  # one configuration beside its alone run, a small sort, short samples
+    arguments.sample_ms, arguments.samples, arguments.megabytes = 3000, 20, 24
+    if arguments.smoke:  # one configuration beside its alone run, a small client, short samples
         arguments.shares, arguments.locals, arguments.runs = ["0.25"], ["dram"], 1
-        arguments.records, arguments.sample_ms, arguments.samples = 3000, 2000, 8
+        arguments.rounds, arguments.megabytes, arguments.sample_ms, arguments.samples = 1, 4, 2000, 8
     return arguments
 
 
@@ -64,24 +64,30 @@ def steps_of(samples):
             for (spin_before, memnode_before), (spin, memnode) in zip(samples, samples[1:])]
 
 
+def client_commands(options):
+    memseq = f"memseq -s {options.megabytes}M -l 256K -b 16K --backend node"
+    rounds = [f"start {memseq} @0; start {memseq} @1; wait"] * options.rounds
+    return "; ".join(rounds + [f"sleep {options.sample_ms * 2}"])
+
+
 def boot(local, share, beside, scratch, options):
-    """One boot: the node's samples and, beside a client, its sort line."""
+    """One boot: the node's samples and, beside a client, its memseq lines."""
     log = Path(tempfile.mkdtemp(dir=scratch)) / "run.log"
     flags = list(NODE_FLAGS) + ["--memnode-cmd", local_work(options), "--log", str(log)]
     if share:
         flags += ["--memnode-remote-share", share]
     if local == "nvm":
-        flags += ["--memnode-nvm", "16M"]
+        flags += ["--memnode-nvm", "80M"]  # room for the 64M it offers
     wait_ms = options.sample_ms * (options.samples + 3)
-    command = (f"run sort -n {options.records} -l 256K -b 16K --backend node; "
-               f"sleep {options.sample_ms * 2}" if beside else f"sleep {wait_ms}")
+    command = client_commands(options) if beside else f"sleep {wait_ms}"
     run = client.run(flags + ["--cmd", command], options.timeout)
-    sorts = run.kinds("sort")
+    memseqs = run.kinds("memseq")
     samples = node_cycles(log)
-    if run.rc != 0 or len(samples) < 3 or (beside and not (sorts and sorts[0]["verified"])):
+    verified = len(memseqs) == 2 * options.rounds and all(m["verified"] for m in memseqs)
+    if run.rc != 0 or len(samples) < 3 or (beside and not verified):
         sys.stderr.write(run.describe()[-4000:])
         raise SystemExit(f"memnode_interference: the {local} {share or 'alone'} boot failed")
-    return samples, sorts[0] if sorts else None
+    return samples, memseqs
 
 
 def alone_spin(local, scratch, options):
@@ -93,14 +99,15 @@ def alone_spin(local, scratch, options):
 def beside(local, share, alone, scratch, options):
     fractions, rates, remote_fractions = [], [], []
     for _ in range(options.runs):
-        samples, sort = boot(local, share, True, scratch, options)
+        samples, memseqs = boot(local, share, True, scratch, options)
         busy = sorted(steps_of(samples), key=lambda step: step[1], reverse=True)[:BUSIEST]
         spin = sum(step[0] for step in busy) / len(busy)
         remote = sum(step[1] for step in busy) / len(busy)
         fractions.append(spin / alone)
         remote_fractions.append(remote / (spin + remote))
-        moved = (sort["swap_in_blocks"] + sort["swap_out_blocks"]) * BLOCK_BYTES
-        rates.append(moved / sort["elapsed_us"])  # bytes per µs = MB/s
+        # both memseqs of a round at once: their rates add up (each its own clock)
+        rates.append(statistics.median(memseqs[i]["mb_per_s"] + memseqs[i + 1]["mb_per_s"]
+                                       for i in range(0, len(memseqs), 2)))
     return {"kind": "memnode_interference", "local": local, "clients": 1,
             "remote_share": float(share), "local_fraction": round(statistics.median(fractions), 3),
             "remote_mb_per_s": round(statistics.median(rates), 2),
@@ -113,12 +120,12 @@ def write_report(rows, options):
     (OUT / "memnode.json").write_text(json.dumps(rows, indent=1) + "\n")
     lines = ["# A memory node's local work beside remote traffic (seed 002's shape)", "",
              f"`{' '.join(sys.argv)}`: one node (1 core, 64M), a `spin` on it started by "
-             "`--memnode-cmd`, one client machine (the main machine) sorting "
-             f"{options.records} records at 256 KiB local memory with 16 KiB blocks on the "
-             "node. `local_fraction`: the spin's cycles per sampling interval beside the client "
+             "`--memnode-cmd`, one client machine (the main machine) running two memseqs at "
+             f"once ({options.megabytes} MiB each through 256 KiB, 16 KiB blocks, "
+             f"{options.rounds} rounds) on the node. `local_fraction`: the spin's cycles per sampling interval beside the client "
              f"(the {BUSIEST} intervals in which serving took the most cycles) over its cycles "
-             "per interval alone, from the node's own `ps` counts. `remote_mb_per_s`: the "
-             "sort's swapped bytes over its time (its own clock). What QEMU cannot show: the "
+             "per interval alone, from the node's own `ps` counts. `remote_mb_per_s`: the two "
+             "memseqs' MB/s added (the median round, their own clocks). What QEMU cannot show: the "
              "memory-bus contention that is the paper's cause; what is modelled is the node's "
              f"CPU cost of serving. {PAPER}; remote_share 0.5 is the fair scheduler's "
              "equal share (no weight).", "",

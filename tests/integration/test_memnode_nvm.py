@@ -1,8 +1,9 @@
 # Persistent memory nodes (docs/memnode.md, "Persistent nodes"): `build/run --memnode-nvm SIZE`
 # gives each node its own NVDIMM file; a sort whose only node restarts mid-run completes and
 # verifies with no replica; a DRAM node that restarts is detected (its copies dropped, the
-# replica used, never wrong data); a foreign or corrupted node NVM is refused with a message,
-# and the clients are told.
+# replica used, never wrong data); blocks scribbled on in a node's NVM are answered corrupt and
+# read from the replica; a foreign or corrupted node NVM is refused with a message, and the
+# clients are told.
 import re
 
 import pytest
@@ -138,3 +139,20 @@ def test_memnode_nvm_flags_are_checked():
     [node] = [line for line in dry.lines if "nvdimm,id=" in line]  # the node's QEMU only
     assert "nvm=memnode" in node and f"memnode_cluster={'0f' * 16}" in node
     assert "nvdimm,id=nvdimm1" in node and "node-1.nvm,size=16M" in node
+
+
+DATA_AT = 4096 + 32 * 4096  # a 16M node NVM: header unit, 32 units of tags, then the data
+
+
+def test_a_block_scribbled_in_node_nvm_is_answered_corrupt_and_read_from_the_replica(tmp_path):
+    run, log = start_sort(tmp_path, *NVM_FLAGS, sort=f"{SORT} --replicas 2", nodes=2)
+    swapping = run.wait_for(lambda out, err: SORTING in out, 300)
+    assert swapping, run.stdout()[-3000:] + run.stderr()
+    # QEMU maps the file shared: these bytes land in node 1's NVM at once, under its tags
+    with open(log.parent / f"{log.name}.node-1.nvm", "r+b") as device:
+        device.seek(DATA_AT)
+        device.write(b"\x5a" * (1 << 20))
+    result = run.finish()
+    check_verified(result, replicas=2)
+    assert "answered corrupt" in node_log(log), node_log(log)[-3000:]
+    assert not result.kinds("memnode_dead") and not result.kinds("pager_block_lost")

@@ -58,6 +58,19 @@ bench-cores: deps all
 bench-scale: deps all
 	python3 build/bench/scale.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(SCALE_FLAGS)
 
+# Seed 000's workloads over malloc-swap, mmap, flmalloc and DRAM (build/bench/flash_bench.py,
+# docs/files.md "flashbench"); FLASH_FLAGS passes options, e.g. FLASH_FLAGS="--data-mib 64
+# --local-mib 16". Prints @json {"kind":"flash",...} lines; not part of `make bench`.
+.PHONY: bench-flash
+bench-flash: deps all
+	python3 build/bench/flash_bench.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(FLASH_FLAGS)
+# Seed 001's NVM tier beside Linux's dm-writecache and ext4 (build/bench/vems.py, docs/storage.md,
+# "The NVM tier"): apps/fileio's patterns through the tier, the plain disk path and Linux, on the
+# disk as it is and throttled to a hard disk's rate; QUICK=1 for files of 8 and 32 MiB, one run.
+.PHONY: bench-vems
+bench-vems: deps all
+	python3 build/bench/vems.py $(if $(QUICK),--quick) $(if $(BENCH_RUNS),--runs $(BENCH_RUNS))
+
 # The papers' page (build/bench/papers.py, docs/evaluation.md, "The papers' page"): every
 # figure of seeds 003 and 004 with the paper's number, Formica's on this tree and Linux's in the
 # same QEMU, written to docs/results/papers.md with its plots; QUICK=1 for smaller sizes and one

@@ -35,6 +35,10 @@ USER_PROGRAMS += bonnie:apps/bonnie
 USER_PROGRAMS += memnode:apps/memnode
 # Remote pager applications (apps/sort, apps/memseq, docs/pager.md).
 USER_PROGRAMS += sort:apps/sort memseq:apps/memseq
+# Seed 000's workloads over four kinds of memory (apps/flashbench, docs/files.md "flashbench").
+USER_PROGRAMS += flashbench:apps/flashbench
+# Seed 001's file access patterns, timed (apps/fileio, docs/storage.md: make bench-vems).
+USER_PROGRAMS += fileio:apps/fileio
 # Faults, preemption and kills (tests/programs/fault, tests/programs/spin, docs/userland.md).
 USER_PROGRAMS += fault:tests/programs/fault spin:tests/programs/spin
 # The kernel's paging calls with a tiny pager (tests/programs/pagertest, docs/pager.md).
@@ -65,6 +69,15 @@ USER_PROGRAMS += fileloop:tests/programs/fileloop
 USER_PROGRAMS += replicatest:tests/programs/replicatest
 # The data-integrity exerciser of the file library (tests/programs/fileexerciser, docs/testing.md).
 USER_PROGRAMS += fileexerciser:tests/programs/fileexerciser
+# SYS_MEMORY_REPORT from a program (tests/programs/memreport, docs/userland.md).
+USER_PROGRAMS += memreport:tests/programs/memreport
+# libflmalloc's wrap (lib/flmalloc_wrap.c) at work in an unchanged program, and the same program
+# unwrapped (tests/programs/flmwrap as flmwrap and flmplain; docs/files.md "libflmalloc"); its
+# refusals and far path (tests/programs/flmtest).
+USER_PROGRAMS += flmwrap:tests/programs/flmwrap flmplain:tests/programs/flmwrap
+USER_PROGRAMS += flmtest:tests/programs/flmtest
+# A program in seed 000's flm dialect (tests/programs/flmarray/main.flm, docs/files.md).
+USER_PROGRAMS += flmarray:tests/programs/flmarray
 program_name = $(word 1,$(subst :, ,$(1)))
 program_folder = $(word 2,$(subst :, ,$(1)))
 USER_BINARIES := $(foreach program,$(USER_PROGRAMS),$(OUT)/bin/$(call program_name,$(program)))
@@ -76,6 +89,18 @@ $(OBJ)/user/%.o: %.c build/user.mk
 	@$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
 $(OBJ)/user/%.o: %.S build/user.mk
 	@mkdir -p $(dir $@)
+	@echo "  CC      $< (user)"
+	@$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
+
+# A source in seed 000's flm dialect (NAME.flm: arrays declared `flm TYPE NAME[N]...;`) is turned
+# into C by build/flm_translate.py (docs/files.md, "The flm translator") beside its object, which
+# is compiled like any other.
+.PRECIOUS: $(OBJ)/user/%.flm.c
+$(OBJ)/user/%.flm.c: %.flm build/flm_translate.py
+	@mkdir -p $(dir $@)
+	@echo "  FLM     $<"
+	@python3 build/flm_translate.py $< $@
+$(OBJ)/user/%.flm.o: $(OBJ)/user/%.flm.c build/user.mk
 	@echo "  CC      $< (user)"
 	@$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -101,12 +126,39 @@ $(VIRTIO_LIBRARY): $(call user_object_of,$(wildcard lib/virtio/*.c))
 	@$(USER_AR) rcs $@ $^
 DEVICE_LIBRARIES := $(NET_LIBRARY) $(VIRTIO_LIBRARY)
 
+# libflmalloc for unchanged programs (docs/files.md, "libflmalloc"), the static analogue of seed
+# 000's LD_PRELOAD: a program named in FLMALLOC_PROGRAMS is linked with --wrap of malloc, calloc,
+# realloc and free, so each of its allocations, the library's included, goes through flmalloc
+# (lib/flmalloc_wrap.c). `make FLMALLOC=1` names every program of apps/ but init, the shell and
+# flashbench (which chooses its memory itself); `make FLMALLOC_PROGRAMS="sort memseq"` names some.
+# Servers never: FS and BLK cannot serve a file mapped by themselves. flmwrap, the wrap's test,
+# always is.
+FLMALLOC_APPLICATIONS := $(filter-out init shell flashbench,$(foreach program,$(USER_PROGRAMS),\
+	$(if $(filter apps/%,$(word 2,$(subst :, ,$(program)))),$(word 1,$(subst :, ,$(program))))))
+FLMALLOC_PROGRAMS ?= $(if $(filter 1,$(FLMALLOC)),$(FLMALLOC_APPLICATIONS))
+FLMALLOC_LINKED := flmwrap $(FLMALLOC_PROGRAMS)
+FLMALLOC_WRAP := --wrap=malloc --wrap=calloc --wrap=realloc --wrap=free
+# The list is kept in a file rewritten only when it changes, so changing it relinks every program.
+FLMALLOC_STAMP := $(OUT)/flmalloc-programs
+FLMALLOC_STAMP_ERROR := $(shell mkdir -p $(OUT) && { [ "$$(cat $(FLMALLOC_STAMP) 2>/dev/null)" = \
+	"$(sort $(FLMALLOC_LINKED))" ] || echo "$(sort $(FLMALLOC_LINKED))" > $(FLMALLOC_STAMP); } 2>&1)
+ifneq ($(FLMALLOC_STAMP_ERROR),)
+$(error $(FLMALLOC_STAMP_ERROR))
+endif
+
+# flmalloc's far path and flashbench's mmap method map files with lib/mmap.c (the mmap work,
+# docs/design.md "Files mapped into memory"): while that file is not in the tree, their objects
+# are built with FORMICA_NO_MMAP and refuse to map; they are rebuilt when lib/mmap.c appears.
+MMAP_USERS := $(OBJ)/user/lib/flmalloc_far.o $(OBJ)/user/apps/flashbench/mapped_file.o
+$(MMAP_USERS): USER_CFLAGS += $(if $(wildcard lib/mmap.c),,-DFORMICA_NO_MMAP)
+$(MMAP_USERS): $(wildcard lib/mmap.c)
+
 # $(1): program name, $(2): its source folder.
 define user_program_rule
-$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(USER_LIBRARY) $(DEVICE_LIBRARIES)
+$(OUT)/bin/$(1): build/user.ld $(call user_object_of,$(wildcard $(2)/*.c $(2)/*.S)) $(patsubst %.flm,$(OBJ)/user/%.flm.o,$(wildcard $(2)/*.flm)) $(USER_LIBRARY) $(DEVICE_LIBRARIES) $(FLMALLOC_STAMP)
 	@mkdir -p $$(dir $$@)
-	@echo "  LD      $$@"
-	@$(LD) $(USER_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(DEVICE_LIBRARIES) $(USER_LIBRARY) $(USER_LIBGCC)
+	@echo "  LD      $$@$(if $(filter $(1),$(FLMALLOC_LINKED)), (FLMALLOC))"
+	@$(LD) $(USER_LDFLAGS) $(if $(filter $(1),$(FLMALLOC_LINKED)),$(FLMALLOC_WRAP)) -o $$@ $$(filter %.o,$$^) $(DEVICE_LIBRARIES) $(USER_LIBRARY) $(USER_LIBGCC)
 endef
 $(foreach program,$(USER_PROGRAMS),$(eval $(call user_program_rule,$(call program_name,$(program)),$(call program_folder,$(program)))))
 

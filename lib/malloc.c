@@ -1,6 +1,7 @@
 /* malloc.c: a first-fit allocator over the heap that SYS_MEMORY_GROW extends.
  * Free blocks form one list sorted by address, so free() merges a block with
  * its neighbours; the heap grows by at least HEAP_GROWTH_BYTES at a time. */
+#include "heap.h"
 #include <formica/user.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -146,3 +147,8 @@ void *realloc(void *pointer, size_t size)
     }
     return moved;
 }
+
+/* The same functions for flmalloc's local path (heap.h): --wrap redirects
+ * only the name malloc, never these. */
+void *heap_malloc(size_t size) __attribute__((alias("malloc")));
+void heap_free(void *pointer) __attribute__((alias("free")));

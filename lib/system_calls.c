@@ -61,6 +61,10 @@ long account_charge(long pid, int64_t bytes)
 {
     return call2(SYS_ACCOUNT_CHARGE, pid, (long)bytes);
 }
+long memory_report_get(struct memory_report *report)
+{
+    return call1(SYS_MEMORY_REPORT, (long)report);
+}
 long memory_grow(size_t bytes)
 {
     return call1(SYS_MEMORY_GROW, (long)bytes);

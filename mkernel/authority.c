@@ -98,15 +98,30 @@ void authority_start(struct process *child, const struct spawn_request *request,
         request->memory_limit != 0 ? request->memory_limit : default_memory_limit();
 }
 
-bool authority_memory_allows(const struct process *process, uint64_t bytes)
+/* The memory the members of `account` map now, their ICAs and charges included. */
+static uint64_t account_memory_used(uint32_t account)
 {
     uint64_t used = 0;
     for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
         const struct process *member = &kernel_shared->processes[slot];
-        if (member->state != PROCESS_FREE && member->account == process->account)
+        if (member->state != PROCESS_FREE && member->account == account)
             used += member->memory_bytes;
     }
+    return used;
+}
+
+bool authority_memory_allows(const struct process *process, uint64_t bytes)
+{
+    uint64_t used = account_memory_used(process->account);
     return bytes <= process->memory_limit && used <= process->memory_limit - bytes;
+}
+
+uint64_t authority_memory_left(const struct process *process)
+{
+    if (process->memory_limit == UINT64_MAX)
+        return UINT64_MAX; /* init's account: the whole machine */
+    uint64_t used = account_memory_used(process->account);
+    return used < process->memory_limit ? process->memory_limit - used : 0;
 }
 
 long authority_check_name(const struct process *process, const char *name)

@@ -21,6 +21,8 @@ void authority_start(struct process *child, const struct spawn_request *request,
                      const struct process *parent);
 /* True when `process`'s account may map `bytes` more (ICAs included). */
 bool authority_memory_allows(const struct process *process, uint64_t bytes);
+/* Bytes `process`'s account may still map (UINT64_MAX: no limit). */
+uint64_t authority_memory_left(const struct process *process);
 /* 0 when `process`'s account may allocate one more ICA of `kind`: a client
  * account holds at most a quarter of each pool, and client accounts
  * together leave an eighth to init's account (init, the servers, the

@@ -31,6 +31,8 @@ static const struct command commands[] = {
     {"stats", command_stats, "stats", "frames, ICAs and process slots in use (leak checks)"},
     {"servers", command_servers, "servers [NAME...]",
      "each server instance: its core, pid, registrations and requests taken"},
+    {"free", command_free, "free",
+     "the machine's memory: total, free and available to the shell (bytes in @json)"},
     {"pagerstat", command_pagerstat, "pagerstat",
      "the pager's live statistics per client and per memory node"},
     {"tier", command_tier, "tier [flush|detach|format]",

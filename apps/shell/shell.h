@@ -22,6 +22,8 @@ bool command_ps(int word_count, char **words);
 bool command_cores(int word_count, char **words);
 bool command_placement(int word_count, char **words);
 bool command_stats(int word_count, char **words);
+/* memory_report.c: free (SYS_MEMORY_REPORT). */
+bool command_free(int word_count, char **words);
 /* servers_report.c */
 bool command_servers(int word_count, char **words);
 

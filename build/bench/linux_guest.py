@@ -54,25 +54,26 @@ def guest_options(smp, sockets, memory, accel, icount, cpu=ICOUNT_CPU):
     return options.parse(flags, str(REPO))
 
 
-def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append="", cpu=ICOUNT_CPU):
+def qemu_command(smp, sockets, memory, accel, icount, bench, disk, append="", cpu=ICOUNT_CPU,
+                 settings=None):
+    """The QEMU argv of a Linux boot running the Bonnie commands `bench` (an empty bench and an
+    `append` naming another mode runs that mode instead: build/linux/init). `settings`, when
+    given, are the build/run options the machine is built from (NVDIMMs, a throttled disk)."""
     qemu, _ = qemu_binary.choose(str(REPO), icount=icount)
-    settings = guest_options(smp, sockets, memory, accel, icount, cpu)
+    settings = settings or guest_options(smp, sockets, memory, accel, icount, cpu)
     if accel == "kvm":  # what Formica gets under this host's KVM, Linux gets too (noxsave)
         append = f"{append} {runner_accel.kvm_kernel_options()[0]}".strip()
     return (qemu_cmd.machine_argv(settings, accel, qemu)
             + ["-kernel", str(LINUX_OUT / "vmlinuz"), "-initrd", str(LINUX_OUT / "initramfs.cpio.gz"),
                "-append", f"console=ttyS0 quiet bench={bench} benchfs=ext2 {append}".rstrip()]
-            + qemu_cmd.disk_argv(str(disk), "virtio")
+            + qemu_cmd.disk_argv(str(disk), "virtio", iops=getattr(settings, "disk_iops", 0))
+            + qemu_cmd.nvdimm_argv(settings)
             + qemu_cmd.icount_argv(settings))
 
 
-def run(commands, smp, accel, icount=False, sockets=None, memory="256M", timeout=1800, log=None,
-        cpu=ICOUNT_CPU):
-    """Boots once and runs `commands` (lists of Bonnie arguments). Returns the @json
-    objects; raises RuntimeError when the guest did not finish every command."""
-    disk = LINUX_OUT / "bench-ext2.img"
-    shutil.copyfile(LINUX_OUT / "ext2.img", disk)  # a fresh file system each boot
-    command = qemu_command(smp, sockets, memory, accel, icount, encode_commands(commands), disk, cpu=cpu)
+def boot(command, timeout=1800, log=None):
+    """Runs the guest of `command` (qemu_command's argv) to its end. Returns the @json objects;
+    raises RuntimeError when the guest did not finish (no linux_done) or reported an error."""
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, start_new_session=True)
     try:
@@ -90,6 +91,16 @@ def run(commands, smp, accel, icount=False, sockets=None, memory="256M", timeout
     if errors or not done:
         raise RuntimeError("Linux guest failed: " + "\n".join(lines[-20:]))
     return results
+
+
+def run(commands, smp, accel, icount=False, sockets=None, memory="256M", timeout=1800, log=None,
+        cpu=ICOUNT_CPU):
+    """Boots once and runs `commands` (lists of Bonnie arguments). Returns the @json
+    objects; raises RuntimeError when the guest did not finish every command."""
+    disk = LINUX_OUT / "bench-ext2.img"
+    shutil.copyfile(LINUX_OUT / "ext2.img", disk)  # a fresh file system each boot
+    command = qemu_command(smp, sockets, memory, accel, icount, encode_commands(commands), disk, cpu=cpu)
+    return boot(command, timeout, log)
 
 
 if __name__ == "__main__":

@@ -31,28 +31,6 @@
 
 /* ---- files ---------------------------------------------------------------- */
 
-int bonnie_linux_open(const char *path, int flags)
-{
-    return (open)(path, flags, 0644);
-}
-
-long bonnie_linux_fstat(int fd, struct file_status *status)
-{
-    struct stat linux_status;
-    if ((fstat)(fd, &linux_status) != 0)
-        return -1;
-    status->size = (uint64_t)linux_status.st_size;
-    status->inode = (uint32_t)linux_status.st_ino;
-    status->mode = linux_status.st_mode;
-    return 0;
-}
-
-long bonnie_linux_sync(void)
-{
-    (sync)();
-    return 0;
-}
-
 static uint8_t *readblock_buffer;
 static size_t readblock_buffer_bytes;
 
@@ -300,11 +278,6 @@ uint32_t placement_app_core(const struct placement_info *placement, uint32_t ind
     (void)placement, (void)total;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     return cpus > 0 ? index % (uint32_t)cpus : 0;
-}
-
-const char *error_text(long code)
-{
-    return code == -1 ? strerror(errno) : "error";
 }
 
 void json_print_string(const char *text)

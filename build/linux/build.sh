@@ -25,7 +25,7 @@ mkdir -p "$DEBS"
 # Formica's own headers for what the shim does not replace (formica/size.h, and
 # formica/errors.h: the error values are the real ones, never a copy).
 bonnie_sources=("$REPO"/apps/bonnie/{main,options,seeker,server_cycles,child,sequential}.c "$REPO/lib/size_parse.c"
-    "$REPO/build/linux/bonnie_linux.c")
+    "$REPO/build/linux/bonnie_linux.c" "$REPO/build/linux/file_linux.c")
 build_bonnie() { # build_bonnie OUTPUT: compiles unless OUTPUT is newer than every source
     if [ ! -x "$1" ] || [ -n "$(find "${bonnie_sources[@]}" "$REPO/apps/bonnie" "$REPO/build/linux/include" \
             "$REPO/lib/include/formica/size.h" "$REPO/lib/include/formica/errors.h" "$REPO/protocol" -newer "$1" -print -quit)" ]; then
@@ -56,6 +56,22 @@ build_teramem_apps() { # build_teramem_apps DIR: DIR/sort and DIR/memseq
     mkdir -p "$1"
     build_teramem_program "$1/sort" "$REPO/apps/sort/main.c" "$REPO/apps/sort/external.c"
     build_teramem_program "$1/memseq" "$REPO/apps/memseq/main.c" "$REPO/build/linux/kernel_counts_linux.c"
+}
+# The static Linux fileio (apps/fileio, make bench-vems) and dm_writecache_setup (the
+# device-mapper ioctls that put dm-writecache in front of the disk; busybox has no dmsetup).
+build_vems_programs() { # build_vems_programs DIR
+    local fileio_sources=("$REPO/apps/fileio/main.c" "$REPO/lib/size_parse.c"
+        "$REPO/build/linux/user_linux.c" "$REPO/build/linux/file_linux.c")
+    if [ ! -x "$1/fileio" ] || [ -n "$(find "${fileio_sources[@]}" "$REPO/build/linux/include" -newer "$1/fileio" -print -quit)" ]; then
+        echo "build/linux: cc -static fileio"
+        gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I "$REPO/build/linux/include" \
+            -idirafter "$REPO/lib/include" -o "$1/fileio" "${fileio_sources[@]}"
+    fi
+    local setup="$REPO/build/linux/dm_writecache_setup.c"
+    if [ ! -x "$1/dm_writecache_setup" ] || [ "$setup" -nt "$1/dm_writecache_setup" ]; then
+        echo "build/linux: cc -static dm_writecache_setup"
+        gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -o "$1/dm_writecache_setup" "$setup"
+    fi
 }
 if [ "${1:-}" = teramem ]; then # build/linux/build.sh teramem DIR: only sort and memseq
     build_teramem_apps "${2:?usage: build/linux/build.sh teramem DIR}"
@@ -108,11 +124,13 @@ fi
 
 build_bonnie "$OUT/bonnie"
 build_teramem_apps "$OUT"
+build_vems_programs "$OUT"
 
 python3 "$REPO/build/linux/make_initramfs.py" --kernel-tree "$OUT/kernel" \
     --busybox "$OUT/busybox/bin/busybox" --bonnie "$OUT/bonnie" \
     --init "$REPO/build/linux/init" --output "$OUT/initramfs.cpio.gz" \
-    --program sort="$OUT/sort" --program memseq="$OUT/memseq"
+    --program sort="$OUT/sort" --program memseq="$OUT/memseq" \
+    --program fileio="$OUT/fileio" --program dm_writecache_setup="$OUT/dm_writecache_setup"
 
 if [ ! -f "$OUT/ext2.img" ]; then
     mke2fs -q -t ext2 -b 4096 -F "$OUT/ext2.img" 64M

@@ -14,7 +14,10 @@ from pathlib import Path
 
 # zram: compressed swap in memory, for the pager comparison. (Its swap on NBD is QEMU's NBD
 # client behind a virtio-blk disk, as Formica's block backend uses: busybox has no nbd-client.)
-WANTED_MODULES = ["virtio_pci", "virtio_blk", "ext4", "crc32c_generic", "zram"]
+# nfit, nd_pmem, dm_mod and dm_writecache: ext4 on dm-writecache over an NVDIMM, the NVM
+# tier's comparison (make bench-vems, docs/storage.md).
+WANTED_MODULES = ["virtio_pci", "virtio_blk", "ext4", "crc32c_generic", "zram",
+                  "nfit", "nd_pmem", "dm_mod", "dm_writecache"]
 
 
 def module_paths(kernel_tree):

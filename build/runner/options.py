@@ -67,6 +67,7 @@ class Options:
     memnode_cluster: str = ""  # --memnode-cluster: 32 hex digits, made per run otherwise
     memnode_cmd: str = ""  # --memnode-cmd: shell commands each node runs beside its memnode role
     memnode_remote_share: str = ""  # --memnode-remote-share: the boot option remote_share=P
+    disk_iops: int = 0  # --disk-iops: the disk throttled to this many operations a second
     console: console_flags.ConsoleOptions = field(default_factory=console_flags.ConsoleOptions)
 
 
@@ -109,6 +110,9 @@ def build_parser():
                         help="disk image (default build/out/disk.img if it exists; 'none' for no disk)")
     parser.add_argument("--disk-bus", choices=["virtio", "ahci", "nvme"], default="virtio",
                         help="how the disk is attached: virtio-blk, AHCI or NVMe (default virtio)")
+    parser.add_argument("--disk-iops", type=int, default=0, metavar="N",
+                        help="throttle the disk to N reads and writes a second (QEMU's "
+                             "throttling.iops-total), as a hard disk (default: unthrottled)")
     parser.add_argument("--memnodes", type=int, default=0, metavar="K", help="memory-node machines to start")
     parser.add_argument("--memnode-mem", default=DEFAULT_MEMNODE_MEM, metavar="SIZE",
                         help="each memory node's guest memory (default 512M)")
@@ -236,6 +240,7 @@ def parse(argv, repo_root):
         memnodes=args.memnodes,
         nvm=_parse_nvm(args.nvm) if args.nvm else None,
         nvm_tier=_parse_nvm(args.nvm_tier, "--nvm-tier") if args.nvm_tier else None,
+        disk_iops=max(0, args.disk_iops),
         icount=args.icount,
         qemu_extra=[word for text in args.qemu for word in shlex.split(text)],
         timeout=args.timeout,

@@ -92,14 +92,22 @@ def build_argv(options, accel, paths, qemu="qemu-system-x86_64", check_files=Tru
     if options.placement_file:
         argv += ["-fw_cfg", f"name={FW_CFG_PLACEMENT},file={qemu_option_value(options.placement_file)}"]
     if options.disk:
-        argv += disk_argv(options.disk, options.disk_bus, options.machine)
+        argv += disk_argv(options.disk, options.disk_bus, options.machine, options.disk_iops)
+    argv += nvdimm_argv(options)
+    argv += icount_argv(options)
+    argv += options.qemu_extra
+    return argv
+
+
+def nvdimm_argv(options):
+    """Each NVDIMM of nvdimms(options) as a shared memory-backend-file (the file keeps every
+    store across boots) and an nvdimm device in its slot."""
+    argv = []
     for slot, (_, nvm) in enumerate(nvdimms(options)):
         name = slot + 1
         argv += ["-object", f"memory-backend-file,id=nv{name},share=on,"
                  f"mem-path={qemu_option_value(nvm.path)},size={nvm.size_mib}M",
                  "-device", f"nvdimm,id=nvdimm{name},memdev=nv{name},slot={slot}"]
-    argv += icount_argv(options)
-    argv += options.qemu_extra
     return argv
 
 
@@ -167,9 +175,11 @@ def _ovmf_args():
     raise MissingFile("no OVMF firmware found: install the 'ovmf' package (build/deps.sh)")
 
 
-def disk_argv(disk, bus, machine="pc"):
-    """A raw disk image on virtio-blk, AHCI or NVMe, with the image's serial (disk_serial)."""
-    drive = ["-drive", f"file={qemu_option_value(disk)},format=raw,if=none,id=disk0"]
+def disk_argv(disk, bus, machine="pc", iops=0):
+    """A raw disk image on virtio-blk, AHCI or NVMe, with the image's serial (disk_serial);
+    iops > 0 throttles it to that many operations a second (a hard disk's rate)."""
+    throttle = f",throttling.iops-total={iops}" if iops > 0 else ""
+    drive = ["-drive", f"file={qemu_option_value(disk)},format=raw,if=none,id=disk0{throttle}"]
     if bus == "ahci" and machine == "q35":
         # q35's built-in ICH9 AHCI controller (00:1f.2) has its ports as buses ide.0-ide.5.
         return drive + ["-device", f"ide-hd,drive=disk0,bus=ide.0,serial={disk_serial(disk)}"]

@@ -139,11 +139,24 @@ static enum blk_durability open_journal(enum blk_durability mode, struct server_
 
 static const struct cache_memory block_memory = {NULL, block_ica, block_lent};
 
+/* blk_read_ahead=N on the kernel command line: the blocks a sequential miss reads ahead
+ * (0: none; at most one stripe's), in place of the cache's default (CACHE_READ_AHEAD, or
+ * TIER_READ_AHEAD with the NVM tier). make bench-vems compares read-ahead on and off. */
+static void apply_read_ahead_asked(struct cache *target)
+{
+    char value[16];
+    if (kernel_option("blk_read_ahead", value, sizeof value) <= 0)
+        return;
+    uint32_t blocks = (uint32_t)strtoul(value, NULL, 0);
+    target->read_ahead = blocks < BLK_STRIPE_BLOCKS ? blocks : BLK_STRIPE_BLOCKS - 1;
+}
+
 /* After `tier detach`: the DRAM cache, and the durability asked for. */
 static int dram_cache(struct cache *detached)
 {
     int error = cache_init(detached, dram.capacity, &dram.disk, &block_memory);
     cache_set_shard(detached, dram.shard.index, dram.shard.count);
+    apply_read_ahead_asked(detached);
     if (error == 0)
         open_journal(dram.durability, dram.shard);
     return error;
@@ -154,10 +167,13 @@ static int make_cache(struct server_instance shard, bool *tier)
 {
     int attached = blk_tier_attach(&cache, &dram.disk, shard.count, &block_memory);
     *tier = attached == 1;
-    if (attached != 0)
+    if (attached != 0) {
+        apply_read_ahead_asked(&cache);
         return attached < 0 ? attached : 0;
+    }
     int error = cache_init(&cache, dram.capacity, &dram.disk, &block_memory);
     cache_set_shard(&cache, shard.index, shard.count);
+    apply_read_ahead_asked(&cache);
     return error;
 }
 

@@ -45,6 +45,20 @@ def papers_has_every_figure(out):
     assert all(f"## Seed {seed}" in page for seed in ("000", "001", "002", "003", "004")), page[:2000]
 
 
+def vems_has_every_system(out):
+    """Every system of the NVM tier's comparison measured every pattern, with the contract's
+    fields, and the tier reported its write-back runs."""
+    lines = [json.loads(line) for line in (out / "vems.json").read_text().splitlines()]
+    vems = [line for line in lines if line["kind"] == "vems"]
+    measured = {(line["system"], line["pattern"]) for line in vems}
+    systems = ("formica", "formica-no-tier", "linux-dm-writecache", "linux-ext4")
+    patterns = ("seq-write", "seq-read", "rand-read", "rand-write-fsync")
+    assert {(s, p) for s in systems for p in patterns} <= measured, measured
+    fields = {"system", "pattern", "file_mb", "mb_per_s", "readahead", "tier_mb", "disk_iops"}
+    assert all(fields <= set(line) and line["mb_per_s"] > 0 for line in vems), vems
+    assert any(line["kind"] == "vems_tier" and line["writeback_runs"] for line in lines), lines
+
+
 # benchmark: (its script, the files it writes, @json kinds it prints, a further check or None)
 BENCHMARKS = {
     "ipcbench": ("ipcbench.py", ["ipcbench.json", "ipcbench.csv", "ipcbench.md"], [], None),
@@ -60,7 +74,9 @@ BENCHMARKS = {
                 ["memnode_interference"], None),
     "cores_scaling": ("cores_scaling.py", ["cores_scaling.json", "cores_scaling.md"],
                       ["cores_scaling"], None),
+    "flash": ("flash_bench.py", ["flash.json", "flash.md"], ["flash"], None),
     "papers": ("papers.py", ["papers.json", "papers.md"], ["paper"], papers_has_every_figure),
+    "vems": ("vems.py", ["vems.json", "vems.md", "vems.png"], ["vems", "vems_tier"], vems_has_every_system),
 }
 
 

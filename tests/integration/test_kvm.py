@@ -4,7 +4,8 @@
 # system serves after the restart and e2fsck -fn is clean afterwards. Smaller boots put
 # the disk behind NVMe and AHCI, and sort on pager memory backed by NVM. They run wherever build/run can start QEMU under KVM
 # (the runner picks the CPU model and the kernel options, and the test checks it said so)
-# and are skipped elsewhere with the reason. Kept small: KVM here emulates kernel code.
+# and are skipped elsewhere with the reason. Kept small: KVM here emulates kernel code. BLK's
+# NVM tier runs under KVM too (a boot writing through it, the next reading and detaching it).
 import re
 import shutil
 import subprocess
@@ -99,3 +100,27 @@ def test_kvm_pager(tmp_path):
     [sort] = result.kinds("sort")
     assert sort["verified"] is True and sort["backend"] == backend, sort
     assert sort["swap_out_blocks"] > 0 and sort["swap_in_blocks"] > 0, sort
+
+
+# BLK's NVM tier under KVM (docs/storage.md, "The NVM tier"): the real CPU's cache-line
+# flush instruction (the mount line names it) makes the tier's stores durable. One boot
+# writes a file through the tier and fsyncs random blocks; the next boot finds the tier,
+# reads the file back checked, and detaches it; the disk alone is then clean.
+def test_kvm_tier(tmp_path):
+    kvm_model_or_skip()
+    disk, tier = tmp_path / "disk.img", tmp_path / "tier.nvm"
+    shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
+    flags = ("--accel", "kvm", "--smp", "2", "--disk", str(disk), "--nvm-tier", f"{tier}:64M")
+    first = formica.run(*flags, "--cmd", "run fileio -f /kvm.dat -s 4M -p seq-write -b 128K; "
+                        "run fileio -f /kvm.dat -s 4M -p rand-read -n 100; tier", timeout=TIMEOUT)
+    assert first.rc == 0, first.describe()
+    mounted = re.search(r"blk: tier: .* made durable with (\w+) and sfence", first.text)
+    assert mounted, first.describe()
+    [report] = first.kinds("tier")
+    assert report["state"] == "attached" and report["dirty_lines"] > 0, report
+    second = formica.run(*flags, "--cmd", "run fileio -f /kvm.dat -s 4M -p seq-read; tier detach",
+                         timeout=TIMEOUT)
+    assert second.rc == 0, second.describe()
+    assert [line["pattern"] for line in second.kinds("fileio")] == ["seq-read"], second.describe()
+    check = subprocess.run(["e2fsck", "-fn", str(disk)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr

@@ -183,3 +183,17 @@ struct clock_info {
     uint64_t ticks;          /* timer ticks on the caller's core */
     uint64_t tick_period_us; /* length of a tick */
 };
+
+/* SYS_MEMORY_REPORT's answer, in bytes (docs/userland.md, "Memory"). */
+struct memory_report {
+    uint64_t total;     /* the frames the m-kernel's allocator manages */
+    uint64_t free;      /* of those, free now */
+    uint64_t available; /* free less the kernel's reserve, and no more than the
+                           caller's quota account may still map */
+};
+/* The kernel's reserve: free frames the report keeps out of `available`, for
+ * the page tables, rings and ICA windows the kernels take as programs run (a
+ * figure for planning: the allocator does not hold them back): a 64th of
+ * the total, at least MEMORY_RESERVE_MINIMUM. */
+#define MEMORY_RESERVE_DIVISOR 64
+#define MEMORY_RESERVE_MINIMUM (1ull << 20)

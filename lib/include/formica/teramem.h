@@ -1,5 +1,4 @@
-/* teramem.h: pager-backed memory for applications (seed 004 §3.5) and the
- * flmalloc allocator that stays local up to a threshold (seed 000 §5.1).
+/* teramem.h: pager-backed memory for applications (seed 004 §3.5).
  * docs/pager.md explains the options, the backends and persistence. */
 #pragma once
 #include <formica/pager.h>
@@ -21,7 +20,6 @@ struct teramem_options {
     uint64_t capacity_bytes; /* size of the region teramalloc hands out (default 32 MiB) */
     uint64_t inflight_bytes; /* bound on bytes being swapped out (default limit / 8) */
     uint64_t persistent_key; /* NVM: keep the contents under this key across reboots (0: no) */
-    uint64_t free_memory_bytes; /* flmalloc: local memory it may assume (default 64 MiB) */
 };
 
 struct teramem_stats {
@@ -55,17 +53,3 @@ const char *teramem_backend_name(uint32_t backend);
  * `flag` is not a teramem option, -1 (with a message) for a bad value. */
 int teramem_parse_option(struct teramem_options *options, const char *flag, const char *value);
 const char *teramem_policy_name(uint32_t policy);
-
-/* flmalloc (seed 000 §5.1): requests under FLMALLOC_ALWAYS_LOCAL are always
- * malloc'ed; larger ones too while the local total stays under
- * FLMALLOC_LOCAL_PERCENT % of the free memory; beyond, teramalloc (the
- * region is set up on first need with the options given to flmalloc_setup). */
-#define FLMALLOC_ALWAYS_LOCAL (10u << 20)
-#define FLMALLOC_LOCAL_PERCENT 80
-#define FLMALLOC_DEFAULT_FREE_MEMORY (64ull << 20)
-void flmalloc_setup(const struct teramem_options *options);
-void *flmalloc(size_t bytes);
-void *flcalloc(size_t count, size_t size);
-void flfree(void *pointer);
-/* Bytes flmalloc holds locally now. */
-uint64_t flmalloc_local_bytes(void);

@@ -37,6 +37,10 @@ long memory_grow(size_t bytes);
  * `pid` to the client's quota account (negative: gives them back); the
  * client's charged bytes, or -E_QUOTA past its account's limit. */
 long account_charge(long pid, int64_t bytes);
+/* The machine's memory in bytes (SYS_MEMORY_REPORT): total, free, and what the
+ * caller may plan on (free less the kernel's reserve, within its account's
+ * quota); 0 or -E_FAULT. The shell's `free` prints it. */
+long memory_report_get(struct memory_report *report);
 
 /* Notifications: a per-process counter. notify adds one to `pid`'s count;
  * await_notification blocks until the caller's count is > 0, then takes it

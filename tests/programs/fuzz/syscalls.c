@@ -272,7 +272,7 @@ static void register_call(struct fuzz *fuzz)
 static void other_call(struct fuzz *fuzz)
 {
     static const long numbers[] = {19, 37, 38, 39, 49, 50, 255, 256, 1l << 32, -1, -4096};
-    switch (random_below(fuzz, 6)) {
+    switch (random_below(fuzz, 7)) {
     case 0: {
         long number = numbers[random_below(fuzz, sizeof numbers / sizeof numbers[0])];
         long result = fuzz_result(fuzz, "no_such_call", CALL(number, 0, 0, 0, 0, 0, 0),
@@ -304,6 +304,9 @@ static void other_call(struct fuzz *fuzz)
     }
     case 4:
         fuzz_result(fuzz, "process_id", CALL(SYS_PROCESS_ID, 0, 0, 0, 0, 0, 0), 0, 0, 0);
+        return;
+    case 5:
+        output_call(fuzz, "memory_report", SYS_MEMORY_REPORT, sizeof(struct memory_report));
         return;
     default:
         fuzz_result(fuzz, "core_id", CALL(SYS_CORE_ID, 0, 0, 0, 0, 0, 0), 0, 0, 0);

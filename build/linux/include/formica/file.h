@@ -22,12 +22,12 @@ struct file_status {
 };
 
 /* Formica's open takes no mode: files are created 0644. */
-int bonnie_linux_open(const char *path, int flags);
-long bonnie_linux_fstat(int fd, struct file_status *status);
-long bonnie_linux_sync(void);
-#define open(path, flags) bonnie_linux_open(path, flags)
-#define fstat(fd, status) bonnie_linux_fstat(fd, status)
-#define sync() bonnie_linux_sync()
+int linux_file_open(const char *path, int flags);
+long linux_file_fstat(int fd, struct file_status *status);
+long linux_file_sync(void);
+#define open(path, flags) linux_file_open(path, flags)
+#define fstat(fd, status) linux_file_fstat(fd, status)
+#define sync() linux_file_sync()
 
 /* readblock: pread of `size` blocks from block `blkoff` into a per-process
  * buffer; *data points at it until the next call. */

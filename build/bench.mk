@@ -35,6 +35,13 @@ bench-journal: deps all
 bench-fair: deps all
 	python3 build/bench/fair_share.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(FAIR_FLAGS)
 
+# A memory node's local work beside a client swapping to it, DRAM and NVM stores, remote_share
+# 0.25/0.5/0.75, from the node's cycle counts (build/bench/memnode_interference.py,
+# docs/memnode.md, "A node that also works"); MEMNODE_FLAGS passes options, e.g. "--runs 3".
+.PHONY: bench-memnode
+bench-memnode: deps all
+	python3 build/bench/memnode_interference.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(MEMNODE_FLAGS)
+
 # The Bonnie evaluation alone (ipcbench's results, if present, join its report).
 bench-bonnie: deps all
 	python3 build/bench/evaluate.py $(EVALUATE_FLAGS)

@@ -155,6 +155,14 @@ bool fair_queue_owes_another(const struct fair_queue *queue, uint32_t running, u
     return queue->accounts[best].used + margin < queue->accounts[own].used;
 }
 
+uint64_t fair_queue_weighed(uint64_t cycles, uint32_t weight)
+{
+    if (weight == 0 || weight == FAIR_QUEUE_WEIGHT_ONE)
+        return cycles;
+    uint64_t whole = cycles / weight, part = cycles % weight; /* no overflow for any count */
+    return whole * FAIR_QUEUE_WEIGHT_ONE + part * FAIR_QUEUE_WEIGHT_ONE / weight;
+}
+
 uint64_t fair_queue_used(const struct fair_queue *queue, uint32_t account)
 {
     uint32_t entry = entry_of(queue, account);

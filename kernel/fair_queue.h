@@ -16,6 +16,7 @@
  * accounts with ready processes (more than 63 accounts ready on one core). */
 #define FAIR_QUEUE_CROWD (FAIR_QUEUE_ACCOUNTS - 1)
 #define FAIR_QUEUE_CROWD_ACCOUNT UINT32_MAX
+#define FAIR_QUEUE_WEIGHT_ONE 1000u /* an ordinary process's weight (= SHARE_WEIGHT_ONE) */
 
 struct account_usage {
     uint32_t account; /* 0: an unused entry */
@@ -51,5 +52,9 @@ void fair_queue_charge_known(struct fair_queue *queue, uint32_t account, uint64_
  * cycles less than `running` (the account that has the core): then the
  * running application should give the core up. */
 bool fair_queue_owes_another(const struct fair_queue *queue, uint32_t running, uint64_t margin);
+/* The cycles a process of weight `weight` (SYS_SHARE_WEIGHT, thousandths;
+ * 0 = 1000, ordinary) is charged for `cycles`: cycles * 1000 / weight, so
+ * against an ordinary account it gets weight / (weight + 1000) of a core. */
+uint64_t fair_queue_weighed(uint64_t cycles, uint32_t weight);
 /* What `account` has used of this core as the queue counts it (0 when not remembered). */
 uint64_t fair_queue_used(const struct fair_queue *queue, uint32_t account);

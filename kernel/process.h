@@ -132,6 +132,7 @@ struct process {
     uint64_t ticks;      /* ticks spent running */
     uint64_t cpu_cycles; /* TSC cycles from switch-in to switch-out, its system calls included */
     uint64_t cycles_charged; /* of them, charged to an account's use of its core (scheduler.c) */
+    uint32_t share_weight;   /* its cycles count 1000/weight in the fair queue (0: 1000) */
     /* A server: the account of the last request that arrived (ica_note_client),
      * to which the scheduler charges the server's time on its core. */
     uint32_t serving_account;

@@ -51,6 +51,7 @@ static void charge_account(struct process *process)
         return;
     uint64_t cycles = process->cpu_cycles - process->cycles_charged;
     process->cycles_charged = process->cpu_cycles;
+    cycles = fair_queue_weighed(cycles, process->share_weight); /* SYS_SHARE_WEIGHT's */
     struct fair_queue *applications = &my_queue()->applications;
     if (process->priority == PRIORITY_APPLICATION)
         fair_queue_charge(applications, process->account, cycles);

@@ -272,6 +272,9 @@ void memnode_capacity_encode(const struct memnode_capacity *capacity, uint8_t *p
     put32(payload + 8, capacity->node_id);
     put32(payload + 12, capacity->min_block_bytes);
     put32(payload + 16, capacity->max_block_bytes);
+    put32(payload + 20, capacity->node_flags);
+    put64(payload + 24, capacity->generation);
+    memcpy(payload + 32, capacity->cluster, sizeof capacity->cluster);
 }
 
 void memnode_capacity_decode(const uint8_t *payload, struct memnode_capacity *capacity)
@@ -280,6 +283,9 @@ void memnode_capacity_decode(const uint8_t *payload, struct memnode_capacity *ca
     capacity->node_id = get32(payload + 8);
     capacity->min_block_bytes = get32(payload + 12);
     capacity->max_block_bytes = get32(payload + 16);
+    capacity->node_flags = get32(payload + 20);
+    capacity->generation = get64(payload + 24);
+    memcpy(capacity->cluster, payload + 32, sizeof capacity->cluster);
 }
 
 bool memnode_sequence_newer(uint32_t candidate, uint32_t current)

@@ -1,10 +1,13 @@
 /* apps/memnode: the memory-node role (`run --driver memnode CAPACITY_MB [--id N]
- * [--exit-after REQUESTS]`): reserves CAPACITY in its heap and answers NEGOTIATE,
- * STORE and RETRIEVE frames (docs/memnode.md) until powered off, over the
- * network card PCI shows (virtio-net or e1000e, lib/net/). */
+ * [--exit-after REQUESTS]`): keeps CAPACITY in its NVDIMM (store_attach.c) or
+ * its heap and answers NEGOTIATE, STORE and RETRIEVE frames (docs/memnode.md)
+ * until powered off, over the network card PCI shows (virtio-net or e1000e). */
+#include "store_attach.h"
 #include <formica/net.h>
 #include <formica/json.h>
 #include <formica/memnode_protocol.h>
+#include <formica/protocol/syscalls.h>
+#include <formica/syscalls.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,8 @@ struct client {
     uint32_t next_victim;
     uint32_t last_retrieve; /* sequence of the last RETRIEVE counted */
     bool retrieved;
+    bool negotiated;        /* a NEGOTIATE since this node started */
+    uint16_t retrieve_held; /* the store's verdict on the last RETRIEVE's block */
 };
 
 /* Per 4 KiB unit of the reservation: the session and sequence of the last
@@ -35,6 +40,7 @@ static struct {
     uint32_t node_id;
     uint64_t capacity_bytes;
     uint8_t *memory;
+    struct node_store store;
     uint8_t mac[6];
     uint64_t exit_after; /* 0: serve forever */
     struct client clients[MAX_CLIENTS];
@@ -43,6 +49,8 @@ static struct {
     uint64_t pings;
     uint64_t negotiations, stores, retrieves, fragments_in, fragments_out;
     uint64_t duplicates, stale, bad_frames, refused;
+    uint64_t corrupt, restarted_answers;
+    uint32_t share_weight; /* remote_share's weight (0: an ordinary account) */
 } node;
 
 static const uint8_t filler[MEMNODE_LARGE_FRAGMENT_BYTES]; /* an out-of-range RETRIEVE's data */
@@ -93,6 +101,29 @@ static uint16_t largest_fragment(const struct memnode_message *request)
     return (uint16_t)(fragment ? fragment : MEMNODE_FRAGMENT_BYTES);
 }
 
+/* What NEGOTIATE_REPLY and PONG carry: the capacity, the store's
+ * generation and whether it is persistent (refused: no capacity). */
+static void capacity_payload(uint8_t payload[MEMNODE_CAPACITY_BYTES])
+{
+    struct memnode_capacity capacity = {
+        .capacity_bytes = node.store.refused ? 0 : node.capacity_bytes,
+        .node_id = node.node_id,
+        .min_block_bytes = MEMNODE_MIN_BLOCK,
+        .max_block_bytes = MEMNODE_MAX_BLOCK,
+        .node_flags = node.store.persistent ? MEMNODE_NODE_PERSISTENT : 0,
+        .generation = node.store.generation};
+    memcpy(capacity.cluster, node.store.cluster, sizeof capacity.cluster);
+    memnode_capacity_encode(&capacity, payload);
+}
+
+static uint16_t negotiate_status(const struct memnode_message *request)
+{
+    if (node.store.refused)
+        return MEMNODE_STATUS_REFUSED;
+    return memnode_block_size_valid(request->block_bytes) ? MEMNODE_STATUS_OK
+                                                          : MEMNODE_STATUS_BAD_BLOCK_SIZE;
+}
+
 /* NEGOTIATE opens a session: the client's sequence numbers start afresh. */
 static void answer_negotiate(const struct memnode_message *request)
 {
@@ -101,12 +132,9 @@ static void answer_negotiate(const struct memnode_message *request)
     memset(client->stores, 0, sizeof(client->stores));
     client->session = ++node.sessions;
     client->retrieved = false;
-    struct memnode_capacity capacity = {.capacity_bytes = node.capacity_bytes,
-                                        .node_id = node.node_id,
-                                        .min_block_bytes = MEMNODE_MIN_BLOCK,
-                                        .max_block_bytes = MEMNODE_MAX_BLOCK};
+    client->negotiated = true;
     uint8_t payload[MEMNODE_CAPACITY_BYTES];
-    memnode_capacity_encode(&capacity, payload);
+    capacity_payload(payload);
     struct memnode_message answer = {.type = MEMNODE_NEGOTIATE_REPLY,
                                      .sequence = request->sequence,
                                      .block_bytes = request->block_bytes,
@@ -114,9 +142,7 @@ static void answer_negotiate(const struct memnode_message *request)
                                      .payload = payload,
                                      .flags = request->flags & MEMNODE_FLAG_LARGE_FRAGMENTS,
                                      .fragment_bytes = largest_fragment(request),
-                                     .status = memnode_block_size_valid(request->block_bytes)
-                                                   ? MEMNODE_STATUS_OK
-                                                   : MEMNODE_STATUS_BAD_BLOCK_SIZE};
+                                     .status = negotiate_status(request)};
     reply(&answer, request->source);
 }
 
@@ -162,12 +188,40 @@ static bool store_is_current(const struct client *client, const struct memnode_m
     return true;
 }
 
-/* STORE: copy a new fragment in place; acknowledge on request or completion. */
+/* The status a STORE or RETRIEVE is refused with, or OK to go on: a
+ * client that has not negotiated since this node started is told so. */
+static uint16_t transfer_refusal(const struct memnode_message *request)
+{
+    if (node.store.refused)
+        return MEMNODE_STATUS_REFUSED;
+    if (!block_in_range(request))
+        return MEMNODE_STATUS_OUT_OF_RANGE;
+    if (!client_of(request->source)->negotiated) {
+        node.restarted_answers++;
+        return MEMNODE_STATUS_RESTARTED;
+    }
+    return MEMNODE_STATUS_OK;
+}
+
+/* A fragment's bytes into the block: flushed at once in NVM. */
+static void copy_fragment(const struct memnode_message *request)
+{
+    uint64_t offset = request->block * request->block_bytes +
+                      memnode_fragment_offset_sized(request->fragment, request->fragment_bytes);
+    if (node.store.persistent)
+        memnode_store_write(&node.store.nvm, offset, request->payload, request->payload_bytes);
+    else
+        memcpy(node.memory + offset, request->payload, request->payload_bytes);
+}
+
+/* STORE: copy a new fragment in place; acknowledge on request or completion
+ * (in NVM: the block's tag persisted first, after one fence). */
 static void take_store(const struct memnode_message *request)
 {
-    if (!block_in_range(request)) {
+    uint16_t refusal = transfer_refusal(request);
+    if (refusal != MEMNODE_STATUS_OK) {
         node.refused++;
-        acknowledge_store(request, NULL, MEMNODE_STATUS_OUT_OF_RANGE);
+        acknowledge_store(request, NULL, refusal);
         return;
     }
     struct client *client = client_of(request->source);
@@ -188,10 +242,11 @@ static void take_store(const struct memnode_message *request)
     if (verdict == MEMNODE_ACCEPT_DUPLICATE)
         node.duplicates++;
     else
-        memcpy(block_address(request) +
-                   memnode_fragment_offset_sized(request->fragment, request->fragment_bytes),
-               request->payload, request->payload_bytes);
+        copy_fragment(request);
     bool complete = memnode_reassembly_complete(store);
+    if (complete && !was_complete && node.store.persistent)
+        memnode_store_commit(&node.store.nvm, request->block * request->block_bytes / UNIT_BYTES,
+                             request->block_bytes, request->sequence);
     if (complete && !was_complete)
         node.stores++;
     if ((request->flags & MEMNODE_FLAG_ACK_REQUEST) || (complete && !was_complete))
@@ -219,28 +274,56 @@ static void send_fragment(const struct memnode_message *request, uint16_t fragme
 
 /* RETRIEVE: the fragments the client lacks, a window at a time; the last one
  * of the window is flagged so the client asks for the next at once. */
+static void refuse_retrieve(const struct memnode_message *request, uint16_t status)
+{
+    struct memnode_message answer = {.type = MEMNODE_RETRIEVE_DATA,
+                                     .status = status,
+                                     .sequence = request->sequence,
+                                     .block = request->block,
+                                     .block_bytes = request->block_bytes,
+                                     .fragment_count = request->fragment_count,
+                                     .fragment_bytes = request->fragment_bytes,
+                                     .payload_bytes = (uint16_t)memnode_fragment_length_sized(
+                                         request->block_bytes, 0, request->fragment_bytes),
+                                     .payload = filler};
+    reply(&answer, request->source);
+}
+
+/* In NVM: whether the block's tag holds it (checked once per RETRIEVE). */
+static uint16_t retrieve_held(const struct memnode_message *request)
+{
+    if (!node.store.persistent)
+        return MEMNODE_STATUS_OK;
+    enum memnode_store_held held = memnode_store_check(
+        &node.store.nvm, request->block * request->block_bytes / UNIT_BYTES, request->block_bytes);
+    if (held == MEMNODE_HELD)
+        return MEMNODE_STATUS_OK;
+    node.corrupt++;
+    printf("memnode: block %lu (%u bytes) %s: answered corrupt\n", request->block,
+           request->block_bytes,
+           held == MEMNODE_TORN ? "does not match its tag (a store cut by a crash?)"
+                                : "has no tag");
+    return MEMNODE_STATUS_CORRUPT;
+}
+
 static void answer_retrieve(const struct memnode_message *request)
 {
-    if (!block_in_range(request)) {
+    uint16_t refusal = transfer_refusal(request);
+    if (refusal != MEMNODE_STATUS_OK) {
         node.refused++;
-        struct memnode_message answer = {.type = MEMNODE_RETRIEVE_DATA,
-                                         .status = MEMNODE_STATUS_OUT_OF_RANGE,
-                                         .sequence = request->sequence,
-                                         .block = request->block,
-                                         .block_bytes = request->block_bytes,
-                                         .fragment_count = request->fragment_count,
-                                         .fragment_bytes = request->fragment_bytes,
-                                         .payload_bytes = (uint16_t)memnode_fragment_length_sized(
-                                             request->block_bytes, 0, request->fragment_bytes),
-                                         .payload = filler};
-        reply(&answer, request->source);
+        refuse_retrieve(request, refusal);
         return;
     }
     struct client *client = client_of(request->source);
     if (!client->retrieved || client->last_retrieve != request->sequence) {
         client->retrieved = true;
         client->last_retrieve = request->sequence;
+        client->retrieve_held = retrieve_held(request);
         node.retrieves++;
+    }
+    if (client->retrieve_held != MEMNODE_STATUS_OK) {
+        refuse_retrieve(request, client->retrieve_held);
+        return;
     }
     /* `fragment` says how many the client can take now (0: a whole window) */
     unsigned most = request->fragment && request->fragment < MEMNODE_WINDOW ? request->fragment
@@ -256,7 +339,12 @@ static void answer_retrieve(const struct memnode_message *request)
 static void answer_ping(const struct memnode_message *request)
 {
     node.pings++;
-    struct memnode_message answer = {.type = MEMNODE_PONG, .sequence = request->sequence};
+    uint8_t payload[MEMNODE_CAPACITY_BYTES];
+    capacity_payload(payload);
+    struct memnode_message answer = {.type = MEMNODE_PONG,
+                                     .sequence = request->sequence,
+                                     .payload_bytes = MEMNODE_CAPACITY_BYTES,
+                                     .payload = payload};
     reply(&answer, request->source);
 }
 
@@ -268,11 +356,14 @@ static void print_report(void)
            "\"capacity_bytes\":%lu,\"negotiations\":%lu,\"stores\":%lu,\"retrieves\":%lu,"
            "\"fragments_in\":%lu,\"fragments_out\":%lu,\"duplicates\":%lu,\"stale\":%lu,"
            "\"refused\":%lu,\"bad_frames\":%lu,\"pings\":%lu,\"frames_not_ours\":%lu,"
-           "\"nic\":\"%s\",\"link_changes\":%lu}\n",
+           "\"nic\":\"%s\",\"link_changes\":%lu,\"persistent\":%s,\"generation\":%lu,"
+           "\"corrupt\":%lu,\"restarted_answers\":%lu,\"store_refused\":%s}\n",
            node.node_id, node.mac[0], node.mac[1], node.mac[2], node.mac[3], node.mac[4],
            node.mac[5], node.capacity_bytes, node.negotiations, node.stores, node.retrieves,
            node.fragments_in, node.fragments_out, node.duplicates, node.stale, node.refused,
-           node.bad_frames, node.pings, net.dropped_not_mine, net_card_kind(), net.link_changes);
+           node.bad_frames, node.pings, net.dropped_not_mine, net_card_kind(), net.link_changes,
+           node.store.persistent ? "true" : "false", node.store.generation, node.corrupt,
+           node.restarted_answers, node.store.refused ? "true" : "false");
 }
 
 static void dispatch(const struct memnode_message *message)
@@ -315,6 +406,47 @@ static void serve(void)
     }
 }
 
+/* "0.25" (or ".25") -> 250: a fraction in thousandths; false for anything else. */
+static bool parse_fraction(const char *text, uint32_t *milli)
+{
+    if (text[0] == '0')
+        text++;
+    if (text[0] != '.' || text[1] == 0)
+        return false;
+    uint32_t value = 0, scale = 100;
+    for (const char *digit = text + 1; *digit; digit++) {
+        if (*digit < '0' || *digit > '9')
+            return false;
+        value += (uint32_t)(*digit - '0') * scale;
+        scale /= 10;
+    }
+    *milli = value;
+    return true;
+}
+
+/* remote_share=P: this process, the remote account, weighs P / (1 - P)
+ * against local accounts at 1 on the node's fair scheduler (SYS_SHARE_WEIGHT). */
+static void weigh_remote_account(void)
+{
+    char text[16] = "";
+    uint32_t milli = 0;
+    if (kernel_option("remote_share", text, sizeof text) <= 0)
+        return;
+    if (!parse_fraction(text, &milli) || milli == 0 || milli >= 1000) {
+        printf("memnode: remote_share=%s is not a fraction between 0 and 1: ignored\n", text);
+        return;
+    }
+    uint32_t weight = SHARE_WEIGHT_ONE * milli / (1000 - milli);
+    long result = system_call_share_weight(weight ? weight : 1);
+    if (result != 0) {
+        printf("memnode: remote_share=%s: %s\n", text, error_text(result));
+        return;
+    }
+    node.share_weight = weight ? weight : 1;
+    printf("memnode: remote_share=%s: serving weighs %u against local work at %u\n", text,
+           node.share_weight, SHARE_WEIGHT_ONE);
+}
+
 static bool parse_arguments(int argc, char **argv)
 {
     if (argc < 2)
@@ -337,27 +469,28 @@ int main(int argc, char **argv)
         printf("usage: memnode CAPACITY_MB [--id N] [--exit-after REQUESTS]\n");
         return 2;
     }
-    long result = memory_grow(node.capacity_bytes);
-    if (result < 0) {
-        printf("memnode: cannot reserve %lu MiB: %s\n", node.capacity_bytes >> 20,
-               error_text(result));
+    if (node_store_attach(&node.store, node.node_id, node.capacity_bytes) != 0)
         return 1;
-    }
-    node.memory = (uint8_t *)result;
-    node.writers = calloc(node.capacity_bytes / UNIT_BYTES, sizeof(struct unit_writer));
+    node.memory = node.store.memory;
+    weigh_remote_account();
+    node.capacity_bytes = node.store.capacity_bytes;
+    node.writers = calloc(node.capacity_bytes / UNIT_BYTES + 1, sizeof(struct unit_writer));
     if (node.writers == NULL) {
         printf("memnode: no memory for the store guard\n");
         return 1;
     }
-    result = net_open();
+    long result = net_open();
     if (result < 0) {
         printf("memnode: no usable network card: %s\n", error_text(result));
         return 1;
     }
     net_mac(node.mac);
-    printf("memnode: node %u serving %lu MiB at %02x:%02x:%02x:%02x:%02x:%02x\n", node.node_id,
-           node.capacity_bytes >> 20, node.mac[0], node.mac[1], node.mac[2], node.mac[3],
-           node.mac[4], node.mac[5]);
+    printf("memnode: node %u serving %lu MiB (%s) at %02x:%02x:%02x:%02x:%02x:%02x\n", node.node_id,
+           node.store.refused ? 0 : node.capacity_bytes >> 20,
+           node.store.refused      ? "refused: every NEGOTIATE answered status 3"
+           : node.store.persistent ? "NVM"
+                                   : "DRAM",
+           node.mac[0], node.mac[1], node.mac[2], node.mac[3], node.mac[4], node.mac[5]);
     serve();
     print_report();
     return 0;

@@ -1,13 +1,18 @@
 # --memnodes K: K extra QEMU machines in the memory-node role (apps/memnode), all K+1 machines
 # on one L2 segment made of UDP multicast bound to 127.0.0.1 only (a fresh port per run),
 # each with its own MAC. Node output goes to log files; nodes never outlive the runner.
+# With --memnode-nvm each node has its own NVDIMM file beside the logs (kept, so a restarted
+# node finds its blocks); touching node-I.restart there restarts node I (killed, booted again).
 import dataclasses
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
+from . import options as options_module
 from . import qemu_cmd
 from .launch import kill_group
 
@@ -15,6 +20,7 @@ MULTICAST_GROUP = "230.0.0.1"  # reached only through localaddr=127.0.0.1: loopb
 MAC_PREFIX = "52:54:00:4d:4e"  # locally administered QEMU range; last byte = machine index
 START_CHECK_SECONDS = 1.0      # a node QEMU that exits this early failed to start
 SERVE_WAIT_SECONDS = 20.0      # how long the main machine waits for the nodes to serve
+RESTART_POLL_SECONDS = 0.2     # how often the restart requests (node-I.restart files) are looked for
 SERVING = b"memnode: node %d serving"  # the line a node prints once it answers requests
 MTU = 32800  # virtio-net host_mtu: a 32 KiB memory-node fragment and its headers in one frame
 
@@ -46,22 +52,40 @@ def nic_device(nic, mac):
 
 
 def node_command(opts, index):
-    """The shell command a memory node runs: serve its capacity until powered off."""
+    """The shell command a memory node runs: serve its capacity until powered off. With
+    --memnode-cmd the role is started first and the node's own commands run beside it (then
+    the shell waits for the role, so the node goes on serving)."""
     # the node gives its memory away: its account may use all of it (docs/authority.md)
-    words = [f"run --driver --memory {opts.memnode_mem_mib}M memnode", str(opts.memnode_capacity_mib),
-             "--id", str(index)]
+    verb = "start" if opts.memnode_cmd else "run"
+    words = [f"{verb} --driver --memory {opts.memnode_mem_mib}M memnode",
+             str(opts.memnode_capacity_mib), "--id", str(index)]
     if opts.memnode_args:
         words.append(opts.memnode_args)
+    if opts.memnode_cmd:
+        return " ".join(words) + f"; {opts.memnode_cmd}; wait"
     return " ".join(words)
 
 
-def node_options(opts, index):
+def node_boot_options(opts):
+    """The boot options every node gets: the cluster id and remote_share=."""
+    words = [f"memnode_cluster={opts.memnode_cluster}"] if opts.memnode_cluster else []
+    if opts.memnode_remote_share:
+        words.append(f"remote_share={opts.memnode_remote_share}")
+    return " ".join(words)
+
+
+def node_options(opts, index, nvm_path=None):
     """The main machine's options turned into one memory node's: 1 core, its own memory,
-    no disk, NVM, placement or extra QEMU arguments."""
+    no disk, placement or extra QEMU arguments; its own NVDIMM (role "memnode") when
+    --memnode-nvm gave one; the cluster id as memnode_cluster=."""
+    nvm = (options_module.Nvm(path=nvm_path, size_mib=opts.memnode_nvm_mib)
+           if nvm_path and opts.memnode_nvm_mib else None)
     return dataclasses.replace(
         opts, smp=1, sockets=None, mem_mib=opts.memnode_mem_mib, placement=None,
-        placement_file=None, cmd=node_command(opts, index), disk=None, memnodes=0, nvm=None,
-        qemu_extra=[], append="", log=None)
+        placement_file=None, cmd=node_command(opts, index), disk=None, memnodes=0, nvm=nvm,
+        nvm_tier=None, nvm_role="memnode", qemu_extra=[],
+        append=node_boot_options(opts),
+        log=None)
 
 
 class MemoryNodes:
@@ -71,11 +95,16 @@ class MemoryNodes:
         self.opts = opts
         self.port = free_port()
         self.log_dir = self._log_dir(opts, out_dir)
-        self.argvs = [qemu_cmd.build_argv(node_options(opts, index), accel, paths, qemu,
-                                          check_files=not opts.dry_run)
+        self.nvm_dir = os.path.dirname(os.path.abspath(opts.log)) if opts.log \
+            else os.path.join(out_dir, "memnodes")
+        self.argvs = [qemu_cmd.build_argv(node_options(opts, index, self.nvm_path(index)), accel,
+                                          paths, qemu, check_files=not opts.dry_run)
                       + network_args(self.port, index, opts.memnode_nic)
                       for index in range(1, opts.memnodes + 1)]
         self.processes = []
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.watcher = None
 
     def _log_dir(self, opts, out_dir):
         if opts.log:
@@ -91,21 +120,37 @@ class MemoryNodes:
         """Where node `index`'s QEMU pid is written (tests kill it to simulate a dead node)."""
         return os.path.splitext(self.log_path(index))[0] + ".pid"
 
+    def nvm_path(self, index):
+        """Node `index`'s NVDIMM file (--memnode-nvm): the same path on every boot of this
+        run directory (with --log: beside it), so a restarted node finds its store."""
+        if not self.opts.memnode_nvm_mib:
+            return None
+        if self.opts.log:
+            return f"{os.path.abspath(self.opts.log)}.node-{index}.nvm"
+        return os.path.join(self.nvm_dir, f"node-{index}.nvm")
+
+    def restart_path(self, index):
+        """Touching this file restarts node `index` (tests: a node that crashes and comes back)."""
+        return os.path.splitext(self.log_path(index))[0] + ".restart"
+
     def main_args(self):
         return network_args(self.port, 0, self.opts.nic)
 
     def start(self):
         """Start every node; False (and everything stopped) when one fails to start."""
         os.makedirs(self.log_dir, exist_ok=True)
+        os.makedirs(self.nvm_dir, exist_ok=True)
+        if self.opts.memnode_nvm_mib:
+            _note(f"memory-node cluster {self.opts.memnode_cluster} (give --memnode-cluster "
+                  f"{self.opts.memnode_cluster} to serve these nodes' NVM again)")
         for index, argv in enumerate(self.argvs, start=1):
-            with open(self.log_path(index), "wb") as log:
-                process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
-                                           stderr=subprocess.STDOUT, start_new_session=True)
-            self.processes.append(process)
-            with open(self.pid_path(index), "w") as pid_file:
-                pid_file.write(f"{process.pid}\n")
-            _note(f"memory node {index}: pid {process.pid}, MAC {mac_address(index)} "
-                  f"({self.opts.memnode_nic}), {self.opts.memnode_capacity_mib} MiB, "
+            if os.path.exists(self.restart_path(index)):
+                os.remove(self.restart_path(index))
+            self.processes.append(self._launch(index, argv, "wb"))
+            store = (f"NVM {self.nvm_path(index)} ({self.opts.memnode_nvm_mib} MiB)"
+                     if self.opts.memnode_nvm_mib else "DRAM")
+            _note(f"memory node {index}: pid {self.processes[-1].pid}, MAC {mac_address(index)} "
+                  f"({self.opts.memnode_nic}), {self.opts.memnode_capacity_mib} MiB in {store}, "
                   f"log {self.log_path(index)}")
         time.sleep(START_CHECK_SECONDS)
         failed = [index for index, process in enumerate(self.processes, start=1)
@@ -118,7 +163,34 @@ class MemoryNodes:
             self.stop()
             return False
         self._wait_until_serving()
+        self.watcher = threading.Thread(target=self._watch_restarts, daemon=True)
+        self.watcher.start()
         return True
+
+    def _launch(self, index, argv, mode):
+        with open(self.log_path(index), mode) as log:
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                       stderr=subprocess.STDOUT, start_new_session=True)
+        with open(self.pid_path(index), "w") as pid_file:
+            pid_file.write(f"{process.pid}\n")
+        return process
+
+    def _watch_restarts(self):
+        """Restart node I (kill its QEMU, boot it again with the same NVDIMM file, its output
+        appended to its log) whenever node-I.restart appears."""
+        while not self.stopping.wait(RESTART_POLL_SECONDS):
+            for index in range(1, len(self.argvs) + 1):
+                if os.path.exists(self.restart_path(index)):
+                    os.remove(self.restart_path(index))
+                    self._restart(index)
+
+    def _restart(self, index):
+        with self.lock:
+            if self.stopping.is_set() or index > len(self.processes):
+                return
+            _crash(self.processes[index - 1])
+            self.processes[index - 1] = self._launch(index, self.argvs[index - 1], "ab")
+            _note(f"memory node {index} restarted: pid {self.processes[index - 1].pid}")
 
     def _wait_until_serving(self):
         """Wait (up to SERVE_WAIT_SECONDS) until every node says it serves: on a loaded host a
@@ -143,6 +215,11 @@ class MemoryNodes:
 
     def stop(self):
         """Kill every node still running and say how each ended."""
+        self.stopping.set()
+        with self.lock:
+            self._stop_all()
+
+    def _stop_all(self):
         for index, process in enumerate(self.processes, start=1):
             if process.poll() is not None:
                 _note(f"memory node {index} had exited (status {process.returncode})")
@@ -150,6 +227,15 @@ class MemoryNodes:
             kill_group(process)
             _note(f"memory node {index} stopped")
         self.processes = []
+
+
+def _crash(process):
+    """SIGKILL the node's QEMU group at once (a crash, not a shutdown) and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 def _note_log_tail(path, lines=10):

@@ -5,6 +5,7 @@ import argparse
 import os
 import re
 import shlex
+import uuid
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -16,7 +17,7 @@ PLACEMENT_PRESETS = [str(n) for n in range(1, 10)]
 DEFAULT_NVM_MIB = 64
 DEFAULT_MEMNODE_MEM = "512M"
 MEMNODE_RESERVED_MIB = 32  # at least this much of a memory node is left for its kernel and servers
-FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args", "--keys")  # values may start with '-'
+FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args", "--memnode-cmd", "--keys")  # values may start with '-'
 
 
 class UsageError(Exception):
@@ -61,6 +62,11 @@ class Options:
     nbd_mib: int = 0
     usb_image: Optional[str] = None
     nvm_tier: Optional[Nvm] = None  # --nvm-tier: the NVDIMM of BLK's tier, after --nvm's
+    nvm_role: str = "pager"  # whose --nvm is (boot option nvm=ROLE): a memory node's is "memnode"
+    memnode_nvm_mib: int = 0  # --memnode-nvm: each node's own NVDIMM (0: nodes keep blocks in DRAM)
+    memnode_cluster: str = ""  # --memnode-cluster: 32 hex digits, made per run otherwise
+    memnode_cmd: str = ""  # --memnode-cmd: shell commands each node runs beside its memnode role
+    memnode_remote_share: str = ""  # --memnode-remote-share: the boot option remote_share=P
     disk_iops: int = 0  # --disk-iops: the disk throttled to this many operations a second
     console: console_flags.ConsoleOptions = field(default_factory=console_flags.ConsoleOptions)
 
@@ -114,6 +120,18 @@ def build_parser():
                         help="memory each node offers (default: 3/4 of --memnode-mem)")
     parser.add_argument("--memnode-args", default="", metavar="ARGS",
                         help="extra arguments of every node's memnode program (e.g. '--exit-after 3')")
+    parser.add_argument("--memnode-nvm", metavar="SIZE",
+                        help="give each memory node an NVDIMM of SIZE (a file per node beside the "
+                             "run's logs, kept for the node's restarts): its blocks survive them")
+    parser.add_argument("--memnode-cmd", default="", metavar="'A; B'",
+                        help="shell commands every memory node runs beside its memory-node role "
+                             "(which it starts first, in an account of its own)")
+    parser.add_argument("--memnode-remote-share", metavar="P",
+                        help="the share of a node's core its memory-node role gets against local "
+                             "work (0 < P < 1, boot option remote_share=P; default: an equal share)")
+    parser.add_argument("--memnode-cluster", metavar="ID",
+                        help="the memory nodes' cluster id (32 hex digits; default: a new one per "
+                             "run); give the same one to use kept node NVM again")
     add_network_flags(parser)
     parser.add_argument("--nbd", metavar="SIZE",
                         help="start an nbdkit memory export of SIZE on the host (Unix socket) and "
@@ -178,6 +196,7 @@ def parse(argv, repo_root):
         raise UsageError("--memnodes: must be 0 or more")
     memnode_mem_mib, memnode_capacity_mib = _memnode_sizes(args)
     nic, memnode_nic = _network_cards(args)
+    memnode_nvm_mib, memnode_cluster = _memnode_nvm(args)
 
     placement, placement_file = None, None
     if args.placement is not None:
@@ -233,6 +252,10 @@ def parse(argv, repo_root):
         memnode_args=args.memnode_args.strip(),
         nic=nic,
         memnode_nic=memnode_nic,
+        memnode_nvm_mib=memnode_nvm_mib,
+        memnode_cluster=memnode_cluster,
+        memnode_cmd=args.memnode_cmd.strip(),
+        memnode_remote_share=_remote_share(args),
         nbd_mib=nbd_mib,
         usb_image=os.path.abspath(args.usb_image) if args.usb_image else None,
         console=console,
@@ -250,6 +273,34 @@ def _nbd_size(args, disk):
         raise UsageError("--nbd needs the virtio disk (DK drives the first virtio-blk; the "
                          "export is the second)")
     return size_mib
+
+
+def _remote_share(args):
+    """--memnode-remote-share P: a decimal fraction strictly between 0 and 1 (up to 3 digits)."""
+    if args.memnodes == 0 and (args.memnode_remote_share or args.memnode_cmd):
+        raise UsageError("--memnode-cmd/--memnode-remote-share: give --memnodes K")
+    if args.memnode_remote_share is None:
+        return ""
+    text = args.memnode_remote_share.strip()
+    if not re.fullmatch(r"0?\.\d{1,3}", text) or float(text) == 0:
+        raise UsageError(f"--memnode-remote-share {text!r}: a fraction between 0 and 1, "
+                         "e.g. 0.25 (at most 3 digits)")
+    return text
+
+
+def _memnode_nvm(args):
+    """--memnode-nvm in MiB (0: none) and the cluster id (--memnode-cluster, else a new one)."""
+    if args.memnodes == 0 and (args.memnode_nvm or args.memnode_cluster):
+        raise UsageError("--memnode-nvm/--memnode-cluster: give --memnodes K")
+    nvm_mib = parse_size_mib(args.memnode_nvm, "--memnode-nvm") if args.memnode_nvm else 0
+    if args.memnode_nvm and nvm_mib < 1:
+        raise UsageError("--memnode-nvm: at least 1M")
+    cluster = (args.memnode_cluster or "").strip().lower()
+    if args.memnode_cluster is not None and not re.fullmatch(r"[0-9a-f]{32}", cluster):
+        raise UsageError(f"--memnode-cluster {args.memnode_cluster!r}: not 32 hex digits")
+    if args.memnodes and not cluster:
+        cluster = uuid.uuid4().hex
+    return nvm_mib, cluster
 
 
 def _memnode_sizes(args):

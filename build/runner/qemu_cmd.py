@@ -39,8 +39,11 @@ def kernel_cmdline(options):
         words.append("cmd=" + encode_option_value(options.cmd))
     elif not interactive(options):
         words.append("cmd=")  # nobody to type: boot, run no command, power off
-    if getattr(options, "nvm_tier", None):
-        words.append("nvm=" + ",".join(role for role, _ in nvdimms(options)))
+    roles = [role for role, _ in nvdimms(options)]
+    if roles and roles != ["pager"]:
+        words.append("nvm=" + ",".join(roles))
+    if getattr(options, "memnodes", 0) and getattr(options, "memnode_cluster", ""):
+        words.append("memnode_cluster=" + options.memnode_cluster)
     if options.accel_kernel_options:
         words.append(options.accel_kernel_options)
     if options.append:
@@ -117,8 +120,9 @@ def _smp_value(options):
 
 def nvdimms(options):
     """The NVDIMMs in slot order (the order of the NFIT's ranges), each with its role in the
-    boot option nvm=ROLE,...: --nvm's is the pager's, --nvm-tier's BLK's tier."""
-    found = [("pager", options.nvm)] if options.nvm else []
+    boot option nvm=ROLE,...: --nvm's is the pager's (a memory node's own, "memnode"),
+    --nvm-tier's BLK's tier."""
+    found = [(getattr(options, "nvm_role", "pager"), options.nvm)] if options.nvm else []
     tier = getattr(options, "nvm_tier", None)
     return found + ([("tier", tier)] if tier else [])
 

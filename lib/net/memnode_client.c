@@ -5,8 +5,10 @@
  * and only the liveness rule (memnode_liveness.c) declares a node dead; a
  * link down pauses them all until it returns. */
 #include <formica/memnode_client.h>
+#include <formica/memnode_store.h>
 #include <formica/net.h>
 #include <formica/errors.h>
+#include <stdio.h>
 #include <formica/user.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
  * frames overflowed it where 128 KiB of 32 KiB ones did not. */
 #define CREDIT_FRAMES 8
 #define NEGOTIATE_INTERVAL_US 500000
+#define RENEGOTIATE_INTERVAL_US 300000 /* a restarted node's NEGOTIATE is sent again this often */
 
 static const uint8_t broadcast_mac[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
@@ -83,7 +86,33 @@ static void add_node(struct memnode_cluster *cluster, const struct memnode_messa
     node->capacity_bytes = capacity.capacity_bytes;
     node->blocks = capacity.capacity_bytes / cluster->block_bytes;
     node->largest_fragment = memnode_fragment_agreed(cluster->fragment_bytes, reply);
+    node->generation = capacity.generation;
+    node->persistent = (capacity.node_flags & MEMNODE_NODE_PERSISTENT) != 0;
+    memcpy(node->cluster, capacity.cluster, sizeof node->cluster);
     memnode_liveness_init(&node->liveness, net_now_us());
+}
+
+static void print_mac(const char *before, const uint8_t mac[6])
+{
+    printf("%s%02x:%02x:%02x:%02x:%02x:%02x", before, mac[0], mac[1], mac[2], mac[3], mac[4],
+           mac[5]);
+}
+
+/* A node whose store is refused (foreign or corrupt NVM): said once, not used. */
+static void note_refusal(struct memnode_cluster *cluster, const struct memnode_message *reply)
+{
+    for (unsigned i = 0; i < cluster->refused_nodes; i++)
+        if (memcmp(cluster->refused_macs[i], reply->source, 6) == 0)
+            return;
+    if (cluster->refused_nodes == MEMNODE_MAX_NODES)
+        return;
+    memcpy(cluster->refused_macs[cluster->refused_nodes++], reply->source, 6);
+    struct memnode_capacity capacity;
+    memnode_capacity_decode(reply->payload, &capacity);
+    printf("memnode client: node %u", capacity.node_id);
+    print_mac(" (", reply->source);
+    printf(") refused the negotiation (status 3): its NVM is not served (foreign or corrupt; "
+           "the node's log says why); not used\n");
 }
 
 static void sort_nodes_by_id(struct memnode_cluster *cluster)
@@ -104,14 +133,20 @@ static uint32_t negotiate_fragment(const struct memnode_cluster *cluster)
                                                                   : MEMNODE_JUMBO_FRAGMENT_BYTES;
 }
 
+/* Nodes that answered NEGOTIATE: used ones and refused ones. */
+static unsigned answered(const struct memnode_cluster *cluster)
+{
+    return cluster->node_count + cluster->refused_nodes;
+}
+
 /* Waits up to `wait_us` for the first node, then MEMNODE_SETTLE_US more for
  * the others (they boot at about the same time), or until `wanted_nodes`. */
 static long negotiate(struct memnode_cluster *cluster, unsigned wanted_nodes, uint64_t wait_us)
 {
     uint64_t deadline = net_now_us() + wait_us;
     uint32_t sequence = ++cluster->sequence;
-    while (cluster->node_count < wanted_nodes && net_now_us() < deadline) {
-        if (cluster->node_count > 0 && deadline > net_now_us() + MEMNODE_SETTLE_US)
+    while (answered(cluster) < wanted_nodes && net_now_us() < deadline) {
+        if (answered(cluster) > 0 && deadline > net_now_us() + MEMNODE_SETTLE_US)
             deadline = net_now_us() + MEMNODE_SETTLE_US;
         struct memnode_message request = {.type = MEMNODE_NEGOTIATE,
                                           .flags = MEMNODE_FLAG_LARGE_FRAGMENTS,
@@ -121,10 +156,14 @@ static long negotiate(struct memnode_cluster *cluster, unsigned wanted_nodes, ui
         send_message(cluster, &request, broadcast_mac);
         uint64_t round_end = net_now_us() + NEGOTIATE_INTERVAL_US;
         struct memnode_message reply;
-        while (cluster->node_count < wanted_nodes && net_now_us() < round_end &&
+        while (answered(cluster) < wanted_nodes && net_now_us() < round_end &&
                receive_message(cluster, &reply, round_end - net_now_us())) {
             if (reply.type != MEMNODE_NEGOTIATE_REPLY || reply.sequence != sequence)
                 continue;
+            if (reply.status == MEMNODE_STATUS_REFUSED) {
+                note_refusal(cluster, &reply);
+                continue;
+            }
             if (reply.status != MEMNODE_STATUS_OK)
                 return -E_INVALID;
             add_node(cluster, &reply);
@@ -189,6 +228,10 @@ long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes
     net_mac(cluster->mac);
     cluster->link_down = !net_link_up();
     cluster->sequence = (uint32_t)read_timestamp_counter(); /* differs from a previous run's */
+    char cluster_text[40] = "";
+    if (kernel_option("memnode_cluster", cluster_text, sizeof cluster_text) > 0 &&
+        !memnode_cluster_parse(cluster_text, cluster->cluster_id))
+        memset(cluster->cluster_id, 0, sizeof cluster->cluster_id);
     result = negotiate(cluster, wanted_nodes, wait_us);
     if (cluster->node_count == 0)
         return result < 0 ? result : -E_NOT_FOUND;
@@ -362,7 +405,8 @@ static void open_windows(struct memnode_cluster *cluster)
     uint64_t now = net_now_us();
     for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
         struct memnode_transfer *t = &cluster->transfers[id];
-        if (t->kind == 0 || t->done || t->window_open || cluster->nodes[t->node].dead)
+        if (t->kind == 0 || t->done || t->window_open || cluster->nodes[t->node].dead ||
+            cluster->nodes[t->node].renegotiating)
             continue;
         if (t->kind == MEMNODE_TRANSFER_STORE)
             send_store_window(cluster, t);
@@ -394,13 +438,37 @@ static void progress_made(struct memnode_transfer *t, struct memnode_cluster *cl
     t->deadline = net_now_us() + t->timeout;
 }
 
+static void restart_seen(struct memnode_cluster *cluster, unsigned node);
+static void lose_node(struct memnode_cluster *cluster, unsigned node, const char *reason);
+
+/* A reply's non-OK status: true when it was handled (the transfer waits or ended). */
+static bool absorb_status(struct memnode_cluster *cluster, struct memnode_transfer *t,
+                          const struct memnode_message *message)
+{
+    switch (message->status) {
+    case MEMNODE_STATUS_OK:
+        return false;
+    case MEMNODE_STATUS_RESTARTED: /* its windows are sent again once it is renegotiated */
+        close_window(cluster, t);
+        restart_seen(cluster, t->node);
+        return true;
+    case MEMNODE_STATUS_REFUSED:
+        lose_node(cluster, t->node, "its store is now refused (status 3)");
+        return true;
+    case MEMNODE_STATUS_CORRUPT:
+        finish(cluster, t, -E_CORRUPT);
+        return true;
+    default:
+        finish(cluster, t, -E_INVALID);
+        return true;
+    }
+}
+
 static void absorb_store_ack(struct memnode_cluster *cluster, struct memnode_transfer *t,
                              const struct memnode_message *message)
 {
-    if (message->status != MEMNODE_STATUS_OK) {
-        finish(cluster, t, -E_INVALID);
+    if (absorb_status(cluster, t, message))
         return;
-    }
     unsigned before = t->progress.received;
     close_window(cluster, t); /* before progress_made clears `retransmitted` */
     for (unsigned byte = 0; byte < message->payload_bytes && byte < MEMNODE_BITMAP_BYTES; byte++)
@@ -417,10 +485,8 @@ static void absorb_store_ack(struct memnode_cluster *cluster, struct memnode_tra
 static void absorb_retrieve_data(struct memnode_cluster *cluster, struct memnode_transfer *t,
                                  const struct memnode_message *message)
 {
-    if (message->status != MEMNODE_STATUS_OK) {
-        finish(cluster, t, -E_INVALID);
+    if (absorb_status(cluster, t, message))
         return;
-    }
     enum memnode_accept verdict = memnode_reassembly_accept(&t->progress, message);
     if (message->flags & MEMNODE_FLAG_ACK_REQUEST)
         close_window(cluster, t);
@@ -443,12 +509,36 @@ static void heard_from(struct memnode_cluster *cluster, const struct memnode_mes
         memnode_liveness_heard(&cluster->nodes[i].liveness, net_now_us());
         if (message->type == MEMNODE_PONG)
             cluster->nodes[i].pongs++;
+        if (message->type == MEMNODE_PONG && !cluster->nodes[i].dead) {
+            struct memnode_capacity capacity;
+            memnode_capacity_decode(message->payload, &capacity);
+            if (capacity.generation != cluster->nodes[i].generation)
+                restart_seen(cluster, i);
+        }
     }
 }
+
+static int node_of_mac(const struct memnode_cluster *cluster, const uint8_t mac[6])
+{
+    for (unsigned i = 0; i < cluster->node_count; i++)
+        if (memcmp(cluster->nodes[i].mac, mac, 6) == 0)
+            return (int)i;
+    return -1;
+}
+
+static void take_renegotiation(struct memnode_cluster *cluster, unsigned node,
+                               const struct memnode_message *reply);
 
 static void dispatch(struct memnode_cluster *cluster, const struct memnode_message *message)
 {
     heard_from(cluster, message);
+    if (message->type == MEMNODE_NEGOTIATE_REPLY) {
+        int node = node_of_mac(cluster, message->source);
+        if (node >= 0 && cluster->nodes[node].renegotiating &&
+            message->sequence == cluster->nodes[node].renegotiate_sequence)
+            take_renegotiation(cluster, (unsigned)node, message);
+        return;
+    }
     if (message->type != MEMNODE_STORE_ACK && message->type != MEMNODE_RETRIEVE_DATA)
         return;
     struct memnode_transfer *t = transfer_of(cluster, message);
@@ -486,6 +576,111 @@ static void declare_dead(struct memnode_cluster *cluster, unsigned node)
     }
     if (cluster->node_died != NULL)
         cluster->node_died(cluster, node);
+}
+
+/* Lost: the node answers, but its blocks are gone (or no longer served).
+ * Treated as dead: its transfers fail with -E_IO and node_died is told. */
+static void lose_node(struct memnode_cluster *cluster, unsigned node, const char *reason)
+{
+    if (cluster->nodes[node].dead)
+        return;
+    cluster->nodes[node].lost_reason = reason;
+    declare_dead(cluster, node);
+}
+
+static void send_renegotiation(struct memnode_cluster *cluster, unsigned node)
+{
+    struct memnode_node *n = &cluster->nodes[node];
+    n->renegotiate_sequence = ++cluster->sequence;
+    n->renegotiate_sent = net_now_us();
+    struct memnode_message request = {.type = MEMNODE_NEGOTIATE,
+                                      .flags = MEMNODE_FLAG_LARGE_FRAGMENTS,
+                                      .sequence = n->renegotiate_sequence,
+                                      .block_bytes = cluster->block_bytes,
+                                      .fragment_bytes = (uint16_t)negotiate_fragment(cluster)};
+    send_message(cluster, &request, n->mac);
+}
+
+/* The node restarted (a new generation, or it says we have not negotiated
+ * with it): its transfers wait while we ask it again what it holds. */
+static void restart_seen(struct memnode_cluster *cluster, unsigned node)
+{
+    struct memnode_node *n = &cluster->nodes[node];
+    if (n->dead || n->renegotiating)
+        return;
+    n->renegotiating = true;
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind != 0 && !t->done && t->node == node)
+            close_window(cluster, t);
+    }
+    send_renegotiation(cluster, node);
+}
+
+static void renegotiate_late(struct memnode_cluster *cluster, uint64_t now)
+{
+    for (unsigned node = 0; node < cluster->node_count; node++) {
+        struct memnode_node *n = &cluster->nodes[node];
+        if (n->renegotiating && !n->dead && now >= n->renegotiate_sent + RENEGOTIATE_INTERVAL_US)
+            send_renegotiation(cluster, node);
+    }
+}
+
+/* Every transfer in flight to the node starts afresh: the node that came
+ * back has none of their fragments reassembled. */
+static void restart_transfers_on(struct memnode_cluster *cluster, unsigned node)
+{
+    for (unsigned id = 0; id < MEMNODE_MAX_TRANSFERS; id++) {
+        struct memnode_transfer *t = &cluster->transfers[id];
+        if (t->kind == 0 || t->done || t->node != node)
+            continue;
+        close_window(cluster, t);
+        t->retransmitted = true;
+        t->timeout = current_rto(cluster);
+        memnode_reassembly_start_sized(&t->progress, ++cluster->sequence, t->progress.block,
+                                       cluster->block_bytes, cluster->fragment_bytes);
+    }
+}
+
+/* Why a restarted node's blocks cannot be had, or NULL when it kept them:
+ * persistent, of our cluster, the same node and no smaller. */
+static const char *restart_verdict(const struct memnode_cluster *cluster,
+                                   const struct memnode_node *n,
+                                   const struct memnode_message *reply,
+                                   const struct memnode_capacity *capacity)
+{
+    if (reply->status == MEMNODE_STATUS_REFUSED)
+        return "restarted with its store refused (status 3)";
+    if (reply->status != MEMNODE_STATUS_OK)
+        return "restarted and refused our block size";
+    if (!(capacity->node_flags & MEMNODE_NODE_PERSISTENT))
+        return "restarted empty (its blocks were in DRAM)";
+    if (memcmp(capacity->cluster, cluster->cluster_id, sizeof capacity->cluster) != 0 ||
+        capacity->node_id != n->node_id)
+        return "restarted as another cluster's or node's store";
+    if (capacity->capacity_bytes < n->capacity_bytes)
+        return "restarted smaller than before";
+    return NULL;
+}
+
+static void take_renegotiation(struct memnode_cluster *cluster, unsigned node,
+                               const struct memnode_message *reply)
+{
+    struct memnode_node *n = &cluster->nodes[node];
+    struct memnode_capacity capacity;
+    memnode_capacity_decode(reply->payload, &capacity);
+    n->renegotiating = false;
+    const char *lost = restart_verdict(cluster, n, reply, &capacity);
+    if (lost != NULL) {
+        lose_node(cluster, node, lost);
+        return;
+    }
+    uint64_t old_generation = n->generation;
+    n->generation = capacity.generation;
+    n->restarts_kept++;
+    restart_transfers_on(cluster, node);
+    if (cluster->node_restarted != NULL)
+        cluster->node_restarted(cluster, node, old_generation);
 }
 
 static void probe(struct memnode_cluster *cluster, unsigned node)
@@ -557,6 +752,7 @@ unsigned memnode_poll(struct memnode_cluster *cluster, uint64_t timeout_us)
         if (!cluster->link_down) { /* without a link, nothing is sent and nothing is late */
             retransmit_late_windows(cluster, now);
             check_liveness(cluster, now);
+            renegotiate_late(cluster, now);
             open_windows(cluster);
         }
         unsigned finished = finished_count(cluster);

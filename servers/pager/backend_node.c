@@ -61,6 +61,18 @@ static void link_changed(struct memnode_cluster *cluster, bool up)
     }
 }
 
+/* A persistent node of this cluster came back with its blocks: they stay ours. */
+static void node_restarted(struct memnode_cluster *cluster, unsigned node, uint64_t old_generation)
+{
+    struct memnode_node *n = &cluster->nodes[node];
+    printf("pager: memory node %u restarted (generation %lu, was %lu): its NVM is this "
+           "cluster's, its blocks are kept; %u transfers sent again\n",
+           n->node_id, (unsigned long)n->generation, (unsigned long)old_generation, n->active);
+    printf("@json {\"kind\":\"memnode_restart\",\"node\":%u,\"generation\":%lu,"
+           "\"previous_generation\":%lu,\"kept\":true}\n",
+           n->node_id, (unsigned long)n->generation, (unsigned long)old_generation);
+}
+
 /* Negotiates once, with the first client's block size: every node that
  * answers until MEMNODE_SETTLE_US after the first (or until `wanted` did)
  * is used. The nodes are numbered in the directory (a fresh one unless a
@@ -81,13 +93,18 @@ static long open_cluster(uint32_t block_bytes, bool fresh_directory)
                                  fresh_directory ? NEGOTIATION_WAIT_US : RENEGOTIATION_WAIT_US);
     if (error == -E_NOT_FOUND && node_backend.cluster.node_count > 0)
         error = 0;
-    if (error != 0) {
+    if (error != 0 && node_backend.cluster.refused_nodes > 0)
+        printf("pager: no memory node serves: %u refused their store (status 3)\n",
+               node_backend.cluster.refused_nodes);
+    else if (error != 0)
         printf("pager: no memory node answered: %s\n", error_text(error));
+    if (error != 0) {
         return error;
     }
     node_backend.open = true;
     node_backend.cluster.node_died = node_replicas_node_died;
     node_backend.cluster.link_changed = link_changed;
+    node_backend.cluster.node_restarted = node_restarted;
     node_directory_learn(&node_backend.cluster);
     printf("pager: %u memory node(s), %lu blocks of %u bytes in all, %u-byte fragments over %s\n",
            node_backend.cluster.node_count, (unsigned long)live_blocks(), block_bytes,

@@ -218,14 +218,19 @@ void node_replicas_node_died(struct memnode_cluster *cluster, unsigned node)
     node_backend.blocks_lost += orphans;
     repair_wanted = true;
     struct memnode_node *n = &cluster->nodes[node];
-    printf("pager: memory node %u (%02x:%02x:%02x:%02x:%02x:%02x) is dead: silent for %lu s "
-           "while awaited; %lu block copies were on it, %lu blocks have no copy left\n",
-           n->node_id, n->mac[0], n->mac[1], n->mac[2], n->mac[3], n->mac[4], n->mac[5],
-           (unsigned long)(cluster->dead_after_us / 1000000), (unsigned long)copies,
+    printf("pager: memory node %u (%02x:%02x:%02x:%02x:%02x:%02x) ", n->node_id, n->mac[0],
+           n->mac[1], n->mac[2], n->mac[3], n->mac[4], n->mac[5]);
+    if (n->lost_reason != NULL)
+        printf("is not used any more: it %s", n->lost_reason);
+    else
+        printf("is dead: silent for %lu s while awaited",
+               (unsigned long)(cluster->dead_after_us / 1000000));
+    printf("; %lu block copies were on it, %lu blocks have no copy left\n", (unsigned long)copies,
            (unsigned long)orphans);
     printf("@json {\"kind\":\"memnode_dead\",\"node\":%u,\"copies_lost\":%lu,"
-           "\"blocks_without_copy\":%lu}\n",
-           n->node_id, (unsigned long)copies, (unsigned long)orphans);
+           "\"blocks_without_copy\":%lu,\"restarted_empty\":%s}\n",
+           n->node_id, (unsigned long)copies, (unsigned long)orphans,
+           n->lost_reason != NULL ? "true" : "false");
 }
 
 void node_replicas_report_lost(const struct client *client, uint32_t block)

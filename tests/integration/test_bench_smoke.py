@@ -70,6 +70,8 @@ BENCHMARKS = {
               ["pager.json", "pager.csv", "pager.md", "pager_vs_linux.json", "pager_vs_linux.md"],
               ["sort", "memseq", "pager_bench_node", "pager_vs_linux", "pager_vs_linux_kvm"], None),
     "scale": ("scale.py", ["scale.json", "scale.md"], ["bench_scale"], None),
+    "memnode": ("memnode_interference.py", ["memnode.json", "memnode.md"],
+                ["memnode_interference"], None),
     "cores_scaling": ("cores_scaling.py", ["cores_scaling.json", "cores_scaling.md"],
                       ["cores_scaling"], None),
     "flash": ("flash_bench.py", ["flash.json", "flash.md"], ["flash"], None),

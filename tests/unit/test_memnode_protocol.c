@@ -65,7 +65,10 @@ static void test_capacity_round_trip(void **state)
     struct memnode_capacity capacity = {.capacity_bytes = 3ull << 30,
                                         .node_id = 7,
                                         .min_block_bytes = 4096,
-                                        .max_block_bytes = 1 << 20};
+                                        .max_block_bytes = 1 << 20,
+                                        .node_flags = MEMNODE_NODE_PERSISTENT,
+                                        .generation = 9,
+                                        .cluster = {0xc1, [15] = 0xcf}};
     uint8_t payload[MEMNODE_CAPACITY_BYTES], frame[MEMNODE_FRAME_MAX];
     memnode_capacity_encode(&capacity, payload);
     struct memnode_message reply = {.type = MEMNODE_NEGOTIATE_REPLY,
@@ -81,6 +84,9 @@ static void test_capacity_round_trip(void **state)
     assert_true(back.capacity_bytes == 3ull << 30);
     assert_int_equal(back.node_id, 7);
     assert_int_equal(back.max_block_bytes, 1 << 20);
+    assert_int_equal(back.node_flags, MEMNODE_NODE_PERSISTENT);
+    assert_int_equal(back.generation, 9);
+    assert_memory_equal(back.cluster, capacity.cluster, sizeof capacity.cluster);
 }
 
 /* Encodes a valid STORE, lets `spoil` damage it, and returns decode's verdict. */
@@ -657,10 +663,13 @@ static void test_ping_pong(void **state)
     assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_OK);
     assert_int_equal(got.type, MEMNODE_PING);
     assert_int_equal(got.sequence, 77);
-    uint8_t byte = 1;
-    struct memnode_message pong = {.type = MEMNODE_PONG, .payload_bytes = 1, .payload = &byte};
+    uint8_t capacity[MEMNODE_CAPACITY_BYTES] = {0};
+    struct memnode_message pong = {.type = MEMNODE_PONG, .payload_bytes = 1, .payload = capacity};
     length = memnode_encode(&pong, frame, sizeof(frame));
     assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_ERROR_LENGTH);
+    pong.payload_bytes = MEMNODE_CAPACITY_BYTES; /* a PONG carries the node's capacity */
+    length = memnode_encode(&pong, frame, sizeof(frame));
+    assert_int_equal(memnode_decode(frame, (size_t)length, &got), MEMNODE_OK);
 }
 
 /* Replicas: a slot on one given node, and the free count per node. */

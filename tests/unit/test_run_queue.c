@@ -189,6 +189,39 @@ static void test_two_accounts_share_a_core_by_halves(void **state)
     assert_in_range(slices_of_20, turns / 2 - 2, turns / 2 + 2);
 }
 
+/* SYS_SHARE_WEIGHT: an account weighted 333 (remote_share 0.25) beside an
+ * ordinary one, both always ready, gets a quarter of the cycles; one
+ * weighted 3000 (0.75) three quarters. */
+static void test_a_weighted_account_gets_its_share_of_the_cycles(void **state)
+{
+    (void)state;
+    assert_int_equal(fair_queue_weighed(3000, 0), 3000);
+    assert_int_equal(fair_queue_weighed(3000, FAIR_QUEUE_WEIGHT_ONE), 3000);
+    assert_int_equal(fair_queue_weighed(3000, 3000), 1000);
+    assert_int_equal(fair_queue_weighed(1000, 333), 3003);
+    assert_true(fair_queue_weighed(UINT64_MAX / 2, 1) > UINT64_MAX / 4); /* no wrap-around */
+    const uint32_t weights[] = {333, 3000};
+    const uint32_t wanted_permille[] = {250, 750};
+    for (unsigned w = 0; w < 2; w++) {
+        run_queue_init(&queue, CREDIT);
+        assert_true(run_queue_push(&queue, 1, 1, 10, 0)); /* local, ordinary */
+        assert_true(run_queue_push(&queue, 2, 1, 20, 0)); /* remote, weighted */
+        uint64_t cycles_of_20 = 0, total = 0;
+        for (uint32_t turn = 0; turn < 4000; turn++) {
+            uint32_t slot = run_queue_pop(&queue);
+            uint32_t account = slot == 2 ? 20 : 10;
+            uint64_t cycles = 1000 + turn % 7 * 100; /* slices of uneven length */
+            total += cycles;
+            cycles_of_20 += account == 20 ? cycles : 0;
+            fair_queue_charge(applications(), account,
+                              fair_queue_weighed(cycles, account == 20 ? weights[w] : 0));
+            assert_true(run_queue_push(&queue, slot, 1, account, account));
+        }
+        assert_in_range(cycles_of_20 * 1000 / total, wanted_permille[w] - 10,
+                        wanted_permille[w] + 10);
+    }
+}
+
 static void test_more_accounts_than_entries_share_the_crowd_without_loss(void **state)
 {
     (void)state;
@@ -256,6 +289,7 @@ int main(void)
         cmocka_unit_test_setup(test_a_server_charges_only_accounts_the_core_knows, setup),
         cmocka_unit_test_setup(test_use_stops_at_the_largest_count_instead_of_wrapping, setup),
         cmocka_unit_test_setup(test_account_zero_refused, setup),
+        cmocka_unit_test_setup(test_a_weighted_account_gets_its_share_of_the_cycles, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

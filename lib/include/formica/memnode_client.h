@@ -26,6 +26,16 @@ struct memnode_node {
     uint32_t largest_fragment; /* what it said it takes in its NEGOTIATE_REPLY */
     uint32_t probe_sequence;   /* of the last PING */
     uint64_t stores, retrieves, retransmissions, probes, pongs;
+    /* Restarts (docs/memnode.md, "Persistent nodes"): what its last
+     * NEGOTIATE_REPLY or PONG said, and a renegotiation in progress. */
+    uint64_t generation;
+    bool persistent;
+    uint8_t cluster[16];
+    bool renegotiating; /* it restarted: its transfers wait for its NEGOTIATE_REPLY */
+    uint32_t renegotiate_sequence;
+    uint64_t renegotiate_sent;
+    uint64_t restarts_kept;  /* restarts after which its blocks were kept */
+    const char *lost_reason; /* why it is dead when it answers (NULL: silent) */
 };
 
 struct memnode_client_stats {
@@ -55,7 +65,8 @@ struct memnode_transfer {
 struct memnode_completion {
     uint64_t tag;
     uint8_t kind;
-    long result; /* 0; -E_IO (the node is dead); -E_INVALID (refused) */
+    long result; /* 0; -E_IO (the node is dead or lost its blocks); -E_INVALID (refused);
+                    -E_CORRUPT (the node's copy fails its tag) */
     uint64_t slot;
 };
 
@@ -80,6 +91,11 @@ struct memnode_cluster {
     bool link_down;      /* this machine's card has no link: every node is unreachable */
     uint64_t link_downs; /* times the link went down while the cluster was open */
     void (*node_died)(struct memnode_cluster *cluster, unsigned node); /* optional */
+    /* optional: node `node` restarted with its blocks kept (persistent, this cluster's) */
+    void (*node_restarted)(struct memnode_cluster *cluster, unsigned node, uint64_t old_generation);
+    uint8_t cluster_id[16]; /* the boot option memnode_cluster= (0s when absent) */
+    unsigned refused_nodes; /* nodes that answered NEGOTIATE with status 3 (refused) */
+    uint8_t refused_macs[MEMNODE_MAX_NODES][6];
     /* optional: the link went down (false) or came back (true) */
     void (*link_changed)(struct memnode_cluster *cluster, bool up);
 };

@@ -49,6 +49,11 @@ enum memnode_error {
 #define MEMNODE_STATUS_OK 0
 #define MEMNODE_STATUS_OUT_OF_RANGE 1 /* block * block_bytes beyond the node's capacity */
 #define MEMNODE_STATUS_BAD_BLOCK_SIZE 2
+#define MEMNODE_STATUS_REFUSED                                                                     \
+    3 /* the node serves nothing: its NVM is refused (foreign, corrupt) */
+#define MEMNODE_STATUS_CORRUPT 4 /* RETRIEVE: the node's copy fails its tag: not held */
+#define MEMNODE_STATUS_RESTARTED                                                                   \
+    5 /* STORE, RETRIEVE: no NEGOTIATE from you since the node started */
 
 struct memnode_message {
     uint8_t destination[6];
@@ -66,14 +71,18 @@ struct memnode_message {
     const uint8_t *payload;  /* decode: points into the frame */
 };
 
-/* NEGOTIATE_REPLY payload. */
+/* NEGOTIATE_REPLY and PONG payload. */
+#define MEMNODE_NODE_PERSISTENT 1u /* `node_flags`: blocks are kept in NVM across restarts */
 struct memnode_capacity {
     uint64_t capacity_bytes;
     uint32_t node_id;
     uint32_t min_block_bytes;
     uint32_t max_block_bytes;
+    uint32_t node_flags; /* MEMNODE_NODE_* */
+    uint64_t generation; /* starts of the node's store (1, 2, ...; a DRAM node: its boot's) */
+    uint8_t cluster[16]; /* the cluster id its store belongs to (0 for DRAM) */
 };
-#define MEMNODE_CAPACITY_BYTES 20
+#define MEMNODE_CAPACITY_BYTES 48
 
 /* Frame <-> message. encode returns the frame length or a negative error. */
 long memnode_encode(const struct memnode_message *message, uint8_t *frame, size_t capacity);

@@ -61,6 +61,10 @@ struct spawn_request {
 #define CONSOLE_KEYBOARD_USB (1u << 1) /* servers/usb */
 #define CONSOLE_INPUT_LIMIT 256u       /* bytes in one SYS_CONSOLE_INPUT */
 
+/* SYS_SHARE_WEIGHT: a process's weight between accounts on its core. */
+#define SHARE_WEIGHT_ONE 1000u  /* an ordinary account's */
+#define SHARE_WEIGHT_MAX 64000u /* drivers up to this (a share of 64/65); others at most ONE */
+
 /* SYS_IRQ_ATTACH_MSI's answer: write address and data into an MSI-X table
  * entry (or the MSI capability) to interrupt the caller's core. */
 struct msi_message {

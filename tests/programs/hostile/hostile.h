@@ -54,3 +54,7 @@ int free_during_read(const char *mode);
  * file and holds them until killed. */
 int take_regions(const char *prefix, uint32_t count, uint64_t bytes, const char *mark);
 int hold_region(const char *name, uint64_t bytes, long parent);
+
+/* share_weight.c: `hostile weight [driver]` tries SYS_SHARE_WEIGHT's
+ * refusals and the weights it takes (`driver`: run with --driver). */
+int try_share_weights(const char *mode);

@@ -11,7 +11,8 @@
  * (with RCX = RETURN: a return address the kernel must refuse);
  * `hostile regions ...` takes published regions (regions.c);
  * `icaflood`, `ringflood` and `hog` flood the ICA pools, the servers' rings
- * and a core (floods.c); the modes of hostile.h attack other users' files and the
+ * and a core (floods.c); `weight` tries SYS_SHARE_WEIGHT (share_weight.c); the modes
+ * of hostile.h attack other users' files and the
  * servers' shares (tests/integration/test_ownership.py). */
 #include "floods.h"
 #include "hostile.h"
@@ -357,6 +358,8 @@ int main(int argc, char **argv)
         return hostile_ring_child(argc, argv);
     if (argc > 1 && strcmp(argv[1], "hog") == 0)
         return hostile_core_hog(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "weight") == 0)
+        return try_share_weights(argc > 2 ? argv[2] : NULL);
     if (argc > 1 && strcmp(argv[1], "sleeper") == 0) {
         sleep_ms(600000);
         return 0;

@@ -1,0 +1,101 @@
+/* store_attach.c: the memory node's store at start (store_attach.h): the
+ * NVDIMM of role "memnode" mapped write-back and opened with the cluster id
+ * of the boot option memnode_cluster=, or DRAM when there is none. */
+#include "store_attach.h"
+#include <formica/device.h>
+#include <formica/errors.h>
+#include <formica/nfit.h>
+#include <formica/nvm_persist.h>
+#include <formica/protocol/syscalls.h>
+#include <formica/user.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NFIT_BUFFER_BYTES 8192
+
+/* The node's NVDIMM when the boot option names one: 0, or -E_NOT_FOUND. */
+static long find_range(uint64_t *physical, uint64_t *bytes)
+{
+    char roles[64] = "";
+    if (kernel_option(NFIT_ROLES_OPTION, roles, sizeof roles) <= 0 ||
+        nfit_role_index(roles, "memnode") < 0)
+        return -E_NOT_FOUND;
+    static uint8_t table[NFIT_BUFFER_BYTES];
+    uint32_t signature;
+    memcpy(&signature, "NFIT", 4);
+    long length = system_call_firmware_table(signature, table, sizeof(table));
+    long error = length < 0
+                     ? length
+                     : nfit_pmem_range_by_address(table, (size_t)length,
+                                                  (unsigned)nfit_role_index(roles, "memnode"),
+                                                  physical, bytes);
+    if (error != 0)
+        printf("memnode: nvm=%s names a memnode NVDIMM, but the NFIT has no such range (%s)\n",
+               roles, error_text(error));
+    return error;
+}
+
+static long attach_dram(struct node_store *store, uint64_t capacity_bytes)
+{
+    long result = memory_grow(capacity_bytes);
+    if (result < 0) {
+        printf("memnode: cannot reserve %lu MiB: %s\n", capacity_bytes >> 20, error_text(result));
+        return result;
+    }
+    store->memory = (uint8_t *)result;
+    store->capacity_bytes = capacity_bytes;
+    store->generation = read_timestamp_counter() | 1; /* this boot's: differs after a restart */
+    return 0;
+}
+
+static const char *opened_text(enum memnode_store_opened opened)
+{
+    return opened == MEMNODE_STORE_FORMATTED ? "formatted" : "store found";
+}
+
+static long attach_nvm(struct node_store *store, uint32_t node_id, uint64_t capacity_bytes,
+                       uint64_t physical, uint64_t bytes)
+{
+    char text[40] = "";
+    kernel_option("memnode_cluster", text, sizeof text);
+    if (!memnode_cluster_parse(text, store->cluster)) {
+        printf("memnode: NVM given but no cluster id (memnode_cluster=%s is not 32 hex digits): "
+               "not served\n",
+               text);
+        store->refused = true;
+        return 0;
+    }
+    uint8_t *base;
+    long error = device_map_whole(physical, bytes, &base);
+    if (error != 0) {
+        printf("memnode: cannot map the NVDIMM at 0x%lx: %s\n", physical, error_text(error));
+        return error;
+    }
+    char why[160];
+    enum memnode_store_opened opened =
+        memnode_store_open(&store->nvm, base, bytes, store->cluster, node_id, why, sizeof why);
+    if (opened == MEMNODE_STORE_FOREIGN || opened == MEMNODE_STORE_CORRUPT) {
+        printf("memnode: %s: not served\n", why);
+        store->refused = true;
+        return 0;
+    }
+    store->persistent = true;
+    store->memory = store->nvm.data;
+    uint64_t held = store->nvm.units * MEMNODE_STORE_UNIT;
+    store->capacity_bytes = capacity_bytes < held ? capacity_bytes : held;
+    store->generation = store->nvm.generation;
+    printf("memnode: NVM at 0x%lx, %lu MiB, %s: generation %lu, %lu blocks kept; made durable "
+           "with %s and sfence\n",
+           physical, bytes >> 20, opened_text(opened), store->generation, store->nvm.blocks_found,
+           nvm_flush_kind_name(nvm_flush_kind_in_use()));
+    return 0;
+}
+
+long node_store_attach(struct node_store *store, uint32_t node_id, uint64_t capacity_bytes)
+{
+    memset(store, 0, sizeof(*store));
+    uint64_t physical, bytes;
+    if (find_range(&physical, &bytes) == 0)
+        return attach_nvm(store, node_id, capacity_bytes, physical, bytes);
+    return attach_dram(store, capacity_bytes);
+}

@@ -60,22 +60,22 @@ static int parse_options(int argc, char **argv, struct fileio_options *o)
     return 0;
 }
 
-/* Every 8 bytes of the file say their own offset (xor the seed of the writer), so a read
- * checks what it got. */
-static void pattern_fill(uint8_t *data, uint64_t bytes, uint64_t offset, uint64_t seed)
+/* Every 8 bytes of the file say their own offset, so a read checks what it got, whichever
+ * pattern wrote it and in whichever order the patterns run. */
+static void pattern_fill(uint8_t *data, uint64_t bytes, uint64_t offset)
 {
     for (uint64_t i = 0; i + 8 <= bytes; i += 8) {
-        uint64_t word = (offset + i) ^ seed;
+        uint64_t word = offset + i;
         memcpy(data + i, &word, 8);
     }
 }
 
-static bool pattern_check(const uint8_t *data, uint64_t bytes, uint64_t offset, uint64_t seed)
+static bool pattern_check(const uint8_t *data, uint64_t bytes, uint64_t offset)
 {
     for (uint64_t i = 0; i + 8 <= bytes; i += 4096) {
         uint64_t word;
         memcpy(&word, data + i, 8);
-        if (word != ((offset + i) ^ seed))
+        if (word != offset + i)
             return false;
     }
     return true;
@@ -98,7 +98,7 @@ static long sequential_write(int fd, const struct fileio_options *o)
 {
     for (uint64_t offset = 0; offset < o->size; offset += o->buffer) {
         uint64_t bytes = o->size - offset < o->buffer ? o->size - offset : o->buffer;
-        pattern_fill(buffer, bytes, offset, 0);
+        pattern_fill(buffer, bytes, offset);
         long written = pwrite(fd, buffer, bytes, offset);
         if (written != (long)bytes)
             return written < 0 ? written : -E_IO;
@@ -113,13 +113,12 @@ static long sequential_read(int fd, const struct fileio_options *o)
         long got = pread(fd, buffer, bytes, offset);
         if (got != (long)bytes)
             return got < 0 ? got : -E_IO;
-        if (!pattern_check(buffer, bytes, offset, 0))
+        if (!pattern_check(buffer, bytes, offset))
             return -E_CORRUPT;
     }
     return 0;
 }
 
-/* Random reads check the sequential writer's pattern; run them before rand-write-fsync. */
 static long random_read(int fd, const struct fileio_options *o)
 {
     uint64_t state = o->seed * 2654435761u + 1;
@@ -128,7 +127,7 @@ static long random_read(int fd, const struct fileio_options *o)
         long got = pread(fd, buffer, RANDOM_BYTES, offset);
         if (got != (long)RANDOM_BYTES)
             return got < 0 ? got : -E_IO;
-        if (!pattern_check(buffer, RANDOM_BYTES, offset, 0))
+        if (!pattern_check(buffer, RANDOM_BYTES, offset))
             return -E_CORRUPT;
     }
     return 0;
@@ -139,7 +138,7 @@ static long random_write_fsync(int fd, const struct fileio_options *o)
     uint64_t state = o->seed * 2654435761u + 1;
     for (uint64_t i = 0; i < o->operations; i++) {
         uint64_t offset = random_offset(&state, o->size);
-        pattern_fill(buffer, RANDOM_BYTES, offset, o->seed);
+        pattern_fill(buffer, RANDOM_BYTES, offset);
         long written = pwrite(fd, buffer, RANDOM_BYTES, offset);
         if (written != (long)RANDOM_BYTES)
             return written < 0 ? written : -E_IO;

@@ -44,10 +44,10 @@ static void print_result(const struct flash_options *options, const struct flash
     printf("@json {\"kind\":\"flash\",\"system\":\"%s\",\"workload\":\"%s\",\"method\":\"%s\","
            "\"seconds\":%lu.%06lu,\"bytes\":%lu,\"local_bytes\":%lu,\"rounds\":%lu,"
            "\"verified\":%s",
-           flash_system, options->workload, flash_method_name(options->method), (unsigned long)(us / 1000000),
-           (unsigned long)(us % 1000000), (unsigned long)options->bytes,
-           (unsigned long)options->local_bytes, (unsigned long)result->rounds,
-           result->verified ? "true" : "false");
+           flash_system, options->workload, flash_method_name(options->method),
+           (unsigned long)(us / 1000000), (unsigned long)(us % 1000000),
+           (unsigned long)options->bytes, (unsigned long)options->local_bytes,
+           (unsigned long)result->rounds, result->verified ? "true" : "false");
     if (result->work_bytes != 0)
         printf(",\"mb_per_s\":%lu", (unsigned long)(us ? result->work_bytes / us : 0));
     if (result->flops != 0)

@@ -43,8 +43,9 @@ BLK_CACHE_MIN_MIB = 4
 def arguments():
     parser = argparse.ArgumentParser(description="seed 000's workloads over four kinds of memory")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--data-mib", type=int, default=96, help="each workload's data")
-    parser.add_argument("--local-mib", type=int, default=32,
+    parser.add_argument("--data-mib", type=int, default=36,
+                        help="each workload's data (malloc-swap's must fit the pager's 40 MiB /swap)")
+    parser.add_argument("--local-mib", type=int, default=12,
                         help="the local memory bound: the pager's limit, BLK's cache, flmalloc's "
                              "limit, Linux's memory.max")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="formica,linux or one")

@@ -43,9 +43,10 @@ BLK_CACHE_MIN_MIB = 4
 def arguments():
     parser = argparse.ArgumentParser(description="seed 000's workloads over four kinds of memory")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--data-mib", type=int, default=36,
-                        help="each workload's data (malloc-swap's must fit the pager's 40 MiB /swap)")
-    parser.add_argument("--local-mib", type=int, default=12,
+    parser.add_argument("--data-mib", type=int, default=27,
+                        help="each workload's data (malloc-swap's region must fit an account's "
+                             "three quarters of the pager's 40 MiB /swap)")
+    parser.add_argument("--local-mib", type=int, default=9,
                         help="the local memory bound: the pager's limit, BLK's cache, flmalloc's "
                              "limit, Linux's memory.max")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="formica,linux or one")
@@ -182,7 +183,10 @@ def report(seconds, goal_rows, options):
              "(so flmalloc may hold the bound locally and the cache besides); Linux's cgroup "
              "memory.max over what flashbench uses at start (malloc-swap, mmap, flmalloc: its "
              "heap and its files' page cache together); dram: none",
-             "- flmalloc keeps requests under 10 MiB local whatever the limit (seed 000's policy)",
+             "- flmalloc keeps requests under 10 MiB local whatever the limit (seed 000's policy): "
+             f"at {options.data_mib} MiB, stream's arrays ({options.data_mib / 3:.1f} MiB) and "
+             f"himeno's ({options.data_mib / 14:.1f} to {4 * options.data_mib / 14:.1f} MiB) "
+             + ("are" if options.data_mib < 30 else "may be") + " local, beyond the bound",
              "- Linux swaps to a file on its ext2 disk; Formica's pager to its disk"]
     if blk_cache_mib(options) != options.local_mib:
         notes.append(f"- BLK's cache is {blk_cache_mib(options)} MiB, not the bound: its smallest "

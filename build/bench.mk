@@ -59,8 +59,8 @@ bench-scale: deps all
 	python3 build/bench/scale.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(SCALE_FLAGS)
 
 # Seed 000's workloads over malloc-swap, mmap, flmalloc and DRAM (build/bench/flash_bench.py,
-# docs/files.md "flashbench"); FLASH_FLAGS passes options, e.g. FLASH_FLAGS="--data-mib 64
-# --local-mib 16". Prints @json {"kind":"flash",...} lines; not part of `make bench`.
+# docs/files.md "flashbench"); FLASH_FLAGS passes options, e.g. FLASH_FLAGS="--data-mib 24
+# --local-mib 8". Prints @json {"kind":"flash",...} lines; not part of `make bench`.
 .PHONY: bench-flash
 bench-flash: deps all
 	python3 build/bench/flash_bench.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(FLASH_FLAGS)

@@ -52,3 +52,15 @@ long flash_himeno(const struct flash_options *options, struct flash_result *resu
 
 /* Microseconds from the time-stamp counter. */
 uint64_t flash_now_us(void);
+
+/* What differs between the two systems flashbench is built for: system.c on Formica,
+ * build/linux/flashbench_linux.c in the static Linux build (build/linux/build.sh). */
+extern const char flash_system[]; /* the @json line's "system": "formica" or "linux" */
+/* The folder of the mmap method's files ("" for the root) and flmalloc's far folder (NULL:
+ * flmalloc's own default). */
+extern const char flash_file_directory[];
+const char *flash_far_directory(void);
+/* Bounds the local memory of a run of options->method to options->local_bytes where the
+ * system bounds it per process (Linux: the cgroup's memory.max for mmap and flmalloc; the pager's
+ * limit, set by teramem_init, for malloc-swap); 0, or -1 after a message. */
+long flash_local_bound(const struct flash_options *options);

@@ -1,8 +1,9 @@
 /* flashbench: seed 000's workloads written anew for Formica: `flashbench
  * fio|stream|himeno malloc-swap|mmap|flmalloc|dram [-s DATA] [-l LOCAL]
  * [-n ROUNDS] [--io BYTES]`; prints one @json {"kind":"flash","system":
- * "formica","workload":W,"method":M,"seconds":T,...} line (docs/files.md,
- * "flashbench"; build/bench/flash_bench.py runs the matrix). */
+ * "formica" (or "linux": build/linux/build.sh), "workload":W,"method":M,
+ * "seconds":T,...} line (docs/files.md, "flashbench"; build/bench/flash_bench.py
+ * runs the matrix). */
 #include "flashbench.h"
 #include <formica/size.h>
 #include <formica/user.h>
@@ -40,13 +41,13 @@ static bool parse_flag(struct flash_options *options, const char *flag, const ch
 static void print_result(const struct flash_options *options, const struct flash_result *result)
 {
     uint64_t us = result->microseconds;
-    printf("@json {\"kind\":\"flash\",\"system\":\"formica\",\"workload\":\"%s\",\"method\":\"%s\","
+    printf("@json {\"kind\":\"flash\",\"system\":\"%s\",\"workload\":\"%s\",\"method\":\"%s\","
            "\"seconds\":%lu.%06lu,\"bytes\":%lu,\"local_bytes\":%lu,\"rounds\":%lu,"
            "\"verified\":%s",
-           options->workload, flash_method_name(options->method), (unsigned long)(us / 1000000),
-           (unsigned long)(us % 1000000), (unsigned long)options->bytes,
-           (unsigned long)options->local_bytes, (unsigned long)result->rounds,
-           result->verified ? "true" : "false");
+           flash_system, options->workload, flash_method_name(options->method),
+           (unsigned long)(us / 1000000), (unsigned long)(us % 1000000),
+           (unsigned long)options->bytes, (unsigned long)options->local_bytes,
+           (unsigned long)result->rounds, result->verified ? "true" : "false");
     if (result->work_bytes != 0)
         printf(",\"mb_per_s\":%lu", (unsigned long)(us ? result->work_bytes / us : 0));
     if (result->flops != 0)

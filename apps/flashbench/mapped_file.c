@@ -1,6 +1,7 @@
 /* mapped_file.c: flashbench's mmap method: each array a file
- * /flashbench.PID.N on the disk, truncated to size, mapped MAP_SHARED
- * read-write and unlinked at once; msync makes the writes durable. */
+ * DIRECTORY/flashbench.PID.N on the disk (flash_file_directory: the root on
+ * Formica, /mnt on Linux), truncated to size, mapped MAP_SHARED read-write
+ * and unlinked at once; msync makes the writes durable. */
 #include "flashbench.h"
 #include <formica/file.h>
 #include <formica/user.h>
@@ -13,7 +14,7 @@ static int descriptors[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
 void *flash_mapped_file(uint64_t bytes, uint32_t number)
 {
     char name[64];
-    snprintf(name, sizeof name, "/flashbench.%ld.%u", process_id(), number);
+    snprintf(name, sizeof name, "%s/flashbench.%ld.%u", flash_file_directory, process_id(), number);
     int fd = open(name, O_RDWR | O_CREAT | O_TRUNC);
     long error = fd < 0 ? fd : ftruncate(fd, bytes);
     void *base =

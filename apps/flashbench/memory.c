@@ -62,8 +62,11 @@ long flash_memory_start(const struct flash_options *options, uint32_t arrays)
     }
     if (method == METHOD_MALLOC_SWAP)
         return start_swap(options, arrays);
+    if (flash_local_bound(options) != 0)
+        return -1;
     if (method == METHOD_FLMALLOC) {
-        struct flmalloc_options local = {.local_limit_bytes = options->local_bytes};
+        struct flmalloc_options local = {.local_limit_bytes = options->local_bytes,
+                                         .directory = flash_far_directory()};
         return flmalloc_setup(&local);
     }
     return 0;

@@ -7,13 +7,17 @@
 #                   build/linux/bonnie_linux.c (+ build/linux/include/formica/)
 #   sort, memseq    apps/sort and apps/memseq as static Linux programs with the shim
 #                   build/linux/teramem_linux.c (the pager region is malloc'ed memory)
-#   initramfs.cpio.gz  busybox-static, bonnie, sort, memseq, the modules for ext2 on
+#   flashbench      apps/flashbench as a static Linux program (make bench-flash): its system
+#                   part build/linux/flashbench_linux.c, lib/flmalloc*.c over
+#                   build/linux/flmalloc_linux.c, Teramem on malloc
+#   initramfs.cpio.gz  busybox-static, bonnie, sort, memseq, fileio, flashbench, the modules for ext2 on
 #                   virtio-blk and zram, and build/linux/init (build/linux/make_initramfs.py)
 #   ext2.img        an empty ext2 file system for the virtio disk (mke2fs)
 # Downloads are cached in build/out/linux/debs/; a second run only rebuilds what changed.
 # Usage: build/linux/build.sh            (everything)
 #        build/linux/build.sh bonnie OUT (only the static Bonnie, to OUT; used by the tests)
 #        build/linux/build.sh teramem DIR (only the static sort and memseq, into DIR)
+#        build/linux/build.sh flashbench OUT (only the static flashbench, to OUT)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -73,6 +77,27 @@ build_vems_programs() { # build_vems_programs DIR
         gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -o "$1/dm_writecache_setup" "$setup"
     fi
 }
+# The static Linux flashbench (make bench-flash): apps/flashbench unchanged but for its system
+# part (build/linux/flashbench_linux.c in place of apps/flashbench/system.c), libflmalloc's own
+# lib/flmalloc*.c over build/linux/flmalloc_linux.c, Teramem on malloc for malloc-swap.
+flashbench_sources=("$REPO"/apps/flashbench/{main,memory,mapped_file,fio,stream,himeno}.c
+    "$REPO"/lib/{size_parse,flmalloc,flmalloc_far,flmalloc_policy}.c
+    "$REPO"/build/linux/{flashbench_linux,flmalloc_linux,teramem_linux,user_linux,file_linux}.c)
+build_flashbench() { # build_flashbench OUTPUT: compiles unless OUTPUT is newer than every source
+    if [ ! -x "$1" ] || [ -n "$(find "${flashbench_sources[@]}" "$REPO/apps/flashbench" "$REPO/build/linux/include" \
+            "$REPO/lib/include/formica" "$REPO/lib/heap.h" "$REPO/lib/flmalloc_far.h" "$REPO/lib/flmalloc_policy.h" \
+            "$REPO/protocol" -newer "$1" -print -quit)" ]; then
+        echo "build/linux: cc -static flashbench"
+        (cd "$REPO" && python3 build/protocol.py build/out/gen protocol/*.messages)
+        gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I "$REPO/build/linux/include" \
+            -I "$REPO/apps/flashbench" -idirafter "$REPO/lib/include" -idirafter "$REPO/build/out/gen" \
+            -o "$1" "${flashbench_sources[@]}"
+    fi
+}
+if [ "${1:-}" = flashbench ]; then # build/linux/build.sh flashbench OUTPUT: only flashbench
+    build_flashbench "${2:?usage: build/linux/build.sh flashbench OUTPUT}"
+    exit 0
+fi
 if [ "${1:-}" = teramem ]; then # build/linux/build.sh teramem DIR: only sort and memseq
     build_teramem_apps "${2:?usage: build/linux/build.sh teramem DIR}"
     exit 0
@@ -125,12 +150,14 @@ fi
 build_bonnie "$OUT/bonnie"
 build_teramem_apps "$OUT"
 build_vems_programs "$OUT"
+build_flashbench "$OUT/flashbench"
 
 python3 "$REPO/build/linux/make_initramfs.py" --kernel-tree "$OUT/kernel" \
     --busybox "$OUT/busybox/bin/busybox" --bonnie "$OUT/bonnie" \
     --init "$REPO/build/linux/init" --output "$OUT/initramfs.cpio.gz" \
     --program sort="$OUT/sort" --program memseq="$OUT/memseq" \
-    --program fileio="$OUT/fileio" --program dm_writecache_setup="$OUT/dm_writecache_setup"
+    --program fileio="$OUT/fileio" --program dm_writecache_setup="$OUT/dm_writecache_setup" \
+    --program flashbench="$OUT/flashbench"
 
 if [ ! -f "$OUT/ext2.img" ]; then
     mke2fs -q -t ext2 -b 4096 -F "$OUT/ext2.img" 64M

@@ -6,7 +6,9 @@
  * uses at teramem_init (stack, page tables, kernel objects: the process before its data) plus the
  * limit, so the data get the limit as on Formica. The swap counters are the kernel's own
  * (/proc/vmstat pswpin/pswpout, in 4 KiB pages) since teramem_init. The hints become madvise:
- * teramem_drop is MADV_PAGEOUT, teramem_prefetch MADV_WILLNEED. */
+ * teramem_drop is MADV_PAGEOUT, teramem_prefetch MADV_WILLNEED. The same cgroup limit is
+ * linux_cgroup_limit for flashbench's mmap and flmalloc methods (build/linux/flashbench_linux.c).
+ */
 #define _GNU_SOURCE
 #include <formica/teramem.h>
 #include <formica/user.h>
@@ -134,6 +136,11 @@ static bool limit_cgroup(uint64_t limit_bytes)
     if (!written)
         printf("teramem: cannot write %s\n", path);
     return written;
+}
+
+bool linux_cgroup_limit(uint64_t limit_bytes)
+{
+    return limit_cgroup(limit_bytes);
 }
 
 long teramem_init(const struct teramem_options *options)

@@ -1,13 +1,12 @@
 /* servers/blk/main.c: BLK, the file cache server (program "blk"). `blk
  * [--cache-kib N] [--lend-limit N] [--instance S/N]` caches N KiB of disk
- * blocks (default 8 MiB) and lends at most N blocks to one client at a time
- * (default 64, or the kernel option blk_lend_limit; half the cache in all);
- * it answers requests one at a time and asks DK on a miss. As shard S of N
- * (init's --instance) it caches only the blocks of shard S
- * (formica/blk_stripes.h) in 1/N of the cache, with its own kept journal.
- * When the boot option nvm=... names a tier (build/run --nvm-tier), the
- * cache is the NVM tier instead (tier_attach.c, docs/storage.md "The NVM
- * tier"): its lines hold every acknowledged write, so no kept journal. */
+ * blocks (default the kernel option blk_cache_kib, else 8 MiB) and lends at most N blocks to one
+ * client at a time (default 64, or the kernel option blk_lend_limit; half the cache in all); it
+ * answers requests one at a time and asks DK on a miss. As shard S of N (init's --instance) it
+ * caches only the blocks of shard S (formica/blk_stripes.h) in 1/N of the cache, with its own kept
+ * journal. When the boot option nvm=... names a tier (build/run --nvm-tier), the cache is the NVM
+ * tier instead (tier_attach.c, docs/storage.md "The NVM tier"): its lines hold every acknowledged
+ * write, so no kept journal. */
 #include "cache.h"
 #include "cache_lends.h"
 #include "disk_client.h"
@@ -52,10 +51,14 @@ static bool block_lent(void *context, uint64_t handle)
     return ica_lend_count(handle) > 0;
 }
 
-/* The shard's part of the cache: the size asked for divided by the shards. */
+/* The shard's part of the cache: the size asked for (`--cache-kib N`, else the kernel
+ * option blk_cache_kib=N, else 8 MiB) divided by the shards. */
 static uint32_t capacity_from(int argc, char **argv, uint32_t shards)
 {
     uint64_t kib = DEFAULT_CACHE_KIB;
+    char value[16];
+    if (kernel_option("blk_cache_kib", value, sizeof value) > 0)
+        kib = strtoul(value, NULL, 0);
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--cache-kib") == 0)
             kib = strtoul(argv[i + 1], NULL, 0);

@@ -21,6 +21,8 @@ struct file_status {
     uint32_t mode;
 };
 
+#define FILE_PATH_MAX 1024 /* as Formica's: a path holds at most FILE_PATH_MAX - 1 bytes */
+
 /* Formica's open takes no mode: files are created 0644. */
 int linux_file_open(const char *path, int flags);
 long linux_file_fstat(int fd, struct file_status *status);
@@ -28,6 +30,13 @@ long linux_file_sync(void);
 #define open(path, flags) linux_file_open(path, flags)
 #define fstat(fd, status) linux_file_fstat(fd, status)
 #define sync() linux_file_sync()
+/* Formica's mkdir takes no mode (0755) and answers -E_EXISTS for a name that is there
+ * (build/linux/flmalloc_linux.c: for lib/flmalloc_far.c). */
+long linux_file_mkdir(const char *path);
+#define mkdir(path) linux_file_mkdir(path)
+/* Formica's sys/mman.h's: the last failed mmap's error; on Linux -1, which error_text turns
+ * into errno's text. */
+long mmap_error(void);
 
 /* readblock: pread of `size` blocks from block `blkoff` into a per-process
  * buffer; *data points at it until the next call. */

@@ -4,6 +4,7 @@
  * CLOCK_MONOTONIC in nanoseconds (so Bonnie's `cycles` field is nanoseconds,
  * and under QEMU -icount shift=0 it counts guest instructions). */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <formica/errors.h>
@@ -47,3 +48,17 @@ long process_list(struct process_info *processes, size_t max);
  * flushed; sleep_ms is nanosleep. */
 void fflush_console(void);
 long sleep_ms(uint64_t milliseconds);
+
+/* For flashbench and libflmalloc (build/linux/flashbench_linux.c, flmalloc_linux.c):
+ * microseconds of CLOCK_MONOTONIC; the memory report from sysinfo (available is
+ * MemAvailable). */
+uint64_t clock_microseconds(void);
+struct memory_report {
+    uint64_t total;
+    uint64_t free;
+    uint64_t available;
+};
+long memory_report_get(struct memory_report *report);
+/* build/linux/teramem_linux.c: memory.max of the process's own cgroup = what it uses now +
+ * limit_bytes (as teramem_init's -l); false, after a message, when it cannot be set. */
+bool linux_cgroup_limit(uint64_t limit_bytes);

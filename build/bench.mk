@@ -71,6 +71,13 @@ bench-flash: deps all
 bench-vems: deps all
 	python3 build/bench/vems.py $(if $(QUICK),--quick) $(if $(BENCH_RUNS),--runs $(BENCH_RUNS))
 
+# Bonnie by the clock beside Linux (build/bench/clock.py, docs/profiling.md "By the clock"):
+# readblock and readbyte, 1 and 2 processes, 128 KiB and 4 MiB files, 2 vCPUs, every placement
+# that fits them, fixed and adaptive poll; QUICK=1 for 3 alternating runs instead of 5.
+.PHONY: bench-clock
+bench-clock: deps all
+	python3 build/bench/clock.py $(if $(QUICK),--quick) $(if $(BENCH_RUNS),--runs $(BENCH_RUNS))
+
 # The papers' page (build/bench/papers.py, docs/evaluation.md, "The papers' page"): every
 # figure of seeds 003 and 004 with the paper's number, Formica's on this tree and Linux's in the
 # same QEMU, written to docs/results/papers.md with its plots; QUICK=1 for smaller sizes and one

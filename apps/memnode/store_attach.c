@@ -4,36 +4,12 @@
 #include "store_attach.h"
 #include <formica/device.h>
 #include <formica/errors.h>
-#include <formica/nfit.h>
 #include <formica/nvm_persist.h>
+#include <formica/nvm_role.h>
 #include <formica/protocol/syscalls.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
-
-#define NFIT_BUFFER_BYTES 8192
-
-/* The node's NVDIMM when the boot option names one: 0, or -E_NOT_FOUND. */
-static long find_range(uint64_t *physical, uint64_t *bytes)
-{
-    char roles[64] = "";
-    if (kernel_option(NFIT_ROLES_OPTION, roles, sizeof roles) <= 0 ||
-        nfit_role_index(roles, "memnode") < 0)
-        return -E_NOT_FOUND;
-    static uint8_t table[NFIT_BUFFER_BYTES];
-    uint32_t signature;
-    memcpy(&signature, "NFIT", 4);
-    long length = system_call_firmware_table(signature, table, sizeof(table));
-    long error = length < 0
-                     ? length
-                     : nfit_pmem_range_by_address(table, (size_t)length,
-                                                  (unsigned)nfit_role_index(roles, "memnode"),
-                                                  physical, bytes);
-    if (error != 0)
-        printf("memnode: nvm=%s names a memnode NVDIMM, but the NFIT has no such range (%s)\n",
-               roles, error_text(error));
-    return error;
-}
 
 static long attach_dram(struct node_store *store, uint64_t capacity_bytes)
 {
@@ -95,7 +71,7 @@ long node_store_attach(struct node_store *store, uint32_t node_id, uint64_t capa
 {
     memset(store, 0, sizeof(*store));
     uint64_t physical, bytes;
-    if (find_range(&physical, &bytes) == 0)
+    if (nvm_range_of_role("memnode", "memnode", &physical, &bytes) == 0)
         return attach_nvm(store, node_id, capacity_bytes, physical, bytes);
     return attach_dram(store, capacity_bytes);
 }

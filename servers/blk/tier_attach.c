@@ -8,16 +8,14 @@
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/ica.h>
-#include <formica/nfit.h>
 #include <formica/nvm_order_record.h>
 #include <formica/nvm_persist.h>
+#include <formica/nvm_role.h>
 #include <formica/protocol/syscalls.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NFIT_BUFFER_BYTES 8192
 
 static struct tier tier;
 static struct tier *attached; /* &tier once there is one */
@@ -25,27 +23,6 @@ static struct tier *attached; /* &tier once there is one */
 struct tier *blk_tier(void)
 {
     return attached;
-}
-
-/* The tier's NVDIMM, when the boot option names one: 0, or -E_NOT_FOUND. */
-static long find_tier_range(uint64_t *physical, uint64_t *bytes)
-{
-    char roles[64] = "";
-    if (kernel_option(NFIT_ROLES_OPTION, roles, sizeof roles) <= 0 ||
-        nfit_role_index(roles, "tier") < 0)
-        return -E_NOT_FOUND;
-    static uint8_t table[NFIT_BUFFER_BYTES];
-    uint32_t signature;
-    memcpy(&signature, "NFIT", 4);
-    long length = system_call_firmware_table(signature, table, sizeof(table));
-    long error = length < 0 ? length
-                            : nfit_pmem_range_by_address(table, (size_t)length,
-                                                         (unsigned)nfit_role_index(roles, "tier"),
-                                                         physical, bytes);
-    if (error != 0)
-        printf("blk: tier: nvm=%s names a tier, but the NFIT has no such range (%s)\n", roles,
-               error_text(error));
-    return error;
 }
 
 static uint32_t sets_asked(void)
@@ -97,7 +74,7 @@ int blk_tier_attach(struct cache *cache, const struct cache_disk *disk, uint32_t
 {
     uint64_t physical, bytes;
     uint8_t *base;
-    if (find_tier_range(&physical, &bytes) != 0)
+    if (nvm_range_of_role("tier", "blk: tier", &physical, &bytes) != 0)
         return 0;
     if (shards > 1) {
         attached = &tier;

@@ -7,17 +7,15 @@
 #include <formica/refusal_log.h>
 #include <formica/device.h>
 #include <formica/ica.h>
-#include <formica/nfit.h>
 #include <formica/nvm_order_record.h>
 #include <formica/nvm_persist.h>
+#include <formica/nvm_role.h>
 #include <formica/request.h>
 #include <formica/user.h>
 #include <formica/users.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NFIT_BUFFER_BYTES 8192
 
 static struct {
     bool mounted;
@@ -27,34 +25,12 @@ static struct {
     uint64_t promised_units; /* free units promised to attached clients */
 } nvm;
 
-static long find_nvdimm(uint64_t *physical, uint64_t *bytes)
-{
-    static uint8_t table[NFIT_BUFFER_BYTES];
-    long length = firmware_table("NFIT", table, sizeof(table));
-    if (length < 0) {
-        printf("pager: no NVDIMM (ACPI NFIT: %s)\n", error_text(length));
-        return length == -E_NOT_FOUND ? -E_NOT_FOUND : length;
-    }
-    char roles[64] = "";
-    kernel_option(NFIT_ROLES_OPTION, roles, sizeof roles);
-    long index = nfit_role_index(roles, "pager");
-    if (index < 0) {
-        printf("pager: no NVDIMM is the pager's (nvm=%s)\n", roles);
-        return -E_NOT_FOUND;
-    }
-    long error =
-        nfit_pmem_range_by_address(table, (size_t)length, (unsigned)index, physical, bytes);
-    if (error != 0)
-        printf("pager: NFIT has no persistent-memory range %ld (%s)\n", index, error_text(error));
-    return error;
-}
-
 /* The region's layout is formatted only when no valid header is found, so a
  * restarted pager finds its predecessor's layout and persistent keys. */
 static long nvm_mount(void)
 {
     uint64_t physical, bytes;
-    long error = find_nvdimm(&physical, &bytes);
+    long error = nvm_range_of_role("pager", "pager", &physical, &bytes);
     if (error == 0 && (error = device_map_whole(physical, bytes, &nvm.base)) != 0)
         printf("pager: cannot map the NVDIMM at 0x%lx: %s\n", physical, error_text(error));
     if (error != 0)

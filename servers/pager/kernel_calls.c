@@ -53,10 +53,3 @@ long pager_scan(uint32_t pid, uint64_t address, uint64_t bytes, uint32_t flags)
     while (settling(result, &deadline));
     return result;
 }
-
-long firmware_table(const char signature[4], void *buffer, uint64_t size)
-{
-    uint32_t packed;
-    memcpy(&packed, signature, 4);
-    return syscall6(SYS_FIRMWARE_TABLE, packed, (long)buffer, (long)size, 0, 0, 0);
-}

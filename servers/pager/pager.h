@@ -104,7 +104,6 @@ void backend_result_arrived(uint64_t control);
 long pager_map(uint32_t pid, uint64_t address, uint64_t bytes, uint64_t data_ica);
 long pager_unmap(uint32_t pid, uint64_t address, uint64_t bytes, bool keep);
 long pager_scan(uint32_t pid, uint64_t address, uint64_t bytes, uint32_t flags);
-long firmware_table(const char signature[4], void *buffer, uint64_t size);
 
 /* Clients (client.c). */
 struct pager_requester {

@@ -314,9 +314,11 @@ int cache_retire(struct cache *cache, uint64_t number)
 {
     if (!cache_owns(cache, number))
         return -E_INVALID;
-    if (cache->tier != NULL) { /* a line is never lent, its copy is: the copy keeps the old bytes */
+    if (cache->tier != NULL) { /* a copy keeps the old bytes; a line lent itself is retired */
         struct cache_block *line = cache_lookup(cache, number);
-        if (line != NULL)
+        if (line != NULL && line->bound && is_lent(cache, line))
+            tier_retire_lent_line(cache, line);
+        else if (line != NULL)
             tier_unbind_copy(cache, line);
         return 0;
     }
@@ -355,8 +357,13 @@ uint64_t cache_count_lent(const struct cache *cache)
 void cache_retire_lent(struct cache *cache)
 {
     if (cache->tier != NULL) {
-        for (uint32_t i = 0; i < cache->capacity; i++)
-            tier_unbind_copy(cache, &cache->blocks[i]);
+        for (uint32_t i = 0; i < cache->capacity; i++) {
+            struct cache_block *line = &cache->blocks[i];
+            if (line->bound && is_lent(cache, line))
+                tier_retire_lent_line(cache, line);
+            else
+                tier_unbind_copy(cache, line);
+        }
         return;
     }
     for (uint32_t i = 0; i < cache->capacity; i++) {

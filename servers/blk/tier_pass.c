@@ -172,6 +172,8 @@ void tier_report(const struct tier *tier, const struct cache *cache, struct blk_
     report->read_ahead = cache->stats.read_ahead;
     report->bypasses = tier->bypasses;
     report->fills = tier->fills;
+    report->direct_lends = tier->direct_binds;
+    report->lend_copies = tier->lend_copies;
     report->dirty_lines = cache->stats.dirty;
     report->cached_lines = cache->stats.cached;
     report->lines = tier->lines_count;

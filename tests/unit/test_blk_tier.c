@@ -259,7 +259,7 @@ static void test_lend_copies_follow_their_line_until_freed(void **state)
     tier.pool.count = 0;
     tier_pool_add(&tier, copies[0], 101);
     tier_pool_add(&tier, copies[1], 102);
-    cache.memory = (struct cache_memory){NULL, NULL, copy_pinned, NULL};
+    cache.memory = (struct cache_memory){.pinned = copy_pinned};
     write_version(20, 1);
     uint64_t handle;
     assert_int_equal(cache_lend(&cache, 20, &handle), 0);
@@ -302,7 +302,7 @@ static void test_writes_go_around_a_set_whose_copies_are_all_lent(void **state)
     tier.pool.count = 0;
     for (uint32_t i = 0; i < TIER_MIN_WAYS; i++)
         tier_pool_add(&tier, copies[i], 1000 + i);
-    cache.memory = (struct cache_memory){NULL, NULL, every_copy_pinned, NULL};
+    cache.memory = (struct cache_memory){.pinned = every_copy_pinned};
     uint64_t handle;
     for (uint64_t block = 0; block < TIER_MIN_WAYS; block++)
         assert_int_equal(cache_lend(&cache, block, &handle), 0);

@@ -71,11 +71,33 @@ def test_bonnie_through_the_tier_matches_replay(tmp_path, placement):
     assert len(result.kinds("bonnie")) == len(runs), result.describe()
     before, after = result.kinds("tier")[-2:]
     assert before["state"] == "attached" and before["hits"] > 0 and before["dirty_lines"] > 0
+    # a readblock hit lends the line itself (bound to a block ICA of its page), never a copy
+    assert before["direct_lends"] > 0 and before["lend_copies"] == 0, before
     assert after["dirty_lines"] == 0 and after["writeback_runs"] > 0, after
     e2fsck_clean(disk)  # the disk alone, after the flush
     for mode, path, seed in runs:
         expected = replay(seed, tmp_path / f"expected-{seed}")
         assert dump(disk, path, tmp_path / f"actual-{seed}") == expected, mode
+
+
+def test_mmap_of_a_file_on_the_tier_lends_its_lines(tmp_path):
+    # 12 MiB: 3,072 lines lent into mappings, more than the 2,048 bound at once, so
+    # bindings are recycled; unlink while mapped retires lines still lent
+    disk = disk_copy(tmp_path)
+    result = boot("run mmaptest read /mapped.dat 12; run mmaptest unlink /gone.dat; "
+                  "run mmaptest lent; tier; tier flush", disk, *tier_flag(tmp_path))
+    assert result.rc == 0, result.describe()
+    checks = {line["check"]: line for line in result.kinds("mmap")}
+    for name in ["map shared", "shared equals pread", "map private", "private equals pread",
+                 "two mappings of one page agree", "lends all ended"]:
+        assert checks[name]["ok"], result.describe()
+    assert all(line["ok"] for line in checks.values()), result.describe()
+    assert [line["blocks"] for line in result.kinds("mmap_lent")] == [0], result.describe()
+    report = result.kinds("tier")[0]
+    assert report["direct_lends"] > 2048 and report["lend_copies"] == 0, report
+    assert "cannot be lent itself" not in result.text, result.describe()
+    assert "tier: every dirty line written back" in result.text, result.describe()
+    e2fsck_clean(disk)
 
 
 def check_after_kill(tmp_path, image, lines):

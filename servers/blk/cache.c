@@ -338,6 +338,8 @@ int cache_lent_for_stores(struct cache *cache, uint64_t number)
     struct cache_block *block = cache_lookup(cache, number);
     if (block == NULL || !block->valid)
         return -E_NOT_FOUND;
+    if (cache->tier != NULL)
+        return tier_lent_for_stores(cache, block);
     block->stored_into = true;
     if (!block->dirty)
         cache_mark_dirty(cache, block);

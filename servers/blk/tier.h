@@ -166,6 +166,16 @@ void tier_unbind_copy(struct cache *cache, struct cache_block *block);
  * its tag freed (persisted) and the line out of the index, its bytes kept
  * for the borrower (mappings ended); it is a victim once nobody borrows it. */
 void tier_retire_lent_line(struct cache *cache, struct cache_block *block);
+/* BLK_MAP lent the line `block` writable (BLK_MAP_WRITABLE): its tag dirty
+ * first (persisted), as for a write, since the process's stores land in
+ * it; -E_BUSY when the lend was a copy (no line could be bound), whose
+ * stores would be lost. */
+int tier_lent_for_stores(struct cache *cache, struct cache_block *block);
+/* The process's stores into lines lent writable sit in the CPU's cache:
+ * each such line flushed (not fenced); before a pass (`write_protect`) its
+ * mappings made read-only first, so the next store faults and dirties it
+ * again. */
+void tier_flush_mapped_stores(struct cache *cache, bool write_protect);
 
 /* tier_pass.c: a write-back pass of every dirty line: sorted by block,
  * coalesced into runs of up to TIER_RUN_BLOCKS, written, DK_FLUSH, then the

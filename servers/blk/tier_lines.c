@@ -81,6 +81,7 @@ int tier_take_line(struct cache *cache, uint64_t number, struct cache_block **sl
     victim->valid = false;
     victim->dirty = false;
     victim->on_disk = false;
+    victim->stored_into = false;
     victim->busy = true;
     *slot = victim;
     return 0;
@@ -296,7 +297,8 @@ uint64_t tier_lend_handle(struct cache *cache, struct cache_block *block)
 int tier_barrier(struct cache *cache)
 {
     struct tier *tier = cache->tier;
-    nvm_fence(); /* every write acknowledged so far is durable in the NVDIMM */
+    tier_flush_mapped_stores(cache, false);
+    nvm_fence(); /* every write acknowledged so far is durable in the NVDIMM, mapped stores too */
     tier->stream_length = 0;
     if (tier->write_through || cache->stats.dirty >= cache->capacity / 2) {
         int error = tier_pass(cache);
@@ -328,4 +330,33 @@ void tier_retire_lent_line(struct cache *cache, struct cache_block *block)
     block->retired = true;
     cache->stats.cached--;
     cache->stats.retired++;
+}
+
+int tier_lent_for_stores(struct cache *cache, struct cache_block *block)
+{
+    if (!block->bound)
+        return -E_BUSY;
+    if (!block->dirty) {
+        store_tag(cache->tier, line_of(cache, block), block->number, TIER_DIRTY);
+        block->dirty = true;
+        cache->stats.dirty++;
+    }
+    block->on_disk = false;
+    block->stored_into = true;
+    return 0;
+}
+
+void tier_flush_mapped_stores(struct cache *cache, bool write_protect)
+{
+    struct tier *tier = cache->tier;
+    for (uint32_t i = 0; i < tier->bound_count; i++) {
+        struct cache_block *line = &cache->blocks[tier->bound_lines[i]];
+        if (!line->stored_into)
+            continue;
+        if (write_protect && cache->memory.revoke != NULL) {
+            cache->memory.revoke(cache->memory.context, line->handle, true);
+            line->stored_into = false;
+        }
+        nvm_flush(line->data, CACHE_BLOCK_BYTES);
+    }
 }

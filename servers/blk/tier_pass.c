@@ -128,6 +128,7 @@ int tier_pass(struct cache *cache)
     uint32_t count = gather_dirty(cache);
     if (count == 0)
         return 0;
+    tier_flush_mapped_stores(cache, true); /* before their tags can go clean */
     nvm_fence(); /* the lines' bytes durable as the disk will get them (block 0's fingerprint) */
     bool *failed = calloc(count, sizeof(bool));
     if (failed == NULL)

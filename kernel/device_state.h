@@ -48,6 +48,8 @@ struct irq_line {
     _Atomic uint32_t ends_ica_wait; /* the owner waits in ica_receive with ICA_OR_IRQ */
 };
 
+#define DEVICE_PERSISTENT_MAPS 4 /* persistent-memory mappings a driver's record keeps */
+
 /* A process's device rights and device memory, indexed by slot (pid % PROCESS_SLOTS). */
 struct device_process {
     uint32_t pid;   /* the record is valid only while this matches */
@@ -55,6 +57,11 @@ struct device_process {
     int32_t gsi;    /* the line it owns (an MSI slot's is >= DEVICE_GSI_LIMIT), or DEVICE_NO_GSI */
     uint64_t window_next; /* next free address in its device window (m-kernel only) */
     uint64_t dma_bytes;   /* DMA memory it holds (m-kernel only) */
+    /* The persistent memory it has mapped (m-kernel only): the pages
+     * SYS_ICA_DEVICE_BLOCK may make block ICAs of. */
+    uint32_t persistent_count;
+    uint64_t persistent_base[DEVICE_PERSISTENT_MAPS];
+    uint64_t persistent_end[DEVICE_PERSISTENT_MAPS];
 };
 
 struct device_state {

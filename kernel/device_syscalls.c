@@ -1,6 +1,7 @@
-/* device_syscalls.c: system calls 30-36. PCI configuration and interrupts
+/* device_syscalls.c: system calls 30-37. PCI configuration and interrupts
  * are served on the caller's core; device mappings and DMA memory change
  * page tables, so the m-kernel does them (mkernel/device_memory.c). */
+#include "console.h"
 #include "cpu.h"
 #include "device_state.h"
 #include "irq.h"
@@ -51,6 +52,20 @@ long sys_device_map(uint64_t physical, uint64_t bytes)
     struct intercore_message reply;
     mkernel_request(&message, &reply);
     return reply.device_map_reply.address;
+}
+
+long sys_ica_device_block(uint64_t physical)
+{
+    if (!caller_is_driver()) {
+        kprintf("ica: pid %u: device block 0x%lx refused: not a driver\n", current()->pid,
+                physical);
+        return -E_PERMISSION;
+    }
+    struct intercore_message message = {.type = MESSAGE_ICA_DEVICE_BLOCK,
+                                        .ica_device_block = {current()->pid, physical}};
+    struct intercore_message reply;
+    mkernel_request(&message, &reply);
+    return reply.ica_device_block_reply.id;
 }
 
 long sys_dma_allocate(uint64_t bytes, uint64_t region)

@@ -61,6 +61,11 @@ long device_map(uint64_t physical, uint64_t bytes)
     return syscall6(SYS_DEVICE_MAP, (long)physical, (long)bytes, 0, 0, 0, 0);
 }
 
+long device_block_ica(uint64_t physical)
+{
+    return syscall6(SYS_ICA_DEVICE_BLOCK, (long)physical, 0, 0, 0, 0, 0);
+}
+
 long device_map_whole(uint64_t physical, uint64_t bytes, uint8_t **out)
 {
     uint8_t *start = NULL;

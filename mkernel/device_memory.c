@@ -129,6 +129,30 @@ static long map_pages(uint64_t root, uint64_t address, uint64_t physical, uint64
     return 0;
 }
 
+/* Remembers persistent memory `pid` mapped, for SYS_ICA_DEVICE_BLOCK; a
+ * piece that continues one it has (device_map_whole's) extends it. */
+static void record_persistent(struct device_process *record, uint32_t pid, uint64_t base,
+                              uint64_t end)
+{
+    for (uint32_t i = 0; i < record->persistent_count; i++) {
+        if (base <= record->persistent_end[i] && end >= record->persistent_base[i]) {
+            if (base < record->persistent_base[i])
+                record->persistent_base[i] = base;
+            if (end > record->persistent_end[i])
+                record->persistent_end[i] = end;
+            return;
+        }
+    }
+    if (record->persistent_count == DEVICE_PERSISTENT_MAPS) {
+        kprintf("nvm: pid %u has %u persistent-memory mappings: 0x%lx cannot back block ICAs\n",
+                pid, DEVICE_PERSISTENT_MAPS, base);
+        return;
+    }
+    record->persistent_base[record->persistent_count] = base;
+    record->persistent_end[record->persistent_count] = end;
+    record->persistent_count++;
+}
+
 static long device_map(uint32_t pid, uint64_t physical, uint64_t bytes)
 {
     struct process *process = process_find(pid);
@@ -150,10 +174,23 @@ static long device_map(uint32_t pid, uint64_t physical, uint64_t bytes)
                            persistent ? PERSISTENT_PAGE_FLAGS : DEVICE_PAGE_FLAGS);
     if (error != 0)
         return error;
-    if (persistent)
+    if (persistent) {
         kprintf("nvm: pid %u maps persistent memory 0x%lx (%lu KiB) write-back\n", pid, base,
                 (end - base) >> 10);
+        record_persistent(record, pid, base, end);
+    }
     return (long)(address + (physical - base));
+}
+
+bool device_maps_persistent(uint32_t pid, uint64_t physical)
+{
+    const struct device_process *record = device_process_of(process_find(pid));
+    if (record == NULL)
+        return false;
+    for (uint32_t i = 0; i < record->persistent_count; i++)
+        if (physical >= record->persistent_base[i] && physical < record->persistent_end[i])
+            return true;
+    return false;
 }
 
 static long dma_allocate(uint32_t pid, uint64_t bytes, uint64_t *physical, uint64_t *rounded)

@@ -18,8 +18,9 @@
 #include <formica/errors.h>
 #include <string.h>
 
-#define COUNTED_AS_ICA 1u   /* against ICA_PER_PROCESS */
-#define COUNTED_AS_BLOCK 2u /* against ICA_BLOCKS_PER_PROCESS */
+#define COUNTED_AS_ICA 1u          /* against ICA_PER_PROCESS */
+#define COUNTED_AS_BLOCK 2u        /* against ICA_BLOCKS_PER_PROCESS */
+#define COUNTED_AS_DEVICE_BLOCK 3u /* against ICA_BLOCKS_PER_PROCESS, not memory: not RAM */
 
 bool ica_services_init(void)
 {
@@ -124,6 +125,7 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
     memset(ica->returns, 0, sizeof ica->returns);
     ica->attached_count = 0;
     ica->delivery = 0;
+    ica->device_frame = 0;
     ica->state = ICA_HELD;
     if (!ica_paste(process, ica)) {
         physical_free(physical, pages);
@@ -157,6 +159,7 @@ long ica_services_adopt(uint32_t pid, uint64_t physical, uint64_t pages)
     ica->counted = 0;
     ica->lent_count = ica->lend_count = ica->orphaned = 0;
     ica->return_depth = ica->attached_count = ica->delivery = 0;
+    ica->device_frame = 0;
     memset(ica->returns, 0, sizeof ica->returns);
     ica->state = ICA_HELD;
     if (!ica_paste(process, ica)) {
@@ -166,12 +169,44 @@ long ica_services_adopt(uint32_t pid, uint64_t physical, uint64_t pages)
     return (long)ica_id_of(ica);
 }
 
+long ica_services_device_block(uint32_t pid, uint64_t physical)
+{
+    struct process *process = process_find(pid);
+    if (process == NULL)
+        return -E_NOT_FOUND;
+    if (process->blocks_allocated >= ICA_BLOCKS_PER_PROCESS)
+        return -E_BUSY;
+    long share = authority_ica_allows(process, ICA_KIND_BLOCK);
+    if (share != 0)
+        return share;
+    struct ica *ica = free_slot(ICA_KIND_BLOCK);
+    if (ica == NULL)
+        return -E_BUSY;
+    ica->physical = physical;
+    ica->pages = 1;
+    ica->lent_count = ica->lend_count = ica->orphaned = 0;
+    ica->allocator = pid;
+    ica->return_depth = ica->attached_count = ica->delivery = 0;
+    memset(ica->returns, 0, sizeof ica->returns);
+    ica->device_frame = 1;
+    ica->state = ICA_HELD;
+    if (!ica_paste(process, ica)) {
+        ica->device_frame = 0;
+        ica->state = ICA_FREE;
+        return -E_NO_MEMORY;
+    }
+    process->blocks_allocated++;
+    ica->counted = COUNTED_AS_DEVICE_BLOCK;
+    return (long)ica_id_of(ica);
+}
+
 /* Gives the slot back, keeping its frames (they now belong to someone else). */
 void ica_services_forget(struct ica *ica)
 {
     struct process *allocator = process_find(ica->allocator);
     uint64_t bytes = (uint64_t)ica->pages * PAGE_SIZE;
-    if (ica->counted != 0 && allocator != NULL && allocator->ica_bytes >= bytes) {
+    bool memory = ica->counted == COUNTED_AS_ICA || ica->counted == COUNTED_AS_BLOCK;
+    if (memory && allocator != NULL && allocator->ica_bytes >= bytes) {
         allocator->ica_bytes -= bytes;
         allocator->memory_bytes -= bytes;
     }
@@ -180,7 +215,8 @@ void ica_services_forget(struct ica *ica)
     if (ica->counted == COUNTED_AS_ICA && ica->kind == ICA_KIND_CONTROL && allocator != NULL &&
         allocator->controls_allocated > 0)
         allocator->controls_allocated--;
-    if (ica->counted == COUNTED_AS_BLOCK && allocator != NULL && allocator->blocks_allocated > 0)
+    if ((ica->counted == COUNTED_AS_BLOCK || ica->counted == COUNTED_AS_DEVICE_BLOCK) &&
+        allocator != NULL && allocator->blocks_allocated > 0)
         allocator->blocks_allocated--;
     ica->generation++;
     ica->owner = ica->destination = ica->allocator = 0;
@@ -188,10 +224,13 @@ void ica_services_forget(struct ica *ica)
     ica->state = ICA_FREE;
 }
 
-/* Gives the slot and its frames back; the ICA must be mapped nowhere. */
+/* Gives the slot and its frames back; the ICA must be mapped nowhere. A
+ * device block's frame is the driver's persistent memory: only the slot goes. */
 static void release(struct ica *ica)
 {
-    physical_free(ica->physical, ica->pages);
+    if (!ica->device_frame)
+        physical_free(ica->physical, ica->pages);
+    ica->device_frame = 0;
     ica_services_forget(ica);
 }
 

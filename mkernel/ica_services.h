@@ -17,6 +17,9 @@ void ica_release_process(struct process *process);
 long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes);
 /* A data ICA held by `pid` made of existing contiguous frames (a swapped-out block). */
 long ica_services_adopt(uint32_t pid, uint64_t physical, uint64_t pages);
+/* A block ICA held by `pid` over the page `physical` of its persistent
+ * memory (checked by device_block.c); never freed as a frame. Its id or -E_*. */
+long ica_services_device_block(uint32_t pid, uint64_t physical);
 /* Frees the slot but not the frames, which have gone into an address space. */
 struct ica;
 void ica_services_forget(struct ica *ica);

@@ -10,7 +10,9 @@
 #include "persistent_memory.h"
 #include "acpi.h"
 #include "console.h"
+#include "layout.h"
 #include "memory_type.h"
+#include "paging.h"
 #include "x86.h"
 #include <formica/nfit.h>
 
@@ -62,6 +64,25 @@ static void report_range(unsigned index, enum memory_type pat, enum memory_type 
             memory_type_name(mtrr), write_back ? "true" : "false");
 }
 
+/* The range in the kernel's direct map too (write-back, as drivers map it),
+ * which covers RAM only: the m-kernel copies a page of a block ICA over
+ * persistent memory (SYS_ICA_DEVICE_BLOCK), for a private mapping's copy on
+ * write, through phys_to_virt like any frame. */
+static void map_directly(uint64_t base, uint64_t bytes)
+{
+    for (uint64_t offset = 0; offset < bytes; offset += PAGE_SIZE) {
+        uint64_t physical = base + offset;
+        if (paging_translate(paging_kernel_root(), (uint64_t)phys_to_virt(physical)) != 0)
+            continue; /* inside the direct map already */
+        if (paging_map_kernel_page((uint64_t)phys_to_virt(physical), physical,
+                                   PAGE_PRESENT | PAGE_WRITABLE | PAGE_GLOBAL) != 0) {
+            kprintf("nvm: persistent memory 0x%lx: no room for the direct map past 0x%lx\n", base,
+                    physical);
+            return;
+        }
+    }
+}
+
 void persistent_memory_init(void)
 {
     const struct acpi_header *nfit = acpi_find_table("NFIT", 0);
@@ -77,6 +98,8 @@ void persistent_memory_init(void)
     cpuid(1, 0, leaf1);
     uint64_t pat = (leaf1[3] & CPUID_1_EDX_PAT) ? rdmsr(MSR_PAT) : PAT_AT_RESET;
     struct mtrr_state mtrrs = read_mtrrs(leaf1[3]);
+    for (unsigned i = 0; i < range_count; i++)
+        map_directly(ranges[i].base, ranges[i].bytes);
     for (unsigned i = 0; i < range_count; i++)
         report_range(i, pat_entry(pat, 0),
                      mtrr_range_type(&mtrrs, ranges[i].base, ranges[i].bytes));

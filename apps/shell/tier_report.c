@@ -41,11 +41,12 @@ static void print_report(const struct blk_tier_report *report)
            "\"dirty_lines\":%lu,\"writeback_runs\":%lu,\"writeback_bytes\":%lu,\"bypasses\":%lu,"
            "\"read_ahead\":%lu,\"cached_lines\":%lu,\"lines\":%lu,\"sets\":%lu,\"passes\":%lu,"
            "\"pass_failures\":%lu,\"average_run_bytes\":%lu,\"nvm_bytes\":%lu,"
-           "\"write_through\":%s}\n",
+           "\"direct_lends\":%lu,\"lend_copies\":%lu,\"write_through\":%s}\n",
            state_name(report->state), report->hits, report->misses, report->dirty_lines,
            report->writeback_runs, report->writeback_bytes, report->bypasses, report->read_ahead,
            report->cached_lines, report->lines, report->sets, report->passes, report->pass_failures,
-           average, report->nvm_bytes, report->write_through ? "true" : "false");
+           average, report->nvm_bytes, report->direct_lends, report->lend_copies,
+           report->write_through ? "true" : "false");
 }
 
 /* BLK_TIER_REPORT, or BLK_TIER_CONTROL with `action` (0: the report). */

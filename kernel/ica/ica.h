@@ -57,6 +57,9 @@ struct ica {
     _Atomic uint32_t lend_count;
     _Atomic uint32_t orphaned;
     uint32_t counted; /* counts against its allocator's ICA_PER_PROCESS */
+    /* A block ICA over a driver's persistent memory (SYS_ICA_DEVICE_BLOCK):
+     * its frame is never given to the frame allocator. */
+    uint32_t device_frame;
 };
 
 /* The kernel's routing as the page shows it: struct ica's delivery ..

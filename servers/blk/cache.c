@@ -314,9 +314,11 @@ int cache_retire(struct cache *cache, uint64_t number)
 {
     if (!cache_owns(cache, number))
         return -E_INVALID;
-    if (cache->tier != NULL) { /* a line is never lent, its copy is: the copy keeps the old bytes */
+    if (cache->tier != NULL) { /* a copy keeps the old bytes; a line lent itself is retired */
         struct cache_block *line = cache_lookup(cache, number);
-        if (line != NULL)
+        if (line != NULL && line->bound && is_lent(cache, line))
+            tier_retire_lent_line(cache, line);
+        else if (line != NULL)
             tier_unbind_copy(cache, line);
         return 0;
     }
@@ -336,6 +338,8 @@ int cache_lent_for_stores(struct cache *cache, uint64_t number)
     struct cache_block *block = cache_lookup(cache, number);
     if (block == NULL || !block->valid)
         return -E_NOT_FOUND;
+    if (cache->tier != NULL)
+        return tier_lent_for_stores(cache, block);
     block->stored_into = true;
     if (!block->dirty)
         cache_mark_dirty(cache, block);
@@ -355,8 +359,13 @@ uint64_t cache_count_lent(const struct cache *cache)
 void cache_retire_lent(struct cache *cache)
 {
     if (cache->tier != NULL) {
-        for (uint32_t i = 0; i < cache->capacity; i++)
-            tier_unbind_copy(cache, &cache->blocks[i]);
+        for (uint32_t i = 0; i < cache->capacity; i++) {
+            struct cache_block *line = &cache->blocks[i];
+            if (line->bound && is_lent(cache, line))
+                tier_retire_lent_line(cache, line);
+            else
+                tier_unbind_copy(cache, line);
+        }
         return;
     }
     for (uint32_t i = 0; i < cache->capacity; i++) {

@@ -38,6 +38,10 @@ struct cache_memory {
      * written back, or ends them before a freed block is retired
      * (SYS_ICA_REVOKE, waited for); NULL: nothing is mapped. */
     void (*revoke)(void *context, uint64_t handle, bool write_only);
+    /* The tier: a block ICA whose frame is the line at `data` itself
+     * (SYS_ICA_DEVICE_BLOCK), and its end; NULL: lines are lent as copies. */
+    int (*bind)(void *context, uint8_t *data, uint64_t *handle);
+    void (*unbind)(void *context, uint64_t handle);
 };
 
 struct cache_block {
@@ -53,6 +57,7 @@ struct cache_block {
     bool on_disk;     /* tier, write-through: dirty, but its bytes are on the disk already */
     bool stored_into; /* lent writable into a mapping since it was last written back */
     uint16_t copy;    /* tier: the pool block (index + 1) kept equal to the line for lends, or 0 */
+    bool bound;       /* tier: `handle` is a block ICA over the line itself (tier_lend_handle) */
 };
 
 struct tier;

@@ -150,7 +150,8 @@ static void block_revoke(void *context, uint64_t handle, bool write_only)
         printf("blk: revoking the mappings of a block failed: %s\n", error_text(revoked));
 }
 
-static const struct cache_memory block_memory = {NULL, block_ica, block_lent, block_revoke};
+static const struct cache_memory block_memory = {
+    .allocate = block_ica, .pinned = block_lent, .revoke = block_revoke};
 
 /* blk_read_ahead=N on the kernel command line: the blocks a sequential miss reads ahead
  * (0: none; at most one stripe's), in place of the cache's default (CACHE_READ_AHEAD, or

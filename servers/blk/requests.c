@@ -188,8 +188,9 @@ long blk_map(struct cache *cache, uint64_t control, struct blk_map_message *mess
     if (asked.blocks == 0 || asked.blocks > ICA_MAX_ATTACHED ||
         (asked.flags & ~(BLK_BLOCK_LIST | BLK_MAP_WRITABLE)) || (stores && asked.blocks != 1))
         return refuse(page, "map of no blocks, too many, or unknown flags");
-    if (stores && cache->tier != NULL)
-        return refuse(page, "a writable map of a tier's line (its lend is a copy)");
+    if (stores && cache->tier != NULL && cache->tier->write_through)
+        return refuse(page, "a writable map of a write-through tier's line (stores would reach "
+                            "the disk only at a pass)");
     for (uint32_t i = 0; i < asked.blocks; i++) {
         long error = check_block(cache, page, block_at(page, &asked, i));
         if (error != 0)

@@ -17,12 +17,13 @@
 #define TIER_VERSION 1u
 #define TIER_HEADER_BYTES 4096u /* unit 0: the identity header's pair of slots */
 #define TIER_DEFAULT_SETS 16u
-#define TIER_MIN_WAYS 64u   /* lines per set per shard at least */
-#define TIER_RUN_BLOCKS 64u /* a write-back run: up to 256 KiB */
-#define TIER_READ_AHEAD 32u /* blocks read ahead on a sequential miss */
-#define TIER_STREAM_MIN 64u /* a write stream shorter than this never bypasses */
-#define TIER_LEND_POOL 256u /* DRAM blocks a line's bytes are copied into to be lent */
-#define TIER_IDLE_MS 5000u  /* a pass after this long without a request */
+#define TIER_MIN_WAYS 64u    /* lines per set per shard at least */
+#define TIER_RUN_BLOCKS 64u  /* a write-back run: up to 256 KiB */
+#define TIER_READ_AHEAD 32u  /* blocks read ahead on a sequential miss */
+#define TIER_STREAM_MIN 64u  /* a write stream shorter than this never bypasses */
+#define TIER_LEND_POOL 256u  /* DRAM blocks a line's bytes are copied into to be lent */
+#define TIER_IDLE_MS 5000u   /* a pass after this long without a request */
+#define TIER_BOUND_MAX 2048u /* lines bound to block ICAs of their own at once */
 
 /* The tag of a line: the block (48 bits), the state (2 bits), a 14-bit
  * check of the rest and the line's index. A free line's tag is 0. */
@@ -78,8 +79,11 @@ struct tier {
     struct cache_block bypass;           /* a read that no line could take, in a pool block */
     uint64_t stream_next, stream_length; /* the sequential write stream so far */
     uint64_t bypasses, passes, pass_failures, writeback_runs, writeback_bytes, fills;
-    uint64_t *pass_order; /* a pass's dirty blocks, sorted */
-    uint32_t *pass_lines; /* and the line of each */
+    uint32_t *bound_lines;              /* the lines bound to block ICAs (TIER_BOUND_MAX) */
+    uint32_t bound_count, bound_hand;   /* how many, and where recycling looks next */
+    uint64_t direct_binds, lend_copies; /* lines bound for a lend; lends copied to DRAM */
+    uint64_t *pass_order;               /* a pass's dirty blocks, sorted */
+    uint32_t *pass_lines;               /* and the line of each */
 };
 
 /* The tag of line `line` holding `block` in `state` (0 when free). */
@@ -158,6 +162,20 @@ uint64_t tier_lend_handle(struct cache *cache, struct cache_block *block);
 /* FS freed `block`: its copy (if any) leaves it, keeping the old bytes for
  * whoever borrows it (docs/storage.md, "Freed blocks and lent pages"). */
 void tier_unbind_copy(struct cache *cache, struct cache_block *block);
+/* FS freed `block`, a line lent itself: a pass first when it is dirty, then
+ * its tag freed (persisted) and the line out of the index, its bytes kept
+ * for the borrower (mappings ended); it is a victim once nobody borrows it. */
+void tier_retire_lent_line(struct cache *cache, struct cache_block *block);
+/* BLK_MAP lent the line `block` writable (BLK_MAP_WRITABLE): its tag dirty
+ * first (persisted), as for a write, since the process's stores land in
+ * it; -E_BUSY when the lend was a copy (no line could be bound), whose
+ * stores would be lost. */
+int tier_lent_for_stores(struct cache *cache, struct cache_block *block);
+/* The process's stores into lines lent writable sit in the CPU's cache:
+ * each such line flushed (not fenced); before a pass (`write_protect`) its
+ * mappings made read-only first, so the next store faults and dirties it
+ * again. */
+void tier_flush_mapped_stores(struct cache *cache, bool write_protect);
 
 /* tier_pass.c: a write-back pass of every dirty line: sorted by block,
  * coalesced into runs of up to TIER_RUN_BLOCKS, written, DK_FLUSH, then the

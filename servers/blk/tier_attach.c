@@ -12,6 +12,7 @@
 #include <formica/nvm_persist.h>
 #include <formica/nvm_role.h>
 #include <formica/protocol/syscalls.h>
+#include <formica/request.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,30 @@ static bool write_through_asked(void)
     char value[16] = "";
     kernel_option("blk_tier", value, sizeof value);
     return strcmp(value, "write-through") == 0;
+}
+
+static uint64_t tier_physical; /* where the mapped NVDIMM (tier.base) lies */
+
+/* A line lent itself: a block ICA over its page (SYS_ICA_DEVICE_BLOCK). */
+static int bind_line(void *context, uint8_t *data, uint64_t *handle)
+{
+    (void)context;
+    long id = device_block_ica(tier_physical + (uint64_t)(data - tier.base));
+    if (id < 0) {
+        printf("blk: tier: a line cannot be lent itself: %s; it is lent as a copy\n",
+               error_text(id));
+        return (int)id;
+    }
+    *handle = (uint64_t)id;
+    return 0;
+}
+
+static void unbind_line(void *context, uint64_t handle)
+{
+    (void)context;
+    long error = ica_free(handle);
+    if (error != 0)
+        printf("blk: tier: freeing a line's block ICA failed: %s\n", error_text(error));
 }
 
 /* The pool of DRAM block ICAs a line's bytes are copied into to be lent. */
@@ -103,6 +128,9 @@ int blk_tier_attach(struct cache *cache, const struct cache_disk *disk, uint32_t
     if ((error = cache_init_tier(cache, &tier, disk)) != 0)
         return (int)error;
     cache->memory = *memory;
+    tier_physical = physical;
+    cache->memory.bind = bind_line;
+    cache->memory.unbind = unbind_line;
     tier_mount(&tier, cache);
     report_mount(physical, cache);
     return 1;

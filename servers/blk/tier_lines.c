@@ -22,15 +22,17 @@ static void store_tag(struct tier *tier, uint32_t line, uint64_t block, enum tie
     nvm_store64_persist(&tier->tags[line], tier_tag(line, block, state));
 }
 
-/* Whether the line's lend copy is borrowed now. */
+/* Whether the line, or its lend copy, is borrowed now. */
 static bool copy_lent(const struct cache *cache, const struct cache_block *block)
 {
-    return block->copy != 0 && cache->memory.pinned != NULL &&
+    return block->handle != 0 && cache->memory.pinned != NULL &&
            cache->memory.pinned(cache->memory.context, block->handle);
 }
 
 void tier_unbind_copy(struct cache *cache, struct cache_block *block)
 {
+    if (block->bound)
+        return; /* the line's own block ICA: it stays with the line */
     if (block->copy != 0)
         cache->tier->pool.line[block->copy - 1] = 0;
     block->copy = 0;
@@ -72,9 +74,14 @@ int tier_take_line(struct cache *cache, uint64_t number, struct cache_block **sl
     if (tier->tags[line] != 0)
         store_tag(tier, line, 0, TIER_FREE); /* never a tag naming another block's bytes */
     tier_unbind_copy(cache, victim);
+    if (victim->retired) {
+        victim->retired = false;
+        cache->stats.retired--;
+    }
     victim->valid = false;
     victim->dirty = false;
     victim->on_disk = false;
+    victim->stored_into = false;
     victim->busy = true;
     *slot = victim;
     return 0;
@@ -227,14 +234,59 @@ int tier_bypass_read(struct cache *cache, uint64_t number, struct cache_block **
     return 0;
 }
 
+/* A bound line nobody borrows, from the recycling hand on, unbound (its
+ * block ICA freed): its place in bound_lines, or -1 when every bound line is lent. */
+static int recycle_binding(struct cache *cache)
+{
+    struct tier *tier = cache->tier;
+    for (uint32_t step = 0; step < tier->bound_count; step++) {
+        uint32_t at = (tier->bound_hand + step) % tier->bound_count;
+        struct cache_block *line = &cache->blocks[tier->bound_lines[at]];
+        if (copy_lent(cache, line))
+            continue;
+        tier->bound_hand = (at + 1) % tier->bound_count;
+        cache->memory.unbind(cache->memory.context, line->handle);
+        line->bound = false;
+        line->handle = 0;
+        return (int)at;
+    }
+    return -1;
+}
+
+/* Binds the line to a block ICA over its own page: its handle, or 0 when
+ * none can be had (the caller copies). */
+static uint64_t bind_line(struct cache *cache, struct cache_block *block)
+{
+    struct tier *tier = cache->tier;
+    if (cache->memory.bind == NULL || block == &tier->bypass)
+        return 0;
+    int at = tier->bound_count < TIER_BOUND_MAX ? (int)tier->bound_count : recycle_binding(cache);
+    if (at < 0)
+        return 0;
+    uint64_t handle;
+    if (cache->memory.bind(cache->memory.context, block->data, &handle) != 0)
+        return 0;
+    if ((uint32_t)at == tier->bound_count)
+        tier->bound_count++;
+    tier->bound_lines[at] = line_of(cache, block);
+    block->bound = true;
+    block->handle = handle;
+    tier->direct_binds++;
+    return handle;
+}
+
 uint64_t tier_lend_handle(struct cache *cache, struct cache_block *block)
 {
     struct tier_pool *pool = &cache->tier->pool;
-    if (block->copy != 0)
+    if (block->copy != 0 || block->bound)
         return block->handle;
+    uint64_t bound = bind_line(cache, block);
+    if (bound != 0)
+        return bound;
     int index = block == &cache->tier->bypass ? -1 : free_pool_block(cache);
     if (index < 0 || pool->handle[index] == 0)
         return 0;
+    cache->tier->lend_copies++;
     memcpy(pool->data[index], block->data, CACHE_BLOCK_BYTES);
     pool->line[index] = (uint32_t)(block - cache->blocks) + 1;
     block->copy = (uint16_t)(index + 1);
@@ -245,7 +297,8 @@ uint64_t tier_lend_handle(struct cache *cache, struct cache_block *block)
 int tier_barrier(struct cache *cache)
 {
     struct tier *tier = cache->tier;
-    nvm_fence(); /* every write acknowledged so far is durable in the NVDIMM */
+    tier_flush_mapped_stores(cache, false);
+    nvm_fence(); /* every write acknowledged so far is durable in the NVDIMM, mapped stores too */
     tier->stream_length = 0;
     if (tier->write_through || cache->stats.dirty >= cache->capacity / 2) {
         int error = tier_pass(cache);
@@ -255,4 +308,55 @@ int tier_barrier(struct cache *cache)
         return tier->write_through ? error : 0;
     }
     return 0;
+}
+
+void tier_retire_lent_line(struct cache *cache, struct cache_block *block)
+{
+    if (!block->valid || block->busy)
+        return;
+    if (cache->memory.revoke != NULL)
+        cache->memory.revoke(cache->memory.context, block->handle, false); /* mappings end */
+    if (block->dirty) { /* its bytes may be the disk's only committed copy: the journal's */
+        int error = tier_pass(cache);
+        if (error != 0 || block->dirty) {
+            printf("blk: tier: write-back before retiring block %lu failed: %s; it stays cached\n",
+                   (unsigned long)block->number, error_text(error));
+            return;
+        }
+    }
+    store_tag(cache->tier, line_of(cache, block), 0, TIER_FREE);
+    cache_hash_remove(cache, block);
+    block->valid = false;
+    block->retired = true;
+    cache->stats.cached--;
+    cache->stats.retired++;
+}
+
+int tier_lent_for_stores(struct cache *cache, struct cache_block *block)
+{
+    if (!block->bound)
+        return -E_BUSY;
+    if (!block->dirty) {
+        store_tag(cache->tier, line_of(cache, block), block->number, TIER_DIRTY);
+        block->dirty = true;
+        cache->stats.dirty++;
+    }
+    block->on_disk = false;
+    block->stored_into = true;
+    return 0;
+}
+
+void tier_flush_mapped_stores(struct cache *cache, bool write_protect)
+{
+    struct tier *tier = cache->tier;
+    for (uint32_t i = 0; i < tier->bound_count; i++) {
+        struct cache_block *line = &cache->blocks[tier->bound_lines[i]];
+        if (!line->stored_into)
+            continue;
+        if (write_protect && cache->memory.revoke != NULL) {
+            cache->memory.revoke(cache->memory.context, line->handle, true);
+            line->stored_into = false;
+        }
+        nvm_flush(line->data, CACHE_BLOCK_BYTES);
+    }
 }

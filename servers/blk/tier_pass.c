@@ -128,6 +128,7 @@ int tier_pass(struct cache *cache)
     uint32_t count = gather_dirty(cache);
     if (count == 0)
         return 0;
+    tier_flush_mapped_stores(cache, true); /* before their tags can go clean */
     nvm_fence(); /* the lines' bytes durable as the disk will get them (block 0's fingerprint) */
     bool *failed = calloc(count, sizeof(bool));
     if (failed == NULL)
@@ -172,6 +173,8 @@ void tier_report(const struct tier *tier, const struct cache *cache, struct blk_
     report->read_ahead = cache->stats.read_ahead;
     report->bypasses = tier->bypasses;
     report->fills = tier->fills;
+    report->direct_lends = tier->direct_binds;
+    report->lend_copies = tier->lend_copies;
     report->dirty_lines = cache->stats.dirty;
     report->cached_lines = cache->stats.cached;
     report->lines = tier->lines_count;

@@ -102,7 +102,8 @@ static int setup(void **state)
     pinned_handle = 0;
     handle_counter = 0;
     memset(&revoked, 0, sizeof(revoked));
-    struct cache_memory memory = {NULL, allocate_with_handle, is_pinned, record_revoke};
+    struct cache_memory memory = {
+        .allocate = allocate_with_handle, .pinned = is_pinned, .revoke = record_revoke};
     return cache_init(&cache, CAPACITY, &below, &memory);
 }
 

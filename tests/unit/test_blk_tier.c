@@ -259,7 +259,7 @@ static void test_lend_copies_follow_their_line_until_freed(void **state)
     tier.pool.count = 0;
     tier_pool_add(&tier, copies[0], 101);
     tier_pool_add(&tier, copies[1], 102);
-    cache.memory = (struct cache_memory){NULL, NULL, copy_pinned, NULL};
+    cache.memory = (struct cache_memory){.pinned = copy_pinned};
     write_version(20, 1);
     uint64_t handle;
     assert_int_equal(cache_lend(&cache, 20, &handle), 0);
@@ -285,6 +285,67 @@ static void test_lend_copies_follow_their_line_until_freed(void **state)
     pinned_copy = 0;
 }
 
+/* A line's own block ICA (SYS_ICA_DEVICE_BLOCK in BLK): handle 5000 + line. */
+static uint64_t pinned_line;
+static unsigned unbinds;
+static bool line_pinned(void *context, uint64_t handle)
+{
+    (void)context;
+    return handle != 0 && handle == pinned_line;
+}
+static int bind_own_page(void *context, uint8_t *data, uint64_t *handle)
+{
+    (void)context;
+    *handle = 5000 + (uint64_t)(data - tier.lines) / CACHE_BLOCK_BYTES;
+    return 0;
+}
+static void count_unbind(void *context, uint64_t handle)
+{
+    (void)context;
+    (void)handle;
+    unbinds++;
+}
+
+/* With a kernel to bind lines, a lend is the line itself (no copy): the
+ * borrower sees every write; freed while lent and dirty, the line is
+ * written back first, its tag freed, its bytes kept, and the block's next
+ * write takes another line. */
+static void test_lends_bind_the_line_itself_and_a_freed_lent_line_retires(void **state)
+{
+    (void)state;
+    cache.memory =
+        (struct cache_memory){.pinned = line_pinned, .bind = bind_own_page, .unbind = count_unbind};
+    write_version(20, 1);
+    uint64_t handle;
+    assert_int_equal(cache_lend(&cache, 20, &handle), 0);
+    uint32_t line = (uint32_t)(handle - 5000);
+    assert_true(handle >= 5000 && line < LINES);
+    assert_ptr_equal(cache.blocks[line].data, tier_line_data(&tier, line));
+    assert_int_equal(tier.direct_binds, 1);
+    assert_int_equal(tier.lend_copies, 0);
+    write_version(20, 2); /* dirty: lands in the very line */
+    uint64_t word;
+    memcpy(&word, tier_line_data(&tier, line) + 4088, 8);
+    assert_int_equal(word, 20ull << 32 | 2);
+    uint64_t again;
+    assert_int_equal(cache_lend(&cache, 20, &again), 0);
+    assert_int_equal(again, handle);
+    assert_int_equal(tier.direct_binds, 1); /* bound once */
+    pinned_line = handle;
+    unsigned writes = disk.writes;
+    assert_int_equal(cache_retire(&cache, 20), 0);
+    assert_true(disk.writes > writes);    /* its dirty bytes reached the disk first */
+    assert_int_equal(tier.tags[line], 0); /* no tag names it any more */
+    assert_null(cache_lookup(&cache, 20));
+    write_version(20, 3);
+    memcpy(&word, tier_line_data(&tier, line), 8);
+    assert_int_equal(word, 20ull << 32 | 2); /* the borrower keeps the old bytes */
+    assert_int_equal(read_version(20), 3);
+    assert_true(cache_lookup(&cache, 20) != &cache.blocks[line]);
+    pinned_line = 0;
+    assert_int_equal(unbinds, 0); /* fewer than TIER_BOUND_MAX bound: none recycled */
+}
+
 /* A copy is borrowed as soon as it is some line's (handles 1000 + index). */
 static bool every_copy_pinned(void *context, uint64_t handle)
 {
@@ -302,7 +363,7 @@ static void test_writes_go_around_a_set_whose_copies_are_all_lent(void **state)
     tier.pool.count = 0;
     for (uint32_t i = 0; i < TIER_MIN_WAYS; i++)
         tier_pool_add(&tier, copies[i], 1000 + i);
-    cache.memory = (struct cache_memory){NULL, NULL, every_copy_pinned, NULL};
+    cache.memory = (struct cache_memory){.pinned = every_copy_pinned};
     uint64_t handle;
     for (uint64_t block = 0; block < TIER_MIN_WAYS; block++)
         assert_int_equal(cache_lend(&cache, block, &handle), 0);
@@ -632,6 +693,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_lend_copies_follow_their_line_until_freed, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(
+            test_lends_bind_the_line_itself_and_a_freed_lent_line_retires, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writes_go_around_a_set_whose_copies_are_all_lent,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_dirty_lines_survive_a_reboot_and_a_pass_writes_them,

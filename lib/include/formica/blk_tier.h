@@ -24,6 +24,10 @@ struct blk_tier_report {
     uint64_t dirty_lines, cached_lines, lines, sets, ways;
     uint64_t writeback_runs, writeback_bytes, passes, pass_failures;
     uint64_t nvm_bytes;
+    /* Lends that bound a line to a block ICA of its own (lent itself, no
+     * copy), and lends that copied a line into a DRAM block; a line's later
+     * lends reuse its binding or copy and are not counted. */
+    uint64_t direct_lends, lend_copies;
     uint32_t state, write_through;
     char refusal[160];
 };

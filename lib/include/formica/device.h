@@ -26,6 +26,9 @@ long device_map(uint64_t physical, uint64_t bytes);
  * kernel places one after the other: *out is the start. -E_INVALID if they
  * are not contiguous (a persistent-memory range of the pager or the tier). */
 long device_map_whole(uint64_t physical, uint64_t bytes, uint8_t **out);
+/* A block ICA over the page `physical` of persistent memory the caller has
+ * mapped (SYS_ICA_DEVICE_BLOCK): its id; its frame is never freed. */
+long device_block_ica(uint64_t physical);
 long dma_allocate(uint64_t bytes, struct dma_region *region);
 long irq_attach(uint32_t line);
 long irq_wait(void);

@@ -1,8 +1,12 @@
-/* tests/programs/devtest: checks the rules of the device system calls (30-36). `devtest
+/* tests/programs/devtest: checks the rules of the device system calls (30-37). `devtest
  * refused` (no driver flag) expects -E_PERMISSION everywhere; `devtest rules`
- * (run --driver) expects bad arguments and RAM to be refused. */
+ * (run --driver) expects bad arguments and RAM to be refused; `devtest nvm`
+ * (run --driver, an NVDIMM nobody uses) checks SYS_ICA_DEVICE_BLOCK's pages. */
 #include <formica/device.h>
 #include <formica/errors.h>
+#include <formica/ica.h>
+#include <formica/nfit.h>
+#include <formica/request.h>
 #include <formica/user.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,6 +40,7 @@ static void check_refused(void)
            spawn_with_flags("hello", NULL, CORE_ANY, PRIORITY_APPLICATION, SPAWN_DRIVER),
            -E_PERMISSION);
     expect("console_input", console_input("x", 1), -E_PERMISSION); /* typing into the shell */
+    expect("device_block", device_block_ica(0x100000000ull), -E_PERMISSION);
     expect("keyboard_ready", keyboard_ready(CONSOLE_KEYBOARD_USB), -E_PERMISSION);
 }
 
@@ -62,6 +67,9 @@ static void check_map_rules(void)
     expect("map_ioapic", device_map(0xfec00000, 4096), -E_INVALID);
     long vga = device_map(0xb8000, 4096);
     expect("map_vga_ok", vga > 0 ? 0 : vga, 0);
+    expect("device_block_ram", device_block_ica(0x100000), -E_INVALID);
+    expect("device_block_vga", device_block_ica(0xb8000), -E_INVALID); /* mapped, not NVM */
+    expect("device_block_unaligned", device_block_ica(0x100000008ull), -E_INVALID);
 }
 
 static void check_dma_rules(void)
@@ -133,6 +141,59 @@ static void check_console_rules(void)
     expect("keyboard_ready_unknown", keyboard_ready(1u << 5), -E_INVALID);
 }
 
+/* The first persistent-memory range of the NFIT: 0 or -E_*. */
+static long first_nvm_range(uint64_t *base, uint64_t *bytes)
+{
+    static uint8_t table[8192];
+    uint32_t signature;
+    memcpy(&signature, "NFIT", 4);
+    long length = system_call_firmware_table(signature, table, sizeof(table));
+    if (length < 0)
+        return length;
+    return nfit_pmem_range_by_address(table, (size_t)length, 0, base, bytes);
+}
+
+/* SYS_ICA_DEVICE_BLOCK over an NVDIMM nobody else uses (the runner's
+ * --append nvm=spare keeps the pager off it): only pages of the caller's
+ * persistent-memory mappings are accepted; the block ICA shows the very page
+ * (no copy), and freeing it (or exiting with one held) keeps the page. */
+static void check_nvm_rules(void)
+{
+    uint64_t base = 0, bytes = 0;
+    long found = first_nvm_range(&base, &bytes);
+    expect("nvm_found", found, 0);
+    if (found != 0 || bytes < 4 * 4096)
+        return;
+    expect("device_block_unmapped", device_block_ica(base + 4096), -E_INVALID);
+    long mapped = device_map(base, 2 * 4096);
+    expect("nvm_map_ok", mapped > 0 ? 0 : mapped, 0);
+    if (mapped <= 0)
+        return;
+    volatile uint64_t *page = (volatile uint64_t *)((uint8_t *)mapped + 4096);
+    expect("device_block_nvm_unaligned", device_block_ica(base + 4096 + 64), -E_INVALID);
+    expect("device_block_past_mapping", device_block_ica(base + 2 * 4096), -E_INVALID);
+    expect("device_block_past_nvm", device_block_ica(base + bytes), -E_INVALID);
+    long id = device_block_ica(base + 4096);
+    expect("device_block_ok", id > 0 ? 0 : id, 0);
+    if (id <= 0)
+        return;
+    volatile uint64_t *through_ica = ica_address((uint64_t)id);
+    through_ica[3] = 0x5eedf00d12345678ull;
+    expect("device_block_same_page", page[3] == 0x5eedf00d12345678ull ? 0 : 1, 0);
+    page[4] = 0xabcdull;
+    expect("device_block_sees_mapping", through_ica[4] == 0xabcdull ? 0 : 1, 0);
+    expect("device_block_free", ica_free((uint64_t)id), 0);
+    expect("device_block_page_kept", page[3] == 0x5eedf00d12345678ull ? 0 : 1, 0);
+    long failed = 0;
+    for (uint32_t i = 0; i < ICA_BLOCKS_PER_PROCESS + 100 && failed == 0; i++) {
+        long again = device_block_ica(base);
+        failed = again > 0 ? ica_free((uint64_t)again) : again;
+    }
+    expect("device_block_recycled", failed, 0);
+    long held = device_block_ica(base + 4096); /* exits holding it: the slot goes, not the page */
+    expect("device_block_held_at_exit", held > 0 ? 0 : held, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "refused") == 0) {
@@ -146,8 +207,10 @@ int main(int argc, char **argv)
         check_console_rules();
     } else if (argc == 2 && strcmp(argv[1], "high-apic") == 0) {
         check_high_apic_rules();
+    } else if (argc == 2 && strcmp(argv[1], "nvm") == 0) {
+        check_nvm_rules();
     } else {
-        printf("usage: devtest refused|rules|high-apic\n");
+        printf("usage: devtest refused|rules|high-apic|nvm\n");
         return 2;
     }
     printf("devtest: %d failure(s)\n", failures);

@@ -120,12 +120,10 @@ static void undo_init(void)
     allocator_stop();
 }
 
-long teramem_init(const struct teramem_options *options)
+/* One attempt at teramem_init's work with the pager registered now: the
+ * region reserved in the kernel and registered with the pager. */
+static long attach_region(const struct teramem_options *o)
 {
-    struct teramem_options o = options != NULL ? *options : (struct teramem_options){0};
-    apply_defaults(&o);
-    if (tm.ready)
-        return -E_BUSY;
     tm.pager = server_wait_for(SERVER_NAME_PAGER, SERVER_START_WAIT_MS);
     long control = tm.pager < 0 ? tm.pager : ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0) {
@@ -133,22 +131,42 @@ long teramem_init(const struct teramem_options *options)
         return control;
     }
     tm.control = (uint64_t)control;
-    long base = syscall6(SYS_PAGER_REGION, tm.pager, (long)o.capacity_bytes, 0, 0, 0, 0);
+    long base = syscall6(SYS_PAGER_REGION, tm.pager, (long)o->capacity_bytes, 0, 0, 0, 0);
     if (base < 0) {
-        printf("teramem: no pager region of %lu bytes: %s\n", o.capacity_bytes, error_text(base));
         ica_free(tm.control);
         return base;
     }
     tm.base = (uint64_t)base;
-    tm.capacity = o.capacity_bytes;
+    tm.capacity = o->capacity_bytes;
     long result = allocator_start();
     if (result == 0)
-        result = register_region(&o);
+        result = register_region(o);
+    if (result < 0)
+        undo_init();
+    return result;
+}
+
+/* A pager that ended while the region was being set up (-E_SERVER_ENDED, or
+ * -E_NOT_FOUND for a pid already gone) had taken nothing of it: the whole
+ * set-up is done again with the restarted pager (docs/recovery.md). */
+static bool pager_ended(long result)
+{
+    return result == -E_SERVER_ENDED || result == -E_NOT_FOUND;
+}
+
+long teramem_init(const struct teramem_options *options)
+{
+    struct teramem_options o = options != NULL ? *options : (struct teramem_options){0};
+    apply_defaults(&o);
+    if (tm.ready)
+        return -E_BUSY;
+    long result = attach_region(&o);
+    for (int retry = 0; retry < PAGER_CALL_RETRIES && pager_ended(result); retry++)
+        result = attach_region(&o);
     if (result < 0) {
         printf("teramem: the pager refused the region (%s backend, %lu KiB, %u replica(s)): %s\n",
                teramem_backend_name(o.backend), o.capacity_bytes >> 10, o.replicas ? o.replicas : 1,
                error_text(result));
-        undo_init();
         return result;
     }
     tm.backend = o.backend;

@@ -21,7 +21,9 @@ SORT = "sort -n 10000 -l 256K -b 16K -P lru"
 def run_sort_with(tmp_path, hits, backend="disk"):
     disk = tmp_path / "disk.img"
     shutil.copyfile(formica.OUT_DIR / "disk.img", disk)
-    commands = f"start {SORT} --backend {backend}; sleep 1000; {hits}; wait"
+    # `stat /` waits for FS to mount, so the sleep starts with sort swapping (the pager
+    # keeps its swap file on FS) whatever the load on the host.
+    commands = f"stat /; start {SORT} --backend {backend}; sleep 1000; {hits}; wait"
     nvm = ["--nvm", f"{tmp_path / 'pager.nvm'}:64M"] if backend == "nvm" else []
     return formica.run("--smp", "2", "--accel", "tcg", "--disk", str(disk), *nvm, "--cmd",
                        commands, timeout=TIMEOUT)

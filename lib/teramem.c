@@ -133,6 +133,7 @@ static long attach_region(const struct teramem_options *o)
     tm.control = (uint64_t)control;
     long base = syscall6(SYS_PAGER_REGION, tm.pager, (long)o->capacity_bytes, 0, 0, 0, 0);
     if (base < 0) {
+        printf("teramem: no pager region of %lu bytes: %s\n", o->capacity_bytes, error_text(base));
         ica_free(tm.control);
         return base;
     }
@@ -147,11 +148,19 @@ static long attach_region(const struct teramem_options *o)
 }
 
 /* A pager that ended while the region was being set up (-E_SERVER_ENDED, or
- * -E_NOT_FOUND for a pid already gone) had taken nothing of it: the whole
- * set-up is done again with the restarted pager (docs/recovery.md). */
+ * -E_NOT_FOUND for a pid already gone, and "pager" no longer names it) had
+ * taken nothing of it: the whole set-up is done again with the restarted
+ * pager (docs/recovery.md). A live pager's own refusal is its answer. */
 static bool pager_ended(long result)
 {
-    return result == -E_SERVER_ENDED || result == -E_NOT_FOUND;
+    if (result != -E_SERVER_ENDED && result != -E_NOT_FOUND)
+        return false;
+    if (server_lookup(SERVER_NAME_PAGER) == tm.pager)
+        return false;
+    printf("teramem: the pager (pid %ld) ended while the region was set up: again with the "
+           "restarted one\n",
+           tm.pager);
+    return true;
 }
 
 long teramem_init(const struct teramem_options *options)

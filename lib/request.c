@@ -23,6 +23,11 @@ long ica_lend_count(uint64_t id)
     return syscall6(SYS_ICA_LEND_COUNT, (long)id, 0, 0, 0, 0, 0);
 }
 
+long ica_lend_count_but_mappings(uint64_t id)
+{
+    return syscall6(SYS_ICA_LEND_COUNT, (long)id, ICA_LENDS_BUT_MAPPINGS, 0, 0, 0, 0);
+}
+
 long request_attach(uint64_t control, uint64_t data)
 {
     struct ica_control *page = ica_control_of(control);

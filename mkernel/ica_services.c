@@ -118,7 +118,7 @@ long ica_services_allocate(uint32_t pid, uint32_t kind, uint64_t bytes)
     ica->physical = physical;
     ica->pages = pages;
     ica->lent_count = 0;
-    ica->lend_count = 0;
+    ica->lend_count = ica->mapping_lend_count = 0;
     ica->orphaned = 0;
     ica->allocator = pid;
     ica->return_depth = 0;
@@ -157,7 +157,7 @@ long ica_services_adopt(uint32_t pid, uint64_t physical, uint64_t pages)
     ica->pages = (uint32_t)pages;
     ica->allocator = pid;
     ica->counted = 0;
-    ica->lent_count = ica->lend_count = ica->orphaned = 0;
+    ica->lent_count = ica->lend_count = ica->mapping_lend_count = ica->orphaned = 0;
     ica->return_depth = ica->attached_count = ica->delivery = 0;
     ica->device_frame = 0;
     memset(ica->returns, 0, sizeof ica->returns);
@@ -184,7 +184,7 @@ long ica_services_device_block(uint32_t pid, uint64_t physical)
         return -E_BUSY;
     ica->physical = physical;
     ica->pages = 1;
-    ica->lent_count = ica->lend_count = ica->orphaned = 0;
+    ica->lent_count = ica->lend_count = ica->mapping_lend_count = ica->orphaned = 0;
     ica->allocator = pid;
     ica->return_depth = ica->attached_count = ica->delivery = 0;
     memset(ica->returns, 0, sizeof ica->returns);

@@ -55,6 +55,9 @@ struct ica {
     /* Data ICAs: how many holders of control ICAs see it lent right now; an
      * ICA whose lender ended is freed when the last lend ends. */
     _Atomic uint32_t lend_count;
+    /* Block ICAs: how many of those lends are mapping lends (mapping_lend.c),
+     * which the lender may end (SYS_ICA_REVOKE) to reuse the block. */
+    _Atomic uint32_t mapping_lend_count;
     _Atomic uint32_t orphaned;
     uint32_t counted; /* counts against its allocator's ICA_PER_PROCESS */
     /* A block ICA over a driver's persistent memory (SYS_ICA_DEVICE_BLOCK):

@@ -833,16 +833,24 @@ long sys_ica_free(uint64_t id)
 }
 
 /* How many see `id` lent: asked by its holder, or by a borrower (a lend's
- * own count included; its lender may have ended). */
-long sys_ica_lend_count(uint64_t id)
+ * own count included; its lender may have ended); with
+ * ICA_LENDS_BUT_MAPPINGS, not counting mapping lends. */
+long sys_ica_lend_count(uint64_t id, uint32_t flags)
 {
+    if (flags & ~ICA_LENDS_BUT_MAPPINGS)
+        return -E_INVALID;
     struct ica *ica;
     long error = ica_held_by(me(), id, ica_kind(id), &ica);
     if (error == -E_PERMISSION)
         error = ica_borrowed_by(me(), id, &ica);
     if (error == -E_SERVER_ENDED)
         error = 0; /* its lender ended: the count is still the ICA's */
-    return error != 0 ? error : (long)ica->lend_count;
+    if (error != 0)
+        return error;
+    uint32_t mappings =
+        (flags & ICA_LENDS_BUT_MAPPINGS) ? atomic_load_acquire(&ica->mapping_lend_count) : 0;
+    uint32_t lends = atomic_load_acquire(&ica->lend_count);
+    return lends > mappings ? (long)(lends - mappings) : 0;
 }
 
 long sys_ica_stats(uint64_t buffer)

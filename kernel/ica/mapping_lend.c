@@ -30,7 +30,8 @@ bool mapping_lend_install(struct process *process, struct ica *block, uint64_t a
     if (mapping_lend_claim(mapping_lend_table(), ica_id_of(block), process->pid, address, flags) ==
         NULL)
         return false;
-    atomic_add(&block->lend_count, 1);
+    atomic_add(&block->lend_count, 1); /* before the mapping count: a lender never sees more */
+    atomic_add(&block->mapping_lend_count, 1);
     atomic_add(&process->mapping_lends, 1);
     *entry = block->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_NOT_A_FRAME | ENTRY_MAPPING_LEND |
              (writable ? ENTRY_WRITABLE : 0);
@@ -100,6 +101,8 @@ static void end_one(struct process *process, struct mapping_lend *lend)
     }
     mapping_lend_clear(lend);
     atomic_sub_fetch(&process->mapping_lends, 1);
+    if (block != NULL)
+        atomic_sub_fetch(&block->mapping_lend_count, 1);
     if (block != NULL && atomic_sub_fetch(&block->lend_count, 1) == 0 && block->orphaned)
         ica_free_orphan(id);
 }

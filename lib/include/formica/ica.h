@@ -40,6 +40,10 @@
  * change to the owner, docs/design.md "Server instances"). */
 #define ICA_KEEP_SENDER 64u
 
+/* Flag of SYS_ICA_LEND_COUNT: count only the lends that are not mapping
+ * lends (a block only mappings see can be reused once they are revoked). */
+#define ICA_LENDS_BUT_MAPPINGS 1u
+
 #define ICA_ARRIVED_AS_REQUEST 1u
 #define ICA_ARRIVED_AS_RESULT 2u
 

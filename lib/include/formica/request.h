@@ -15,6 +15,9 @@ long ica_free(uint64_t id);
 /* How many see the ICA `id` lent right now (asked by its holder or by a
  * borrower), or an error. */
 long ica_lend_count(uint64_t id);
+/* ica_lend_count without the mapping lends (ICA_LENDS_BUT_MAPPINGS): 0
+ * when nobody but mappings sees the block, which its holder may revoke. */
+long ica_lend_count_but_mappings(uint64_t id);
 /* The control page of a control ICA the caller holds: ica_address of a
  * control id, without looking at the kind (every caller has a control id,
  * from ica_allocate or an arrival). */

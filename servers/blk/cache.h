@@ -1,6 +1,7 @@
 /* cache.h: BLK's file cache: STORAGE_BLOCK_BYTES blocks keyed by disk block
  * number, found through a hash table, replaced by CLOCK (second chance),
- * written back when evicted or synced, read ahead on sequential misses.
+ * written back when evicted or synced, read ahead on sequential misses;
+ * a block lent only into mappings is evicted once they are revoked.
  * Plain C over a caller's disk callbacks, so the host tests can run it. */
 #pragma once
 #include <formica/blk_stripes.h>
@@ -38,6 +39,11 @@ struct cache_memory {
      * written back, or ends them before a freed block is retired
      * (SYS_ICA_REVOKE, waited for); NULL: nothing is mapped. */
     void (*revoke)(void *context, uint64_t handle, bool write_only);
+    /* True while a lend other than a mapping lend holds `handle` (a request's
+     * lend, FS's borrowing); a block only mappings see is one CLOCK may take
+     * when no unlent block is left: it revokes them (revoke, not write_only)
+     * and evicts it (cache_clock.c). NULL: lent blocks are never taken. */
+    bool (*held_beyond_mappings)(void *context, uint64_t handle);
     /* The tier: a block ICA whose frame is the line at `data` itself
      * (SYS_ICA_DEVICE_BLOCK), and its end; NULL: lines are lent as copies. */
     int (*bind)(void *context, uint8_t *data, uint64_t *handle);
@@ -80,6 +86,7 @@ struct cache {
     uint32_t shard, shards; /* BLK shard `shard` of `shards`: only its blocks are cached */
     uint32_t read_ahead;    /* blocks read after a sequential miss */
     struct tier *tier;      /* the NVM tier whose lines are the blocks, or NULL (DRAM) */
+    bool evicted_mapped;    /* a block only mappings saw was evicted (logged the first time) */
 };
 
 /* Allocates `capacity` blocks (>= 2 * CACHE_MAX_RUN) from `memory` (NULL: the

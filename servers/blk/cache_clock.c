@@ -1,20 +1,33 @@
 /* cache_clock.c: CLOCK (second chance) replacement. The hand sweeps the
  * slots; a referenced block loses its bit and is passed over once, an
- * unreferenced one is the victim. A hit only sets a bit: no list to move. */
+ * unreferenced one is the victim. A hit only sets a bit: no list to move.
+ * Lent blocks are passed over; when none is left unlent, a block that only
+ * mappings see is taken by the same rule, its mappings revoked first. */
 #include "cache_internal.h"
 #include <formica/errors.h>
+#include <stdio.h>
 
+static bool lent_now(const struct cache *cache, const struct cache_block *block)
+{
+    return block->handle != 0 && cache->memory.pinned != NULL &&
+           cache->memory.pinned(cache->memory.context, block->handle);
+}
+
+/* An unlent victim, or NULL: after one turn of the hand that met no unlent
+ * slot there can be none (a second turn only finds the bits it cleared). */
 static struct cache_block *next_victim(struct cache *cache)
 {
+    bool met_unlent = false;
     for (uint32_t step = 0; step < 2 * cache->capacity + 1; step++) {
+        if (step == cache->capacity && !met_unlent)
+            return NULL;
         struct cache_block *block = &cache->blocks[cache->hand];
         cache->hand = (cache->hand + 1) % cache->capacity;
         if (block->busy)
             continue;
-        if ((block->valid || block->retired) && block->handle != 0 &&
-            cache->memory.pinned != NULL &&
-            cache->memory.pinned(cache->memory.context, block->handle))
+        if ((block->valid || block->retired) && lent_now(cache, block))
             continue; /* lent out: someone reads it right now */
+        met_unlent = true;
         if (!block->valid)
             return block;
         if (!block->referenced)
@@ -24,9 +37,49 @@ static struct cache_block *next_victim(struct cache *cache)
     return NULL;
 }
 
+/* Ends the mappings of `block` when nothing else holds it; true when it is
+ * then lent to nobody (an answer still on its way keeps it lent). */
+static bool unmapped_for_eviction(struct cache *cache, struct cache_block *block)
+{
+    void *context = cache->memory.context;
+    if (cache->memory.held_beyond_mappings(context, block->handle))
+        return false; /* a request's lend or FS's borrowing: respected */
+    cache->memory.revoke(context, block->handle, false);
+    return !lent_now(cache, block);
+}
+
+/* A victim among the lent blocks only mappings see, by CLOCK's rule: a block
+ * faulted in since the hand last passed it (referenced) is passed over
+ * once. NULL when every block is held otherwise (or nothing can revoke). */
+static struct cache_block *next_mapped_victim(struct cache *cache)
+{
+    if (cache->memory.held_beyond_mappings == NULL || cache->memory.revoke == NULL)
+        return NULL;
+    for (uint32_t step = 0; step < 2 * cache->capacity + 1; step++) {
+        struct cache_block *block = &cache->blocks[cache->hand];
+        cache->hand = (cache->hand + 1) % cache->capacity;
+        if (block->busy || !block->valid || block->handle == 0)
+            continue; /* a retired block's mappings ended at its retirement */
+        if (block->referenced) {
+            block->referenced = false;
+            continue;
+        }
+        if (!unmapped_for_eviction(cache, block))
+            continue;
+        if (!cache->evicted_mapped)
+            printf("blk: every block lent: evicting blocks only mappings see (their mappings "
+                   "revoked; the next access faults them back)\n");
+        cache->evicted_mapped = true;
+        return block;
+    }
+    return NULL;
+}
+
 int cache_take_slot(struct cache *cache, struct cache_block **slot)
 {
     struct cache_block *victim = next_victim(cache);
+    if (victim == NULL)
+        victim = next_mapped_victim(cache);
     if (victim == NULL)
         return -E_BUSY;
     if (victim->valid && victim->dirty) {

@@ -51,6 +51,15 @@ static bool block_lent(void *context, uint64_t handle)
     return ica_lend_count(handle) > 0;
 }
 
+/* A block some holder sees through a lend other than a mapping lend (a
+ * request's, FS's borrowing): mapping lends alone do not pin it, CLOCK
+ * revokes them to evict it (cache_clock.c). An error counts as held. */
+static bool block_held_beyond_mappings(void *context, uint64_t handle)
+{
+    (void)context;
+    return ica_lend_count_but_mappings(handle) != 0;
+}
+
 /* The shard's part of the cache: the size asked for (`--cache-kib N`, else the kernel
  * option blk_cache_kib=N, else 8 MiB) divided by the shards. */
 static uint32_t capacity_from(int argc, char **argv, uint32_t shards)
@@ -150,8 +159,11 @@ static void block_revoke(void *context, uint64_t handle, bool write_only)
         printf("blk: revoking the mappings of a block failed: %s\n", error_text(revoked));
 }
 
-static const struct cache_memory block_memory = {
-    .allocate = block_ica, .pinned = block_lent, .revoke = block_revoke};
+static const struct cache_memory block_memory = {.allocate = block_ica,
+                                                 .pinned = block_lent,
+                                                 .revoke = block_revoke,
+                                                 .held_beyond_mappings =
+                                                     block_held_beyond_mappings};
 
 /* blk_read_ahead=N on the kernel command line: the blocks a sequential miss reads ahead
  * (0: none; at most one stripe's), in place of the cache's default (CACHE_READ_AHEAD, or
@@ -211,7 +223,8 @@ int main(int argc, char **argv)
     uint32_t capacity = cache.capacity;
     uint32_t lend_limit = lend_limit_from(argc, argv);
     if (error == 0)
-        error = blk_lends_init(capacity, lend_limit, block_lent);
+        error = blk_lends_init(capacity, lend_limit, /* a DRAM block only mappings see: evictable */
+                               tier ? block_lent : block_held_beyond_mappings);
     enum blk_durability durability = tier ? BLK_WRITE_BACK : dram.durability;
     if (error == 0 && tier)
         blk_set_durability(BLK_WRITE_BACK, NULL); /* every write is in the NVM: no journal */

@@ -157,6 +157,47 @@ static inline bool may_lend(const struct ica_control *page, uint32_t count)
     return true;
 }
 
+/* A block of a DRAM cache found for a lend not made yet is busy (no
+ * victim) until the lend's last block is found: the misses after it must
+ * not evict it (nobody sees it lent before the answer goes). */
+static void hold_for_lend(struct cache *cache, uint64_t number, struct cache_block **held,
+                          uint32_t *count)
+{
+    struct cache_block *block = cache->tier == NULL ? cache_lookup(cache, number) : NULL;
+    if (block != NULL && !block->busy) {
+        block->busy = true;
+        held[(*count)++] = block;
+    }
+}
+
+static void release_held(struct cache_block **held, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        held[i]->busy = false;
+}
+
+/* The handles of `asked`'s blocks (read in when missing), each held until
+ * the last is found; 1, 0 for a heap block (copy them all), or an error. */
+static long find_lend_handles(struct cache *cache, const struct ica_control *page,
+                              const struct transfer *asked, uint64_t *handles)
+{
+    struct cache_block *held[ICA_MAX_ATTACHED];
+    uint32_t holding = 0;
+    long found = 1;
+    for (uint32_t i = 0; i < asked->blocks && found == 1; i++) {
+        uint64_t number = block_at(page, asked, i);
+        int error = cache_lend(cache, number, &handles[i]);
+        if (error != 0)
+            found = error;
+        else if (handles[i] == 0)
+            found = 0;
+        else if (i + 1 < asked->blocks)
+            hold_for_lend(cache, number, held, &holding);
+    }
+    release_held(held, holding);
+    return found;
+}
+
 /* Lends every block read, or none (then the caller copies): 1 if lent. */
 static long lend_blocks(struct cache *cache, uint64_t control, struct ica_control *page,
                         const struct transfer *asked)
@@ -165,13 +206,9 @@ static long lend_blocks(struct cache *cache, uint64_t control, struct ica_contro
     uint64_t handles[ICA_MAX_ATTACHED];
     if (count > ICA_MAX_ATTACHED || !may_lend(page, count))
         return 0;
-    for (uint32_t i = 0; i < count; i++) {
-        int error = cache_lend(cache, block_at(page, asked, i), &handles[i]);
-        if (error != 0)
-            return error;
-        if (handles[i] == 0)
-            return 0; /* a heap block: copy them all instead */
-    }
+    long found = find_lend_handles(cache, page, asked, handles);
+    if (found != 1)
+        return found;
     for (uint32_t i = 0; i < count; i++)
         page->lent[i] = handles[i];
     page->lent_count = count;

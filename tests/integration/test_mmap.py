@@ -10,7 +10,9 @@
 # madvise maps ahead and ends lends; a system call given a mapped page not touched yet brings it
 # in (past the end: -E_FAULT); two BLK shards; a mapping outlives FS and BLK restarts; the
 # account pays for a region's page tables and private copies; munmap
-# and the exit of a program with mappings leave BLK with no block lent, and the disk clean.
+# and the exit of a program with mappings leave BLK with no block lent, and the disk clean; a
+# 1 MiB BLK cache under 8 MiB mapped, read and stored whole, evicts mapped blocks (their
+# mappings revoked, dirty ones written back) and the disk holds every store.
 import shutil
 import subprocess
 
@@ -65,6 +67,41 @@ def test_mapped_reads_match_pread_and_end_every_lend(tmp_path):
     assert read["bytes"] == 12 << 20 and read["lent_before"] == read["lent_after"], read
     assert lent_counts(result) == [0, 0], result.describe()
     assert_clean(disk)
+
+
+def stored_pattern(size):
+    """What `mmaptest evict` stores at every offset: its file pattern ^ 0xa5."""
+    return bytes(((at * 131 + (at >> 12) * 7 + 1) & 0xff) ^ 0xa5 for at in range(size))
+
+
+# BLK's cache of 1 MiB (256 blocks) under mappings of 8 MiB, more than a process's 512 mapping
+# lends: BLK's CLOCK revokes mapped blocks to evict them (docs/mmap.md, "Mapping lends"); without
+# that, faults get -E_BUSY until the kernel gives up and the program is killed. "@2": the program
+# on another core than BLK's, so each revocation is a MESSAGE_TRANSLATIONS_REVOKED.
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_mappings_larger_than_a_small_blk_cache_evict_mapped_blocks(tmp_path, core):
+    disk = disk_copy(tmp_path)
+    result = formica.run("--smp", "3", "--disk", str(disk), "--append", "blk_cache_kib=1024",
+                         "--cmd", f"run mmaptest lent; run mmaptest read /big-read.dat 8 {core}; "
+                                  f"run mmaptest evict /big.dat 8 {core}; run mmaptest lent",
+                         timeout=TIMEOUT)
+    assert result.rc == 0, result.describe()
+    assert "cache of 256 blocks" in result.text, result.describe()
+    assert "evicting blocks only mappings see" in result.text, result.describe()
+    assert_checks_held(result, ["shared equals pread", "private equals pread",
+                                "every mapped page equals pread", "every stored page equals pread",
+                                "pread reads every store", "unmap", "lends all ended"])
+    [evict] = result.kinds("mmap_evict")
+    assert evict["bytes"] == 8 << 20 and evict["lent_before"] == evict["lent_after"], evict
+    assert lent_counts(result) == [0, 0], result.describe()
+    assert_clean(disk)
+    # the stores reached the disk: most were written back when their blocks were evicted
+    data = debugfs_cat(disk, "/big.dat")
+    assert len(data) == 8 << 20, len(data)
+    expected = stored_pattern(8 << 20)
+    wrong = [page for page in range(2048)
+             if data[page * 4096:(page + 1) * 4096] != expected[page * 4096:(page + 1) * 4096]]
+    assert not wrong, f"{len(wrong)} pages not stored on the disk, first {wrong[:8]}"
 
 
 def make_other_users_file(disk, tmp_path):

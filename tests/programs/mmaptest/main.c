@@ -2,6 +2,8 @@
  * bytes (docs/mmap.md, tests/integration/test_mmap.py). Each command prints
  * @json {"kind":"mmap",...} lines and exits 0 when every check held:
  *   mmaptest read PATH MIB     write MIB MiB, map them shared and copies, compare
+ *   mmaptest evict PATH MIB    MIB MiB mapped shared writable, read and stored whole, pread
+ *                              after each (more than a small BLK cache holds: evictions)
  *   mmaptest errors PATH       each refused mmap and its E_* code
  *   mmaptest other PATH        a file of another user, open for reading only
  *   mmaptest pastend PATH      a page past the end of the file: ends as by SIGBUS
@@ -12,8 +14,9 @@
  *   mmaptest truncate PATH     the file truncated while mapped: past its end ends as by SIGBUS
  *   mmaptest unlink PATH       the file unlinked while mapped: still mapped, freed at munmap
  *   mmaptest advise PATH       madvise: will-need maps the range, don't-need ends its lends
- *   mmaptest syscall PATH      a system call given mapped pages not touched yet, and one past the
- * end mmaptest lent              BLK's count of blocks lent now */
+ *   mmaptest syscall PATH      a system call given mapped pages not touched yet, and one past
+ *                              the end
+ *   mmaptest lent              BLK's count of blocks lent now */
 #include <formica/blk_shards.h>
 #include <formica/errors.h>
 #include <formica/file.h>
@@ -119,6 +122,62 @@ static int read_command(const char *path, uint64_t mib)
     long lent_after = blk_lent_now();
     check("lends all ended", lent_after == lent_before, lent_after - lent_before);
     printf("@json {\"kind\":\"mmap_read\",\"bytes\":%lu,\"lent_before\":%ld,\"lent_after\":%ld}\n",
+           bytes, lent_before, lent_after);
+    return failures == 0 ? 0 : 1;
+}
+
+/* The bytes `evict` stores through its mapping: not the file's pattern anywhere. */
+static uint8_t stored_pattern(uint64_t offset)
+{
+    return (uint8_t)(pattern(offset) ^ 0xa5);
+}
+
+/* Pages of the file (`bytes` from 0) whose bytes, read with pread, are not
+ * stored_pattern's. */
+static long pages_not_stored(int fd, uint64_t bytes)
+{
+    static uint8_t read_back[PAGE];
+    long mismatches = 0;
+    for (uint64_t at = 0; at < bytes; at += PAGE) {
+        bool same = pread(fd, read_back, PAGE, at) == (long)PAGE;
+        for (uint32_t i = 0; i < PAGE && same; i++)
+            same = read_back[i] == stored_pattern(at + i);
+        mismatches += !same;
+    }
+    return mismatches;
+}
+
+/* A shared writable mapping of MIB MiB, far more than a small BLK cache
+ * holds (test_mmap boots with blk_cache_kib=1024): BLK's CLOCK must revoke
+ * mapped blocks to evict them. Every page read and compared with pread,
+ * then stored into whole and read back with pread (dirty evicted pages
+ * written back first), then unmapped without msync: the clean power-off
+ * brings the rest to the disk, which the host checks. */
+static int evict_command(const char *path, uint64_t mib)
+{
+    uint64_t bytes = mib << 20;
+    long lent_before = blk_lent_now();
+    long error = write_pattern(path, bytes);
+    check("write", error == 0, error);
+    int fd = open(path, O_RDWR);
+    uint8_t *mapped = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    check("map shared writable", fd >= 0 && mapped != MAP_FAILED, mmap_error());
+    if (mapped == MAP_FAILED)
+        return 1;
+    long mismatches = mismatched_pages(fd, mapped, 0, bytes);
+    check("every mapped page equals pread", mismatches == 0, mismatches);
+    for (uint64_t at = 0; at < bytes; at++)
+        mapped[at] = stored_pattern(at);
+    mismatches = mismatched_pages(fd, mapped, 0, bytes);
+    check("every stored page equals pread", mismatches == 0, mismatches);
+    mismatches = pages_not_stored(fd, bytes);
+    check("pread reads every store", mismatches == 0, mismatches);
+    check("unmap", munmap(mapped, bytes) == 0, 0);
+    close(fd);
+    long lent_after = blk_lent_now();
+    check("lends all ended", lent_after == lent_before, lent_after - lent_before);
+    printf("@json {\"kind\":\"mmap_evict\",\"bytes\":%lu,\"lent_before\":%ld,"
+           "\"lent_after\":%ld}\n",
            bytes, lent_before, lent_after);
     return failures == 0 ? 0 : 1;
 }
@@ -522,6 +581,8 @@ int main(int argc, char **argv)
     const char *command = argc >= 2 ? argv[1] : "";
     if (strcmp(command, "read") == 0 && argc == 4)
         return read_command(argv[2], strtoul(argv[3], NULL, 10));
+    if (strcmp(command, "evict") == 0 && argc == 4)
+        return evict_command(argv[2], strtoul(argv[3], NULL, 10));
     if (strcmp(command, "errors") == 0 && argc == 3)
         return errors_command(argv[2]);
     if (strcmp(command, "other") == 0 && argc == 3)
@@ -554,7 +615,8 @@ int main(int argc, char **argv)
         return lent < 0 ? 1 : 0;
     }
     printf(
-        "usage: mmaptest read PATH MIB | errors PATH | other PATH | pastend PATH | keep PATH "
+        "usage: mmaptest read PATH MIB | evict PATH MIB | errors PATH | other PATH | pastend PATH "
+        "| keep PATH "
         "| private PATH | shared PATH | crash PATH | truncate PATH | unlink PATH | advise PATH | "
         "lent\n");
     return 2;

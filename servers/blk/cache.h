@@ -1,8 +1,7 @@
-/* cache.h: BLK's file cache: STORAGE_BLOCK_BYTES blocks keyed by disk block
- * number, found through a hash table, replaced by CLOCK (second chance),
- * written back when evicted or synced, read ahead on sequential misses;
- * a block lent only into mappings is evicted once they are revoked.
- * Plain C over a caller's disk callbacks, so the host tests can run it. */
+/* cache.h: BLK's file cache: disk blocks in a hash table, replaced by CLOCK
+ * (second chance; a block only mappings see, once they are revoked), written
+ * back when evicted or synced, read ahead on sequential misses. Plain C over
+ * a caller's callbacks, so the host tests can run it. */
 #pragma once
 #include <formica/blk_stripes.h>
 #include <formica/errors.h>

@@ -1,8 +1,7 @@
-/* cache_clock.c: CLOCK (second chance) replacement. The hand sweeps the
- * slots; a referenced block loses its bit and is passed over once, an
- * unreferenced one is the victim. A hit only sets a bit: no list to move.
- * Lent blocks are passed over; when none is left unlent, a block that only
- * mappings see is taken by the same rule, its mappings revoked first. */
+/* cache_clock.c: CLOCK (second chance): the hand passes over lent blocks and
+ * clears a referenced block's bit once; an unreferenced one is the victim.
+ * With every block lent, one only mappings see goes by the same rule, its
+ * mappings revoked first. A hit only sets a bit: no list to move. */
 #include "cache_internal.h"
 #include <formica/errors.h>
 #include <stdio.h>
@@ -38,12 +37,13 @@ static struct cache_block *next_victim(struct cache *cache)
 }
 
 /* Ends the mappings of `block` when nothing else holds it; true when it is
- * then lent to nobody (an answer still on its way keeps it lent). */
+ * then lent to nobody (a lend the check missed, read as the kernel's two
+ * counts changed, keeps it: docs/mmap.md). */
 static bool unmapped_for_eviction(struct cache *cache, struct cache_block *block)
 {
     void *context = cache->memory.context;
     if (cache->memory.held_beyond_mappings(context, block->handle))
-        return false; /* a request's lend or FS's borrowing: respected */
+        return false; /* a request's lend, an answer on its way, FS's borrowing */
     cache->memory.revoke(context, block->handle, false);
     return !lent_now(cache, block);
 }

@@ -5,4 +5,4 @@
 .PHONY: profile
 profile: all
 	python3 build/profile/profile.py --cmd "$(CMD)" $(if $(BASELINE),--baseline "$(BASELINE)") \
-		$(if $(PER),--per $(PER)) $(if $(PLACEMENT),--placement $(PLACEMENT)) $(if $(SMP),--smp $(SMP))
+		$(if $(PER),--per $(PER)) $(if $(PLACEMENT),--placement $(PLACEMENT)) $(if $(SMP),--smp $(SMP)) $(if $(APPEND),--append "$(APPEND)")

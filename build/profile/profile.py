@@ -86,7 +86,7 @@ def run_guest(arguments, command_line, kernels, counts_path):
         counts_path.unlink()
     plugin = f"{arguments.plugin},out={counts_path}," + ",".join(mark_argument(k) for k in kernels)
     flags = ["--icount", "--accel", "tcg", "--cpu", arguments.cpu, "--smp", str(arguments.smp),
-             "--append", "profile", "--qemu", f"-plugin {plugin}", "--cmd", command_line]
+             "--append", " ".join(["profile"] + ([arguments.append] if arguments.append else [])), "--qemu", f"-plugin {plugin}", "--cmd", command_line]
     if arguments.placement:
         flags += ["--placement", arguments.placement]
     if arguments.disk:
@@ -160,6 +160,7 @@ def main():
     parser.add_argument("--cpu", default="max,-erms,-fsrm")
     parser.add_argument("--disk", help="where the fresh copy of build/out/disk.img each run gets goes")
     parser.add_argument("--nvm-tier", metavar="FILE[:SIZE]", help="BLK's NVM tier (made blank for each run)")
+    parser.add_argument("--append", help="more kernel options (as build/run --append), e.g. blk_cache_kib=2048")
     parser.add_argument("--timeout", type=int, default=900)
     parser.add_argument("--json", default=str(OUT / "profile" / "profile.json"))
     arguments = parser.parse_args()

@@ -7,14 +7,20 @@
 #include <formica/errors.h>
 #include <string.h>
 
+/* Frees block `number`'s valid entries but `newest` (found through the
+ * index: only the slots of the block's bucket are looked at). */
 static void free_older(struct journal_writer *writer, uint64_t number, uint32_t newest)
 {
-    for (uint32_t slot = 0; slot < writer->journal->slots; slot++) {
+    uint32_t slot = journal_index_first(&writer->index, number);
+    while (slot != JOURNAL_INDEX_NONE) {
+        uint32_t next = journal_index_next(&writer->index, slot);
         struct journal_entry *entry = &writer->journal->entries[slot];
-        if (slot != newest && entry->state == JOURNAL_VALID && entry->block == number) {
+        if (slot != newest && entry->block == number) {
             entry->state = JOURNAL_FREE;
+            journal_index_remove(&writer->index, slot, number);
             writer->valid_count--;
         }
+        slot = next;
     }
 }
 
@@ -37,7 +43,11 @@ int journal_free_slot_search(const struct journal_writer *writer)
 
 void journal_start(struct journal_writer *writer, struct journal *journal)
 {
-    *writer = (struct journal_writer){.journal = journal};
+    writer->journal = journal;
+    writer->search_from = 0;
+    writer->valid_count = 0;
+    memset(writer->newest_patch, 0, sizeof(writer->newest_patch));
+    journal_index_reset(&writer->index, journal->slots);
 }
 
 void journal_clear(struct journal_writer *writer)

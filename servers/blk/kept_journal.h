@@ -6,6 +6,7 @@
  * Cleared by every successful sync. */
 #pragma once
 #include "cache.h"
+#include "kept_journal_index.h"
 #include <formica/kept_region.h>
 #include <formica/storage.h>
 #include <stdint.h>
@@ -81,7 +82,9 @@ struct journal_writer {
     /* The newest patch of a block, by block number modulo the ways (slot + 1,
      * 0 for none): a hint, checked against the entry before it is used. */
     uint32_t newest_patch[JOURNAL_PATCH_WAYS];
+    struct journal_index index; /* the valid entries by block */
 };
+_Static_assert(JOURNAL_SLOTS_ALL <= JOURNAL_INDEX_SLOTS, "the index holds every slot");
 /* Patches are folded into whole blocks once this many entries are valid. */
 static inline uint32_t journal_compact_at(const struct journal *journal)
 {
@@ -163,6 +166,7 @@ static inline int journal_keep(struct journal_writer *writer, struct cache *cach
     entry->sequence = ++journal->next_sequence;
     entry->checksum = journal_checksum_from(sum, number, offset, length);
     __atomic_store_n(&entry->state, JOURNAL_VALID, __ATOMIC_RELEASE);
+    journal_index_add(&writer->index, (uint32_t)slot, number);
     writer->search_from = (uint32_t)slot + 1;
     writer->valid_count++;
     return slot;
@@ -183,6 +187,7 @@ static inline void journal_free_covered_patch(struct journal_writer *writer, uin
         if (older->state == JOURNAL_VALID && older->block == number && older->offset >= offset &&
             (uint32_t)older->offset + older->length <= offset + length) {
             older->state = JOURNAL_FREE;
+            journal_index_remove(&writer->index, *way - 1, number);
             writer->valid_count--;
         }
     }

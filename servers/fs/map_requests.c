@@ -4,7 +4,10 @@
  * mapped. FS_MAP_FAULT, sent by the kernel for a fault in a region, maps the
  * file's pages to disk blocks and rewrites the request into a BLK_MAP for
  * the shard that owns them, forwarded with direct return: BLK lends the
- * blocks into the process. */
+ * blocks into the process. Faults ask the ext2 library for the file's
+ * blocks directly, not through the block map cache: FS clears that cache
+ * before each request that does not leave it (a fault), so a fault that
+ * filled it would make the next one clear every entry. */
 #include "fs_server.h"
 #include "block_client.h"
 #include "block_map_cache.h"
@@ -127,7 +130,7 @@ static long fill_hole(struct fs_server *server, const struct ica_control *page, 
     block_map_cache_clear(); /* the file has a block more */
     if (written < 0)
         return written;
-    long error = block_map_cache_look_up(&server->fs, inode, first, 1, block, &size);
+    long error = ext2_file_blocks(&server->fs, inode, first, 1, block, &size);
     return error != 0 ? error : *block == 0 ? -E_NO_SPACE : 0;
 }
 
@@ -157,7 +160,7 @@ static long map_for_store(struct fs_server *server, struct ica_control *page,
     }
     uint32_t block = 0;
     uint64_t size = 0;
-    long error = block_map_cache_look_up(&server->fs, file->inode, first, 1, &block, &size);
+    long error = ext2_file_blocks(&server->fs, file->inode, first, 1, &block, &size);
     if (error != 0)
         return error;
     if (first * STORAGE_BLOCK_BYTES >= size)
@@ -192,7 +195,7 @@ __attribute__((noinline, cold)) long fs_map_fault(struct fs_server *server, uint
     uint64_t size = 0;
     if (first + pages > server->fs.max_file_blocks)
         pages = (uint32_t)(server->fs.max_file_blocks - first);
-    error = block_map_cache_look_up(&server->fs, file->inode, first, pages, blocks, &size);
+    error = ext2_file_blocks(&server->fs, file->inode, first, pages, blocks, &size);
     if (error != 0)
         return error;
     if (first * STORAGE_BLOCK_BYTES >= size)

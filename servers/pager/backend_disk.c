@@ -65,7 +65,7 @@ static long check_swap_owner(uint64_t handle)
 
 static long open_swap_file(bool truncate)
 {
-    disk.fs = server_wait_for(SERVER_NAME_FS, 5000);
+    disk.fs = server_wait_for(SERVER_NAME_FS, FS_RESTART_WAIT_MS); /* FS may still be mounting */
     long control = disk.fs < 0 ? disk.fs : ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0) {
         printf("pager: no file server for the disk backend (%s)\n", error_text(control));

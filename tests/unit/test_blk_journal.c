@@ -363,6 +363,55 @@ static void test_full_journal_syncs_and_starts_over(void **state)
     assert_int_equal(valid, 1);
 }
 
+/* The index's invariant after each step: valid_count counts the valid
+ * entries, and no valid entry of a block is older than the block's newest
+ * whole one (journal_record freed it). */
+static void check_no_older_entries(void)
+{
+    uint32_t valid = 0;
+    for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++) {
+        const struct journal_entry *entry = &journal->entries[slot];
+        if (entry->state != JOURNAL_VALID)
+            continue;
+        valid++;
+        for (uint32_t other = 0; other < JOURNAL_SLOTS; other++) {
+            const struct journal_entry *newer = &journal->entries[other];
+            assert_false(other != slot && newer->state == JOURNAL_VALID &&
+                         newer->block == entry->block && newer->length == CACHE_BLOCK_BYTES &&
+                         newer->sequence > entry->sequence);
+        }
+    }
+    assert_int_equal(valid, writer.valid_count);
+}
+
+static void test_random_writes_and_patches_replay_to_the_model(void **state)
+{
+    (void)state;
+    static uint8_t model[DISK_BLOCKS][CACHE_BLOCK_BYTES];
+    memset(model, 0, sizeof model);
+    srand(7);
+    for (uint32_t step = 0; step < 3000; step++) {
+        uint64_t number = (uint64_t)rand() % DISK_BLOCKS;
+        if (rand() % 3 == 0) {
+            acknowledged_write(number, (uint8_t)step);
+            memset(model[number], (uint8_t)step, CACHE_BLOCK_BYTES);
+        } else {
+            uint32_t offset = (uint32_t)rand() % (CACHE_BLOCK_BYTES - 64),
+                     length = 1 + (uint32_t)rand() % 64;
+            uint8_t bytes[64];
+            memset(bytes, (uint8_t)(step * 7), sizeof bytes);
+            assert_int_equal(cache_patch(&cache, number, offset, bytes, length), 0);
+            assert_int_equal(journal_record_patch(&writer, &cache, number, offset, bytes, length),
+                             0);
+            memcpy(model[number] + offset, bytes, length);
+        }
+        check_no_older_entries();
+    }
+    assert_true(restart_and_replay() >= 0);
+    for (uint32_t block = 0; block < DISK_BLOCKS; block++)
+        assert_memory_equal(disk[block], model[block], CACHE_BLOCK_BYTES);
+}
+
 static void test_replay_error_keeps_the_journal(void **state)
 {
     (void)state;
@@ -414,6 +463,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slots_follow_the_shards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_journal_syncs_and_starts_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_error_keeps_the_journal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random_writes_and_patches_replay_to_the_model, setup,
+                                        teardown),
         cmocka_unit_test(test_kept_header_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,7 +27,7 @@ BUSIEST = 3  # the sampling intervals in which serving took the most cycles
 PAPER = "seed 002: local DRAM and NVM throughput fell to 18-24 % of alone under remote writes"
 
 
-def parse_arguments():
+def parse_arguments(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", 1)),
                         help="boots per configuration (the median is reported)")
@@ -35,7 +35,7 @@ def parse_arguments():
                         help="rounds of the client: two memseqs at once, 24 MiB each")
     parser.add_argument("--timeout", type=int, default=900)
     add_smoke_option(parser)
-    arguments = parser.parse_args()
+    arguments = parser.parse_args(argv)
     arguments.shares, arguments.locals = SHARES, LOCALS
     arguments.sample_ms, arguments.samples, arguments.megabytes = 3000, 20, 24
     if arguments.smoke:  # one configuration beside its alone run, a small client, short samples
@@ -137,8 +137,8 @@ def write_report(rows, options):
     (OUT / "memnode.md").write_text("\n".join(lines) + "\n")
 
 
-def main():
-    options = parse_arguments()
+def measure(options):
+    """One memnode_interference row per store (DRAM, NVM) and remote_share, each printed."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="formica-memnode-") as scratch:
         for local in options.locals:
@@ -147,7 +147,12 @@ def main():
                 row = beside(local, share, alone, scratch, options)
                 print("@json " + json.dumps(row, separators=(",", ":")), flush=True)
                 rows.append(row)
-    write_report(rows, options)
+    return rows
+
+
+def main():
+    options = parse_arguments()
+    write_report(measure(options), options)
     print(f"memnode_interference: report in {OUT / 'memnode.md'}")
 
 

@@ -40,7 +40,7 @@ MIB = 1 << 20
 BLK_CACHE_MIN_MIB = 4
 
 
-def arguments():
+def arguments(argv=None):
     parser = argparse.ArgumentParser(description="seed 000's workloads over four kinds of memory")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--data-mib", type=int, default=27,
@@ -52,7 +52,7 @@ def arguments():
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="formica,linux or one")
     parser.add_argument("--timeout", type=int, default=1800)
     add_smoke_option(parser)
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
     options.rounds = ROUNDS
     if options.smoke:
         options.runs, options.data_mib, options.local_mib = 1, 2, 1

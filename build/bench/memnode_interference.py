@@ -3,7 +3,9 @@
 # memory node: a local program (spin, started by --memnode-cmd) on the node's one core, alone
 # and while two memseqs on the main machine swap to the node, with the node's store in DRAM or NVM
 # (--memnode-nvm) and --memnode-remote-share 0.25, 0.5 (an equal share) and 0.75. Everything is
-# measured in the node's own cycle counts (ps every few seconds), not host wall time: QEMU has no
+# measured in the node's own cycle counts (ps and cores every few seconds: the spin's share of the
+# core per interval, beside over alone, so a busier host in one boot than in the other does not
+# move it), not host wall time: QEMU has no
 # memory-bus contention, so what this shows is the node's CPU cost of serving remote traffic.
 # Writes build/out/bench/memnode.{json,md} and prints one @json memnode_interference line each.
 import argparse
@@ -27,7 +29,7 @@ BUSIEST = 3  # the sampling intervals in which serving took the most cycles
 PAPER = "seed 002: local DRAM and NVM throughput fell to 18-24 % of alone under remote writes"
 
 
-def parse_arguments():
+def parse_arguments(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", 1)),
                         help="boots per configuration (the median is reported)")
@@ -35,7 +37,7 @@ def parse_arguments():
                         help="rounds of the client: two memseqs at once, 24 MiB each")
     parser.add_argument("--timeout", type=int, default=900)
     add_smoke_option(parser)
-    arguments = parser.parse_args()
+    arguments = parser.parse_args(argv)
     arguments.shares, arguments.locals = SHARES, LOCALS
     arguments.sample_ms, arguments.samples, arguments.megabytes = 3000, 20, 24
     if arguments.smoke:  # one configuration beside its alone run, a small client, short samples
@@ -46,22 +48,35 @@ def parse_arguments():
 
 def local_work(options):
     return (f"start spin {options.sample_ms * (options.samples + 2)}; "
-            + "; ".join([f"sleep {options.sample_ms}; ps"] * options.samples))
+            + "; ".join([f"sleep {options.sample_ms}; ps; cores"] * options.samples))
 
 
-def node_cycles(log):
-    """Per ps sample, the (spin, memnode) cycle counts the node printed."""
+def node_samples(log):
+    """Per sample (a `ps` then a `cores`), {pid: (name, cpu_cycles)} and the node's idle cycles."""
     text = Path(f"{log}.node-1.log").read_text(errors="replace")
-    used = {}
+    samples, processes = [], {}
     for result in client.parse_json_lines(text.splitlines()):
-        if result["kind"] == "process" and result["name"] in ("spin", "memnode"):
-            used.setdefault(result["name"], []).append(result["cpu_cycles"])
-    return list(zip(used.get("spin", []), used.get("memnode", [])))
+        if result["kind"] == "process":
+            processes[result["pid"]] = (result["name"], result["cpu_cycles"])
+        elif result["kind"] == "core" and processes:
+            samples.append((processes, result["idle_cycles"]))
+            processes = {}
+    return samples
 
 
 def steps_of(samples):
-    return [(spin - spin_before, memnode - memnode_before)
-            for (spin_before, memnode_before), (spin, memnode) in zip(samples, samples[1:])]
+    """Per interval between samples: (spin's cycles, memnode's, the core's whole time: every process
+    alive at both ends and the idle cycles). The spin's share of the core in an interval does not
+    depend on how much of the host the node's vCPU got meanwhile, as its cycles alone would."""
+    steps = []
+    for (before, idle_before), (after, idle_after) in zip(samples, samples[1:]):
+        def used(name):
+            return sum(cycles - before[pid][1] for pid, (n, cycles) in after.items() if n == name and pid in before)
+        whole = sum(cycles - before[pid][1] for pid, (_, cycles) in after.items() if pid in before)
+        whole += idle_after - idle_before
+        if whole > 0:
+            steps.append((used("spin"), used("memnode"), whole))
+    return steps
 
 
 def client_commands(options):
@@ -82,7 +97,7 @@ def boot(local, share, beside, scratch, options):
     command = client_commands(options) if beside else f"sleep {wait_ms}"
     run = client.run(flags + ["--cmd", command], options.timeout)
     memseqs = run.kinds("memseq")
-    samples = node_cycles(log)
+    samples = node_samples(log)
     verified = len(memseqs) == 2 * options.rounds and all(m["verified"] for m in memseqs)
     if run.rc != 0 or len(samples) < 3 or (beside and not verified):
         sys.stderr.write(run.describe()[-4000:])
@@ -91,19 +106,20 @@ def boot(local, share, beside, scratch, options):
 
 
 def alone_spin(local, scratch, options):
-    """The local program's cycles per interval with no client (the median interval)."""
+    """The local program's share of the node's core with no client (the median interval)."""
     samples, _ = boot(local, None, False, scratch, options)
-    return statistics.median(step[0] for step in steps_of(samples))
+    return statistics.median(spin / whole for spin, _, whole in steps_of(samples))
 
 
 def beside(local, share, alone, scratch, options):
     fractions, rates, remote_fractions = [], [], []
     for _ in range(options.runs):
         samples, memseqs = boot(local, share, True, scratch, options)
-        busy = sorted(steps_of(samples), key=lambda step: step[1], reverse=True)[:BUSIEST]
+        busy = sorted(steps_of(samples), key=lambda step: step[1] / step[2], reverse=True)[:BUSIEST]
         spin = sum(step[0] for step in busy) / len(busy)
         remote = sum(step[1] for step in busy) / len(busy)
-        fractions.append(spin / alone)
+        whole = sum(step[2] for step in busy) / len(busy)
+        fractions.append(spin / whole / alone)
         remote_fractions.append(remote / (spin + remote))
         # both memseqs of a round at once: their rates add up (each its own clock)
         rates.append(statistics.median(memseqs[i]["mb_per_s"] + memseqs[i + 1]["mb_per_s"]
@@ -122,9 +138,9 @@ def write_report(rows, options):
              f"`{' '.join(sys.argv)}`: one node (1 core, 64M), a `spin` on it started by "
              "`--memnode-cmd`, one client machine (the main machine) running two memseqs at "
              f"once ({options.megabytes} MiB each through 256 KiB, 16 KiB blocks, "
-             f"{options.rounds} rounds) on the node. `local_fraction`: the spin's cycles per sampling interval beside the client "
-             f"(the {BUSIEST} intervals in which serving took the most cycles) over its cycles "
-             "per interval alone, from the node's own `ps` counts. `remote_mb_per_s`: the two "
+             f"{options.rounds} rounds) on the node. `local_fraction`: the spin's share of the node's core per sampling interval beside the client "
+             f"(the {BUSIEST} intervals in which serving took the largest share) over its share "
+             "alone, from the node's own `ps` and `cores` counts (every process's cycles and the idle ones). `remote_mb_per_s`: the two "
              "memseqs' MB/s added (the median round, their own clocks). What QEMU cannot show: the "
              "memory-bus contention that is the paper's cause; what is modelled is the node's "
              f"CPU cost of serving. {PAPER}; remote_share 0.5 is the fair scheduler's "
@@ -137,8 +153,8 @@ def write_report(rows, options):
     (OUT / "memnode.md").write_text("\n".join(lines) + "\n")
 
 
-def main():
-    options = parse_arguments()
+def measure(options):
+    """One memnode_interference row per store (DRAM, NVM) and remote_share, each printed."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="formica-memnode-") as scratch:
         for local in options.locals:
@@ -147,7 +163,12 @@ def main():
                 row = beside(local, share, alone, scratch, options)
                 print("@json " + json.dumps(row, separators=(",", ":")), flush=True)
                 rows.append(row)
-    write_report(rows, options)
+    return rows
+
+
+def main():
+    options = parse_arguments()
+    write_report(measure(options), options)
     print(f"memnode_interference: report in {OUT / 'memnode.md'}")
 
 

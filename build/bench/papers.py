@@ -5,7 +5,9 @@
 # Seed 003 (Bonnie, Figs 6-13): placements #1-#9, readblock and readbyte, timed and -icount, on
 # the paper's path (fs_lend_on=off: every readblock FS -> BLK) and Formica's (FS lends on BLK's
 # blocks); seed 004 (the pager, Figs 4-9): memseq and sort -S on a memory node, Linux disk swap;
-# seed 001 (the NVM tier, Figs 4-6): fileio through the tier and dm-writecache (papers_001.py).
+# seed 001 (the NVM tier, Figs 4-6): fileio through the tier and dm-writecache (papers_001.py);
+# seed 000 (mmap and flmalloc, Figs 2-5): flashbench (papers_000.py); seed 002 (a memory node's
+# own work beside remote traffic, Figs 5, 6, 8): memnode_interference.py's boots (papers_002.py).
 # Boots come from evaluate.py, pager_bench.py and pager_vs_linux.py; the page and its plots from
 # papers_page.py. Prints one @json {"kind":"paper",...} line per row; writes OUT/papers.{json,md}
 # and papers-*.png, and with --page the page and plots to docs/results/. docs/evaluation.md.
@@ -21,7 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import evaluate  # noqa: E402 (puts build/ on the path for runner)
 import linux_guest  # noqa: E402
 import pager_bench  # noqa: E402
+import papers_000  # noqa: E402
 import papers_001  # noqa: E402
+import papers_002  # noqa: E402
 import papers_004  # noqa: E402
 import papers_page  # noqa: E402
 from papers_page import FIGURES_003, FINDINGS_003, progress, rounded, row  # noqa: E402
@@ -70,7 +74,7 @@ def arguments(argv=None):
     parser = argparse.ArgumentParser(description="the papers' figures on this tree")
     parser.add_argument("--quick", action="store_true", help="seed 004 at smaller sizes, 3 timed runs (make bench-papers QUICK=1)")
     parser.add_argument("--runs", type=int, help="timed boots per configuration (median)")
-    parser.add_argument("--seeds", default="001,003,004", help="which papers' rows to measure")
+    parser.add_argument("--seeds", default="000,001,002,003,004", help="which papers' rows to measure")
     parser.add_argument("--no-linux", action="store_true", help="leave out Linux's rows")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per boot")
     parser.add_argument("--page", help="also write the page and its plots here (docs/results/papers.md)")
@@ -251,7 +255,9 @@ def rows_003(options, summaries):
 
 
 def all_rows(options, measured, command, commit):
-    rows = papers_001.rows(options, measured["001"]) if "001" in measured else []
+    rows = papers_000.rows(options, measured["000"]) if "000" in measured else []
+    rows += papers_001.rows(options, measured["001"]) if "001" in measured else []
+    rows += papers_002.rows(options, measured["002"]) if "002" in measured else []
     rows += rows_003(options, measured["003"]) if "003" in measured else []
     rows += papers_004.rows(options, measured["004"]) if "004" in measured else []
     for r in rows:
@@ -290,8 +296,12 @@ def main():
         linux_guest.build()  # what changed only (the static sort with -S among it)
     start = time.monotonic()
     measured, measured_at = kept_measurements(options)
+    if "000" in options.seeds:
+        measured["000"] = papers_000.measure(options)
     if "001" in options.seeds:
         measured["001"] = papers_001.measure(options)
+    if "002" in options.seeds:
+        measured["002"] = papers_002.measure(options)
     if "003" in options.seeds:
         measured["003"] = measure_003(options)
     if "004" in options.seeds:

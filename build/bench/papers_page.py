@@ -9,12 +9,12 @@ from pathlib import Path
 import plots
 
 SEED_TITLES = {
+    "000": "Seed 000: a flash-aware swap system (mmap, libflmalloc)",
     "001": "Seed 001: VEMS, NVM in front of block storage (fileio through the NVM tier)",
+    "002": "Seed 002: a hybrid DRAM/DCPM memory system reached remotely (a memory node's own work)",
     "003": "Seed 003: the distribution effect of file operations in AnT (Bonnie)",
     "004": "Seed 004: Teramem, remote swapping (memseq, sort)",
 }
-OTHER_SEEDS = [("000", "a flash-aware swap system (mmap, libflmalloc)", 42),
-               ("002", "a hybrid DRAM/DCPM memory system reached remotely", 43)]
 FINDINGS_003 = {
     "Fig. 6": "1 process: #1 fastest, then #2, #3, #4; #5 slowest",
     "Fig. 7": "2+ processes: #2-#5 faster than #1; #3 about #1; 16+: #4 >= #5 >= #2",
@@ -123,6 +123,61 @@ def line_figure(plt, options, name, title, xlabel, ylabel, lines, logx=True, log
     figure.savefig(path, dpi=90)
     plt.close(figure)
     return path.name
+
+
+def bar_figure(plt, options, name, title, ylabel, groups, series, logy=False):
+    """groups: the x labels; series: {label: [y per group]}, None left out (a gap)."""
+    figure, axis = plt.subplots(figsize=(6.5, 4.5))
+    width = 0.8 / max(1, len(series))
+    for index, (label, values) in enumerate(series.items()):
+        xs = [g + index * width for g, v in enumerate(values) if v is not None]
+        axis.bar(xs, [v for v in values if v is not None], width, label=label)
+    axis.set_xticks([g + width * (len(series) - 1) / 2 for g in range(len(groups))])
+    axis.set_xticklabels(groups, fontsize=8)
+    if logy:
+        axis.set_yscale("log")
+        axis.axhline(1, color="black", linewidth=0.8)
+    axis.set_ylabel(ylabel)
+    axis.set_title(title, fontsize=10)
+    axis.grid(alpha=0.3, axis="y")
+    axis.legend(fontsize=8)
+    figure.tight_layout()
+    path = options.out / f"{name}.png"
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+    return path.name
+
+
+def draw_000(plt, options, rows):
+    """Figs 2-5 as the paper compares them: each method's speed over malloc with swap (its
+    bandwidth and FLOPS bars), per workload, Formica beside Linux."""
+    mine = [r for r in rows if r["seed"] == "000" and r["unit"] == "s"]
+    workloads = [w for w in ("stream", "himeno", "fio") if any(r["workload"] == w for r in mine)]
+    series = {}
+    for system in ("formica", "linux"):
+        for method in ("mmap", "flmalloc", "dram"):
+            values = []
+            for workload in workloads:
+                time = {r["method"]: r[system] for r in mine if r["workload"] == workload}
+                swap, this = time.get("malloc-swap"), time.get(method)
+                values.append(swap / this if swap and this else None)
+            if any(v is not None for v in values):
+                series[f"{'Formica' if system == 'formica' else 'Linux'} {method}"] = values
+    return {"seed 000": bar_figure(plt, options, "papers-000-speed", "Seed 000 Figs 2-5: speed over malloc "
+                                   "with swap", "times faster than malloc-swap (log)", workloads, series, logy=True)}
+
+
+def draw_002(plt, options, rows):
+    """Fig. 5 as the paper draws it: the local program's throughput beside remote traffic, as a
+    fraction of alone, per store, by remote_share."""
+    mine = [r for r in rows if r["seed"] == "002" and r["figure"] == "Fig. 5"]
+    shares = sorted({r["remote_share"] for r in mine})
+    series = {f"store in {local.upper()}": [next((r["formica"] for r in mine if r["local"] == local
+                                                   and r["remote_share"] == share), None) for share in shares]
+              for local in ("dram", "nvm") if any(r["local"] == local for r in mine)}
+    return {"seed 002": bar_figure(plt, options, "papers-002-fig5", "Seed 002 Fig. 5: the node's local work "
+                                   "beside remote traffic", "fraction of alone",
+                                   [f"remote_share {share}" for share in shares], series)}
 
 
 def points(rows, x, **match):
@@ -408,11 +463,45 @@ def section_001(rows):
     return lines
 
 
-def section_others():
+def section_000(rows, drawn):
+    mine = [r for r in rows if r["seed"] == "000"]
+    if not mine:
+        return []
+    data, local = mine[0]["data_mib"], mine[0]["local_mib"]
+    lines = [f"## {SEED_TITLES['000']}", "",
+             f"apps/flashbench's STREAM-, Himeno- and FIO-like workloads over {data} MiB of data with "
+             f"{local} MiB local (`make bench-flash`, docs/files.md): malloc with the pager swapping to "
+             "the disk, a mapped file on the disk, flmalloc, and all in DRAM, on Formica and on Linux in the "
+             "same QEMU (Linux: swap to a file, a cgroup's memory.max as the one local bound). The paper's "
+             "ratios are bandwidth and FLOPS; here they are time over time, which is the same ratio for a "
+             "fixed amount of work. The paper's machine swapped to PCIe flash; both systems here swap to a "
+             "virtio disk under TCG.", ""]
+    ratios = [r for r in mine if r["unit"] == "x"]
+    times = [r for r in mine if r["unit"] == "s"]
+    plot = [f"![seed 000]({drawn['seed 000']})", ""] if "seed 000" in drawn else []
+    return lines + table(ratios) + [""] + plot + ["Times:", ""] + table(times) + [""]
+
+
+def section_002(rows, drawn):
+    mine = [r for r in rows if r["seed"] == "002"]
+    if not mine:
+        return []
+    return [f"## {SEED_TITLES['002']}", "",
+            "One memory node (one core) runs a CPU-bound local program (`spin`, by `--memnode-cmd`) while "
+            "a client machine swaps to it, the node's store in DRAM or in its NVDIMM, and the node's "
+            "fair scheduler giving remote service `remote_share` of its core (`make bench-memnode`, "
+            "docs/memnode.md). The paper measured memory-bus contention (RDMA needs no CPU on the node); "
+            "QEMU models no memory bus, so what shows here is the node's CPU cost of serving, which the "
+            "scheduler bounds. Linux has no memory-node counterpart: its column is empty.", ""] \
+        + table(mine) + [""] + ([f"![seed 002]({drawn['seed 002']})", ""] if "seed 002" in drawn else [])
+
+
+def section_unmeasured(measured):
+    """A seed this run measured nothing of (papers.py --seeds without --keep): its heading, saying so."""
     lines = []
-    for seed, title, issue in OTHER_SEEDS:
-        lines += [f"## Seed {seed}: {title}", "",
-                  f"Its rows come from issue {issue}, which builds that system and adds them here.", ""]
+    for seed, title in SEED_TITLES.items():
+        if seed not in measured:
+            lines += [f"## {title}", "", f"Not measured in this run: `papers.py --seeds {seed} --keep` adds it.", ""]
     return lines
 
 
@@ -425,14 +514,23 @@ def write(options, rows, measured, settings):
         drawn_003["fig13"] = draw_fig13(plt, options, rows)
     if plt is not None and "004" in measured:
         drawn_004 = draw_004(plt, options, rows)
+    drawn_other = {}
+    if plt is not None and "000" in measured:
+        drawn_other.update(draw_000(plt, options, rows))
+    if plt is not None and "002" in measured:
+        drawn_other.update(draw_002(plt, options, rows))
     text = header(settings)
+    if "000" in measured:
+        text += section_000(rows, drawn_other)
     if "001" in measured:
         text += section_001(rows)
+    if "002" in measured:
+        text += section_002(rows, drawn_other)
     if "003" in measured:
         text += section_003(rows, drawn_003) + why_003(settings, measured["003"])[:-1] + why_fig13(rows, settings)
     if "004" in measured:
         text += section_004(rows, drawn_004) + why_004(rows)
-    text += section_others()
+    text += section_unmeasured(measured)
     if settings["failed_boots"]:
         text += ["## Boots that failed", ""] + [f"- {b}" for b in settings["failed_boots"]] + [""]
     (options.out / "papers.md").write_text("\n".join(text))
@@ -440,5 +538,5 @@ def write(options, rows, measured, settings):
         page = Path(options.page)
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text("\n".join(text))
-        for name in list(drawn_003.values()) + list(drawn_004.values()):
+        for name in list(drawn_003.values()) + list(drawn_004.values()) + list(drawn_other.values()):
             shutil.copyfile(options.out / name, page.parent / name)

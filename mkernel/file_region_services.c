@@ -40,12 +40,14 @@ bool file_region_services_init(void)
     return true;
 }
 
-static bool overlaps(const struct process *process, uint64_t base, uint64_t bytes)
+/* Whether [base, base + bytes) meets a region of the process, or comes
+ * within `gap` bytes of one. */
+static bool overlaps(const struct process *process, uint64_t base, uint64_t bytes, uint64_t gap)
 {
     for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
         const struct file_region *region = &process->file_regions[i];
-        if (region->bytes != 0 && base < region->base + region->bytes + REGION_GAP &&
-            region->base < base + bytes + REGION_GAP)
+        if (region->bytes != 0 && base < region->base + region->bytes + gap &&
+            region->base < base + bytes + gap)
             return true;
     }
     return false;
@@ -57,13 +59,31 @@ static bool inside_window(uint64_t base, uint64_t bytes)
            bytes <= FILE_REGION_BASE + FILE_REGION_WINDOW_BYTES - base;
 }
 
+/* A MAP_FIXED base: inside the window, page-aligned, over no region (the
+ * library unmapped what was there first; it may touch its neighbours, as
+ * on Linux). Each refusal is logged. */
+static bool fixed_base_fits(const struct process *process, uint64_t base, uint64_t bytes)
+{
+    const char *why = base % PAGE_SIZE != 0               ? "not page-aligned"
+                      : !inside_window(base, bytes)       ? "not inside the mmap window"
+                      : overlaps(process, base, bytes, 0) ? "over another region"
+                                                          : NULL;
+    if (why != NULL)
+        kprintf("file region: pid %u: MAP_FIXED at 0x%lx (%lu bytes) refused: %s "
+                "(the window is [0x%lx, 0x%lx))\n",
+                process->pid, base, bytes, why, (uint64_t)FILE_REGION_BASE,
+                (uint64_t)(FILE_REGION_BASE + FILE_REGION_WINDOW_BYTES));
+    return why == NULL;
+}
+
 /* Where a region of `bytes` goes: the fixed base asked for, or the lowest
- * free place of the window (a region's place, and its page tables, are used
- * again after its munmap); 0 when there is none. */
+ * free place of the window followed by an unmapped page (a region's place,
+ * and its page tables, are used again after its munmap); 0 when there is
+ * none. */
 static uint64_t choose_base(struct process *process, uint64_t asked, uint64_t bytes, bool fixed)
 {
     if (fixed)
-        return inside_window(asked, bytes) && !overlaps(process, asked, bytes) ? asked : 0;
+        return fixed_base_fits(process, asked, bytes) ? asked : 0;
     uint64_t base = FILE_REGION_BASE;
     for (bool moved = true; moved && inside_window(base, bytes);) {
         moved = false;
@@ -131,6 +151,7 @@ static long create(const struct intercore_file_region_request *request)
         .handle = request->handle,
         .fs = request->fs,
         .flags = (uint32_t)request->flags,
+        .mapping = ++process->file_region_mappings,
     };
     return (long)base;
 }
@@ -171,17 +192,93 @@ void serve_file_region_copy(const struct intercore_message *message,
     reply->result = private_frame((uint32_t)request->pid, request->source);
 }
 
-/* Frames of the process's own in the region (private copies) go back. */
-static void free_own_frames(struct process *process, const struct file_region *region)
+/* Frames of the process's own in [address, address + bytes) (private
+ * copies, a hole's zeroes) go back to the allocator. */
+static void free_own_frames(struct process *process, uint64_t address, uint64_t bytes)
 {
-    for (uint64_t offset = 0; offset < region->bytes; offset += PAGE_SIZE) {
-        uint64_t *entry = paging_find_entry(process->root, region->base + offset);
+    for (uint64_t offset = 0; offset < bytes; offset += PAGE_SIZE) {
+        uint64_t *entry = paging_find_entry(process->root, address + offset);
         if (entry == NULL || !(*entry & PAGE_PRESENT) || (*entry & PAGE_DEVICE))
             continue;
-        physical_free(paging_unmap_page(process->root, region->base + offset), 1);
+        physical_free(paging_unmap_page(process->root, address + offset), 1);
         process->memory_bytes -= PAGE_SIZE;
     }
     translations_dropped(process);
+}
+
+/* The region of `process` that holds all of [address, address + bytes),
+ * or NULL. */
+static struct file_region *region_holding(struct process *process, uint64_t address, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+        struct file_region *region = &process->file_regions[i];
+        if (region->bytes != 0 && address >= region->base &&
+            address - region->base < region->bytes &&
+            bytes <= region->bytes - (address - region->base))
+            return region;
+    }
+    return NULL;
+}
+
+/* Whether a region of the process is a part of mmap number `mapping`. */
+static bool mapping_has_parts(const struct process *process, uint32_t mapping)
+{
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+        const struct file_region *region = &process->file_regions[i];
+        if (region->bytes != 0 && region->mapping == mapping)
+            return true;
+    }
+    return false;
+}
+
+/* The region's record with [address, address + bytes) cut out: forgotten,
+ * its head or its tail kept, or both (the tail then in `tail_slot`, a free
+ * one), each part at its own file offset with the same handle, flags and
+ * mapping number. */
+static void cut_record(struct file_region *region, uint64_t address, uint64_t bytes,
+                       struct file_region *tail_slot)
+{
+    struct file_region_cut cut =
+        file_region_cut(region->base, region->bytes, address, address + bytes);
+    struct file_region tail = *region;
+    tail.base = cut.tail_base;
+    tail.bytes = cut.tail_bytes;
+    tail.offset = region->offset + (cut.tail_base - region->base);
+    tail.last_fault = 0;
+    if (cut.head_bytes != 0) {
+        region->bytes = cut.head_bytes;
+        if (cut.tail_bytes != 0)
+            *tail_slot = tail;
+    } else {
+        *region = cut.tail_bytes != 0 ? tail : (struct file_region){0};
+    }
+}
+
+static void end_range(const struct intercore_file_region_end_request *request,
+                      struct intercore_file_region_end_reply *reply)
+{
+    struct process *process = process_find((uint32_t)request->pid);
+    struct file_region *region = process != NULL && process->root != 0
+                                     ? region_holding(process, request->address, request->bytes)
+                                     : NULL;
+    if (region == NULL || request->address % PAGE_SIZE != 0 || request->bytes == 0 ||
+        request->bytes % PAGE_SIZE != 0) {
+        reply->result = -E_INVALID;
+        return;
+    }
+    bool middle = request->address > region->base &&
+                  request->address + request->bytes < region->base + region->bytes;
+    struct file_region *tail_slot = middle ? free_slot(process) : NULL;
+    if (middle && tail_slot == NULL) {
+        reply->result = -E_BUSY; /* nothing changed */
+        return;
+    }
+    free_own_frames(process, request->address, request->bytes);
+    struct file_region ended = *region;
+    cut_record(region, request->address, request->bytes, tail_slot);
+    reply->result = 0;
+    reply->handle = ended.handle;
+    reply->last = mapping_has_parts(process, ended.mapping) ? 0 : 1;
 }
 
 void serve_file_region_end(const struct intercore_message *message,
@@ -189,19 +286,23 @@ void serve_file_region_end(const struct intercore_message *message,
                            struct intercore_file_region_end_reply *reply)
 {
     (void)message;
+    end_range(request, reply);
+}
+
+void serve_file_region_drop(const struct intercore_message *message,
+                            const struct intercore_file_region_drop_request *request,
+                            struct intercore_file_region_drop_reply *reply)
+{
+    (void)message;
     struct process *process = process_find((uint32_t)request->pid);
-    reply->result = -E_INVALID;
-    if (process == NULL || process->root == 0)
-        return;
-    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
-        struct file_region *region = &process->file_regions[i];
-        if (region->bytes == 0 || region->base != request->address)
-            continue;
-        free_own_frames(process, region);
-        reply->result = (long)region->handle;
-        *region = (struct file_region){0};
+    if (process == NULL || process->root == 0 || request->address % PAGE_SIZE != 0 ||
+        request->bytes % PAGE_SIZE != 0 ||
+        region_holding(process, request->address, request->bytes) == NULL) {
+        reply->result = -E_INVALID;
         return;
     }
+    free_own_frames(process, request->address, request->bytes);
+    reply->result = 0;
 }
 
 void file_region_services_release(struct process *process)

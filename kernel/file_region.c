@@ -113,7 +113,8 @@ static long end_part(struct process *process, uint64_t from, uint64_t to, uint64
 
 static bool range_ok(uint64_t address, uint64_t bytes)
 {
-    return address % PAGE_SIZE == 0 && bytes != 0 && bytes <= UINT64_MAX - address - PAGE_SIZE;
+    return address % PAGE_SIZE == 0 && bytes != 0 && address <= UINT64_MAX - PAGE_SIZE &&
+           bytes <= UINT64_MAX - PAGE_SIZE - address; /* rounded up, the end does not wrap */
 }
 
 long sys_file_region_end(uint64_t address, uint64_t bytes, uint64_t handles)

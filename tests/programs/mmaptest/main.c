@@ -562,6 +562,7 @@ static int partial_command(const char *path)
     check("msync of the unmapped middle", msync(cold + 8 * PAGE, PAGE, MS_SYNC) == -E_INVALID, 0);
     check("unaligned refused", munmap(warm + 5, PAGE) == -E_INVALID, 0);
     check("length 0 refused", munmap(warm + 4 * PAGE, 0) == -E_INVALID, 0);
+    check("a range that wraps refused", munmap(warm, (size_t)0 - 2 * PAGE) == -E_INVALID, 0);
     check("unmap over parts and gaps", munmap(warm, 24 * PAGE) == 0, 0);
     check("unmap the cold parts", munmap(cold, 24 * PAGE) == 0, 0);
     check("unmap of nothing", munmap(warm, 24 * PAGE) == 0, 0);

@@ -55,7 +55,7 @@ struct file_region {
     uint32_t fs;         /* the FS instance that gave it */
     uint32_t flags;      /* FILE_REGION_* */
     uint64_t last_fault; /* page index of the last fault + 1 (0: none): sequential faults */
-    uint32_t mapping;    /* the mmap it is (a part of): its handle closes with the last part */
+    uint64_t mapping;    /* the mmap it is (a part of): its handle closes with the last part */
 };
 
 #define PROCESS_LEAF_CACHE 8
@@ -96,7 +96,7 @@ struct process {
      * the first. */
     struct file_region file_regions[FILE_REGIONS_PER_PROCESS];
     uint64_t file_region_control;
-    uint32_t file_region_mappings; /* mmaps recorded so far: the next one's number */
+    uint64_t file_region_mappings; /* mmaps recorded so far: the next one's number */
     /* Owning core: mapping lends installed and not ended yet (the m-kernel
      * reads it at exit to skip the table when 0). */
     _Atomic uint32_t mapping_lends;

@@ -6,6 +6,8 @@
  * process before its address space goes. */
 #include "file_region_services.h"
 #include "atomic.h"
+#include "clock.h"
+#include "console.h"
 #include "authority.h"
 #include "ica/ica.h"
 #include "ica/mapping_lend.h"
@@ -15,7 +17,9 @@
 #include "physical_memory.h"
 #include "shared.h"
 #include "translation_stamp.h"
+#include "x86.h"
 #include <formica/errors.h>
+#include <formica/log_limit.h>
 #include "intercore.h"
 #include <string.h>
 
@@ -61,18 +65,22 @@ static bool inside_window(uint64_t base, uint64_t bytes)
 
 /* A MAP_FIXED base: inside the window, page-aligned, over no region (the
  * library unmapped what was there first; it may touch its neighbours, as
- * on Linux). Each refusal is logged. */
+ * on Linux). A refusal is logged, at most LOG_LIMIT_PER_SECOND a second a
+ * pid. */
 static bool fixed_base_fits(const struct process *process, uint64_t base, uint64_t bytes)
 {
     const char *why = base % PAGE_SIZE != 0               ? "not page-aligned"
                       : !inside_window(base, bytes)       ? "not inside the mmap window"
                       : overlaps(process, base, bytes, 0) ? "over another region"
                                                           : NULL;
-    if (why != NULL)
+    static struct log_limit limit; /* the m-kernel's core only */
+    uint64_t held_back = 0;
+    if (why != NULL &&
+        log_limit_allow(&limit, process->pid, clock_cycles_to_us(rdtsc()), &held_back))
         kprintf("file region: pid %u: MAP_FIXED at 0x%lx (%lu bytes) refused: %s "
-                "(the window is [0x%lx, 0x%lx))\n",
+                "(the window is [0x%lx, 0x%lx); %lu more not shown)\n",
                 process->pid, base, bytes, why, (uint64_t)FILE_REGION_BASE,
-                (uint64_t)(FILE_REGION_BASE + FILE_REGION_WINDOW_BYTES));
+                (uint64_t)(FILE_REGION_BASE + FILE_REGION_WINDOW_BYTES), held_back);
     return why == NULL;
 }
 
@@ -221,7 +229,7 @@ static struct file_region *region_holding(struct process *process, uint64_t addr
 }
 
 /* Whether a region of the process is a part of mmap number `mapping`. */
-static bool mapping_has_parts(const struct process *process, uint32_t mapping)
+static bool mapping_has_parts(const struct process *process, uint64_t mapping)
 {
     for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
         const struct file_region *region = &process->file_regions[i];

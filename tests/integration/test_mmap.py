@@ -253,15 +253,18 @@ def test_the_account_pays_for_tables_and_private_copies(tmp_path):
     assert_clean(disk)
 
 
-def test_munmap_of_a_head_a_tail_a_middle_and_over_gaps(tmp_path):
+# "@2": the program on a p-kernel's core: the m-kernel frees the copies and cuts the records of a
+# process that runs elsewhere, while its own core ends the lends.
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_munmap_of_a_head_a_tail_a_middle_and_over_gaps(tmp_path, core):
     """munmap of a part of a region (its head, its tail, its middle: two regions then) leaves the
     rest mapped, each part faulting at its own file offset with the region's handle (msync of
     the tail part), and one munmap over parts and gaps ends them all; unaligned and empty
     ranges are refused. Then a page unmapped from the middle of a private mapping (its copy
     freed) ends the program as any fault on unmapped memory (exit 142)."""
     disk = disk_copy(tmp_path)
-    result = boot(disk, "run mmaptest partial /partial.dat; run mmaptest lent; "
-                        "run mmaptest unmapped /unmapped.dat; run mmaptest lent")
+    result = boot(disk, f"run mmaptest partial /partial.dat {core}; run mmaptest lent; "
+                        f"run mmaptest unmapped /unmapped.dat {core}; run mmaptest lent", smp=3)
     assert result.rc != 0, result.describe()  # the second program ends with a fault
     assert_checks_held(result, ["read before", "unmap the head", "unmap the tail",
                                 "unmap the middle", "the parts left equal pread",
@@ -296,11 +299,12 @@ def test_map_fixed_replaces_part_of_a_mapping(tmp_path):
     assert_clean(disk)
 
 
-def test_dontneed_drops_private_copies(tmp_path):
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_dontneed_drops_private_copies(tmp_path, core):
     """MADV_DONTNEED on a private mapping frees its copies (the next read equals pread, a
     hole's store reads zeroes again); on a shared one it ends the lends (faulted back)."""
     disk = disk_copy(tmp_path)
-    result = boot(disk, "run mmaptest dontneed /dontneed.dat; run mmaptest lent")
+    result = boot(disk, f"run mmaptest dontneed /dontneed.dat {core}; run mmaptest lent", smp=3)
     assert result.rc == 0, result.describe()
     assert_checks_held(result, ["stores seen", "don't need, private",
                                 "private reads equal pread again", "the hole reads zeroes again",

@@ -574,7 +574,7 @@ static int partial_command(const char *path)
 
 /* 8 pages mapped privately, page 2 stored into (a private copy), the
  * middle (page 2's copy and page 3's lend) unmapped: page 1 and page 5
- * still read, then page 3 is touched and ends the program as a fault on
+ * still read, then page 2 is touched and ends the program as a fault on
  * unmapped memory (exit code 142). */
 static int unmapped_command(const char *path)
 {
@@ -589,8 +589,8 @@ static int unmapped_command(const char *path)
     check("unmap pages 2 and 3", munmap(mapped + 2 * PAGE, 2 * PAGE) == 0, 0);
     check("pages 1 and 5 still read",
           mapped[PAGE + 9] == pattern(PAGE + 9) && mapped[5 * PAGE] == pattern(5 * PAGE), 0);
-    printf("mmaptest: touching an unmapped page\n");
-    volatile uint8_t gone = mapped[3 * PAGE + 7];
+    printf("mmaptest: touching an unmapped page (its private copy freed)\n");
+    volatile uint8_t gone = mapped[2 * PAGE + 7];
     printf("mmaptest: read %u from an unmapped page: not ended\n", gone);
     return 2;
 }
@@ -673,10 +673,13 @@ static int dontneed_command(const char *path)
 }
 
 /* 300 cycles in a small account: a private mapping of 1 MiB with a store
- * in its head, middle and tail (private copies), its middle unmapped
- * (split), its head, then a page of the tail never touched read (a fault
- * on the split's handle), then the rest. A leaked copy, record or FS
- * handle ends the loop (quota, a 17th region, FS's 128 handles). */
+ * in its head, middle and tail (private copies, at other pages each cycle),
+ * its middle unmapped (split), its head, then a page of the tail read
+ * (a fault on the split's handle), then the rest. Each page stored into
+ * reads the file's bytes first: a copy left mapped by an earlier cycle
+ * would show. A leaked record or FS handle ends the loop (a 17th region,
+ * FS's 128 handles a process), so would a copy charged and never freed
+ * (the account's 4 MiB). */
 static int cycles_command(const char *path)
 {
     long error = write_pattern(path, 256 * PAGE);
@@ -692,12 +695,18 @@ static int cycles_command(const char *path)
         }
         first = first == NULL ? mapped : first;
         moved += mapped != first;
-        mapped[3 * PAGE] = mapped[130 * PAGE] = mapped[250 * PAGE] = (uint8_t)cycle;
+        uint32_t head = cycle * 7 % 100, middle = 100 + cycle * 7 % 50,
+                 tail = 150 + cycle * 7 % 106;
+        /* the file's bytes, never a copy an earlier cycle left there */
+        wrong += mapped[head * PAGE] != pattern(head * PAGE);
+        wrong += mapped[middle * PAGE] != pattern(middle * PAGE);
+        wrong += mapped[tail * PAGE] != pattern(tail * PAGE);
+        mapped[head * PAGE] = mapped[middle * PAGE] = mapped[tail * PAGE] = (uint8_t)~cycle;
         long cut = munmap(mapped + 100 * PAGE, 50 * PAGE);
         cut = cut != 0 ? cut : munmap(mapped, 100 * PAGE);
-        uint32_t page = 150 + cycle % 100; /* untouched unless 250 */
+        uint32_t page = 150 + cycle * 13 % 106; /* maybe never touched: a fault on the split */
         wrong += mapped[page * PAGE + 1] != pattern(page * PAGE + 1);
-        wrong += mapped[250 * PAGE] != (uint8_t)cycle;
+        wrong += mapped[tail * PAGE] != (uint8_t)~cycle;
         cut = cut != 0 ? cut : munmap(mapped + 150 * PAGE, 106 * PAGE);
         if (cut != 0) {
             check("a cycle's munmap", false, cut);

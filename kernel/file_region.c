@@ -17,6 +17,7 @@
 #include "server_registry.h"
 #include "shared.h"
 #include "user_memory.h"
+#include "x86.h"
 #include <formica/errors.h>
 #include <formica/file_region.h>
 #include <formica/protocol/blk.h>
@@ -111,6 +112,14 @@ static long end_part(struct process *process, uint64_t from, uint64_t to, uint64
     return 0;
 }
 
+/* The m-kernel unmapped frames of the process's (its private copies): on a
+ * p-kernel's core this core may still hold their translations, and the
+ * process resumes without a switch that would reload them. */
+static void drop_stale_translations(void)
+{
+    write_cr3(read_cr3());
+}
+
 static bool range_ok(uint64_t address, uint64_t bytes)
 {
     return address % PAGE_SIZE == 0 && bytes != 0 && address <= UINT64_MAX - PAGE_SIZE &&
@@ -136,9 +145,12 @@ long sys_file_region_end(uint64_t address, uint64_t bytes, uint64_t handles)
         uint64_t from = address > region->base ? address : region->base;
         uint64_t to = end < region->base + region->bytes ? end : region->base + region->bytes;
         long error = end_part(process, from, to, closed, &closing);
-        if (error != 0)
+        if (error != 0) {
+            drop_stale_translations();
             return error;
+        }
     }
+    drop_stale_translations();
     long copied = copy_to_user(handles, closed, sizeof(uint64_t) * closing);
     return copied != 0 ? copied : (long)closing;
 }
@@ -154,6 +166,7 @@ static long drop_pages(struct process *process, uint64_t address, uint64_t bytes
                                         .file_region_drop = {process->pid, address, bytes}};
     struct intercore_message reply;
     mkernel_request(&request, &reply);
+    drop_stale_translations();
     return reply.file_region_drop_reply.result;
 }
 

@@ -643,7 +643,9 @@ static int fixed_command(const char *path)
 
 /* MADV_DONTNEED on a private mapping with stores (pages 1 and 2, and a
  * hole): its copies go, the next reads show the file's bytes again; on a
- * shared one: its lends end, the next reads fault them back. */
+ * shared one: its lends end, the next reads fault them back; on a hole of
+ * a shared read-only one (zeroes of the process's own): a write() into the
+ * hole is seen after it. */
 static int dontneed_command(const char *path)
 {
     long lent_before = blk_lent_now();
@@ -665,7 +667,17 @@ static int dontneed_command(const char *path)
     check("shared read", mismatched_part(fd, shared, 0, 8) == 0, 0);
     check("don't need, shared", madvise(shared, 8 * PAGE, MADV_DONTNEED) == 0, 0);
     check("shared reads again", mismatched_part(fd, shared, 0, 8) == 0, 0);
-    check("unmap", munmap(copies, 10 * PAGE) == 0 && munmap(shared, 8 * PAGE) == 0, 0);
+    uint8_t *hole = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 9 * PAGE);
+    check("a shared read-only hole reads zeroes", hole != MAP_FAILED && hole[5] == 0, mmap_error());
+    uint8_t written = 0x6b;
+    check("hole written", pwrite(fd, &written, 1, 9 * PAGE + 5) == 1, 0);
+    check("don't need, the hole", hole != MAP_FAILED && madvise(hole, PAGE, MADV_DONTNEED) == 0, 0);
+    check("the hole's write seen", hole != MAP_FAILED && hole[5] == 0x6b,
+          hole != MAP_FAILED ? hole[5] : 0);
+    check("unmap",
+          munmap(copies, 10 * PAGE) == 0 && munmap(shared, 8 * PAGE) == 0 &&
+              munmap(hole, PAGE) == 0,
+          0);
     close(fd);
     long lent_after = blk_lent_now();
     check("lends all ended", lent_after == lent_before, lent_after - lent_before);

@@ -3,7 +3,8 @@
  * in it becomes FS_MAP_FAULT on the process's file region control ICA,
  * exactly as a pager fault becomes PAGER_FAULT; BLK's answer (forwarded by
  * FS with direct return) lends the blocks, and each becomes a mapping lend
- * at its page. SYS_FILE_REGION_END ends the lends, then the record. */
+ * at its page. SYS_FILE_REGION_END ends the lends of a range, then the
+ * m-kernel cuts the records (a region cut in the middle becomes two). */
 #include "file_region.h"
 #include "console.h"
 #include "cpu.h"
@@ -15,6 +16,8 @@
 #include "scheduler.h"
 #include "server_registry.h"
 #include "shared.h"
+#include "user_memory.h"
+#include "x86.h"
 #include <formica/errors.h>
 #include <formica/file_region.h>
 #include <formica/protocol/blk.h>
@@ -64,19 +67,107 @@ static struct file_region *region_at(struct process *process, uint64_t address)
     return NULL;
 }
 
-long sys_file_region_end(uint64_t address, uint64_t bytes)
+/* The lowest region of the process that meets [from, to), or NULL. */
+static struct file_region *lowest_region_in(struct process *process, uint64_t from, uint64_t to)
 {
-    struct process *process = me();
-    struct file_region *region = region_at(process, address);
-    bytes = (bytes + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
-    if (region == NULL || region->base != address || region->bytes != bytes)
-        return -E_INVALID; /* only a whole region ends */
-    mapping_lends_end(process, region->base, region->bytes);
+    struct file_region *lowest = NULL;
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+        struct file_region *region = &process->file_regions[i];
+        if (region->bytes != 0 && region->base < to && from < region->base + region->bytes &&
+            (lowest == NULL || region->base < lowest->base))
+            lowest = region;
+    }
+    return lowest;
+}
+
+/* Whether cutting [from, to) out would split a region in two while every
+ * region slot is taken (then nothing is cut: -E_BUSY). */
+static bool split_without_room(struct process *process, uint64_t from, uint64_t to)
+{
+    struct file_region *region = region_at(process, from);
+    if (region == NULL || from == region->base || to >= region->base + region->bytes)
+        return false;
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++)
+        if (process->file_regions[i].bytes == 0)
+            return false;
+    return true;
+}
+
+/* [from, to) cut out of `region` (which holds all of it): its mapping
+ * lends end here, on the mapper's core; the m-kernel frees its private
+ * copies and cuts the record. The region's FS handle goes to `closed` when
+ * no part of its mapping is left. */
+static long end_part(struct process *process, uint64_t from, uint64_t to, uint64_t *closed,
+                     uint32_t *closing)
+{
+    mapping_lends_end(process, from, to - from);
     struct intercore_message request = {.type = MESSAGE_FILE_REGION_END,
-                                        .file_region_end = {process->pid, address}};
+                                        .file_region_end = {process->pid, from, to - from}};
     struct intercore_message reply;
     mkernel_request(&request, &reply);
-    return reply.file_region_end_reply.result;
+    if (reply.file_region_end_reply.result != 0)
+        return reply.file_region_end_reply.result;
+    if (reply.file_region_end_reply.last && *closing < FILE_REGIONS_PER_PROCESS)
+        closed[(*closing)++] = reply.file_region_end_reply.handle;
+    return 0;
+}
+
+/* The m-kernel unmapped frames of the process's (its private copies): on a
+ * p-kernel's core this core may still hold their translations, and the
+ * process resumes without a switch that would reload them. */
+static void drop_stale_translations(void)
+{
+    write_cr3(read_cr3());
+}
+
+static bool range_ok(uint64_t address, uint64_t bytes)
+{
+    return address % PAGE_SIZE == 0 && bytes != 0 && address <= UINT64_MAX - PAGE_SIZE &&
+           bytes <= UINT64_MAX - PAGE_SIZE - address; /* rounded up, the end does not wrap */
+}
+
+long sys_file_region_end(uint64_t address, uint64_t bytes, uint64_t handles)
+{
+    struct process *process = me();
+    uint64_t room = sizeof(uint64_t) * FILE_REGIONS_PER_PROCESS;
+    if (!range_ok(address, bytes))
+        return -E_INVALID; /* POSIX: EINVAL */
+    uint64_t end = address + ((bytes + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1));
+    if ((handles < end && address < handles + room) ||
+        !user_range_ok(process->root, handles, room, true))
+        return -E_FAULT;
+    if (split_without_room(process, address, end))
+        return -E_BUSY;
+    uint64_t closed[FILE_REGIONS_PER_PROCESS];
+    uint32_t closing = 0;
+    for (struct file_region *region = lowest_region_in(process, address, end); region != NULL;
+         region = lowest_region_in(process, address, end)) {
+        uint64_t from = address > region->base ? address : region->base;
+        uint64_t to = end < region->base + region->bytes ? end : region->base + region->bytes;
+        long error = end_part(process, from, to, closed, &closing);
+        if (error != 0) {
+            drop_stale_translations();
+            return error;
+        }
+    }
+    drop_stale_translations();
+    long copied = copy_to_user(handles, closed, sizeof(uint64_t) * closing);
+    return copied != 0 ? copied : (long)closing;
+}
+
+/* MADV_DONTNEED: the range's mapping lends end, and the m-kernel frees
+ * its private copies (and a hole's zeroes): the next access faults the
+ * file's page in again, as Linux does for a private file mapping. */
+static long drop_pages(struct process *process, uint64_t address, uint64_t bytes)
+{
+    bytes = (bytes + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
+    mapping_lends_end(process, address, bytes);
+    struct intercore_message request = {.type = MESSAGE_FILE_REGION_DROP,
+                                        .file_region_drop = {process->pid, address, bytes}};
+    struct intercore_message reply;
+    mkernel_request(&request, &reply);
+    drop_stale_translations();
+    return reply.file_region_drop_reply.result;
 }
 
 long sys_file_region_advise(uint64_t address, uint64_t bytes, uint32_t advice)
@@ -94,8 +185,7 @@ long sys_file_region_advise(uint64_t address, uint64_t bytes, uint32_t advice)
         region->flags |= FILE_REGION_SEQUENTIAL;
         return 0;
     case MADV_DONTNEED:
-        mapping_lends_end(process, address, bytes);
-        return 0;
+        return drop_pages(process, address, bytes);
     }
     return -E_INVALID;
 }

@@ -46,7 +46,8 @@ struct server_entry; /* ica.h */
 
 /* A file region (formica/file_region.h, docs/mmap.md): written by the
  * m-kernel while the process waits in SYS_FILE_REGION or _END, read by its
- * core at a fault. bytes 0: the slot is free. */
+ * core at a fault. bytes 0: the slot is free. The parts of a region a
+ * munmap cut in the middle share its `mapping` number (and FS handle). */
 struct file_region {
     uint64_t base, bytes;
     uint64_t offset;     /* the file offset of its first page */
@@ -54,6 +55,7 @@ struct file_region {
     uint32_t fs;         /* the FS instance that gave it */
     uint32_t flags;      /* FILE_REGION_* */
     uint64_t last_fault; /* page index of the last fault + 1 (0: none): sequential faults */
+    uint64_t mapping;    /* the mmap it is (a part of): its handle closes with the last part */
 };
 
 #define PROCESS_LEAF_CACHE 8
@@ -94,6 +96,7 @@ struct process {
      * the first. */
     struct file_region file_regions[FILE_REGIONS_PER_PROCESS];
     uint64_t file_region_control;
+    uint64_t file_region_mappings; /* mmaps recorded so far: the next one's number */
     /* Owning core: mapping lends installed and not ended yet (the m-kernel
      * reads it at exit to skip the table when 0). */
     _Atomic uint32_t mapping_lends;

@@ -2,7 +2,9 @@
  * (sys/mman.h, docs/mmap.md). mmap asks FS to check the descriptor
  * (FS_MAP, which answers a handle of the region's own), then the kernel for
  * the region (SYS_FILE_REGION); faults in it are the kernel's and FS's
- * business from then on. munmap ends the region and closes its handle. */
+ * business from then on. munmap ends any range of the regions (the kernel
+ * cuts its records) and closes the FS handle of each mapping whose last
+ * part ended; MAP_FIXED unmaps what lies under the new mapping first. */
 #include "file_internal.h"
 #include <formica/errors.h>
 #include <formica/file_region.h>
@@ -33,6 +35,33 @@ static void remember_mapping(uint64_t base, uint64_t bytes, uint64_t handle)
             return;
         }
     }
+}
+
+/* The records with [from, to) cut out, as the kernel cut its own: a
+ * mapping cut in the middle becomes two with the same handle. */
+static void forget_range(uint64_t from, uint64_t to)
+{
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+        struct mapping *mapping = &mappings[i];
+        struct file_region_cut cut = file_region_cut(mapping->base, mapping->bytes, from, to);
+        if (mapping->bytes == 0 || cut.head_bytes == mapping->bytes)
+            continue;
+        if (cut.head_bytes != 0) {
+            mapping->bytes = cut.head_bytes;
+            if (cut.tail_bytes != 0) /* after `to`: later turns of this loop leave it */
+                remember_mapping(cut.tail_base, cut.tail_bytes, mapping->handle);
+        } else if (cut.tail_bytes != 0) {
+            mapping->base = cut.tail_base;
+            mapping->bytes = cut.tail_bytes;
+        } else {
+            *mapping = (struct mapping){0};
+        }
+    }
+}
+
+static uint64_t pages_of(uint64_t bytes)
+{
+    return (bytes + 4095) & ~(uint64_t)4095;
 }
 
 long mmap_error(void)
@@ -82,37 +111,56 @@ static uint32_t region_flags(int protection, int flags)
     return region;
 }
 
+/* Whether a MAP_FIXED mapping at `address` may go there: then what lies
+ * under it is unmapped first (anywhere else the kernel refuses it, and
+ * nothing is unmapped). */
+static bool fixed_place_allowed(uint64_t address, uint64_t length)
+{
+    return address % 4096 == 0 && address >= FILE_REGION_BASE && length != 0 &&
+           length <= FILE_REGION_MAX_BYTES &&
+           pages_of(length) <= FILE_REGION_BASE + FILE_REGION_WINDOW_BYTES - address;
+}
+
 void *mmap(void *address, size_t length, int protection, int flags, int fd, int64_t offset)
 {
     struct file_descriptor *file = file_descriptor_get(fd);
     if (file == NULL)
         return failed(-E_BAD_HANDLE);
-    if (offset < 0 || ((flags & MAP_FIXED) && (uint64_t)address % 4096 != 0))
+    if (offset < 0)
         return failed(-E_INVALID);
     long handle = map_request(file, length, protection, flags, offset);
     if (handle < 0)
         return failed(handle);
-    long base = system_call_file_region((uint64_t)handle, (uint64_t)address, length,
-                                        region_flags(protection, flags),
-                                        (uint32_t)file_channel_fs_pid, (uint64_t)offset);
+    long error = 0;
+    if ((flags & MAP_FIXED) && fixed_place_allowed((uint64_t)address, length))
+        error = munmap(address, length);
+    long base = error != 0
+                    ? error
+                    : system_call_file_region((uint64_t)handle, (uint64_t)address, length,
+                                              region_flags(protection, flags),
+                                              (uint32_t)file_channel_fs_pid, (uint64_t)offset);
     if (base < 0) {
         close_region_handle((uint64_t)handle);
         return failed(base);
     }
-    remember_mapping((uint64_t)base, length, (uint64_t)handle);
+    remember_mapping((uint64_t)base, pages_of(length), (uint64_t)handle);
     last_error = 0;
     return (void *)base;
 }
 
 int munmap(void *address, size_t length)
 {
-    long handle = system_call_file_region_end((uint64_t)address, length);
-    if (handle < 0)
-        return (int)handle;
-    struct mapping *mapping = mapping_at((uint64_t)address);
-    if (mapping != NULL)
-        *mapping = (struct mapping){0};
-    return (int)close_region_handle((uint64_t)handle);
+    uint64_t closed[FILE_REGIONS_PER_PROCESS];
+    long count = system_call_file_region_end((uint64_t)address, length, closed);
+    if (count < 0)
+        return (int)count;
+    forget_range((uint64_t)address, (uint64_t)address + pages_of(length));
+    long error = 0;
+    for (long i = 0; i < count; i++) {
+        long closing = close_region_handle(closed[i]);
+        error = error != 0 ? error : closing;
+    }
+    return (int)error;
 }
 
 int msync(void *address, size_t length, int flags)

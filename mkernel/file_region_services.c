@@ -6,6 +6,8 @@
  * process before its address space goes. */
 #include "file_region_services.h"
 #include "atomic.h"
+#include "clock.h"
+#include "console.h"
 #include "authority.h"
 #include "ica/ica.h"
 #include "ica/mapping_lend.h"
@@ -15,7 +17,9 @@
 #include "physical_memory.h"
 #include "shared.h"
 #include "translation_stamp.h"
+#include "x86.h"
 #include <formica/errors.h>
+#include <formica/log_limit.h>
 #include "intercore.h"
 #include <string.h>
 
@@ -40,12 +44,14 @@ bool file_region_services_init(void)
     return true;
 }
 
-static bool overlaps(const struct process *process, uint64_t base, uint64_t bytes)
+/* Whether [base, base + bytes) meets a region of the process, or comes
+ * within `gap` bytes of one. */
+static bool overlaps(const struct process *process, uint64_t base, uint64_t bytes, uint64_t gap)
 {
     for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
         const struct file_region *region = &process->file_regions[i];
-        if (region->bytes != 0 && base < region->base + region->bytes + REGION_GAP &&
-            region->base < base + bytes + REGION_GAP)
+        if (region->bytes != 0 && base < region->base + region->bytes + gap &&
+            region->base < base + bytes + gap)
             return true;
     }
     return false;
@@ -57,13 +63,35 @@ static bool inside_window(uint64_t base, uint64_t bytes)
            bytes <= FILE_REGION_BASE + FILE_REGION_WINDOW_BYTES - base;
 }
 
+/* A MAP_FIXED base: inside the window, page-aligned, over no region (the
+ * library unmapped what was there first; it may touch its neighbours, as
+ * on Linux). A refusal is logged, at most LOG_LIMIT_PER_SECOND a second a
+ * pid. */
+static bool fixed_base_fits(const struct process *process, uint64_t base, uint64_t bytes)
+{
+    const char *why = base % PAGE_SIZE != 0               ? "not page-aligned"
+                      : !inside_window(base, bytes)       ? "not inside the mmap window"
+                      : overlaps(process, base, bytes, 0) ? "over another region"
+                                                          : NULL;
+    static struct log_limit limit; /* the m-kernel's core only */
+    uint64_t held_back = 0;
+    if (why != NULL &&
+        log_limit_allow(&limit, process->pid, clock_cycles_to_us(rdtsc()), &held_back))
+        kprintf("file region: pid %u: MAP_FIXED at 0x%lx (%lu bytes) refused: %s "
+                "(the window is [0x%lx, 0x%lx); %lu more not shown)\n",
+                process->pid, base, bytes, why, (uint64_t)FILE_REGION_BASE,
+                (uint64_t)(FILE_REGION_BASE + FILE_REGION_WINDOW_BYTES), held_back);
+    return why == NULL;
+}
+
 /* Where a region of `bytes` goes: the fixed base asked for, or the lowest
- * free place of the window (a region's place, and its page tables, are used
- * again after its munmap); 0 when there is none. */
+ * free place of the window followed by an unmapped page (a region's place,
+ * and its page tables, are used again after its munmap); 0 when there is
+ * none. */
 static uint64_t choose_base(struct process *process, uint64_t asked, uint64_t bytes, bool fixed)
 {
     if (fixed)
-        return inside_window(asked, bytes) && !overlaps(process, asked, bytes) ? asked : 0;
+        return fixed_base_fits(process, asked, bytes) ? asked : 0;
     uint64_t base = FILE_REGION_BASE;
     for (bool moved = true; moved && inside_window(base, bytes);) {
         moved = false;
@@ -131,6 +159,7 @@ static long create(const struct intercore_file_region_request *request)
         .handle = request->handle,
         .fs = request->fs,
         .flags = (uint32_t)request->flags,
+        .mapping = ++process->file_region_mappings,
     };
     return (long)base;
 }
@@ -171,17 +200,93 @@ void serve_file_region_copy(const struct intercore_message *message,
     reply->result = private_frame((uint32_t)request->pid, request->source);
 }
 
-/* Frames of the process's own in the region (private copies) go back. */
-static void free_own_frames(struct process *process, const struct file_region *region)
+/* Frames of the process's own in [address, address + bytes) (private
+ * copies, a hole's zeroes) go back to the allocator. */
+static void free_own_frames(struct process *process, uint64_t address, uint64_t bytes)
 {
-    for (uint64_t offset = 0; offset < region->bytes; offset += PAGE_SIZE) {
-        uint64_t *entry = paging_find_entry(process->root, region->base + offset);
+    for (uint64_t offset = 0; offset < bytes; offset += PAGE_SIZE) {
+        uint64_t *entry = paging_find_entry(process->root, address + offset);
         if (entry == NULL || !(*entry & PAGE_PRESENT) || (*entry & PAGE_DEVICE))
             continue;
-        physical_free(paging_unmap_page(process->root, region->base + offset), 1);
+        physical_free(paging_unmap_page(process->root, address + offset), 1);
         process->memory_bytes -= PAGE_SIZE;
     }
     translations_dropped(process);
+}
+
+/* The region of `process` that holds all of [address, address + bytes),
+ * or NULL. */
+static struct file_region *region_holding(struct process *process, uint64_t address, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+        struct file_region *region = &process->file_regions[i];
+        if (region->bytes != 0 && address >= region->base &&
+            address - region->base < region->bytes &&
+            bytes <= region->bytes - (address - region->base))
+            return region;
+    }
+    return NULL;
+}
+
+/* Whether a region of the process is a part of mmap number `mapping`. */
+static bool mapping_has_parts(const struct process *process, uint64_t mapping)
+{
+    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
+        const struct file_region *region = &process->file_regions[i];
+        if (region->bytes != 0 && region->mapping == mapping)
+            return true;
+    }
+    return false;
+}
+
+/* The region's record with [address, address + bytes) cut out: forgotten,
+ * its head or its tail kept, or both (the tail then in `tail_slot`, a free
+ * one), each part at its own file offset with the same handle, flags and
+ * mapping number. */
+static void cut_record(struct file_region *region, uint64_t address, uint64_t bytes,
+                       struct file_region *tail_slot)
+{
+    struct file_region_cut cut =
+        file_region_cut(region->base, region->bytes, address, address + bytes);
+    struct file_region tail = *region;
+    tail.base = cut.tail_base;
+    tail.bytes = cut.tail_bytes;
+    tail.offset = region->offset + (cut.tail_base - region->base);
+    tail.last_fault = 0;
+    if (cut.head_bytes != 0) {
+        region->bytes = cut.head_bytes;
+        if (cut.tail_bytes != 0)
+            *tail_slot = tail;
+    } else {
+        *region = cut.tail_bytes != 0 ? tail : (struct file_region){0};
+    }
+}
+
+static void end_range(const struct intercore_file_region_end_request *request,
+                      struct intercore_file_region_end_reply *reply)
+{
+    struct process *process = process_find((uint32_t)request->pid);
+    struct file_region *region = process != NULL && process->root != 0
+                                     ? region_holding(process, request->address, request->bytes)
+                                     : NULL;
+    if (region == NULL || request->address % PAGE_SIZE != 0 || request->bytes == 0 ||
+        request->bytes % PAGE_SIZE != 0) {
+        reply->result = -E_INVALID;
+        return;
+    }
+    bool middle = request->address > region->base &&
+                  request->address + request->bytes < region->base + region->bytes;
+    struct file_region *tail_slot = middle ? free_slot(process) : NULL;
+    if (middle && tail_slot == NULL) {
+        reply->result = -E_BUSY; /* nothing changed */
+        return;
+    }
+    free_own_frames(process, request->address, request->bytes);
+    struct file_region ended = *region;
+    cut_record(region, request->address, request->bytes, tail_slot);
+    reply->result = 0;
+    reply->handle = ended.handle;
+    reply->last = mapping_has_parts(process, ended.mapping) ? 0 : 1;
 }
 
 void serve_file_region_end(const struct intercore_message *message,
@@ -189,19 +294,23 @@ void serve_file_region_end(const struct intercore_message *message,
                            struct intercore_file_region_end_reply *reply)
 {
     (void)message;
+    end_range(request, reply);
+}
+
+void serve_file_region_drop(const struct intercore_message *message,
+                            const struct intercore_file_region_drop_request *request,
+                            struct intercore_file_region_drop_reply *reply)
+{
+    (void)message;
     struct process *process = process_find((uint32_t)request->pid);
-    reply->result = -E_INVALID;
-    if (process == NULL || process->root == 0)
-        return;
-    for (uint32_t i = 0; i < FILE_REGIONS_PER_PROCESS; i++) {
-        struct file_region *region = &process->file_regions[i];
-        if (region->bytes == 0 || region->base != request->address)
-            continue;
-        free_own_frames(process, region);
-        reply->result = (long)region->handle;
-        *region = (struct file_region){0};
+    if (process == NULL || process->root == 0 || request->address % PAGE_SIZE != 0 ||
+        request->bytes % PAGE_SIZE != 0 ||
+        region_holding(process, request->address, request->bytes) == NULL) {
+        reply->result = -E_INVALID;
         return;
     }
+    free_own_frames(process, request->address, request->bytes);
+    reply->result = 0;
 }
 
 void file_region_services_release(struct process *process)

@@ -288,3 +288,86 @@ def test_the_account_pays_for_tables_and_private_copies(tmp_path):
     assert "not refused" not in result.text, result.describe()
     assert lent_counts(result) == [0], result.describe()
     assert_clean(disk)
+
+
+# "@2": the program on a p-kernel's core: the m-kernel frees the copies and cuts the records of a
+# process that runs elsewhere, while its own core ends the lends.
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_munmap_of_a_head_a_tail_a_middle_and_over_gaps(tmp_path, core):
+    """munmap of a part of a region (its head, its tail, its middle: two regions then) leaves the
+    rest mapped, each part faulting at its own file offset with the region's handle (msync of
+    the tail part), and one munmap over parts and gaps ends them all; unaligned and empty
+    ranges are refused. Then a page unmapped from the middle of a private mapping (its copy
+    freed) ends the program as any fault on unmapped memory (exit 142)."""
+    disk = disk_copy(tmp_path)
+    # the unmapped page on core 0 only: a program ended on a p-kernel's core wakes its parent
+    # before the m-kernel has ended its lends, so a `lent` right after may still count them
+    result = boot(disk, f"run mmaptest partial /partial.dat {core}; run mmaptest lent; "
+                        "run mmaptest unmapped /unmapped.dat; run mmaptest lent", smp=3)
+    assert result.rc != 0, result.describe()  # the second program ends with a fault
+    assert_checks_held(result, ["read before", "unmap the head", "unmap the tail",
+                                "unmap the middle", "the parts left equal pread",
+                                "cut before a fault", "each part faults at its own offset",
+                                "msync of the tail part", "pread sees the tail's store",
+                                "msync of the unmapped middle", "unaligned refused",
+                                "length 0 refused", "a range that wraps refused",
+                                "unmap over parts and gaps",
+                                "unmap the cold parts", "unmap of nothing", "lends all ended",
+                                "unmap pages 2 and 3", "pages 1 and 5 still read"])
+    assert "mmaptest exited with code 142" in result.text, result.describe()
+    assert "not ended" not in result.text, result.describe()
+    assert lent_counts(result) == [0, 0], result.describe()
+    assert_clean(disk)
+
+
+def test_map_fixed_replaces_part_of_a_mapping(tmp_path):
+    """MAP_FIXED over pages 4-7 of a mapping shows the other file there and keeps the rest;
+    unaligned, past the window's end and too large are refused (-E_INVALID, logged) and
+    unmap nothing."""
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run mmaptest fixed /fixed.dat; run mmaptest lent")
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["read before", "fixed over a part", "the part shows the other file",
+                                "the rest is the first file's", "fixed unaligned",
+                                "fixed past the window's end", "fixed too large over the mapping",
+                                "a refused fixed unmapped nothing", "unmap all three",
+                                "lends all ended"])
+    assert "refused: not page-aligned" in result.text, result.describe()
+    assert "refused: not inside the mmap window" in result.text, result.describe()
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_dontneed_drops_private_copies(tmp_path, core):
+    """MADV_DONTNEED on a private mapping frees its copies (the next read equals pread, a
+    hole's store reads zeroes again); on a shared one it ends the lends (faulted back); a
+    shared read-only hole's zeroes go, so a write() into the hole is seen after it."""
+    disk = disk_copy(tmp_path)
+    result = boot(disk, f"run mmaptest dontneed /dontneed.dat {core}; run mmaptest lent", smp=3)
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["stores seen", "don't need, private",
+                                "private reads equal pread again", "the hole reads zeroes again",
+                                "shared read", "don't need, shared", "shared reads again",
+                                "a shared read-only hole reads zeroes", "hole written",
+                                "don't need, the hole", "the hole's write seen", "unmap",
+                                "lends all ended"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+# "@2": the m-kernel frees the copies of a process on another core, whose core must drop their
+# translations before it resumes (a stale one would show an earlier cycle's copy).
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_partial_unmap_cycles_leak_nothing_in_a_small_account(tmp_path, core):
+    """300 cycles, in an account of 4 MiB, of a private mapping with three private copies cut
+    in three munmaps (a split first): a leaked copy would pass the account, a leaked record
+    the 16 regions, a leaked FS handle FS's 128 a process; the tail's fault after the cuts
+    needs the handle the split shares."""
+    disk = disk_copy(tmp_path)
+    result = boot(disk, f"run --memory 4M mmaptest cycles /cycles.dat {core}; run mmaptest lent",
+                  smp=3)
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["write", "300 partial cycles"])
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)

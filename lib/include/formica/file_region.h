@@ -31,3 +31,23 @@
 
 /* BLK_MAP's flag: a store faulted; one block, lent writable, marked dirty. */
 #define BLK_MAP_WRITABLE 0x100u
+
+/* What is left of a region [base, base + bytes) once [from, to) is cut
+ * out of it (munmap): a head [base, base + head_bytes) and a tail
+ * [tail_base, tail_base + tail_bytes), either maybe empty. The kernel's
+ * record and the library's both cut with it. */
+struct file_region_cut {
+    uint64_t head_bytes;
+    uint64_t tail_base, tail_bytes;
+};
+
+static inline struct file_region_cut file_region_cut(uint64_t base, uint64_t bytes, uint64_t from,
+                                                     uint64_t to)
+{
+    uint64_t end = base + bytes;
+    from = from < base ? base : from;
+    to = to > end ? end : to;
+    if (from >= to) /* nothing of it in the range: all of it stays, as the head */
+        return (struct file_region_cut){bytes, end, 0};
+    return (struct file_region_cut){from - base, to, end - to};
+}

@@ -60,10 +60,11 @@ bench-scale: deps all
 
 # Seed 000's workloads over malloc-swap, mmap, flmalloc and DRAM (build/bench/flash_bench.py,
 # docs/files.md "flashbench"); FLASH_FLAGS passes options, e.g. FLASH_FLAGS="--data-mib 24
-# --local-mib 8". Prints @json {"kind":"flash",...} lines; not part of `make bench`.
+# --local-mib 8". Prints @json {"kind":"flash",...} lines and writes docs/results/flash.md,
+# flash.json and flash.png (and build/out/bench/); not part of `make bench`.
 .PHONY: bench-flash
 bench-flash: deps all
-	python3 build/bench/flash_bench.py $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(FLASH_FLAGS)
+	python3 build/bench/flash_bench.py --results docs/results $(if $(BENCH_RUNS),--runs $(BENCH_RUNS)) $(FLASH_FLAGS)
 # Seed 001's NVM tier beside Linux's dm-writecache and ext4 (build/bench/vems.py, docs/storage.md,
 # "The NVM tier"): apps/fileio's patterns through the tier, the plain disk path and Linux, on the
 # disk as it is and throttled to a hard disk's rate; QUICK=1 for files of 8 and 32 MiB, one run.

@@ -1,19 +1,22 @@
 /* backend_disk.c: the local-disk baseline: blocks go to the file /swap on the
  * ext2 disk through FS (FS_WRITE asynchronously with the data ICA attached,
- * FS_READ synchronously into a fresh data ICA); first-free placement. */
+ * FS_READ synchronously into a fresh data ICA); first-free placement. The
+ * file holds 40 MiB, or the kernel option pager_swap_mib=N (swap_size.h). */
 #include "backend_internal.h"
 #include "pager.h"
 #include "promised_space.h"
+#include "swap_size.h"
 #include <formica/request.h>
 #include <formica/storage.h>
 #include <formica/user.h>
 #include <formica/users.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SWAP_PATH "/swap"
-#define SWAP_BYTES (40u << 20) /* the default disk image is 64 MiB */
-#define SWAP_UNITS (SWAP_BYTES / PAGER_UNIT_BYTES)
+#define SWAP_OPTION "pager_swap_mib"
+#define UNITS_PER_MIB ((1u << 20) / PAGER_UNIT_BYTES)
 #define NO_CONTROL 0
 #define FS_RESTART_WAIT_MS 10000
 #define ZERO_CHUNK_BYTES (1u << 20) /* the swap file grows by at most this per write */
@@ -33,10 +36,33 @@ static struct {
     uint32_t idle_count;
     struct pending_store pending[PAGER_MAX_IN_FLIGHT_STORES];
     uint32_t pending_count;
-    uint64_t bits[(SWAP_UNITS + 63) / 64];
+    uint32_t units;             /* the swap file's size in units: swap_units() */
+    uint64_t *bits;             /* (units + 63) / 64 words, from the first open */
     struct promised_space room; /* first-free units, promised to the attached clients */
     uint32_t backed_units;      /* the swap file's first units, written: their blocks allocated */
 } disk;
+
+/* The swap file's size in units: pager_swap_mib=N, read once; a value that
+ * is not 1..SWAP_MOST_MIB is logged and the default taken. */
+static uint32_t swap_units(void)
+{
+    if (disk.units != 0)
+        return disk.units;
+    uint32_t mib = SWAP_DEFAULT_MIB;
+    char value[24];
+    long length = kernel_option(SWAP_OPTION, value, sizeof value);
+    long error = length == -E_TOO_BIG ? -E_TOO_BIG : 0;
+    if (length >= 0)
+        error = swap_size_parse(value, &mib);
+    if (error != 0)
+        printf("pager: %s=%s is not a size in MiB of 1..%u (%s): %s holds %u MiB\n", SWAP_OPTION,
+               length >= 0 ? value : "(too long)", SWAP_MOST_MIB, error_text(error), SWAP_PATH,
+               mib);
+    else if (length >= 0)
+        printf("pager: %s holds %u MiB (%s)\n", SWAP_PATH, mib, SWAP_OPTION);
+    disk.units = mib * UNITS_PER_MIB;
+    return disk.units;
+}
 
 /* The swap file holds clients' memory: it must be the pager's own and
  * nobody else's to read (a file another user made at SWAP_PATH first is
@@ -59,12 +85,26 @@ static long check_swap_owner(uint64_t handle)
         return -E_PERMISSION;
     }
     uint64_t units = stat->size / PAGER_UNIT_BYTES; /* written from the start, without holes */
-    disk.backed_units = units < SWAP_UNITS ? (uint32_t)units : SWAP_UNITS;
+    disk.backed_units = units < disk.units ? (uint32_t)units : disk.units;
     return 0;
+}
+
+/* The free-unit bitmap for swap_units() units, made once. */
+static long make_bitmap(void)
+{
+    if (disk.bits == NULL)
+        disk.bits = malloc(((swap_units() + 63) / 64) * sizeof(uint64_t));
+    if (disk.bits != NULL)
+        return 0;
+    printf("pager: no memory for %s's bitmap of %u units\n", SWAP_PATH, disk.units);
+    return -E_NO_MEMORY;
 }
 
 static long open_swap_file(bool truncate)
 {
+    long made = make_bitmap();
+    if (made != 0)
+        return made;
     disk.fs = server_wait_for(SERVER_NAME_FS, FS_RESTART_WAIT_MS); /* FS may still be mounting */
     long control = disk.fs < 0 ? disk.fs : ica_allocate(ICA_KIND_CONTROL, 4096);
     if (control < 0) {
@@ -87,7 +127,7 @@ static long open_swap_file(bool truncate)
         return handle;
     }
     disk.handle = (uint64_t)handle;
-    space_init(&disk.room.space, disk.bits, SWAP_UNITS);
+    space_init(&disk.room.space, disk.bits, disk.units);
     disk.opened = true;
     return 0;
 }
@@ -100,7 +140,7 @@ static long disk_fits(const struct client *client)
 
 static uint64_t disk_capacity_bytes(void)
 {
-    return SWAP_BYTES;
+    return (uint64_t)swap_units() * PAGER_UNIT_BYTES;
 }
 
 /* Sends `control` to FS; when FS has ended since (init restarts it, and
@@ -165,8 +205,8 @@ static long write_zeros(uint32_t target, uint64_t zeros)
  * (-E_NO_SPACE when the disk or the pager's room on it is full). */
 static long back_units(uint32_t target)
 {
-    if (target > SWAP_UNITS)
-        target = SWAP_UNITS;
+    if (target > disk.units)
+        target = disk.units;
     if (disk.backed_units >= target)
         return 0;
     long zeros = ica_allocate(ICA_KIND_DATA, ZERO_CHUNK_BYTES);
@@ -182,9 +222,9 @@ static long back_units(uint32_t target)
  * (first-free placement fills from the start). */
 static uint32_t units_in_play(void)
 {
-    uint64_t used = SWAP_UNITS - space_free_units(&disk.room.space);
+    uint64_t used = disk.units - space_free_units(&disk.room.space);
     uint64_t units = used + disk.room.promised_units;
-    return units < SWAP_UNITS ? (uint32_t)units : SWAP_UNITS;
+    return units < disk.units ? (uint32_t)units : disk.units;
 }
 
 /* A new region: its whole size promised in the swap file and the file's

@@ -86,7 +86,7 @@ BENCHMARKS = {
                 ["memnode_interference"], None),
     "cores_scaling": ("cores_scaling.py", ["cores_scaling.json", "cores_scaling.md"],
                       ["cores_scaling"], None),
-    "flash": ("flash_bench.py", ["flash.json", "flash.md"], ["flash"], flash_has_both_systems),
+    "flash": ("flash_bench.py", ["flash.json", "flash.md", "flash.png"], ["flash"], flash_has_both_systems),
     "papers": ("papers.py", ["papers.json", "papers.md"], ["paper"], papers_has_every_figure),
     "clock": ("clock.py", ["clock.json", "clock.md"], ["clock"], None),
     "vems": ("vems.py", ["vems.json", "vems.md", "vems.png"], ["vems", "vems_tier"], vems_has_every_system),

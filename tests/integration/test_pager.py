@@ -1,11 +1,13 @@
 # The remote pager (servers/pager, lib/teramem.c): sort with the local limit at a quarter of
 # its working set on NVM, the disk and memory nodes, under LRU and FIFO; NVM persistence
-# across a reboot; and the fault cases (beyond capacity, released region, NVM absent, node dead).
+# across a reboot; the fault cases (beyond capacity, released region, NVM absent, node dead);
+# and the disk swap file's size (pager_swap_mib: larger, bad values, larger than the disk).
 import shutil
 
 import pytest
 
 import formica
+import disk_image  # noqa: E402 (build/, on the path through formica)
 from nvm_order import check_pager_order, records_of
 
 pytestmark = pytest.mark.usefixtures("built")
@@ -178,3 +180,50 @@ def test_external_sort_on_nvm(tmp_path):
     check_sort(result, "nvm", "lru")
     line = result.kinds("sort")[0]
     assert line["buffer_bytes"] == 32 << 10 and line["runs"] > 16, line
+
+
+# The disk backend's /swap holds 40 MiB unless the kernel option pager_swap_mib=N says otherwise
+# (servers/pager/swap_size.c): an account's regions may claim three quarters of it, 30 MiB by
+# default. 48 MiB of memseq through a 96 MiB swap file on a 192 MiB disk (by default the file is
+# too small for it).
+SWAP_REGION = "run memseq -s 48M -l 8M -b 64K --backend disk"
+
+
+def check_memseq_verified(result):
+    seq = [line for line in result.kinds("memseq") if line["mode"] == "sequential"]
+    assert seq and all(line["verified"] is True for line in seq), result.describe()
+    return seq
+
+
+def test_a_larger_swap_file_holds_a_region_past_the_default_share(tmp_path):
+    disk = disk_image.make(tmp_path / "disk.img", "ext2", 4096, "192M")
+    result = boot(SWAP_REGION, "--disk", str(disk), "--append", "pager_swap_mib=96")
+    assert "pager: /swap holds 96 MiB (pager_swap_mib)" in result.text, result.describe()
+    assert result.rc == 0 and "refused" not in result.text, result.describe()
+    [line] = check_memseq_verified(result)
+    assert line["bytes"] == 48 << 20 and line["swap_in_blocks"] > 0, line
+
+
+@pytest.mark.parametrize("value,why", [("lots", "invalid argument"), ("0", "invalid argument"),
+                                        ("4097", "too big")])
+def test_a_bad_swap_size_is_logged_and_the_default_kept(tmp_path, value, why):
+    disk = disk_image.make(tmp_path / "disk.img", "ext2", 4096, "192M")
+    commands = f"{SWAP_REGION}; run memseq -s 2M -l 256K -b 16K --backend disk"
+    result = boot(commands, "--disk", str(disk), "--append", f"pager_swap_mib={value}")
+    assert (f"pager: pager_swap_mib={value} is not a size in MiB of 1..4096 ({why}): "
+            "/swap holds 40 MiB") in result.text, result.describe()
+    assert "pager: swap file too small: 49152 KiB asked, 40960 KiB free" in result.text
+    assert "teramem: the pager refused the region (disk backend, 49152 KiB" in result.text
+    assert check_memseq_verified(result)[0]["bytes"] == 2 << 20
+
+
+def test_a_swap_file_larger_than_the_disk_refuses_the_region(tmp_path):
+    # 1 GiB of /swap on a 32 MiB disk: the option is taken, the region whose blocks the disk
+    # cannot hold is refused when it is made (as a full disk refuses it), and the system goes on.
+    disk = disk_image.make(tmp_path / "disk.img", "ext2", 4096, "32M")
+    result = boot(f"{SWAP_REGION}; run hello", "--disk", str(disk),
+                  "--append", "pager_swap_mib=1024")
+    assert "pager: /swap holds 1024 MiB (pager_swap_mib)" in result.text, result.describe()
+    assert "pager: no disk space for pid" in result.text, result.describe()
+    assert "KiB region in /swap" in result.text and result.kinds("hello"), result.describe()
+    assert "memseq exited with code 0" not in result.text

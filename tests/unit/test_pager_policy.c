@@ -1,7 +1,8 @@
 /* test_pager_policy.c: the pager's replacement policies (servers/pager/policy.c)
  * on recorded access traces with a simulated MMU accessed bit (Fig. 3's
  * pseudo-LRU, FIFO, drop hints, in-flight bound), first-free space, the
- * NVM layout (key users, block checksums) and the slots' per-account share. */
+ * NVM layout (key users, block checksums), the slots' per-account share and
+ * the swap file's size option (pager_swap_mib). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "nvm_format.h"
 #include "policy.h"
 #include "space.h"
+#include "swap_size.h"
 #include <formica/errors.h>
 #include <formica/pager.h>
 
@@ -364,6 +366,23 @@ static void test_an_account_claims_at_most_three_quarters_of_a_backend(void **st
     assert_int_equal(client_share_backend(0, total, total, CLIENT_SHARE_RESERVE_ACCOUNT), 0);
 }
 
+static void test_swap_size_option_is_checked(void **state)
+{
+    (void)state;
+    uint32_t mib = SWAP_DEFAULT_MIB;
+    assert_int_equal(swap_size_parse("96", &mib), 0);
+    assert_int_equal(mib, 96);
+    assert_int_equal(swap_size_parse("4096", &mib), 0);
+    assert_int_equal(mib, SWAP_MOST_MIB);
+    mib = SWAP_DEFAULT_MIB;
+    const char *bad[] = {"", "0", "abc", "12abc", "-5", " 8", "0x10", "9.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(swap_size_parse(bad[i], &mib), -E_INVALID);
+    assert_int_equal(swap_size_parse("4097", &mib), -E_TOO_BIG);
+    assert_int_equal(swap_size_parse("99999999999999999999999", &mib), -E_TOO_BIG);
+    assert_int_equal(mib, SWAP_DEFAULT_MIB); /* untouched by a refused value */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_nvm_map_keeps_checksums_after_the_units),
         cmocka_unit_test(test_client_slots_are_shared_per_account),
         cmocka_unit_test(test_an_account_claims_at_most_three_quarters_of_a_backend),
+        cmocka_unit_test(test_swap_size_option_is_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,6 +86,7 @@ struct cache {
     uint32_t read_ahead;    /* blocks read after a sequential miss */
     struct tier *tier;      /* the NVM tier whose lines are the blocks, or NULL (DRAM) */
     bool evicted_mapped;    /* a block only mappings saw was evicted (logged the first time) */
+    bool every_block_lent;  /* the last miss found no unlent block: the next looks a few steps */
 };
 
 /* Allocates `capacity` blocks (>= 2 * CACHE_MAX_RUN) from `memory` (NULL: the

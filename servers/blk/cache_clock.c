@@ -12,12 +12,23 @@ static bool lent_now(const struct cache *cache, const struct cache_block *block)
            cache->memory.pinned(cache->memory.context, block->handle);
 }
 
+/* How far the hand looks for an unlent victim while every block was lent at
+ * the last miss: asking whether a block is lent is a system call, and a
+ * turn of the hand over a cache all lent into mappings would cost one per
+ * block at every fault. A block let go since is found within a few misses. */
+#define CLOCK_LOOK_WHILE_ALL_LENT 8u
+
 /* An unlent victim, or NULL: after one turn of the hand that met no unlent
- * slot there can be none (a second turn only finds the bits it cleared). */
-static struct cache_block *next_victim(struct cache *cache)
+ * slot there can be none (a second turn only finds the bits it cleared).
+ * `briefly`: only the next few blocks, the hand left where it was when none
+ * is found there (as a whole turn leaves it). */
+static struct cache_block *next_victim(struct cache *cache, bool briefly)
 {
     bool met_unlent = false;
-    for (uint32_t step = 0; step < 2 * cache->capacity + 1; step++) {
+    uint32_t steps = 2 * cache->capacity + 1, hand = cache->hand;
+    if (briefly && steps > CLOCK_LOOK_WHILE_ALL_LENT)
+        steps = CLOCK_LOOK_WHILE_ALL_LENT;
+    for (uint32_t step = 0; step < steps; step++) {
         if (step == cache->capacity && !met_unlent)
             return NULL;
         struct cache_block *block = &cache->blocks[cache->hand];
@@ -33,6 +44,7 @@ static struct cache_block *next_victim(struct cache *cache)
             return block;
         block->referenced = false;
     }
+    cache->hand = hand;
     return NULL;
 }
 
@@ -77,9 +89,13 @@ static struct cache_block *next_mapped_victim(struct cache *cache)
 
 int cache_take_slot(struct cache *cache, struct cache_block **slot)
 {
-    struct cache_block *victim = next_victim(cache);
+    bool briefly = cache->every_block_lent;
+    struct cache_block *victim = next_victim(cache, briefly);
+    cache->every_block_lent = victim == NULL;
     if (victim == NULL)
         victim = next_mapped_victim(cache);
+    if (victim == NULL && briefly)
+        victim = next_victim(cache, false); /* nothing to revoke either: look all the way */
     if (victim == NULL)
         return -E_BUSY;
     if (victim->valid && victim->dirty) {

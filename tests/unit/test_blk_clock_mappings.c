@@ -4,7 +4,8 @@
  * one only mappings see is revoked (a full revoke) and evicted, a dirty one
  * written back after its revocation; a block another lend holds is never
  * taken, an unlent block goes first, a block faulted in since the hand
- * passed gets its second chance, one still lent after the revoke is kept. */
+ * passed gets its second chance, one still lent after the revoke is kept;
+ * while every block is lent a miss asks about only a few. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,9 +68,11 @@ static int allocate(void *context, uint8_t **data, uint64_t *handle)
     return *data != NULL ? 0 : -E_NO_MEMORY;
 }
 
+static uint32_t lend_checks; /* pinned() calls: each is a system call in BLK */
 static bool pinned(void *context, uint64_t handle)
 {
     (void)context;
+    lend_checks++;
     return lends[handle].mappings + lends[handle].others + lends[handle].arriving > 0;
 }
 
@@ -104,6 +107,7 @@ static int setup(void **state)
     memset(lends, 0, sizeof lends);
     memset(&revoked, 0, sizeof revoked);
     disk_writes = 0;
+    lend_checks = 0;
     handle_counter = 0;
     struct cache_disk below = {NULL, DISK_BLOCKS, disk_read, disk_write, NULL};
     struct cache_memory memory = {.allocate = allocate,
@@ -274,6 +278,39 @@ static void test_a_block_still_lent_after_the_revoke_is_kept(void **state)
     assert_int_equal(revoked.full, 1);
 }
 
+/* Once a miss found every block lent, the next misses ask about only a few
+ * blocks before taking a mapped one (not one system call per block of the
+ * cache at every fault); a block let go near the hand is still found first,
+ * and one let go far from it once nothing can be revoked. */
+static void test_while_every_block_is_lent_a_miss_looks_briefly(void **state)
+{
+    (void)state;
+    uint64_t handles[CAPACITY];
+    map_every_slot(handles);
+    assert_int_equal(read_block(101), 0); /* a whole turn, then slot 0's mapped block */
+    for (uint64_t number = 103; number < 103 + 2 * 8; number += 2) {
+        lend_checks = 0;
+        assert_int_equal(read_block(number), 0);
+        assert_true(lend_checks <= 8 + 2);
+    }
+    uint32_t near = (cache.hand + 1) % CAPACITY;
+    uint64_t kept = cache.blocks[near].number;
+    lends[cache.blocks[near].handle].mappings = 0; /* let go, just past the hand */
+    uint32_t revokes = revoked.full;
+    assert_int_equal(read_block(201), 0);
+    assert_int_equal(revoked.full, revokes); /* the unlent block went, nothing revoked */
+    assert_false(is_cached(kept));
+    for (uint32_t i = 0; i < CAPACITY; i++)
+        if (cache.blocks[i].valid && cache.blocks[i].handle != 0)
+            lends[cache.blocks[i].handle].others = 1; /* held: nothing can be revoked */
+    uint32_t far = (cache.hand + CAPACITY / 2) % CAPACITY;
+    kept = cache.blocks[far].number;
+    lends[cache.blocks[far].handle].others = 0;
+    lends[cache.blocks[far].handle].mappings = 0;
+    assert_int_equal(read_block(203), 0); /* found by the whole turn after the brief look */
+    assert_false(is_cached(kept));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -288,6 +325,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_dirty_mapped_block_is_revoked_then_written_back,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_block_still_lent_after_the_revoke_is_kept, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_while_every_block_is_lent_a_miss_looks_briefly, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,9 +51,10 @@ BLK_CACHE_MIN_MIB = 4
 def arguments(argv=None):
     parser = argparse.ArgumentParser(description="seed 000's workloads over four kinds of memory")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--data-mib", type=int, default=48,
-                        help="each workload's data: at 48 MiB stream's arrays (16 MiB) and "
-                             "himeno's a, b and c (13.4, 10.0 MiB) pass flmalloc's 10 MiB")
+    parser.add_argument("--data-mib", type=int, default=50,
+                        help="each workload's data: at 50 MiB stream's arrays (16.7 MiB) and "
+                             "himeno's a, b and c (14.3, 10.7 MiB) pass flmalloc's 10 MiB; not a "
+                             "multiple of 48 MiB, which sets stream's arrays 16 MiB apart (docs/files.md)")
     parser.add_argument("--local-mib", type=int, default=16,
                         help="the local memory bound: the pager's limit, BLK's cache, flmalloc's "
                              "limit, Linux's memory.max")

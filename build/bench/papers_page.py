@@ -102,6 +102,19 @@ def draw_003(plt, options, summaries):
     return drawn
 
 
+def finished_figure(plt, figure, axis, options, name, title, ylabel, grid):
+    """The page's figures' common end: labels, grid, legend, written to OUT/NAME.png; its name."""
+    axis.set_ylabel(ylabel)
+    axis.set_title(title, fontsize=10)
+    axis.grid(alpha=0.3, axis=grid)
+    axis.legend(fontsize=8)
+    figure.tight_layout()
+    path = options.out / f"{name}.png"
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+    return path.name
+
+
 def line_figure(plt, options, name, title, xlabel, ylabel, lines, logx=True, logy=False):
     """lines: {label: [(x, y)]}; points whose y is None are left out."""
     figure, axis = plt.subplots(figsize=(6.5, 4.5))
@@ -114,15 +127,7 @@ def line_figure(plt, options, name, title, xlabel, ylabel, lines, logx=True, log
     if logy:
         axis.set_yscale("log")
     axis.set_xlabel(xlabel)
-    axis.set_ylabel(ylabel)
-    axis.set_title(title, fontsize=10)
-    axis.grid(alpha=0.3)
-    axis.legend(fontsize=8)
-    figure.tight_layout()
-    path = options.out / f"{name}.png"
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
-    return path.name
+    return finished_figure(plt, figure, axis, options, name, title, ylabel, "both")
 
 
 def bar_figure(plt, options, name, title, ylabel, groups, series, logy=False):
@@ -137,15 +142,7 @@ def bar_figure(plt, options, name, title, ylabel, groups, series, logy=False):
     if logy:
         axis.set_yscale("log")
         axis.axhline(1, color="black", linewidth=0.8)
-    axis.set_ylabel(ylabel)
-    axis.set_title(title, fontsize=10)
-    axis.grid(alpha=0.3, axis="y")
-    axis.legend(fontsize=8)
-    figure.tight_layout()
-    path = options.out / f"{name}.png"
-    figure.savefig(path, dpi=90)
-    plt.close(figure)
-    return path.name
+    return finished_figure(plt, figure, axis, options, name, title, ylabel, "y")
 
 
 def draw_000(plt, options, rows):

@@ -27,11 +27,17 @@ bool mapping_lend_install(struct process *process, struct ica *block, uint64_t a
     if (entry == NULL || (*entry & ENTRY_PRESENT) != 0 || mapping_lend_table() == NULL)
         return false;
     uint32_t flags = writable ? MAPPING_LEND_WRITABLE : 0;
-    if (mapping_lend_claim(mapping_lend_table(), ica_id_of(block), process->pid, address, flags) ==
-        NULL)
-        return false;
+    /* Counted before the entry is claimed (and uncounted after it is cleared,
+     * end_one): a block never has more entries than its counts say, so a
+     * revoke that reads a mapping count of 0 has nothing to look for. */
     atomic_add(&block->lend_count, 1); /* before the mapping count: a lender never sees more */
     atomic_add(&block->mapping_lend_count, 1);
+    if (mapping_lend_claim(mapping_lend_table(), ica_id_of(block), process->pid, address, flags) ==
+        NULL) {
+        atomic_sub_fetch(&block->mapping_lend_count, 1);
+        atomic_sub_fetch(&block->lend_count, 1);
+        return false;
+    }
     atomic_add(&process->mapping_lends, 1);
     *entry = block->physical | ENTRY_PRESENT | ENTRY_USER | ENTRY_NOT_A_FRAME | ENTRY_MAPPING_LEND |
              (writable ? ENTRY_WRITABLE : 0);
@@ -194,20 +200,18 @@ long mapping_lends_revoke(struct process *holder, uint64_t id, bool write_only)
         block->owner != holder->pid)
         return -E_PERMISSION;
     struct mapping_lend *table = mapping_lend_table();
-    /* The block's mapping lends when the call began: the run is looked at
-     * until that many are found (none: no look at all, as for every block
-     * BLK writes back that no mapping sees). One installed meanwhile is
-     * missed as a claim in progress is (docs/mmap.md, "Revocation"). */
-    uint32_t expected = atomic_load_acquire(&block->mapping_lend_count), seen = 0;
+    /* No mapping lend counted: nothing in the run to look for (a lend is
+     * counted before its entry is claimed), as for every block BLK writes
+     * back that no mapping sees. One counted after this read is missed as a
+     * claim in progress is (docs/mmap.md, "Revocation"). */
+    if (atomic_load_acquire(&block->mapping_lend_count) == 0)
+        return 0;
     long revoked = 0;
-    for (uint32_t probe = 0; table != NULL && probe < MAPPING_LEND_PROBES && seen < expected;
-         probe++) {
+    for (uint32_t probe = 0; table != NULL && probe < MAPPING_LEND_PROBES; probe++) {
         struct mapping_lend *lend = mapping_lend_probe(table, id, probe);
         uint32_t pid = atomic_load_acquire(&lend->pid);
-        if (pid == 0 || pid == MAPPING_LEND_CLAIMING || lend->block != id)
-            continue;
-        seen++;
-        if (write_only && !(lend->flags & MAPPING_LEND_WRITABLE))
+        if (pid == 0 || pid == MAPPING_LEND_CLAIMING || lend->block != id ||
+            (write_only && !(lend->flags & MAPPING_LEND_WRITABLE)))
             continue;
         const struct process *mapper = process_find(pid);
         if (mapper == NULL)

@@ -286,22 +286,60 @@ static void report_unserved(struct process *process, uint64_t address, long erro
             this_cpu()->index, process->name, process->pid, address, error_text(error));
 }
 
-/* A frame of the process's own at `address` (from the m-kernel, charged to
- * its account): a copy of the lent page `source`, or zeroes (0); the lend
- * there, if any, ends. */
-static bool private_page(struct process *process, uint64_t address, uint64_t source, bool writable)
+/* A frame of the m-kernel's, charged to the process's account: a copy of
+ * the lent page `source`, or zeroes (0); its address, or an error. */
+static long frame_from_mkernel(const struct process *process, uint64_t source)
 {
     struct intercore_message request = {.type = MESSAGE_FILE_REGION_COPY,
                                         .file_region_copy = {process->pid, source}};
     struct intercore_message reply;
     mkernel_request(&request, &reply);
-    long frame = reply.file_region_copy_reply.result;
+    return reply.file_region_copy_reply.result;
+}
+
+/* A frame of the process's own at `address` (from the m-kernel, charged to
+ * its account): a copy of the lent page `source`, or zeroes (0); the lend
+ * there, if any, ends. An account at its limit gives back some of the
+ * process's other mapping lends first, as a fault does. */
+static bool private_page(struct process *process, uint64_t address, uint64_t source, bool writable)
+{
+    long frame = frame_from_mkernel(process, source);
+    while (frame == -E_QUOTA && mapping_lends_give_back(process, FILE_REGION_FAULT_AROUND, address,
+                                                        address + PAGE_SIZE) > 0)
+        frame = frame_from_mkernel(process, source);
     if (frame < 0) {
         report_unserved(process, address, frame);
         return false;
     }
     mapping_lend_swap_for_frame(process, address, (uint64_t)frame, writable);
     return true;
+}
+
+/* A fault refused because the process's account is at its memory limit and
+ * it holds no mapping lend to give back; the caller ends it as a fault. */
+static void report_account_full(const struct process *process, uint64_t address)
+{
+    kprintf("core %u: process '%s' (pid %u) faulted on mapped file page 0x%lx, but its account "
+            "%u is at its memory limit (%lu KiB) and it holds no mapping lend to give back: "
+            "refused (%s), ended as by a page fault\n",
+            this_cpu()->index, process->name, process->pid, address, process->account,
+            process->memory_limit / 1024, error_text(-E_QUOTA));
+}
+
+/* The lends of FS's answer installed from `address` (below `end`): true
+ * when the faulting page is mapped, else the refusal is reported. */
+static bool install_answer(struct process *process, uint64_t address, uint64_t end, bool writable,
+                           long failure)
+{
+    long installed =
+        mapping_lends_from_answer(process, process->file_region_control, address, end, writable);
+    if (installed > 0)
+        return true;
+    if (installed == -E_QUOTA)
+        report_account_full(process, address);
+    else
+        report_unserved(process, address, failure);
+    return false;
 }
 
 /* A read fault: FS_MAP_FAULT, and the blocks of the answer mapped from
@@ -322,10 +360,9 @@ static bool map_page(struct process *process, struct file_region *region, uint64
     if (result == -E_NEEDS_DATA) /* a hole FS does not fill: zeroes of the process's own */
         return private_page(process, address, 0,
                             (region->flags & FILE_REGION_WRITE) && !shared_writable);
-    if (result >= 0 && mapping_lends_from_answer(process, process->file_region_control, address,
-                                                 region->base + region->bytes, false))
-        return true;
-    report_unserved(process, address, result < 0 ? result : -E_NOT_FOUND);
+    if (result >= 0)
+        return install_answer(process, address, region->base + region->bytes, false, -E_NOT_FOUND);
+    report_unserved(process, address, result);
     return false;
 }
 
@@ -365,10 +402,8 @@ static bool map_for_store(struct process *process, struct file_region *region, u
     region->last_fault = page + 1;
     if (result == -E_PAST_END)
         return past_end(process, address, region, in_kernel);
-    if (result >= 0 && stores_granted(process) &&
-        mapping_lends_from_answer(process, process->file_region_control, address,
-                                  address + PAGE_SIZE, true))
-        return true;
+    if (result >= 0 && stores_granted(process))
+        return install_answer(process, address, address + PAGE_SIZE, true, -E_PERMISSION);
     report_unserved(process, address, result < 0 ? result : -E_PERMISSION);
     return false;
 }

@@ -1,5 +1,6 @@
 /* process.c: looking up processes in the shared table. */
 #include "process.h"
+#include "account_memory.h"
 #include "shared.h"
 #include "cpu.h"
 #include "x86.h"
@@ -27,7 +28,7 @@ void process_describe(const struct process *process, struct process_info *info)
     info->exit_code = process->exit_code;
     info->ticks = process->ticks;
     info->cpu_cycles = process->cpu_cycles + running_span_cycles(process);
-    info->memory_bytes = process->memory_bytes;
+    info->memory_bytes = account_member_bytes(process); /* its mapping lends included */
     info->rights = process->rights;
     info->account = process->account;
     info->uid = process->uid;

@@ -1,8 +1,10 @@
 /* authority.c: who may create what. A child's rights are at most its
  * parent's; server priority, a new quota account and reserved server names
- * need their rights; an account's processes and memory (ICAs included) are
- * bounded. Runs on the m-kernel's core only, like every slot change. */
+ * need their rights; an account's processes and memory (ICAs and mapping
+ * lends included, kernel/account_memory.c) are bounded. Runs on the
+ * m-kernel's core only, like every slot change. */
 #include "authority.h"
+#include "account_memory.h"
 #include "clock.h"
 #include "console.h"
 #include "physical_memory.h"
@@ -98,18 +100,6 @@ void authority_start(struct process *child, const struct spawn_request *request,
         request->memory_limit != 0 ? request->memory_limit : default_memory_limit();
 }
 
-/* The memory the members of `account` map now, their ICAs and charges included. */
-static uint64_t account_memory_used(uint32_t account)
-{
-    uint64_t used = 0;
-    for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
-        const struct process *member = &kernel_shared->processes[slot];
-        if (member->state != PROCESS_FREE && member->account == account)
-            used += member->memory_bytes;
-    }
-    return used;
-}
-
 bool authority_memory_allows(const struct process *process, uint64_t bytes)
 {
     uint64_t used = account_memory_used(process->account);
@@ -118,10 +108,7 @@ bool authority_memory_allows(const struct process *process, uint64_t bytes)
 
 uint64_t authority_memory_left(const struct process *process)
 {
-    if (process->memory_limit == UINT64_MAX)
-        return UINT64_MAX; /* init's account: the whole machine */
-    uint64_t used = account_memory_used(process->account);
-    return used < process->memory_limit ? process->memory_limit - used : 0;
+    return account_memory_left(process);
 }
 
 long authority_check_name(const struct process *process, const char *name)

@@ -19,7 +19,8 @@ long authority_check_spawn(const struct spawn_request *request, const struct pro
 /* Gives the new process its rights, its account and the account's limits. */
 void authority_start(struct process *child, const struct spawn_request *request,
                      const struct process *parent);
-/* True when `process`'s account may map `bytes` more (ICAs included). */
+/* True when `process`'s account may map `bytes` more (ICAs and mapping
+ * lends included: kernel/account_memory.h). */
 bool authority_memory_allows(const struct process *process, uint64_t bytes);
 /* Bytes `process`'s account may still map (UINT64_MAX: no limit). */
 uint64_t authority_memory_left(const struct process *process);

@@ -3,6 +3,7 @@
  * the block's lend count. The region's tables exist from its creation
  * (mkernel/file_region_services.c), so this only writes entries. */
 #include "mapping_lend.h"
+#include "account_memory.h"
 #include "atomic.h"
 #include "layout.h"
 #include "cpu.h"
@@ -46,35 +47,73 @@ bool mapping_lend_install(struct process *process, struct ica *block, uint64_t a
 
 static void end_one(struct process *process, struct mapping_lend *lend);
 
-/* Ends `count` of the process's own lends outside [keep, keep_end), in
- * table order from where the last look stopped (the pager evicts a client's
- * own blocks alike): its share of BLK's cache stays bounded. */
-static void end_own_lends(struct process *process, uint32_t count, uint64_t keep, uint64_t keep_end)
+/* Ends up to `count` of the process's own lends outside [keep, keep_end),
+ * in table order from where the last look stopped (the pager evicts a
+ * client's own blocks alike): its share of BLK's cache and its account's
+ * memory stay bounded. How many it ended. */
+static uint32_t end_own_lends(struct process *process, uint32_t count, uint64_t keep,
+                              uint64_t keep_end)
 {
     struct mapping_lend *table = mapping_lend_table();
-    for (uint32_t step = 0; step < MAPPING_LENDS && count > 0; step++) {
+    uint32_t ended = 0;
+    for (uint32_t step = 0; table != NULL && step < MAPPING_LENDS && ended < count; step++) {
         uint32_t slot = process->mapping_lend_cursor++ & (MAPPING_LENDS - 1);
         struct mapping_lend *lend = &table[slot];
         if (atomic_load_acquire(&lend->pid) == process->pid &&
             (lend->address < keep || lend->address >= keep_end)) {
             end_one(process, lend);
-            count--;
+            ended++;
         }
     }
+    return ended;
 }
 
-bool mapping_lends_from_answer(struct process *process, uint64_t control_id, uint64_t address,
+uint32_t mapping_lends_give_back(struct process *process, uint32_t count, uint64_t keep,
+                                 uint64_t keep_end)
+{
+    if (atomic_load_acquire(&process->mapping_lends) == 0)
+        return 0;
+    return end_own_lends(process, count, keep, keep_end);
+}
+
+/* How many more 4 KiB its account may count now (UINT64_MAX: no limit). */
+static uint64_t account_room_pages(const struct process *process)
+{
+    uint64_t left = account_memory_left(process);
+    return left == UINT64_MAX ? UINT64_MAX : left / PAGE_SIZE;
+}
+
+/* Room for `wanted` lends at [address, +wanted pages): past the
+ * per-process bound, and past what its account may still count, the
+ * process's own lends outside that range end first. How many of the
+ * wanted may be installed: 0 when its account is full and it held none to
+ * give back. */
+static uint32_t make_room(struct process *process, uint32_t wanted, uint64_t address)
+{
+    uint64_t keep_end = address + (uint64_t)wanted * PAGE_SIZE;
+    uint32_t held = atomic_load_acquire(&process->mapping_lends);
+    if (held + wanted > MAPPING_LENDS_PER_PROCESS)
+        end_own_lends(process, held + wanted - MAPPING_LENDS_PER_PROCESS, address, keep_end);
+    uint64_t room = account_room_pages(process);
+    if (room < wanted)
+        room += end_own_lends(process, (uint32_t)(wanted - room), address, keep_end);
+    return room < wanted ? (uint32_t)room : wanted;
+}
+
+long mapping_lends_from_answer(struct process *process, uint64_t control_id, uint64_t address,
                                uint64_t end, bool writable)
 {
     struct ica *control = ica_lookup(control_id);
     if (control == NULL)
-        return false;
-    uint32_t held = atomic_load_acquire(&process->mapping_lends);
-    if (mapping_lend_table() != NULL && held + control->lent_count > MAPPING_LENDS_PER_PROCESS)
-        end_own_lends(process, held + control->lent_count - MAPPING_LENDS_PER_PROCESS, address,
-                      address + (uint64_t)control->lent_count * PAGE_SIZE);
-    bool first = false;
-    for (uint32_t i = 0; i < control->lent_count; i++) {
+        return 0;
+    uint32_t wanted = control->lent_count;
+    uint32_t allowed = mapping_lend_table() != NULL ? make_room(process, wanted, address) : wanted;
+    if (wanted > 0 && allowed == 0) {
+        ica_end_lends(process, control);
+        return -E_QUOTA;
+    }
+    long first = 0;
+    for (uint32_t i = 0; i < allowed; i++) {
         struct ica *block = ica_lookup(control->lent[i]);
         uint64_t at = address + (uint64_t)i * PAGE_SIZE;
         if (block == NULL || block->kind != ICA_KIND_BLOCK || at >= end)
@@ -84,9 +123,9 @@ bool mapping_lends_from_answer(struct process *process, uint64_t control_id, uin
                          atomic_load_acquire(&block->state) != ICA_HELD))
             continue;
         if (mapping_lend_install(process, block, at, writable) && i == 0)
-            first = true;
+            first = 1;
     }
-    ica_end_lends(process, control);
+    ica_end_lends(process, control); /* the ones not installed end here too */
     return first;
 }
 

@@ -31,10 +31,18 @@ bool mapping_lend_install(struct process *process, struct ica *block, uint64_t a
 /* The blocks lent to `process` with the answer on its control ICA
  * `control`, each a mapping lend at its page from `address` on (below
  * `end`), read-only or `writable` (only a block its holder lent itself);
- * the answer's own lends end (the mapping lends count apart). True when
- * the first one is mapped. */
-bool mapping_lends_from_answer(struct process *process, uint64_t control, uint64_t address,
+ * the answer's own lends end (the mapping lends count apart). Each lend
+ * counts 4 KiB in its account (account_memory.h): past the per-process
+ * bound or past the account's limit the process's own lends elsewhere end
+ * first, and only as many as then fit are installed. 1 when the first one
+ * is mapped, 0 when not, -E_QUOTA when its account is full and it held no
+ * lend to give back (nothing mapped). */
+long mapping_lends_from_answer(struct process *process, uint64_t control, uint64_t address,
                                uint64_t end, bool writable);
+/* Ends up to `count` of the process's own lends outside [keep, keep_end)
+ * (on its core), giving their 4 KiB back to its account; how many. */
+uint32_t mapping_lends_give_back(struct process *process, uint32_t count, uint64_t keep,
+                                 uint64_t keep_end);
 /* Ends the mapping lend at `address`, if one is mapped there. */
 void mapping_lend_end_at(struct process *process, uint64_t address);
 /* SYS_ICA_REVOKE: every mapping lend of block `id` (held by `holder`) ended

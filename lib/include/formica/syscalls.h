@@ -94,10 +94,10 @@ struct process_info {
     uint32_t core;
     uint32_t state; /* enum process_state */
     uint32_t priority;
-    int32_t exit_code; /* valid in PROCESS_ZOMBIE */
-    uint64_t ticks;    /* timer ticks spent running */
-    uint64_t memory_bytes;
-    uint64_t cpu_cycles; /* TSC cycles it ran, its system calls included */
+    int32_t exit_code;     /* valid in PROCESS_ZOMBIE */
+    uint64_t ticks;        /* timer ticks spent running */
+    uint64_t memory_bytes; /* mapped for it, its mapping lends (4 KiB each) included */
+    uint64_t cpu_cycles;   /* TSC cycles it ran, its system calls included */
     char name[NAME_BYTES];
     uint32_t rights;       /* RIGHT_* it holds */
     uint32_t account;      /* the pid that started its quota account */

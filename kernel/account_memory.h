@@ -1,0 +1,17 @@
+/* account_memory.h: what a quota account's memory use is (docs/authority.md,
+ * "Accounts and quotas"), read the same way by the m-kernel's checks and by
+ * any core that installs a mapping lend (docs/mmap.md, "What an account
+ * pays for a mapping"). */
+#pragma once
+#include <stdint.h>
+#include "process.h"
+
+/* The bytes a member of an account counts: what the m-kernel mapped for it
+ * (memory_bytes: ICAs, charges, private copies included) and 4 KiB for each
+ * mapping lend it holds now. Any core may read it. */
+uint64_t account_member_bytes(const struct process *member);
+/* The memory the members of `account` count now (account_member_bytes summed). */
+uint64_t account_memory_used(uint32_t account);
+/* Bytes `process`'s account may still count before its limit (UINT64_MAX:
+ * init's account, which has none). */
+uint64_t account_memory_left(const struct process *process);

@@ -9,7 +9,8 @@
 # so another file written into them is never seen), an unlinked one stays mapped until munmap;
 # madvise maps ahead and ends lends; a system call given a mapped page not touched yet brings it
 # in (past the end: -E_FAULT); two BLK shards; a mapping outlives FS and BLK restarts; the
-# account pays for a region's page tables and private copies; munmap
+# account pays for a region's page tables, private copies and mapping lends (4 KiB each: a
+# 12 MiB file maps within 4 MiB, a full account refuses a mapped read, 142); munmap
 # and the exit of a program with mappings leave BLK with no block lent, and the disk clean; a
 # 1 MiB BLK cache under 8 MiB mapped, read and stored whole, evicts mapped blocks (their
 # mappings revoked, dirty ones written back) and the disk holds every store.
@@ -285,6 +286,43 @@ def test_the_account_pays_for_tables_and_private_copies(tmp_path):
                                 "300 cycles in one place", "map private"])
     assert "mmaptest exited with code 142" in result.text, result.describe()
     assert "could not be served: quota exceeded" in result.text, result.describe()
+    assert "not refused" not in result.text, result.describe()
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+# "@2": the faults install and end their lends on a p-kernel's core, the m-kernel reads the count.
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_a_large_file_maps_within_a_small_account(tmp_path, core):
+    """In an account of 4 MiB left 1 MiB by private copies (less than the 2 MiB of lends a
+    process may hold), 12 MiB mapped and read whole equal pread: each mapping lend counts 4 KiB
+    in the account, so the faults end the process's own lends to stay within it. The lends
+    count while mapped (the account may count less), and after munmap exactly what it did."""
+    disk = disk_copy(tmp_path)
+    result = boot(disk, f"run --memory 4M mmaptest account /account.dat 12 {core}; "
+                        "run mmaptest lent", smp=3)
+    assert result.rc == 0, result.describe()
+    assert_checks_held(result, ["write", "pread", "copies leave 1 MiB or less",
+                                "map again in the same place",
+                                "mapped pages equal pread within the account",
+                                "the lends count in the account",
+                                "the account's use back after munmap"])
+    [account] = result.kinds("mmap_account")
+    assert account["after"] == account["before"] > account["mapped"], result.describe()
+    assert lent_counts(result) == [0], result.describe()
+    assert_clean(disk)
+
+
+def test_a_mapped_read_in_a_full_account_ends_the_program(tmp_path):
+    """Private copies fill an account of 4 MiB; a mapped read then, with no lend of its own to
+    give back, is refused (-E_QUOTA) and ends the program as a page fault (142), with a line
+    that says why; nothing stays lent."""
+    disk = disk_copy(tmp_path)
+    result = boot(disk, "run --memory 4M mmaptest accountfull /full.dat; run mmaptest lent")
+    assert_checks_held(result, ["write", "grow with holes", "map", "copies fill the account"])
+    assert "mmaptest exited with code 142" in result.text, result.describe()
+    assert ("is at its memory limit (4096 KiB) and it holds no mapping lend to give back: "
+            "refused (quota exceeded)") in result.text, result.describe()
     assert "not refused" not in result.text, result.describe()
     assert lent_counts(result) == [0], result.describe()
     assert_clean(disk)

@@ -21,6 +21,9 @@
  *   mmaptest fixed PATH        MAP_FIXED over part of a region replaces it
  *   mmaptest dontneed PATH     MADV_DONTNEED drops private copies, ends shared lends
  *   mmaptest cycles PATH       300 partial map and unmap cycles (in a small account)
+ *   mmaptest account PATH MIB  in a small account left 1 MiB, MIB MiB mapped and read whole
+ *                              (lends recycled within it), its use back after munmap
+ *   mmaptest accountfull PATH  copies fill a small account, then a mapped read: refused (142)
  *   mmaptest lent              BLK's count of blocks lent now */
 #include <formica/blk_shards.h>
 #include <formica/errors.h>
@@ -787,6 +790,99 @@ static int cycles_command(const char *path)
     return failures == 0 ? 0 : 1;
 }
 
+/* What the caller's account may still count (SYS_MEMORY_REPORT's
+ * `available`, which a small account's limit bounds), or an error. */
+static long account_available(void)
+{
+    struct memory_report report = {0};
+    long error = memory_report_get(&report);
+    return error != 0 ? error : (long)report.available;
+}
+
+/* Private copies of holes (frames of the process's own, no lend) stored
+ * into from `copies` on while the account may still count more than
+ * `leave`; how many. */
+static uint32_t copies_until_left(uint8_t *copies, uint32_t pages, long leave)
+{
+    uint32_t page = 0;
+    while (page < pages && account_available() > leave)
+        copies[page++ * PAGE] = 1;
+    return page;
+}
+
+/* In an account of 4 MiB (test_mmap: run --memory 4M): private copies of
+ * holes first leave it 1 MiB, less than the per-process bound's 2 MiB of
+ * lends, then MIB MiB mapped shared and read whole must equal pread: the
+ * faults end the process's own lends to stay within the account. The
+ * lends count while mapped, and what the account may count comes back to
+ * what it was after munmap. */
+static int account_command(const char *path, uint64_t mib)
+{
+    uint64_t bytes = mib << 20;
+    long error = write_pattern(path, bytes);
+    int fd = open(path, O_RDWR);
+    check("write", error == 0 && fd >= 0, error);
+    static uint8_t warm[PAGE];
+    check("pread", pread(fd, warm, PAGE, 0) == PAGE, 0); /* its buffers taken before counting */
+    int holes = open("/account.holes", O_RDWR | O_CREAT | O_TRUNC);
+    check("holes", holes >= 0 && ftruncate(holes, 1024 * PAGE) == 0, holes);
+    uint8_t *copies = mmap(NULL, 1024 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, holes, 0);
+    check("map private holes", copies != MAP_FAILED, mmap_error());
+    if (copies == MAP_FAILED)
+        return 1;
+    uint8_t *mapped = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    check("map shared", mapped != MAP_FAILED, mmap_error());
+    if (mapped == MAP_FAILED)
+        return 1;
+    munmap(mapped, bytes); /* the region's tables stay: mapped again there, it costs none */
+    uint32_t copied = copies_until_left(copies, 1024, 1l << 20);
+    long before = account_available();
+    printf("mmaptest: %u private copies; the account may count %ld KiB more\n", copied,
+           before / 1024);
+    check("copies leave 1 MiB or less", before > 0 && before <= (1l << 20), before);
+    uint8_t *again = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    check("map again in the same place", again == mapped, mmap_error());
+    if (again == MAP_FAILED)
+        return 1;
+    long mismatches = mismatched_pages(fd, again, 0, bytes);
+    long mapped_left = account_available();
+    check("mapped pages equal pread within the account", mismatches == 0, mismatches);
+    check("the lends count in the account", before - mapped_left >= 64 * (long)PAGE,
+          before - mapped_left);
+    check("unmap", munmap(again, bytes) == 0, 0);
+    long after = account_available();
+    check("the account's use back after munmap", after == before, after - before);
+    printf("@json {\"kind\":\"mmap_account\",\"before\":%ld,\"mapped\":%ld,\"after\":%ld}\n",
+           before, mapped_left, after);
+    munmap(copies, 1024 * PAGE);
+    close(holes);
+    close(fd);
+    return failures == 0 ? 0 : 1;
+}
+
+/* In an account of 4 MiB: private copies of holes fill it to its limit,
+ * then a mapped page of the file is read, with no lend held to give back:
+ * the fault is refused (-E_QUOTA) and the program ends as by a page fault
+ * (142). Both regions are mapped first, so their tables are paid for. */
+static int account_full_command(const char *path)
+{
+    long error = write_pattern(path, 16 * PAGE);
+    int fd = open(path, O_RDWR);
+    check("write", error == 0 && fd >= 0, error);
+    check("grow with holes", ftruncate(fd, (16 + 1024) * PAGE) == 0, 0);
+    const uint8_t *file = mmap(NULL, 16 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    uint8_t *copies = mmap(NULL, 1024 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 16 * PAGE);
+    check("map", file != MAP_FAILED && copies != MAP_FAILED, mmap_error());
+    if (file == MAP_FAILED || copies == MAP_FAILED)
+        return 1;
+    uint32_t copied = copies_until_left(copies, 1024, 0);
+    long left = account_available();
+    check("copies fill the account", left == 0, left);
+    printf("mmaptest: %u private copies fill the account; reading a mapped page\n", copied);
+    printf("mmaptest: read %u: not refused\n", file[5]);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     const char *command = argc >= 2 ? argv[1] : "";
@@ -828,6 +924,10 @@ int main(int argc, char **argv)
         return dontneed_command(argv[2]);
     if (strcmp(command, "cycles") == 0 && argc == 3)
         return cycles_command(argv[2]);
+    if (strcmp(command, "account") == 0 && argc == 4)
+        return account_command(argv[2], strtoul(argv[3], NULL, 10));
+    if (strcmp(command, "accountfull") == 0 && argc == 3)
+        return account_full_command(argv[2]);
     if (strcmp(command, "keep") == 0 && argc == 3)
         return keep_command(argv[2]);
     if (strcmp(command, "lent") == 0) {
@@ -839,6 +939,8 @@ int main(int argc, char **argv)
         "usage: mmaptest read PATH MIB | evict PATH MIB | errors PATH | other PATH | pastend PATH "
         "| keep PATH "
         "| private PATH | shared PATH | crash PATH | truncate PATH | unlink PATH | advise PATH | "
-        "partial PATH | unmapped PATH | fixed PATH | dontneed PATH | cycles PATH | lent\n");
+        "partial PATH | unmapped PATH | fixed PATH | dontneed PATH | cycles PATH | account PATH "
+        "MIB "
+        "| accountfull PATH | lent\n");
     return 2;
 }

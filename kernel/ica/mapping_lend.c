@@ -90,14 +90,12 @@ static uint64_t account_room_pages(const struct process *process)
  * give back. */
 static uint32_t make_room(struct process *process, uint32_t wanted, uint64_t address)
 {
-    uint64_t keep_end = address + (uint64_t)wanted * PAGE_SIZE;
-    uint32_t held = atomic_load_acquire(&process->mapping_lends);
-    if (held + wanted > MAPPING_LENDS_PER_PROCESS)
-        end_own_lends(process, held + wanted - MAPPING_LENDS_PER_PROCESS, address, keep_end);
     uint64_t room = account_room_pages(process);
-    if (room < wanted)
-        room += end_own_lends(process, (uint32_t)(wanted - room), address, keep_end);
-    return room < wanted ? (uint32_t)room : wanted;
+    uint32_t held = atomic_load_acquire(&process->mapping_lends);
+    uint32_t end = mapping_lends_to_end(held, wanted, room);
+    uint32_t ended =
+        end > 0 ? end_own_lends(process, end, address, address + (uint64_t)wanted * PAGE_SIZE) : 0;
+    return mapping_lends_installable(wanted, room, ended);
 }
 
 long mapping_lends_from_answer(struct process *process, uint64_t control_id, uint64_t address,

@@ -87,3 +87,25 @@ static inline void mapping_lend_clear(struct mapping_lend *entry)
     entry->flags = 0;
     __atomic_store_n(&entry->pid, 0, __ATOMIC_RELEASE);
 }
+
+/* How many of its own lends a process holding `held` ends before it
+ * installs `wanted` more, when its account may still count `room` pages
+ * (UINT64_MAX: no limit): enough to stay within MAPPING_LENDS_PER_PROCESS
+ * and within the room, never more than it holds. */
+static inline uint32_t mapping_lends_to_end(uint32_t held, uint32_t wanted, uint64_t room)
+{
+    uint64_t over_bound = (uint64_t)held + wanted > MAPPING_LENDS_PER_PROCESS
+                              ? (uint64_t)held + wanted - MAPPING_LENDS_PER_PROCESS
+                              : 0;
+    uint64_t over_room = room < wanted ? wanted - room : 0;
+    uint64_t end = over_bound > over_room ? over_bound : over_room;
+    return end < held ? (uint32_t)end : held;
+}
+
+/* How many of `wanted` lends fit once `ended` of its own have ended, in an
+ * account that had room for `room` pages before (UINT64_MAX: no limit). */
+static inline uint32_t mapping_lends_installable(uint32_t wanted, uint64_t room, uint32_t ended)
+{
+    uint64_t fits = room > UINT64_MAX - ended ? UINT64_MAX : room + ended;
+    return fits < wanted ? (uint32_t)fits : wanted;
+}

@@ -1,7 +1,8 @@
 /* test_mapping_lend.c: the table of mapping lends (kernel/ica/mapping_lend_table.h)
  * on the host: claims near a block's home, finds by block, pid and address,
  * the range test munmap and exit use, a full probe run refused, clears that
- * free a slot for the next claim, and claims racing from threads. */
+ * free a slot for the next claim, claims racing from threads, and what a
+ * fault ends and installs within the per-process bound and its account. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -126,6 +127,34 @@ static void racing_claims_never_share_a_slot(void **state)
     free(table);
 }
 
+/* What a fault ends of the process's own lends and then installs: the
+ * per-process bound and the account's room (4 KiB a lend), whichever asks
+ * more, never more than it holds. */
+static void room_within_the_bound_and_the_account(void **state)
+{
+    (void)state;
+    uint64_t unlimited = UINT64_MAX;
+    assert_int_equal(mapping_lends_to_end(10, 4, unlimited), 0);
+    assert_int_equal(mapping_lends_to_end(MAPPING_LENDS_PER_PROCESS, 4, unlimited), 4);
+    assert_int_equal(mapping_lends_to_end(MAPPING_LENDS_PER_PROCESS - 1, 4, unlimited), 3);
+    assert_int_equal(mapping_lends_installable(4, unlimited, 0), 4);
+    /* an account with room for 1 more: 3 of its own end, all 4 fit */
+    assert_int_equal(mapping_lends_to_end(100, 4, 1), 3);
+    assert_int_equal(mapping_lends_installable(4, 1, 3), 4);
+    /* both: the larger of the two */
+    assert_int_equal(mapping_lends_to_end(MAPPING_LENDS_PER_PROCESS, 4, 2), 4);
+    assert_int_equal(mapping_lends_to_end(MAPPING_LENDS_PER_PROCESS - 3, 4, 0), 4);
+    /* holding 2 in a full account: both end, 2 of 4 fit */
+    assert_int_equal(mapping_lends_to_end(2, 4, 0), 2);
+    assert_int_equal(mapping_lends_installable(4, 0, 2), 2);
+    /* holding none in a full account: nothing to end, nothing fits (-E_QUOTA) */
+    assert_int_equal(mapping_lends_to_end(0, 1, 0), 0);
+    assert_int_equal(mapping_lends_installable(1, 0, 0), 0);
+    /* fewer ended than asked (some were in the answer's own range) */
+    assert_int_equal(mapping_lends_installable(4, 1, 1), 2);
+    assert_int_equal(mapping_lends_installable(4, UINT64_MAX - 1, 3), 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -134,6 +163,7 @@ int main(void)
         cmocka_unit_test(a_full_probe_run_is_refused),
         cmocka_unit_test(homes_wrap_around_the_table),
         cmocka_unit_test(racing_claims_never_share_a_slot),
+        cmocka_unit_test(room_within_the_bound_and_the_account),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -316,27 +316,29 @@ static bool private_page(struct process *process, uint64_t address, uint64_t sou
 }
 
 /* A fault refused because the process's account is at its memory limit and
- * it holds no mapping lend to give back; the caller ends it as a fault. */
-static void report_account_full(const struct process *process, uint64_t address)
+ * it holds no mapping lend to give back: the process ends as by a page
+ * fault, or the system call that touched the page gets -E_FAULT. */
+static void report_account_full(const struct process *process, uint64_t address, bool in_kernel)
 {
     kprintf("core %u: process '%s' (pid %u) faulted on mapped file page 0x%lx, but its account "
             "%u is at its memory limit (%lu KiB) and it holds no mapping lend to give back: "
-            "refused (%s), ended as by a page fault\n",
+            "refused (%s), %s\n",
             this_cpu()->index, process->name, process->pid, address, process->account,
-            process->memory_limit / 1024, error_text(-E_QUOTA));
+            process->memory_limit / 1024, error_text(-E_QUOTA),
+            in_kernel ? "its system call gets -E_FAULT" : "ended as by a page fault");
 }
 
 /* The lends of FS's answer installed from `address` (below `end`): true
  * when the faulting page is mapped, else the refusal is reported. */
 static bool install_answer(struct process *process, uint64_t address, uint64_t end, bool writable,
-                           long failure)
+                           long failure, bool in_kernel)
 {
     long installed =
         mapping_lends_from_answer(process, process->file_region_control, address, end, writable);
     if (installed > 0)
         return true;
     if (installed == -E_QUOTA)
-        report_account_full(process, address);
+        report_account_full(process, address, in_kernel);
     else
         report_unserved(process, address, failure);
     return false;
@@ -361,7 +363,8 @@ static bool map_page(struct process *process, struct file_region *region, uint64
         return private_page(process, address, 0,
                             (region->flags & FILE_REGION_WRITE) && !shared_writable);
     if (result >= 0)
-        return install_answer(process, address, region->base + region->bytes, false, -E_NOT_FOUND);
+        return install_answer(process, address, region->base + region->bytes, false, -E_NOT_FOUND,
+                              in_kernel);
     report_unserved(process, address, result);
     return false;
 }
@@ -403,7 +406,8 @@ static bool map_for_store(struct process *process, struct file_region *region, u
     if (result == -E_PAST_END)
         return past_end(process, address, region, in_kernel);
     if (result >= 0 && stores_granted(process))
-        return install_answer(process, address, address + PAGE_SIZE, true, -E_PERMISSION);
+        return install_answer(process, address, address + PAGE_SIZE, true, -E_PERMISSION,
+                              in_kernel);
     report_unserved(process, address, result < 0 ? result : -E_PERMISSION);
     return false;
 }

@@ -19,6 +19,8 @@ uint64_t account_memory_used(uint32_t account)
 {
     uint64_t used = 0;
     for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
+        if (atomic_load_acquire(&kernel_shared->slot_accounts[slot]) != account)
+            continue; /* one word a slot: the records of other accounts stay unread */
         const struct process *member = &kernel_shared->processes[slot];
         if (member->state != PROCESS_FREE && member->account == account)
             used += account_member_bytes(member);

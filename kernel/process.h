@@ -13,7 +13,6 @@
 #include "ring.h"
 #include "shared.h"
 
-#define PROCESS_SLOTS 256
 #define INIT_PID 1 /* the first process: starts (and restarts) the servers, adopts orphans */
 #define PROCESS_KERNEL_STACK_PAGES 4
 #define USER_SPACE_START 0x400000ull

@@ -29,6 +29,8 @@ struct mapping_lend;
 /* Filled by the m-kernel at boot and read-only afterwards, except the
  * _Atomic counters (every core), the console (under its lock) and what the
  * pointed-to tables say about their own fields. */
+#define PROCESS_SLOTS 256 /* kernel_shared->processes (process.h) */
+
 struct kernel_shared {
     uint32_t magic;
     uint32_t core_count;
@@ -42,11 +44,16 @@ struct kernel_shared {
     bool x2apic;
     bool write_combining;    /* every core's PAT entry 1 is write-combining (page_attributes.h) */
     struct cpu_features cpu; /* what CPUID offers and the kernels use (cpu_features.h) */
-    _Atomic uint32_t cores_online;      /* each core adds itself once */
-    _Atomic uint32_t panicking;         /* 1 + the core that panicked: others stop printing */
-    uint64_t kernel_root;               /* page-table root with only the kernel half */
-    uint64_t translation_stamp;         /* bumped by a freed address space (translation_stamp.h) */
-    struct process *processes;          /* PROCESS_SLOTS entries */
+    _Atomic uint32_t cores_online; /* each core adds itself once */
+    _Atomic uint32_t panicking;    /* 1 + the core that panicked: others stop printing */
+    uint64_t kernel_root;          /* page-table root with only the kernel half */
+    uint64_t translation_stamp;    /* bumped by a freed address space (translation_stamp.h) */
+    struct process *processes;     /* PROCESS_SLOTS entries */
+    /* Each slot's quota account while its process lives (set before it is
+     * ready, 0 once the slot is freed): written by the m-kernel, read by any
+     * core that sums an account (account_memory.c) without reading the
+     * other slots' records. */
+    _Atomic uint32_t slot_accounts[PROCESS_SLOTS];
     struct ica_pools *icas;             /* ICA descriptors and registered servers */
     struct mapping_lend *mapping_lends; /* MAPPING_LENDS entries (kernel/ica/mapping_lend.h) */
     struct placement_info placement;

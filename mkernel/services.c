@@ -3,6 +3,7 @@
  * frame allocator, page tables and process slots need no lock. */
 #include "services.h"
 #include "address_space.h"
+#include "atomic.h"
 #include "authority.h"
 #include "console.h"
 #include "device_memory.h"
@@ -77,8 +78,17 @@ static struct process *take_slot(void)
     return NULL;
 }
 
+/* Which account the slot's process counts in (0: none), for
+ * account_memory.c's sums. */
+static void note_slot_account(const struct process *process, uint32_t account)
+{
+    atomic_store_release(&kernel_shared->slot_accounts[process - kernel_shared->processes],
+                         account);
+}
+
 static void release_slot(struct process *process)
 {
+    note_slot_account(process, 0);
     memset(process, 0, sizeof(*process));
 }
 
@@ -159,6 +169,7 @@ long services_spawn(const struct spawn_request *request, uint32_t parent)
     authority_start(process, request, parent_process);
     prepare_first_entry(process, &program);
     device_process_start(process, request->flags);
+    note_slot_account(process, process->account);
     process->state = PROCESS_READY;
     profile_note_program(process->pid, process->core, process->name);
     hand_to_core(process);

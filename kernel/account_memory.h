@@ -15,3 +15,22 @@ uint64_t account_memory_used(uint32_t account);
 /* Bytes `process`'s account may still count before its limit (UINT64_MAX:
  * init's account, which has none). */
 uint64_t account_memory_left(const struct process *process);
+/* Pages of mapping lends `process`'s account has room for now, less the
+ * credit its members hold (UINT64_MAX: no limit): what a fault may grant. */
+uint64_t account_lend_room(const struct process *process);
+/* On the m-kernel, before a memory check of `account`: every member's
+ * mapping-lend credit taken back, so the room the check finds is spent
+ * once (the members' next faults sum the account again). */
+void account_credits_revoke(uint32_t account);
+
+/* The lends a credit word (process.h: mapping_lend_credit) grants. */
+static inline uint32_t account_credit_lends(uint64_t word)
+{
+    return (uint32_t)word;
+}
+
+/* The word that grants `lends` in the generation of `word`. */
+static inline uint64_t account_credit_word(uint64_t word, uint32_t lends)
+{
+    return (word & ~0xffffffffull) | lends;
+}

@@ -99,6 +99,12 @@ struct process {
     /* Owning core: mapping lends installed and not ended yet (the m-kernel
      * reads it at exit to skip the table when 0). */
     _Atomic uint32_t mapping_lends;
+    /* Mapping lends it may still install without summing its account again
+     * (account_memory.h), in the low 32 bits: granted by its core from the
+     * room a sum found, taken back by the m-kernel before each memory check
+     * of its account, which also bumps the high 32 bits (a generation), so
+     * a grant computed before the check never lands after it. */
+    _Atomic uint64_t mapping_lend_credit;
     uint32_t mapping_lend_cursor; /* where the next look for one of its own lends to end starts */
     /* m-kernel: authority (docs/authority.md), set at spawn. */
     uint32_t rights;        /* RIGHT_* (formica/rights.h) */

@@ -76,26 +76,49 @@ uint32_t mapping_lends_give_back(struct process *process, uint32_t count, uint64
     return end_own_lends(process, count, keep, keep_end);
 }
 
-/* How many more 4 KiB its account may count now (UINT64_MAX: no limit). */
-static uint64_t account_room_pages(const struct process *process)
+/* Takes `wanted` lends of the process's credit if it holds that many (true),
+ * else drops what is left of it (a sum then counts it as room again);
+ * `seen` gets the word left. */
+static bool take_credit(struct process *process, uint32_t wanted, uint64_t *seen)
 {
-    uint64_t left = account_memory_left(process);
-    return left == UINT64_MAX ? UINT64_MAX : left / PAGE_SIZE;
+    uint64_t word = atomic_load_acquire(&process->mapping_lend_credit);
+    for (;;) {
+        uint32_t lends = account_credit_lends(word);
+        uint64_t left = account_credit_word(word, lends >= wanted ? lends - wanted : 0);
+        if (atomic_compare_swap(&process->mapping_lend_credit, &word, left)) {
+            *seen = left;
+            return lends >= wanted;
+        }
+    }
+}
+
+/* Grants up to MAPPING_LEND_CREDIT of the `spare` pages a sum found, unless
+ * the m-kernel took the credit of `seen` back meanwhile (a check since). */
+static void grant_credit(struct process *process, uint64_t seen, uint64_t spare)
+{
+    uint32_t lends = spare < MAPPING_LEND_CREDIT ? (uint32_t)spare : MAPPING_LEND_CREDIT;
+    atomic_compare_swap(&process->mapping_lend_credit, &seen, account_credit_word(seen, lends));
 }
 
 /* Room for `wanted` lends at [address, +wanted pages): past the
  * per-process bound, and past what its account may still count, the
- * process's own lends outside that range end first. How many of the
- * wanted may be installed: 0 when its account is full and it held none to
- * give back. */
+ * process's own lends outside that range end first. The account is summed
+ * only when the process's credit is spent (then some is granted from the
+ * room found). How many of the wanted may be installed: 0 when its account
+ * is full and it held none to give back. */
 static uint32_t make_room(struct process *process, uint32_t wanted, uint64_t address)
 {
-    uint64_t room = account_room_pages(process);
+    uint64_t seen;
+    bool credited = take_credit(process, wanted, &seen);
+    uint64_t room = credited ? wanted : account_lend_room(process);
     uint32_t held = atomic_load_acquire(&process->mapping_lends);
     uint32_t end = mapping_lends_to_end(held, wanted, room);
     uint32_t ended =
         end > 0 ? end_own_lends(process, end, address, address + (uint64_t)wanted * PAGE_SIZE) : 0;
-    return mapping_lends_installable(wanted, room, ended);
+    uint32_t installable = mapping_lends_installable(wanted, room, ended);
+    if (!credited && room != UINT64_MAX)
+        grant_credit(process, seen, room + ended - installable);
+    return installable;
 }
 
 long mapping_lends_from_answer(struct process *process, uint64_t control_id, uint64_t address,

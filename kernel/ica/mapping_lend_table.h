@@ -16,6 +16,9 @@
  * some of the process's own first, so a mapped file larger than BLK's cache
  * never pins all of it. */
 #define MAPPING_LENDS_PER_PROCESS 512u
+/* Lends a fault may grant its process from the room a sum of its account
+ * found (account_memory.h), so the next ones need no sum. */
+#define MAPPING_LEND_CREDIT 64u
 
 struct mapping_lend {
     uint32_t pid; /* the mapper, 0: free (atomic: claimed by compare-swap) */

@@ -155,7 +155,8 @@ class MemoryNodes:
             store = (f"NVM {self.nvm_path(index)} ({self.opts.memnode_nvm_mib} MiB)"
                      if self.opts.memnode_nvm_mib else "DRAM")
             _note(f"memory node {index}: pid {self.processes[-1].pid}, MAC {mac_address(index)} "
-                  f"({self.opts.memnode_nic}), {self.opts.memnode_capacity_mib} MiB in {store}, "
+                  f"({self.opts.memnode_nic}), {_cores(self.opts)}, "
+                  f"{self.opts.memnode_capacity_mib} MiB in {store}, "
                   f"log {self.log_path(index)}")
         time.sleep(START_CHECK_SECONDS)
         failed = [index for index, process in enumerate(self.processes, start=1)
@@ -232,6 +233,14 @@ class MemoryNodes:
             kill_group(process)
             _note(f"memory node {index} stopped")
         self.processes = []
+
+
+def _cores(opts):
+    """A node's cores and, when --memnode-placement gave one, its placement."""
+    cores = f"{opts.memnode_smp} core{'s' if opts.memnode_smp > 1 else ''}"
+    if opts.memnode_placement_file:
+        return f"{cores}, placement {opts.memnode_placement_file}"
+    return f"{cores}, placement {opts.memnode_placement}" if opts.memnode_placement else cores
 
 
 def _crash(process):

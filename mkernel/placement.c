@@ -10,9 +10,10 @@
 #define TOKENS_PER_LINE 2
 
 /* The servers' keys are enum placement_server, in its order (generated from
- * the placement lines of protocol/NAME.messages); "app" follows them. */
-enum placement_key { KEY_APP = PLACEMENT_SERVERS, KEY_COUNT };
-static const char *const key_names[KEY_COUNT] = {PLACEMENT_SERVER_KEYS, "app"};
+ * the placement lines of protocol/NAME.messages); "app" and "memnode" (the
+ * memory-node role, which the shell starts, not init) follow them. */
+enum placement_key { KEY_APP = PLACEMENT_SERVERS, KEY_MEMNODE, KEY_COUNT };
+static const char *const key_names[KEY_COUNT] = {PLACEMENT_SERVER_KEYS, "app", "memnode"};
 /* From the manifests: which servers may run as several instances, and which
  * are started only when the placement names them. */
 static const bool may_have_instances[PLACEMENT_SERVERS] = {PLACEMENT_SERVER_INSTANCES};
@@ -44,6 +45,8 @@ struct parse_state {
     bool app_spread;
     uint32_t app_count;
     uint32_t app_cores[PLACEMENT_MAX_APP_CORES];
+    bool memnode_placed;
+    uint32_t memnode_core;
 };
 
 /* ---- Messages ---------------------------------------------------------- */
@@ -408,6 +411,31 @@ static void parse_app_value(struct parse_state *state, uint32_t line, struct spa
     parse_app_list(state, line, value);
 }
 
+/* memnode: one core, nothing else (the role is one process). */
+static void parse_memnode_value(struct parse_state *state, uint32_t line, struct span value)
+{
+    uint32_t core;
+    if (!parse_number(value, &core)) {
+        error_span(state, line, "bad value '", value, "' for memnode (expected a core number)");
+        return;
+    }
+    if (!check_core_exists(state, line, value, core))
+        return;
+    state->memnode_placed = true;
+    state->memnode_core = core;
+}
+
+static void parse_value(struct parse_state *state, uint32_t line, enum placement_key key,
+                        struct span value)
+{
+    if (key == KEY_APP)
+        parse_app_value(state, line, value);
+    else if (key == KEY_MEMNODE)
+        parse_memnode_value(state, line, value);
+    else
+        parse_server_value(state, line, key, value);
+}
+
 static void parse_line(struct parse_state *state, uint32_t line_number, struct span line)
 {
     if (line.length > PLACEMENT_LINE_LIMIT) {
@@ -432,10 +460,7 @@ static void parse_line(struct parse_state *state, uint32_t line_number, struct s
         return;
     }
     state->key_line[key] = line_number;
-    if (key == KEY_APP)
-        parse_app_value(state, line_number, tokens[1]);
-    else
-        parse_server_value(state, line_number, (enum placement_key)key, tokens[1]);
+    parse_value(state, line_number, (enum placement_key)key, tokens[1]);
 }
 
 /* Calls parse_line for each line; a final line needs no line ending. */
@@ -533,10 +558,13 @@ static void resolve_per_core(struct parse_state *state)
 }
 
 /* A core the spread rule keeps applications off: one running a server that
- * has a single instance. A server with several instances runs beside the
- * applications on purpose (each reaches the instance on its own core). */
+ * has a single instance, or the memory-node role. A server with several
+ * instances runs beside the applications on purpose (each reaches the
+ * instance on its own core). */
 static bool is_server_core(const struct placement_info *placement, uint32_t core)
 {
+    if (placement->memnode_placed && placement->memnode_core == core)
+        return true;
     for (int server = 0; server < PLACEMENT_SERVERS; server++)
         if (placement->server_instance_count[server] == 1 &&
             placement->server_instance_cores[server][0] == core)
@@ -586,6 +614,8 @@ static void fill_result(const struct parse_state *state, struct placement_info *
         fill_server(&state->servers[server], server, out);
     memset(out->app_cores, 0, sizeof(out->app_cores));
     out->warnings = 0;
+    out->memnode_placed = state->memnode_placed ? 1 : 0;
+    out->memnode_core = state->memnode_core;
     if (state->app_spread) {
         fill_spread(out, state->core_count);
         return;
@@ -681,4 +711,8 @@ void placement_describe(const struct placement_info *placement, char *buffer, si
     }
     message_text(&message, "app=");
     describe_app(&message, placement);
+    if (placement->memnode_placed) {
+        message_text(&message, " memnode=C");
+        message_unsigned(&message, placement->memnode_core);
+    }
 }

@@ -40,9 +40,9 @@ static const struct command commands[] = {
      "every line"},
     {"run", command_run,
      "run [--driver] [--server] [--user UID[:GID]] [--memory SIZE] PROG [ARGS...] [@CORE]",
-     "run PROG on CORE and wait for it (--driver: with device access; --server: may start "
-     "server-priority processes; --user: as that user, not the shell's; --memory: its "
-     "account's memory quota)"},
+     "run PROG on CORE and wait for it (@memnode: the placement's memnode core; --driver: "
+     "with device access; --server: may start server-priority processes; --user: as that "
+     "user, not the shell's; --memory: its account's memory quota)"},
     {"start", command_start,
      "start [--driver] [--server] [--user UID[:GID]] [--memory SIZE] PROG [ARGS...] [@CORE]",
      "start PROG on CORE, do not wait"},
@@ -95,9 +95,23 @@ bool run_command_line(char *line)
     return false;
 }
 
-/* Parses "@CORE"; false if it is not a number. */
+/* "@memnode": the core the placement gives the memory-node role (its key
+ * `memnode`, docs/placement.md); `core` (the shell's) is kept when the
+ * placement names none. */
+static void placement_memnode_core(uint32_t *core)
+{
+    struct placement_info placement;
+    if (placement_get(&placement) >= 0 && placement.memnode_placed)
+        *core = placement.memnode_core;
+}
+
+/* Parses "@CORE" or "@memnode"; false if it is neither. */
 static bool parse_core(const char *word, uint32_t *core)
 {
+    if (strcmp(word, "@memnode") == 0) {
+        placement_memnode_core(core);
+        return true;
+    }
     char *end;
     unsigned long value = strtoul(word + 1, &end, 10);
     if (end == word + 1 || *end != '\0' || value >= CORE_ANY)

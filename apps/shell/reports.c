@@ -207,6 +207,8 @@ static void print_placement_summary(const struct placement_info *placement)
     if (placement->app_spread)
         printf(" (spread; the first %u have no server)", placement->app_preferred_count);
     putchar('\n');
+    if (placement->memnode_placed)
+        printf("memory-node role on core %u\n", placement->memnode_core);
     if (placement->warnings > 0)
         printf("%u warning(s) in the placement file: the default is in effect\n",
                placement->warnings);
@@ -234,8 +236,10 @@ static void print_placement_json(const struct placement_info *placement)
     printf("},\"app_cores\":[");
     for (uint32_t i = 0; i < application_core_count(placement); i++)
         printf("%s%u", i > 0 ? "," : "", placement->app_cores[i]);
-    printf("],\"spread\":%s,\"warnings\":%u}\n", placement->app_spread ? "true" : "false",
-           placement->warnings);
+    printf("],\"spread\":%s", placement->app_spread ? "true" : "false");
+    if (placement->memnode_placed)
+        printf(",\"memnode\":%u", placement->memnode_core);
+    printf(",\"warnings\":%u}\n", placement->warnings);
 }
 
 bool command_placement(int word_count, char **words)

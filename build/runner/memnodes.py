@@ -54,13 +54,16 @@ def nic_device(nic, mac):
 def node_command(opts, index):
     """The shell command a memory node runs: serve its capacity until powered off. With
     --memnode-cmd the role is started first and the node's own commands run beside it (then
-    the shell waits for the role, so the node goes on serving)."""
+    the shell waits for the role, so the node goes on serving). The role goes to the core
+    its placement's key memnode names (`@memnode`; the shell's core 0 when none does), the
+    node's own commands to the shell's core unless they say `@CORE`."""
     # the node gives its memory away: its account may use all of it (docs/authority.md)
     verb = "start" if opts.memnode_cmd else "run"
     words = [f"{verb} --driver --memory {opts.memnode_mem_mib}M memnode",
              str(opts.memnode_capacity_mib), "--id", str(index)]
     if opts.memnode_args:
         words.append(opts.memnode_args)
+    words.append("@memnode")
     if opts.memnode_cmd:
         return " ".join(words) + f"; {opts.memnode_cmd}; wait"
     return " ".join(words)
@@ -75,14 +78,16 @@ def node_boot_options(opts):
 
 
 def node_options(opts, index, nvm_path=None):
-    """The main machine's options turned into one memory node's: 1 core, its own memory,
-    no disk, placement or extra QEMU arguments; its own NVDIMM (role "memnode") when
-    --memnode-nvm gave one; the cluster id as memnode_cluster=."""
+    """The main machine's options turned into one memory node's: --memnode-smp cores (1
+    socket), its own memory, --memnode-placement's placement, no disk or extra QEMU
+    arguments; its own NVDIMM (role "memnode") when --memnode-nvm gave one; the cluster id
+    as memnode_cluster=."""
     nvm = (options_module.Nvm(path=nvm_path, size_mib=opts.memnode_nvm_mib)
            if nvm_path and opts.memnode_nvm_mib else None)
     return dataclasses.replace(
-        opts, smp=1, sockets=None, mem_mib=opts.memnode_mem_mib, placement=None,
-        placement_file=None, cmd=node_command(opts, index), disk=None, memnodes=0, nvm=nvm,
+        opts, smp=opts.memnode_smp, sockets=None, mem_mib=opts.memnode_mem_mib,
+        placement=opts.memnode_placement, placement_file=opts.memnode_placement_file,
+        cmd=node_command(opts, index), disk=None, memnodes=0, nvm=nvm,
         nvm_tier=None, nvm_role="memnode", qemu_extra=[],
         append=node_boot_options(opts),
         log=None)
@@ -150,7 +155,8 @@ class MemoryNodes:
             store = (f"NVM {self.nvm_path(index)} ({self.opts.memnode_nvm_mib} MiB)"
                      if self.opts.memnode_nvm_mib else "DRAM")
             _note(f"memory node {index}: pid {self.processes[-1].pid}, MAC {mac_address(index)} "
-                  f"({self.opts.memnode_nic}), {self.opts.memnode_capacity_mib} MiB in {store}, "
+                  f"({self.opts.memnode_nic}), {_cores(self.opts)}, "
+                  f"{self.opts.memnode_capacity_mib} MiB in {store}, "
                   f"log {self.log_path(index)}")
         time.sleep(START_CHECK_SECONDS)
         failed = [index for index, process in enumerate(self.processes, start=1)
@@ -227,6 +233,14 @@ class MemoryNodes:
             kill_group(process)
             _note(f"memory node {index} stopped")
         self.processes = []
+
+
+def _cores(opts):
+    """A node's cores and, when --memnode-placement gave one, its placement."""
+    cores = f"{opts.memnode_smp} core{'s' if opts.memnode_smp > 1 else ''}"
+    if opts.memnode_placement_file:
+        return f"{cores}, placement {opts.memnode_placement_file}"
+    return f"{cores}, placement {opts.memnode_placement}" if opts.memnode_placement else cores
 
 
 def _crash(process):

@@ -67,6 +67,9 @@ class Options:
     memnode_cluster: str = ""  # --memnode-cluster: 32 hex digits, made per run otherwise
     memnode_cmd: str = ""  # --memnode-cmd: shell commands each node runs beside its memnode role
     memnode_remote_share: str = ""  # --memnode-remote-share: the boot option remote_share=P
+    memnode_smp: int = 1  # --memnode-smp: each node's cores
+    memnode_placement: Optional[str] = None  # --memnode-placement: a preset's name, or "file"
+    memnode_placement_file: Optional[str] = None  # and then the file every node gets
     disk_iops: int = 0  # --disk-iops: the disk throttled to this many operations a second
     console: console_flags.ConsoleOptions = field(default_factory=console_flags.ConsoleOptions)
 
@@ -129,6 +132,12 @@ def build_parser():
     parser.add_argument("--memnode-remote-share", metavar="P",
                         help="the share of a node's core its memory-node role gets against local "
                              "work (0 < P < 1, boot option remote_share=P; default: an equal share)")
+    parser.add_argument("--memnode-smp", type=int, default=1, metavar="N",
+                        help="each memory node's cores (default 1)")
+    parser.add_argument("--memnode-placement", metavar="P",
+                        help="every node's placement: a preset of build/placements/ (1-9, "
+                             "memnode-own-core) or a placement file; its key memnode places "
+                             "the node's network role (docs/placement.md)")
     parser.add_argument("--memnode-cluster", metavar="ID",
                         help="the memory nodes' cluster id (32 hex digits; default: a new one per "
                              "run); give the same one to use kept node NVM again")
@@ -206,6 +215,7 @@ def parse(argv, repo_root):
             placement, placement_file = "file", os.path.abspath(args.placement)
         else:
             raise UsageError(f"--placement {args.placement!r}: not a preset 1-9 nor a file")
+    memnode_smp, memnode_placement, memnode_placement_file = _memnode_cores(args, repo_root)
 
     if args.cmd is not None and not args.cmd.strip():
         raise UsageError("--cmd: empty command")
@@ -256,6 +266,9 @@ def parse(argv, repo_root):
         memnode_cluster=memnode_cluster,
         memnode_cmd=args.memnode_cmd.strip(),
         memnode_remote_share=_remote_share(args),
+        memnode_smp=memnode_smp,
+        memnode_placement=memnode_placement,
+        memnode_placement_file=memnode_placement_file,
         nbd_mib=nbd_mib,
         usb_image=os.path.abspath(args.usb_image) if args.usb_image else None,
         console=console,
@@ -286,6 +299,27 @@ def _remote_share(args):
         raise UsageError(f"--memnode-remote-share {text!r}: a fraction between 0 and 1, "
                          "e.g. 0.25 (at most 3 digits)")
     return text
+
+
+def _memnode_cores(args, repo_root):
+    """--memnode-smp N (1 up to the pc machine's limit) and --memnode-placement P: a preset
+    (build/placements/P.conf, by name) or a file. The file itself is the nodes' kernel's to
+    check: a core a node lacks or a key given twice is its parser's error, and the node
+    boots with the safe default (docs/placement.md)."""
+    if args.memnodes == 0 and (args.memnode_smp != 1 or args.memnode_placement):
+        raise UsageError("--memnode-smp/--memnode-placement: give --memnodes K")
+    if not 1 <= args.memnode_smp <= PC_MAX_CORES:
+        raise UsageError(f"--memnode-smp {args.memnode_smp}: must be between 1 and {PC_MAX_CORES}")
+    choice = args.memnode_placement
+    if choice is None:
+        return args.memnode_smp, None, None
+    preset = os.path.join(repo_root, "build", "placements", f"{choice}.conf")
+    if re.fullmatch(r"[0-9a-z][0-9a-z-]{0,30}", choice) and os.path.isfile(preset):
+        return args.memnode_smp, choice, None
+    if os.path.isfile(choice):
+        return args.memnode_smp, "file", os.path.abspath(choice)
+    raise UsageError(f"--memnode-placement {choice!r}: not a preset of build/placements/ "
+                     "nor a file")
 
 
 def _memnode_nvm(args):

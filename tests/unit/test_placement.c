@@ -737,6 +737,95 @@ static void test_describe_truncates(void **state)
     assert_non_null(strstr(big, ",C63|C0)"));
 }
 
+/* ---- The memory-node role (memnode CORE) ------------------------------- */
+
+static size_t read_named_preset(const char *name, char *buffer, size_t size)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/build/placements/%s", REPO_ROOT, name);
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        fail_msg("cannot open %s", path);
+    size_t length = fread(buffer, 1, size, file);
+    assert_true(length < size);
+    fclose(file);
+    return length;
+}
+
+static void test_memnode_core(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("memnode 1\napp 0\n", 2, &result);
+    assert_ok(&result);
+    assert_int_equal(result.placement.memnode_placed, 1);
+    assert_int_equal(result.placement.memnode_core, 1);
+    assert_servers(&result.placement, 0, 0, 0, 0);
+    char text[128];
+    placement_describe(&result.placement, text, sizeof(text));
+    assert_string_equal(text, "fs=C0 blk=C0 dk=C0 pager=C0 usb=C0 app=C0 memnode=C1");
+    parse_text("fs 1\n", 2, &result);
+    assert_ok(&result);
+    assert_int_equal(result.placement.memnode_placed, 0);
+    assert_int_equal(result.placement.memnode_core, 0);
+}
+
+/* The spread rule keeps applications off the role's core, as off a server's. */
+static void test_memnode_core_is_avoided_by_spread(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("memnode 1\napp spread\n", 4, &result);
+    assert_ok(&result);
+    static const uint32_t spread[] = {2, 3, 0, 1};
+    assert_app_cores(&result.placement, true, 2, spread, 4);
+}
+
+static void test_memnode_errors(void **state)
+{
+    (void)state;
+    struct result result;
+    parse_text("app 0\nmemnode 1\n", 1, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 2, "core 1 does not exist (1 core)");
+    assert_is_default(&result.placement, 1);
+    assert_int_equal(result.placement.memnode_placed, 0);
+    parse_text("memnode 1\n# x\nmemnode 0\n", 2, &result);
+    assert_int_equal(result.error_count, 1);
+    assert_error(&result, 0, 3, "duplicate key 'memnode' (first on line 1)");
+    assert_int_equal(result.placement.memnode_placed, 0);
+    parse_text("memnode 0,1\nmemnode\nmemnode x\n", 2, &result);
+    assert_int_equal(result.error_count, 3);
+    assert_error(&result, 0, 1, "bad value '0,1' for memnode (expected a core number)");
+    assert_error(&result, 1, 2, "malformed line (expected 'key value')");
+    assert_error(&result, 2, 3, "duplicate key 'memnode' (first on line 1)");
+    parse_text("memnode per-core\n", 2, &result);
+    assert_error(&result, 0, 1, "bad value 'per-core' for memnode (expected a core number)");
+    parse_text("memnode other-socket\n", 2, &result);
+    assert_error(&result, 0, 1, "bad value 'other-socket' for memnode (expected a core number)");
+    parse_text("Memnode 1\n", 2, &result);
+    assert_error(&result, 0, 1, "unknown key 'Memnode'");
+}
+
+/* build/placements/memnode-own-core.conf: the role on core 1, the rest on core 0. */
+static void test_memnode_own_core_preset(void **state)
+{
+    (void)state;
+    static const uint32_t core_zero[] = {0};
+    char text[4096];
+    size_t length = read_named_preset("memnode-own-core.conf", text, sizeof(text));
+    struct result result;
+    parse_sockets(text, length, 2, 1, &result);
+    assert_ok(&result);
+    assert_int_equal(result.placement.memnode_placed, 1);
+    assert_int_equal(result.placement.memnode_core, 1);
+    assert_servers(&result.placement, 0, 0, 0, 0);
+    assert_app_cores(&result.placement, false, 1, core_zero, 1);
+    parse_sockets(text, length, 1, 1, &result);
+    assert_true(result.error_count > 0);
+    assert_is_default(&result.placement, (uint32_t)result.error_count);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -774,6 +863,10 @@ int main(void)
         cmocka_unit_test(test_describe),
         cmocka_unit_test(test_a_server_beside_another_takes_its_core),
         cmocka_unit_test(test_describe_truncates),
+        cmocka_unit_test(test_memnode_core),
+        cmocka_unit_test(test_memnode_core_is_avoided_by_spread),
+        cmocka_unit_test(test_memnode_errors),
+        cmocka_unit_test(test_memnode_own_core_preset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,6 +167,11 @@ struct placement_info {
      * 0's core is server_core[s] as well. */
     uint32_t server_instance_count[PLACEMENT_MAX_SERVERS];
     uint32_t server_instance_cores[PLACEMENT_MAX_SERVERS][SERVER_INSTANCES_MAX];
+    /* The memory-node role's core (the key `memnode`, docs/placement.md):
+     * memnode_placed is 1 when the file names it; 0 leaves the role on the
+     * shell's core (memnode_core is then 0). */
+    uint32_t memnode_placed;
+    uint32_t memnode_core;
 };
 
 /* SYS_SERVER_INSTANCE_COUNTS: one instance of a server name. */

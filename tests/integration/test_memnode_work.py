@@ -19,9 +19,12 @@ NODE_FLAGS = ("--smp", "2", "--accel", "tcg", "--memnodes", "1", "--memnode-mem"
 MEMSEQ = "memseq -s 24M -l 256K -b 16K --backend node"
 ROUNDS = 8
 CLIENT = "; ".join([f"start {MEMSEQ} @0; start {MEMSEQ} @1; wait"] * ROUNDS)
-# ps every second (the node stops with the main machine: the samples taken until then)
+# ps every second (the node stops with the main machine: the samples taken until then); the
+# spin runs as long as the test may (TIMEOUT), so on a slow host no interval comes after it
+# ended, where serving has the core to itself
 SAMPLES = 90
-LOCAL_WORK = "start spin 100000; " + "; ".join(["sleep 1000; ps"] * SAMPLES)
+SPIN = f"start spin {TIMEOUT * 1000}; "
+LOCAL_WORK = SPIN + "; ".join(["sleep 1000; ps"] * SAMPLES)
 SHARE_WEIGHT_ONE = 1000  # lib/include/formica/syscalls.h
 BUSIEST = 3  # the intervals in which serving took the most cycles: the clients pushed hardest
 
@@ -100,7 +103,7 @@ def test_memnode_work_flags_are_checked():
 # cycles, each core's idle cycles.
 OWN_CORE_FLAGS = NODE_FLAGS + ("--memnode-smp", "2", "--memnode-placement", "memnode-own-core")
 OWN_CORE_ROUNDS = 4
-OWN_CORE_WORK = "start spin 100000; " + "; ".join(["sleep 1000; ps; cores"] * SAMPLES)
+OWN_CORE_WORK = SPIN + "; ".join(["sleep 1000; ps; cores"] * SAMPLES)
 SPIN_CORE, ROLE_CORE = 0, 1
 SPIN_KEEPS = 0.9  # the spin's least share of its core in any interval
 

@@ -29,9 +29,14 @@ struct ica {
     uint32_t kind;
     uint32_t pages;
     uint64_t physical;
-    uint32_t index;         /* its slot in the pool of its kind (set at boot, never changes) */
-    uint64_t user_address;  /* where it is mapped in a holder: ica_address of its id */
-    _Atomic uint32_t owner; /* pid holding it (ICA_HELD) */
+    uint32_t index; /* its slot in the pool of its kind (set at boot, never changes) */
+    /* Block ICAs: how many of its lends (lend_count) are mapping lends
+     * (mapping_lend.c), which the lender may end (SYS_ICA_REVOKE) to reuse
+     * the block. Here, in the hole before user_address: the struct stays
+     * 216 bytes, whose multiples the kernel computes in three instructions. */
+    _Atomic uint32_t mapping_lend_count;
+    uint64_t user_address;        /* where it is mapped in a holder: ica_address of its id */
+    _Atomic uint32_t owner;       /* pid holding it (ICA_HELD) */
     _Atomic uint32_t destination; /* pid it travels to (ICA_TRAVELLING) */
     uint32_t allocator;           /* pid that allocated it */
     /* Control ICAs: the kernel's own copy of the routing, not the page's,
@@ -55,9 +60,6 @@ struct ica {
     /* Data ICAs: how many holders of control ICAs see it lent right now; an
      * ICA whose lender ended is freed when the last lend ends. */
     _Atomic uint32_t lend_count;
-    /* Block ICAs: how many of those lends are mapping lends (mapping_lend.c),
-     * which the lender may end (SYS_ICA_REVOKE) to reuse the block. */
-    _Atomic uint32_t mapping_lend_count;
     _Atomic uint32_t orphaned;
     uint32_t counted; /* counts against its allocator's ICA_PER_PROCESS */
     /* A block ICA over a driver's persistent memory (SYS_ICA_DEVICE_BLOCK):

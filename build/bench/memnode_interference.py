@@ -106,7 +106,9 @@ def steps_of(samples):
 def client_commands(options):
     memseq = f"memseq -s {options.megabytes}M -l 256K -b 16K --backend node"
     rounds = [f"start {memseq} @0; start {memseq} @1; wait"] * options.rounds
-    return "; ".join(rounds + [f"sleep {options.sample_ms * 2}"])
+    # then long enough for the node to take 3 more samples after the rounds: a short client (the
+    # smoke run's) on a loaded host ended with only 2 samples taken, too few for an interval
+    return "; ".join(rounds + [f"sleep {options.sample_ms * 4}"])
 
 
 def boot(local, share, beside, scratch, options, layout=SHARED_CORE):
@@ -128,7 +130,8 @@ def boot(local, share, beside, scratch, options, layout=SHARED_CORE):
     if run.rc != 0 or len(samples) < 3 or (beside and not verified):
         sys.stderr.write(run.describe()[-4000:])
         raise SystemExit(f"memnode_interference: the {local} {share or 'alone'} boot "
-                         f"({layout[0]} node cores) failed")
+                         f"({layout[0]} node cores) failed: exit {run.rc}, {len(samples)} samples "
+                         f"of the node (3 needed), memseqs verified: {verified}")
     return samples, memseqs
 
 

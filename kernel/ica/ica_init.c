@@ -1,10 +1,12 @@
 /* ica_init.c: the scheduler's hooks into ICA: after a halt the poll's bound
  * adapts (ica_poll_adapt), and an ending process closes its rendezvous words
- * before it becomes a zombie (ica_wait_close). */
+ * (ica_wait_close) and ends its mapping lends before it becomes a zombie. */
 #include "ica_init.h"
+#include "atomic.h"
 #include "cpu.h"
 #include "ica_poll.h"
 #include "ica_wait.h"
+#include "mapping_lend.h"
 #include "process.h"
 #include "scheduler.h"
 
@@ -16,9 +18,19 @@ static void after_halt(struct cpu *cpu, uint64_t halted)
         ica_poll_adapt(cpu, halted);
 }
 
+/* Before an exit: no sender on another core pastes into the process from
+ * now on, and its mapping lends end on its own core, before its parent is
+ * woken (the m-kernel's release after the switch out would end them only
+ * later: a lent count taken right after the exit could still see them). */
+static void ica_before_exit(struct process *process)
+{
+    ica_wait_close(process);
+    if (atomic_load_acquire(&process->mapping_lends) > 0)
+        mapping_lends_end(process, 0, UINT64_MAX);
+}
+
 void ica_init(void)
 {
-    /* before an exit: no sender on another core pastes into the process from now on */
     scheduler_set_hooks(
-        (struct scheduler_hooks){.after_halt = after_halt, .before_exit = ica_wait_close});
+        (struct scheduler_hooks){.after_halt = after_halt, .before_exit = ica_before_exit});
 }

@@ -229,6 +229,25 @@ void mapping_lend_swap_for_frame(struct process *process, uint64_t address, uint
         translations_dropped(process);
 }
 
+/* On the mapper's core: `lend` (its entry of `process`) ended, or made
+ * read-only, its translation flushed. */
+static void revoke_entry(struct process *process, struct mapping_lend *lend, bool write_only)
+{
+    if (!write_only) {
+        end_one(process, lend);
+        return;
+    }
+    uint64_t address = lend->address;
+    uint64_t *entry = leaf_entry_at(process, address);
+    if (entry != NULL && (*entry & ENTRY_MAPPING_LEND) != 0)
+        *entry &= ~ENTRY_WRITABLE;
+    lend->flags &= ~MAPPING_LEND_WRITABLE;
+    if (this_cpu()->current == process)
+        invlpg(address);
+    else
+        translations_dropped(process);
+}
+
 long mapping_lend_revoke_here(uint32_t pid, uint64_t block, uint64_t address, bool write_only)
 {
     struct process *process = process_find(pid);
@@ -238,19 +257,30 @@ long mapping_lend_revoke_here(uint32_t pid, uint64_t block, uint64_t address, bo
             : NULL;
     if (lend == NULL)
         return 0;
-    if (!write_only) {
-        end_one(process, lend);
+    revoke_entry(process, lend, write_only);
+    return 1;
+}
+
+/* One entry of the block's run: revoked in place on this core, else by its
+ * mapper's core (waited for); how many (0 or 1). */
+static long revoke_one(uint64_t id, struct mapping_lend *lend, uint32_t pid, bool write_only)
+{
+    struct process *mapper = process_find(pid);
+    if (mapper == NULL)
+        return 0;
+    if (mapper->core == this_cpu()->index) {
+        if (atomic_load_acquire(&lend->pid) != pid || lend->block != id)
+            return 0;
+        revoke_entry(mapper, lend, write_only);
         return 1;
     }
-    uint64_t *entry = leaf_entry_at(process, address);
-    if (entry != NULL && (*entry & ENTRY_MAPPING_LEND) != 0)
-        *entry &= ~ENTRY_WRITABLE;
-    lend->flags &= ~MAPPING_LEND_WRITABLE;
-    if (this_cpu()->current == process)
-        invlpg(address);
-    else
-        translations_dropped(process);
-    return 1;
+    struct intercore_message message = {
+        .type = MESSAGE_TRANSLATIONS_REVOKED,
+        .translations_revoked = {pid, write_only ? 1 : 0, id, lend->address},
+    };
+    struct intercore_message reply;
+    intercore_call(mapper->core, &message, &reply); /* answered once its core is done */
+    return reply.translations_revoked_reply.result;
 }
 
 long mapping_lends_revoke(struct process *holder, uint64_t id, bool write_only)
@@ -260,33 +290,29 @@ long mapping_lends_revoke(struct process *holder, uint64_t id, bool write_only)
         block->owner != holder->pid)
         return -E_PERMISSION;
     struct mapping_lend *table = mapping_lend_table();
-    /* No mapping lend counted: nothing in the run to look for (a lend is
-     * counted before its entry is claimed), as for every block BLK writes
-     * back that no mapping sees. One counted after this read is missed as a
-     * claim in progress is (docs/mmap.md, "Revocation"). */
-    if (atomic_load_acquire(&block->mapping_lend_count) == 0)
+    /* A lend is counted before its entry is claimed and uncounted after it
+     * is cleared, so the block never has more entries than its count: none
+     * is looked for when the count is 0 (as for every block BLK writes back
+     * that no mapping sees), a revocation that ends lends stops at the entry
+     * whose end brought the count to 0, and a write-only one once it has
+     * seen as many entries as were counted. One counted after the count is
+     * read may be missed, as a claim in progress is (docs/mmap.md,
+     * "Revocation"). */
+    uint32_t counted = atomic_load_acquire(&block->mapping_lend_count);
+    if (counted == 0)
         return 0;
     long revoked = 0;
+    uint32_t seen = 0;
     for (uint32_t probe = 0; table != NULL && probe < MAPPING_LEND_PROBES; probe++) {
         struct mapping_lend *lend = mapping_lend_probe(table, id, probe);
         uint32_t pid = atomic_load_acquire(&lend->pid);
-        if (pid == 0 || pid == MAPPING_LEND_CLAIMING || lend->block != id ||
-            (write_only && !(lend->flags & MAPPING_LEND_WRITABLE)))
+        if (pid == 0 || pid == MAPPING_LEND_CLAIMING || lend->block != id)
             continue;
-        const struct process *mapper = process_find(pid);
-        if (mapper == NULL)
-            continue;
-        if (mapper->core == this_cpu()->index) {
-            revoked += mapping_lend_revoke_here(pid, id, lend->address, write_only);
-            continue;
-        }
-        struct intercore_message message = {
-            .type = MESSAGE_TRANSLATIONS_REVOKED,
-            .translations_revoked = {pid, write_only ? 1 : 0, id, lend->address},
-        };
-        struct intercore_message reply;
-        intercore_call(mapper->core, &message, &reply); /* answered once its core is done */
-        revoked += reply.translations_revoked_reply.result;
+        seen++;
+        if (!write_only || (lend->flags & MAPPING_LEND_WRITABLE))
+            revoked += revoke_one(id, lend, pid, write_only);
+        if (write_only ? seen >= counted : atomic_load_acquire(&block->mapping_lend_count) == 0)
+            break;
     }
     return revoked;
 }

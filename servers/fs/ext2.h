@@ -137,6 +137,13 @@ struct ext2_quota {
     void *context;
 };
 
+#define EXT2_CHECKED_INODES 8
+
+struct ext2_checked_inode {
+    uint32_t number;
+    uint32_t pointers[EXT2_BLOCK_POINTERS + 1]; /* i_block[], then i_file_acl */
+};
+
 struct ext2_fs {
     struct ext2_device *device;
     struct ext2_superblock superblock; /* the primary copy, kept current */
@@ -183,6 +190,13 @@ struct ext2_fs {
     uint32_t root_blocks[EXT2_BLOCK_POINTERS];   /* root's top-level blocks at mount */
     struct ext2_block_range protected_ranges[EXT2_PROTECTED_RANGES];
     uint32_t protected_count;
+    /* The block pointers of inodes whose pointers passed the checks, one
+     * entry for each inode number modulo EXT2_CHECKED_INODES (number 0:
+     * none): the same pointers read again pass again, unchecked (a mapped
+     * file's every fault reads its inode, whose times change more often than
+     * its pointers). Forgotten (ext2_forget_checked_inodes) when what they
+     * are checked against changes: the protected ranges, the bad-block list. */
+    struct ext2_checked_inode checked_inodes[EXT2_CHECKED_INODES];
     /* Inode 1's blocks (the bad blocks and the blocks holding their list):
      * never handed out nor named by a file (ext2_bad_blocks.c). */
     struct ext2_block_range bad_blocks[EXT2_BAD_BLOCK_RANGES];

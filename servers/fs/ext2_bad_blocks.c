@@ -20,6 +20,7 @@ static int note_bad_block(void *context, uint32_t block, bool indirect, uint64_t
     struct ext2_block_range *last = count > 0 ? &fs->bad_blocks[count - 1] : NULL;
     if (ext2_bad_block_listed(fs, block))
         return 0; /* listed twice: e2fsck keeps one */
+    ext2_forget_checked_inodes(fs);
     if (last != NULL && last->first + last->count == block) {
         last->count++;
         return 0;
@@ -33,6 +34,7 @@ static int note_bad_block(void *context, uint32_t block, bool indirect, uint64_t
 static void mount_read_only(struct ext2_fs *fs, const char *reason)
 {
     fs->bad_block_ranges = 0;
+    ext2_forget_checked_inodes(fs);
     fs->bad_blocks_unknown = true;
     fs->read_only = true;
     fs->read_only_reason = reason;
@@ -45,6 +47,7 @@ int ext2_load_bad_blocks(struct ext2_fs *fs)
     if (status < 0)
         return status;
     fs->bad_block_ranges = 0;
+    ext2_forget_checked_inodes(fs);
     status = ext2_visit_bad_block_list(fs, &list, note_bad_block, fs);
     if (status == -E_TOO_BIG) {
         ext2_corrupt(fs, EXT2_BAD_BLOCKS_INODE, 0,

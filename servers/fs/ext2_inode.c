@@ -130,6 +130,39 @@ static int check_nothing_past_size(struct ext2_fs *fs, uint32_t number,
     return 0;
 }
 
+void ext2_forget_checked_inodes(struct ext2_fs *fs)
+{
+    memset(fs->checked_inodes, 0, sizeof fs->checked_inodes);
+}
+
+/* Whether the inode's pointers are those that last passed the checks. */
+static bool pointers_passed_before(const struct ext2_checked_inode *checked, uint32_t number,
+                                   const struct ext2_inode *inode)
+{
+    return checked->number == number &&
+           memcmp(checked->pointers, inode->i_block, sizeof inode->i_block) == 0 &&
+           checked->pointers[EXT2_BLOCK_POINTERS] == inode->i_file_acl;
+}
+
+static int check_pointers(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode)
+{
+    struct ext2_checked_inode *checked = &fs->checked_inodes[number % EXT2_CHECKED_INODES];
+    if (pointers_passed_before(checked, number, inode))
+        return 0;
+    int status = 0;
+    if (ext2_has_block_tree(inode))
+        for (uint32_t i = 0; i < EXT2_BLOCK_POINTERS && status == 0; i++)
+            status = check_pointer(fs, number, inode->i_block[i]);
+    if (status == 0)
+        status = check_pointer(fs, number, inode->i_file_acl);
+    if (status == 0 && ext2_has_block_tree(inode)) {
+        checked->number = number;
+        memcpy(checked->pointers, inode->i_block, sizeof inode->i_block);
+        checked->pointers[EXT2_BLOCK_POINTERS] = inode->i_file_acl;
+    }
+    return status;
+}
+
 int ext2_check_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode)
 {
     if (inode->i_mode == 0 || (inode->i_links_count == 0 && inode->i_dtime != 0))
@@ -139,13 +172,10 @@ int ext2_check_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inod
     int status = check_zero_fields(fs, number, inode);
     if (status == 0)
         status = check_size(fs, number, inode);
-    if (status == 0 && ext2_has_block_tree(inode))
-        for (uint32_t i = 0; i < EXT2_BLOCK_POINTERS && status == 0; i++)
-            status = check_pointer(fs, number, inode->i_block[i]);
+    if (status == 0)
+        status = check_pointers(fs, number, inode);
     if (status == 0 && ext2_has_block_tree(inode))
         status = check_nothing_past_size(fs, number, inode);
-    if (status == 0)
-        status = check_pointer(fs, number, inode->i_file_acl);
     return status;
 }
 

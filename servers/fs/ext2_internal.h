@@ -134,6 +134,8 @@ int ext2_locate_inode(struct ext2_fs *fs, uint32_t number, uint32_t *block, uint
 int ext2_read_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
 int ext2_read_raw_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
 int ext2_check_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode);
+/* Each next ext2_read_inode checks every pointer it reads, even if it passed before. */
+void ext2_forget_checked_inodes(struct ext2_fs *fs);
 int ext2_read_named_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode);
 int ext2_write_inode(struct ext2_fs *fs, uint32_t number, const struct ext2_inode *inode);
 int ext2_initialize_inode(struct ext2_fs *fs, uint32_t number, struct ext2_inode *inode,

@@ -89,6 +89,7 @@ static void protect_journal_blocks(struct journal *journal)
     memcpy(journal->fs->protected_ranges, journal->owned,
            journal->owned_count * sizeof journal->owned[0]);
     journal->fs->protected_count = journal->owned_count;
+    ext2_forget_checked_inodes(journal->fs);
 }
 
 int journal_read_log_block(struct journal *journal, uint32_t logical, void *buffer)
@@ -358,6 +359,7 @@ int journal_mount_or_read_only(struct journal *journal, struct ext2_fs *fs,
     fs->read_only = true;
     fs->read_only_reason = "the journal is corrupt: not replayed, nothing written";
     fs->protected_count = 0;
+    ext2_forget_checked_inodes(fs);
     *journal_refused = true;
     return 0;
 }

@@ -450,6 +450,31 @@ static void test_pointer_at_metadata(void **state)
     expect_file_corrupt(&damaged, "/victim", 0);
 }
 
+/* Pointers that passed are not checked again while unchanged, but a block
+ * that became protected since (the journal's, at its open) is refused once
+ * the remembered checks are forgotten, and a changed pointer always is. */
+static void test_checked_pointers_remembered(void **state)
+{
+    (void)state;
+    struct damaged damaged;
+    struct ext2_inode inode;
+    make_damaged(&damaged, 1024);
+    uint32_t number = inode_of(&damaged, "/victim", &inode);
+    assert_int_equal(ext2_read_inode(&damaged.fs, number, &inode), 0); /* remembered */
+    assert_int_not_equal(inode.i_block[0], 0);
+    damaged.fs.protected_ranges[0] = (struct ext2_block_range){inode.i_block[0], 1};
+    damaged.fs.protected_count = 1;
+    ext2_forget_checked_inodes(&damaged.fs);
+    assert_int_equal(ext2_read_inode(&damaged.fs, number, &inode), -E_CORRUPT);
+    damaged.fs.protected_count = 0;
+    ext2_forget_checked_inodes(&damaged.fs);
+    assert_int_equal(ext2_read_inode(&damaged.fs, number, &inode), 0);
+    inode.i_block[1] = damaged.fs.groups[0].inode_table; /* a pointer at metadata */
+    assert_int_equal(ext2_write_inode(&damaged.fs, number, &inode), 0);
+    assert_int_equal(ext2_read_inode(&damaged.fs, number, &inode), -E_CORRUPT);
+    disk_close(&damaged.disk);
+}
+
 static void names_journal_inode(struct ext2_directory_entry *entry, uint32_t block_size)
 {
     (void)block_size;
@@ -982,6 +1007,7 @@ int main(void)
         cmocka_unit_test(test_cross_linked_block_not_freed),
         cmocka_unit_test(test_claimed_block_marked_free),
         cmocka_unit_test(test_claims_follow_changes),
+        cmocka_unit_test(test_checked_pointers_remembered),
         cmocka_unit_test(test_errors_policies),
         cmocka_unit_test(test_unknown_ro_compat_feature),
     };

@@ -47,24 +47,39 @@ bool mapping_lend_install(struct process *process, struct ica *block, uint64_t a
 
 static void end_one(struct process *process, struct mapping_lend *lend);
 
+/* Whether the lend at table slot `slot` is the process's own, outside
+ * [keep, keep_end): then it ends. */
+static bool end_if_own(struct process *process, uint32_t slot, uint64_t keep, uint64_t keep_end)
+{
+    struct mapping_lend *lend = &mapping_lend_table()[slot & (MAPPING_LENDS - 1)];
+    if (atomic_load_acquire(&lend->pid) != process->pid ||
+        (lend->address >= keep && lend->address < keep_end))
+        return false;
+    end_one(process, lend);
+    return true;
+}
+
 /* Ends up to `count` of the process's own lends outside [keep, keep_end),
  * in table order from where the last look stopped (the pager evicts a
  * client's own blocks alike): its share of BLK's cache and its account's
- * memory stay bounded. How many it ended. */
+ * memory stay bounded. A lend's entry is nearly always its block's home
+ * slot (mapping_lend_home: every MAPPING_LEND_HOME_STRIDE-th), so the homes
+ * are looked at first, every slot only when they gave too few. How many it
+ * ended. */
 static uint32_t end_own_lends(struct process *process, uint32_t count, uint64_t keep,
                               uint64_t keep_end)
 {
-    struct mapping_lend *table = mapping_lend_table();
+    if (mapping_lend_table() == NULL)
+        return 0;
     uint32_t ended = 0;
-    for (uint32_t step = 0; table != NULL && step < MAPPING_LENDS && ended < count; step++) {
-        uint32_t slot = process->mapping_lend_cursor++ & (MAPPING_LENDS - 1);
-        struct mapping_lend *lend = &table[slot];
-        if (atomic_load_acquire(&lend->pid) == process->pid &&
-            (lend->address < keep || lend->address >= keep_end)) {
-            end_one(process, lend);
+    for (uint32_t step = 0; step < MAPPING_LENDS / MAPPING_LEND_HOME_STRIDE && ended < count;
+         step++)
+        if (end_if_own(process, process->mapping_lend_cursor++ * MAPPING_LEND_HOME_STRIDE, keep,
+                       keep_end))
             ended++;
-        }
-    }
+    for (uint32_t slot = 0; slot < MAPPING_LENDS && ended < count; slot++)
+        if (end_if_own(process, slot, keep, keep_end))
+            ended++;
     return ended;
 }
 

@@ -27,11 +27,13 @@ struct mapping_lend {
     uint64_t address; /* where the mapper sees it */
 };
 
+#define MAPPING_LEND_HOME_STRIDE 8u /* slots between neighbouring blocks' homes */
+
 /* The first slot a block's entries are looked for in (its pool index,
  * spread so that neighbouring blocks do not share probe runs). */
 static inline uint32_t mapping_lend_home(uint64_t block)
 {
-    return (uint32_t)((block & 0xffffffu) * 8u) & (MAPPING_LENDS - 1);
+    return (uint32_t)((block & 0xffffffu) * MAPPING_LEND_HOME_STRIDE) & (MAPPING_LENDS - 1);
 }
 
 static inline struct mapping_lend *mapping_lend_probe(struct mapping_lend *table, uint64_t block,

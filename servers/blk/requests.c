@@ -157,13 +157,14 @@ static inline bool may_lend(const struct ica_control *page, uint32_t count)
     return true;
 }
 
-/* A block of a DRAM cache found for a lend not made yet is busy (no
- * victim) until the lend's last block is found: the misses after it must
- * not evict it (nobody sees it lent before the answer goes). */
+/* A block found for a lend not made yet (a DRAM slot or a tier's line) is
+ * busy (no victim) until the lend's last block is found: the misses after
+ * it must not take its slot (nobody sees it lent before the answer goes,
+ * and a line keeps its block ICA when it is reused). */
 static void hold_for_lend(struct cache *cache, uint64_t number, struct cache_block **held,
                           uint32_t *count)
 {
-    struct cache_block *block = cache->tier == NULL ? cache_lookup(cache, number) : NULL;
+    struct cache_block *block = cache_lookup(cache, number);
     if (block != NULL && !block->busy) {
         block->busy = true;
         held[(*count)++] = block;
@@ -216,6 +217,20 @@ static long lend_blocks(struct cache *cache, uint64_t control, struct ica_contro
     return 1;
 }
 
+/* lend_blocks for BLK_MAP. A mapping cannot borrow a bypassed read: when a
+ * block's set in the tier had no line to take (every line dirty, or held),
+ * a pass makes the dirty lines clean, mapped ones included, so the set's
+ * CLOCK may take one, and the lend is tried once more. */
+static long lend_for_map(struct cache *cache, uint64_t control, struct ica_control *page,
+                         const struct transfer *asked)
+{
+    uint64_t lineless = cache->tier != NULL ? cache->tier->lineless_misses : 0;
+    long lent = lend_blocks(cache, control, page, asked);
+    if (lent != 1 && cache->tier != NULL && tier_pass_for_map(cache, lineless))
+        lent = lend_blocks(cache, control, page, asked);
+    return lent;
+}
+
 long blk_map(struct cache *cache, uint64_t control, struct blk_map_message *message)
 {
     struct ica_control *page = ica_control_of(control);
@@ -234,7 +249,7 @@ long blk_map(struct cache *cache, uint64_t control, struct blk_map_message *mess
             return error;
     }
     page->lent_count = 0;
-    long lent = lend_blocks(cache, control, page, &asked);
+    long lent = lend_for_map(cache, control, page, &asked);
     if (lent < 0)
         return lent;
     if (lent != 1)

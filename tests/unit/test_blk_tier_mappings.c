@@ -41,9 +41,9 @@ static struct {
 /* The revocations asked for. */
 static struct {
     uint32_t full, write_only;
-    uint64_t last_full;        /* the handle of the last full revoke */
-    uint64_t block_at_full;    /* the block the line's bytes were when it came */
-    unsigned writes_at_full;   /* disk writes when it came */
+    uint64_t last_full;         /* the handle of the last full revoke */
+    uint64_t block_at_full;     /* the block the line's bytes were when it came */
+    unsigned writes_at_full;    /* disk writes when it came */
     unsigned writes_at_protect; /* disk writes at the first write-protection */
 } revoked;
 static unsigned lend_asks; /* pinned() and held_beyond_mappings(): system calls in BLK */
@@ -371,8 +371,8 @@ static void test_a_miss_in_a_mapped_set_asks_about_few_lines(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_a_line_only_mappings_see_is_revoked_then_reused,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_line_only_mappings_see_is_revoked_then_reused, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_a_line_another_lend_holds_is_never_taken, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_dirty_mapped_lines_are_taken_after_a_pass, setup,

@@ -3,7 +3,8 @@
 # metadata churn and during writes, then a boot with the same tier file and `tier flush`:
 # e2fsck -fn clean on the disk alone and every fsynced file intact; flush, detach and a boot
 # without the tier give identical files; a tier of another disk, a corrupted tier and an
-# NVDIMM too small are refused with their messages, the disk and the tier file untouched.
+# NVDIMM too small are refused with their messages, the disk and the tier file untouched; a
+# mapping four times larger than the tier maps (the set CLOCK revokes lines only mappings see).
 import hashlib
 import shutil
 import subprocess

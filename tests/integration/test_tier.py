@@ -309,7 +309,7 @@ def test_a_mapping_larger_than_the_tier_revokes_mapped_lines(tmp_path, core):
     disk = disk_copy(tmp_path)
     result = boot(f"run mmaptest lent; run mmaptest evict /big.dat 8 msync {core}; "
                   "run mmaptest lent; tier; tier flush; tier", disk, *tier_flag(tmp_path, "2M"),
-                  "--append", "blk_tier_sets=4")
+                  "--append", "blk_tier_sets=4", timeout=300)
     assert result.rc == 0, result.describe()
     checks = {line["check"]: line for line in result.kinds("mmap")}
     for name in ["map shared writable", "every mapped page equals pread", "msync",

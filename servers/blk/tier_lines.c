@@ -335,23 +335,60 @@ int tier_bypass_read(struct cache *cache, uint64_t number, struct cache_block **
     return 0;
 }
 
-/* A bound line nobody borrows, from the recycling hand on, unbound (its
- * block ICA freed): its place in bound_lines, or -1 when every bound line is lent. */
-static int recycle_binding(struct cache *cache)
+/* A bound line nobody borrows, from the recycling hand on (busy ones, held
+ * for a lend being made, stay): its place in bound_lines, or -1. */
+static int unlent_binding(struct cache *cache)
 {
     struct tier *tier = cache->tier;
     for (uint32_t step = 0; step < tier->bound_count; step++) {
         uint32_t at = (tier->bound_hand + step) % tier->bound_count;
         struct cache_block *line = &cache->blocks[tier->bound_lines[at]];
-        if (copy_lent(cache, line))
+        if (!line->busy && !copy_lent(cache, line))
+            return (int)at;
+    }
+    return -1;
+}
+
+/* A bound line only mappings see, from the recycling hand on, its mappings
+ * ended; the stores made through them are flushed (the line stays dirty,
+ * they are durable at the next fence, as tier_flush_mapped_stores would
+ * have them). Its place in bound_lines, or -1. */
+static int mapped_binding(struct cache *cache)
+{
+    struct tier *tier = cache->tier;
+    if (cache->memory.held_beyond_mappings == NULL || cache->memory.revoke == NULL)
+        return -1;
+    for (uint32_t step = 0; step < tier->bound_count; step++) {
+        uint32_t at = (tier->bound_hand + step) % tier->bound_count;
+        struct cache_block *line = &cache->blocks[tier->bound_lines[at]];
+        if (line->busy || !unmapped_for_reuse(cache, line))
             continue;
-        tier->bound_hand = (at + 1) % tier->bound_count;
-        cache->memory.unbind(cache->memory.context, line->handle);
-        line->bound = false;
-        line->handle = 0;
+        if (line->stored_into)
+            nvm_flush(line->data, CACHE_BLOCK_BYTES);
+        line->stored_into = false;
         return (int)at;
     }
     return -1;
+}
+
+/* A bound line unbound (its block ICA freed) for another to take its
+ * place: one nobody borrows, else one only mappings see (theirs ended, so
+ * the binding of a line lent into mappings is recycled as its line would
+ * be); its place in bound_lines, or -1 when every bound line is held. */
+static int recycle_binding(struct cache *cache)
+{
+    struct tier *tier = cache->tier;
+    int at = unlent_binding(cache);
+    if (at < 0)
+        at = mapped_binding(cache);
+    if (at < 0)
+        return -1;
+    struct cache_block *line = &cache->blocks[tier->bound_lines[at]];
+    tier->bound_hand = ((uint32_t)at + 1) % tier->bound_count;
+    cache->memory.unbind(cache->memory.context, line->handle);
+    line->bound = false;
+    line->handle = 0;
+    return at;
 }
 
 /* Binds the line to a block ICA over its own page: its handle, or 0 when

@@ -6,7 +6,8 @@
  * another lend holds is never taken; a dirty mapped line is taken only after
  * the pass a map asks for (its mappings write-protected, its stores on the
  * disk first); the second chance; read-ahead takes no mapped line; while a
- * set is all lent a miss asks about only a few lines. */
+ * set is all lent a miss asks about only a few lines; with every bound line
+ * lent into mappings, a binding only mappings see is recycled. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,11 +20,15 @@
 #include "tier.h"
 #include <formica/errors.h>
 
-#define DISK_BLOCKS 1024u
+#define DISK_BLOCKS 4096u
 #define SETS 2u
 #define WAYS TIER_MIN_WAYS
 #define LINES (SETS * WAYS)
 #define NVM_BYTES (TIER_HEADER_BYTES + 4096u + LINES * CACHE_BLOCK_BYTES)
+/* A tier with more lines than can be bound at once: 33 sets of 64. */
+#define MANY_SETS 33u
+#define MANY_LINES (MANY_SETS * WAYS)
+#define MANY_NVM_BYTES (TIER_HEADER_BYTES + 5u * 4096u + MANY_LINES * CACHE_BLOCK_BYTES)
 #define HANDLE_BASE 5000u /* a line's block ICA: HANDLE_BASE + line */
 
 static uint8_t disk_bytes[DISK_BLOCKS][CACHE_BLOCK_BYTES];
@@ -36,7 +41,7 @@ static struct cache cache;
 static struct {
     uint32_t mappings; /* mapping lends: a full revoke ends them */
     uint32_t others;   /* every other lend (a request's, FS's borrowing) */
-} lends[LINES];
+} lends[MANY_LINES];
 
 /* The revocations asked for. */
 static struct {
@@ -47,6 +52,7 @@ static struct {
     unsigned writes_at_protect; /* disk writes at the first write-protection */
 } revoked;
 static unsigned lend_asks; /* pinned() and held_beyond_mappings(): system calls in BLK */
+static unsigned unbinds;
 
 static int disk_read(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)
 {
@@ -67,7 +73,7 @@ static int disk_write(void *context, uint64_t first, uint32_t count, const uint8
 
 static uint32_t line_of_handle(uint64_t handle)
 {
-    assert_true(handle >= HANDLE_BASE && handle < HANDLE_BASE + LINES);
+    assert_true(handle >= HANDLE_BASE && handle < HANDLE_BASE + tier.lines_count);
     return (uint32_t)(handle - HANDLE_BASE);
 }
 
@@ -123,6 +129,7 @@ static void unbind(void *context, uint64_t handle)
 {
     (void)context;
     (void)handle;
+    unbinds++;
 }
 
 /* Block b's bytes, version v: (b << 32 | v) in every word. */
@@ -133,21 +140,22 @@ static void fill_pattern(uint8_t *bytes, uint64_t block, uint64_t version)
         memcpy(bytes + i, &word, 8);
 }
 
-static int setup(void **state)
+/* A fresh tier of `sets` sets over `bytes` of NVDIMM, its kernel modelled. */
+static int setup_tier(uint32_t sets, uint64_t bytes)
 {
-    (void)state;
     static uint8_t pool[4][CACHE_BLOCK_BYTES];
     for (uint32_t block = 0; block < DISK_BLOCKS; block++)
         fill_pattern(disk_bytes[block], block, 0);
     disk_writes = 0;
     lend_asks = 0;
+    unbinds = 0;
     memset(lends, 0, sizeof lends);
     memset(&revoked, 0, sizeof revoked);
-    nvm = aligned_alloc(4096, NVM_BYTES);
-    memset(nvm, 0, NVM_BYTES);
+    nvm = aligned_alloc(4096, bytes);
+    memset(nvm, 0, bytes);
     memset(&tier, 0, sizeof tier);
     struct cache_disk below = {NULL, DISK_BLOCKS, disk_read, disk_write, NULL};
-    assert_int_equal(tier_prepare(&tier, nvm, NVM_BYTES, SETS, 1, &below, NULL), 0);
+    assert_int_equal(tier_prepare(&tier, nvm, bytes, sets, 1, &below, NULL), 0);
     for (int i = 0; i < 4; i++)
         tier_pool_add(&tier, pool[i], 0);
     assert_int_equal(cache_init_tier(&cache, &tier, &below), 0);
@@ -160,6 +168,18 @@ static int setup(void **state)
                                          .bind = bind_own_page,
                                          .unbind = unbind};
     return 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return setup_tier(SETS, NVM_BYTES);
+}
+
+static int setup_many_lines(void **state)
+{
+    (void)state;
+    return setup_tier(MANY_SETS, MANY_NVM_BYTES);
 }
 
 static int teardown(void **state)
@@ -368,6 +388,36 @@ static void test_a_miss_in_a_mapped_set_asks_about_few_lines(void **state)
     assert_true(lend_asks - before <= 12);
 }
 
+/* Every one of the TIER_BOUND_MAX bound lines lent into mappings: a lend
+ * of another line recycles the binding of one only mappings see (its
+ * mappings ended, its stores flushed; the line stays cached and dirty)
+ * rather than lending a DRAM copy. */
+static void test_a_binding_only_mappings_see_is_recycled(void **state)
+{
+    (void)state;
+    assert_true(tier.lines_count > TIER_BOUND_MAX);
+    for (uint64_t block = 0; block < TIER_BOUND_MAX; block++)
+        map_block(block, block == 0);
+    assert_int_equal(tier.bound_count, TIER_BOUND_MAX);
+    uint32_t first_line = tier.bound_lines[tier.bound_hand];
+    assert_int_equal(cache.blocks[first_line].number, 0);
+    assert_true(cache.blocks[first_line].stored_into);
+    uint64_t handle;
+    assert_int_equal(cache_lend(&cache, TIER_BOUND_MAX, &handle), 0); /* a free set's line */
+    assert_int_equal(tier.lend_copies, 0);
+    assert_int_equal(unbinds, 1);
+    assert_int_equal(revoked.full, 1);
+    assert_int_equal(revoked.last_full, HANDLE_BASE + first_line);
+    assert_int_equal(lends[first_line].mappings, 0);
+    struct cache_block *recycled = &cache.blocks[first_line];
+    assert_false(recycled->bound);
+    assert_false(recycled->stored_into);
+    assert_true(recycled->valid && recycled->dirty); /* still block 0's line, dirty */
+    assert_ptr_equal(cache_lookup(&cache, 0), recycled);
+    assert_ptr_equal(cache_lookup(&cache, TIER_BOUND_MAX)->data,
+                     tier_line_data(&tier, line_of_handle(handle)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +432,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_ahead_takes_no_mapped_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_miss_in_a_mapped_set_asks_about_few_lines, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_a_binding_only_mappings_see_is_recycled,
+                                        setup_many_lines, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,13 +157,14 @@ static inline bool may_lend(const struct ica_control *page, uint32_t count)
     return true;
 }
 
-/* A block of a DRAM cache found for a lend not made yet is busy (no
- * victim) until the lend's last block is found: the misses after it must
- * not evict it (nobody sees it lent before the answer goes). */
+/* A block found for a lend not made yet (a DRAM slot or a tier's line) is
+ * busy (no victim) until the lend's last block is found: the misses after
+ * it must not take its slot (nobody sees it lent before the answer goes,
+ * and a line keeps its block ICA when it is reused). */
 static void hold_for_lend(struct cache *cache, uint64_t number, struct cache_block **held,
                           uint32_t *count)
 {
-    struct cache_block *block = cache->tier == NULL ? cache_lookup(cache, number) : NULL;
+    struct cache_block *block = cache_lookup(cache, number);
     if (block != NULL && !block->busy) {
         block->busy = true;
         held[(*count)++] = block;
@@ -176,10 +177,19 @@ static void release_held(struct cache_block **held, uint32_t count)
         held[i]->busy = false;
 }
 
+/* A tier's read that found no line in its set is lent as a pool block of
+ * DRAM (a bypass, not cached): fine for one request, never for a mapping,
+ * which must see the block's later stores and writes (its line's). */
+static inline bool mappable(struct cache *cache, uint64_t number)
+{
+    return cache->tier == NULL || cache_lookup(cache, number) != NULL;
+}
+
 /* The handles of `asked`'s blocks (read in when missing), each held until
- * the last is found; 1, 0 for a heap block (copy them all), or an error. */
+ * the last is found; 1, 0 for a heap block (copy them all) or, `for_map`, a
+ * block not cached (a tier's bypass), or an error. */
 static long find_lend_handles(struct cache *cache, const struct ica_control *page,
-                              const struct transfer *asked, uint64_t *handles)
+                              const struct transfer *asked, uint64_t *handles, bool for_map)
 {
     struct cache_block *held[ICA_MAX_ATTACHED];
     uint32_t holding = 0;
@@ -189,7 +199,7 @@ static long find_lend_handles(struct cache *cache, const struct ica_control *pag
         int error = cache_lend(cache, number, &handles[i]);
         if (error != 0)
             found = error;
-        else if (handles[i] == 0)
+        else if (handles[i] == 0 || (for_map && !mappable(cache, number)))
             found = 0;
         else if (i + 1 < asked->blocks)
             hold_for_lend(cache, number, held, &holding);
@@ -200,13 +210,13 @@ static long find_lend_handles(struct cache *cache, const struct ica_control *pag
 
 /* Lends every block read, or none (then the caller copies): 1 if lent. */
 static long lend_blocks(struct cache *cache, uint64_t control, struct ica_control *page,
-                        const struct transfer *asked)
+                        const struct transfer *asked, bool for_map)
 {
     uint32_t count = asked->blocks;
     uint64_t handles[ICA_MAX_ATTACHED];
     if (count > ICA_MAX_ATTACHED || !may_lend(page, count))
         return 0;
-    long found = find_lend_handles(cache, page, asked, handles);
+    long found = find_lend_handles(cache, page, asked, handles, for_map);
     if (found != 1)
         return found;
     for (uint32_t i = 0; i < count; i++)
@@ -214,6 +224,20 @@ static long lend_blocks(struct cache *cache, uint64_t control, struct ica_contro
     page->lent_count = count;
     cache_lends_record(&lends, control, page->origin, handles, count);
     return 1;
+}
+
+/* lend_blocks for BLK_MAP. A mapping cannot borrow a bypassed read: when a
+ * block's set in the tier had no line to take (every line dirty, or held),
+ * a pass makes the dirty lines clean, mapped ones included, so the set's
+ * CLOCK may take one, and the lend is tried once more. */
+static long lend_for_map(struct cache *cache, uint64_t control, struct ica_control *page,
+                         const struct transfer *asked)
+{
+    uint64_t lineless = cache->tier != NULL ? cache->tier->lineless_misses : 0;
+    long lent = lend_blocks(cache, control, page, asked, true);
+    if (lent != 1 && cache->tier != NULL && tier_pass_for_map(cache, lineless))
+        lent = lend_blocks(cache, control, page, asked, true);
+    return lent;
 }
 
 long blk_map(struct cache *cache, uint64_t control, struct blk_map_message *message)
@@ -234,11 +258,11 @@ long blk_map(struct cache *cache, uint64_t control, struct blk_map_message *mess
             return error;
     }
     page->lent_count = 0;
-    long lent = lend_blocks(cache, control, page, &asked);
+    long lent = lend_for_map(cache, control, page, &asked);
     if (lent < 0)
         return lent;
     if (lent != 1)
-        return -E_BUSY; /* at a lend limit: asked again */
+        return -E_BUSY; /* at a lend limit, or no line to lend: asked again */
     if (stores) {
         int error = cache_lent_for_stores(cache, asked.first_block);
         if (error != 0)
@@ -271,7 +295,7 @@ static long transfer(struct cache *cache, uint64_t control, const struct transfe
         return error;
     page->lent_count = 0;
     if (!write && (asked->flags & BLK_LEND)) {
-        error = lend_blocks(cache, control, page, asked);
+        error = lend_blocks(cache, control, page, asked, false);
         if (error < 0)
             return error;
         if (error == 1)

@@ -71,6 +71,9 @@ struct tier {
     uint8_t *lines;
     uint32_t sets, ways, lines_count, shards;
     uint32_t *hands; /* CLOCK's hand in each set */
+    /* Per set: its last miss found no line nobody borrows, so the next looks
+     * only a few lines for one before taking a line only mappings see. */
+    bool *lent_sets;
     enum blk_tier_state state;
     bool write_through;
     char refusal[160]; /* why the tier was refused */
@@ -82,6 +85,8 @@ struct tier {
     uint32_t *bound_lines;              /* the lines bound to block ICAs (TIER_BOUND_MAX) */
     uint32_t bound_count, bound_hand;   /* how many, and where recycling looks next */
     uint64_t direct_binds, lend_copies; /* lines bound for a lend; lends copied to DRAM */
+    uint64_t mapped_takes;              /* lines taken from mappings (theirs revoked) */
+    uint64_t lineless_misses;           /* misses whose set had no line to take */
     uint64_t *pass_order;               /* a pass's dirty blocks, sorted */
     uint32_t *pass_lines;               /* and the line of each */
 };
@@ -129,8 +134,18 @@ void tier_write_header(struct tier *tier, uint64_t flags);
 
 /* tier_lines.c: the cache's steps on lines, each durable in order. */
 /* A line for block `number` in its set, free (its old tag freed, persisted)
- * and busy: 0, or -E_BUSY when every line of the set is dirty or busy. */
-int tier_take_line(struct cache *cache, uint64_t number, struct cache_block **slot);
+ * and busy: a free line or CLOCK's clean unlent victim; else, when
+ * `may_revoke`, a clean line only mappings see, its mappings ended first
+ * (docs/storage.md, "The NVM tier": second chance as for any line; a line a
+ * request's lend or FS's borrowing holds is never taken, nor a dirty one:
+ * a pass makes it clean first). 0, or -E_BUSY when there is none. */
+int tier_take_line(struct cache *cache, uint64_t number, bool may_revoke,
+                   struct cache_block **slot);
+/* A BLK_MAP found no line for one of its blocks (tier->lineless_misses
+ * moved past `lineless_before`) while lines are dirty: a pass, after which
+ * the set's dirty lines, mapped ones included, are clean and may be taken.
+ * True when the pass ran and the map is worth asking again. */
+bool tier_pass_for_map(struct cache *cache, uint64_t lineless_before);
 /* Lines [slots] filled from the disk: their data persisted, then their tags (clean). */
 void tier_filled(struct cache *cache, struct cache_block *const *slots, uint32_t count);
 /* `length` bytes at `offset` into the cached line `block` (in place: its
@@ -153,11 +168,13 @@ int tier_bypass_read(struct cache *cache, uint64_t number, struct cache_block **
  * write-through mode always: its lines are on the disk already, so the
  * pass is DK_FLUSH, then their tags clean). */
 int tier_barrier(struct cache *cache);
-/* The handle of a DRAM block holding `block`'s bytes for a lend: a pool
- * block nobody borrows, bound to the line (block->copy, block->handle) and
- * kept equal to it by every write, as a DRAM slot is (FS keeps lent blocks
- * pinned across requests); 0 when none is free (the caller copies). A line
- * whose copy is lent is never a victim. */
+/* The handle to lend `block` with: the line's own block ICA (bound on its
+ * first lend), else a DRAM block holding its bytes: a pool block nobody
+ * borrows, bound to the line (block->copy, block->handle) and kept equal to
+ * it by every write, as a DRAM slot is (FS keeps lent blocks pinned across
+ * requests); 0 when neither can be had, and for a bypassed read (the caller
+ * copies). A line lent itself or as its copy is a victim only once nothing
+ * but mappings sees it (tier_take_line). */
 uint64_t tier_lend_handle(struct cache *cache, struct cache_block *block);
 /* FS freed `block`: its copy (if any) leaves it, keeping the old bytes for
  * whoever borrows it (docs/storage.md, "Freed blocks and lent pages"). */

@@ -117,11 +117,12 @@ int tier_prepare(struct tier *tier, uint8_t *base, uint64_t bytes, uint32_t sets
     }
     set_geometry(tier, sets, lines);
     tier->hands = calloc(sets, sizeof(uint32_t));
+    tier->lent_sets = calloc(sets, sizeof(bool));
     tier->pass_order = calloc(lines, sizeof(uint64_t));
     tier->pass_lines = calloc(lines, sizeof(uint32_t));
     tier->bound_lines = calloc(TIER_BOUND_MAX, sizeof(uint32_t));
-    if (tier->hands == NULL || tier->pass_order == NULL || tier->pass_lines == NULL ||
-        tier->bound_lines == NULL)
+    if (tier->hands == NULL || tier->lent_sets == NULL || tier->pass_order == NULL ||
+        tier->pass_lines == NULL || tier->bound_lines == NULL)
         return -E_NO_MEMORY;
     return disk_fingerprint(disk, &tier->identity.fingerprint);
 }
@@ -137,11 +138,13 @@ void tier_pool_add(struct tier *tier, uint8_t *data, uint64_t handle)
 void tier_release(struct tier *tier)
 {
     free(tier->hands);
+    free(tier->lent_sets);
     free(tier->pass_order);
     free(tier->pass_lines);
     free(tier->bound_lines);
     tier->bound_lines = NULL;
     tier->hands = NULL;
+    tier->lent_sets = NULL;
     tier->pass_order = NULL;
     tier->pass_lines = NULL;
 }

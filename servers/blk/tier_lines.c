@@ -3,8 +3,10 @@
  * a fill frees the old tag, persists the data, then tags the line clean; a
  * write into a line tags it dirty first, then flushes its data (the next
  * fence makes it durable); a new line's data is persisted before its tag
- * names it; a barrier is one fence. CLOCK runs within the block's set;
- * reads that find no line, and long sequential write streams, bypass. */
+ * names it; a barrier is one fence. CLOCK runs within the block's set,
+ * taking a line only mappings see (theirs revoked) when no line nobody
+ * borrows is left; reads that find no line, and long sequential write
+ * streams, bypass. */
 #include "cache_internal.h"
 #include "tier.h"
 #include <formica/errors.h>
@@ -39,32 +41,121 @@ void tier_unbind_copy(struct cache *cache, struct cache_block *block)
     block->handle = 0;
 }
 
+/* How far a set's hand looks for a line nobody borrows while the set's
+ * last miss found none: asking whether a line is lent is a system call, and
+ * a turn over a set all lent into mappings would cost one per way at every
+ * fault (as cache_clock.c's CLOCK_LOOK_WHILE_ALL_LENT). */
+#define SET_LOOK_WHILE_ALL_LENT 8u
+
+/* Neither busy nor dirty: a line whose bytes may give way once nobody
+ * borrows it (a dirty line's bytes are the disk's future: a pass first). */
+static bool may_give_way(const struct cache_block *block)
+{
+    return !block->busy && !(block->valid && block->dirty);
+}
+
 /* CLOCK within the set: a free line, else a clean unreferenced one (a
  * referenced one loses its bit and is passed once); dirty and busy lines,
- * and lines whose copy is lent, are never victims. */
-static struct cache_block *set_victim(struct cache *cache, uint32_t set)
+ * and lines lent (themselves or their copy), are no victims here. After a
+ * turn that met no line nobody borrows there is none (a second turn only
+ * finds the bits it cleared). `briefly`: only the next few ways, the hand
+ * left where it was when none is found there. */
+static struct cache_block *unlent_victim(struct cache *cache, uint32_t set, bool briefly)
 {
     struct tier *tier = cache->tier;
+    uint32_t first = set * tier->ways, hand = tier->hands[set];
+    uint32_t steps = 2 * tier->ways + 1;
+    if (briefly && steps > SET_LOOK_WHILE_ALL_LENT)
+        steps = SET_LOOK_WHILE_ALL_LENT;
+    bool met_unlent = false;
+    for (uint32_t step = 0; step < steps; step++) {
+        if (step == tier->ways && !met_unlent)
+            break;
+        uint32_t way = tier->hands[set];
+        tier->hands[set] = (way + 1) % tier->ways;
+        struct cache_block *block = &cache->blocks[first + way];
+        if (!may_give_way(block) || copy_lent(cache, block))
+            continue;
+        met_unlent = true;
+        if (!block->valid || !block->referenced)
+            return block;
+        block->referenced = false;
+    }
+    if (briefly || !met_unlent)
+        tier->hands[set] = hand;
+    return NULL;
+}
+
+/* Ends the mappings of a line (or of its copy) that nothing else holds;
+ * true when it is then lent to nobody (a lend the check missed, read as the
+ * kernel's two counts changed, keeps it: docs/mmap.md). */
+static bool unmapped_for_reuse(struct cache *cache, struct cache_block *block)
+{
+    void *context = cache->memory.context;
+    if (cache->memory.held_beyond_mappings(context, block->handle))
+        return false; /* a request's lend, an answer on its way, FS's borrowing */
+    cache->memory.revoke(context, block->handle, false);
+    return !copy_lent(cache, block);
+}
+
+/* A clean line of the set that only mappings see, by CLOCK's rule (a line
+ * faulted in since the hand last passed it, referenced, is passed over
+ * once), its mappings ended. The mapper's next access faults and finds the
+ * block anew. NULL when every line is dirty, busy or held otherwise (or
+ * nothing can revoke). */
+static struct cache_block *mapped_victim(struct cache *cache, uint32_t set)
+{
+    struct tier *tier = cache->tier;
+    if (cache->memory.held_beyond_mappings == NULL || cache->memory.revoke == NULL)
+        return NULL;
     uint32_t first = set * tier->ways;
     for (uint32_t step = 0; step < 2 * tier->ways + 1; step++) {
         uint32_t way = tier->hands[set];
         tier->hands[set] = (way + 1) % tier->ways;
         struct cache_block *block = &cache->blocks[first + way];
-        if (block->busy || (block->valid && block->dirty) || copy_lent(cache, block))
+        if (!may_give_way(block) || block->handle == 0)
             continue;
-        if (!block->valid || !block->referenced)
-            return block;
-        block->referenced = false;
+        if (block->referenced) {
+            block->referenced = false;
+            continue;
+        }
+        if (!unmapped_for_reuse(cache, block))
+            continue;
+        if (!cache->evicted_mapped)
+            printf("blk: tier: every line of a set lent: taking lines only mappings see (their "
+                   "mappings revoked; the next access faults them back)\n");
+        cache->evicted_mapped = true;
+        tier->mapped_takes++;
+        return block;
     }
     return NULL;
 }
 
-int tier_take_line(struct cache *cache, uint64_t number, struct cache_block **slot)
+/* The set's victim: a line nobody borrows, else (may_revoke) one only
+ * mappings see; a set whose last miss found every line lent looks only a
+ * few ways for the first, and all of them only when nothing can be revoked. */
+static struct cache_block *set_victim(struct cache *cache, uint32_t set, bool may_revoke)
 {
     struct tier *tier = cache->tier;
-    struct cache_block *victim = set_victim(cache, tier_set_of(tier, number));
-    if (victim == NULL)
+    bool briefly = tier->lent_sets[set];
+    struct cache_block *victim = unlent_victim(cache, set, briefly);
+    if (may_revoke || victim != NULL)
+        tier->lent_sets[set] = victim == NULL;
+    if (victim == NULL && may_revoke)
+        victim = mapped_victim(cache, set);
+    if (victim == NULL && briefly && may_revoke)
+        victim = unlent_victim(cache, set, false);
+    return victim;
+}
+
+int tier_take_line(struct cache *cache, uint64_t number, bool may_revoke, struct cache_block **slot)
+{
+    struct tier *tier = cache->tier;
+    struct cache_block *victim = set_victim(cache, tier_set_of(tier, number), may_revoke);
+    if (victim == NULL) {
+        tier->lineless_misses += may_revoke;
         return -E_BUSY;
+    }
     uint32_t line = line_of(cache, victim);
     if (victim->valid) {
         cache_hash_remove(cache, victim);
@@ -85,6 +176,16 @@ int tier_take_line(struct cache *cache, uint64_t number, struct cache_block **sl
     victim->busy = true;
     *slot = victim;
     return 0;
+}
+
+bool tier_pass_for_map(struct cache *cache, uint64_t lineless_before)
+{
+    if (cache->tier->lineless_misses == lineless_before || cache->stats.dirty == 0)
+        return false;
+    int error = tier_pass(cache); /* every dirty line, in block order: the journal's order kept */
+    if (error != 0)
+        printf("blk: tier: the pass for a map that found no line failed: %s\n", error_text(error));
+    return error == 0;
 }
 
 void tier_filled(struct cache *cache, struct cache_block *const *slots, uint32_t count)
@@ -159,9 +260,9 @@ int tier_write_new(struct cache *cache, uint64_t number, const void *in)
     if (streams_past_tier(cache, number))
         return bypass_write(cache, number, in);
     struct cache_block *block;
-    int error = tier_take_line(cache, number, &block);
+    int error = tier_take_line(cache, number, true, &block);
     if (error == -E_BUSY && (error = tier_pass(cache)) == 0)
-        error = tier_take_line(cache, number, &block); /* the pass left clean lines */
+        error = tier_take_line(cache, number, true, &block); /* the pass left clean lines */
     if (error == -E_BUSY && number != 0)
         return bypass_write(cache, number, in); /* every line's copy is lent: see below */
     if (error != 0)
@@ -234,23 +335,60 @@ int tier_bypass_read(struct cache *cache, uint64_t number, struct cache_block **
     return 0;
 }
 
-/* A bound line nobody borrows, from the recycling hand on, unbound (its
- * block ICA freed): its place in bound_lines, or -1 when every bound line is lent. */
-static int recycle_binding(struct cache *cache)
+/* A bound line nobody borrows, from the recycling hand on (busy ones, held
+ * for a lend being made, stay): its place in bound_lines, or -1. */
+static int unlent_binding(struct cache *cache)
 {
     struct tier *tier = cache->tier;
     for (uint32_t step = 0; step < tier->bound_count; step++) {
         uint32_t at = (tier->bound_hand + step) % tier->bound_count;
         struct cache_block *line = &cache->blocks[tier->bound_lines[at]];
-        if (copy_lent(cache, line))
+        if (!line->busy && !copy_lent(cache, line))
+            return (int)at;
+    }
+    return -1;
+}
+
+/* A bound line only mappings see, from the recycling hand on, its mappings
+ * ended; the stores made through them are flushed (the line stays dirty,
+ * they are durable at the next fence, as tier_flush_mapped_stores would
+ * have them). Its place in bound_lines, or -1. */
+static int mapped_binding(struct cache *cache)
+{
+    struct tier *tier = cache->tier;
+    if (cache->memory.held_beyond_mappings == NULL || cache->memory.revoke == NULL)
+        return -1;
+    for (uint32_t step = 0; step < tier->bound_count; step++) {
+        uint32_t at = (tier->bound_hand + step) % tier->bound_count;
+        struct cache_block *line = &cache->blocks[tier->bound_lines[at]];
+        if (line->busy || !unmapped_for_reuse(cache, line))
             continue;
-        tier->bound_hand = (at + 1) % tier->bound_count;
-        cache->memory.unbind(cache->memory.context, line->handle);
-        line->bound = false;
-        line->handle = 0;
+        if (line->stored_into)
+            nvm_flush(line->data, CACHE_BLOCK_BYTES);
+        line->stored_into = false;
         return (int)at;
     }
     return -1;
+}
+
+/* A bound line unbound (its block ICA freed) for another to take its
+ * place: one nobody borrows, else one only mappings see (theirs ended, so
+ * the binding of a line lent into mappings is recycled as its line would
+ * be); its place in bound_lines, or -1 when every bound line is held. */
+static int recycle_binding(struct cache *cache)
+{
+    struct tier *tier = cache->tier;
+    int at = unlent_binding(cache);
+    if (at < 0)
+        at = mapped_binding(cache);
+    if (at < 0)
+        return -1;
+    struct cache_block *line = &cache->blocks[tier->bound_lines[at]];
+    tier->bound_hand = ((uint32_t)at + 1) % tier->bound_count;
+    cache->memory.unbind(cache->memory.context, line->handle);
+    line->bound = false;
+    line->handle = 0;
+    return at;
 }
 
 /* Binds the line to a block ICA over its own page: its handle, or 0 when

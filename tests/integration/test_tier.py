@@ -3,7 +3,8 @@
 # metadata churn and during writes, then a boot with the same tier file and `tier flush`:
 # e2fsck -fn clean on the disk alone and every fsynced file intact; flush, detach and a boot
 # without the tier give identical files; a tier of another disk, a corrupted tier and an
-# NVDIMM too small are refused with their messages, the disk and the tier file untouched.
+# NVDIMM too small are refused with their messages, the disk and the tier file untouched; a
+# mapping four times larger than the tier maps (the set CLOCK revokes lines only mappings see).
 import hashlib
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ import formica
 import disk_image  # noqa: E402 (build/, on the path through formica)
 from test_bonnie import UPDATE_ARGS, dump, replay
 from test_journal import churn_and_kill, churn_bytes, debugfs_cat
+from test_mmap import stored_pattern
 from nvm_order import check_tier_order, records_of
 
 pytestmark = pytest.mark.usefixtures("built")
@@ -294,3 +296,37 @@ def test_several_shards_leave_the_tier_unused(tmp_path):
     assert result.rc == 0, result.describe()
     assert "the tier serves one shard for now: caching in DRAM" in result.text, result.describe()
     assert tier_line(result)["state"] == "none", result.describe()
+
+
+# A tier of 2 MiB (4 sets of 127 lines) under 8 MiB mapped shared writable, read and stored whole,
+# msync'ed: four times the tier's lines and more than a process's 512 mapping lends. The tier's
+# CLOCK takes a line only mappings see (its mappings revoked; a dirty one made clean by a pass
+# first, in line order) and reuses it, as BLK's DRAM CLOCK does; without that a fault in a set
+# whose lines are all mapped finds none, gets -E_BUSY until the kernel gives up and the program
+# ends (142). "@2": the program on another core than BLK's (each revoke a cross-core message).
+@pytest.mark.parametrize("core", ["", "@2"])
+def test_a_mapping_larger_than_the_tier_revokes_mapped_lines(tmp_path, core):
+    disk = disk_copy(tmp_path)
+    result = boot(f"run mmaptest lent; run mmaptest evict /big.dat 8 msync {core}; "
+                  "run mmaptest lent; tier; tier flush; tier", disk, *tier_flag(tmp_path, "2M"),
+                  "--append", "blk_tier_sets=4", timeout=300)
+    assert result.rc == 0, result.describe()
+    checks = {line["check"]: line for line in result.kinds("mmap")}
+    for name in ["map shared writable", "every mapped page equals pread", "msync",
+                 "every stored page equals pread", "pread reads every store", "unmap",
+                 "lends all ended"]:
+        assert checks[name]["ok"], result.describe()
+    assert all(line["ok"] for line in checks.values()), result.describe()
+    assert "tier: every line of a set lent: taking lines only mappings see" in result.text, \
+        result.describe()
+    assert [line["blocks"] for line in result.kinds("mmap_lent")] == [0, 0], result.describe()
+    during, flushed = result.kinds("tier")[-2:]
+    assert during["sets"] == 4 and during["lines"] * 4096 * 3 < 8 << 20, during
+    assert flushed["dirty_lines"] == 0, flushed
+    e2fsck_clean(disk)  # the disk alone, after the flush
+    data = debugfs_cat(disk, "/big.dat")
+    assert len(data) == 8 << 20, len(data)
+    expected = stored_pattern(8 << 20)
+    wrong = [page for page in range(2048)
+             if data[page * 4096:(page + 1) * 4096] != expected[page * 4096:(page + 1) * 4096]]
+    assert not wrong, f"{len(wrong)} pages not stored on the disk, first {wrong[:8]}"

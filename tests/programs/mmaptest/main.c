@@ -2,8 +2,9 @@
  * bytes (docs/mmap.md, tests/integration/test_mmap.py). Each command prints
  * @json {"kind":"mmap",...} lines and exits 0 when every check held:
  *   mmaptest read PATH MIB     write MIB MiB, map them shared and copies, compare
- *   mmaptest evict PATH MIB    MIB MiB mapped shared writable, read and stored whole, pread
- *                              after each (more than a small BLK cache holds: evictions)
+ *   mmaptest evict PATH MIB [msync]  MIB MiB mapped shared writable, read and stored whole,
+ *                              pread after each (more than a small BLK cache or tier holds:
+ *                              evictions); `msync`: the stores msync'ed before the preads
  *   mmaptest errors PATH       each refused mmap and its E_* code
  *   mmaptest other PATH        a file of another user, open for reading only
  *   mmaptest pastend PATH      a page past the end of the file: ends as by SIGBUS
@@ -160,9 +161,9 @@ static long pages_not_stored(int fd, uint64_t bytes)
  * holds (test_mmap boots with blk_cache_kib=1024): BLK's CLOCK must revoke
  * mapped blocks to evict them. Every page read and compared with pread,
  * then stored into whole and read back with pread (dirty evicted pages
- * written back first), then unmapped without msync: the clean power-off
- * brings the rest to the disk, which the host checks. */
-static int evict_command(const char *path, uint64_t mib)
+ * written back first), then unmapped (without msync unless `sync`: the
+ * clean power-off brings the rest to the disk, which the host checks). */
+static int evict_command(const char *path, uint64_t mib, bool sync)
 {
     uint64_t bytes = mib << 20;
     long lent_before = blk_lent_now();
@@ -177,6 +178,10 @@ static int evict_command(const char *path, uint64_t mib)
     check("every mapped page equals pread", mismatches == 0, mismatches);
     for (uint64_t at = 0; at < bytes; at++)
         mapped[at] = stored_pattern(at);
+    if (sync) {
+        int synced = msync(mapped, bytes, MS_SYNC);
+        check("msync", synced == 0, synced);
+    }
     mismatches = mismatched_pages(fd, mapped, 0, bytes);
     check("every stored page equals pread", mismatches == 0, mismatches);
     mismatches = pages_not_stored(fd, bytes);
@@ -888,8 +893,8 @@ int main(int argc, char **argv)
     const char *command = argc >= 2 ? argv[1] : "";
     if (strcmp(command, "read") == 0 && argc == 4)
         return read_command(argv[2], strtoul(argv[3], NULL, 10));
-    if (strcmp(command, "evict") == 0 && argc == 4)
-        return evict_command(argv[2], strtoul(argv[3], NULL, 10));
+    if (strcmp(command, "evict") == 0 && (argc == 4 || (argc == 5 && !strcmp(argv[4], "msync"))))
+        return evict_command(argv[2], strtoul(argv[3], NULL, 10), argc == 5);
     if (strcmp(command, "errors") == 0 && argc == 3)
         return errors_command(argv[2]);
     if (strcmp(command, "other") == 0 && argc == 3)
@@ -936,7 +941,8 @@ int main(int argc, char **argv)
         return lent < 0 ? 1 : 0;
     }
     printf(
-        "usage: mmaptest read PATH MIB | evict PATH MIB | errors PATH | other PATH | pastend PATH "
+        "usage: mmaptest read PATH MIB | evict PATH MIB [msync] | errors PATH | other PATH | "
+        "pastend PATH "
         "| keep PATH "
         "| private PATH | shared PATH | crash PATH | truncate PATH | unlink PATH | advise PATH | "
         "partial PATH | unmapped PATH | fixed PATH | dontneed PATH | cycles PATH | account PATH "

@@ -114,11 +114,13 @@ static void release_slots(struct cache_block **slots, uint32_t count)
         slots[i]->busy = false;
 }
 
-/* A slot for block `number`: anywhere (DRAM), or a line of its set (tier). */
-static int take_slot_for(struct cache *cache, uint64_t number, struct cache_block **slot)
+/* A slot for block `number`: anywhere (DRAM), or a line of its set (tier;
+ * only the block asked for may take a line from mappings, not read-ahead). */
+static int take_slot_for(struct cache *cache, uint64_t number, bool asked,
+                         struct cache_block **slot)
 {
     if (cache->tier != NULL)
-        return tier_take_line(cache, number, slot);
+        return tier_take_line(cache, number, asked, slot);
     return cache_take_slot(cache, slot);
 }
 
@@ -129,7 +131,7 @@ static int fill(struct cache *cache, uint64_t number, uint32_t count, struct cac
     struct cache_block *slots[CACHE_FILL_MAX];
     uint8_t *buffers[CACHE_FILL_MAX] = {0};
     for (uint32_t i = 0; i < count; i++) {
-        int error = take_slot_for(cache, number + i, &slots[i]);
+        int error = take_slot_for(cache, number + i, i == 0, &slots[i]);
         if (error != 0 && i > 0 && cache->tier != NULL) {
             count = i;
             break;
@@ -206,6 +208,12 @@ int cache_lend_missing(struct cache *cache, uint64_t number, uint64_t *handle)
     if (error == 0)
         *handle = cache_lend_handle(cache, block);
     return error;
+}
+
+int cache_fill_for_stores(struct cache *cache, uint64_t number)
+{
+    struct cache_block *block;
+    return find_or_fill(cache, number, &block, true);
 }
 
 uint64_t cache_lend_line(struct cache *cache, struct cache_block *block)

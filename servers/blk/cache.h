@@ -146,6 +146,10 @@ static inline uint64_t cache_lend_handle(struct cache *cache, struct cache_block
         return block->handle;
     return cache_lend_line(cache, block);
 }
+/* Block `number` cached for a writable lend (BLK_MAP_WRITABLE): a miss is
+ * a write's, so in the tier it waits for a pass rather than bypass into a
+ * DRAM block whose stores would be lost. 0 or the error. */
+int cache_fill_for_stores(struct cache *cache, uint64_t number);
 /* cache_lend of a block that is not cached (or past the disk): read in first. */
 int cache_lend_missing(struct cache *cache, uint64_t number, uint64_t *handle);
 /* Like cache_read, but gives the block's handle (0 if it has none) instead

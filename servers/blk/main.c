@@ -223,8 +223,9 @@ int main(int argc, char **argv)
     uint32_t capacity = cache.capacity;
     uint32_t lend_limit = lend_limit_from(argc, argv);
     if (error == 0)
-        error = blk_lends_init(capacity, lend_limit, /* a DRAM block only mappings see: evictable */
-                               tier ? block_lent : block_held_beyond_mappings);
+        error =
+            blk_lends_init(capacity, lend_limit, /* a block or line only mappings see: evictable */
+                           block_held_beyond_mappings);
     enum blk_durability durability = tier ? BLK_WRITE_BACK : dram.durability;
     if (error == 0 && tier)
         blk_set_durability(BLK_WRITE_BACK, NULL); /* every write is in the NVM: no journal */

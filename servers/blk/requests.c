@@ -157,13 +157,14 @@ static inline bool may_lend(const struct ica_control *page, uint32_t count)
     return true;
 }
 
-/* A block of a DRAM cache found for a lend not made yet is busy (no
- * victim) until the lend's last block is found: the misses after it must
- * not evict it (nobody sees it lent before the answer goes). */
+/* A block (a DRAM slot or a tier's line) found for a lend not made yet is
+ * busy (no victim) until the lend's last block is found: the misses after
+ * it must not evict it (nobody sees it lent before the answer goes; a
+ * line taken again would be lent twice in one answer). */
 static void hold_for_lend(struct cache *cache, uint64_t number, struct cache_block **held,
                           uint32_t *count)
 {
-    struct cache_block *block = cache->tier == NULL ? cache_lookup(cache, number) : NULL;
+    struct cache_block *block = cache_lookup(cache, number);
     if (block != NULL && !block->busy) {
         block->busy = true;
         held[(*count)++] = block;
@@ -234,6 +235,11 @@ long blk_map(struct cache *cache, uint64_t control, struct blk_map_message *mess
             return error;
     }
     page->lent_count = 0;
+    if (stores && cache->tier != NULL) {
+        int error = cache_fill_for_stores(cache, asked.first_block);
+        if (error != 0)
+            return error;
+    }
     long lent = lend_blocks(cache, control, page, &asked);
     if (lent < 0)
         return lent;

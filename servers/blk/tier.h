@@ -82,6 +82,7 @@ struct tier {
     uint32_t *bound_lines;              /* the lines bound to block ICAs (TIER_BOUND_MAX) */
     uint32_t bound_count, bound_hand;   /* how many, and where recycling looks next */
     uint64_t direct_binds, lend_copies; /* lines bound for a lend; lends copied to DRAM */
+    uint64_t mapped_evictions;          /* clean lines taken from mappings (revoked) */
     uint64_t *pass_order;               /* a pass's dirty blocks, sorted */
     uint32_t *pass_lines;               /* and the line of each */
 };
@@ -129,8 +130,11 @@ void tier_write_header(struct tier *tier, uint64_t flags);
 
 /* tier_lines.c: the cache's steps on lines, each durable in order. */
 /* A line for block `number` in its set, free (its old tag freed, persisted)
- * and busy: 0, or -E_BUSY when every line of the set is dirty or busy. */
-int tier_take_line(struct cache *cache, uint64_t number, struct cache_block **slot);
+ * and busy: 0, or -E_BUSY when every line of the set is dirty, busy or lent
+ * (`revoke_mappings`: a clean line only mappings see is taken, its mappings
+ * revoked; never for read-ahead, which must not unmap a process's pages). */
+int tier_take_line(struct cache *cache, uint64_t number, bool revoke_mappings,
+                   struct cache_block **slot);
 /* Lines [slots] filled from the disk: their data persisted, then their tags (clean). */
 void tier_filled(struct cache *cache, struct cache_block *const *slots, uint32_t count);
 /* `length` bytes at `offset` into the cached line `block` (in place: its

@@ -59,10 +59,49 @@ static struct cache_block *set_victim(struct cache *cache, uint32_t set)
     return NULL;
 }
 
-int tier_take_line(struct cache *cache, uint64_t number, struct cache_block **slot)
+/* A clean line of the set that only mappings see, by CLOCK's rule (one
+ * faulted in since the hand last passed it is passed once), its mappings
+ * revoked first, as the DRAM cache's (cache_clock.c): how a mapping larger
+ * than the tier (the vems backend) goes on, the process's next access
+ * faulting the page back in. Dirty lines never: a pass cleans them first. */
+static struct cache_block *set_mapped_victim(struct cache *cache, uint32_t set)
 {
     struct tier *tier = cache->tier;
-    struct cache_block *victim = set_victim(cache, tier_set_of(tier, number));
+    void *context = cache->memory.context;
+    if (cache->memory.held_beyond_mappings == NULL || cache->memory.revoke == NULL)
+        return NULL;
+    uint32_t first = set * tier->ways;
+    for (uint32_t step = 0; step < 2 * tier->ways + 1; step++) {
+        uint32_t way = tier->hands[set];
+        tier->hands[set] = (way + 1) % tier->ways;
+        struct cache_block *block = &cache->blocks[first + way];
+        if (block->busy || !block->valid || block->dirty || block->handle == 0)
+            continue;
+        if (block->referenced) {
+            block->referenced = false;
+            continue;
+        }
+        if (cache->memory.held_beyond_mappings(context, block->handle))
+            continue; /* a request's lend, an answer on its way, FS's borrowing */
+        cache->memory.revoke(context, block->handle, false);
+        if (copy_lent(cache, block))
+            continue; /* a lend the check missed */
+        if (tier->mapped_evictions++ == 0)
+            printf("blk: tier: a set with every clean line mapped: evicting lines only mappings "
+                   "see (their mappings revoked; the next access faults them back)\n");
+        return block;
+    }
+    return NULL;
+}
+
+int tier_take_line(struct cache *cache, uint64_t number, bool revoke_mappings,
+                   struct cache_block **slot)
+{
+    struct tier *tier = cache->tier;
+    uint32_t set = tier_set_of(tier, number);
+    struct cache_block *victim = set_victim(cache, set);
+    if (victim == NULL && revoke_mappings)
+        victim = set_mapped_victim(cache, set);
     if (victim == NULL)
         return -E_BUSY;
     uint32_t line = line_of(cache, victim);
@@ -159,9 +198,9 @@ int tier_write_new(struct cache *cache, uint64_t number, const void *in)
     if (streams_past_tier(cache, number))
         return bypass_write(cache, number, in);
     struct cache_block *block;
-    int error = tier_take_line(cache, number, &block);
+    int error = tier_take_line(cache, number, true, &block);
     if (error == -E_BUSY && (error = tier_pass(cache)) == 0)
-        error = tier_take_line(cache, number, &block); /* the pass left clean lines */
+        error = tier_take_line(cache, number, true, &block); /* the pass left clean lines */
     if (error == -E_BUSY && number != 0)
         return bypass_write(cache, number, in); /* every line's copy is lent: see below */
     if (error != 0)

@@ -57,9 +57,10 @@ static long allocate_file(int fd, uint64_t bytes)
     return result < 0 ? result : 0;
 }
 
-static long refuse(long error, const char *what)
+static long refuse(long error, uint64_t bytes, const char *what)
 {
-    printf("teramem: vems region %s: %s\n", what, error_text(error));
+    printf("teramem: vems region of %lu KiB refused: %s: %s\n", (unsigned long)(bytes >> 10), what,
+           error_text(error));
     if (vems.fd >= 0) {
         close(vems.fd);
         unlink(vems.path);
@@ -74,7 +75,7 @@ long teramem_vems_open(uint64_t bytes, uint64_t *base)
     vems.fd = -1;
     long error = ask_tier(&vems.at_open);
     if (error < 0)
-        return refuse(error, "without the tier's report");
+        return refuse(error, bytes, "no report from BLK's tier");
     error = teramem_vems_check(&vems.at_open, bytes, why, sizeof why);
     if (error < 0) {
         printf("teramem: %s\n", why);
@@ -83,13 +84,13 @@ long teramem_vems_open(uint64_t bytes, uint64_t *base)
     snprintf(vems.path, sizeof vems.path, "/vems.%ld", process_id());
     vems.fd = open(vems.path, O_RDWR | O_CREAT | O_TRUNC);
     if (vems.fd < 0)
-        return refuse(vems.fd, vems.path);
+        return refuse(vems.fd, bytes, vems.path);
     error = allocate_file(vems.fd, bytes);
     if (error < 0)
-        return refuse(error, "blocks on the disk");
+        return refuse(error, bytes, "its file's blocks on the disk");
     void *mapped = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, vems.fd, 0);
     if (mapped == MAP_FAILED)
-        return refuse(mmap_error(), "mapping");
+        return refuse(mmap_error(), bytes, "the mapping");
     vems.base = mapped;
     vems.bytes = bytes;
     vems.open = true;

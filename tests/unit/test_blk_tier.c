@@ -346,6 +346,88 @@ static void test_lends_bind_the_line_itself_and_a_freed_lent_line_retires(void *
     assert_int_equal(unbinds, 0); /* fewer than TIER_BOUND_MAX bound: none recycled */
 }
 
+/* Lines lent into mappings only (the vems backend's region): handle 5000 +
+ * line mapped while mapped_line[line]; a full revoke unmaps it. */
+static bool mapped_line[LINES];
+static unsigned revokes, write_protects;
+static bool line_mapped(void *context, uint64_t handle)
+{
+    (void)context;
+    return handle >= 5000 && mapped_line[handle - 5000];
+}
+static bool held_by_mappings_only(void *context, uint64_t handle)
+{
+    (void)context;
+    (void)handle;
+    return false;
+}
+static void revoke_mappings(void *context, uint64_t handle, bool write_only)
+{
+    (void)context;
+    if (write_only) {
+        write_protects++;
+        return;
+    }
+    revokes++;
+    mapped_line[handle - 5000] = false;
+}
+static uint64_t map_block(uint64_t block, bool stores)
+{
+    uint64_t handle;
+    if (stores)
+        assert_int_equal(cache_fill_for_stores(&cache, block), 0);
+    assert_int_equal(cache_lend(&cache, block, &handle), 0);
+    assert_true(handle >= 5000);
+    mapped_line[handle - 5000] = true;
+    if (stores)
+        assert_int_equal(cache_lent_for_stores(&cache, block), 0);
+    return handle;
+}
+
+/* A mapping larger than the tier: with every clean line of a set mapped, a
+ * miss there takes one of them (its mappings revoked) instead of bypassing;
+ * with every line mapped and dirty, a writable map's miss waits for a pass
+ * (the mappings write-protected, the lines written back) and then takes a
+ * line; a dirty mapped line is never taken, and read-ahead never unmaps. */
+static void test_lines_only_mappings_see_are_taken_back(void **state)
+{
+    (void)state;
+    memset(mapped_line, 0, sizeof mapped_line);
+    revokes = write_protects = 0;
+    cache.memory = (struct cache_memory){.pinned = line_mapped,
+                                         .bind = bind_own_page,
+                                         .unbind = count_unbind,
+                                         .revoke = revoke_mappings,
+                                         .held_beyond_mappings = held_by_mappings_only};
+    for (uint64_t i = 0; i < TIER_MIN_WAYS; i++) /* set 0: even, then odd blocks (no read-ahead) */
+        map_block(i < 32 ? 2 * i : 2 * (i - 32) + 1, false);
+    assert_int_equal(revokes, 0);
+    map_block(128 + 1, false); /* set 0: one line taken from the mappings */
+    assert_int_equal(revokes, 1);
+    assert_int_equal(tier.mapped_evictions, 1);
+    assert_int_equal(tier.bypasses, 0);
+    assert_non_null(cache_lookup(&cache, 129));
+    unsigned cached = 0;
+    for (uint64_t block = 0; block < TIER_MIN_WAYS; block++)
+        cached += cache_lookup(&cache, block) != NULL;
+    assert_int_equal(cached, TIER_MIN_WAYS - 1);
+    for (uint64_t block = 64; block < 128; block++) /* set 1: every line mapped writable */
+        map_block(block, true);
+    assert_int_equal(cache.stats.dirty, TIER_MIN_WAYS);
+    unsigned writes = disk.writes;
+    assert_int_equal(read_version(192 + 5), 0); /* a read there: no line, bypassed */
+    assert_int_equal(tier.bypasses, 1);
+    assert_int_equal(tier.passes, 0);
+    map_block(192 + 7, true); /* a store's miss: a pass, then a line taken */
+    assert_int_equal(tier.passes, 1);
+    assert_int_equal(write_protects, TIER_MIN_WAYS);
+    assert_true(disk.writes > writes);
+    assert_int_equal(revokes, 2);
+    assert_non_null(cache_lookup(&cache, 199));
+    assert_int_equal(cache.stats.dirty, 1); /* block 199's line, lent writable */
+    cache.memory = (struct cache_memory){0};
+}
+
 /* A copy is borrowed as soon as it is some line's (handles 1000 + index). */
 static bool every_copy_pinned(void *context, uint64_t handle)
 {
@@ -689,6 +771,8 @@ int main(void)
         cmocka_unit_test(test_tags_round_trip_and_scribbles_are_seen),
         cmocka_unit_test_setup_teardown(test_geometry_and_too_small, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_block_lives_in_its_set, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lines_only_mappings_see_are_taken_back, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_filled_lines_are_found_after_a_reboot, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_lend_copies_follow_their_line_until_freed, setup,

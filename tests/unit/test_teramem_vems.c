@@ -13,9 +13,8 @@
 
 static struct blk_tier_report attached(uint64_t disk_bytes)
 {
-    return (struct blk_tier_report){.state = BLK_TIER_ATTACHED,
-                                    .disk_bytes = disk_bytes,
-                                    .nvm_bytes = 6 << 20};
+    return (struct blk_tier_report){
+        .state = BLK_TIER_ATTACHED, .disk_bytes = disk_bytes, .nvm_bytes = 6 << 20};
 }
 
 static void test_a_region_up_to_the_device_is_allowed(void **state)
@@ -33,8 +32,7 @@ static void test_a_region_larger_than_the_device_is_refused(void **state)
     (void)state;
     char why[200];
     struct blk_tier_report tier = attached(64ull << 20);
-    assert_int_equal(teramem_vems_check(&tier, (64ull << 20) + 4096, why, sizeof why),
-                     -E_TOO_BIG);
+    assert_int_equal(teramem_vems_check(&tier, (64ull << 20) + 4096, why, sizeof why), -E_TOO_BIG);
     assert_non_null(strstr(why, "larger than the device behind the tier (65536 KiB)"));
     assert_int_equal(teramem_vems_check(&tier, 0, why, sizeof why), -E_INVALID);
 }

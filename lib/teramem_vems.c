@@ -1,8 +1,9 @@
 /* teramem_vems.c: the vems backend's region (formica/teramem_vems.h): the
  * tier asked whether it is attached and how large its disk is, a file
- * /vems.PID written once to the region's size (its blocks allocated), and
+ * /vems.PID written once to the region's size (its blocks allocated),
  * mapped MAP_SHARED, so every page is an NVM line of the tier lent into
- * the process; at the end the tier's counters, and the file unmapped and removed. */
+ * the process, and unlinked at once (the mapping keeps it, and ends it
+ * however the process ends); at the end the tier's counters and munmap. */
 #include <formica/errors.h>
 #include <formica/file.h>
 #include <formica/protocol/blk.h>
@@ -91,6 +92,9 @@ long teramem_vems_open(uint64_t bytes, uint64_t *base)
     void *mapped = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, vems.fd, 0);
     if (mapped == MAP_FAILED)
         return refuse(mmap_error(), bytes, "the mapping");
+    close(vems.fd);    /* the mapping holds a handle of its own (FS_MAP) */
+    unlink(vems.path); /* its blocks freed when the mapping ends, even if the process crashes */
+    vems.fd = -1;
     vems.base = mapped;
     vems.bytes = bytes;
     vems.open = true;
@@ -131,9 +135,7 @@ long teramem_vems_close(void)
            now.hits - vems.at_open.hits, now.misses - vems.at_open.misses,
            now.bypasses - vems.at_open.bypasses, stats.bytes_out,
            now.direct_lends - vems.at_open.direct_lends);
-    long unmapped = munmap(vems.base, vems.bytes);
-    close(vems.fd);
-    unlink(vems.path);
+    long unmapped = munmap(vems.base, vems.bytes); /* the file's last handle: FS frees it */
     vems = (typeof(vems)){.fd = -1};
     return unmapped < 0 ? unmapped : error;
 }

@@ -29,6 +29,12 @@ long teramem_vems_check(const struct blk_tier_report *tier, uint64_t bytes, char
                  state_word(tier->state));
         return -E_NOT_FOUND;
     }
+    if (tier->write_through) {
+        snprintf(why, why_bytes,
+                 "the vems backend needs a write-back tier: blk_tier=write-through refuses the "
+                 "writable mappings of lines a vems region is made of");
+        return -E_INVALID;
+    }
     if (bytes == 0) {
         snprintf(why, why_bytes, "a vems region of no bytes");
         return -E_INVALID;

@@ -3,7 +3,8 @@
 # are the tier's lines lent into the process and the disk behind them: the data verified, the
 # tier's counters showing lines lent themselves, lines taken back from the mapping and write-back
 # to the disk, the region's file gone afterwards and e2fsck -fn clean once the tier is flushed;
-# and the refusals: a region larger than the device, one the file system cannot hold, no tier.
+# and the refusals: a region larger than the device, one the file system cannot hold, no tier,
+# a write-through tier.
 import shutil
 import subprocess
 
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("built")
 
 TIMEOUT = 600
 DISK_IMAGE = formica.OUT_DIR / "disk.img"
-TIER_SIZE = "6M"  # 16 sets of 95 lines: the smallest tier with room for its tags
+TIER_SIZE = "6M"  # 16 sets of 95 lines (1,520): much smaller than the 16 MiB regions
 REGION = 16 << 20
 
 
@@ -92,3 +93,8 @@ def test_vems_refusals(tmp_path):
     assert "teramem: the vems backend needs BLK's NVM tier, and the tier is none" in plain.text, \
         plain.describe()
     assert "memseq exited with code 1" in plain.text, plain.describe()
+    through = boot("run memseq -s 4M --backend vems", disk_copy(tmp_path), *tier_flag(tmp_path),
+                   "--append", "blk_tier=write-through", timeout=300)
+    assert "teramem: the vems backend needs a write-back tier" in through.text, \
+        through.describe()
+    assert "memseq exited with code 1" in through.text, through.describe()

@@ -1,6 +1,6 @@
 /* test_teramem_vems.c: host unit tests of lib/teramem_vems_rules.c, what a
- * vems region may be: only over an attached tier (every other state
- * refused, with its name), no larger than the device behind it (the
+ * vems region may be: only over an attached write-back tier (every other
+ * state refused, with its name), no larger than the device behind it (the
  * device's size itself allowed), and its counters from the tier's. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,6 +35,9 @@ static void test_a_region_larger_than_the_device_is_refused(void **state)
     assert_int_equal(teramem_vems_check(&tier, (64ull << 20) + 4096, why, sizeof why), -E_TOO_BIG);
     assert_non_null(strstr(why, "larger than the device behind the tier (65536 KiB)"));
     assert_int_equal(teramem_vems_check(&tier, 0, why, sizeof why), -E_INVALID);
+    tier.write_through = 1; /* its lines are never mapped writable */
+    assert_int_equal(teramem_vems_check(&tier, 4096, why, sizeof why), -E_INVALID);
+    assert_non_null(strstr(why, "write-back tier"));
 }
 
 static void test_no_attached_tier_is_refused_by_its_state(void **state)

@@ -12,7 +12,8 @@
 /* Whether a region of `bytes` may be a vems region over the tier `tier`
  * reports: 0, -E_NOT_FOUND when no tier is attached (none, detached, too
  * small, refused), -E_TOO_BIG when it is larger than the device behind the
- * tier, -E_INVALID for no bytes; `why` says which in words. */
+ * tier, -E_INVALID for no bytes or a write-through tier (it refuses
+ * writable mappings of its lines); `why` says which in words. */
 long teramem_vems_check(const struct blk_tier_report *tier, uint64_t bytes, char *why,
                         size_t why_bytes);
 /* The tier's counters between two reports as teramem's: a block read

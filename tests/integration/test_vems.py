@@ -74,6 +74,21 @@ def test_programs_over_a_vems_region_larger_than_the_tier(tmp_path):
     e2fsck_clean(disk)
 
 
+def test_a_region_of_three_quarters_of_the_device(tmp_path):
+    # 48 MiB of the 64 MiB disk, eight times the tier: bounded by what the file system lets the
+    # user hold (fs_quota=100 lifts the default half of the disk per user), not by the tier
+    disk = disk_copy(tmp_path)
+    result = boot("run memseq -s 48M -l 1M -b 64K --backend vems; tier flush", disk,
+                  *tier_flag(tmp_path), "--append", "fs_quota=100")
+    assert result.rc == 0, result.describe()
+    memseq = [line for line in result.kinds("memseq") if line["mode"] == "sequential"]
+    assert len(memseq) == 1 and memseq[0]["verified"] is True, result.describe()
+    region = result.kinds("vems_region")[0]
+    assert region["bytes"] == 48 << 20 and region["bytes"] * 4 == region["disk_bytes"] * 3
+    assert region["writeback_bytes"] >= region["bytes"] - region["nvm_bytes"], region
+    e2fsck_clean(disk)
+
+
 def test_vems_refusals(tmp_path):
     disk = disk_copy(tmp_path)
     result = boot("run memseq -s 96M --backend vems; run memseq -s 60M --backend vems; ls /; "

@@ -26,9 +26,9 @@ def disk_copy(tmp_path):
     return copy
 
 
-def boot(commands, disk, *flags, timeout=TIMEOUT):
-    return formica.run("--smp", "3", "--accel", "tcg", "--placement", "1", "--disk", str(disk),
-                       *flags, "--cmd", commands, timeout=timeout)
+def boot(commands, disk, *flags, timeout=TIMEOUT, placement="1"):
+    return formica.run("--smp", "3", "--accel", "tcg", "--placement", placement, "--disk",
+                       str(disk), *flags, "--cmd", commands, timeout=timeout)
 
 
 def tier_flag(tmp_path):
@@ -40,11 +40,12 @@ def e2fsck_clean(image):
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-def test_programs_over_a_vems_region_larger_than_the_tier(tmp_path):
+@pytest.mark.parametrize("placement", ["1", "5"])  # 5: the program, FS and BLK on three cores
+def test_programs_over_a_vems_region_larger_than_the_tier(tmp_path, placement):
     disk = disk_copy(tmp_path)
     result = boot("run memseq -s 16M -l 1M -b 64K --backend vems; "
                   "run sort -n 80000 -l 256K -b 16K --capacity 16M --backend vems; "
-                  "tier; tier flush; tier; ls /", disk, *tier_flag(tmp_path))
+                  "tier; tier flush; tier; ls /", disk, *tier_flag(tmp_path), placement=placement)
     assert result.rc == 0, result.describe()
     memseq = [line for line in result.kinds("memseq") if line["mode"] == "sequential"]
     assert len(memseq) == 1 and memseq[0]["verified"] is True, result.describe()

@@ -130,11 +130,12 @@ long teramem_vems_close(void)
     printf("@json {\"kind\":\"vems_region\",\"bytes\":%lu,\"disk_bytes\":%lu,\"nvm_bytes\":%lu,"
            "\"swap_in_blocks\":%lu,\"swap_out_blocks\":%lu,\"tier_hits\":%lu,"
            "\"tier_misses\":%lu,\"tier_bypasses\":%lu,\"writeback_bytes\":%lu,"
-           "\"direct_lends\":%lu}\n",
+           "\"direct_lends\":%lu,\"mapped_evictions\":%lu}\n",
            vems.bytes, now.disk_bytes, now.nvm_bytes, stats.swap_in_blocks, stats.swap_out_blocks,
            now.hits - vems.at_open.hits, now.misses - vems.at_open.misses,
            now.bypasses - vems.at_open.bypasses, stats.bytes_out,
-           now.direct_lends - vems.at_open.direct_lends);
+           now.direct_lends - vems.at_open.direct_lends,
+           now.mapped_evictions - vems.at_open.mapped_evictions);
     long unmapped = munmap(vems.base, vems.bytes); /* the file's last handle: FS frees it */
     vems = (typeof(vems)){.fd = -1};
     return unmapped < 0 ? unmapped : error;

@@ -186,4 +186,5 @@ void tier_report(const struct tier *tier, const struct cache *cache, struct blk_
     report->passes = tier->passes;
     report->pass_failures = tier->pass_failures;
     report->write_through = tier->write_through;
+    report->mapped_evictions = tier->mapped_evictions;
 }

@@ -65,10 +65,12 @@ def test_programs_over_a_vems_region_larger_than_the_tier(tmp_path, placement):
     # memseq's read of the 16 MiB after writing them: most of it came back from the disk
     assert memseq[0]["swap_in_blocks"] * 4096 >= REGION - regions[0]["nvm_bytes"], memseq[0]
     assert "evicting lines only mappings see" in result.text, result.describe()
+    assert all(region["mapped_evictions"] > 0 for region in regions), regions
     before, after = result.kinds("tier")
     assert before["state"] == "attached" and before["lines"] * 4096 < REGION, before
     assert before["direct_lends"] > 0 and before["lend_copies"] == 0, before  # the lines themselves
     assert before["writeback_runs"] > 0 and before["passes"] > 0, before
+    assert before["mapped_evictions"] > 0 and before["disk_bytes"] == DISK_IMAGE.stat().st_size
     assert after["dirty_lines"] == 0 and after["writeback_bytes"] > before["writeback_bytes"]
     assert "vems." not in result.text.split("formica> ls /")[-1], result.describe()
     assert "could not be served" not in result.text, result.describe()

@@ -4,6 +4,7 @@
  * no system call and touch no pager memory. */
 #include <formica/request.h>
 #include <formica/teramem.h>
+#include <formica/teramem_vems.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <formica/size.h>
@@ -163,12 +164,35 @@ static bool pager_ended(long result)
     return true;
 }
 
+/* The vems backend: no pager, the region a file mapped through BLK's tier. */
+static long attach_vems_region(const struct teramem_options *o)
+{
+    uint64_t base = 0;
+    long result = teramem_vems_open(o->capacity_bytes, &base);
+    if (result < 0)
+        return result;
+    tm.base = base;
+    tm.capacity = o->capacity_bytes;
+    result = allocator_start();
+    if (result < 0) {
+        teramem_vems_close();
+        allocator_stop();
+    }
+    return result;
+}
+
 long teramem_init(const struct teramem_options *options)
 {
     struct teramem_options o = options != NULL ? *options : (struct teramem_options){0};
     apply_defaults(&o);
     if (tm.ready)
         return -E_BUSY;
+    if (o.backend == PAGER_BACKEND_VEMS) {
+        long made = attach_vems_region(&o);
+        tm.backend = o.backend;
+        tm.ready = made == 0;
+        return made;
+    }
     long result = attach_region(&o);
     for (int retry = 0; retry < PAGER_CALL_RETRIES && pager_ended(result); retry++)
         result = attach_region(&o);
@@ -187,6 +211,12 @@ long teramem_cleanup(void)
 {
     if (!tm.ready)
         return -E_INVALID;
+    if (tm.backend == PAGER_BACKEND_VEMS) {
+        long closed = teramem_vems_close();
+        allocator_stop();
+        tm.ready = false;
+        return closed;
+    }
     pager_message(PAGER_CLEANUP);
     long result = pager_call();
     undo_init();
@@ -296,6 +326,8 @@ long teramem_prefetch(const void *address, size_t bytes)
 {
     if (!tm.ready)
         return -E_INVALID;
+    if (tm.backend == PAGER_BACKEND_VEMS)
+        return 0; /* faults fetch ahead (fault-around, the tier's read-ahead) */
     struct pager_prefetch_message *message = pager_message(PAGER_PREFETCH);
     *message = (struct pager_prefetch_message){(uint64_t)address, bytes};
     return pager_call();
@@ -305,6 +337,8 @@ long teramem_drop(const void *address, size_t bytes)
 {
     if (!tm.ready)
         return -E_INVALID;
+    if (tm.backend == PAGER_BACKEND_VEMS)
+        return 0; /* the tier's CLOCK chooses which lines go */
     struct pager_drop_message *message = pager_message(PAGER_DROP);
     *message = (struct pager_drop_message){(uint64_t)address, bytes};
     return pager_call();
@@ -314,6 +348,8 @@ long teramem_stats(struct teramem_stats *stats)
 {
     if (!tm.ready)
         return -E_INVALID;
+    if (tm.backend == PAGER_BACKEND_VEMS)
+        return teramem_vems_stats(stats);
     struct pager_stats_message *m = pager_message(PAGER_STATS);
     long result = pager_call();
     if (result < 0)

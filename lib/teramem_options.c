@@ -8,7 +8,7 @@
 
 static uint32_t backend_named(const char *name)
 {
-    for (uint32_t backend = PAGER_BACKEND_NODE; backend <= PAGER_BACKEND_BLOCK; backend++)
+    for (uint32_t backend = PAGER_BACKEND_NODE; backend <= PAGER_BACKEND_VEMS; backend++)
         if (strcmp(name, teramem_backend_name(backend)) == 0)
             return backend;
     return 0;
@@ -55,6 +55,8 @@ const char *teramem_backend_name(uint32_t backend)
         return "disk";
     case PAGER_BACKEND_BLOCK:
         return "block";
+    case PAGER_BACKEND_VEMS:
+        return "vems";
     default:
         return "unknown";
     }

@@ -38,7 +38,7 @@ static int parse_options(int argc, char **argv, struct memseq_options *o)
                    (strcmp(flag, "--stride") == 0 && size_parse(value, &o->stride)) ||
                    (strcmp(flag, "--prefetch") == 0 && size_parse(value, &o->prefetch)) ||
                    (strcmp(flag, "--pause") == 0 && size_parse(value, &o->pause_ms)))) {
-            printf("usage: memseq -s SIZE -l LIMIT -b BLOCK --backend node|nvm|disk|block "
+            printf("usage: memseq -s SIZE -l LIMIT -b BLOCK --backend node|nvm|disk|block|vems "
                    "[--replicas N] "
                    "[--stride BYTES] [--prefetch BYTES] [--pause MS] [--mode "
                    "seq|persist-write|persist-check|overalloc|released] "

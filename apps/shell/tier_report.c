@@ -30,23 +30,28 @@ static void print_report(const struct blk_tier_report *report)
     printf("tier: %s", state_name(report->state));
     if (report->refusal[0] != '\0')
         printf(" (%s)", report->refusal);
-    printf("; %lu MiB NVM, %lu sets of %lu lines, %s\n", report->nvm_bytes >> 20, report->sets,
-           report->ways, report->write_through ? "write-through" : "write-back");
-    printf("tier: %lu hits, %lu misses, %lu read ahead, %lu bypasses; %lu of %lu lines cached, %lu "
-           "dirty; %lu passes, %lu runs written back (%lu KiB, %lu KiB a run), %lu failed passes\n",
-           report->hits, report->misses, report->read_ahead, report->bypasses, report->cached_lines,
-           report->lines, report->dirty_lines, report->passes, report->writeback_runs,
-           report->writeback_bytes >> 10, average >> 10, report->pass_failures);
+    printf("; %lu MiB NVM in front of a disk of %lu MiB, %lu sets of %lu lines, %s\n",
+           report->nvm_bytes >> 20, report->disk_bytes >> 20, report->sets, report->ways,
+           report->write_through ? "write-through" : "write-back");
+    printf(
+        "tier: %lu hits, %lu misses, %lu read ahead, %lu bypasses; %lu of %lu lines cached, %lu "
+        "dirty; %lu passes, %lu runs written back (%lu KiB, %lu KiB a run), %lu failed passes; %lu "
+        "lines taken back from mappings\n",
+        report->hits, report->misses, report->read_ahead, report->bypasses, report->cached_lines,
+        report->lines, report->dirty_lines, report->passes, report->writeback_runs,
+        report->writeback_bytes >> 10, average >> 10, report->pass_failures,
+        report->mapped_evictions);
     printf("@json {\"kind\":\"tier\",\"state\":\"%s\",\"hits\":%lu,\"misses\":%lu,"
            "\"dirty_lines\":%lu,\"writeback_runs\":%lu,\"writeback_bytes\":%lu,\"bypasses\":%lu,"
            "\"read_ahead\":%lu,\"cached_lines\":%lu,\"lines\":%lu,\"sets\":%lu,\"passes\":%lu,"
            "\"pass_failures\":%lu,\"average_run_bytes\":%lu,\"nvm_bytes\":%lu,"
-           "\"direct_lends\":%lu,\"lend_copies\":%lu,\"write_through\":%s}\n",
+           "\"direct_lends\":%lu,\"lend_copies\":%lu,\"write_through\":%s,\"disk_bytes\":%lu,"
+           "\"mapped_evictions\":%lu}\n",
            state_name(report->state), report->hits, report->misses, report->dirty_lines,
            report->writeback_runs, report->writeback_bytes, report->bypasses, report->read_ahead,
            report->cached_lines, report->lines, report->sets, report->passes, report->pass_failures,
            average, report->nvm_bytes, report->direct_lends, report->lend_copies,
-           report->write_through ? "true" : "false");
+           report->write_through ? "true" : "false", report->disk_bytes, report->mapped_evictions);
 }
 
 /* BLK_TIER_REPORT, or BLK_TIER_CONTROL with `action` (0: the report). */

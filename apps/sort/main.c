@@ -135,7 +135,7 @@ static bool verify(const struct line *sorted, uint64_t count, uint64_t checksum)
 static int usage(void)
 {
     printf("usage: sort -n RECORDS -l LOCAL_LIMIT -b BLOCK -P lru|fifo "
-           "--backend node|nvm|disk|block|none [--replicas N] [--seed S] [--capacity BYTES] "
+           "--backend node|nvm|disk|block|vems|none [--replicas N] [--seed S] [--capacity BYTES] "
            "[-S BUFFER]\n");
     return 2;
 }

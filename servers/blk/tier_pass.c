@@ -164,6 +164,7 @@ void tier_report(const struct tier *tier, const struct cache *cache, struct blk_
         return;
     report->state = tier->state;
     report->nvm_bytes = tier->bytes;
+    report->disk_bytes = tier->identity.sectors * 512;
     for (size_t i = 0; i + 1 < sizeof report->refusal && tier->refusal[i] != '\0'; i++)
         report->refusal[i] = tier->refusal[i];
     if (cache->tier != tier)
@@ -185,4 +186,5 @@ void tier_report(const struct tier *tier, const struct cache *cache, struct blk_
     report->passes = tier->passes;
     report->pass_failures = tier->pass_failures;
     report->write_through = tier->write_through;
+    report->mapped_evictions = tier->mapped_takes;
 }

@@ -28,6 +28,8 @@ struct blk_tier_report {
      * copy), and lends that copied a line into a DRAM block; a line's later
      * lends reuse its binding or copy and are not counted. */
     uint64_t direct_lends, lend_copies;
+    uint64_t disk_bytes;       /* the disk behind the tier (its identity's sectors x 512) */
+    uint64_t mapped_evictions; /* clean lines taken back from mappings (theirs revoked) */
     uint32_t state, write_through;
     char refusal[160];
 };

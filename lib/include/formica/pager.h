@@ -34,5 +34,7 @@ enum pager_backend {
     PAGER_BACKEND_NVM = 2,
     PAGER_BACKEND_DISK = 3,
     PAGER_BACKEND_BLOCK = 4, /* a raw block device (e.g. an NBD export) as remote memory */
+    PAGER_BACKEND_VEMS =
+        5, /* no pager: a file mapped through BLK's NVM tier (lib/teramem_vems.c) */
 };
 #define PAGER_MAX_REPLICAS 4

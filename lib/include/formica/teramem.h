@@ -15,7 +15,7 @@ struct teramem_options {
     uint64_t local_limit_bytes; /* most bytes resident at once (default 16 MiB) */
     uint32_t block_bytes;       /* swap unit, 4 KiB .. 1 MiB, a power of two (default 64 KiB) */
     uint32_t policy;            /* PAGER_POLICY_LRU (default) or PAGER_POLICY_FIFO */
-    uint32_t backend;           /* PAGER_BACKEND_NODE, _NVM or _DISK (default) */
+    uint32_t backend;           /* PAGER_BACKEND_NODE, _NVM, _DISK (default), _BLOCK or _VEMS */
     uint32_t replicas;       /* memory nodes: copies of each block on distinct nodes (default 1) */
     uint64_t capacity_bytes; /* size of the region teramalloc hands out (default 32 MiB) */
     uint64_t inflight_bytes; /* bound on bytes being swapped out (default limit / 8) */
@@ -48,7 +48,7 @@ uint64_t teramem_base(void);
 uint64_t teramem_capacity(void);
 const char *teramem_backend_name(uint32_t backend);
 /* The command-line options every teramem program shares: -l LIMIT, -b BLOCK,
- * -P lru|fifo, --backend node|nvm|disk|block, --replicas N, --key KEY, --capacity BYTES (sizes
+ * -P lru|fifo, --backend node|nvm|disk|block|vems, --replicas N, --key KEY, --capacity BYTES (sizes
  * with K/M/G). 1 when `flag` was one of them and `value` was good, 0 when
  * `flag` is not a teramem option, -1 (with a message) for a bad value. */
 int teramem_parse_option(struct teramem_options *options, const char *flag, const char *value);

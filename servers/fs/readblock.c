@@ -143,15 +143,19 @@ static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *
                           count == 1 ? last : NULL);
 }
 
-/* fs_readblock of a regular file, in general: any count, a data ICA or
- * not, any block size (apart: the usual readblock is one block without
- * one). */
+/* fs_readblock past the handle, in general: any count, a data ICA or not,
+ * any block size (apart: the usual readblock is one regular file's block
+ * without one). */
 static __attribute__((noinline)) long readblock_in_general(struct fs_server *server,
                                                            uint64_t control,
                                                            const struct open_file *file,
                                                            uint64_t first, uint64_t count)
 {
     struct ica_control *page = ica_control_of(control);
+    if (file->flags & OPEN_FILE_DIRECTORY) {
+        fs_refuse(page, "readblock of a directory");
+        return -E_IS_DIRECTORY;
+    }
     if (count == 0 || count > STORAGE_MAX_BLOCKS)
         return fs_refuse(page, "readblock count out of range");
     if (first > UINT64_MAX / STORAGE_BLOCK_BYTES - count)
@@ -195,17 +199,14 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
     struct open_file *file = fs_handle_of(server, page, message->handle, OPEN_FILE_READ, &checked);
     if (file == NULL)
         return checked;
-    if (file->flags & OPEN_FILE_DIRECTORY) {
-        fs_refuse(page, "readblock of a directory");
-        return -E_IS_DIRECTORY;
-    }
-    /* The usual readblock: one block, only to be lent (no data ICA), on
-     * 4 KiB blocks, inside the largest file. On 4 KiB blocks the last test
-     * is readblock_in_general's two range checks for one block
-     * (ext2_max_file_bytes is max_file_blocks whole blocks, far below an
-     * overflow): a block out of range is refused there. */
-    if (count != 1 || page->data_count != 0 || server->fs.block_size != STORAGE_BLOCK_BYTES ||
-        first >= server->fs.max_file_blocks)
+    /* The usual readblock: one block of a regular file, only to be lent
+     * (no data ICA), on 4 KiB blocks, inside the largest file. On 4 KiB
+     * blocks the last test is readblock_in_general's two range checks for
+     * one block (ext2_max_file_bytes is max_file_blocks whole blocks, far
+     * below an overflow): a block out of range is refused there, and a
+     * directory too (tested here with the data count, in one branch). */
+    if (count != 1 || page->data_count != 0 || (file->flags & OPEN_FILE_DIRECTORY) ||
+        server->fs.block_size != STORAGE_BLOCK_BYTES || first >= server->fs.max_file_blocks)
         return readblock_in_general(server, control, file, first, count);
     return map_for_blk(server, control, file->inode, first, 1, true);
 }

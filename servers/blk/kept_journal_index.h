@@ -39,8 +39,7 @@ static inline void journal_index_add(struct journal_index *index, uint32_t slot,
 }
 
 /* Slot `slot`, which held a valid entry of block `block`, is free. */
-static inline void journal_index_remove(struct journal_index *index, uint32_t slot,
-                                        uint64_t block)
+static inline void journal_index_remove(struct journal_index *index, uint32_t slot, uint64_t block)
 {
     uint16_t next = index->next[slot], previous = index->previous[slot];
     if (previous != JOURNAL_INDEX_NONE)

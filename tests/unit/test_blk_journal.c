@@ -426,8 +426,7 @@ static void test_random_writes_and_patches_replay_to_the_model(void **state)
             bool few = rand() % 2 == 0;
             uint32_t offset = few ? 16u * (uint32_t)(rand() % 4)
                                   : (uint32_t)rand() % (CACHE_BLOCK_BYTES - 64),
-                     length = few ? 16u + 16u * (uint32_t)(rand() % 2)
-                                  : 1 + (uint32_t)rand() % 64;
+                     length = few ? 16u + 16u * (uint32_t)(rand() % 2) : 1 + (uint32_t)rand() % 64;
             uint8_t bytes[64];
             memset(bytes, (uint8_t)(step * 7), sizeof bytes);
             assert_int_equal(cache_patch(&cache, number, offset, bytes, length), 0);

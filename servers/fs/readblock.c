@@ -60,17 +60,20 @@ static __attribute__((noinline)) bool route_to_shard(struct fs_server *server, u
     return true;
 }
 
-/* An FS replica's forward carries its view (apart: the owner has none). */
-static __attribute__((noinline, cold)) void stamp_view(struct blk_read_message *read,
-                                                       uint32_t shard)
+/* An FS replica's forward carries its view of the shard it goes to, the
+ * one that owns its first block (route_to_shard found one shard owning all
+ * of them: server->forward_shard). Apart, as the owner has no view; the
+ * shard found again here, so the usual forward keeps no server pointer
+ * across block_pins_answer's call. */
+static __attribute__((noinline, cold)) void stamp_view(struct blk_read_message *read)
 {
-    block_client_view_stamp(read, shard);
+    block_client_view_stamp(read, block_client_shard_of(disk_blocks[0]));
 }
 
 /* The control ICA becomes a BLK_READ of the mapped blocks for the shard
- * `shard` (an FS replica's as of its view); the serve loop forwards it
- * (without ICA_RETURN_VIA_ME) and receives in one call. */
-static long prepare_for_blk(uint64_t control, uint32_t count, uint32_t shard)
+ * that owns them (an FS replica's as of its view); the serve loop forwards
+ * it (without ICA_RETURN_VIA_ME) and receives in one call. */
+static long prepare_for_blk(uint64_t control, uint32_t count)
 {
     struct ica_control *page = ica_control_of(control);
     struct blk_read_message *read = blk_read_of(page);
@@ -83,7 +86,7 @@ static long prepare_for_blk(uint64_t control, uint32_t count, uint32_t shard)
         memcpy(page->payload, disk_blocks, count * sizeof(uint32_t));
     }
     if (__builtin_expect(block_client_view.active, 0))
-        stamp_view(read, shard);
+        stamp_view(read);
     return FS_FORWARDED;
 }
 
@@ -112,7 +115,7 @@ mapped_for_blk(struct fs_server *server, uint64_t control, uint32_t inode, uint6
         if (answer != BLOCK_NOT_PINNED)
             return answer;
     }
-    return prepare_for_blk(control, count, server->forward_shard);
+    return prepare_for_blk(control, count);
 }
 
 /* map_for_blk for blocks whose mapping is not remembered: the ext2 library
@@ -188,7 +191,7 @@ long fs_readblock_from_blk(struct fs_server *server, uint64_t control, long erro
     /* disk_blocks[0] and forward_shard are still the answer's */
     block_pins_refused(disk_blocks[0], server->forward_shard, error);
     ica_control_of(control)->lent_count = 0;
-    return prepare_for_blk(control, 1, server->forward_shard);
+    return prepare_for_blk(control, 1);
 }
 
 long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readblock_message *message)

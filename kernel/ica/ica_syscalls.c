@@ -256,7 +256,6 @@ static bool results_waiting(void)
     return !ring_is_empty(&me()->results.ring);
 }
 
-/* Takes the result `wanted` (NO_ICA: any), waiting for it unless told not to. */
 /* Takes the result `wanted` (NO_ICA: any), waiting for it unless told not to.
  * Results that are not the wanted one stay queued; the wait then lasts
  * until a new result arrives, so the caller sleeps instead of spinning.

@@ -66,13 +66,19 @@ static void vga_put(struct console_state *console, char character)
 {
     if (console->vga == NULL)
         return;
-    if (character == '\t') {
+    if ((uint8_t)character >= 0x20) { /* the usual character: tested first */
+        vga_line(console, console->vga_row)[console->vga_column] =
+            VGA_ATTRIBUTE | (uint8_t)character;
+        if (++console->vga_column == VGA_COLUMNS) {
+            console->vga_column = 0;
+            console->vga_row++;
+        }
+    } else if (character == '\t') {
         do
             vga_put(console, ' ');
         while (console->vga_column % TAB_STOP != 0);
         return;
-    }
-    if (character == '\n') {
+    } else if (character == '\n') {
         console->vga_column = 0;
         console->vga_row++;
     } else if (character == '\r') {
@@ -80,15 +86,8 @@ static void vga_put(struct console_state *console, char character)
     } else if (character == '\b') {
         if (console->vga_column > 0)
             console->vga_column--;
-    } else if ((uint8_t)character < 0x20) {
-        return; /* other control codes draw nothing, as on a terminal */
     } else {
-        vga_line(console, console->vga_row)[console->vga_column] =
-            VGA_ATTRIBUTE | (uint8_t)character;
-        if (++console->vga_column == VGA_COLUMNS) {
-            console->vga_column = 0;
-            console->vga_row++;
-        }
+        return; /* other control codes draw nothing, as on a terminal */
     }
     if (console->vga_row == VGA_ROWS)
         vga_scroll(console);
@@ -100,7 +99,8 @@ static void console_put(struct console_state *console, char character)
         serial_put('\r');
     serial_put(character);
     vga_put(console, character);
-    framebuffer_console_put(&console->framebuffer, character);
+    if (console->framebuffer.pixels != NULL) /* no call per character without one */
+        framebuffer_console_put(&console->framebuffer, character);
 }
 
 /* Every screen shows the text; the framebuffer is drawn once per write. */

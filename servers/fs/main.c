@@ -383,14 +383,15 @@ static _Noreturn void serve(void)
         /* Settled: the request changed nothing to keep or settle (only a
          * mounted FS settles, so this FS is mounted). */
         bool settled = fs_journal_settled(&server);
-        if (!settled &&
-            __builtin_expect(result == -E_STALE || freed_blocks_untold != 0 ||
-                                 stale_attempts != 0 || fs_publisher_has_unseen(&server),
-                             0) &&
-            !after_answer(result))
-            continue; /* a replica's stale answer: the same request again, as of a newer view */
-        if (!settled && !fs_operation_is_tagged(operation))
-            fs_keep_changes(&server); /* before the answer goes */
+        if (!settled) {
+            if (__builtin_expect(result == -E_STALE || freed_blocks_untold != 0 ||
+                                     stale_attempts != 0 || fs_publisher_has_unseen(&server),
+                                 0) &&
+                !after_answer(result))
+                continue; /* a replica's stale answer: the same request again, as of a newer view */
+            if (!fs_operation_is_tagged(operation))
+                fs_keep_changes(&server); /* before the answer goes */
+        }
         end_if_asked(operation);
         control = pass_on_and_receive((uint64_t)control, operation, result, settle(settled));
     }

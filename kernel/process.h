@@ -68,7 +68,8 @@ struct file_region {
  * write only the _Atomic fields marked "any core". A slot is one page
  * (PROCESS_RECORD_BYTES): a slot's address is its number shifted, where a
  * size like 3,840 cost every hop of the fast path a few instructions of
- * shifts and subtractions (docs/profiling.md, "The process record's size"). */
+ * shifts and subtractions (docs/profiling.md, "The process record's
+ * size, and code shapes the request path keeps"). */
 #define PROCESS_RECORD_BYTES 4096
 struct __attribute__((aligned(PROCESS_RECORD_BYTES))) process {
     /* Owning core: saved at every switch (fpu.h: xsave64 or fxsave;

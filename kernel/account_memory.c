@@ -4,8 +4,8 @@
  * once it has ended); each is read whole, so a reader on another core sees
  * either value of a change in progress, never a torn one. A fault sums its
  * account only when its credit (a few lends granted from the room the last
- * sum found) is spent, and the m-kernel takes every member's credit back
- * before it checks the account, so no room is granted twice. */
+ * sum found) is spent, and the m-kernel's check takes each member's credit
+ * back before it reads that member, so no room is granted twice. */
 #include "account_memory.h"
 #include "atomic.h"
 #include "layout.h"
@@ -69,9 +69,16 @@ static void revoke_credit(struct process *member)
     while (!atomic_compare_swap(&member->mapping_lend_credit, &word, next));
 }
 
-void account_credits_revoke(uint32_t account)
+uint64_t account_memory_used_revoking(uint32_t account)
 {
-    for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++)
-        if (atomic_load_acquire(&kernel_shared->slot_accounts[slot]) == account)
-            revoke_credit(&kernel_shared->processes[slot]);
+    uint64_t used = 0;
+    for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {
+        if (atomic_load_acquire(&kernel_shared->slot_accounts[slot]) != account)
+            continue;
+        struct process *member = &kernel_shared->processes[slot];
+        revoke_credit(member); /* before its bytes are read */
+        if (member->state != PROCESS_FREE && member->account == account)
+            used += account_member_bytes(member);
+    }
+    return used;
 }

@@ -18,10 +18,12 @@ uint64_t account_memory_left(const struct process *process);
 /* Pages of mapping lends `process`'s account has room for now, less the
  * credit its members hold (UINT64_MAX: no limit): what a fault may grant. */
 uint64_t account_lend_room(const struct process *process);
-/* On the m-kernel, before a memory check of `account`: every member's
- * mapping-lend credit taken back, so the room the check finds is spent
- * once (the members' next faults sum the account again). */
-void account_credits_revoke(uint32_t account);
+/* On the m-kernel, a memory check's sum of `account`: account_memory_used,
+ * with every member's mapping-lend credit taken back before its bytes are
+ * read, so the room the check finds is spent once (the members' next
+ * faults sum the account again). One pass: a member's record counts only
+ * its own lends, so its revoke need precede only its own read. */
+uint64_t account_memory_used_revoking(uint32_t account);
 
 /* The lends a credit word (process.h: mapping_lend_credit) grants. */
 static inline uint32_t account_credit_lends(uint64_t word)

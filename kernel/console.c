@@ -14,10 +14,9 @@
 
 #define TAB_STOP 8
 
+/* One character to COM1 (the caller knows the machine has it). */
 static void serial_put(char character)
 {
-    if (!kernel_shared->console.serial)
-        return;
     for (int spins = 0; spins < 100000 && (port_in8(COM1 + 5) & 0x20) == 0; spins++)
         cpu_relax();
     port_out8(COM1, (uint8_t)character);
@@ -62,17 +61,32 @@ static void vga_scroll(struct console_state *console)
     console_vga_show_from(console->vga_top);
 }
 
+static void vga_put(struct console_state *console, char character);
+
+/* A tab: spaces to the next stop (apart, so the usual character's vga_put,
+ * which tail-calls it, saves no registers for the loop). */
+static __attribute__((noinline)) void vga_tab(struct console_state *console)
+{
+    do
+        vga_put(console, ' ');
+    while (console->vga_column % TAB_STOP != 0);
+}
+
 static void vga_put(struct console_state *console, char character)
 {
     if (console->vga == NULL)
         return;
-    if (character == '\t') {
-        do
-            vga_put(console, ' ');
-        while (console->vga_column % TAB_STOP != 0);
+    if ((uint8_t)character >= 0x20) { /* the usual character: tested first */
+        vga_line(console, console->vga_row)[console->vga_column] =
+            VGA_ATTRIBUTE | (uint8_t)character;
+        if (++console->vga_column == VGA_COLUMNS) {
+            console->vga_column = 0;
+            console->vga_row++;
+        }
+    } else if (character == '\t') {
+        vga_tab(console);
         return;
-    }
-    if (character == '\n') {
+    } else if (character == '\n') {
         console->vga_column = 0;
         console->vga_row++;
     } else if (character == '\r') {
@@ -80,27 +94,26 @@ static void vga_put(struct console_state *console, char character)
     } else if (character == '\b') {
         if (console->vga_column > 0)
             console->vga_column--;
-    } else if ((uint8_t)character < 0x20) {
-        return; /* other control codes draw nothing, as on a terminal */
     } else {
-        vga_line(console, console->vga_row)[console->vga_column] =
-            VGA_ATTRIBUTE | (uint8_t)character;
-        if (++console->vga_column == VGA_COLUMNS) {
-            console->vga_column = 0;
-            console->vga_row++;
-        }
+        return; /* other control codes draw nothing, as on a terminal */
     }
     if (console->vga_row == VGA_ROWS)
         vga_scroll(console);
 }
 
-static void console_put(struct console_state *console, char character)
+/* One character to every screen; `serial`: console->serial, read once a
+ * write (the port I/O between characters would make the compiler read it
+ * again for each). */
+static void console_put(struct console_state *console, char character, bool serial)
 {
-    if (character == '\n')
-        serial_put('\r');
-    serial_put(character);
+    if (serial) {
+        if (character == '\n')
+            serial_put('\r');
+        serial_put(character);
+    }
     vga_put(console, character);
-    framebuffer_console_put(&console->framebuffer, character);
+    if (console->framebuffer.pixels != NULL) /* no call per character without one */
+        framebuffer_console_put(&console->framebuffer, character);
 }
 
 /* Every screen shows the text; the framebuffer is drawn once per write. */
@@ -110,8 +123,9 @@ static void console_write_bytes(const char *text, uint64_t length)
     bool panicking = atomic_load_acquire(&kernel_shared->panicking) != 0;
     framebuffer_console_set_colour(&console->framebuffer,
                                    panicking ? CONSOLE_COLOUR_PANIC : CONSOLE_COLOUR_TEXT);
+    bool serial = console->serial;
     for (uint64_t i = 0; i < length; i++)
-        console_put(console, text[i]);
+        console_put(console, text[i], serial);
     framebuffer_console_flush(&console->framebuffer);
 }
 

@@ -65,8 +65,13 @@ struct file_region {
 /* Fields are grouped by the core that writes them. The m-kernel fills a
  * slot before the process runs and empties it after; in between, the
  * process's own core writes its scheduling and ICA state, and other cores
- * write only the _Atomic fields marked "any core". */
-struct process {
+ * write only the _Atomic fields marked "any core". A slot is one page
+ * (PROCESS_RECORD_BYTES): a slot's address is its number shifted, where a
+ * size like 3,840 cost every hop of the fast path a few instructions of
+ * shifts and subtractions (docs/profiling.md, "The process record's
+ * size, and code shapes the request path keeps"). */
+#define PROCESS_RECORD_BYTES 4096
+struct __attribute__((aligned(PROCESS_RECORD_BYTES))) process {
     /* Owning core: saved at every switch (fpu.h: xsave64 or fxsave;
      * first in the record so it stays 64-byte aligned). */
     uint8_t fpu_state[FPU_STATE_BYTES] __attribute__((aligned(FPU_STATE_ALIGN)));
@@ -209,6 +214,8 @@ _Static_assert(FPU_STATE_BYTES >= 832, "the XSAVE area of x87, SSE and AVX is 83
 _Static_assert(__builtin_offsetof(struct process, fpu_state) % FPU_STATE_ALIGN == 0 &&
                    sizeof(struct process) % FPU_STATE_ALIGN == 0,
                "xsave64 needs a 64-byte-aligned area in every slot");
+_Static_assert(sizeof(struct process) == PROCESS_RECORD_BYTES,
+               "a process record is one page: grow PROCESS_RECORD_BYTES to a power of two");
 
 static inline uint64_t process_kernel_stack_top(const struct process *process)
 {

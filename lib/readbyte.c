@@ -57,10 +57,13 @@ static long get_block(int fd, uint32_t inode, uint64_t block, uint64_t file_size
 }
 
 /* Block by block, fetching what is not buffered (apart, so a reference
- * inside one buffered block saves no registers). */
-static __attribute__((noinline)) long read_blocks(int fd, const struct file_descriptor *file,
-                                                  size_t size, uint64_t offset, void *buffer)
+ * inside one buffered block saves no registers; `fd` is open, and its
+ * descriptor is looked up again here rather than kept across the hit's
+ * path). */
+static __attribute__((noinline)) long read_blocks(int fd, size_t size, uint64_t offset,
+                                                  void *buffer)
 {
+    const struct file_descriptor *file = &file_descriptors[fd];
     size_t done = 0;
     while (done < size) {
         uint64_t position = offset + done;
@@ -93,7 +96,7 @@ long readbyte(int fd, size_t size, uint64_t offset, void *buffer)
         size = (size_t)(file->size - offset);
     struct buffered_block *hit = readbyte_hit_in_one_block(file->inode, offset, size);
     if (hit == NULL)
-        return read_blocks(fd, file, size, offset, buffer);
+        return read_blocks(fd, size, offset, buffer);
     readbyte_tally.hits++;
     memcpy(buffer, hit->bytes + offset % STORAGE_BLOCK_BYTES, size);
     return (long)size;

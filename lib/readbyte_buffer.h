@@ -37,7 +37,7 @@ static inline struct buffered_block *readbyte_hit_in_one_block(uint32_t inode, u
                                                                size_t size)
 {
     uint32_t within = (uint32_t)(offset % STORAGE_BLOCK_BYTES);
-    if (size == 0 || size > STORAGE_BLOCK_BYTES - within)
+    if (size - 1 >= STORAGE_BLOCK_BYTES - within) /* size 0 too: it wraps */
         return NULL;
     struct buffered_block *slot = readbyte_find(inode, offset / STORAGE_BLOCK_BYTES);
     return slot != NULL && within + size <= slot->valid_bytes ? slot : NULL;

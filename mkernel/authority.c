@@ -102,9 +102,9 @@ void authority_start(struct process *child, const struct spawn_request *request,
 
 bool authority_memory_allows(const struct process *process, uint64_t bytes)
 {
-    if (process->memory_limit != UINT64_MAX)
-        account_credits_revoke(process->account); /* before the sum: no room granted twice */
-    uint64_t used = account_memory_used(process->account);
+    uint64_t used = process->memory_limit != UINT64_MAX /* no room granted twice */
+                        ? account_memory_used_revoking(process->account)
+                        : account_memory_used(process->account);
     return bytes <= process->memory_limit && used <= process->memory_limit - bytes;
 }
 

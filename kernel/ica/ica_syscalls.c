@@ -256,13 +256,6 @@ static bool results_waiting(void)
     return !ring_is_empty(&me()->results.ring);
 }
 
-/* Takes the result `wanted` (NO_ICA: any), waiting for it unless told not to. */
-/* True when results came in since the caller last looked through its ring. */
-static bool new_results_waiting(void)
-{
-    return ring_count(&me()->results.ring) > me()->results_seen;
-}
-
 /* Takes the result `wanted` (NO_ICA: any), waiting for it unless told not to.
  * Results that are not the wanted one stay queued; the wait then lasts
  * until a new result arrives, so the caller sleeps instead of spinning.
@@ -279,12 +272,12 @@ static long collect_after(uint64_t wanted, bool wait, struct parking parking, bo
         me()->results_seen = queued != 0 ? ring_count(ring) : 0;
         bool poll = !polled;
         polled = false;
-        if (poll && intercore_poll() > 0 && new_results_waiting())
+        if (poll && intercore_poll() > 0 && ica_results_came())
             continue;
         if (!wait)
             return -E_NOT_FOUND;
         enum ica_polled_result handed = poll && wanted != NO_ICA
-                                            ? ica_poll_for_result(wanted, new_results_waiting)
+                                            ? ica_poll_for_result(wanted, ica_results_came)
                                             : ICA_RESULT_NOT_HANDED;
         if (handed == ICA_RESULT_SERVER_WOKEN) {
             ica_poll_hand_server(this_cpu(), me()->poll_handed_server);
@@ -295,12 +288,12 @@ static long collect_after(uint64_t wanted, bool wait, struct parking parking, bo
                 return (long)wanted;
             continue;
         }
-        if (poll && wanted == NO_ICA && ica_poll_before_wait(new_results_waiting) &&
+        if (poll && wanted == NO_ICA && ica_poll_before_wait(ica_results_came) &&
             !me()->kill_requested)
             continue;
         if (me()->kill_requested)
             scheduler_exit_current(PROCESS_EXIT_KILLED);
-        wait_for_ica(new_results_waiting, parking);
+        wait_for_ica(ica_results_came, parking);
     }
 }
 
@@ -438,11 +431,6 @@ bool ica_accept_result(uint64_t id)
     return accept(id);
 }
 
-bool ica_results_came(void)
-{
-    return new_results_waiting();
-}
-
 long ica_collect_after_poll(uint64_t id, uint32_t flags, bool polled)
 {
     long result = collect_after(id, true, parking_of(flags, id), polled);
@@ -458,7 +446,7 @@ long ica_collect_result(uint64_t id, uint32_t flags)
          * to the poll (collect's first pass, without its looks at an
          * empty ring) */
         process->results_seen = 0;
-        enum ica_polled_result handed = ica_poll_for_result(id, new_results_waiting);
+        enum ica_polled_result handed = ica_poll_for_result(id, ica_results_came);
         if (handed == ICA_RESULT_PASTED || (handed == ICA_RESULT_TRAVELLING && accept(id)))
             return 0;
         if (handed == ICA_RESULT_SERVER_WOKEN)

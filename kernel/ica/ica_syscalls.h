@@ -23,8 +23,14 @@ void ica_deliver_result(uint32_t target, uint64_t control_id);
  * `polled` telling whether that poll ended in vain. */
 long ica_collect_result(uint64_t control_id, uint32_t flags);
 long ica_collect_after_poll(uint64_t control_id, uint32_t flags, bool polled);
-/* The poll's `ready` for a collect: results came since the last look. */
-bool ica_results_came(void);
+/* The poll's `ready` for a collect: results came since the last look.
+ * Inline, so the poll that calls it every turn keeps its values in
+ * registers (a call would make it spill them around each look). */
+static inline bool ica_results_came(void)
+{
+    const struct process *process = this_cpu()->current;
+    return ring_count(&process->results.ring) > process->results_seen;
+}
 /* Pastes the result `id`, travelling to the caller, into it (false: stale). */
 bool ica_accept_result(uint64_t id);
 /* A request's send half (checked, stamped, refusals logged): 0 once the

@@ -71,6 +71,7 @@ int journal_record(struct journal_writer *writer, struct cache *cache, uint64_t 
     int slot = journal_keep(writer, cache, number, 0, bytes, STORAGE_BLOCK_BYTES);
     if (slot < 0)
         return slot;
+    journal_index_add(&writer->index, (uint32_t)slot, number);
     free_older(writer, number, (uint32_t)slot);
     return 0;
 }

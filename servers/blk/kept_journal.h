@@ -147,7 +147,9 @@ static inline int journal_free_slot(const struct journal_writer *writer)
 
 /* Keeps `length` bytes (at most a block) for `offset` of block `number` in a
  * fresh slot (a full journal syncs `cache` and starts over); the slot, or an
- * error. The entry is valid only once its bytes and checksum are in place. */
+ * error. The entry is valid only once its bytes and checksum are in place;
+ * the caller puts the slot into the index (journal_record adds it, a patch
+ * may take the place of the older patch it frees). */
 static inline int journal_keep(struct journal_writer *writer, struct cache *cache, uint64_t number,
                                uint32_t offset, const uint8_t *bytes, uint32_t length)
 {
@@ -166,7 +168,6 @@ static inline int journal_keep(struct journal_writer *writer, struct cache *cach
     entry->sequence = ++journal->next_sequence;
     entry->checksum = journal_checksum_from(sum, number, offset, length);
     __atomic_store_n(&entry->state, JOURNAL_VALID, __ATOMIC_RELEASE);
-    journal_index_add(&writer->index, (uint32_t)slot, number);
     writer->search_from = (uint32_t)slot + 1;
     writer->valid_count++;
     return slot;
@@ -177,21 +178,25 @@ static inline int journal_keep(struct journal_writer *writer, struct cache *cach
  * replayed in order it would be overwritten anyway, by the newest or by a
  * patch between them (the same place written again and again keeps one
  * entry, and the journal need not fold). Freed only after the newest is
- * valid, as a whole block's older entries. */
+ * valid, as a whole block's older entries; the newest takes its place in
+ * the index, or is added to it when no patch is freed. */
 static inline void journal_free_covered_patch(struct journal_writer *writer, uint32_t newest,
                                               uint64_t number, uint32_t offset, uint32_t length)
 {
     uint32_t *way = &writer->newest_patch[number % JOURNAL_PATCH_WAYS];
-    if (*way != 0 && *way - 1 != newest) {
-        struct journal_entry *older = &writer->journal->entries[*way - 1];
+    uint32_t previous = *way;
+    *way = newest + 1;
+    if (previous != 0 && previous - 1 != newest) {
+        struct journal_entry *older = &writer->journal->entries[previous - 1];
         if (older->state == JOURNAL_VALID && older->block == number && older->offset >= offset &&
             (uint32_t)older->offset + older->length <= offset + length) {
             older->state = JOURNAL_FREE;
-            journal_index_remove(&writer->index, *way - 1, number);
+            journal_index_replace(&writer->index, previous - 1, newest, number);
             writer->valid_count--;
+            return;
         }
     }
-    *way = newest + 1;
+    journal_index_add(&writer->index, newest, number);
 }
 
 /* Keeps a patch: `length` bytes written at `offset` of block `number`

@@ -20,14 +20,52 @@ struct journal_index {
 
 /* Empties the index for a journal of `slots` slots (at most JOURNAL_INDEX_SLOTS). */
 void journal_index_reset(struct journal_index *index, uint32_t slots);
-/* Slot `slot` now holds a valid entry of block `block`. */
-void journal_index_add(struct journal_index *index, uint32_t slot, uint64_t block);
-/* Slot `slot`, which held a valid entry of block `block`, is free. */
-void journal_index_remove(struct journal_index *index, uint32_t slot, uint64_t block);
 
 static inline uint32_t journal_index_bucket(const struct journal_index *index, uint64_t block)
 {
     return (uint32_t)((block * 0x9E3779B97F4A7C15ull >> 40) & index->mask);
+}
+
+/* Slot `slot` now holds a valid entry of block `block`. Inline, as the two
+ * below: each is a few loads and stores, and BLK makes one per write. */
+static inline void journal_index_add(struct journal_index *index, uint32_t slot, uint64_t block)
+{
+    uint16_t *head = &index->head[journal_index_bucket(index, block)];
+    index->next[slot] = *head;
+    index->previous[slot] = JOURNAL_INDEX_NONE;
+    if (*head != JOURNAL_INDEX_NONE)
+        index->previous[*head] = (uint16_t)slot;
+    *head = (uint16_t)slot;
+}
+
+/* Slot `slot`, which held a valid entry of block `block`, is free. */
+static inline void journal_index_remove(struct journal_index *index, uint32_t slot, uint64_t block)
+{
+    uint16_t next = index->next[slot], previous = index->previous[slot];
+    if (previous != JOURNAL_INDEX_NONE)
+        index->next[previous] = next;
+    else
+        index->head[journal_index_bucket(index, block)] = next;
+    if (next != JOURNAL_INDEX_NONE)
+        index->previous[next] = previous;
+}
+
+/* Slot `older`, which held a valid entry of block `block`, is free, and
+ * slot `newer` (not in the index) now holds one of the same block: `newer`
+ * takes `older`'s place in its bucket's list (a patch that frees the older
+ * patch it covers: one step instead of an add and a remove). */
+static inline void journal_index_replace(struct journal_index *index, uint32_t older,
+                                         uint32_t newer, uint64_t block)
+{
+    uint16_t next = index->next[older], previous = index->previous[older];
+    index->next[newer] = next;
+    index->previous[newer] = previous;
+    if (previous != JOURNAL_INDEX_NONE)
+        index->next[previous] = (uint16_t)newer;
+    else
+        index->head[journal_index_bucket(index, block)] = (uint16_t)newer;
+    if (next != JOURNAL_INDEX_NONE)
+        index->previous[next] = (uint16_t)newer;
 }
 
 /* The first slot of `block`'s bucket (JOURNAL_INDEX_NONE for none); the

@@ -350,6 +350,26 @@ static inline struct fs_wait settle(bool settled)
     return server.mounted ? fs_journal_settle(&server) : (struct fs_wait){0};
 }
 
+/* The rest of a request that left the journal unsettled (it changed
+ * something): after_answer's rare steps, its changes kept before the
+ * answer goes, the settle, the pass on. Apart, so the usual request, which
+ * settles, passes on without a call of its own (and the serve loop keeps
+ * its values in registers). The next request, or `control` again when a
+ * replica's stale answer is to be served again, as of a newer view. */
+static __attribute__((noinline)) long pass_on_unsettled(long control, uint32_t operation,
+                                                        long result)
+{
+    if (__builtin_expect(result == -E_STALE || freed_blocks_untold != 0 || stale_attempts != 0 ||
+                             fs_publisher_has_unseen(&server),
+                         0) &&
+        !after_answer(result))
+        return control;
+    if (!fs_operation_is_tagged(operation))
+        fs_keep_changes(&server); /* before the answer goes */
+    end_if_asked(operation);
+    return pass_on_and_receive((uint64_t)control, operation, result, settle(false));
+}
+
 static _Noreturn void serve(void)
 {
     long control = receive_next();
@@ -382,17 +402,12 @@ static _Noreturn void serve(void)
         fs_problems_check(&server);
         /* Settled: the request changed nothing to keep or settle (only a
          * mounted FS settles, so this FS is mounted). */
-        bool settled = fs_journal_settled(&server);
-        if (!settled &&
-            __builtin_expect(result == -E_STALE || freed_blocks_untold != 0 ||
-                                 stale_attempts != 0 || fs_publisher_has_unseen(&server),
-                             0) &&
-            !after_answer(result))
-            continue; /* a replica's stale answer: the same request again, as of a newer view */
-        if (!settled && !fs_operation_is_tagged(operation))
-            fs_keep_changes(&server); /* before the answer goes */
+        if (!fs_journal_settled(&server)) {
+            control = pass_on_unsettled(control, operation, result);
+            continue;
+        }
         end_if_asked(operation);
-        control = pass_on_and_receive((uint64_t)control, operation, result, settle(settled));
+        control = pass_on_and_receive((uint64_t)control, operation, result, settle(true));
     }
 }
 

@@ -60,17 +60,20 @@ static __attribute__((noinline)) bool route_to_shard(struct fs_server *server, u
     return true;
 }
 
-/* An FS replica's forward carries its view (apart: the owner has none). */
-static __attribute__((noinline, cold)) void stamp_view(struct blk_read_message *read,
-                                                       uint32_t shard)
+/* An FS replica's forward carries its view of the shard it goes to, the
+ * one that owns its first block (route_to_shard found one shard owning all
+ * of them: server->forward_shard). Apart, as the owner has no view; the
+ * shard found again here, so the usual forward keeps no server pointer
+ * across block_pins_answer's call. */
+static __attribute__((noinline, cold)) void stamp_view(struct blk_read_message *read)
 {
-    block_client_view_stamp(read, shard);
+    block_client_view_stamp(read, block_client_shard_of(disk_blocks[0]));
 }
 
 /* The control ICA becomes a BLK_READ of the mapped blocks for the shard
- * `shard` (an FS replica's as of its view); the serve loop forwards it
- * (without ICA_RETURN_VIA_ME) and receives in one call. */
-static long prepare_for_blk(uint64_t control, uint32_t count, uint32_t shard)
+ * that owns them (an FS replica's as of its view); the serve loop forwards
+ * it (without ICA_RETURN_VIA_ME) and receives in one call. */
+static long prepare_for_blk(uint64_t control, uint32_t count)
 {
     struct ica_control *page = ica_control_of(control);
     struct blk_read_message *read = blk_read_of(page);
@@ -83,7 +86,7 @@ static long prepare_for_blk(uint64_t control, uint32_t count, uint32_t shard)
         memcpy(page->payload, disk_blocks, count * sizeof(uint32_t));
     }
     if (__builtin_expect(block_client_view.active, 0))
-        stamp_view(read, shard);
+        stamp_view(read);
     return FS_FORWARDED;
 }
 
@@ -112,7 +115,7 @@ mapped_for_blk(struct fs_server *server, uint64_t control, uint32_t inode, uint6
         if (answer != BLOCK_NOT_PINNED)
             return answer;
     }
-    return prepare_for_blk(control, count, server->forward_shard);
+    return prepare_for_blk(control, count);
 }
 
 /* map_for_blk for blocks whose mapping is not remembered: the ext2 library
@@ -143,15 +146,19 @@ static inline __attribute__((always_inline)) long map_for_blk(struct fs_server *
                           count == 1 ? last : NULL);
 }
 
-/* fs_readblock of a regular file, in general: any count, a data ICA or
- * not, any block size (apart: the usual readblock is one block without
- * one). */
+/* fs_readblock past the handle, in general: any count, a data ICA or not,
+ * any block size (apart: the usual readblock is one regular file's block
+ * without one). */
 static __attribute__((noinline)) long readblock_in_general(struct fs_server *server,
                                                            uint64_t control,
                                                            const struct open_file *file,
                                                            uint64_t first, uint64_t count)
 {
     struct ica_control *page = ica_control_of(control);
+    if (file->flags & OPEN_FILE_DIRECTORY) {
+        fs_refuse(page, "readblock of a directory");
+        return -E_IS_DIRECTORY;
+    }
     if (count == 0 || count > STORAGE_MAX_BLOCKS)
         return fs_refuse(page, "readblock count out of range");
     if (first > UINT64_MAX / STORAGE_BLOCK_BYTES - count)
@@ -184,7 +191,7 @@ long fs_readblock_from_blk(struct fs_server *server, uint64_t control, long erro
     /* disk_blocks[0] and forward_shard are still the answer's */
     block_pins_refused(disk_blocks[0], server->forward_shard, error);
     ica_control_of(control)->lent_count = 0;
-    return prepare_for_blk(control, 1, server->forward_shard);
+    return prepare_for_blk(control, 1);
 }
 
 long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readblock_message *message)
@@ -195,17 +202,14 @@ long fs_readblock(struct fs_server *server, uint64_t control, struct fs_readbloc
     struct open_file *file = fs_handle_of(server, page, message->handle, OPEN_FILE_READ, &checked);
     if (file == NULL)
         return checked;
-    if (file->flags & OPEN_FILE_DIRECTORY) {
-        fs_refuse(page, "readblock of a directory");
-        return -E_IS_DIRECTORY;
-    }
-    /* The usual readblock: one block, only to be lent (no data ICA), on
-     * 4 KiB blocks, inside the largest file. On 4 KiB blocks the last test
-     * is readblock_in_general's two range checks for one block
-     * (ext2_max_file_bytes is max_file_blocks whole blocks, far below an
-     * overflow): a block out of range is refused there. */
-    if (count != 1 || page->data_count != 0 || server->fs.block_size != STORAGE_BLOCK_BYTES ||
-        first >= server->fs.max_file_blocks)
+    /* The usual readblock: one block of a regular file, only to be lent
+     * (no data ICA), on 4 KiB blocks, inside the largest file. On 4 KiB
+     * blocks the last test is readblock_in_general's two range checks for
+     * one block (ext2_max_file_bytes is max_file_blocks whole blocks, far
+     * below an overflow): a block out of range is refused there, and a
+     * directory too (tested here with the data count, in one branch). */
+    if (count != 1 || page->data_count != 0 || (file->flags & OPEN_FILE_DIRECTORY) ||
+        server->fs.block_size != STORAGE_BLOCK_BYTES || first >= server->fs.max_file_blocks)
         return readblock_in_general(server, control, file, first, count);
     return map_for_blk(server, control, file->inode, first, 1, true);
 }

@@ -384,6 +384,31 @@ static void check_no_older_entries(void)
     assert_int_equal(valid, writer.valid_count);
 }
 
+/* The index itself: each bucket's list is linked both ways and holds only
+ * valid entries of blocks of that bucket, and every valid entry is in its
+ * block's list once. */
+static void check_index_lists(void)
+{
+    static uint32_t seen[JOURNAL_SLOTS];
+    memset(seen, 0, sizeof seen);
+    uint32_t listed = 0;
+    for (uint32_t bucket = 0; bucket <= writer.index.mask; bucket++) {
+        uint32_t previous = JOURNAL_INDEX_NONE;
+        for (uint32_t slot = writer.index.head[bucket]; slot != JOURNAL_INDEX_NONE;
+             slot = writer.index.next[slot]) {
+            assert_true(slot < JOURNAL_SLOTS);
+            assert_int_equal(writer.index.previous[slot], previous);
+            assert_int_equal(journal->entries[slot].state, JOURNAL_VALID);
+            assert_int_equal(journal_index_bucket(&writer.index, journal->entries[slot].block),
+                             bucket);
+            assert_int_equal(seen[slot]++, 0);
+            listed++;
+            previous = slot;
+        }
+    }
+    assert_int_equal(listed, writer.valid_count);
+}
+
 static void test_random_writes_and_patches_replay_to_the_model(void **state)
 {
     (void)state;
@@ -396,8 +421,12 @@ static void test_random_writes_and_patches_replay_to_the_model(void **state)
             acknowledged_write(number, (uint8_t)step);
             memset(model[number], (uint8_t)step, CACHE_BLOCK_BYTES);
         } else {
-            uint32_t offset = (uint32_t)rand() % (CACHE_BLOCK_BYTES - 64),
-                     length = 1 + (uint32_t)rand() % 64;
+            /* half the patches at one of a few places, so a patch often
+             * covers the older one (it takes that one's place in the index) */
+            bool few = rand() % 2 == 0;
+            uint32_t offset = few ? 16u * (uint32_t)(rand() % 4)
+                                  : (uint32_t)rand() % (CACHE_BLOCK_BYTES - 64),
+                     length = few ? 16u + 16u * (uint32_t)(rand() % 2) : 1 + (uint32_t)rand() % 64;
             uint8_t bytes[64];
             memset(bytes, (uint8_t)(step * 7), sizeof bytes);
             assert_int_equal(cache_patch(&cache, number, offset, bytes, length), 0);
@@ -406,6 +435,7 @@ static void test_random_writes_and_patches_replay_to_the_model(void **state)
             memcpy(model[number] + offset, bytes, length);
         }
         check_no_older_entries();
+        check_index_lists();
     }
     assert_true(restart_and_replay() >= 0);
     for (uint32_t block = 0; block < DISK_BLOCKS; block++)

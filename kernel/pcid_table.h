@@ -22,8 +22,8 @@ struct pcid_loaded {
 static inline uint64_t pcid_load(struct pcid_loaded *record, uint32_t pcid, uint64_t root,
                                  uint64_t stamp, uint64_t kernel_stamp)
 {
-    bool keep = record->root == root && record->stamp == stamp &&
-                record->kernel_stamp == kernel_stamp;
+    bool keep =
+        record->root == root && record->stamp == stamp && record->kernel_stamp == kernel_stamp;
     record->root = root;
     record->stamp = stamp;
     record->kernel_stamp = kernel_stamp;

@@ -6,7 +6,7 @@
 
 _Static_assert(sizeof(struct spawn_request) == 336, "struct spawn_request changed size");
 _Static_assert(sizeof(struct process_info) == 120, "struct process_info changed size");
-_Static_assert(sizeof(struct core_info) == 152, "struct core_info changed size");
+_Static_assert(sizeof(struct core_info) == 168, "struct core_info changed size");
 _Static_assert(sizeof(struct placement_info) == 3192, "struct placement_info changed size");
 _Static_assert(sizeof(struct server_instance_info) == 24,
                "struct server_instance_info changed size");

@@ -17,6 +17,7 @@
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
+#include "pcid_table.h"
 #include "run_queue.h"
 
 struct tss {
@@ -85,7 +86,10 @@ struct cpu {
     uint64_t ica_handovers; /* ICA peel+paste pairs done on this core */
     /* The root in CR3 and the stamps it was loaded with (translation_stamp.h). */
     uint64_t loaded_root, loaded_stamp, loaded_kernel_stamp;
-    uint64_t switched_in; /* TSC when the running process got the core */
+    uint32_t pcid_on;      /* CR4.PCIDE set on this core (pcid.c): loads tag and keep entries */
+    uint64_t cr3_kept;     /* of cr3_writes, loads under PCID that kept the entries (bit 63) */
+    uint64_t stale_faults; /* page faults only a stale TLB entry caused (stale_translation.c) */
+    uint64_t switched_in;  /* TSC when the running process got the core */
     /* A process of this core woken for the running one, which is about to
      * block: it runs next without a scheduler pass (scheduler_hand_off). */
     struct process *handoff;
@@ -106,6 +110,8 @@ struct cpu {
     /* The core's ready processes (scheduler.c); only this core touches it. Here, not in
      * a static array of MAX_CORES, so its memory grows with the cores present. */
     struct run_queue run_queue;
+    /* Per process slot, what its PCID's entries were loaded under (pcid_table.h). */
+    struct pcid_loaded pcid_loaded[PCID_PROCESS_SLOTS];
 } __attribute__((aligned(64)));
 
 _Static_assert(__builtin_offsetof(struct cpu, kernel_stack_top) == CPU_KERNEL_STACK_TOP,

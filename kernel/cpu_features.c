@@ -97,11 +97,13 @@ static uint32_t features_offered(const struct cpuid_leaves *leaves)
                   CPU_FEATURE_INVARIANT_TSC);
 }
 
-/* The kernels use XSAVE (and so AVX in user programs) and x2APIC when offered
- * and not turned off; the other features are reported, not used. */
+/* The kernels use XSAVE (and so AVX in user programs), x2APIC and PCID (tagged address
+ * spaces, kernel/pcid.c) when offered and not turned off; the other features are reported,
+ * not used. */
 static uint32_t features_used(const struct cpuid_leaves *leaves, uint32_t available)
 {
-    uint32_t used = available & (1u << CPU_FEATURE_X2APIC | 1u << CPU_FEATURE_INVARIANT_TSC);
+    uint32_t used = available & (1u << CPU_FEATURE_X2APIC | 1u << CPU_FEATURE_INVARIANT_TSC |
+                                 1u << CPU_FEATURE_PCID);
     uint32_t vector_state = 1u << CPU_FEATURE_XSAVE | 1u << CPU_FEATURE_AVX;
     uint64_t avx_end = (uint64_t)leaves->xsave_avx[CPUID_EAX] + leaves->xsave_avx[CPUID_EBX];
     if ((available & vector_state) == vector_state && avx_end <= FPU_STATE_BYTES &&

@@ -40,6 +40,7 @@ struct cpu_features {
 /* The command-line words that turn a feature off (Linux's spelling). */
 #define CPU_OPTION_NO_XSAVE "noxsave"
 #define CPU_OPTION_NO_X2APIC "nox2apic"
+#define CPU_OPTION_NO_PCID "nopcid"
 
 static inline bool cpu_feature_has(uint32_t set, enum cpu_feature feature)
 {

@@ -15,18 +15,6 @@
 
 bool fpu_uses_xsave;
 
-static uint64_t read_cr4(void)
-{
-    uint64_t cr4;
-    __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
-    return cr4;
-}
-
-static void write_cr4(uint64_t cr4)
-{
-    __asm__ volatile("mov %0, %%cr4" : : "r"(cr4));
-}
-
 static void write_xcr0(uint64_t features)
 {
     __asm__ volatile("xsetbv" : : "c"(0), "a"((uint32_t)features), "d"((uint32_t)(features >> 32)));

@@ -2,6 +2,7 @@
  * segments for rings 0 and 3 and a TSS that names the stacks used on entry
  * from user mode and for faults that must not trust the current stack. */
 #include "cpu.h"
+#include "pcid.h"
 #include "fpu.h"
 #include "x86.h"
 

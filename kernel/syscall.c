@@ -184,6 +184,8 @@ static void describe_core(uint32_t core, struct core_info *info)
     info->messages_received = cpu->messages_received;
     info->idle_cycles = cpu->idle_cycles;
     info->cr3_writes = cpu->cr3_writes;
+    info->cr3_kept = cpu->cr3_kept;
+    info->stale_faults = cpu->stale_faults;
     info->device_interrupts = cpu->device_interrupts;
     info->system_calls = cpu->system_calls;
     for (uint32_t slot = 0; slot < PROCESS_SLOTS; slot++) {

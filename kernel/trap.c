@@ -11,6 +11,7 @@
 #include "panic.h"
 #include "process.h"
 #include "scheduler.h"
+#include "stale_translation.h"
 #include "syscall.h"
 #include "x86.h"
 #include <format.h>
@@ -94,6 +95,8 @@ void trap_dispatch(struct trap_frame *frame)
 {
     uint64_t vector = frame->vector;
     bool from_user = (frame->cs & 3) != 0 && this_cpu()->current != NULL;
+    if (vector == VECTOR_PAGE_FAULT && stale_translation_fault(read_cr2(), frame->error_code))
+        return;
     if (vector == VECTOR_PAGE_FAULT && from_user &&
         (pager_resolve_fault(read_cr2(), frame->error_code) ||
          file_region_resolve_fault(read_cr2(), frame->error_code)))

@@ -16,7 +16,7 @@
 #define ENTRY_LARGE 0x80ull
 #define ENTRY_ADDRESS 0x000ffffffffff000ull
 
-static bool page_ok(uint64_t root, uint64_t address, bool write)
+bool user_page_ok(uint64_t root, uint64_t address, bool write)
 {
     const uint64_t *table = phys_to_virt(root);
     for (int level = 3; level >= 0; level--) {
@@ -41,7 +41,7 @@ enum page_check { PAGE_READY, PAGE_PAGED_IN, PAGE_BAD };
  * one of its file regions (mmap) by FS and BLK. */
 static enum page_check check_page(uint64_t root, uint64_t page, bool write)
 {
-    if (page_ok(root, page, write))
+    if (user_page_ok(root, page, write))
         return PAGE_READY;
     struct process *process = this_cpu()->current;
     if (process == NULL || process->root != root)
@@ -49,7 +49,7 @@ static enum page_check check_page(uint64_t root, uint64_t page, bool write)
     if (process->pager != 0 && pager_resolve_fault(page, write ? 2 : 0))
         return PAGE_PAGED_IN;
     if (process->file_region_control != 0 &&
-        file_region_bring_in(page, write, write && page_ok(root, page, false)))
+        file_region_bring_in(page, write, write && user_page_ok(root, page, false)))
         return PAGE_PAGED_IN;
     return PAGE_BAD;
 }

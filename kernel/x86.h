@@ -51,6 +51,18 @@ static inline void write_cr3(uint64_t value)
     __asm__ volatile("mov %0, %%cr3" : : "r"(value) : "memory");
 }
 
+static inline uint64_t read_cr4(void)
+{
+    uint64_t value;
+    __asm__ volatile("mov %%cr4, %0" : "=r"(value));
+    return value;
+}
+
+static inline void write_cr4(uint64_t value)
+{
+    __asm__ volatile("mov %0, %%cr4" : : "r"(value) : "memory");
+}
+
 static inline void cpu_relax(void)
 {
     __asm__ volatile("pause" ::: "memory");

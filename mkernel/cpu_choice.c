@@ -20,6 +20,8 @@ static uint32_t features_turned_off(void)
         off |= 1u << CPU_FEATURE_XSAVE;
     if (command_line_option(CPU_OPTION_NO_X2APIC, NULL, 0))
         off |= 1u << CPU_FEATURE_X2APIC;
+    if (command_line_option(CPU_OPTION_NO_PCID, NULL, 0))
+        off |= 1u << CPU_FEATURE_PCID;
     return off;
 }
 

@@ -119,11 +119,11 @@ static uint32_t listed_pid_count(const struct core_info *core)
 static void print_core_json(const struct core_info *core, long process_count)
 {
     printf("@json {\"kind\":\"core\",\"id\":%u,\"apic\":%u,\"kernel\":\"%s\",\"socket\":%u,"
-           "\"online\":%s,\"idle_cycles\":%lu,\"cr3_writes\":%lu,\"device_interrupts\":%lu,"
-           "\"system_calls\":%lu,\"procs\":[",
+           "\"online\":%s,\"idle_cycles\":%lu,\"cr3_writes\":%lu,\"cr3_kept\":%lu,"
+           "\"stale_faults\":%lu,\"device_interrupts\":%lu,\"system_calls\":%lu,\"procs\":[",
            core->id, core->apic_id, core->kernel == KERNEL_M ? "m" : "p", core->socket,
-           core->online ? "true" : "false", core->idle_cycles, core->cr3_writes,
-           core->device_interrupts, core->system_calls);
+           core->online ? "true" : "false", core->idle_cycles, core->cr3_writes, core->cr3_kept,
+           core->stale_faults, core->device_interrupts, core->system_calls);
     for (uint32_t i = 0; i < listed_pid_count(core); i++) {
         printf("%s{\"pid\":%u,\"name\":", i > 0 ? "," : "", core->pids[i]);
         json_print_string(process_name(process_count, core->pids[i]));

@@ -165,6 +165,8 @@ static inline __attribute__((always_inline)) bool hand_over(struct process *send
     ica_stamp_sender(control, sender, delivery);
     control->destination = receiver->pid;
     ica_move_entry(control, handover->from_entry, handover->to_entry, receiver);
+    if (this_cpu()->pcid_on) /* the switch to the receiver keeps the sender's entries */
+        invlpg(ica_virtual_address(control));
     for (uint32_t i = 0; i < handover->with.lent_count; i++)
         ica_lend_entry_into(handover->lent_entries[i], handover->with.lent[i]);
     ica_write_arrival(control, NULL);
@@ -201,7 +203,8 @@ static __attribute__((noinline)) void switch_after_messages(struct process *send
 
 /* The receiver's system call returns `value` at once, by a direct switch,
  * while the running process blocks (WAIT_ICA, or until `wake_tick`) until
- * it is resumed. The switch writes CR3: the sender's stale entries go with
+ * it is resumed. The switch writes CR3: without PCID the sender's stale
+ * entry of the control ICA goes with it; under PCID, hand_over invalidated
  * it. Returns when the sender is woken the ordinary way. */
 static inline __attribute__((always_inline)) void switch_to_receiver(struct process *sender,
                                                                      struct process *receiver,

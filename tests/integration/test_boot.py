@@ -1,5 +1,6 @@
 # Boot tests: every core comes up (the "cores" result), the inter-core self-test passes,
-# and Formica boots through -kernel, the GRUB ISO under SeaBIOS and OVMF, and with x2APIC.
+# and Formica boots through -kernel, the GRUB ISO under SeaBIOS and OVMF, and with x2APIC;
+# PCID is used only where CPUID offers it.
 # Run under TCG so they behave the same on every build machine.
 
 import pytest
@@ -74,3 +75,23 @@ def test_boots_with_xapic_when_told():
     assert any(line.startswith("cores: 4 online (xAPIC") for line in result.lines), result.describe()
     selftests = result.kinds("selftest")
     assert len(selftests) == 1 and selftests[0].get("ok") is True, result.describe()
+
+
+@pytest.mark.parametrize("option", [None, "nopcid"])
+def test_pcid_only_where_cpuid_offers_it(option):
+    """PCID is used exactly when CPUID offers it and `nopcid` is absent; QEMU's TCG offers
+    none (docs/ica.md, "Address spaces under PCID"), so here every switch flushes and no
+    load keeps entries. The cores' @json lines carry cr3_kept and stale_faults."""
+    extra = ["--append", option] if option else []
+    result = formica.run("--smp", "2", "--boot", "kernel", "--accel", "tcg", *extra,
+                         "--cmd", "run hello; cores", timeout=BOOT_TIMEOUT)
+    assert result.rc == 0, result.describe()
+    [cpu] = result.kinds("cpu")
+    offered = "pcid" in cpu["offered"]
+    assert ("pcid" in cpu["used"]) == (offered and option is None), cpu
+    assert ("pcid" in cpu["disabled"]) == (offered and option is not None), cpu
+    cores = result.kinds("core")
+    assert len(cores) == 2 and sum(core["cr3_writes"] for core in cores) > 0, result.describe()
+    if "pcid" not in cpu["used"]:
+        assert all(core["cr3_kept"] == 0 for core in cores), cores
+    assert all("stale_faults" in core for core in cores), cores

@@ -177,6 +177,22 @@ static void test_features_need_both_and_room(void **state)
     assert_false(uses(&features, CPU_FEATURE_XSAVE));
 }
 
+/* PCID is used when CPUID offers it, unless `nopcid` turned it off. */
+static void test_features_pcid_used_unless_off(void **state)
+{
+    (void)state;
+    struct cpuid_leaves leaves = modern_cpu();
+    struct cpu_features features;
+    cpu_features_decide(&leaves, 0, &features);
+    assert_false(uses(&features, CPU_FEATURE_PCID));
+    leaves.leaf1[2] |= 1u << 17;
+    cpu_features_decide(&leaves, 0, &features);
+    assert_true(uses(&features, CPU_FEATURE_PCID));
+    cpu_features_decide(&leaves, 1u << CPU_FEATURE_PCID, &features);
+    assert_false(uses(&features, CPU_FEATURE_PCID));
+    assert_true(cpu_feature_has(features.disabled, CPU_FEATURE_PCID));
+}
+
 static void test_features_bare_old_cpu(void **state)
 {
     (void)state;
@@ -201,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_features_xsave_with_avx),
         cmocka_unit_test(test_features_noxsave_takes_avx),
         cmocka_unit_test(test_features_need_both_and_room),
+        cmocka_unit_test(test_features_pcid_used_unless_off),
         cmocka_unit_test(test_features_bare_old_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -132,6 +132,8 @@ struct core_info {
     uint64_t cr3_writes;  /* address-space switches */
     uint64_t device_interrupts;
     uint64_t system_calls;
+    uint64_t cr3_kept;     /* of cr3_writes, PCID loads that kept the TLB entries */
+    uint64_t stale_faults; /* page faults only a stale TLB entry caused (retried) */
 };
 
 /* The most cores Formica runs on (docs/intercore.md); more in the MADT are ignored. */

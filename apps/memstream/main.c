@@ -49,8 +49,8 @@ static void print_rates(const char *prefix, uint64_t bytes, uint64_t cycles, uin
 {
     uint64_t per_cycle = stream_bytes_per_cycle_micro(bytes, cycles);
     uint64_t mb = stream_mb_per_s_milli(bytes, cycles, tsc_hz);
-    printf(",\"%sbytes_per_cycle\":%lu.%06lu,\"%smb_per_s\":%lu.%03lu", prefix,
-           per_cycle / 1000000, per_cycle % 1000000, prefix, mb / 1000, mb % 1000);
+    printf(",\"%sbytes_per_cycle\":%lu.%06lu,\"%smb_per_s\":%lu.%03lu", prefix, per_cycle / 1000000,
+           per_cycle % 1000000, prefix, mb / 1000, mb % 1000);
 }
 
 struct interval {
@@ -58,8 +58,8 @@ struct interval {
     struct cycles_seen seen;
 };
 
-static void report_interval(const struct options *options, struct interval *interval,
-                            uint64_t now, uint64_t tsc_hz)
+static void report_interval(const struct options *options, struct interval *interval, uint64_t now,
+                            uint64_t tsc_hz)
 {
     struct cycles_seen seen = cycles_now();
     uint64_t cycles = now - interval->start;
@@ -80,16 +80,15 @@ struct totals {
     bool verified;
 };
 
-static void report_run(const struct options *options, const struct totals *totals,
-                       uint64_t tsc_hz)
+static void report_run(const struct options *options, const struct totals *totals, uint64_t tsc_hz)
 {
     uint64_t bytes = 0, cycles = 0;
     for (int step = 0; step < STREAM_STEPS; step++)
         bytes += totals->bytes[step], cycles += totals->cycles[step];
     printf("@json {\"kind\":\"memstream_result\",\"memory\":\"%s\",\"array_bytes\":%lu,"
            "\"intervals\":%lu,\"rounds\":%lu,\"verified\":%s,\"tsc_hz\":%lu",
-           local_kind_name(options->kind), options->bytes / 3, options->intervals,
-           totals->rounds, totals->verified ? "true" : "false", tsc_hz);
+           local_kind_name(options->kind), options->bytes / 3, options->intervals, totals->rounds,
+           totals->verified ? "true" : "false", tsc_hz);
     print_rates("", bytes, cycles, tsc_hz);
     for (int step = 0; step < STREAM_STEPS; step++) {
         char prefix[16];
@@ -106,8 +105,8 @@ static void run(const struct options *options, double *a, double *b, double *c, 
     struct totals totals = {.verified = true};
     struct stream_values values = stream_values_start();
     stream_fill(a, b, c, count);
-    struct interval interval = {.number = 1, .start = read_timestamp_counter(),
-                                .seen = cycles_now()};
+    struct interval interval = {
+        .number = 1, .start = read_timestamp_counter(), .seen = cycles_now()};
     while (interval.number <= options->intervals) {
         for (int step = 0; step < STREAM_STEPS && interval.number <= options->intervals; step++) {
             uint64_t before = read_timestamp_counter();

@@ -17,7 +17,7 @@ import time
 
 from . import options as options_module
 from . import qemu_cmd
-from .launch import kill_group
+from .launch import GUEST_FAILURE_STATUS, GUEST_SUCCESS_STATUS, kill_group
 
 MULTICAST_GROUP = "230.0.0.1"  # reached only through localaddr=127.0.0.1: loopback, nothing else
 MAC_PREFIX = "52:54:00:4d:4e"  # locally administered QEMU range; last byte = machine index
@@ -230,7 +230,7 @@ class MemoryNodes:
         for index, process in enumerate(self.clients, start=2):
             try:
                 process.wait(timeout=max(0.0, deadline - time.monotonic()))
-                _note(f"client machine {index} ended (status {process.returncode})")
+                _note(f"client machine {index} {_client_outcome(process.returncode)}")
             except subprocess.TimeoutExpired:
                 kill_group(process)
                 _note(f"client machine {index} stopped at the timeout")
@@ -300,6 +300,15 @@ class MemoryNodes:
             kill_group(process)
             _note(f"memory node {index} stopped")
         self.processes = []
+
+
+def _client_outcome(status):
+    """How a client machine's QEMU ended, as the main machine's is told (launch.py)."""
+    if status == GUEST_SUCCESS_STATUS:
+        return "reported success"
+    if status == GUEST_FAILURE_STATUS:
+        return "reported failure"
+    return f"ended (QEMU exit status {status})"
 
 
 def _cores(opts):

@@ -17,7 +17,6 @@
 #include <formica/errors.h>
 #include <formica/ica.h>
 #include <formica/request.h>
-#include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,26 +73,6 @@ static void node_restarted(struct memnode_cluster *cluster, unsigned node, uint6
            n->node_id, (unsigned long)n->generation, (unsigned long)old_generation);
 }
 
-/* One of several client machines (boot option memnode_part=J/N, build/run --memnode-clients):
- * only the J-th Nth of each node's blocks is this pager's, so no two machines share a slot. */
-static void keep_own_part(struct memnode_cluster *cluster)
-{
-    char text[16] = "";
-    uint32_t part, parts;
-    kernel_option("memnode_part", text, sizeof text);
-    if (text[0] == '\0')
-        return;
-    if (!memnode_part_parse(text, &part, &parts)) {
-        printf("pager: memnode_part=%s is not J/N (1 <= J <= N <= %d): every node's blocks "
-               "used\n",
-               text, MEMNODE_PARTS_MAX);
-        return;
-    }
-    for (unsigned i = 0; i < cluster->node_count; i++)
-        cluster->nodes[i].blocks = memnode_placement_keep_part(&cluster->placement, i, part, parts);
-    printf("pager: client %u of %u: part %u/%u of every memory node\n", part, parts, part, parts);
-}
-
 /* Negotiates once, with the first client's block size: every node that
  * answers until MEMNODE_SETTLE_US after the first (or until `wanted` did)
  * is used. The nodes are numbered in the directory (a fresh one unless a
@@ -122,7 +101,6 @@ static long open_cluster(uint32_t block_bytes, bool fresh_directory)
     if (error != 0) {
         return error;
     }
-    keep_own_part(&node_backend.cluster);
     node_backend.open = true;
     node_backend.cluster.node_died = node_replicas_node_died;
     node_backend.cluster.link_changed = link_changed;

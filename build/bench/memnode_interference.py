@@ -91,11 +91,14 @@ QUIET_NEEDED = 2
 
 
 def reference(intervals, alone):
-    """What "alone" is for one boot beside clients: its own quiet intervals (nothing served:
-    before the clients' work and after it, the same QEMUs on the host, idle) when it has
-    QUIET_NEEDED of them, else the alone boot's rates. Under TCG the TSC follows host time, so
-    a reference taken while the same machines run is the fairer one."""
-    quiet = [step for step in intervals if step[3] / step[1] < QUIET]
+    """What "alone" is for one boot beside clients: its own quiet intervals after the clients'
+    work (nothing served, the same QEMUs on the host, idle: the intervals before it are the
+    clients' boots, which take the host's cores) when it has QUIET_NEEDED of them, else the
+    alone boot's rates. Under TCG the TSC follows host time, so a reference taken while the
+    same machines sit on the host is the fairer one."""
+    busy = [index for index, step in enumerate(intervals) if step[3] / step[1] >= QUIET]
+    after = intervals[busy[-1] + 1:] if busy else []
+    quiet = [step for step in after if step[3] / step[1] < QUIET]
     return (alone_rates(quiet), "quiet intervals") if len(quiet) >= QUIET_NEEDED else (alone, "alone boot")
 
 
@@ -198,7 +201,8 @@ def write_report(rows, options):
              f"blocks, {options.rounds} rounds) on the node. `local_fraction`: memstream's bytes "
              "per TSC cycle of the node in the "
              f"{BUSIEST} intervals in which serving took the largest share, over alone: the "
-             "median of the same boot's quiet intervals (nothing served, the clients idle), or "
+             "median of the same boot's quiet intervals after the clients' work (nothing served, "
+             "the clients idle), or "
              "the alone boot's when it had fewer than 2 (`alone_from`); `local_core_fraction`: its share of the node's core (its cycles "
              "as the fair scheduler counts them, over the interval's) beside over alone. "
              "`remote_mb_per_s`: the memseqs' MB/s added (per machine the median round). What "

@@ -33,6 +33,9 @@ USER_PROGRAMS += ipcbench:apps/ipcbench
 USER_PROGRAMS += bonnie:apps/bonnie
 # The memory node over virtio-net (apps/memnode, docs/memnode.md).
 USER_PROGRAMS += memnode:apps/memnode
+# STREAM's kernels as a memory node's own work, on its DRAM or local NVDIMM (apps/memstream,
+# docs/memnode.md "Local work: memstream").
+USER_PROGRAMS += memstream:apps/memstream
 # Remote pager applications (apps/sort, apps/memseq, docs/pager.md).
 USER_PROGRAMS += sort:apps/sort memseq:apps/memseq
 # Seed 000's workloads over four kinds of memory (apps/flashbench, docs/files.md "flashbench").

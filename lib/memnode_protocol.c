@@ -499,6 +499,44 @@ bool memnode_placement_mark(struct memnode_placement *placement, uint64_t slot)
     return true;
 }
 
+static bool parse_number(const char **text, uint32_t *value)
+{
+    const char *at = *text;
+    uint32_t number = 0;
+    while (*at >= '0' && *at <= '9' && number < 1000)
+        number = number * 10 + (uint32_t)(*at++ - '0');
+    if (at == *text)
+        return false;
+    *text = at;
+    *value = number;
+    return true;
+}
+
+bool memnode_part_parse(const char *text, uint32_t *part, uint32_t *parts)
+{
+    uint32_t j, n;
+    if (!parse_number(&text, &j) || *text++ != '/' || !parse_number(&text, &n) || *text != '\0')
+        return false;
+    if (j < 1 || j > n || n > MEMNODE_PARTS_MAX)
+        return false;
+    *part = j, *parts = n;
+    return true;
+}
+
+uint64_t memnode_placement_keep_part(struct memnode_placement *placement, unsigned node,
+                                     uint32_t part, uint32_t parts)
+{
+    if (node >= placement->node_count || part < 1 || part > parts)
+        return 0;
+    uint64_t blocks = placement->node_blocks[node];
+    uint64_t first = blocks * (part - 1) / parts, end = blocks * part / parts;
+    for (uint64_t block = 0; block < blocks; block++)
+        if (block < first || block >= end)
+            memnode_placement_mark(placement,
+                                   (uint64_t)memnode_placement_slot(placement, node, block));
+    return end - first;
+}
+
 int64_t memnode_placement_slot(const struct memnode_placement *placement, unsigned node,
                                uint64_t block)
 {

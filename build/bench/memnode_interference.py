@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 # build/bench/memnode_interference.py: `make bench-memnode`: seed 002's experiment shape on one
-# memory node: a local program (spin, started by --memnode-cmd) on the node's one core, alone
-# and while two memseqs on the main machine swap to the node, with the node's store in DRAM or NVM
-# (--memnode-nvm) and --memnode-remote-share 0.25, 0.5 (an equal share) and 0.75; and "role on its
-# own core": a 2-core node (--memnode-smp 2) whose placement (memnode-own-core) puts the role on
-# core 1 and leaves core 0 to the spin (the spin's share is of its own core). Everything is
-# measured in the node's own cycle counts (ps and cores every few seconds: the spin's share of the
-# core per interval, beside over alone, so a busier host in one boot than in the other does not
-# move it), not host wall time: QEMU has no
-# memory-bus contention, so what this shows is the node's CPU cost of serving remote traffic.
-# Writes build/out/bench/memnode.{json,md} and prints one @json memnode_interference line each.
+# memory node whose store is in NVM (--memnode-nvm): a local STREAM program (memstream, started by
+# --memnode-cmd) on the node's DRAM or on its local NVDIMM (--memnode-local-nvm, apart from the
+# store's), alone and while 1-4 client machines (--memnode-clients) each run two swapping memseqs
+# against the node, at --memnode-remote-share 0.25, 0.5 (an equal share) and 0.75; and "role on its
+# own core": a 2-core node (--memnode-smp 2, placement memnode-own-core) with the role on core 1.
+# Everything comes from the node's own counts: memstream's per-interval lines give its bytes over
+# the TSC cycles of the interval and the cycles it and the role ran (the fair scheduler's), not
+# host wall time: QEMU has no memory-bus contention, so what this shows is the node's CPU cost of
+# serving remote traffic. Writes build/out/bench/memnode.{json,md} and prints one @json
+# memnode_interference line each.
 import argparse
 import json
 import os
@@ -24,13 +24,17 @@ from runner import client  # noqa: E402
 from bench_output import OUT, add_smoke_option  # noqa: E402
 
 NODE_FLAGS = ["--smp", "2", "--accel", "tcg", "--disk", "none", "--memnodes", "1",
-              "--memnode-mem", "128M", "--memnode-capacity", "64M"]
+              "--memnode-mem", "160M", "--memnode-capacity", "96M",
+              "--memnode-nvm", "112M",  # the store, in NVM: room for the 96M it offers and its tags
+              "--memnode-local-nvm", "32M"]  # memstream's NVM, a device of its own
 SHARES = ["0.25", "0.5", "0.75"]
 LOCALS = ["dram", "nvm"]
+CLIENTS = [1, 2]  # what boots in reasonable time on a 2-core host; --clients 1,2,3,4 for all
 # The role on a core of its own: a 2-core node, its placement's `memnode 1` (docs/placement.md)
 OWN_CORE_FLAGS = ["--memnode-smp", "2", "--memnode-placement", "memnode-own-core"]
 OWN_CORE, SHARED_CORE = (2, 1), (1, 0)  # (node_cores, role_core)
-BUSIEST = 3  # the sampling intervals in which serving took the most cycles
+BUSIEST = 3  # the intervals in which serving took the largest share of the interval
+WARM_UP = 1  # memstream's first intervals left out: the first touch of its memory
 PAPER = "seed 002: local DRAM and NVM throughput fell to 18-24 % of alone under remote writes"
 
 
@@ -39,168 +43,202 @@ def parse_arguments(argv=None):
     parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", 1)),
                         help="boots per configuration (the median is reported)")
     parser.add_argument("--rounds", type=int, default=8,
-                        help="rounds of the client: two memseqs at once, 24 MiB each")
+                        help="rounds of each client: two memseqs at once, 8 MiB each")
+    parser.add_argument("--clients", default=",".join(map(str, CLIENTS)),
+                        help="client machine counts, e.g. 1,2,3,4 (default 1,2)")
     parser.add_argument("--timeout", type=int, default=900)
     add_smoke_option(parser)
     arguments = parser.parse_args(argv)
+    arguments.client_counts = [int(word) for word in arguments.clients.split(",") if word]
     arguments.shares, arguments.locals, arguments.own_core_locals = SHARES, LOCALS, LOCALS
-    arguments.sample_ms, arguments.samples, arguments.megabytes = 3000, 20, 24
-    if arguments.smoke:  # one configuration beside its alone run, a small client, short samples
+    arguments.interval_ms, arguments.intervals, arguments.megabytes = 3000, 60, 8
+    arguments.stream_bytes = "24M"
+    if arguments.smoke:  # DRAM at 0.25 beside 1 and 2 clients and alone, a small client
         arguments.shares, arguments.locals, arguments.runs = ["0.25"], ["dram"], 1
-        arguments.own_core_locals = ["dram"]
-        arguments.rounds, arguments.megabytes, arguments.sample_ms, arguments.samples = 1, 4, 2000, 8
+        arguments.own_core_locals, arguments.client_counts = [], [1, 2]
+        arguments.rounds, arguments.megabytes, arguments.interval_ms = 1, 4, 2000
+        arguments.intervals, arguments.stream_bytes = 30, "6M"
     return arguments
 
 
-def local_work(options):
-    return (f"start spin {options.sample_ms * (options.samples + 2)}; "
-            + "; ".join([f"sleep {options.sample_ms}; ps; cores"] * options.samples))
+def local_work(local, options):
+    return (f"run --driver memstream {local} -s {options.stream_bytes} -i {options.interval_ms} "
+            f"-n {options.intervals}")
 
 
-def node_samples(log):
-    """Per sample (a `ps` then a `cores`), {pid: (name, cpu_cycles, core)} and {core: its idle
-    cycles}: one `core` line per core of the node."""
-    text = Path(f"{log}.node-1.log").read_text(errors="replace")
-    samples, processes, idle = [], {}, {}
-    for result in client.parse_json_lines(text.splitlines()):
-        if result["kind"] == "process":
-            if idle:  # the next sample's ps
-                samples.append((processes, idle))
-                processes, idle = {}, {}
-            processes[result["pid"]] = (result["name"], result["cpu_cycles"], result["core"])
-        elif result["kind"] == "core" and processes:
-            idle[result["id"]] = result["idle_cycles"]
-    if idle:
-        samples.append((processes, idle))
-    return samples
+def intervals_of(text):
+    """memstream's interval lines after the warm-up: (bytes, cycles, own cycles, serving
+    cycles) each."""
+    lines = [line for line in client.parse_json_lines(text.splitlines())
+             if line["kind"] == "memstream"]
+    return [(line["bytes"], line["cycles"], line["own_cycles"], line["serving_cycles"])
+            for line in lines if line["interval"] > WARM_UP and line["cycles"] > 0]
 
 
-def core_of(processes, name):
-    """The core `name` runs on (the first such process; core 0 if there is none)."""
-    return next((core for n, _, core in processes.values() if n == name), 0)
+def alone_rates(intervals):
+    """(bytes per TSC cycle, share of its core) of the local program alone: the medians."""
+    return (statistics.median(b / c for b, c, _, _ in intervals),
+            statistics.median(own / c for _, c, own, _ in intervals))
 
 
-def steps_of(samples):
-    """Per interval between samples: (spin's cycles, memnode's, the whole time of the spin's core,
-    of the memnode's core), a core's whole time being every process on it alive at both ends and
-    its idle cycles. On a 1-core node the two cores are one. The spin's share of its core in an
-    interval does not depend on how much of the host the node's vCPU got meanwhile, as its
-    cycles alone would."""
-    steps = []
-    for (before, idle_before), (after, idle_after) in zip(samples, samples[1:]):
-        grown = {pid: (n, cycles - before[pid][1], core)
-                 for pid, (n, cycles, core) in after.items() if pid in before}
+def busiest(intervals, count=BUSIEST):
+    """The `count` intervals in which serving took the largest share of the interval."""
+    return sorted(intervals, key=lambda step: step[3] / step[1], reverse=True)[:count]
 
-        def used(name):
-            return sum(cycles for n, cycles, _ in grown.values() if n == name)
 
-        def whole(core):
-            return (sum(cycles for _, cycles, on in grown.values() if on == core)
-                    + idle_after.get(core, 0) - idle_before.get(core, 0))
-        spin_whole, role_whole = whole(core_of(after, "spin")), whole(core_of(after, "memnode"))
-        if spin_whole > 0 and role_whole > 0:
-            steps.append((used("spin"), used("memnode"), spin_whole, role_whole))
-    return steps
+QUIET = 0.001  # an interval in which serving took less of the core than this served nothing
+QUIET_NEEDED = 2
+
+
+def reference(intervals, alone):
+    """What "alone" is for one boot beside clients: its own quiet intervals after the clients'
+    work (nothing served, the same QEMUs on the host, idle: the intervals before it are the
+    clients' boots, which take the host's cores) when it has QUIET_NEEDED of them, else the
+    alone boot's rates. Under TCG the TSC follows host time, so a reference taken while the
+    same machines sit on the host is the fairer one."""
+    busy = [index for index, step in enumerate(intervals) if step[3] / step[1] >= QUIET]
+    after = intervals[busy[-1] + 1:] if busy else []
+    quiet = [step for step in after if step[3] / step[1] < QUIET]
+    return (alone_rates(quiet), "quiet intervals") if len(quiet) >= QUIET_NEEDED else (alone, "alone boot")
+
+
+def fractions(intervals, alone):
+    """Beside over alone in the busiest intervals: (throughput, core share, serving's share,
+    bytes per cycle there)."""
+    busy = busiest(intervals)
+    rate = sum(b / c for b, c, _, _ in busy) / len(busy)
+    share = sum(own / c for _, c, own, _ in busy) / len(busy)
+    serving = sum(s / c for _, c, _, s in busy) / len(busy)
+    return rate / alone[0], share / alone[1], serving, rate
 
 
 def client_commands(options):
     memseq = f"memseq -s {options.megabytes}M -l 256K -b 16K --backend node"
     rounds = [f"start {memseq} @0; start {memseq} @1; wait"] * options.rounds
-    # then long enough for the node to take 3 more samples after the rounds: a short client (the
-    # smoke run's) on a loaded host ended with only 2 samples taken, too few for an interval
-    return "; ".join(rounds + [f"sleep {options.sample_ms * 4}"])
+    # then long enough for memstream to finish 3 quiet intervals after the rounds
+    return "; ".join(rounds + [f"sleep {options.interval_ms * 5}"])
 
 
-def boot(local, share, beside, scratch, options, layout=SHARED_CORE):
-    """One boot: the node's samples and, beside a client, its memseq lines."""
+def client_memseqs(run, log, clients):
+    """Each client machine's memseq lines: the main machine's, then clients 2..N's logs."""
+    found = [run.kinds("memseq")]
+    for index in range(2, clients + 1):
+        path = Path(f"{log}.client-{index}.log")
+        text = path.read_text(errors="replace") if path.exists() else ""
+        found.append([line for line in client.parse_json_lines(text.splitlines())
+                      if line["kind"] == "memseq"])
+    return found
+
+
+def boot(local, share, clients, scratch, options, layout=SHARED_CORE):
+    """One boot (clients 0: alone): memstream's intervals and each client's memseq lines."""
     log = Path(tempfile.mkdtemp(dir=scratch)) / "run.log"
-    flags = list(NODE_FLAGS) + ["--memnode-cmd", local_work(options), "--log", str(log)]
+    flags = list(NODE_FLAGS) + ["--memnode-cmd", local_work(local, options), "--log", str(log)]
     if layout == OWN_CORE:
         flags += OWN_CORE_FLAGS
     if share:
         flags += ["--memnode-remote-share", share]
-    if local == "nvm":
-        flags += ["--memnode-nvm", "80M"]  # room for the 64M it offers
-    wait_ms = options.sample_ms * (options.samples + 3)
-    command = client_commands(options) if beside else f"sleep {wait_ms}"
+    if clients > 1:
+        flags += ["--memnode-clients", str(clients)]
+    wait_ms = options.interval_ms * (options.intervals + 2)
+    command = client_commands(options) if clients else f"sleep {wait_ms}"
     run = client.run(flags + ["--cmd", command], options.timeout)
-    memseqs = run.kinds("memseq")
-    samples = node_samples(log)
-    verified = len(memseqs) == 2 * options.rounds and all(m["verified"] for m in memseqs)
-    if run.rc != 0 or len(samples) < 3 or (beside and not verified):
+    memseqs = client_memseqs(run, log, clients) if clients else []
+    intervals = intervals_of(Path(f"{log}.node-1.log").read_text(errors="replace"))
+    verified = all(len(found) == 2 * options.rounds and all(m["verified"] for m in found)
+                   for found in memseqs)
+    if run.rc != 0 or len(intervals) < 2 or not verified:
         sys.stderr.write(run.describe()[-4000:])
-        raise SystemExit(f"memnode_interference: the {local} {share or 'alone'} boot "
-                         f"({layout[0]} node cores) failed: exit {run.rc}, {len(samples)} samples "
-                         f"of the node (3 needed), memseqs verified: {verified}")
-    return samples, memseqs
+        raise SystemExit(f"memnode_interference: the {local} {share or 'alone'} boot with "
+                         f"{clients} clients ({layout[0]} node cores) failed: exit {run.rc}, "
+                         f"{len(intervals)} memstream intervals (2 needed), memseqs verified: "
+                         f"{verified}")
+    return intervals, memseqs
 
 
-def alone_spin(local, scratch, options, layout=SHARED_CORE):
-    """The local program's share of its core with no client (the median interval)."""
-    samples, _ = boot(local, None, False, scratch, options, layout)
-    return statistics.median(spin / whole for spin, _, whole, _ in steps_of(samples))
+def remote_rate(memseqs):
+    """The clients' MB/s added: per machine the median round (its two memseqs at once)."""
+    return sum(statistics.median(found[i]["mb_per_s"] + found[i + 1]["mb_per_s"]
+                                 for i in range(0, len(found), 2)) for found in memseqs)
 
 
-def beside(local, share, alone, scratch, options, layout=SHARED_CORE):
-    """One row: the spin's share of its core beside the client over alone, in the BUSIEST
-    intervals (serving's largest shares of its core); serving's share of its core there."""
-    fractions, rates, remote_fractions = [], [], []
+def beside(local, share, clients, alone, scratch, options, layout=SHARED_CORE):
+    """One row: memstream beside `clients` client machines over alone."""
+    measured, sources = [], []
     for _ in range(options.runs):
-        samples, memseqs = boot(local, share, True, scratch, options, layout)
-        busy = sorted(steps_of(samples), key=lambda step: step[1] / step[3], reverse=True)[:BUSIEST]
-        fractions.append(sum(step[0] / step[2] for step in busy) / len(busy) / alone)
-        remote_fractions.append(sum(step[1] / step[3] for step in busy) / len(busy))
-        # both memseqs of a round at once: their rates add up (each its own clock)
-        rates.append(statistics.median(memseqs[i]["mb_per_s"] + memseqs[i + 1]["mb_per_s"]
-                                       for i in range(0, len(memseqs), 2)))
-    return {"kind": "memnode_interference", "local": local, "clients": 1,
+        intervals, memseqs = boot(local, share, clients, scratch, options, layout)
+        quiet, source = reference(intervals, alone)
+        sources.append(source)
+        measured.append(fractions(intervals, quiet) + (remote_rate(memseqs),))
+    middle = {name: statistics.median(m[i] for m in measured)
+              for i, name in enumerate(["local", "core", "serving", "rate", "remote"])}
+    return {"kind": "memnode_interference", "local": local, "clients": clients,
             "remote_share": float(share) if share else None,
-            "local_fraction": round(statistics.median(fractions), 3),
-            "remote_mb_per_s": round(statistics.median(rates), 2),
-            "serving_core_fraction": round(statistics.median(remote_fractions), 3),
+            "local_fraction": round(middle["local"], 3),
+            "remote_mb_per_s": round(middle["remote"], 2),
+            "local_core_fraction": round(middle["core"], 3),
+            "serving_core_fraction": round(middle["serving"], 3),
+            "local_bytes_per_cycle": round(middle["rate"], 4),
+            "alone_bytes_per_cycle": round(alone[0], 4), "alone_from": sorted(set(sources)),
+            "store": "nvm",
             "runs": options.runs, "node_cores": layout[0], "role_core": layout[1]}
+
+
+NOT_MEASURED = ("Client counts not in this report were not measured on this host (2 cores shared "
+                "with other runs: every client is one more QEMU); `--clients 1,2,3,4` measures "
+                "them.")
 
 
 def write_report(rows, options):
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "memnode.json").write_text(json.dumps(rows, indent=1) + "\n")
-    lines = ["# A memory node's local work beside remote traffic (seed 002's shape)", "",
-             f"`{' '.join(sys.argv)}`: one node (1 core, 64M), a `spin` on it started by "
-             "`--memnode-cmd`, one client machine (the main machine) running two memseqs at "
-             f"once ({options.megabytes} MiB each through 256 KiB, 16 KiB blocks, "
-             f"{options.rounds} rounds) on the node. `local_fraction`: the spin's share of the node's core per sampling interval beside the client "
-             f"(the {BUSIEST} intervals in which serving took the largest share) over its share "
-             "alone, from the node's own `ps` and `cores` counts (every process's cycles and the idle ones). `remote_mb_per_s`: the two "
-             "memseqs' MB/s added (the median round, their own clocks). What QEMU cannot show: the "
-             "memory-bus contention that is the paper's cause; what is modelled is the node's "
-             f"CPU cost of serving. {PAPER}; remote_share 0.5 is the fair scheduler's "
-             "equal share (no weight).", "",
-             "Role on its own core: a 2-core node (`--memnode-smp 2 --memnode-placement "
-             "memnode-own-core`), the role on core 1, the spin on core 0; its shares are of its "
-             "own core, serving's of core 1 (remote_share: none given, nothing to weigh).", "",
-             "| local | where the role runs | remote_share | local fraction | serving's share of "
-             "its core | remote MB/s |", "|---|---|---|---|---|---|"]
+    counts = sorted({row["clients"] for row in rows})
+    lines = ["# A memory node's local STREAM beside remote traffic (seed 002's shape)", "",
+             f"`{' '.join(sys.argv)}`: one node (1 core, 160M, its store of 96M in NVM), "
+             f"`memstream` on it ({options.stream_bytes} of arrays in its DRAM or on its local "
+             "NVDIMM) started by `--memnode-cmd`; client machines (`--memnode-clients`) each "
+             f"running two memseqs at once ({options.megabytes} MiB each through 256 KiB, 16 KiB "
+             f"blocks, {options.rounds} rounds) on the node. `local_fraction`: memstream's bytes "
+             "per TSC cycle of the node in the "
+             f"{BUSIEST} intervals in which serving took the largest share, over alone: the "
+             "median of the same boot's quiet intervals after the clients' work (nothing served, "
+             "the clients idle), or "
+             "the alone boot's when it had fewer than 2 (`alone_from`); `local_core_fraction`: its share of the node's core (its cycles "
+             "as the fair scheduler counts them, over the interval's) beside over alone. "
+             "`remote_mb_per_s`: the memseqs' MB/s added (per machine the median round). What "
+             "QEMU cannot show: the memory-bus contention that is the paper's cause; what is "
+             "modelled is the node's CPU cost of serving. Under TCG the TSC follows host time, so "
+             "`local_fraction` also falls when the host runs more QEMUs (each client is one); "
+             f"`local_core_fraction` does not. {PAPER}; remote_share 0.5 is the fair "
+             "scheduler's equal share (no weight).", "",
+             f"Client machines measured: {', '.join(map(str, counts))}. {NOT_MEASURED}", "",
+             "| local | clients | where the role runs | remote_share | local fraction | core "
+             "share fraction | serving's share of its core | remote MB/s |",
+             "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         where = (f"its own core (C{row['role_core']} of {row['node_cores']})"
-                 if row["node_cores"] > 1 else "the spin's core (1 core)")
+                 if row["node_cores"] > 1 else "memstream's core (1 core)")
         share = "–" if row["remote_share"] is None else row["remote_share"]
-        lines.append(f"| {row['local']} | {where} | {share} | {row['local_fraction']:.2f} | "
+        lines.append(f"| {row['local']} | {row['clients']} | {where} | {share} | "
+                     f"{row['local_fraction']:.2f} | {row['local_core_fraction']:.2f} | "
                      f"{row['serving_core_fraction']:.2f} | {row['remote_mb_per_s']:.2f} |")
     (OUT / "memnode.md").write_text("\n".join(lines) + "\n")
 
 
 def measure(options):
-    """One memnode_interference row per store (DRAM, NVM) and remote_share on a shared core,
-    and one per store of options.own_core_locals with the role on its own core, each printed."""
+    """Per local memory (DRAM, NVM): one alone boot, then one row per client count and
+    remote_share on a shared core; one row per store of options.own_core_locals with the role
+    on its own core (one client machine), each printed."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="formica-memnode-") as scratch:
         for local in options.locals:
-            alone = alone_spin(local, scratch, options)
-            for share in options.shares:
-                rows.append(printed(beside(local, share, alone, scratch, options)))
+            alone = alone_rates(boot(local, None, 0, scratch, options)[0])
+            for clients in options.client_counts:
+                for share in options.shares:
+                    rows.append(printed(beside(local, share, clients, alone, scratch, options)))
         for local in options.own_core_locals:
-            alone = alone_spin(local, scratch, options, OWN_CORE)
-            rows.append(printed(beside(local, None, alone, scratch, options, OWN_CORE)))
+            alone = alone_rates(boot(local, None, 0, scratch, options, OWN_CORE)[0])
+            rows.append(printed(beside(local, None, 1, alone, scratch, options, OWN_CORE)))
     return rows
 
 

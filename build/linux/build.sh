@@ -81,7 +81,7 @@ build_vems_programs() { # build_vems_programs DIR
 # part (build/linux/flashbench_linux.c in place of apps/flashbench/system.c), libflmalloc's own
 # lib/flmalloc*.c over build/linux/flmalloc_linux.c, Teramem on malloc for malloc-swap.
 flashbench_sources=("$REPO"/apps/flashbench/{main,memory,mapped_file,fio,stream,himeno}.c
-    "$REPO"/lib/{size_parse,flmalloc,flmalloc_far,flmalloc_policy}.c
+    "$REPO"/lib/{size_parse,stream_kernel,flmalloc,flmalloc_far,flmalloc_policy}.c
     "$REPO"/build/linux/{flashbench_linux,flmalloc_linux,teramem_linux,user_linux,file_linux}.c)
 build_flashbench() { # build_flashbench OUTPUT: compiles unless OUTPUT is newer than every source
     if [ ! -x "$1" ] || [ -n "$(find "${flashbench_sources[@]}" "$REPO/apps/flashbench" "$REPO/build/linux/include" \

@@ -94,7 +94,7 @@ def main(argv):
         if nbd_server is not None:
             print(shlex.join(nbd_server.argv()))
         print(shlex.join(argv_qemu))
-        for argv_node in nodes.argvs if nodes else []:
+        for argv_node in nodes.argvs + nodes.client_argvs if nodes else []:
             print(shlex.join(argv_node))
         return 0
     cmdline = qemu_cmd.kernel_cmdline(opts)
@@ -108,9 +108,12 @@ def main(argv):
         if nodes is not None and not nodes.start():
             return EXIT_FAILURE
         terminal = qemu_cmd.interactive(opts) and sys.stdin.isatty()
-        return launch.run(argv_qemu, opts.timeout, opts.log, terminal,
-                          {name: build_paths()[name] for name in ("mkernel", "pkernel")},
-                          session)
+        status = launch.run(argv_qemu, opts.timeout, opts.log, terminal,
+                            {name: build_paths()[name] for name in ("mkernel", "pkernel")},
+                            session)
+        if nodes is not None:
+            nodes.wait_for_clients()  # the other client machines finish theirs
+        return status
     finally:
         if nodes is not None:
             nodes.stop()  # the nodes never outlive the main machine

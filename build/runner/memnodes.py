@@ -3,6 +3,9 @@
 # each with its own MAC. Node output goes to log files; nodes never outlive the runner.
 # With --memnode-nvm each node has its own NVDIMM file beside the logs (kept, so a restarted
 # node finds its blocks); touching node-I.restart there restarts node I (killed, booted again).
+# With --memnode-local-nvm each node has a second NVDIMM for its own programs (role "local").
+# With --memnode-clients N, N-1 more client machines (no disk) run --client-cmd on the segment
+# beside the main machine, each told its part of the nodes (memnode_part=J/N).
 import dataclasses
 import os
 import signal
@@ -14,13 +17,14 @@ import time
 
 from . import options as options_module
 from . import qemu_cmd
-from .launch import kill_group
+from .launch import GUEST_FAILURE_STATUS, GUEST_SUCCESS_STATUS, kill_group
 
 MULTICAST_GROUP = "230.0.0.1"  # reached only through localaddr=127.0.0.1: loopback, nothing else
 MAC_PREFIX = "52:54:00:4d:4e"  # locally administered QEMU range; last byte = machine index
 START_CHECK_SECONDS = 1.0      # a node QEMU that exits this early failed to start
 SERVE_WAIT_SECONDS = 20.0      # how long the main machine waits for the nodes to serve
 RESTART_POLL_SECONDS = 0.2     # how often the restart requests (node-I.restart files) are looked for
+CLIENT_MAC_BASE = 0x40        # client machine J (2..N) has MAC ...:4J; nodes have 01..10
 SERVING = b"memnode: node %d serving"  # the line a node prints once it answers requests
 MTU = 32800  # virtio-net host_mtu: a 32 KiB memory-node fragment and its headers in one frame
 
@@ -77,20 +81,32 @@ def node_boot_options(opts):
     return " ".join(words)
 
 
-def node_options(opts, index, nvm_path=None):
+def node_options(opts, index, nvm_path=None, local_nvm_path=None):
     """The main machine's options turned into one memory node's: --memnode-smp cores (1
     socket), its own memory, --memnode-placement's placement, no disk or extra QEMU
-    arguments; its own NVDIMM (role "memnode") when --memnode-nvm gave one; the cluster id
-    as memnode_cluster=."""
+    arguments; its own NVDIMM (role "memnode") when --memnode-nvm gave one, and one for its
+    own programs (role "local") when --memnode-local-nvm did; the cluster id as
+    memnode_cluster=."""
     nvm = (options_module.Nvm(path=nvm_path, size_mib=opts.memnode_nvm_mib)
            if nvm_path and opts.memnode_nvm_mib else None)
+    local = (options_module.Nvm(path=local_nvm_path, size_mib=opts.memnode_local_nvm_mib)
+             if local_nvm_path and opts.memnode_local_nvm_mib else None)
     return dataclasses.replace(
         opts, smp=opts.memnode_smp, sockets=None, mem_mib=opts.memnode_mem_mib,
         placement=opts.memnode_placement, placement_file=opts.memnode_placement_file,
         cmd=node_command(opts, index), disk=None, memnodes=0, nvm=nvm,
-        nvm_tier=None, nvm_role="memnode", qemu_extra=[],
-        append=node_boot_options(opts),
+        nvm_tier=None, nvm_role="memnode", nvm_local=local, qemu_extra=[],
+        append=node_boot_options(opts), memnode_part="",
         log=None)
+
+
+def client_options(opts, index):
+    """The main machine's options turned into client machine `index` (2..N) of
+    --memnode-clients N: the same cores and memory, --client-cmd, no disk, NVDIMM or extra
+    QEMU arguments, its part of every node as memnode_part=J/N."""
+    return dataclasses.replace(
+        opts, cmd=opts.client_cmd, disk=None, nvm=None, nvm_tier=None, nvm_local=None,
+        qemu_extra=[], memnode_part=f"{index}/{opts.memnode_clients}", log=None)
 
 
 class MemoryNodes:
@@ -102,10 +118,16 @@ class MemoryNodes:
         self.log_dir = self._log_dir(opts, out_dir)
         self.nvm_dir = os.path.dirname(os.path.abspath(opts.log)) if opts.log \
             else os.path.join(out_dir, "memnodes")
-        self.argvs = [qemu_cmd.build_argv(node_options(opts, index, self.nvm_path(index)), accel,
+        self.argvs = [qemu_cmd.build_argv(node_options(opts, index, self.nvm_path(index),
+                                                       self.local_nvm_path(index)), accel,
                                           paths, qemu, check_files=not opts.dry_run)
                       + network_args(self.port, index, opts.memnode_nic)
                       for index in range(1, opts.memnodes + 1)]
+        self.client_argvs = [qemu_cmd.build_argv(client_options(opts, index), accel, paths, qemu,
+                                                 check_files=not opts.dry_run)
+                             + network_args(self.port, CLIENT_MAC_BASE + index, opts.nic)
+                             for index in range(2, opts.memnode_clients + 1)]
+        self.clients = []
         self.processes = []
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -133,6 +155,20 @@ class MemoryNodes:
         if self.opts.log:
             return f"{os.path.abspath(self.opts.log)}.node-{index}.nvm"
         return os.path.join(self.nvm_dir, f"node-{index}.nvm")
+
+    def local_nvm_path(self, index):
+        """Node `index`'s NVDIMM for its own programs (--memnode-local-nvm), beside its store's."""
+        if not self.opts.memnode_local_nvm_mib:
+            return None
+        if self.opts.log:
+            return f"{os.path.abspath(self.opts.log)}.node-{index}.local.nvm"
+        return os.path.join(self.nvm_dir, f"node-{index}.local.nvm")
+
+    def client_log_path(self, index):
+        """Client machine `index`'s (2..N) console output."""
+        if self.opts.log:
+            return f"{os.path.abspath(self.opts.log)}.client-{index}.log"
+        return os.path.join(self.log_dir, f"client-{index}.log")
 
     def restart_path(self, index):
         """Touching this file restarts node `index` (tests: a node that crashes and comes back)."""
@@ -171,7 +207,33 @@ class MemoryNodes:
         self._wait_until_serving()
         self.watcher = threading.Thread(target=self._watch_restarts, daemon=True)
         self.watcher.start()
+        self._start_clients()
         return True
+
+    def _start_clients(self):
+        """The other client machines (--memnode-clients), once the nodes serve."""
+        self.clients_started = time.monotonic()
+        for index, argv in enumerate(self.client_argvs, start=2):
+            with open(self.client_log_path(index), "wb") as log:
+                process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                           stderr=subprocess.STDOUT, start_new_session=True)
+            self.clients.append(process)
+            _note(f"client machine {index} of {self.opts.memnode_clients}: pid {process.pid}, "
+                  f"MAC {mac_address(CLIENT_MAC_BASE + index)}, part "
+                  f"{index}/{self.opts.memnode_clients} of every node, "
+                  f"log {self.client_log_path(index)}")
+
+    def wait_for_clients(self):
+        """After the main machine ended: let the other clients finish their commands (they
+        power off), until the run's --timeout since they started; the rest are stopped."""
+        deadline = getattr(self, "clients_started", time.monotonic()) + self.opts.timeout
+        for index, process in enumerate(self.clients, start=2):
+            try:
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
+                _note(f"client machine {index} {_client_outcome(process.returncode)}")
+            except subprocess.TimeoutExpired:
+                kill_group(process)
+                _note(f"client machine {index} stopped at the timeout")
 
     def _launch(self, index, argv, mode):
         with open(self.log_path(index), mode) as log:
@@ -226,6 +288,11 @@ class MemoryNodes:
             self._stop_all()
 
     def _stop_all(self):
+        for index, process in enumerate(self.clients, start=2):
+            if process.poll() is None:
+                kill_group(process)
+                _note(f"client machine {index} stopped")
+        self.clients = []
         for index, process in enumerate(self.processes, start=1):
             if process.poll() is not None:
                 _note(f"memory node {index} had exited (status {process.returncode})")
@@ -233,6 +300,15 @@ class MemoryNodes:
             kill_group(process)
             _note(f"memory node {index} stopped")
         self.processes = []
+
+
+def _client_outcome(status):
+    """How a client machine's QEMU ended, as the main machine's is told (launch.py)."""
+    if status == GUEST_SUCCESS_STATUS:
+        return "reported success"
+    if status == GUEST_FAILURE_STATUS:
+        return "reported failure"
+    return f"ended (QEMU exit status {status})"
 
 
 def _cores(opts):

@@ -17,7 +17,8 @@ PLACEMENT_PRESETS = [str(n) for n in range(1, 10)]
 DEFAULT_NVM_MIB = 64
 DEFAULT_MEMNODE_MEM = "512M"
 MEMNODE_RESERVED_MIB = 32  # at least this much of a memory node is left for its kernel and servers
-FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args", "--memnode-cmd", "--keys")  # values may start with '-'
+FREE_TEXT_FLAGS = ("--qemu", "--append", "--cmd", "--memnode-args", "--memnode-cmd", "--client-cmd",
+                   "--keys")  # values may start with '-'
 
 
 class UsageError(Exception):
@@ -65,6 +66,11 @@ class Options:
     nvm_role: str = "pager"  # whose --nvm is (boot option nvm=ROLE): a memory node's is "memnode"
     memnode_nvm_mib: int = 0  # --memnode-nvm: each node's own NVDIMM (0: nodes keep blocks in DRAM)
     memnode_cluster: str = ""  # --memnode-cluster: 32 hex digits, made per run otherwise
+    memnode_local_nvm_mib: int = 0  # --memnode-local-nvm: each node's NVDIMM for its own programs
+    nvm_local: Optional[Nvm] = None  # a node's local NVDIMM (boot option role "local")
+    memnode_clients: int = 1  # --memnode-clients: client machines, the main machine included
+    client_cmd: str = ""  # --client-cmd: what the other client machines run (default --cmd's)
+    memnode_part: str = ""  # the boot option memnode_part=J/N of a machine among N clients
     memnode_cmd: str = ""  # --memnode-cmd: shell commands each node runs beside its memnode role
     memnode_remote_share: str = ""  # --memnode-remote-share: the boot option remote_share=P
     memnode_smp: int = 1  # --memnode-smp: each node's cores
@@ -126,6 +132,14 @@ def build_parser():
     parser.add_argument("--memnode-nvm", metavar="SIZE",
                         help="give each memory node an NVDIMM of SIZE (a file per node beside the "
                              "run's logs, kept for the node's restarts): its blocks survive them")
+    parser.add_argument("--memnode-local-nvm", metavar="SIZE",
+                        help="give each memory node a second NVDIMM of SIZE for its own programs "
+                             "(role local, e.g. memstream nvm), apart from the store's")
+    parser.add_argument("--memnode-clients", type=int, default=1, metavar="N",
+                        help="client machines swapping to the nodes, the main machine included "
+                             "(1-4, default 1); each gets its Nth of every node (memnode_part=J/N)")
+    parser.add_argument("--client-cmd", metavar="'A; B'",
+                        help="shell commands the other client machines run (default: --cmd's)")
     parser.add_argument("--memnode-cmd", default="", metavar="'A; B'",
                         help="shell commands every memory node runs beside its memory-node role "
                              "(which it starts first, in an account of its own)")
@@ -206,6 +220,8 @@ def parse(argv, repo_root):
     memnode_mem_mib, memnode_capacity_mib = _memnode_sizes(args)
     nic, memnode_nic = _network_cards(args)
     memnode_nvm_mib, memnode_cluster = _memnode_nvm(args)
+    memnode_local_nvm_mib = _memnode_local_nvm(args)
+    memnode_clients, client_cmd = _memnode_clients(args)
 
     placement, placement_file = None, None
     if args.placement is not None:
@@ -264,6 +280,10 @@ def parse(argv, repo_root):
         memnode_nic=memnode_nic,
         memnode_nvm_mib=memnode_nvm_mib,
         memnode_cluster=memnode_cluster,
+        memnode_local_nvm_mib=memnode_local_nvm_mib,
+        memnode_clients=memnode_clients,
+        client_cmd=client_cmd,
+        memnode_part=f"1/{memnode_clients}" if memnode_clients > 1 else "",
         memnode_cmd=args.memnode_cmd.strip(),
         memnode_remote_share=_remote_share(args),
         memnode_smp=memnode_smp,
@@ -335,6 +355,34 @@ def _memnode_nvm(args):
     if args.memnodes and not cluster:
         cluster = uuid.uuid4().hex
     return nvm_mib, cluster
+
+
+def _memnode_local_nvm(args):
+    """--memnode-local-nvm in MiB (0: none): the NVDIMM a node's own programs use."""
+    if args.memnode_local_nvm is None:
+        return 0
+    if args.memnodes == 0:
+        raise UsageError("--memnode-local-nvm: give --memnodes K")
+    size_mib = parse_size_mib(args.memnode_local_nvm, "--memnode-local-nvm")
+    if size_mib < 1:
+        raise UsageError("--memnode-local-nvm: at least 1M")
+    return size_mib
+
+
+MAX_CLIENTS = 4  # client machines beside the nodes: 4 QEMUs and a node already fill 2 host cores
+
+
+def _memnode_clients(args):
+    """--memnode-clients N (1-4) and --client-cmd (default: --cmd's)."""
+    if args.memnodes == 0 and (args.memnode_clients != 1 or args.client_cmd is not None):
+        raise UsageError("--memnode-clients/--client-cmd: give --memnodes K")
+    if not 1 <= args.memnode_clients <= MAX_CLIENTS:
+        raise UsageError(f"--memnode-clients {args.memnode_clients}: between 1 and {MAX_CLIENTS}")
+    if args.client_cmd is not None and not args.client_cmd.strip():
+        raise UsageError("--client-cmd: empty command")
+    if args.memnode_clients > 1 and not (args.client_cmd or args.cmd):
+        raise UsageError("--memnode-clients: the other clients need --client-cmd or --cmd")
+    return args.memnode_clients, (args.client_cmd or args.cmd or "").strip()
 
 
 def _memnode_sizes(args):

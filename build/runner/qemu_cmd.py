@@ -44,6 +44,8 @@ def kernel_cmdline(options):
         words.append("nvm=" + ",".join(roles))
     if getattr(options, "memnodes", 0) and getattr(options, "memnode_cluster", ""):
         words.append("memnode_cluster=" + options.memnode_cluster)
+    if getattr(options, "memnode_part", ""):
+        words.append("memnode_part=" + options.memnode_part)
     if options.accel_kernel_options:
         words.append(options.accel_kernel_options)
     if options.append:
@@ -121,17 +123,18 @@ def _smp_value(options):
 def nvdimms(options):
     """The NVDIMMs in slot order (the order of the NFIT's ranges), each with its role in the
     boot option nvm=ROLE,...: --nvm's is the pager's (a memory node's own, "memnode"),
-    --nvm-tier's BLK's tier."""
+    --nvm-tier's BLK's tier, a memory node's --memnode-local-nvm its own programs' ("local")."""
     found = [(getattr(options, "nvm_role", "pager"), options.nvm)] if options.nvm else []
     tier = getattr(options, "nvm_tier", None)
-    return found + ([("tier", tier)] if tier else [])
+    local = getattr(options, "nvm_local", None)
+    return found + ([("tier", tier)] if tier else []) + ([("local", local)] if local else [])
 
 
 def _memory_value(options):
     if not nvdimms(options):
         return f"{options.mem_mib}M"
     maxmem = options.mem_mib + sum(nvm.size_mib for _, nvm in nvdimms(options))
-    return f"{options.mem_mib}M,slots=2,maxmem={maxmem}M"
+    return f"{options.mem_mib}M,slots={max(2, len(nvdimms(options)))},maxmem={maxmem}M"
 
 
 def _boot_args(boot, paths, cmdline, check_files):

@@ -182,9 +182,10 @@ static long set_up_placement(struct memnode_cluster *cluster)
     uint8_t *bitmap = malloc(bytes ? bytes : 1);
     if (bitmap == NULL)
         return -E_NO_MEMORY;
-    return memnode_placement_init(&cluster->placement, blocks, cluster->node_count, bitmap) == 0
-               ? 0
-               : -E_INVALID;
+    if (memnode_placement_init(&cluster->placement, blocks, cluster->node_count, bitmap) != 0)
+        return -E_INVALID;
+    memnode_cluster_keep_part(cluster); /* one of several client machines: its part only */
+    return 0;
 }
 
 /* The largest fragment our frames carry (never above the block). */

@@ -695,9 +695,42 @@ static void test_placement_on_a_node(void **state)
     assert_true(memnode_placement_allocate_on(&placement, 2) == 3);
 }
 
+static void test_client_parts(void **state)
+{
+    (void)state;
+    uint32_t part = 0, parts = 0;
+    assert_true(memnode_part_parse("2/4", &part, &parts) && part == 2 && parts == 4);
+    assert_true(memnode_part_parse("1/1", &part, &parts) && part == 1 && parts == 1);
+    const char *bad[] = {"", "0/2", "3/2", "1/9", "1/", "/2", "1-2", "1/2x", "x/2", "12"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_false(memnode_part_parse(bad[i], &part, &parts));
+    /* two clients over nodes of 10 and 7 blocks: each keeps its half, no slot in both */
+    const uint64_t blocks[2] = {10, 7};
+    uint8_t first_bitmap[3], second_bitmap[3];
+    struct memnode_placement first, second;
+    assert_int_equal(memnode_placement_init(&first, blocks, 2, first_bitmap), MEMNODE_OK);
+    assert_int_equal(memnode_placement_init(&second, blocks, 2, second_bitmap), MEMNODE_OK);
+    assert_true(memnode_placement_keep_part(&first, 0, 1, 2) == 5);
+    assert_true(memnode_placement_keep_part(&first, 1, 1, 2) == 3);
+    assert_true(memnode_placement_keep_part(&second, 0, 2, 2) == 5);
+    assert_true(memnode_placement_keep_part(&second, 1, 2, 2) == 4);
+    uint8_t owner[17] = {0};
+    for (int64_t slot; (slot = memnode_placement_allocate(&first)) >= 0;)
+        owner[slot] |= 1;
+    for (int64_t slot; (slot = memnode_placement_allocate(&second)) >= 0;)
+        owner[slot] |= 2;
+    for (int slot = 0; slot < 17; slot++)
+        assert_true(owner[slot] == 1 || owner[slot] == 2); /* every slot one client's */
+    assert_true(owner[0] == 1 && owner[4] == 1 && owner[5] == 2 && owner[9] == 2);
+    assert_true(owner[10] == 1 && owner[12] == 1 && owner[13] == 2 && owner[16] == 2);
+    assert_true(memnode_placement_keep_part(&first, 2, 1, 2) == 0); /* no such node */
+    assert_true(memnode_placement_keep_part(&first, 0, 3, 2) == 0); /* no such part */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_client_parts),
         cmocka_unit_test(test_store_round_trip),
         cmocka_unit_test(test_capacity_round_trip),
         cmocka_unit_test(test_bad_frames_are_refused),

@@ -100,6 +100,11 @@ struct memnode_cluster {
     void (*link_changed)(struct memnode_cluster *cluster, bool up);
 };
 
+/* One of several client machines (boot option memnode_part=J/N, build/run --memnode-clients):
+ * keeps only part J of N of each node's blocks (memnode_placement_keep_part), its nodes'
+ * `blocks` set to it; nothing without the option. memnode_cluster_open calls it. */
+#define MEMNODE_PART_OPTION "memnode_part"
+void memnode_cluster_keep_part(struct memnode_cluster *cluster);
 /* Opens the network device and negotiates: broadcasts NEGOTIATE until
  * `wanted_nodes` distinct nodes answered, or `wait_us` passed without any
  * answer, or MEMNODE_SETTLE_US passed since the first one. Nodes are

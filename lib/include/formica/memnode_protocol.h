@@ -195,6 +195,15 @@ void memnode_placement_free(struct memnode_placement *placement, uint64_t slot);
 /* Marks a known slot used (a restarted client taking its blocks back); false
  * when it is out of range or already used. */
 bool memnode_placement_mark(struct memnode_placement *placement, uint64_t slot);
+/* Several client machines sharing nodes (build/run --memnode-clients N): client J of N keeps
+ * the J-th Nth of each node's blocks (J counted from 1), so no two clients place a block in
+ * the same slot. The boot option memnode_part=J/N, parsed: false unless 1 <= J <= N <=
+ * MEMNODE_PARTS_MAX. */
+#define MEMNODE_PARTS_MAX 8
+bool memnode_part_parse(const char *text, uint32_t *part, uint32_t *parts);
+/* Marks every slot of node `node` outside part J of N used; the blocks left to this client. */
+uint64_t memnode_placement_keep_part(struct memnode_placement *placement, unsigned node,
+                                     uint32_t part, uint32_t parts);
 /* The slot of block `block` on node `node`, or -1 when out of range. */
 int64_t memnode_placement_slot(const struct memnode_placement *placement, unsigned node,
                                uint64_t block);

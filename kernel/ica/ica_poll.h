@@ -19,15 +19,16 @@
  * under icount, where every turn of the poll is counted
  * (docs/profiling.md). The kernel option ica_poll_us=N sets another; 0
  * turns the poll off (every wait announces itself and halts at once, as
- * without it). With the kernel option ica_poll_max_us=M above it, the bound
- * adapts to what a halt and wake cost on the machine at hand, as Linux's
- * guest halt polling does: a poll that gave up and was followed by a halt
- * shorter than M doubles the next bound, up to M; a longer halt halves it,
- * down to the least (ica_poll_adapt). Off by default (M is the least): on
- * the 2-core TCG host it makes one process several times faster but not
- * several processes (docs/profiling.md, "Across cores"). */
+ * without it). The bound adapts to what a halt and wake cost on the
+ * machine at hand, as Linux's guest halt polling does, up to M
+ * microseconds (the kernel option ica_poll_max_us=M; M at or below the
+ * least keeps the bound fixed): a poll that gave up and was followed by a
+ * halt shorter than M doubles the next bound, up to M; a longer halt
+ * halves it, down to the least (ica_poll_adapt). Medians of alternating
+ * boots made one process and two faster with it at every placement that
+ * crosses cores (docs/profiling.md, "By the clock"). */
 #define ICA_POLL_MICROSECONDS 5
-#define ICA_POLL_MAX_MICROSECONDS ICA_POLL_MICROSECONDS
+#define ICA_POLL_MAX_MICROSECONDS 200
 
 /* Polls `ready` while the caller has not announced its wait (a sender on
  * another core then sends no wake message), serving this core's inboxes as

@@ -13,10 +13,13 @@
 #define CR3_ROOT 0x000ffffffffff000ull
 #define FAULT_WRITE (1ull << 1)
 #define FAULT_RESERVED_BIT (1ull << 3)
+#define FAULT_INSTRUCTION (1ull << 4)    /* a fetch: the walk below does not check NX */
+#define FAULT_PROTECTION_KEY (1ull << 5) /* nor protection keys */
+#define FAULT_NOT_RETRIED (FAULT_RESERVED_BIT | FAULT_INSTRUCTION | FAULT_PROTECTION_KEY)
 
 bool stale_translation_fault(uint64_t address, uint64_t error_code)
 {
-    if (this_cpu()->current == NULL || (error_code & FAULT_RESERVED_BIT) != 0 ||
+    if (this_cpu()->current == NULL || (error_code & FAULT_NOT_RETRIED) != 0 ||
         address < USER_SPACE_START || address >= USER_SPACE_END)
         return false;
     uint64_t root = read_cr3() & CR3_ROOT; /* the tables the access walked, not a PCID */

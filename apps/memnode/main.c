@@ -425,26 +425,45 @@ static bool parse_fraction(const char *text, uint32_t *milli)
 }
 
 /* remote_share=P: this process, the remote account, weighs P / (1 - P)
- * against local accounts at 1 on the node's fair scheduler (SYS_SHARE_WEIGHT). */
+ * against local accounts at 1 on the node's fair scheduler (SYS_SHARE_WEIGHT);
+ * without the option P is REMOTE_SHARE_DEFAULT, so local work keeps 80 % of
+ * the core whenever it runs. remote_share=off takes serving out of that
+ * balance: it weighs SHARE_WEIGHT_MAX and runs whenever a frame is there, as
+ * remote traffic that no scheduler holds back. */
+#define REMOTE_SHARE_DEFAULT "0.2"
+
+static uint32_t remote_weight(const char *text)
+{
+    uint32_t milli = 0;
+    if (strcmp(text, "off") == 0)
+        return SHARE_WEIGHT_MAX;
+    if (!parse_fraction(text, &milli) || milli == 0 || milli >= 1000)
+        return 0;
+    uint32_t weight = SHARE_WEIGHT_ONE * milli / (1000 - milli);
+    return weight ? weight : 1;
+}
+
 static void weigh_remote_account(void)
 {
     char text[16] = "";
-    uint32_t milli = 0;
-    if (kernel_option("remote_share", text, sizeof text) <= 0)
-        return;
-    if (!parse_fraction(text, &milli) || milli == 0 || milli >= 1000) {
-        printf("memnode: remote_share=%s is not a fraction between 0 and 1: ignored\n", text);
+    bool given = kernel_option("remote_share", text, sizeof text) > 0;
+    if (!given)
+        memcpy(text, REMOTE_SHARE_DEFAULT, sizeof REMOTE_SHARE_DEFAULT);
+    uint32_t weight = remote_weight(text);
+    if (weight == 0) {
+        printf("memnode: remote_share=%s is neither off nor a fraction between 0 and 1: "
+               "ignored\n",
+               text);
         return;
     }
-    uint32_t weight = SHARE_WEIGHT_ONE * milli / (1000 - milli);
-    long result = system_call_share_weight(weight ? weight : 1);
+    long result = system_call_share_weight(weight);
     if (result != 0) {
         printf("memnode: remote_share=%s: %s\n", text, error_text(result));
         return;
     }
-    node.share_weight = weight ? weight : 1;
-    printf("memnode: remote_share=%s: serving weighs %u against local work at %u\n", text,
-           node.share_weight, SHARE_WEIGHT_ONE);
+    node.share_weight = weight;
+    printf("memnode: remote_share=%s%s: serving weighs %u against local work at %u\n", text,
+           given ? "" : " (the default)", node.share_weight, SHARE_WEIGHT_ONE);
 }
 
 static bool parse_arguments(int argc, char **argv)

@@ -3,8 +3,8 @@
 # memory node whose store is in NVM (--memnode-nvm): a local STREAM program (memstream, started by
 # --memnode-cmd) on the node's DRAM or on its local NVDIMM (--memnode-local-nvm, apart from the
 # store's), alone and while 1-4 client machines (--memnode-clients) each run two swapping memseqs
-# against the node, at --memnode-remote-share 0.25, 0.5 (an equal share) and 0.75; and "role on its
-# own core": a 2-core node (--memnode-smp 2, placement memnode-own-core) with the role on core 1.
+# against the node, with the scheduler off for serving (--memnode-remote-share off), at the default
+# remote_share (0.2) and at 0.25, 0.5 (an equal share) and 0.75; and "role on its own core": a 2-core node (--memnode-smp 2, placement memnode-own-core) with the role on core 1.
 # Everything comes from the node's own counts: memstream's per-interval lines give its bytes over
 # the TSC cycles of the interval and the cycles it and the role ran (the fair scheduler's), not
 # host wall time: QEMU has no memory-bus contention, so what this shows is the node's CPU cost of
@@ -27,7 +27,9 @@ NODE_FLAGS = ["--smp", "2", "--accel", "tcg", "--disk", "none", "--memnodes", "1
               "--memnode-mem", "160M", "--memnode-capacity", "96M",
               "--memnode-nvm", "112M",  # the store, in NVM: room for the 96M it offers and its tags
               "--memnode-local-nvm", "32M"]  # memstream's NVM, a device of its own
-SHARES = ["0.25", "0.5", "0.75"]
+# "off": serving not held back (weighs SHARE_WEIGHT_MAX); "default": no option, remote_share 0.2
+SHARES = ["off", "default", "0.25", "0.5", "0.75"]
+REMOTE_SHARE_DEFAULT = 0.2  # apps/memnode/main.c
 LOCALS = ["dram", "nvm"]
 CLIENTS = [1, 2]  # what boots in reasonable time on a 2-core host; --clients 1,2,3,4 for all
 # The role on a core of its own: a 2-core node, its placement's `memnode 1` (docs/placement.md)
@@ -46,15 +48,18 @@ def parse_arguments(argv=None):
                         help="rounds of each client: two memseqs at once, 8 MiB each")
     parser.add_argument("--clients", default=",".join(map(str, CLIENTS)),
                         help="client machine counts, e.g. 1,2,3,4 (default 1,2)")
+    parser.add_argument("--shares", default=",".join(SHARES),
+                        help=f"remote_shares to measure, e.g. off,default,0.25 (default {','.join(SHARES)})")
     parser.add_argument("--timeout", type=int, default=900)
     add_smoke_option(parser)
     arguments = parser.parse_args(argv)
     arguments.client_counts = [int(word) for word in arguments.clients.split(",") if word]
-    arguments.shares, arguments.locals, arguments.own_core_locals = SHARES, LOCALS, LOCALS
+    arguments.shares = [word for word in arguments.shares.split(",") if word]
+    arguments.locals, arguments.own_core_locals = LOCALS, LOCALS
     arguments.interval_ms, arguments.intervals, arguments.megabytes = 3000, 60, 8
     arguments.stream_bytes = "24M"
-    if arguments.smoke:  # DRAM at 0.25 beside 1 and 2 clients and alone, a small client
-        arguments.shares, arguments.locals, arguments.runs = ["0.25"], ["dram"], 1
+    if arguments.smoke:  # DRAM, serving not held back, beside 1 and 2 clients and alone
+        arguments.shares, arguments.locals, arguments.runs = ["off"], ["dram"], 1
         arguments.own_core_locals, arguments.client_counts = [], [1, 2]
         arguments.rounds, arguments.megabytes, arguments.interval_ms = 1, 4, 2000
         arguments.intervals, arguments.stream_bytes = 30, "6M"
@@ -136,7 +141,7 @@ def boot(local, share, clients, scratch, options, layout=SHARED_CORE):
     flags = list(NODE_FLAGS) + ["--memnode-cmd", local_work(local, options), "--log", str(log)]
     if layout == OWN_CORE:
         flags += OWN_CORE_FLAGS
-    if share:
+    if share and share != "default":
         flags += ["--memnode-remote-share", share]
     if clients > 1:
         flags += ["--memnode-clients", str(clients)]
@@ -162,6 +167,13 @@ def remote_rate(memseqs):
                                  for i in range(0, len(found), 2)) for found in memseqs)
 
 
+def share_value(share):
+    """The row's remote_share: null with the scheduler off or nothing weighed (own core)."""
+    if share in (None, "off"):
+        return None
+    return REMOTE_SHARE_DEFAULT if share == "default" else float(share)
+
+
 def beside(local, share, clients, alone, scratch, options, layout=SHARED_CORE):
     """One row: memstream beside `clients` client machines over alone."""
     measured, sources = [], []
@@ -173,7 +185,7 @@ def beside(local, share, clients, alone, scratch, options, layout=SHARED_CORE):
     middle = {name: statistics.median(m[i] for m in measured)
               for i, name in enumerate(["local", "core", "serving", "rate", "remote"])}
     return {"kind": "memnode_interference", "local": local, "clients": clients,
-            "remote_share": float(share) if share else None,
+            "remote_share": share_value(share), "scheduler": "off" if share == "off" else "on",
             "local_fraction": round(middle["local"], 3),
             "remote_mb_per_s": round(middle["remote"], 2),
             "local_core_fraction": round(middle["core"], 3),
@@ -210,7 +222,8 @@ def write_report(rows, options):
              "modelled is the node's CPU cost of serving. Under TCG the TSC follows host time, so "
              "`local_fraction` also falls when the host runs more QEMUs (each client is one); "
              f"`local_core_fraction` does not. {PAPER}; remote_share 0.5 is the fair "
-             "scheduler's equal share (no weight).", "",
+             "scheduler's equal share (no weight), 0.2 the node's default, and `off` serving "
+             "that no scheduler holds back (it weighs 64 against local work's 1).", "",
              f"Client machines measured: {', '.join(map(str, counts))}. {NOT_MEASURED}", "",
              "| local | clients | where the role runs | remote_share | local fraction | core "
              "share fraction | serving's share of its core | remote MB/s |",
@@ -218,7 +231,8 @@ def write_report(rows, options):
     for row in rows:
         where = (f"its own core (C{row['role_core']} of {row['node_cores']})"
                  if row["node_cores"] > 1 else "memstream's core (1 core)")
-        share = "–" if row["remote_share"] is None else row["remote_share"]
+        share = ("off" if row.get("scheduler") == "off" else
+                 "–" if row["remote_share"] is None else row["remote_share"])
         lines.append(f"| {row['local']} | {row['clients']} | {where} | {share} | "
                      f"{row['local_fraction']:.2f} | {row['local_core_fraction']:.2f} | "
                      f"{row['serving_core_fraction']:.2f} | {row['remote_mb_per_s']:.2f} |")

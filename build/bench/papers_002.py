@@ -1,7 +1,8 @@
 # build/bench/papers_002.py: seed 002's rows of `make bench-papers` (papers.py): a memory node's
 # local STREAM on its DRAM or NVM beside remote traffic into its NVM store (Figs 5, 6, 8), from
-# memnode_interference.py's boots (`make bench-memnode`), with remote_share at 0.25, 0.5, 0.75
-# and 1-2 client machines.
+# memnode_interference.py's boots (`make bench-memnode`), with the scheduler off for serving (the
+# paper's node, which does not schedule remote traffic), at the default remote_share (0.2) and at
+# 0.25, 0.5, 0.75, and 1-2 client machines.
 import memnode_interference
 from papers_page import row
 
@@ -32,6 +33,7 @@ def rows(options, measured):
     for line in measured["rows"]:
         local, share = line["local"], line["remote_share"]
         extra = dict(local=local, remote_share=share, clients=line["clients"])
+        share = "off (serving not scheduled)" if line.get("scheduler") == "off" else share
         clients = line["clients"]
         result.append(row("002", "Fig. 5", f"the node's STREAM on its {memory_name(local)} beside "
                           f"{clients} client machine(s) swapping into its NVM store, remote_share "

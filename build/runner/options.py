@@ -145,7 +145,8 @@ def build_parser():
                              "(which it starts first, in an account of its own)")
     parser.add_argument("--memnode-remote-share", metavar="P",
                         help="the share of a node's core its memory-node role gets against local "
-                             "work (0 < P < 1, boot option remote_share=P; default: an equal share)")
+                             "work (0 < P < 1, boot option remote_share=P; default 0.2), or off: "
+                             "serving is not held back")
     parser.add_argument("--memnode-smp", type=int, default=1, metavar="N",
                         help="each memory node's cores (default 1)")
     parser.add_argument("--memnode-placement", metavar="P",
@@ -309,15 +310,18 @@ def _nbd_size(args, disk):
 
 
 def _remote_share(args):
-    """--memnode-remote-share P: a decimal fraction strictly between 0 and 1 (up to 3 digits)."""
+    """--memnode-remote-share P: a decimal fraction strictly between 0 and 1 (up to 3 digits),
+    or off."""
     if args.memnodes == 0 and (args.memnode_remote_share or args.memnode_cmd):
         raise UsageError("--memnode-cmd/--memnode-remote-share: give --memnodes K")
     if args.memnode_remote_share is None:
         return ""
     text = args.memnode_remote_share.strip()
+    if text == "off":
+        return text
     if not re.fullmatch(r"0?\.\d{1,3}", text) or float(text) == 0:
         raise UsageError(f"--memnode-remote-share {text!r}: a fraction between 0 and 1, "
-                         "e.g. 0.25 (at most 3 digits)")
+                         "e.g. 0.25 (at most 3 digits), or off")
     return text
 
 

@@ -25,7 +25,7 @@ CLIENT = "; ".join([f"start {MEMSEQ} @0; start {MEMSEQ} @1; wait"] * ROUNDS)
 SAMPLES = 90
 SPIN = f"start spin {TIMEOUT * 1000}; "
 LOCAL_WORK = SPIN + "; ".join(["sleep 1000; ps"] * SAMPLES)
-SHARE_WEIGHT_ONE = 1000  # lib/include/formica/syscalls.h
+SHARE_WEIGHT_ONE, SHARE_WEIGHT_MAX = 1000, 64000  # lib/include/formica/syscalls.h
 BUSIEST = 3  # the intervals in which serving took the most cycles: the clients pushed hardest
 
 
@@ -39,21 +39,33 @@ def steps_of(samples):
             for (spin_before, memnode_before), (spin, memnode) in zip(samples, samples[WINDOW:])]
 
 
+REMOTE_SHARE_DEFAULT = "0.2"  # apps/memnode/main.c: without --memnode-remote-share
+
+
+def weight_of(share):
+    """The weight the memnode gives itself for remote_share=`share` (SYS_SHARE_WEIGHT)."""
+    if share == "off":
+        return SHARE_WEIGHT_MAX
+    milli = int(round(float(share) * 1000))
+    return SHARE_WEIGHT_ONE * milli // (1000 - milli)
+
+
 def shares_on_the_node(tmp_path, share):
     """The local fraction of the node's core and serving's cycles over the BUSIEST intervals,
-    and serving's largest fraction of any interval."""
-    log = tmp_path / f"share-{share}" / "run.log"
+    and serving's largest fraction of any interval; `share` None: the default."""
+    log = tmp_path / f"share-{share or 'default'}" / "run.log"
     log.parent.mkdir()
-    result = formica.run(*NODE_FLAGS, "--memnode-remote-share", share, "--memnode-cmd",
+    given = ("--memnode-remote-share", share) if share else ()
+    result = formica.run(*NODE_FLAGS, *given, "--memnode-cmd",
                          LOCAL_WORK, "--log", str(log), "--cmd", CLIENT, timeout=TIMEOUT)
     memseqs = result.kinds("memseq")
     assert result.rc == 0 and len(memseqs) == 2 * ROUNDS, result.describe()
     assert all(memseq["verified"] for memseq in memseqs), result.describe()
     assert not result.kinds("memnode_dead"), result.describe()  # back-pressure, never errors
     node_text = (log.parent / "run.log.node-1.log").read_text(errors="replace")
-    milli = int(round(float(share) * 1000))
-    weight = SHARE_WEIGHT_ONE * milli // (1000 - milli)
-    assert (f"memnode: remote_share={share}: serving weighs {weight} against local work at "
+    named = share or f"{REMOTE_SHARE_DEFAULT} (the default)"
+    weight = weight_of(share or REMOTE_SHARE_DEFAULT)
+    assert (f"memnode: remote_share={named}: serving weighs {weight} against local work at "
             f"{SHARE_WEIGHT_ONE}") in node_text, node_text[-3000:]
     used = {}
     for process in formica.parse_json_lines(node_text.splitlines()):
@@ -73,7 +85,8 @@ def test_remote_share_weighs_serving_against_local_work(tmp_path):
     # runnable, serving never takes more of the core than remote_share (plus one interval's
     # slack). How much serving takes below that cap depends on how hard the clients push,
     # which a loaded host decides: make bench-memnode measures it, this test does not.
-    for share, cap in (("0.25", 0.32), ("0.75", 0.82)):
+    # Without the option serving weighs 0.2: local work keeps 80 % of the core while it runs.
+    for share, cap in ((None, 0.27), ("0.75", 0.82)):
         local, remote, most = shares_on_the_node(tmp_path, share)
         print(f"remote_share {share}: local fraction of the node's core {local:.2f} over the "
               f"busiest intervals, serving cycles {remote}, serving's largest fraction of an "
@@ -85,10 +98,13 @@ def test_remote_share_weighs_serving_against_local_work(tmp_path):
 def test_memnode_work_flags_are_checked():
     alone = formica.run("--memnode-cmd", "run hello", "--cmd", "run hello")
     assert alone.rc == 2 and "give --memnodes K" in alone.stderr, alone.describe()
-    for bad in ("1", "0", "1.5", "0.0", "x"):
+    for bad in ("1", "0", "1.5", "0.0", "x", "of"):
         refused = formica.run("--memnodes", "1", "--memnode-remote-share", bad, "--cmd",
                               "run hello")
         assert refused.rc == 2 and "a fraction between 0 and 1" in refused.stderr, bad
+    off = formica.run("--memnodes", "1", "--memnode-remote-share", "off", "--dry-run", "--cmd",
+                      "run hello")
+    assert off.rc == 0 and any("remote_share=off" in line for line in off.lines), off.describe()
     dry = formica.run("--memnodes", "1", "--memnode-remote-share", "0.25", "--memnode-cmd",
                       "run hello", "--dry-run", "--cmd", "run hello")
     assert dry.rc == 0, dry.describe()

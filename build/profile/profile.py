@@ -95,6 +95,8 @@ def run_guest(arguments, command_line, kernels, counts_path):
     if arguments.nvm_tier:
         pathlib.Path(arguments.nvm_tier.split(":")[0]).unlink(missing_ok=True)  # a blank tier each run
         flags += ["--nvm-tier", arguments.nvm_tier]
+    if arguments.memnodes:
+        flags += ["--memnodes", str(arguments.memnodes)]  # the nodes run without the plugin
     completed = client.run(flags, arguments.timeout)
     if completed.rc != 0:
         sys.stderr.write(completed.describe()[-4000:] + "\n")
@@ -161,6 +163,8 @@ def main():
     parser.add_argument("--disk", help="where the fresh copy of build/out/disk.img each run gets goes")
     parser.add_argument("--nvm-tier", metavar="FILE[:SIZE]", help="BLK's NVM tier (made blank for each run)")
     parser.add_argument("--append", help="more kernel options (as build/run --append), e.g. blk_cache_kib=2048")
+    parser.add_argument("--memnodes", type=int, default=0,
+                        help="memory nodes beside the profiled machine (build/run --memnodes)")
     parser.add_argument("--timeout", type=int, default=900)
     parser.add_argument("--json", default=str(OUT / "profile" / "profile.json"))
     arguments = parser.parse_args()

@@ -1,7 +1,8 @@
 /* virtio_net.c: the virtio-net driver behind net_device.c, through the legacy
  * (transitional) PCI interface: MAC, MTU and link status from the device
  * configuration, receive queue 0 and transmit queue 1 with one 32 KiB DMA
- * buffer per descriptor, INTx. The transport and the rings are
+ * buffer per descriptor, MSI-X (entry 0, for the receive queue and the
+ * configuration) or else INTx. The transport and the rings are
  * lib/virtio/virtio_legacy.c's. */
 #include "net_driver.h"
 #include "virtio_net_control.h"
@@ -9,6 +10,7 @@
 #include <formica/errors.h>
 #include <formica/net.h>
 #include <formica/pci.h>
+#include <formica/pci_interrupt.h>
 #include <formica/port_io.h>
 #include <formica/user.h>
 #include <formica/virtio_legacy.h>
@@ -16,9 +18,10 @@
 #include <string.h>
 
 #define VIRTIO_NET_TRANSITIONAL 0x1000
-#define REGISTER_MAC VIRTIO_LEGACY_DEVICE_CONFIG
-#define REGISTER_STATUS (VIRTIO_LEGACY_DEVICE_CONFIG + 6) /* after the MAC */
-#define REGISTER_MTU (VIRTIO_LEGACY_DEVICE_CONFIG + 10)   /* after mac, status, queue pairs */
+/* In the device configuration (device.config: where it starts). */
+#define CONFIG_MAC 0
+#define CONFIG_STATUS 6       /* after the MAC */
+#define CONFIG_MTU 10         /* after mac, status, queue pairs */
 #define FEATURE_MTU (1u << 3) /* the device says its MTU (QEMU: host_mtu=) */
 #define FEATURE_MAC (1u << 5)
 #define FEATURE_STATUS (1u << 16) /* the link's state in the configuration */
@@ -46,6 +49,8 @@ struct queue {
 
 static struct {
     uint16_t io;
+    uint16_t config; /* the device configuration's register (moved by MSI-X) */
+    bool msix;       /* MSI-X on: no ISR; the link is read at every acknowledge */
     bool link_up;
     struct queue receive, transmit;
     uint16_t free_transmit[MAX_QUEUE];
@@ -109,7 +114,7 @@ static uint32_t device_max_frame(void)
 {
     if (!(virtio_legacy_features(device.io) & FEATURE_MTU))
         return JUMBO_FRAME;
-    uint32_t frame = (uint32_t)port_in16(device.io + REGISTER_MTU) + 14;
+    uint32_t frame = (uint32_t)port_in16(device.config + CONFIG_MTU) + 14;
     return frame < NET_FRAME_MAX ? frame : NET_FRAME_MAX;
 }
 
@@ -118,7 +123,19 @@ static bool read_link(void)
 {
     if (!(virtio_legacy_features(device.io) & FEATURE_STATUS))
         return true;
-    return (port_in16(device.io + REGISTER_STATUS) & STATUS_LINK_UP) != 0;
+    return (port_in16(device.config + CONFIG_STATUS) & STATUS_LINK_UP) != 0;
+}
+
+/* MSI-X on: the receive queue and configuration changes signal entry 0
+ * (the transmit queue raises none: its completions are collected when
+ * sending). False when the device refuses the vector (logged). */
+static bool route_interrupts(struct net_card *card)
+{
+    const uint16_t receive = QUEUE_RECEIVE;
+    if (virtio_legacy_route_to_vector_0(device.io, &receive, 1) == 0)
+        return true;
+    printf("net: virtio-net at %s: the device refused MSI-X vector 0\n", card->where);
+    return false;
 }
 
 static long start_device(const struct pci_function *function, struct net_card *card)
@@ -128,6 +145,8 @@ static long start_device(const struct pci_function *function, struct net_card *c
         function, FEATURE_MAC | FEATURE_MTU | FEATURE_STATUS | FEATURES_FILTER, &device.io);
     if (result < 0)
         return result; /* a modern-only device: not supported */
+    device.config = (uint16_t)(device.io + (device.msix ? VIRTIO_LEGACY_DEVICE_CONFIG_MSIX
+                                                        : VIRTIO_LEGACY_DEVICE_CONFIG));
     result = queue_set_up(&device.receive, QUEUE_RECEIVE, true, RECEIVE_BUFFERS);
     if (result >= 0)
         result = queue_set_up(&device.transmit, QUEUE_TRANSMIT, false, TRANSMIT_BUFFERS);
@@ -138,8 +157,12 @@ static long start_device(const struct pci_function *function, struct net_card *c
         virtio_legacy_failed(device.io);
         return result;
     }
+    if (device.msix && !route_interrupts(card)) {
+        virtio_legacy_failed(device.io);
+        return -E_IO;
+    }
     for (unsigned i = 0; i < 6; i++)
-        card->mac[i] = port_in8(device.io + REGISTER_MAC + i);
+        card->mac[i] = port_in8(device.config + CONFIG_MAC + i);
     card->max_frame = device_max_frame();
     set_up_transmit_slots();
     virtio_legacy_driver_ok(device.io);
@@ -156,14 +179,16 @@ static long virtio_net_open(struct net_card *card)
     struct pci_function function;
     if (!pci_find_device(VIRTIO_VENDOR, VIRTIO_NET_TRANSITIONAL, 0, &function))
         return -E_NOT_FOUND;
-    long gsi = irq_attach(function.interrupt_line); /* first: owning the line claims the device */
-    card->interrupts = gsi >= 0;
-    card->interrupt_kind = "intx";
-    if (gsi == -E_BUSY)
-        printf("net: interrupt line %u belongs to another driver; polling\n",
-               function.interrupt_line);
-    else if (gsi < 0)
-        return gsi;
+    pci_enable(&function); /* the MSI-X table is in a memory BAR */
+    /* first: the vector (or the line) is the claim on the card; a line
+     * another driver holds leaves it polled */
+    long kind = pci_interrupt_attach(&function, "net: virtio-net",
+                                     PCI_INTERRUPT_TAKES_MSIX | PCI_INTERRUPT_TAKES_INTX);
+    if (kind < 0)
+        return kind;
+    card->interrupts = kind != PCI_INTERRUPT_NONE;
+    card->interrupt_kind = pci_interrupt_name((enum pci_interrupt_kind)kind);
+    device.msix = kind == PCI_INTERRUPT_MSIX;
     net_card_name_location(card, &function);
     return start_device(&function, card);
 }
@@ -231,7 +256,9 @@ static void virtio_net_receive_release(void)
  * configuration, where the link status is, changed). */
 static bool virtio_net_acknowledge(void)
 {
-    if (virtio_legacy_interrupt_status(device.io) & ISR_CONFIGURATION_CHANGED)
+    if (device.msix)
+        device.link_up = read_link(); /* a configuration change comes as vector 0 too */
+    else if (virtio_legacy_interrupt_status(device.io) & ISR_CONFIGURATION_CHANGED)
         device.link_up = read_link();
     return virtqueue_has_used(&device.receive.ring);
 }

@@ -16,6 +16,9 @@
 #define REGISTER_QUEUE_NOTIFY 0x10
 #define REGISTER_STATUS 0x12
 #define REGISTER_ISR 0x13
+#define REGISTER_CONFIG_VECTOR 0x14 /* present while MSI-X is on */
+#define REGISTER_QUEUE_VECTOR 0x16  /* of the selected queue; likewise */
+#define NO_VECTOR 0xffff
 #define STATUS_ACKNOWLEDGE 1
 #define STATUS_DRIVER 2
 #define STATUS_DRIVER_OK 4
@@ -62,6 +65,25 @@ void virtio_legacy_failed(uint16_t io)
 uint8_t virtio_legacy_interrupt_status(uint16_t io)
 {
     return port_in8(io + REGISTER_ISR);
+}
+
+/* Writes vector 0 into `reg` (after selecting what it is for) and reads it back. */
+static bool vector_taken(uint16_t io, uint16_t reg)
+{
+    port_out16(io + reg, 0);
+    return port_in16(io + reg) != NO_VECTOR;
+}
+
+long virtio_legacy_route_to_vector_0(uint16_t io, const uint16_t *queues, unsigned count)
+{
+    if (!vector_taken(io, REGISTER_CONFIG_VECTOR))
+        return -E_IO;
+    for (unsigned i = 0; i < count; i++) {
+        port_out16(io + REGISTER_QUEUE_SELECT, queues[i]);
+        if (!vector_taken(io, REGISTER_QUEUE_VECTOR))
+            return -E_IO;
+    }
+    return 0;
 }
 
 long virtqueue_set_up(struct virtqueue *queue, uint16_t io, uint16_t index, uint16_t min_size,

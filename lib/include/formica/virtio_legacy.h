@@ -11,8 +11,10 @@
 #include <stdint.h>
 
 #define VIRTIO_VENDOR 0x1af4
-/* The device-specific configuration starts here while MSI-X is off. */
+/* The device-specific configuration starts here while MSI-X is off; with
+ * MSI-X on, two vector registers come first and it starts 4 bytes later. */
 #define VIRTIO_LEGACY_DEVICE_CONFIG 0x14
+#define VIRTIO_LEGACY_DEVICE_CONFIG_MSIX 0x18
 
 #define VIRTQ_DESCRIPTOR_NEXT 1    /* `next` continues the chain */
 #define VIRTQ_DESCRIPTOR_WRITE 2   /* the device writes the buffer */
@@ -55,6 +57,12 @@ void virtio_legacy_driver_ok(uint16_t io);
 void virtio_legacy_failed(uint16_t io);
 /* Reads the ISR register, which acknowledges the interrupt and lowers the line. */
 uint8_t virtio_legacy_interrupt_status(uint16_t io);
+/* With MSI-X on (table entry 0 programmed, pci_interrupt_attach): the
+ * configuration change and each of the `count` queues in `queues` signal
+ * MSI-X vector 0. 0, or -E_IO when the device refused a vector (it reads
+ * back NO_VECTOR): then it raises none, and the driver polls. Set after
+ * the queues, before virtio_legacy_driver_ok. */
+long virtio_legacy_route_to_vector_0(uint16_t io, const uint16_t *queues, unsigned count);
 
 /* Selects queue `index`, checks that its size is within [min_size, max_size],
  * allocates its rings in DMA memory (zeroed) and gives the device their

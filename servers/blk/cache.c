@@ -286,8 +286,7 @@ const uint8_t *cache_dirty_contents(struct cache *cache, uint64_t number)
     return block != NULL && block->valid && block->dirty ? block->data : NULL;
 }
 
-/* Whether `block` is lent to someone now. */
-static bool is_lent(const struct cache *cache, const struct cache_block *block)
+bool cache_block_lent(const struct cache *cache, const struct cache_block *block)
 {
     return block->handle != 0 && cache->memory.pinned != NULL &&
            cache->memory.pinned(cache->memory.context, block->handle);
@@ -319,7 +318,7 @@ int cache_retire(struct cache *cache, uint64_t number)
         return -E_INVALID;
     if (cache->tier != NULL) { /* a copy keeps the old bytes; a line lent itself is retired */
         struct cache_block *line = cache_lookup(cache, number);
-        if (line != NULL && line->bound && is_lent(cache, line))
+        if (line != NULL && line->bound && cache_block_lent(cache, line))
             tier_retire_lent_line(cache, line);
         else if (line != NULL)
             tier_unbind_copy(cache, line);
@@ -328,9 +327,9 @@ int cache_retire(struct cache *cache, uint64_t number)
     struct cache_block *block = cache_lookup(cache, number);
     if (block == NULL || block->busy)
         return 0;
-    if (block->dirty && !is_lent(cache, block))
+    if (block->dirty && !cache_block_lent(cache, block))
         return 0; /* nobody sees it: the next owner's bytes overwrite it in place */
-    if (is_lent(cache, block) && cache->memory.revoke != NULL)
+    if (cache_block_lent(cache, block) && cache->memory.revoke != NULL)
         cache->memory.revoke(cache->memory.context, block->handle, false); /* mappings end */
     retire(cache, block);
     return 0;
@@ -354,7 +353,7 @@ uint64_t cache_count_lent(const struct cache *cache)
     uint64_t lent = 0;
     for (uint32_t i = 0; i < cache->capacity; i++)
         if ((cache->blocks[i].valid || cache->blocks[i].retired) &&
-            is_lent(cache, &cache->blocks[i]))
+            cache_block_lent(cache, &cache->blocks[i]))
             lent++;
     return lent;
 }
@@ -364,7 +363,7 @@ void cache_retire_lent(struct cache *cache)
     if (cache->tier != NULL) {
         for (uint32_t i = 0; i < cache->capacity; i++) {
             struct cache_block *line = &cache->blocks[i];
-            if (line->bound && is_lent(cache, line))
+            if (line->bound && cache_block_lent(cache, line))
                 tier_retire_lent_line(cache, line);
             else
                 tier_unbind_copy(cache, line);
@@ -373,7 +372,7 @@ void cache_retire_lent(struct cache *cache)
     }
     for (uint32_t i = 0; i < cache->capacity; i++) {
         struct cache_block *block = &cache->blocks[i];
-        if (block->valid && !block->busy && is_lent(cache, block))
+        if (block->valid && !block->busy && cache_block_lent(cache, block))
             retire(cache, block);
     }
 }

@@ -1,16 +1,11 @@
 /* cache_clock.c: CLOCK (second chance): the hand passes over lent blocks and
  * clears a referenced block's bit once; an unreferenced one is the victim.
  * With every block lent, one only mappings see goes by the same rule, its
- * mappings revoked first. A hit only sets a bit: no list to move. */
+ * mappings revoked first (mapped_clock.c). A hit only sets a bit: no list
+ * to move. */
 #include "cache_internal.h"
+#include "mapped_clock.h"
 #include <formica/errors.h>
-#include <stdio.h>
-
-static bool lent_now(const struct cache *cache, const struct cache_block *block)
-{
-    return block->handle != 0 && cache->memory.pinned != NULL &&
-           cache->memory.pinned(cache->memory.context, block->handle);
-}
 
 /* How far the hand looks for an unlent victim while every block was lent at
  * the last miss: asking whether a block is lent is a system call, and a
@@ -35,7 +30,7 @@ static struct cache_block *next_victim(struct cache *cache, bool briefly)
         cache->hand = (cache->hand + 1) % cache->capacity;
         if (block->busy)
             continue;
-        if ((block->valid || block->retired) && lent_now(cache, block))
+        if ((block->valid || block->retired) && cache_block_lent(cache, block))
             continue; /* lent out: someone reads it right now */
         met_unlent = true;
         if (!block->valid)
@@ -48,43 +43,25 @@ static struct cache_block *next_victim(struct cache *cache, bool briefly)
     return NULL;
 }
 
-/* Ends the mappings of `block` when nothing else holds it; true when it is
- * then lent to nobody (a lend the check missed, read as the kernel's two
- * counts changed, keeps it: docs/mmap.md). */
-static bool unmapped_for_eviction(struct cache *cache, struct cache_block *block)
+/* Any valid block: a dirty one is written back after its revoke (a retired
+ * block's mappings ended at its retirement). */
+static bool valid_block(const struct cache_block *block)
 {
-    void *context = cache->memory.context;
-    if (cache->memory.held_beyond_mappings(context, block->handle))
-        return false; /* a request's lend, an answer on its way, FS's borrowing */
-    cache->memory.revoke(context, block->handle, false);
-    return !lent_now(cache, block);
+    return block->valid;
 }
 
-/* A victim among the lent blocks only mappings see, by CLOCK's rule: a block
- * faulted in since the hand last passed it (referenced) is passed over
- * once. NULL when every block is held otherwise (or nothing can revoke). */
+/* A victim among the lent blocks only mappings see (mapped_clock.h). */
 static struct cache_block *next_mapped_victim(struct cache *cache)
 {
-    if (cache->memory.held_beyond_mappings == NULL || cache->memory.revoke == NULL)
-        return NULL;
-    for (uint32_t step = 0; step < 2 * cache->capacity + 1; step++) {
-        struct cache_block *block = &cache->blocks[cache->hand];
-        cache->hand = (cache->hand + 1) % cache->capacity;
-        if (block->busy || !block->valid || block->handle == 0)
-            continue; /* a retired block's mappings ended at its retirement */
-        if (block->referenced) {
-            block->referenced = false;
-            continue;
-        }
-        if (!unmapped_for_eviction(cache, block))
-            continue;
-        if (!cache->evicted_mapped)
-            printf("blk: every block lent: evicting blocks only mappings see (their mappings "
-                   "revoked; the next access faults them back)\n");
-        cache->evicted_mapped = true;
-        return block;
-    }
-    return NULL;
+    struct mapped_clock clock = {
+        .blocks = cache->blocks,
+        .count = cache->capacity,
+        .hand = &cache->hand,
+        .may_take = valid_block,
+        .first_take_note = "blk: every block lent: evicting blocks only mappings see (their "
+                           "mappings revoked; the next access faults them back)",
+    };
+    return mapped_clock_victim(cache, &clock);
 }
 
 int cache_take_slot(struct cache *cache, struct cache_block **slot)

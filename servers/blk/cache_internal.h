@@ -1,5 +1,6 @@
 /* cache_internal.h: what the cache's files share: the hash table's
- * changes, CLOCK's choice of a slot, and writing dirty blocks back. */
+ * changes, CLOCK's choice of a slot, writing dirty blocks back, and
+ * whether a block is lent. */
 #pragma once
 #include "cache.h"
 
@@ -10,3 +11,6 @@ void cache_hash_remove(struct cache *cache, struct cache_block *block);
 int cache_take_slot(struct cache *cache, struct cache_block **slot);
 /* Writes the dirty run of consecutive blocks that starts at `block`. */
 int cache_write_back_run(struct cache *cache, struct cache_block *block);
+/* Whether `block` (a tier's line: the line or its lend copy) is lent to
+ * someone now: a system call in BLK (memory.pinned). */
+bool cache_block_lent(const struct cache *cache, const struct cache_block *block);

@@ -4,10 +4,11 @@
  * write into a line tags it dirty first, then flushes its data (the next
  * fence makes it durable); a new line's data is persisted before its tag
  * names it; a barrier is one fence. CLOCK runs within the block's set,
- * taking a line only mappings see (theirs revoked) when no line nobody
- * borrows is left; reads that find no line, and long sequential write
- * streams, bypass. */
+ * taking a line only mappings see (theirs revoked: mapped_clock.c) when no
+ * line nobody borrows is left; reads that find no line, and long sequential
+ * write streams, bypass. */
 #include "cache_internal.h"
+#include "mapped_clock.h"
 #include "tier.h"
 #include <formica/errors.h>
 #include <formica/nvm_persist.h>
@@ -22,13 +23,6 @@ static uint32_t line_of(const struct cache *cache, const struct cache_block *blo
 static void store_tag(struct tier *tier, uint32_t line, uint64_t block, enum tier_line_state state)
 {
     nvm_store64_persist(&tier->tags[line], tier_tag(line, block, state));
-}
-
-/* Whether the line, or its lend copy, is borrowed now. */
-static bool copy_lent(const struct cache *cache, const struct cache_block *block)
-{
-    return block->handle != 0 && cache->memory.pinned != NULL &&
-           cache->memory.pinned(cache->memory.context, block->handle);
 }
 
 void tier_unbind_copy(struct cache *cache, struct cache_block *block)
@@ -74,7 +68,7 @@ static struct cache_block *unlent_victim(struct cache *cache, uint32_t set, bool
         uint32_t way = tier->hands[set];
         tier->hands[set] = (way + 1) % tier->ways;
         struct cache_block *block = &cache->blocks[first + way];
-        if (!may_give_way(block) || copy_lent(cache, block))
+        if (!may_give_way(block) || cache_block_lent(cache, block))
             continue;
         met_unlent = true;
         if (!block->valid || !block->referenced)
@@ -86,49 +80,23 @@ static struct cache_block *unlent_victim(struct cache *cache, uint32_t set, bool
     return NULL;
 }
 
-/* Ends the mappings of a line (or of its copy) that nothing else holds;
- * true when it is then lent to nobody (a lend the check missed, read as the
- * kernel's two counts changed, keeps it: docs/mmap.md). */
-static bool unmapped_for_reuse(struct cache *cache, struct cache_block *block)
-{
-    void *context = cache->memory.context;
-    if (cache->memory.held_beyond_mappings(context, block->handle))
-        return false; /* a request's lend, an answer on its way, FS's borrowing */
-    cache->memory.revoke(context, block->handle, false);
-    return !copy_lent(cache, block);
-}
-
-/* A clean line of the set that only mappings see, by CLOCK's rule (a line
- * faulted in since the hand last passed it, referenced, is passed over
- * once), its mappings ended. The mapper's next access faults and finds the
- * block anew. NULL when every line is dirty, busy or held otherwise (or
- * nothing can revoke). */
+/* A clean line of the set that only mappings see (mapped_clock.h), its
+ * mappings ended: the mapper's next access faults and finds the block anew.
+ * NULL when every line is dirty, busy or held otherwise. */
 static struct cache_block *mapped_victim(struct cache *cache, uint32_t set)
 {
     struct tier *tier = cache->tier;
-    if (cache->memory.held_beyond_mappings == NULL || cache->memory.revoke == NULL)
-        return NULL;
-    uint32_t first = set * tier->ways;
-    for (uint32_t step = 0; step < 2 * tier->ways + 1; step++) {
-        uint32_t way = tier->hands[set];
-        tier->hands[set] = (way + 1) % tier->ways;
-        struct cache_block *block = &cache->blocks[first + way];
-        if (!may_give_way(block) || block->handle == 0)
-            continue;
-        if (block->referenced) {
-            block->referenced = false;
-            continue;
-        }
-        if (!unmapped_for_reuse(cache, block))
-            continue;
-        if (!cache->evicted_mapped)
-            printf("blk: tier: every line of a set lent: taking lines only mappings see (their "
-                   "mappings revoked; the next access faults them back)\n");
-        cache->evicted_mapped = true;
-        tier->mapped_takes++;
-        return block;
-    }
-    return NULL;
+    struct mapped_clock clock = {
+        .blocks = &cache->blocks[set * tier->ways],
+        .count = tier->ways,
+        .hand = &tier->hands[set],
+        .may_take = may_give_way,
+        .first_take_note = "blk: tier: every line of a set lent: taking lines only mappings see "
+                           "(their mappings revoked; the next access faults them back)",
+    };
+    struct cache_block *victim = mapped_clock_victim(cache, &clock);
+    tier->mapped_takes += victim != NULL;
+    return victim;
 }
 
 /* The set's victim: a line nobody borrows, else (may_revoke) one only
@@ -343,7 +311,7 @@ static int unlent_binding(struct cache *cache)
     for (uint32_t step = 0; step < tier->bound_count; step++) {
         uint32_t at = (tier->bound_hand + step) % tier->bound_count;
         struct cache_block *line = &cache->blocks[tier->bound_lines[at]];
-        if (!line->busy && !copy_lent(cache, line))
+        if (!line->busy && !cache_block_lent(cache, line))
             return (int)at;
     }
     return -1;
@@ -361,7 +329,7 @@ static int mapped_binding(struct cache *cache)
     for (uint32_t step = 0; step < tier->bound_count; step++) {
         uint32_t at = (tier->bound_hand + step) % tier->bound_count;
         struct cache_block *line = &cache->blocks[tier->bound_lines[at]];
-        if (line->busy || !unmapped_for_reuse(cache, line))
+        if (line->busy || !mapped_clock_unmap(cache, line))
             continue;
         if (line->stored_into)
             nvm_flush(line->data, CACHE_BLOCK_BYTES);

@@ -16,51 +16,17 @@
 
 #include "cache.h"
 #include "cache_lends.h"
+#include "memory_disk.h"
 #include "retired_blocks.h"
 #include <formica/errors.h>
 
 #define DISK_BLOCKS 256u
 #define CAPACITY 32u
 
-struct memory_disk {
-    uint8_t bytes[DISK_BLOCKS][CACHE_BLOCK_BYTES];
-    unsigned reads, writes, blocks_written;
-    unsigned flushes, writes_at_flush; /* barriers, and the writes before the last one */
-    int fail_reads;
-};
-
+static uint8_t disk_bytes[DISK_BLOCKS][CACHE_BLOCK_BYTES];
 static struct memory_disk disk;
 static struct cache cache;
 static uint64_t pinned_handle;
-
-static int disk_read(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)
-{
-    struct memory_disk *memory = context;
-    if (memory->fail_reads)
-        return -E_IO;
-    memory->reads++;
-    for (uint32_t i = 0; i < count; i++)
-        memcpy(buffers[i], memory->bytes[first + i], CACHE_BLOCK_BYTES);
-    return 0;
-}
-
-static int disk_write(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers)
-{
-    struct memory_disk *memory = context;
-    memory->writes++;
-    memory->blocks_written += count;
-    for (uint32_t i = 0; i < count; i++)
-        memcpy(memory->bytes[first + i], buffers[i], CACHE_BLOCK_BYTES);
-    return 0;
-}
-
-static int disk_flush(void *context)
-{
-    struct memory_disk *memory = context;
-    memory->flushes++;
-    memory->writes_at_flush = memory->writes;
-    return 0;
-}
 
 static int handle_counter;
 static int allocate_with_handle(void *context, uint8_t **data, uint64_t *handle)
@@ -95,10 +61,11 @@ static void record_revoke(void *context, uint64_t handle, bool write_only)
 static int setup(void **state)
 {
     (void)state;
-    memset(&disk, 0, sizeof(disk));
+    memory_disk_reset(&disk, disk_bytes, DISK_BLOCKS);
     for (uint32_t block = 0; block < DISK_BLOCKS; block++)
         memset(disk.bytes[block], (int)(block & 0xff), CACHE_BLOCK_BYTES);
-    struct cache_disk below = {&disk, DISK_BLOCKS, disk_read, disk_write, disk_flush};
+    struct cache_disk below = {&disk, DISK_BLOCKS, memory_disk_read, memory_disk_write,
+                               memory_disk_flush};
     pinned_handle = 0;
     handle_counter = 0;
     memset(&revoked, 0, sizeof(revoked));
@@ -490,7 +457,8 @@ static void test_heap_memory_when_no_allocator(void **state)
 {
     (void)state;
     struct cache plain;
-    struct cache_disk below = {&disk, DISK_BLOCKS, disk_read, disk_write, disk_flush};
+    struct cache_disk below = {&disk, DISK_BLOCKS, memory_disk_read, memory_disk_write,
+                               memory_disk_flush};
     assert_int_equal(cache_init(&plain, CAPACITY, &below, NULL), 0);
     uint64_t handle = 99;
     assert_int_equal(cache_lend(&plain, 5, &handle), 0);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cache.h"
+#include "memory_disk.h"
 #include <formica/errors.h>
 
 #define DISK_BLOCKS 256u
@@ -22,6 +23,7 @@
 #define HANDLES (CAPACITY + 1)
 
 static uint8_t disk_bytes[DISK_BLOCKS][CACHE_BLOCK_BYTES];
+static struct memory_disk disk;
 static struct cache cache;
 
 /* The kernel's view of each block ICA (handles 1..CAPACITY). */
@@ -40,25 +42,6 @@ static struct {
     bool write_only[16];
     uint32_t writes_at_full; /* disk writes when the last full revoke came */
 } revoked;
-static uint32_t disk_writes;
-
-static int disk_read(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)
-{
-    (void)context;
-    for (uint32_t i = 0; i < count; i++)
-        memcpy(buffers[i], disk_bytes[first + i], CACHE_BLOCK_BYTES);
-    return 0;
-}
-
-static int disk_write(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers)
-{
-    (void)context;
-    disk_writes++;
-    for (uint32_t i = 0; i < count; i++)
-        memcpy(disk_bytes[first + i], buffers[i], CACHE_BLOCK_BYTES);
-    return 0;
-}
-
 static int handle_counter;
 static int allocate(void *context, uint8_t **data, uint64_t *handle)
 {
@@ -95,21 +78,21 @@ static void revoke(void *context, uint64_t handle, bool write_only)
     if (!write_only) {
         lends[handle].mappings = 0;
         revoked.full++;
-        revoked.writes_at_full = disk_writes;
+        revoked.writes_at_full = disk.writes;
     }
 }
 
 static int setup(void **state)
 {
     (void)state;
+    memory_disk_reset(&disk, disk_bytes, DISK_BLOCKS);
     for (uint32_t block = 0; block < DISK_BLOCKS; block++)
         memset(disk_bytes[block], (int)block, CACHE_BLOCK_BYTES);
     memset(lends, 0, sizeof lends);
     memset(&revoked, 0, sizeof revoked);
-    disk_writes = 0;
     lend_checks = 0;
     handle_counter = 0;
-    struct cache_disk below = {NULL, DISK_BLOCKS, disk_read, disk_write, NULL};
+    struct cache_disk below = {&disk, DISK_BLOCKS, memory_disk_read, memory_disk_write, NULL};
     struct cache_memory memory = {.allocate = allocate,
                                   .pinned = pinned,
                                   .revoke = revoke,
@@ -253,7 +236,7 @@ static void test_a_dirty_mapped_block_is_revoked_then_written_back(void **state)
     assert_int_equal(revoked.handles[1], handles[1]);
     assert_false(revoked.write_only[1]);
     assert_int_equal(revoked.writes_at_full, 0); /* ended before the write-back */
-    assert_int_equal(disk_writes, 1);
+    assert_int_equal(disk.writes, 1);
 }
 
 /* A block the check saw only mappings hold, but that is still lent after

@@ -12,6 +12,7 @@
 
 #include "cache.h"
 #include "kept_journal.h"
+#include "memory_disk.h"
 
 /* The slots of one shard among several (journal_slots_for). */
 #define JOURNAL_SLOTS JOURNAL_SLOTS_LEAST
@@ -20,33 +21,15 @@
 #define DISK_BLOCKS 64u
 #define CAPACITY 32u
 
-static uint8_t disk[DISK_BLOCKS][CACHE_BLOCK_BYTES];
-static int fail_writes;
+static uint8_t disk_bytes[DISK_BLOCKS][CACHE_BLOCK_BYTES];
+static struct memory_disk disk;
 static struct journal *journal;
 static struct journal_writer writer; /* this BLK's: a restart starts it again */
 static struct cache cache;
 
-static int disk_read(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)
-{
-    (void)context;
-    for (uint32_t i = 0; i < count; i++)
-        memcpy(buffers[i], disk[first + i], CACHE_BLOCK_BYTES);
-    return 0;
-}
-
-static int disk_write(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers)
-{
-    (void)context;
-    if (fail_writes)
-        return -E_IO;
-    for (uint32_t i = 0; i < count; i++)
-        memcpy(disk[first + i], buffers[i], CACHE_BLOCK_BYTES);
-    return 0;
-}
-
 static int new_cache(struct cache *fresh)
 {
-    struct cache_disk below = {NULL, DISK_BLOCKS, disk_read, disk_write, NULL};
+    struct cache_disk below = {&disk, DISK_BLOCKS, memory_disk_read, memory_disk_write, NULL};
     return cache_init(fresh, CAPACITY, &below, NULL);
 }
 
@@ -60,8 +43,7 @@ static void free_cache(struct cache *victim)
 static int setup(void **state)
 {
     (void)state;
-    memset(disk, 0, sizeof disk);
-    fail_writes = 0;
+    memory_disk_reset(&disk, disk_bytes, DISK_BLOCKS);
     journal = calloc(1, journal_bytes(JOURNAL_SLOTS));
     if (journal == NULL)
         return -1;
@@ -107,11 +89,11 @@ static void test_replay_puts_acknowledged_writes_on_disk(void **state)
     acknowledged_write(3, 0xa1);
     acknowledged_write(4, 0xa2);
     acknowledged_write(40, 0xa3);
-    assert_int_equal(disk[3][0], 0); /* only in the cache and the journal */
+    assert_int_equal(disk_bytes[3][0], 0); /* only in the cache and the journal */
     assert_int_equal(restart_and_replay(), 3);
-    assert_int_equal(disk[3][100], 0xa1);
-    assert_int_equal(disk[4][4095], 0xa2);
-    assert_int_equal(disk[40][0], 0xa3);
+    assert_int_equal(disk_bytes[3][100], 0xa1);
+    assert_int_equal(disk_bytes[4][4095], 0xa2);
+    assert_int_equal(disk_bytes[40][0], 0xa3);
     assert_int_equal(restart_and_replay(), 0); /* cleared after the replay */
 }
 
@@ -126,7 +108,7 @@ static void test_latest_write_of_a_block_wins(void **state)
         valid += journal->entries[slot].state == JOURNAL_VALID;
     assert_int_equal(valid, 2); /* block 7's older entry was freed */
     assert_int_equal(restart_and_replay(), 2);
-    assert_int_equal(disk[7][0], 0x03);
+    assert_int_equal(disk_bytes[7][0], 0x03);
 }
 
 static void test_torn_entry_is_not_trusted(void **state)
@@ -138,8 +120,8 @@ static void test_torn_entry_is_not_trusted(void **state)
         if (journal->entries[slot].state == JOURNAL_VALID && journal->entries[slot].block == 6)
             journal_data(journal, slot)[17] ^= 0xff; /* a BLK that died half-way through a copy */
     assert_int_equal(restart_and_replay(), 1);
-    assert_int_equal(disk[5][0], 0x55);
-    assert_int_equal(disk[6][0], 0);
+    assert_int_equal(disk_bytes[5][0], 0x55);
+    assert_int_equal(disk_bytes[6][0], 0);
 }
 
 /* What BLK_PATCH does in the kept mode: the bytes into the cached block,
@@ -155,7 +137,7 @@ static void acknowledged_patch(uint64_t number, uint32_t offset, const char *byt
 static void test_patches_replay_in_order_over_their_blocks(void **state)
 {
     (void)state;
-    memset(disk[9], 0x99, CACHE_BLOCK_BYTES); /* block 9's base is on the disk */
+    memset(disk_bytes[9], 0x99, CACHE_BLOCK_BYTES); /* block 9's base is on the disk */
     acknowledged_patch(9, 100, "abcd");
     acknowledged_write(5, 0x50);
     acknowledged_patch(5, 10, "WXYZ");
@@ -166,12 +148,12 @@ static void test_patches_replay_in_order_over_their_blocks(void **state)
         valid += journal->entries[slot].state == JOURNAL_VALID;
     assert_int_equal(valid, 5); /* a patch frees nothing: it needs what came before */
     assert_int_equal(restart_and_replay(), 5);
-    assert_memory_equal(&disk[9][100], "abZZ", 4);
-    assert_int_equal(disk[9][99], 0x99);
-    assert_int_equal(disk[9][104], 0x99);
-    assert_memory_equal(&disk[5][10], "WXYZ", 4);
-    assert_int_equal(disk[5][9], 0x50);
-    assert_memory_equal(&disk[5][4094], "q!", 2);
+    assert_memory_equal(&disk_bytes[9][100], "abZZ", 4);
+    assert_int_equal(disk_bytes[9][99], 0x99);
+    assert_int_equal(disk_bytes[9][104], 0x99);
+    assert_memory_equal(&disk_bytes[5][10], "WXYZ", 4);
+    assert_int_equal(disk_bytes[5][9], 0x50);
+    assert_memory_equal(&disk_bytes[5][4094], "q!", 2);
 }
 
 static void test_whole_block_after_patches_frees_them(void **state)
@@ -185,8 +167,8 @@ static void test_whole_block_after_patches_frees_them(void **state)
         valid += journal->entries[slot].state == JOURNAL_VALID;
     assert_int_equal(valid, 1);
     assert_int_equal(restart_and_replay(), 1);
-    assert_int_equal(disk[12][0], 0x12);
-    assert_int_equal(disk[12][50], 0x12);
+    assert_int_equal(disk_bytes[12][0], 0x12);
+    assert_int_equal(disk_bytes[12][50], 0x12);
 }
 
 static void test_torn_or_bad_patch_is_not_trusted(void **state)
@@ -203,9 +185,9 @@ static void test_torn_or_bad_patch_is_not_trusted(void **state)
             entry->offset = CACHE_BLOCK_BYTES - 2; /* would run past the block */
     }
     assert_int_equal(restart_and_replay(), 1);
-    assert_memory_equal(&disk[20][8], "keep", 4);
-    assert_int_equal(disk[21][8], 0);
-    assert_int_equal(disk[22][8], 0);
+    assert_memory_equal(&disk_bytes[20][8], "keep", 4);
+    assert_int_equal(disk_bytes[21][8], 0);
+    assert_int_equal(disk_bytes[22][8], 0);
     assert_int_equal(
         journal_record_patch(&writer, &cache, 3, CACHE_BLOCK_BYTES - 1, (const uint8_t *)"xy", 2),
         -E_INVALID);
@@ -261,7 +243,7 @@ static void test_sixteen_byte_patch_checksum_is_the_general_one(void **state)
     }
     assert_int_equal(kept_entries, 1);
     assert_int_equal(restart_and_replay(), 1);
-    assert_memory_equal(&disk[30][40], "sixteen bytes!!!", 16);
+    assert_memory_equal(&disk_bytes[30][40], "sixteen bytes!!!", 16);
 }
 
 static uint32_t valid_entries(void)
@@ -275,7 +257,7 @@ static uint32_t valid_entries(void)
 static void test_a_patch_frees_the_older_patch_it_covers(void **state)
 {
     (void)state;
-    memset(disk[41], 0x41, CACHE_BLOCK_BYTES);
+    memset(disk_bytes[41], 0x41, CACHE_BLOCK_BYTES);
     for (uint32_t i = 0; i < 300; i++) /* the same place, again and again: one entry */
         acknowledged_patch(40, 16, i % 2 ? "aaaa" : "AAAA");
     assert_int_equal(valid_entries(), 1);
@@ -286,8 +268,8 @@ static void test_a_patch_frees_the_older_patch_it_covers(void **state)
     acknowledged_patch(41, 16, "e"); /* covers a part of 41's only */
     assert_int_equal(valid_entries(), 4);
     assert_int_equal(restart_and_replay(), 4);
-    assert_memory_equal(&disk[40][13], "\0bcbbbbbb\0", 10);
-    assert_memory_equal(&disk[41][14], "AdeA", 4); /* 0x41 around the patches */
+    assert_memory_equal(&disk_bytes[40][13], "\0bcbbbbbb\0", 10);
+    assert_memory_equal(&disk_bytes[41][14], "AdeA", 4); /* 0x41 around the patches */
 }
 
 static void test_many_patches_fold_into_whole_blocks(void **state)
@@ -301,11 +283,11 @@ static void test_many_patches_fold_into_whole_blocks(void **state)
         assert_true(valid_entries() < JOURNAL_SLOTS);
     }
     for (uint32_t block = 30; block < 40; block++)
-        assert_int_equal(disk[block][0], 0);
+        assert_int_equal(disk_bytes[block][0], 0);
     long replayed = restart_and_replay();
     assert_true(replayed > 0 && replayed < JOURNAL_SLOTS);
     for (uint32_t i = 900; i < 1000; i++) /* the last write of each place wins */
-        assert_int_equal(disk[30 + i % 10][(i / 10) % 100], 'a' + i % 26);
+        assert_int_equal(disk_bytes[30 + i % 10][(i / 10) % 100], 'a' + i % 26);
 }
 
 static void test_folding_drops_patches_already_on_disk(void **state)
@@ -318,9 +300,9 @@ static void test_folding_drops_patches_already_on_disk(void **state)
     acknowledged_patch(35, 0, "y");       /* folds: 33's patch goes, 34 becomes one whole entry */
     assert_int_equal(valid_entries(), 2); /* block 34 whole, block 35's patch */
     assert_int_equal(restart_and_replay(), 2);
-    assert_memory_equal(&disk[33][5], "disk", 4);
-    assert_int_equal(disk[34][0], 'x');
-    assert_int_equal(disk[35][0], 'y');
+    assert_memory_equal(&disk_bytes[33][5], "disk", 4);
+    assert_int_equal(disk_bytes[34][0], 'x');
+    assert_int_equal(disk_bytes[35][0], 'y');
 }
 
 /* The journal's size follows the shards: 8 MiB of blocks in all, 1 MiB
@@ -356,7 +338,7 @@ static void test_full_journal_syncs_and_starts_over(void **state)
     memset(block_bytes, 0x77, sizeof block_bytes);
     assert_int_equal(cache_write(&cache, 9, block_bytes), 0);
     assert_int_equal(journal_record(&writer, &cache, 9, block_bytes), 0);
-    assert_int_equal(disk[9][0], 0x77); /* the sync wrote the cache out */
+    assert_int_equal(disk_bytes[9][0], 0x77); /* the sync wrote the cache out */
     uint32_t valid = 0;
     for (uint32_t slot = 0; slot < JOURNAL_SLOTS; slot++)
         valid += journal->entries[slot].state == JOURNAL_VALID;
@@ -439,18 +421,18 @@ static void test_random_writes_and_patches_replay_to_the_model(void **state)
     }
     assert_true(restart_and_replay() >= 0);
     for (uint32_t block = 0; block < DISK_BLOCKS; block++)
-        assert_memory_equal(disk[block], model[block], CACHE_BLOCK_BYTES);
+        assert_memory_equal(disk_bytes[block], model[block], CACHE_BLOCK_BYTES);
 }
 
 static void test_replay_error_keeps_the_journal(void **state)
 {
     (void)state;
     acknowledged_write(2, 0x22);
-    fail_writes = 1;
+    disk.fail_writes = 1;
     assert_int_equal(restart_and_replay(), -E_IO);
-    fail_writes = 0;
+    disk.fail_writes = 0;
     assert_int_equal(restart_and_replay(), 1);
-    assert_int_equal(disk[2][0], 0x22);
+    assert_int_equal(disk_bytes[2][0], 0x22);
 }
 
 static void test_kept_header_checks(void **state)

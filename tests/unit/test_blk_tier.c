@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "cache.h"
+#include "memory_disk.h"
 #include "nvm_crash_model.h"
 #include "tier.h"
 #include <formica/errors.h>
@@ -28,60 +29,14 @@
 #define SETS 2u
 #define LINES (SETS * TIER_MIN_WAYS)
 #define NVM_BYTES (TIER_HEADER_BYTES + 4096u + LINES * CACHE_BLOCK_BYTES)
-#define MAX_WRITES 4096u
 
-struct memory_disk {
-    uint8_t bytes[DISK_BLOCKS][CACHE_BLOCK_BYTES];
-    uint64_t blocks;
-    unsigned reads, writes, flushes, fail_writes;
-    uint64_t write_first[MAX_WRITES];
-    uint32_t write_count[MAX_WRITES];
-    unsigned writes_at_flush, dirty_tags_at_flush; /* the tags still dirty at the last flush */
-    const bool *stopped; /* the crash model's: writes after a crash never happen */
-};
-
+static uint8_t disk_bytes[DISK_BLOCKS][CACHE_BLOCK_BYTES];
 static struct memory_disk disk;
+static unsigned dirty_tags_at_flush; /* the tags still dirty at the disk's last flush */
 static uint8_t disk_serial[20] = "disk-a";
 static uint8_t *nvm;
 static struct tier tier;
 static struct cache cache;
-
-static int disk_read(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)
-{
-    struct memory_disk *memory = context;
-    memory->reads++;
-    for (uint32_t i = 0; i < count; i++)
-        memcpy(buffers[i], memory->bytes[first + i], CACHE_BLOCK_BYTES);
-    return 0;
-}
-
-static int disk_write(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers)
-{
-    struct memory_disk *memory = context;
-    if (memory->fail_writes)
-        return -E_IO;
-    if (memory->stopped != NULL && *memory->stopped)
-        return 0;
-    if (memory->writes < MAX_WRITES) {
-        memory->write_first[memory->writes] = first;
-        memory->write_count[memory->writes] = count;
-    }
-    memory->writes++;
-    for (uint32_t i = 0; i < count; i++)
-        memcpy(memory->bytes[first + i], buffers[i], CACHE_BLOCK_BYTES);
-    return 0;
-}
-
-static unsigned dirty_tags(void);
-
-static int disk_flush(void *context)
-{
-    struct memory_disk *memory = context;
-    memory->flushes++;
-    memory->writes_at_flush = memory->writes;
-    memory->dirty_tags_at_flush = dirty_tags();
-    return 0;
-}
 
 /* The tags in the NVM that say dirty. */
 static unsigned dirty_tags(void)
@@ -95,9 +50,15 @@ static unsigned dirty_tags(void)
     return count;
 }
 
+static int disk_flush(void *context)
+{
+    dirty_tags_at_flush = dirty_tags();
+    return memory_disk_flush(context);
+}
+
 static struct cache_disk below(void)
 {
-    return (struct cache_disk){&disk, disk.blocks, disk_read, disk_write, disk_flush};
+    return (struct cache_disk){&disk, disk.blocks, memory_disk_read, memory_disk_write, disk_flush};
 }
 
 /* A boot: the tier over `nvm` as it is, mounted. */
@@ -123,8 +84,8 @@ static void fill_pattern(uint8_t *bytes, uint64_t block, uint64_t version)
 
 static void reset_disk(uint64_t blocks)
 {
-    memset(&disk, 0, sizeof disk);
-    disk.blocks = blocks;
+    memory_disk_reset(&disk, disk_bytes, blocks);
+    dirty_tags_at_flush = 0;
     for (uint32_t block = 0; block < DISK_BLOCKS; block++)
         fill_pattern(disk.bytes[block], block, 0);
 }
@@ -408,7 +369,7 @@ static void test_dirty_lines_survive_a_reboot_and_a_pass_writes_them(void **stat
     assert_int_equal(disk.write_count[3], 2);
     assert_int_equal(disk.flushes, 1);
     assert_int_equal(disk.writes_at_flush, 4);
-    assert_int_equal(disk.dirty_tags_at_flush, 10); /* no tag clean before DK_FLUSH */
+    assert_int_equal(dirty_tags_at_flush, 10); /* no tag clean before DK_FLUSH */
     assert_int_equal(dirty_tags(), 0);
     assert_int_equal(cache.stats.dirty, 0);
     assert_int_equal(tier.writeback_runs, 4);

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "cache.h"
+#include "memory_disk.h"
 #include "tier.h"
 #include <formica/errors.h>
 
@@ -32,7 +33,7 @@
 #define HANDLE_BASE 5000u /* a line's block ICA: HANDLE_BASE + line */
 
 static uint8_t disk_bytes[DISK_BLOCKS][CACHE_BLOCK_BYTES];
-static unsigned disk_writes;
+static struct memory_disk disk;
 static uint8_t *nvm;
 static struct tier tier;
 static struct cache cache;
@@ -53,23 +54,6 @@ static struct {
 } revoked;
 static unsigned lend_asks; /* pinned() and held_beyond_mappings(): system calls in BLK */
 static unsigned unbinds;
-
-static int disk_read(void *context, uint64_t first, uint32_t count, uint8_t *const *buffers)
-{
-    (void)context;
-    for (uint32_t i = 0; i < count; i++)
-        memcpy(buffers[i], disk_bytes[first + i], CACHE_BLOCK_BYTES);
-    return 0;
-}
-
-static int disk_write(void *context, uint64_t first, uint32_t count, const uint8_t *const *buffers)
-{
-    (void)context;
-    disk_writes++;
-    for (uint32_t i = 0; i < count; i++)
-        memcpy(disk_bytes[first + i], buffers[i], CACHE_BLOCK_BYTES);
-    return 0;
-}
 
 static uint32_t line_of_handle(uint64_t handle)
 {
@@ -108,13 +92,13 @@ static void revoke(void *context, uint64_t handle, bool write_only)
     uint32_t line = line_of_handle(handle);
     if (write_only) {
         if (revoked.write_only++ == 0)
-            revoked.writes_at_protect = disk_writes;
+            revoked.writes_at_protect = disk.writes;
         return;
     }
     revoked.full++;
     revoked.last_full = handle;
     revoked.block_at_full = block_in_line(line);
-    revoked.writes_at_full = disk_writes;
+    revoked.writes_at_full = disk.writes;
     lends[line].mappings = 0;
 }
 
@@ -144,9 +128,9 @@ static void fill_pattern(uint8_t *bytes, uint64_t block, uint64_t version)
 static int setup_tier(uint32_t sets, uint64_t bytes)
 {
     static uint8_t pool[4][CACHE_BLOCK_BYTES];
+    memory_disk_reset(&disk, disk_bytes, DISK_BLOCKS);
     for (uint32_t block = 0; block < DISK_BLOCKS; block++)
         fill_pattern(disk_bytes[block], block, 0);
-    disk_writes = 0;
     lend_asks = 0;
     unbinds = 0;
     memset(lends, 0, sizeof lends);
@@ -154,7 +138,7 @@ static int setup_tier(uint32_t sets, uint64_t bytes)
     nvm = aligned_alloc(4096, bytes);
     memset(nvm, 0, bytes);
     memset(&tier, 0, sizeof tier);
-    struct cache_disk below = {NULL, DISK_BLOCKS, disk_read, disk_write, NULL};
+    struct cache_disk below = {&disk, DISK_BLOCKS, memory_disk_read, memory_disk_write, NULL};
     assert_int_equal(tier_prepare(&tier, nvm, bytes, sets, 1, &below, NULL), 0);
     for (int i = 0; i < 4; i++)
         tier_pool_add(&tier, pool[i], 0);
@@ -312,7 +296,7 @@ static void test_dirty_mapped_lines_are_taken_after_a_pass(void **state)
     assert_true(tier_pass_for_map(&cache, lineless));
     assert_int_equal(revoked.write_only, WAYS);
     assert_int_equal(revoked.writes_at_protect, 0); /* protected before any write */
-    assert_int_equal(disk_writes, 1);               /* one run of 64 */
+    assert_int_equal(disk.writes, 1);               /* one run of 64 */
     assert_int_equal(cache.stats.dirty, 0);
     for (uint64_t block = 0; block < WAYS; block++) {
         uint64_t word;

@@ -426,11 +426,11 @@ static bool parse_fraction(const char *text, uint32_t *milli)
 
 /* remote_share=P: this process, the remote account, weighs P / (1 - P)
  * against local accounts at 1 on the node's fair scheduler (SYS_SHARE_WEIGHT);
- * without the option P is REMOTE_SHARE_DEFAULT, so local work keeps 80 % of
- * the core whenever it runs. remote_share=off takes serving out of that
- * balance: it weighs SHARE_WEIGHT_MAX and runs whenever a frame is there, as
- * remote traffic that no scheduler holds back. */
-#define REMOTE_SHARE_DEFAULT "0.2"
+ * without the option P is REMOTE_SHARE_DEFAULT, so local work keeps over 80 %
+ * of the core whenever it runs, the scheduler's slack included. remote_share=off takes serving out
+ * of that balance: it weighs SHARE_WEIGHT_MAX and runs whenever a frame is there, as remote traffic
+ * that no scheduler holds back. */
+#define REMOTE_SHARE_DEFAULT "0.15"
 
 static uint32_t remote_weight(const char *text)
 {

@@ -1,19 +1,21 @@
 /* virtio_blk.c: virtio-blk through the legacy (transitional) PCI interface:
  * registers in I/O BAR 0, one virtqueue in the legacy split layout, three
- * descriptors per request (header, data, status byte), completion by INTx.
- * The transport and the ring are lib/virtio/virtio_legacy.c's. */
+ * descriptors per request (header, data, status byte), completion by MSI-X
+ * (table entry 0) or else INTx. The transport and the ring are
+ * lib/virtio/virtio_legacy.c's. */
 #include <formica/virtio_legacy.h>
 #include <formica/block_device.h>
 #include <formica/device.h>
 #include <formica/errors.h>
 #include <formica/pci.h>
+#include <formica/pci_interrupt.h>
 #include <formica/port_io.h>
 #include <formica/user.h>
 #include <stdio.h>
 #include <string.h>
 
 #define VIRTIO_BLK_TRANSITIONAL 0x1001
-#define REGISTER_CAPACITY VIRTIO_LEGACY_DEVICE_CONFIG
+#define CONFIG_CAPACITY 0 /* in the device configuration */
 #define REQUEST_IN 0
 #define REQUEST_OUT 1
 #define REQUEST_FLUSH 4
@@ -31,6 +33,7 @@ struct request_header {
 
 struct virtio_state {
     uint16_t io;
+    bool msix;                      /* MSI-X on: no line to lower, the configuration at 0x18 */
     struct virtqueue queue;         /* queue 0, three descriptors per slot */
     struct request_header *headers; /* MAX_SLOTS, then MAX_SLOTS status bytes */
     uint64_t headers_physical;
@@ -89,7 +92,8 @@ static long virtio_submit(struct block_device *device, struct block_request *req
 static void virtio_complete(struct block_device *device)
 {
     (void)device;
-    virtio_legacy_interrupt_status(virtio.io); /* reading acknowledges and lowers the line */
+    if (!virtio.msix)
+        virtio_legacy_interrupt_status(virtio.io); /* reading acknowledges and lowers the line */
     uint32_t id, length;
     while (virtqueue_used_next(&virtio.queue, &id, &length)) {
         unsigned slot = id / 3;
@@ -127,6 +131,12 @@ static bool start_device(const struct pci_function *function)
     }
     if (!set_up_queue()) {
         printf("dk: virtio-blk queue set-up failed\n");
+        return false;
+    }
+    const uint16_t queue = 0;
+    if (virtio.msix && virtio_legacy_route_to_vector_0(virtio.io, &queue, 1) < 0) {
+        printf("dk: virtio-blk refused MSI-X vector 0\n");
+        virtio_legacy_failed(virtio.io);
         return false;
     }
     virtio_legacy_driver_ok(virtio.io);
@@ -168,17 +178,24 @@ bool virtio_blk_probe_at(struct block_device *device, unsigned index, bool *inte
     struct pci_function function;
     if (!pci_find_device(VIRTIO_VENDOR, VIRTIO_BLK_TRANSITIONAL, index, &function))
         return false;
-    long gsi = irq_attach(function.interrupt_line); /* first: it also claims the device */
-    if (gsi < 0 && (interrupts == NULL || gsi != -E_BUSY)) {
-        printf("dk: virtio-blk interrupt line %u: %s\n", function.interrupt_line, error_text(gsi));
+    pci_enable(&function); /* the MSI-X table is in a memory BAR */
+    /* first: the vector (or the line) is also the claim on the device */
+    long kind = pci_interrupt_attach(&function, "dk: virtio-blk",
+                                     PCI_INTERRUPT_TAKES_MSIX | PCI_INTERRUPT_TAKES_INTX);
+    if (kind < 0 || (kind == PCI_INTERRUPT_NONE && interrupts == NULL)) {
+        printf("dk: virtio-blk at %02x:%02x.%x: %s\n", function.bus, function.device,
+               function.function, kind < 0 ? error_text(kind) : "no interrupt");
         return false;
     }
     if (interrupts != NULL)
-        *interrupts = gsi >= 0; /* the line is another driver's: the caller polls */
+        *interrupts = kind != PCI_INTERRUPT_NONE; /* none: the caller polls */
+    virtio.msix = kind == PCI_INTERRUPT_MSIX;
     if (!start_device(&function))
         return false;
-    uint64_t low = port_in32(virtio.io + REGISTER_CAPACITY);
-    uint64_t high = port_in32(virtio.io + REGISTER_CAPACITY + 4);
+    uint16_t config = (uint16_t)(virtio.io + (virtio.msix ? VIRTIO_LEGACY_DEVICE_CONFIG_MSIX
+                                                          : VIRTIO_LEGACY_DEVICE_CONFIG));
+    uint64_t low = port_in32(config + CONFIG_CAPACITY);
+    uint64_t high = port_in32(config + CONFIG_CAPACITY + 4);
     memset(device, 0, sizeof(*device));
     device->driver = "virtio-blk";
     device->sectors = high << 32 | low;
@@ -188,5 +205,9 @@ bool virtio_blk_probe_at(struct block_device *device, unsigned index, bool *inte
     device->complete = virtio_complete;
     device->state = &virtio;
     read_serial(device);
+    printf("dk: virtio-blk at %02x:%02x.%x: %s interrupts\n", function.bus, function.device,
+           function.function,
+           kind == PCI_INTERRUPT_NONE ? "no (polled)"
+                                      : pci_interrupt_name((enum pci_interrupt_kind)kind));
     return true;
 }

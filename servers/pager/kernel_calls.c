@@ -7,8 +7,10 @@
 /* The kernel touches a client's blocks only while it waits for an ICA and
  * says -E_BUSY otherwise. A client on another core whose fault just reached
  * the pager may not be blocked yet (it is between sending the fault and its
- * wait), so a -E_BUSY is asked again, yielding, for up to this long. */
-#define CLIENT_SETTLE_US 100000u
+ * wait), so a -E_BUSY is asked again, yielding, for up to this long: that
+ * core's vCPU may not run for a while on a loaded host (100 ms was seen to
+ * pass under TCG with a dozen QEMUs on two host cores, ending the client). */
+#define CLIENT_SETTLE_US 2000000u
 
 /* Whether to ask again: -E_BUSY within the settling time (started at the first). */
 static bool settling(long result, uint64_t *deadline)

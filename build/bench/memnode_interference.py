@@ -52,12 +52,18 @@ def parse_arguments(argv=None):
     parser.add_argument("--shares", default=",".join(SHARES),
                         help="remote_shares to measure, e.g. off,default,0.25 (default "
                              f"{','.join(SHARES)})")
+    parser.add_argument("--locals", default=",".join(LOCALS),
+                        help="where memstream's arrays are: dram, nvm or both (default dram,nvm)")
     parser.add_argument("--timeout", type=int, default=900)
     add_smoke_option(parser)
     arguments = parser.parse_args(argv)
     arguments.client_counts = [int(word) for word in arguments.clients.split(",") if word]
     arguments.shares = [word for word in arguments.shares.split(",") if word]
-    arguments.locals, arguments.own_core_locals = LOCALS, LOCALS
+    arguments.locals = [word for word in arguments.locals.split(",") if word]
+    unknown = set(arguments.locals) - set(LOCALS)
+    if unknown:
+        parser.error(f"--locals: unknown {sorted(unknown)}")
+    arguments.own_core_locals = list(arguments.locals)
     arguments.interval_ms, arguments.intervals, arguments.megabytes = 3000, 60, 8
     arguments.stream_bytes = "24M"
     if arguments.smoke:  # DRAM, serving not held back, beside 1 and 2 clients and alone

@@ -430,7 +430,7 @@ static bool parse_fraction(const char *text, uint32_t *milli)
  * of the core whenever it runs, the scheduler's slack included. remote_share=off takes serving out
  * of that balance: it weighs SHARE_WEIGHT_MAX and runs whenever a frame is there, as remote traffic
  * that no scheduler holds back. */
-#define REMOTE_SHARE_DEFAULT "0.15"
+#define REMOTE_SHARE_DEFAULT "0.1"
 
 static uint32_t remote_weight(const char *text)
 {

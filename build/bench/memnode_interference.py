@@ -4,7 +4,7 @@
 # --memnode-cmd) on the node's DRAM or on its local NVDIMM (--memnode-local-nvm, apart from the
 # store's), alone and while 1-4 client machines (--memnode-clients) each run two swapping memseqs
 # against the node, with the scheduler off for serving (--memnode-remote-share off), at the default
-# remote_share (0.15) and at 0.25, 0.5 (an equal share) and 0.75; and "role on its own core": a
+# remote_share (0.1) and at 0.25, 0.5 (an equal share) and 0.75; and "role on its own core": a
 # 2-core node (--memnode-smp 2, placement memnode-own-core) with the role on core 1.
 # Everything comes from the node's own counts: memstream's per-interval lines give its bytes over
 # the TSC cycles of the interval and the cycles it and the role ran (the fair scheduler's), not
@@ -28,9 +28,9 @@ NODE_FLAGS = ["--smp", "2", "--accel", "tcg", "--disk", "none", "--memnodes", "1
               "--memnode-mem", "160M", "--memnode-capacity", "96M",
               "--memnode-nvm", "112M",  # the store, in NVM: room for the 96M it offers and its tags
               "--memnode-local-nvm", "32M"]  # memstream's NVM, a device of its own
-# "off": serving not held back (weighs SHARE_WEIGHT_MAX); "default": no option, remote_share 0.15
+# "off": serving not held back (weighs SHARE_WEIGHT_MAX); "default": no option, remote_share 0.1
 SHARES = ["off", "default", "0.25", "0.5", "0.75"]
-REMOTE_SHARE_DEFAULT = 0.15  # apps/memnode/main.c
+REMOTE_SHARE_DEFAULT = 0.1  # apps/memnode/main.c
 LOCALS = ["dram", "nvm"]
 CLIENTS = [1, 2]  # what boots in reasonable time on a 2-core host; --clients 1,2,3,4 for all
 # The role on a core of its own: a 2-core node, its placement's `memnode 1` (docs/placement.md)
@@ -230,7 +230,7 @@ def write_report(rows, options):
              "modelled is the node's CPU cost of serving. Under TCG the TSC follows host time, so "
              "`local_fraction` also falls when the host runs more QEMUs (each client is one); "
              f"`local_core_fraction` does not. {PAPER}; remote_share 0.5 is the fair "
-             "scheduler's equal share (no weight), 0.15 the node's default, and `off` serving "
+             "scheduler's equal share (no weight), 0.1 the node's default, and `off` serving "
              "that no scheduler holds back (it weighs 64 against local work's 1).", "",
              f"Client machines measured: {', '.join(map(str, counts))}. {NOT_MEASURED}", "",
              "| local | clients | where the role runs | remote_share | local fraction | core "

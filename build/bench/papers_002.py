@@ -1,7 +1,7 @@
 # build/bench/papers_002.py: seed 002's rows of `make bench-papers` (papers.py): a memory node's
 # local STREAM on its DRAM or NVM beside remote traffic into its NVM store (Figs 5, 6, 8), from
 # memnode_interference.py's boots (`make bench-memnode`), with the scheduler off for serving (the
-# paper's node, which does not schedule remote traffic), at the default remote_share (0.15) and at
+# paper's node, which does not schedule remote traffic), at the default remote_share (0.1) and at
 # 0.25, 0.5, 0.75, and 1-2 client machines.
 import memnode_interference
 from papers_page import row

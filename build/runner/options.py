@@ -145,7 +145,7 @@ def build_parser():
                              "(which it starts first, in an account of its own)")
     parser.add_argument("--memnode-remote-share", metavar="P",
                         help="the share of a node's core its memory-node role gets against local "
-                             "work (0 < P < 1, boot option remote_share=P; default 0.15), or off: "
+                             "work (0 < P < 1, boot option remote_share=P; default 0.1), or off: "
                              "serving is not held back")
     parser.add_argument("--memnode-smp", type=int, default=1, metavar="N",
                         help="each memory node's cores (default 1)")

@@ -14,7 +14,8 @@ PAPER_002 = {("Fig. 5", "nvm"): 0.24, ("Fig. 5", "dram"): 0.20, "Fig. 8": 0.18, 
 # What this host measures: 1 and 2 client machines (two memseqs each); 3 and 4 boot too (a smoke
 # run of 4 did) but are left to `make bench-memnode MEMNODE_FLAGS="--clients 1,2,3,4"`.
 CLIENTS_LEFT_OUT = "1-2 client machines here (two memseqs each); 3-4 not measured on this host"
-ARGUMENTS = {"full": [], "quick": [], "smoke": ["--smoke"]}
+# QUICK: the paper's node (serving not held back) beside the default and one weight
+ARGUMENTS = {"full": [], "quick": ["--shares", "off,default,0.25"], "smoke": ["--smoke"]}
 
 
 def measure(options):

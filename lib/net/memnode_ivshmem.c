@@ -49,8 +49,8 @@ static void map_bar(const struct pci_function *function)
     long error = device_map_whole(bar->physical, bar->bytes, &bar->base);
     if (error != 0) {
         printf("memnode client: ivshmem %u:%u.%u: BAR 2 at 0x%lx (%lu MiB) cannot be mapped: %s\n",
-               function->bus, function->device, function->function, bar->physical,
-               bar->bytes >> 20, error_text(error));
+               function->bus, function->device, function->function, bar->physical, bar->bytes >> 20,
+               error_text(error));
         return;
     }
     bar_count++;
@@ -116,6 +116,8 @@ static void attach_node(struct memnode_node *node)
 void memnode_ivshmem_attach(struct memnode_cluster *cluster)
 {
     find_bars();
+    for (unsigned i = 0; i < bar_count; i++)
+        bars[i].taken = false; /* a cluster opened again in this process matches afresh */
     for (unsigned i = 0; i < cluster->node_count; i++)
         attach_node(&cluster->nodes[i]);
 }

@@ -21,7 +21,7 @@
 #define BLOCK (8u << 10)
 #define ALL_MODES (CRASH_SOME_UNFENCED | CRASH_SOME_EVICTED)
 
-static const uint8_t cluster[MEMNODE_CLUSTER_BYTES] = {0xc1, 2, 3, 4, 5, 6, 7, 8,
+static const uint8_t cluster[MEMNODE_CLUSTER_BYTES] = {0xc1, 2,  3,  4,  5,  6,  7,  8,
                                                        9,    10, 11, 12, 13, 14, 15, 0xcf};
 
 struct node {

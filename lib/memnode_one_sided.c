@@ -3,6 +3,7 @@
  * of the mapped store against the negotiation, block arithmetic, and the
  * node's own ordered store and check (lib/memnode_store.c) run here. */
 #include <formica/errors.h>
+#include <formica/kept_region.h>
 #include <formica/memnode_one_sided.h>
 #include <formica/nvm_persist.h>
 #include <stdio.h>
@@ -93,7 +94,7 @@ long memnode_one_sided_store(struct memnode_one_sided *side, uint64_t block, uin
     if (error != 0)
         return error;
     memnode_store_write(&side->store, start_unit * MEMNODE_STORE_UNIT, data, bytes);
-    memnode_store_commit(&side->store, start_unit, bytes, sequence);
+    memnode_store_commit_sum(&side->store, start_unit, bytes, sequence, kept_checksum(data, bytes));
     side->stores++;
     return 0;
 }

@@ -231,19 +231,23 @@ void memnode_store_write(struct memnode_store *store, uint64_t offset, const voi
 
 /* The data flushed before: one fence makes it durable; then the tag is
  * cleared, written and sealed, each persisted, so a sealed tag is whole. */
-void memnode_store_commit(struct memnode_store *store, uint64_t start_unit, uint32_t bytes,
-                          uint32_t sequence)
+void memnode_store_commit_sum(struct memnode_store *store, uint64_t start_unit, uint32_t bytes,
+                              uint32_t sequence, uint64_t sum)
 {
     nvm_fence();
     struct memnode_tag *tag = &store->tags[start_unit];
     struct memnode_tag fresh = {
-        .start_unit = start_unit,
-        .bytes = bytes,
-        .sequence = sequence,
-        .kept_checksum = kept_checksum(store->data + start_unit * MEMNODE_STORE_UNIT, bytes)};
+        .start_unit = start_unit, .bytes = bytes, .sequence = sequence, .kept_checksum = sum};
     nvm_store64_persist(&tag->valid, 0);
     nvm_write_persist(tag, &fresh, offsetof(struct memnode_tag, valid));
     nvm_store64_persist(&tag->valid, memnode_tag_seal(&fresh));
+}
+
+void memnode_store_commit(struct memnode_store *store, uint64_t start_unit, uint32_t bytes,
+                          uint32_t sequence)
+{
+    memnode_store_commit_sum(store, start_unit, bytes, sequence,
+                             kept_checksum(store->data + start_unit * MEMNODE_STORE_UNIT, bytes));
 }
 
 enum memnode_store_held memnode_store_check_copy(const struct memnode_store *store,

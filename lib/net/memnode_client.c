@@ -312,14 +312,22 @@ static long locate(struct memnode_cluster *cluster, uint64_t slot, unsigned *nod
 
 static void restart_seen(struct memnode_cluster *cluster, unsigned node);
 
-/* A retrieve's copy that fails its tag: said, and never served as good. */
+/* A retrieve's copy that fails its tag: never served as good, and said:
+ * the first CORRUPT_LINES of a node, then at every power of two. */
+#define CORRUPT_LINES 8
 static void say_corrupt(const struct memnode_cluster *cluster, const struct memnode_transfer *t,
                         enum memnode_store_held held)
 {
-    printf("memnode client: node %u block %lu (%u bytes) read one-sided %s: corrupt, not "
-           "served\n",
-           cluster->nodes[t->node].node_id, (unsigned long)t->progress.block, cluster->block_bytes,
-           held == MEMNODE_TORN ? "does not match its tag's checksum" : "has no valid tag");
+    const struct memnode_node *n = &cluster->nodes[t->node];
+    uint64_t count = n->one_sided.corrupt;
+    if (count <= CORRUPT_LINES)
+        printf("memnode client: node %u block %lu (%u bytes) read one-sided %s: corrupt, not "
+               "served\n",
+               n->node_id, (unsigned long)t->progress.block, cluster->block_bytes,
+               held == MEMNODE_TORN ? "does not match its tag's checksum" : "has no valid tag");
+    else if ((count & (count - 1)) == 0)
+        printf("memnode client: node %u: %lu blocks read one-sided were corrupt, none served\n",
+               n->node_id, (unsigned long)count);
 }
 
 /* Transfer `t` to a one-sided node, by memcpy through its BAR: true when it

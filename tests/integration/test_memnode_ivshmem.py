@@ -107,6 +107,37 @@ def test_restarted_node_finds_the_blocks_written_one_sided(tmp_path):
                      r"16 MiB, generation 2\)", result.text), result.describe()
 
 
+def scribble_on_stored_blocks(nvm_path):
+    """Flips a byte inside every block sealed in the node's NVM file (host writes, as a
+    stray write or a bad line would): each is then answered corrupt until stored again."""
+    image = nvm_path.read_bytes()
+    data_at = struct.unpack_from("<Q", image, 96)[0]  # the header's geometry[2]
+    tags = sealed_tags(nvm_path)
+    with open(nvm_path, "r+b") as device:
+        for tag in tags:
+            device.seek(data_at + tag[0] * 4096 + 100)
+            byte = device.read(1)
+            device.seek(data_at + tag[0] * 4096 + 100)
+            device.write(bytes([byte[0] ^ 0x5a]))
+    return len(tags)
+
+
+def test_a_corrupt_block_read_one_sided_is_not_served(tmp_path):
+    log = tmp_path / "run.log"
+    run = formica.start(tmp_path, *NODE_FLAGS, "--memnodes", "2", *ONE_SIDED, "--log", str(log),
+                        "--cmd", f"{SORT} --replicas 2; pagerstat", timeout=TIMEOUT)
+    assert run.wait_for(lambda out, err: SORTING in out, 300), run.stdout()[-3000:]
+    assert scribble_on_stored_blocks(log.parent / f"{log.name}.node-1.nvm") > 0
+    result = run.finish()
+    [sort] = result.kinds("sort")
+    assert result.rc == 0 and sort["verified"] is True, result.describe()  # from node 2's copies
+    assert "read one-sided does not match its tag's checksum: corrupt, not served" in result.text
+    first, second = result.kinds("pagernode")
+    assert first["one_sided"] and second["one_sided"], result.describe()
+    assert first["one_sided_corrupt"] > 0 and second["one_sided_corrupt"] == 0, result.describe()
+    assert "does not match what was stored" not in result.text, result.describe()
+
+
 def test_memclient_one_sided_and_without_the_device_two_sided(tmp_path):
     log = tmp_path / "run.log"
     one_sided = formica.run(*NODE_FLAGS, "--memnodes", "1", *ONE_SIDED, "--log", str(log),

@@ -69,6 +69,10 @@ void memnode_store_write(struct memnode_store *store, uint64_t offset, const voi
 /* The block at `start_unit` is complete: one fence, then its tag, persisted. */
 void memnode_store_commit(struct memnode_store *store, uint64_t start_unit, uint32_t bytes,
                           uint32_t sequence);
+/* The same with the block's checksum given: a one-sided client sums the
+ * bytes it sent, not what another machine may have changed since. */
+void memnode_store_commit_sum(struct memnode_store *store, uint64_t start_unit, uint32_t bytes,
+                              uint32_t sequence, uint64_t sum);
 /* Whether the block of `bytes` at `start_unit` may be served. */
 enum memnode_store_held memnode_store_check(const struct memnode_store *store, uint64_t start_unit,
                                             uint32_t bytes);

@@ -189,6 +189,14 @@ static int check_block_fields(const struct memnode_message *message)
     return MEMNODE_OK;
 }
 
+/* A capacity, and a NEGOTIATE_REPLY's layout after it when it says so. */
+static uint16_t capacity_payload_bytes(const struct memnode_message *message)
+{
+    bool layout =
+        message->type == MEMNODE_NEGOTIATE_REPLY && (message->flags & MEMNODE_FLAG_LAYOUT);
+    return (uint16_t)(MEMNODE_CAPACITY_BYTES + (layout ? MEMNODE_LAYOUT_BYTES : 0));
+}
+
 /* The payload against what the type carries (protocol/memnode.messages). */
 static int check_payload(const struct memnode_message *message)
 {
@@ -196,7 +204,8 @@ static int check_payload(const struct memnode_message *message)
     case MEMNODE_CARRIES_NONE:
         return message->payload_bytes == 0 ? MEMNODE_OK : MEMNODE_ERROR_LENGTH;
     case MEMNODE_CARRIES_CAPACITY:
-        return message->payload_bytes == MEMNODE_CAPACITY_BYTES ? MEMNODE_OK : MEMNODE_ERROR_LENGTH;
+        return message->payload_bytes == capacity_payload_bytes(message) ? MEMNODE_OK
+                                                                         : MEMNODE_ERROR_LENGTH;
     case MEMNODE_CARRIES_BITMAP: {
         int result = check_block_fields(message);
         if (result == MEMNODE_OK && message->payload_bytes != bitmap_bytes(message->fragment_count))
@@ -286,6 +295,35 @@ void memnode_capacity_decode(const uint8_t *payload, struct memnode_capacity *ca
     capacity->node_flags = get32(payload + 20);
     capacity->generation = get64(payload + 24);
     memcpy(capacity->cluster, payload + 32, sizeof capacity->cluster);
+}
+
+void memnode_layout_encode(const struct memnode_layout *layout, uint8_t *payload)
+{
+    put64(payload, layout->device_bytes);
+    put64(payload + 8, layout->tags_at);
+    put64(payload + 16, layout->data_at);
+    put64(payload + 24, layout->units);
+    put32(payload + 32, layout->unit_bytes);
+    put32(payload + 36, layout->tag_bytes);
+}
+
+void memnode_layout_decode(const uint8_t *payload, struct memnode_layout *layout)
+{
+    layout->device_bytes = get64(payload);
+    layout->tags_at = get64(payload + 8);
+    layout->data_at = get64(payload + 16);
+    layout->units = get64(payload + 24);
+    layout->unit_bytes = get32(payload + 32);
+    layout->tag_bytes = get32(payload + 36);
+}
+
+bool memnode_reply_layout(const struct memnode_message *reply, struct memnode_layout *layout)
+{
+    if (reply->type != MEMNODE_NEGOTIATE_REPLY || !(reply->flags & MEMNODE_FLAG_LAYOUT) ||
+        reply->payload_bytes < MEMNODE_CAPACITY_BYTES + MEMNODE_LAYOUT_BYTES)
+        return false;
+    memnode_layout_decode(reply->payload + MEMNODE_CAPACITY_BYTES, layout);
+    return true;
 }
 
 bool memnode_sequence_newer(uint32_t candidate, uint32_t current)

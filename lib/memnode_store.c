@@ -10,6 +10,7 @@
 
 #define TAG_BYTES sizeof(struct memnode_tag)
 #define TAGS_AT MEMNODE_STORE_UNIT /* unit 0 holds the header pair */
+#define TAG_READS 64               /* reads of a tag another machine may be writing */
 
 enum geometry { GEOMETRY_TAGS_AT, GEOMETRY_UNITS, GEOMETRY_DATA_AT, GEOMETRY_UNIT_BYTES };
 
@@ -139,9 +140,26 @@ static enum memnode_store_opened refuse_foreign(const struct nvm_identity *heade
     return MEMNODE_STORE_FOREIGN;
 }
 
-static bool tag_sound(const struct memnode_store *store, uint64_t unit)
+/* A tag read whole: another machine may be writing it one-sided (valid
+ * cleared, the fields, the seal, each persisted), so a read that straddles
+ * its steps is read again; true when the copy is cleared or sealed. */
+static bool tag_snapshot(const struct memnode_tag *tag, struct memnode_tag *copy)
 {
-    const struct memnode_tag *tag = &store->tags[unit];
+    for (unsigned reads = 0; reads < TAG_READS; reads++) {
+        const volatile uint64_t *from = (const volatile uint64_t *)tag;
+        uint64_t words[TAG_BYTES / sizeof(uint64_t)];
+        for (unsigned i = 0; i < TAG_BYTES / sizeof(uint64_t); i++)
+            words[i] = from[i];
+        memcpy(copy, words, TAG_BYTES);
+        if (copy->valid == 0 || copy->valid == memnode_tag_seal(copy))
+            return true;
+    }
+    return false;
+}
+
+static bool tag_in_range(const struct memnode_store *store, const struct memnode_tag *tag,
+                         uint64_t unit)
+{
     uint64_t span = tag->bytes / MEMNODE_STORE_UNIT;
     return tag->valid == memnode_tag_seal(tag) && tag->start_unit == unit && span > 0 &&
            tag->bytes % MEMNODE_STORE_UNIT == 0 && unit + span <= store->units;
@@ -152,9 +170,11 @@ static bool tag_sound(const struct memnode_store *store, uint64_t unit)
 static bool tags_sound(struct memnode_store *store, char *why, size_t why_bytes)
 {
     for (uint64_t unit = 0; unit < store->units; unit++) {
-        if (store->tags[unit].valid == 0)
+        struct memnode_tag tag;
+        bool whole = tag_snapshot(&store->tags[unit], &tag);
+        if (whole && tag.valid == 0)
             continue;
-        if (!tag_sound(store, unit)) {
+        if (!whole || !tag_in_range(store, &tag, unit)) {
             snprintf(why, why_bytes, "NVM tag of unit %lu fails its checksum (corrupt)",
                      (unsigned long)unit);
             return false;
@@ -211,27 +231,60 @@ void memnode_store_write(struct memnode_store *store, uint64_t offset, const voi
 
 /* The data flushed before: one fence makes it durable; then the tag is
  * cleared, written and sealed, each persisted, so a sealed tag is whole. */
-void memnode_store_commit(struct memnode_store *store, uint64_t start_unit, uint32_t bytes,
-                          uint32_t sequence)
+void memnode_store_commit_sum(struct memnode_store *store, uint64_t start_unit, uint32_t bytes,
+                              uint32_t sequence, uint64_t sum)
 {
     nvm_fence();
     struct memnode_tag *tag = &store->tags[start_unit];
     struct memnode_tag fresh = {
-        .start_unit = start_unit,
-        .bytes = bytes,
-        .sequence = sequence,
-        .kept_checksum = kept_checksum(store->data + start_unit * MEMNODE_STORE_UNIT, bytes)};
+        .start_unit = start_unit, .bytes = bytes, .sequence = sequence, .kept_checksum = sum};
     nvm_store64_persist(&tag->valid, 0);
     nvm_write_persist(tag, &fresh, offsetof(struct memnode_tag, valid));
     nvm_store64_persist(&tag->valid, memnode_tag_seal(&fresh));
 }
 
+void memnode_store_commit(struct memnode_store *store, uint64_t start_unit, uint32_t bytes,
+                          uint32_t sequence)
+{
+    memnode_store_commit_sum(store, start_unit, bytes, sequence,
+                             kept_checksum(store->data + start_unit * MEMNODE_STORE_UNIT, bytes));
+}
+
+enum memnode_store_held memnode_store_check_copy(const struct memnode_store *store,
+                                                 uint64_t start_unit, uint32_t bytes,
+                                                 const void *copy)
+{
+    struct memnode_tag tag;
+    if (start_unit >= store->units || !tag_snapshot(&store->tags[start_unit], &tag) ||
+        tag.valid == 0 || !tag_in_range(store, &tag, start_unit) || tag.bytes != bytes)
+        return MEMNODE_NOT_HELD;
+    return kept_checksum(copy, bytes) == tag.kept_checksum ? MEMNODE_HELD : MEMNODE_TORN;
+}
+
 enum memnode_store_held memnode_store_check(const struct memnode_store *store, uint64_t start_unit,
                                             uint32_t bytes)
 {
-    if (start_unit >= store->units || store->tags[start_unit].valid == 0 ||
-        !tag_sound(store, start_unit) || store->tags[start_unit].bytes != bytes)
+    if (start_unit >= store->units)
         return MEMNODE_NOT_HELD;
-    uint64_t sum = kept_checksum(store->data + start_unit * MEMNODE_STORE_UNIT, bytes);
-    return sum == store->tags[start_unit].kept_checksum ? MEMNODE_HELD : MEMNODE_TORN;
+    return memnode_store_check_copy(store, start_unit, bytes,
+                                    store->data + start_unit * MEMNODE_STORE_UNIT);
+}
+
+void memnode_store_layout(const struct memnode_store *store, struct memnode_layout *layout)
+{
+    *layout = (struct memnode_layout){.device_bytes = store->device_bytes,
+                                      .tags_at = TAGS_AT,
+                                      .data_at = data_offset(store->units),
+                                      .units = store->units,
+                                      .unit_bytes = MEMNODE_STORE_UNIT,
+                                      .tag_bytes = TAG_BYTES};
+}
+
+bool memnode_store_view(struct memnode_store *store, uint8_t *base,
+                        const struct memnode_layout *layout)
+{
+    place(store, base, layout->device_bytes);
+    struct memnode_layout ours;
+    memnode_store_layout(store, &ours);
+    return store->units > 0 && memcmp(&ours, layout, sizeof ours) == 0;
 }

@@ -104,6 +104,40 @@ uint64_t pci_bar(const struct pci_function *function, unsigned number, bool *is_
     return address;
 }
 
+uint64_t pci_bar_size(const struct pci_function *function, unsigned number)
+{
+    bool is_io;
+    uint64_t address = pci_bar(function, number, &is_io);
+    if (address == 0 || is_io)
+        return 0;
+    uint32_t offset = OFFSET_BAR0 + 4 * number;
+    uint32_t low =
+        (uint32_t)pci_config_read(function->bus, function->device, function->function, offset, 4);
+    bool wide = ((low >> 1) & 3) == 2 && number < 5;
+    uint32_t high = wide ? (uint32_t)(address >> 32) : 0;
+    long command =
+        pci_config_read(function->bus, function->device, function->function, OFFSET_COMMAND, 2);
+    pci_config_write(function->bus, function->device, function->function, OFFSET_COMMAND, 2,
+                     (uint32_t)command & ~COMMAND_MEMORY);
+    pci_config_write(function->bus, function->device, function->function, offset, 4, ~0u);
+    uint64_t mask =
+        (uint32_t)pci_config_read(function->bus, function->device, function->function, offset, 4) &
+        ~0xfull;
+    if (wide) {
+        pci_config_write(function->bus, function->device, function->function, offset + 4, 4, ~0u);
+        mask |= (uint64_t)(uint32_t)pci_config_read(function->bus, function->device,
+                                                    function->function, offset + 4, 4)
+                << 32;
+        pci_config_write(function->bus, function->device, function->function, offset + 4, 4, high);
+    } else {
+        mask |= ~0ull << 32;
+    }
+    pci_config_write(function->bus, function->device, function->function, offset, 4, low);
+    pci_config_write(function->bus, function->device, function->function, OFFSET_COMMAND, 2,
+                     (uint32_t)command);
+    return mask == 0 ? 0 : ~mask + 1;
+}
+
 static long read_config(const struct pci_function *function, uint32_t offset, uint32_t width)
 {
     return pci_config_read(function->bus, function->device, function->function, offset, width);

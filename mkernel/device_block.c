@@ -16,7 +16,8 @@ static long device_block(uint32_t pid, uint64_t physical)
         kprintf("ica: pid %u: device block 0x%lx refused: not page-aligned\n", pid, physical);
         return -E_INVALID;
     }
-    if (!persistent_memory_holds(physical, physical + PAGE_SIZE)) {
+    if (!persistent_memory_holds(physical, physical + PAGE_SIZE) ||
+        persistent_memory_is_shared(physical)) { /* another machine's NVM: not in the direct map */
         kprintf("ica: pid %u: device block 0x%lx refused: not persistent memory\n", pid, physical);
         return -E_INVALID;
     }

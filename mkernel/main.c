@@ -21,6 +21,7 @@
 #include "madt.h"
 #include "device_setup.h"
 #include "persistent_memory.h"
+#include "ivshmem_memory.h"
 #include "paging.h"
 #include "panic.h"
 #include "physical_memory.h"
@@ -287,6 +288,7 @@ void mkernel_main(uint32_t magic, uint64_t info_physical)
     setup_interrupt_controllers();
     device_setup(&madt);
     persistent_memory_init();
+    ivshmem_memory_init();
     setup_cores();
     setup_boot_core();
     ps2_keyboard_start();

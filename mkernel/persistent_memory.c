@@ -28,6 +28,10 @@ static struct {
     uint64_t base, bytes;
 } ranges[PERSISTENT_RANGES_MAX];
 static unsigned range_count;
+static unsigned nfit_count; /* the first ranges are the NFIT's; then shared BARs */
+static uint64_t pat_value;
+static struct mtrr_state mtrr_values;
+static bool types_read;
 
 static struct mtrr_state read_mtrrs(uint32_t leaf1_edx)
 {
@@ -83,6 +87,18 @@ static void map_directly(uint64_t base, uint64_t bytes)
     }
 }
 
+/* IA32_PAT and the MTRRs, once: every range's type comes from them. */
+static void read_memory_types(void)
+{
+    if (types_read)
+        return;
+    uint32_t leaf1[4];
+    cpuid(1, 0, leaf1);
+    pat_value = (leaf1[3] & CPUID_1_EDX_PAT) ? rdmsr(MSR_PAT) : PAT_AT_RESET;
+    mtrr_values = read_mtrrs(leaf1[3]);
+    types_read = true;
+}
+
 void persistent_memory_init(void)
 {
     const struct acpi_header *nfit = acpi_find_table("NFIT", 0);
@@ -92,17 +108,44 @@ void persistent_memory_init(void)
            nfit_pmem_range(nfit, nfit->length, range_count, &ranges[range_count].base,
                            &ranges[range_count].bytes) == 0)
         range_count++;
+    nfit_count = range_count;
     if (range_count == 0)
         return;
-    uint32_t leaf1[4];
-    cpuid(1, 0, leaf1);
-    uint64_t pat = (leaf1[3] & CPUID_1_EDX_PAT) ? rdmsr(MSR_PAT) : PAT_AT_RESET;
-    struct mtrr_state mtrrs = read_mtrrs(leaf1[3]);
+    read_memory_types();
     for (unsigned i = 0; i < range_count; i++)
         map_directly(ranges[i].base, ranges[i].bytes);
     for (unsigned i = 0; i < range_count; i++)
-        report_range(i, pat_entry(pat, 0),
-                     mtrr_range_type(&mtrrs, ranges[i].base, ranges[i].bytes));
+        report_range(i, pat_entry(pat_value, 0),
+                     mtrr_range_type(&mtrr_values, ranges[i].base, ranges[i].bytes));
+}
+
+bool persistent_memory_add_shared(uint64_t base, uint64_t bytes, const char *what)
+{
+    if (range_count == PERSISTENT_RANGES_MAX || bytes == 0 || base + bytes < base) {
+        kprintf("nvm: %s 0x%lx (%lu MiB): no room among %u persistent ranges: mapped uncached\n",
+                what, base, bytes >> 20, PERSISTENT_RANGES_MAX);
+        return false;
+    }
+    read_memory_types();
+    ranges[range_count].base = base;
+    ranges[range_count].bytes = bytes;
+    range_count++;
+    enum memory_type pat = pat_entry(pat_value, 0);
+    enum memory_type mtrr = mtrr_range_type(&mtrr_values, base, bytes);
+    bool write_back = pat == MEMORY_WB && mtrr == MEMORY_WB;
+    kprintf("nvm: %s 0x%lx (%lu MiB): mapped without PCD and PWT like persistent memory, "
+            "PAT entry 0 %s, MTRR %s: %s\n",
+            what, base, bytes >> 20, memory_type_name(pat), memory_type_name(mtrr),
+            write_back ? "write-back" : "NOT write-back (the firmware's MTRRs make it so)");
+    return true;
+}
+
+bool persistent_memory_is_shared(uint64_t base)
+{
+    for (unsigned i = nfit_count; i < range_count; i++)
+        if (base >= ranges[i].base && base < ranges[i].base + ranges[i].bytes)
+            return true;
+    return false;
 }
 
 bool persistent_memory_holds(uint64_t base, uint64_t end)

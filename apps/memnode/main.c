@@ -1,5 +1,5 @@
 /* apps/memnode: the memory-node role (`run --driver memnode CAPACITY_MB [--id N]
- * [--exit-after REQUESTS]`): keeps CAPACITY in its NVDIMM (store_attach.c) or
+ * [--exit-after REQUESTS] [--report-ms MS]`): keeps CAPACITY in its NVDIMM (store_attach.c) or
  * its heap and answers NEGOTIATE, STORE and RETRIEVE frames (docs/memnode.md)
  * until powered off, over the network card PCI shows (virtio-net or e1000e). */
 #include "store_attach.h"
@@ -50,7 +50,9 @@ static struct {
     uint64_t negotiations, stores, retrieves, fragments_in, fragments_out;
     uint64_t duplicates, stale, bad_frames, refused;
     uint64_t corrupt, restarted_answers;
-    uint32_t share_weight; /* remote_share's weight (0: an ordinary account) */
+    uint64_t layouts_given; /* NEGOTIATE_REPLYs that carried the store's layout (one-sided) */
+    uint64_t report_us;     /* --report-ms: the counters' line this often (0: at exit only) */
+    uint32_t share_weight;  /* remote_share's weight (0: an ordinary account) */
 } node;
 
 static const uint8_t filler[MEMNODE_LARGE_FRAGMENT_BYTES]; /* an out-of-range RETRIEVE's data */
@@ -125,6 +127,13 @@ static uint16_t negotiate_status(const struct memnode_message *request)
 }
 
 /* NEGOTIATE opens a session: the client's sequence numbers start afresh. */
+/* A client that would go one-sided (MEMNODE_FLAG_LAYOUT) is told where the
+ * store keeps its tags and data, when the node has a store in NVM it serves. */
+static bool layout_given(const struct memnode_message *request)
+{
+    return (request->flags & MEMNODE_FLAG_LAYOUT) && node.store.persistent && !node.store.refused;
+}
+
 static void answer_negotiate(const struct memnode_message *request)
 {
     node.negotiations++;
@@ -133,16 +142,25 @@ static void answer_negotiate(const struct memnode_message *request)
     client->session = ++node.sessions;
     client->retrieved = false;
     client->negotiated = true;
-    uint8_t payload[MEMNODE_CAPACITY_BYTES];
+    uint8_t payload[MEMNODE_CAPACITY_BYTES + MEMNODE_LAYOUT_BYTES];
     capacity_payload(payload);
-    struct memnode_message answer = {.type = MEMNODE_NEGOTIATE_REPLY,
-                                     .sequence = request->sequence,
-                                     .block_bytes = request->block_bytes,
-                                     .payload_bytes = MEMNODE_CAPACITY_BYTES,
-                                     .payload = payload,
-                                     .flags = request->flags & MEMNODE_FLAG_LARGE_FRAGMENTS,
-                                     .fragment_bytes = largest_fragment(request),
-                                     .status = negotiate_status(request)};
+    bool layout = layout_given(request);
+    if (layout) {
+        struct memnode_layout where;
+        memnode_store_layout(&node.store.nvm, &where);
+        memnode_layout_encode(&where, payload + MEMNODE_CAPACITY_BYTES);
+        node.layouts_given++;
+    }
+    struct memnode_message answer = {
+        .type = MEMNODE_NEGOTIATE_REPLY,
+        .sequence = request->sequence,
+        .block_bytes = request->block_bytes,
+        .payload_bytes = (uint16_t)(MEMNODE_CAPACITY_BYTES + (layout ? MEMNODE_LAYOUT_BYTES : 0)),
+        .payload = payload,
+        .flags = (uint8_t)((request->flags & MEMNODE_FLAG_LARGE_FRAGMENTS) |
+                           (layout ? MEMNODE_FLAG_LAYOUT : 0)),
+        .fragment_bytes = largest_fragment(request),
+        .status = negotiate_status(request)};
     reply(&answer, request->source);
 }
 
@@ -357,13 +375,14 @@ static void print_report(void)
            "\"fragments_in\":%lu,\"fragments_out\":%lu,\"duplicates\":%lu,\"stale\":%lu,"
            "\"refused\":%lu,\"bad_frames\":%lu,\"pings\":%lu,\"frames_not_ours\":%lu,"
            "\"nic\":\"%s\",\"link_changes\":%lu,\"persistent\":%s,\"generation\":%lu,"
-           "\"corrupt\":%lu,\"restarted_answers\":%lu,\"store_refused\":%s}\n",
+           "\"corrupt\":%lu,\"restarted_answers\":%lu,\"store_refused\":%s,"
+           "\"layouts_given\":%lu}\n",
            node.node_id, node.mac[0], node.mac[1], node.mac[2], node.mac[3], node.mac[4],
            node.mac[5], node.capacity_bytes, node.negotiations, node.stores, node.retrieves,
            node.fragments_in, node.fragments_out, node.duplicates, node.stale, node.refused,
            node.bad_frames, node.pings, net.dropped_not_mine, net_card_kind(), net.link_changes,
            node.store.persistent ? "true" : "false", node.store.generation, node.corrupt,
-           node.restarted_answers, node.store.refused ? "true" : "false");
+           node.restarted_answers, node.store.refused ? "true" : "false", node.layouts_given);
 }
 
 static void dispatch(const struct memnode_message *message)
@@ -386,11 +405,28 @@ static void dispatch(const struct memnode_message *message)
     }
 }
 
+/* With --report-ms: the counters' line once the period passed (a one-sided
+ * client's blocks never show here: the node's CPU does not see them). */
+static uint64_t report_if_due(uint64_t due)
+{
+    if (node.report_us == 0)
+        return 0;
+    uint64_t now = net_now_us();
+    if (now < due)
+        return due;
+    print_report();
+    return now + node.report_us;
+}
+
 static void serve(void)
 {
+    uint64_t due = node.report_us ? net_now_us() + node.report_us : 0;
     for (;;) {
         const void *frame_in; /* in the receive buffer until the next receive */
-        long length = net_receive_in_place(&frame_in, NET_WAIT_FOREVER);
+        uint64_t now = net_now_us();
+        uint64_t wait = !node.report_us ? NET_WAIT_FOREVER : due > now ? due - now : 0;
+        long length = net_receive_in_place(&frame_in, wait);
+        due = report_if_due(due);
         struct memnode_message message;
         if (length <= 0)
             continue;
@@ -476,6 +512,8 @@ static bool parse_arguments(int argc, char **argv)
             node.node_id = (uint32_t)strtoul(argv[i + 1], NULL, 0);
         else if (strcmp(argv[i], "--exit-after") == 0)
             node.exit_after = strtoul(argv[i + 1], NULL, 0);
+        else if (strcmp(argv[i], "--report-ms") == 0)
+            node.report_us = strtoul(argv[i + 1], NULL, 0) * 1000;
         else
             return false;
     }
@@ -485,7 +523,7 @@ static bool parse_arguments(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (!parse_arguments(argc, argv)) {
-        printf("usage: memnode CAPACITY_MB [--id N] [--exit-after REQUESTS]\n");
+        printf("usage: memnode CAPACITY_MB [--id N] [--exit-after REQUESTS] [--report-ms MS]\n");
         return 2;
     }
     if (node_store_attach(&node.store, node.node_id, node.capacity_bytes) != 0)

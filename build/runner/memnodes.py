@@ -4,6 +4,8 @@
 # With --memnode-nvm each node has its own NVDIMM file beside the logs (kept, so a restarted
 # node finds its blocks); touching node-I.restart there restarts node I (killed, booted again).
 # With --memnode-local-nvm each node has a second NVDIMM for its own programs (role "local").
+# With --memnode-ivshmem every client machine also gets each node's NVDIMM file as an
+# ivshmem-plain device (the same host file, shared): its pager goes one-sided.
 # With --memnode-clients N, N-1 more client machines (no disk) run --client-cmd on the segment
 # beside the main machine, each told its part of the nodes (memnode_part=J/N).
 import dataclasses
@@ -126,6 +128,7 @@ class MemoryNodes:
         self.client_argvs = [qemu_cmd.build_argv(client_options(opts, index), accel, paths, qemu,
                                                  check_files=not opts.dry_run)
                              + network_args(self.port, CLIENT_MAC_BASE + index, opts.nic)
+                             + self.ivshmem_args()
                              for index in range(2, opts.memnode_clients + 1)]
         self.clients = []
         self.processes = []
@@ -175,7 +178,20 @@ class MemoryNodes:
         return os.path.splitext(self.log_path(index))[0] + ".restart"
 
     def main_args(self):
-        return network_args(self.port, 0, self.opts.nic)
+        return network_args(self.port, 0, self.opts.nic) + self.ivshmem_args()
+
+    def ivshmem_args(self):
+        """With --memnode-ivshmem: each node's NVDIMM file as an ivshmem-plain device of a
+        client machine (share=on: the node's own mapping and this one see the same bytes)."""
+        if not self.opts.memnode_ivshmem:
+            return []
+        argv = []
+        for index in range(1, self.opts.memnodes + 1):
+            path = qemu_cmd.qemu_option_value(self.nvm_path(index))
+            argv += ["-object", f"memory-backend-file,id=ivshmem{index},share=on,"
+                     f"mem-path={path},size={self.opts.memnode_nvm_mib}M",
+                     "-device", f"ivshmem-plain,memdev=ivshmem{index}"]
+        return argv
 
     def start(self):
         """Start every node; False (and everything stopped) when one fails to start."""
@@ -190,6 +206,8 @@ class MemoryNodes:
             self.processes.append(self._launch(index, argv, "wb"))
             store = (f"NVM {self.nvm_path(index)} ({self.opts.memnode_nvm_mib} MiB)"
                      if self.opts.memnode_nvm_mib else "DRAM")
+            if self.opts.memnode_ivshmem:
+                store += ", shared with the clients through ivshmem (one-sided)"
             _note(f"memory node {index}: pid {self.processes[-1].pid}, MAC {mac_address(index)} "
                   f"({self.opts.memnode_nic}), {_cores(self.opts)}, "
                   f"{self.opts.memnode_capacity_mib} MiB in {store}, "

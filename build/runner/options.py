@@ -76,6 +76,7 @@ class Options:
     memnode_smp: int = 1  # --memnode-smp: each node's cores
     memnode_placement: Optional[str] = None  # --memnode-placement: a preset's name, or "file"
     memnode_placement_file: Optional[str] = None  # and then the file every node gets
+    memnode_ivshmem: bool = False  # --memnode-ivshmem: each node's NVM file on the clients too
     disk_iops: int = 0  # --disk-iops: the disk throttled to this many operations a second
     console: console_flags.ConsoleOptions = field(default_factory=console_flags.ConsoleOptions)
 
@@ -153,6 +154,10 @@ def build_parser():
                         help="every node's placement: a preset of build/placements/ (1-9, "
                              "memnode-own-core) or a placement file; its key memnode places "
                              "the node's network role (docs/placement.md)")
+    parser.add_argument("--memnode-ivshmem", action="store_true",
+                        help="also attach each node's NVDIMM file (--memnode-nvm) to the client "
+                             "machines as an ivshmem-plain device: their pagers store and "
+                             "retrieve one-sided, by memcpy, with no CPU of the node involved")
     parser.add_argument("--memnode-cluster", metavar="ID",
                         help="the memory nodes' cluster id (32 hex digits; default: a new one per "
                              "run); give the same one to use kept node NVM again")
@@ -222,6 +227,7 @@ def parse(argv, repo_root):
     nic, memnode_nic = _network_cards(args)
     memnode_nvm_mib, memnode_cluster = _memnode_nvm(args)
     memnode_local_nvm_mib = _memnode_local_nvm(args)
+    _memnode_ivshmem(args, memnode_nvm_mib)
     memnode_clients, client_cmd = _memnode_clients(args)
 
     placement, placement_file = None, None
@@ -282,6 +288,7 @@ def parse(argv, repo_root):
         memnode_nvm_mib=memnode_nvm_mib,
         memnode_cluster=memnode_cluster,
         memnode_local_nvm_mib=memnode_local_nvm_mib,
+        memnode_ivshmem=args.memnode_ivshmem,
         memnode_clients=memnode_clients,
         client_cmd=client_cmd,
         memnode_part=f"1/{memnode_clients}" if memnode_clients > 1 else "",
@@ -359,6 +366,22 @@ def _memnode_nvm(args):
     if args.memnodes and not cluster:
         cluster = uuid.uuid4().hex
     return nvm_mib, cluster
+
+
+def _memnode_ivshmem(args, nvm_mib):
+    """--memnode-ivshmem: the nodes' NVM files shared with the clients, so it needs
+    --memnodes and --memnode-nvm, of a power-of-two size (a PCI BAR's)."""
+    if not args.memnode_ivshmem:
+        return
+    if args.memnodes == 0:
+        raise UsageError("--memnode-ivshmem: give --memnodes K")
+    if not nvm_mib:
+        raise UsageError("--memnode-ivshmem: the one-sided path writes into the nodes' NVM "
+                         "store; give --memnode-nvm SIZE (nodes keeping their blocks in DRAM "
+                         "have nothing to share)")
+    if nvm_mib & (nvm_mib - 1):
+        raise UsageError(f"--memnode-ivshmem: --memnode-nvm {nvm_mib}M is not a power of two "
+                         "(the ivshmem BAR that shows it must be)")
 
 
 def _memnode_local_nvm(args):

@@ -46,6 +46,8 @@ def kernel_cmdline(options):
         words.append("memnode_cluster=" + options.memnode_cluster)
     if getattr(options, "memnode_part", ""):
         words.append("memnode_part=" + options.memnode_part)
+    if getattr(options, "memnodes", 0) and getattr(options, "memnode_ivshmem", False):
+        words.append("memnode_ivshmem=on")
     if options.accel_kernel_options:
         words.append(options.accel_kernel_options)
     if options.append:

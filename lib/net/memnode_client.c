@@ -89,6 +89,9 @@ static void add_node(struct memnode_cluster *cluster, const struct memnode_messa
     node->generation = capacity.generation;
     node->persistent = (capacity.node_flags & MEMNODE_NODE_PERSISTENT) != 0;
     memcpy(node->cluster, capacity.cluster, sizeof node->cluster);
+    node->negotiated = capacity;
+    node->has_layout = memnode_reply_layout(reply, &node->layout);
+    node->shared_bar = -1;
     memnode_liveness_init(&node->liveness, net_now_us());
 }
 
@@ -126,6 +129,13 @@ static void sort_nodes_by_id(struct memnode_cluster *cluster)
         }
 }
 
+/* A NEGOTIATE's flags: larger fragments, and the store's layout when one-sided is wanted. */
+static uint8_t negotiate_flags(const struct memnode_cluster *cluster)
+{
+    return (uint8_t)(MEMNODE_FLAG_LARGE_FRAGMENTS |
+                     (cluster->one_sided_wanted ? MEMNODE_FLAG_LAYOUT : 0));
+}
+
 /* A NEGOTIATE's own fragment shift stays within what every node decodes (8 KiB). */
 static uint32_t negotiate_fragment(const struct memnode_cluster *cluster)
 {
@@ -149,7 +159,7 @@ static long negotiate(struct memnode_cluster *cluster, unsigned wanted_nodes, ui
         if (answered(cluster) > 0 && deadline > net_now_us() + MEMNODE_SETTLE_US)
             deadline = net_now_us() + MEMNODE_SETTLE_US;
         struct memnode_message request = {.type = MEMNODE_NEGOTIATE,
-                                          .flags = MEMNODE_FLAG_LARGE_FRAGMENTS,
+                                          .flags = negotiate_flags(cluster),
                                           .sequence = sequence,
                                           .block_bytes = cluster->block_bytes,
                                           .fragment_bytes = (uint16_t)negotiate_fragment(cluster)};
@@ -233,12 +243,15 @@ long memnode_cluster_open(struct memnode_cluster *cluster, unsigned wanted_nodes
     if (kernel_option("memnode_cluster", cluster_text, sizeof cluster_text) > 0 &&
         !memnode_cluster_parse(cluster_text, cluster->cluster_id))
         memset(cluster->cluster_id, 0, sizeof cluster->cluster_id);
+    cluster->one_sided_wanted = memnode_ivshmem_wanted();
     result = negotiate(cluster, wanted_nodes, wait_us);
     if (cluster->node_count == 0)
         return result < 0 ? result : -E_NOT_FOUND;
     settle_fragments(cluster);
     /* Fewer nodes than wanted still get a placement: the caller may use them. */
     long placed = set_up_placement(cluster);
+    if (placed == 0 && cluster->one_sided_wanted)
+        memnode_ivshmem_attach(cluster);
     return placed != 0 ? placed : result;
 }
 
@@ -297,6 +310,52 @@ static long locate(struct memnode_cluster *cluster, uint64_t slot, unsigned *nod
     return cluster->nodes[*node].dead ? -E_IO : 0;
 }
 
+static void restart_seen(struct memnode_cluster *cluster, unsigned node);
+
+/* A retrieve's copy that fails its tag: never served as good, and said:
+ * the first CORRUPT_LINES of a node, then at every power of two. */
+#define CORRUPT_LINES 8
+static void say_corrupt(const struct memnode_cluster *cluster, const struct memnode_transfer *t,
+                        enum memnode_store_held held)
+{
+    const struct memnode_node *n = &cluster->nodes[t->node];
+    uint64_t count = n->one_sided.corrupt;
+    if (count <= CORRUPT_LINES)
+        printf("memnode client: node %u block %lu (%u bytes) read one-sided %s: corrupt, not "
+               "served\n",
+               n->node_id, (unsigned long)t->progress.block, cluster->block_bytes,
+               held == MEMNODE_TORN ? "does not match its tag's checksum" : "has no valid tag");
+    else if ((count & (count - 1)) == 0)
+        printf("memnode client: node %u: %lu blocks read one-sided were corrupt, none served\n",
+               n->node_id, (unsigned long)count);
+}
+
+/* Transfer `t` to a one-sided node, by memcpy through its BAR: true when it
+ * finished; false when it waits (the link is down, or the node restarted:
+ * its store's generation changed, and it is negotiated again first). */
+static bool run_one_sided(struct memnode_cluster *cluster, struct memnode_transfer *t)
+{
+    struct memnode_node *n = &cluster->nodes[t->node];
+    if (!n->one_sided.on || n->dead || n->renegotiating || cluster->link_down)
+        return false;
+    if (memnode_one_sided_generation(&n->one_sided) != n->generation) {
+        restart_seen(cluster, t->node);
+        return false;
+    }
+    if (t->kind == MEMNODE_TRANSFER_STORE) {
+        long error = memnode_one_sided_store(&n->one_sided, t->progress.block, cluster->block_bytes,
+                                             t->data, t->progress.sequence);
+        finish(cluster, t, error);
+        return true;
+    }
+    enum memnode_store_held held =
+        memnode_one_sided_retrieve(&n->one_sided, t->progress.block, cluster->block_bytes, t->data);
+    if (held != MEMNODE_HELD)
+        say_corrupt(cluster, t, held);
+    finish(cluster, t, held == MEMNODE_HELD ? 0 : -E_CORRUPT);
+    return true;
+}
+
 static long submit(struct memnode_cluster *cluster, uint8_t kind, uint64_t slot, void *data,
                    uint64_t tag)
 {
@@ -321,6 +380,7 @@ static long submit(struct memnode_cluster *cluster, uint8_t kind, uint64_t slot,
         node_active(cluster, node, +1);
         if (++cluster->in_flight > cluster->stats.peak_in_flight)
             cluster->stats.peak_in_flight = cluster->in_flight;
+        run_one_sided(cluster, t); /* a one-sided node's: done now, collected as any other */
         return id;
     }
     return -E_BUSY;
@@ -409,6 +469,10 @@ static void open_windows(struct memnode_cluster *cluster)
         if (t->kind == 0 || t->done || t->window_open || cluster->nodes[t->node].dead ||
             cluster->nodes[t->node].renegotiating)
             continue;
+        if (cluster->nodes[t->node].one_sided.on) {
+            run_one_sided(cluster, t);
+            continue;
+        }
         if (t->kind == MEMNODE_TRANSFER_STORE)
             send_store_window(cluster, t);
         else
@@ -439,7 +503,6 @@ static void progress_made(struct memnode_transfer *t, struct memnode_cluster *cl
     t->deadline = net_now_us() + t->timeout;
 }
 
-static void restart_seen(struct memnode_cluster *cluster, unsigned node);
 static void lose_node(struct memnode_cluster *cluster, unsigned node, const char *reason);
 
 /* A reply's non-OK status: true when it was handled (the transfer waits or ended). */
@@ -595,7 +658,7 @@ static void send_renegotiation(struct memnode_cluster *cluster, unsigned node)
     n->renegotiate_sequence = ++cluster->sequence;
     n->renegotiate_sent = net_now_us();
     struct memnode_message request = {.type = MEMNODE_NEGOTIATE,
-                                      .flags = MEMNODE_FLAG_LARGE_FRAGMENTS,
+                                      .flags = negotiate_flags(cluster),
                                       .sequence = n->renegotiate_sequence,
                                       .block_bytes = cluster->block_bytes,
                                       .fragment_bytes = (uint16_t)negotiate_fragment(cluster)};
@@ -679,6 +742,10 @@ static void take_renegotiation(struct memnode_cluster *cluster, unsigned node,
     uint64_t old_generation = n->generation;
     n->generation = capacity.generation;
     n->restarts_kept++;
+    n->negotiated = capacity;
+    n->has_layout = memnode_reply_layout(reply, &n->layout);
+    if (n->one_sided.on || n->shared_bar >= 0)
+        memnode_ivshmem_recheck(cluster, node);
     restart_transfers_on(cluster, node);
     if (cluster->node_restarted != NULL)
         cluster->node_restarted(cluster, node, old_generation);

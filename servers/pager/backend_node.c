@@ -73,6 +73,23 @@ static void node_restarted(struct memnode_cluster *cluster, unsigned node, uint6
            n->node_id, (unsigned long)n->generation, (unsigned long)old_generation);
 }
 
+/* Which path each node's blocks take: one-sided through its ivshmem BAR, or frames. */
+static void report_paths(void)
+{
+    const struct memnode_cluster *cluster = &node_backend.cluster;
+    for (unsigned i = 0; i < cluster->node_count; i++) {
+        const struct memnode_node *n = &cluster->nodes[i];
+        if (n->one_sided.on)
+            printf("pager: node %u one-sided through ivshmem (BAR 2, %lu MiB): blocks stored and "
+                   "retrieved by memcpy and the flush layer, tags written by the pager; the "
+                   "node's CPU is not involved\n",
+                   n->node_id, (unsigned long)(n->one_sided.bar_bytes >> 20));
+        else if (cluster->one_sided_wanted)
+            printf("pager: node %u two-sided (over the network): %s\n", n->node_id,
+                   n->two_sided_why);
+    }
+}
+
 /* Negotiates once, with the first client's block size: every node that
  * answers until MEMNODE_SETTLE_US after the first (or until `wanted` did)
  * is used. The nodes are numbered in the directory (a fresh one unless a
@@ -109,6 +126,7 @@ static long open_cluster(uint32_t block_bytes, bool fresh_directory)
     printf("pager: %u memory node(s), %lu blocks of %u bytes in all, %u-byte fragments over %s\n",
            node_backend.cluster.node_count, (unsigned long)live_blocks(), block_bytes,
            node_backend.cluster.fragment_bytes, net_card_kind());
+    report_paths();
     return 0;
 }
 
@@ -445,12 +463,16 @@ void backend_node_report(void)
         printf("@json {\"kind\":\"pagernode\",\"node\":%u,\"alive\":%s,\"reachable\":%s,"
                "\"blocks\":%lu,"
                "\"free_blocks\":%lu,\"stores\":%lu,\"retrieves\":%lu,\"retransmissions\":%lu,"
-               "\"probes\":%lu,\"pongs\":%lu,\"in_flight\":%u,\"silent_ms\":%lu}\n",
+               "\"probes\":%lu,\"pongs\":%lu,\"in_flight\":%u,\"silent_ms\":%lu,"
+               "\"one_sided\":%s,\"one_sided_stores\":%lu,\"one_sided_retrieves\":%lu,"
+               "\"one_sided_corrupt\":%lu}\n",
                n->node_id, n->dead ? "false" : "true",
                n->dead || cluster->link_down ? "false" : "true", n->blocks,
                memnode_node_free_blocks(cluster, i), n->stores, n->retrieves, n->retransmissions,
                n->probes, n->pongs, n->active,
-               memnode_liveness_silence(&n->liveness, net_now_us()) / 1000);
+               memnode_liveness_silence(&n->liveness, net_now_us()) / 1000,
+               n->one_sided.on ? "true" : "false", n->one_sided.stores, n->one_sided.retrieves,
+               n->one_sided.corrupt);
     }
     printf("@json {\"kind\":\"pagernodes\",\"nic\":\"%s\",\"fragment_bytes\":%u,"
            "\"copies_lost\":%lu,\"copies_repaired\":%lu,\"blocks_lost\":%lu,\"peak_transfers\":%lu,"

@@ -7,6 +7,7 @@
  * nothing is declared dead, and they go on when the link returns. */
 #pragma once
 #include <formica/memnode_liveness.h>
+#include <formica/memnode_one_sided.h>
 #include <formica/memnode_protocol.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,6 +37,14 @@ struct memnode_node {
     uint64_t renegotiate_sent;
     uint64_t restarts_kept;  /* restarts after which its blocks were kept */
     const char *lost_reason; /* why it is dead when it answers (NULL: silent) */
+    /* One-sided access (boot option memnode_ivshmem=on, memnode_ivshmem.c):
+     * what it negotiated, and its store seen through an ivshmem BAR. */
+    struct memnode_capacity negotiated;
+    bool has_layout; /* its NEGOTIATE_REPLY carried its store's layout */
+    struct memnode_layout layout;
+    struct memnode_one_sided one_sided; /* .on: its transfers are memcpy, not frames */
+    int shared_bar;                     /* the BAR it was found in (-1: none) */
+    char two_sided_why[96];             /* why not one-sided, when it was wanted */
 };
 
 struct memnode_client_stats {
@@ -98,7 +107,22 @@ struct memnode_cluster {
     uint8_t refused_macs[MEMNODE_MAX_NODES][6];
     /* optional: the link went down (false) or came back (true) */
     void (*link_changed)(struct memnode_cluster *cluster, bool up);
+    bool one_sided_wanted; /* the boot option memnode_ivshmem=on */
 };
+
+/* One-sided access (docs/memnode.md, "One-sided access"): with the boot
+ * option memnode_ivshmem=on (build/run --memnode-ivshmem) the negotiation
+ * asks each node for its store's layout, and memnode_cluster_open looks for
+ * the node's store in the ivshmem devices' BAR 2: found and matching, that
+ * node's transfers are memcpy into and out of it, with the tags written by
+ * the client in the node's order; otherwise the node stays two-sided and
+ * `two_sided_why` says why. */
+#define MEMNODE_IVSHMEM_OPTION "memnode_ivshmem"
+bool memnode_ivshmem_wanted(void);
+void memnode_ivshmem_attach(struct memnode_cluster *cluster);
+/* After node `node` was negotiated again (it restarted): its store checked
+ * once more against the new reply; false (and said) when it is two-sided now. */
+bool memnode_ivshmem_recheck(struct memnode_cluster *cluster, unsigned node);
 
 /* One of several client machines (boot option memnode_part=J/N, build/run --memnode-clients):
  * keeps only part J of N of each node's blocks (memnode_placement_keep_part), its nodes'

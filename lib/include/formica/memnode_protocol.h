@@ -31,6 +31,10 @@
  * carries the flag too and the node's largest fragment in its fragment shift
  * (a node without the flag in its reply takes up to 8 KiB). */
 #define MEMNODE_FLAG_LARGE_FRAGMENTS 2u
+/* NEGOTIATE: the client would store and retrieve one-sided (ivshmem); a
+ * persistent node's NEGOTIATE_REPLY then carries the flag and its store's
+ * layout (struct memnode_layout) after the capacity (docs/memnode.md). */
+#define MEMNODE_FLAG_LAYOUT 4u
 
 /* Decoding and validation errors (negative). */
 enum memnode_error {
@@ -84,6 +88,18 @@ struct memnode_capacity {
 };
 #define MEMNODE_CAPACITY_BYTES 48
 
+/* After the capacity in a NEGOTIATE_REPLY with MEMNODE_FLAG_LAYOUT: where a
+ * persistent node's store keeps its tags and data (lib/memnode_store.c). */
+struct memnode_layout {
+    uint64_t device_bytes; /* the NVDIMM's size */
+    uint64_t tags_at;      /* byte offset of the first tag */
+    uint64_t data_at;      /* byte offset of data unit 0 */
+    uint64_t units;        /* data units (and tags) */
+    uint32_t unit_bytes;   /* MEMNODE_STORE_UNIT */
+    uint32_t tag_bytes;    /* sizeof(struct memnode_tag) */
+};
+#define MEMNODE_LAYOUT_BYTES 40
+
 /* Frame <-> message. encode returns the frame length or a negative error. */
 long memnode_encode(const struct memnode_message *message, uint8_t *frame, size_t capacity);
 int memnode_decode(const uint8_t *frame, size_t length, struct memnode_message *message);
@@ -100,6 +116,10 @@ uint32_t memnode_fragment_for_frame(uint32_t max_frame);
 uint32_t memnode_fragment_agreed(uint32_t client_largest, const struct memnode_message *reply);
 void memnode_capacity_encode(const struct memnode_capacity *capacity, uint8_t *payload);
 void memnode_capacity_decode(const uint8_t *payload, struct memnode_capacity *capacity);
+void memnode_layout_encode(const struct memnode_layout *layout, uint8_t *payload);
+void memnode_layout_decode(const uint8_t *payload, struct memnode_layout *layout);
+/* The layout a NEGOTIATE_REPLY carries: true and filled when it has one. */
+bool memnode_reply_layout(const struct memnode_message *reply, struct memnode_layout *layout);
 
 /* Sequence numbers: 32-bit, compared modulo 2^32. */
 bool memnode_sequence_newer(uint32_t candidate, uint32_t current);

@@ -4,6 +4,7 @@
  * then the data. Every durable update goes through the flush layer in the
  * order the design states. Pure apart from nvm_persist: host-testable. */
 #pragma once
+#include <formica/memnode_protocol.h>
 #include <formica/nvm_identity.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,9 +69,25 @@ void memnode_store_write(struct memnode_store *store, uint64_t offset, const voi
 /* The block at `start_unit` is complete: one fence, then its tag, persisted. */
 void memnode_store_commit(struct memnode_store *store, uint64_t start_unit, uint32_t bytes,
                           uint32_t sequence);
+/* The same with the block's checksum given: a one-sided client sums the
+ * bytes it sent, not what another machine may have changed since. */
+void memnode_store_commit_sum(struct memnode_store *store, uint64_t start_unit, uint32_t bytes,
+                              uint32_t sequence, uint64_t sum);
 /* Whether the block of `bytes` at `start_unit` may be served. */
 enum memnode_store_held memnode_store_check(const struct memnode_store *store, uint64_t start_unit,
                                             uint32_t bytes);
+/* The same check against `copy`, the block's bytes as read out of the store
+ * (a one-sided retrieve checks what it serves, not the store a second time). */
+enum memnode_store_held memnode_store_check_copy(const struct memnode_store *store,
+                                                 uint64_t start_unit, uint32_t bytes,
+                                                 const void *copy);
+/* Where an opened store keeps its tags and data (a NEGOTIATE_REPLY's layout). */
+void memnode_store_layout(const struct memnode_store *store, struct memnode_layout *layout);
+/* Places a store another machine opened at `base` from its layout, writing
+ * nothing: false when the layout is not the one this code gives a device
+ * of its size (another format). Used by a one-sided client. */
+bool memnode_store_view(struct memnode_store *store, uint8_t *base,
+                        const struct memnode_layout *layout);
 /* "0123...ef": the 32 hex digits of a cluster id (`text` of 33 bytes). */
 void memnode_cluster_text(const uint8_t cluster[MEMNODE_CLUSTER_BYTES], char text[33]);
 /* The cluster id from 32 hex digits; false when `text` is not that. */

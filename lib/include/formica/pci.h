@@ -22,6 +22,10 @@ bool pci_find_class(uint8_t class_code, uint8_t subclass, uint8_t interface, uns
                     struct pci_function *found);
 /* BAR `number`: its address (I/O port or memory), with *is_io set; 0 when absent. */
 uint64_t pci_bar(const struct pci_function *function, unsigned number, bool *is_io);
+/* Memory BAR `number`'s size in bytes (0: absent or I/O), found by writing
+ * all ones with memory decoding off and restoring it: call it before the
+ * BAR is in use (nothing may touch the device meanwhile). */
+uint64_t pci_bar_size(const struct pci_function *function, unsigned number);
 /* The configuration-space offset of the function's first capability with
  * this ID (0x05 MSI, 0x11 MSI-X, ...), or 0 when it has none. */
 uint8_t pci_find_capability(const struct pci_function *function, uint8_t id);

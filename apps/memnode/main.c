@@ -463,9 +463,10 @@ static bool parse_fraction(const char *text, uint32_t *milli)
 /* remote_share=P: this process, the remote account, weighs P / (1 - P)
  * against local accounts at 1 on the node's fair scheduler (SYS_SHARE_WEIGHT);
  * without the option P is REMOTE_SHARE_DEFAULT, so local work keeps 80 % of
- * the core whenever it runs, with room for serving's slack beyond its weight. remote_share=off
- * takes serving out of that balance: it weighs SHARE_WEIGHT_MAX and runs whenever a frame is there,
- * as remote traffic that no scheduler holds back. */
+ * the core whenever it runs, with room for serving's slack beyond its weight.
+ * remote_share=off takes serving out of that balance: it weighs
+ * SHARE_WEIGHT_MAX and runs whenever a frame is there, as remote traffic that
+ * no scheduler holds back. */
 #define REMOTE_SHARE_DEFAULT "0.1"
 
 static uint32_t remote_weight(const char *text)

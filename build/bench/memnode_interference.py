@@ -26,7 +26,9 @@ from bench_output import OUT, add_smoke_option  # noqa: E402
 
 NODE_FLAGS = ["--smp", "2", "--accel", "tcg", "--disk", "none", "--memnodes", "1",
               "--memnode-mem", "160M", "--memnode-capacity", "96M",
-              "--memnode-nvm", "112M",  # the store, in NVM: room for the 96M it offers and its tags
+              # the store, in NVM: room for the 96M it offers and its tags, a power of two as the
+              # one-sided rows' ivshmem BAR must be
+              "--memnode-nvm", "128M",
               "--memnode-local-nvm", "32M"]  # memstream's NVM, a device of its own
 # "off": serving not held back (weighs SHARE_WEIGHT_MAX); "default": no option, remote_share 0.1
 SHARES = ["off", "default", "0.25", "0.5", "0.75"]
@@ -52,6 +54,9 @@ def parse_arguments(argv=None):
     parser.add_argument("--shares", default=",".join(SHARES),
                         help="remote_shares to measure, e.g. off,default,0.25 (default "
                              f"{','.join(SHARES)})")
+    parser.add_argument("--one-sided", action="store_true",
+                        help="also the one-sided path (--memnode-ivshmem) at the default share "
+                             "beside each client count")
     parser.add_argument("--locals", default=",".join(LOCALS),
                         help="where memstream's arrays are: dram, nvm or both (default dram,nvm)")
     parser.add_argument("--timeout", type=int, default=900)
@@ -143,10 +148,13 @@ def client_memseqs(run, log, clients):
     return found
 
 
-def boot(local, share, clients, scratch, options, layout=SHARED_CORE):
-    """One boot (clients 0: alone): memstream's intervals and each client's memseq lines."""
+def boot(local, share, clients, scratch, options, layout=SHARED_CORE, one_sided=False):
+    """One boot (clients 0: alone): memstream's intervals and each client's memseq lines; with
+    `one_sided` the clients store and retrieve through the node's NVM file (ivshmem)."""
     log = Path(tempfile.mkdtemp(dir=scratch)) / "run.log"
     flags = list(NODE_FLAGS) + ["--memnode-cmd", local_work(local, options), "--log", str(log)]
+    if one_sided:
+        flags += ["--memnode-ivshmem"]
     if layout == OWN_CORE:
         flags += OWN_CORE_FLAGS
     if share and share != "default":
@@ -182,11 +190,11 @@ def share_value(share):
     return REMOTE_SHARE_DEFAULT if share == "default" else float(share)
 
 
-def beside(local, share, clients, alone, scratch, options, layout=SHARED_CORE):
+def beside(local, share, clients, alone, scratch, options, layout=SHARED_CORE, one_sided=False):
     """One row: memstream beside `clients` client machines over alone."""
     measured, sources = [], []
     for _ in range(options.runs):
-        intervals, memseqs = boot(local, share, clients, scratch, options, layout)
+        intervals, memseqs = boot(local, share, clients, scratch, options, layout, one_sided)
         quiet, source = reference(intervals, alone)
         sources.append(source)
         measured.append(fractions(intervals, quiet) + (remote_rate(memseqs),))
@@ -201,7 +209,8 @@ def beside(local, share, clients, alone, scratch, options, layout=SHARED_CORE):
             "local_bytes_per_cycle": round(middle["rate"], 4),
             "alone_bytes_per_cycle": round(alone[0], 4), "alone_from": sorted(set(sources)),
             "store": "nvm",
-            "runs": options.runs, "node_cores": layout[0], "role_core": layout[1]}
+            "runs": options.runs, "node_cores": layout[0], "role_core": layout[1],
+            "path": "one-sided" if one_sided else "two-sided"}
 
 
 NOT_MEASURED = ("Client counts not in this report were not measured on this host (2 cores shared "
@@ -239,6 +248,8 @@ def write_report(rows, options):
     for row in rows:
         where = (f"its own core (C{row['role_core']} of {row['node_cores']})"
                  if row["node_cores"] > 1 else "memstream's core (1 core)")
+        if row.get("path") == "one-sided":
+            where += ", one-sided (ivshmem)"
         share = ("off" if row.get("scheduler") == "off" else
                  "–" if row["remote_share"] is None else row["remote_share"])
         lines.append(f"| {row['local']} | {row['clients']} | {where} | {share} | "
@@ -258,6 +269,9 @@ def measure(options):
             for clients in options.client_counts:
                 for share in options.shares:
                     rows.append(printed(beside(local, share, clients, alone, scratch, options)))
+                if options.one_sided:
+                    rows.append(printed(beside(local, "default", clients, alone, scratch, options,
+                                               one_sided=True)))
         for local in options.own_core_locals:
             alone = alone_rates(boot(local, None, 0, scratch, options, OWN_CORE)[0])
             rows.append(printed(beside(local, None, 1, alone, scratch, options, OWN_CORE)))

@@ -18,23 +18,10 @@ static void clear_bit(uint8_t *bitmap, uint32_t bit)
     bitmap[bit / 8] &= (uint8_t) ~(1u << (bit % 8));
 }
 
-/* Whether the 64 bits from `bit` (a multiple of 64) are all set. */
-static bool word_is_full(const uint8_t *bitmap, uint32_t bit)
-{
-    uint64_t word;
-    memcpy(&word, bitmap + bit / 8, sizeof word);
-    return word == UINT64_MAX;
-}
-
-/* The first clear bit in [from, limit), or UINT32_MAX; a full group's used
- * run is passed 64 bits at a time. */
+/* The first clear bit in [from, limit), or UINT32_MAX. */
 static uint32_t find_clear_bit(const uint8_t *bitmap, uint32_t from, uint32_t limit)
 {
     for (uint32_t bit = from; bit < limit; bit++) {
-        if ((bit % 64) == 0 && bit + 64 <= limit && word_is_full(bitmap, bit)) {
-            bit += 63;
-            continue;
-        }
         if ((bit % 8) == 0 && bit + 8 <= limit && bitmap[bit / 8] == 0xFF) {
             bit += 7;
             continue;

@@ -94,19 +94,6 @@ static uint32_t inode_group_goal(const struct ext2_fs *fs, uint32_t number)
     return ext2_group_first_block(fs, group);
 }
 
-/* Where a new block for `logical` should go: right after the block before
- * it in the file when that one is on disk (a file written a page at a time,
- * as a mapping's faults fill its holes, stays contiguous and the bitmap is
- * searched from there, not from its group's start), else the inode's group. */
-static uint32_t allocation_goal(struct ext2_fs *fs, struct ext2_inode *inode, uint32_t number,
-                                uint64_t logical)
-{
-    uint32_t before = 0;
-    if (logical > 0 && ext2_map_block(fs, inode, logical - 1, &before) == 0 && before != 0)
-        return before + 1;
-    return inode_group_goal(fs, number);
-}
-
 static long write_file(struct ext2_fs *fs, uint32_t number, uint64_t offset, const void *buffer,
                        size_t length)
 {
@@ -121,7 +108,7 @@ static long write_file(struct ext2_fs *fs, uint32_t number, uint64_t offset, con
     uint64_t limit = ext2_max_file_blocks(fs) * fs->block_size;
     if (offset > limit || length > limit - offset)
         return -E_TOO_BIG;
-    uint32_t goal = allocation_goal(fs, &inode, number, offset / fs->block_size);
+    uint32_t goal = inode_group_goal(fs, number);
     size_t done = 0;
     while (done < length) {
         uint64_t position = offset + done;

@@ -1,7 +1,6 @@
 /* test_ext2_write.c: changes through the ext2 library (create, write,
  * extend, overwrite, truncate across indirect levels, mkdir, unlink, rmdir,
- * rename, a full disk, a file extended after its last block), each followed
- * by e2fsck -fn and debugfs reads. */
+ * rename, a full disk), each followed by e2fsck -fn and debugfs reads. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -281,41 +280,6 @@ static void full_disk(uint32_t block_size)
     finish_image(&fixture);
 }
 
-/* The physical block of `logical` in `inode`'s file. */
-static uint32_t physical_of(struct fixture *fixture, uint32_t inode, uint64_t logical)
-{
-    struct ext2_inode raw;
-    uint32_t physical = 0;
-    assert_int_equal(ext2_read_inode(&fixture->fs, inode, &raw), 0);
-    assert_int_equal(ext2_map_block(&fixture->fs, &raw, logical, &physical), 0);
-    return physical;
-}
-
-/* A file extended a block at a time (as a mapping's faults fill its holes)
- * gets the block after its last one, not the first free one of its group:
- * a hole freed before it is left alone, and the file stays contiguous. */
-static void extends_after_its_last_block(uint32_t block_size)
-{
-    struct fixture fixture;
-    uint32_t early, file;
-    uint8_t data[4096];
-    make_image(&fixture, block_size, "8M");
-    pattern_fill(data, block_size, 6, 0);
-    assert_int_equal(ext2_create(&fixture.fs, "/early", 0644, &early), 0);
-    write_all(&fixture, early, 0, data, block_size);
-    uint32_t hole = physical_of(&fixture, early, 0);
-    assert_int_equal(ext2_create(&fixture.fs, "/file", 0644, &file), 0);
-    for (uint32_t i = 0; i < 4; i++)
-        write_all(&fixture, file, (uint64_t)i * block_size, data, block_size);
-    uint32_t last = physical_of(&fixture, file, 3);
-    assert_true(last > hole);
-    assert_int_equal(ext2_unlink(&fixture.fs, "/early"), 0); /* frees the block before it */
-    write_all(&fixture, file, 4ull * block_size, data, block_size);
-    assert_int_equal(physical_of(&fixture, file, 4), last + 1);
-    assert_true(fsck_clean(fixture.image));
-    finish_image(&fixture);
-}
-
 #define BOTH_SIZES(name)                                                                           \
     static void test_##name##_1k(void **state)                                                     \
     {                                                                                              \
@@ -333,19 +297,13 @@ BOTH_SIZES(sparse_triple)
 BOTH_SIZES(directories)
 BOTH_SIZES(renames)
 BOTH_SIZES(full_disk)
-BOTH_SIZES(extends_after_its_last_block)
 #define BOTH_TESTS(name) cmocka_unit_test(test_##name##_1k), cmocka_unit_test(test_##name##_4k)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        BOTH_TESTS(create_write_extend),
-        BOTH_TESTS(truncate_levels),
-        BOTH_TESTS(sparse_triple),
-        BOTH_TESTS(directories),
-        BOTH_TESTS(renames),
-        BOTH_TESTS(full_disk),
-        BOTH_TESTS(extends_after_its_last_block),
+        BOTH_TESTS(create_write_extend), BOTH_TESTS(truncate_levels), BOTH_TESTS(sparse_triple),
+        BOTH_TESTS(directories),         BOTH_TESTS(renames),         BOTH_TESTS(full_disk),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     run("rm -rf %s", scratch());

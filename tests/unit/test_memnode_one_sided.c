@@ -62,6 +62,16 @@ static void open_side(struct memnode_one_sided *side, struct node *node)
                                        why, sizeof why));
 }
 
+/* A node started on a blank device and a client's one-sided view of it;
+ * the device, for the caller to free. */
+static uint8_t *started_with_side(struct node *node, struct memnode_one_sided *side)
+{
+    uint8_t *device = blank_device();
+    node_start(node, device, DEVICE);
+    open_side(side, node);
+    return device;
+}
+
 static void fill(uint8_t *block, uint8_t value)
 {
     for (uint32_t i = 0; i < BLOCK; i++)
@@ -108,10 +118,8 @@ static void test_blocks_stored_one_sided_are_the_nodes_after_its_restart(void **
 {
     (void)state;
     struct node node;
-    uint8_t *device = blank_device();
-    node_start(&node, device, DEVICE);
     struct memnode_one_sided side;
-    open_side(&side, &node);
+    uint8_t *device = started_with_side(&node, &side);
     uint8_t block[BLOCK], back[BLOCK];
     fill(block, 0x40);
     assert_int_equal(memnode_one_sided_store(&side, 3, BLOCK, block, 9), 0);
@@ -203,10 +211,8 @@ static void test_corrupt_bytes_or_tags_are_never_served(void **state)
 {
     (void)state;
     struct node node;
-    uint8_t *device = blank_device();
-    node_start(&node, device, DEVICE);
     struct memnode_one_sided side;
-    open_side(&side, &node);
+    uint8_t *device = started_with_side(&node, &side);
     uint8_t block[BLOCK], back[BLOCK];
     fill(block, 1);
     assert_int_equal(memnode_one_sided_retrieve(&side, 1, BLOCK, back), MEMNODE_NOT_HELD);
